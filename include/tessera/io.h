@@ -1,0 +1,54 @@
+/* tessera image I/O: PNG (libpng), JPEG (libjpeg-turbo), PNM (PGM/PPM, P5/P6, 8 and 16 bit).
+ *
+ * Readers choose the format from the file's first bytes, never from its name. Writers choose it
+ * from the output name's extension (or explicitly) and write through a temporary file in the
+ * same folder that is renamed into place only when complete, so a failed write leaves nothing. */
+#ifndef TESSERA_IO_H
+#define TESSERA_IO_H
+
+#include "tessera/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tsr_format {
+    TSR_FORMAT_UNKNOWN = 0,
+    TSR_FORMAT_PNG,
+    TSR_FORMAT_JPEG,
+    TSR_FORMAT_PNM
+} tsr_format;
+
+/* "png", "jpeg", "pnm", "unknown". */
+const char *tsr_format_name(tsr_format format);
+/* The format a file's first bytes announce (TSR_FORMAT_UNKNOWN when none matches). */
+tsr_format tsr_format_detect(const void *head, size_t len);
+/* The format an output file name asks for by its extension (.png, .jpg/.jpeg, .pgm/.ppm/.pnm). */
+tsr_format tsr_format_from_name(const char *path);
+
+/* Decodes an image held in memory. Allocates out->data with tsr_image_alloc (free it with
+ * tsr_image_free). Output samples are u8, or u16 for 16-bit PNG/PNM; channels are as stored
+ * (gray, gray+alpha, RGB, RGBA; palettes expand to RGB/RGBA). format (may be NULL) receives the
+ * detected format. Malformed data gives TSR_ERR_CORRUPT with a message naming the problem. */
+tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_image *out,
+                            tsr_format *format);
+/* Reads and decodes a file (see tsr_image_decode). */
+tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format);
+
+typedef struct tsr_save_options {
+    tsr_format format; /* TSR_FORMAT_UNKNOWN (default): from the file name's extension */
+    int jpeg_quality;  /* 1..100, default 95 */
+    int png_compression; /* 0..9, default 3 (zlib level; fast, as OpenCV's default is) */
+} tsr_save_options;
+
+void tsr_save_options_init(tsr_save_options *opt);
+/* Encodes a host image and writes it atomically (temporary file, then rename). JPEG takes u8
+ * gray or RGB only; PNG and PNM take u8 and u16 (PNM without alpha). f32 images are rejected
+ * with TSR_ERR_UNSUPPORTED. opt may be NULL. */
+tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
+                          const tsr_save_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

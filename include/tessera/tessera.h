@@ -1,0 +1,9 @@
+/* tessera: the umbrella header. Include this, link with `pkg-config --libs tessera`. */
+#ifndef TESSERA_TESSERA_H
+#define TESSERA_TESSERA_H
+
+#include "tessera/core.h"
+#include "tessera/io.h"
+#include "tessera/resize.h"
+
+#endif

@@ -1,0 +1,244 @@
+/* The context: backend policy, device, allocators, limits and the last error message. */
+#include "core/ctx.h"
+
+#include "cuda/cuda_device.h"
+#include "opencl/opencl_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const char *const backend_names[] = {"auto", "cpu", "reference", "cuda", "opencl"};
+
+const char *tsr_backend_name(tsr_backend backend)
+{
+    if ((unsigned)backend >= sizeof backend_names / sizeof backend_names[0])
+        return "unknown";
+    return backend_names[backend];
+}
+
+tsr_status tsr_backend_parse(const char *name, tsr_backend *out)
+{
+    if (!name || !out)
+        return TSR_ERR_INVALID_ARGUMENT;
+    for (unsigned i = 0; i < sizeof backend_names / sizeof backend_names[0]; i++) {
+        if (strcmp(name, backend_names[i]) == 0) {
+            *out = (tsr_backend)i;
+            return TSR_OK;
+        }
+    }
+    return TSR_ERR_INVALID_ARGUMENT;
+}
+
+int tsr_backend_available(tsr_backend backend)
+{
+    switch (backend) {
+    case TSR_BACKEND_AUTO:
+    case TSR_BACKEND_CPU:
+    case TSR_BACKEND_REFERENCE:
+        return 1;
+    case TSR_BACKEND_CUDA:
+        return tsr__cuda_device_count() > 0;
+    case TSR_BACKEND_OPENCL:
+        return tsr__opencl_device_count() > 0;
+    }
+    return 0;
+}
+
+void tsr_ctx_options_init(tsr_ctx_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->backend = TSR_BACKEND_AUTO;
+}
+
+tsr_status tsr__vfail(tsr_ctx *ctx, tsr_status status, const char *fmt, va_list ap)
+{
+    if (ctx)
+        vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    return status;
+}
+
+tsr_status tsr__fail(tsr_ctx *ctx, tsr_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tsr__vfail(ctx, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void tsr__poison(tsr_ctx *ctx)
+{
+    if (ctx)
+        ctx->failed = 1;
+}
+
+tsr_status tsr__enter(tsr_ctx *ctx)
+{
+    if (!ctx)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (ctx->failed)
+        return TSR_ERR_BAD_STATE; /* keep the message of the error that poisoned it */
+    ctx->message[0] = '\0';
+    return TSR_OK;
+}
+
+static void *default_alloc(void *user, size_t size, size_t align)
+{
+    (void)user;
+    void *p = NULL;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    if (posix_memalign(&p, align, size ? size : 1) != 0)
+        return NULL;
+    return p;
+}
+
+static void default_free(void *user, void *ptr)
+{
+    (void)user;
+    free(ptr);
+}
+
+tsr_status tsr__alloc(tsr_ctx *ctx, size_t size, void **out)
+{
+    *out = NULL;
+    if (ctx->opt.max_memory && size > ctx->opt.max_memory)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "allocation of %zu bytes exceeds the memory limit of %llu bytes", size,
+                         (unsigned long long)ctx->opt.max_memory);
+    void *p = ctx->opt.allocator.alloc(ctx->opt.allocator.user, size, 64);
+    if (!p)
+        return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", size);
+    *out = p;
+    return TSR_OK;
+}
+
+void tsr__free(tsr_ctx *ctx, void *ptr)
+{
+    if (ptr)
+        ctx->opt.allocator.free(ctx->opt.allocator.user, ptr);
+}
+
+tsr_status tsr__progress(tsr_ctx *ctx, const char *stage, double done, double total)
+{
+    if (ctx->opt.progress && ctx->opt.progress(ctx->opt.progress_user, stage, done, total))
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED, "%s: cancelled", stage);
+    return TSR_OK;
+}
+
+static tsr_status open_backend(tsr_ctx *ctx)
+{
+    tsr_backend want = ctx->opt.backend;
+    if (want == TSR_BACKEND_AUTO) {
+        if (tsr__cuda_device_count() > 0) {
+            if (tsr__cuda_open(ctx, ctx->opt.device, ctx->opt.cuda_stream, &ctx->cuda) == TSR_OK) {
+                ctx->backend = TSR_BACKEND_CUDA;
+                return TSR_OK;
+            }
+            tsr__cuda_close(ctx->cuda); /* a device that fails to open: fall back to the CPU */
+            ctx->cuda = NULL;
+            ctx->failed = 0;
+            ctx->message[0] = '\0';
+        }
+        ctx->backend = TSR_BACKEND_CPU; /* OpenCL is used in auto only when asked for */
+        return TSR_OK;
+    }
+    ctx->backend = want;
+    if (want == TSR_BACKEND_CUDA) {
+        if (tsr__cuda_device_count() <= 0)
+            return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "%s", tsr__cuda_unavailable_reason());
+        return tsr__cuda_open(ctx, ctx->opt.device, ctx->opt.cuda_stream, &ctx->cuda);
+    }
+    if (want == TSR_BACKEND_OPENCL) {
+        if (tsr__opencl_device_count() <= 0)
+            return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "%s", tsr__opencl_unavailable_reason());
+        return tsr__opencl_open(ctx, ctx->opt.device, &ctx->opencl);
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
+{
+    if (!out)
+        return TSR_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    tsr_ctx_options o;
+    if (opt)
+        o = *opt;
+    else
+        tsr_ctx_options_init(&o);
+    if ((unsigned)o.backend > TSR_BACKEND_OPENCL || o.threads < 0 || o.device < 0)
+        return TSR_ERR_INVALID_ARGUMENT;
+    int custom = (o.allocator.alloc != NULL) + (o.allocator.free != NULL);
+    if (custom == 1)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (!custom) {
+        o.allocator.alloc = default_alloc;
+        o.allocator.free = default_free;
+    }
+    if (!o.max_image_pixels)
+        o.max_image_pixels = (uint64_t)1 << 32;
+
+    tsr_ctx *ctx = o.allocator.alloc(o.allocator.user, sizeof *ctx, 64);
+    if (!ctx)
+        return TSR_ERR_OUT_OF_MEMORY;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->opt = o;
+#ifdef _OPENMP
+    ctx->threads = o.threads ? o.threads : omp_get_max_threads();
+#else
+    ctx->threads = 1;
+#endif
+    tsr_status st = open_backend(ctx);
+    if (st != TSR_OK) {
+        *out = ctx; /* carries the message; the caller destroys it */
+        return st;
+    }
+    switch (ctx->backend) {
+    case TSR_BACKEND_CUDA:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
+                 tsr__cuda_device_name(ctx->cuda));
+        break;
+    case TSR_BACKEND_OPENCL:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
+                 tsr__opencl_device_name(ctx->opencl));
+        break;
+    case TSR_BACKEND_REFERENCE:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU reference, 1 thread");
+        break;
+    default:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d thread%s", ctx->threads,
+                 ctx->threads == 1 ? "" : "s");
+        break;
+    }
+    *out = ctx;
+    return TSR_OK;
+}
+
+void tsr_ctx_destroy(tsr_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    tsr__cuda_close(ctx->cuda);
+    tsr__opencl_close(ctx->opencl);
+    ctx->opt.allocator.free(ctx->opt.allocator.user, ctx);
+}
+
+const char *tsr_ctx_last_error(const tsr_ctx *ctx)
+{
+    return ctx ? ctx->message : "no context";
+}
+
+tsr_backend tsr_ctx_backend(const tsr_ctx *ctx)
+{
+    return ctx->backend;
+}
+
+const char *tsr_ctx_device_name(const tsr_ctx *ctx)
+{
+    return ctx->device_name;
+}

@@ -1,0 +1,64 @@
+#include "testlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int tsr_test_failures;
+int tsr_test_checks;
+
+int tsr_test_finish(const char *name)
+{
+    int passed = tsr_test_checks - tsr_test_failures;
+    printf("%s: %d passed, %d failed\n", name, passed, tsr_test_failures);
+    return tsr_test_failures ? 1 : 0;
+}
+
+void tsr_rng_seed(tsr_rng *r, uint64_t default_seed)
+{
+    const char *env = getenv("TSR_SEED");
+    r->s = env ? strtoull(env, NULL, 0) : default_seed;
+    fprintf(stderr, "seed %llu (set TSR_SEED to repeat)\n", (unsigned long long)r->s);
+}
+
+uint64_t tsr_rng_next(tsr_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int tsr_rng_range(tsr_rng *r, int lo, int hi)
+{
+    return lo + (int)(tsr_rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+void tsr_rng_fill(tsr_rng *r, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    while (n >= 8) {
+        uint64_t v = tsr_rng_next(r);
+        memcpy(p, &v, 8);
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t v = tsr_rng_next(r);
+        memcpy(p, &v, n);
+    }
+}
+
+const char *tsr_test_data(const char *relative)
+{
+    static char path[4096];
+    const char *root = getenv("TSR_DATA");
+    if (!root)
+        root = "../shared/data";
+    snprintf(path, sizeof path, "%s/%s", root, relative);
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "note: %s not found (shared data absent); skipping what needs it\n", path);
+        return NULL;
+    }
+    return path;
+}

@@ -1,0 +1,64 @@
+/* A small test harness: checks that count failures and keep going, a deterministic RNG, and
+ * helpers every test shares. A test's main returns tsr_test_finish(): 0 when every check held,
+ * 1 otherwise; TSR_TEST_SKIP (77) when it cannot run here (no device, no data). */
+#ifndef TSR_TESTLIB_H
+#define TSR_TESTLIB_H
+
+#include "tessera/tessera.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define TSR_TEST_SKIP 77
+
+extern int tsr_test_failures;
+extern int tsr_test_checks;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        tsr_test_checks++;                                                                         \
+        if (!(cond)) {                                                                             \
+            tsr_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
+
+/* Checks a status; prints the context's message on failure. */
+#define CHECK_OK(ctx, expr)                                                                        \
+    do {                                                                                           \
+        tsr_status tsr__s = (expr);                                                                \
+        tsr_test_checks++;                                                                         \
+        if (tsr__s != TSR_OK) {                                                                    \
+            tsr_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr,              \
+                    tsr_status_name(tsr__s), tsr_ctx_last_error(ctx));                             \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_STATUS(expr, want)                                                                   \
+    do {                                                                                           \
+        tsr_status tsr__s = (expr);                                                                \
+        tsr_test_checks++;                                                                         \
+        if (tsr__s != (want)) {                                                                    \
+            tsr_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr,     \
+                    tsr_status_name(tsr__s), tsr_status_name(want));                               \
+        }                                                                                          \
+    } while (0)
+
+/* Prints a summary line ("N passed, M failed") and returns the exit code. */
+int tsr_test_finish(const char *name);
+
+/* splitmix64: deterministic, seeded from TSR_SEED (env) or the given default, printed once. */
+typedef struct tsr_rng { uint64_t s; } tsr_rng;
+void tsr_rng_seed(tsr_rng *r, uint64_t default_seed);
+uint64_t tsr_rng_next(tsr_rng *r);
+/* Uniform integer in [lo, hi]. */
+int tsr_rng_range(tsr_rng *r, int lo, int hi);
+/* Fills n bytes with random data. */
+void tsr_rng_fill(tsr_rng *r, void *buf, size_t n);
+
+/* Path of a file under ../shared/data (TSR_DATA), or NULL (with a note) when absent. */
+const char *tsr_test_data(const char *relative);
+
+#endif
