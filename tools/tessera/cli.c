@@ -1,0 +1,253 @@
+/* Command-line plumbing shared by every tessera command (see cli.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int option_count(const cli_command *cmd)
+{
+    int n = 0;
+    while (cmd->options[n].name)
+        n++;
+    return n;
+}
+
+static int find_option(const cli_command *cmd, const char *name, size_t len)
+{
+    for (int i = 0; cmd->options[i].name; i++)
+        if (strlen(cmd->options[i].name) == len && strncmp(cmd->options[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+void cli_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tessera %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    if (option_count(cmd) > (int)(sizeof out->values / sizeof out->values[0])) {
+        cli_error(cmd, "internal error: too many options");
+        return TSR_EXIT_FAILURE;
+    }
+    /* Positionals are compacted to the front of argv, keeping their order. */
+    out->positional = argv;
+    int only_positional = 0;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        if (only_positional || a[0] != '-' || a[1] == '\0') {
+            argv[out->npositional++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cli_print_help(cmd, stdout);
+            return -1;
+        }
+        if (a[1] != '-') {
+            cli_error(cmd, "unknown option '%s' (see 'tessera %s --help')", a, cmd->name);
+            return TSR_EXIT_USAGE;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        int k = find_option(cmd, name, len);
+        if (k < 0) {
+            cli_error(cmd, "unknown option '--%.*s' (see 'tessera %s --help')", (int)len, name,
+                      cmd->name);
+            return TSR_EXIT_USAGE;
+        }
+        const cli_option *o = &cmd->options[k];
+        if (o->arg == CLI_FLAG) {
+            if (eq) {
+                cli_error(cmd, "option '--%s' takes no value", o->name);
+                return TSR_EXIT_USAGE;
+            }
+            out->values[k] = "";
+        } else if (eq) {
+            out->values[k] = eq + 1;
+        } else {
+            if (i + 1 >= argc) {
+                cli_error(cmd, "option '--%s' needs a value (%s)", o->name, o->metavar);
+                return TSR_EXIT_USAGE;
+            }
+            out->values[k] = argv[++i];
+        }
+    }
+    return 0;
+}
+
+const char *cli_get(const cli_command *cmd, const cli_args *args, const char *name)
+{
+    int k = find_option(cmd, name, strlen(name));
+    return k < 0 ? NULL : args->values[k];
+}
+
+/* Prints text wrapped at 100 columns with the given indent. */
+static void print_wrapped(FILE *f, const char *text, int indent, int first_col)
+{
+    int col = first_col;
+    const char *p = text;
+    while (*p) {
+        if (*p == '\n') {
+            fputc('\n', f);
+            col = 0;
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\n')
+            p++;
+        int wl = (int)(p - w);
+        if (col > indent && col + 1 + wl > 100) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col < indent) {
+            fprintf(f, "%*s", indent - col, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(w, 1, (size_t)wl, f);
+        col += wl;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
+void cli_print_help(const cli_command *cmd, FILE *f)
+{
+    fprintf(f, "Usage: tessera %s %s\n\n", cmd->name, cmd->usage);
+    print_wrapped(f, cmd->description, 0, 0);
+    fprintf(f, "\nOptions:\n");
+    for (int i = 0; cmd->options[i].name; i++) {
+        const cli_option *o = &cmd->options[i];
+        char head[64];
+        if (o->arg == CLI_VALUE)
+            snprintf(head, sizeof head, "  --%s %s", o->name, o->metavar);
+        else
+            snprintf(head, sizeof head, "  --%s", o->name);
+        fputs(head, f);
+        int col = (int)strlen(head);
+        if (col >= 26) {
+            fputc('\n', f);
+            col = 0;
+        }
+        print_wrapped(f, o->help, 26, col);
+    }
+    fprintf(f, "  --help                  Show this help and exit.\n");
+    fprintf(f, "\nExamples:\n%s\n", cmd->examples);
+    fprintf(f, "\nExit status: 0 success, 1 failure (bad input file, device error), 2 bad command "
+               "line.\n");
+}
+
+int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what)
+{
+    const char *msg = ctx ? tsr_ctx_last_error(ctx) : "";
+    if (!msg || !*msg)
+        msg = tsr_strerror(st);
+    if (what)
+        cli_error(cmd, "%s: %s", what, msg);
+    else
+        cli_error(cmd, "%s", msg);
+    if (st == TSR_ERR_INTERRUPTED)
+        return TSR_EXIT_INTERRUPTED;
+    return TSR_EXIT_FAILURE;
+}
+
+int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
+{
+    *ctx = NULL;
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    const char *backend = cli_get(cmd, args, "backend");
+    if (!backend)
+        backend = getenv("TSR_BACKEND");
+    if (backend && tsr_backend_parse(backend, &opt.backend) != TSR_OK) {
+        cli_error(cmd, "unknown backend '%s' (auto, cpu, reference, cuda, opencl)", backend);
+        return TSR_EXIT_USAGE;
+    }
+    const char *threads = cli_get(cmd, args, "threads");
+    if (threads) {
+        char *end;
+        long t = strtol(threads, &end, 10);
+        if (*end || t < 0 || t > 4096) {
+            cli_error(cmd, "--threads wants a number from 0 (all) to 4096, not '%s'", threads);
+            return TSR_EXIT_USAGE;
+        }
+        opt.threads = (int)t;
+    }
+    tsr_status st = tsr_ctx_create(&opt, ctx);
+    if (st != TSR_OK) {
+        int rc = cli_fail(cmd, *ctx, st, NULL);
+        tsr_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return rc;
+    }
+    if (!quiet && opt.backend == TSR_BACKEND_AUTO && tsr_ctx_backend(*ctx) != TSR_BACKEND_CUDA)
+        fprintf(stderr, "tessera %s: no CUDA GPU found; using %s\n", cmd->name,
+                tsr_ctx_device_name(*ctx));
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_init(cli_progress *p, int quiet)
+{
+    p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->last_print = 0;
+}
+
+void cli_progress_update(cli_progress *p, const char *stage, double done, double total)
+{
+    if (!p->enabled)
+        return;
+    double now = cli_now();
+    if (done < total && now - p->last_print < 0.1)
+        return;
+    p->last_print = now;
+    fprintf(stderr, "\r%s: %.0f/%.0f (%.0f%%)   ", stage, done, total,
+            total > 0 ? 100.0 * done / total : 100.0);
+    fflush(stderr);
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (p->enabled && p->last_print > 0)
+        fputc('\n', stderr);
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}

@@ -1,0 +1,84 @@
+/* Command-line plumbing shared by every `tessera` command: options declared once as data (name,
+ * argument, help), parsed into values and rendered into --help; exit codes; error printing;
+ * progress on stderr; JSON output helpers. */
+#ifndef TSR_CLI_H
+#define TSR_CLI_H
+
+#include "tessera/tessera.h"
+
+#include <stdio.h>
+
+/* Exit codes of the tessera command (documented in tessera(1) and `tessera help`). */
+enum {
+    TSR_EXIT_OK = 0,
+    TSR_EXIT_FAILURE = 1, /* the work failed: unreadable input, device error, ... */
+    TSR_EXIT_USAGE = 2,   /* bad command line */
+    TSR_EXIT_INTERRUPTED = 130
+};
+
+typedef enum cli_arg {
+    CLI_FLAG,  /* --name */
+    CLI_VALUE  /* --name VALUE or --name=VALUE */
+} cli_arg;
+
+typedef struct cli_option {
+    const char *name;    /* long name without dashes */
+    cli_arg arg;
+    const char *metavar; /* for --help, e.g. "WxH" */
+    const char *help;    /* one or more sentences; the default is stated in the text */
+} cli_option;
+
+typedef struct cli_command {
+    const char *name;     /* "resize" */
+    const char *summary;  /* one line for `tessera help` */
+    const char *usage;    /* synopsis after "tessera NAME " */
+    const char *description;
+    const cli_option *options; /* terminated by {0} */
+    const char *examples; /* lines of examples, each "  tessera ..." */
+    int (*run)(const struct cli_command *cmd, int argc, char **argv);
+} cli_command;
+
+/* Parsed command line: the value (or "" for a present flag, NULL when absent) of each option in
+ * the command's table, in table order, and the positional arguments. */
+typedef struct cli_args {
+    const char *values[32];
+    char **positional;
+    int npositional;
+} cli_args;
+
+/* Parses argv (after the command name). Options may appear anywhere; "--" ends options.
+ * On error prints one line to stderr and returns TSR_EXIT_USAGE; on --help prints the help and
+ * returns -1 (the caller exits 0); otherwise returns 0. */
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
+/* The value of option `name` (NULL when absent). The name must be in the table. */
+const char *cli_get(const cli_command *cmd, const cli_args *args, const char *name);
+void cli_print_help(const cli_command *cmd, FILE *f);
+
+/* Prints "tessera CMD: message" to stderr. */
+void cli_error(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the context's last error (or the status text) for a failed call and returns the exit
+ * code for that status. */
+int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what);
+
+/* Creates the context from --backend (default: env TSR_BACKEND, else auto) and --threads.
+ * Tells on stderr when auto falls back to the CPU (unless quiet). Returns 0 or an exit code. */
+int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
+
+/* Progress on stderr, only when stderr is a terminal and not quiet. */
+typedef struct cli_progress {
+    int enabled;
+    double last_print;
+} cli_progress;
+void cli_progress_init(cli_progress *p, int quiet);
+void cli_progress_update(cli_progress *p, const char *stage, double done, double total);
+void cli_progress_end(cli_progress *p);
+
+/* Writes s as a JSON string literal (with quotes and escapes). */
+void cli_json_string(FILE *f, const char *s);
+
+/* Monotonic seconds. */
+double cli_now(void);
+
+extern const cli_command cli_cmd_resize;
+
+#endif
