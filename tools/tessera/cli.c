@@ -157,6 +157,52 @@ void cli_print_help(const cli_command *cmd, FILE *f)
                "line.\n");
 }
 
+/* Writes roff text, escaping what roff would take as commands. */
+static void man_text(FILE *f, const char *s)
+{
+    int bol = 1;
+    for (; *s; s++) {
+        if (bol && (*s == '.' || *s == '\''))
+            fputs("\\&", f);
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+        bol = *s == '\n';
+    }
+}
+
+void cli_print_man(const cli_command *cmd, FILE *f)
+{
+    fprintf(f, ".TH TESSERA-%s 1 \"\" \"tessera %s\" \"tessera manual\"\n", cmd->name, tsr_version());
+    fprintf(f, ".SH NAME\ntessera\\-%s \\- ", cmd->name);
+    man_text(f, cmd->summary);
+    fprintf(f, "\n.SH SYNOPSIS\n.nf\ntessera %s ", cmd->name);
+    man_text(f, cmd->usage);
+    fprintf(f, "\n.fi\n.SH DESCRIPTION\n");
+    man_text(f, cmd->description);
+    fprintf(f, "\n.SH OPTIONS\n");
+    for (int i = 0; cmd->options[i].name; i++) {
+        const cli_option *o = &cmd->options[i];
+        fprintf(f, ".TP\n.B \\-\\-");
+        man_text(f, o->name);
+        if (o->arg == CLI_VALUE) {
+            fputs(" ", f);
+            man_text(f, o->metavar);
+        }
+        fputc('\n', f);
+        man_text(f, o->help);
+        fputc('\n', f);
+    }
+    fprintf(f, ".TP\n.B \\-\\-help\nShow the help and exit.\n.SH EXAMPLES\n.nf\n");
+    man_text(f, cmd->examples);
+    fprintf(f, "\n.fi\n.SH EXIT STATUS\n0 success, 1 failure (bad input file, device error), 2 bad "
+               "command line, 130 interrupted.\n.SH ENVIRONMENT\nTSR_BACKEND sets the default "
+               "backend (auto, cpu, reference, cuda, opencl).\n.SH SEE ALSO\ntessera(1)\n");
+}
+
 int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what)
 {
     const char *msg = ctx ? tsr_ctx_last_error(ctx) : "";

@@ -53,6 +53,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
 /* The value of option `name` (NULL when absent). The name must be in the table. */
 const char *cli_get(const cli_command *cmd, const cli_args *args, const char *name);
 void cli_print_help(const cli_command *cmd, FILE *f);
+/* The command's manual page in roff, generated from the same table (installed as
+ * tessera-NAME.1). */
+void cli_print_man(const cli_command *cmd, FILE *f);
 
 /* Prints "tessera CMD: message" to stderr. */
 void cli_error(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

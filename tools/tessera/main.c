@@ -10,6 +10,7 @@ static void print_overview(FILE *f)
 {
     fprintf(f, "Usage: tessera <command> [options]\n"
                "       tessera help [command]\n"
+               "       tessera help --man <command>   (its manual page, roff)\n"
                "       tessera --version\n\n"
                "Image and grid workloads on NVIDIA GPUs, each with an exact CPU path.\n\n"
                "Commands:\n");
@@ -40,6 +41,15 @@ int main(int argc, char **argv)
         printf("tessera %s (backends:%s%s cpu reference)\n", tsr_version(),
                tsr_backend_available(TSR_BACKEND_CUDA) ? " cuda" : "",
                tsr_backend_available(TSR_BACKEND_OPENCL) ? " opencl" : "");
+        return TSR_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0 && argc == 4 && strcmp(argv[2], "--man") == 0) {
+        const cli_command *cmd = find_command(argv[3]);
+        if (!cmd) {
+            fprintf(stderr, "tessera: unknown command '%s' (see 'tessera help')\n", argv[3]);
+            return TSR_EXIT_USAGE;
+        }
+        cli_print_man(cmd, stdout);
         return TSR_EXIT_OK;
     }
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {

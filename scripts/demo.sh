@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The demo behind `make demo`: resizes the sample images with several interpolations into out/.
+# Uses ../shared/data/images when present, else the small image bundled in tests/data.
+set -euo pipefail
+tool=${1:-build/tools/tessera/tessera}
+data=../shared/data/images
+if [ -d "$data" ]; then
+  inputs=("$data"/*.png "$data"/*.jpg)
+else
+  echo "note: $data not found; using the bundled sample image" >&2
+  inputs=(tests/data/sample.png)
+fi
+mkdir -p out/resize
+"$tool" --version
+for img in "${inputs[@]}"; do
+  name=$(basename "${img%.*}")
+  "$tool" resize "$img" "out/resize/${name}_w640_linear.png" --size 640x$(( 640 * 3 / 4 )) --quiet
+  "$tool" resize "$img" "out/resize/${name}_x0.25_area.png" --scale 0.25 --interp area --quiet
+  "$tool" resize "$img" "out/resize/${name}_x1.5_lanczos4.jpg" --scale 1.5 --interp lanczos4 --quiet
+done
+# Many images in one batch call, into a folder:
+"$tool" resize "${inputs[@]}" out/resize/thumbs --size 256x256 --interp cubic --json > out/resize/thumbs.json
+echo "demo: wrote $(find out/resize -type f | wc -l) files under out/resize (thumbs.json describes the batch)"
