@@ -1,0 +1,230 @@
+/* Image I/O dispatch: decode from memory, load a file, save a file atomically. */
+#include "io/codecs.h"
+
+#include "core/checked.h"
+#include "core/ctx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_image *out,
+                            tsr_format *format)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (format)
+        *format = TSR_FORMAT_UNKNOWN;
+    if (!out)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "output image descriptor is NULL");
+    if (!data && len)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "input data is NULL");
+    if (len == 0)
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "empty input");
+    tsr_format f = tsr_format_detect(data, len);
+    if (format)
+        *format = f;
+    switch (f) {
+    case TSR_FORMAT_PNG:
+        return tsr__png_decode(ctx, data, len, out);
+    case TSR_FORMAT_JPEG:
+        return tsr__jpeg_decode(ctx, data, len, out);
+    case TSR_FORMAT_PNM:
+        return tsr__pnm_decode(ctx, data, len, out);
+    case TSR_FORMAT_UNKNOWN:
+        break;
+    }
+    const uint8_t *p = data;
+    return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                     "unknown image format (first bytes %02x %02x %02x %02x; PNG, JPEG and PNM "
+                     "are read)",
+                     p[0], len > 1 ? p[1] : 0, len > 2 ? p[2] : 0, len > 3 ? p[3] : 0);
+}
+
+/* Puts "<path>: " before the context's message. */
+static tsr_status prefix_path(tsr_ctx *ctx, tsr_status st, const char *path)
+{
+    char msg[sizeof ctx->message];
+    memcpy(msg, ctx->message, sizeof msg);
+    msg[sizeof msg - 1] = '\0';
+    return tsr__fail(ctx, st, "%s: %s", path, msg);
+}
+
+/* Reads a whole regular file into memory from the context's allocator. */
+static tsr_status read_file(tsr_ctx *ctx, const char *path, uint8_t **out, size_t *out_len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tsr__fail(ctx, TSR_ERR_IO, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return tsr__fail(ctx, TSR_ERR_IO, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return tsr__fail(ctx, TSR_ERR_IO, "not a regular file");
+    }
+    if (sb.st_size <= 0) {
+        close(fd);
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "empty file");
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX ||
+        (ctx->opt.max_memory && (uint64_t)sb.st_size > ctx->opt.max_memory)) {
+        close(fd);
+        return tsr__fail(ctx, TSR_ERR_LIMIT, "file of %lld bytes exceeds the memory limit",
+                         (long long)sb.st_size);
+    }
+    size_t len = (size_t)sb.st_size;
+    void *buf;
+    tsr_status st = tsr__alloc(ctx, len, &buf);
+    if (st != TSR_OK) {
+        close(fd);
+        return st;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (uint8_t *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            tsr__free(ctx, buf);
+            return tsr__fail(ctx, TSR_ERR_IO, "cannot read: %s", strerror(e));
+        }
+        if (n == 0)
+            break; /* shrank while reading: decode what there is */
+        got += (size_t)n;
+    }
+    close(fd);
+    *out = buf;
+    *out_len = got;
+    return TSR_OK;
+}
+
+tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (format)
+        *format = TSR_FORMAT_UNKNOWN;
+    if (!path || !out)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "path or output image is NULL");
+    uint8_t *data = NULL;
+    size_t len = 0;
+    st = read_file(ctx, path, &data, &len);
+    if (st == TSR_OK) {
+        st = len ? tsr_image_decode(ctx, data, len, out, format)
+                 : tsr__fail(ctx, TSR_ERR_CORRUPT, "empty file");
+        tsr__free(ctx, data);
+    }
+    if (st != TSR_OK)
+        return prefix_path(ctx, st, path);
+    return TSR_OK;
+}
+
+void tsr_save_options_init(tsr_save_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->format = TSR_FORMAT_UNKNOWN;
+    opt->jpeg_quality = 95;
+    opt->png_compression = 3;
+}
+
+/* Whether the format can hold the image; fails with a message naming what it cannot. */
+static tsr_status check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img)
+{
+    if (img->memory != TSR_MEMORY_HOST)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "saving needs an image in host memory");
+    if (img->depth == TSR_F32)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "%s cannot store f32 samples (convert to u8 or u16 first)",
+                         tsr_format_name(f));
+    switch (f) {
+    case TSR_FORMAT_JPEG:
+        if (img->depth != TSR_U8)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG stores u8 samples only");
+        if (img->channels != 1 && img->channels != 3)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                             "JPEG stores gray or RGB only (%d channels given)",
+                             (int)img->channels);
+        if (img->width > 65500 || img->height > 65500)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG images are at most 65500 wide and high");
+        return TSR_OK;
+    case TSR_FORMAT_PNM:
+        if (img->channels != 1 && img->channels != 3)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                             "PNM (PGM/PPM) cannot store an alpha channel (%d channels given)",
+                             (int)img->channels);
+        return TSR_OK;
+    case TSR_FORMAT_PNG:
+        return TSR_OK;
+    case TSR_FORMAT_UNKNOWN:
+        break;
+    }
+    return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown output format %d", (int)f);
+}
+
+tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
+                          const tsr_save_options *opt)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!path)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "output path is NULL");
+    tsr_save_options o;
+    if (opt)
+        o = *opt;
+    else
+        tsr_save_options_init(&o);
+    if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "JPEG quality %d is outside 1..100",
+                         o.jpeg_quality);
+    if (o.png_compression < 0 || o.png_compression > 9)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "PNG compression %d is outside 0..9",
+                         o.png_compression);
+    tsr_format f = o.format;
+    if (f == TSR_FORMAT_UNKNOWN) {
+        f = tsr_format_from_name(path);
+        if (f == TSR_FORMAT_UNKNOWN)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "%s: cannot tell the format from the name (use .png, .jpg, .pgm "
+                             "or .ppm, or set the format)",
+                             path);
+    }
+    st = tsr_image_check(ctx, img);
+    if (st == TSR_OK)
+        st = check_savable(ctx, f, img);
+    if (st != TSR_OK)
+        return prefix_path(ctx, st, path);
+
+    tsr__atomic_file af;
+    st = tsr__atomic_open(ctx, path, &af);
+    if (st != TSR_OK)
+        return st; /* the message names the path */
+    switch (f) {
+    case TSR_FORMAT_PNG:
+        st = tsr__png_encode(ctx, img, o.png_compression, &af);
+        break;
+    case TSR_FORMAT_JPEG:
+        st = tsr__jpeg_encode(ctx, img, o.jpeg_quality, &af);
+        break;
+    default:
+        st = tsr__pnm_encode(ctx, img, &af);
+        break;
+    }
+    if (st != TSR_OK) {
+        tsr__atomic_abort(ctx, &af);
+        return prefix_path(ctx, st, path);
+    }
+    return tsr__atomic_commit(ctx, &af); /* aborts by itself on failure; names the path */
+}

@@ -1,0 +1,264 @@
+/* PNG through libpng 1.6: decoding from memory and encoding to an atomic file.
+ *
+ * Decoding gives 8- or 16-bit gray, gray+alpha, RGB or RGBA as stored: palettes expand to RGB
+ * (RGBA with tRNS), gray of 1/2/4 bits expands to 8, tRNS becomes an alpha channel, interlaced
+ * images are deinterlaced; no gamma or colour-space conversion is applied. 16-bit samples are
+ * big-endian in the file (ISO 15948 7.1) and native in memory.
+ *
+ * libpng reports errors by calling our error function, which longjmps back. Everything that
+ * changes between setjmp and a longjmp lives in a struct owned by the caller of the function
+ * that calls setjmp (C11 7.13.2.1: only such objects keep defined values), so cleanup after a
+ * longjmp is safe. libpng's own allocations go through the context's allocator, so the memory
+ * limit and the allocation-fault tests see them too. */
+#include "io/codecs.h"
+
+#include "core/checked.h"
+#include "core/ctx.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <string.h>
+
+typedef struct png_state {
+    tsr_ctx *ctx;
+    png_structp png;
+    png_infop info;
+    const uint8_t *data; /* decoding: the file in memory */
+    size_t len, pos;
+    tsr__atomic_file *af; /* encoding */
+    tsr_image img;        /* decoding: the image being filled (freed on failure) */
+    png_bytep *rows;      /* row pointers (context allocator) */
+    tsr_status status;    /* set by the callbacks before they longjmp; TSR_OK = not set */
+    int alloc_failed;     /* an allocation for libpng failed: its "out of memory" is ours */
+} png_state;
+
+/* libpng error callback: records the first message and longjmps (never returns). */
+static void on_error(png_structp png, png_const_charp msg)
+{
+    png_state *s = png_get_error_ptr(png);
+    if (s->status == TSR_OK) {
+        s->status = s->alloc_failed ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_CORRUPT;
+        if (!s->alloc_failed)
+            tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: %s", msg);
+        /* with alloc_failed, the allocator's own message stays */
+    }
+    png_longjmp(png, 1);
+}
+
+/* Warnings (an ancillary chunk's CRC, an unknown chunk, ...) are ignored: the image is intact. */
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+static png_voidp on_malloc(png_structp png, png_alloc_size_t size)
+{
+    png_state *s = png_get_mem_ptr(png);
+    void *p;
+    tsr_status st = tsr__alloc(s->ctx, size, &p);
+    if (st != TSR_OK) {
+        s->alloc_failed = 1;
+        if (s->status == TSR_OK)
+            s->status = st; /* TSR_ERR_OUT_OF_MEMORY, or TSR_ERR_LIMIT for max_memory */
+        return NULL;
+    }
+    return p;
+}
+
+static void on_free(png_structp png, png_voidp ptr)
+{
+    png_state *s = png_get_mem_ptr(png);
+    tsr__free(s->ctx, ptr);
+}
+
+/* Reads from the memory buffer; running out is the "truncated" error, naming the chunk. */
+static void on_read(png_structp png, png_bytep out, size_t n)
+{
+    png_state *s = png_get_io_ptr(png);
+    if (n > s->len - s->pos) {
+        if (s->status == TSR_OK) {
+            png_uint_32 type = png_get_io_chunk_type(png);
+            char name[5] = {0};
+            for (int i = 0; i < 4; i++) {
+                unsigned char c = (unsigned char)(type >> (24 - 8 * i));
+                name[i] = (char)((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ? c : '?');
+            }
+            if (type)
+                tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: truncated data (%s)", name);
+            else
+                tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: truncated data (signature or chunk header)");
+            s->status = TSR_ERR_CORRUPT;
+        }
+        png_longjmp(png, 1);
+    }
+    memcpy(out, s->data + s->pos, n);
+    s->pos += n;
+}
+
+/* The part of decoding that libpng may longjmp out of. Touches only *s. */
+static tsr_status decode_body(png_state *s)
+{
+    if (setjmp(png_jmpbuf(s->png)))
+        return s->status != TSR_OK ? s->status : TSR_ERR_CORRUPT;
+
+    png_set_read_fn(s->png, s, on_read);
+    /* Dimensions are checked against the context below; libpng's own ceiling must not be lower
+     * than PNG's 2^31-1 for that check to be the one that speaks. */
+    png_set_user_limits(s->png, 0x7fffffffu, 0x7fffffffu);
+    png_read_info(s->png, s->info);
+
+    png_uint_32 width = png_get_image_width(s->png, s->info);
+    png_uint_32 height = png_get_image_height(s->png, s->info);
+    uint64_t pixels = (uint64_t)width * height;
+    if (pixels > s->ctx->opt.max_image_pixels) {
+        s->status = tsr__fail(s->ctx, TSR_ERR_LIMIT,
+                              "PNG: image of %lux%lu exceeds the limit of %llu pixels",
+                              (unsigned long)width, (unsigned long)height,
+                              (unsigned long long)s->ctx->opt.max_image_pixels);
+        return s->status;
+    }
+
+    png_set_expand(s->png); /* palette -> RGB(A), gray 1/2/4 -> 8, tRNS -> alpha */
+    if (png_get_bit_depth(s->png, s->info) == 16 && tsr__host_is_little_endian())
+        png_set_swap(s->png);
+    int passes = png_set_interlace_handling(s->png);
+    (void)passes;
+    png_read_update_info(s->png, s->info);
+
+    int channels = png_get_channels(s->png, s->info);
+    int depth = png_get_bit_depth(s->png, s->info);
+    if (channels < 1 || channels > 4 || (depth != 8 && depth != 16)) {
+        s->status = tsr__fail(s->ctx, TSR_ERR_UNSUPPORTED,
+                              "PNG: %d channels of %d bits after expansion", channels, depth);
+        return s->status;
+    }
+    tsr_status st = tsr_image_alloc(s->ctx, &s->img, (int32_t)width, (int32_t)height, channels,
+                                    depth == 16 ? TSR_U16 : TSR_U8);
+    if (st != TSR_OK) {
+        s->status = st;
+        return st;
+    }
+    if (png_get_rowbytes(s->png, s->info) != s->img.stride) {
+        s->status = tsr__fail(s->ctx, TSR_ERR_INTERNAL, "PNG: row size %zu, expected %zu",
+                              (size_t)png_get_rowbytes(s->png, s->info), s->img.stride);
+        return s->status;
+    }
+    size_t rows_size;
+    if (!tsr__size_mul((size_t)height, sizeof(png_bytep), &rows_size)) {
+        s->status = tsr__fail(s->ctx, TSR_ERR_OVERFLOW, "PNG: %lu rows overflow",
+                              (unsigned long)height);
+        return s->status;
+    }
+    void *rows;
+    st = tsr__alloc(s->ctx, rows_size, &rows);
+    if (st != TSR_OK) {
+        s->status = st;
+        return st;
+    }
+    s->rows = rows;
+    for (png_uint_32 y = 0; y < height; y++)
+        s->rows[y] = (png_bytep)s->img.data + (size_t)y * s->img.stride;
+    png_read_image(s->png, s->rows);
+    /* Reads the chunks after the image up to IEND, so a file cut after its pixels still
+     * counts as truncated (and their CRCs are checked). */
+    png_read_end(s->png, NULL);
+    return TSR_OK;
+}
+
+tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out)
+{
+    png_state s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    s.data = data;
+    s.len = len;
+    s.png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning, &s,
+                                     on_malloc, on_free);
+    if (!s.png) {
+        if (s.status == TSR_OK)
+            return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: cannot create the decoder");
+        return s.status;
+    }
+    /* png_create_info_struct returns NULL (without longjmp) when its allocation fails. */
+    s.info = png_create_info_struct(s.png);
+    tsr_status st;
+    if (!s.info)
+        st = s.status != TSR_OK ? s.status
+                                : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: out of memory");
+    else
+        st = decode_body(&s);
+    png_destroy_read_struct(&s.png, s.info ? &s.info : NULL, NULL);
+    tsr__free(ctx, s.rows);
+    if (st != TSR_OK) {
+        tsr_image_free(ctx, &s.img);
+        return st;
+    }
+    *out = s.img;
+    return TSR_OK;
+}
+
+/* ---- encoding ---- */
+
+static void on_write(png_structp png, png_bytep data, size_t n)
+{
+    png_state *s = png_get_io_ptr(png);
+    tsr_status st = tsr__atomic_write(s->ctx, s->af, data, n);
+    if (st != TSR_OK) {
+        if (s->status == TSR_OK)
+            s->status = st;
+        png_longjmp(png, 1);
+    }
+}
+
+static void on_flush(png_structp png)
+{
+    (void)png; /* the atomic file flushes at commit */
+}
+
+/* The part of encoding that libpng may longjmp out of. Touches only *s; img is read-only. */
+static tsr_status encode_body(png_state *s, const tsr_image *img, int level)
+{
+    if (setjmp(png_jmpbuf(s->png)))
+        return s->status != TSR_OK ? s->status : TSR_ERR_INTERNAL;
+    static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                       PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    png_set_write_fn(s->png, s, on_write, on_flush);
+    png_set_compression_level(s->png, level);
+    png_set_IHDR(s->png, s->info, (png_uint_32)img->width, (png_uint_32)img->height,
+                 img->depth == TSR_U16 ? 16 : 8, color_types[img->channels], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(s->png, s->info);
+    if (img->depth == TSR_U16 && tsr__host_is_little_endian())
+        png_set_swap(s->png);
+    for (int32_t y = 0; y < img->height; y++)
+        png_write_row(s->png, (png_const_bytep)img->data + (size_t)y * img->stride);
+    png_write_end(s->png, NULL);
+    return TSR_OK;
+}
+
+tsr_status tsr__png_encode(tsr_ctx *ctx, const tsr_image *img, int level, tsr__atomic_file *af)
+{
+    png_state s;
+    memset(&s, 0, sizeof s);
+    s.ctx = ctx;
+    s.af = af;
+    s.png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning, &s,
+                                      on_malloc, on_free);
+    if (!s.png)
+        return s.status != TSR_OK
+                   ? s.status
+                   : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: cannot create the encoder");
+    s.info = png_create_info_struct(s.png);
+    tsr_status st;
+    if (!s.info)
+        st = s.status != TSR_OK ? s.status
+                                : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: out of memory");
+    else
+        st = encode_body(&s, img, level);
+    /* An error that libpng raised while encoding our own valid image is not a corrupt input. */
+    if (st == TSR_ERR_CORRUPT)
+        st = TSR_ERR_INTERNAL;
+    png_destroy_write_struct(&s.png, s.info ? &s.info : NULL);
+    return st;
+}
