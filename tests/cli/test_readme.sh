@@ -12,7 +12,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 # The C example: the first ```c block.
 awk '/^```c$/{f=1;next} /^```$/{if(f)exit} f' "$root/README.md" >"$tmp/example.c"
 [ -s "$tmp/example.c" ] && ok || bad "README has a C example"
-if cc -std=c11 -Wall -Werror -I"$root/include" "$tmp/example.c" -o "$tmp/example" \
+if cc -std=c11 -Wall -Werror ${TSR_TEST_CFLAGS:-} -I"$root/include" "$tmp/example.c" -o "$tmp/example" \
       "$lib" -Wl,-rpath,"$(dirname "$lib")" 2>"$tmp/cc.txt"; then ok; else bad "C example compiles"; cat "$tmp/cc.txt" >&2; fi
 if [ -x "$tmp/example" ] && "$tmp/example" "$tests/data/sample.png" "$tmp/half.png" && [ -s "$tmp/half.png" ]; then
   ok; else bad "C example runs"; fi
