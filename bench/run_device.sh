@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One call on the lent GPU machine: build (Release, sm_90), run the whole test suite (gpu label
+# included), compute-sanitizer over the CUDA resize test, the oracle test against the machine's
+# OpenCV, the resize workbench and the resize benchmark (with OpenCV from Python), writing logs,
+# tables and JSON under $OUT. The machine's image is not Debian: the build dependencies travel as
+# Debian packages in .devdeps/ (see bench/notes/resize.md) and are unpacked under /tmp, never /.
+#
+# usage: bench/run_device.sh [steps...]   steps: info build test sanitize oracle workbench bench
+#        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
+set -u
+OUT=${OUT:-/tmp/tsr-out}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${TSR_BUILD:-/tmp/tsr-build}
+PREFIX=/tmp/tsr-deps
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(info build test sanitize oracle workbench bench)
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+# Build dependencies: unpack the carried .debs into a prefix (only when the system lacks them).
+if [ -d "$ROOT/.devdeps" ]; then
+    mkdir -p $PREFIX
+    for f in "$ROOT"/.devdeps/*.deb; do dpkg -x "$f" $PREFIX; done
+    # ocl-icd's dev symlink points to the runtime library in the same prefix
+    export CMAKE_PREFIX_PATH=$PREFIX/usr
+    export CMAKE_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu
+    export CMAKE_INCLUDE_PATH=$PREFIX/usr/include
+    export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+# OpenCL: the NVIDIA driver's ICD, if the driver ships one and the image does not register it.
+if [ ! -d /etc/OpenCL/vendors ] || [ -z "$(ls /etc/OpenCL/vendors 2>/dev/null)" ]; then
+    lib=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 \
+          /usr/local/nvidia/lib/libnvidia-opencl.so.1 2>/dev/null | head -1)
+    if [ -n "$lib" ]; then
+        mkdir -p /tmp/tsr-icd && echo "$lib" >/tmp/tsr-icd/nvidia.icd
+        export OCL_ICD_VENDORS=/tmp/tsr-icd
+    fi
+fi
+PY=$(command -v python3)
+export PYTHONUNBUFFERED=1
+
+for step in "${steps[@]}"; do
+    log="$OUT/$step.log"
+    case $step in
+    info)
+        {
+            date -u; uname -a; nvidia-smi; nvcc --version; cmake --version | head -1
+            $PY -c 'import cv2, numpy; print("cv2", cv2.__version__, "numpy", numpy.__version__)'
+            dpkg -l 2>/dev/null | grep -E "libpng|libjpeg|zlib1g|ocl-icd|opencl" || true
+            ls /usr/local/cuda/lib64 2>/dev/null | grep -i npp || echo "no NPP in /usr/local/cuda/lib64"
+            ls /etc/OpenCL/vendors 2>/dev/null; echo "OCL_ICD_VENDORS=${OCL_ICD_VENDORS:-}"
+            which compute-sanitizer ncu || true
+        } >"$log" 2>&1
+        note "info: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+        ;;
+    build)
+        { cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTSR_CUDA_ARCHS=90 \
+              -DTSR_PYTHON="$PY" && cmake --build "$BUILD" -j 16; } >"$log" 2>&1
+        note "build: rc=$? ($(grep -E 'CUDA backend|NPP' "$log" | tr '\n' ' '))"
+        ;;
+    test)
+        (cd "$BUILD" && ctest --output-on-failure -j 8 --timeout 900) >"$log" 2>&1
+        note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$log")"
+        grep -E "\*\*\*|Failed|Not Run|Skipped" "$log" | head -20
+        ;;
+    sanitize)
+        t="$BUILD/tests/test_resize_cuda_gpu"
+        TSR_TEST_QUICK=1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >"$log" 2>&1
+        note "memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+        TSR_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$t" >"$OUT/racecheck.log" 2>&1
+        note "racecheck: rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
+        cat "$OUT/racecheck.log" >>"$log"; rm -f "$OUT/racecheck.log"
+        ;;
+    oracle)
+        TSR_LIBRARY="$BUILD/src/libtessera.so" TSR_TOOL="$BUILD/tools/tessera/tessera" \
+            $PY "$ROOT/tests/oracle/test_resize_opencv.py" --backend cuda >"$log" 2>&1
+        note "oracle (OpenCV $($PY -c 'import cv2; print(cv2.__version__)'), --backend cuda): rc=$? $(tail -1 "$log")"
+        ;;
+    workbench)
+        { "$BUILD/dev/resize_workbench_cuda"; "$BUILD/dev/resize_workbench_opencl"; } >"$log" 2>&1
+        note "workbench: rc=$?"
+        ;;
+    bench)
+        $PY "$ROOT/bench/bench_resize.py" --bench "$BUILD/bench/bench_resize" --threads 16 \
+            --json "$OUT/bench_resize.json" >"$log" 2>&1
+        note "bench: rc=$?"
+        ;;
+    esac
+done
+echo
+for s in "${summary[@]}"; do echo "$s"; done
