@@ -11,9 +11,9 @@
  * the formulas are pixel indices unless called "element" (element e = pixel*cn + c). S(y, x, c)
  * is the source sample (row y, pixel x, channel c). D(dy, dx, c) the output. clampi(v, lo, hi)
  * clamps an int. "float" means IEEE binary32 with round-to-nearest-even and NO fused
- * multiply-add (nvcc --fmad=false, or __fmul_rn/__fadd_rn; OpenCL -cl-fp32-correctly-rounded..
- * is not needed but contraction must be off: use `#pragma OPENCL FP_CONTRACT OFF`); every
- * sum is evaluated left to right exactly as written, with one rounding per operation.
+ * multiply-add (nvcc --fmad=false or __fmul_rn/__fadd_rn; OpenCL `#pragma OPENCL FP_CONTRACT
+ * OFF`); every expression is evaluated exactly as parenthesised, left to right otherwise, with
+ * one rounding per operation. f32 outputs are bit-identical to OpenCV too.
  * rne(f): round float to nearest integer, ties to even (cvRound, cvtps2dq, __float2int_rn,
  * rint). sat_u8 / sat_u16: clamp to [0,255] / [0,65535].
  *
@@ -47,13 +47,15 @@
  *     u8 cubic/lanczos4, e >= vec_end (scalar): D = sat_u8((sum_k h_k*b_k + (1<<21)) >> 22)
  *                  (int32 sum, left to right; exact)
  *     u8 cubic, e < vec_end (SIMD):  f_k = (float)h_k * ((float)b_k * (1.f/4194304.f)),
- *                  D = sat_u8(rne(f_0 + (f_1 + (f_2 + f_3))))      [vform VFORM_NESTED]
- *     u16/f32 (all ksize), t = per vform:
- *       VFORM_SEQ:    t = ((h_0*b_0 + h_1*b_1) + h_2*b_2) + ...   (plain left-to-right)
+ *                  D = sat_u8(rne(f_0 + (f_1 + (f_2 + f_3))))
+ *     u16/f32 (all ksize), t = per p->vform for e < vec_end, VFORM_SEQ for e >= vec_end:
+ *       VFORM_SEQ:    t = ((h_0*b_0 + h_1*b_1) + h_2*b_2) + ...   (plain left to right)
  *       VFORM_NESTED: t = h_0*b_0 + (h_1*b_1 + (h_2*b_2 + (... + h_{k-1}*b_{k-1})))
- *       VFORM_PAIRS:  t = ((q_0 + q_1) + q_2) + q_3, q_i = h_{2i}*b_{2i} + h_{2i+1}*b_{2i+1}
- *       e < vec_end uses p->vform, e >= vec_end uses VFORM_SEQ.
  *       u16: D = sat_u16(rne(t)); f32: D = t.
+ *   What the Debian 4.6 binary does (found by testing row widths around the vector sizes;
+ *   width = OW*cn elements): u8 linear, u8 lanczos4, u16 lanczos4 and every linear/area-mode
+ *   pass have no SIMD difference (vec_end = 0); u8 cubic and u16 cubic: vec_end = width/8*8,
+ *   nested; f32 cubic and f32 lanczos4: vec_end = width/4*4, nested.
  *
  * TSR__RESIZE_AREA_FAST (integer factors sx = p->iscale_x, sy = p->iscale_y; no tables):
  *   full cells: dy < p->full_h (= H / sy) and element e < p->full_w (= (W / sx) * cn).
@@ -61,9 +63,14 @@
  *   Full cell, e < p->fast_end (OpenCV's 2x2 fast code; only when sx == sy == 2):
  *     u8/u16: D = (s00 + s01 + s10 + s11 + 2) >> 2          (s_ij = S(2dy+i, 2dx+j, c), int)
  *     f32:    D = ((s00 + s01) + (s10 + s11)) * 0.25f
- *   Full cell, e >= p->fast_end (generic): sum over i (outer) then j (inner) in that order,
- *     starting from 0: int32 for u8/u16, float for f32; D = sat(rne(sum * scale)) for u8/u16
- *     where scale = 1.f / (sx*sy) and the product is float ((float)sum * scale); f32: sum*scale.
+ *   Full cell, e >= p->fast_end (generic): the samples in row-major order (i outer, j inner),
+ *     n = 0..sx*sy-1, taken in groups of four from the start (OpenCV's unrolled loop): each
+ *     group is summed first, exactly in int32 for u8/u16, ((a + b) + c) + d in float for f32,
+ *     then added to the accumulator (int32 for u8; float for u16 and f32, starting at 0.f); the
+ *     last (sx*sy)%4 samples are added one at a time. D = sat(rne(acc * scale)) for u8/u16,
+ *     with scale = 1.f / (sx*sy) and the product in float ((float)acc * scale); f32: acc*scale.
+ *   fast_end (Debian 4.6): sx == sy == 2 and u8/u16 with cn != 2: full_w (all full cells);
+ *     f32 with cn == 1: full_w/4*4; f32 with cn == 4: full_w; otherwise 0.
  *   Partial cell (dy >= full_h or e >= full_w): sum (int32 / float, same order) and count
  *     the samples that lie inside the source; D = sat(rne((float)sum / (float)count)) for u8/u16,
  *     sum / (float)count for f32.
@@ -109,11 +116,10 @@ typedef enum tsr__resize_path {
     TSR__RESIZE_LINEAR_EXACT
 } tsr__resize_path;
 
-/* The u16/f32 vertical-sum orders of OpenCV's SIMD loops (see the comment above). */
+/* The vertical-sum orders of OpenCV's loops (see the comment above). */
 typedef enum tsr__resize_vform {
-    TSR__VFORM_SEQ = 0,
-    TSR__VFORM_NESTED,
-    TSR__VFORM_PAIRS
+    TSR__VFORM_SEQ = 0, /* scalar loops */
+    TSR__VFORM_NESTED   /* SIMD loops built from nested multiply-adds */
 } tsr__resize_vform;
 
 /* The plan's tables. Which ones a path uses, their element types and lengths: see above. */
@@ -129,7 +135,7 @@ typedef enum tsr__resize_table {
 
 typedef struct tsr__resize_plan {
     tsr__resize_path path;
-    tsr_interp interp; /* as asked by the caller */
+    tsr_interp interp; /* the effective one, after OpenCV's re-routing (linear 2x -> area...) */
     tsr_depth depth;
     int32_t cn;
     int32_t src_w, src_h, dst_w, dst_h;

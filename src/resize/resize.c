@@ -1,0 +1,238 @@
+/* tsr_resize: argument checks, plan building, dispatch to the backend of the context. */
+#include "resize/resize_backends.h"
+
+#include "core/checked.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const tsr__interp_names[] = {"nearest", "linear",   "cubic",
+                                                "area",    "lanczos4", "linear-exact"};
+enum { TSR__INTERP_COUNT = (int)(sizeof tsr__interp_names / sizeof tsr__interp_names[0]) };
+
+const char *tsr_interp_name(tsr_interp interp)
+{
+    if ((int)interp < 0 || (int)interp >= TSR__INTERP_COUNT)
+        return "?";
+    return tsr__interp_names[interp];
+}
+
+tsr_status tsr_interp_parse(const char *name, tsr_interp *out)
+{
+    if (!name || !out)
+        return TSR_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < TSR__INTERP_COUNT; i++)
+        if (strcmp(name, tsr__interp_names[i]) == 0) {
+            *out = (tsr_interp)i;
+            return TSR_OK;
+        }
+    return TSR_ERR_INVALID_ARGUMENT;
+}
+
+void tsr_resize_options_init(tsr_resize_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->interp = TSR_INTERP_LINEAR;
+}
+
+/* saturate_cast<int>(src * f): round half to even; 0 when it does not fit in int32. */
+static int32_t tsr__scaled_side(int32_t side, double f)
+{
+    double r = nearbyint((double)side * f);
+    if (!(r >= 1.0 && r <= 2147483647.0))
+        return 0;
+    return (int32_t)r;
+}
+
+tsr_status tsr_resize_size(int32_t src_width, int32_t src_height, double fx, double fy,
+                           int32_t *dst_width, int32_t *dst_height)
+{
+    if (!dst_width || !dst_height || src_width < 1 || src_height < 1 || !(fx > 0) ||
+        !(fy > 0) || !isfinite(fx) || !isfinite(fy))
+        return TSR_ERR_INVALID_ARGUMENT;
+    int32_t w = tsr__scaled_side(src_width, fx), h = tsr__scaled_side(src_height, fy);
+    if (!w || !h)
+        return TSR_ERR_INVALID_ARGUMENT;
+    *dst_width = w;
+    *dst_height = h;
+    return TSR_OK;
+}
+
+/* [first byte, one past the last byte] an image touches. */
+static void tsr__image_span(const tsr_image *img, uintptr_t *lo, uintptr_t *hi)
+{
+    size_t row = (size_t)img->width * (size_t)img->channels * tsr_depth_size(img->depth);
+    *lo = (uintptr_t)img->data;
+    *hi = *lo + (size_t)(img->height - 1) * img->stride + row;
+}
+
+/* Everything about one src/dst pair except the memory kind; fills OpenCV's inv_scale. */
+static tsr_status tsr__resize_check(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
+                                    const tsr_resize_options *opt, double *inv_x, double *inv_y)
+{
+    tsr_status st;
+    if ((st = tsr_image_check(ctx, src)) != TSR_OK || (st = tsr_image_check(ctx, dst)) != TSR_OK)
+        return st;
+    if ((int)opt->interp < 0 || (int)opt->interp >= TSR__INTERP_COUNT)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "resize: unknown interpolation %d",
+                         (int)opt->interp);
+    if (src->channels != dst->channels || src->depth != dst->depth)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "resize: source (%d channels, %zu-byte samples) and destination (%d "
+                         "channels, %zu-byte samples) differ",
+                         (int)src->channels, tsr_depth_size(src->depth), (int)dst->channels,
+                         tsr_depth_size(dst->depth));
+    if (src->memory == dst->memory) {
+        uintptr_t s0, s1, d0, d1;
+        tsr__image_span(src, &s0, &s1);
+        tsr__image_span(dst, &d0, &d1);
+        if (s0 < d1 && d0 < s1)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "resize: source and destination memory overlap");
+    }
+    if (opt->scale_x == 0 && opt->scale_y == 0) {
+        *inv_x = (double)dst->width / src->width;
+        *inv_y = (double)dst->height / src->height;
+        return TSR_OK;
+    }
+    int32_t w, h;
+    if (tsr_resize_size(src->width, src->height, opt->scale_x, opt->scale_y, &w, &h) != TSR_OK)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "resize: scale factors %g x %g are not positive or give an empty or "
+                         "too large image from %dx%d",
+                         opt->scale_x, opt->scale_y, (int)src->width, (int)src->height);
+    if (w != dst->width || h != dst->height)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "resize: scale factors %g x %g give %dx%d from %dx%d, but the "
+                         "destination is %dx%d",
+                         opt->scale_x, opt->scale_y, (int)w, (int)h, (int)src->width,
+                         (int)src->height, (int)dst->width, (int)dst->height);
+    *inv_x = opt->scale_x;
+    *inv_y = opt->scale_y;
+    return TSR_OK;
+}
+
+/* Where the images of this pair may live for the context's backend. */
+static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src,
+                                           const tsr_image *dst)
+{
+    if (ctx->backend == TSR_BACKEND_CUDA)
+        return TSR_OK;
+    if (src->memory != TSR_MEMORY_HOST || dst->memory != TSR_MEMORY_HOST)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "resize: the %s backend needs host images (a CUDA device image needs "
+                         "the cuda backend)",
+                         tsr_backend_name(ctx->backend));
+    return TSR_OK;
+}
+
+static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
+                                       const tsr_resize_options *opt, tsr__resize_plan *plan)
+{
+    double inv_x, inv_y;
+    tsr_status st = tsr__resize_check(ctx, src, dst, opt, &inv_x, &inv_y);
+    if (st == TSR_OK)
+        st = tsr__resize_check_memory(ctx, src, dst);
+    if (st != TSR_OK)
+        return st;
+    return tsr__resize_plan_build(ctx, plan, src->width, src->height, dst->width, dst->height,
+                                  src->channels, src->depth, opt->interp, inv_x, inv_y);
+}
+
+static tsr_status tsr__resize_run(tsr_ctx *ctx, const tsr__resize_plan *plan,
+                                  const tsr_image *src, tsr_image *dst)
+{
+    switch (ctx->backend) {
+    case TSR_BACKEND_REFERENCE: return tsr__resize_ref(ctx, plan, src, dst);
+    case TSR_BACKEND_CPU: return tsr__resize_cpu(ctx, plan, src, dst);
+#ifdef TSR_HAVE_CUDA
+    case TSR_BACKEND_CUDA: return tsr__resize_cuda(ctx, plan, src, dst);
+#endif
+#ifdef TSR_HAVE_OPENCL
+    case TSR_BACKEND_OPENCL: return tsr__resize_opencl(ctx, plan, src, dst);
+#endif
+    default: break;
+    }
+    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "resize: backend %s is not built in",
+                     tsr_backend_name(ctx->backend));
+}
+
+tsr_status tsr_resize(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
+                      const tsr_resize_options *opt)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    tsr_resize_options defaults;
+    if (!opt) {
+        tsr_resize_options_init(&defaults);
+        opt = &defaults;
+    }
+    tsr__resize_plan plan;
+    st = tsr__resize_plan_for(ctx, src, dst, opt, &plan);
+    if (st != TSR_OK)
+        return st;
+    st = tsr__resize_run(ctx, &plan, src, dst);
+    tsr__resize_plan_free(ctx, &plan);
+    return st;
+}
+
+tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, size_t count,
+                            const tsr_resize_options *opt, size_t *done)
+{
+    if (done)
+        *done = 0;
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (count && (!src || !dst))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "resize batch: image arrays are NULL");
+    tsr_resize_options defaults;
+    if (!opt) {
+        tsr_resize_options_init(&defaults);
+        opt = &defaults;
+    }
+#ifdef TSR_HAVE_CUDA
+    if (ctx->backend == TSR_BACKEND_CUDA && count > 0) {
+        size_t bytes, built = 0;
+        tsr__resize_plan *plans = NULL;
+        if (!tsr__size_mul(count, sizeof *plans, &bytes))
+            return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize batch: %zu images overflow", count);
+        if ((st = tsr__alloc(ctx, bytes, (void **)&plans)) != TSR_OK)
+            return st;
+        for (; built < count; built++) {
+            st = tsr__resize_plan_for(ctx, &src[built], &dst[built], opt, &plans[built]);
+            if (st != TSR_OK)
+                break;
+        }
+        size_t ran = 0;
+        /* images before the first bad one still run, as the sequential loop would */
+        if (built > 0) {
+            tsr_status run = tsr__resize_cuda_batch(ctx, plans, src, dst, built, &ran);
+            if (run != TSR_OK)
+                st = run;
+        }
+        for (size_t i = 0; i < built; i++)
+            tsr__resize_plan_free(ctx, &plans[i]);
+        tsr__free(ctx, plans);
+        if (done)
+            *done = ran;
+        return st;
+    }
+#endif
+    for (size_t i = 0; i < count; i++) {
+        tsr__resize_plan plan;
+        st = tsr__resize_plan_for(ctx, &src[i], &dst[i], opt, &plan);
+        if (st != TSR_OK)
+            return st;
+        st = tsr__resize_run(ctx, &plan, &src[i], &dst[i]);
+        tsr__resize_plan_free(ctx, &plan);
+        if (st != TSR_OK)
+            return st;
+        if (done)
+            *done = i + 1;
+    }
+    return TSR_OK;
+}

@@ -1,0 +1,34 @@
+/* The resize backends: each executes a plan (plan.h) on one image pair. resize.c checks the
+ * arguments and builds the plans; a backend may assume src and dst match the plan (sizes,
+ * channels, depth), do not overlap, and live where the backend expects them. */
+#ifndef TSR_RESIZE_BACKENDS_H
+#define TSR_RESIZE_BACKENDS_H
+
+#include "resize/plan.h"
+
+/* Single-threaded reference (resize_ref.c): defines the answer. Host images. */
+tsr_status tsr__resize_ref(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                           tsr_image *dst);
+
+/* CPU parallel (resize_cpu.c, OpenMP, ctx->threads): bit-identical to the reference. */
+tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                           tsr_image *dst);
+
+#ifdef TSR_HAVE_CUDA
+/* CUDA (resize_cuda.cu): src/dst in host or CUDA memory. */
+tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                            tsr_image *dst);
+/* count images, plans[i] for src[i] -> dst[i]; transfers overlap kernels; *done = images
+ * completed (also on failure). */
+tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
+                                  const tsr_image *src, tsr_image *dst, size_t count,
+                                  size_t *done);
+#endif
+
+#ifdef TSR_HAVE_OPENCL
+/* OpenCL (resize_opencl.c): host images. */
+tsr_status tsr__resize_opencl(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                              tsr_image *dst);
+#endif
+
+#endif
