@@ -1,0 +1,439 @@
+/* CUDA backend of tsr_resize: executes a plan (plan.h) bit-identically to resize_ref.c.
+ *
+ * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
+ * Kernels:
+ *   k_generic      every path, depth and channel count; one thread per output element.
+ *   k_sep_u8<KS>   u8 separable (linear, area upscale: KS=2; cubic: KS=4), fused: a block takes
+ *                  an output tile of 512 elements x TH rows, computes the horizontal pass for
+ *                  the source rows the tile needs into shared memory, then the vertical pass
+ *                  from there, 4 elements per thread with 4-byte stores.
+ *   k_area2_u8     u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size).
+ *   k_nearest      nearest, one output pixel per thread, samples copied as whole pixels.
+ * Images: device images (TSR_MEMORY_CUDA) are used in place; host images are staged through the
+ * context's pinned buffers and device scratch (no allocation once warm). The tables are copied
+ * to device scratch on the stream each call (a few KB).
+ * Synchronisation: with a stream of the caller's (tsr_ctx_options.cuda_stream) and device images
+ * the work is only queued on it; otherwise the call returns when the output is written. */
+#include "cuda/cuda_internal.cuh"
+
+#include "resize/resize.cl"
+extern "C" {
+#include "resize/resize_backends.h"
+#include "resize/resize_gpu.h"
+}
+
+#include <string.h>
+
+enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, SLOT_TAB2 = 5 };
+enum { SEP_THREADS = 128, SEP_TE = 4 * SEP_THREADS, SEP_SMEM = 48 * 1024 };
+
+__global__ void k_generic(const uchar *__restrict__ src, uchar *__restrict__ dst,
+                          const uchar *__restrict__ tab, rk_params p)
+{
+    int n = p.dw * p.cn;
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n)
+        return;
+    for (int dy = p.row0 + blockIdx.y; dy < p.row0 + p.rows; dy += gridDim.y)
+        rk_element(src, dst, tab, p, dy, e);
+}
+
+__global__ void k_nearest(const uchar *__restrict__ src, uchar *__restrict__ dst,
+                          const uchar *__restrict__ tab, rk_params p)
+{
+    int dx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (dx >= p.dw)
+        return;
+    int sx = rk_ti(tab, p, RK_XOFS)[dx];
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    int px = p.cn * p.depth; /* bytes per pixel */
+    for (int dy = p.row0 + blockIdx.y; dy < p.row0 + p.rows; dy += gridDim.y) {
+        const uchar *s = src + (size_t)yofs[dy] * p.sstride + (size_t)sx * px;
+        uchar *d = dst + (size_t)dy * p.dstride + (size_t)dx * px;
+        if (px == 3) {
+            d[0] = s[0], d[1] = s[1], d[2] = s[2];
+        } else {
+            for (int i = 0; i < px; i++)
+                d[i] = s[i];
+        }
+    }
+}
+
+/* u8 area-fast with 2x2 cells: each thread makes 4 consecutive output pixels (4*cn elements)
+ * from 8*cn source bytes of two rows; elements outside [0, fast_end) of full rows and partial
+ * cells go through rk_area_fast. */
+__global__ void k_area2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p)
+{
+    int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (dx0 >= p.dw)
+        return;
+    int cn = p.cn;
+    for (int dy = p.row0 + blockIdx.y; dy < p.row0 + p.rows; dy += gridDim.y) {
+        int e0 = dx0 * cn, e1 = min(dx0 + 4, p.dw) * cn;
+        if (dy < p.full_h && e1 <= p.fast_end) {
+            const uchar *r0 = src + (size_t)(2 * dy) * p.sstride + (size_t)2 * e0;
+            const uchar *r1 = r0 + p.sstride;
+            uchar *d = dst + (size_t)dy * p.dstride;
+            for (int e = e0; e < e1; e++) {
+                int j = 2 * (e - e0) - (e - e0) % cn; /* element of pixel 2dx within the run */
+                int s = r0[j] + r0[j + cn] + r1[j] + r1[j + cn];
+                d[e] = (uchar)((s + 2) >> 2);
+            }
+        } else {
+            for (int e = e0; e < e1; e++)
+                rk_area_fast(src, dst, p, dy, e);
+        }
+    }
+}
+
+/* Fused separable u8 resize. Tile: elements [e0, e0 + SEP_TE) of output rows [dy0, dy0 + th).
+ * Shared memory holds the horizontal results (int) of source rows [rlo, rlo + nr). */
+template <int KS>
+__global__ void __launch_bounds__(SEP_THREADS)
+    k_sep_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+             const uchar *__restrict__ tab, rk_params p, int th)
+{
+    extern __shared__ int4 smem4[];
+    int *hs = (int *)smem4;
+    const int kh = KS / 2, cn = p.cn, n = p.dw * cn;
+    const int e0 = blockIdx.x * SEP_TE, dy0 = blockIdx.y * th;
+    const int dy1 = min(dy0 + th, p.dh);
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    const int *xofs = rk_ti(tab, p, RK_XOFS);
+    const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+    const int rlo = rk_clampi(yofs[dy0] - kh + 1, 0, p.sh - 1);
+    const int rhi = rk_clampi(yofs[dy1 - 1] + kh, 0, p.sh - 1);
+    const int nr = rhi - rlo + 1;
+
+    /* Horizontal: this thread's 4 element columns e0 + tid + j*SEP_THREADS. */
+    int off[4][KS], co[4][KS];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        int e = min(e0 + (int)threadIdx.x + j * SEP_THREADS, n - 1);
+        int dx = e / cn, c = e - dx * cn;
+        int sx = xofs[dx];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            if (KS == 2) {
+                int inside = dx < p.xmax;
+                off[j][k] = (inside ? sx + k : sx) * cn + c;
+                co[j][k] = inside ? xc[dx * 2 + k] : (k == 0 ? 2048 : 0);
+            } else {
+                off[j][k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
+                co[j][k] = xc[dx * KS + k];
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        const uchar *row = src + (size_t)(rlo + r) * p.sstride;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            int h = 0;
+#pragma unroll
+            for (int k = 0; k < KS; k++)
+                h += (int)__ldg(row + off[j][k]) * co[j][k];
+            hs[r * SEP_TE + threadIdx.x + j * SEP_THREADS] = h;
+        }
+    }
+    __syncthreads();
+
+    /* Vertical: elements e0 + 4*tid .. +3 of each row of the tile. */
+    const int el = 4 * threadIdx.x, e = e0 + el;
+    if (e >= n)
+        return;
+    for (int dy = dy0; dy < dy1; dy++) {
+        const short *b = yc + (size_t)dy * KS;
+        int v[4];
+        int4 hv[KS];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            int r = rk_clampi(yofs[dy] - kh + 1 + k, 0, p.sh - 1) - rlo;
+            hv[k] = *(const int4 *)(hs + r * SEP_TE + el);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            int h[KS];
+#pragma unroll
+            for (int k = 0; k < KS; k++)
+                h[k] = i == 0 ? hv[k].x : i == 1 ? hv[k].y : i == 2 ? hv[k].z : hv[k].w;
+            if (KS == 2) {
+                v[i] = (((b[0] * (h[0] >> 4)) >> 16) + ((b[1] * (h[1] >> 4)) >> 16) + 2) >> 2;
+            } else if (e + i < p.vec_end) {
+                float acc = 0.f;
+#pragma unroll
+                for (int k = KS - 1; k >= 0; k--) {
+                    float f = __fmul_rn((float)h[k], __fmul_rn((float)b[k], 1.f / 4194304.f));
+                    acc = k == KS - 1 ? f : __fadd_rn(f, acc);
+                }
+                v[i] = __float2int_rn(acc);
+            } else {
+                int s = 0;
+#pragma unroll
+                for (int k = 0; k < KS; k++)
+                    s += h[k] * b[k];
+                v[i] = (s + (1 << 21)) >> 22;
+            }
+            v[i] = rk_sat(v[i], 1);
+        }
+        uchar *d = dst + (size_t)dy * p.dstride + e;
+        if (e + 4 <= n && (((size_t)d) & 3) == 0) {
+            *(uint *)d = (uint)v[0] | ((uint)v[1] << 8) | ((uint)v[2] << 16) | ((uint)v[3] << 24);
+        } else {
+            for (int i = 0; i < 4 && e + i < n; i++)
+                d[i] = (uchar)v[i];
+        }
+    }
+}
+
+/* Rows of output [dy0, dy1) need source rows: largest count over the tiles of height th. */
+static int sep_max_rows(const tsr__resize_plan *pl, int th)
+{
+    const int32_t *yofs = (const int32_t *)pl->table[TSR__RT_YOFS];
+    int kh = pl->ksize / 2, worst = 0;
+    for (int dy0 = 0; dy0 < pl->dst_h; dy0 += th) {
+        int dy1 = dy0 + th < pl->dst_h ? dy0 + th : pl->dst_h;
+        int lo = yofs[dy0] - kh + 1, hi = yofs[dy1 - 1] + kh;
+        lo = lo < 0 ? 0 : lo >= pl->src_h ? pl->src_h - 1 : lo;
+        hi = hi < 0 ? 0 : hi >= pl->src_h ? pl->src_h - 1 : hi;
+        if (hi - lo + 1 > worst)
+            worst = hi - lo + 1;
+    }
+    return worst;
+}
+
+/* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
+ * p; t is the device copy of the tables. */
+static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *s, uchar *d,
+                         const uchar *t, const rk_params &p, cudaStream_t stream)
+{
+    if (pl->path == TSR__RESIZE_COPY) {
+        size_t row = (size_t)pl->dst_w * pl->cn * pl->depth;
+        TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(d, p.dstride, s, p.sstride, row, pl->dst_h,
+                                            cudaMemcpyDeviceToDevice, stream));
+        return TSR_OK;
+    }
+    int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
+    if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
+        (pl->ksize == 2 || pl->ksize == 4)) {
+        int th = 32;
+        while (th > 1 && sep_max_rows(pl, th) * SEP_TE * 4 > SEP_SMEM)
+            th /= 2;
+        int nr = sep_max_rows(pl, th);
+        if (nr * SEP_TE * 4 <= SEP_SMEM) {
+            size_t smem = (size_t)nr * SEP_TE * 4;
+            int n = pl->dst_w * pl->cn;
+            dim3 grid((n + SEP_TE - 1) / SEP_TE, (pl->dst_h + th - 1) / th);
+            if (grid.y <= 65535) {
+                if (pl->ksize == 2)
+                    k_sep_u8<2><<<grid, SEP_THREADS, smem, stream>>>(s, d, t, p, th);
+                else
+                    k_sep_u8<4><<<grid, SEP_THREADS, smem, stream>>>(s, d, t, p, th);
+                TSR_CUDA_CHECK_LAUNCH(ctx, "k_sep_u8");
+                return TSR_OK;
+            }
+        }
+    }
+    if (pl->path == TSR__RESIZE_AREA_FAST && pl->depth == TSR_U8 && pl->iscale_x == 2 &&
+        pl->iscale_y == 2) {
+        int px4 = (pl->dst_w + 3) / 4;
+        dim3 grid((px4 + 127) / 128, gy);
+        k_area2_u8<<<grid, 128, 0, stream>>>(s, d, p);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_area2_u8");
+        return TSR_OK;
+    }
+    if (pl->path == TSR__RESIZE_NEAREST) {
+        dim3 grid((pl->dst_w + 127) / 128, gy);
+        k_nearest<<<grid, 128, 0, stream>>>(s, d, t, p);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_nearest");
+        return TSR_OK;
+    }
+    int n = pl->dst_w * pl->cn;
+    dim3 grid((n + 127) / 128, gy);
+    k_generic<<<grid, 128, 0, stream>>>(s, d, t, p);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_generic");
+    return TSR_OK;
+}
+
+/* Uploads the plan's tables to device buffer slot `slot` on `stream`; fills *p (strides given). */
+static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot,
+                                size_t sstride, size_t dstride, cudaStream_t stream,
+                                rk_params *p, uchar **dtab)
+{
+    size_t tbytes = tsr__resize_gpu_params(pl, sstride, dstride, p);
+    if (!tbytes)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "image row stride or plan tables too large for the CUDA kernels");
+    void *t = NULL;
+    tsr_status st = tsr__cuda_scratch(ctx, slot, tbytes, &t);
+    if (st != TSR_OK)
+        return st;
+    for (int i = 0; i < TSR__RT_COUNT; i++) {
+        size_t n = 0;
+        const void *hp = tsr__resize_plan_table(pl, (tsr__resize_table)i, &n);
+        if (n)
+            TSR_CUDA_TRY(ctx, cudaMemcpyAsync((uchar *)t + p->off[i], hp, n,
+                                              cudaMemcpyHostToDevice, stream));
+    }
+    *dtab = (uchar *)t;
+    return TSR_OK;
+}
+
+static int row_bytes(const tsr__resize_plan *pl, int dst, size_t *out)
+{
+    size_t w = (size_t)(dst ? pl->dst_w : pl->src_w), h = (size_t)(dst ? pl->dst_h : pl->src_h);
+    size_t r = w * (size_t)pl->cn * (size_t)pl->depth;
+    if (r / w / (size_t)pl->depth != (size_t)pl->cn || (h && r * h / h != r))
+        return 0;
+    *out = r;
+    return 1;
+}
+
+/* One image on `stream` with scratch slots (ss, sd, st) and pinned slots (ss, sd). When the
+ * destination is a host image, its rows are left in pinned slot sd and *pending is set: the
+ * caller synchronizes `stream` and then calls finish_host_dst. */
+static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_image *src,
+                          tsr_image *dst, cudaStream_t stream, int ss, int sd, int stab,
+                          int *pending)
+{
+    size_t srow, drow;
+    *pending = 0;
+    if (!row_bytes(pl, 0, &srow) || !row_bytes(pl, 1, &drow))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "image size overflows");
+    const uchar *s;
+    uchar *d;
+    size_t sstride, dstride;
+    tsr_status st;
+    if (src->memory == TSR_MEMORY_CUDA) {
+        s = (const uchar *)src->data, sstride = src->stride;
+    } else {
+        void *pin, *dev;
+        size_t bytes = srow * (size_t)pl->src_h;
+        if ((st = tsr__cuda_pinned(ctx, ss, bytes, &pin)) != TSR_OK ||
+            (st = tsr__cuda_scratch(ctx, ss, bytes, &dev)) != TSR_OK)
+            return st;
+        for (int y = 0; y < pl->src_h; y++)
+            memcpy((uchar *)pin + (size_t)y * srow, (const uchar *)src->data + (size_t)y * src->stride,
+                   srow);
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(dev, pin, bytes, cudaMemcpyHostToDevice, stream));
+        s = (const uchar *)dev, sstride = srow;
+    }
+    if (dst->memory == TSR_MEMORY_CUDA) {
+        d = (uchar *)dst->data, dstride = dst->stride;
+    } else {
+        void *dev;
+        if ((st = tsr__cuda_scratch(ctx, sd, drow * (size_t)pl->dst_h, &dev)) != TSR_OK)
+            return st;
+        d = (uchar *)dev, dstride = drow;
+    }
+    rk_params p;
+    uchar *t;
+    if ((st = upload_tables(ctx, pl, stab, sstride, dstride, stream, &p, &t)) != TSR_OK)
+        return st;
+    if ((st = launch(ctx, pl, s, d, t, p, stream)) != TSR_OK)
+        return st;
+    if (dst->memory != TSR_MEMORY_CUDA) {
+        void *pin;
+        size_t bytes = drow * (size_t)pl->dst_h;
+        if ((st = tsr__cuda_pinned(ctx, sd, bytes, &pin)) != TSR_OK)
+            return st;
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(pin, d, bytes, cudaMemcpyDeviceToHost, stream));
+        *pending = 1;
+    }
+    return TSR_OK;
+}
+
+static void finish_host_dst(tsr_ctx *ctx, const tsr__resize_plan *pl, tsr_image *dst, int sd)
+{
+    size_t drow = (size_t)pl->dst_w * pl->cn * pl->depth;
+    const uchar *pin = (const uchar *)ctx->cuda->pinned[sd];
+    for (int y = 0; y < pl->dst_h; y++)
+        memcpy((uchar *)dst->data + (size_t)y * dst->stride, pin + (size_t)y * drow, drow);
+}
+
+extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan,
+                                       const tsr_image *src, tsr_image *dst)
+{
+    struct tsr__cuda *c = ctx->cuda;
+    if (!c)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "CUDA backend not open on this context");
+    TSR_CUDA_TRY(ctx, cudaSetDevice(c->device));
+    int pending = 0;
+    tsr_status st = run_one(ctx, plan, src, dst, c->stream, SLOT_SRC, SLOT_DST, SLOT_TAB, &pending);
+    if (st != TSR_OK)
+        return st;
+    int host = src->memory != TSR_MEMORY_CUDA || dst->memory != TSR_MEMORY_CUDA;
+    if (host || c->own_stream)
+        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
+    if (pending)
+        finish_host_dst(ctx, plan, dst, SLOT_DST);
+    return TSR_OK;
+}
+
+/* Batch: images alternate between two streams with their own scratch and pinned slots, so the
+ * host copy into pinned memory and the upload of image i overlap the kernel and download of
+ * image i-1 on the other stream. Device images run on the context's stream one after another. */
+extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
+                                             const tsr_image *src, tsr_image *dst, size_t count,
+                                             size_t *done)
+{
+    struct tsr__cuda *c = ctx->cuda;
+    *done = 0;
+    if (!c)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "CUDA backend not open on this context");
+    TSR_CUDA_TRY(ctx, cudaSetDevice(c->device));
+    cudaStream_t s2[2] = {NULL, NULL};
+    cudaEvent_t start = NULL;
+    tsr_status st = TSR_OK;
+    size_t prev[2] = {(size_t)-1, (size_t)-1}; /* image whose host output waits on stream k */
+    const int ss[2] = {SLOT_SRC, SLOT_SRC2}, sd[2] = {SLOT_DST, SLOT_DST2},
+              stb[2] = {SLOT_TAB, SLOT_TAB2};
+    cudaError_t e;
+    if ((e = cudaEventCreateWithFlags(&start, cudaEventDisableTiming)) != cudaSuccess)
+        return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
+    for (int k = 0; k < 2 && st == TSR_OK; k++) {
+        if ((e = cudaStreamCreateWithFlags(&s2[k], cudaStreamNonBlocking)) != cudaSuccess)
+            st = tsr__cuda_error(ctx, e, "cudaStreamCreate", __FILE__, __LINE__);
+    }
+    /* Ordered after whatever the caller queued on the context's stream. */
+    if (st == TSR_OK && (e = cudaEventRecord(start, c->stream)) != cudaSuccess)
+        st = tsr__cuda_error(ctx, e, "cudaEventRecord", __FILE__, __LINE__);
+    for (int k = 0; k < 2 && st == TSR_OK; k++)
+        if ((e = cudaStreamWaitEvent(s2[k], start, 0)) != cudaSuccess)
+            st = tsr__cuda_error(ctx, e, "cudaStreamWaitEvent", __FILE__, __LINE__);
+    size_t completed = 0;
+    for (size_t i = 0; i < count && st == TSR_OK; i++) {
+        int k = (int)(i & 1);
+        /* stream k's previous image must be done before its pinned buffers are reused */
+        if ((e = cudaStreamSynchronize(s2[k])) != cudaSuccess) {
+            st = tsr__cuda_error(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+            break;
+        }
+        if (prev[k] != (size_t)-1) {
+            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+            prev[k] = (size_t)-1;
+        }
+        int pending = 0;
+        st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], ss[k], sd[k], stb[k], &pending);
+        if (st == TSR_OK && pending)
+            prev[k] = i;
+    }
+    /* Drain both streams in order; count completed images as the prefix that finished. */
+    for (int k = 0; k < 2; k++) {
+        if (s2[k] && (e = cudaStreamSynchronize(s2[k])) != cudaSuccess && st == TSR_OK)
+            st = tsr__cuda_error(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    }
+    for (int k = 0; k < 2; k++)
+        if (prev[k] != (size_t)-1 && st == TSR_OK)
+            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+    if (st == TSR_OK)
+        completed = count;
+    /* On failure the images before the failing one on the same pipeline are done; report only
+     * what is certain: none after the first failure. */
+    *done = completed;
+    for (int k = 0; k < 2; k++)
+        if (s2[k])
+            cudaStreamDestroy(s2[k]);
+    cudaEventDestroy(start);
+    return st;
+}
