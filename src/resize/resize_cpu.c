@@ -1,0 +1,717 @@
+/* The CPU parallel resize: the plan (plan.h) executed by OpenMP threads over stripes of output
+ * rows, bit-identical to resize_ref.c.
+ *
+ * Separable paths cache horizontally resized source rows per stripe (as OpenCV does), with the
+ * per-pixel tables expanded to per-element tables so that the inner loops have no channel
+ * arithmetic; channel counts are compile-time constants in the loops that need them. The hot
+ * loops are compiled twice (AVX2 and baseline, chosen at load time by target_clones); the
+ * arithmetic is the same in both: no contraction (-ffp-contract=off), no reassociation. */
+#include "resize/resize_backends.h"
+
+#include "core/checked.h"
+
+#include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define TSR__HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define TSR__HOT
+#endif
+
+#define ROW(img, y) ((char *)(img)->data + (size_t)(y) * (img)->stride)
+#define CROW(img, y) ((const char *)(img)->data + (size_t)(y) * (img)->stride)
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The stripe [*y0, *y1) of thread t out of n over h rows. */
+static void stripe(int h, int t, int n, int *y0, int *y1)
+{
+    *y0 = (int)((long long)h * t / n);
+    *y1 = (int)((long long)h * (t + 1) / n);
+}
+
+static int thread_count(const tsr_ctx *ctx, int rows)
+{
+    int n = ctx->threads > 0 ? ctx->threads : 1;
+    return n < rows ? n : rows;
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+static uint8_t sat_u8f(float v) { return (uint8_t)(v <= 0.f ? 0 : v >= 255.f ? 255 : lrintf(v)); }
+static uint16_t sat_u16f(float v)
+{
+    return (uint16_t)(v <= 0.f ? 0 : v >= 65535.f ? 65535 : lrintf(v));
+}
+static uint8_t sat_u8i(int v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+
+/* ---- copy and nearest ------------------------------------------------------------------------ */
+
+static void cpu_copy(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                     tsr_image *dst)
+{
+    const size_t row = (size_t)p->dst_w * (size_t)p->cn * tsr_depth_size(p->depth);
+    const int n = thread_count(ctx, p->dst_h);
+#pragma omp parallel for num_threads(n) schedule(static)
+    for (int y = 0; y < p->dst_h; y++)
+        memcpy(ROW(dst, y), CROW(src, y), row);
+}
+
+#define NN_ROW(T, K)                                                                               \
+    for (int x = 0; x < w; x++)                                                                    \
+        for (int k = 0; k < (K); k++)                                                              \
+            ((T *)d)[x * (K) + k] = ((const T *)s)[xo[x] * (K) + k];
+
+static void cpu_nearest(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                        tsr_image *dst)
+{
+    const int32_t *xo = p->table[TSR__RT_XOFS], *yo = p->table[TSR__RT_YOFS];
+    const int w = p->dst_w;
+    const size_t ps = (size_t)p->cn * tsr_depth_size(p->depth);
+    const int n = thread_count(ctx, p->dst_h);
+#pragma omp parallel for num_threads(n) schedule(static)
+    for (int y = 0; y < p->dst_h; y++) {
+        const char *s = CROW(src, yo[y]);
+        char *d = ROW(dst, y);
+        switch (ps) {
+        case 1: NN_ROW(uint8_t, 1) break;
+        case 2: NN_ROW(uint16_t, 1) break;
+        case 3: NN_ROW(uint8_t, 3) break;
+        case 4: NN_ROW(uint32_t, 1) break;
+        case 6: NN_ROW(uint16_t, 3) break;
+        case 8: NN_ROW(uint32_t, 2) break;
+        case 12: NN_ROW(uint32_t, 3) break;
+        default: NN_ROW(uint32_t, 4) break; /* 16 bytes */
+        }
+    }
+}
+
+/* ---- separable ------------------------------------------------------------------------------- */
+
+/* Per-element tables of one separable plan: element e's first tap (element index, valid in the
+ * interior only) and its ksize coefficients (int32 for u8, float otherwise). */
+typedef struct sep_tabs {
+    int width;  /* OW*cn */
+    int lo, hi; /* interior elements [lo, hi): xmin*cn, xmax*cn */
+    int32_t *xe;
+    int32_t *ai;
+    float *af;
+} sep_tabs;
+
+/* Horizontal pass of one source row, u8 (int32 out). */
+TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const uint8_t *s,
+                             int32_t *h)
+{
+    const int k = p->ksize, cn = p->cn, kh = k / 2;
+    const int32_t *xe = t->xe, *a = t->ai;
+    if (k == 2) {
+        for (int e = 0; e < t->hi; e++)
+            h[e] = s[xe[e]] * a[2 * e] + s[xe[e] + cn] * a[2 * e + 1];
+        for (int e = t->hi; e < t->width; e++)
+            h[e] = s[xe[e]] * 2048;
+        return;
+    }
+    const int32_t *xofs = p->table[TSR__RT_XOFS];
+    for (int e = 0; e < t->width; e++) {
+        if (e == t->lo && t->lo < t->hi) {
+            if (k == 4)
+                for (; e < t->hi; e++) {
+                    const uint8_t *q = s + xe[e];
+                    const int32_t *c = a + 4 * e;
+                    h[e] = q[0] * c[0] + q[cn] * c[1] + q[2 * cn] * c[2] + q[3 * cn] * c[3];
+                }
+            else
+                for (; e < t->hi; e++) {
+                    const uint8_t *q = s + xe[e];
+                    const int32_t *c = a + 8 * e;
+                    h[e] = q[0] * c[0] + q[cn] * c[1] + q[2 * cn] * c[2] + q[3 * cn] * c[3] +
+                           q[4 * cn] * c[4] + q[5 * cn] * c[5] + q[6 * cn] * c[6] +
+                           q[7 * cn] * c[7];
+                }
+            if (e >= t->width)
+                break;
+        }
+        const int dx = e / cn, c = e % cn, sx = xofs[dx] - kh + 1;
+        int v = 0;
+        for (int j = 0; j < k; j++)
+            v += s[clampi(sx + j, 0, p->src_w - 1) * cn + c] * a[k * e + j];
+        h[e] = v;
+    }
+}
+
+/* Horizontal pass of one source row, u16/f32 (float out): sums as plan.h writes them. */
+#define HROW_F(NAME, T)                                                                            \
+    TSR__HOT static void NAME(const tsr__resize_plan *p, const sep_tabs *t, const T *s, float *h)  \
+    {                                                                                              \
+        const int k = p->ksize, cn = p->cn, kh = k / 2;                                            \
+        const int32_t *xe = t->xe;                                                                 \
+        const float *a = t->af;                                                                    \
+        if (k == 2) {                                                                              \
+            for (int e = 0; e < t->hi; e++)                                                        \
+                h[e] = (float)s[xe[e]] * a[2 * e] + (float)s[xe[e] + cn] * a[2 * e + 1];           \
+            for (int e = t->hi; e < t->width; e++)                                                 \
+                h[e] = (float)s[xe[e]];                                                            \
+            return;                                                                                \
+        }                                                                                          \
+        const int32_t *xofs = p->table[TSR__RT_XOFS];                                              \
+        for (int e = 0; e < t->width; e++) {                                                       \
+            if (e == t->lo && t->lo < t->hi) {                                                     \
+                if (k == 4)                                                                        \
+                    for (; e < t->hi; e++) {                                                       \
+                        const T *q = s + xe[e];                                                    \
+                        const float *c = a + 4 * e;                                                \
+                        h[e] = (float)q[0] * c[0] + (float)q[cn] * c[1] +                          \
+                               (float)q[2 * cn] * c[2] + (float)q[3 * cn] * c[3];                  \
+                    }                                                                              \
+                else                                                                               \
+                    for (; e < t->hi; e++) {                                                       \
+                        const T *q = s + xe[e];                                                    \
+                        const float *c = a + 8 * e;                                                \
+                        h[e] = (float)q[0] * c[0] + (float)q[cn] * c[1] +                          \
+                               (float)q[2 * cn] * c[2] + (float)q[3 * cn] * c[3] +                 \
+                               (float)q[4 * cn] * c[4] + (float)q[5 * cn] * c[5] +                 \
+                               (float)q[6 * cn] * c[6] + (float)q[7 * cn] * c[7];                  \
+                    }                                                                              \
+                if (e >= t->width)                                                                 \
+                    break;                                                                         \
+            }                                                                                      \
+            const int dx = e / cn, c = e % cn, sx = xofs[dx] - kh + 1;                             \
+            float v = 0.f;                                                                         \
+            for (int j = 0; j < k; j++)                                                            \
+                v = v + (float)s[clampi(sx + j, 0, p->src_w - 1) * cn + c] * a[k * e + j];         \
+            h[e] = v;                                                                              \
+        }                                                                                          \
+    }
+HROW_F(hrow_u16, uint16_t)
+HROW_F(hrow_f32, float)
+
+/* Vertical pass, u8, one output row from k cached horizontal rows. */
+TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const int32_t *const *r,
+                             const int16_t *b, uint8_t *d)
+{
+    const int width = p->dst_w * p->cn, k = p->ksize;
+    if (k == 2) {
+        const int b0 = b[0], b1 = b[1];
+        const int32_t *r0 = r[0], *r1 = r[1];
+        for (int e = 0; e < width; e++)
+            d[e] = sat_u8i((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
+        return;
+    }
+    int e = 0;
+    if (k == 4) {
+        const float sc = 1.f / 4194304.f;
+        const float f0 = (float)b[0] * sc, f1 = (float)b[1] * sc, f2 = (float)b[2] * sc,
+                    f3 = (float)b[3] * sc;
+        const int32_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+        for (; e < p->vec_end; e++)
+            d[e] = sat_u8f((float)r0[e] * f0 +
+                           ((float)r1[e] * f1 + ((float)r2[e] * f2 + (float)r3[e] * f3)));
+    }
+    for (; e < width; e++) {
+        int s = 0;
+        for (int j = 0; j < k; j++)
+            s += r[j][e] * b[j];
+        d[e] = sat_u8i((s + (1 << 21)) >> 22);
+    }
+}
+
+/* Vertical pass, u16/f32: the float sum t per plan.h, then the store. */
+#define VROW_F(NAME, T, STORE)                                                                     \
+    TSR__HOT static void NAME(const tsr__resize_plan *p, const float *const *r, const float *b,    \
+                              T *d)                                                                \
+    {                                                                                              \
+        const int width = p->dst_w * p->cn, k = p->ksize;                                          \
+        int e = 0;                                                                                 \
+        if (k == 2) {                                                                              \
+            const float b0 = b[0], b1 = b[1];                                                      \
+            const float *r0 = r[0], *r1 = r[1];                                                    \
+            for (; e < width; e++)                                                                 \
+                d[e] = STORE(r0[e] * b0 + r1[e] * b1);                                             \
+            return;                                                                                \
+        }                                                                                          \
+        if (k == 4) {                                                                              \
+            const float b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];                                \
+            const float *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];                            \
+            if (p->vform == TSR__VFORM_NESTED)                                                     \
+                for (; e < p->vec_end; e++)                                                        \
+                    d[e] = STORE(r0[e] * b0 + (r1[e] * b1 + (r2[e] * b2 + r3[e] * b3)));           \
+            for (; e < width; e++)                                                                 \
+                d[e] = STORE(r0[e] * b0 + r1[e] * b1 + r2[e] * b2 + r3[e] * b3);                   \
+            return;                                                                                \
+        }                                                                                          \
+        if (p->vform == TSR__VFORM_NESTED)                                                         \
+            for (; e < p->vec_end; e++) {                                                          \
+                float t = r[7][e] * b[7];                                                          \
+                for (int j = 6; j >= 0; j--)                                                       \
+                    t = r[j][e] * b[j] + t;                                                        \
+                d[e] = STORE(t);                                                                   \
+            }                                                                                      \
+        for (; e < width; e++) {                                                                   \
+            float t = r[0][e] * b[0];                                                              \
+            for (int j = 1; j < 8; j++)                                                            \
+                t = t + r[j][e] * b[j];                                                            \
+            d[e] = STORE(t);                                                                       \
+        }                                                                                          \
+    }
+#define STORE_F32(v) (v)
+VROW_F(vrow_u16, uint16_t, sat_u16f)
+VROW_F(vrow_f32, float, STORE_F32)
+
+static tsr_status sep_tabs_build(tsr_ctx *ctx, const tsr__resize_plan *p, sep_tabs *t)
+{
+    const int cn = p->cn, k = p->ksize, kh = k / 2;
+    memset(t, 0, sizeof *t);
+    t->width = p->dst_w * cn;
+    t->lo = p->xmin * cn;
+    t->hi = p->xmax * cn;
+    size_t n = (size_t)t->width, bytes;
+    if (!tsr__size_mul3(n, (size_t)k + 1, 4, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: tables overflow");
+    tsr_status st = tsr__alloc(ctx, bytes, (void **)&t->xe);
+    if (st != TSR_OK)
+        return st;
+    t->ai = t->xe + n;
+    t->af = (float *)(t->xe + n);
+    const int32_t *xofs = p->table[TSR__RT_XOFS];
+    for (int e = 0; e < t->width; e++) {
+        const int dx = e / cn, c = e % cn;
+        const int first = k == 2 ? xofs[dx] : xofs[dx] - kh + 1;
+        /* border elements of cubic/lanczos4 never use xe (their taps are clamped) */
+        t->xe[e] = (k == 2 || (e >= t->lo && e < t->hi)) ? first * cn + c : 0;
+        for (int j = 0; j < k; j++) {
+            if (p->depth == TSR_U8)
+                t->ai[(size_t)e * k + j] = ((const int16_t *)p->table[TSR__RT_XCOEF])[dx * k + j];
+            else
+                t->af[(size_t)e * k + j] = ((const float *)p->table[TSR__RT_XCOEF])[dx * k + j];
+        }
+    }
+    return TSR_OK;
+}
+
+/* One thread's stripe of a separable resize: rows [y0, y1), cache of k horizontal rows in buf
+ * (k * width elements of 4 bytes). */
+static void sep_stripe(const tsr__resize_plan *p, const sep_tabs *t, const tsr_image *src,
+                       tsr_image *dst, int y0, int y1, void *buf)
+{
+    const int k = p->ksize, kh = k / 2, width = t->width;
+    const int32_t *yofs = p->table[TSR__RT_YOFS];
+    int held[8]; /* source row held by each cache slot, -1 none */
+    void *slot[8];
+    for (int j = 0; j < k; j++) {
+        held[j] = -1;
+        slot[j] = (char *)buf + (size_t)j * width * 4;
+    }
+    for (int dy = y0; dy < y1; dy++) {
+        const void *rows[8];
+        int want[8], used[8] = {0};
+        for (int j = 0; j < k; j++)
+            want[j] = clampi(yofs[dy] - kh + 1 + j, 0, p->src_h - 1);
+        int missing[8], nmiss = 0;
+        for (int j = 0; j < k; j++) {
+            int found = -1;
+            for (int s = 0; s < k && found < 0; s++)
+                if (held[s] == want[j])
+                    found = s;
+            if (found >= 0) {
+                used[found] = 1;
+                rows[j] = slot[found];
+            } else {
+                missing[nmiss++] = j;
+            }
+        }
+        for (int m = 0; m < nmiss; m++) {
+            const int j = missing[m];
+            int s = 0;
+            while (used[s])
+                s++;
+            /* duplicate rows (clamped at the edges) share a freshly computed slot */
+            int dup = -1;
+            for (int q = 0; q < m; q++)
+                if (want[missing[q]] == want[j])
+                    dup = missing[q];
+            if (dup >= 0) {
+                rows[j] = rows[dup];
+                continue;
+            }
+            used[s] = 1;
+            held[s] = want[j];
+            rows[j] = slot[s];
+            const char *srow = CROW(src, want[j]);
+            if (p->depth == TSR_U8)
+                hrow_u8(p, t, (const uint8_t *)srow, slot[s]);
+            else if (p->depth == TSR_U16)
+                hrow_u16(p, t, (const uint16_t *)srow, slot[s]);
+            else
+                hrow_f32(p, t, (const float *)srow, slot[s]);
+        }
+        char *drow = ROW(dst, dy);
+        if (p->depth == TSR_U8)
+            vrow_u8(p, (const int32_t *const *)rows,
+                    (const int16_t *)p->table[TSR__RT_YCOEF] + (size_t)dy * k, (uint8_t *)drow);
+        else if (p->depth == TSR_U16)
+            vrow_u16(p, (const float *const *)rows,
+                     (const float *)p->table[TSR__RT_YCOEF] + (size_t)dy * k, (uint16_t *)drow);
+        else
+            vrow_f32(p, (const float *const *)rows,
+                     (const float *)p->table[TSR__RT_YCOEF] + (size_t)dy * k, (float *)drow);
+    }
+}
+
+static tsr_status cpu_separable(tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                                tsr_image *dst)
+{
+    sep_tabs t;
+    tsr_status st = sep_tabs_build(ctx, p, &t);
+    if (st != TSR_OK)
+        return st;
+    const int n = thread_count(ctx, p->dst_h);
+    size_t per, bytes;
+    void *bufs = NULL;
+    if (!tsr__size_mul3((size_t)t.width, (size_t)p->ksize, 4, &per) ||
+        !tsr__size_mul(per, (size_t)n, &bytes))
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    else
+        st = tsr__alloc(ctx, bytes, &bufs);
+    if (st == TSR_OK) {
+#pragma omp parallel num_threads(n)
+        {
+            int y0, y1, id = thread_id();
+            stripe(p->dst_h, id, n, &y0, &y1);
+            sep_stripe(p, &t, src, dst, y0, y1, (char *)bufs + per * (size_t)id);
+        }
+        tsr__free(ctx, bufs);
+    }
+    tsr__free(ctx, t.xe);
+    return st;
+}
+
+/* ---- area-fast ------------------------------------------------------------------------------- */
+
+/* 2x2 rows with the (s+2)>>2 rounding, u8/u16, CN channels: elements [0, end). */
+#define AF2_INT(NAME, T)                                                                           \
+    TSR__HOT static void NAME(const T *s0, const T *s1, T *d, int end, int cn)                     \
+    {                                                                                              \
+        switch (cn) {                                                                              \
+        case 1:                                                                                    \
+            for (int e = 0; e < end; e++)                                                          \
+                d[e] = (T)((s0[2 * e] + s0[2 * e + 1] + s1[2 * e] + s1[2 * e + 1] + 2) >> 2);      \
+            break;                                                                                 \
+        case 3:                                                                                    \
+            for (int x = 0; x < end / 3; x++)                                                      \
+                for (int c = 0; c < 3; c++)                                                        \
+                    d[3 * x + c] = (T)((s0[6 * x + c] + s0[6 * x + 3 + c] + s1[6 * x + c] +        \
+                                        s1[6 * x + 3 + c] + 2) >> 2);                              \
+            break;                                                                                 \
+        default:                                                                                   \
+            for (int x = 0; x < end / 4; x++)                                                      \
+                for (int c = 0; c < 4; c++)                                                        \
+                    d[4 * x + c] = (T)((s0[8 * x + c] + s0[8 * x + 4 + c] + s1[8 * x + c] +        \
+                                        s1[8 * x + 4 + c] + 2) >> 2);                              \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+AF2_INT(af2_u8, uint8_t)
+AF2_INT(af2_u16, uint16_t)
+
+TSR__HOT static void af2_f32(const float *s0, const float *s1, float *d, int end, int cn)
+{
+    for (int e = 0; e < end; e++) {
+        const int i = (e / cn) * 2 * cn + e % cn;
+        d[e] = ((s0[i] + s0[i + cn]) + (s1[i] + s1[i + cn])) * 0.25f;
+    }
+}
+
+static float af_load(const tsr_image *img, int y, int e)
+{
+    const char *row = CROW(img, y);
+    switch (img->depth) {
+    case TSR_U8: return (float)((const uint8_t *)row)[e];
+    case TSR_U16: return (float)((const uint16_t *)row)[e];
+    default: return ((const float *)row)[e];
+    }
+}
+
+static int af_load_i(const tsr_image *img, int y, int e)
+{
+    const char *row = CROW(img, y);
+    return img->depth == TSR_U8 ? ((const uint8_t *)row)[e] : ((const uint16_t *)row)[e];
+}
+
+static void af_store(tsr_image *img, int y, int e, float v)
+{
+    char *row = ROW(img, y);
+    switch (img->depth) {
+    case TSR_U8: ((uint8_t *)row)[e] = sat_u8f(v); break;
+    case TSR_U16: ((uint16_t *)row)[e] = sat_u16f(v); break;
+    default: ((float *)row)[e] = v; break;
+    }
+}
+
+/* Generic full cells of row dy, elements [e0, e1): plan.h's grouped sums. ofs[n] is the
+ * element offset of sample n from the cell's first sample (row offsets in elements of the
+ * source stride are not usable, so rows are addressed separately: ofs_row/ofs_col). */
+static void af_generic(const tsr__resize_plan *p, const tsr_image *src, tsr_image *dst, int dy,
+                       int e0, int e1)
+{
+    const int sx = p->iscale_x, sy = p->iscale_y, cn = p->cn, area = sx * sy;
+    const float scale = 1.f / (float)area;
+    const int y0 = dy * sy;
+    for (int e = e0; e < e1; e++) {
+        const int b = (e / cn) * sx * cn + e % cn;
+        int n = 0, isum = 0;
+        float sum = 0.f;
+#define AFI(n) af_load_i(src, y0 + (n) / sx, b + (n) % sx * cn)
+#define AFF(n) af_load(src, y0 + (n) / sx, b + (n) % sx * cn)
+        for (; n + 4 <= area; n += 4) {
+            if (p->depth == TSR_U8)
+                isum += AFI(n) + AFI(n + 1) + AFI(n + 2) + AFI(n + 3);
+            else if (p->depth == TSR_U16)
+                sum = sum + (float)(AFI(n) + AFI(n + 1) + AFI(n + 2) + AFI(n + 3));
+            else
+                sum = sum + (((AFF(n) + AFF(n + 1)) + AFF(n + 2)) + AFF(n + 3));
+        }
+        for (; n < area; n++) {
+            if (p->depth == TSR_U8)
+                isum += AFI(n);
+            else
+                sum = sum + AFF(n);
+        }
+#undef AFI
+#undef AFF
+        af_store(dst, dy, e, (p->depth == TSR_U8 ? (float)isum : sum) * scale);
+    }
+}
+
+/* Partial cells of row dy, elements [e0, e1). */
+static void af_partial(const tsr__resize_plan *p, const tsr_image *src, tsr_image *dst, int dy,
+                       int e0, int e1)
+{
+    const int sx = p->iscale_x, sy = p->iscale_y, cn = p->cn, y0 = dy * sy;
+    for (int e = e0; e < e1; e++) {
+        const int b = (e / cn) * sx * cn + e % cn;
+        float fsum = 0.f;
+        int isum = 0, count = 0;
+        for (int i = 0; i < sy && y0 + i < p->src_h; i++)
+            for (int j = 0; j < sx && b + j * cn < p->src_w * cn; j++, count++) {
+                if (p->depth == TSR_U8)
+                    isum += af_load_i(src, y0 + i, b + j * cn);
+                else
+                    fsum = fsum + af_load(src, y0 + i, b + j * cn);
+            }
+        af_store(dst, dy, e, (p->depth == TSR_U8 ? (float)isum : fsum) / (float)count);
+    }
+}
+
+static void cpu_area_fast(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                          tsr_image *dst)
+{
+    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h);
+#pragma omp parallel for num_threads(n) schedule(static)
+    for (int dy = 0; dy < p->dst_h; dy++) {
+        if (dy >= p->full_h) {
+            af_partial(p, src, dst, dy, 0, width);
+            continue;
+        }
+        int e = p->fast_end;
+        if (e > 0) {
+            const char *s0 = CROW(src, 2 * dy), *s1 = CROW(src, 2 * dy + 1);
+            char *d = ROW(dst, dy);
+            if (p->depth == TSR_U8)
+                af2_u8((const uint8_t *)s0, (const uint8_t *)s1, (uint8_t *)d, e, p->cn);
+            else if (p->depth == TSR_U16)
+                af2_u16((const uint16_t *)s0, (const uint16_t *)s1, (uint16_t *)d, e, p->cn);
+            else
+                af2_f32((const float *)s0, (const float *)s1, (float *)d, e, p->cn);
+        }
+        af_generic(p, src, dst, dy, e, p->full_w);
+        af_partial(p, src, dst, dy, p->full_w, width);
+    }
+}
+
+/* ---- area ------------------------------------------------------------------------------------ */
+
+static void area_hrow(const tsr__resize_plan *p, const tsr_image *src, int y, float *h)
+{
+    const int32_t *xs = p->table[TSR__RT_XSTART], *xo = p->table[TSR__RT_XOFS];
+    const float *xa = p->table[TSR__RT_XCOEF];
+    const int cn = p->cn;
+    const char *row = CROW(src, y);
+    for (int dx = 0; dx < p->dst_w; dx++)
+        for (int c = 0; c < cn; c++) {
+            float v = 0.f;
+            for (int k = xs[dx]; k < xs[dx + 1]; k++) {
+                const int e = xo[k] * cn + c;
+                float s = p->depth == TSR_U8    ? (float)((const uint8_t *)row)[e]
+                          : p->depth == TSR_U16 ? (float)((const uint16_t *)row)[e]
+                                                : ((const float *)row)[e];
+                v = v + s * xa[k];
+            }
+            h[dx * cn + c] = v;
+        }
+}
+
+static tsr_status cpu_area(tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                           tsr_image *dst)
+{
+    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h);
+    const int32_t *ys = p->table[TSR__RT_YSTART], *yo = p->table[TSR__RT_YOFS];
+    const float *ya = p->table[TSR__RT_YCOEF];
+    size_t per, bytes;
+    void *bufs;
+    if (!tsr__size_mul3((size_t)width, 2, sizeof(float), &per) ||
+        !tsr__size_mul(per, (size_t)n, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    tsr_status st = tsr__alloc(ctx, bytes, &bufs);
+    if (st != TSR_OK)
+        return st;
+#pragma omp parallel num_threads(n)
+    {
+        int y0, y1, id = thread_id();
+        stripe(p->dst_h, id, n, &y0, &y1);
+        float *h = (float *)((char *)bufs + per * (size_t)id), *acc = h + width;
+        for (int dy = y0; dy < y1; dy++) {
+            for (int j = ys[dy]; j < ys[dy + 1]; j++) {
+                area_hrow(p, src, yo[j], h);
+                const float b = ya[j];
+                if (j == ys[dy])
+                    for (int e = 0; e < width; e++)
+                        acc[e] = b * h[e];
+                else
+                    for (int e = 0; e < width; e++)
+                        acc[e] = acc[e] + b * h[e];
+            }
+            for (int e = 0; e < width; e++)
+                af_store(dst, dy, e, acc[e]);
+        }
+    }
+    tsr__free(ctx, bufs);
+    return TSR_OK;
+}
+
+/* ---- linear-exact ---------------------------------------------------------------------------- */
+
+/* Horizontal fixed-point row (raw, frac_bits fractional bits; fits in uint32 for u8 and u16). */
+static void exact_hrow(const tsr__resize_plan *p, const tsr_image *src, int y, uint32_t *h)
+{
+    const int cn = p->cn, f = p->frac_bits, w = p->dst_w;
+    const int32_t *xo = p->table[TSR__RT_XOFS];
+    const uint32_t *xc = p->table[TSR__RT_XCOEF];
+    const char *row = CROW(src, y);
+    for (int dx = 0; dx < w; dx++)
+        for (int c = 0; c < cn; c++) {
+            uint32_t v;
+            if (dx < p->xmin || dx >= p->xmax) {
+                const int e = (dx < p->xmin ? 0 : p->src_w - 1) * cn + c;
+                v = (uint32_t)(p->depth == TSR_U8 ? ((const uint8_t *)row)[e]
+                                                  : ((const uint16_t *)row)[e])
+                    << f;
+            } else {
+                const int e = xo[dx] * cn + c;
+                uint32_t a = p->depth == TSR_U8 ? ((const uint8_t *)row)[e]
+                                                : ((const uint16_t *)row)[e];
+                uint32_t b = p->depth == TSR_U8 ? ((const uint8_t *)row)[e + cn]
+                                                : ((const uint16_t *)row)[e + cn];
+                v = xc[2 * dx] * a + xc[2 * dx + 1] * b;
+            }
+            h[dx * cn + c] = v;
+        }
+}
+
+static tsr_status cpu_linear_exact(tsr_ctx *ctx, const tsr__resize_plan *p,
+                                   const tsr_image *src, tsr_image *dst)
+{
+    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h), f = p->frac_bits;
+    const int32_t *yo = p->table[TSR__RT_YOFS];
+    const uint32_t *yc = p->table[TSR__RT_YCOEF];
+    size_t per, bytes;
+    void *bufs;
+    if (!tsr__size_mul3((size_t)width, 2, sizeof(uint32_t), &per) ||
+        !tsr__size_mul(per, (size_t)n, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    tsr_status st = tsr__alloc(ctx, bytes, &bufs);
+    if (st != TSR_OK)
+        return st;
+#pragma omp parallel num_threads(n)
+    {
+        int y0, y1, id = thread_id();
+        stripe(p->dst_h, id, n, &y0, &y1);
+        uint32_t *h[2] = {(uint32_t *)((char *)bufs + per * (size_t)id), NULL};
+        h[1] = h[0] + width;
+        int held[2] = {-1, -1};
+        for (int dy = y0; dy < y1; dy++) {
+            char *d = ROW(dst, dy);
+            if (dy < p->ymin || dy >= p->ymax) {
+                const int y = dy < p->ymin ? 0 : p->src_h - 1;
+                if (held[0] != y) {
+                    exact_hrow(p, src, y, h[0]);
+                    held[0] = y;
+                }
+                for (int e = 0; e < width; e++) {
+                    uint64_t v = ((uint64_t)h[0][e] + (1u << (f - 1))) >> f;
+                    if (p->depth == TSR_U8)
+                        ((uint8_t *)d)[e] = (uint8_t)(v > 255 ? 255 : v);
+                    else
+                        ((uint16_t *)d)[e] = (uint16_t)(v > 65535 ? 65535 : v);
+                }
+                continue;
+            }
+            const int y = yo[dy];
+            /* keep whichever of the two held rows is still needed */
+            if (held[1] == y || held[0] == y + 1) {
+                uint32_t *tp = h[0];
+                h[0] = h[1];
+                h[1] = tp;
+                int ti = held[0];
+                held[0] = held[1];
+                held[1] = ti;
+            }
+            if (held[0] != y) {
+                exact_hrow(p, src, y, h[0]);
+                held[0] = y;
+            }
+            if (held[1] != y + 1) {
+                exact_hrow(p, src, y + 1, h[1]);
+                held[1] = y + 1;
+            }
+            const uint64_t c0 = yc[2 * dy], c1 = yc[2 * dy + 1], half = 1ull << (2 * f - 1);
+            if (p->depth == TSR_U8) {
+                for (int e = 0; e < width; e++) {
+                    uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 16;
+                    ((uint8_t *)d)[e] = (uint8_t)(v > 255 ? 255 : v);
+                }
+            } else {
+                for (int e = 0; e < width; e++) {
+                    uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 32;
+                    ((uint16_t *)d)[e] = (uint16_t)(v > 65535 ? 65535 : v);
+                }
+            }
+        }
+    }
+    tsr__free(ctx, bufs);
+    return TSR_OK;
+}
+
+tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                           tsr_image *dst)
+{
+    switch (plan->path) {
+    case TSR__RESIZE_COPY: cpu_copy(ctx, plan, src, dst); return TSR_OK;
+    case TSR__RESIZE_NEAREST: cpu_nearest(ctx, plan, src, dst); return TSR_OK;
+    case TSR__RESIZE_SEPARABLE: return cpu_separable(ctx, plan, src, dst);
+    case TSR__RESIZE_AREA_FAST: cpu_area_fast(ctx, plan, src, dst); return TSR_OK;
+    case TSR__RESIZE_AREA: return cpu_area(ctx, plan, src, dst);
+    case TSR__RESIZE_LINEAR_EXACT: return cpu_linear_exact(ctx, plan, src, dst);
+    }
+    return tsr__fail(ctx, TSR_ERR_INTERNAL, "resize: unknown plan path");
+}
