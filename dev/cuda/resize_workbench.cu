@@ -1,0 +1,341 @@
+/* Resize kernel workbench (CUDA): the story of OpenCV-exact linear resize on a GPU, one variant
+ * per step, each checked against the library's own CPU reference (tsr_resize with
+ * TSR_BACKEND_REFERENCE) and then timed side by side.
+ *
+ *   1 copy        a 16-byte-per-thread copy of the same bytes: the bandwidth reference
+ *   2 texture     hardware bilinear filtering (cudaFilterModeLinear): fast, NOT exact; its
+ *                 maximum difference from the reference is reported instead of a pass
+ *   3 exact       one thread per output element, OpenCV's fixed-point formulas (resize.cl)
+ *   4 exact x4    4 consecutive output elements per thread, one 4-byte store
+ *   5 tiled       2D tiles: horizontal pass of the tile's source rows into shared memory,
+ *                 then the vertical pass from shared memory (one element per thread)
+ *   6 library     tsr_resize on device images (the shipped kernel: fused tile, 4 per thread)
+ *
+ * Cases: 3-channel u8 linear, those of bench_resize that take the separable linear path
+ * (1080p->720p, 1080p->4K, 4K->8K; the exact halvings take OpenCV's area path instead).
+ * Inputs rotate among copies totalling > 4x the L2. Times: CUDA events, median of repeats.
+ * Build: with the library (dev/CMakeLists.txt), --fmad=false like the library. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#include "resize/resize.cl"
+extern "C" {
+#include "resize/plan.h"
+#include "resize/resize_gpu.h"
+#include "tessera/tessera.h"
+}
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* 1: copy */
+__global__ void v1_copy(const int4 *__restrict__ a, int4 *__restrict__ b, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        b[i] = a[i];
+}
+
+/* 2: texture (uchar4 texels, normalized float reads, linear filter) */
+__global__ void v2_texture(cudaTextureObject_t tex, uchar *dst, int dw, int dh, int dstride,
+                           float sx, float sy)
+{
+    int dx = blockIdx.x * blockDim.x + threadIdx.x, dy = blockIdx.y;
+    if (dx >= dw)
+        return;
+    float4 v = tex2D<float4>(tex, (dx + 0.5f) * sx, (dy + 0.5f) * sy);
+    uchar *d = dst + (size_t)dy * dstride + dx * 3;
+    d[0] = (uchar)__float2int_rn(v.x * 255.f);
+    d[1] = (uchar)__float2int_rn(v.y * 255.f);
+    d[2] = (uchar)__float2int_rn(v.z * 255.f);
+}
+
+__global__ void pack4(const uchar *s, uchar4 *d, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w)
+        d[(size_t)y * w + x] = make_uchar4(s[((size_t)y * w + x) * 3], s[((size_t)y * w + x) * 3 + 1],
+                                           s[((size_t)y * w + x) * 3 + 2], 255);
+}
+
+/* 3: exact, one element per thread */
+__global__ void v3_exact(const uchar *src, uchar *dst, const uchar *tab, rk_params p)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x, dy = blockIdx.y;
+    if (e < p.dw * p.cn)
+        rk_separable(src, dst, tab, p, dy, e);
+}
+
+/* 4: exact, 4 elements per thread, one 4-byte store */
+__global__ void v4_exact4(const uchar *src, uchar *dst, const uchar *tab, rk_params p)
+{
+    int e = 4 * (blockIdx.x * blockDim.x + threadIdx.x), dy = blockIdx.y, n = p.dw * p.cn;
+    if (e >= n)
+        return;
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    const short *b = (const short *)(tab + p.off[RK_YCOEF]) + dy * 2;
+    int r0 = rk_clampi(yofs[dy], 0, p.sh - 1), r1 = rk_clampi(yofs[dy] + 1, 0, p.sh - 1);
+    uint packed = 0;
+    for (int i = 0; i < 4 && e + i < n; i++) {
+        int dx = (e + i) / p.cn, c = (e + i) - dx * p.cn;
+        int h0 = rk_h_u8(src, tab, p, r0, dx, c), h1 = rk_h_u8(src, tab, p, r1, dx, c);
+        int v = (((b[0] * (h0 >> 4)) >> 16) + ((b[1] * (h1 >> 4)) >> 16) + 2) >> 2;
+        packed |= (uint)rk_sat(v, 1) << (8 * i);
+    }
+    uchar *d = dst + (size_t)dy * p.dstride + e;
+    if (e + 4 <= n)
+        *(uint *)d = packed;
+    else
+        for (int i = 0; e + i < n; i++)
+            d[i] = (uchar)(packed >> (8 * i));
+}
+
+/* 5: 2D tiles of 256 elements x TH rows; horizontal results of the tile's rows in shared memory */
+enum { T5_W = 256, T5_H = 8, T5_MAXR = 24 };
+__global__ void v5_tiled(const uchar *src, uchar *dst, const uchar *tab, rk_params p)
+{
+    __shared__ int hs[T5_MAXR][T5_W];
+    int e = blockIdx.x * T5_W + threadIdx.x, n = p.dw * p.cn;
+    int dy0 = blockIdx.y * T5_H, dy1 = min(dy0 + T5_H, p.dh);
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    int rlo = rk_clampi(yofs[dy0], 0, p.sh - 1), rhi = rk_clampi(yofs[dy1 - 1] + 1, 0, p.sh - 1);
+    int ec = min(e, n - 1), dx = ec / p.cn, c = ec - dx * p.cn;
+    for (int r = rlo; r <= rhi && r - rlo < T5_MAXR; r++)
+        hs[r - rlo][threadIdx.x] = rk_h_u8(src, tab, p, r, dx, c);
+    __syncthreads();
+    if (e >= n)
+        return;
+    for (int dy = dy0; dy < dy1; dy++) {
+        const short *b = (const short *)(tab + p.off[RK_YCOEF]) + dy * 2;
+        int h0 = hs[rk_clampi(yofs[dy], 0, p.sh - 1) - rlo][threadIdx.x];
+        int h1 = hs[rk_clampi(yofs[dy] + 1, 0, p.sh - 1) - rlo][threadIdx.x];
+        int v = (((b[0] * (h0 >> 4)) >> 16) + ((b[1] * (h1 >> 4)) >> 16) + 2) >> 2;
+        dst[(size_t)dy * p.dstride + e] = (uchar)rk_sat(v, 1);
+    }
+}
+
+struct wcase {
+    const char *name;
+    int sw, sh, dw, dh;
+};
+
+static double median(std::vector<double> v, double *lo, double *hi)
+{
+    std::sort(v.begin(), v.end());
+    *lo = v.front(), *hi = v.back();
+    return v[v.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = argc > 1 ? atoi(argv[1]) : 30;
+    const wcase cases[] = {{"1080p-720p", 1920, 1080, 1280, 720},
+                           {"1080p-4k", 1920, 1080, 3840, 2160},
+                           {"4k-8k", 3840, 2160, 7680, 4320}};
+    const int cn = 3;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    cudaStream_t stream;
+    CK(cudaStreamCreate(&stream));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    printf("resize workbench (CUDA): %s, %d SMs, L2 %d MB; u8 3-channel linear\n", prop.name,
+           prop.multiProcessorCount, prop.l2CacheSize >> 20);
+
+    /* 1: copy bandwidth, 1 GiB */
+    double copy_gbs;
+    {
+        size_t bytes = (size_t)1 << 30;
+        int4 *a, *b;
+        CK(cudaMalloc(&a, bytes));
+        CK(cudaMalloc(&b, bytes));
+        CK(cudaMemset(a, 1, bytes));
+        std::vector<double> t;
+        for (int i = 0; i < repeats + 3; i++) {
+            CK(cudaEventRecord(e0, stream));
+            v1_copy<<<prop.multiProcessorCount * 8, 512, 0, stream>>>(a, b, bytes / 16);
+            CK(cudaEventRecord(e1, stream));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (i >= 3)
+                t.push_back(ms * 1e3);
+        }
+        double lo, hi, med = median(t, &lo, &hi);
+        copy_gbs = 2.0 * bytes / (med * 1e3);
+        printf("1 copy kernel: 1 GiB in %.1f us (%.1f-%.1f): %.0f GB/s read+write\n", med, lo, hi,
+               copy_gbs);
+        cudaFree(a);
+        cudaFree(b);
+    }
+
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.backend = TSR_BACKEND_REFERENCE;
+    tsr_ctx *ref;
+    if (tsr_ctx_create(&o, &ref) != TSR_OK)
+        return 1;
+    o.backend = TSR_BACKEND_CUDA;
+    o.cuda_stream = stream;
+    tsr_ctx *lib;
+    if (tsr_ctx_create(&o, &lib) != TSR_OK) {
+        fprintf(stderr, "no CUDA backend: %s\n", tsr_ctx_last_error(lib));
+        return 1;
+    }
+
+    printf("\n| case | variant | exact | us (median) | spread | GB/s | of copy |\n"
+           "|---|---|---|---|---|---|---|\n");
+    for (const wcase &c : cases) {
+        size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
+        size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
+        int nsets = (int)std::min<size_t>(12, std::max<size_t>(2, (4 * (size_t)prop.l2CacheSize) /
+                                                                       (sbytes + dbytes) + 1));
+        std::vector<uchar> hsrc(sbytes * nsets), want(dbytes), got(dbytes);
+        unsigned long long s = 12345;
+        for (size_t i = 0; i < hsrc.size(); i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            hsrc[i] = (uchar)((s >> 33) % 255 + 1); /* never zero */
+        }
+        /* the answer for set 0, from the library's reference backend */
+        tsr_image is = {c.sw, c.sh, cn, TSR_U8, srow, hsrc.data(), TSR_MEMORY_HOST};
+        tsr_image iw = {c.dw, c.dh, cn, TSR_U8, drow, want.data(), TSR_MEMORY_HOST};
+        tsr_resize_options ro;
+        tsr_resize_options_init(&ro);
+        if (tsr_resize(ref, &is, &iw, &ro) != TSR_OK)
+            return 1;
+        tsr__resize_plan plan;
+        if (tsr__resize_plan_build(ref, &plan, c.sw, c.sh, c.dw, c.dh, cn, TSR_U8,
+                                   TSR_INTERP_LINEAR, (double)c.dw / c.sw,
+                                   (double)c.dh / c.sh) != TSR_OK ||
+            plan.path != TSR__RESIZE_SEPARABLE)
+            return 1;
+        rk_params p;
+        size_t tb = tsr__resize_gpu_params(&plan, srow, drow, &p);
+        std::vector<uchar> htab(tb);
+        for (int t = 0; t < TSR__RT_COUNT; t++)
+            if (plan.table_bytes[t])
+                memcpy(htab.data() + p.off[t], plan.table[t], plan.table_bytes[t]);
+        uchar *dsrc, *ddst, *dtab;
+        CK(cudaMalloc(&dsrc, sbytes * nsets));
+        CK(cudaMalloc(&ddst, dbytes * nsets));
+        CK(cudaMalloc(&dtab, tb));
+        CK(cudaMemcpy(dsrc, hsrc.data(), sbytes * nsets, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dtab, htab.data(), tb, cudaMemcpyHostToDevice));
+        double bytes = (double)sbytes + dbytes;
+
+        /* texture setup (set 0 only: the texture variant is about the arithmetic) */
+        uchar4 *s4;
+        size_t p4;
+        CK(cudaMallocPitch(&s4, &p4, (size_t)c.sw * 4, c.sh));
+        {
+            uchar4 *tmp;
+            CK(cudaMalloc(&tmp, (size_t)c.sw * c.sh * 4));
+            pack4<<<dim3((c.sw + 255) / 256, c.sh), 256>>>(dsrc, tmp, c.sw, c.sh);
+            CK(cudaMemcpy2D(s4, p4, tmp, (size_t)c.sw * 4, (size_t)c.sw * 4, c.sh,
+                            cudaMemcpyDeviceToDevice));
+            cudaFree(tmp);
+        }
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypePitch2D;
+        rd.res.pitch2D.devPtr = s4;
+        rd.res.pitch2D.desc = cudaCreateChannelDesc<uchar4>();
+        rd.res.pitch2D.width = c.sw;
+        rd.res.pitch2D.height = c.sh;
+        rd.res.pitch2D.pitchInBytes = p4;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModeLinear;
+        td.readMode = cudaReadModeNormalizedFloat;
+        cudaTextureObject_t tex;
+        CK(cudaCreateTextureObject(&tex, &rd, &td, NULL));
+
+        int n = c.dw * cn;
+        for (int v = 2; v <= 6; v++) {
+            auto launch = [&](int k) {
+                const uchar *S = dsrc + (size_t)(k % nsets) * sbytes;
+                uchar *D = ddst + (size_t)(k % nsets) * dbytes;
+                switch (v) {
+                case 2:
+                    v2_texture<<<dim3((c.dw + 127) / 128, c.dh), 128, 0, stream>>>(
+                        tex, D, c.dw, c.dh, (int)drow, (float)c.sw / c.dw, (float)c.sh / c.dh);
+                    break;
+                case 3:
+                    v3_exact<<<dim3((n + 127) / 128, c.dh), 128, 0, stream>>>(S, D, dtab, p);
+                    break;
+                case 4:
+                    v4_exact4<<<dim3((n / 4 + 128) / 128, c.dh), 128, 0, stream>>>(S, D, dtab, p);
+                    break;
+                case 5:
+                    v5_tiled<<<dim3((n + T5_W - 1) / T5_W, (c.dh + T5_H - 1) / T5_H), T5_W, 0,
+                               stream>>>(S, D, dtab, p);
+                    break;
+                case 6: {
+                    tsr_image a = {c.sw, c.sh, cn, TSR_U8, srow, (void *)S, TSR_MEMORY_CUDA};
+                    tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
+                    if (tsr_resize(lib, &a, &b, &ro) != TSR_OK) {
+                        fprintf(stderr, "library: %s\n", tsr_ctx_last_error(lib));
+                        exit(1);
+                    }
+                    break;
+                }
+                }
+            };
+            /* check: set 0 (texture reads set 0 whatever k), output poisoned first */
+            CK(cudaMemset(ddst, 0xa5, dbytes));
+            launch(0);
+            CK(cudaGetLastError());
+            CK(cudaStreamSynchronize(stream));
+            CK(cudaMemcpy(got.data(), ddst, dbytes, cudaMemcpyDeviceToHost));
+            int maxdiff = 0;
+            size_t ndiff = 0;
+            for (size_t i = 0; i < dbytes; i++) {
+                int d = abs((int)got[i] - (int)want[i]);
+                maxdiff = std::max(maxdiff, d);
+                ndiff += d != 0;
+            }
+            char exact[64];
+            if (v == 2)
+                snprintf(exact, sizeof exact, "no: max diff %d, %.1f%% differ", maxdiff,
+                         100.0 * ndiff / dbytes);
+            else
+                snprintf(exact, sizeof exact, maxdiff ? "FAIL (max diff %d)" : "yes", maxdiff);
+            std::vector<double> t;
+            for (int i = 0; i < repeats + 3; i++) {
+                CK(cudaEventRecord(e0, stream));
+                launch(i);
+                CK(cudaEventRecord(e1, stream));
+                CK(cudaEventSynchronize(e1));
+                float ms;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (i >= 3)
+                    t.push_back(ms * 1e3);
+            }
+            double lo, hi, med = median(t, &lo, &hi);
+            static const char *names[] = {"", "copy", "texture (hw bilinear)", "exact 1/thread",
+                                          "exact 4/thread", "tiled 2D (smem)", "library"};
+            printf("| %s | %d %s | %s | %.1f | %.1f-%.1f | %.0f | %.2f |\n", c.name, v, names[v],
+                   exact, med, lo, hi, bytes / (med * 1e3), bytes / (med * 1e3) / copy_gbs);
+            fflush(stdout);
+        }
+        cudaDestroyTextureObject(tex);
+        cudaFree(s4);
+        cudaFree(dsrc);
+        cudaFree(ddst);
+        cudaFree(dtab);
+        tsr__resize_plan_free(ref, &plan);
+    }
+    tsr_ctx_destroy(lib);
+    tsr_ctx_destroy(ref);
+    return 0;
+}
