@@ -5,6 +5,9 @@
 # tables and JSON under $OUT. The machine's image is not Debian: the build dependencies travel as
 # Debian packages in .devdeps/ (see bench/notes/resize.md) and are unpacked under /tmp, never /.
 #
+# Run from a clean export of a commit (the working tree may hold others' unfinished files):
+#   git archive HEAD | tar -x -C .devsrc; then on the machine:
+#   TSR_DEVDEPS=$PWD/.devdeps bash .devsrc/bench/run_device.sh [steps]   (carry .devsrc, .devdeps)
 # usage: bench/run_device.sh [steps...]   steps: info build test sanitize oracle workbench bench
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
 set -u
@@ -19,9 +22,10 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 
 # Build dependencies: unpack the carried .debs into a prefix (only when the system lacks them).
-if [ -d "$ROOT/.devdeps" ]; then
+DEPS=${TSR_DEVDEPS:-$ROOT/.devdeps}
+if [ -d "$DEPS" ]; then
     mkdir -p $PREFIX
-    for f in "$ROOT"/.devdeps/*.deb; do dpkg -x "$f" $PREFIX; done
+    for f in "$DEPS"/*.deb; do dpkg -x "$f" $PREFIX; done
     # ocl-icd's dev symlink points to the runtime library in the same prefix
     export CMAKE_PREFIX_PATH=$PREFIX/usr
     export CMAKE_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu
@@ -60,31 +64,31 @@ for step in "${steps[@]}"; do
         note "build: rc=$? ($(grep -E 'CUDA backend|NPP' "$log" | tr '\n' ' '))"
         ;;
     test)
-        (cd "$BUILD" && ctest --output-on-failure -j 8 --timeout 900) >"$log" 2>&1
+        (cd "$BUILD" && timeout 300 ctest --output-on-failure -j 8 --timeout 280 -LE oracle) >"$log" 2>&1
         note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$log")"
         grep -E "\*\*\*|Failed|Not Run|Skipped" "$log" | head -20
         ;;
     sanitize)
         t="$BUILD/tests/test_resize_cuda_gpu"
-        TSR_TEST_QUICK=1 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >"$log" 2>&1
+        TSR_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >"$log" 2>&1
         note "memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
-        TSR_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 9 "$t" >"$OUT/racecheck.log" 2>&1
+        TSR_TEST_QUICK=1 timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$t" >"$OUT/racecheck.log" 2>&1
         note "racecheck: rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
         cat "$OUT/racecheck.log" >>"$log"; rm -f "$OUT/racecheck.log"
         ;;
     oracle)
         TSR_LIBRARY="$BUILD/src/libtessera.so" TSR_TOOL="$BUILD/tools/tessera/tessera" \
-            $PY "$ROOT/tests/oracle/test_resize_opencv.py" --backend cuda >"$log" 2>&1
+            timeout 240 $PY "$ROOT/tests/oracle/test_resize_opencv.py" --backend reference,cuda,opencl >"$log" 2>&1
         note "oracle (OpenCV $($PY -c 'import cv2; print(cv2.__version__)'), --backend cuda): rc=$? $(tail -1 "$log")"
         ;;
     workbench)
-        { "$BUILD/dev/resize_workbench_cuda"; "$BUILD/dev/resize_workbench_opencl"; } >"$log" 2>&1
+        { timeout 120 "$BUILD/dev/resize_workbench_cuda"; [ -x "$BUILD/dev/resize_workbench_opencl" ] && timeout 120 "$BUILD/dev/resize_workbench_opencl"; } >"$log" 2>&1; cat "$log"
         note "workbench: rc=$?"
         ;;
     bench)
-        $PY "$ROOT/bench/bench_resize.py" --bench "$BUILD/bench/bench_resize" --threads 16 \
+        timeout 300 $PY "$ROOT/bench/bench_resize.py" --bench "$BUILD/bench/bench_resize" --threads 16 \
             --json "$OUT/bench_resize.json" >"$log" 2>&1
-        note "bench: rc=$?"
+        note "bench: rc=$?"; sed -n '/^bench_resize:/,$p' "$log" | grep -v "^done "
         ;;
     esac
 done
