@@ -131,7 +131,7 @@ static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src,
 static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
                                        const tsr_resize_options *opt, tsr__resize_plan *plan)
 {
-    double inv_x, inv_y;
+    double inv_x = 0, inv_y = 0;
     tsr_status st = tsr__resize_check(ctx, src, dst, opt, &inv_x, &inv_y);
     if (st == TSR_OK)
         st = tsr__resize_check_memory(ctx, src, dst);

@@ -125,7 +125,7 @@ static void ref_separable(const tsr__resize_plan *p, const tsr_image *src, tsr_i
                 const int e = dx * cn + c;
                 if (p->depth == TSR_U8) {
                     const int16_t *b = (const int16_t *)p->table[TSR__RT_YCOEF] + (size_t)dy * k;
-                    int h[8];
+                    int h[8] = {0};
                     for (int j = 0; j < k; j++)
                         h[j] = sep_h_u8(p, src, rows[j], dx, c);
                     if (k == 2) {
@@ -144,7 +144,7 @@ static void ref_separable(const tsr__resize_plan *p, const tsr_image *src, tsr_i
                     }
                 } else {
                     const float *b = (const float *)p->table[TSR__RT_YCOEF] + (size_t)dy * k;
-                    float h[8], t;
+                    float h[8] = {0}, t;
                     for (int j = 0; j < k; j++)
                         h[j] = sep_h_f(p, src, rows[j], dx, c);
                     tsr__resize_vform form = e < p->vec_end ? p->vform : TSR__VFORM_SEQ;

@@ -106,7 +106,7 @@ class Tessera:
         depth = {np.uint8: 1, np.uint16: 2, np.float32: 4}[arr.dtype.type]
         return Image(w, h, cn, depth, arr.strides[0], arr.ctypes.data, 0)
 
-    def resize(self, src, dsize, fx, fy, interp):
+    def resize(self, src, dsize, fx, fy, interp, poison=True):
         """dsize (w, h) given: fx = fy = 0; else dsize from tsr_resize_size(fx, fy)."""
         h, w = src.shape[:2]
         if fx:
@@ -117,7 +117,8 @@ class Tessera:
             dsize = (ow.value, oh.value)
         shape = (dsize[1], dsize[0]) + src.shape[2:]
         dst = np.empty(shape, src.dtype)
-        dst.view(np.uint8)[...] = 0xA5  # poison
+        if poison:
+            dst.view(np.uint8)[...] = 0xA5
         opt = ResizeOptions(INTERPS.index(interp), fx, fy)
         si, di = self._image(src), self._image(dst)
         st = self.lib.tsr_resize(self.ctx, ctypes.byref(si), ctypes.byref(di), ctypes.byref(opt))
