@@ -23,7 +23,7 @@ note() { summary+=("$1"); echo "== $1"; }
 
 # Build dependencies: unpack the carried .debs into a prefix (only when the system lacks them).
 DEPS=${TSR_DEVDEPS:-$ROOT/.devdeps}
-if [ -d "$DEPS" ]; then
+if [ -d "$DEPS" ] && [ ! -f /usr/include/png.h -o ! -f /usr/include/CL/cl.h ]; then
     mkdir -p $PREFIX
     for f in "$DEPS"/*.deb; do dpkg -x "$f" $PREFIX; done
     # ocl-icd's dev symlink points to the runtime library in the same prefix
