@@ -59,6 +59,7 @@ for step in "${steps[@]}"; do
         note "info: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
         ;;
     build)
+        rm -rf "$BUILD"
         { cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTSR_CUDA_ARCHS=90 \
               -DTSR_PYTHON="$PY" && cmake --build "$BUILD" -j 16; } >"$log" 2>&1
         note "build: rc=$? ($(grep -E 'CUDA backend|NPP' "$log" | tr '\n' ' '))"
