@@ -1,0 +1,115 @@
+/* MQ arithmetic decoder (T.800 Annex C.3), internal to Tier-1.
+ *
+ * A context is one byte: its probability-estimation state index I (T.800 Table C.2) times two
+ * plus its MPS, so that one table lookup gives Qe and both successor bytes (the MPS switch of
+ * the LPS transition folded in). The decoder registers follow the standard's software
+ * conventions: C holds the code value relative to the interval base (Chigh = C >> 16 < A),
+ * A the interval size, CT the bits left before the next BYTEIN.
+ *
+ * Bytes are read only inside [start, end): a decoder positioned at the end sees 0xFF followed by
+ * 0xFF, which BYTEIN treats as a marker and answers with 1-bits forever without advancing
+ * (T.800 C.3.4), so a truncated or garbage segment can never make it read out of bounds. */
+#ifndef TSR_J2K_MQC_H
+#define TSR_J2K_MQC_H
+
+#include <stdint.h>
+
+typedef struct tsr__mqc_state {
+    uint16_t qe;
+    uint8_t nmps; /* context byte after an MPS */
+    uint8_t nlps; /* context byte after an LPS (MPS flipped where SWITCH = 1) */
+} tsr__mqc_state;
+
+extern const tsr__mqc_state tsr__mqc_states[94];
+
+/* context byte for state index i and MPS m */
+#define TSR__MQC_CX(i, m) ((uint8_t)((i) * 2 + (m)))
+
+typedef struct tsr__mqd {
+    uint32_t c;
+    uint32_t a;
+    uint32_t ct;
+    const uint8_t *bp; /* the byte last loaded (B); == end once the data ran out */
+    const uint8_t *end;
+} tsr__mqd;
+
+/* INITDEC (T.800 C.3.5) on len bytes at data (len may be 0). */
+void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
+
+/* BYTEIN (T.800 C.3.4) on local registers c, ct, bp, end. */
+#define TSR__MQD_BYTEIN(c, ct, bp, end)                                                            \
+    do {                                                                                           \
+        if ((bp) < (end) && *(bp) != 0xFF) {                                                       \
+            (bp)++;                                                                                \
+            (c) += (uint32_t)((bp) < (end) ? *(bp) : 0xFF) << 8;                                   \
+            (ct) = 8;                                                                              \
+        } else {                                                                                   \
+            uint32_t nx_ = (bp) + 1 < (end) ? (bp)[1] : 0xFF;                                      \
+            if (nx_ > 0x8F) {                                                                      \
+                (c) += 0xFF00;                                                                     \
+                (ct) = 8;                                                                          \
+            } else {                                                                               \
+                (bp)++;                                                                            \
+                (c) += nx_ << 9;                                                                   \
+                (ct) = 7;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+#define TSR__MQD_RENORM(a, c, ct, bp, end)                                                         \
+    do {                                                                                           \
+        if ((ct) == 0)                                                                             \
+            TSR__MQD_BYTEIN(c, ct, bp, end);                                                       \
+        (a) <<= 1;                                                                                 \
+        (c) <<= 1;                                                                                 \
+        (ct)--;                                                                                    \
+    } while ((a) < 0x8000)
+
+/* DECODE (T.800 C.3.2) of one decision in context byte *cxp into d (0/1), local registers. */
+#define TSR__MQD_DECODE(d, cxp, a, c, ct, bp, end)                                                 \
+    do {                                                                                           \
+        const tsr__mqc_state *st_ = &tsr__mqc_states[*(cxp)];                                      \
+        uint32_t qe_ = st_->qe;                                                                    \
+        (a) -= qe_;                                                                                \
+        if (((c) >> 16) < qe_) {                                                                   \
+            if ((a) < qe_) {                                                                       \
+                (d) = *(cxp) & 1;                                                                  \
+                *(cxp) = st_->nmps;                                                                \
+            } else {                                                                               \
+                (d) = (*(cxp) & 1) ^ 1;                                                            \
+                *(cxp) = st_->nlps;                                                                \
+            }                                                                                      \
+            (a) = qe_;                                                                             \
+            TSR__MQD_RENORM(a, c, ct, bp, end);                                                    \
+        } else {                                                                                   \
+            (c) -= qe_ << 16;                                                                      \
+            if ((a) & 0x8000) {                                                                    \
+                (d) = *(cxp) & 1;                                                                  \
+            } else {                                                                               \
+                if ((a) < qe_) {                                                                   \
+                    (d) = (*(cxp) & 1) ^ 1;                                                        \
+                    *(cxp) = st_->nlps;                                                            \
+                } else {                                                                           \
+                    (d) = *(cxp) & 1;                                                              \
+                    *(cxp) = st_->nmps;                                                            \
+                }                                                                                  \
+                TSR__MQD_RENORM(a, c, ct, bp, end);                                                \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* Function form (tests, cold paths). */
+static inline int tsr__mqd_decode(tsr__mqd *d, uint8_t *cx)
+{
+    uint32_t a = d->a, c = d->c, ct = d->ct;
+    const uint8_t *bp = d->bp, *end = d->end;
+    int r;
+    TSR__MQD_DECODE(r, cx, a, c, ct, bp, end);
+    d->a = a;
+    d->c = c;
+    d->ct = ct;
+    d->bp = bp;
+    return r;
+}
+
+#endif

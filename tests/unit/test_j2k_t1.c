@@ -1,0 +1,348 @@
+/* Tier-1 tests: the MQ decoder against a T.800 Annex C MQ encoder written here; EBCOT round trips
+ * through a small, slow, independent EBCOT encoder (T.800 Annex D) for random code-blocks of
+ * many sizes, every orientation and every combination of the six Part-1 style bits, truncated
+ * after every pass; ROI maxshift; truncation of the data at every byte offset and garbage data
+ * (run under ASan/UBSan in the sanitizer build); the segment rule against Table D.9. */
+#include "j2k/mqc.h"
+#include "j2k/t1.h"
+#include "testlib.h"
+#include "t1_testenc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_mq_roundtrip(tsr_rng *rng)
+{
+    enum { N = 20000 };
+    static uint8_t buf[N * 2 + 64];
+    static uint8_t syms[N], cxs[N];
+    for (int trial = 0; trial < 200; trial++) {
+        int ncx = 1 + tsr_rng_range(rng, 0, 18);
+        uint8_t ecx[19], dcx[19];
+        int prob[19];
+        for (int i = 0; i < ncx; i++) {
+            /* every state and MPS as a starting point over the trials */
+            int st = (trial * 19 + i) % 47;
+            ecx[i] = dcx[i] = TSR__MQC_CX(st, (trial + i) & 1);
+            prob[i] = tsr_rng_range(rng, 0, 1000);
+        }
+        int n = tsr_rng_range(rng, 0, N);
+        for (int i = 0; i < n; i++) {
+            cxs[i] = (uint8_t)tsr_rng_range(rng, 0, ncx - 1);
+            syms[i] = tsr_rng_range(rng, 0, 999) < prob[cxs[i]];
+        }
+        mqe e;
+        mqe_init(&e, buf);
+        for (int i = 0; i < n; i++)
+            mqe_encode(&e, &ecx[cxs[i]], syms[i]);
+        uint32_t len = mqe_flush(&e);
+        CHECK(buf[0] == 0);
+        /* decode from an exact-size heap copy so that ASan sees any overread */
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, e.start, len);
+        tsr__mqd d;
+        tsr__mqd_init(&d, copy, len);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += tsr__mqd_decode(&d, &dcx[cxs[i]]) != syms[i];
+        CHECK(bad == 0);
+        for (int i = 0; i < ncx; i++)
+            CHECK(ecx[i] == dcx[i]);
+        /* keep decoding past the end: stays in bounds */
+        for (int i = 0; i < 1000; i++)
+            (void)tsr__mqd_decode(&d, &dcx[0]);
+        CHECK(d.bp <= copy + len);
+        free(copy);
+    }
+}
+
+/* Expected output after the first np passes (t1.h, 3.). */
+static int32_t expect(const ebenc *e, int i, int np, int roi, int rev)
+{
+    if (e->sig_pass[i] >= np)
+        return 0;
+    uint32_t q = (uint32_t)mag_of(e, i);
+    int bs = 31 - __builtin_clz(q);
+    int p = bs;
+    for (int b = bs - 1; b >= 0; b--) {
+        int mrpass = 3 * e->K - 3 * b - 4;
+        if (mrpass < np)
+            p = b;
+    }
+    q &= ~((1u << p) - 1);
+    if (roi && q >= (1u << roi)) {
+        q >>= roi;
+        p = p > roi ? p - roi : 0;
+    }
+    uint32_t v = rev ? q + (p ? 1u << (p - 1) : 0) : 2 * q + (1u << p);
+    return e->coef[i] < 0 ? -(int32_t)v : (int32_t)v;
+}
+
+static void *g_ws;
+static size_t g_wss;
+
+static int decode_np(const ebenc *e, int np, int roi, int mb, int zbp, int rev, int32_t *out,
+                     size_t stride, tsr__t1_seg *segs, unsigned *warn)
+{
+    /* segments holding the first np passes */
+    int ns = 0, left = np;
+    for (int s = 0; s < e->nsegs && left > 0; s++) {
+        segs[ns] = e->segs[s];
+        if ((int)segs[ns].npasses > left)
+            segs[ns].npasses = (uint32_t)left;
+        left -= (int)segs[ns].npasses;
+        ns++;
+    }
+    tsr__t1_block blk = {.w = (uint32_t)e->w, .h = (uint32_t)e->h, .orient = (uint8_t)e->orient,
+                         .style = (uint8_t)e->style, .zero_bp = (uint8_t)zbp, .mb = (uint8_t)mb,
+                         .roi_shift = (uint8_t)roi, .reversible = (uint8_t)rev,
+                         .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+    return tsr__t1_decode(&blk, g_ws, g_wss, out, stride, warn);
+}
+
+static void gen_coefs(tsr_rng *rng, int32_t *c, int n, int K, int roi)
+{
+    int kind = tsr_rng_range(rng, 0, 3);
+    for (int i = 0; i < n; i++) {
+        int32_t v = 0;
+        int r = tsr_rng_range(rng, 0, 99);
+        int zero_pct = kind == 0 ? 90 : kind == 1 ? 50 : kind == 2 ? 10 : 99;
+        if (r >= zero_pct) {
+            int bits = tsr_rng_range(rng, 1, roi ? (roi < K - roi ? roi : K - roi) : K);
+            if (roi && tsr_rng_range(rng, 0, 1)) {
+                /* ROI coefficient: magnitude of up to K - roi bits, shifted up */
+                v = (int32_t)((uint32_t)tsr_rng_range(rng, 1, (1 << bits) - 1) << roi);
+                if ((uint32_t)v >= (1u << K))
+                    v = 1 << roi;
+            } else {
+                v = (int32_t)tsr_rng_range(rng, 1, (1 << bits) - 1);
+            }
+            if (tsr_rng_range(rng, 0, 1))
+                v = -v;
+        }
+        c[i] = v;
+    }
+}
+
+static void test_ebcot(tsr_rng *rng)
+{
+    static const int sizes[][2] = {{1, 1}, {1, 5},  {5, 1},   {2, 3},   {3, 4},  {4, 4},
+                                   {7, 9}, {8, 8},  {13, 6},  {16, 16}, {17, 5}, {32, 32},
+                                   {33, 31}, {64, 64}, {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
+                                   {128, 32}, {16, 256}};
+    static int32_t coef[MAXA];
+    static int32_t out[1030 * 1030];
+    static uint8_t buf[1 << 20];
+    static ebenc E;
+    tsr__t1_seg segs[MAXSEG];
+    int cases = 0, bad_blocks = 0, decodes = 0;
+    for (int style = 0; style < 64; style++) {
+        for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
+            ebenc *e = &E;
+            e->w = sizes[si][0];
+            e->h = sizes[si][1];
+            /* big blocks only for some styles, to keep the run short */
+            if (e->w * e->h > 1024 && (style % 7) != 0)
+                continue;
+            e->orient = tsr_rng_range(rng, 0, 3);
+            e->style = style;
+            int roi = tsr_rng_range(rng, 0, 5) == 0 ? tsr_rng_range(rng, 1, 6) : 0;
+            e->K = tsr_rng_range(rng, roi ? roi + 1 : 1, roi ? roi + 8 : 14);
+            int zbp = tsr_rng_range(rng, 0, 3);
+            int mb = e->K + zbp - roi;
+            int rev = tsr_rng_range(rng, 0, 1);
+            gen_coefs(rng, coef, e->w * e->h, e->K, roi);
+            e->coef = coef;
+            e->buf = buf;
+            int np = enc_block(e);
+            size_t stride = (size_t)e->w + (size_t)tsr_rng_range(rng, 0, 3);
+            /* every truncation point for small blocks, a few for large ones */
+            int step = e->w * e->h > 256 ? 1 + np / 4 : 1;
+            int blk_bad = 0;
+            for (int n = 0; n <= np; n += (n + step > np && n != np) ? np - n : step) {
+                unsigned warn = 0;
+                int rc = decode_np(e, n, roi, mb, zbp, rev, out, stride, segs, &warn);
+                decodes++;
+                int mism = rc != TSR__T1_OK;
+                for (int y = 0; y < e->h && !mism; y++)
+                    for (int x = 0; x < e->w; x++) {
+                        int32_t want = expect(e, y * e->w + x, n, roi, rev);
+                        if (out[(size_t)y * stride + x] != want) {
+                            if (!mism)
+                                fprintf(stderr,
+                                        "ebcot mismatch: style 0x%02x %dx%d orient %d K %d roi %d "
+                                        "rev %d passes %d/%d at (%d,%d): got %d want %d (rc %d)\n",
+                                        style, e->w, e->h, e->orient, e->K, roi, rev, n, np, x,
+                                        y, out[(size_t)y * stride + x], want, rc);
+                            mism = 1;
+                            break;
+                        }
+                    }
+                if (rc != TSR__T1_OK && !blk_bad)
+                    fprintf(stderr, "ebcot rc %d warn %u: style 0x%02x %dx%d passes %d\n", rc,
+                            warn, style, e->w, e->h, n);
+                blk_bad |= mism;
+                if (n == np)
+                    break;
+            }
+            bad_blocks += blk_bad;
+            cases++;
+        }
+    }
+    printf("ebcot: %d blocks, %d decodes, %d blocks mismatched\n", cases, decodes, bad_blocks);
+    CHECK(bad_blocks == 0);
+    CHECK(cases > 500);
+}
+
+/* Truncating every segment at every byte offset, and garbage: must stay in bounds (ASan) and
+ * terminate; output fully written. */
+static void test_truncation(tsr_rng *rng)
+{
+    static int32_t coef[MAXA];
+    static int32_t out[64 * 64];
+    static uint8_t buf[1 << 18];
+    static ebenc E;
+    tsr__t1_seg segs[MAXSEG];
+    int runs = 0;
+    for (int t = 0; t < 24; t++) {
+        ebenc *e = &E;
+        e->w = tsr_rng_range(rng, 1, 64);
+        e->h = tsr_rng_range(rng, 1, 64);
+        e->orient = t & 3;
+        e->style = tsr_rng_range(rng, 0, 63);
+        e->K = tsr_rng_range(rng, 1, 10);
+        gen_coefs(rng, coef, e->w * e->h, e->K, 0);
+        e->coef = coef;
+        e->buf = buf;
+        int np = enc_block(e);
+        int ns = e->nsegs;
+        for (int s = 0; s < ns; s++) {
+            for (uint32_t cut = 0; cut <= e->segs[s].len; cut++) {
+                /* heap copies of exactly the given bytes */
+                uint8_t *copies[MAXSEG];
+                for (int k = 0; k < ns; k++) {
+                    uint32_t len = k == s ? cut : e->segs[k].len;
+                    copies[k] = malloc(len ? len : 1);
+                    memcpy(copies[k], e->segs[k].data, len);
+                    segs[k] = e->segs[k];
+                    segs[k].data = copies[k];
+                    segs[k].len = len;
+                }
+                tsr__t1_block blk = {.w = (uint32_t)e->w, .h = (uint32_t)e->h,
+                                     .orient = (uint8_t)e->orient, .style = (uint8_t)e->style,
+                                     .zero_bp = 0, .mb = (uint8_t)e->K, .reversible = 1,
+                                     .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+                for (int i = 0; i < e->w * e->h; i++)
+                    out[i] = 0x55555555;
+                int rc = tsr__t1_decode(&blk, g_ws, g_wss, out, (size_t)e->w, NULL);
+                CHECK(rc >= 0);
+                int unset = 0;
+                for (int i = 0; i < e->w * e->h; i++)
+                    unset += out[i] == 0x55555555;
+                CHECK(unset == 0);
+                runs++;
+                for (int k = 0; k < ns; k++)
+                    free(copies[k]);
+            }
+        }
+    }
+    /* garbage segments with random pass splits */
+    for (int t = 0; t < 2000; t++) {
+        uint8_t *data[8];
+        int ns = tsr_rng_range(rng, 1, 8), np = 0;
+        for (int k = 0; k < ns; k++) {
+            uint32_t len = (uint32_t)tsr_rng_range(rng, 0, 300);
+            data[k] = malloc(len ? len : 1);
+            tsr_rng_fill(rng, data[k], len);
+            if (tsr_rng_range(rng, 0, 3) == 0)
+                memset(data[k], 0xFF, len);
+            segs[k].data = data[k];
+            segs[k].len = len;
+            segs[k].npasses = (uint32_t)tsr_rng_range(rng, 0, 12);
+            np += (int)segs[k].npasses;
+        }
+        tsr__t1_block blk = {.w = (uint32_t)tsr_rng_range(rng, 1, 64),
+                             .h = (uint32_t)tsr_rng_range(rng, 1, 64),
+                             .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
+                             .style = (uint8_t)tsr_rng_range(rng, 0, 63),
+                             .zero_bp = (uint8_t)tsr_rng_range(rng, 0, 5),
+                             .mb = (uint8_t)tsr_rng_range(rng, 0, 30),
+                             .roi_shift = (uint8_t)tsr_rng_range(rng, 0, 1),
+                             .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
+                             .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+        int rc = tsr__t1_decode(&blk, g_ws, g_wss, out, blk.w, NULL);
+        CHECK(rc != TSR__T1_EINVAL);
+        runs++;
+        for (int k = 0; k < ns; k++)
+            free(data[k]);
+    }
+    printf("truncation/garbage: %d decodes\n", runs);
+}
+
+static void test_segment_rule(void)
+{
+    /* Table D.9 and the rules of t1.h, 2. */
+    CHECK(tsr__t1_segment_max_passes(0, 0, 40, 0) == TSR__T1_MAX_PASSES);
+    CHECK(tsr__t1_segment_max_passes(0x02 | 0x08 | 0x10 | 0x20, 5, 40, 0) == TSR__T1_MAX_PASSES);
+    CHECK(tsr__t1_segment_max_passes(0x04, 0, 40, 0) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x05, 13, 40, 0) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x01, 0, 40, 0) == 10);
+    CHECK(tsr__t1_segment_max_passes(0x01, 4, 40, 0) == 6);
+    CHECK(tsr__t1_segment_max_passes(0x01, 10, 40, 0) == 2);
+    CHECK(tsr__t1_segment_max_passes(0x01, 12, 40, 0) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x01, 13, 40, 0) == 2);
+    CHECK(tsr__t1_pass_is_raw(0x01, 10) && tsr__t1_pass_is_raw(0x01, 11));
+    CHECK(!tsr__t1_pass_is_raw(0x01, 12) && !tsr__t1_pass_is_raw(0x01, 9));
+    CHECK(!tsr__t1_pass_is_raw(0x41, 10));
+    /* HT: placeholders + cleanup, then SigProp + MagRef */
+    CHECK(tsr__t1_segment_max_passes(0x40, 0, 1, 0) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x40, 0, 3, 0) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x40, 0, 4, 0) == 4);
+    CHECK(tsr__t1_segment_max_passes(0x40, 0, 6, 0) == 4);
+    CHECK(tsr__t1_segment_max_passes(0x40, 1, 2, 1) == 2);
+    CHECK(tsr__t1_segment_max_passes(0x40, 2, 1, 1) == 1);
+    CHECK(tsr__t1_segment_max_passes(0x40, 3, 3, 1) == 1);
+}
+
+static void test_api(void)
+{
+    int32_t out[16];
+    tsr__t1_block blk = {.w = 4, .h = 4, .mb = 8};
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 4, NULL) == TSR__T1_OK);
+    for (int i = 0; i < 16; i++)
+        CHECK(out[i] == 0);
+    CHECK(tsr__t1_decode(&blk, g_ws, 16, out, 4, NULL) == TSR__T1_EINVAL);
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 3, NULL) == TSR__T1_EINVAL);
+    blk.w = 2048;
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 4096, NULL) == TSR__T1_EINVAL);
+    blk.w = 128;
+    blk.h = 64;
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 128, NULL) == TSR__T1_EINVAL);
+    blk.w = 4;
+    blk.h = 4;
+    blk.npasses = 3; /* != sum of segments */
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 4, NULL) == TSR__T1_EINVAL);
+    tsr__t1_seg sg = {(const uint8_t *)"\x12\x34", 2, 3};
+    blk.segs = &sg;
+    blk.nsegs = 1;
+    blk.zero_bp = 9; /* P > Mb */
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 4, NULL) == TSR__T1_CORRUPT);
+    blk.zero_bp = 0;
+    blk.mb = 31;
+    CHECK(tsr__t1_decode(&blk, g_ws, g_wss, out, 4, NULL) == TSR__T1_UNSUPPORTED);
+}
+
+int main(void)
+{
+    tsr_rng rng;
+    tsr_rng_seed(&rng, 0x7e55e7a1);
+    g_wss = tsr__t1_workspace_size();
+    g_ws = malloc(g_wss);
+    test_segment_rule();
+    test_api();
+    test_mq_roundtrip(&rng);
+    test_ebcot(&rng);
+    test_truncation(&rng);
+    free(g_ws);
+    return tsr_test_finish("test_j2k_t1");
+}
