@@ -109,6 +109,14 @@ typedef struct sep_tabs {
     float *af;
 } sep_tabs;
 
+#define LIN_PIX(CN)                                                                                \
+    for (int dx = 0; dx < p->xmax; dx++) {                                                         \
+        const uint8_t *q = s + xofs[dx] * (CN);                                                    \
+        const int a0 = w[2 * dx], a1 = w[2 * dx + 1];                                              \
+        for (int c = 0; c < (CN); c++)                                                             \
+            h[dx * (CN) + c] = q[c] * a0 + q[(CN) + c] * a1;                                       \
+    }
+
 /* Horizontal pass of one source row, u8 (int32 out). */
 TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const uint8_t *s,
                              int32_t *h)
@@ -116,8 +124,15 @@ TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const
     const int k = p->ksize, cn = p->cn, kh = k / 2;
     const int32_t *xe = t->xe, *a = t->ai;
     if (k == 2) {
-        for (int e = 0; e < t->hi; e++)
-            h[e] = s[xe[e]] * a[2 * e] + s[xe[e] + cn] * a[2 * e + 1];
+        /* per pixel with a constant channel count: one offset and two weights per pixel */
+        const int32_t *xofs = p->table[TSR__RT_XOFS];
+        const int16_t *w = p->table[TSR__RT_XCOEF];
+        switch (cn) {
+        case 1: LIN_PIX(1) break;
+        case 2: LIN_PIX(2) break;
+        case 3: LIN_PIX(3) break;
+        default: LIN_PIX(4) break;
+        }
         for (int e = t->hi; e < t->width; e++)
             h[e] = s[xe[e]] * 2048;
         return;
