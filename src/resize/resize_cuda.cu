@@ -358,6 +358,17 @@ extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *pla
     if (!c)
         return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "CUDA backend not open on this context");
     TSR_CUDA_TRY(ctx, cudaSetDevice(c->device));
+    if (c->own_stream && (src->memory == TSR_MEMORY_CUDA || dst->memory == TSR_MEMORY_CUDA)) {
+        /* The context's own stream does not synchronise with the legacy default stream, where a
+         * caller without streams filled the device image (a pageable cudaMemcpy can return
+         * before its DMA lands): order this call after the default stream's work. */
+        cudaEvent_t ev;
+        TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        cudaError_t e1 = cudaEventRecord(ev, cudaStreamLegacy);
+        cudaError_t e2 = e1 == cudaSuccess ? cudaStreamWaitEvent(c->stream, ev, 0) : e1;
+        cudaEventDestroy(ev);
+        TSR_CUDA_TRY(ctx, e2);
+    }
     int pending = 0;
     tsr_status st = run_one(ctx, plan, src, dst, c->stream, SLOT_SRC, SLOT_DST, SLOT_TAB, &pending);
     if (st != TSR_OK)

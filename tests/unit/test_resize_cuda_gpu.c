@@ -22,8 +22,10 @@ static int to_device(const tsr_image *h, tsr_image *d)
     if (cudaMallocPitch(&d->data, &pitch, row, (size_t)h->height) != cudaSuccess)
         return 0;
     d->stride = pitch;
+    /* a pageable cudaMemcpy2D may return before its DMA lands: synchronise */
     return cudaMemcpy2D(d->data, pitch, h->data, h->stride, row, (size_t)h->height,
-                        cudaMemcpyHostToDevice) == cudaSuccess;
+                        cudaMemcpyHostToDevice) == cudaSuccess &&
+           cudaDeviceSynchronize() == cudaSuccess;
 }
 
 static int to_host(const tsr_image *d, tsr_image *h)
