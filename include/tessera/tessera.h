@@ -5,5 +5,6 @@
 #include "tessera/core.h"
 #include "tessera/io.h"
 #include "tessera/resize.h"
+#include "tessera/carve.h"
 
 #endif

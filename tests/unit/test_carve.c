@@ -1,0 +1,486 @@
+/* Seam carving: the definitions of issue 4 checked by hand and by brute force, the incremental
+ * update against full recomputation, batch-mode invariants, the seam-order map, bad input. */
+#include "carve/plan.h"
+#include "core/ctx.h"
+#include "testlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static tsr_ctx *ctx;
+
+/* A 1-channel u8 grid from a w x h array of luma values. */
+static void grid_from(tsr__carve_grid *g, int32_t w, int32_t h, const uint8_t *v)
+{
+    CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, g, w, h, w, 1, TSR_U8, 1, 1, 1));
+    memcpy(g->pix, v, (size_t)w * (size_t)h);
+    memset(g->mask, 0, (size_t)w * (size_t)h);
+    for (int32_t i = 0; i < w * h; i++)
+        g->index[i] = (uint32_t)i;
+    tsr__carve_luma_all(g, 1);
+}
+
+/* Hand-computed DP on given energies: M, back-pointers and the seam (strict <, leftmost). */
+static void test_dp_by_hand(void)
+{
+    static const struct {
+        uint16_t e[9];
+        int32_t seam[3];
+        tsr__carve_cost last[3];
+    } cases[] = {
+        /* diagonal: M = [1 2 3 | 4 2 4 | 4 5 3] */
+        {{1, 2, 3, 3, 1, 2, 2, 3, 1}, {0, 1, 2}, {4, 5, 3}},
+        /* all equal: the leftmost column */
+        {{0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+        /* ties: last row [2 2 2] ends at x=0, whose best predecessor is x=1 (5 > 1) */
+        {{5, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 0, 0}, {3, 3, 3}},
+        /* centre beats an equal right: row 1 x=1 picks centre (1) over right (1) */
+        {{9, 1, 1, 9, 0, 9, 9, 9, 0}, {1, 1, 2}, {10, 10, 1}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint8_t v[9] = {0};
+        tsr__carve_grid g;
+        tsr__carve_dp d;
+        grid_from(&g, 3, 3, v);
+        CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, TSR_CARVE_BACKWARD, 3, 3));
+        tsr__carve_dp_penalties(&d, &g);
+        memcpy(d.energy, cases[c].e, sizeof cases[c].e);
+        tsr__carve_dp_all(&g, &d, 1);
+        int32_t xs[3];
+        tsr__carve_cost key = tsr__carve_backtrack(&g, &d, xs);
+        for (int y = 0; y < 3; y++)
+            CHECK(xs[y] == cases[c].seam[y]);
+        for (int x = 0; x < 3; x++)
+            CHECK(d.cost[6 + x] == cases[c].last[x]);
+        CHECK(key == cases[c].last[xs[2]]);
+        tsr__carve_dp_free(ctx, &d);
+        tsr__carve_grid_free(ctx, &g);
+    }
+}
+
+/* Backward energy by hand on a 4x3 image, and the two seams the public API removes. */
+static void test_energy_by_hand(void)
+{
+    static const uint8_t v[12] = {10, 10, 90, 90, 10, 10, 90, 90, 10, 10, 90, 90};
+    tsr__carve_grid g;
+    tsr__carve_dp d;
+    grid_from(&g, 4, 3, v);
+    CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, TSR_CARVE_BACKWARD, 4, 3));
+    tsr__carve_energy_all(&g, &d, 1);
+    static const uint16_t want[4] = {0, 80, 80, 0};
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 4; x++)
+            CHECK(d.energy[y * 4 + x] == want[x]);
+    tsr__carve_dp_free(ctx, &d);
+    tsr__carve_grid_free(ctx, &g);
+
+    /* Columns: first seam at x=0 (energies 0 80 80 0, leftmost), then on 10 90 90 the energies
+     * are 80 80 0: x=2. Result 10 90. Same bytes on both CPU backends. */
+    tsr_image src = {4, 3, 1, TSR_U8, 4, (void *)v, TSR_MEMORY_HOST}, dst;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, 2, 3, 1, TSR_U8));
+    CHECK_OK(ctx, tsr_carve(ctx, &src, &dst, NULL));
+    for (int y = 0; y < 3; y++) {
+        CHECK(((uint8_t *)dst.data)[y * 2] == 10);
+        CHECK(((uint8_t *)dst.data)[y * 2 + 1] == 90);
+    }
+    /* The vertical gradient case with a luma from RGB: Y = (77R + 150G + 29B + 128) >> 8. */
+    uint8_t rgb[3] = {200, 100, 50};
+    tsr__carve_grid c;
+    CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, &c, 1, 1, 1, 3, TSR_U8, 1, 0, 0));
+    memcpy(c.pix, rgb, 3);
+    tsr__carve_luma_all(&c, 1);
+    CHECK(c.luma[0] == (77 * 200 + 150 * 100 + 29 * 50 + 128) >> 8);
+    tsr__carve_grid_free(ctx, &c);
+    uint16_t rgb16[3] = {0xC8FF, 0x6401, 0x3280};
+    CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, &c, 1, 1, 1, 3, TSR_U16, 1, 0, 0));
+    memcpy(c.pix, rgb16, 6);
+    tsr__carve_luma_all(&c, 1);
+    CHECK(c.luma[0] == (77 * 200 + 150 * 100 + 29 * 50 + 128) >> 8);
+    tsr__carve_grid_free(ctx, &c);
+    tsr_image_free(ctx, &dst);
+}
+
+static int iabs(int a)
+{
+    return a < 0 ? -a : a;
+}
+
+/* The key of a seam path by the definitions, computed independently of dp_cpu.c. */
+static tsr__carve_cost path_key(const uint8_t *Y, const uint8_t *mask, int w, int h, int fwd,
+                                int has_keep, int has_drop, const int *xs)
+{
+#define L(yy, xx) Y[(yy) * w + ((xx) < 0 ? 0 : (xx) >= w ? w - 1 : (xx))]
+    tsr__carve_cost k = 0;
+    for (int y = 0; y < h; y++) {
+        int x = xs[y];
+        int m = mask ? mask[y * w + x] : 0;
+        if (has_keep && (m & 1))
+            k += TSR__CARVE_KEEP_A;
+        if (has_drop && !(m & 2))
+            k += TSR__CARVE_DROP_B;
+        if (!fwd) {
+            int yu = y > 0 ? y - 1 : 0, yd = y < h - 1 ? y + 1 : h - 1;
+            k += (tsr__carve_cost)(iabs(L(y, x + 1) - L(y, x - 1)) +
+                                   iabs(Y[yd * w + x] - Y[yu * w + x]));
+        } else {
+            int cu = iabs(L(y, x + 1) - L(y, x - 1));
+            k += (tsr__carve_cost)cu;
+            if (y > 0 && xs[y - 1] == x - 1)
+                k += (tsr__carve_cost)iabs(Y[(y - 1) * w + x] - L(y, x - 1));
+            if (y > 0 && xs[y - 1] == x + 1)
+                k += (tsr__carve_cost)iabs(Y[(y - 1) * w + x] - L(y, x + 1));
+        }
+    }
+    return k;
+#undef L
+}
+
+/* Brute force over every connected path of small images: the DP's seam has the least key. */
+static void test_brute_force(tsr_rng *r)
+{
+    for (int t = 0; t < 300; t++) {
+        int w = tsr_rng_range(r, 1, 5), h = tsr_rng_range(r, 1, 5);
+        int fwd = t & 1, masks = (t >> 1) & 3, range = t % 3 == 0 ? 2 : 256;
+        uint8_t Y[25], M[25];
+        for (int i = 0; i < w * h; i++) {
+            Y[i] = (uint8_t)tsr_rng_range(r, 0, range - 1);
+            M[i] = (uint8_t)(masks ? tsr_rng_range(r, 0, 3) & (masks | (masks == 3 ? 3 : 0)) : 0);
+        }
+        tsr__carve_grid g;
+        tsr__carve_dp d;
+        grid_from(&g, w, h, Y);
+        memcpy(g.mask, M, (size_t)(w * h));
+        g.has_keep = (masks & 1) != 0;
+        g.has_drop = (masks & 2) != 0;
+        CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, fwd ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD,
+                                          w, h));
+        tsr__carve_dp_penalties(&d, &g);
+        tsr__carve_energy_all(&g, &d, 1);
+        tsr__carve_dp_all(&g, &d, 1);
+        int32_t xs[5];
+        tsr__carve_cost key = tsr__carve_backtrack(&g, &d, xs);
+        int seam[5];
+        for (int y = 0; y < h; y++)
+            seam[y] = xs[y];
+        for (int y = 1; y < h; y++)
+            CHECK(iabs(seam[y] - seam[y - 1]) <= 1);
+        CHECK(path_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, seam) == key);
+        /* Every path: none has a smaller key. */
+        int p[5] = {0}, best_ok = 1;
+        for (;;) {
+            int connected = 1;
+            for (int y = 1; y < h; y++)
+                connected &= iabs(p[y] - p[y - 1]) <= 1;
+            if (connected && path_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
+                best_ok = 0;
+            int y = 0;
+            while (y < h && ++p[y] == w)
+                p[y++] = 0;
+            if (y == h)
+                break;
+        }
+        CHECK(best_ok);
+        tsr__carve_dp_free(ctx, &d);
+        tsr__carve_grid_free(ctx, &g);
+    }
+}
+
+/* Random luma with structure: smooth ramps, blocks, noise, or two levels (many ties). */
+static void random_luma(tsr_rng *r, uint8_t *Y, int w, int h, int kind)
+{
+    int ax = tsr_rng_range(r, -3, 3), ay = tsr_rng_range(r, -3, 3);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int v;
+            switch (kind % 4) {
+            case 0:
+                v = tsr_rng_range(r, 0, 255);
+                break;
+            case 1:
+                v = tsr_rng_range(r, 0, 1) * 7;
+                break;
+            case 2:
+                v = 128 + ax * x + ay * y + tsr_rng_range(r, -4, 4);
+                break;
+            default:
+                v = ((x / 5 + y / 7) & 1) * 200 + tsr_rng_range(r, 0, 3);
+                break;
+            }
+            Y[y * w + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+}
+
+/* After every removal the incremental update equals a full recomputation, array for array. */
+static void test_incremental(tsr_rng *r)
+{
+    static const int shapes[][2] = {{2, 9}, {3, 40}, {7, 7}, {40, 3}, {64, 48}, {23, 90}, {300, 4}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int kind = 0; kind < 8; kind++) {
+            int w = shapes[s][0], h = shapes[s][1];
+            tsr_carve_energy en = kind & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+            uint8_t *Y = malloc((size_t)(w * h));
+            random_luma(r, Y, w, h, kind / 2);
+            tsr__carve_grid g, f;
+            tsr__carve_dp d, e;
+            grid_from(&g, w, h, Y);
+            if (kind & 4) {
+                g.has_keep = g.has_drop = 1;
+                for (int i = 0; i < w * h; i++)
+                    g.mask[i] = (uint8_t)(tsr_rng_range(r, 0, 9) == 0 ? tsr_rng_range(r, 1, 3) : 0);
+            }
+            CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, en, w, h));
+            CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &e, en, w, h));
+            tsr__carve_dp_penalties(&d, &g);
+            tsr__carve_dp_penalties(&e, &g);
+            tsr__carve_energy_all(&g, &d, 2);
+            tsr__carve_dp_all(&g, &d, 2);
+            int32_t *xs = malloc(sizeof *xs * (size_t)h);
+            int bad = 0;
+            for (int k = 0; k < w - 1 && !bad; k++) {
+                tsr__carve_backtrack(&g, &d, xs);
+                tsr__carve_remove(&g, &d, xs, NULL, 2);
+                tsr__carve_update_after_removal(&g, &d, xs, 2);
+                /* Full recomputation on a copy of the narrower grid. */
+                CHECK_OK(ctx, tsr__carve_grid_copy(ctx, &g, &f, w));
+                tsr__carve_energy_all(&f, &e, 1);
+                tsr__carve_dp_all(&f, &e, 1);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < g.w; x++) {
+                        size_t i = (size_t)y * (size_t)w + (size_t)x;
+                        if ((en == TSR_CARVE_BACKWARD && d.energy[i] != e.energy[i]) ||
+                            d.cost[i] != e.cost[i] || d.back[i] != e.back[i])
+                            bad = 1;
+                    }
+                tsr__carve_grid_free(ctx, &f);
+            }
+            if (bad)
+                fprintf(stderr, "incremental update differs: %dx%d kind %d\n", w, h, kind);
+            CHECK(!bad);
+            free(xs);
+            free(Y);
+            tsr__carve_dp_free(ctx, &d);
+            tsr__carve_dp_free(ctx, &e);
+            tsr__carve_grid_free(ctx, &g);
+        }
+}
+
+/* Batch seams: K per row, distinct and increasing, each connected, all in range. */
+static void test_batch_invariants(tsr_rng *r)
+{
+    for (int t = 0; t < 60; t++) {
+        int w = tsr_rng_range(r, 2, 120), h = tsr_rng_range(r, 1, 60);
+        int k = tsr_rng_range(r, 1, w - 1);
+        uint8_t *Y = malloc((size_t)(w * h));
+        random_luma(r, Y, w, h, t);
+        tsr__carve_grid g;
+        tsr__carve_dp d;
+        grid_from(&g, w, h, Y);
+        CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD,
+                                          w, h));
+        tsr__carve_dp_penalties(&d, &g);
+        tsr__carve_energy_all(&g, &d, 1);
+        tsr__carve_dp_all(&g, &d, 1);
+        int32_t *cols = malloc(sizeof *cols * (size_t)(h * k)), *heap = malloc(sizeof *heap * (size_t)k);
+        tsr__carve_batch_select(&g, &d, k, cols, heap);
+        int ok = 1;
+        for (int y = 0; y < h; y++)
+            for (int j = 0; j < k; j++) {
+                int c = cols[y * k + j];
+                ok &= c >= 0 && c < w;
+                if (j > 0)
+                    ok &= c > cols[y * k + j - 1];
+                if (y > 0)
+                    ok &= iabs(c - cols[(y - 1) * k + j]) <= 1;
+            }
+        CHECK(ok);
+        /* K = 1 is the exact seam. */
+        int32_t *xs = malloc(sizeof *xs * (size_t)h);
+        tsr__carve_backtrack(&g, &d, xs);
+        tsr__carve_batch_select(&g, &d, 1, cols, heap);
+        int same = 1;
+        for (int y = 0; y < h; y++)
+            same &= cols[y] == xs[y];
+        CHECK(same);
+        if (!same) {
+            fprintf(stderr, "batch k=1 %dx%d:", w, h);
+            for (int y = 0; y < h; y++)
+                fprintf(stderr, " %d/%d", xs[y], cols[y]);
+            fprintf(stderr, "\n");
+        }
+        free(xs);
+        free(cols);
+        free(heap);
+        free(Y);
+        tsr__carve_dp_free(ctx, &d);
+        tsr__carve_grid_free(ctx, &g);
+    }
+    CHECK(tsr__carve_batch_k(7680, 1000, 0) == 120);
+    CHECK(tsr__carve_batch_k(100, 1000, 0) == 1);
+    CHECK(tsr__carve_batch_k(7680, 5, 0) == 5);
+    CHECK(tsr__carve_batch_k(10, 100, 50) == 9);
+}
+
+/* The map: a permutation per row; retargeting from it equals carving to that width. */
+static void test_map(tsr_rng *r)
+{
+    const int w = 37, h = 23;
+    tsr_image src, map, a, b;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &src, w, h, 3, TSR_U8));
+    uint8_t *Y = malloc((size_t)(w * h));
+    random_luma(r, Y, w, h, 2);
+    for (int i = 0; i < w * h; i++)
+        for (int c = 0; c < 3; c++)
+            ((uint8_t *)src.data)[i * 3 + c] = (uint8_t)(Y[i] + tsr_rng_range(r, 0, 9) * c);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &map, w, h, 1, TSR_U16));
+    for (int fwd = 0; fwd < 2; fwd++) {
+        tsr_carve_options o;
+        tsr_carve_options_init(&o);
+        o.energy = fwd ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+        CHECK_OK(ctx, tsr_carve_map(ctx, &src, &o, &map));
+        int perm = 1;
+        for (int y = 0; y < h; y++) {
+            int seen[64] = {0};
+            const uint16_t *m = (const uint16_t *)((uint8_t *)map.data + (size_t)y * map.stride);
+            for (int x = 0; x < w; x++)
+                seen[m[x] == 65535 ? w - 1 : m[x]]++;
+            for (int x = 0; x < w; x++)
+                perm &= seen[x] == 1;
+        }
+        CHECK(perm);
+        for (int tw = 1; tw <= w; tw += 6) {
+            CHECK_OK(ctx, tsr_image_alloc(ctx, &a, tw, h, 3, TSR_U8));
+            CHECK_OK(ctx, tsr_image_alloc(ctx, &b, tw, h, 3, TSR_U8));
+            CHECK_OK(ctx, tsr_carve_retarget(ctx, &src, &map, &a));
+            o.width = tw;
+            CHECK_OK(ctx, tsr_carve(ctx, &src, &b, &o));
+            o.width = 0;
+            CHECK(memcmp(a.data, b.data, (size_t)(tw * h * 3)) == 0);
+            tsr_image_free(ctx, &a);
+            tsr_image_free(ctx, &b);
+        }
+    }
+    /* A map made down to width 30 cannot retarget to 20. */
+    tsr_carve_options o;
+    tsr_carve_options_init(&o);
+    o.width = 30;
+    CHECK_OK(ctx, tsr_carve_map(ctx, &src, &o, &map));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &a, 20, h, 3, TSR_U8));
+    CHECK_STATUS(tsr_carve_retarget(ctx, &src, &map, &a), TSR_ERR_INVALID_ARGUMENT);
+    tsr_image_free(ctx, &a);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &a, 31, h, 3, TSR_U8));
+    CHECK_OK(ctx, tsr_carve_retarget(ctx, &src, &map, &a));
+    tsr_image_free(ctx, &a);
+    free(Y);
+    tsr_image_free(ctx, &map);
+    tsr_image_free(ctx, &src);
+}
+
+/* Object removal, enlargement sizes, overlay, report, and the rejections. */
+static void test_api(tsr_rng *r)
+{
+    const int w = 40, h = 30;
+    tsr_image src, drop, keep, dst, ov, bad;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &src, w, h, 4, TSR_U8));
+    tsr_rng_fill(r, src.data, (size_t)(w * h * 4));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &drop, w, h, 1, TSR_U8));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &keep, w, h, 1, TSR_U8));
+    memset(drop.data, 0, (size_t)(w * h));
+    memset(keep.data, 0, (size_t)(w * h));
+    for (int y = 10; y < 20; y++)
+        for (int x = 12; x < 15; x++)
+            ((uint8_t *)drop.data)[y * w + x] = 255;
+    for (int y = 0; y < h; y++)
+        ((uint8_t *)keep.data)[y * w + 30] = 1;
+    tsr_carve_options o;
+    tsr_carve_report rep;
+    tsr_carve_options_init(&o);
+    o.drop = &drop;
+    o.keep = &keep;
+    o.report = &rep;
+    int32_t ow, oh;
+    CHECK_OK(ctx, tsr_carve_size(ctx, &src, &o, &ow, &oh));
+    CHECK(ow == w && oh == h);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, w, h, 4, TSR_U8));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &ov, w, h, tsr_carve_overlay_channels(4), TSR_U8));
+    o.seams = &ov;
+    CHECK_OK(ctx, tsr_carve(ctx, &src, &dst, &o));
+    CHECK(rep.removed_vertical == 3 && rep.inserted_vertical == 3);
+    int red = 0, keep_red = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = (uint8_t *)ov.data + (size_t)y * ov.stride + (size_t)x * 4;
+            int is_red = p[0] == 255 && p[1] == 0 && p[2] == 0 && p[3] == 255;
+            red += is_red;
+            keep_red += is_red && x == 30;
+        }
+    CHECK(red >= 3 * h);
+    CHECK(keep_red == 0);
+    tsr_image_free(ctx, &dst);
+
+    /* Enlarge both sides past 50%: several rounds. */
+    tsr_carve_options_init(&o);
+    o.width = 2 * w + 3;
+    o.height = h + 1;
+    o.report = &rep;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, 2 * w + 3, h + 1, 4, TSR_U8));
+    CHECK_OK(ctx, tsr_carve(ctx, &src, &dst, &o));
+    CHECK(rep.inserted_vertical == w + 3 && rep.inserted_horizontal == 1);
+    tsr_image_free(ctx, &dst);
+
+    /* Rejections. */
+    tsr_carve_options_init(&o);
+    o.width = TSR_CARVE_MAX_SIDE + 1;
+    CHECK_STATUS(tsr_carve_size(ctx, &src, &o, &ow, &oh), TSR_ERR_LIMIT);
+    o.width = -1;
+    CHECK_STATUS(tsr_carve_size(ctx, &src, &o, &ow, &oh), TSR_ERR_INVALID_ARGUMENT);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &bad, w - 1, h, 1, TSR_U8));
+    tsr_carve_options_init(&o);
+    o.keep = &bad;
+    CHECK_STATUS(tsr_carve_size(ctx, &src, &o, &ow, &oh), TSR_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "keep mask") != NULL);
+    tsr_image_free(ctx, &bad);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &bad, 1, 5, 3, TSR_U8));
+    memset(bad.data, 1, 15);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, 1, 4, 3, TSR_U8));
+    CHECK_OK(ctx, tsr_carve(ctx, &bad, &dst, NULL)); /* one column, fewer rows: fine */
+    tsr_image_free(ctx, &dst);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, 1, 5, 3, TSR_U8));
+    tsr_image map;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &map, 1, 5, 1, TSR_U16));
+    CHECK_STATUS(tsr_carve_map(ctx, &bad, NULL, &map), TSR_ERR_INVALID_ARGUMENT);
+    tsr_image_free(ctx, &map);
+    tsr_image_free(ctx, &dst);
+    tsr_image_free(ctx, &bad);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &dst, w, h, 3, TSR_U8)); /* wrong channels */
+    CHECK_STATUS(tsr_carve(ctx, &src, &dst, NULL), TSR_ERR_INVALID_ARGUMENT);
+    tsr_image_free(ctx, &dst);
+    tsr_image f32;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &f32, 4, 4, 1, TSR_F32));
+    CHECK_STATUS(tsr_carve_size(ctx, &f32, NULL, &ow, &oh), TSR_ERR_UNSUPPORTED);
+    tsr_image_free(ctx, &f32);
+
+    tsr_image_free(ctx, &ov);
+    tsr_image_free(ctx, &keep);
+    tsr_image_free(ctx, &drop);
+    tsr_image_free(ctx, &src);
+}
+
+int main(void)
+{
+    tsr_ctx_options co;
+    tsr_ctx_options_init(&co);
+    co.backend = TSR_BACKEND_CPU;
+    if (tsr_ctx_create(&co, &ctx) != TSR_OK)
+        return 1;
+    tsr_rng r;
+    tsr_rng_seed(&r, 4);
+    test_dp_by_hand();
+    test_energy_by_hand();
+    test_brute_force(&r);
+    test_incremental(&r);
+    test_batch_invariants(&r);
+    test_map(&r);
+    test_api(&r);
+    tsr_ctx_destroy(ctx);
+    return tsr_test_finish("test_carve");
+}
