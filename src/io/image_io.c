@@ -27,16 +27,24 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
     tsr_format f = tsr_format_detect(data, len);
     if (format)
         *format = f;
+    st = TSR_ERR_UNSUPPORTED;
     switch (f) {
     case TSR_FORMAT_PNG:
-        return tsr__png_decode(ctx, data, len, out);
+        st = tsr__png_decode(ctx, data, len, out);
+        break;
     case TSR_FORMAT_JPEG:
-        return tsr__jpeg_decode(ctx, data, len, out);
+        st = tsr__jpeg_decode(ctx, data, len, out);
+        break;
     case TSR_FORMAT_PNM:
-        return tsr__pnm_decode(ctx, data, len, out);
+        st = tsr__pnm_decode(ctx, data, len, out);
+        break;
     case TSR_FORMAT_UNKNOWN:
         break;
     }
+    if (st == TSR_OK)
+        ctx->message[0] = '\0'; /* an optional allocation libpng did without may have left one */
+    if (f != TSR_FORMAT_UNKNOWN)
+        return st;
     const uint8_t *p = data;
     return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                      "unknown image format (first bytes %02x %02x %02x %02x; PNG, JPEG and PNM "
