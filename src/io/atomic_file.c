@@ -67,8 +67,7 @@ tsr_status tsr__atomic_open(tsr_ctx *ctx, const char *path, tsr__atomic_file *af
         if (!af->fp) {
             int e = errno;
             close(fd);
-            st = tsr__fail(ctx, TSR_ERR_IO, "cannot open a stream for '%s': %s", path,
-                           strerror(e));
+            st = tsr__fail(ctx, TSR_ERR_IO, "cannot open a stream for '%s': %s", path, strerror(e));
             tsr__atomic_abort(ctx, af);
             return st;
         }

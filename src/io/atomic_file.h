@@ -12,9 +12,9 @@
 #include <stdio.h>
 
 typedef struct tsr__atomic_file {
-    char *path;      /* the destination (a copy; context allocator) */
-    char *temp_path; /* "<folder>/.<name>.tmp-<pid>-<n>" */
-    FILE *fp;        /* open on the temporary file; NULL once closed */
+    char *path;       /* the destination (a copy; context allocator) */
+    char *temp_path;  /* "<folder>/.<name>.tmp-<pid>-<n>" */
+    FILE *fp;         /* open on the temporary file; NULL once closed */
     int created;      /* temp_path exists and is ours to remove */
     int write_failed; /* a write failed: commit refuses */
 } tsr__atomic_file;

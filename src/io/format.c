@@ -61,8 +61,8 @@ tsr_format tsr_format_from_name(const char *path)
         const char *ext;
         tsr_format format;
     } table[] = {
-        {"png", TSR_FORMAT_PNG}, {"jpg", TSR_FORMAT_JPEG}, {"jpeg", TSR_FORMAT_JPEG},
-        {"jpe", TSR_FORMAT_JPEG}, {"pgm", TSR_FORMAT_PNM}, {"ppm", TSR_FORMAT_PNM},
+        {"png", TSR_FORMAT_PNG},  {"jpg", TSR_FORMAT_JPEG}, {"jpeg", TSR_FORMAT_JPEG},
+        {"jpe", TSR_FORMAT_JPEG}, {"pgm", TSR_FORMAT_PNM},  {"ppm", TSR_FORMAT_PNM},
         {"pnm", TSR_FORMAT_PNM},
     };
     if (!path)

@@ -165,7 +165,8 @@ static tsr_status check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img
                              "JPEG stores gray or RGB only (%d channels given)",
                              (int)img->channels);
         if (img->width > 65500 || img->height > 65500)
-            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG images are at most 65500 wide and high");
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                             "JPEG images are at most 65500 wide and high");
         return TSR_OK;
     case TSR_FORMAT_PNM:
         if (img->channels != 1 && img->channels != 3)

@@ -43,7 +43,7 @@ typedef struct jpeg_state {
     struct jpeg_destination_mgr dst;
     struct jpeg_progress_mgr progress;
     tsr__atomic_file *af;
-    tsr_image img; /* decoding: the image being filled (freed on failure) */
+    tsr_image img;     /* decoding: the image being filled (freed on failure) */
     JOCTET buf[16384]; /* encoding: the output buffer */
 } jpeg_state;
 
@@ -148,8 +148,8 @@ static void on_progress(j_common_ptr cinfo)
     if (d->input_scan_number > MAX_SCANS) {
         jpeg_state *s = state_of(cinfo);
         if (s->status == TSR_OK)
-            s->status = tsr__fail(s->ctx, TSR_ERR_LIMIT, "JPEG: more than %d scans",
-                                  (int)MAX_SCANS);
+            s->status =
+                tsr__fail(s->ctx, TSR_ERR_LIMIT, "JPEG: more than %d scans", (int)MAX_SCANS);
         longjmp(s->jmp, 1);
     }
 }
@@ -172,9 +172,9 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
     jpeg_create_decompress(&s->d);
     s->have_decompress = 1;
     if (s->ctx->opt.max_memory)
-        s->d.mem->max_memory_to_use = (long)(s->ctx->opt.max_memory > (uint64_t)LONG_MAX
-                                                 ? LONG_MAX
-                                                 : (long)s->ctx->opt.max_memory);
+        s->d.mem->max_memory_to_use =
+            (long)(s->ctx->opt.max_memory > (uint64_t)LONG_MAX ? LONG_MAX
+                                                               : (long)s->ctx->opt.max_memory);
     s->src.init_source = src_init;
     s->src.fill_input_buffer = src_fill;
     s->src.skip_input_data = src_skip;
@@ -229,14 +229,13 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
     }
     jpeg_start_decompress(&s->d);
     if (s->d.output_width != (JDIMENSION)s->img.width ||
-        s->d.output_height != (JDIMENSION)s->img.height ||
-        s->d.output_components != channels) {
+        s->d.output_height != (JDIMENSION)s->img.height || s->d.output_components != channels) {
         s->status = tsr__fail(s->ctx, TSR_ERR_INTERNAL, "JPEG: output geometry changed");
         return s->status;
     }
     while (s->d.output_scanline < s->d.output_height) {
-        JSAMPROW row = (JSAMPROW)((uint8_t *)s->img.data +
-                                  (size_t)s->d.output_scanline * s->img.stride);
+        JSAMPROW row =
+            (JSAMPROW)((uint8_t *)s->img.data + (size_t)s->d.output_scanline * s->img.stride);
         if (jpeg_read_scanlines(&s->d, &row, 1) != 1) {
             s->status = tsr__fail(s->ctx, TSR_ERR_CORRUPT, "JPEG: decoder stalled at row %u",
                                   (unsigned)s->d.output_scanline);

@@ -87,7 +87,8 @@ static void on_read(png_structp png, png_bytep out, size_t n)
             if (type)
                 tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: truncated data (%s)", name);
             else
-                tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: truncated data (signature or chunk header)");
+                tsr__fail(s->ctx, TSR_ERR_CORRUPT,
+                          "PNG: truncated data (signature or chunk header)");
             s->status = TSR_ERR_CORRUPT;
         }
         png_longjmp(png, 1);
@@ -146,8 +147,8 @@ static tsr_status decode_body(png_state *s)
     }
     size_t rows_size;
     if (!tsr__size_mul((size_t)height, sizeof(png_bytep), &rows_size)) {
-        s->status = tsr__fail(s->ctx, TSR_ERR_OVERFLOW, "PNG: %lu rows overflow",
-                              (unsigned long)height);
+        s->status =
+            tsr__fail(s->ctx, TSR_ERR_OVERFLOW, "PNG: %lu rows overflow", (unsigned long)height);
         return s->status;
     }
     void *rows;
@@ -173,8 +174,8 @@ tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_im
     s.ctx = ctx;
     s.data = data;
     s.len = len;
-    s.png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning, &s,
-                                     on_malloc, on_free);
+    s.png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &s, on_error, on_warning, &s, on_malloc,
+                                     on_free);
     if (!s.png) {
         if (s.status == TSR_OK)
             return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: cannot create the decoder");

@@ -83,8 +83,7 @@ static tsr_status header_field(tsr_ctx *ctx, pnm_reader *r, const char *what, ui
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: %s above %lu in header", what,
                          (unsigned long)limit);
     default:
-        return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: %s is not a decimal number in header",
-                         what);
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: %s is not a decimal number in header", what);
     }
 }
 
@@ -128,7 +127,8 @@ tsr_status tsr__pnm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_im
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: maxval 0 in header");
     uint64_t pixels = (uint64_t)width * height;
     if (pixels > ctx->opt.max_image_pixels)
-        return tsr__fail(ctx, TSR_ERR_LIMIT, "PNM: image of %lux%lu exceeds the limit of %llu pixels",
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "PNM: image of %lux%lu exceeds the limit of %llu pixels",
                          (unsigned long)width, (unsigned long)height,
                          (unsigned long long)ctx->opt.max_image_pixels);
     int wide = maxval > 255;

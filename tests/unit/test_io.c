@@ -109,8 +109,8 @@ static void fill_smooth(tsr_image *img)
         uint8_t *p = (uint8_t *)img->data + (size_t)y * img->stride;
         for (int32_t x = 0; x < img->width; x++)
             for (int c = 0; c < img->channels; c++)
-                p[x * img->channels + c] = (uint8_t)(x * (100 + 40 * c) / img->width +
-                                                     y * (100 - 30 * c) / img->height);
+                p[x * img->channels + c] =
+                    (uint8_t)(x * (100 + 40 * c) / img->width + y * (100 - 30 * c) / img->height);
     }
 }
 
@@ -418,8 +418,8 @@ static size_t png_with_ihdr(unsigned char *out, uint32_t w, uint32_t h, int bit_
     size_t n = 33;
     if (with_idat) {
         /* zlib header, one empty final stored block, Adler-32 of nothing */
-        static const unsigned char z[11] = {0x78, 0x01, 0x01, 0x00, 0x00, 0xff, 0xff,
-                                            0x00, 0x00, 0x00, 0x01};
+        static const unsigned char z[11] = {0x78, 0x01, 0x01, 0x00, 0x00, 0xff,
+                                            0xff, 0x00, 0x00, 0x00, 0x01};
         put_be32(out + n, sizeof z);
         memcpy(out + n + 4, "IDAT", 4);
         memcpy(out + n + 8, z, sizeof z);
@@ -485,7 +485,9 @@ static void test_must_reject(void)
         const char *name;
         unsigned char *data;
         size_t len;
-    } files[] = {{"PNG", png, png_len}, {"JPEG", jpg, jpg_len}, {"PNM", pnm, pnm_len},
+    } files[] = {{"PNG", png, png_len},
+                 {"JPEG", jpg, jpg_len},
+                 {"PNM", pnm, pnm_len},
                  {"PNM 16", pnm16, pnm16_len}};
     for (unsigned f = 0; f < 4; f++) {
         for (size_t cut = 1; cut < files[f].len; cut++) {
@@ -498,7 +500,8 @@ static void test_must_reject(void)
         }
     }
     /* messages name the problem */
-    reject(ctx, "PNG cut in IDAT", png, png_len - 20, TSR_ERR_CORRUPT, "PNG: truncated data (IDAT)");
+    reject(ctx, "PNG cut in IDAT", png, png_len - 20, TSR_ERR_CORRUPT,
+           "PNG: truncated data (IDAT)");
     reject(ctx, "JPEG cut", jpg, jpg_len / 2, TSR_ERR_CORRUPT, "JPEG: Premature end of JPEG file");
     reject(ctx, "PNM cut", pnm, pnm_len - 1, TSR_ERR_CORRUPT, "PNM: truncated raster");
 
@@ -519,9 +522,12 @@ static void test_must_reject(void)
     reject(ctx, "PNM negative", "P5 -1 1 255 \x00", 13, TSR_ERR_CORRUPT, NULL);
     reject(ctx, "PNM letters", "P5 a 1 255 \x00", 12, TSR_ERR_CORRUPT, NULL);
     reject(ctx, "PNM no header", "P6\n", 3, TSR_ERR_CORRUPT, "header ends");
-    reject(ctx, "PNM sample above maxval", "P5 2 1 100 \x05\x65", 13, TSR_ERR_CORRUPT, "above maxval");
-    reject(ctx, "PNM plain sample above maxval", "P2 2 1 100 5 101", 16, TSR_ERR_CORRUPT, "above maxval");
-    reject(ctx, "PNM plain missing sample", "P3 2 1 255 1 2 3 4 5", 20, TSR_ERR_CORRUPT, "truncated");
+    reject(ctx, "PNM sample above maxval", "P5 2 1 100 \x05\x65", 13, TSR_ERR_CORRUPT,
+           "above maxval");
+    reject(ctx, "PNM plain sample above maxval", "P2 2 1 100 5 101", 16, TSR_ERR_CORRUPT,
+           "above maxval");
+    reject(ctx, "PNM plain missing sample", "P3 2 1 255 1 2 3 4 5", 20, TSR_ERR_CORRUPT,
+           "truncated");
     reject(ctx, "PNM plain junk sample", "P2 2 1 255 1 x", 14, TSR_ERR_CORRUPT, "not a number");
     reject(ctx, "PNM comment eats raster", "P5 1 1 255#\x01", 12, TSR_ERR_CORRUPT, NULL);
     reject(ctx, "PNM 16-bit short raster", "P5 1 1 256 \x01", 12, TSR_ERR_CORRUPT, "truncated");
@@ -550,7 +556,8 @@ static void test_must_reject(void)
         tsr_ctx *small = NULL;
         CHECK_STATUS(tsr_ctx_create(&opt, &small), TSR_OK);
         reject(small, "PNG over the pixel limit", png, png_len, TSR_ERR_LIMIT, "exceeds the limit");
-        reject(small, "JPEG over the pixel limit", jpg, jpg_len, TSR_ERR_LIMIT, "exceeds the limit");
+        reject(small, "JPEG over the pixel limit", jpg, jpg_len, TSR_ERR_LIMIT,
+               "exceeds the limit");
         reject(small, "PNM over the pixel limit", pnm, pnm_len, TSR_ERR_LIMIT, "exceeds the limit");
         tsr_ctx_destroy(small);
         tsr_ctx_options_init(&opt);
@@ -677,15 +684,30 @@ static const struct sample_ref {
     uint8_t px[3][3];
 } sample_refs[] = {
     {"images/rocket.jpg", 640, 427, 3, 53516744ull, {{17, 33, 58}, {53, 75, 114}, {83, 61, 37}}},
-    {"images/hubble_deep_field.jpg", 1000, 872, 3, 50108051ull,
+    {"images/hubble_deep_field.jpg",
+     1000,
+     872,
+     3,
+     50108051ull,
      {{15, 7, 4}, {13, 15, 10}, {7, 18, 12}}},
-    {"images/desert_mesa_4611x8192.jpg", 4611, 8192, 3, 8928069930ull, /* progressive */
+    {"images/desert_mesa_4611x8192.jpg",
+     4611,
+     8192,
+     3,
+     8928069930ull, /* progressive */
      {{1, 72, 94}, {100, 144, 153}, {80, 45, 7}}},
-    {"images/broadway_tower_1428x968.jpg", 1428, 968, 3, 560016109ull,
+    {"images/broadway_tower_1428x968.jpg",
+     1428,
+     968,
+     3,
+     560016109ull,
      {{0, 93, 157}, {83, 149, 209}, {149, 128, 37}}},
-    {"images/astronaut.png", 512, 512, 3, 90124324ull,
-     {{154, 147, 151}, {42, 23, 13}, {0, 0, 0}}},
-    {"images/chelsea.png", 451, 300, 3, 46802357ull,
+    {"images/astronaut.png", 512, 512, 3, 90124324ull, {{154, 147, 151}, {42, 23, 13}, {0, 0, 0}}},
+    {"images/chelsea.png",
+     451,
+     300,
+     3,
+     46802357ull,
      {{143, 120, 104}, {146, 105, 61}, {162, 138, 128}}},
     {"images/coffee.png", 600, 400, 3, 71003487ull, {{21, 13, 8}, {144, 48, 23}, {143, 60, 29}}},
 };
@@ -841,10 +863,10 @@ static void test_atomic_writer(void)
 /* ---- allocation fault loop ---- */
 
 typedef struct fault_alloc {
-    long count;      /* allocations made */
-    long fail_at;    /* the allocation number that fails (1-based); 0 = none */
-    long live;       /* outstanding allocations */
-    int failed;      /* the planned failure happened */
+    long count;   /* allocations made */
+    long fail_at; /* the allocation number that fails (1-based); 0 = none */
+    long live;    /* outstanding allocations */
+    int failed;   /* the planned failure happened */
 } fault_alloc;
 
 static void *fault_alloc_fn(void *user, size_t size, size_t align)
@@ -874,8 +896,7 @@ static void fault_free_fn(void *user, void *ptr)
 /* Decodes data with the Nth allocation failing, N = 1, 2, ... until a run needs no failure.
  * Each failing run must give TSR_ERR_OUT_OF_MEMORY with a message, or (when libpng tolerates
  * the failure of an optional allocation) the right image; no run may leak. */
-static void fault_loop_decode(const char *what, const void *data, size_t len,
-                              const tsr_image *want)
+static void fault_loop_decode(const char *what, const void *data, size_t len, const tsr_image *want)
 {
     int runs = 0;
     for (long n = 1;; n++) {
