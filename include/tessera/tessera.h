@@ -5,6 +5,7 @@
 #include "tessera/core.h"
 #include "tessera/io.h"
 #include "tessera/resize.h"
+#include "tessera/layout.h"
 #include "tessera/carve.h"
 
 #endif

@@ -83,5 +83,6 @@ void cli_json_string(FILE *f, const char *s);
 double cli_now(void);
 
 extern const cli_command cli_cmd_resize;
+extern const cli_command cli_cmd_layout;
 
 #endif

@@ -1,0 +1,170 @@
+/* tessera layout: straight-line grid drawings of graphs that minimise the largest number of
+ * crossings on any one edge (k-planarity), after the GD 2025 contest live challenge.
+ *
+ * Definitions (followed exactly by every evaluator and backend):
+ * - A drawing places node i at the integer point (x[i], y[i]) of the canvas [0,width]x[0,height]
+ *   (both ends inclusive); edges are straight segments.
+ * - Two edges cross when they share no endpoint and the endpoints of each lie strictly on opposite
+ *   sides of the other's line (exact 64-bit orientation signs; touching or collinear contact does
+ *   not count). c(e) is the number of edges crossing e.
+ * - Score, compared lexicographically: K = max c(e), n_K = #{e : c(e) = K}, Phi = sum c(e)^2,
+ *   C = number of crossing pairs.
+ * - Valid: every node inside the canvas, no two nodes on one point, no node on an edge it is not
+ *   an endpoint of (interior or end points). Self-loops and duplicate edges are reported.
+ *
+ * Readers allocate the drawing they return (tsr_layout_free releases it); everything else writes
+ * into caller memory. */
+#ifndef TESSERA_LAYOUT_H
+#define TESSERA_LAYOUT_H
+
+#include "tessera/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest width/height accepted: keeps every orientation product below 2^62. */
+#define TSR_LAYOUT_MAX_CANVAS (1 << 30)
+/* Width and height when the input gives none. */
+#define TSR_LAYOUT_DEFAULT_CANVAS 1000000
+
+/* A graph with a drawing. Node ids are the input's (any integer or string), mapped to 0..n-1 in
+ * input order; edges refer to node indices. */
+typedef struct tsr_layout {
+    int32_t num_nodes, num_edges;
+    int32_t width, height; /* canvas [0,width]x[0,height] */
+    int32_t *x, *y;        /* num_nodes coordinates */
+    int32_t *edge_u, *edge_v; /* num_edges endpoint indices */
+    char **node_id;        /* num_nodes id texts as in the input (without quotes) */
+    uint8_t *node_id_is_string; /* 1: the id was a JSON string; 0: a number (written unquoted) */
+    int has_coordinates;   /* 0 when read from GraphML or an edge list: needs an initial layout */
+} tsr_layout;
+
+/* Allocates a drawing with n nodes and m edges (all fields zeroed, ids NULL, canvas default). */
+tsr_status tsr_layout_alloc(tsr_ctx *ctx, int32_t num_nodes, int32_t num_edges, tsr_layout **out);
+/* Frees a drawing from a reader or tsr_layout_alloc; NULL is a no-op. */
+void tsr_layout_free(tsr_ctx *ctx, tsr_layout *layout);
+/* A deep copy. */
+tsr_status tsr_layout_clone(tsr_ctx *ctx, const tsr_layout *src, tsr_layout **out);
+
+/* Reads contest JSON, GraphML or a plain edge list ("u v" per line, '#' comments), recognised by
+ * content. Errors are TSR_ERR_CORRUPT (syntax, unknown node id, non-integer coordinate, ...),
+ * TSR_ERR_LIMIT (canvas too small for the nodes, sizes beyond int32) or TSR_ERR_IO, with a message
+ * naming the file and the line:column or element. `name` (may be NULL) labels messages. */
+tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out);
+tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                            tsr_layout **out);
+/* Writes contest JSON (ids as read) atomically: temporary file, then rename. */
+tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *layout, const char *path);
+/* Writes an SVG picture atomically; the edges with the most crossings are drawn thick and red,
+ * the rest shaded from grey by their count. */
+tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *layout, const char *path);
+
+typedef struct tsr_layout_score {
+    int64_t K, n_K, Phi, C;
+} tsr_layout_score;
+
+/* -1, 0, 1 as a is lexicographically better than, equal to, worse than b. */
+int tsr_layout_score_compare(const tsr_layout_score *a, const tsr_layout_score *b);
+
+/* Counts crossings on the context's backend (reference: one thread over pairs; cpu: OpenMP;
+ * cuda: one thread per edge). edge_crossings (may be NULL) receives c(e) for every edge. Every
+ * backend gives the same numbers. Self-loops cross nothing. */
+tsr_status tsr_layout_evaluate(tsr_ctx *ctx, const tsr_layout *layout, tsr_layout_score *score,
+                               int32_t *edge_crossings);
+
+typedef enum tsr_layout_violation_kind {
+    TSR_LAYOUT_OUTSIDE_CANVAS = 1, /* node a */
+    TSR_LAYOUT_COINCIDENT_NODES,   /* nodes a < b on one point */
+    TSR_LAYOUT_NODE_ON_EDGE,       /* node a lies on edge e (not one of its endpoints) */
+    TSR_LAYOUT_SELF_LOOP,          /* edge e joins node a to itself */
+    TSR_LAYOUT_DUPLICATE_EDGE      /* edges e < f join the same two nodes */
+} tsr_layout_violation_kind;
+
+typedef struct tsr_layout_violation {
+    tsr_layout_violation_kind kind;
+    int32_t node_a, node_b; /* -1 when not used */
+    int32_t edge_e, edge_f; /* -1 when not used */
+} tsr_layout_violation;
+
+/* "outside-canvas", "coincident-nodes", "node-on-edge", "self-loop", "duplicate-edge". */
+const char *tsr_layout_violation_name(tsr_layout_violation_kind kind);
+
+/* Lists every violation (ordered by kind, then nodes/edges): *count receives the total, and the
+ * first min(total, capacity) are stored in items (items may be NULL with capacity 0 to ask for
+ * the count). A drawing is valid when the total is 0. Self-loops and duplicate edges make a drawing
+ * invalid too. */
+tsr_status tsr_layout_check(tsr_ctx *ctx, const tsr_layout *layout, tsr_layout_violation *items,
+                            size_t capacity, size_t *count);
+
+typedef enum tsr_layout_init {
+    TSR_LAYOUT_INIT_AUTO = 0, /* keep the input's coordinates when it has any, else stress */
+    TSR_LAYOUT_INIT_KEEP,
+    TSR_LAYOUT_INIT_STRESS,   /* stress layout (SGD on graph distances), snapped, collisions repaired */
+    TSR_LAYOUT_INIT_RANDOM    /* uniform distinct random points */
+} tsr_layout_init;
+
+/* "auto", "keep", "stress", "random"; parse returns TSR_ERR_INVALID_ARGUMENT for others. */
+const char *tsr_layout_init_name(tsr_layout_init init);
+tsr_status tsr_layout_init_parse(const char *name, tsr_layout_init *out);
+
+typedef struct tsr_layout_progress {
+    double elapsed;      /* seconds since the start */
+    double time_limit;   /* seconds, 0 = none */
+    int phase;           /* 1: total crossings, 2: k */
+    tsr_layout_score current, best;
+    double temperature;
+    double moves_per_second;
+    uint64_t moves, accepted;
+    const char *note;    /* non-NULL for one-off events ("restart from best", "spatial overflow") */
+} tsr_layout_progress;
+
+/* Called about every progress_interval seconds and at events; return nonzero to stop (the
+ * optimizer then returns TSR_ERR_INTERRUPTED with the best valid drawing in the layout). */
+typedef int (*tsr_layout_progress_fn)(void *user, const tsr_layout_progress *p);
+
+typedef struct tsr_layout_optimize_options {
+    double time_limit;      /* seconds; default 60; 0 = no limit (max_moves must be set) */
+    uint64_t max_moves;     /* proposals; 0 = none. When set, the schedule follows moves instead
+                             * of time, so a seed gives the same drawing whatever the speed */
+    uint64_t seed;          /* default 1 */
+    tsr_layout_init init;   /* default AUTO */
+    const char *save_path;  /* when set, the best valid drawing is written here (JSON, atomic) every
+                             * save_interval seconds when it improved, and before returning */
+    const char *checkpoint_path; /* like save_path; a later run may start from it (init keep) */
+    double save_interval;   /* seconds; default 10 */
+    tsr_layout_progress_fn progress;
+    void *progress_user;
+    double progress_interval; /* seconds; default 0.5 */
+    double phase1_fraction;   /* share of the budget for the total-crossings phase; default 0.3 */
+    int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
+} tsr_layout_optimize_options;
+
+void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt);
+
+typedef struct tsr_layout_optimize_result {
+    tsr_layout_score initial; /* of the valid starting drawing (after repair/init) */
+    tsr_layout_score best;
+    int repaired;             /* nodes moved to make the input valid */
+    uint64_t moves, accepted, restarts;
+    uint64_t dense_fallbacks; /* spatial queries answered by the dense path (overflow, size) */
+    double seconds;
+} tsr_layout_optimize_result;
+
+/* Makes the drawing valid (moving the fewest nodes it can, to the nearest valid points), gives it
+ * an initial layout as asked, then anneals it; on return `layout` holds the best valid drawing
+ * found. Fails with TSR_ERR_LIMIT when the canvas has fewer points than nodes, TSR_ERR_CORRUPT for
+ * self-loops (no valid drawing exists), TSR_ERR_INTERRUPTED when the progress callback asked to
+ * stop (layout still holds the best drawing). result may be NULL. */
+tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *layout,
+                               const tsr_layout_optimize_options *opt,
+                               tsr_layout_optimize_result *result);
+
+/* Only the repair step of tsr_layout_optimize: on success the drawing is valid; *moved (may be
+ * NULL) receives the number of nodes moved. */
+tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *layout, int *moved);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

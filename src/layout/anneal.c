@@ -1,0 +1,390 @@
+/* The optimizer: simulated annealing on the incremental evaluator (incr_cpu.c).
+ *
+ * Plan: make the input valid (repair), give it the initial layout asked for, then two phases.
+ * Phase 1 minimises the total number of crossings C (Metropolis on dC). Phase 2 minimises the
+ * score lexicographically (K, n_K, Phi, C): a move that raises K is rejected, one that lowers K
+ * accepted, otherwise Metropolis on dE = 2K * d(n_K) + d(Phi) (taking one edge off the top level
+ * is worth about what it saves in Phi). Nodes are chosen with a bias toward the endpoints of the
+ * most crossed edges (tournament among random edges); moves go to a random point, near the
+ * neighbours' barycentre, or to a nearby point within a radius that shrinks over the run. Every
+ * move keeps the drawing valid (exact test). Without progress for a while the search restarts
+ * from the best drawing. The schedule follows the share of the budget used: moves/max_moves when
+ * max_moves is set (then a seed gives the same drawing on every machine), else elapsed/time. */
+#include "layout/layout_internal.h"
+
+#include "core/checked.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->time_limit = 60;
+    opt->seed = 1;
+    opt->init = TSR_LAYOUT_INIT_AUTO;
+    opt->save_interval = 10;
+    opt->progress_interval = 0.5;
+    opt->phase1_fraction = 0.3;
+    opt->spatial = 1;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct annealer {
+    tsr_ctx *ctx;
+    tsr_layout *l;
+    const tsr_layout_optimize_options *opt;
+    tsr__incr inc;
+    tsr__rng rng;
+    /* best drawing: held in best_* unless cur_is_best (then the current drawing is it) */
+    int32_t *best_x, *best_y, *best_count;
+    tsr_layout_score best;
+    int cur_is_best;
+    tsr_layout *out; /* clone used for writing snapshots */
+    int best_unsaved;
+    double t0, last_save, last_progress;
+    uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
+    int phase;
+    double temperature;
+} annealer;
+
+static void snapshot_current(annealer *a)
+{
+    size_t n = (size_t)a->l->num_nodes, m = (size_t)a->l->num_edges;
+    memcpy(a->best_x, a->l->x, n * sizeof *a->best_x);
+    memcpy(a->best_y, a->l->y, n * sizeof *a->best_y);
+    memcpy(a->best_count, a->inc.count, m * sizeof *a->best_count);
+}
+
+/* Makes best_* hold the best drawing (copying the current one when it is the best). */
+static void settle_best(annealer *a)
+{
+    if (a->cur_is_best) {
+        snapshot_current(a);
+        a->cur_is_best = 0;
+    }
+}
+
+static tsr_status save_best(annealer *a)
+{
+    const tsr_layout_optimize_options *opt = a->opt;
+    if (!opt->save_path && !opt->checkpoint_path)
+        return TSR_OK;
+    if (a->cur_is_best) {
+        memcpy(a->out->x, a->l->x, (size_t)a->l->num_nodes * sizeof(int32_t));
+        memcpy(a->out->y, a->l->y, (size_t)a->l->num_nodes * sizeof(int32_t));
+    } else {
+        memcpy(a->out->x, a->best_x, (size_t)a->l->num_nodes * sizeof(int32_t));
+        memcpy(a->out->y, a->best_y, (size_t)a->l->num_nodes * sizeof(int32_t));
+    }
+    tsr_status st = TSR_OK;
+    if (opt->save_path)
+        st = tsr_layout_write_json(a->ctx, a->out, opt->save_path);
+    if (st == TSR_OK && opt->checkpoint_path)
+        st = tsr_layout_write_json(a->ctx, a->out, opt->checkpoint_path);
+    a->best_unsaved = 0;
+    a->last_save = now_seconds();
+    return st;
+}
+
+static double budget_fraction(const annealer *a, double elapsed)
+{
+    const tsr_layout_optimize_options *opt = a->opt;
+    if (opt->max_moves)
+        return (double)a->moves / (double)opt->max_moves;
+    return opt->time_limit > 0 ? elapsed / opt->time_limit : 0;
+}
+
+/* Picks the node to move: 3 in 4 times an endpoint of the most crossed of 6 random edges. */
+static int32_t pick_node(annealer *a)
+{
+    const tsr_layout *l = a->l;
+    int32_t m = l->num_edges;
+    if (m > 0 && tsr__rng_below(&a->rng, 4) != 0) {
+        int32_t best = (int32_t)tsr__rng_below(&a->rng, (uint64_t)m);
+        for (int t = 1; t < 6; t++) {
+            int32_t e = (int32_t)tsr__rng_below(&a->rng, (uint64_t)m);
+            if (a->inc.count[e] > a->inc.count[best])
+                best = e;
+        }
+        return tsr__rng_below(&a->rng, 2) ? l->edge_u[best] : l->edge_v[best];
+    }
+    return (int32_t)tsr__rng_below(&a->rng, (uint64_t)l->num_nodes);
+}
+
+static int32_t clamp(int64_t v, int32_t hi)
+{
+    return v < 0 ? 0 : v > hi ? hi : (int32_t)v;
+}
+
+/* A target point for v: random, near the neighbours' barycentre, or within `radius`. */
+static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
+{
+    const tsr_layout *l = a->l;
+    uint64_t kind = tsr__rng_below(&a->rng, 20);
+    int64_t r = (int64_t)radius < 1 ? 1 : (int64_t)radius;
+    int64_t cx = l->x[v], cy = l->y[v];
+    if (kind < 2) {
+        *px = (int32_t)tsr__rng_below(&a->rng, (uint64_t)l->width + 1);
+        *py = (int32_t)tsr__rng_below(&a->rng, (uint64_t)l->height + 1);
+        return;
+    }
+    if (kind < 6) {
+        const tsr__layout_adj *adj = &a->inc.adj;
+        int32_t deg = adj->offset[v + 1] - adj->offset[v];
+        if (deg > 0) {
+            int64_t sx = 0, sy = 0;
+            for (int32_t k = adj->offset[v]; k < adj->offset[v + 1]; k++) {
+                int32_t e = adj->edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+                sx += l->x[w];
+                sy += l->y[w];
+            }
+            cx = sx / deg;
+            cy = sy / deg;
+            r = r / 4 < 1 ? 1 : r / 4;
+        }
+    }
+    *px = clamp(cx + (int64_t)tsr__rng_below(&a->rng, (uint64_t)(2 * r + 1)) - r, l->width);
+    *py = clamp(cy + (int64_t)tsr__rng_below(&a->rng, (uint64_t)(2 * r + 1)) - r, l->height);
+}
+
+/* Energy change of the pending proposal in the current phase. */
+static double energy_delta(const annealer *a)
+{
+    const tsr_layout_score *c = &a->inc.score, *p = &a->inc.pscore;
+    if (a->phase == 1)
+        return (double)(p->C - c->C);
+    if (p->K > c->K)
+        return INFINITY;
+    if (p->K < c->K)
+        return -INFINITY;
+    return (double)(2 * c->K) * (double)(p->n_K - c->n_K) + (double)(p->Phi - c->Phi);
+}
+
+/* Typical positive energy change of random moves in the current phase (for the start
+ * temperature); the proposals are rejected, so the drawing does not change. */
+static double sample_scale(annealer *a, double radius)
+{
+    double sum = 0;
+    int count = 0;
+    for (int i = 0; i < 200; i++) {
+        int32_t v = pick_node(a), px, py;
+        pick_point(a, v, radius, &px, &py);
+        if (!tsr__incr_propose(&a->inc, v, px, py))
+            continue;
+        double d = energy_delta(a);
+        tsr__incr_reject(&a->inc);
+        if (d > 0 && isfinite(d)) {
+            sum += d;
+            count++;
+        }
+    }
+    return count ? sum / count : 1.0;
+}
+
+static int report(annealer *a, double elapsed, const char *note)
+{
+    const tsr_layout_optimize_options *opt = a->opt;
+    double dt = elapsed - a->last_progress;
+    tsr_layout_progress p;
+    memset(&p, 0, sizeof p);
+    p.elapsed = elapsed;
+    p.time_limit = opt->time_limit;
+    p.phase = a->phase;
+    p.current = a->inc.score;
+    p.best = a->best;
+    p.temperature = a->temperature;
+    p.moves_per_second = dt > 0 ? (double)(a->moves - a->last_progress_moves) / dt : 0;
+    p.moves = a->moves;
+    p.accepted = a->accepted;
+    p.note = note;
+    if (!note) {
+        a->last_progress = elapsed;
+        a->last_progress_moves = a->moves;
+    }
+    if (opt->progress)
+        return opt->progress(opt->progress_user, &p);
+    return tsr__progress(a->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
+}
+
+static tsr_status prepare(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
+                          int *repaired)
+{
+    tsr_layout_init init = opt->init;
+    if (init == TSR_LAYOUT_INIT_AUTO || (init == TSR_LAYOUT_INIT_KEEP && !l->has_coordinates))
+        init = l->has_coordinates ? TSR_LAYOUT_INIT_KEEP : TSR_LAYOUT_INIT_STRESS;
+    tsr_status st = TSR_OK;
+    if (init == TSR_LAYOUT_INIT_STRESS)
+        st = tsr__init_stress(ctx, l, opt->seed);
+    else if (init == TSR_LAYOUT_INIT_RANDOM)
+        st = tsr__init_random(ctx, l, opt->seed);
+    if (st == TSR_OK)
+        st = tsr_layout_repair(ctx, l, repaired);
+    return st;
+}
+
+tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
+                               tsr_layout_optimize_result *result)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    tsr_layout_optimize_options defaults;
+    if (!opt) {
+        tsr_layout_optimize_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!l)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
+    if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
+        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
+    if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
+    annealer a;
+    memset(&a, 0, sizeof a);
+    a.ctx = ctx;
+    a.l = l;
+    a.opt = opt;
+    a.t0 = now_seconds();
+    tsr_layout_optimize_result res;
+    memset(&res, 0, sizeof res);
+    if ((st = prepare(ctx, l, opt, &res.repaired)) != TSR_OK)
+        return st;
+    size_t n = (size_t)l->num_nodes, m = (size_t)l->num_edges;
+    if ((st = tsr__incr_init(ctx, &a.inc, l, opt->spatial)) != TSR_OK)
+        return st;
+    if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_x)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_y)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.best_count)) != TSR_OK ||
+        ((opt->save_path || opt->checkpoint_path) &&
+         (st = tsr_layout_clone(ctx, l, &a.out)) != TSR_OK))
+        goto done;
+    tsr__rng_seed(&a.rng, opt->seed);
+    res.initial = a.best = a.inc.score;
+    a.cur_is_best = 1;
+    a.best_unsaved = 1;
+    a.last_save = a.t0;
+    a.phase = opt->phase1_fraction > 0 ? 1 : 2;
+
+    double span = (double)(l->width > l->height ? l->width : l->height);
+    double radius0 = span * 0.3 + 1, radius = radius0;
+    double t_start = 0, t_end = 0;
+    double phase_start_frac = 0;
+    uint64_t stall_limit = 20000 + 40 * (uint64_t)n;
+    int interrupted = 0, can_move = n > 0 && m > 0 &&
+                                       (uint64_t)n < ((uint64_t)l->width + 1) *
+                                                         ((uint64_t)l->height + 1);
+    if (can_move) {
+        t_start = sample_scale(&a, radius);
+        t_end = t_start * 1e-3;
+    }
+    a.temperature = t_start;
+    for (;;) {
+        double elapsed = now_seconds() - a.t0;
+        double frac = budget_fraction(&a, elapsed);
+        if (!can_move || frac >= 1 || (opt->time_limit > 0 && elapsed >= opt->time_limit) ||
+            a.best.K == 0)
+            break;
+        if (a.phase == 1 && frac >= opt->phase1_fraction) {
+            a.phase = 2;
+            phase_start_frac = frac;
+            t_start = sample_scale(&a, radius);
+            t_end = t_start * 1e-3;
+            a.moves_at_best = a.moves;
+            if (report(&a, elapsed, "phase 2: minimising k")) {
+                interrupted = 1;
+                break;
+            }
+        }
+        /* local progress in the phase, 0..1 */
+        double pend = a.phase == 1 ? opt->phase1_fraction : 1.0;
+        double pf = (frac - (a.phase == 1 ? 0 : phase_start_frac)) /
+                    fmax(1e-9, pend - (a.phase == 1 ? 0 : phase_start_frac));
+        pf = fmin(fmax(pf, 0), 1);
+        a.temperature = t_start * pow(t_end / t_start, pf);
+        radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
+        for (int batch = 0; batch < 64; batch++) {
+            int32_t v = pick_node(&a), px, py;
+            pick_point(&a, v, radius, &px, &py);
+            a.moves++;
+            if (!tsr__incr_propose(&a.inc, v, px, py))
+                continue;
+            double d = energy_delta(&a);
+            int accept = d <= 0 || (isfinite(d) && a.temperature > 0 &&
+                                    tsr__rng_unit(&a.rng) < exp(-d / a.temperature));
+            if (!accept) {
+                tsr__incr_reject(&a.inc);
+                continue;
+            }
+            int better = tsr_layout_score_compare(&a.inc.pscore, &a.best) < 0;
+            if (!better && a.cur_is_best)
+                settle_best(&a); /* leaving the best drawing: keep a copy first */
+            if ((st = tsr__incr_commit(ctx, &a.inc)) != TSR_OK)
+                goto done;
+            a.accepted++;
+            if (better) {
+                a.best = a.inc.score;
+                a.cur_is_best = 1;
+                a.best_unsaved = 1;
+                a.moves_at_best = a.moves;
+            }
+        }
+        if (a.inc.grid.stale != TSR__GRID_OK && a.inc.use_grid && a.inc.grid.items) {
+            if ((st = tsr__incr_rebuild_grid(ctx, &a.inc)) != TSR_OK)
+                goto done;
+        }
+        if (a.phase == 2 && a.moves - a.moves_at_best > stall_limit && !a.cur_is_best) {
+            if ((st = tsr__incr_load(ctx, &a.inc, a.best_x, a.best_y, a.best_count)) != TSR_OK)
+                goto done;
+            a.cur_is_best = 1;
+            a.moves_at_best = a.moves;
+            a.restarts++;
+        }
+        double t = now_seconds();
+        if (t - a.t0 - a.last_progress >= opt->progress_interval && report(&a, t - a.t0, NULL)) {
+            interrupted = 1;
+            break;
+        }
+        if (a.best_unsaved && t - a.last_save >= opt->save_interval &&
+            (st = save_best(&a)) != TSR_OK)
+            goto done;
+    }
+    if (a.best_unsaved || opt->checkpoint_path)
+        if ((st = save_best(&a)) != TSR_OK)
+            goto done;
+    settle_best(&a);
+    memcpy(l->x, a.best_x, n * sizeof *l->x);
+    memcpy(l->y, a.best_y, n * sizeof *l->y);
+    res.best = a.best;
+    res.moves = a.moves;
+    res.accepted = a.accepted;
+    res.restarts = a.restarts;
+    res.dense_fallbacks = a.inc.dense_fallbacks;
+    res.seconds = now_seconds() - a.t0;
+    if (result)
+        *result = res;
+    if (interrupted)
+        st = tsr__fail(ctx, TSR_ERR_INTERRUPTED, "layout: stopped on request; best drawing kept");
+done:
+    if (st != TSR_OK && st != TSR_ERR_INTERRUPTED && a.best_x) {
+        /* leave the best valid drawing in place whatever failed */
+        settle_best(&a);
+        memcpy(l->x, a.best_x, n * sizeof *l->x);
+        memcpy(l->y, a.best_y, n * sizeof *l->y);
+    }
+    tsr__incr_release(ctx, &a.inc);
+    tsr__free(ctx, a.best_x);
+    tsr__free(ctx, a.best_y);
+    tsr__free(ctx, a.best_count);
+    tsr_layout_free(ctx, a.out);
+    return st;
+}

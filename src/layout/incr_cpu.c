@@ -1,0 +1,259 @@
+/* Incremental crossing counts on the CPU (layout_internal.h). A move of node v changes only pairs
+ * involving v's incident edges I(v): for every other edge f, new_cross - old_cross against each
+ * e in I(v) is added to both c(f) and c(e). Candidates f are all edges (dense) or those listed in
+ * the spatial index's cells along the old segments, the new segments and the new point (the old
+ * region reveals crossings that disappear). */
+#include "layout/geometry.h"
+#include "layout/layout_internal.h"
+
+#include "core/checked.h"
+
+#include <string.h>
+
+/* Memory the spatial index may take (bytes). */
+enum { GRID_MEMORY_LIMIT = 256 << 20 };
+
+static tsr_status alloc_n(tsr_ctx *ctx, size_t n, size_t elem, void **out)
+{
+    size_t bytes;
+    if (!tsr__size_mul(n ? n : 1, elem, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: size overflows");
+    tsr_status st = tsr__alloc(ctx, bytes, out);
+    if (st == TSR_OK)
+        memset(*out, 0, bytes);
+    return st;
+}
+
+/* Histogram and score from inc->count. */
+static void rescore(tsr__incr *inc)
+{
+    int32_t m = inc->l->num_edges;
+    memset(inc->hist, 0, ((size_t)m + 1) * sizeof *inc->hist);
+    for (int32_t e = 0; e < m; e++)
+        inc->hist[inc->count[e]]++;
+    tsr__score_from_counts(inc->count, m, &inc->score);
+}
+
+tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc)
+{
+    tsr__grid_release(ctx, &inc->grid);
+    if (!inc->use_grid)
+        return TSR_OK;
+    return tsr__grid_build(ctx, inc->l, 0, 0, GRID_MEMORY_LIMIT, &inc->grid);
+}
+
+tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid)
+{
+    memset(inc, 0, sizeof *inc);
+    inc->l = l;
+    inc->use_grid = use_grid;
+    size_t m = (size_t)l->num_edges;
+    tsr_status st;
+    if ((st = tsr__adj_build(ctx, l, &inc->adj)) != TSR_OK ||
+        (st = tsr__occ_build(ctx, l, &inc->occ)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->count)) != TSR_OK ||
+        (st = alloc_n(ctx, m + 1, sizeof(int64_t), (void **)&inc->hist)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->delta)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->touched)) != TSR_OK ||
+        (st = alloc_n(ctx, m, 1, (void **)&inc->mark)) != TSR_OK ||
+        (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK) {
+        tsr__incr_release(ctx, inc);
+        return st;
+    }
+    tsr__count_parallel(l, inc->count, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
+    rescore(inc);
+    return TSR_OK;
+}
+
+void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc)
+{
+    tsr__adj_release(ctx, &inc->adj);
+    tsr__occ_release(ctx, &inc->occ);
+    tsr__grid_release(ctx, &inc->grid);
+    tsr__free(ctx, inc->count);
+    tsr__free(ctx, inc->hist);
+    tsr__free(ctx, inc->delta);
+    tsr__free(ctx, inc->touched);
+    tsr__free(ctx, inc->mark);
+    memset(inc, 0, sizeof *inc);
+}
+
+static inline void touch(tsr__incr *inc, int32_t e, int32_t d)
+{
+    if (!inc->mark[e]) {
+        inc->mark[e] = 1;
+        inc->touched[inc->ntouched++] = e;
+    }
+    inc->delta[e] += d;
+}
+
+static void clear_scratch(tsr__incr *inc)
+{
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        int32_t e = inc->touched[i];
+        inc->mark[e] = 0;
+        inc->delta[e] = 0;
+    }
+    inc->ntouched = 0;
+}
+
+/* The spatial candidates of moving v to (px,py), or a reason to use the dense path. */
+static tsr__grid_reason gather(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
+{
+    const tsr_layout *l = inc->l;
+    tsr__grid *g = &inc->grid;
+    tsr__grid_reason r = tsr__grid_query_begin(g);
+    if (r != TSR__GRID_OK)
+        return r;
+    if ((r = tsr__grid_query_segment(g, px, py, px, py)) != TSR__GRID_OK)
+        return r;
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        if ((r = tsr__grid_query_segment(g, l->x[v], l->y[v], l->x[w], l->y[w])) != TSR__GRID_OK ||
+            (r = tsr__grid_query_segment(g, px, py, l->x[w], l->y[w])) != TSR__GRID_OK)
+            return r;
+    }
+    return TSR__GRID_OK;
+}
+
+/* Adds the changes caused by moving v against candidate f; returns 0 when (px,py) lies on f. */
+static inline int visit(tsr__incr *inc, int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
+                        int32_t py)
+{
+    const tsr_layout *l = inc->l;
+    int32_t a = l->edge_u[f], b = l->edge_v[f];
+    if (a == v || b == v)
+        return 1;
+    int32_t ax = l->x[a], ay = l->y[a], bx = l->x[b], by = l->y[b];
+    if (tsr__point_on_segment(px, py, ax, ay, bx, by))
+        return 0;
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        if (w == a || w == b)
+            continue;
+        int32_t wx = l->x[w], wy = l->y[w];
+        int d = tsr__segments_cross(px, py, wx, wy, ax, ay, bx, by) -
+                tsr__segments_cross(ox, oy, wx, wy, ax, ay, bx, by);
+        if (d) {
+            touch(inc, f, d);
+            touch(inc, e, d);
+        }
+    }
+    return 1;
+}
+
+int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
+{
+    const tsr_layout *l = inc->l;
+    inc->pending = 0;
+    if (!tsr__move_valid_nodes(l, &inc->adj, &inc->occ, v, px, py))
+        return 0;
+    int32_t ox = l->x[v], oy = l->y[v];
+    int dense = 1;
+    if (inc->use_grid) {
+        inc->grid_queries++;
+        tsr__grid_reason r = gather(inc, v, px, py);
+        if (r == TSR__GRID_OK) {
+            dense = 0;
+            for (int32_t i = 0; i < inc->grid.ncand; i++)
+                if (!visit(inc, inc->grid.cand[i], v, ox, oy, px, py)) {
+                    clear_scratch(inc);
+                    return 0;
+                }
+        } else {
+            inc->dense_fallbacks++;
+            inc->last_fallback = r;
+        }
+    }
+    if (dense)
+        for (int32_t f = 0; f < l->num_edges; f++)
+            if (!visit(inc, f, v, ox, oy, px, py)) {
+                clear_scratch(inc);
+                return 0;
+            }
+    /* Score after the move: histogram updated and restored around the K scan. */
+    tsr_layout_score s = inc->score;
+    int64_t dsum = 0, kmax = s.K;
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        int32_t e = inc->touched[i];
+        int64_t c = inc->count[e], nc = c + inc->delta[e];
+        s.Phi += nc * nc - c * c;
+        dsum += inc->delta[e];
+        inc->hist[c]--;
+        inc->hist[nc]++;
+        if (nc > kmax)
+            kmax = nc;
+    }
+    while (kmax > 0 && inc->hist[kmax] == 0)
+        kmax--;
+    s.K = kmax;
+    s.n_K = inc->hist[kmax];
+    s.C += dsum / 2;
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        int32_t e = inc->touched[i];
+        int64_t c = inc->count[e], nc = c + inc->delta[e];
+        inc->hist[nc]--;
+        inc->hist[c]++;
+    }
+    inc->pscore = s;
+    inc->pv = v;
+    inc->px = px;
+    inc->py = py;
+    inc->pending = 1;
+    return 1;
+}
+
+void tsr__incr_reject(tsr__incr *inc)
+{
+    clear_scratch(inc);
+    inc->pending = 0;
+}
+
+tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc)
+{
+    if (!inc->pending)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: commit without a valid proposal");
+    tsr_layout *l = inc->l;
+    int32_t v = inc->pv, ox = l->x[v], oy = l->y[v];
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        int32_t e = inc->touched[i];
+        inc->hist[inc->count[e]]--;
+        inc->count[e] += inc->delta[e];
+        inc->hist[inc->count[e]]++;
+    }
+    inc->score = inc->pscore;
+    clear_scratch(inc);
+    tsr_status st = tsr__occ_move(ctx, &inc->occ, v, ox, oy, inc->px, inc->py);
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        tsr__grid_remove(&inc->grid, e, ox, oy, l->x[w], l->y[w]);
+    }
+    l->x[v] = inc->px;
+    l->y[v] = inc->py;
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        tsr__grid_insert(&inc->grid, e, inc->px, inc->py, l->x[w], l->y[w]);
+    }
+    inc->pending = 0;
+    return st;
+}
+
+tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const int32_t *y,
+                          const int32_t *counts)
+{
+    tsr_layout *l = inc->l;
+    clear_scratch(inc);
+    inc->pending = 0;
+    memcpy(l->x, x, (size_t)l->num_nodes * sizeof *x);
+    memcpy(l->y, y, (size_t)l->num_nodes * sizeof *y);
+    if (counts)
+        memcpy(inc->count, counts, (size_t)l->num_edges * sizeof *counts);
+    else
+        tsr__count_parallel(l, inc->count, ctx->threads);
+    rescore(inc);
+    tsr__occ_release(ctx, &inc->occ);
+    tsr_status st = tsr__occ_build(ctx, l, &inc->occ);
+    if (st == TSR_OK)
+        st = tsr__incr_rebuild_grid(ctx, inc);
+    return st;
+}

@@ -1,0 +1,270 @@
+/* Initial layouts and repair: a stress layout by stochastic gradient descent (Zheng, Pawar and
+ * Goodman, "Graph Drawing by Stochastic Gradient Descent", IEEE TVCG 2019: pairs visited in
+ * random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta annealed exponentially), uniform
+ * random points, and the repair that moves offending nodes to the nearest valid grid points. */
+#include "layout/geometry.h"
+#include "layout/layout_internal.h"
+
+#include "core/checked.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { ALL_PAIRS_MAX_NODES = 3000, PIVOTS = 64, SGD_ITERATIONS = 30 };
+
+typedef struct pair {
+    int32_t i, j;
+    float d;
+} pair;
+
+/* BFS distances from s (unreachable: -1). */
+static void bfs(const tsr_layout *l, const tsr__layout_adj *adj, int32_t s, int32_t *dist,
+                int32_t *queue)
+{
+    for (int32_t i = 0; i < l->num_nodes; i++)
+        dist[i] = -1;
+    int32_t head = 0, tail = 0;
+    dist[s] = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+        int32_t u = queue[head++];
+        for (int32_t k = adj->offset[u]; k < adj->offset[u + 1]; k++) {
+            int32_t e = adj->edges[k], w = l->edge_u[e] == u ? l->edge_v[e] : l->edge_u[e];
+            if (dist[w] < 0) {
+                dist[w] = dist[u] + 1;
+                queue[tail++] = w;
+            }
+        }
+    }
+}
+
+tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
+{
+    int32_t n = l->num_nodes;
+    if (n == 0)
+        return TSR_OK;
+    tsr__layout_adj adj;
+    tsr_status st = tsr__adj_build(ctx, l, &adj);
+    if (st != TSR_OK)
+        return st;
+    int all = n <= ALL_PAIRS_MAX_NODES;
+    int32_t npiv = all ? n : (n < PIVOTS ? n : PIVOTS);
+    size_t npairs, bytes;
+    if (all)
+        npairs = (size_t)n * (size_t)(n - 1) / 2;
+    else if (!tsr__size_mul((size_t)n, (size_t)npiv, &npairs) ||
+             !tsr__size_add(npairs, (size_t)l->num_edges, &npairs))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: stress pairs overflow");
+    int32_t *dist = NULL, *queue = NULL;
+    double *pos = NULL;
+    pair *pairs = NULL;
+    if (!tsr__size_mul(npairs ? npairs : 1, sizeof(pair), &bytes)) {
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: stress pairs overflow");
+        goto done;
+    }
+    if ((st = tsr__alloc(ctx, bytes, (void **)&pairs)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (size_t)n * sizeof(int32_t), (void **)&dist)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (size_t)n * sizeof(int32_t), (void **)&queue)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (size_t)n * 2 * sizeof(double), (void **)&pos)) != TSR_OK)
+        goto done;
+    tsr__rng rng;
+    tsr__rng_seed(&rng, seed ^ 0x5354524553530000ull);
+    size_t np = 0;
+    int32_t dmax = 1;
+    for (int32_t p = 0; p < npiv; p++) {
+        int32_t s = all ? p : (int32_t)tsr__rng_below(&rng, (uint64_t)n);
+        bfs(l, &adj, s, dist, queue);
+        for (int32_t i = 0; i < n; i++)
+            if (dist[i] > dmax)
+                dmax = dist[i];
+        for (int32_t i = all ? p + 1 : 0; i < n; i++)
+            if (i != s)
+                pairs[np++] = (pair){s, i, (float)dist[i]};
+    }
+    if (!all)
+        for (int32_t e = 0; e < l->num_edges; e++)
+            if (l->edge_u[e] != l->edge_v[e])
+                pairs[np++] = (pair){l->edge_u[e], l->edge_v[e], 1.0f};
+    for (size_t k = 0; k < np; k++)
+        if (pairs[k].d < 0) /* other component: keep it near, not on top */
+            pairs[k].d = (float)(dmax + 1);
+    for (int32_t i = 0; i < n; i++) {
+        pos[2 * i] = tsr__rng_unit(&rng) * dmax;
+        pos[2 * i + 1] = tsr__rng_unit(&rng) * dmax;
+    }
+    double wmax = 1.0, wmin = 1.0 / ((double)(dmax + 1) * (dmax + 1));
+    double eta_max = 1.0 / wmin, eta_min = 0.1 / wmax;
+    double lambda = log(eta_max / eta_min) / (SGD_ITERATIONS - 1);
+    for (int it = 0; it < SGD_ITERATIONS; it++) {
+        double eta = eta_max * exp(-lambda * it);
+        for (size_t k = np; k > 1; k--) { /* shuffle */
+            size_t r = (size_t)tsr__rng_below(&rng, k);
+            pair t = pairs[k - 1];
+            pairs[k - 1] = pairs[r];
+            pairs[r] = t;
+        }
+        for (size_t k = 0; k < np; k++) {
+            int32_t i = pairs[k].i, j = pairs[k].j;
+            double d = pairs[k].d, w = 1.0 / (d * d), mu = w * eta < 1 ? w * eta : 1;
+            double dx = pos[2 * i] - pos[2 * j], dy = pos[2 * i + 1] - pos[2 * j + 1];
+            double len = sqrt(dx * dx + dy * dy);
+            if (len < 1e-9) {
+                dx = tsr__rng_unit(&rng) - 0.5;
+                dy = tsr__rng_unit(&rng) - 0.5;
+                len = sqrt(dx * dx + dy * dy) + 1e-12;
+            }
+            double r = mu * (len - d) / (2 * len);
+            pos[2 * i] -= r * dx;
+            pos[2 * i + 1] -= r * dy;
+            pos[2 * j] += r * dx;
+            pos[2 * j + 1] += r * dy;
+        }
+    }
+    /* Fit to the canvas (uniform scale, centred) and round. */
+    double x0 = pos[0], x1 = pos[0], y0 = pos[1], y1 = pos[1];
+    for (int32_t i = 1; i < n; i++) {
+        x0 = fmin(x0, pos[2 * i]);
+        x1 = fmax(x1, pos[2 * i]);
+        y0 = fmin(y0, pos[2 * i + 1]);
+        y1 = fmax(y1, pos[2 * i + 1]);
+    }
+    double sx = x1 > x0 ? l->width / (x1 - x0) : 0, sy = y1 > y0 ? l->height / (y1 - y0) : 0;
+    double s = sx > 0 && sy > 0 ? fmin(sx, sy) : fmax(sx, sy);
+    double offx = (l->width - s * (x1 - x0)) / 2, offy = (l->height - s * (y1 - y0)) / 2;
+    for (int32_t i = 0; i < n; i++) {
+        double fx = offx + s * (pos[2 * i] - x0), fy = offy + s * (pos[2 * i + 1] - y0);
+        l->x[i] = (int32_t)fmin(fmax(floor(fx + 0.5), 0), l->width);
+        l->y[i] = (int32_t)fmin(fmax(floor(fy + 0.5), 0), l->height);
+    }
+    l->has_coordinates = 1;
+done:
+    tsr__adj_release(ctx, &adj);
+    tsr__free(ctx, pairs);
+    tsr__free(ctx, dist);
+    tsr__free(ctx, queue);
+    tsr__free(ctx, pos);
+    return st;
+}
+
+tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
+{
+    tsr__rng rng;
+    tsr__rng_seed(&rng, seed ^ 0x52414E444F4D0000ull);
+    for (int32_t i = 0; i < l->num_nodes; i++) {
+        l->x[i] = (int32_t)tsr__rng_below(&rng, (uint64_t)l->width + 1);
+        l->y[i] = (int32_t)tsr__rng_below(&rng, (uint64_t)l->height + 1);
+    }
+    l->has_coordinates = 1;
+    (void)ctx;
+    return TSR_OK; /* coincidences and nodes on edges are left to repair */
+}
+
+/* Nearest valid point for v by rings of growing Chebyshev radius (deterministic order). */
+static int find_spot(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *occ,
+                     int32_t v, int32_t *outx, int32_t *outy)
+{
+    int32_t cx = l->x[v], cy = l->y[v];
+    int64_t rmax = l->width > l->height ? l->width : l->height;
+    for (int64_t r = 1; r <= rmax; r++) {
+        for (int64_t k = -r; k <= r; k++) {
+            int64_t pts[4][2] = {{cx + k, cy - r}, {cx + k, cy + r}, {cx - r, cy + k}, {cx + r, cy + k}};
+            for (int q = 0; q < 4; q++) {
+                int64_t px = pts[q][0], py = pts[q][1];
+                if ((q >= 2 && (k == -r || k == r)) || px < 0 || py < 0 || px > l->width ||
+                    py > l->height)
+                    continue;
+                if (tsr__move_valid(l, adj, occ, v, (int32_t)px, (int32_t)py)) {
+                    *outx = (int32_t)px;
+                    *outy = (int32_t)py;
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!l)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to repair");
+    if (moved)
+        *moved = 0;
+    for (int32_t e = 0; e < l->num_edges; e++)
+        if (l->edge_u[e] == l->edge_v[e])
+            return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                             "layout: edge %d is a self-loop at node '%s'; no valid drawing has one",
+                             (int)e, l->node_id[l->edge_u[e]] ? l->node_id[l->edge_u[e]] : "?");
+    if ((uint64_t)l->width + 1 > 0 &&
+        ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1) < (uint64_t)l->num_nodes)
+        return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: the canvas has fewer points than nodes");
+    for (int32_t i = 0; i < l->num_nodes; i++) {
+        l->x[i] = l->x[i] < 0 ? 0 : l->x[i] > l->width ? l->width : l->x[i];
+        l->y[i] = l->y[i] < 0 ? 0 : l->y[i] > l->height ? l->height : l->y[i];
+    }
+    uint8_t *bad = NULL;
+    tsr_layout_violation *items = NULL;
+    tsr__layout_adj adj = {0};
+    tsr__occupancy occ = {0};
+    int count_moved = 0;
+    for (int round = 0; round < 4; round++) {
+        size_t total;
+        if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK)
+            break;
+        size_t relevant = 0;
+        if (total && (st = tsr__alloc(ctx, total * sizeof *items, (void **)&items)) == TSR_OK)
+            st = tsr_layout_check(ctx, l, items, total, &total);
+        if (st != TSR_OK)
+            break;
+        if (!bad && (st = tsr__alloc(ctx, (size_t)(l->num_nodes ? l->num_nodes : 1),
+                                     (void **)&bad)) != TSR_OK)
+            break;
+        memset(bad, 0, (size_t)l->num_nodes);
+        for (size_t k = 0; k < total; k++) {
+            if (items[k].kind == TSR_LAYOUT_NODE_ON_EDGE || items[k].kind == TSR_LAYOUT_OUTSIDE_CANVAS)
+                bad[items[k].node_a] = 1, relevant++;
+            else if (items[k].kind == TSR_LAYOUT_COINCIDENT_NODES)
+                bad[items[k].node_b] = 1, relevant++;
+        }
+        tsr__free(ctx, items);
+        items = NULL;
+        if (!relevant)
+            break; /* valid (duplicate edges are kept as they are) */
+        if ((st = tsr__adj_build(ctx, l, &adj)) != TSR_OK ||
+            (st = tsr__occ_build(ctx, l, &occ)) != TSR_OK)
+            break;
+        for (int32_t v = 0; v < l->num_nodes && st == TSR_OK; v++) {
+            if (!bad[v])
+                continue;
+            int32_t px, py;
+            if (!find_spot(l, &adj, &occ, v, &px, &py)) {
+                st = tsr__fail(ctx, TSR_ERR_LIMIT,
+                               "layout: no valid grid point left for node '%s' (canvas too full)",
+                               l->node_id[v] ? l->node_id[v] : "?");
+                break;
+            }
+            /* A coincident node does not own its point in the table: moving it leaves the owner. */
+            if ((st = tsr__occ_move(ctx, &occ, v, l->x[v], l->y[v], px, py)) != TSR_OK)
+                break;
+            l->x[v] = px;
+            l->y[v] = py;
+            count_moved++;
+        }
+        tsr__adj_release(ctx, &adj);
+        tsr__occ_release(ctx, &occ);
+        if (st != TSR_OK)
+            break;
+        if (round == 3)
+            st = tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: repair did not converge");
+    }
+    tsr__adj_release(ctx, &adj);
+    tsr__occ_release(ctx, &occ);
+    tsr__free(ctx, items);
+    tsr__free(ctx, bad);
+    if (moved)
+        *moved = count_moved;
+    return st;
+}

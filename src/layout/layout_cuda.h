@@ -1,0 +1,35 @@
+/* The CUDA layout evaluators' host interface (layout_cuda.cu, built only with CUDA: callers guard
+ * their calls with TSR_HAVE_CUDA). */
+#ifndef TSR_LAYOUT_CUDA_H
+#define TSR_LAYOUT_CUDA_H
+
+#include "layout/layout_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Full count, one thread per edge over all edges: counts[e] = c(e), as tsr__count_reference. */
+tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts);
+
+/* Dense delta evaluation of P proposals (node[p], px[p], py[p]) against one base drawing:
+ * out_delta[p * m + f] = change of c(f) if proposal p alone were applied (incident edges
+ * recounted relative to base_counts), invalid[p] = 1 when the proposal's point lies on an edge or
+ * coincides with a node. The drawing, adjacency and counts are uploaded by the caller through
+ * tsr__layout_cuda_upload; the caller resolves accepted proposals one at a time on the host. */
+typedef struct tsr__layout_cuda tsr__layout_cuda;
+tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
+                                   int max_proposals, tsr__layout_cuda **out);
+void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g);
+/* Uploads node v's new coordinates after a committed move (coordinates only: counts are kept on
+ * the host, which owns the objective). */
+tsr_status tsr__layout_cuda_move(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v, int32_t x,
+                                 int32_t y);
+tsr_status tsr__layout_cuda_delta(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                  const int32_t *node, const int32_t *px, const int32_t *py,
+                                  int32_t *out_delta, uint8_t *invalid);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

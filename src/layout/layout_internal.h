@@ -1,0 +1,197 @@
+/* The layout domain's internal interfaces: the graph builder the readers share, the incremental
+ * evaluator state, the spatial index, the initial layouts and repair (not installed). */
+#ifndef TSR_LAYOUT_INTERNAL_H
+#define TSR_LAYOUT_INTERNAL_H
+
+#include "core/ctx.h"
+#include "tessera/layout.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Grows *p (elements of `elem` bytes, capacity *cap) to hold at least `need`; contents kept. */
+tsr_status tsr__layout_grow(tsr_ctx *ctx, void **p, size_t *cap, size_t need, size_t elem);
+
+/* ---- builder: readers add nodes and edges by id text, then finish into a tsr_layout ---- */
+typedef struct tsr__layout_builder {
+    tsr_ctx *ctx;
+    const char *name; /* file name for messages */
+    size_t nnodes, node_cap;
+    char **ids;
+    uint8_t *id_is_string;
+    int64_t *x, *y;       /* INT64_MIN when absent */
+    size_t nedges, edge_cap;
+    char **edge_src, **edge_dst; /* id texts */
+    int32_t *edge_line, *edge_col; /* where the edge was read, for messages (0 = unknown) */
+    /* open-addressed id -> node index + 1 (0 = empty) */
+    int32_t *table;
+    size_t table_cap;
+    int64_t width, height; /* -1 when absent */
+    int any_coordinates, all_coordinates;
+} tsr__layout_builder;
+
+void tsr__builder_init(tsr__layout_builder *b, tsr_ctx *ctx, const char *name);
+void tsr__builder_release(tsr__layout_builder *b);
+/* Adds a node; TSR_ERR_CORRUPT (naming line:col) when the id was seen before. x/y INT64_MIN when
+ * the input has no coordinates for it. */
+tsr_status tsr__builder_node(tsr__layout_builder *b, const char *id, size_t id_len, int is_string,
+                             int64_t x, int64_t y, int line, int col);
+/* Index of the node with this id, or -1. */
+int32_t tsr__builder_lookup(const tsr__layout_builder *b, const char *id, size_t len);
+tsr_status tsr__builder_edge(tsr__layout_builder *b, const char *src, size_t src_len,
+                             const char *dst, size_t dst_len, int line, int col);
+/* Resolves edge ids (unknown id: TSR_ERR_CORRUPT naming the edge's place), applies the canvas
+ * default, checks sizes and that the canvas holds the nodes, and hands over a new layout. */
+tsr_status tsr__builder_finish(tsr__layout_builder *b, tsr_layout **out);
+
+/* Format readers: data need not be NUL-terminated. */
+tsr_status tsr__layout_parse_json(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                  tsr_layout **out);
+tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len,
+                                     const char *name, tsr_layout **out);
+tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len,
+                                      const char *name, tsr_layout **out);
+
+/* ---- adjacency (CSR): node -> incident edge ids ---- */
+typedef struct tsr__layout_adj {
+    int32_t *offset; /* n + 1 */
+    int32_t *edges;  /* 2m (a self-loop is listed twice) */
+} tsr__layout_adj;
+tsr_status tsr__adj_build(tsr_ctx *ctx, const tsr_layout *l, tsr__layout_adj *adj);
+void tsr__adj_release(tsr_ctx *ctx, tsr__layout_adj *adj);
+
+/* ---- full counts ---- */
+/* Single-threaded reference over pairs e < f. counts: num_edges entries. */
+void tsr__count_reference(const tsr_layout *l, int32_t *counts);
+/* OpenMP: one edge per iteration against all others (same numbers). */
+void tsr__count_parallel(const tsr_layout *l, int32_t *counts, int threads);
+/* Score from per-edge counts. */
+void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *s);
+
+/* ---- occupancy: point -> node, open addressing (for the validity of a move) ---- */
+typedef struct tsr__occupancy {
+    uint64_t *keys; /* (x << 32 | y) + 1, 0 = empty; deleted = UINT64_MAX */
+    int32_t *node;
+    size_t cap;     /* power of two */
+    size_t used;    /* live + deleted */
+} tsr__occupancy;
+tsr_status tsr__occ_build(tsr_ctx *ctx, const tsr_layout *l, tsr__occupancy *o);
+void tsr__occ_release(tsr_ctx *ctx, tsr__occupancy *o);
+/* Node at (x, y) or -1. */
+int32_t tsr__occ_get(const tsr__occupancy *o, int32_t x, int32_t y);
+/* Moves node v's entry from (x0,y0) to (x1,y1); the new point must be free. */
+tsr_status tsr__occ_move(tsr_ctx *ctx, tsr__occupancy *o, int32_t v, int32_t x0, int32_t y0,
+                         int32_t x1, int32_t y1);
+
+/* Whether moving node v to (px, py) keeps a drawing valid in which v's own edges were fine:
+ * inside the canvas, point free, the point on no edge not incident to v, and no node other than
+ * the endpoints on any of v's new edges. Returns 1 when valid. */
+/* The node part of tsr__move_valid (canvas, free point, v's new edges free of nodes); the caller
+ * tests the point against the edges (all of them, or the spatial index's candidates). */
+int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj,
+                          const tsr__occupancy *o, int32_t v, int32_t px, int32_t py);
+int tsr__move_valid(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *o,
+                    int32_t v, int32_t px, int32_t py);
+
+/* ---- uniform-grid spatial index (grid_cpu.c) ----
+ * Square cells of `cell` canvas units list the edges whose segment passes through them
+ * (conservative: every cell containing a point of the segment). Each cell holds at most `cap`
+ * edges; an insertion beyond that marks the index stale with a reason instead of dropping the
+ * edge, and a stale index answers no query until rebuilt (the caller falls back to the dense
+ * path). Candidate lists are deduplicated with per-edge generation stamps, cleared only when the
+ * 32-bit generation wraps. */
+typedef enum tsr__grid_reason {
+    TSR__GRID_OK = 0,
+    TSR__GRID_CELL_FULL,       /* a cell reached its capacity: index stale until rebuilt */
+    TSR__GRID_QUERY_TOO_LARGE, /* a query spans more cells or edges than it can pay off */
+    TSR__GRID_TOO_BIG          /* the index would need more memory than allowed: not built */
+} tsr__grid_reason;
+
+typedef struct tsr__grid {
+    int32_t cell, gx, gy, cap;
+    int32_t *count; /* gx*gy */
+    int32_t *items; /* gx*gy*cap */
+    tsr__grid_reason stale; /* TSR__GRID_OK while the index is exact */
+    uint32_t *stamp;        /* per edge (nedges) */
+    int32_t nedges;
+    uint32_t gen;
+    int32_t *cand;          /* candidate edges of the current query */
+    int32_t ncand, max_cand; /* a query with more candidates falls back (default nedges) */
+    int64_t max_query_cells; /* cells one segment may visit in a query (default all) */
+} tsr__grid;
+
+/* Builds the index of every edge of l. cell_size 0 picks one from the edge lengths; cap 0 picks
+ * twice the fullest cell (at least 16). Returns TSR_OK with g->stale = TSR__GRID_TOO_BIG when the
+ * index would exceed memory_limit bytes (then it is empty). */
+tsr_status tsr__grid_build(tsr_ctx *ctx, const tsr_layout *l, int32_t cell_size, int32_t cap,
+                           size_t memory_limit, tsr__grid *g);
+void tsr__grid_release(tsr_ctx *ctx, tsr__grid *g);
+/* Adds / removes edge e drawn from (ax,ay) to (bx,by). Insert marks the index stale on overflow. */
+void tsr__grid_insert(tsr__grid *g, int32_t e, int32_t ax, int32_t ay, int32_t bx, int32_t by);
+void tsr__grid_remove(tsr__grid *g, int32_t e, int32_t ax, int32_t ay, int32_t bx, int32_t by);
+/* Query: begin, then add segments and points; the union of the edges listed in their cells is in
+ * g->cand[0..ncand). Each returns TSR__GRID_OK or the reason to fall back to the dense path. */
+tsr__grid_reason tsr__grid_query_begin(tsr__grid *g);
+tsr__grid_reason tsr__grid_query_segment(tsr__grid *g, int32_t ax, int32_t ay, int32_t bx,
+                                         int32_t by);
+
+/* ---- incremental evaluator (incr_cpu.c): per-edge counts kept exact move by move ----
+ * A proposal (v to px,py) is scored into scratch (delta, touched) without changing anything;
+ * commit applies coordinates, counts, histogram, score, occupancy and index together. */
+typedef struct tsr__incr {
+    tsr_layout *l; /* coordinates are updated on commit */
+    tsr__layout_adj adj;
+    tsr__occupancy occ;
+    int32_t *count;    /* c(e) */
+    int64_t *hist;     /* hist[c] = #{e : c(e) = c}, c in [0, m] */
+    tsr_layout_score score;
+    /* proposal scratch */
+    int32_t *delta, *touched;
+    uint8_t *mark;
+    int32_t ntouched;
+    int32_t pv, px, py;
+    int pending;       /* a valid proposal awaits commit or reject */
+    tsr_layout_score pscore;
+    /* spatial index */
+    int use_grid;
+    tsr__grid grid;
+    uint64_t grid_queries, dense_fallbacks;
+    tsr__grid_reason last_fallback;
+} tsr__incr;
+
+/* Sets up counts (full recount on the context's CPU threads), adjacency, occupancy and, when
+ * use_grid, the spatial index. The drawing must be valid. */
+tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid);
+void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc);
+/* Scores moving v to (px,py). Returns 1 (pscore filled; commit or reject next) or 0 when the
+ * move would make the drawing invalid (nothing to undo). */
+int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py);
+void tsr__incr_reject(tsr__incr *inc);
+tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc);
+/* Replaces all coordinates (and counts when given, else recounts) and rebuilds occupancy and
+ * index: a restart from a saved drawing. */
+tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const int32_t *y,
+                          const int32_t *counts);
+/* Rebuilds the spatial index for the current drawing (after it went stale or the drawing
+ * changed scale). */
+tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
+
+/* ---- initial layouts (init.c) ---- */
+/* Stress layout by stochastic gradient descent on BFS distances (all pairs up to 3000 nodes,
+ * pivots beyond), scaled to the canvas and snapped; collisions are left to repair. */
+tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+/* Distinct uniform random points. */
+tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+
+/* splitmix64 / xoshiro-style generator used by init and annealing (deterministic). */
+typedef struct tsr__rng {
+    uint64_t s[4];
+} tsr__rng;
+void tsr__rng_seed(tsr__rng *r, uint64_t seed);
+uint64_t tsr__rng_next(tsr__rng *r);
+/* Uniform in [0, n). n >= 1. */
+uint64_t tsr__rng_below(tsr__rng *r, uint64_t n);
+/* Uniform in [0, 1). */
+double tsr__rng_unit(tsr__rng *r);
+
+#endif

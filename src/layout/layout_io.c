@@ -1,0 +1,265 @@
+/* Reading by content (JSON, GraphML, edge list) and writing contest JSON and SVG, atomically. */
+#include "layout/layout_internal.h"
+
+#include "core/checked.h"
+#include "io/atomic_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                            tsr_layout **out)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!out || (!data && len))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to parse");
+    *out = NULL;
+    if (!name)
+        name = "<input>";
+    size_t i = 0;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    if (i == len)
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: empty input", name);
+    if (data[i] == '{')
+        return tsr__layout_parse_json(ctx, data, len, name, out);
+    if (data[i] == '<')
+        return tsr__layout_parse_graphml(ctx, data, len, name, out);
+    if (data[i] == '[')
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: a JSON array is not a graph (an object with "
+                                               "\"nodes\" and \"edges\" is)", name);
+    return tsr__layout_parse_edgelist(ctx, data, len, name, out);
+}
+
+tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!path || !out)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to read");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tsr__fail(ctx, TSR_ERR_IO, "%s: %s", path, strerror(errno));
+    char *data = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if ((st = tsr__layout_grow(ctx, (void **)&data, &cap, len + 65536, 1)) != TSR_OK)
+            break;
+        size_t got = fread(data + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                st = tsr__fail(ctx, TSR_ERR_IO, "%s: read error", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (st == TSR_OK)
+        st = tsr_layout_parse(ctx, data, len, path, out);
+    tsr__free(ctx, data);
+    return st;
+}
+
+/* Buffered output into an atomic file. */
+typedef struct outbuf {
+    tsr_ctx *ctx;
+    tsr__atomic_file af;
+    char buf[65536];
+    size_t len;
+    tsr_status st;
+} outbuf;
+
+static void ob_flush(outbuf *o)
+{
+    if (o->st == TSR_OK && o->len)
+        o->st = tsr__atomic_write(o->ctx, &o->af, o->buf, o->len);
+    o->len = 0;
+}
+
+static void ob_printf(outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ob_printf(outbuf *o, const char *fmt, ...)
+{
+    if (sizeof o->buf - o->len < 1024)
+        ob_flush(o);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
+    va_end(ap);
+    if (n > 0 && (size_t)n < sizeof o->buf - o->len)
+        o->len += (size_t)n;
+    else if (o->st == TSR_OK)
+        o->st = tsr__fail(o->ctx, TSR_ERR_INTERNAL, "layout: output line too long");
+}
+
+/* A JSON string literal (quotes, escapes). */
+static void ob_json_string(outbuf *o, const char *s)
+{
+    ob_printf(o, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            ob_printf(o, "\\%c", c);
+        else if (c < 0x20)
+            ob_printf(o, "\\u%04x", c);
+        else
+            ob_printf(o, "%c", c);
+    }
+    ob_printf(o, "\"");
+}
+
+static void ob_id(outbuf *o, const tsr_layout *l, int32_t v)
+{
+    if (l->node_id && l->node_id[v]) {
+        if (l->node_id_is_string[v])
+            ob_json_string(o, l->node_id[v]);
+        else
+            ob_printf(o, "%s", l->node_id[v]);
+    } else {
+        ob_printf(o, "%d", (int)v);
+    }
+}
+
+static tsr_status ob_open(tsr_ctx *ctx, outbuf *o, const char *path)
+{
+    o->ctx = ctx;
+    o->len = 0;
+    o->st = TSR_OK;
+    return tsr__atomic_open(ctx, path, &o->af);
+}
+
+static tsr_status ob_close(outbuf *o)
+{
+    ob_flush(o);
+    if (o->st != TSR_OK) {
+        tsr__atomic_abort(o->ctx, &o->af);
+        return o->st;
+    }
+    return tsr__atomic_commit(o->ctx, &o->af);
+}
+
+tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *path)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!l || !path)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to write");
+    outbuf *o;
+    if ((st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
+        return st;
+    if ((st = ob_open(ctx, o, path)) != TSR_OK) {
+        tsr__free(ctx, o);
+        return st;
+    }
+    ob_printf(o, "{\n  \"nodes\": [");
+    for (int32_t i = 0; i < l->num_nodes; i++) {
+        ob_printf(o, "%s\n    {\"id\": ", i ? "," : "");
+        ob_id(o, l, i);
+        ob_printf(o, ", \"x\": %d, \"y\": %d}", (int)l->x[i], (int)l->y[i]);
+    }
+    ob_printf(o, "\n  ],\n  \"edges\": [");
+    for (int32_t e = 0; e < l->num_edges; e++) {
+        ob_printf(o, "%s\n    {\"source\": ", e ? "," : "");
+        ob_id(o, l, l->edge_u[e]);
+        ob_printf(o, ", \"target\": ");
+        ob_id(o, l, l->edge_v[e]);
+        ob_printf(o, "}");
+    }
+    ob_printf(o, "\n  ],\n  \"width\": %d,\n  \"height\": %d\n}\n", (int)l->width,
+              (int)l->height);
+    st = ob_close(o);
+    tsr__free(ctx, o);
+    return st;
+}
+
+tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *l, const char *path)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!l || !path)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to write");
+    int32_t *counts = NULL;
+    int32_t *order = NULL;
+    outbuf *o = NULL;
+    size_t m = (size_t)l->num_edges, bytes;
+    if (!tsr__size_mul(m ? m : 1, sizeof(int32_t), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: too many edges");
+    if ((st = tsr__alloc(ctx, bytes, (void **)&counts)) != TSR_OK ||
+        (st = tsr__alloc(ctx, bytes, (void **)&order)) != TSR_OK ||
+        (st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
+        goto done;
+    tsr__count_parallel(l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : 0);
+    tsr_layout_score s;
+    tsr__score_from_counts(counts, l->num_edges, &s);
+    /* Draw in increasing count so the most crossed edges lie on top (counting sort). */
+    {
+        int64_t K = s.K;
+        size_t hb;
+        int32_t *start;
+        if (!tsr__size_mul((size_t)K + 2, sizeof(int32_t), &hb)) {
+            st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: count overflow");
+            goto done;
+        }
+        if ((st = tsr__alloc(ctx, hb, (void **)&start)) != TSR_OK)
+            goto done;
+        memset(start, 0, hb);
+        for (size_t e = 0; e < m; e++)
+            start[counts[e] + 1]++;
+        for (int64_t c = 0; c <= K; c++)
+            start[c + 1] += start[c];
+        for (size_t e = 0; e < m; e++)
+            order[start[counts[e]]++] = (int32_t)e;
+        tsr__free(ctx, start);
+    }
+    if ((st = ob_open(ctx, o, path)) != TSR_OK)
+        goto done;
+    double W = l->width > 0 ? l->width : 1, H = l->height > 0 ? l->height : 1;
+    double unit = (W > H ? W : H) / 800.0, margin = unit * 10;
+    ob_printf(o,
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+              "viewBox=\"%g %g %g %g\">\n"
+              "<title>K=%lld n_K=%lld Phi=%lld C=%lld (%d nodes, %d edges)</title>\n"
+              "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"white\"/>\n"
+              "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#ddd\" "
+              "stroke-width=\"%g\"/>\n",
+              W >= H ? 900 : (int)(900 * W / H), H >= W ? 900 : (int)(900 * H / W), -margin,
+              -margin, W + 2 * margin, H + 2 * margin, (long long)s.K, (long long)s.n_K,
+              (long long)s.Phi, (long long)s.C, (int)l->num_nodes, (int)l->num_edges, -margin,
+              -margin, W + 2 * margin, H + 2 * margin, W, H, unit);
+    for (size_t i = 0; i < m; i++) {
+        int32_t e = order[i], u = l->edge_u[e], v = l->edge_v[e];
+        double f = s.K > 0 ? (double)counts[e] / (double)s.K : 0;
+        if (s.K > 0 && counts[e] == s.K)
+            ob_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d00\" "
+                         "stroke-width=\"%g\"><title>edge %d: %d crossings</title></line>\n",
+                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], 2.5 * unit, (int)e,
+                      (int)counts[e]);
+        else {
+            int g = 190 - (int)(150 * f);
+            ob_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"rgb(%d,%d,%d)\" "
+                         "stroke-width=\"%g\"/>\n",
+                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], g + (int)(60 * f),
+                      g, g, unit * (0.6 + f));
+        }
+    }
+    for (int32_t i = 0; i < l->num_nodes; i++)
+        ob_printf(o, "<circle cx=\"%d\" cy=\"%d\" r=\"%g\" fill=\"#236\"/>\n", (int)l->x[i],
+                  (int)l->y[i], 2 * unit);
+    ob_printf(o, "</svg>\n");
+    st = ob_close(o);
+done:
+    tsr__free(ctx, counts);
+    tsr__free(ctx, order);
+    tsr__free(ctx, o);
+    return st;
+}

@@ -1,0 +1,415 @@
+/* Layout domain: the exact test vectors of the GD 2025 examples (EXPECTED.md), validity reports,
+ * reference vs parallel counts, the incremental evaluator against full recounts (dense and spatial
+ * paths, the cases the issue lists), repair, determinism, GraphML. Parser must-reject lists are in
+ * test_layout_parse.c. */
+#include "testlib.h"
+
+#include "layout/geometry.h"
+#include "layout/layout_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static tsr_ctx *ctx;
+
+/* EXPECTED.md, gd2025-examples */
+static const struct {
+    const char *file;
+    int n, m;
+    int64_t K, n_K, Phi, C;
+    int node_on_edge;
+} examples[] = {
+    {"15-nodes.json", 15, 58, 25, 2, 9934, 313, 0},
+    {"sol-15-nodes-5-planar.json", 15, 58, 5, 8, 446, 62, 0},
+    {"70-nodes.json", 70, 374, 183, 1, 3223776, 14871, 0},
+    {"sol-70-nodes-16-planar.json", 70, 374, 16, 3, 14360, 897, 0},
+    {"100-nodes.json", 100, 411, 202, 1, 4733158, 19114, 11},
+    {"sol-100-nodes-10-planar.json", 100, 411, 10, 5, 6256, 586, 0},
+    {"150-nodes.json", 150, 1375, 681, 1, 169685122, 209618, 0},
+    {"sol-150-nodes-50-planar.json", 150, 1375, 50, 3, 507268, 10915, 0},
+    {"225-nodes.json", 225, 1057, 520, 1, 76988312, 123267, 45},
+    {"sol-225-nodes-16-planar.json", 225, 1057, 16, 1, 28914, 2140, 0},
+    {"625-nodes.json", 400, 604, 318, 1, 14820160, 41276, 18},
+    {"sol-625-nodes-5-planar.json", 400, 604, 2, 5, 72, 31, 0},
+};
+
+/* Independent point-on-closed-segment test (bounding box + collinearity via __int128). */
+static int on_segment_slow(int64_t px, int64_t py, int64_t ax, int64_t ay, int64_t bx, int64_t by)
+{
+    __int128 cr = (__int128)(bx - ax) * (py - ay) - (__int128)(by - ay) * (px - ax);
+    return cr == 0 && px >= (ax < bx ? ax : bx) && px <= (ax < bx ? bx : ax) &&
+           py >= (ay < by ? ay : by) && py <= (ay < by ? by : ay);
+}
+
+static tsr_layout *load(const char *rel)
+{
+    const char *path = tsr_test_data(rel);
+    if (!path)
+        return NULL;
+    tsr_layout *l = NULL;
+    CHECK_OK(ctx, tsr_layout_read(ctx, path, &l));
+    return l;
+}
+
+static int count_violations(const tsr_layout *l, tsr_layout_violation_kind kind)
+{
+    size_t total = 0;
+    CHECK_OK(ctx, tsr_layout_check(ctx, l, NULL, 0, &total));
+    tsr_layout_violation *v = calloc(total + 1, sizeof *v);
+    CHECK_OK(ctx, tsr_layout_check(ctx, l, v, total, &total));
+    int k = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (v[i].kind != kind)
+            continue;
+        k++;
+        if (kind == TSR_LAYOUT_NODE_ON_EDGE) { /* the named node really lies on the named edge */
+            int32_t a = v[i].node_a, e = v[i].edge_e, p = l->edge_u[e], q = l->edge_v[e];
+            CHECK(a != p && a != q);
+            CHECK(on_segment_slow(l->x[a], l->y[a], l->x[p], l->y[p], l->x[q], l->y[q]));
+        }
+    }
+    free(v);
+    return k;
+}
+
+static void test_examples(void)
+{
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "graphs/gd2025-examples/%s", examples[i].file);
+        tsr_layout *l = load(rel);
+        if (!l)
+            return;
+        CHECK(l->num_nodes == examples[i].n && l->num_edges == examples[i].m);
+        int32_t *c1 = calloc((size_t)l->num_edges, 4), *c2 = calloc((size_t)l->num_edges, 4);
+        tsr__count_reference(l, c1);
+        tsr__count_parallel(l, c2, 0);
+        CHECK(memcmp(c1, c2, (size_t)l->num_edges * 4) == 0);
+        tsr_layout_score s;
+        CHECK_OK(ctx, tsr_layout_evaluate(ctx, l, &s, NULL));
+        if (s.K != examples[i].K || s.n_K != examples[i].n_K || s.Phi != examples[i].Phi ||
+            s.C != examples[i].C) {
+            fprintf(stderr, "%s: got K=%lld n_K=%lld Phi=%lld C=%lld\n", examples[i].file,
+                    (long long)s.K, (long long)s.n_K, (long long)s.Phi, (long long)s.C);
+            CHECK(0);
+        }
+        int noe = count_violations(l, TSR_LAYOUT_NODE_ON_EDGE);
+        CHECK(noe == examples[i].node_on_edge);
+        size_t total;
+        CHECK_OK(ctx, tsr_layout_check(ctx, l, NULL, 0, &total));
+        CHECK(total == (size_t)examples[i].node_on_edge);
+        if (examples[i].node_on_edge) { /* repair makes it valid, moving only offenders */
+            int moved = 0;
+            CHECK_OK(ctx, tsr_layout_repair(ctx, l, &moved));
+            CHECK_OK(ctx, tsr_layout_check(ctx, l, NULL, 0, &total));
+            CHECK(total == 0);
+            CHECK(moved > 0 && moved <= examples[i].node_on_edge);
+        }
+        free(c1);
+        free(c2);
+        tsr_layout_free(ctx, l);
+    }
+}
+
+/* Contest inputs: exact C and K of SOURCES.md and the interior node-on-edge counts. */
+static void test_contest_inputs(void)
+{
+    static const struct {
+        int i;
+        int64_t C, K;
+    } a[] = {{1, 3965, 95}, {2, 13248, 173}, {3, 19817, 216}, {4, 35782, 272}, {7, 298057, 869}};
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "graphs/gd2025-contest/Automatic-%d.json", a[k].i);
+        tsr_layout *l = load(rel);
+        if (!l)
+            return;
+        tsr_layout_score s;
+        CHECK_OK(ctx, tsr_layout_evaluate(ctx, l, &s, NULL));
+        CHECK(s.C == a[k].C && s.K == a[k].K);
+        if (a[k].i == 7) /* 32 coincident pairs; 575 interior node-on-edge pairs */
+            CHECK(count_violations(l, TSR_LAYOUT_COINCIDENT_NODES) == 32);
+        tsr_layout_free(ctx, l);
+    }
+}
+
+/* A random valid drawing: n distinct points, m distinct non-loop edges, repaired. */
+static tsr_layout *random_drawing(tsr_rng *r, int n, int m, int32_t w, int32_t h)
+{
+    tsr_layout *l;
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, n, m, &l));
+    l->width = w;
+    l->height = h;
+    l->has_coordinates = 1;
+    for (int i = 0; i < n; i++) {
+        l->x[i] = tsr_rng_range(r, 0, w);
+        l->y[i] = tsr_rng_range(r, 0, h);
+    }
+    for (int e = 0; e < m; e++) {
+        int u, v, dup;
+        do {
+            u = tsr_rng_range(r, 0, n - 1);
+            v = tsr_rng_range(r, 0, n - 1);
+            dup = u == v;
+            for (int f = 0; f < e && !dup; f++)
+                dup = (l->edge_u[f] == u && l->edge_v[f] == v) ||
+                      (l->edge_u[f] == v && l->edge_v[f] == u);
+        } while (dup);
+        l->edge_u[e] = u;
+        l->edge_v[e] = v;
+    }
+    CHECK_OK(ctx, tsr_layout_repair(ctx, l, NULL));
+    return l;
+}
+
+/* Compares the incremental state with a full recount, edge by edge. */
+static int matches_full(tsr__incr *inc)
+{
+    int32_t m = inc->l->num_edges;
+    int32_t *c = calloc((size_t)m + 1, 4);
+    tsr__count_reference(inc->l, c);
+    int ok = memcmp(c, inc->count, (size_t)m * 4) == 0;
+    tsr_layout_score s;
+    tsr__score_from_counts(c, m, &s);
+    ok = ok && tsr_layout_score_compare(&s, &inc->score) == 0;
+    free(c);
+    return ok;
+}
+
+/* Thousands of random accepted moves with a full recount check along the way. */
+static void incremental_drift(tsr_rng *r, int n, int m, int32_t w, int32_t h, int use_grid,
+                              int cap, int moves)
+{
+    tsr_layout *l = random_drawing(r, n, m, w, h);
+    tsr__incr inc;
+    CHECK_OK(ctx, tsr__incr_init(ctx, &inc, l, use_grid));
+    if (use_grid && cap > 0) { /* force a tiny capacity: overflow must fall back, never truncate */
+        tsr__grid_release(ctx, &inc.grid);
+        CHECK_OK(ctx, tsr__grid_build(ctx, l, 0, cap, 1 << 28, &inc.grid));
+        CHECK(inc.grid.stale == TSR__GRID_CELL_FULL);
+    }
+    int accepted = 0, mismatches = 0;
+    for (int t = 0; accepted < moves && t < moves * 20; t++) {
+        int32_t v = tsr_rng_range(r, 0, n - 1);
+        int32_t rad = tsr_rng_range(r, 0, 3) == 0 ? (w > h ? w : h) : 1 + (w > h ? w : h) / 8;
+        int32_t px = l->x[v] + tsr_rng_range(r, -rad, rad), py = l->y[v] + tsr_rng_range(r, -rad, rad);
+        px = px < 0 ? 0 : px > w ? w : px;
+        py = py < 0 ? 0 : py > h ? h : py;
+        int valid_slow = tsr__move_valid(l, &inc.adj, &inc.occ, v, px, py);
+        int ok = tsr__incr_propose(&inc, v, px, py);
+        CHECK(ok == valid_slow);
+        if (!ok)
+            continue;
+        if (tsr_rng_range(r, 0, 4) == 0) { /* rejected proposals leave nothing behind */
+            tsr__incr_reject(&inc);
+            continue;
+        }
+        CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        accepted++;
+        if (accepted % 97 == 0 && !matches_full(&inc))
+            mismatches++;
+    }
+    CHECK(accepted == moves);
+    CHECK(mismatches == 0);
+    CHECK(matches_full(&inc));
+    size_t total;
+    CHECK_OK(ctx, tsr_layout_check(ctx, l, NULL, 0, &total));
+    CHECK(total == 0);
+    if (use_grid && cap == 0)
+        CHECK(inc.grid_queries > 0);
+    if (use_grid && cap > 0)
+        CHECK(inc.dense_fallbacks == inc.grid_queries && inc.last_fallback == TSR__GRID_CELL_FULL);
+    tsr__incr_release(ctx, &inc);
+    tsr_layout_free(ctx, l);
+}
+
+/* A hand-built drawing for the cases the issue lists. */
+static void test_cases(void)
+{
+    /* edges: e0 = 0-1 horizontal (0,5)-(10,5); e1 = 2-3 vertical (5,0)-(5,2) below it;
+     * e2 = 4-5 far away; node 6 isolated (degree 0); node 7 hub (high degree) */
+    tsr_layout *l;
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, 12, 7, &l));
+    l->width = l->height = 100;
+    l->has_coordinates = 1;
+    int32_t xy[12][2] = {{0, 5}, {10, 5}, {5, 0}, {5, 2}, {80, 80}, {90, 90}, {50, 50},
+                         {30, 60}, {20, 70}, {40, 70}, {30, 75}, {25, 50}};
+    for (int i = 0; i < 12; i++) {
+        l->x[i] = xy[i][0];
+        l->y[i] = xy[i][1];
+    }
+    int32_t ed[7][2] = {{0, 1}, {2, 3}, {4, 5}, {7, 8}, {7, 9}, {7, 10}, {7, 11}};
+    for (int e = 0; e < 7; e++) {
+        l->edge_u[e] = ed[e][0];
+        l->edge_v[e] = ed[e][1];
+    }
+    for (int grid = 0; grid < 2; grid++) {
+        tsr__incr inc;
+        CHECK_OK(ctx, tsr__incr_init(ctx, &inc, l, grid));
+        CHECK(inc.score.C == 0);
+        /* degree 1 node 3 moves up across e0: creates a crossing, both edges updated */
+        CHECK(tsr__incr_propose(&inc, 3, 5, 9) == 1);
+        CHECK(inc.pscore.C == 1 && inc.pscore.K == 1 && inc.pscore.n_K == 2);
+        CHECK(inc.count[0] == 0); /* nothing changes before commit */
+        CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        CHECK(inc.count[0] == 1 && inc.count[1] == 1 && inc.count[2] == 0);
+        CHECK(matches_full(&inc));
+        /* old-region case: moving 3 far away removes the crossing, only visible in the old
+         * segment's cells */
+        CHECK(tsr__incr_propose(&inc, 3, 60, 5) == 1);
+        CHECK(inc.pscore.C == 0);
+        CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        CHECK(inc.count[0] == 0 && inc.count[1] == 0);
+        CHECK(matches_full(&inc));
+        /* a point on an edge (interior and end point) or on a node is rejected */
+        CHECK(tsr__incr_propose(&inc, 6, 5, 5) == 0);  /* interior of e0 */
+        CHECK(tsr__incr_propose(&inc, 6, 10, 5) == 0); /* node 1 */
+        CHECK(tsr__incr_propose(&inc, 6, 50, 50) == 0); /* its own point: not a move */
+        /* degree 0: moves without changing any count */
+        CHECK(tsr__incr_propose(&inc, 6, 51, 50) == 1 && inc.pscore.C == 0);
+        CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        /* a new edge through a node is rejected: node 1 at (10,5) would lie on 3-2 */
+        CHECK(tsr__incr_propose(&inc, 3, 15, 10) == 0);
+        /* high-degree hub 7 moves across e1 and e0: several incident edges recounted */
+        CHECK(tsr__incr_propose(&inc, 7, 8, 1) == 1);
+        CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        CHECK(matches_full(&inc));
+        CHECK(inc.count[2] == 0); /* untouched far edge */
+        CHECK(inc.score.C > 0);
+        tsr__incr_release(ctx, &inc);
+        l->x[3] = 5; /* restore for the second round */
+        l->y[3] = 2;
+        l->x[6] = l->y[6] = 50;
+        l->x[7] = 30;
+        l->y[7] = 60;
+    }
+    tsr_layout_free(ctx, l);
+}
+
+static void test_generation_wrap(void)
+{
+    tsr_rng r;
+    tsr_rng_seed(&r, 11);
+    tsr_layout *l = random_drawing(&r, 40, 80, 1000, 1000);
+    tsr__incr inc;
+    CHECK_OK(ctx, tsr__incr_init(ctx, &inc, l, 1));
+    CHECK(inc.grid.items != NULL);
+    inc.grid.gen = UINT32_MAX - 3; /* wraps within a few queries: stamps must be reset */
+    for (int t = 0, acc = 0; t < 400 && acc < 50; t++) {
+        int32_t v = tsr_rng_range(&r, 0, 39);
+        if (tsr__incr_propose(&inc, v, tsr_rng_range(&r, 0, 1000), tsr_rng_range(&r, 0, 1000))) {
+            CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+            acc++;
+        }
+    }
+    CHECK(inc.grid.gen < 100);
+    CHECK(matches_full(&inc));
+    tsr__incr_release(ctx, &inc);
+    tsr_layout_free(ctx, l);
+}
+
+static void test_big_canvas(void)
+{
+    /* Coordinates near 10^6 and 2^30: orientation products near 2^60 stay exact. */
+    tsr_layout *l;
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, 4, 2, &l));
+    l->width = l->height = TSR_LAYOUT_MAX_CANVAS;
+    int32_t M = TSR_LAYOUT_MAX_CANVAS;
+    int32_t xy[4][2] = {{0, 0}, {M, M - 1}, {0, M}, {M, 1}};
+    for (int i = 0; i < 4; i++) {
+        l->x[i] = xy[i][0];
+        l->y[i] = xy[i][1];
+    }
+    l->edge_u[0] = 0, l->edge_v[0] = 1, l->edge_u[1] = 2, l->edge_v[1] = 3;
+    tsr_layout_score s;
+    CHECK_OK(ctx, tsr_layout_evaluate(ctx, l, &s, NULL));
+    CHECK(s.C == 1);
+    /* nearly collinear: (0,0)-(M,M-1) vs point (M-1, M-2): left or right, never 0 */
+    CHECK(tsr__orient(0, 0, M, M - 1, M - 1, M - 2) != 0);
+    CHECK(tsr__orient(0, 0, M, M - 1, M, M - 1) == 0);
+    tsr_layout_free(ctx, l);
+}
+
+static void test_optimize(void)
+{
+    tsr_rng r;
+    tsr_rng_seed(&r, 5);
+    tsr_layout *a = random_drawing(&r, 60, 150, 1000000, 1000000), *b;
+    CHECK_OK(ctx, tsr_layout_clone(ctx, a, &b));
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    opt.time_limit = 0;
+    opt.max_moves = 30000;
+    opt.seed = 42;
+    tsr_layout_optimize_result ra, rb;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, a, &opt, &ra));
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, b, &opt, &rb));
+    CHECK(memcmp(a->x, b->x, 60 * 4) == 0 && memcmp(a->y, b->y, 60 * 4) == 0);
+    CHECK(tsr_layout_score_compare(&ra.best, &rb.best) == 0);
+    CHECK(tsr_layout_score_compare(&ra.best, &ra.initial) < 0);
+    tsr_layout_score s;
+    CHECK_OK(ctx, tsr_layout_evaluate(ctx, a, &s, NULL));
+    CHECK(tsr_layout_score_compare(&s, &ra.best) == 0);
+    size_t total;
+    CHECK_OK(ctx, tsr_layout_check(ctx, a, NULL, 0, &total));
+    CHECK(total == 0);
+    tsr_layout_free(ctx, b);
+    tsr_layout_free(ctx, a);
+    /* a graph without coordinates gets a stress layout */
+    const char *path = tsr_test_data("graphs/rome/grafo1000.14.graphml");
+    if (path) {
+        tsr_layout *g;
+        CHECK_OK(ctx, tsr_layout_read(ctx, path, &g));
+        CHECK(g->num_nodes == 14 && g->num_edges == 20 && !g->has_coordinates);
+        opt.max_moves = 20000;
+        CHECK_OK(ctx, tsr_layout_optimize(ctx, g, &opt, &ra));
+        CHECK(ra.best.K <= 1);
+        CHECK_OK(ctx, tsr_layout_check(ctx, g, NULL, 0, &total));
+        CHECK(total == 0);
+        tsr_layout_free(ctx, g);
+    }
+}
+
+static void test_dense_equals_spatial(void)
+{
+    tsr_rng r;
+    tsr_rng_seed(&r, 9);
+    tsr_layout *a = random_drawing(&r, 80, 200, 300, 300), *b;
+    CHECK_OK(ctx, tsr_layout_clone(ctx, a, &b));
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    opt.time_limit = 0;
+    opt.max_moves = 20000;
+    opt.seed = 3;
+    tsr_layout_optimize_result ra, rb;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, a, &opt, &ra));
+    opt.spatial = 0;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, b, &opt, &rb));
+    CHECK(memcmp(a->x, b->x, 80 * 4) == 0 && memcmp(a->y, b->y, 80 * 4) == 0);
+    tsr_layout_free(ctx, a);
+    tsr_layout_free(ctx, b);
+}
+
+int main(void)
+{
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.backend = TSR_BACKEND_CPU;
+    if (tsr_ctx_create(&o, &ctx) != TSR_OK)
+        return 1;
+    test_examples();
+    test_contest_inputs();
+    test_cases();
+    test_generation_wrap();
+    test_big_canvas();
+    tsr_rng r;
+    tsr_rng_seed(&r, 1234);
+    incremental_drift(&r, 50, 120, 1000000, 1000000, 0, 0, 3000); /* dense, canvas 10^6 */
+    incremental_drift(&r, 50, 120, 1000000, 1000000, 1, 0, 3000); /* spatial */
+    incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);           /* small crowded canvas */
+    incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);          /* forced overflow */
+    test_optimize();
+    test_dense_equals_spatial();
+    tsr_ctx_destroy(ctx);
+    return tsr_test_finish("layout");
+}

@@ -1,0 +1,428 @@
+/* tessera layout: k-planar grid drawings (check, optimize, render). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const cli_option layout_options[] = {
+    {"json", CLI_FLAG, NULL, "check: print the report as JSON on stdout."},
+    {"time", CLI_VALUE, "SECONDS", "optimize: time budget (default 60)."},
+    {"moves", CLI_VALUE, "N",
+     "optimize: budget in proposed moves; the schedule then follows moves, not time, so a seed "
+     "gives the same drawing on any machine (--time still stops the run)."},
+    {"seed", CLI_VALUE, "N", "optimize: random seed (default 1)."},
+    {"init", CLI_VALUE, "MODE",
+     "optimize: keep (the input's coordinates; default when it has any), stress (stress layout "
+     "snapped to the grid; default for GraphML and edge lists) or random."},
+    {"svg", CLI_VALUE, "FILE", "optimize: also draw the best drawing as SVG."},
+    {"checkpoint", CLI_VALUE, "FILE",
+     "optimize: start from FILE when it exists (a drawing of the same graph, as written here), "
+     "and keep the best drawing in it, so a long search can be chained across runs."},
+    {"save-interval", CLI_VALUE, "SECONDS",
+     "optimize: how often an improved best drawing is written to OUT (default 10)."},
+    {"phase1", CLI_VALUE, "F",
+     "optimize: share of the budget spent minimising total crossings before minimising k "
+     "(default 0.3)."},
+    {"dense", CLI_FLAG, NULL, "optimize: never use the spatial index (for comparisons)."},
+    {"backend", CLI_VALUE, "NAME",
+     "auto (default), cpu, reference or cuda: the full crossing counts (check, render, the "
+     "optimizer's start); the optimizer's moves are scored by the CPU incremental evaluator in "
+     "this version. The environment variable TSR_BACKEND sets the default."},
+    {"threads", CLI_VALUE, "N", "CPU threads for full counts (default 0: all cores)."},
+    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    {0}};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void print_score(FILE *f, const tsr_layout_score *s)
+{
+    fprintf(f, "K=%lld n_K=%lld Phi=%lld C=%lld", (long long)s->K, (long long)s->n_K,
+            (long long)s->Phi, (long long)s->C);
+}
+
+static const char *node_name(const tsr_layout *l, int32_t v)
+{
+    return l->node_id[v] ? l->node_id[v] : "?";
+}
+
+static void json_violation(const tsr_layout *l, const tsr_layout_violation *v)
+{
+    printf("{\"kind\": \"%s\"", tsr_layout_violation_name(v->kind));
+    if (v->node_a >= 0) {
+        printf(", \"nodes\": [");
+        cli_json_string(stdout, node_name(l, v->node_a));
+        if (v->node_b >= 0) {
+            printf(", ");
+            cli_json_string(stdout, node_name(l, v->node_b));
+        }
+        printf("]");
+    }
+    if (v->edge_e >= 0) {
+        printf(", \"edges\": [%d", (int)v->edge_e);
+        if (v->edge_f >= 0)
+            printf(", %d", (int)v->edge_f);
+        printf("]");
+    }
+    printf("}");
+}
+
+static void text_violation(const tsr_layout *l, const tsr_layout_violation *v)
+{
+    int32_t a = v->node_a, b = v->node_b, e = v->edge_e;
+    switch (v->kind) {
+    case TSR_LAYOUT_OUTSIDE_CANVAS:
+        printf("  outside-canvas: node %s at (%d, %d)\n", node_name(l, a), (int)l->x[a],
+               (int)l->y[a]);
+        break;
+    case TSR_LAYOUT_COINCIDENT_NODES:
+        printf("  coincident-nodes: nodes %s and %s at (%d, %d)\n", node_name(l, a),
+               node_name(l, b), (int)l->x[a], (int)l->y[a]);
+        break;
+    case TSR_LAYOUT_NODE_ON_EDGE:
+        printf("  node-on-edge: node %s at (%d, %d) lies on edge %d (%s - %s)\n", node_name(l, a),
+               (int)l->x[a], (int)l->y[a], (int)e, node_name(l, l->edge_u[e]),
+               node_name(l, l->edge_v[e]));
+        break;
+    case TSR_LAYOUT_SELF_LOOP:
+        printf("  self-loop: edge %d joins node %s to itself\n", (int)e, node_name(l, a));
+        break;
+    case TSR_LAYOUT_DUPLICATE_EDGE:
+        printf("  duplicate-edge: edges %d and %d both join %s and %s\n", (int)e, (int)v->edge_f,
+               node_name(l, a), node_name(l, b));
+        break;
+    }
+}
+
+/* layout check IN [--json]: exit 0 when valid, 1 when not (or on failure). */
+static int run_check(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in)
+{
+    tsr_layout *l = NULL;
+    tsr_layout_violation *items = NULL;
+    tsr_status st = tsr_layout_read(ctx, in, &l);
+    if (st != TSR_OK)
+        return cli_fail(cmd, ctx, st, NULL);
+    int rc = TSR_EXIT_FAILURE;
+    size_t total = 0;
+    tsr_layout_score s;
+    if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK ||
+        (total && !(items = malloc(total * sizeof *items))) ||
+        (st = tsr_layout_check(ctx, l, items, total, &total)) != TSR_OK ||
+        (st = tsr_layout_evaluate(ctx, l, &s, NULL)) != TSR_OK) {
+        rc = cli_fail(cmd, ctx, st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st, in);
+        goto done;
+    }
+    if (cli_get(cmd, args, "json")) {
+        printf("{\"file\": ");
+        cli_json_string(stdout, in);
+        printf(", \"nodes\": %d, \"edges\": %d, \"width\": %d, \"height\": %d, "
+               "\"has_coordinates\": %s, \"valid\": %s, \"K\": %lld, \"n_K\": %lld, \"Phi\": %lld, "
+               "\"C\": %lld, \"violation_count\": %zu, \"violations\": [",
+               (int)l->num_nodes, (int)l->num_edges, (int)l->width, (int)l->height,
+               l->has_coordinates ? "true" : "false", total ? "false" : "true", (long long)s.K,
+               (long long)s.n_K, (long long)s.Phi, (long long)s.C, total);
+        for (size_t i = 0; i < total; i++) {
+            printf("%s\n    ", i ? "," : "");
+            json_violation(l, &items[i]);
+        }
+        printf("%s]}\n", total ? "\n  " : "");
+    } else {
+        printf("%s: %d nodes, %d edges, canvas %dx%d\n", in, (int)l->num_nodes, (int)l->num_edges,
+               (int)l->width, (int)l->height);
+        if (!l->has_coordinates)
+            printf("no coordinates in the input (every node at (0, 0))\n");
+        printf("%s", "score: ");
+        print_score(stdout, &s);
+        printf("\n");
+        if (total) {
+            printf("INVALID: %zu violation%s\n", total, total == 1 ? "" : "s");
+            for (size_t i = 0; i < total; i++)
+                text_violation(l, &items[i]);
+        } else {
+            printf("valid\n");
+        }
+    }
+    rc = total ? TSR_EXIT_FAILURE : TSR_EXIT_OK;
+done:
+    free(items);
+    tsr_layout_free(ctx, l);
+    return rc;
+}
+
+static int run_render(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out)
+{
+    tsr_layout *l = NULL;
+    tsr_status st = tsr_layout_read(ctx, in, &l);
+    if (st != TSR_OK)
+        return cli_fail(cmd, ctx, st, NULL);
+    if (!l->has_coordinates) { /* give the graph its initial layout first */
+        tsr_layout_optimize_options opt;
+        tsr_layout_optimize_options_init(&opt);
+        opt.max_moves = 1;
+        opt.time_limit = 0;
+        tsr_layout_optimize_result res;
+        st = tsr_layout_optimize(ctx, l, &opt, &res);
+    }
+    if (st == TSR_OK)
+        st = tsr_layout_write_svg(ctx, l, out);
+    int rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
+    tsr_layout_free(ctx, l);
+    return rc;
+}
+
+typedef struct progress_state {
+    int quiet;
+    double last;
+} progress_state;
+
+static int on_progress(void *user, const tsr_layout_progress *p)
+{
+    progress_state *ps = user;
+    if (!ps->quiet && (p->note || p->elapsed - ps->last >= 1.0)) {
+        if (!p->note)
+            ps->last = p->elapsed;
+        fprintf(stderr,
+                "layout: %6.1fs phase %d  K=%lld n_K=%lld C=%lld  best K=%lld n_K=%lld C=%lld  "
+                "T=%.3g  %.0f moves/s%s%s\n",
+                p->elapsed, p->phase, (long long)p->current.K, (long long)p->current.n_K,
+                (long long)p->current.C, (long long)p->best.K, (long long)p->best.n_K,
+                (long long)p->best.C, p->temperature, p->moves_per_second, p->note ? "  " : "",
+                p->note ? p->note : "");
+    }
+    return stop_requested != 0;
+}
+
+/* Whether a and b draw the same graph (ids and edges in the same order). */
+static int same_graph(const tsr_layout *a, const tsr_layout *b)
+{
+    if (a->num_nodes != b->num_nodes || a->num_edges != b->num_edges)
+        return 0;
+    for (int32_t i = 0; i < a->num_nodes; i++)
+        if (strcmp(node_name(a, i), node_name(b, i)) != 0)
+            return 0;
+    for (int32_t e = 0; e < a->num_edges; e++)
+        if (a->edge_u[e] != b->edge_u[e] || a->edge_v[e] != b->edge_v[e])
+            return 0;
+    return 1;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
+                        const char *out)
+{
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    const char *v;
+    int quiet = cli_get(cmd, args, "quiet") != NULL;
+    if ((v = cli_get(cmd, args, "time")) && !parse_double(v, 0.001, 1e9, &opt.time_limit)) {
+        cli_error(cmd, "--time wants a positive number of seconds, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "moves")) && (!parse_u64(v, &opt.max_moves) || !opt.max_moves)) {
+        cli_error(cmd, "--moves wants a positive integer, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if (opt.max_moves && !cli_get(cmd, args, "time"))
+        opt.time_limit = 0;
+    if ((v = cli_get(cmd, args, "seed")) && !parse_u64(v, &opt.seed)) {
+        cli_error(cmd, "--seed wants a non-negative integer, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "init")) &&
+        (tsr_layout_init_parse(v, &opt.init) != TSR_OK || opt.init == TSR_LAYOUT_INIT_AUTO)) {
+        cli_error(cmd, "--init wants keep, stress or random, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "save-interval")) &&
+        !parse_double(v, 0.01, 1e9, &opt.save_interval)) {
+        cli_error(cmd, "--save-interval wants a positive number of seconds, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "phase1")) && !parse_double(v, 0, 1, &opt.phase1_fraction)) {
+        cli_error(cmd, "--phase1 wants a share from 0 to 1, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    opt.spatial = cli_get(cmd, args, "dense") == NULL;
+    const char *svg = cli_get(cmd, args, "svg");
+    const char *checkpoint = cli_get(cmd, args, "checkpoint");
+
+    tsr_layout *l = NULL, *resume = NULL;
+    tsr_status st = tsr_layout_read(ctx, in, &l);
+    if (st != TSR_OK)
+        return cli_fail(cmd, ctx, st, NULL);
+    int rc = TSR_EXIT_OK;
+    struct stat sb;
+    if (checkpoint && stat(checkpoint, &sb) == 0) {
+        if ((st = tsr_layout_read(ctx, checkpoint, &resume)) != TSR_OK) {
+            rc = cli_fail(cmd, ctx, st, NULL);
+            goto done;
+        }
+        if (!same_graph(l, resume) || !resume->has_coordinates) {
+            cli_error(cmd, "checkpoint '%s' is not a drawing of the graph in '%s'", checkpoint, in);
+            rc = TSR_EXIT_FAILURE;
+            goto done;
+        }
+        memcpy(l->x, resume->x, (size_t)l->num_nodes * sizeof *l->x);
+        memcpy(l->y, resume->y, (size_t)l->num_nodes * sizeof *l->y);
+        l->has_coordinates = 1;
+        opt.init = TSR_LAYOUT_INIT_KEEP;
+        if (!quiet)
+            fprintf(stderr, "tessera layout: resuming from checkpoint '%s'\n", checkpoint);
+    }
+    opt.save_path = out;
+    opt.checkpoint_path = checkpoint;
+    progress_state ps = {quiet, -1e9};
+    opt.progress = on_progress;
+    opt.progress_user = &ps;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    tsr_layout_optimize_result res;
+    st = tsr_layout_optimize(ctx, l, &opt, &res);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (st != TSR_OK && st != TSR_ERR_INTERRUPTED) {
+        rc = cli_fail(cmd, ctx, st, in);
+        goto done;
+    }
+    /* The optimizer wrote OUT already (best drawing, atomically); write it again in case the
+     * last save predates the end and draw the SVG. */
+    tsr_status wst = tsr_layout_write_json(ctx, l, out);
+    if (wst == TSR_OK && svg)
+        wst = tsr_layout_write_svg(ctx, l, svg);
+    if (wst != TSR_OK) {
+        rc = cli_fail(cmd, ctx, wst, NULL);
+        goto done;
+    }
+    if (!quiet) {
+        fprintf(stderr, "tessera layout: %s -> %s: ", in, out);
+        print_score(stderr, &res.initial);
+        fprintf(stderr, " -> ");
+        print_score(stderr, &res.best);
+        fprintf(stderr, " (%.1fs, %llu moves, %llu accepted, %llu restarts, %d nodes repaired)\n",
+                res.seconds, (unsigned long long)res.moves, (unsigned long long)res.accepted,
+                (unsigned long long)res.restarts, res.repaired);
+    }
+    rc = st == TSR_ERR_INTERRUPTED ? TSR_EXIT_INTERRUPTED : TSR_EXIT_OK;
+done:
+    tsr_layout_free(ctx, resume);
+    tsr_layout_free(ctx, l);
+    return rc;
+}
+
+static int run_layout(const cli_command *cmd, int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-') {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            cli_print_help(cmd, stdout);
+            return TSR_EXIT_OK;
+        }
+        cli_error(cmd, "needs a sub-command: check, optimize or render (see 'tessera layout "
+                       "--help')");
+        return TSR_EXIT_USAGE;
+    }
+    const char *sub = argv[0];
+    cli_args args;
+    int rc = cli_parse(cmd, argc - 1, argv + 1, &args);
+    if (rc)
+        return rc < 0 ? TSR_EXIT_OK : rc;
+    int want = strcmp(sub, "check") == 0 ? 1 : strcmp(sub, "optimize") == 0 ? 2
+               : strcmp(sub, "render") == 0 ? 2 : -1;
+    if (want < 0) {
+        cli_error(cmd, "unknown sub-command '%s' (check, optimize, render)", sub);
+        return TSR_EXIT_USAGE;
+    }
+    if (args.npositional != want) {
+        cli_error(cmd, "%s needs %s (see 'tessera layout --help')", sub,
+                  want == 1 ? "one input" : "an input and an output");
+        return TSR_EXIT_USAGE;
+    }
+    static const char *const optimize_only[] = {"time", "moves", "seed", "init", "svg",
+                                                "checkpoint", "save-interval", "phase1", "dense"};
+    if (strcmp(sub, "optimize") != 0)
+        for (size_t i = 0; i < sizeof optimize_only / sizeof *optimize_only; i++)
+            if (cli_get(cmd, &args, optimize_only[i])) {
+                cli_error(cmd, "--%s applies to optimize only", optimize_only[i]);
+                return TSR_EXIT_USAGE;
+            }
+    if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "json")) {
+        cli_error(cmd, "--json applies to check only");
+        return TSR_EXIT_USAGE;
+    }
+    tsr_ctx *ctx = NULL;
+    int quiet = cli_get(cmd, &args, "quiet") != NULL || strcmp(sub, "optimize") != 0;
+    if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
+        return rc;
+    if (strcmp(sub, "check") == 0)
+        rc = run_check(cmd, &args, ctx, args.positional[0]);
+    else if (strcmp(sub, "render") == 0)
+        rc = run_render(cmd, ctx, args.positional[0], args.positional[1]);
+    else
+        rc = run_optimize(cmd, &args, ctx, args.positional[0], args.positional[1]);
+    tsr_ctx_destroy(ctx);
+    return rc;
+}
+
+const cli_command cli_cmd_layout = {
+    "layout",
+    "k-planar grid drawings: check, optimize (simulated annealing), render as SVG",
+    "check IN [--json]\n"
+    "       tessera layout optimize IN OUT [--time S] [--seed N] [--init keep|stress|random] "
+    "[--svg FILE] [--checkpoint FILE] [options]\n"
+    "       tessera layout render IN OUT.svg",
+    "Straight-line drawings of graphs on an integer grid that minimise k, the largest number of "
+    "crossings on any one edge (the GD 2025 contest live challenge). Inputs are contest JSON "
+    "({\"nodes\":[{\"id\",\"x\",\"y\"}],\"edges\":[{\"source\",\"target\"}],\"width\",\"height\"}; "
+    "the canvas defaults to 1000000x1000000), GraphML or a plain edge list, recognised by content. "
+    "Two edges cross when they share no endpoint and each one's endpoints lie strictly on "
+    "opposite sides of the other's line; the score is K = max crossings on an edge, n_K = edges "
+    "with K, Phi = sum of squared counts, C = crossings, compared in that order. "
+    "check prints the score and every violation of validity (node outside the canvas, two nodes "
+    "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges) and "
+    "exits 0 when the drawing is valid, 1 when not. "
+    "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
+    "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
+    "render draws IN as SVG with the most crossed edges in red.",
+    layout_options,
+    "  tessera layout check drawing.json\n"
+    "  tessera layout optimize Automatic-1.json best.json --time 20 --svg best.svg\n"
+    "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
+    "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"
+    "  tessera layout render best.json best.svg",
+    run_layout};
