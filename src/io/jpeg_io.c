@@ -79,6 +79,12 @@ static void on_error_exit(j_common_ptr cinfo)
     case JERR_WIDTH_OVERFLOW:
         st = TSR_ERR_LIMIT;
         break;
+    case JERR_BAD_PRECISION:   /* 12- and 16-bit JPEG */
+    case JERR_SOF_UNSUPPORTED: /* lossless and hierarchical processes */
+    case JERR_NOT_COMPILED:    /* a feature this libjpeg lacks */
+    case JERR_ARITH_NOTIMPL:   /* arithmetic coding in a build without it */
+        st = TSR_ERR_UNSUPPORTED;
+        break;
     default:
         break;
     }

@@ -627,6 +627,20 @@ static void test_must_reject(void)
                 break;
             }
         reject(ctx, "JPEG height 0", bad, jpg_len, TSR_ERR_CORRUPT, "JPEG: ");
+        /* valid files using what tessera does not read: 12-bit precision, lossless process */
+        for (int variant = 0; variant < 2; variant++) {
+            memcpy(bad, jpg, jpg_len);
+            for (size_t i = 2; i + 8 < jpg_len; i++)
+                if (bad[i] == 0xff && bad[i + 1] == 0xc0) {
+                    if (variant == 0)
+                        bad[i + 4] = 12; /* P */
+                    else
+                        bad[i + 1] = 0xc3; /* SOF3 */
+                    break;
+                }
+            reject(ctx, variant == 0 ? "JPEG 12-bit" : "JPEG lossless", bad, jpg_len,
+                   TSR_ERR_UNSUPPORTED, "JPEG: ");
+        }
         free(bad);
     }
     reject(ctx, "JPEG SOI only", "\xff\xd8\xff", 3, TSR_ERR_CORRUPT, "JPEG: ");
