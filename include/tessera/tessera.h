@@ -4,6 +4,7 @@
 
 #include "tessera/core.h"
 #include "tessera/io.h"
+#include "tessera/j2k.h"
 #include "tessera/resize.h"
 #include "tessera/layout.h"
 #include "tessera/carve.h"

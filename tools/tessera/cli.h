@@ -84,5 +84,6 @@ double cli_now(void);
 
 extern const cli_command cli_cmd_resize;
 extern const cli_command cli_cmd_layout;
+extern const cli_command cli_cmd_j2k;
 
 #endif

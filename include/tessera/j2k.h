@@ -1,0 +1,137 @@
+/* tessera JPEG 2000: decoding of ITU-T T.800 (Part 1) and T.814 (Part 15, HTJ2K) codestreams and
+ * of JP2/JPH files.
+ *
+ * Two calls: tsr_j2k_read_header() reads the main header (and the JP2 boxes) and describes the
+ * image; tsr_j2k_decode() decodes into planar buffers that the caller owns. The caller first asks
+ * for the output geometry with tsr_j2k_decode_layout() (which honours the options: reduced
+ * resolution, region, components, palette expansion), allocates each plane's samples, then
+ * decodes. tsr_j2k_decode_alloc() does all three, allocating through the context (free with
+ * tsr_j2k_planes_free()).
+ *
+ * Samples are int32_t, one plane per output component, row-major, `stride` samples apart; values
+ * are the reconstructed image samples (DC level shift applied, clamped to the component's
+ * precision and signedness). */
+#ifndef TESSERA_J2K_H
+#define TESSERA_J2K_H
+
+#include "tessera/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tsr_j2k_container {
+    TSR_J2K_CODESTREAM = 0, /* raw codestream (.j2k, .j2c, .jhc) */
+    TSR_J2K_JP2 = 1,        /* JP2 file format (T.800 Annex I) */
+    TSR_J2K_JPH = 2         /* JPH file format (T.814 Annex D) */
+} tsr_j2k_container;
+
+typedef enum tsr_j2k_progression {
+    TSR_J2K_LRCP = 0,
+    TSR_J2K_RLCP = 1,
+    TSR_J2K_RPCL = 2,
+    TSR_J2K_PCRL = 3,
+    TSR_J2K_CPRL = 4
+} tsr_j2k_progression;
+
+/* One codestream component as the SIZ marker declares it. */
+typedef struct tsr_j2k_component {
+    uint32_t x0, y0;        /* first sample on the component's grid: ceil(XOsiz/XRsiz) */
+    uint32_t width, height; /* samples */
+    uint8_t dx, dy;         /* subsampling XRsiz, YRsiz (1..255) */
+    uint8_t precision;      /* bits per sample, 1..38 */
+    uint8_t is_signed;
+} tsr_j2k_component;
+
+/* Main-header parameters (the first tile's coding style where tiles may differ). */
+typedef struct tsr_j2k_info {
+    tsr_j2k_container container;
+    uint16_t rsiz;                 /* capabilities (Rsiz); bit 14: HTJ2K */
+    int is_ht;                     /* the codestream uses HT code-blocks (CAP or COD) */
+    uint32_t x0, y0, x1, y1;       /* image area on the reference grid */
+    uint32_t width, height;        /* x1-x0, y1-y0 */
+    uint32_t tile_x0, tile_y0;     /* tile grid origin (XTOsiz, YTOsiz) */
+    uint32_t tile_width, tile_height;
+    uint32_t tiles_x, tiles_y;
+    uint32_t num_components;
+    tsr_j2k_progression progression;
+    uint32_t layers;
+    uint32_t levels;               /* decomposition levels (component 0) */
+    uint32_t cblk_width, cblk_height;
+    uint32_t cblk_style;           /* SPcod code-block style bits */
+    int reversible;                /* 5/3 (1) or 9/7 (0) for component 0 */
+    int mct;                       /* multiple component transform used */
+    int sop, eph;                  /* packets carry SOP markers / EPH markers */
+    int precincts;                 /* precinct sizes are given (else maximal) */
+    /* JP2/JPH boxes (zero for codestreams). */
+    uint32_t colourspace;          /* colr EnumCS (16 sRGB, 17 greyscale, 18 sYCC, ...); 0 unknown */
+    uint32_t palette_entries;      /* pclr NE; 0 when there is no palette */
+    uint32_t palette_columns;      /* pclr NPC */
+    uint32_t output_channels;      /* channels after palette expansion and cmap */
+} tsr_j2k_info;
+
+/* Reads the main header. comps (may be NULL) receives up to max_comps component descriptions;
+ * info->num_components says how many there are. Errors name the problem and byte offset. */
+tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j2k_info *info,
+                               tsr_j2k_component *comps, uint32_t max_comps);
+
+typedef struct tsr_j2k_decode_options {
+    uint32_t reduce;          /* discard this many resolution levels (default 0) */
+    uint32_t layers;          /* decode only the first L quality layers (0 = all) */
+    /* Region on the reference grid, relative to the image origin (x0, y0); w = h = 0: all. */
+    uint32_t region_x, region_y, region_w, region_h;
+    const uint32_t *components; /* codestream components to decode, NULL = all */
+    uint32_t num_components;
+    int threads;              /* 0: the context's thread count */
+    int apply_palette;        /* JP2 pclr/cmap/cdef applied (default 1) */
+} tsr_j2k_decode_options;
+
+void tsr_j2k_decode_options_init(tsr_j2k_decode_options *opt);
+
+/* One output plane. Filled in by tsr_j2k_decode_layout(); `data` and `stride` are the caller's. */
+typedef struct tsr_j2k_plane {
+    uint32_t x0, y0;        /* position of the first sample on the plane's own (reduced) grid */
+    uint32_t width, height; /* samples */
+    uint32_t dx, dy;        /* subsampling relative to the reference grid at full resolution */
+    uint32_t precision;     /* bits per sample (1..31) */
+    int is_signed;
+    uint32_t component;     /* codestream component it comes from */
+    int32_t *data;          /* caller-owned, height rows of stride samples */
+    size_t stride;          /* samples from one row to the next, >= width */
+} tsr_j2k_plane;
+
+/* What a decode met on the way: the stream decoded, but not necessarily all of it. */
+typedef struct tsr_j2k_result {
+    int truncated;            /* the codestream ended early; what was there is decoded */
+    uint32_t warnings;        /* number of warnings */
+    char warning[256];        /* the first warning, "" when none */
+} tsr_j2k_result;
+
+/* The output planes for these options. With planes == NULL only *num_planes is set; otherwise
+ * up to *num_planes planes are described (data = NULL, stride = width). */
+tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
+                                 const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                                 uint32_t *num_planes);
+
+/* Decodes into planes described by tsr_j2k_decode_layout() whose data the caller allocated.
+ * opt may be NULL (defaults); result may be NULL. */
+tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
+                          const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                          uint32_t num_planes, tsr_j2k_result *result);
+
+/* Layout, allocation (through the context) and decoding in one call. *planes receives an array
+ * of *num_planes planes; free it with tsr_j2k_planes_free(). */
+tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
+                                const tsr_j2k_decode_options *opt, tsr_j2k_plane **planes,
+                                uint32_t *num_planes, tsr_j2k_result *result);
+void tsr_j2k_planes_free(tsr_ctx *ctx, tsr_j2k_plane *planes, uint32_t num_planes);
+
+/* Writes planes as PGX (the conformance format): one plane to `path`; several to path with
+ * "_0", "_1", ... inserted before the extension. Each file is written atomically. */
+tsr_status tsr_j2k_save_pgx(tsr_ctx *ctx, const char *path, const tsr_j2k_plane *planes,
+                            uint32_t num_planes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

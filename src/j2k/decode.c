@@ -1,0 +1,933 @@
+/* The JPEG 2000 decoder's public API and its orchestration, tile by tile:
+ *   parse (jp2.c, markers.c) -> geometry (tcd.c) -> packets (t2.c, pi.c) -> code-blocks (t1.h,
+ *   in parallel) with dequantisation (T.800 E.1) -> inverse DWT (dwt.c) -> inverse MCT (mct.c)
+ *   -> DC level shift, rounding, clamping into the caller's planes -> JP2 palette and channels.
+ *
+ * Integration with Tier 1 (t1.h, written by another engineer): per code-block this file passes
+ * the clipped size, the sub-band orientation, the style byte (0x40 set for HT code-blocks and
+ * clear for Part-1 ones in mixed mode), the zero bit-planes and Mb = G + exp - 1 and the RGN
+ * shift, and the codeword segments, each one contiguous (pieces from several layers are copied
+ * together into a per-thread buffer). t1 writes integers (reversible) or values with one
+ * fractional bit (irreversible, multiplied here by delta_b / 2) straight into the
+ * tile-component's array. No interface change was needed. */
+#include "j2k/j2k_int.h"
+#include "j2k/t1.h"
+#include "io/atomic_file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void tsr_j2k_decode_options_init(tsr_j2k_decode_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->apply_palette = 1;
+}
+
+/* ---- opening a stream ---------------------------------------------------------------------- */
+
+typedef struct stream {
+    tsr__jp2 jp2;
+    tsr__j2k_cs cs;
+    tsr__j2k_warn warn;
+} stream;
+
+static tsr_status open_stream(tsr_ctx *ctx, const void *data, size_t len, int main_only,
+                              stream *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!data && len)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL data");
+    tsr_status st = tsr__jp2_read(ctx, data, len, &s->jp2, &s->warn);
+    if (st)
+        return st;
+    st = tsr__j2k_parse(ctx, (const uint8_t *)data + s->jp2.cs_off, s->jp2.cs_len, s->jp2.cs_off,
+                        main_only, &s->cs, &s->warn);
+    if (st)
+        return st;
+    if (s->jp2.pal_ne) {
+        for (uint32_t i = 0; i < s->jp2.ncmap; i++)
+            if (s->jp2.cmap[i].cmp >= s->cs.ncomps ||
+                (s->jp2.cmap[i].mtyp == 1 && s->jp2.cmap[i].pcol >= s->jp2.pal_npc))
+                return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                                 "JP2: cmap entry %u refers to component %u / column %u, which "
+                                 "do not exist",
+                                 i, s->jp2.cmap[i].cmp, s->jp2.cmap[i].pcol);
+    }
+    return TSR_OK;
+}
+
+static void close_stream(tsr_ctx *ctx, stream *s)
+{
+    tsr__j2k_cs_free(ctx, &s->cs);
+    tsr__jp2_free(ctx, &s->jp2);
+}
+
+tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j2k_info *info,
+                               tsr_j2k_component *comps, uint32_t max_comps)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!info)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "tsr_j2k_read_header: NULL info");
+    memset(info, 0, sizeof *info);
+    stream s;
+    st = open_stream(ctx, data, len, 1, &s);
+    if (st) {
+        close_stream(ctx, &s);
+        return st;
+    }
+    const tsr__j2k_cs *cs = &s.cs;
+    const tsr__j2k_tccp *t0 = &cs->deflt.tccps[0];
+    info->container = s.jp2.container;
+    info->rsiz = cs->rsiz;
+    info->is_ht = cs->is_ht || (cs->rsiz & 0x4000);
+    info->x0 = cs->x0;
+    info->y0 = cs->y0;
+    info->x1 = cs->x1;
+    info->y1 = cs->y1;
+    info->width = cs->x1 - cs->x0;
+    info->height = cs->y1 - cs->y0;
+    info->tile_x0 = cs->tx0;
+    info->tile_y0 = cs->ty0;
+    info->tile_width = cs->tw;
+    info->tile_height = cs->th;
+    info->tiles_x = cs->ntx;
+    info->tiles_y = cs->nty;
+    info->num_components = cs->ncomps;
+    info->progression = (tsr_j2k_progression)cs->deflt.prg;
+    info->layers = cs->deflt.numlayers;
+    info->levels = t0->numres - 1u;
+    info->cblk_width = 1u << t0->xcb;
+    info->cblk_height = 1u << t0->ycb;
+    info->cblk_style = t0->cblksty;
+    info->reversible = t0->qmfbid == 1;
+    info->mct = cs->deflt.mct;
+    info->sop = (cs->deflt.csty & 2) != 0;
+    info->eph = (cs->deflt.csty & 4) != 0;
+    info->precincts = t0->csty & 1;
+    info->colourspace = s.jp2.enumcs;
+    info->palette_entries = s.jp2.pal_ne;
+    info->palette_columns = s.jp2.pal_npc;
+    info->output_channels = s.jp2.pal_ne ? s.jp2.ncmap : cs->ncomps;
+    for (uint32_t c = 0; comps && c < cs->ncomps && c < max_comps; c++) {
+        const tsr__j2k_comp *cp = &cs->comps[c];
+        comps[c].dx = cp->dx;
+        comps[c].dy = cp->dy;
+        comps[c].precision = cp->prec;
+        comps[c].is_signed = cp->sgnd;
+        comps[c].x0 = tsr__ceildiv(cs->x0, cp->dx);
+        comps[c].y0 = tsr__ceildiv(cs->y0, cp->dy);
+        comps[c].width = tsr__ceildiv(cs->x1, cp->dx) - comps[c].x0;
+        comps[c].height = tsr__ceildiv(cs->y1, cp->dy) - comps[c].y0;
+    }
+    close_stream(ctx, &s);
+    return TSR_OK;
+}
+
+/* ---- layout -------------------------------------------------------------------------------- */
+
+typedef struct out_chan {
+    uint32_t comp; /* codestream component */
+    int32_t pcol;  /* palette column, -1 for direct */
+} out_chan;
+
+typedef struct layout {
+    uint32_t nout;
+    out_chan *ch;          /* nout */
+    uint8_t *mask;         /* ncomps: decode this component */
+    tsr__j2k_window win;   /* reference grid, absolute */
+    uint32_t reduce;
+    int palette;
+} layout;
+
+static void layout_free(tsr_ctx *ctx, layout *L)
+{
+    tsr__free(ctx, L->ch);
+    tsr__free(ctx, L->mask);
+    memset(L, 0, sizeof *L);
+}
+
+static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decode_options *opt,
+                              layout *L)
+{
+    const tsr__j2k_cs *cs = &s->cs;
+    memset(L, 0, sizeof *L);
+    L->reduce = opt->reduce;
+    for (uint32_t c = 0; c < cs->ncomps; c++) {
+        if (cs->comps[c].prec > 31)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                             "component %u has %u-bit samples; at most 31 are supported", c,
+                             cs->comps[c].prec);
+        if (opt->reduce >= cs->deflt.tccps[c].numres)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "cannot reduce by %u levels: component %u has %u decomposition "
+                             "levels",
+                             opt->reduce, c, cs->deflt.tccps[c].numres - 1u);
+    }
+    /* Region. */
+    uint32_t w = cs->x1 - cs->x0, h = cs->y1 - cs->y0;
+    if ((opt->region_w == 0) != (opt->region_h == 0))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "region: width and height must both be "
+                                                        "given");
+    if (opt->region_w) {
+        if (opt->region_x >= w || opt->region_y >= h)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "region origin (%u,%u) is outside the %ux%u image", opt->region_x,
+                             opt->region_y, w, h);
+        L->win.x0 = cs->x0 + opt->region_x;
+        L->win.y0 = cs->y0 + opt->region_y;
+        L->win.x1 = opt->region_w > w - opt->region_x ? cs->x1 : L->win.x0 + opt->region_w;
+        L->win.y1 = opt->region_h > h - opt->region_y ? cs->y1 : L->win.y0 + opt->region_h;
+    } else {
+        L->win.x0 = cs->x0;
+        L->win.y0 = cs->y0;
+        L->win.x1 = cs->x1;
+        L->win.y1 = cs->y1;
+    }
+    tsr_status st = tsr__alloc(ctx, cs->ncomps, (void **)&L->mask);
+    if (st)
+        return st;
+    memset(L->mask, 0, cs->ncomps);
+    L->palette = opt->apply_palette && s->jp2.pal_ne && !opt->components;
+    uint32_t nout;
+    if (opt->components) {
+        if (opt->num_components == 0 || opt->num_components > cs->ncomps)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "components: %u given, %u exist",
+                             opt->num_components, cs->ncomps);
+        nout = opt->num_components;
+    } else {
+        nout = L->palette ? s->jp2.ncmap : cs->ncomps;
+    }
+    if ((st = tsr__alloc(ctx, nout * sizeof *L->ch, (void **)&L->ch)))
+        return st;
+    L->nout = nout;
+    for (uint32_t i = 0; i < nout; i++) {
+        if (opt->components) {
+            uint32_t c = opt->components[i];
+            if (c >= cs->ncomps)
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                 "components: %u does not exist (the image has %u)", c,
+                                 cs->ncomps);
+            if (L->mask[c])
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "components: %u given twice", c);
+            L->ch[i].comp = c;
+            L->ch[i].pcol = -1;
+        } else if (L->palette) {
+            L->ch[i].comp = s->jp2.cmap[i].cmp;
+            L->ch[i].pcol = s->jp2.cmap[i].mtyp == 1 ? s->jp2.cmap[i].pcol : -1;
+        } else {
+            L->ch[i].comp = i;
+            L->ch[i].pcol = -1;
+        }
+        L->mask[L->ch[i].comp] = 1;
+    }
+    /* Channel definitions (cdef): colour channels in association order, then the others. */
+    if (opt->apply_palette && !opt->components && s->jp2.ncdef == nout) {
+        out_chan tmp[256];
+        uint32_t key[256];
+        int ok = nout <= 256;
+        for (uint32_t i = 0; ok && i < nout; i++) {
+            key[i] = 0xFFFFFFFFu;
+            for (uint32_t k = 0; k < s->jp2.ncdef; k++)
+                if (s->jp2.cdef_cn[k] == i) {
+                    uint32_t a = s->jp2.cdef_asoc[k];
+                    key[i] = (s->jp2.cdef_typ[k] == 0 && a >= 1 && a != 0xFFFF)
+                                 ? a
+                                 : 0x10000u + (s->jp2.cdef_typ[k] << 8) + i;
+                }
+            tmp[i] = L->ch[i];
+        }
+        if (ok) {
+            /* stable selection by key */
+            uint8_t used[256] = {0};
+            for (uint32_t o = 0; o < nout; o++) {
+                uint32_t best = UINT32_MAX;
+                for (uint32_t i = 0; i < nout; i++)
+                    if (!used[i] && (best == UINT32_MAX || key[i] < key[best]))
+                        best = i;
+                used[best] = 1;
+                L->ch[o] = tmp[best];
+            }
+        }
+    }
+    return TSR_OK;
+}
+
+/* Plane geometry of component c for a layout. */
+static void comp_plane(const tsr__j2k_cs *cs, const layout *L, uint32_t c, tsr_j2k_plane *p)
+{
+    const tsr__j2k_comp *cp = &cs->comps[c];
+    p->x0 = tsr__ceildivpow2(tsr__ceildiv(L->win.x0, cp->dx), L->reduce);
+    p->y0 = tsr__ceildivpow2(tsr__ceildiv(L->win.y0, cp->dy), L->reduce);
+    uint32_t x1 = tsr__ceildivpow2(tsr__ceildiv(L->win.x1, cp->dx), L->reduce);
+    uint32_t y1 = tsr__ceildivpow2(tsr__ceildiv(L->win.y1, cp->dy), L->reduce);
+    p->width = x1 - p->x0;
+    p->height = y1 - p->y0;
+    p->dx = cp->dx;
+    p->dy = cp->dy;
+    p->precision = cp->prec;
+    p->is_signed = cp->sgnd;
+    p->component = c;
+    p->data = NULL;
+    p->stride = p->width;
+}
+
+static void describe(const stream *s, const layout *L, tsr_j2k_plane *planes, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && i < L->nout; i++) {
+        comp_plane(&s->cs, L, L->ch[i].comp, &planes[i]);
+        if (L->ch[i].pcol >= 0) {
+            uint8_t b = s->jp2.pal_bits[L->ch[i].pcol];
+            planes[i].precision = (b & 0x7fu) + 1u;
+            planes[i].is_signed = (b & 0x80) != 0;
+        }
+    }
+}
+
+static tsr_status check_options(tsr_ctx *ctx, const tsr_j2k_decode_options *opt)
+{
+    if (opt->reduce > 32)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "reduce %u (at most 32)", opt->reduce);
+    if (opt->threads < 0)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "threads %d", opt->threads);
+    return TSR_OK;
+}
+
+tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
+                                 const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                                 uint32_t *num_planes)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    tsr_j2k_decode_options dflt;
+    if (!opt) {
+        tsr_j2k_decode_options_init(&dflt);
+        opt = &dflt;
+    }
+    if (!num_planes)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL num_planes");
+    if ((st = check_options(ctx, opt)))
+        return st;
+    stream s;
+    layout L;
+    memset(&L, 0, sizeof L);
+    st = open_stream(ctx, data, len, 1, &s);
+    if (!st)
+        st = make_layout(ctx, &s, opt, &L);
+    if (!st) {
+        if (planes)
+            describe(&s, &L, planes, *num_planes);
+        *num_planes = L.nout;
+    }
+    layout_free(ctx, &L);
+    close_stream(ctx, &s);
+    return st;
+}
+
+/* ---- tile decoding ------------------------------------------------------------------------- */
+
+typedef struct cblk_job {
+    uint32_t gidx;
+    uint16_t comp;
+    uint8_t res;
+    tsr__j2k_band *band;
+} cblk_job;
+
+typedef struct dec {
+    tsr_ctx *ctx;
+    stream *s;
+    const layout *L;
+    tsr_j2k_plane *dst;   /* per codestream component: where its samples go (NULL: none) */
+    uint32_t layers;
+    int threads;
+    void *t1_ws;          /* threads * ws_size */
+    size_t ws_size;
+} dec;
+
+/* Code-blocks: gather contributions, decode, dequantise, all in parallel. */
+static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__j2k_t2 *t2)
+{
+    tsr_ctx *ctx = d->ctx;
+    tsr_status st;
+    uint32_t *first = NULL, *order = NULL;
+    cblk_job *jobs = NULL;
+    uint8_t *buf = NULL;
+    tsr__t1_seg *segs = NULL;
+    size_t nb = (size_t)t->ncblks + 1;
+    if ((st = tsr__alloc(ctx, nb * sizeof *first, (void **)&first)))
+        goto out;
+    memset(first, 0, nb * sizeof *first);
+    if ((st = tsr__alloc(ctx, (t2->nchunks ? t2->nchunks : 1) * sizeof *order, (void **)&order)))
+        goto out;
+    /* Counting sort of the chunks by code-block, stable (layer order kept). */
+    for (uint32_t i = 0; i < t2->nchunks; i++)
+        first[t2->chunks[i].cblk + 1]++;
+    for (size_t i = 1; i < nb; i++)
+        first[i] += first[i - 1];
+    {
+        uint32_t *fill;
+        if ((st = tsr__alloc(ctx, nb * sizeof *fill, (void **)&fill)))
+            goto out;
+        memcpy(fill, first, nb * sizeof *fill);
+        for (uint32_t i = 0; i < t2->nchunks; i++)
+            order[fill[t2->chunks[i].cblk]++] = i;
+        tsr__free(ctx, fill);
+    }
+    /* Jobs: code-blocks with contributions in decoded resolutions of requested components. */
+    size_t njobs = 0, maxlen = 1;
+    if ((st = tsr__alloc(ctx, nb * sizeof *jobs, (void **)&jobs)))
+        goto out;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        for (uint32_t r = 0; r < tc->dec_res; r++)
+            for (uint32_t b = 0; b < tc->res[r].nbands; b++) {
+                tsr__j2k_band *band = &tc->res[r].bands[b];
+                for (uint32_t i = 0; i < band->ncblks; i++) {
+                    uint32_t g = band->cblk_base + i;
+                    if (first[g + 1] == first[g])
+                        continue;
+                    size_t len = 0;
+                    for (uint32_t k = first[g]; k < first[g + 1]; k++)
+                        len += t2->chunks[order[k]].len;
+                    if (len > maxlen)
+                        maxlen = len;
+                    jobs[njobs].gidx = g;
+                    jobs[njobs].comp = (uint16_t)c;
+                    jobs[njobs].res = (uint8_t)r;
+                    jobs[njobs].band = band;
+                    njobs++;
+                }
+            }
+    }
+    int threads = d->threads;
+    if ((st = tsr__alloc(ctx, (size_t)threads * (maxlen + 8), (void **)&buf)))
+        goto out;
+    if ((st = tsr__alloc(ctx, (size_t)threads * TSR__T1_MAX_SEGS * sizeof *segs, (void **)&segs)))
+        goto out;
+    tsr_status fatal = TSR_OK;
+    uint32_t nwarn_blocks = 0, ncorrupt = 0;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && njobs > 8)
+    for (size_t j = 0; j < njobs; j++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        const cblk_job *jb = &jobs[j];
+        tsr__j2k_cblk *cb = t->cblk_ptr[jb->gidx];
+        tsr__j2k_tilecomp *tc = &t->comps[jb->comp];
+        const tsr__j2k_tccp *tccp = &tcp->tccps[jb->comp];
+        const tsr__j2k_band *band = jb->band;
+        uint8_t *mybuf = buf + (size_t)tid * (maxlen + 8);
+        tsr__t1_seg *myseg = segs + (size_t)tid * TSR__T1_MAX_SEGS;
+        /* Assemble the segments contiguously. */
+        uint32_t nsegs = 0, npasses = 0;
+        size_t at = 0;
+        int bad = 0;
+        for (uint32_t k = first[jb->gidx]; k < first[jb->gidx + 1]; k++) {
+            const tsr__j2k_chunk *ch = &t2->chunks[order[k]];
+            if (ch->segno >= TSR__T1_MAX_SEGS) {
+                bad = 1;
+                break;
+            }
+            while (nsegs <= ch->segno) {
+                myseg[nsegs].data = mybuf + at;
+                myseg[nsegs].len = 0;
+                myseg[nsegs].npasses = 0;
+                nsegs++;
+            }
+            memcpy(mybuf + at, ch->ptr, ch->len);
+            at += ch->len;
+            myseg[ch->segno].len += ch->len;
+            myseg[ch->segno].npasses += ch->passes;
+            npasses += ch->passes;
+        }
+        /* Where the block's coefficients go (deinterleaved layout of resolution res). */
+        size_t xoff = cb->x0 - band->x0, yoff = cb->y0 - band->y0;
+        if (jb->res > 0) {
+            const tsr__j2k_res *low = &tc->res[jb->res - 1];
+            if (band->orient & 1)
+                xoff += low->x1 - low->x0;
+            if (band->orient & 2)
+                yoff += low->y1 - low->y0;
+        }
+        int32_t *out = tc->data + yoff * tc->data_w + xoff;
+        uint32_t w = cb->x1 - cb->x0, h = cb->y1 - cb->y0;
+        if (bad) {
+#pragma omp atomic
+            ncorrupt++;
+            continue;
+        }
+        tsr__t1_block blk;
+        blk.w = w;
+        blk.h = h;
+        blk.orient = band->orient;
+        blk.style = (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT)
+                                         : (tccp->cblksty & 0x3f));
+        blk.zero_bp = cb->zero_bp;
+        blk.mb = (uint8_t)band->mb;
+        blk.roi_shift = tccp->roishift;
+        blk.reversible = tccp->qmfbid == 1;
+        blk.npasses = npasses;
+        blk.nsegs = nsegs;
+        blk.segs = myseg;
+        unsigned wbits = 0;
+        int rc = tsr__t1_decode(&blk, (char *)d->t1_ws + (size_t)tid * d->ws_size, d->ws_size, out,
+                                tc->data_w, &wbits);
+        if (rc == TSR__T1_WARN) {
+#pragma omp atomic
+            nwarn_blocks++;
+        } else if (rc == TSR__T1_CORRUPT) {
+#pragma omp atomic
+            ncorrupt++;
+        } else if (rc != TSR__T1_OK) {
+#pragma omp critical(tsr_j2k_fatal)
+            if (!fatal)
+                fatal = rc == TSR__T1_UNSUPPORTED ? TSR_ERR_UNSUPPORTED : TSR_ERR_INTERNAL;
+        }
+        if (!blk.reversible) {
+            /* E.1.1.2: value = (q + r) * delta; t1 gave 2(q + r). */
+            float scale = band->delta * 0.5f;
+            for (uint32_t y = 0; y < h; y++) {
+                int32_t *row = out + (size_t)y * tc->data_w;
+                float *f = (float *)row;
+                for (uint32_t x = 0; x < w; x++)
+                    f[x] = (float)row[x] * scale;
+            }
+        }
+    }
+    if (fatal) {
+        st = tsr__fail(ctx, fatal,
+                       fatal == TSR_ERR_UNSUPPORTED
+                           ? "tile %u: a code-block uses an unsupported feature"
+                           : "tile %u: the code-block decoder rejected its input",
+                       t->index);
+        goto out;
+    }
+    if (nwarn_blocks)
+        tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks had inconsistent data", t->index,
+                      nwarn_blocks);
+    if (ncorrupt)
+        tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks could not be decoded", t->index,
+                      ncorrupt);
+    st = TSR_OK;
+out:
+    tsr__free(ctx, first);
+    tsr__free(ctx, order);
+    tsr__free(ctx, jobs);
+    tsr__free(ctx, buf);
+    tsr__free(ctx, segs);
+    return st;
+}
+
+/* Writes a decoded tile-component into its plane: DC level shift, rounding, clamping. */
+static void store(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp, int is_float,
+                  tsr_j2k_plane *p, int threads)
+{
+    const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
+    int64_t x0 = top->x0 > p->x0 ? top->x0 : p->x0;
+    int64_t y0 = top->y0 > p->y0 ? top->y0 : p->y0;
+    int64_t x1 = top->x1 < (uint64_t)p->x0 + p->width ? top->x1 : (int64_t)p->x0 + p->width;
+    int64_t y1 = top->y1 < (uint64_t)p->y0 + p->height ? top->y1 : (int64_t)p->y0 + p->height;
+    if (x1 <= x0 || y1 <= y0)
+        return;
+    int64_t lo, hi, shift;
+    if (cp->sgnd) {
+        lo = -((int64_t)1 << (cp->prec - 1));
+        hi = ((int64_t)1 << (cp->prec - 1)) - 1;
+        shift = 0;
+    } else {
+        lo = 0;
+        hi = ((int64_t)1 << cp->prec) - 1;
+        shift = (int64_t)1 << (cp->prec - 1);
+    }
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (y1 - y0) > 32)
+    for (int64_t y = y0; y < y1; y++) {
+        const int32_t *src = tc->data + (size_t)(y - top->y0) * tc->data_w + (x0 - top->x0);
+        int32_t *dst = p->data + (size_t)(y - p->y0) * p->stride + (x0 - p->x0);
+        int64_t n = x1 - x0;
+        if (is_float) {
+            const float *f = (const float *)src;
+            for (int64_t i = 0; i < n; i++) {
+                float v = f[i];
+                int64_t q;
+                if (!(v == v))
+                    q = 0;
+                else if (v > 4e9f)
+                    q = hi;
+                else if (v < -4e9f)
+                    q = lo;
+                else
+                    q = (int64_t)lrintf(v);
+                q += shift;
+                dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+            }
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                int64_t q = (int64_t)src[i] + shift;
+                dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+            }
+        }
+    }
+}
+
+static tsr_status decode_tile(dec *d, uint32_t tile)
+{
+    tsr_ctx *ctx = d->ctx;
+    tsr__j2k_cs *cs = &d->s->cs;
+    const layout *L = d->L;
+    tsr__j2k_tcp tcp;
+    tsr__j2k_tile t;
+    tsr__j2k_t2 t2;
+    uint8_t *ppt = NULL, *body_cat = NULL, *hdr_cat = NULL;
+    size_t ppt_len = 0;
+    int32_t *scratch = NULL;
+    memset(&tcp, 0, sizeof tcp);
+    memset(&t, 0, sizeof t);
+    memset(&t2, 0, sizeof t2);
+    tsr_status st = tsr__j2k_tile_params(ctx, cs, tile, &tcp, &ppt, &ppt_len);
+    if (st)
+        goto out;
+    /* With a colour transform, components 0..2 are decoded together. */
+    uint8_t *mask = L->mask;
+    int mct = tcp.mct && cs->ncomps >= 3;
+    uint8_t *mask_copy = NULL;
+    if (mct && (mask[0] || mask[1] || mask[2]) && !(mask[0] && mask[1] && mask[2])) {
+        if ((st = tsr__alloc(ctx, cs->ncomps, (void **)&mask_copy)))
+            goto out;
+        memcpy(mask_copy, mask, cs->ncomps);
+        mask_copy[0] = mask_copy[1] = mask_copy[2] = 1;
+        mask = mask_copy;
+    }
+    st = tsr__tcd_init(ctx, cs, &tcp, tile, L->reduce, mask, &L->win, &t);
+    tsr__free(ctx, mask_copy);
+    if (st)
+        goto out;
+    /* The tile's data: its tile-parts' bodies (and packed headers) in order. */
+    const uint8_t *body, *hdr = NULL;
+    size_t body_len = 0, hdr_len = 0;
+    uint32_t ntp = 0;
+    for (uint32_t i = cs->tile_first[tile]; i != UINT32_MAX; i = cs->tps[i].next) {
+        ntp++;
+        body_len += cs->tps[i].body_len;
+        hdr_len += cs->tps[i].ppm_len;
+    }
+    uint32_t f = cs->tile_first[tile];
+    if (ntp == 1) {
+        body = cs->data + cs->tps[f].body_off;
+        if (cs->ppm) {
+            hdr = cs->ppm + cs->tps[f].ppm_off;
+            hdr_len = cs->tps[f].ppm_len;
+        }
+    } else {
+        if ((st = tsr__alloc(ctx, body_len ? body_len : 1, (void **)&body_cat)))
+            goto out;
+        size_t at = 0, hat = 0;
+        if (cs->ppm && (st = tsr__alloc(ctx, hdr_len ? hdr_len : 1, (void **)&hdr_cat)))
+            goto out;
+        for (uint32_t i = f; i != UINT32_MAX; i = cs->tps[i].next) {
+            memcpy(body_cat + at, cs->data + cs->tps[i].body_off, cs->tps[i].body_len);
+            at += cs->tps[i].body_len;
+            if (cs->ppm) {
+                memcpy(hdr_cat + hat, cs->ppm + cs->tps[i].ppm_off, cs->tps[i].ppm_len);
+                hat += cs->tps[i].ppm_len;
+            }
+        }
+        body = body_cat;
+        hdr = hdr_cat;
+    }
+    if (ppt) {
+        hdr = ppt;
+        hdr_len = ppt_len;
+    }
+    if (cs->ppm && !hdr)
+        hdr = (const uint8_t *)"";
+    st = tsr__t2_decode(ctx, cs, &tcp, &t, body, body_len, hdr, hdr_len, d->layers,
+                        cs->base + cs->tps[f].body_off, &t2, &d->s->warn);
+    if (st)
+        goto out;
+    if ((st = tier1(d, &tcp, &t, &t2)))
+        goto out;
+    /* Inverse DWT of each decoded component. */
+    size_t per = 0;
+    for (uint32_t c = 0; c < t.ncomps; c++)
+        if (!t.comps[c].skip && tsr__dwt_scratch_per_thread(&t.comps[c]) > per)
+            per = tsr__dwt_scratch_per_thread(&t.comps[c]);
+    size_t sbytes;
+    if (!tsr__size_mul3(per ? per : 1, (size_t)d->threads, sizeof(int32_t), &sbytes)) {
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u: DWT scratch overflows", tile);
+        goto out;
+    }
+    if ((st = tsr__alloc(ctx, sbytes, (void **)&scratch)))
+        goto out;
+    for (uint32_t c = 0; c < t.ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t.comps[c];
+        if (tc->skip)
+            continue;
+        if (tcp.tccps[c].qmfbid == 1)
+            tsr__dwt53_inverse2(tc, tc->dec_res, scratch, d->threads);
+        else
+            tsr__dwt97_inverse2(tc, tc->dec_res, scratch, d->threads);
+    }
+    /* Inverse colour transform (G.2 / G.3). */
+    if (mct && !t.comps[0].skip) {
+        tsr__j2k_tilecomp *a = &t.comps[0], *b = &t.comps[1], *c = &t.comps[2];
+        if (a->data_w != b->data_w || a->data_w != c->data_w || a->data_h != b->data_h ||
+            a->data_h != c->data_h) {
+            st = tsr__fail(ctx, TSR_ERR_CORRUPT,
+                           "tile %u: colour transform over components of different sizes", tile);
+            goto out;
+        }
+        int rev0 = tcp.tccps[0].qmfbid == 1;
+        if (rev0 != (tcp.tccps[1].qmfbid == 1) || rev0 != (tcp.tccps[2].qmfbid == 1)) {
+            st = tsr__fail(ctx, TSR_ERR_CORRUPT,
+                           "tile %u: colour transform over mixed reversible/irreversible "
+                           "components",
+                           tile);
+            goto out;
+        }
+        size_t n = a->data_w * a->data_h;
+        if (rev0)
+            tsr__mct_rct_inverse(a->data, b->data, c->data, n);
+        else
+            tsr__mct_ict_inverse((float *)a->data, (float *)b->data, (float *)c->data, n);
+    }
+    for (uint32_t c = 0; c < t.ncomps; c++)
+        if (!t.comps[c].skip && d->dst[c].data)
+            store(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c], d->threads);
+out:
+    tsr__free(ctx, scratch);
+    tsr__free(ctx, ppt);
+    tsr__free(ctx, body_cat);
+    tsr__free(ctx, hdr_cat);
+    tsr__t2_free(ctx, &t2);
+    tsr__tcd_free(ctx, &t);
+    tsr__j2k_tcp_free(ctx, &tcp);
+    return st;
+}
+
+tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
+                          const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                          uint32_t num_planes, tsr_j2k_result *result)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    tsr_j2k_decode_options dflt;
+    if (!opt) {
+        tsr_j2k_decode_options_init(&dflt);
+        opt = &dflt;
+    }
+    if (result)
+        memset(result, 0, sizeof *result);
+    if ((st = check_options(ctx, opt)))
+        return st;
+    stream s;
+    layout L;
+    dec d;
+    memset(&L, 0, sizeof L);
+    memset(&d, 0, sizeof d);
+    tsr_j2k_plane *tmp = NULL; /* palette case: decoded components */
+    st = open_stream(ctx, data, len, 0, &s);
+    if (st)
+        goto out;
+    if ((st = make_layout(ctx, &s, opt, &L)))
+        goto out;
+    if (!planes || num_planes != L.nout) {
+        st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "%u planes given, the layout has %u",
+                       num_planes, L.nout);
+        goto out;
+    }
+    {
+        for (uint32_t i = 0; i < num_planes; i++) {
+            tsr_j2k_plane g;
+            comp_plane(&s.cs, &L, L.ch[i].comp, &g);
+            if (planes[i].width != g.width || planes[i].height != g.height ||
+                planes[i].x0 != g.x0 || planes[i].y0 != g.y0 ||
+                (!planes[i].data && g.width && g.height) || planes[i].stride < g.width) {
+                st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                               "plane %u does not match the layout (%ux%u at %u,%u) or has no "
+                               "data",
+                               i, g.width, g.height, g.x0, g.y0);
+                goto out;
+            }
+        }
+    }
+    d.ctx = ctx;
+    d.s = &s;
+    d.L = &L;
+    d.layers = opt->layers ? opt->layers : 0xFFFFu;
+    d.threads = opt->threads ? opt->threads : ctx->threads;
+    if (d.threads < 1)
+        d.threads = 1;
+#ifndef _OPENMP
+    d.threads = 1;
+#endif
+    if (ctx->backend == TSR_BACKEND_REFERENCE)
+        d.threads = 1;
+    size_t pbytes;
+    if (!tsr__size_mul(s.cs.ncomps, sizeof *d.dst, &pbytes)) {
+        st = TSR_ERR_OVERFLOW;
+        goto out;
+    }
+    if ((st = tsr__alloc(ctx, pbytes, (void **)&d.dst)))
+        goto out;
+    memset(d.dst, 0, pbytes);
+    if (L.palette) {
+        /* Decode the mapped components into temporary planes, then expand. */
+        if ((st = tsr__alloc(ctx, pbytes, (void **)&tmp)))
+            goto out;
+        memset(tmp, 0, pbytes);
+        for (uint32_t c = 0; c < s.cs.ncomps; c++) {
+            if (!L.mask[c])
+                continue;
+            comp_plane(&s.cs, &L, c, &tmp[c]);
+            size_t b;
+            if (!tsr__size_mul3(tmp[c].width ? tmp[c].width : 1, tmp[c].height ? tmp[c].height : 1,
+                                sizeof(int32_t), &b)) {
+                st = TSR_ERR_OVERFLOW;
+                goto out;
+            }
+            if ((st = tsr__alloc(ctx, b, (void **)&tmp[c].data)))
+                goto out;
+            memset(tmp[c].data, 0, b);
+            d.dst[c] = tmp[c];
+        }
+    } else {
+        for (uint32_t i = 0; i < num_planes; i++) {
+            uint32_t c = L.ch[i].comp;
+            d.dst[c] = planes[i];
+            for (uint32_t y = 0; y < planes[i].height; y++)
+                memset(planes[i].data + y * planes[i].stride, 0,
+                       planes[i].width * sizeof(int32_t));
+        }
+    }
+    d.ws_size = tsr__t1_workspace_size();
+    {
+        size_t b;
+        if (!tsr__size_mul(d.ws_size, (size_t)d.threads, &b)) {
+            st = TSR_ERR_OVERFLOW;
+            goto out;
+        }
+        if ((st = tsr__alloc(ctx, b ? b : 1, &d.t1_ws)))
+            goto out;
+    }
+    uint32_t ndone = 0;
+    for (uint32_t tile = 0; tile < s.cs.ntiles; tile++) {
+        if (s.cs.tile_first[tile] == UINT32_MAX) {
+            /* A tile with no data: leave it at zero (mid-grey after the DC shift is not
+             * defined without data), and say so. */
+            tsr__j2k_warnf(&s.warn, "tile %u has no tile-parts", tile);
+            continue;
+        }
+        uint32_t p = tile % s.cs.ntx, q = tile / s.cs.ntx;
+        uint64_t tx0 = (uint64_t)s.cs.tx0 + (uint64_t)p * s.cs.tw;
+        uint64_t ty0 = (uint64_t)s.cs.ty0 + (uint64_t)q * s.cs.th;
+        if (tx0 + s.cs.tw <= L.win.x0 || tx0 >= L.win.x1 || ty0 + s.cs.th <= L.win.y0 ||
+            ty0 >= L.win.y1)
+            continue;
+        if ((st = decode_tile(&d, tile)))
+            goto out;
+        if ((st = tsr__progress(ctx, "j2k decode", ++ndone, s.cs.ntiles)))
+            goto out;
+    }
+    if (L.palette) {
+        for (uint32_t i = 0; i < num_planes; i++) {
+            const tsr_j2k_plane *src = &tmp[L.ch[i].comp];
+            int32_t pc = L.ch[i].pcol;
+            for (uint32_t y = 0; y < planes[i].height; y++) {
+                const int32_t *a = src->data + (size_t)y * src->stride;
+                int32_t *b = planes[i].data + (size_t)y * planes[i].stride;
+                for (uint32_t x = 0; x < planes[i].width; x++) {
+                    if (pc < 0) {
+                        b[x] = a[x];
+                    } else {
+                        int32_t k = a[x];
+                        if (k < 0)
+                            k = 0;
+                        if ((uint32_t)k >= s.jp2.pal_ne)
+                            k = (int32_t)s.jp2.pal_ne - 1;
+                        b[x] = s.jp2.pal[(size_t)k * s.jp2.pal_npc + (uint32_t)pc];
+                    }
+                }
+            }
+        }
+    }
+    if (result) {
+        result->truncated = s.warn.truncated;
+        result->warnings = s.warn.count;
+        snprintf(result->warning, sizeof result->warning, "%s", s.warn.first);
+    }
+    st = TSR_OK;
+out:
+    if (tmp) {
+        for (uint32_t c = 0; c < s.cs.ncomps; c++)
+            tsr__free(ctx, tmp[c].data);
+        tsr__free(ctx, tmp);
+    }
+    tsr__free(ctx, d.dst);
+    tsr__free(ctx, d.t1_ws);
+    layout_free(ctx, &L);
+    close_stream(ctx, &s);
+    return st;
+}
+
+tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
+                                const tsr_j2k_decode_options *opt, tsr_j2k_plane **planes,
+                                uint32_t *num_planes, tsr_j2k_result *result)
+{
+    if (!planes || !num_planes)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL output");
+    *planes = NULL;
+    *num_planes = 0;
+    uint32_t n = 0;
+    tsr_status st = tsr_j2k_decode_layout(ctx, data, len, opt, NULL, &n);
+    if (st)
+        return st;
+    tsr_j2k_plane *p;
+    if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof *p, (void **)&p)))
+        return st;
+    memset(p, 0, (n ? n : 1) * sizeof *p);
+    st = tsr_j2k_decode_layout(ctx, data, len, opt, p, &n);
+    for (uint32_t i = 0; !st && i < n; i++) {
+        size_t b;
+        if (!tsr__size_mul3(p[i].width ? p[i].width : 1, p[i].height ? p[i].height : 1,
+                            sizeof(int32_t), &b)) {
+            st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "plane %u is too large", i);
+            break;
+        }
+        st = tsr__alloc(ctx, b, (void **)&p[i].data);
+        p[i].stride = p[i].width;
+    }
+    if (!st)
+        st = tsr_j2k_decode(ctx, data, len, opt, p, n, result);
+    if (st) {
+        tsr_status keep = st;
+        char msg[sizeof ctx->message];
+        memcpy(msg, ctx->message, sizeof msg);
+        tsr_j2k_planes_free(ctx, p, n);
+        memcpy(ctx->message, msg, sizeof msg);
+        return keep;
+    }
+    *planes = p;
+    *num_planes = n;
+    return TSR_OK;
+}
+
+void tsr_j2k_planes_free(tsr_ctx *ctx, tsr_j2k_plane *planes, uint32_t num_planes)
+{
+    if (!planes)
+        return;
+    for (uint32_t i = 0; i < num_planes; i++)
+        tsr__free(ctx, planes[i].data);
+    tsr__free(ctx, planes);
+}

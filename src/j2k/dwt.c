@@ -1,0 +1,258 @@
+/* Inverse discrete wavelet transform (T.800 Annex F): 2D_SR as whole-array passes, one level at
+ * a time, horizontal (rows) then vertical (columns), each with the lifting steps of F.3.8.
+ *
+ * Layout: a tile-component's samples hold, for the resolution being reconstructed, LL in the
+ * top-left (sn_x by sn_y), HL to its right, LH below, HH diagonally (the "deinterleaved" layout
+ * of F.3.3's inverse). A line is interleaved into scratch memory, lifted, and written back.
+ *
+ * Parity: a line's first sample sits at absolute position i0; even positions are low-pass. Ends
+ * use whole-sample symmetric extension (F.3.7). A single sample at an odd position is halved.
+ *
+ * 5/3: exact integer arithmetic (F-8): floor divisions by arithmetic shifts.
+ * 9/7: the standard's lifting (F-9, Table F.4) in single-precision float, steps in the order
+ *      K / 1/K scaling, delta, gamma, beta, alpha, each rounded to float, no fused multiply-add
+ *      (the library is built without -ffast-math and x86-64 baseline has no FMA); output is
+ *      rounded to nearest by the caller after the colour transform. */
+#include "j2k/j2k_int.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define LANES 16
+
+/* Standard lifting parameters (T.800 Table F.4). */
+static const float ALPHA = -1.586134342059924f;
+static const float BETA = -0.052980118572961f;
+static const float GAMMA = 0.882911075530934f;
+static const float DELTA = 0.443506852043971f;
+static const float KAPPA = 1.230174104914001f;
+
+/* ---- 5/3 --------------------------------------------------------------------------------- */
+
+void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0)
+{
+    uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            x[0] /= 2;
+        return;
+    }
+    if (n == 0)
+        return;
+    /* Step 1: even (low) positions. */
+    for (uint32_t i = cas; i < n; i += 2) {
+        int32_t a = i > 0 ? x[i - 1] : x[1];
+        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
+        x[i] -= (a + b + 2) >> 2;
+    }
+    /* Step 2: odd (high) positions. */
+    for (uint32_t i = 1 - cas; i < n; i += 2) {
+        int32_t a = i > 0 ? x[i - 1] : x[1];
+        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
+        x[i] += (a + b) >> 1;
+    }
+}
+
+void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
+{
+    uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            x[0] *= 2;
+        return;
+    }
+    if (n == 0)
+        return;
+    for (uint32_t i = 1 - cas; i < n; i += 2) {
+        int32_t a = i > 0 ? x[i - 1] : x[1];
+        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
+        x[i] -= (a + b) >> 1;
+    }
+    for (uint32_t i = cas; i < n; i += 2) {
+        int32_t a = i > 0 ? x[i - 1] : x[1];
+        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
+        x[i] += (a + b + 2) >> 2;
+    }
+}
+
+/* LANES columns at once: x[i * LANES + k]. */
+static void dwt53_lanes(int32_t *x, uint32_t n, uint32_t i0)
+{
+    uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            for (int k = 0; k < LANES; k++)
+                x[k] /= 2;
+        return;
+    }
+    for (uint32_t i = cas; i < n; i += 2) {
+        const int32_t *a = x + (size_t)(i > 0 ? i - 1 : 1) * LANES;
+        const int32_t *b = x + (size_t)(i + 1 < n ? i + 1 : n - 2) * LANES;
+        int32_t *d = x + (size_t)i * LANES;
+        for (int k = 0; k < LANES; k++)
+            d[k] -= (a[k] + b[k] + 2) >> 2;
+    }
+    for (uint32_t i = 1 - cas; i < n; i += 2) {
+        const int32_t *a = x + (size_t)(i > 0 ? i - 1 : 1) * LANES;
+        const int32_t *b = x + (size_t)(i + 1 < n ? i + 1 : n - 2) * LANES;
+        int32_t *d = x + (size_t)i * LANES;
+        for (int k = 0; k < LANES; k++)
+            d[k] += (a[k] + b[k]) >> 1;
+    }
+}
+
+/* ---- 9/7 --------------------------------------------------------------------------------- */
+
+static inline void lift97(float *x, uint32_t n, uint32_t start, float c)
+{
+    for (uint32_t i = start; i < n; i += 2) {
+        float a = i > 0 ? x[i - 1] : x[1];
+        float b = i + 1 < n ? x[i + 1] : x[n - 2];
+        x[i] = x[i] - c * (a + b);
+    }
+}
+
+void tsr__dwt97_line(float *x, uint32_t n, uint32_t i0)
+{
+    uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            x[0] *= 0.5f;
+        return;
+    }
+    if (n == 0)
+        return;
+    const float invk = 1.0f / KAPPA;
+    for (uint32_t i = cas; i < n; i += 2)
+        x[i] *= KAPPA;
+    for (uint32_t i = 1 - cas; i < n; i += 2)
+        x[i] *= invk;
+    lift97(x, n, cas, DELTA);
+    lift97(x, n, 1 - cas, GAMMA);
+    lift97(x, n, cas, BETA);
+    lift97(x, n, 1 - cas, ALPHA);
+}
+
+static inline void lift97_lanes(float *x, uint32_t n, uint32_t start, float c)
+{
+    for (uint32_t i = start; i < n; i += 2) {
+        const float *a = x + (size_t)(i > 0 ? i - 1 : 1) * LANES;
+        const float *b = x + (size_t)(i + 1 < n ? i + 1 : n - 2) * LANES;
+        float *d = x + (size_t)i * LANES;
+        for (int k = 0; k < LANES; k++)
+            d[k] = d[k] - c * (a[k] + b[k]);
+    }
+}
+
+static void dwt97_lanes(float *x, uint32_t n, uint32_t i0)
+{
+    uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            for (int k = 0; k < LANES; k++)
+                x[k] *= 0.5f;
+        return;
+    }
+    const float invk = 1.0f / KAPPA;
+    for (uint32_t i = cas; i < n; i += 2)
+        for (int k = 0; k < LANES; k++)
+            x[(size_t)i * LANES + k] *= KAPPA;
+    for (uint32_t i = 1 - cas; i < n; i += 2)
+        for (int k = 0; k < LANES; k++)
+            x[(size_t)i * LANES + k] *= invk;
+    lift97_lanes(x, n, cas, DELTA);
+    lift97_lanes(x, n, 1 - cas, GAMMA);
+    lift97_lanes(x, n, cas, BETA);
+    lift97_lanes(x, n, 1 - cas, ALPHA);
+}
+
+/* ---- 2D driver ---------------------------------------------------------------------------- */
+
+/* One level: rows [0, rh) of width rw (sn low samples first), then columns. T is int32_t or
+ * float (same size); the lifting functions are chosen by `rev`. */
+static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
+                     uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
+                     size_t scratch_per_thread, int threads)
+{
+    uint32_t cx = x0 & 1, cy = y0 & 1;
+    (void)threads;
+    /* Horizontal. */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rh > 16)
+    for (uint32_t y = 0; y < rh; y++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        int32_t *tmp = scratch + (size_t)tid * scratch_per_thread;
+        int32_t *row = data + (size_t)y * stride;
+        uint32_t dn = rw - snx;
+        /* interleave: low samples at positions cx, cx+2, ...; high at 1-cx, ... */
+        for (uint32_t i = 0; i < snx; i++)
+            tmp[cx + 2 * i] = row[i];
+        for (uint32_t i = 0; i < dn; i++)
+            tmp[1 - cx + 2 * i] = row[snx + i];
+        if (rev)
+            tsr__dwt53_line(tmp, rw, x0);
+        else
+            tsr__dwt97_line((float *)tmp, rw, x0);
+        memcpy(row, tmp, (size_t)rw * sizeof *row);
+    }
+    /* Vertical, LANES columns at a time. */
+    uint32_t nstrips = (rw + LANES - 1) / LANES;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nstrips > 1)
+    for (uint32_t s = 0; s < nstrips; s++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        int32_t *tmp = scratch + (size_t)tid * scratch_per_thread;
+        uint32_t xs = s * LANES;
+        uint32_t nl = rw - xs < LANES ? rw - xs : LANES;
+        uint32_t dn = rh - sny;
+        if (nl < LANES)
+            memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
+        for (uint32_t i = 0; i < sny; i++)
+            memcpy(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs,
+                   nl * sizeof *tmp);
+        for (uint32_t i = 0; i < dn; i++)
+            memcpy(tmp + (size_t)(1 - cy + 2 * i) * LANES, data + (size_t)(sny + i) * stride + xs,
+                   nl * sizeof *tmp);
+        if (rev)
+            dwt53_lanes(tmp, rh, y0);
+        else
+            dwt97_lanes((float *)tmp, rh, y0);
+        for (uint32_t i = 0; i < rh; i++)
+            memcpy(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl * sizeof *tmp);
+    }
+}
+
+static void inverse(tsr__j2k_tilecomp *tc, uint32_t nres, int rev, int32_t *scratch,
+                    size_t per_thread, int threads)
+{
+    for (uint32_t r = 1; r < nres; r++) {
+        const tsr__j2k_res *res = &tc->res[r], *low = &tc->res[r - 1];
+        uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
+        if (rw == 0 || rh == 0)
+            continue;
+        level_2d(tc->data, tc->data_w, rw, rh, low->x1 - low->x0, low->y1 - low->y0, res->x0,
+                 res->y0, rev, scratch, per_thread, threads);
+    }
+}
+
+size_t tsr__dwt_scratch_per_thread(const tsr__j2k_tilecomp *tc)
+{
+    size_t m = tc->data_w > tc->data_h ? tc->data_w : tc->data_h;
+    return m * LANES + 64;
+}
+
+void tsr__dwt53_inverse2(tsr__j2k_tilecomp *tc, uint32_t nres, int32_t *scratch, int threads)
+{
+    inverse(tc, nres, 1, scratch, tsr__dwt_scratch_per_thread(tc), threads);
+}
+
+void tsr__dwt97_inverse2(tsr__j2k_tilecomp *tc, uint32_t nres, int32_t *scratch, int threads)
+{
+    inverse(tc, nres, 0, scratch, tsr__dwt_scratch_per_thread(tc), threads);
+}

@@ -1,0 +1,25 @@
+/* Inverse multiple-component transforms (T.800 Annex G): the reversible colour transform (RCT,
+ * G.2, exact integers) and the irreversible one (ICT, G.3, float with the standard's
+ * coefficients). Components 0, 1, 2 are Y, Cb (U), Cr (V) in and R, G, B out, in place. */
+#include "j2k/j2k_int.h"
+
+void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int32_t y = c0[i], u = c1[i], v = c2[i];
+        int32_t g = y - ((u + v) >> 2); /* floor((U + V) / 4), G-6 */
+        c0[i] = v + g;
+        c1[i] = g;
+        c2[i] = u + g;
+    }
+}
+
+void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float y = c0[i], u = c1[i], v = c2[i];
+        c0[i] = y + 1.402f * v;
+        c1[i] = y - 0.34413f * u - 0.71414f * v;
+        c2[i] = y + 1.772f * u;
+    }
+}
