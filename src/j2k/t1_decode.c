@@ -212,10 +212,17 @@ static inline uint32_t raw_bit(rawd *r)
 }
 
 /* ---- the decoder ----------------------------------------------------------------------------- */
+/* Layout: stripe-column major. Coefficient (x, y) lives at
+ *   idx(x, y) = (y / 4 + 1) * ss + (x + 1) * 4 + (y & 3),   ss = (w + 2) * 4
+ * so the 4 coefficients of a stripe column are adjacent (one 64-bit load tests them all), west /
+ * east neighbours are at -4 / +4, and the north neighbour of lane 0 is lane 3 of the previous
+ * stripe (-ss + 3). One padding stripe above and below and one padding column left and right
+ * (plus the unused lanes of a partial last stripe) absorb every neighbour update. Magnitudes use
+ * the same indices. */
 typedef struct dec {
-    uint16_t *flags; /* at (0,0) of the padded array */
+    uint16_t *flags;
     uint32_t *mag;
-    uint32_t w, h, fw; /* fw = w + 2 */
+    uint32_t w, h, ss, nfull; /* nfull: number of full stripes */
     int vcausal;
     const uint8_t *zc; /* zc table for the orientation */
     const uint8_t *sc;
@@ -224,248 +231,317 @@ typedef struct dec {
     rawd raw;
 } dec;
 
-/* Marks (x, y) significant with sign s (1 = negative) and tells its neighbours. */
-static inline void set_sig(dec *d, uint16_t *f, uint32_t y, uint32_t s)
+#define AI static inline __attribute__((always_inline))
+
+/* Marks the coefficient at f (lane k of its stripe column) significant with sign s (1 =
+ * negative) and tells its neighbours. */
+AI void set_sig(uint16_t *f, const int k, const ptrdiff_t ss, uint32_t s, int vcausal)
 {
-    const uint32_t fw = d->fw;
+    const ptrdiff_t up = k ? -1 : -ss + 3, dn = k != 3 ? 1 : ss - 3;
     *f |= (uint16_t)(F_SIG | (s ? F_SGN : 0));
-    if (!(d->vcausal && (y & 3) == 0)) {
-        f[-(ptrdiff_t)fw - 1] |= F_SE;
-        f[-(ptrdiff_t)fw] |= (uint16_t)(F_S | (s ? F_SS : 0));
-        f[-(ptrdiff_t)fw + 1] |= F_SW;
+    if (!(vcausal && k == 0)) {
+        f[up - 4] |= F_SE;
+        f[up] |= (uint16_t)(F_S | (s ? F_SS : 0));
+        f[up + 4] |= F_SW;
     }
-    f[-1] |= (uint16_t)(F_E | (s ? F_ES : 0));
-    f[1] |= (uint16_t)(F_W | (s ? F_WS : 0));
-    f[fw - 1] |= F_NE;
-    f[fw] |= (uint16_t)(F_N | (s ? F_NS : 0));
-    f[fw + 1] |= F_NW;
+    f[-4] |= (uint16_t)(F_E | (s ? F_ES : 0));
+    f[4] |= (uint16_t)(F_W | (s ? F_WS : 0));
+    f[dn - 4] |= F_NE;
+    f[dn] |= (uint16_t)(F_N | (s ? F_NS : 0));
+    f[dn + 4] |= F_NW;
 }
 
 #define SC_IDX(f) (((f) & 0xFu) | (((f) >> 8) & 0xF0u))
 
-#define MQ_LOCALS(D)                                                                               \
-    uint32_t a = (D)->mq.a, c = (D)->mq.c, ct = (D)->mq.ct;                                       \
-    const uint8_t *bp = (D)->mq.bp, *const end = (D)->mq.end
+/* MQ registers as locals of a pass function */
+typedef struct mqr {
+    uint32_t a, c, ct;
+    const uint8_t *bp, *end;
+} mqr;
+
+AI uint32_t mq_dec(mqr *r, uint8_t *cxp)
+{
+    uint32_t d;
+    TSR__MQD_DECODE(d, cxp, r->a, r->c, r->ct, r->bp, r->end);
+    return d;
+}
+
+#define MQ_LOAD(D) mqr R = {(D)->mq.a, (D)->mq.c, (D)->mq.ct, (D)->mq.bp, (D)->mq.end}
 #define MQ_SAVE(D)                                                                                 \
     do {                                                                                           \
-        (D)->mq.a = a;                                                                             \
-        (D)->mq.c = c;                                                                             \
-        (D)->mq.ct = ct;                                                                           \
-        (D)->mq.bp = bp;                                                                           \
+        (D)->mq.a = R.a;                                                                           \
+        (D)->mq.c = R.c;                                                                           \
+        (D)->mq.ct = R.ct;                                                                         \
+        (D)->mq.bp = R.bp;                                                                         \
     } while (0)
-#define DEC(r, cxp) TSR__MQD_DECODE(r, cxp, a, c, ct, bp, end)
 
-static void pass_sigprop_mq(dec *d, uint32_t bpl)
+static inline uint64_t load4(const uint16_t *f)
 {
-    MQ_LOCALS(d);
-    const uint32_t w = d->w, h = d->h, fw = d->fw;
-    const uint32_t v3 = 3u << bpl;
-    uint8_t *cx = d->cx;
-    const uint8_t *zc = d->zc, *sc = d->sc;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t ye = y0 + 4 < h ? y0 + 4 : h;
-        uint16_t *fcol = d->flags + (size_t)(y0 + 1) * fw + 1;
-        uint32_t *mcol = d->mag + (size_t)y0 * w;
-        for (uint32_t x = 0; x < w; x++, fcol++, mcol++) {
-            uint16_t *f = fcol;
-            uint32_t *m = mcol;
-            for (uint32_t y = y0; y < ye; y++, f += fw, m += w) {
-                uint32_t fl = *f;
-                if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
+    uint64_t v;
+    memcpy(&v, f, 8);
+    return v;
+}
+#define LANES(m) ((uint64_t)(m) * 0x0001000100010001ull)
+
+/* Lane tests on 4 flag words at once (bit 8 of each lane set where the test holds):
+ * sp_lanes: insignificant with a significant neighbour (coded in SigProp);
+ * mr_lanes: significant and not visited (coded in MagRef);
+ * cu_lanes: neither significant nor visited (coded in cleanup). */
+static inline uint64_t sp_lanes(uint64_t v)
+{
+    uint64_t nb = ((v & LANES(F_NBR)) + LANES(0xFF)) & LANES(F_SIG);
+    return nb & ~v;
+}
+static inline uint64_t mr_lanes(uint64_t v)
+{
+    return v & ~(v >> 1) & LANES(F_SIG);
+}
+static inline uint64_t cu_lanes(uint64_t v)
+{
+    return ~(v | v >> 1) & LANES(F_SIG);
+}
+
+/* --- significance propagation ------------------------------------------------------------------ */
+/* The context tables and states are passed as locals, never re-read through d: every context
+ * update is a store through a char type, which would otherwise force reloads. */
+#define CTXP const uint8_t *zc, const uint8_t *sc, uint8_t *cx
+#define CTXA zc, sc, cx
+#define CTX_LOCALS(D)                                                                              \
+    const uint8_t *const zc = (D)->zc, *const sc = (D)->sc;                                        \
+    uint8_t cxl[CX_N];                                                                             \
+    uint8_t *const cx = cxl;                                                                       \
+    memcpy(cxl, (D)->cx, CX_N)
+#define CTX_SAVE(D) memcpy((D)->cx, cxl, CX_N)
+
+AI void sp_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
+                const ptrdiff_t ss, const int vc)
+{
+    uint32_t fl = *f;
+    if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
+        if (mq_dec(R, &cx[zc[fl & F_NBR]])) {
+            uint32_t s = sc[SC_IDX(fl)];
+            uint32_t sb = mq_dec(R, &cx[s & 0x1F]) ^ (s >> 7);
+            set_sig(f, k, ss, sb, vc);
+            *m = v3;
+        }
+        *f |= F_VISIT;
+    }
+}
+
+AI void sp_step_raw(dec *d, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
+                    const ptrdiff_t ss, const int vc)
+{
+    uint32_t fl = *f;
+    if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
+        if (raw_bit(&d->raw)) {
+            set_sig(f, k, ss, raw_bit(&d->raw), vc);
+            *m = v3;
+        }
+        *f |= F_VISIT;
+    }
+}
+
+static void pass_sigprop(dec *d, uint32_t bpl, int raw)
+{
+    MQ_LOAD(d);
+    CTX_LOCALS(d);
+    const uint32_t w = d->w, v3 = 3u << bpl;
+    const ptrdiff_t ss = d->ss;
+    const int vc = d->vcausal;
+    for (uint32_t st = 0; st * 4 < d->h; st++) {
+        uint16_t *f = d->flags + (st + 1) * ss + 4;
+        uint32_t *m = d->mag + (st + 1) * ss + 4;
+        if (st < d->nfull) {
+            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+                if (!sp_lanes(load4(f)))
+                    continue;
+                if (raw) {
+                    sp_step_raw(d, f + 0, m + 0, 0, v3, ss, vc);
+                    sp_step_raw(d, f + 1, m + 1, 1, v3, ss, vc);
+                    sp_step_raw(d, f + 2, m + 2, 2, v3, ss, vc);
+                    sp_step_raw(d, f + 3, m + 3, 3, v3, ss, vc);
+                } else {
+                    sp_step(CTXA, &R, f + 0, m + 0, 0, v3, ss, vc);
+                    sp_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                    sp_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                    sp_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                }
+            }
+        } else {
+            const uint32_t n = d->h - st * 4;
+            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+                if (!sp_lanes(load4(f)))
+                    continue;
+                for (uint32_t k = 0; k < n; k++) {
+                    if (raw) {
+                        if (k == 0)
+                            sp_step_raw(d, f, m, 0, v3, ss, vc);
+                        else if (k == 1)
+                            sp_step_raw(d, f + 1, m + 1, 1, v3, ss, vc);
+                        else
+                            sp_step_raw(d, f + 2, m + 2, 2, v3, ss, vc);
+                    } else {
+                        if (k == 0)
+                            sp_step(CTXA, &R, f, m, 0, v3, ss, vc);
+                        else if (k == 1)
+                            sp_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                        else
+                            sp_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                    }
+                }
+            }
+        }
+    }
+    MQ_SAVE(d);
+    CTX_SAVE(d);
+}
+
+/* --- magnitude refinement ---------------------------------------------------------------------- */
+static void pass_magref(dec *d, uint32_t bpl, int raw)
+{
+    MQ_LOAD(d);
+    CTX_LOCALS(d);
+    (void)zc;
+    (void)sc;
+    const uint32_t w = d->w, half = 1u << bpl;
+    const ptrdiff_t ss = d->ss;
+    for (uint32_t st = 0; st * 4 < d->h; st++) {
+        uint16_t *f = d->flags + (st + 1) * ss + 4;
+        uint32_t *m = d->mag + (st + 1) * ss + 4;
+        const uint32_t n = d->h - st * 4 < 4 ? d->h - st * 4 : 4;
+        for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+            if (!mr_lanes(load4(f)))
+                continue;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t fl = f[k];
+                if ((fl & (F_SIG | F_VISIT)) == F_SIG) {
                     uint32_t bit;
-                    DEC(bit, &cx[zc[fl & F_NBR]]);
-                    if (bit) {
-                        uint32_t s = sc[SC_IDX(fl)], sb;
-                        DEC(sb, &cx[s & 0x1F]);
-                        sb ^= s >> 7;
-                        set_sig(d, f, y, sb);
-                        *m = v3;
+                    if (raw) {
+                        bit = raw_bit(&d->raw);
+                    } else {
+                        uint32_t c = (fl & F_REF) ? 16 : (fl & F_NBR) ? 15 : 14;
+                        bit = mq_dec(&R, &cx[c]);
                     }
-                    *f |= F_VISIT;
+                    m[k] = bit ? m[k] + half : m[k] - half;
+                    f[k] = (uint16_t)(fl | F_REF);
                 }
             }
         }
     }
     MQ_SAVE(d);
+    CTX_SAVE(d);
 }
 
-static void pass_sigprop_raw(dec *d, uint32_t bpl)
+/* --- cleanup ---------------------------------------------------------------------------------- */
+AI void cu_sign(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
+                const ptrdiff_t ss, const int vc)
 {
-    const uint32_t w = d->w, h = d->h, fw = d->fw;
-    const uint32_t v3 = 3u << bpl;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t ye = y0 + 4 < h ? y0 + 4 : h;
-        for (uint32_t x = 0; x < w; x++) {
-            uint16_t *f = d->flags + (size_t)(y0 + 1) * fw + 1 + x;
-            uint32_t *m = d->mag + (size_t)y0 * w + x;
-            for (uint32_t y = y0; y < ye; y++, f += fw, m += w) {
-                uint32_t fl = *f;
-                if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
-                    if (raw_bit(&d->raw)) {
-                        set_sig(d, f, y, raw_bit(&d->raw));
-                        *m = v3;
-                    }
-                    *f |= F_VISIT;
-                }
-            }
-        }
-    }
+    (void)zc;
+    uint32_t s = sc[SC_IDX(*f)];
+    uint32_t sb = mq_dec(R, &cx[s & 0x1F]) ^ (s >> 7);
+    set_sig(f, k, ss, sb, vc);
+    *m = v3;
 }
 
-static void pass_magref_mq(dec *d, uint32_t bpl)
+AI void cu_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
+                const ptrdiff_t ss, const int vc)
 {
-    MQ_LOCALS(d);
-    const uint32_t w = d->w, h = d->h, fw = d->fw;
-    const uint32_t half = 1u << bpl;
-    uint8_t *cx = d->cx;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t ye = y0 + 4 < h ? y0 + 4 : h;
-        for (uint32_t x = 0; x < w; x++) {
-            uint16_t *f = d->flags + (size_t)(y0 + 1) * fw + 1 + x;
-            uint32_t *m = d->mag + (size_t)y0 * w + x;
-            for (uint32_t y = y0; y < ye; y++, f += fw, m += w) {
-                uint32_t fl = *f;
-                if ((fl & (F_SIG | F_VISIT)) == F_SIG) {
-                    uint32_t bit, k = (fl & F_REF) ? 16 : (fl & F_NBR) ? 15 : 14;
-                    DEC(bit, &cx[k]);
-                    *m = bit ? *m + half : *m - half;
-                    *f = (uint16_t)(fl | F_REF);
-                }
-            }
-        }
+    uint32_t fl = *f;
+    if (!(fl & (F_SIG | F_VISIT))) {
+        if (mq_dec(R, &cx[zc[fl & F_NBR]]))
+            cu_sign(CTXA, R, f, m, k, v3, ss, vc);
     }
-    MQ_SAVE(d);
-}
-
-static void pass_magref_raw(dec *d, uint32_t bpl)
-{
-    const uint32_t w = d->w, h = d->h, fw = d->fw;
-    const uint32_t half = 1u << bpl;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t ye = y0 + 4 < h ? y0 + 4 : h;
-        for (uint32_t x = 0; x < w; x++) {
-            uint16_t *f = d->flags + (size_t)(y0 + 1) * fw + 1 + x;
-            uint32_t *m = d->mag + (size_t)y0 * w + x;
-            for (uint32_t y = y0; y < ye; y++, f += fw, m += w) {
-                uint32_t fl = *f;
-                if ((fl & (F_SIG | F_VISIT)) == F_SIG) {
-                    *m = raw_bit(&d->raw) ? *m + half : *m - half;
-                    *f = (uint16_t)(fl | F_REF);
-                }
-            }
-        }
-    }
+    *f &= (uint16_t)~F_VISIT;
 }
 
 /* Cleanup pass; returns the segmentation symbol check result (1 = ok) when segsym. */
 static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
 {
-    MQ_LOCALS(d);
-    const uint32_t w = d->w, h = d->h, fw = d->fw;
-    const uint32_t v3 = 3u << bpl;
-    uint8_t *cx = d->cx;
-    const uint8_t *zc = d->zc, *sc = d->sc;
-    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t ye = y0 + 4 < h ? y0 + 4 : h;
-        uint16_t *fcol = d->flags + (size_t)(y0 + 1) * fw + 1;
-        uint32_t *mcol = d->mag + (size_t)y0 * w;
-        for (uint32_t x = 0; x < w; x++, fcol++, mcol++) {
-            uint16_t *f = fcol;
-            uint32_t *m = mcol;
-            uint32_t y = y0;
-            if (ye - y0 == 4 &&
-                ((f[0] | f[fw] | f[2 * fw] | f[3 * fw]) & (F_SIG | F_VISIT | F_NBR)) == 0) {
-                uint32_t bit;
-                DEC(bit, &cx[CX_RL]);
-                if (!bit)
+    MQ_LOAD(d);
+    CTX_LOCALS(d);
+    const uint32_t w = d->w, v3 = 3u << bpl;
+    const ptrdiff_t ss = d->ss;
+    const int vc = d->vcausal;
+    const uint64_t busy = LANES(F_SIG | F_VISIT | F_NBR);
+    for (uint32_t st = 0; st * 4 < d->h; st++) {
+        uint16_t *f = d->flags + (st + 1) * ss + 4;
+        uint32_t *m = d->mag + (st + 1) * ss + 4;
+        if (st < d->nfull) {
+            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+                const uint64_t v = load4(f);
+                if (!cu_lanes(v)) { /* nothing to code: clear the visited bits */
+                    const uint64_t nv = v & ~LANES(F_VISIT);
+                    memcpy(f, &nv, 8);
                     continue;
-                uint32_t r0, r1;
-                DEC(r0, &cx[CX_UNI]);
-                DEC(r1, &cx[CX_UNI]);
-                uint32_t r = r0 << 1 | r1;
-                f += r * fw;
-                m += r * w;
-                y += r;
-                {
-                    uint32_t fl = *f, s = sc[SC_IDX(fl)], sb;
-                    DEC(sb, &cx[s & 0x1F]);
-                    sb ^= s >> 7;
-                    set_sig(d, f, y, sb);
-                    *m = v3;
                 }
-                f += fw;
-                m += w;
-                y++;
-            }
-            for (; y < ye; y++, f += fw, m += w) {
-                uint32_t fl = *f;
-                if (!(fl & (F_SIG | F_VISIT))) {
-                    uint32_t bit;
-                    DEC(bit, &cx[zc[fl & F_NBR]]);
-                    if (bit) {
-                        uint32_t s = sc[SC_IDX(fl)], sb;
-                        DEC(sb, &cx[s & 0x1F]);
-                        sb ^= s >> 7;
-                        set_sig(d, f, y, sb);
-                        *m = v3;
+                if (!(v & busy)) {
+                    if (!mq_dec(&R, &cx[CX_RL]))
+                        continue;
+                    uint32_t r = mq_dec(&R, &cx[CX_UNI]) << 1;
+                    r |= mq_dec(&R, &cx[CX_UNI]);
+                    switch (r) {
+                    case 0:
+                        cu_sign(CTXA, &R, f, m, 0, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        break;
+                    case 1:
+                        cu_sign(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        break;
+                    case 2:
+                        cu_sign(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        break;
+                    default:
+                        cu_sign(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        break;
                     }
+                    continue;
                 }
+                cu_step(CTXA, &R, f + 0, m + 0, 0, v3, ss, vc);
+                cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
             }
-            /* clear the visited bits of the column for the next plane */
-            f = fcol;
-            for (y = y0; y < ye; y++, f += fw)
-                *f &= (uint16_t)~F_VISIT;
+        } else {
+            const uint32_t n = d->h - st * 4;
+            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+                cu_step(CTXA, &R, f, m, 0, v3, ss, vc);
+                if (n > 1)
+                    cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
+                if (n > 2)
+                    cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+            }
         }
     }
     int ok = 1;
     if (segsym) {
-        uint32_t b0, b1, b2, b3;
-        DEC(b0, &cx[CX_UNI]);
-        DEC(b1, &cx[CX_UNI]);
-        DEC(b2, &cx[CX_UNI]);
-        DEC(b3, &cx[CX_UNI]);
-        ok = (b0 << 3 | b1 << 2 | b2 << 1 | b3) == 0xA;
+        uint32_t v = mq_dec(&R, &cx[CX_UNI]) << 3;
+        v |= mq_dec(&R, &cx[CX_UNI]) << 2;
+        v |= mq_dec(&R, &cx[CX_UNI]) << 1;
+        v |= mq_dec(&R, &cx[CX_UNI]);
+        ok = v == 0xA;
     }
     MQ_SAVE(d);
+    CTX_SAVE(d);
     return ok;
 }
 
 /* Writes the output (t1.h, 3.) from the magnitudes and signs. */
-void tsr__t1_finish(const tsr__t1_block *blk, const uint32_t *mag, const uint16_t *flags,
-                    size_t fw, uint32_t sgn_bit, int32_t *out, size_t stride)
+static void finish(const tsr__t1_block *blk, const dec *d, int32_t *out, size_t stride)
 {
     const uint32_t w = blk->w, h = blk->h, s = blk->roi_shift;
     const int rev = blk->reversible;
     for (uint32_t y = 0; y < h; y++) {
-        const uint32_t *m = mag + (size_t)y * w;
-        const uint16_t *f = flags + (size_t)(y + 1) * fw + 1;
+        const uint16_t *f = d->flags + (y / 4 + 1) * d->ss + 4 + (y & 3);
+        const uint32_t *m = d->mag + (y / 4 + 1) * d->ss + 4 + (y & 3);
         int32_t *o = out + (size_t)y * stride;
-        if (!s) {
-            if (rev) {
-                for (uint32_t x = 0; x < w; x++) {
-                    int32_t v = (int32_t)(m[x] >> 1);
-                    o[x] = (f[x] & sgn_bit) ? -v : v;
-                }
-            } else {
-                for (uint32_t x = 0; x < w; x++) {
-                    int32_t v = (int32_t)m[x];
-                    o[x] = (f[x] & sgn_bit) ? -v : v;
-                }
-            }
-            continue;
-        }
         for (uint32_t x = 0; x < w; x++) {
-            uint32_t v = m[x];
-            if (v) {
-                uint32_t p = (uint32_t)__builtin_ctz(v);
-                uint32_t q = (v - (1u << p)) >> 1;
-                if (q >= (1u << s)) {
-                    q >>= s;
-                    p = p > s ? p - s : 0;
-                }
-                v = rev ? q + (p ? 1u << (p - 1) : 0) : 2 * q + (1u << p);
-            }
-            o[x] = (f[x] & sgn_bit) ? -(int32_t)v : (int32_t)v;
+            uint32_t fl = f[4 * x];
+            o[x] = (fl & F_SIG) ? tsr__t1_recon(m[4 * x], fl & F_SGN, s, rev) : 0;
         }
     }
 }
@@ -537,14 +613,16 @@ int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t 
     const luts *l = get_luts();
     d->w = blk->w;
     d->h = blk->h;
-    d->fw = blk->w + 2;
+    d->ss = (blk->w + 2) * 4;
+    d->nfull = blk->h / 4;
     d->flags = ws->flags;
     d->mag = ws->mag;
     d->vcausal = !!(blk->style & TSR__T1_STYLE_VCAUSAL);
     d->zc = l->zc[blk->orient];
     d->sc = l->sc;
-    memset(ws->flags, 0, (size_t)(blk->w + 2) * (blk->h + 2) * sizeof(uint16_t));
-    memset(ws->mag, 0, (size_t)blk->w * blk->h * sizeof(uint32_t));
+    /* flags of every stripe incl. the two padding stripes; magnitudes are written when a
+     * coefficient becomes significant and read only for significant ones */
+    memset(ws->flags, 0, (size_t)((blk->h + 3) / 4 + 2) * d->ss * sizeof(uint16_t));
     reset_contexts(d->cx);
 
     const unsigned style = blk->style;
@@ -568,15 +646,9 @@ int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t 
         seg_left--;
         const uint32_t type = pass == 0 ? 2 : (pass - 1) % 3; /* 0 SP, 1 MR, 2 CU */
         if (type == 0) {
-            if (raw)
-                pass_sigprop_raw(d, (uint32_t)bpl);
-            else
-                pass_sigprop_mq(d, (uint32_t)bpl);
+            pass_sigprop(d, (uint32_t)bpl, raw);
         } else if (type == 1) {
-            if (raw)
-                pass_magref_raw(d, (uint32_t)bpl);
-            else
-                pass_magref_mq(d, (uint32_t)bpl);
+            pass_magref(d, (uint32_t)bpl, raw);
         } else {
             if (!pass_cleanup(d, (uint32_t)bpl, !!(style & TSR__T1_STYLE_SEGSYM)))
                 warn |= TSR__T1_W_SEGSYM;
@@ -585,7 +657,7 @@ int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t 
         if (style & TSR__T1_STYLE_RESET)
             reset_contexts(d->cx);
     }
-    tsr__t1_finish(blk, ws->mag, ws->flags, d->fw, F_SGN, out, stride);
+    finish(blk, d, out, stride);
     if (warnings)
         *warnings = warn;
     return warn ? TSR__T1_WARN : TSR__T1_OK;

@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* (w+2)*(h+2) for w, h <= 1024, w*h <= 4096 is at most 1026*6 */
-#define TSR__T1_FLAGS_MAX 6160u
+/* Part-1 state arrays: (ceil(h/4) + 2) stripes of (w + 2) * 4 entries; at most 3 * 1026 * 4 */
+#define TSR__T1_FLAGS_MAX 12320u
 
 typedef struct tsr__t1_ws {
     uint16_t flags[TSR__T1_FLAGS_MAX];
-    uint32_t mag[TSR__T1_MAX_AREA];
+    uint32_t mag[TSR__T1_FLAGS_MAX];
     /* HT: per-quad scratch (exponents, significance, sigprop/magref state) */
     uint8_t ht_scratch[32768];
 } tsr__t1_ws;
@@ -20,10 +20,22 @@ typedef struct tsr__t1_ws {
 tsr__t1_ws *tsr__t1_ws_align(void *ws, size_t size);
 int tsr__t1_check_block(const tsr__t1_block *blk, int32_t *out, size_t stride);
 void tsr__t1_zero_out(const tsr__t1_block *blk, int32_t *out, size_t stride);
-/* out from magnitudes (one fractional bit, t1_decode.c) and the sign bit sgn_bit of flags
- * (padded array of row width fw) */
-void tsr__t1_finish(const tsr__t1_block *blk, const uint32_t *mag, const uint16_t *flags,
-                    size_t fw, uint32_t sgn_bit, int32_t *out, size_t stride);
+/* One output value (t1.h, 3.) from a magnitude with one fractional bit whose lowest set bit is
+ * the half step of the lowest decoded plane (mag2 = 2q + 2^p, nonzero), the sign, the ROI shift
+ * and the reversible flag. */
+static inline int32_t tsr__t1_recon(uint32_t mag2, uint32_t neg, uint32_t roi, int rev)
+{
+    uint32_t v;
+    if (roi && (mag2 >> 1) >= (1u << roi)) {
+        uint32_t p = (uint32_t)__builtin_ctz(mag2);
+        uint32_t q = ((mag2 - (1u << p)) >> 1) >> roi;
+        p = p > roi ? p - roi : 0;
+        v = rev ? q + (p ? 1u << (p - 1) : 0) : 2 * q + (1u << p);
+    } else {
+        v = rev ? mag2 >> 1 : mag2;
+    }
+    return neg ? -(int32_t)v : (int32_t)v;
+}
 
 /* HT code-block (ht_decode.c); blk validated, w, h > 0. */
 int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_t stride,
