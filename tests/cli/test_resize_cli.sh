@@ -45,8 +45,9 @@ expect 2 "$tool" resize "$sample" "$tmp/a.png" --size 10x10 --backend gpu
 [ ! -e "$tmp/a.png" ] && ok || bad "usage error left an output file"
 
 # Runtime failures: one line on stderr, exit 1, no output file.
-expect 1 "$tool" resize "$tmp/missing.png" "$tmp/b.png" --size 10x10
+expect 1 "$tool" resize "$tmp/missing.png" "$tmp/b.png" --size 10x10 --quiet
 [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && ok || bad "missing input: one error line"
+[ "$(grep -o missing.png "$tmp/err.txt" | wc -l)" -eq 1 ] && ok || bad "error names the file once"
 head -c 300 "$sample" >"$tmp/truncated.png"
 expect 1 "$tool" resize "$tmp/truncated.png" "$tmp/b.png" --size 10x10
 echo "not an image" >"$tmp/text.png"

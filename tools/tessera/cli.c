@@ -208,7 +208,7 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
     const char *msg = ctx ? tsr_ctx_last_error(ctx) : "";
     if (!msg || !*msg)
         msg = tsr_strerror(st);
-    if (what)
+    if (what && !strstr(msg, what)) /* name the file unless the message already does */
         cli_error(cmd, "%s: %s", what, msg);
     else
         cli_error(cmd, "%s", msg);
