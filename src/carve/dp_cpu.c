@@ -159,8 +159,9 @@ void tsr__carve_dp_span(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, i
 void tsr__carve_dp_all(const tsr__carve_grid *g, tsr__carve_dp *d, int threads)
 {
     int32_t lo, hi;
-    /* A row must be wide enough for splitting it to beat the barrier between rows. */
-    if (threads <= 1 || g->w < 2048) {
+    /* A row must be wide enough for splitting it to beat the barrier between rows (on a loaded
+     * machine a barrier can wait for a whole time slice: 2048-wide rows lost 10x). */
+    if (threads <= 1 || g->w < 8192) {
         for (int32_t y = 0; y < g->h; y++)
             tsr__carve_dp_span(g, d, y, 0, g->w, &lo, &hi);
         return;

@@ -27,7 +27,7 @@ void tsr__carve_luma_row(tsr__carve_grid *g, int32_t y, int32_t x0, int32_t x1)
 void tsr__carve_luma_all(tsr__carve_grid *g, int threads)
 {
     (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++)
         tsr__carve_luma_row(g, y, 0, g->w);
 }

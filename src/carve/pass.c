@@ -66,7 +66,7 @@ void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const
     (void)threads;
     const int32_t h = g->h, w = g->w;
     if (d->kind == TSR_CARVE_BACKWARD) {
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && h >= 256)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && h >= 4096)
         for (int32_t y = 0; y < h; y++) {
             int32_t a, b;
             dirty_band(xs, h, w, y, &a, &b);

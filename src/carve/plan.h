@@ -34,6 +34,10 @@ typedef uint64_t tsr__carve_cost;
 
 enum { TSR__CARVE_KEEP = 1, TSR__CARVE_DROP = 2 };
 
+/* Whole-image steps go parallel only from this many live pixels: below it a parallel region
+ * costs more than it saves (and far more on a loaded machine). */
+#define TSR__CARVE_PARALLEL_MIN ((int64_t)1 << 20)
+
 typedef struct tsr__carve_grid {
     int32_t w, h;      /* live size */
     int32_t pitch;     /* elements per row allocated (>= w) */

@@ -35,7 +35,7 @@ void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, 
     (void)threads;
     const int32_t w = g->w;
     const size_t gp = (size_t)g->pitch;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++) {
         const int32_t x = xs[y];
         const size_t o = (size_t)y * gp;
@@ -78,7 +78,7 @@ void tsr__carve_remove_many(tsr__carve_grid *g, const int32_t *cols, int32_t k, 
     (void)threads;
     const int32_t w = g->w;
     const size_t gp = (size_t)g->pitch;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++) {
         const int32_t *c = cols + (size_t)y * (size_t)k;
         const size_t o = (size_t)y * gp;

@@ -83,6 +83,7 @@ void cli_json_string(FILE *f, const char *s);
 double cli_now(void);
 
 extern const cli_command cli_cmd_resize;
+extern const cli_command cli_cmd_carve;
 extern const cli_command cli_cmd_layout;
 extern const cli_command cli_cmd_j2k;
 

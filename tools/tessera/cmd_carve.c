@@ -1,0 +1,327 @@
+/* tessera carve: seam carving (shrink, enlarge, masks, object removal, seam overlay, seam-order
+ * maps) of one image. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const cli_option carve_options[] = {
+    {"width", CLI_VALUE, "W", "Output width in pixels; smaller removes vertical seams, larger "
+                              "inserts them. The height stays unless --height is given."},
+    {"height", CLI_VALUE, "H", "Output height in pixels (horizontal seams)."},
+    {"size", CLI_VALUE, "WxH", "Output width and height at once."},
+    {"energy", CLI_VALUE, "NAME",
+     "backward (default: gradient magnitude of the current image) or forward (the energy the "
+     "removal inserts, Rubinstein et al. 2008)."},
+    {"mode", CLI_VALUE, "NAME",
+     "exact (default: one seam per pass, the definition) or batch (K disjoint seams per pass, "
+     "K = width/64 unless --batch-seams; approximate, much faster)."},
+    {"batch-seams", CLI_VALUE, "K", "Seams per pass in batch mode (default: adaptive)."},
+    {"order", CLI_VALUE, "NAME",
+     "width-first (default), height-first, or optimal (when both sides shrink: the order of "
+     "least total removed energy, Avidan and Shamir's transport map; slow on large images)."},
+    {"keep", CLI_VALUE, "MASK",
+     "Image of the input's size; nonzero pixels are protected: seams cross as few of them as "
+     "possible."},
+    {"drop", CLI_VALUE, "MASK",
+     "Image of the input's size; nonzero pixels are removed first. Without a size: object "
+     "removal (seams until the object is gone, then as many inserted back)."},
+    {"seams", CLI_VALUE, "OVERLAY", "Also write the input with every removed or inserted seam "
+                                    "drawn in red."},
+    {"save-map", CLI_VALUE, "MAP",
+     "Also write the seam-order map: a 16-bit PNG giving, per pixel, the vertical seam (0, 1, "
+     "...) that removes it when the input is narrowed one seam at a time (65535: never)."},
+    {"map", CLI_VALUE, "MAP",
+     "Retarget with a saved seam-order map instead of carving: instant, to any smaller --width."},
+    {"backend", CLI_VALUE, "NAME",
+     "auto (default), cpu, reference (single-threaded oracle), cuda or opencl (runs the CPU "
+     "path). The environment variable TSR_BACKEND sets the default."},
+    {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
+    {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
+    {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, seams, backend, time)."},
+    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    {0}};
+
+/* A positive side of at most TSR_CARVE_MAX_SIDE. */
+static int parse_side(const char *s, int32_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > TSR_CARVE_MAX_SIDE)
+        return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+static int parse_size(const char *s, int32_t *w, int32_t *h)
+{
+    const char *x = strpbrk(s, "xX");
+    if (!x || x == s || (size_t)(x - s) >= 16)
+        return 0;
+    char a[16];
+    memcpy(a, s, (size_t)(x - s));
+    a[x - s] = '\0';
+    return parse_side(a, w) && parse_side(x + 1, h);
+}
+
+/* Loads a mask image as u8 one channel: a pixel is in the mask when any of its colour samples
+ * (not alpha) is nonzero. */
+static tsr_status load_mask(tsr_ctx *ctx, const char *path, tsr_image *out)
+{
+    tsr_image img;
+    tsr_status st = tsr_image_load(ctx, path, &img, NULL);
+    if (st != TSR_OK)
+        return st;
+    if ((st = tsr_image_alloc(ctx, out, img.width, img.height, 1, TSR_U8)) != TSR_OK) {
+        tsr_image_free(ctx, &img);
+        return st;
+    }
+    const int cn = img.channels, colour = cn >= 3 ? 3 : 1;
+    for (int32_t y = 0; y < img.height; y++) {
+        const uint8_t *s = (const uint8_t *)img.data + (size_t)y * img.stride;
+        uint8_t *d = (uint8_t *)out->data + (size_t)y * out->stride;
+        for (int32_t x = 0; x < img.width; x++) {
+            int on = 0;
+            for (int c = 0; c < colour; c++)
+                on |= img.depth == TSR_U8 ? s[(size_t)x * cn + c] != 0
+                                          : ((const uint16_t *)s)[(size_t)x * cn + c] != 0;
+            d[x] = (uint8_t)(on ? 255 : 0);
+        }
+    }
+    tsr_image_free(ctx, &img);
+    return TSR_OK;
+}
+
+typedef struct carve_outputs {
+    const char *paths[3];
+    int written;
+} carve_outputs;
+
+/* Saves one output; remembers it so a later failure can take it back. */
+static int save(const cli_command *cmd, tsr_ctx *ctx, carve_outputs *outs, const char *path,
+                const tsr_image *img, const tsr_save_options *base, tsr_format fallback)
+{
+    tsr_save_options so = *base;
+    if (so.format == TSR_FORMAT_UNKNOWN && tsr_format_from_name(path) == TSR_FORMAT_UNKNOWN)
+        so.format = fallback;
+    tsr_status st = tsr_image_save(ctx, path, img, &so);
+    if (st != TSR_OK)
+        return cli_fail(cmd, ctx, st, path);
+    outs->paths[outs->written++] = path;
+    return 0;
+}
+
+static void take_back(carve_outputs *outs)
+{
+    for (int i = 0; i < outs->written; i++)
+        unlink(outs->paths[i]);
+    outs->written = 0;
+}
+
+static int run_carve(const cli_command *cmd, int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse(cmd, argc, argv, &args);
+    if (rc)
+        return rc < 0 ? TSR_EXIT_OK : rc;
+    if (args.npositional != 2) {
+        cli_error(cmd, "needs an input and an output (see 'tessera carve --help')");
+        return TSR_EXIT_USAGE;
+    }
+    const char *in = args.positional[0], *out = args.positional[1];
+    tsr_carve_options opt;
+    tsr_carve_options_init(&opt);
+    const char *width = cli_get(cmd, &args, "width"), *height = cli_get(cmd, &args, "height"),
+               *size = cli_get(cmd, &args, "size");
+    if (size && (width || height)) {
+        cli_error(cmd, "give --size, or --width and/or --height, not both");
+        return TSR_EXIT_USAGE;
+    }
+    if (size && !parse_size(size, &opt.width, &opt.height)) {
+        cli_error(cmd, "--size wants WxH with sides from 1 to %d, not '%s'", TSR_CARVE_MAX_SIDE,
+                  size);
+        return TSR_EXIT_USAGE;
+    }
+    if ((width && !parse_side(width, &opt.width)) || (height && !parse_side(height, &opt.height))) {
+        cli_error(cmd, "--%s wants a number of pixels from 1 to %d, not '%s'",
+                  width && !parse_side(width, &opt.width) ? "width" : "height",
+                  TSR_CARVE_MAX_SIDE, width && !parse_side(width, &opt.width) ? width : height);
+        return TSR_EXIT_USAGE;
+    }
+    const char *energy = cli_get(cmd, &args, "energy"), *mode = cli_get(cmd, &args, "mode"),
+               *order = cli_get(cmd, &args, "order"), *k = cli_get(cmd, &args, "batch-seams");
+    if (energy && tsr_carve_energy_parse(energy, &opt.energy) != TSR_OK) {
+        cli_error(cmd, "unknown --energy '%s' (backward, forward)", energy);
+        return TSR_EXIT_USAGE;
+    }
+    if (mode && tsr_carve_mode_parse(mode, &opt.mode) != TSR_OK) {
+        cli_error(cmd, "unknown --mode '%s' (exact, batch)", mode);
+        return TSR_EXIT_USAGE;
+    }
+    if (order && tsr_carve_order_parse(order, &opt.order) != TSR_OK) {
+        cli_error(cmd, "unknown --order '%s' (width-first, height-first, optimal)", order);
+        return TSR_EXIT_USAGE;
+    }
+    if (k && !parse_side(k, &opt.batch_seams)) {
+        cli_error(cmd, "--batch-seams wants a positive number, not '%s'", k);
+        return TSR_EXIT_USAGE;
+    }
+    const char *keep = cli_get(cmd, &args, "keep"), *drop = cli_get(cmd, &args, "drop"),
+               *seams = cli_get(cmd, &args, "seams"), *save_map = cli_get(cmd, &args, "save-map"),
+               *map = cli_get(cmd, &args, "map");
+    if (!opt.width && !opt.height && !drop && !map) {
+        cli_error(cmd, "needs a target (--width, --height or --size), or --drop for object "
+                       "removal");
+        return TSR_EXIT_USAGE;
+    }
+    if (map && (opt.height || keep || drop || seams || save_map || !opt.width)) {
+        cli_error(cmd, "--map retargets to a --width alone (no --height, masks, --seams or "
+                       "--save-map)");
+        return TSR_EXIT_USAGE;
+    }
+    tsr_save_options save_opt;
+    tsr_save_options_init(&save_opt);
+    const char *quality = cli_get(cmd, &args, "quality");
+    if (quality) {
+        char *end;
+        long q = strtol(quality, &end, 10);
+        if (*end || q < 1 || q > 100) {
+            cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
+            return TSR_EXIT_USAGE;
+        }
+        save_opt.jpeg_quality = (int)q;
+    }
+    const int json = cli_get(cmd, &args, "json") != NULL;
+    const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
+
+    tsr_ctx *ctx = NULL;
+    if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
+        return rc;
+    tsr_image src = {0}, dst = {0}, keep_img = {0}, drop_img = {0}, ov = {0}, map_img = {0};
+    tsr_format format = TSR_FORMAT_PNG;
+    tsr_carve_report rep;
+    memset(&rep, 0, sizeof rep);
+    carve_outputs outs = {{0}, 0};
+    tsr_status st;
+    double t0 = 0, ms = 0;
+    /* Load errors name the file themselves. */
+    if ((st = tsr_image_load(ctx, in, &src, &format)) != TSR_OK) {
+        rc = cli_fail(cmd, ctx, st, NULL);
+        goto done;
+    }
+    if ((keep && (st = load_mask(ctx, keep, &keep_img)) != TSR_OK) ||
+        (drop && (st = load_mask(ctx, drop, &drop_img)) != TSR_OK)) {
+        rc = cli_fail(cmd, ctx, st, NULL);
+        goto done;
+    }
+    opt.keep = keep ? &keep_img : NULL;
+    opt.drop = drop ? &drop_img : NULL;
+    opt.report = &rep;
+    if (map) {
+        if ((st = tsr_image_load(ctx, map, &map_img, NULL)) != TSR_OK) {
+            rc = cli_fail(cmd, ctx, st, NULL);
+            goto done;
+        }
+        if ((st = tsr_image_alloc(ctx, &dst, opt.width, src.height, src.channels, src.depth)) !=
+            TSR_OK) {
+            rc = cli_fail(cmd, ctx, st, in);
+            goto done;
+        }
+        t0 = cli_now();
+        if ((st = tsr_carve_retarget(ctx, &src, &map_img, &dst)) != TSR_OK) {
+            rc = cli_fail(cmd, ctx, st, map);
+            goto done;
+        }
+        ms = (cli_now() - t0) * 1e3;
+    } else {
+        int32_t w, h;
+        if ((st = tsr_carve_size(ctx, &src, &opt, &w, &h)) != TSR_OK ||
+            (st = tsr_image_alloc(ctx, &dst, w, h, src.channels, src.depth)) != TSR_OK ||
+            (seams && (st = tsr_image_alloc(ctx, &ov, src.width, src.height,
+                                            tsr_carve_overlay_channels(src.channels),
+                                            src.depth)) != TSR_OK)) {
+            rc = cli_fail(cmd, ctx, st, in);
+            goto done;
+        }
+        opt.seams = seams ? &ov : NULL;
+        if (save_map) {
+            tsr_carve_options mo = opt;
+            mo.width = 0;
+            if ((st = tsr_image_alloc(ctx, &map_img, src.width, src.height, 1, TSR_U16)) !=
+                    TSR_OK ||
+                (st = tsr_carve_map(ctx, &src, &mo, &map_img)) != TSR_OK) {
+                rc = cli_fail(cmd, ctx, st, in);
+                goto done;
+            }
+        }
+        t0 = cli_now();
+        if ((st = tsr_carve(ctx, &src, &dst, &opt)) != TSR_OK) {
+            rc = cli_fail(cmd, ctx, st, in);
+            goto done;
+        }
+        ms = (cli_now() - t0) * 1e3;
+        if ((seams && (rc = save(cmd, ctx, &outs, seams, &ov, &save_opt, format)) != 0) ||
+            (save_map && (rc = save(cmd, ctx, &outs, save_map, &map_img, &save_opt,
+                                    TSR_FORMAT_PNG)) != 0))
+            goto done;
+    }
+    if ((rc = save(cmd, ctx, &outs, out, &dst, &save_opt, format)) != 0)
+        goto done;
+    if (json) {
+        int32_t seams_total = rep.removed_vertical + rep.removed_horizontal +
+                              rep.inserted_vertical + rep.inserted_horizontal;
+        printf("{\"command\": \"carve\", \"input\": ");
+        cli_json_string(stdout, in);
+        printf(", \"output\": ");
+        cli_json_string(stdout, out);
+        printf(", \"input_size\": [%d, %d], \"output_size\": [%d, %d], \"energy\": \"%s\", "
+               "\"mode\": \"%s\", \"order\": \"%s\", \"removed\": [%d, %d], \"inserted\": [%d, "
+               "%d], \"dp_passes\": %lld, \"removed_energy\": %llu, \"backend\": \"%s\", "
+               "\"device\": ",
+               (int)src.width, (int)src.height, (int)dst.width, (int)dst.height,
+               tsr_carve_energy_name(opt.energy), tsr_carve_mode_name(opt.mode),
+               tsr_carve_order_name(opt.order), (int)rep.removed_vertical,
+               (int)rep.removed_horizontal, (int)rep.inserted_vertical,
+               (int)rep.inserted_horizontal, (long long)rep.dp_passes,
+               (unsigned long long)rep.removed_energy, tsr_backend_name(tsr_ctx_backend(ctx)));
+        cli_json_string(stdout, tsr_ctx_device_name(ctx));
+        printf(", \"carve_ms\": %.3f, \"ms_per_seam\": %.4f, \"from_map\": %s}\n", ms,
+               seams_total ? ms / seams_total : 0.0, map ? "true" : "false");
+    }
+done:
+    if (rc != 0)
+        take_back(&outs);
+    tsr_image_free(ctx, &src);
+    tsr_image_free(ctx, &dst);
+    tsr_image_free(ctx, &keep_img);
+    tsr_image_free(ctx, &drop_img);
+    tsr_image_free(ctx, &ov);
+    tsr_image_free(ctx, &map_img);
+    tsr_ctx_destroy(ctx);
+    return rc;
+}
+
+const cli_command cli_cmd_carve = {
+    "carve",
+    "content-aware resize by seam carving: shrink, enlarge, protect, remove objects",
+    "IN OUT (--width W | --height H | --size WxH | --drop MASK) [options]\n"
+    "       tessera carve IN OUT --map MAP --width W",
+    "Resizes IN into OUT by repeatedly removing (or duplicating) the connected path of least "
+    "energy, one pixel per row or column (Avidan and Shamir 2007). Exact mode follows one "
+    "integer definition (luma, backward or forward energy, leftmost tie-break) on every "
+    "backend, bit for bit; batch mode removes K disjoint seams per pass. Masks are exact rules: "
+    "seams cross as few keep pixels as possible, then as many drop pixels as possible. 8- and "
+    "16-bit gray, gray+alpha, RGB and RGBA images; alpha is carried. Sides up to 65535 pixels. "
+    "The output format follows OUT's extension (.png, .jpg, .pgm/.ppm/.pnm), else the input's.",
+    carve_options,
+    "  tessera carve photo.jpg narrow.png --width 640\n"
+    "  tessera carve photo.jpg small.png --size 800x500 --energy forward --order optimal\n"
+    "  tessera carve beach.png clean.png --drop person.png --seams cuts.png\n"
+    "  tessera carve photo.png wide.png --width 1600 --keep faces.png\n"
+    "  tessera carve photo.png out.png --width 900 --save-map order.png\n"
+    "  tessera carve photo.png out.png --map order.png --width 700",
+    run_carve};
