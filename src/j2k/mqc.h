@@ -56,14 +56,26 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
         }                                                                                          \
     } while (0)
 
+/* RENORMD (T.800 C.3.3): shift A left until its bit 15 is set, bringing in a byte whenever CT
+ * reaches 0. The shift count is known from A's leading zeros; when CT covers it (the usual
+ * case) it is done in one step, otherwise bit by bit as in the standard. */
 #define TSR__MQD_RENORM(a, c, ct, bp, end)                                                         \
     do {                                                                                           \
-        if ((ct) == 0)                                                                             \
-            TSR__MQD_BYTEIN(c, ct, bp, end);                                                       \
-        (a) <<= 1;                                                                                 \
-        (c) <<= 1;                                                                                 \
-        (ct)--;                                                                                    \
-    } while ((a) < 0x8000)
+        uint32_t n_ = (uint32_t)__builtin_clz(a) - 16;                                             \
+        if (n_ < (ct)) {                                                                           \
+            (a) <<= n_;                                                                            \
+            (c) <<= n_;                                                                            \
+            (ct) -= n_;                                                                            \
+        } else {                                                                                   \
+            do {                                                                                   \
+                if ((ct) == 0)                                                                     \
+                    TSR__MQD_BYTEIN(c, ct, bp, end);                                               \
+                (a) <<= 1;                                                                         \
+                (c) <<= 1;                                                                         \
+                (ct)--;                                                                            \
+            } while ((a) < 0x8000);                                                                \
+        }                                                                                          \
+    } while (0)
 
 /* DECODE (T.800 C.3.2) of one decision in context byte *cxp into d (0/1), local registers. */
 #define TSR__MQD_DECODE(d, cxp, a, c, ct, bp, end)                                                 \
