@@ -139,6 +139,20 @@ static tsr_status read_siz(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, size
         if (cs->comps[i].dx == 0 || cs->comps[i].dy == 0)
             return FAIL(TSR_ERR_CORRUPT, off, "SIZ: component %u has zero subsampling", i);
     }
+    /* Memory is bounded by the declared image: all components together may hold at most four
+     * times the pixel limit in samples (RGBA at the limit). */
+    uint64_t samples = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        const tsr__j2k_comp *cp = &cs->comps[i];
+        uint64_t w = tsr__ceildiv(cs->x1, cp->dx) - tsr__ceildiv(cs->x0, cp->dx);
+        uint64_t h = tsr__ceildiv(cs->y1, cp->dy) - tsr__ceildiv(cs->y0, cp->dy);
+        samples += w * h;
+    }
+    if (samples > 4 * maxpix)
+        return FAIL(TSR_ERR_LIMIT, off,
+                    "SIZ: %u components hold %llu samples, over four times the limit of %llu "
+                    "pixels",
+                    nc, (unsigned long long)samples, (unsigned long long)maxpix);
     return TSR_OK;
 }
 

@@ -1,0 +1,67 @@
+/* The JPEG 2000 fuzz contract, shared by the libFuzzer target and its replay test: decoding any
+ * bytes returns; a failure has a status other than TSR_OK and a non-empty message; a success
+ * gives planes whose every sample is readable and within the plane's precision. Limits keep
+ * single inputs cheap: 1<<22 pixels, 64 MB per allocation. Returns 0, or 1 when the contract
+ * was broken (the caller aborts or counts). */
+#ifndef TSR_FUZZ_J2K_BODY_H
+#define TSR_FUZZ_J2K_BODY_H
+
+#include "tessera/tessera.h"
+
+#include <stdint.h>
+
+static int tsr_fuzz_j2k_one(const uint8_t *data, size_t size)
+{
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    opt.backend = TSR_BACKEND_REFERENCE;
+    opt.max_image_pixels = (uint64_t)1 << 22;
+    opt.max_memory = (uint64_t)64 << 20;
+    tsr_ctx *ctx = NULL;
+    if (tsr_ctx_create(&opt, &ctx) != TSR_OK)
+        return 1;
+    int bad = 0;
+    tsr_j2k_info info;
+    tsr_status st = tsr_j2k_read_header(ctx, data, size, &info, NULL, 0);
+    if (st != TSR_OK && !tsr_ctx_last_error(ctx)[0])
+        bad = 1;
+    for (int pass = 0; pass < 2 && !bad; pass++) {
+        tsr_j2k_decode_options o;
+        tsr_j2k_decode_options_init(&o);
+        if (pass == 1) {
+            /* a reduced, layer-limited region of what decoded */
+            if (st != TSR_OK || info.levels == 0)
+                break;
+            o.reduce = 1;
+            o.layers = 1;
+            o.region_x = info.width / 4;
+            o.region_y = info.height / 4;
+            o.region_w = info.width / 2 + 1;
+            o.region_h = info.height / 2 + 1;
+        }
+        tsr_j2k_plane *planes = NULL;
+        uint32_t n = 0;
+        tsr_j2k_result res;
+        st = tsr_j2k_decode_alloc(ctx, data, size, &o, &planes, &n, &res);
+        if (st == TSR_OK) {
+            for (uint32_t i = 0; i < n; i++) {
+                int64_t lo = planes[i].is_signed ? -((int64_t)1 << (planes[i].precision - 1)) : 0;
+                int64_t hi = planes[i].is_signed ? ((int64_t)1 << (planes[i].precision - 1)) - 1
+                                                 : ((int64_t)1 << planes[i].precision) - 1;
+                for (uint32_t y = 0; y < planes[i].height; y++)
+                    for (uint32_t x = 0; x < planes[i].width; x++) {
+                        int32_t v = planes[i].data[(size_t)y * planes[i].stride + x];
+                        if (v < lo || v > hi)
+                            bad = 1;
+                    }
+            }
+            tsr_j2k_planes_free(ctx, planes, n);
+        } else if (!tsr_ctx_last_error(ctx)[0]) {
+            bad = 1;
+        }
+    }
+    tsr_ctx_destroy(ctx);
+    return bad;
+}
+
+#endif

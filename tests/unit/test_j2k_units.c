@@ -1,0 +1,361 @@
+/* Unit tests of the JPEG 2000 decoder's stages: tag trees (B.10.2) against an encoder written
+ * from the standard's description, 5/3 perfect reconstruction (F.3) for every length and
+ * parity, the 9/7 line on constant signals, progression orders and POC (B.12) on synthetic
+ * headers (every packet exactly once, in the order's nesting), and the public API's argument
+ * checks. */
+#include "testlib.h"
+
+#include "j2k/j2k_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tag trees ---------------------------------------------------------------------------- */
+
+typedef struct bitw {
+    uint8_t buf[4096];
+    size_t n;
+    uint32_t acc;
+    int ct; /* bits free in the current byte */
+} bitw;
+
+/* B.10.1 bit stuffing: after 0xFF only 7 bits go into the next byte. */
+static void put_bit(bitw *w, int bit)
+{
+    if (w->ct == 0) {
+        if (w->n && w->buf[w->n - 1] == 0xFF)
+            w->ct = 7;
+        else
+            w->ct = 8;
+        w->buf[w->n++] = 0;
+    }
+    w->ct--;
+    w->buf[w->n - 1] |= (uint8_t)(bit << w->ct);
+}
+
+typedef struct enc_node {
+    int parent, value, low, known;
+} enc_node;
+
+static void tgt_encode(bitw *w, enc_node *nodes, int leaf, int threshold)
+{
+    int stack[64], sp = 0, n = leaf;
+    while (nodes[n].parent >= 0) {
+        stack[sp++] = n;
+        n = nodes[n].parent;
+    }
+    int low = 0;
+    for (;;) {
+        if (low > nodes[n].low)
+            nodes[n].low = low;
+        else
+            low = nodes[n].low;
+        while (low < threshold) {
+            if (low >= nodes[n].value) {
+                if (!nodes[n].known) {
+                    put_bit(w, 1);
+                    nodes[n].known = 1;
+                }
+                break;
+            }
+            put_bit(w, 0);
+            low++;
+        }
+        nodes[n].low = low;
+        if (!sp)
+            break;
+        n = stack[--sp];
+    }
+}
+
+static void test_tag_trees(tsr_rng *rng)
+{
+    for (int iter = 0; iter < 200; iter++) {
+        uint32_t w = (uint32_t)tsr_rng_range(rng, 1, 9), h = (uint32_t)tsr_rng_range(rng, 1, 9);
+        size_t nn = tsr__tgt_size(w, h);
+        tsr__tgt_node *dn = calloc(nn, sizeof *dn);
+        enc_node *en = calloc(nn, sizeof *en);
+        tsr__tgt t;
+        tsr__tgt_init(&t, w, h, dn);
+        CHECK(t.nnodes == nn);
+        for (size_t i = 0; i < nn; i++) {
+            en[i].parent = dn[i].parent;
+            en[i].value = 1 << 20;
+        }
+        int vals[81];
+        for (uint32_t i = 0; i < w * h; i++) {
+            vals[i] = tsr_rng_range(rng, 0, 12);
+            for (int n = (int)i; n >= 0; n = en[n].parent)
+                if (vals[i] < en[n].value)
+                    en[n].value = vals[i];
+        }
+        /* Encode every leaf's value as the decoder asks for it: thresholds 1, 2, ... */
+        bitw bw;
+        memset(&bw, 0, sizeof bw);
+        for (uint32_t i = 0; i < w * h; i++)
+            for (int th = 1; th <= vals[i] + 1; th++)
+                tgt_encode(&bw, en, (int)i, th);
+        tsr__bio b;
+        tsr__bio_init(&b, bw.buf, bw.n);
+        int ok = 1;
+        for (uint32_t i = 0; i < w * h; i++)
+            if (tsr__tgt_decode_value(&b, &t, i, 40) != vals[i])
+                ok = 0;
+        CHECK(ok);
+        CHECK(!b.overrun);
+        /* Inclusion semantics: value < threshold. */
+        tsr__tgt_reset(&t);
+        for (size_t i = 0; i < nn; i++) {
+            en[i].low = 0;
+            en[i].known = 0;
+        }
+        memset(&bw, 0, sizeof bw);
+        for (int th = 1; th <= 4; th++)
+            for (uint32_t i = 0; i < w * h; i++)
+                tgt_encode(&bw, en, (int)i, th);
+        tsr__bio_init(&b, bw.buf, bw.n);
+        for (int th = 1; th <= 4; th++)
+            for (uint32_t i = 0; i < w * h; i++)
+                CHECK(tsr__tgt_decode(&b, &t, i, th) == (vals[i] < th));
+        free(dn);
+        free(en);
+    }
+    /* A tree fed only zero bits (a corrupt stream) stops at the cap. */
+    tsr__tgt_node nodes[8];
+    tsr__tgt t;
+    tsr__tgt_init(&t, 2, 2, nodes);
+    uint8_t zeros[64] = {0};
+    tsr__bio b;
+    tsr__bio_init(&b, zeros, sizeof zeros);
+    CHECK(tsr__tgt_decode_value(&b, &t, 3, 30) == 31);
+}
+
+/* ---- wavelets ----------------------------------------------------------------------------- */
+
+static void test_dwt(tsr_rng *rng)
+{
+    int32_t x[80], y[80];
+    int ok = 1;
+    for (uint32_t n = 1; n <= 70; n++)
+        for (uint32_t i0 = 0; i0 < 4; i0++)
+            for (int rep = 0; rep < 5; rep++) {
+                for (uint32_t i = 0; i < n; i++)
+                    x[i] = y[i] = tsr_rng_range(rng, -70000, 70000);
+                tsr__dwt53_forward_line(y, n, i0);
+                tsr__dwt53_line(y, n, i0);
+                if (memcmp(x, y, n * sizeof *x))
+                    ok = 0;
+            }
+    CHECK(ok);
+    /* 9/7: a constant signal has all its energy in the low band; with the standard's
+     * normalisation (low gain 1, high gain 2) the inverse of (c, 0, c, 0, ...) is c. */
+    float f[64];
+    for (uint32_t n = 2; n < 64; n++)
+        for (uint32_t i0 = 0; i0 < 2; i0++) {
+            for (uint32_t i = 0; i < n; i++)
+                f[i] = ((i0 + i) & 1) ? 0.0f : 100.0f;
+            tsr__dwt97_line(f, n, i0);
+            float worst = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                float d = f[i] - 100.0f;
+                if (d < 0)
+                    d = -d;
+                if (d > worst)
+                    worst = d;
+            }
+            CHECK(worst < 1e-3f);
+        }
+}
+
+/* ---- progression -------------------------------------------------------------------------- */
+
+typedef struct seen {
+    uint32_t n;
+    uint32_t l[4096], c[4096], r[4096], p[4096];
+} seen;
+
+static int record(void *u, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
+{
+    seen *s = u;
+    if (s->n < 4096) {
+        s->l[s->n] = l;
+        s->c[s->n] = c;
+        s->r[s->n] = r;
+        s->p[s->n] = p;
+    }
+    s->n++;
+    return 0;
+}
+
+static size_t put16(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)(v >> 8);
+    b[1] = (uint8_t)v;
+    return 2;
+}
+static size_t put32(uint8_t *b, uint32_t v)
+{
+    put16(b, v >> 16);
+    put16(b + 2, v & 0xffff);
+    return 4;
+}
+
+/* A main header: 3 components (the second subsampled 2x1), 100x80 at (3,5), 64x64 tiles,
+ * `levels` levels, 32x32 precincts, the given progression and optional POC. */
+static size_t make_header(uint8_t *b, int prg, int levels, int poc)
+{
+    size_t n = 0;
+    n += put16(b + n, 0xFF4F);
+    n += put16(b + n, 0xFF51);
+    n += put16(b + n, 38 + 3 * 3);
+    n += put16(b + n, 0);
+    n += put32(b + n, 103);
+    n += put32(b + n, 85);
+    n += put32(b + n, 3);
+    n += put32(b + n, 5);
+    n += put32(b + n, 64);
+    n += put32(b + n, 64);
+    n += put32(b + n, 0);
+    n += put32(b + n, 0);
+    n += put16(b + n, 3);
+    const uint8_t comps[9] = {7, 1, 1, 7, 2, 1, 7, 1, 1};
+    memcpy(b + n, comps, 9);
+    n += 9;
+    n += put16(b + n, 0xFF52);
+    n += put16(b + n, 12 + levels + 1);
+    b[n++] = 1; /* precincts given */
+    b[n++] = (uint8_t)prg;
+    n += put16(b + n, 3);
+    b[n++] = 0;
+    b[n++] = (uint8_t)levels;
+    b[n++] = 2; /* 16x16 code-blocks */
+    b[n++] = 2;
+    b[n++] = 0;
+    b[n++] = 1;
+    for (int r = 0; r <= levels; r++)
+        b[n++] = 0x55; /* 32x32 */
+    n += put16(b + n, 0xFF5C);
+    n += put16(b + n, 3 + 3 * levels + 1);
+    b[n++] = 0x40; /* 2 guard bits, no quantisation */
+    for (int i = 0; i < 3 * levels + 1; i++)
+        b[n++] = 9 << 3;
+    if (poc) {
+        /* RLCP for resolutions 0..1 of all components, then CPRL for the rest. */
+        n += put16(b + n, 0xFF5F);
+        n += put16(b + n, 2 + 14);
+        const uint8_t e[14] = {0, 0, 0, 3, 2, 3, 1, 0, 0, 0, 3, 33, 3, 4};
+        memcpy(b + n, e, 14);
+        n += 14;
+    }
+    n += put16(b + n, 0xFF90); /* the parse stops at the first SOT */
+    return n;
+}
+
+static void test_progression(tsr_ctx *ctx)
+{
+    for (int poc = 0; poc < 2; poc++)
+        for (int prg = 0; prg < 5; prg++) {
+            uint8_t hdr[512];
+            size_t n = make_header(hdr, prg, 3, poc);
+            tsr__j2k_warn warn;
+            memset(&warn, 0, sizeof warn);
+            tsr__j2k_cs cs;
+            CHECK_OK(ctx, tsr__j2k_parse(ctx, hdr, n, 0, 1, &cs, &warn));
+            for (uint32_t tile = 0; tile < cs.ntiles; tile++) {
+                tsr__j2k_tcp tcp;
+                CHECK_OK(ctx, tsr__j2k_tcp_copy(ctx, &cs, &tcp, &cs.deflt));
+                tsr__j2k_tile t;
+                tsr__j2k_window win = {cs.x0, cs.y0, cs.x1, cs.y1};
+                CHECK_OK(ctx, tsr__tcd_init(ctx, &cs, &tcp, tile, 0, NULL, &win, &t));
+                size_t want = 0;
+                for (uint32_t c = 0; c < t.ncomps; c++)
+                    for (uint32_t r = 0; r < t.comps[c].numres; r++)
+                        want += (size_t)t.comps[c].res[r].pw * t.comps[c].res[r].ph * 3;
+                static seen s;
+                s.n = 0;
+                int stopped;
+                CHECK_OK(ctx, tsr__pi_iterate(ctx, &cs, &tcp, &t, record, &s, &stopped));
+                CHECK(s.n == want);
+                /* each packet once */
+                int dup = 0;
+                for (uint32_t i = 0; i < s.n && i < 4096; i++)
+                    for (uint32_t j = i + 1; j < s.n && j < 4096; j++)
+                        if (s.l[i] == s.l[j] && s.c[i] == s.c[j] && s.r[i] == s.r[j] &&
+                            s.p[i] == s.p[j])
+                            dup = 1;
+                CHECK(!dup);
+                /* nesting of the outermost index */
+                int mono = 1;
+                for (uint32_t i = 1; i < s.n && i < 4096; i++) {
+                    if (poc) {
+                        /* first progression: resolutions 0..1 only, RLCP */
+                        if (i < 18 && s.r[i] > 1)
+                            mono = 0;
+                        continue;
+                    }
+                    if (prg == TSR_J2K_LRCP && s.l[i] < s.l[i - 1])
+                        mono = 0;
+                    if ((prg == TSR_J2K_RLCP || prg == TSR_J2K_RPCL) && s.r[i] < s.r[i - 1])
+                        mono = 0;
+                    if (prg == TSR_J2K_CPRL && s.c[i] < s.c[i - 1])
+                        mono = 0;
+                    /* within a precinct, layers come in order */
+                    for (uint32_t j = 0; j < i; j++)
+                        if (s.c[j] == s.c[i] && s.r[j] == s.r[i] && s.p[j] == s.p[i] &&
+                            s.l[j] > s.l[i])
+                            mono = 0;
+                }
+                CHECK(mono);
+                tsr__tcd_free(ctx, &t);
+                tsr__j2k_tcp_free(ctx, &tcp);
+            }
+            tsr__j2k_cs_free(ctx, &cs);
+        }
+}
+
+/* ---- API argument checks ------------------------------------------------------------------ */
+
+static void test_api(tsr_ctx *ctx)
+{
+    tsr_j2k_info info;
+    const uint8_t junk[4] = {1, 2, 3, 4};
+    CHECK_STATUS(tsr_j2k_read_header(ctx, junk, sizeof junk, &info, NULL, 0), TSR_ERR_CORRUPT);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "not a JPEG 2000") != NULL);
+    uint8_t hdr[512];
+    size_t n = make_header(hdr, 0, 3, 0);
+    CHECK_OK(ctx, tsr_j2k_read_header(ctx, hdr, n, &info, NULL, 0));
+    CHECK(info.width == 100 && info.height == 80 && info.num_components == 3);
+    CHECK(info.tiles_x == 2 && info.tiles_y == 2 && info.levels == 3);
+    tsr_j2k_decode_options o;
+    tsr_j2k_decode_options_init(&o);
+    o.reduce = 4;
+    uint32_t np = 0;
+    CHECK_STATUS(tsr_j2k_decode_layout(ctx, hdr, n, &o, NULL, &np), TSR_ERR_INVALID_ARGUMENT);
+    o.reduce = 1;
+    CHECK_OK(ctx, tsr_j2k_decode_layout(ctx, hdr, n, &o, NULL, &np));
+    CHECK(np == 3);
+    tsr_j2k_plane pl[3];
+    CHECK_OK(ctx, tsr_j2k_decode_layout(ctx, hdr, n, &o, pl, &np));
+    /* component 1: x in [ceil(3/2), ceil(103/2)) = [2, 52), halved: [1, 26) */
+    CHECK(pl[0].width == 50 && pl[0].height == 40);
+    CHECK(pl[1].x0 == 1 && pl[1].width == 25 && pl[1].height == 40 && pl[1].dx == 2);
+    uint32_t comps[2] = {2, 2};
+    o.components = comps;
+    o.num_components = 2;
+    CHECK_STATUS(tsr_j2k_decode_layout(ctx, hdr, n, &o, NULL, &np), TSR_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    tsr_rng rng;
+    tsr_rng_seed(&rng, 2026);
+    tsr_ctx *ctx;
+    if (tsr_ctx_create(NULL, &ctx) != TSR_OK)
+        return 1;
+    test_tag_trees(&rng);
+    test_dwt(&rng);
+    test_progression(ctx);
+    test_api(ctx);
+    tsr_ctx_destroy(ctx);
+    return tsr_test_finish("test_j2k_units");
+}
