@@ -10,6 +10,9 @@
 #   TSR_DEVDEPS=$PWD/.devdeps bash .devsrc/bench/run_device.sh [steps]   (carry .devsrc, .devdeps)
 # usage: bench/run_device.sh [steps...]   steps: info build test sanitize oracle workbench bench
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
+#        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_BENCH_ARGS (extra
+#        bench_resize arguments, e.g. "--no-opencl"). The workbench log ends with the SASS
+#        instruction counts of the library's resize kernels (cuobjdump), when cuobjdump exists.
 set -u
 OUT=${OUT:-/tmp/tsr-out}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,7 +68,8 @@ for step in "${steps[@]}"; do
         note "build: rc=$? ($(grep -E 'CUDA backend|NPP' "$log" | tr '\n' ' '))"
         ;;
     test)
-        (cd "$BUILD" && timeout 300 ctest --output-on-failure -j 8 --timeout 280 -LE oracle) >"$log" 2>&1
+        (cd "$BUILD" && timeout 300 ctest --output-on-failure -j 8 --timeout 280 -LE oracle \
+            ${TSR_CTEST_REGEX:+-R "$TSR_CTEST_REGEX"}) >"$log" 2>&1
         note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$log")"
         grep -E "\*\*\*|Failed|Not Run|Skipped" "$log" | head -20
         ;;
@@ -83,12 +87,20 @@ for step in "${steps[@]}"; do
         note "oracle (OpenCV $($PY -c 'import cv2; print(cv2.__version__)'), --backend cuda): rc=$? $(tail -1 "$log")"
         ;;
     workbench)
-        { timeout 120 "$BUILD/dev/resize_workbench_cuda"; [ -x "$BUILD/dev/resize_workbench_opencl" ] && timeout 120 "$BUILD/dev/resize_workbench_opencl"; } >"$log" 2>&1; cat "$log"
-        note "workbench: rc=$?"
+        { timeout 120 "$BUILD/dev/resize_workbench_cuda"; [ -x "$BUILD/dev/resize_workbench_opencl" ] && timeout 120 "$BUILD/dev/resize_workbench_opencl"; } >"$log" 2>&1
+        rc=$?; cat "$log"
+        note "workbench: rc=$rc"
+        o=$(find "$BUILD" -name 'resize_cuda.cu.o' | head -1)
+        if command -v cuobjdump >/dev/null && [ -n "$o" ]; then
+            cuobjdump --dump-sass "$o" >/tmp/tsr-sass.txt 2>&1
+            echo "== SASS of $o: per kernel, count of wide/narrow memory instructions" >>"$log"
+            awk '/Function :/ {f=$3} /STG|LDG|LDS|STS/ {for (i=1;i<=NF;i++) if ($i ~ /^(STG|LDG|LDS|STS)/) c[f" "$i]++}
+                 END {for (k in c) print k, c[k]}' /tmp/tsr-sass.txt | sort >>"$log"
+        fi
         ;;
     bench)
         timeout 300 $PY "$ROOT/bench/bench_resize.py" --bench "$BUILD/bench/bench_resize" --threads 16 \
-            --json "$OUT/bench_resize.json" >"$log" 2>&1
+            --json "$OUT/bench_resize.json" ${TSR_BENCH_ARGS:-} >"$log" 2>&1
         note "bench: rc=$?"; sed -n '/^bench_resize:/,$p' "$log" | grep -v "^done "
         ;;
     esac

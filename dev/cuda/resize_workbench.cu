@@ -9,7 +9,10 @@
  *   4 exact x4    4 consecutive output elements per thread, one 4-byte store
  *   5 tiled       2D tiles: horizontal pass of the tile's source rows into shared memory,
  *                 then the vertical pass from shared memory (one element per thread)
- *   6 library     tsr_resize on device images (the shipped kernel: fused tile, 4 per thread)
+ *   6 library     tsr_resize on device images (the shipped kernel k_sep_u8: 256-element x
+ *                 <=16-row tiles, 256 threads, horizontal results in a few KB of shared memory,
+ *                 4 elements per thread in the vertical pass); includes the call's host work
+ *   0             (printed first per case) host time of building the plan, part of every call
  *
  * Cases: 3-channel u8 linear, those of bench_resize that take the separable linear path
  * (1080p->720p, 1080p->4K, 4K->8K; the exact halvings take OpenCV's area path instead).
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <algorithm>
 #include <vector>
 
@@ -220,6 +224,25 @@ int main(int argc, char **argv)
                                    (double)c.dh / c.sh) != TSR_OK ||
             plan.path != TSR__RESIZE_SEPARABLE)
             return 1;
+        {
+            /* host cost inside every library call: building the plan (tables) */
+            std::vector<double> hb;
+            for (int i = 0; i < 30; i++) {
+                tsr__resize_plan q;
+                timespec a, b;
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                if (tsr__resize_plan_build(ref, &q, c.sw, c.sh, c.dw, c.dh, cn, TSR_U8,
+                                           TSR_INTERP_LINEAR, (double)c.dw / c.sw,
+                                           (double)c.dh / c.sh) != TSR_OK)
+                    return 1;
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                hb.push_back((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) * 1e-3);
+                tsr__resize_plan_free(ref, &q);
+            }
+            double lo, hi, med = median(hb, &lo, &hi);
+            printf("| %s | 0 host plan build (in every call) | - | %.1f | %.1f-%.1f | - | - |\n",
+                   c.name, med, lo, hi);
+        }
         rk_params p;
         size_t tb = tsr__resize_gpu_params(&plan, srow, drow, &p);
         std::vector<uchar> htab(tb);

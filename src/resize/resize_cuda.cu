@@ -3,12 +3,15 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels:
  *   k_generic      every path, depth and channel count; one thread per output element.
- *   k_sep_u8<KS>   u8 separable (linear, area upscale: KS=2; cubic: KS=4), fused: a block takes
- *                  an output tile of 512 elements x TH rows, computes the horizontal pass for
- *                  the source rows the tile needs into shared memory, then the vertical pass
- *                  from there, 4 elements per thread with 4-byte stores.
- *   k_area2_u8     u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size).
- *   k_nearest      nearest, one output pixel per thread, samples copied as whole pixels.
+ *   k_sep_u8<KS>   u8 separable (linear, area upscale: KS=2; cubic: KS=4), fused: a block of
+ *                  256 threads takes an output tile of 256 elements x th (<= 16) rows, computes
+ *                  the horizontal pass for the source rows the tile needs into shared memory (a
+ *                  few KB), then the vertical pass from there, 4 elements per thread, 4-byte
+ *                  stores.
+ *   k_area2_u8v<CN> u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size), 4 output
+ *                  pixels per thread, 8-byte loads, 4-byte stores (k_area2_u8 when unaligned).
+ *   k_nearest4<PB> nearest, 4 output pixels of PB <= 4 bytes per thread, 4-byte stores
+ *                  (k_nearest, one pixel per thread, for wider pixels).
  * Images: device images (TSR_MEMORY_CUDA) are used in place; host images are staged through the
  * context's pinned buffers and device scratch (no allocation once warm). The tables are copied
  * to device scratch on the stream each call (a few KB).
@@ -25,7 +28,6 @@ extern "C" {
 #include <string.h>
 
 enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, SLOT_TAB2 = 5 };
-enum { SEP_THREADS = 128, SEP_TE = 4 * SEP_THREADS, SEP_SMEM = 48 * 1024 };
 
 __global__ void k_generic(const uchar *__restrict__ src, uchar *__restrict__ dst,
                           const uchar *__restrict__ tab, rk_params p)
@@ -86,71 +88,79 @@ __global__ void k_area2_u8(const uchar *__restrict__ src, uchar *__restrict__ ds
     }
 }
 
-/* Fused separable u8 resize. Tile: elements [e0, e0 + SEP_TE) of output rows [dy0, dy0 + th).
- * Shared memory holds the horizontal results (int) of source rows [rlo, rlo + nr). */
+/* Fused separable u8 resize, small tiles. Tile: elements [e0, e0 + SEP_TE) of output rows
+ * [dy0, dy0 + th); th (<= 16) is chosen on the host so that the horizontal results of the tile's
+ * source rows [rlo, rlo + nr) fit in a few KB of shared memory (many blocks, high occupancy).
+ * Horizontal pass: thread t computes element column e0 + t for every source row (taps and
+ * coefficients read once into registers; border columns use the same formula with the clamped
+ * taps: for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 stores h >> 4 (the vertical formula
+ * only uses that). Vertical pass: thread t takes 4 consecutive elements (one 16-byte shared load
+ * per tap) of rows dy0 + t/64, + 4, ..., one 4-byte store each.
+ * (b*x) >> 16 is computed as __mulhi(b*65536, x): the same value for every int16 b and every
+ * int x with b*x in int32 (the high word of the exact 64-bit product). */
+enum { SEP_NT = 256, SEP_TE = 256, SEP_TH = 16, SEP_SMEM = 28 * 1024 };
+
 template <int KS>
-__global__ void __launch_bounds__(SEP_THREADS)
+__global__ void __launch_bounds__(SEP_NT)
     k_sep_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
              const uchar *__restrict__ tab, rk_params p, int th)
 {
     extern __shared__ int4 smem4[];
     int *hs = (int *)smem4;
-    const int kh = KS / 2, cn = p.cn, n = p.dw * cn;
+    const int kh = KS / 2, cn = p.cn, n = p.dw * cn, t = threadIdx.x;
     const int e0 = blockIdx.x * SEP_TE, dy0 = blockIdx.y * th;
     const int dy1 = min(dy0 + th, p.dh);
     const int *yofs = rk_ti(tab, p, RK_YOFS);
-    const int *xofs = rk_ti(tab, p, RK_XOFS);
-    const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
     const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
-    const int rlo = rk_clampi(yofs[dy0] - kh + 1, 0, p.sh - 1);
-    const int rhi = rk_clampi(yofs[dy1 - 1] + kh, 0, p.sh - 1);
+    const int rlo = rk_clampi(__ldg(yofs + dy0) - kh + 1, 0, p.sh - 1);
+    const int rhi = rk_clampi(__ldg(yofs + dy1 - 1) + kh, 0, p.sh - 1);
     const int nr = rhi - rlo + 1;
-
-    /* Horizontal: this thread's 4 element columns e0 + tid + j*SEP_THREADS. */
-    int off[4][KS], co[4][KS];
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        int e = min(e0 + (int)threadIdx.x + j * SEP_THREADS, n - 1);
+    {
+        const int *xofs = rk_ti(tab, p, RK_XOFS);
+        const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+        int e = min(e0 + t, n - 1);
         int dx = e / cn, c = e - dx * cn;
-        int sx = xofs[dx];
+        int sx = __ldg(xofs + dx);
+        int off[KS], co[KS];
 #pragma unroll
         for (int k = 0; k < KS; k++) {
             if (KS == 2) {
                 int inside = dx < p.xmax;
-                off[j][k] = (inside ? sx + k : sx) * cn + c;
-                co[j][k] = inside ? xc[dx * 2 + k] : (k == 0 ? 2048 : 0);
+                off[k] = (inside ? sx + k : sx) * cn + c;
+                co[k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
             } else {
-                off[j][k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
-                co[j][k] = xc[dx * KS + k];
+                off[k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
+                co[k] = __ldg(xc + dx * KS + k);
             }
         }
-    }
-    for (int r = 0; r < nr; r++) {
-        const uchar *row = src + (size_t)(rlo + r) * p.sstride;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            int h = 0;
+        const uchar *row = src + (size_t)rlo * p.sstride;
+        int *h = hs + t;
+#pragma unroll 4
+        for (int r = 0; r < nr; r++) {
+            int v = 0;
 #pragma unroll
             for (int k = 0; k < KS; k++)
-                h += (int)__ldg(row + off[j][k]) * co[j][k];
-            hs[r * SEP_TE + threadIdx.x + j * SEP_THREADS] = h;
+                v += (int)__ldg(row + off[k]) * co[k];
+            h[r * SEP_TE] = KS == 2 ? v >> 4 : v;
+            row += p.sstride;
         }
     }
     __syncthreads();
 
-    /* Vertical: elements e0 + 4*tid .. +3 of each row of the tile. */
-    const int el = 4 * threadIdx.x, e = e0 + el;
+    const int el = 4 * (t & (SEP_TE / 4 - 1)), e = e0 + el;
     if (e >= n)
         return;
-    for (int dy = dy0; dy < dy1; dy++) {
-        const short *b = yc + (size_t)dy * KS;
-        int v[4];
+    for (int dy = dy0 + t / (SEP_TE / 4); dy < dy1; dy += SEP_NT / (SEP_TE / 4)) {
+        const int sy = __ldg(yofs + dy);
         int4 hv[KS];
+        int b[KS];
 #pragma unroll
         for (int k = 0; k < KS; k++) {
-            int r = rk_clampi(yofs[dy] - kh + 1 + k, 0, p.sh - 1) - rlo;
+            int r = rk_clampi(sy - kh + 1 + k, 0, p.sh - 1) - rlo;
             hv[k] = *(const int4 *)(hs + r * SEP_TE + el);
+            b[k] = __ldg(yc + (size_t)dy * KS + k);
         }
+        int v[4];
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             int h[KS];
@@ -158,7 +168,7 @@ __global__ void __launch_bounds__(SEP_THREADS)
             for (int k = 0; k < KS; k++)
                 h[k] = i == 0 ? hv[k].x : i == 1 ? hv[k].y : i == 2 ? hv[k].z : hv[k].w;
             if (KS == 2) {
-                v[i] = (((b[0] * (h[0] >> 4)) >> 16) + ((b[1] * (h[1] >> 4)) >> 16) + 2) >> 2;
+                v[i] = (__mulhi(b[0] * 65536, h[0]) + __mulhi(b[1] * 65536, h[1]) + 2) >> 2;
             } else if (e + i < p.vec_end) {
                 float acc = 0.f;
 #pragma unroll
@@ -174,14 +184,100 @@ __global__ void __launch_bounds__(SEP_THREADS)
                     s += h[k] * b[k];
                 v[i] = (s + (1 << 21)) >> 22;
             }
-            v[i] = rk_sat(v[i], 1);
+            v[i] = min(max(v[i], 0), 255);
         }
         uchar *d = dst + (size_t)dy * p.dstride + e;
         if (e + 4 <= n && (((size_t)d) & 3) == 0) {
-            *(uint *)d = (uint)v[0] | ((uint)v[1] << 8) | ((uint)v[2] << 16) | ((uint)v[3] << 24);
+            *(uint *)d = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
+                                     0x5410);
         } else {
             for (int i = 0; i < 4 && e + i < n; i++)
                 d[i] = (uchar)v[i];
+        }
+    }
+}
+
+/* Nearest, PB (1..4) bytes per pixel: each thread copies 4 consecutive output pixels (4*PB bytes,
+ * stored as PB aligned 4-byte words) of NN_ROWS rows; the 4 source offsets are read once. */
+enum { NN_ROWS = 4 };
+template <int PB>
+__global__ void k_nearest4(const uchar *__restrict__ src, uchar *__restrict__ dst,
+                           const uchar *__restrict__ tab, rk_params p, int aligned)
+{
+    int dx0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    if (dx0 >= p.dw)
+        return;
+    const int *xofs = rk_ti(tab, p, RK_XOFS), *yofs = rk_ti(tab, p, RK_YOFS);
+    int so[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        so[i] = __ldg(xofs + min(dx0 + i, p.dw - 1)) * PB;
+    const int full = aligned && dx0 + 4 <= p.dw;
+    const int dy0 = blockIdx.y * NN_ROWS, dy1 = min(dy0 + NN_ROWS, p.dh);
+    for (int dy = dy0; dy < dy1; dy++) {
+        const uchar *s = src + (size_t)__ldg(yofs + dy) * p.sstride;
+        uchar *d = dst + (size_t)dy * p.dstride + (size_t)dx0 * PB;
+        uint b[4 * PB];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < PB; j++)
+                b[i * PB + j] = __ldg(s + so[i] + j);
+        if (full) {
+#pragma unroll
+            for (int w = 0; w < PB; w++)
+                ((uint *)d)[w] = __byte_perm(__byte_perm(b[4 * w], b[4 * w + 1], 0x0040),
+                                             __byte_perm(b[4 * w + 2], b[4 * w + 3], 0x0040),
+                                             0x5410);
+        } else {
+            int m = min(4, p.dw - dx0) * PB;
+            for (int i = 0; i < m; i++)
+                d[i] = (uchar)b[i];
+        }
+    }
+}
+
+/* u8 area-fast 2x2, CN channels: each thread makes 4 output pixels (4*CN bytes, CN 4-byte
+ * stores) from 8*CN bytes of each of two source rows (CN 8-byte loads per row). Threads whose
+ * run leaves [0, fast_end) or the full rows take the element formula (rk_area_fast). The host
+ * checks the alignment (source 8 bytes, destination 4 bytes, strides too). */
+template <int CN>
+__global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p)
+{
+    int dx0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (dx0 >= p.dw)
+        return;
+    const int e0 = dx0 * CN, e1 = min(dx0 + 4, p.dw) * CN;
+    for (int dy = blockIdx.y; dy < p.dh; dy += gridDim.y) {
+        if (dy < p.full_h && e0 + 4 * CN <= p.fast_end) {
+            const uint2 *r0 = (const uint2 *)(src + (size_t)(2 * dy) * p.sstride + (size_t)2 * e0);
+            const uint2 *r1 = (const uint2 *)((const uchar *)r0 + p.sstride);
+            uint a[2 * CN], c[2 * CN];
+#pragma unroll
+            for (int w = 0; w < CN; w++) {
+                uint2 x = __ldg(r0 + w), y = __ldg(r1 + w);
+                a[2 * w] = x.x, a[2 * w + 1] = x.y, c[2 * w] = y.x, c[2 * w + 1] = y.y;
+            }
+            uint o[CN];
+#pragma unroll
+            for (int w = 0; w < CN; w++) {
+                uint v[4];
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const int e = 4 * w + q, j = 2 * e - e % CN, jj = j + CN;
+                    uint s = ((a[j >> 2] >> (8 * (j & 3))) & 255) + ((a[jj >> 2] >> (8 * (jj & 3))) & 255) +
+                             ((c[j >> 2] >> (8 * (j & 3))) & 255) + ((c[jj >> 2] >> (8 * (jj & 3))) & 255);
+                    v[q] = (s + 2) >> 2;
+                }
+                o[w] = v[0] | (v[1] << 8) | (v[2] << 16) | (v[3] << 24);
+            }
+            uint *d = (uint *)(dst + (size_t)dy * p.dstride + e0);
+#pragma unroll
+            for (int w = 0; w < CN; w++)
+                d[w] = o[w];
+        } else {
+            for (int e = e0; e < e1; e++)
+                rk_area_fast(src, dst, p, dy, e);
         }
     }
 }
@@ -216,19 +312,19 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
         (pl->ksize == 2 || pl->ksize == 4)) {
-        int th = 32;
+        int th = SEP_TH;
         while (th > 1 && sep_max_rows(pl, th) * SEP_TE * 4 > SEP_SMEM)
             th /= 2;
         int nr = sep_max_rows(pl, th);
-        if (nr * SEP_TE * 4 <= SEP_SMEM) {
+        if (nr * SEP_TE * 4 <= 48 * 1024) {
             size_t smem = (size_t)nr * SEP_TE * 4;
             int n = pl->dst_w * pl->cn;
             dim3 grid((n + SEP_TE - 1) / SEP_TE, (pl->dst_h + th - 1) / th);
             if (grid.y <= 65535) {
                 if (pl->ksize == 2)
-                    k_sep_u8<2><<<grid, SEP_THREADS, smem, stream>>>(s, d, t, p, th);
+                    k_sep_u8<2><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
                 else
-                    k_sep_u8<4><<<grid, SEP_THREADS, smem, stream>>>(s, d, t, p, th);
+                    k_sep_u8<4><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
                 TSR_CUDA_CHECK_LAUNCH(ctx, "k_sep_u8");
                 return TSR_OK;
             }
@@ -238,11 +334,34 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         pl->iscale_y == 2) {
         int px4 = (pl->dst_w + 3) / 4;
         dim3 grid((px4 + 127) / 128, gy);
-        k_area2_u8<<<grid, 128, 0, stream>>>(s, d, p);
+        int al = ((((size_t)s | (size_t)p.sstride) & 7) == 0) &&
+                 ((((size_t)d | (size_t)p.dstride) & 3) == 0);
+        if (al && pl->cn == 3)
+            k_area2_u8v<3><<<grid, 128, 0, stream>>>(s, d, p);
+        else if (al && pl->cn == 4)
+            k_area2_u8v<4><<<grid, 128, 0, stream>>>(s, d, p);
+        else if (al && pl->cn == 1)
+            k_area2_u8v<1><<<grid, 128, 0, stream>>>(s, d, p);
+        else
+            k_area2_u8<<<grid, 128, 0, stream>>>(s, d, p);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_area2_u8");
         return TSR_OK;
     }
     if (pl->path == TSR__RESIZE_NEAREST) {
+        int pb = pl->cn * pl->depth;
+        int gyn = (pl->dst_h + NN_ROWS - 1) / NN_ROWS;
+        if (pb <= 4 && gyn <= 65535) {
+            int al = (((size_t)d | (size_t)p.dstride) & 3) == 0;
+            dim3 grid(((pl->dst_w + 3) / 4 + 127) / 128, gyn);
+            switch (pb) {
+            case 1: k_nearest4<1><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
+            case 2: k_nearest4<2><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
+            case 3: k_nearest4<3><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
+            default: k_nearest4<4><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
+            }
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k_nearest4");
+            return TSR_OK;
+        }
         dim3 grid((pl->dst_w + 127) / 128, gy);
         k_nearest<<<grid, 128, 0, stream>>>(s, d, t, p);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_nearest");
@@ -268,12 +387,27 @@ static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int sl
     tsr_status st = tsr__cuda_scratch(ctx, slot, tbytes, &t);
     if (st != TSR_OK)
         return st;
-    for (int i = 0; i < TSR__RT_COUNT; i++) {
-        size_t n = 0;
-        const void *hp = tsr__resize_plan_table(pl, (tsr__resize_table)i, &n);
-        if (n)
-            TSR_CUDA_TRY(ctx, cudaMemcpyAsync((uchar *)t + p->off[i], hp, n,
-                                              cudaMemcpyHostToDevice, stream));
+    /* The plan's one host block has the same layout (each used table 16-byte aligned, in
+     * order): then one copy of the used span instead of one per table (each pageable copy costs
+     * microseconds of host time inside the call). */
+    int same = pl->block != NULL;
+    size_t span = 0;
+    for (int i = 0; i < TSR__RT_COUNT && same; i++) {
+        if (!pl->table_bytes[i])
+            continue;
+        same = (const uchar *)pl->table[i] == (const uchar *)pl->block + p->off[i];
+        span = (size_t)p->off[i] + pl->table_bytes[i];
+    }
+    if (same && span) {
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(t, pl->block, span, cudaMemcpyHostToDevice, stream));
+    } else {
+        for (int i = 0; i < TSR__RT_COUNT; i++) {
+            size_t n = 0;
+            const void *hp = tsr__resize_plan_table(pl, (tsr__resize_table)i, &n);
+            if (n)
+                TSR_CUDA_TRY(ctx, cudaMemcpyAsync((uchar *)t + p->off[i], hp, n,
+                                                  cudaMemcpyHostToDevice, stream));
+        }
     }
     *dtab = (uchar *)t;
     return TSR_OK;
