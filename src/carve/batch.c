@@ -1,16 +1,17 @@
 /* Batch mode: K seams from one DP pass, disjoint, connected and non-crossing.
  *
  * The seams end at the K smallest cumulative keys of the last row (leftmost first among equal
- * keys), taken in left-to-right order. They are traced up one row at a time, seam 0 first: seam j
+ * keys), numbered left to right. They are traced up one row at a time; every seam's step
+ * depends on row y alone, so the K steps of a row are independent (one GPU thread each). Seam j
  * at column x of row y continues in row y-1 at the column c the DP would compare best (least
  * M(y-1,c), plus the transition cost from c for forward energy; leftmost among equals) within
- *     [max(x - 1, p + 1), min(x + 1, w - k + j)],
- * where p is seam j-1's column in row y-1 (-1 for seam 0). The range is never empty: p <= x
- * because seam j-1 was left of x in row y and moves one column at most, and the upper bound
- * leaves room for the k-1-j seams to the right. So every row loses exactly K distinct pixels
- * and each seam moves at most one column per row. A seam whose best predecessor is free
- * follows the back-pointers of the exact DP; only where it would touch its left neighbour's
- * pixel does it deviate (the seed's batch mode let seams merge there).
+ *     [x - 1 if seam j-1 is at least 3 columns left of x in row y (or j = 0), else x,
+ *      x + 1 if seam j+1 is at least 3 columns right of x in row y (or j = K-1), else x]
+ * clamped to the row. Two neighbours at most 2 apart may not step towards each other, and
+ * neighbours 3 or more apart cannot meet in one step, so every row loses exactly K distinct
+ * pixels, the seams keep their order, and each moves at most one column per row. A seam with
+ * room on both sides follows the exact DP's back-pointers; only next to a neighbour does it
+ * deviate (the seed's batch mode let seams merge there). K = 1 is the exact seam.
  *
  * Adaptive K: max(1, floor(w / 64)) seams per pass, never more than are left: at most 1.6% of
  * the columns move per pass, which keeps the seams of one pass far apart on most images while
@@ -107,12 +108,12 @@ uint64_t tsr__carve_batch_select(const tsr__carve_grid *g, const tsr__carve_dp *
         const tsr__carve_cost *m = d->cost + (size_t)(y - 1) * dp;
         for (int32_t j = 0; j < k; j++) {
             const int32_t x = cur[j];
-            int32_t lo = x - 1, hi = x + 1;
-            const int32_t left = j > 0 ? up[j - 1] + 1 : 0, right = w - k + j;
-            if (lo < left)
-                lo = left;
-            if (hi > right)
-                hi = right;
+            int32_t lo = j == 0 || x - cur[j - 1] >= 3 ? x - 1 : x;
+            int32_t hi = j == k - 1 || cur[j + 1] - x >= 3 ? x + 1 : x;
+            if (lo < 0)
+                lo = 0;
+            if (hi > w - 1)
+                hi = w - 1;
             /* What the DP compared: M alone (backward), M plus the transition (forward). */
             int32_t best = lo;
             tsr__carve_cost bv = m[lo] + (fwd ? pixel_energy(g, d, y, x, lo) : 0);

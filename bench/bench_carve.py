@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Seam carving benchmark: tessera carve (CPU parallel exact, CPU batch; CUDA where built and a GPU
+is present) beside ImageMagick -liquid-rescale (liblqr), on the same inputs in one run.
+
+Inputs: the images of ../shared/data/images (desert mesa, broadway tower by default) resized by
+`tessera resize` to 1920x1080 and 3840x2160 (PNG). Each tool removes --seams vertical seams; the
+time per seam excludes decoding and encoding: tessera reports the carve time itself (--json);
+for ImageMagick the same command without -liquid-rescale is timed and subtracted. Median of
+--repeats runs. Batch quality = removed energy in batch mode / removed energy in exact mode
+(backward energy sums from tessera's report; 1.0 is exact).
+
+usage: bench_carve.py TESSERA [--seams 50] [--repeats 3] [--sizes 1920x1080,3840x2160]
+                              [--images a.jpg,b.jpg] [--backends cpu,cuda] [--json out.json]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "shared", "data", "images")
+
+
+def run(cmd, env=None):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr.strip()))
+    return dt, p.stdout
+
+
+def tessera(tool, src, out, width, extra, repeats):
+    ms, rep = [], None
+    for _ in range(repeats):
+        _, o = run([tool, "carve", src, out, "--width", str(width), "--json", "--quiet"] + extra)
+        rep = json.loads(o)
+        ms.append(rep["carve_ms"])
+    return statistics.median(ms), rep
+
+
+def magick(src, out, w, h, seams, repeats):
+    env = dict(os.environ, MAGICK_THREAD_LIMIT="1")
+    full, base = [], []
+    for _ in range(repeats):
+        full.append(run(["/usr/bin/convert", src, "-liquid-rescale", "%dx%d!" % (w - seams, h), out], env)[0])
+        base.append(run(["/usr/bin/convert", src, out], env)[0])
+    return (statistics.median(full) - statistics.median(base)) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tool")
+    ap.add_argument("--seams", type=int, default=50)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--sizes", default="1920x1080,3840x2160")
+    ap.add_argument("--images", default="desert_mesa_4611x8192.jpg,broadway_tower_1428x968.jpg")
+    ap.add_argument("--backends", default="cpu")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    have_magick = os.path.exists("/usr/bin/convert") and "liquid" in subprocess.run(
+        ["/usr/bin/convert", "-list", "command"], stdout=subprocess.PIPE, text=True).stdout.lower()
+    tmp = tempfile.mkdtemp()
+    rows = []
+    try:
+        for name in a.images.split(","):
+            for size in a.sizes.split(","):
+                w, h = (int(v) for v in size.split("x"))
+                src = os.path.join(tmp, "in_%s_%s.png" % (name.split(".")[0], size))
+                run([a.tool, "resize", os.path.join(DATA, name), src, "--size", size, "--quiet"])
+                out = os.path.join(tmp, "out.png")
+                row = {"image": name, "size": size, "seams": a.seams}
+                exact_energy = None
+                for be in a.backends.split(","):
+                    for th in (a.threads.split(",") if be == "cpu" else ["0"]):
+                        ex = ["--backend", be, "--threads", th]
+                        ms, rep = tessera(a.tool, src, out, w - a.seams, ex, a.repeats)
+                        key = "%s%s" % (be, "_t" + th if be == "cpu" else "")
+                        row[key + "_exact_ms_per_seam"] = ms / a.seams
+                        exact_energy = rep["removed_energy"]
+                        ms, rep = tessera(a.tool, src, out, w - a.seams, ex + ["--mode", "batch"],
+                                          a.repeats)
+                        row[key + "_batch_ms_per_seam"] = ms / a.seams
+                        row[key + "_batch_k"] = a.seams / max(1, rep["dp_passes"])
+                        row["batch_energy_vs_exact"] = rep["removed_energy"] / max(1, exact_energy)
+                if have_magick:
+                    row["imagemagick_ms_per_seam"] = magick(src, out, w, h, a.seams,
+                                                            a.repeats) / a.seams
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    finally:
+        shutil.rmtree(tmp)
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    print("\n| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for r in rows:
+        print("| " + " | ".join(("%.3f" % r[k]) if isinstance(r.get(k), float) else str(r.get(k, ""))
+                                for k in keys) + " |")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"benchmark": "carve", "host": os.uname().nodename, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
