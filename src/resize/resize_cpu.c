@@ -7,6 +7,7 @@
  * loops are compiled twice (AVX2 and baseline, chosen at load time by target_clones); the
  * arithmetic is the same in both: no contraction (-ffp-contract=off), no reassociation. */
 #include "resize/resize_backends.h"
+#include "resize/resize_cpu_simd.h"
 
 #include "core/checked.h"
 
@@ -99,70 +100,40 @@ static void cpu_nearest(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr
 
 /* ---- separable ------------------------------------------------------------------------------- */
 
-/* Per-element tables of one separable plan: element e's first tap (element index, valid in the
- * interior only) and its ksize coefficients (int32 for u8, float otherwise). */
+/* Per-element tables of one separable plan. u8: every tap of every element as a source element
+ * index, clamped to the row, with its coefficient, so that one formula covers interior and
+ * border elements (integer sums are exact in any order); plus their vector form for a prefix
+ * of the row when the AVX2 loops run. u16/f32: the first tap (valid in the interior only) and
+ * the coefficients; the float border sums keep plan.h's own form. */
 typedef struct sep_tabs {
     int width;  /* OW*cn */
     int lo, hi; /* interior elements [lo, hi): xmin*cn, xmax*cn */
-    int32_t *xe;
-    int32_t *ai;
-    float *af;
+    int simd;   /* the AVX2 loops run */
+    int32_t *to, *ai; /* u8: [width*ksize] */
+    int32_t *xe;      /* u16/f32: [width] */
+    float *af;        /* u16/f32: [width*ksize] */
+    tsr__rcpu_hwin win;
+    void *block;
 } sep_tabs;
 
-#define LIN_PIX(CN)                                                                                \
-    for (int dx = 0; dx < p->xmax; dx++) {                                                         \
-        const uint8_t *q = s + xofs[dx] * (CN);                                                    \
-        const int a0 = w[2 * dx], a1 = w[2 * dx + 1];                                              \
-        for (int c = 0; c < (CN); c++)                                                             \
-            h[dx * (CN) + c] = q[c] * a0 + q[(CN) + c] * a1;                                       \
-    }
-
-/* Horizontal pass of one source row, u8 (int32 out). */
+/* Horizontal pass of one source row, u8 (int32 out): the vector prefix, then every tap from
+ * the tables. */
 TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const uint8_t *s,
                              int32_t *h)
 {
-    const int k = p->ksize, cn = p->cn, kh = k / 2;
-    const int32_t *xe = t->xe, *a = t->ai;
-    if (k == 2) {
-        /* per pixel with a constant channel count: one offset and two weights per pixel */
-        const int32_t *xofs = p->table[TSR__RT_XOFS];
-        const int16_t *w = p->table[TSR__RT_XCOEF];
-        switch (cn) {
-        case 1: LIN_PIX(1) break;
-        case 2: LIN_PIX(2) break;
-        case 3: LIN_PIX(3) break;
-        default: LIN_PIX(4) break;
+    const int k = p->ksize;
+    const int32_t *to = t->to, *a = t->ai;
+    int e = t->simd ? tsr__rcpu_hrow_u8_avx2(&t->win, s, h) : 0;
+    if (k == 2)
+        for (; e < t->width; e++)
+            h[e] = s[to[2 * e]] * a[2 * e] + s[to[2 * e + 1]] * a[2 * e + 1];
+    else
+        for (; e < t->width; e++) {
+            int v = 0;
+            for (int j = 0; j < k; j++)
+                v += s[to[k * e + j]] * a[k * e + j];
+            h[e] = v;
         }
-        for (int e = t->hi; e < t->width; e++)
-            h[e] = s[xe[e]] * 2048;
-        return;
-    }
-    const int32_t *xofs = p->table[TSR__RT_XOFS];
-    for (int e = 0; e < t->width; e++) {
-        if (e == t->lo && t->lo < t->hi) {
-            if (k == 4)
-                for (; e < t->hi; e++) {
-                    const uint8_t *q = s + xe[e];
-                    const int32_t *c = a + 4 * e;
-                    h[e] = q[0] * c[0] + q[cn] * c[1] + q[2 * cn] * c[2] + q[3 * cn] * c[3];
-                }
-            else
-                for (; e < t->hi; e++) {
-                    const uint8_t *q = s + xe[e];
-                    const int32_t *c = a + 8 * e;
-                    h[e] = q[0] * c[0] + q[cn] * c[1] + q[2 * cn] * c[2] + q[3 * cn] * c[3] +
-                           q[4 * cn] * c[4] + q[5 * cn] * c[5] + q[6 * cn] * c[6] +
-                           q[7 * cn] * c[7];
-                }
-            if (e >= t->width)
-                break;
-        }
-        const int dx = e / cn, c = e % cn, sx = xofs[dx] - kh + 1;
-        int v = 0;
-        for (int j = 0; j < k; j++)
-            v += s[clampi(sx + j, 0, p->src_w - 1) * cn + c] * a[k * e + j];
-        h[e] = v;
-    }
 }
 
 /* Horizontal pass of one source row, u16/f32 (float out): sums as plan.h writes them. */
@@ -212,26 +183,29 @@ HROW_F(hrow_u16, uint16_t)
 HROW_F(hrow_f32, float)
 
 /* Vertical pass, u8, one output row from k cached horizontal rows. */
-TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const int32_t *const *r,
-                             const int16_t *b, uint8_t *d)
+TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const sep_tabs *t,
+                             const int32_t *const *r, const int16_t *b, uint8_t *d)
 {
-    const int width = p->dst_w * p->cn, k = p->ksize;
+    const int width = t->width, k = p->ksize;
+    int e = 0;
     if (k == 2) {
         const int b0 = b[0], b1 = b[1];
         const int32_t *r0 = r[0], *r1 = r[1];
-        for (int e = 0; e < width; e++)
+        if (t->simd) /* |r>>4| < 2^15: the row was made with linear/area-mode coefficients */
+            e = tsr__rcpu_vrow_linear_u8_avx2(r0, r1, b0, b1, d, width);
+        for (; e < width; e++)
             d[e] = sat_u8i((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
         return;
     }
-    int e = 0;
     if (k == 4) {
         const float sc = 1.f / 4194304.f;
-        const float f0 = (float)b[0] * sc, f1 = (float)b[1] * sc, f2 = (float)b[2] * sc,
-                    f3 = (float)b[3] * sc;
+        const float f[4] = {(float)b[0] * sc, (float)b[1] * sc, (float)b[2] * sc, (float)b[3] * sc};
         const int32_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+        if (t->simd)
+            e = tsr__rcpu_vrow_cubic_u8_avx2(r, f, d, p->vec_end);
         for (; e < p->vec_end; e++)
-            d[e] = sat_u8f((float)r0[e] * f0 +
-                           ((float)r1[e] * f1 + ((float)r2[e] * f2 + (float)r3[e] * f3)));
+            d[e] = sat_u8f((float)r0[e] * f[0] +
+                           ((float)r1[e] * f[1] + ((float)r2[e] * f[2] + (float)r3[e] * f[3])));
     }
     for (; e < width; e++) {
         int s = 0;
@@ -283,33 +257,109 @@ TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const int32_t *const *r,
 VROW_F(vrow_u16, uint16_t, sat_u16f)
 VROW_F(vrow_f32, float, STORE_F32)
 
-static tsr_status sep_tabs_build(tsr_ctx *ctx, const tsr__resize_plan *p, sep_tabs *t)
+/* The vector form (tsr__rcpu_hwin) of the u8 tap tables for the longest prefix of whole
+ * groups whose taps fit the 16-byte windows; src_bytes: bytes of a source row. */
+static void sep_win_fill(const tsr__resize_plan *p, sep_tabs *t, int src_bytes)
+{
+    const int k = p->ksize, pairs = k / 2, groups = t->width / 8;
+    tsr__rcpu_hwin *w = &t->win;
+    w->pairs = pairs;
+    w->groups = 0;
+    if (src_bytes < 16)
+        return;
+    for (int g = 0; g < groups; g++)
+        for (int q = 0; q < pairs; q++)
+            for (int l = 0; l < 2; l++) {
+                const size_t i = (size_t)g * pairs + q;
+                const int e0 = 8 * g + 4 * l;
+                int mn = src_bytes, mx = 0;
+                for (int e = e0; e < e0 + 4; e++)
+                    for (int j = 2 * q; j < 2 * q + 2; j++) {
+                        mn = t->to[k * e + j] < mn ? t->to[k * e + j] : mn;
+                        mx = t->to[k * e + j] > mx ? t->to[k * e + j] : mx;
+                    }
+                const int base = mn < src_bytes - 16 ? mn : src_bytes - 16;
+                if (mx - base > 15)
+                    return;
+                w->base[2 * i + l] = base;
+                for (int e = e0; e < e0 + 4; e++) {
+                    uint8_t *c = w->ctrl + 32 * i + 16 * l + 4 * (e - e0);
+                    c[0] = (uint8_t)(t->to[k * e + 2 * q] - base);
+                    c[2] = (uint8_t)(t->to[k * e + 2 * q + 1] - base);
+                    c[1] = c[3] = 0x80;
+                    w->coef[16 * i + 2 * (e - e0 + 4 * l)] = (int16_t)t->ai[k * e + 2 * q];
+                    w->coef[16 * i + 2 * (e - e0 + 4 * l) + 1] = (int16_t)t->ai[k * e + 2 * q + 1];
+                }
+                if (q == pairs - 1 && l == 1)
+                    w->groups = g + 1;
+            }
+}
+
+/* u8 taps (plan.h step 1 as k clamped taps; k == 2 border elements as S*2048 + S*0). */
+static void sep_taps_u8(const tsr__resize_plan *p, sep_tabs *t)
 {
     const int cn = p->cn, k = p->ksize, kh = k / 2;
-    memset(t, 0, sizeof *t);
-    t->width = p->dst_w * cn;
-    t->lo = p->xmin * cn;
-    t->hi = p->xmax * cn;
-    size_t n = (size_t)t->width, bytes;
-    if (!tsr__size_mul3(n, (size_t)k + 1, 4, &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: tables overflow");
-    tsr_status st = tsr__alloc(ctx, bytes, (void **)&t->xe);
-    if (st != TSR_OK)
-        return st;
-    t->ai = t->xe + n;
-    t->af = (float *)(t->xe + n);
     const int32_t *xofs = p->table[TSR__RT_XOFS];
+    const int16_t *xc = p->table[TSR__RT_XCOEF];
+    for (int e = 0; e < t->width; e++) {
+        const int dx = e / cn, c = e % cn;
+        const int border2 = k == 2 && e >= t->hi;
+        for (int j = 0; j < k; j++) {
+            const int sx = border2 ? xofs[dx] : xofs[dx] - kh + 1 + j;
+            t->to[k * e + j] = clampi(sx, 0, p->src_w - 1) * cn + c;
+            t->ai[k * e + j] = border2 ? (j == 0 ? 2048 : 0) : xc[dx * k + j];
+        }
+    }
+}
+
+/* u16/f32: first tap element and coefficients. */
+static void sep_taps_f(const tsr__resize_plan *p, sep_tabs *t)
+{
+    const int cn = p->cn, k = p->ksize, kh = k / 2;
+    const int32_t *xofs = p->table[TSR__RT_XOFS];
+    const float *xc = p->table[TSR__RT_XCOEF];
     for (int e = 0; e < t->width; e++) {
         const int dx = e / cn, c = e % cn;
         const int first = k == 2 ? xofs[dx] : xofs[dx] - kh + 1;
         /* border elements of cubic/lanczos4 never use xe (their taps are clamped) */
         t->xe[e] = (k == 2 || (e >= t->lo && e < t->hi)) ? first * cn + c : 0;
-        for (int j = 0; j < k; j++) {
-            if (p->depth == TSR_U8)
-                t->ai[(size_t)e * k + j] = ((const int16_t *)p->table[TSR__RT_XCOEF])[dx * k + j];
-            else
-                t->af[(size_t)e * k + j] = ((const float *)p->table[TSR__RT_XCOEF])[dx * k + j];
-        }
+        for (int j = 0; j < k; j++)
+            t->af[(size_t)e * k + j] = xc[dx * k + j];
+    }
+}
+
+static tsr_status sep_tabs_build(tsr_ctx *ctx, const tsr__resize_plan *p, int simd, sep_tabs *t)
+{
+    const int k = p->ksize, u8 = p->depth == TSR_U8;
+    memset(t, 0, sizeof *t);
+    t->width = p->dst_w * p->cn;
+    t->lo = p->xmin * p->cn;
+    t->hi = p->xmax * p->cn;
+    t->simd = u8 && simd;
+    /* u8: to, ai [width*k] int32 each, and the windows; others: xe [width], af [width*k] */
+    const size_t n = (size_t)t->width, groups = n / 8, pairs = (size_t)k / 2;
+    size_t taps, tab, win = 0, bytes;
+    if (!tsr__size_mul3(n, (size_t)k, 4, &taps) || !tsr__size_mul3(groups, pairs, 72, &win) ||
+        !tsr__size_add(2 * taps, t->simd ? win : 0, &tab) || !tsr__size_add(tab, 4 * n, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: tables overflow");
+    tsr_status st = tsr__alloc(ctx, bytes, &t->block);
+    if (st != TSR_OK)
+        return st;
+    char *m = t->block;
+    if (!u8) {
+        t->xe = (int32_t *)m;
+        t->af = (float *)(m + 4 * n);
+        sep_taps_f(p, t);
+        return TSR_OK;
+    }
+    t->to = (int32_t *)m;
+    t->ai = (int32_t *)(m + taps);
+    sep_taps_u8(p, t);
+    if (t->simd) {
+        t->win.ctrl = (uint8_t *)(m + 2 * taps);
+        t->win.coef = (int16_t *)(m + 2 * taps + 32 * groups * pairs);
+        t->win.base = (int32_t *)(m + 2 * taps + 64 * groups * pairs);
+        sep_win_fill(p, t, p->src_w * p->cn);
     }
     return TSR_OK;
 }
@@ -372,7 +422,7 @@ static void sep_stripe(const tsr__resize_plan *p, const sep_tabs *t, const tsr_i
         }
         char *drow = ROW(dst, dy);
         if (p->depth == TSR_U8)
-            vrow_u8(p, (const int32_t *const *)rows,
+            vrow_u8(p, t, (const int32_t *const *)rows,
                     (const int16_t *)p->table[TSR__RT_YCOEF] + (size_t)dy * k, (uint8_t *)drow);
         else if (p->depth == TSR_U16)
             vrow_u16(p, (const float *const *)rows,
@@ -387,7 +437,7 @@ static tsr_status cpu_separable(tsr_ctx *ctx, const tsr__resize_plan *p, const t
                                 tsr_image *dst)
 {
     sep_tabs t;
-    tsr_status st = sep_tabs_build(ctx, p, &t);
+    tsr_status st = sep_tabs_build(ctx, p, tsr__rcpu_avx2(), &t);
     if (st != TSR_OK)
         return st;
     const int n = thread_count(ctx, p->dst_h);
@@ -407,7 +457,7 @@ static tsr_status cpu_separable(tsr_ctx *ctx, const tsr__resize_plan *p, const t
         }
         tsr__free(ctx, bufs);
     }
-    tsr__free(ctx, t.xe);
+    tsr__free(ctx, t.block);
     return st;
 }
 
@@ -531,7 +581,7 @@ static void af_partial(const tsr__resize_plan *p, const tsr_image *src, tsr_imag
 static void cpu_area_fast(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
                           tsr_image *dst)
 {
-    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h);
+    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h), simd = tsr__rcpu_avx2();
 #pragma omp parallel for num_threads(n) schedule(static)
     for (int dy = 0; dy < p->dst_h; dy++) {
         if (dy >= p->full_h) {
@@ -542,12 +592,17 @@ static void cpu_area_fast(const tsr_ctx *ctx, const tsr__resize_plan *p, const t
         if (e > 0) {
             const char *s0 = CROW(src, 2 * dy), *s1 = CROW(src, 2 * dy + 1);
             char *d = ROW(dst, dy);
-            if (p->depth == TSR_U8)
-                af2_u8((const uint8_t *)s0, (const uint8_t *)s1, (uint8_t *)d, e, p->cn);
-            else if (p->depth == TSR_U16)
+            if (p->depth == TSR_U8) {
+                const uint8_t *a = (const uint8_t *)s0, *b = (const uint8_t *)s1;
+                const int v = simd ? tsr__rcpu_area2_u8_avx2(a, b, (uint8_t *)d, e, p->cn,
+                                                             p->src_w * p->cn)
+                                   : 0;
+                af2_u8(a + 2 * v, b + 2 * v, (uint8_t *)d + v, e - v, p->cn);
+            } else if (p->depth == TSR_U16) {
                 af2_u16((const uint16_t *)s0, (const uint16_t *)s1, (uint16_t *)d, e, p->cn);
-            else
+            } else {
                 af2_f32((const float *)s0, (const float *)s1, (float *)d, e, p->cn);
+            }
         }
         af_generic(p, src, dst, dy, e, p->full_w);
         af_partial(p, src, dst, dy, p->full_w, width);

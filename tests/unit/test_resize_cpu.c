@@ -100,6 +100,37 @@ static void random_cases(tsr_ctx *ref, tsr_ctx *cpu, tsr_rng *r)
     }
 }
 
+/* Rows long enough for the vector loops (several groups, then a tail that is not a multiple of
+ * their widths): the benchmark's ratios (2x, 1.5x and 3x down, 2x up, near 1) and random sizes,
+ * mostly u8, every channel count. */
+static void wide_cases(tsr_ctx *ref, tsr_ctx *cpu, tsr_rng *r)
+{
+    static const int num[] = {1, 2, 3, 1, 2, 0}, den[] = {2, 3, 1, 3, 1, 0};
+    for (int i = 0; i < 240; i++) {
+        tsr_interp interp = (tsr_interp)(i % 6);
+        tsr_depth d = i % 5 == 4 ? depths[1 + (i / 5) % 2] : TSR_U8;
+        int cn = 1 + (i / 6) % 4;
+        int w = tsr_rng_range(r, 40, 400), h = tsr_rng_range(r, 4, 24);
+        int f = (i / 24) % 6, ow, oh;
+        if (num[f]) {
+            ow = (int)lround((double)w * num[f] / den[f]);
+            oh = (int)lround((double)h * num[f] / den[f]);
+        } else {
+            ow = tsr_rng_range(r, 1, 500);
+            oh = tsr_rng_range(r, 1, 30);
+        }
+        if (f == 0 && i % 3 == 0) { /* exact 2x: the area fast paths */
+            w &= ~1;
+            h &= ~1;
+            ow = w / 2;
+            oh = h / 2;
+        }
+        tsr_image src = make_image(r, w, h, cn, d);
+        one(ref, cpu, r, &src, ow < 1 ? 1 : ow, oh < 1 ? 1 : oh, 0, 0, interp);
+        free(src.data);
+    }
+}
+
 static void bad_arguments(tsr_ctx *cpu, tsr_rng *r)
 {
     tsr_image src = make_image(r, 8, 8, 3, TSR_U8), dst = make_image(r, 4, 4, 3, TSR_U8);
@@ -185,6 +216,7 @@ int main(void)
     if (!ref || !cpu)
         return tsr_test_finish("resize_cpu");
     random_cases(ref, cpu, &r);
+    wide_cases(ref, cpu, &r);
     printf("%d random cases, %d mismatching\n", cases_run, cases_bad);
     bad_arguments(cpu, &r);
     tsr_ctx_destroy(ref);

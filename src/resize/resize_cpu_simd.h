@@ -1,0 +1,48 @@
+/* The vector inner loops of the CPU resize (resize_cpu.c), one file per instruction set:
+ * resize_cpu_avx2.c (x86-64 AVX2). Each loop computes a prefix of a row with the same integer or
+ * float operations as the plain loop it accelerates (plan.h's formulas, no reassociation of a
+ * float sum, no FMA) and returns how many elements it did; the caller finishes the row with the
+ * plain code. Without AVX2 (other CPUs, other compilers) tsr__rcpu_avx2() is 0 and the loops
+ * are never called. */
+#ifndef TSR_RESIZE_CPU_SIMD_H
+#define TSR_RESIZE_CPU_SIMD_H
+
+#include <stdint.h>
+
+/* Horizontal u8 separable taps as 16-bit pairs (plan.h step 1, u8 = exact int32 sums).
+ * Output elements are taken in groups of 8, two lanes of 4. For group g, tap pair p (taps 2p,
+ * 2p+1) and lane l, the lane loads the 16 source bytes at base[(g*pairs + p)*2 + l];
+ * ctrl[(g*pairs + p)*32 + 16*l + 4*i ..] = {o0, 0x80, o1, 0x80} picks, for the lane's element
+ * i, its two taps' bytes (offsets o0, o1 from base) as an int16 pair, and
+ * coef[(g*pairs + p)*16 + 8*l + 2*i ..] = {a_2p, a_2p+1} are their coefficients; a 16-bit
+ * multiply-add gives a_2p*S0 + a_2p+1*S1 in int32, exactly. h[e] is the sum over the pairs. */
+typedef struct tsr__rcpu_hwin {
+    int groups; /* elements [0, 8*groups) are covered */
+    int pairs;  /* ksize / 2 */
+    int32_t *base;
+    uint8_t *ctrl;
+    int16_t *coef;
+} tsr__rcpu_hwin;
+
+/* 1 when the AVX2 loops can run on this CPU (checked once). */
+int tsr__rcpu_avx2(void);
+
+/* h[e] for e < 8*w->groups from source row s (see tsr__rcpu_hwin). */
+int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h);
+
+/* u8 linear vertical pass, elements [0, n rounded down to 16):
+ * D = sat_u8((((b0*(r0>>4))>>16) + ((b1*(r1>>4))>>16) + 2) >> 2). Needs |r>>4| < 2^15 (true
+ * for linear/area-mode rows: coefficients in [0, 2048], summing to at most 2049). */
+int tsr__rcpu_vrow_linear_u8_avx2(const int32_t *r0, const int32_t *r1, int b0, int b1,
+                                  uint8_t *d, int n);
+
+/* u8 cubic vertical pass, SIMD form, elements [0, n rounded down to 8):
+ * D = sat_u8(rne((float)r0*f[0] + ((float)r1*f[1] + ((float)r2*f[2] + (float)r3*f[3])))). */
+int tsr__rcpu_vrow_cubic_u8_avx2(const int32_t *const *r, const float *f, uint8_t *d, int n);
+
+/* Area 2x2 fast formula, u8, cn 1, 3 or 4: d[e] = (s0[i] + s0[i+cn] + s1[i] + s1[i+cn] + 2) >> 2,
+ * i = (e/cn)*2cn + e%cn, for a prefix of [0, end); src_bytes: readable bytes of s0 and s1. */
+int tsr__rcpu_area2_u8_avx2(const uint8_t *s0, const uint8_t *s1, uint8_t *d, int end, int cn,
+                            int src_bytes);
+
+#endif
