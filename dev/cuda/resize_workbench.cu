@@ -31,6 +31,11 @@ extern "C" {
 #include "resize/plan.h"
 #include "resize/resize_gpu.h"
 #include "tessera/tessera.h"
+tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                            tsr_image *dst);
+tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const void *s,
+                                   size_t sstride, void *d, size_t dstride, const void *tab,
+                                   void *stream);
 }
 
 #define CK(call)                                                                                   \
@@ -138,6 +143,130 @@ static double median(std::vector<double> v, double *lo, double *hi)
     std::sort(v.begin(), v.end());
     *lo = v.front(), *hi = v.back();
     return v[v.size() / 2];
+}
+
+/* Where the time of one tsr_resize call goes, per case and interpolation (library kernels):
+ *   A  host: building the plan (tsr__resize_plan_build), part of every tsr_resize call
+ *   B  tsr__resize_cuda with a prebuilt plan: table upload + launch (events)
+ *   C  the kernel alone (tsr__resize_cuda_launch, tables already on the device) (events)
+ * B and C outputs are checked against the reference backend (poisoned output first). */
+static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
+                      double copy_gbs, size_t l2)
+{
+    struct bcase {
+        const char *name;
+        int sw, sh, dw, dh;
+    } cases[] = {{"4k-1080p", 3840, 2160, 1920, 1080}, {"1080p-720p", 1920, 1080, 1280, 720},
+                 {"1080p-4k", 1920, 1080, 3840, 2160}, {"8k-4k", 7680, 4320, 3840, 2160},
+                 {"4k-8k", 3840, 2160, 7680, 4320}};
+    const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
+                                  TSR_INTERP_AREA};
+    const char *inames[] = {"linear", "nearest", "cubic", "area"};
+    const int cn = 3;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    printf("\nbreakdown of the library call (u8 3-channel; A host plan build, B call without "
+           "plan build, C kernel alone; GB/s and of-copy from C over source+output bytes)\n"
+           "| case | interp | path | A plan us | B upload+kernel us | C kernel us | C spread | "
+           "C GB/s | C of copy | exact |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const bcase &c : cases) {
+        size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
+        size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
+        int nsets = (int)std::min<size_t>(8, std::max<size_t>(2, 4 * l2 / (sbytes + dbytes) + 1));
+        std::vector<uchar> hsrc(sbytes * nsets), want(dbytes), got(dbytes);
+        unsigned long long st = 777;
+        for (size_t i = 0; i < hsrc.size(); i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            hsrc[i] = (uchar)((st >> 33) % 255 + 1);
+        }
+        uchar *dsrc, *ddst;
+        CK(cudaMalloc(&dsrc, sbytes * nsets));
+        CK(cudaMalloc(&ddst, dbytes * nsets));
+        CK(cudaMemcpy(dsrc, hsrc.data(), sbytes * nsets, cudaMemcpyHostToDevice));
+        for (int ii = 0; ii < 4; ii++) {
+            tsr_image is = {c.sw, c.sh, cn, TSR_U8, srow, hsrc.data(), TSR_MEMORY_HOST};
+            tsr_image iw = {c.dw, c.dh, cn, TSR_U8, drow, want.data(), TSR_MEMORY_HOST};
+            tsr_resize_options ro;
+            tsr_resize_options_init(&ro);
+            ro.interp = interps[ii];
+            if (tsr_resize(ref, &is, &iw, &ro) != TSR_OK)
+                exit(1);
+            std::vector<double> ta;
+            tsr__resize_plan plan;
+            for (int i = 0; i < repeats; i++) {
+                timespec a, b;
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                if (tsr__resize_plan_build(ref, &plan, c.sw, c.sh, c.dw, c.dh, cn, TSR_U8,
+                                           interps[ii], (double)c.dw / c.sw,
+                                           (double)c.dh / c.sh) != TSR_OK)
+                    exit(1);
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                ta.push_back((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) * 1e-3);
+                if (i + 1 < repeats)
+                    tsr__resize_plan_free(ref, &plan);
+            }
+            rk_params p;
+            size_t tb = tsr__resize_gpu_params(&plan, srow, drow, &p);
+            std::vector<uchar> htab(tb);
+            for (int t = 0; t < TSR__RT_COUNT; t++)
+                if (plan.table_bytes[t])
+                    memcpy(htab.data() + p.off[t], plan.table[t], plan.table_bytes[t]);
+            uchar *dtab;
+            CK(cudaMalloc(&dtab, tb));
+            CK(cudaMemcpy(dtab, htab.data(), tb, cudaMemcpyHostToDevice));
+            double tmed[2], tlo[2], thi[2];
+            int bad = 0;
+            for (int v = 0; v < 2; v++) {
+                auto run = [&](int k) {
+                    const uchar *S = dsrc + (size_t)(k % nsets) * sbytes;
+                    uchar *D = ddst + (size_t)(k % nsets) * dbytes;
+                    tsr_status r;
+                    if (v == 0) {
+                        tsr_image a = {c.sw, c.sh, cn, TSR_U8, srow, (void *)S, TSR_MEMORY_CUDA};
+                        tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
+                        r = tsr__resize_cuda(lib, &plan, &a, &b);
+                    } else {
+                        r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream);
+                    }
+                    if (r != TSR_OK) {
+                        fprintf(stderr, "library: %s\n", tsr_ctx_last_error(lib));
+                        exit(1);
+                    }
+                };
+                CK(cudaMemset(ddst, 0xa5, dbytes));
+                run(0);
+                CK(cudaStreamSynchronize(stream));
+                CK(cudaMemcpy(got.data(), ddst, dbytes, cudaMemcpyDeviceToHost));
+                bad += memcmp(got.data(), want.data(), dbytes) != 0;
+                std::vector<double> t;
+                for (int i = 0; i < repeats + 3; i++) {
+                    CK(cudaEventRecord(e0, stream));
+                    run(i);
+                    CK(cudaEventRecord(e1, stream));
+                    CK(cudaEventSynchronize(e1));
+                    float ms;
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    if (i >= 3)
+                        t.push_back(ms * 1e3);
+                }
+                tmed[v] = median(t, &tlo[v], &thi[v]);
+            }
+            double alo, ahi, amed = median(ta, &alo, &ahi);
+            double bytes = (double)sbytes + dbytes;
+            printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f-%.1f | %.0f | %.2f | %s |\n", c.name,
+                   inames[ii], tsr__resize_path_name(plan.path), amed, tmed[0], tmed[1], tlo[1],
+                   thi[1], bytes / (tmed[1] * 1e3), bytes / (tmed[1] * 1e3) / copy_gbs,
+                   bad ? "FAIL" : "yes");
+            fflush(stdout);
+            cudaFree(dtab);
+            tsr__resize_plan_free(ref, &plan);
+        }
+        cudaFree(dsrc);
+        cudaFree(ddst);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
 }
 
 int main(int argc, char **argv)
@@ -358,6 +487,7 @@ int main(int argc, char **argv)
         cudaFree(dtab);
         tsr__resize_plan_free(ref, &plan);
     }
+    breakdown(ref, lib, stream, repeats, copy_gbs, (size_t)prop.l2CacheSize);
     tsr_ctx_destroy(lib);
     tsr_ctx_destroy(ref);
     return 0;

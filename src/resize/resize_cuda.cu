@@ -374,6 +374,19 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     return TSR_OK;
 }
 
+/* For dev/cuda/resize_workbench.cu (not public): the kernels alone on device images, with the
+ * plan's tables already in device memory `tab` in the layout of tsr__resize_gpu_params. */
+extern "C" tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_plan *pl,
+                                              const void *s, size_t sstride, void *d,
+                                              size_t dstride, const void *tab, void *stream)
+{
+    rk_params p;
+    if (!tsr__resize_gpu_params(pl, sstride, dstride, &p))
+        return tsr__fail(ctx, TSR_ERR_LIMIT, "stride too large");
+    return launch(ctx, pl, (const uchar *)s, (uchar *)d, (const uchar *)tab, p,
+                  (cudaStream_t)stream);
+}
+
 /* Uploads the plan's tables to device buffer slot `slot` on `stream`; fills *p (strides given). */
 static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot,
                                 size_t sstride, size_t dstride, cudaStream_t stream,
