@@ -69,31 +69,54 @@ static void cpu_copy(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_im
         memcpy(ROW(dst, y), CROW(src, y), row);
 }
 
-#define NN_ROW(T, K)                                                                               \
-    for (int x = 0; x < w; x++)                                                                    \
-        for (int k = 0; k < (K); k++)                                                              \
-            ((T *)d)[x * (K) + k] = ((const T *)s)[xo[x] * (K) + k];
+/* One nearest row: pixel x of d is pixel xo[x] of s, PS bytes each, moved UNIT bytes at a time
+ * (UNIT > PS: the extra bytes are rewritten by the next pixel) for x < fast, exactly after. */
+#define NN_ROW(PS, UNIT)                                                                           \
+    {                                                                                              \
+        int x = 0;                                                                                 \
+        for (; x < fast; x++)                                                                      \
+            memcpy(d + (size_t)x * (PS), s + (size_t)xo[x] * (PS), (UNIT));                        \
+        for (; x < w; x++)                                                                         \
+            memcpy(d + (size_t)x * (PS), s + (size_t)xo[x] * (PS), (PS));                          \
+    }
 
+TSR__HOT static void nn_row(const int32_t *xo, int w, int fast, size_t ps, const char *s,
+                            char *d)
+{
+    switch (ps) {
+    case 1: NN_ROW(1, 1) break;
+    case 2: NN_ROW(2, 2) break;
+    case 3: NN_ROW(3, 4) break;
+    case 4: NN_ROW(4, 4) break;
+    case 6: NN_ROW(6, 8) break;
+    case 8: NN_ROW(8, 8) break;
+    case 12: NN_ROW(12, 16) break;
+    default: NN_ROW(16, 16) break;
+    }
+}
+
+/* Nearest: each thread makes the rows of its stripe, copying an output row that repeats the
+ * previous one's source row. */
 static void cpu_nearest(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
                         tsr_image *dst)
 {
     const int32_t *xo = p->table[TSR__RT_XOFS], *yo = p->table[TSR__RT_YOFS];
-    const int w = p->dst_w;
-    const size_t ps = (size_t)p->cn * tsr_depth_size(p->depth);
-    const int n = thread_count(ctx, p->dst_h);
-#pragma omp parallel for num_threads(n) schedule(static)
-    for (int y = 0; y < p->dst_h; y++) {
-        const char *s = CROW(src, yo[y]);
-        char *d = ROW(dst, y);
-        switch (ps) {
-        case 1: NN_ROW(uint8_t, 1) break;
-        case 2: NN_ROW(uint16_t, 1) break;
-        case 3: NN_ROW(uint8_t, 3) break;
-        case 4: NN_ROW(uint32_t, 1) break;
-        case 6: NN_ROW(uint16_t, 3) break;
-        case 8: NN_ROW(uint32_t, 2) break;
-        case 12: NN_ROW(uint32_t, 3) break;
-        default: NN_ROW(uint32_t, 4) break; /* 16 bytes */
+    const int w = p->dst_w, n = thread_count(ctx, p->dst_h);
+    const size_t ps = (size_t)p->cn * tsr_depth_size(p->depth), row = ps * (size_t)w;
+    const size_t unit = ps == 3 || ps == 6 || ps == 12 ? ps / 3 * 4 : ps;
+    /* the wide moves stay inside the source row (xo grows) and the output row (x < w - 1) */
+    int fast = w - 1;
+    while (fast > 0 && (size_t)xo[fast - 1] * ps + unit > (size_t)p->src_w * ps)
+        fast--;
+#pragma omp parallel num_threads(n)
+    {
+        int y0, y1;
+        stripe(p->dst_h, thread_id(), n, &y0, &y1);
+        for (int y = y0; y < y1; y++) {
+            if (y > y0 && yo[y] == yo[y - 1])
+                memcpy(ROW(dst, y), ROW(dst, y - 1), row);
+            else
+                nn_row(xo, w, fast, ps, CROW(src, yo[y]), ROW(dst, y));
         }
     }
 }
@@ -611,61 +634,163 @@ static void cpu_area_fast(const tsr_ctx *ctx, const tsr__resize_plan *p, const t
 
 /* ---- area ------------------------------------------------------------------------------------ */
 
-static void area_hrow(const tsr__resize_plan *p, const tsr_image *src, int y, float *h)
+/* acc = b*h (first row tap) or acc + b*h. */
+TSR__HOT static void area_accumulate(float *acc, const float *h, float b, int first, int width)
+{
+    if (first)
+        for (int e = 0; e < width; e++)
+            acc[e] = b * h[e];
+    else
+        for (int e = 0; e < width; e++)
+            acc[e] = acc[e] + b * h[e];
+}
+
+/* The output row: sat(rne(acc)) for u8/u16, acc for f32. */
+static void area_store(const tsr__resize_plan *p, const float *acc, int simd, char *d)
+{
+    const int width = p->dst_w * p->cn;
+    int e = 0;
+    switch (p->depth) {
+    case TSR_U8:
+        if (simd)
+            e = tsr__rcpu_store_u8_avx2(acc, (uint8_t *)d, width);
+        for (; e < width; e++)
+            ((uint8_t *)d)[e] = sat_u8f(acc[e]);
+        break;
+    case TSR_U16:
+        for (; e < width; e++)
+            ((uint16_t *)d)[e] = sat_u16f(acc[e]);
+        break;
+    default: memcpy(d, acc, (size_t)width * sizeof(float)); break;
+    }
+}
+
+/* f32 horizontal pass of one source row, taps as the plan lists them (f32 samples may be
+ * infinite, so they cannot take the weight-0 padding of the u8/u16 tables). */
+static void area_hrow_f32(const tsr__resize_plan *p, const float *row, float *h)
 {
     const int32_t *xs = p->table[TSR__RT_XSTART], *xo = p->table[TSR__RT_XOFS];
     const float *xa = p->table[TSR__RT_XCOEF];
     const int cn = p->cn;
-    const char *row = CROW(src, y);
     for (int dx = 0; dx < p->dst_w; dx++)
         for (int c = 0; c < cn; c++) {
             float v = 0.f;
-            for (int k = xs[dx]; k < xs[dx + 1]; k++) {
-                const int e = xo[k] * cn + c;
-                float s = p->depth == TSR_U8    ? (float)((const uint8_t *)row)[e]
-                          : p->depth == TSR_U16 ? (float)((const uint16_t *)row)[e]
-                                                : ((const float *)row)[e];
-                v = v + s * xa[k];
-            }
+            for (int k = xs[dx]; k < xs[dx + 1]; k++)
+                v = v + row[xo[k] * cn + c] * xa[k];
             h[dx * cn + c] = v;
         }
 }
 
+/* u8/u16 horizontal pass from the padded tables: the vector prefix, then the rest. */
+#define AREA_HROW(NAME, T)                                                                         \
+    TSR__HOT static void NAME(const tsr__rcpu_atab *t, int simd, int width, const T *s, float *h)  \
+    {                                                                                              \
+        int e = simd ? tsr__rcpu_area_hrow_u8_avx2(t, (const uint8_t *)s, h) : 0;                  \
+        for (; e < width; e++) {                                                                   \
+            const size_t i = (size_t)(e / 8) * t->taps * 8 + e % 8;                                \
+            float v = 0.f;                                                                         \
+            for (int k = 0; k < t->taps; k++)                                                      \
+                v = v + (float)s[t->ofs[i + 8 * k]] * t->coef[i + 8 * k];                          \
+            h[e] = v;                                                                              \
+        }                                                                                          \
+    }
+AREA_HROW(area_hrow_u8, uint8_t)
+AREA_HROW(area_hrow_u16, uint16_t)
+
+/* The padded tables of the u8/u16 horizontal pass (tsr__rcpu_atab), in one allocation. */
+static tsr_status area_tab_build(tsr_ctx *ctx, const tsr__resize_plan *p, tsr__rcpu_atab *t)
+{
+    const int32_t *xs = p->table[TSR__RT_XSTART], *xo = p->table[TSR__RT_XOFS];
+    const float *xa = p->table[TSR__RT_XCOEF];
+    const int cn = p->cn, width = p->dst_w * cn, src_elems = p->src_w * cn;
+    memset(t, 0, sizeof *t);
+    for (int dx = 0; dx < p->dst_w; dx++)
+        t->taps = xs[dx + 1] - xs[dx] > t->taps ? xs[dx + 1] - xs[dx] : t->taps;
+    t->groups = (width + 7) / 8;
+    size_t bytes;
+    if (!tsr__size_mul3((size_t)t->groups * 8, (size_t)t->taps, 8, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: area tables overflow");
+    tsr_status st = tsr__alloc(ctx, bytes, (void **)&t->ofs);
+    if (st != TSR_OK)
+        return st;
+    t->coef = (float *)(t->ofs + (size_t)t->groups * 8 * t->taps);
+    t->vec_groups = -1;
+    for (int g = 0; g < t->groups; g++)
+        for (int i = 0; i < 8; i++) {
+            const int e = 8 * g + i < width ? 8 * g + i : width - 1;
+            const int dx = e / cn, c = e % cn, n = xs[dx + 1] - xs[dx];
+            for (int k = 0; k < t->taps; k++) {
+                const size_t at = ((size_t)g * t->taps + k) * 8 + i;
+                t->ofs[at] = xo[xs[dx] + (k < n ? k : 0)] * cn + c;
+                t->coef[at] = k < n ? xa[xs[dx] + k] : 0.f;
+                /* the gather reads 4 bytes; the padding elements of the last group are not real */
+                if (t->vec_groups < 0 && (t->ofs[at] + 4 > src_elems || 8 * g + i >= width))
+                    t->vec_groups = g;
+            }
+        }
+    if (t->vec_groups < 0)
+        t->vec_groups = t->groups;
+    return TSR_OK;
+}
+
+/* Fractional area: per output row, the weighted sum of the horizontal passes of its source rows
+ * (plan.h's order); a row shared with the previous output row (the boundary) is kept. */
 static tsr_status cpu_area(tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
                            tsr_image *dst)
 {
     const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h);
     const int32_t *ys = p->table[TSR__RT_YSTART], *yo = p->table[TSR__RT_YOFS];
     const float *ya = p->table[TSR__RT_YCOEF];
-    size_t per, bytes;
-    void *bufs;
-    if (!tsr__size_mul3((size_t)width, 2, sizeof(float), &per) ||
-        !tsr__size_mul(per, (size_t)n, &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
-    tsr_status st = tsr__alloc(ctx, bytes, &bufs);
+    const int simd = p->depth == TSR_U8 && tsr__rcpu_avx2();
+    tsr__rcpu_atab t;
+    memset(&t, 0, sizeof t);
+    tsr_status st = p->depth == TSR_F32 ? TSR_OK : area_tab_build(ctx, p, &t);
     if (st != TSR_OK)
         return st;
+    size_t per, bytes;
+    void *bufs = NULL;
+    if (!tsr__size_mul3((size_t)width, 3, sizeof(float), &per) ||
+        !tsr__size_mul(per, (size_t)n, &bytes))
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    else
+        st = tsr__alloc(ctx, bytes, &bufs);
+    if (st != TSR_OK) {
+        tsr__free(ctx, t.ofs);
+        return st;
+    }
 #pragma omp parallel num_threads(n)
     {
         int y0, y1, id = thread_id();
         stripe(p->dst_h, id, n, &y0, &y1);
-        float *h = (float *)((char *)bufs + per * (size_t)id), *acc = h + width;
+        float *acc = (float *)((char *)bufs + per * (size_t)id);
+        float *h = acc + width, *kept = h + width;
+        int kept_row = -1;
         for (int dy = y0; dy < y1; dy++) {
             for (int j = ys[dy]; j < ys[dy + 1]; j++) {
-                area_hrow(p, src, yo[j], h);
-                const float b = ya[j];
-                if (j == ys[dy])
-                    for (int e = 0; e < width; e++)
-                        acc[e] = b * h[e];
-                else
-                    for (int e = 0; e < width; e++)
-                        acc[e] = acc[e] + b * h[e];
+                const float *r = kept;
+                if (yo[j] != kept_row) {
+                    float *out = h;
+                    if (j == ys[dy + 1] - 1) { /* the next output row may start with it */
+                        h = kept;
+                        kept = out;
+                        kept_row = yo[j];
+                    }
+                    const char *row = CROW(src, yo[j]);
+                    if (p->depth == TSR_U8)
+                        area_hrow_u8(&t, simd, width, (const uint8_t *)row, out);
+                    else if (p->depth == TSR_U16)
+                        area_hrow_u16(&t, 0, width, (const uint16_t *)row, out);
+                    else
+                        area_hrow_f32(p, (const float *)row, out);
+                    r = out;
+                }
+                area_accumulate(acc, r, ya[j], j == ys[dy], width);
             }
-            for (int e = 0; e < width; e++)
-                af_store(dst, dy, e, acc[e]);
+            area_store(p, acc, simd, ROW(dst, dy));
         }
     }
     tsr__free(ctx, bufs);
+    tsr__free(ctx, t.ofs);
     return TSR_OK;
 }
 

@@ -135,9 +135,46 @@ int tsr__rcpu_area2_u8_avx2(const uint8_t *s0, const uint8_t *s1, uint8_t *d, in
     return e;
 }
 
+int tsr__rcpu_area_hrow_u8_avx2(const tsr__rcpu_atab *t, const uint8_t *s, float *h)
+{
+    const __m256i low = _mm256_set1_epi32(0xff);
+    for (int g = 0; g < t->vec_groups; g++) {
+        __m256 v = _mm256_setzero_ps();
+        for (int k = 0; k < t->taps; k++) {
+            const size_t i = ((size_t)g * t->taps + k) * 8;
+            const __m256i o = _mm256_loadu_si256((const __m256i *)(t->ofs + i));
+            const __m256i x = _mm256_and_si256(_mm256_i32gather_epi32((const int *)s, o, 1), low);
+            v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_cvtepi32_ps(x), _mm256_loadu_ps(t->coef + i)));
+        }
+        _mm256_storeu_ps(h + 8 * g, v);
+    }
+    return 8 * t->vec_groups;
+}
+
+int tsr__rcpu_store_u8_avx2(const float *v, uint8_t *d, int n)
+{
+    int e = 0;
+    for (; e + 16 <= n; e += 16) {
+        const __m128i lo = pack8_i16(_mm256_cvtps_epi32(_mm256_loadu_ps(v + e)));
+        const __m128i hi = pack8_i16(_mm256_cvtps_epi32(_mm256_loadu_ps(v + e + 8)));
+        _mm_storeu_si128((__m128i *)(d + e), _mm_packus_epi16(lo, hi));
+    }
+    return e;
+}
+
 #else
 
 int tsr__rcpu_avx2(void) { return 0; }
+int tsr__rcpu_area_hrow_u8_avx2(const tsr__rcpu_atab *t, const uint8_t *s, float *h)
+{
+    (void)t, (void)s, (void)h;
+    return 0;
+}
+int tsr__rcpu_store_u8_avx2(const float *v, uint8_t *d, int n)
+{
+    (void)v, (void)d, (void)n;
+    return 0;
+}
 int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h)
 {
     (void)w, (void)s, (void)h;

@@ -24,6 +24,18 @@ typedef struct tsr__rcpu_hwin {
     int16_t *coef;
 } tsr__rcpu_hwin;
 
+/* Fractional-area horizontal taps (plan.h TSR__RESIZE_AREA), u8/u16, in groups of 8 elements:
+ * tap t of element 8g + i reads source element ofs[(g*taps + t)*8 + i] with weight
+ * coef[(g*taps + t)*8 + i], in the plan's order; elements with fewer taps than `taps` end with
+ * weight-0 taps, which add +0 to a sum that is >= +0 and so leave it unchanged. */
+typedef struct tsr__rcpu_atab {
+    int groups;     /* ceil(width / 8); the last group's extra elements are padding */
+    int vec_groups; /* u8: groups [0, vec_groups) read 4 bytes at each offset inside the row */
+    int taps;
+    int32_t *ofs;
+    float *coef;
+} tsr__rcpu_atab;
+
 /* 1 when the AVX2 loops can run on this CPU (checked once). */
 int tsr__rcpu_avx2(void);
 
@@ -44,5 +56,11 @@ int tsr__rcpu_vrow_cubic_u8_avx2(const int32_t *const *r, const float *f, uint8_
  * i = (e/cn)*2cn + e%cn, for a prefix of [0, end); src_bytes: readable bytes of s0 and s1. */
 int tsr__rcpu_area2_u8_avx2(const uint8_t *s0, const uint8_t *s1, uint8_t *d, int end, int cn,
                             int src_bytes);
+
+/* h = 0.f; h = h + (float)S * coef for each tap in order; elements [0, 8*t->vec_groups). */
+int tsr__rcpu_area_hrow_u8_avx2(const tsr__rcpu_atab *t, const uint8_t *s, float *h);
+
+/* d = sat_u8(rne(v)) for elements [0, n rounded down to 16); v finite. */
+int tsr__rcpu_store_u8_avx2(const float *v, uint8_t *d, int n);
 
 #endif
