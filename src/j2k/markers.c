@@ -106,6 +106,11 @@ static tsr_status read_siz(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, size
     if (n != 36 + 3 * (size_t)nc)
         return FAIL(TSR_ERR_CORRUPT, off, "SIZ: length %zu does not match %u components", n + 2,
                     nc);
+    uint64_t area = (uint64_t)(cs->x1 - cs->x0) * (cs->y1 - cs->y0);
+    uint64_t maxpix = ctx->opt.max_image_pixels ? ctx->opt.max_image_pixels : (1ull << 32);
+    if (area > maxpix)
+        return FAIL(TSR_ERR_LIMIT, off, "SIZ: image of %ux%u exceeds the limit of %llu pixels",
+                    cs->x1 - cs->x0, cs->y1 - cs->y0, (unsigned long long)maxpix);
     uint64_t ntx = ((uint64_t)cs->x1 - cs->tx0 + cs->tw - 1) / cs->tw;
     uint64_t nty = ((uint64_t)cs->y1 - cs->ty0 + cs->th - 1) / cs->th;
     if (ntx * nty > 65535)
@@ -114,11 +119,6 @@ static tsr_status read_siz(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, size
     cs->ntx = (uint32_t)ntx;
     cs->nty = (uint32_t)nty;
     cs->ntiles = cs->ntx * cs->nty;
-    uint64_t area = (uint64_t)(cs->x1 - cs->x0) * (cs->y1 - cs->y0);
-    uint64_t maxpix = ctx->opt.max_image_pixels ? ctx->opt.max_image_pixels : (1ull << 32);
-    if (area > maxpix)
-        return FAIL(TSR_ERR_LIMIT, off, "SIZ: image of %ux%u exceeds the limit of %llu pixels",
-                    cs->x1 - cs->x0, cs->y1 - cs->y0, (unsigned long long)maxpix);
     cs->ncomps = nc;
     size_t bytes;
     if (!tsr__size_mul(nc, sizeof *cs->comps, &bytes))

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# End-to-end tests of `tessera j2k`: help, info (text and JSON), decode to PGX/PNG/PNM, options,
+# and the must-reject list: malformed inputs, each with the message it must give (naming the
+# problem and, for codestream faults, the byte offset), exit status 1 and no output file.
+# A truncated stream decodes what it has, with a warning. Skips (77) without ../shared/data.
+set -u
+tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
+data=${TSR_DATA:-../shared/data}
+src=$data/j2k/conformance/p0_01.j2k
+if [ ! -r "$src" ]; then echo "SKIP: $src absent"; exit 77; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect() {
+  local want=$1; shift
+  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
+}
+# patch IN OUT OFFSET HEXBYTES: copy with bytes replaced.
+patch() {
+  python3 - "$1" "$2" "$3" "$4" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = int(sys.argv[3]); v = bytes.fromhex(sys.argv[4])
+b[off:off + len(v)] = v
+open(sys.argv[2], 'wb').write(b)
+EOF
+}
+# reject NAME FILE MESSAGE [OPTIONS...]: decode must fail with MESSAGE and leave no output.
+reject() {
+  local name=$1 file=$2 msg=$3; shift 3
+  rm -f "$tmp/o.pgx"
+  "$tool" j2k decode "$file" "$tmp/o.pgx" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local rc=$?
+  if [ $rc -ne 1 ]; then bad "$name: exit $rc (want 1)"; cat "$tmp/err.txt" >&2; return; fi
+  if ! grep -q -- "$msg" "$tmp/err.txt"; then
+    bad "$name: message '$(cat "$tmp/err.txt")' lacks '$msg'"; return
+  fi
+  if ls "$tmp"/o*.pgx >/dev/null 2>&1; then bad "$name: left an output file"; return; fi
+  ok
+}
+
+expect 0 "$tool" j2k --help
+for opt in reduce region layers components threads json; do
+  grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "j2k --help documents --$opt"
+done
+expect 0 "$tool" help --man j2k
+expect 2 "$tool" j2k
+expect 2 "$tool" j2k frobnicate x
+expect 2 "$tool" j2k decode "$src"
+expect 2 "$tool" j2k decode "$src" "$tmp/x.pgx" --reduce x
+expect 2 "$tool" j2k decode "$src" "$tmp/x.pgx" --region 1,2,3
+expect 2 "$tool" j2k decode "$src" "$tmp/x.bmp"
+
+# info
+expect 0 "$tool" j2k info "$src"
+grep -q "128x128" "$tmp/out.txt" && ok || bad "info shows the size"
+expect 0 "$tool" j2k info "$src" --json
+python3 -c "import json,sys; d=json.load(open('$tmp/out.txt')); assert d['width']==128 and d['levels']==3 and d['progression']=='RLCP'" && ok || bad "info --json"
+
+# decode: PGX, PNG, PGM, options
+expect 0 "$tool" j2k decode "$src" "$tmp/a.pgx"
+[ -s "$tmp/a.pgx" ] && head -c 20 "$tmp/a.pgx" | grep -q "PG ML + 8 128 128" && ok || bad "PGX output"
+expect 0 "$tool" j2k decode "$src" "$tmp/a.png"
+[ -s "$tmp/a.png" ] && ok || bad "PNG output"
+expect 0 "$tool" j2k decode "$src" "$tmp/a.pgm" --reduce 2 --json
+head -c 11 "$tmp/a.pgm" | grep -q "32 32" && ok || bad "--reduce 2 gives 32x32"
+expect 0 "$tool" j2k decode "$src" "$tmp/r.pgx" --region 10,20,30,40 --threads 2
+head -c 20 "$tmp/r.pgx" | grep -q " 30 40" && ok || bad "--region gives 30x40"
+expect 0 "$tool" j2k decode "$data/j2k/conformance/p0_10.j2k" "$tmp/c.pgx" --components 2,0
+[ -s "$tmp/c_0.pgx" ] && [ -s "$tmp/c_1.pgx" ] && [ ! -e "$tmp/c_2.pgx" ] && ok || bad "--components"
+expect 1 "$tool" j2k decode "$src" "$tmp/z.pgx" --components 5
+expect 1 "$tool" j2k decode "$src" "$tmp/z.pgx" --reduce 4
+[ ! -e "$tmp/z.pgx" ] && ok || bad "failed decode left an output"
+
+# must-reject list
+printf 'not a jpeg 2000 file at all' > "$tmp/text.j2k"
+reject "not J2K" "$tmp/text.j2k" "not a JPEG 2000 file"
+: > "$tmp/empty.j2k"
+reject "empty" "$tmp/empty.j2k" "not a JPEG 2000 file"
+head -c 2 "$src" > "$tmp/soc.j2k"
+reject "SOC only" "$tmp/soc.j2k" "ends inside the main header (at byte 2)"
+head -c 30 "$src" > "$tmp/cut_siz.j2k"
+reject "cut in SIZ" "$tmp/cut_siz.j2k" "exceeds the data (at byte 2)"
+patch "$src" "$tmp/zero.j2k" 8 00000000
+reject "zero width" "$tmp/zero.j2k" "SIZ: empty image area"
+patch "$src" "$tmp/huge.j2k" 8 7fffffff7fffffff
+reject "absurd size" "$tmp/huge.j2k" "exceeds the limit"
+patch "$src" "$tmp/csiz.j2k" 40 0000
+reject "no components" "$tmp/csiz.j2k" "SIZ: 0 components"
+patch "$src" "$tmp/sub.j2k" 43 00
+reject "zero subsampling" "$tmp/sub.j2k" "zero subsampling"
+patch "$src" "$tmp/prec.j2k" 42 40
+reject "precision 65" "$tmp/prec.j2k" "precision 65"
+patch "$src" "$tmp/levels.j2k" 69 28
+reject "40 levels" "$tmp/levels.j2k" "40 decomposition levels"
+patch "$src" "$tmp/cblk.j2k" 70 0909
+reject "code-block 2^11" "$tmp/cblk.j2k" "code-block size"
+patch "$src" "$tmp/prog.j2k" 65 07
+reject "progression 7" "$tmp/prog.j2k" "progression order 7"
+patch "$src" "$tmp/layers.j2k" 66 0000
+reject "zero layers" "$tmp/layers.j2k" "zero quality layers"
+patch "$src" "$tmp/wavelet.j2k" 73 02
+reject "Part 2 kernel" "$tmp/wavelet.j2k" "not supported"
+patch "$src" "$tmp/mct.j2k" 68 02
+reject "Part 2 MCT" "$tmp/mct.j2k" "Part 2"
+patch "$src" "$tmp/qcd.j2k" 49 43
+reject "quantisation style 3" "$tmp/qcd.j2k" "quantisation style 3"
+patch "$src" "$tmp/lcod.j2k" 62 ffff
+reject "COD length" "$tmp/lcod.j2k" "exceeds the data (at byte 60)"
+patch "$src" "$tmp/sot.j2k" 78 0005
+reject "tile index" "$tmp/sot.j2k" "SOT: tile 5 of 1 (at byte 74)"
+patch "$src" "$tmp/psot.j2k" 80 00000003
+reject "Psot 3" "$tmp/psot.j2k" "tile-part length 3"
+patch "$src" "$tmp/marker.j2k" 60 1234
+reject "not a marker" "$tmp/marker.j2k" "expected a marker, found 0x1234 (at byte 60)"
+printf '\x00\x00\x00\x0cjP  \r\n\x87\n\x00\x00\x10\x00ftyp' > "$tmp/box.jp2"
+reject "JP2 box length" "$tmp/box.jp2" "exceeds the file"
+printf '\x00\x00\x00\x0cjP  \r\n\x87\n\x00\x00\x00\x08free' > "$tmp/nocs.jp2"
+reject "JP2 without codestream" "$tmp/nocs.jp2" "no contiguous codestream"
+
+# a truncated stream decodes what it has, with a warning
+big=$data/j2k/conformance/p1_02.j2k
+head -c 20000 "$big" > "$tmp/trunc.j2k"
+expect 0 "$tool" j2k decode "$tmp/trunc.j2k" "$tmp/t.pgx"
+grep -q "warning: .*truncated\|warning: .*runs past\|warning: .*cut short" "$tmp/err.txt" && ok || bad "truncation warning: $(cat "$tmp/err.txt")"
+[ -s "$tmp/t_0.pgx" ] && ok || bad "truncated stream gave no output"
+
+echo "test_j2k_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
