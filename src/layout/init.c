@@ -159,29 +159,66 @@ tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     return TSR_OK; /* coincidences and nodes on edges are left to repair */
 }
 
-/* Nearest valid point for v by rings of growing Chebyshev radius (deterministic order). */
+/* Nearest valid point for v by rings of growing Chebyshev radius (deterministic order). The rings
+ * are searched in windows of doubling radius R; the edges that can contain a point of the window
+ * (bounding box meets it) are gathered once per window, so a candidate point costs only those. */
 static int find_spot(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *occ,
-                     int32_t v, int32_t *outx, int32_t *outy)
+                     int32_t v, int32_t *near, int32_t *outx, int32_t *outy)
 {
-    int32_t cx = l->x[v], cy = l->y[v];
+    int64_t cx = l->x[v], cy = l->y[v];
     int64_t rmax = l->width > l->height ? l->width : l->height;
-    for (int64_t r = 1; r <= rmax; r++) {
-        for (int64_t k = -r; k <= r; k++) {
-            int64_t pts[4][2] = {{cx + k, cy - r}, {cx + k, cy + r}, {cx - r, cy + k}, {cx + r, cy + k}};
-            for (int q = 0; q < 4; q++) {
-                int64_t px = pts[q][0], py = pts[q][1];
-                if ((q >= 2 && (k == -r || k == r)) || px < 0 || py < 0 || px > l->width ||
-                    py > l->height)
-                    continue;
-                if (tsr__move_valid(l, adj, occ, v, (int32_t)px, (int32_t)py)) {
-                    *outx = (int32_t)px;
-                    *outy = (int32_t)py;
-                    return 1;
+    for (int64_t r = 1, R = 4;; R *= 2) {
+        if (R > rmax)
+            R = rmax;
+        int32_t nnear = 0;
+        for (int32_t e = 0; e < l->num_edges; e++) {
+            int32_t a = l->edge_u[e], b = l->edge_v[e];
+            if (a == v || b == v)
+                continue;
+            int64_t lox = l->x[a] < l->x[b] ? l->x[a] : l->x[b], hix = l->x[a] ^ l->x[b] ^ lox;
+            int64_t loy = l->y[a] < l->y[b] ? l->y[a] : l->y[b], hiy = l->y[a] ^ l->y[b] ^ loy;
+            if (hix < cx - R || lox > cx + R || hiy < cy - R || loy > cy + R)
+                continue;
+            /* the segment's line must separate no corner set entirely: corners all strictly on
+             * one side means the segment misses the window */
+            int32_t wx0 = (int32_t)(cx - R < 0 ? 0 : cx - R), wy0 = (int32_t)(cy - R < 0 ? 0 : cy - R);
+            int32_t wx1 = (int32_t)(cx + R > l->width ? l->width : cx + R);
+            int32_t wy1 = (int32_t)(cy + R > l->height ? l->height : cy + R);
+            int s0 = tsr__orient(l->x[a], l->y[a], l->x[b], l->y[b], wx0, wy0);
+            int s1 = tsr__orient(l->x[a], l->y[a], l->x[b], l->y[b], wx1, wy0);
+            int s2 = tsr__orient(l->x[a], l->y[a], l->x[b], l->y[b], wx0, wy1);
+            int s3 = tsr__orient(l->x[a], l->y[a], l->x[b], l->y[b], wx1, wy1);
+            if (s0 != 0 && s0 == s1 && s0 == s2 && s0 == s3)
+                continue;
+            near[nnear++] = e;
+        }
+        for (; r <= R; r++) {
+            for (int64_t k = -r; k <= r; k++) {
+                int64_t pts[4][2] = {{cx + k, cy - r}, {cx + k, cy + r}, {cx - r, cy + k}, {cx + r, cy + k}};
+                for (int q = 0; q < 4; q++) {
+                    int64_t px = pts[q][0], py = pts[q][1];
+                    if ((q >= 2 && (k == -r || k == r)) || px < 0 || py < 0 || px > l->width ||
+                        py > l->height)
+                        continue;
+                    if (!tsr__move_valid_nodes(l, adj, occ, v, (int32_t)px, (int32_t)py))
+                        continue;
+                    int on_edge = 0;
+                    for (int32_t i = 0; i < nnear && !on_edge; i++) {
+                        int32_t a = l->edge_u[near[i]], b = l->edge_v[near[i]];
+                        on_edge = tsr__point_on_segment((int32_t)px, (int32_t)py, l->x[a], l->y[a],
+                                                        l->x[b], l->y[b]);
+                    }
+                    if (!on_edge) {
+                        *outx = (int32_t)px;
+                        *outy = (int32_t)py;
+                        return 1;
+                    }
                 }
             }
         }
+        if (R >= rmax)
+            return 0;
     }
-    return 0;
 }
 
 tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
@@ -206,6 +243,7 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
         l->y[i] = l->y[i] < 0 ? 0 : l->y[i] > l->height ? l->height : l->y[i];
     }
     uint8_t *bad = NULL;
+    int32_t *near = NULL;
     tsr_layout_violation *items = NULL;
     tsr__layout_adj adj = {0};
     tsr__occupancy occ = {0};
@@ -233,14 +271,16 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
         items = NULL;
         if (!relevant)
             break; /* valid (duplicate edges are kept as they are) */
-        if ((st = tsr__adj_build(ctx, l, &adj)) != TSR_OK ||
+        if ((!near && (st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * 4,
+                                       (void **)&near)) != TSR_OK) ||
+            (st = tsr__adj_build(ctx, l, &adj)) != TSR_OK ||
             (st = tsr__occ_build(ctx, l, &occ)) != TSR_OK)
             break;
         for (int32_t v = 0; v < l->num_nodes && st == TSR_OK; v++) {
             if (!bad[v])
                 continue;
             int32_t px, py;
-            if (!find_spot(l, &adj, &occ, v, &px, &py)) {
+            if (!find_spot(l, &adj, &occ, v, near, &px, &py)) {
                 st = tsr__fail(ctx, TSR_ERR_LIMIT,
                                "layout: no valid grid point left for node '%s' (canvas too full)",
                                l->node_id[v] ? l->node_id[v] : "?");
@@ -264,6 +304,7 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
     tsr__occ_release(ctx, &occ);
     tsr__free(ctx, items);
     tsr__free(ctx, bad);
+    tsr__free(ctx, near);
     if (moved)
         *moved = count_moved;
     return st;

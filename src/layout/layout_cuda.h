@@ -29,6 +29,20 @@ tsr_status tsr__layout_cuda_delta(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                   const int32_t *node, const int32_t *px, const int32_t *py,
                                   int32_t *out_delta, uint8_t *invalid);
 
+/* Spatial variant of tsr__layout_cuda_delta: the candidates of proposal p are the edges listed in
+ * the grid cells of its old segments, its new segments and its new point (the host index `grid`,
+ * uploaded when `grid_version` changes; l and adj give the segments' cells on the host);
+ * deduplicated on the device with per-proposal generation
+ * stamps. Same outputs as the dense call for every f a candidate can change; entries of other
+ * edges are 0. Returns TSR_ERR_LIMIT when the index is stale or a proposal's cell list exceeds
+ * the launch's capacity: the caller then uses the dense call (never a truncated answer). */
+tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
+                                          const tsr_layout *l, const tsr__layout_adj *adj,
+                                          const tsr__grid *grid, uint64_t grid_version, int nprop,
+                                          const int32_t *node, const int32_t *px,
+                                          const int32_t *py, int32_t *out_delta,
+                                          uint8_t *invalid);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# End-to-end tests of `tessera layout`: help, sub-commands, exit codes, bad input leaving no
+# output, check against EXPECTED.md figures, optimize (valid output, determinism with --moves,
+# checkpoint resume, SIGTERM keeps the best drawing), render.
+set -u
+tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
+data=${TSR_DATA:-../shared/data}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect() {
+  local want=$1; shift
+  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
+}
+
+expect 0 "$tool" help
+grep -q "layout" "$tmp/out.txt" && ok || bad "help lists layout"
+expect 0 "$tool" layout --help
+for opt in json time moves seed init svg checkpoint backend quiet; do
+  grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "layout --help documents --$opt"
+done
+expect 0 "$tool" help --man layout
+grep -q '^\.TH TESSERA-layout' "$tmp/out.txt" && ok || bad "man page header"
+expect 2 "$tool" layout
+expect 2 "$tool" layout frobnicate x
+expect 2 "$tool" layout check
+expect 2 "$tool" layout optimize only-one.json
+expect 2 "$tool" layout check a.json --time 5
+expect 2 "$tool" layout optimize a.json b.json --json
+
+# A small valid drawing: a 4-cycle with both diagonals (one crossing).
+cat >"$tmp/k4.json" <<'J'
+{"nodes":[{"id":"a","x":0,"y":0},{"id":"b","x":10,"y":0},{"id":"c","x":10,"y":10},{"id":"d","x":0,"y":10}],
+ "edges":[{"source":"a","target":"b"},{"source":"b","target":"c"},{"source":"c","target":"d"},
+          {"source":"d","target":"a"},{"source":"a","target":"c"},{"source":"b","target":"d"}],
+ "width":10,"height":10}
+J
+expect 0 "$tool" layout check "$tmp/k4.json"
+grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "k4 score"
+expect 0 "$tool" layout check "$tmp/k4.json" --json
+/usr/bin/python3 -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
+
+for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2"; do
+  expect 2 "$tool" layout optimize "$tmp/k4.json" "$tmp/o.json" $opt
+done
+[ ! -e "$tmp/o.json" ] && ok || bad "usage error left an output"
+
+# Bad input: one clear error naming the place, exit 1, no output file.
+printf '{"nodes":[{"id":0,"x":1.5,"y":0}],"edges":[]}' >"$tmp/frac.json"
+printf '{"nodes":[{"id":0,"x":1,"y":0}],\n"edges":[{"source":0,"target":5}]}' >"$tmp/unknown.json"
+printf '{"nodes":[{"id":0,"x":1,"y":0}' >"$tmp/trunc.json"
+printf '{"nodes":[{"id":0,"x":0,"y":0},{"id":1,"x":1,"y":0},{"id":2,"x":0,"y":1}],"edges":[],"width":0,"height":1}' >"$tmp/small.json"
+for f in frac unknown trunc small missing; do
+  expect 1 "$tool" layout optimize "$tmp/$f.json" "$tmp/o-$f.json" --time 1 --backend cpu
+  [ ! -e "$tmp/o-$f.json" ] && ok || bad "$f: output file left behind"
+  grep -q "$f.json" "$tmp/err.txt" && ok || bad "$f: error names the file"
+  [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && ok || bad "$f: one error line"
+done
+grep -q "unknown.json:2:10: edge 0 names unknown node id '5'" <("$tool" layout check "$tmp/unknown.json" 2>&1) && ok || bad "unknown id message"
+
+# Optimize: valid output, better score, determinism with --moves, SVG.
+expect 0 "$tool" layout optimize "$tmp/k4.json" "$tmp/o1.json" --moves 3000 --seed 3 --svg "$tmp/o1.svg" --quiet
+expect 0 "$tool" layout check "$tmp/o1.json"
+grep -q "K=0" "$tmp/out.txt" && ok || bad "k4 becomes planar"
+grep -q "<svg" "$tmp/o1.svg" && ok || bad "svg written"
+expect 0 "$tool" layout optimize "$tmp/k4.json" "$tmp/o2.json" --moves 3000 --seed 3 --quiet
+cmp -s "$tmp/o1.json" "$tmp/o2.json" && ok || bad "same seed, same drawing"
+
+ex=$data/graphs/gd2025-examples
+if [ -d "$ex" ]; then
+  expect 1 "$tool" layout check "$ex/100-nodes.json"
+  grep -q "INVALID: 11 violations" "$tmp/out.txt" && ok || bad "100-nodes: 11 violations"
+  grep -q "K=202 n_K=1 Phi=4733158 C=19114" "$tmp/out.txt" && ok || bad "100-nodes score"
+  expect 0 "$tool" layout check "$ex/sol-625-nodes-5-planar.json"
+  grep -q "K=2 n_K=5 Phi=72 C=31" "$tmp/out.txt" && ok || bad "sol-625 score"
+  # repair + optimize an invalid input; checkpoint, then resume from it
+  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100.json" --time 2 --checkpoint "$tmp/ck.json" --quiet
+  expect 0 "$tool" layout check "$tmp/o100.json"
+  [ -s "$tmp/ck.json" ] && ok || bad "checkpoint written"
+  k1=$("$tool" layout check "$tmp/ck.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100b.json" --time 2 --checkpoint "$tmp/ck.json"
+  grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "resume announced"
+  k2=$("$tool" layout check "$tmp/o100b.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+  [ "$k2" -le "$k1" ] && ok || bad "resume does not lose ground ($k2 > $k1)"
+  expect 1 "$tool" layout optimize "$ex/15-nodes.json" "$tmp/o15.json" --time 1 --checkpoint "$tmp/ck.json"
+  grep -q "not a drawing of the graph" "$tmp/err.txt" && ok || bad "foreign checkpoint refused"
+  # SIGTERM: exit 130, the best valid drawing is on disk
+  "$tool" layout optimize "$ex/150-nodes.json" "$tmp/o150.json" --time 60 --quiet &
+  pid=$!
+  sleep 2
+  kill -TERM $pid
+  wait $pid
+  [ $? -eq 130 ] && ok || bad "SIGTERM exit status"
+  expect 0 "$tool" layout check "$tmp/o150.json"
+  rome=$data/graphs/rome/grafo1000.14.graphml
+  expect 0 "$tool" layout render "$rome" "$tmp/rome.svg"
+  grep -q "<svg" "$tmp/rome.svg" && ok || bad "render GraphML"
+else
+  echo "note: $ex absent; skipping the data tests" >&2
+fi
+
+echo "test_layout_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
