@@ -459,7 +459,7 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
             if (band->orient & 2)
                 yoff += low->y1 - low->y0;
         }
-        int32_t *out = tc->data + yoff * tc->data_w + xoff;
+        int32_t *out = tc->data + yoff * tc->stride + xoff;
         uint32_t w = cb->x1 - cb->x0, h = cb->y1 - cb->y0;
         if (bad) {
 #pragma omp atomic
@@ -481,7 +481,7 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         blk.segs = myseg;
         unsigned wbits = 0;
         int rc = tsr__t1_decode(&blk, (char *)d->t1_ws + (size_t)tid * d->ws_size, d->ws_size, out,
-                                tc->data_w, &wbits);
+                                tc->stride, &wbits);
         if (rc == TSR__T1_WARN) {
 #pragma omp atomic
             nwarn_blocks++;
@@ -497,7 +497,7 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
             /* E.1.1.2: value = (q + r) * delta; t1 gave 2(q + r). */
             float scale = band->delta * 0.5f;
             for (uint32_t y = 0; y < h; y++) {
-                int32_t *row = out + (size_t)y * tc->data_w;
+                int32_t *row = out + (size_t)y * tc->stride;
                 float *f = (float *)row;
                 for (uint32_t x = 0; x < w; x++)
                     f[x] = (float)row[x] * scale;
@@ -552,7 +552,7 @@ static void store(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp, int is_f
     (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (y1 - y0) > 32)
     for (int64_t y = y0; y < y1; y++) {
-        const int32_t *src = tc->data + (size_t)(y - top->y0) * tc->data_w + (x0 - top->x0);
+        const int32_t *src = tc->data + (size_t)(y - top->y0) * tc->stride + (x0 - top->x0);
         int32_t *dst = p->data + (size_t)(y - p->y0) * p->stride + (x0 - p->x0);
         int64_t n = x1 - x0;
         if (is_float) {
@@ -612,6 +612,33 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
     tsr__free(ctx, mask_copy);
     if (st)
         goto out;
+    /* Samples: in place in the destination plane when the tile-component lies inside it (the
+     * plane was zeroed once; tiles are disjoint), else a zeroed buffer of its own. */
+    for (uint32_t c = 0; c < t.ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t.comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
+        const tsr_j2k_plane *p = &d->dst[c];
+        if (p->data && top->x0 >= p->x0 && top->y0 >= p->y0 &&
+            (uint64_t)top->x1 <= (uint64_t)p->x0 + p->width &&
+            (uint64_t)top->y1 <= (uint64_t)p->y0 + p->height) {
+            tc->data = p->data + (size_t)(top->y0 - p->y0) * p->stride + (top->x0 - p->x0);
+            tc->stride = p->stride;
+            tc->external = 1;
+            continue;
+        }
+        size_t bytes;
+        if (!tsr__size_mul3(tc->data_w ? tc->data_w : 1, tc->data_h ? tc->data_h : 1,
+                            sizeof(int32_t), &bytes)) {
+            st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u component %u is too large", tile, c);
+            goto out;
+        }
+        if ((st = tsr__alloc(ctx, bytes, (void **)&tc->data)))
+            goto out;
+        memset(tc->data, 0, bytes);
+        tc->stride = tc->data_w;
+    }
     /* The tile's data: its tile-parts' bodies (and packed headers) in order. */
     const uint8_t *body, *hdr = NULL;
     size_t body_len = 0, hdr_len = 0;
@@ -695,11 +722,15 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
                            tile);
             goto out;
         }
-        size_t n = a->data_w * a->data_h;
-        if (rev0)
-            tsr__mct_rct_inverse(a->data, b->data, c->data, n);
-        else
-            tsr__mct_ict_inverse((float *)a->data, (float *)b->data, (float *)c->data, n);
+        size_t n = a->data_w;
+        for (size_t y = 0; y < a->data_h; y++) {
+            int32_t *ra = a->data + y * a->stride, *rb = b->data + y * b->stride;
+            int32_t *rc = c->data + y * c->stride;
+            if (rev0)
+                tsr__mct_rct_inverse(ra, rb, rc, n);
+            else
+                tsr__mct_ict_inverse((float *)ra, (float *)rb, (float *)rc, n);
+        }
     }
     for (uint32_t c = 0; c < t.ncomps; c++)
         if (!t.comps[c].skip && d->dst[c].data)

@@ -236,7 +236,7 @@ static void inverse(tsr__j2k_tilecomp *tc, uint32_t nres, int rev, int32_t *scra
         uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
         if (rw == 0 || rh == 0)
             continue;
-        level_2d(tc->data, tc->data_w, rw, rh, low->x1 - low->x0, low->y1 - low->y0, res->x0,
+        level_2d(tc->data, tc->stride, rw, rh, low->x1 - low->x0, low->y1 - low->y0, res->x0,
                  res->y0, rev, scratch, per_thread, threads);
     }
 }

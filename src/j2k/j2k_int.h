@@ -294,8 +294,10 @@ typedef struct tsr__j2k_tilecomp {
     uint32_t numres;     /* resolutions coded */
     uint32_t dec_res;    /* resolutions decoded (numres - reduce, >= 1) */
     tsr__j2k_res res[TSR__J2K_MAX_RES];
-    int32_t *data;       /* (x1-x0) * (y1-y0) samples (int32 or float bits) */
+    int32_t *data;       /* data_h rows of data_w samples, stride apart (int32 or float bits) */
     size_t data_w, data_h; /* dimensions of the decoded resolution */
+    size_t stride;       /* samples between rows */
+    int external;        /* data points into the caller's plane (decoded in place) */
     int skip;            /* not requested */
 } tsr__j2k_tilecomp;
 

@@ -30,7 +30,8 @@ void tsr__tcd_free(tsr_ctx *ctx, tsr__j2k_tile *t)
 {
     if (t->comps)
         for (uint32_t c = 0; c < t->ncomps; c++)
-            tsr__free(ctx, t->comps[c].data);
+            if (!t->comps[c].external)
+                tsr__free(ctx, t->comps[c].data);
     tsr__free(ctx, t->comps);
     tsr__free(ctx, t->mem);
     tsr__free(ctx, t->cblk_ptr);
@@ -274,19 +275,12 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                 cblk_at += nc;
             }
         }
-        /* Samples of the decoded resolution. */
+        /* Size of the decoded resolution; the caller provides the samples. */
         if (!tc->skip) {
             const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
             tc->data_w = top->x1 - top->x0;
             tc->data_h = top->y1 - top->y0;
-            size_t bytes;
-            if (!tsr__size_mul3(tc->data_w ? tc->data_w : 1, tc->data_h ? tc->data_h : 1,
-                                sizeof(int32_t), &bytes))
-                return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u component %u is too large",
-                                 tile, c);
-            if ((st = tsr__alloc(ctx, bytes, (void **)&tc->data)))
-                return st;
-            memset(tc->data, 0, bytes);
+            tc->stride = tc->data_w;
         }
     }
     t->ncblks = gidx;
