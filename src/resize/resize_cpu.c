@@ -139,24 +139,28 @@ typedef struct sep_tabs {
     void *block;
 } sep_tabs;
 
-/* Horizontal pass of one source row, u8 (int32 out): the vector prefix, then every tap from
- * the tables. */
+/* Horizontal pass of one source row, u8 cubic/lanczos4 (int32 out): the vector prefix, then
+ * every tap from the tables. */
 TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const uint8_t *s,
                              int32_t *h)
 {
     const int k = p->ksize;
     const int32_t *to = t->to, *a = t->ai;
-    int e = t->simd ? tsr__rcpu_hrow_u8_avx2(&t->win, s, h) : 0;
-    if (k == 2)
-        for (; e < t->width; e++)
-            h[e] = s[to[2 * e]] * a[2 * e] + s[to[2 * e + 1]] * a[2 * e + 1];
-    else
-        for (; e < t->width; e++) {
-            int v = 0;
-            for (int j = 0; j < k; j++)
-                v += s[to[k * e + j]] * a[k * e + j];
-            h[e] = v;
-        }
+    for (int e = t->simd ? tsr__rcpu_hrow_u8_avx2(&t->win, s, h) : 0; e < t->width; e++) {
+        int v = 0;
+        for (int j = 0; j < k; j++)
+            v += s[to[k * e + j]] * a[k * e + j];
+        h[e] = v;
+    }
+}
+
+/* Horizontal pass of one source row, u8 linear/area-mode (ksize 2): h >> 4 as int16, all that
+ * the vertical pass uses of h (h <= 255*2049, so h >> 4 < 2^15). */
+TSR__HOT static void hrow_lin_u8(const sep_tabs *t, const uint8_t *s, int16_t *h)
+{
+    const int32_t *to = t->to, *a = t->ai;
+    for (int e = t->simd ? tsr__rcpu_hrow_lin_u8_avx2(&t->win, s, h) : 0; e < t->width; e++)
+        h[e] = (int16_t)((s[to[2 * e]] * a[2 * e] + s[to[2 * e + 1]] * a[2 * e + 1]) >> 4);
 }
 
 /* Horizontal pass of one source row, u16/f32 (float out): sums as plan.h writes them. */
@@ -205,21 +209,22 @@ TSR__HOT static void hrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const
 HROW_F(hrow_u16, uint16_t)
 HROW_F(hrow_f32, float)
 
-/* Vertical pass, u8, one output row from k cached horizontal rows. */
+/* Vertical pass, u8 linear/area-mode, from the int16 rows of hrow_lin_u8. */
+TSR__HOT static void vrow_lin_u8(const sep_tabs *t, const int16_t *r0, const int16_t *r1,
+                                 const int16_t *b, uint8_t *d)
+{
+    const int b0 = b[0], b1 = b[1];
+    int e = t->simd ? tsr__rcpu_vrow_linear_u8_avx2(r0, r1, b0, b1, d, t->width) : 0;
+    for (; e < t->width; e++)
+        d[e] = sat_u8i((((b0 * r0[e]) >> 16) + ((b1 * r1[e]) >> 16) + 2) >> 2);
+}
+
+/* Vertical pass, u8 cubic/lanczos4, one output row from k cached horizontal rows. */
 TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const sep_tabs *t,
                              const int32_t *const *r, const int16_t *b, uint8_t *d)
 {
     const int width = t->width, k = p->ksize;
     int e = 0;
-    if (k == 2) {
-        const int b0 = b[0], b1 = b[1];
-        const int32_t *r0 = r[0], *r1 = r[1];
-        if (t->simd) /* |r>>4| < 2^15: the row was made with linear/area-mode coefficients */
-            e = tsr__rcpu_vrow_linear_u8_avx2(r0, r1, b0, b1, d, width);
-        for (; e < width; e++)
-            d[e] = sat_u8i((((b0 * (r0[e] >> 4)) >> 16) + ((b1 * (r1[e] >> 4)) >> 16) + 2) >> 2);
-        return;
-    }
     if (k == 4) {
         const float sc = 1.f / 4194304.f;
         const float f[4] = {(float)b[0] * sc, (float)b[1] * sc, (float)b[2] * sc, (float)b[3] * sc};
@@ -436,7 +441,9 @@ static void sep_stripe(const tsr__resize_plan *p, const sep_tabs *t, const tsr_i
             held[s] = want[j];
             rows[j] = slot[s];
             const char *srow = CROW(src, want[j]);
-            if (p->depth == TSR_U8)
+            if (p->depth == TSR_U8 && k == 2)
+                hrow_lin_u8(t, (const uint8_t *)srow, slot[s]);
+            else if (p->depth == TSR_U8)
                 hrow_u8(p, t, (const uint8_t *)srow, slot[s]);
             else if (p->depth == TSR_U16)
                 hrow_u16(p, t, (const uint16_t *)srow, slot[s]);
@@ -444,7 +451,10 @@ static void sep_stripe(const tsr__resize_plan *p, const sep_tabs *t, const tsr_i
                 hrow_f32(p, t, (const float *)srow, slot[s]);
         }
         char *drow = ROW(dst, dy);
-        if (p->depth == TSR_U8)
+        if (p->depth == TSR_U8 && k == 2)
+            vrow_lin_u8(t, rows[0], rows[1], (const int16_t *)p->table[TSR__RT_YCOEF] + 2 * dy,
+                        (uint8_t *)drow);
+        else if (p->depth == TSR_U8)
             vrow_u8(p, t, (const int32_t *const *)rows,
                     (const int16_t *)p->table[TSR__RT_YCOEF] + (size_t)dy * k, (uint8_t *)drow);
         else if (p->depth == TSR_U16)

@@ -49,32 +49,49 @@ static inline __m256i hgroup(const tsr__rcpu_hwin *w, const uint8_t *s, int g, i
 
 int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h)
 {
-    switch (w->pairs) {
-    case 1: HROW_PAIRS(1) break;
-    case 2: HROW_PAIRS(2) break;
-    default: HROW_PAIRS(4) break;
-    }
+    if (w->pairs == 2)
+        HROW_PAIRS(2)
+    else
+        HROW_PAIRS(4)
     return 8 * w->groups;
 }
 
-/* 8 elements of the linear vertical formula as int16 (in order). */
-static __m128i vlin8(const int32_t *r0, const int32_t *r1, __m128i b0, __m128i b1)
+int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_t *h)
 {
-    const __m128i h0 = pack8_i16(_mm256_srai_epi32(_mm256_loadu_si256((const __m256i *)r0), 4));
-    const __m128i h1 = pack8_i16(_mm256_srai_epi32(_mm256_loadu_si256((const __m256i *)r1), 4));
-    const __m128i v = _mm_add_epi16(_mm_add_epi16(_mm_mulhi_epi16(h0, b0), _mm_mulhi_epi16(h1, b1)),
-                                    _mm_set1_epi16(2));
-    return _mm_srai_epi16(v, 2);
+    int g = 0;
+    for (; g + 2 <= w->groups; g += 2) {
+        const __m256i a = _mm256_srai_epi32(hgroup(w, s, g, 1), 4);
+        const __m256i b = _mm256_srai_epi32(hgroup(w, s, g + 1, 1), 4);
+        /* packs works per lane: a0-3 b0-3 | a4-7 b4-7, put back in order */
+        _mm256_storeu_si256((__m256i *)(h + 8 * g),
+                            _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8));
+    }
+    if (g < w->groups) {
+        _mm_storeu_si128((__m128i *)(h + 8 * g), pack8_i16(_mm256_srai_epi32(hgroup(w, s, g, 1), 4)));
+        g++;
+    }
+    return 8 * g;
 }
 
-int tsr__rcpu_vrow_linear_u8_avx2(const int32_t *r0, const int32_t *r1, int b0, int b1,
+/* 16 elements of the linear vertical formula as int16. */
+static __m256i vlin16(const int16_t *r0, const int16_t *r1, __m256i b0, __m256i b1)
+{
+    const __m256i v = _mm256_add_epi16(
+        _mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r0), b0),
+        _mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r1), b1));
+    return _mm256_srai_epi16(_mm256_add_epi16(v, _mm256_set1_epi16(2)), 2);
+}
+
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
                                   uint8_t *d, int n)
 {
-    const __m128i c0 = _mm_set1_epi16((short)b0), c1 = _mm_set1_epi16((short)b1);
+    const __m256i c0 = _mm256_set1_epi16((short)b0), c1 = _mm256_set1_epi16((short)b1);
     int e = 0;
-    for (; e + 16 <= n; e += 16) {
-        const __m128i lo = vlin8(r0 + e, r1 + e, c0, c1), hi = vlin8(r0 + e + 8, r1 + e + 8, c0, c1);
-        _mm_storeu_si128((__m128i *)(d + e), _mm_packus_epi16(lo, hi));
+    for (; e + 32 <= n; e += 32) {
+        const __m256i lo = vlin16(r0 + e, r1 + e, c0, c1);
+        const __m256i hi = vlin16(r0 + e + 16, r1 + e + 16, c0, c1);
+        _mm256_storeu_si256((__m256i *)(d + e),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xD8));
     }
     return e;
 }
@@ -180,7 +197,12 @@ int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h
     (void)w, (void)s, (void)h;
     return 0;
 }
-int tsr__rcpu_vrow_linear_u8_avx2(const int32_t *r0, const int32_t *r1, int b0, int b1,
+int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_t *h)
+{
+    (void)w, (void)s, (void)h;
+    return 0;
+}
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
                                   uint8_t *d, int n)
 {
     (void)r0, (void)r1, (void)b0, (void)b1, (void)d, (void)n;

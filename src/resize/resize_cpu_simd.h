@@ -39,13 +39,15 @@ typedef struct tsr__rcpu_atab {
 /* 1 when the AVX2 loops can run on this CPU (checked once). */
 int tsr__rcpu_avx2(void);
 
-/* h[e] for e < 8*w->groups from source row s (see tsr__rcpu_hwin). */
+/* h[e] for e < 8*w->groups from source row s (see tsr__rcpu_hwin), ksize 4 or 8. */
 int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h);
 
-/* u8 linear vertical pass, elements [0, n rounded down to 16):
- * D = sat_u8((((b0*(r0>>4))>>16) + ((b1*(r1>>4))>>16) + 2) >> 2). Needs |r>>4| < 2^15 (true
- * for linear/area-mode rows: coefficients in [0, 2048], summing to at most 2049). */
-int tsr__rcpu_vrow_linear_u8_avx2(const int32_t *r0, const int32_t *r1, int b0, int b1,
+/* The same for ksize 2 (one pair), storing h >> 4 as int16 (it fits: see resize_cpu.c). */
+int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_t *h);
+
+/* u8 linear vertical pass from rows of h >> 4, elements [0, n rounded down to 32):
+ * D = sat_u8((((b0*r0)>>16) + ((b1*r1)>>16) + 2) >> 2). */
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
                                   uint8_t *d, int n);
 
 /* u8 cubic vertical pass, SIMD form, elements [0, n rounded down to 8):
