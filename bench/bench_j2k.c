@@ -1,0 +1,292 @@
+/* bench_j2k: JPEG 2000 decoding speed, tessera beside OpenJPEG (opj_decompress), Grok
+ * (grk_decompress) and OpenJPH (ojph_expand), on the same files in the same run with the same
+ * thread counts. Prints MSamples/s (width x height x components per second).
+ *
+ * Inputs: 2K (2048x1080), 4K (4096x2160) and 8K (7680x4320) RGB frames cut from
+ * ../shared/data/images/desert_mesa_4611x8192.jpg (8K is a rotated 4320x7680 cut), encoded once
+ * into --dir as Part 1 lossless (opj_compress defaults: 5/3, 6 resolutions, 64x64 blocks, RCT),
+ * Part 1 lossy (opj_compress -I -r 20: 9/7, ICT), HT lossless (ojph_compress -reversible true)
+ * and HT lossy (ojph_compress -qstep 0.005).
+ *
+ * Columns: "tessera lib" is tsr_j2k_decode on the file already in memory into preallocated
+ * planes; "tessera cli" and the peers are whole programs (start, read, decode, write a PPM to
+ * /dev/shm), the fair comparison. ojph_expand has no threads option: its figure is 1 thread.
+ *
+ * Usage: bench_j2k [--dir DIR] [--threads 1,2] [--sizes 2k,4k,8k] [--repeats N] [--json F]
+ *                  [--tool PATH_TO_tessera] */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "tessera/tessera.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+static int have(const char *prog)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+    return system(cmd) == 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)n);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* Cuts the source into a w x h RGB PPM (rotating the portrait source for 8K). */
+static int make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const char *out)
+{
+    tsr_image img;
+    if (tsr_image_alloc(ctx, &img, w, h, 3, TSR_U8) != TSR_OK)
+        return 1;
+    int rotate = w > src->width;
+    for (int y = 0; y < h; y++) {
+        uint8_t *d = (uint8_t *)img.data + (size_t)y * img.stride;
+        for (int x = 0; x < w; x++) {
+            int sx = rotate ? 100 + y : 200 + x, sy = rotate ? 100 + (w - 1 - x) : 1000 + y;
+            const uint8_t *s = (const uint8_t *)src->data + (size_t)sy * src->stride + (size_t)sx * 3;
+            memcpy(d + (size_t)x * 3, s, 3);
+        }
+    }
+    tsr_status st = tsr_image_save(ctx, out, &img, NULL);
+    tsr_image_free(ctx, &img);
+    return st != TSR_OK;
+}
+
+typedef struct lib_job {
+    tsr_ctx *ctx;
+    const uint8_t *data;
+    size_t len;
+    tsr_j2k_decode_options opt;
+    tsr_j2k_plane *planes;
+    uint32_t n;
+} lib_job;
+
+static int run_lib(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    lib_job *j = user;
+    return tsr_j2k_decode(j->ctx, j->data, j->len, &j->opt, j->planes, j->n, NULL) != TSR_OK;
+}
+
+static int run_cmd(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    return system((const char *)user) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "/tmp/tsr_j2k_bench", *threads_arg = "1,2", *sizes_arg = "2k,4k,8k";
+    const char *json = NULL, *tool = NULL;
+    int repeats = 3;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--dir"))
+            dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--threads"))
+            threads_arg = argv[i + 1];
+        else if (!strcmp(argv[i], "--sizes"))
+            sizes_arg = argv[i + 1];
+        else if (!strcmp(argv[i], "--repeats"))
+            repeats = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--json"))
+            json = argv[i + 1];
+        else if (!strcmp(argv[i], "--tool"))
+            tool = argv[i + 1];
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (repeats < 1)
+        repeats = 1;
+    const char *data_root = getenv("TSR_DATA") ? getenv("TSR_DATA") : "../shared/data";
+    mkdir(dir, 0777);
+    tsr_ctx *ctx;
+    tsr_ctx_options copt;
+    tsr_ctx_options_init(&copt);
+    copt.backend = TSR_BACKEND_CPU;
+    if (tsr_ctx_create(&copt, &ctx) != TSR_OK)
+        return 1;
+    int has_opj = have("opj_decompress") && have("opj_compress");
+    int has_grk = have("grk_decompress");
+    int has_ojph = have("ojph_expand") && have("ojph_compress");
+    static const struct {
+        const char *name;
+        int w, h;
+    } sizes[] = {{"2k", 2048, 1080}, {"4k", 4096, 2160}, {"8k", 7680, 4320}};
+    static const struct {
+        const char *name;
+        int ht;
+        const char *enc;
+    } codings[] = {{"P1 lossless", 0, "opj_compress -i %s -o %s"},
+                   {"P1 lossy", 0, "opj_compress -i %s -o %s -I -r 20"},
+                   {"HT lossless", 1, "ojph_compress -i %s -o %s -reversible true"},
+                   {"HT lossy", 1, "ojph_compress -i %s -o %s -qstep 0.005"}};
+    tsr_image src;
+    int have_src = 0;
+    static const char *headers[] = {"size",        "coding",       "threads",  "tessera lib",
+                                    "tessera cli", "opj_decompress", "grk_decompress",
+                                    "ojph_expand", "cli/best peer"};
+    tsr_bench_table *table = tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 9,
+                                                 headers);
+    for (size_t si = 0; si < 3; si++) {
+        if (!strstr(sizes_arg, sizes[si].name))
+            continue;
+        char ppm[1024];
+        snprintf(ppm, sizeof ppm, "%s/%s.ppm", dir, sizes[si].name);
+        if (!file_exists(ppm)) {
+            if (!have_src) {
+                char p[1024];
+                snprintf(p, sizeof p, "%s/images/desert_mesa_4611x8192.jpg", data_root);
+                if (tsr_image_load(ctx, p, &src, NULL) != TSR_OK) {
+                    fprintf(stderr, "cannot load %s: %s\n", p, tsr_ctx_last_error(ctx));
+                    return 1;
+                }
+                have_src = 1;
+            }
+            if (make_frame(ctx, &src, sizes[si].w, sizes[si].h, ppm))
+                return 1;
+        }
+        double samples = (double)sizes[si].w * sizes[si].h * 3;
+        for (size_t ci = 0; ci < 4; ci++) {
+            char stream[1024], cmd[4096];
+            snprintf(stream, sizeof stream, "%s/%s_%s%s.j2k", dir, sizes[si].name,
+                     codings[ci].ht ? "ht" : "p1", strstr(codings[ci].name, "lossless") ? "rev" : "irr");
+            if (!file_exists(stream)) {
+                if ((codings[ci].ht && !has_ojph) || (!codings[ci].ht && !has_opj))
+                    continue;
+                snprintf(cmd, sizeof cmd, codings[ci].enc, ppm, stream);
+                strcat(cmd, " >/dev/null 2>&1");
+                if (system(cmd) != 0) {
+                    fprintf(stderr, "encoding failed: %s\n", cmd);
+                    continue;
+                }
+            }
+            size_t len;
+            uint8_t *data = slurp(stream, &len);
+            if (!data)
+                continue;
+            lib_job job = {ctx, data, len, {0}, NULL, 0};
+            tsr_j2k_decode_options_init(&job.opt);
+            int lib_ok = tsr_j2k_decode_layout(ctx, data, len, &job.opt, NULL, &job.n) == TSR_OK;
+            if (lib_ok) {
+                job.planes = calloc(job.n, sizeof *job.planes);
+                lib_ok = tsr_j2k_decode_layout(ctx, data, len, &job.opt, job.planes, &job.n) ==
+                         TSR_OK;
+                for (uint32_t i = 0; lib_ok && i < job.n; i++)
+                    job.planes[i].data =
+                        malloc((size_t)job.planes[i].width * job.planes[i].height * 4);
+            }
+            const char *tpos = threads_arg;
+            while (*tpos) {
+                int th = atoi(tpos);
+                const char *comma = strchr(tpos, ',');
+                tpos = comma ? comma + 1 : tpos + strlen(tpos);
+                if (th < 1)
+                    continue;
+                tsr_bench_stats s;
+                char c_lib[32] = "n/a", c_cli[32] = "n/a", c_opj[32] = "n/a", c_grk[32] = "n/a",
+                     c_ojph[32] = "n/a", c_ratio[32] = "n/a";
+                double cli = 0, best = 0;
+                job.opt.threads = th;
+                if (lib_ok && tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0)
+                    snprintf(c_lib, sizeof c_lib, "%.1f", samples / s.median_us);
+                else if (lib_ok)
+                    snprintf(c_lib, sizeof c_lib, "error");
+                if (tool) {
+                    snprintf(cmd, sizeof cmd,
+                             "%s j2k decode %s /dev/shm/tsr_bench_j2k.ppm --threads %d --quiet "
+                             ">/dev/null 2>&1",
+                             tool, stream, th);
+                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
+                        cli = samples / s.median_us;
+                        snprintf(c_cli, sizeof c_cli, "%.1f", cli);
+                    } else {
+                        snprintf(c_cli, sizeof c_cli, "error");
+                    }
+                }
+                if (has_opj) {
+                    snprintf(cmd, sizeof cmd,
+                             "opj_decompress -i %s -o /dev/shm/tsr_bench_j2k.ppm -threads %d "
+                             ">/dev/null 2>&1",
+                             stream, th);
+                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
+                        double v = samples / s.median_us;
+                        best = v > best ? v : best;
+                        snprintf(c_opj, sizeof c_opj, "%.1f", v);
+                    }
+                }
+                if (has_grk) {
+                    snprintf(cmd, sizeof cmd,
+                             "grk_decompress -i %s -o /dev/shm/tsr_bench_j2k.ppm -H %d "
+                             ">/dev/null 2>&1",
+                             stream, th);
+                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
+                        double v = samples / s.median_us;
+                        best = v > best ? v : best;
+                        snprintf(c_grk, sizeof c_grk, "%.1f", v);
+                    }
+                }
+                if (has_ojph && codings[ci].ht && th == 1) {
+                    snprintf(cmd, sizeof cmd,
+                             "ojph_expand -i %s -o /dev/shm/tsr_bench_j2k.ppm >/dev/null 2>&1",
+                             stream);
+                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
+                        double v = samples / s.median_us;
+                        best = v > best ? v : best;
+                        snprintf(c_ojph, sizeof c_ojph, "%.1f", v);
+                    }
+                }
+                if (cli > 0 && best > 0)
+                    snprintf(c_ratio, sizeof c_ratio, "%.2f", cli / best);
+                const char *row[9] = {sizes[si].name, codings[ci].name,
+                                      tsr_bench_fmt("%d", th), c_lib, c_cli, c_opj, c_grk,
+                                      c_ojph, c_ratio};
+                tsr_bench_table_row(table, row);
+                fprintf(stderr, "%s %s t%d: lib %s cli %s opj %s grk %s ojph %s\n",
+                        sizes[si].name, codings[ci].name, th, c_lib, c_cli, c_opj, c_grk, c_ojph);
+            }
+            for (uint32_t i = 0; job.planes && i < job.n; i++)
+                free(job.planes[i].data);
+            free(job.planes);
+            free(data);
+        }
+    }
+    printf("%s\n", tsr_bench_host_description());
+    tsr_bench_table_print(table, stdout);
+    if (json) {
+        const char *meta[] = {"host", tsr_bench_host_description(), NULL};
+        tsr_bench_json_write(json, "bench_j2k", meta, &table, 1);
+    }
+    unlink("/dev/shm/tsr_bench_j2k.ppm");
+    tsr_bench_table_free(table);
+    if (have_src)
+        tsr_image_free(ctx, &src);
+    tsr_ctx_destroy(ctx);
+    return 0;
+}
