@@ -1,21 +1,21 @@
-/* The CPU parallel resize: the plan (plan.h) executed by OpenMP threads over stripes of output
- * rows, bit-identical to resize_ref.c.
+/* The CPU parallel resize: the plan (plan.h) executed over stripes of output rows by the
+ * threads of resize_cpu_pool.c (ctx->threads of them, the caller included), bit-identical to
+ * resize_ref.c.
  *
  * Separable paths cache horizontally resized source rows per stripe (as OpenCV does), with the
  * per-pixel tables expanded to per-element tables so that the inner loops have no channel
  * arithmetic; channel counts are compile-time constants in the loops that need them. The hot
- * loops are compiled twice (AVX2 and baseline, chosen at load time by target_clones); the
- * arithmetic is the same in both: no contraction (-ffp-contract=off), no reassociation. */
+ * loops are compiled twice (AVX2 and baseline, chosen at load time by target_clones), and the
+ * hottest have AVX2 intrinsics versions (resize_cpu_avx2.c) that do a prefix of each row; the
+ * arithmetic is the same in all: no contraction (-ffp-contract=off), no reassociation. */
 #include "resize/resize_backends.h"
+#include "resize/resize_cpu_pool.h"
 #include "resize/resize_cpu_simd.h"
 
 #include "core/checked.h"
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define TSR__HOT __attribute__((target_clones("avx2", "default")))
@@ -28,26 +28,53 @@
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The stripe [*y0, *y1) of thread t out of n over h rows. */
-static void stripe(int h, int t, int n, int *y0, int *y1)
+/* One parallel call over the output rows: what every path's stripe function needs. */
+typedef struct cpu_job {
+    const tsr__resize_plan *p;
+    const tsr_image *src;
+    tsr_image *dst;
+    int simd;          /* the AVX2 loops run */
+    const void *tabs;  /* the path's tables */
+    int stripes;
+    size_t per;        /* scratch bytes per thread */
+    char *scratch;
+} cpu_job;
+
+/* Rows [*y0, *y1) of stripe s. */
+static void job_rows(const cpu_job *j, int s, int *y0, int *y1)
 {
-    *y0 = (int)((long long)h * t / n);
-    *y1 = (int)((long long)h * (t + 1) / n);
+    *y0 = (int)((long long)j->p->dst_h * s / j->stripes);
+    *y1 = (int)((long long)j->p->dst_h * (s + 1) / j->stripes);
 }
 
-static int thread_count(const tsr_ctx *ctx, int rows)
-{
-    int n = ctx->threads > 0 ? ctx->threads : 1;
-    return n < rows ? n : rows;
-}
+/* Thread `slot`'s scratch. */
+static void *job_scratch(const cpu_job *j, int slot) { return j->scratch + j->per * (size_t)slot; }
 
-static int thread_id(void)
+/* Runs fn over j's output rows on ctx->threads threads with `per` bytes of scratch each. Stripes
+ * of at least 16 rows, 1 to 8 per thread: enough for a thread that starts late to leave its
+ * share to the others, few enough that the rows cached again at each stripe's start stay
+ * cheap. */
+static tsr_status run_rows(tsr_ctx *ctx, cpu_job *j, size_t per, tsr__rcpu_fn fn)
 {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
+    const int threads = ctx->threads > 0 ? ctx->threads : 1, h = j->p->dst_h;
+    int n = h / 16;
+    n = n < threads ? threads : n > 8 * threads ? 8 * threads : n;
+    j->stripes = n < h ? n : h;
+    const int slots = threads < j->stripes ? threads : j->stripes;
+    j->per = per;
+    j->scratch = NULL;
+    size_t bytes;
+    if (!tsr__size_mul(per, (size_t)slots, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    if (bytes) {
+        tsr_status st = tsr__alloc(ctx, bytes, (void **)&j->scratch);
+        if (st != TSR_OK)
+            return st;
+    }
+    tsr__rcpu_parallel(slots, j->stripes, fn, j);
+    if (j->scratch)
+        tsr__free(ctx, j->scratch);
+    return TSR_OK;
 }
 
 static uint8_t sat_u8f(float v) { return (uint8_t)(v <= 0.f ? 0 : v >= 255.f ? 255 : lrintf(v)); }
@@ -59,14 +86,16 @@ static uint8_t sat_u8i(int v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 
 /* ---- copy and nearest ------------------------------------------------------------------------ */
 
-static void cpu_copy(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
-                     tsr_image *dst)
+static void copy_stripe(void *arg, int s, int slot)
 {
+    const cpu_job *j = arg;
+    const tsr__resize_plan *p = j->p;
     const size_t row = (size_t)p->dst_w * (size_t)p->cn * tsr_depth_size(p->depth);
-    const int n = thread_count(ctx, p->dst_h);
-#pragma omp parallel for num_threads(n) schedule(static)
-    for (int y = 0; y < p->dst_h; y++)
-        memcpy(ROW(dst, y), CROW(src, y), row);
+    int y0, y1;
+    (void)slot;
+    job_rows(j, s, &y0, &y1);
+    for (int y = y0; y < y1; y++)
+        memcpy(ROW(j->dst, y), CROW(j->src, y), row);
 }
 
 /* One nearest row: pixel x of d is pixel xo[x] of s, PS bytes each, moved UNIT bytes at a time
@@ -95,29 +124,26 @@ TSR__HOT static void nn_row(const int32_t *xo, int w, int fast, size_t ps, const
     }
 }
 
-/* Nearest: each thread makes the rows of its stripe, copying an output row that repeats the
- * previous one's source row. */
-static void cpu_nearest(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
-                        tsr_image *dst)
+/* Nearest, one stripe: an output row that repeats the previous one's source row is copied. */
+static void nearest_stripe(void *arg, int s, int slot)
 {
+    const cpu_job *j = arg;
+    const tsr__resize_plan *p = j->p;
     const int32_t *xo = p->table[TSR__RT_XOFS], *yo = p->table[TSR__RT_YOFS];
-    const int w = p->dst_w, n = thread_count(ctx, p->dst_h);
+    const int w = p->dst_w;
     const size_t ps = (size_t)p->cn * tsr_depth_size(p->depth), row = ps * (size_t)w;
     const size_t unit = ps == 3 || ps == 6 || ps == 12 ? ps / 3 * 4 : ps;
     /* the wide moves stay inside the source row (xo grows) and the output row (x < w - 1) */
-    int fast = w - 1;
+    int fast = w - 1, y0, y1;
     while (fast > 0 && (size_t)xo[fast - 1] * ps + unit > (size_t)p->src_w * ps)
         fast--;
-#pragma omp parallel num_threads(n)
-    {
-        int y0, y1;
-        stripe(p->dst_h, thread_id(), n, &y0, &y1);
-        for (int y = y0; y < y1; y++) {
-            if (y > y0 && yo[y] == yo[y - 1])
-                memcpy(ROW(dst, y), ROW(dst, y - 1), row);
-            else
-                nn_row(xo, w, fast, ps, CROW(src, yo[y]), ROW(dst, y));
-        }
+    (void)slot;
+    job_rows(j, s, &y0, &y1);
+    for (int y = y0; y < y1; y++) {
+        if (y > y0 && yo[y] == yo[y - 1])
+            memcpy(ROW(j->dst, y), ROW(j->dst, y - 1), row);
+        else
+            nn_row(xo, w, fast, ps, CROW(j->src, yo[y]), ROW(j->dst, y));
     }
 }
 
@@ -392,11 +418,18 @@ static tsr_status sep_tabs_build(tsr_ctx *ctx, const tsr__resize_plan *p, int si
     return TSR_OK;
 }
 
-/* One thread's stripe of a separable resize: rows [y0, y1), cache of k horizontal rows in buf
+/* One stripe of a separable resize, with a cache of k horizontal rows in the thread's scratch
  * (k * width elements of 4 bytes). */
-static void sep_stripe(const tsr__resize_plan *p, const sep_tabs *t, const tsr_image *src,
-                       tsr_image *dst, int y0, int y1, void *buf)
+static void sep_stripe(void *arg, int stripe, int thread)
 {
+    const cpu_job *job = arg;
+    const tsr__resize_plan *p = job->p;
+    const sep_tabs *t = job->tabs;
+    const tsr_image *src = job->src;
+    tsr_image *dst = job->dst;
+    char *buf = job_scratch(job, thread);
+    int y0, y1;
+    job_rows(job, stripe, &y0, &y1);
     const int k = p->ksize, kh = k / 2, width = t->width;
     const int32_t *yofs = p->table[TSR__RT_YOFS];
     int held[8]; /* source row held by each cache slot, -1 none */
@@ -473,23 +506,12 @@ static tsr_status cpu_separable(tsr_ctx *ctx, const tsr__resize_plan *p, const t
     tsr_status st = sep_tabs_build(ctx, p, tsr__rcpu_avx2(), &t);
     if (st != TSR_OK)
         return st;
-    const int n = thread_count(ctx, p->dst_h);
-    size_t per, bytes;
-    void *bufs = NULL;
-    if (!tsr__size_mul3((size_t)t.width, (size_t)p->ksize, 4, &per) ||
-        !tsr__size_mul(per, (size_t)n, &bytes))
+    size_t per;
+    cpu_job job = {p, src, dst, t.simd, &t, 0, 0, NULL};
+    if (!tsr__size_mul3((size_t)t.width, (size_t)p->ksize, 4, &per))
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
     else
-        st = tsr__alloc(ctx, bytes, &bufs);
-    if (st == TSR_OK) {
-#pragma omp parallel num_threads(n)
-        {
-            int y0, y1, id = thread_id();
-            stripe(p->dst_h, id, n, &y0, &y1);
-            sep_stripe(p, &t, src, dst, y0, y1, (char *)bufs + per * (size_t)id);
-        }
-        tsr__free(ctx, bufs);
-    }
+        st = run_rows(ctx, &job, per, sep_stripe);
     tsr__free(ctx, t.block);
     return st;
 }
@@ -611,12 +633,17 @@ static void af_partial(const tsr__resize_plan *p, const tsr_image *src, tsr_imag
     }
 }
 
-static void cpu_area_fast(const tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
-                          tsr_image *dst)
+static void area_fast_stripe(void *arg, int stripe, int slot)
 {
-    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h), simd = tsr__rcpu_avx2();
-#pragma omp parallel for num_threads(n) schedule(static)
-    for (int dy = 0; dy < p->dst_h; dy++) {
+    const cpu_job *j = arg;
+    const tsr__resize_plan *p = j->p;
+    const tsr_image *src = j->src;
+    tsr_image *dst = j->dst;
+    const int width = p->dst_w * p->cn, simd = j->simd;
+    int y0, y1;
+    (void)slot;
+    job_rows(j, stripe, &y0, &y1);
+    for (int dy = y0; dy < y1; dy++) {
         if (dy >= p->full_h) {
             af_partial(p, src, dst, dy, 0, width);
             continue;
@@ -745,63 +772,60 @@ static tsr_status area_tab_build(tsr_ctx *ctx, const tsr__resize_plan *p, tsr__r
 
 /* Fractional area: per output row, the weighted sum of the horizontal passes of its source rows
  * (plan.h's order); a row shared with the previous output row (the boundary) is kept. */
+/* One stripe of the fractional area resize; scratch: acc and two h rows. */
+static void area_stripe(void *arg, int stripe, int slot)
+{
+    const cpu_job *job = arg;
+    const tsr__resize_plan *p = job->p;
+    const tsr__rcpu_atab *t = job->tabs;
+    const int width = p->dst_w * p->cn, simd = job->simd;
+    const int32_t *ys = p->table[TSR__RT_YSTART], *yo = p->table[TSR__RT_YOFS];
+    const float *ya = p->table[TSR__RT_YCOEF];
+    float *acc = job_scratch(job, slot);
+    float *h = acc + width, *kept = h + width;
+    int kept_row = -1, y0, y1;
+    job_rows(job, stripe, &y0, &y1);
+    for (int dy = y0; dy < y1; dy++) {
+        for (int j = ys[dy]; j < ys[dy + 1]; j++) {
+            const float *r = kept;
+            if (yo[j] != kept_row) {
+                float *out = h;
+                if (j == ys[dy + 1] - 1) { /* the next output row may start with it */
+                    h = kept;
+                    kept = out;
+                    kept_row = yo[j];
+                }
+                const char *row = CROW(job->src, yo[j]);
+                if (p->depth == TSR_U8)
+                    area_hrow_u8(t, simd, width, (const uint8_t *)row, out);
+                else if (p->depth == TSR_U16)
+                    area_hrow_u16(t, 0, width, (const uint16_t *)row, out);
+                else
+                    area_hrow_f32(p, (const float *)row, out);
+                r = out;
+            }
+            area_accumulate(acc, r, ya[j], j == ys[dy], width);
+        }
+        area_store(p, acc, simd, ROW(job->dst, dy));
+    }
+}
+
 static tsr_status cpu_area(tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
                            tsr_image *dst)
 {
-    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h);
-    const int32_t *ys = p->table[TSR__RT_YSTART], *yo = p->table[TSR__RT_YOFS];
-    const float *ya = p->table[TSR__RT_YCOEF];
-    const int simd = p->depth == TSR_U8 && tsr__rcpu_avx2();
     tsr__rcpu_atab t;
     memset(&t, 0, sizeof t);
     tsr_status st = p->depth == TSR_F32 ? TSR_OK : area_tab_build(ctx, p, &t);
     if (st != TSR_OK)
         return st;
-    size_t per, bytes;
-    void *bufs = NULL;
-    if (!tsr__size_mul3((size_t)width, 3, sizeof(float), &per) ||
-        !tsr__size_mul(per, (size_t)n, &bytes))
+    cpu_job job = {p, src, dst, p->depth == TSR_U8 && tsr__rcpu_avx2(), &t, 0, 0, NULL};
+    size_t per;
+    if (!tsr__size_mul3((size_t)p->dst_w * p->cn, 3, sizeof(float), &per))
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
     else
-        st = tsr__alloc(ctx, bytes, &bufs);
-    if (st != TSR_OK) {
-        tsr__free(ctx, t.ofs);
-        return st;
-    }
-#pragma omp parallel num_threads(n)
-    {
-        int y0, y1, id = thread_id();
-        stripe(p->dst_h, id, n, &y0, &y1);
-        float *acc = (float *)((char *)bufs + per * (size_t)id);
-        float *h = acc + width, *kept = h + width;
-        int kept_row = -1;
-        for (int dy = y0; dy < y1; dy++) {
-            for (int j = ys[dy]; j < ys[dy + 1]; j++) {
-                const float *r = kept;
-                if (yo[j] != kept_row) {
-                    float *out = h;
-                    if (j == ys[dy + 1] - 1) { /* the next output row may start with it */
-                        h = kept;
-                        kept = out;
-                        kept_row = yo[j];
-                    }
-                    const char *row = CROW(src, yo[j]);
-                    if (p->depth == TSR_U8)
-                        area_hrow_u8(&t, simd, width, (const uint8_t *)row, out);
-                    else if (p->depth == TSR_U16)
-                        area_hrow_u16(&t, 0, width, (const uint16_t *)row, out);
-                    else
-                        area_hrow_f32(p, (const float *)row, out);
-                    r = out;
-                }
-                area_accumulate(acc, r, ya[j], j == ys[dy], width);
-            }
-            area_store(p, acc, simd, ROW(dst, dy));
-        }
-    }
-    tsr__free(ctx, bufs);
+        st = run_rows(ctx, &job, per, area_stripe);
     tsr__free(ctx, t.ofs);
-    return TSR_OK;
+    return st;
 }
 
 /* ---- linear-exact ---------------------------------------------------------------------------- */
@@ -833,88 +857,89 @@ static void exact_hrow(const tsr__resize_plan *p, const tsr_image *src, int y, u
         }
 }
 
-static tsr_status cpu_linear_exact(tsr_ctx *ctx, const tsr__resize_plan *p,
-                                   const tsr_image *src, tsr_image *dst)
+/* One stripe of linear-exact; scratch: the two horizontal rows in use. */
+static void exact_stripe(void *arg, int stripe, int slot)
 {
-    const int width = p->dst_w * p->cn, n = thread_count(ctx, p->dst_h), f = p->frac_bits;
+    const cpu_job *job = arg;
+    const tsr__resize_plan *p = job->p;
+    const tsr_image *src = job->src;
+    tsr_image *dst = job->dst;
+    const int width = p->dst_w * p->cn, f = p->frac_bits;
     const int32_t *yo = p->table[TSR__RT_YOFS];
     const uint32_t *yc = p->table[TSR__RT_YCOEF];
-    size_t per, bytes;
-    void *bufs;
-    if (!tsr__size_mul3((size_t)width, 2, sizeof(uint32_t), &per) ||
-        !tsr__size_mul(per, (size_t)n, &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
-    tsr_status st = tsr__alloc(ctx, bytes, &bufs);
-    if (st != TSR_OK)
-        return st;
-#pragma omp parallel num_threads(n)
-    {
-        int y0, y1, id = thread_id();
-        stripe(p->dst_h, id, n, &y0, &y1);
-        uint32_t *h[2] = {(uint32_t *)((char *)bufs + per * (size_t)id), NULL};
-        h[1] = h[0] + width;
-        int held[2] = {-1, -1};
-        for (int dy = y0; dy < y1; dy++) {
-            char *d = ROW(dst, dy);
-            if (dy < p->ymin || dy >= p->ymax) {
-                const int y = dy < p->ymin ? 0 : p->src_h - 1;
-                if (held[0] != y) {
-                    exact_hrow(p, src, y, h[0]);
-                    held[0] = y;
-                }
-                for (int e = 0; e < width; e++) {
-                    uint64_t v = ((uint64_t)h[0][e] + (1u << (f - 1))) >> f;
-                    if (p->depth == TSR_U8)
-                        ((uint8_t *)d)[e] = (uint8_t)(v > 255 ? 255 : v);
-                    else
-                        ((uint16_t *)d)[e] = (uint16_t)(v > 65535 ? 65535 : v);
-                }
-                continue;
-            }
-            const int y = yo[dy];
-            /* keep whichever of the two held rows is still needed */
-            if (held[1] == y || held[0] == y + 1) {
-                uint32_t *tp = h[0];
-                h[0] = h[1];
-                h[1] = tp;
-                int ti = held[0];
-                held[0] = held[1];
-                held[1] = ti;
-            }
+    uint32_t *h[2] = {job_scratch(job, slot), NULL};
+    h[1] = h[0] + width;
+    int held[2] = {-1, -1}, y0, y1;
+    job_rows(job, stripe, &y0, &y1);
+    for (int dy = y0; dy < y1; dy++) {
+        char *d = ROW(dst, dy);
+        if (dy < p->ymin || dy >= p->ymax) {
+            const int y = dy < p->ymin ? 0 : p->src_h - 1;
             if (held[0] != y) {
                 exact_hrow(p, src, y, h[0]);
                 held[0] = y;
             }
-            if (held[1] != y + 1) {
-                exact_hrow(p, src, y + 1, h[1]);
-                held[1] = y + 1;
-            }
-            const uint64_t c0 = yc[2 * dy], c1 = yc[2 * dy + 1], half = 1ull << (2 * f - 1);
-            if (p->depth == TSR_U8) {
-                for (int e = 0; e < width; e++) {
-                    uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 16;
+            for (int e = 0; e < width; e++) {
+                uint64_t v = ((uint64_t)h[0][e] + (1u << (f - 1))) >> f;
+                if (p->depth == TSR_U8)
                     ((uint8_t *)d)[e] = (uint8_t)(v > 255 ? 255 : v);
-                }
-            } else {
-                for (int e = 0; e < width; e++) {
-                    uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 32;
+                else
                     ((uint16_t *)d)[e] = (uint16_t)(v > 65535 ? 65535 : v);
-                }
+            }
+            continue;
+        }
+        const int y = yo[dy];
+        /* keep whichever of the two held rows is still needed */
+        if (held[1] == y || held[0] == y + 1) {
+            uint32_t *tp = h[0];
+            h[0] = h[1];
+            h[1] = tp;
+            int ti = held[0];
+            held[0] = held[1];
+            held[1] = ti;
+        }
+        if (held[0] != y) {
+            exact_hrow(p, src, y, h[0]);
+            held[0] = y;
+        }
+        if (held[1] != y + 1) {
+            exact_hrow(p, src, y + 1, h[1]);
+            held[1] = y + 1;
+        }
+        const uint64_t c0 = yc[2 * dy], c1 = yc[2 * dy + 1], half = 1ull << (2 * f - 1);
+        if (p->depth == TSR_U8) {
+            for (int e = 0; e < width; e++) {
+                uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 16;
+                ((uint8_t *)d)[e] = (uint8_t)(v > 255 ? 255 : v);
+            }
+        } else {
+            for (int e = 0; e < width; e++) {
+                uint64_t v = (c0 * h[0][e] + c1 * h[1][e] + half) >> 32;
+                ((uint16_t *)d)[e] = (uint16_t)(v > 65535 ? 65535 : v);
             }
         }
     }
-    tsr__free(ctx, bufs);
-    return TSR_OK;
+}
+
+static tsr_status cpu_linear_exact(tsr_ctx *ctx, const tsr__resize_plan *p,
+                                   const tsr_image *src, tsr_image *dst)
+{
+    cpu_job job = {p, src, dst, 0, NULL, 0, 0, NULL};
+    size_t per;
+    if (!tsr__size_mul3((size_t)p->dst_w * p->cn, 2, sizeof(uint32_t), &per))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: row buffers overflow");
+    return run_rows(ctx, &job, per, exact_stripe);
 }
 
 tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                            tsr_image *dst)
 {
+    cpu_job job = {plan, src, dst, tsr__rcpu_avx2(), NULL, 0, 0, NULL};
     switch (plan->path) {
-    case TSR__RESIZE_COPY: cpu_copy(ctx, plan, src, dst); return TSR_OK;
-    case TSR__RESIZE_NEAREST: cpu_nearest(ctx, plan, src, dst); return TSR_OK;
+    case TSR__RESIZE_COPY: return run_rows(ctx, &job, 0, copy_stripe);
+    case TSR__RESIZE_NEAREST: return run_rows(ctx, &job, 0, nearest_stripe);
     case TSR__RESIZE_SEPARABLE: return cpu_separable(ctx, plan, src, dst);
-    case TSR__RESIZE_AREA_FAST: cpu_area_fast(ctx, plan, src, dst); return TSR_OK;
+    case TSR__RESIZE_AREA_FAST: return run_rows(ctx, &job, 0, area_fast_stripe);
     case TSR__RESIZE_AREA: return cpu_area(ctx, plan, src, dst);
     case TSR__RESIZE_LINEAR_EXACT: return cpu_linear_exact(ctx, plan, src, dst);
     }
