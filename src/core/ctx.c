@@ -223,6 +223,9 @@ void tsr_ctx_destroy(tsr_ctx *ctx)
 {
     if (!ctx)
         return;
+    for (int i = 0; i < TSR__SLOT_COUNT; i++)
+        if (ctx->slots[i].destroy)
+            ctx->slots[i].destroy(ctx, ctx->slots[i].state);
     tsr__cuda_close(ctx->cuda);
     tsr__opencl_close(ctx->opencl);
     ctx->opt.allocator.free(ctx->opt.allocator.user, ctx);

@@ -7,6 +7,15 @@
 #include <stdarg.h>
 
 struct tsr__cuda;   /* src/cuda/cuda_device.h */
+
+/* State an operation keeps in the context between calls (a cache, say). The operation sets
+ * destroy when it first stores state; tsr_ctx_destroy calls it. */
+typedef struct tsr__ctx_slot {
+    void *state;
+    void (*destroy)(tsr_ctx *ctx, void *state);
+} tsr__ctx_slot;
+
+enum { TSR__SLOT_RESIZE = 0, TSR__SLOT_COUNT };
 struct tsr__opencl; /* src/opencl/opencl_device.h */
 
 struct tsr_ctx {
@@ -16,6 +25,7 @@ struct tsr_ctx {
     int failed;          /* a fatal device error happened: every later call returns BAD_STATE */
     struct tsr__cuda *cuda;
     struct tsr__opencl *opencl;
+    tsr__ctx_slot slots[TSR__SLOT_COUNT];
     char device_name[128];
     char message[512];
 };

@@ -120,6 +120,7 @@ tsr_status tsr__cuda_scratch(tsr_ctx *ctx, int slot, size_t size, void **out)
             c->scratch[slot] = NULL;
             c->scratch_size[slot] = 0;
         }
+        c->scratch_tag[slot] = 0;
         TSR_CUDA_TRY(ctx, cudaMalloc(&c->scratch[slot], size));
         c->scratch_size[slot] = size;
     }

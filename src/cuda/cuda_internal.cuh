@@ -21,6 +21,9 @@ struct tsr__cuda {
     char name[128];
     void *scratch[TSR__CUDA_SLOTS];
     size_t scratch_size[TSR__CUDA_SLOTS];
+    /* What a slot holds, as its user describes it (e.g. a resize plan id whose tables were
+     * uploaded there); 0 = unknown. Reset to 0 whenever the slot is reallocated. */
+    uint64_t scratch_tag[TSR__CUDA_SLOTS];
     void *pinned[TSR__CUDA_SLOTS]; /* page-locked host staging, same slot numbering */
     size_t pinned_size[TSR__CUDA_SLOTS];
 };
@@ -50,7 +53,8 @@ tsr_status tsr__cuda_error(tsr_ctx *ctx, cudaError_t err, const char *what, cons
 #define TSR_CUDA_CHECK_LAUNCH(ctx, name) TSR_CUDA_TRY(ctx, cudaGetLastError())
 #endif
 
-/* Device scratch buffer `slot` of at least `size` bytes (contents undefined). */
+/* Device scratch buffer `slot` of at least `size` bytes (contents undefined unless its
+ * scratch_tag, which a reallocation resets to 0, says otherwise). */
 tsr_status tsr__cuda_scratch(tsr_ctx *ctx, int slot, size_t size, void **out);
 /* Page-locked host buffer `slot` of at least `size` bytes (contents undefined). */
 tsr_status tsr__cuda_pinned(tsr_ctx *ctx, int slot, size_t size, void **out);

@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 enum { TSR__COEF_BITS = 11, TSR__COEF_SCALE = 1 << TSR__COEF_BITS };
@@ -335,7 +336,10 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
                                   tsr_depth depth, tsr_interp interp, double inv_scale_x,
                                   double inv_scale_y)
 {
+    static _Atomic uint64_t next_id = 1;
     memset(p, 0, sizeof *p);
+    p->id = atomic_fetch_add(&next_id, 1);
+    p->requested_interp = interp;
     p->interp = interp;
     p->depth = depth;
     p->cn = cn;

@@ -135,6 +135,7 @@ typedef enum tsr__resize_table {
 
 typedef struct tsr__resize_plan {
     tsr__resize_path path;
+    tsr_interp requested_interp; /* what the caller asked for */
     tsr_interp interp; /* the effective one, after OpenCV's re-routing (linear 2x -> area...) */
     tsr_depth depth;
     int32_t cn;
@@ -156,6 +157,10 @@ typedef struct tsr__resize_plan {
     /* LINEAR_EXACT */
     int32_t frac_bits;
     int32_t ymin, ymax; /* (xmin, xmax above are shared) */
+
+    /* Identifies these tables' contents: unique per build in the process, so a backend that
+     * keeps a device copy of the tables can tell it is still current. Never 0. */
+    uint64_t id;
 
     /* Tables: one host allocation, each part 16-byte aligned. */
     void *table[TSR__RT_COUNT];

@@ -141,6 +141,77 @@ static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, const tsr_image *src, const
                                   src->channels, src->depth, opt->interp, inv_x, inv_y);
 }
 
+/* The context's plan cache: the last few plans, most recent first. Resizing frame after frame
+ * of one geometry builds its tables once (building costs tens to hundreds of microseconds at
+ * 4K, more than a GPU resize), and a backend can keep the tables on the device by plan id. */
+enum { TSR__PLAN_CACHE = 4 };
+
+typedef struct tsr__plan_cache {
+    int count;
+    tsr__resize_plan plans[TSR__PLAN_CACHE];
+} tsr__plan_cache;
+
+static void tsr__plan_cache_destroy(tsr_ctx *ctx, void *state)
+{
+    tsr__plan_cache *cache = state;
+    for (int i = 0; i < cache->count; i++)
+        tsr__resize_plan_free(ctx, &cache->plans[i]);
+    tsr__free(ctx, cache);
+}
+
+/* Whether a cached plan was built from exactly these arguments. */
+static int tsr__plan_matches(const tsr__resize_plan *p, const tsr_image *src, const tsr_image *dst,
+                             tsr_interp interp, double inv_x, double inv_y)
+{
+    return p->src_w == src->width && p->src_h == src->height && p->dst_w == dst->width &&
+           p->dst_h == dst->height && p->cn == src->channels && p->depth == src->depth &&
+           p->requested_interp == interp && p->inv_scale_x == inv_x && p->inv_scale_y == inv_y;
+}
+
+/* Checks the arguments and returns the plan for them from the context's cache, building it
+ * (and evicting the least recently used one) on a miss. The plan stays valid until the next
+ * call of this function on the context. */
+static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src,
+                                          const tsr_image *dst, const tsr_resize_options *opt,
+                                          const tsr__resize_plan **out)
+{
+    double inv_x = 0, inv_y = 0;
+    tsr_status st = tsr__resize_check(ctx, src, dst, opt, &inv_x, &inv_y);
+    if (st == TSR_OK)
+        st = tsr__resize_check_memory(ctx, src, dst);
+    if (st != TSR_OK)
+        return st;
+    tsr__ctx_slot *slot = &ctx->slots[TSR__SLOT_RESIZE];
+    if (!slot->state) {
+        if ((st = tsr__alloc(ctx, sizeof(tsr__plan_cache), &slot->state)) != TSR_OK)
+            return st;
+        memset(slot->state, 0, sizeof(tsr__plan_cache));
+        slot->destroy = tsr__plan_cache_destroy;
+    }
+    tsr__plan_cache *cache = slot->state;
+    int hit = 0;
+    while (hit < cache->count &&
+           !tsr__plan_matches(&cache->plans[hit], src, dst, opt->interp, inv_x, inv_y))
+        hit++;
+    tsr__resize_plan found;
+    if (hit < cache->count) {
+        found = cache->plans[hit];
+    } else {
+        st = tsr__resize_plan_build(ctx, &found, src->width, src->height, dst->width,
+                                    dst->height, src->channels, src->depth, opt->interp, inv_x,
+                                    inv_y);
+        if (st != TSR_OK)
+            return st;
+        if (cache->count == TSR__PLAN_CACHE)
+            tsr__resize_plan_free(ctx, &cache->plans[--cache->count]);
+        hit = cache->count++;
+    }
+    memmove(&cache->plans[1], &cache->plans[0], (size_t)hit * sizeof cache->plans[0]);
+    cache->plans[0] = found;
+    *out = &cache->plans[0];
+    return TSR_OK;
+}
+
 static tsr_status tsr__resize_run(tsr_ctx *ctx, const tsr__resize_plan *plan,
                                   const tsr_image *src, tsr_image *dst)
 {
@@ -170,13 +241,11 @@ tsr_status tsr_resize(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
         tsr_resize_options_init(&defaults);
         opt = &defaults;
     }
-    tsr__resize_plan plan;
-    st = tsr__resize_plan_for(ctx, src, dst, opt, &plan);
+    const tsr__resize_plan *plan;
+    st = tsr__resize_plan_cached(ctx, src, dst, opt, &plan);
     if (st != TSR_OK)
         return st;
-    st = tsr__resize_run(ctx, &plan, src, dst);
-    tsr__resize_plan_free(ctx, &plan);
-    return st;
+    return tsr__resize_run(ctx, plan, src, dst);
 }
 
 tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, size_t count,
@@ -223,12 +292,11 @@ tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, 
     }
 #endif
     for (size_t i = 0; i < count; i++) {
-        tsr__resize_plan plan;
-        st = tsr__resize_plan_for(ctx, &src[i], &dst[i], opt, &plan);
+        const tsr__resize_plan *plan;
+        st = tsr__resize_plan_cached(ctx, &src[i], &dst[i], opt, &plan);
         if (st != TSR_OK)
             return st;
-        st = tsr__resize_run(ctx, &plan, &src[i], &dst[i]);
-        tsr__resize_plan_free(ctx, &plan);
+        st = tsr__resize_run(ctx, plan, &src[i], &dst[i]);
         if (st != TSR_OK)
             return st;
         if (done)

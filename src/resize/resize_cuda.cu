@@ -400,6 +400,12 @@ static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int sl
     tsr_status st = tsr__cuda_scratch(ctx, slot, tbytes, &t);
     if (st != TSR_OK)
         return st;
+    *dtab = (uchar *)t;
+    /* Tables of this very plan (the context caches plans) are already there: skip the copy. */
+    uint64_t *tag = &ctx->cuda->scratch_tag[slot];
+    if (*tag == pl->id)
+        return TSR_OK;
+    *tag = 0;
     /* The plan's one host block has the same layout (each used table 16-byte aligned, in
      * order): then one copy of the used span instead of one per table (each pageable copy costs
      * microseconds of host time inside the call). */
@@ -422,7 +428,7 @@ static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int sl
                                                   cudaMemcpyHostToDevice, stream));
         }
     }
-    *dtab = (uchar *)t;
+    *tag = pl->id;
     return TSR_OK;
 }
 

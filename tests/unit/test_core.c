@@ -1,4 +1,5 @@
 /* Core: status list, backends, context options, allocator hooks, limits, image descriptors. */
+#define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
 #include "core/checked.h"
@@ -19,6 +20,12 @@ static void test_status(void)
     CHECK(strcmp(tsr_strerror(TSR_STATUS_COUNT), "unknown status") == 0);
     CHECK(strcmp(tsr_strerror((tsr_status)-1), "unknown status") == 0);
     CHECK(strcmp(tsr_version(), TSR_VERSION_STRING) == 0);
+}
+
+static void free_hook(void *user, void *ptr)
+{
+    (void)user;
+    free(ptr);
 }
 
 static void test_backends(void)
@@ -60,7 +67,7 @@ static void test_backends(void)
     CHECK(ctx == NULL);
     tsr_ctx_options_init(&bad);
     bad.allocator.alloc = NULL;
-    bad.allocator.free = (void (*)(void *, void *))free; /* one hook without the other */
+    bad.allocator.free = free_hook; /* one hook without the other */
     CHECK_STATUS(tsr_ctx_create(&bad, &ctx), TSR_ERR_INVALID_ARGUMENT);
 }
 
