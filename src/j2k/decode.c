@@ -854,15 +854,29 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     }
     uint32_t ndone = 0;
     for (uint32_t tile = 0; tile < s.cs.ntiles; tile++) {
-        if (s.cs.tile_first[tile] == UINT32_MAX) {
-            /* A tile with no data: leave it at zero (mid-grey after the DC shift is not
-             * defined without data), and say so. */
-            tsr__j2k_warnf(&s.warn, "tile %u has no tile-parts", tile);
-            continue;
-        }
         uint32_t p = tile % s.cs.ntx, q = tile / s.cs.ntx;
         uint64_t tx0 = (uint64_t)s.cs.tx0 + (uint64_t)p * s.cs.tw;
         uint64_t ty0 = (uint64_t)s.cs.ty0 + (uint64_t)q * s.cs.th;
+        if (s.cs.tile_first[tile] == UINT32_MAX) {
+            /* A tile with no data stays zero. Say so unless it holds no samples at all (a tile
+             * thinner than a subsampled component's grid step). */
+            uint32_t ax0 = tx0 > s.cs.x0 ? (uint32_t)tx0 : s.cs.x0;
+            uint32_t ay0 = ty0 > s.cs.y0 ? (uint32_t)ty0 : s.cs.y0;
+            uint32_t ax1 = tx0 + s.cs.tw < s.cs.x1 ? (uint32_t)(tx0 + s.cs.tw) : s.cs.x1;
+            uint32_t ay1 = ty0 + s.cs.th < s.cs.y1 ? (uint32_t)(ty0 + s.cs.th) : s.cs.y1;
+            int empty = 1;
+            for (uint32_t c = 0; c < s.cs.ncomps && empty; c++) {
+                const tsr__j2k_comp *cp = &s.cs.comps[c];
+                if (tsr__ceildiv(ax1, cp->dx) > tsr__ceildiv(ax0, cp->dx) &&
+                    tsr__ceildiv(ay1, cp->dy) > tsr__ceildiv(ay0, cp->dy))
+                    empty = 0;
+            }
+            if (!empty) {
+                tsr__j2k_warnf(&s.warn, "tile %u has no tile-parts: left at zero", tile);
+                s.warn.truncated = 1;
+            }
+            continue;
+        }
         if (tx0 + s.cs.tw <= L.win.x0 || tx0 >= L.win.x1 || ty0 + s.cs.th <= L.win.y0 ||
             ty0 >= L.win.y1)
             continue;

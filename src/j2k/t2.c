@@ -121,17 +121,24 @@ static int read_lengths(t2_state *s, tsr__bio *b, tsr__j2k_cblk *cb, uint32_t gi
 {
     uint32_t remaining = newpasses;
     if (cb->is_ht && !cb->ht_seen) {
-        /* Leading placeholder passes and the HT cleanup pass share one length; the remaining
-         * (avail - 1) % 3 passes form the refinement segment. */
+        /* Leading placeholder passes and the HT cleanup pass share one length; the passes
+         * after the cleanup (pass 3k, counted over all layers) form the refinement segment.
+         * segp < 1: no cleanup pass can be among these passes (all placeholders). */
         uint32_t avail = remaining;
-        uint32_t segp = avail - (avail - 1) % 3;
+        uint32_t href = (cb->npasses + avail - 1) % 3;
+        uint32_t segp = avail > href ? avail - href : avail;
         uint32_t bits = cb->lblock + tsr__floorlog2(segp);
         if (bits > 32)
             return corrupt(s, l, c, r, p, "segment length needs more than 32 bits");
         uint32_t len = tsr__bio_read(b, bits);
         int mixed = (style & TSR__T1_STYLE_HT_MIXED) && !cb->ht_decided;
+        if (avail <= href && len != 0 && !mixed) {
+            tsr__j2k_warnf(s->warn, "tile %u: HT length for passes without a cleanup pass",
+                           s->t->index);
+            len = 0;
+        }
         if (len != 0 && mixed &&
-            !(cb->lblock > 3 && len > 1 && (len >> (bits - 1)) == 0)) {
+            (avail <= href || !(cb->lblock > 3 && len > 1 && (len >> (bits - 1)) == 0))) {
             /* Mixed mode: a Part-1 code-block (its first length has more bits). */
             uint32_t extra = tsr__floorlog2(avail) - tsr__floorlog2(segp);
             if (bits + extra > 32)
@@ -384,6 +391,13 @@ tsr_status tsr__t2_decode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
         return st;
     if (stopped == CB_ERROR)
         return s.err ? s.err : TSR_ERR_CORRUPT;
+    /* Every packet read: the tile's data should be used up exactly. */
+    if (!stopped && s.pos < body_len)
+        tsr__j2k_warnf(warn, "tile %u: %zu bytes after its last packet ignored", t->index,
+                       body_len - s.pos);
+    if (!stopped && hdr && s.hpos < hdr_len)
+        tsr__j2k_warnf(warn, "tile %u: %zu bytes of packed packet headers unused", t->index,
+                       hdr_len - s.hpos);
     return TSR_OK;
 }
 
