@@ -236,10 +236,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
                 tsr__j2k_warnf(s->warn, "tile %u: SOP with length %u", s->t->index,
                               tsr__rd16(s->body + s->pos + 2));
             s->pos += 6;
-        } else if (s->pos < s->body_len) {
-            tsr__j2k_warnf(s->warn, "tile %u: expected SOP at tile data offset %zu", s->t->index,
-                          s->pos);
-        }
+        } /* SOP is optional per packet (A.6.1: "may be used") */
     }
     const uint8_t *hsrc;
     size_t hlen;
