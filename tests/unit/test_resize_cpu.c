@@ -5,6 +5,7 @@
 #include "testlib.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,68 @@ static void wide_cases(tsr_ctx *ref, tsr_ctx *cpu, tsr_rng *r)
     }
 }
 
+/* Several application threads resizing at once, each with its own cpu context: the contexts
+ * share the backend's worker pool (a call that finds it taken runs alone), so every result must
+ * still be the reference's. */
+typedef struct concurrent_arg {
+    const tsr_image *src, *want;
+    tsr_interp interp;
+    int bad; /* failed calls and mismatching results */
+} concurrent_arg;
+
+static void *concurrent_worker(void *arg)
+{
+    concurrent_arg *a = arg;
+    tsr_ctx_options o;
+    tsr_ctx *ctx = NULL;
+    tsr_ctx_options_init(&o);
+    o.backend = TSR_BACKEND_CPU;
+    o.threads = 2;
+    if (tsr_ctx_create(&o, &ctx) != TSR_OK) {
+        a->bad++;
+        return NULL;
+    }
+    tsr_resize_options opt;
+    tsr_resize_options_init(&opt);
+    opt.interp = a->interp;
+    tsr_image out = *a->want;
+    out.data = malloc(out.stride * (size_t)out.height);
+    for (int i = 0; i < 30; i++) {
+        memset(out.data, 0xA5, out.stride * (size_t)out.height);
+        if (tsr_resize(ctx, a->src, &out, &opt) != TSR_OK || !same_rows(&out, a->want))
+            a->bad++;
+    }
+    free(out.data);
+    tsr_ctx_destroy(ctx);
+    return NULL;
+}
+
+static void concurrent_calls(tsr_ctx *ref, tsr_rng *r)
+{
+    enum { N = 4 };
+    static const tsr_interp interps[N] = {TSR_INTERP_LINEAR, TSR_INTERP_CUBIC, TSR_INTERP_AREA,
+                                          TSR_INTERP_NEAREST};
+    tsr_image src = make_image(r, 301, 203, 3, TSR_U8), want[N];
+    concurrent_arg args[N];
+    pthread_t th[N];
+    tsr_resize_options opt;
+    tsr_resize_options_init(&opt);
+    for (int i = 0; i < N; i++) {
+        want[i] = make_image(r, 211 + 40 * i, 97 + 30 * i, 3, TSR_U8);
+        opt.interp = interps[i];
+        CHECK_OK(ref, tsr_resize(ref, &src, &want[i], &opt));
+        args[i] = (concurrent_arg){&src, &want[i], interps[i], 0};
+    }
+    for (int i = 0; i < N; i++)
+        CHECK(pthread_create(&th[i], NULL, concurrent_worker, &args[i]) == 0);
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(args[i].bad == 0);
+        free(want[i].data);
+    }
+    free(src.data);
+}
+
 static void bad_arguments(tsr_ctx *cpu, tsr_rng *r)
 {
     tsr_image src = make_image(r, 8, 8, 3, TSR_U8), dst = make_image(r, 4, 4, 3, TSR_U8);
@@ -218,6 +281,7 @@ int main(void)
     random_cases(ref, cpu, &r);
     wide_cases(ref, cpu, &r);
     printf("%d random cases, %d mismatching\n", cases_run, cases_bad);
+    concurrent_calls(ref, &r);
     bad_arguments(cpu, &r);
     tsr_ctx_destroy(ref);
     tsr_ctx_destroy(cpu);
