@@ -41,10 +41,22 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
     case TSR_FORMAT_UNKNOWN:
         break;
     }
-    if (st == TSR_OK)
+    if (st == TSR_OK) {
         ctx->message[0] = '\0'; /* an optional allocation libpng did without may have left one */
-    if (f != TSR_FORMAT_UNKNOWN)
         return st;
+    }
+    if (f != TSR_FORMAT_UNKNOWN) {
+        /* Messages from shared code (allocation, limits) do not name the format: add it. */
+        static const char *const prefixes[] = {"", "PNG: ", "JPEG: ", "PNM: "};
+        const char *prefix = prefixes[f];
+        if (strncmp(ctx->message, prefix, strlen(prefix)) != 0) {
+            char msg[sizeof ctx->message];
+            memcpy(msg, ctx->message, sizeof msg);
+            msg[sizeof msg - 1] = '\0';
+            tsr__fail(ctx, st, "%s%s", prefix, msg);
+        }
+        return st;
+    }
     const uint8_t *p = data;
     return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                      "unknown image format (first bytes %02x %02x %02x %02x; PNG, JPEG and PNM "

@@ -72,6 +72,46 @@ static void on_free(png_structp png, png_voidp ptr)
     tsr__free(s->ctx, ptr);
 }
 
+/* A chunk type as printable text ("IDAT"; '?' for bytes that are not letters). */
+static void chunk_name(png_uint_32 type, char name[5])
+{
+    for (int i = 0; i < 4; i++) {
+        unsigned char c = (unsigned char)(type >> (24 - 8 * i));
+        name[i] = (char)((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ? c : '?');
+    }
+    name[4] = '\0';
+}
+
+static png_uint_32 read_be32(const uint8_t *p)
+{
+    return (png_uint_32)p[0] << 24 | (png_uint_32)p[1] << 16 | (png_uint_32)p[2] << 8 | p[3];
+}
+
+/* Walks the chunk list (ISO 15948 5.3: length, type, data, CRC) up to IEND and checks that every
+ * chunk's length is in range and fits in the data. libpng 1.6 allocates what an ancillary chunk
+ * claims before reading it (its "chunk data is too large" check is only a benign error), so
+ * without this a 50-byte file could make it allocate up to 2 GB. */
+static tsr_status check_chunks(tsr_ctx *ctx, const uint8_t *data, size_t len)
+{
+    size_t pos = 8; /* after the signature */
+    while (pos < len) {
+        if (len - pos < 8)
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNG: truncated data (chunk header)");
+        png_uint_32 n = read_be32(data + pos);
+        char name[5];
+        chunk_name(read_be32(data + pos + 4), name);
+        if (n > 0x7fffffffu)
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNG: chunk length %lu out of range (%s)",
+                             (unsigned long)n, name);
+        if ((size_t)n + 12 > len - pos)
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNG: truncated data (%s)", name);
+        if (memcmp(data + pos + 4, "IEND", 4) == 0)
+            break;
+        pos += (size_t)n + 12;
+    }
+    return TSR_OK;
+}
+
 /* Reads from the memory buffer; running out is the "truncated" error, naming the chunk. */
 static void on_read(png_structp png, png_bytep out, size_t n)
 {
@@ -79,11 +119,8 @@ static void on_read(png_structp png, png_bytep out, size_t n)
     if (n > s->len - s->pos) {
         if (s->status == TSR_OK) {
             png_uint_32 type = png_get_io_chunk_type(png);
-            char name[5] = {0};
-            for (int i = 0; i < 4; i++) {
-                unsigned char c = (unsigned char)(type >> (24 - 8 * i));
-                name[i] = (char)((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ? c : '?');
-            }
+            char name[5];
+            chunk_name(type, name);
             if (type)
                 tsr__fail(s->ctx, TSR_ERR_CORRUPT, "PNG: truncated data (%s)", name);
             else
@@ -107,6 +144,12 @@ static tsr_status decode_body(png_state *s)
     /* Dimensions are checked against the context below; libpng's own ceiling must not be lower
      * than PNG's 2^31-1 for that check to be the one that speaks. */
     png_set_user_limits(s->png, 0x7fffffffu, 0x7fffffffu);
+    /* An ancillary chunk may claim up to 2^31-1 bytes, and libpng allocates what a chunk claims
+     * (or decompresses to) before reading it: cap that at 8 MB (libpng's suggested
+     * PNG_USER_CHUNK_MALLOC_MAX; ICC profiles and text are far smaller), and the number of
+     * stored ancillary chunks at 1000, so a tiny file cannot make a huge allocation. */
+    png_set_chunk_malloc_max(s->png, 8000000);
+    png_set_chunk_cache_max(s->png, 1000);
     png_read_info(s->png, s->info);
 
     png_uint_32 width = png_get_image_width(s->png, s->info);
@@ -169,6 +212,9 @@ static tsr_status decode_body(png_state *s)
 
 tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out)
 {
+    tsr_status st = check_chunks(ctx, data, len);
+    if (st != TSR_OK)
+        return st;
     png_state s;
     memset(&s, 0, sizeof s);
     s.ctx = ctx;
@@ -183,7 +229,6 @@ tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_im
     }
     /* png_create_info_struct returns NULL (without longjmp) when its allocation fails. */
     s.info = png_create_info_struct(s.png);
-    tsr_status st;
     if (!s.info)
         st = s.status != TSR_OK ? s.status
                                 : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: out of memory");

@@ -579,6 +579,17 @@ static void test_must_reject(void)
         opt.max_memory = 24 * 20 * 3 - 1;
         CHECK_STATUS(tsr_ctx_create(&opt, &small), TSR_OK);
         reject(small, "PNM over the memory limit", pnm, pnm_len, TSR_ERR_LIMIT, "memory limit");
+        /* An ancillary chunk claiming 2^31-1 bytes in a tiny file is truncated data; the reader
+         * must say so without first allocating what the chunk claims (found by fuzzing). */
+        unsigned char big[64];
+        size_t bn = png_with_ihdr(big, 4, 4, 8, 0, 0) - 12; /* drop IEND */
+        put_be32(big + bn, 0x7fffffffu);
+        memcpy(big + bn + 4, "sPLT", 4);
+        memcpy(big + bn + 8, "abcd", 4);
+        reject(small, "PNG chunk longer than the file", big, bn + 12, TSR_ERR_CORRUPT,
+               "PNG: truncated data (sPLT)");
+        put_be32(big + bn, 0x80000000u);
+        reject(small, "PNG chunk length 2^31", big, bn + 12, TSR_ERR_CORRUPT, "out of range");
         tsr_ctx_destroy(small);
     }
     /* bad CRCs: IHDR's, and the first IDAT's (flip a data byte) */
