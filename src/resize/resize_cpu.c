@@ -17,7 +17,8 @@
 #include <math.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                             \
+    !defined(__SANITIZE_ADDRESS__)
 #define TSR__HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define TSR__HOT
@@ -26,17 +27,20 @@
 #define ROW(img, y) ((char *)(img)->data + (size_t)(y) * (img)->stride)
 #define CROW(img, y) ((const char *)(img)->data + (size_t)(y) * (img)->stride)
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 /* One parallel call over the output rows: what every path's stripe function needs. */
 typedef struct cpu_job {
     const tsr__resize_plan *p;
     const tsr_image *src;
     tsr_image *dst;
-    int simd;          /* the AVX2 loops run */
-    const void *tabs;  /* the path's tables */
+    int simd;         /* the AVX2 loops run */
+    const void *tabs; /* the path's tables */
     int stripes;
-    size_t per;        /* scratch bytes per thread */
+    size_t per; /* scratch bytes per thread */
     char *scratch;
 } cpu_job;
 
@@ -48,7 +52,10 @@ static void job_rows(const cpu_job *j, int s, int *y0, int *y1)
 }
 
 /* Thread `slot`'s scratch. */
-static void *job_scratch(const cpu_job *j, int slot) { return j->scratch + j->per * (size_t)slot; }
+static void *job_scratch(const cpu_job *j, int slot)
+{
+    return j->scratch + j->per * (size_t)slot;
+}
 
 /* Runs fn over j's output rows on ctx->threads threads with `per` bytes of scratch each. Stripes
  * of at least 16 rows, 1 to 8 per thread: enough for a thread that starts late to leave its
@@ -77,12 +84,18 @@ static tsr_status run_rows(tsr_ctx *ctx, cpu_job *j, size_t per, tsr__rcpu_fn fn
     return TSR_OK;
 }
 
-static uint8_t sat_u8f(float v) { return (uint8_t)(v <= 0.f ? 0 : v >= 255.f ? 255 : lrintf(v)); }
+static uint8_t sat_u8f(float v)
+{
+    return (uint8_t)(v <= 0.f ? 0 : v >= 255.f ? 255 : lrintf(v));
+}
 static uint16_t sat_u16f(float v)
 {
     return (uint16_t)(v <= 0.f ? 0 : v >= 65535.f ? 65535 : lrintf(v));
 }
-static uint8_t sat_u8i(int v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+static uint8_t sat_u8i(int v)
+{
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
 
 /* ---- copy and nearest ------------------------------------------------------------------------ */
 
@@ -109,18 +122,25 @@ static void copy_stripe(void *arg, int s, int slot)
             memcpy(d + (size_t)x * (PS), s + (size_t)xo[x] * (PS), (PS));                          \
     }
 
-TSR__HOT static void nn_row(const int32_t *xo, int w, int fast, size_t ps, const char *s,
-                            char *d)
+TSR__HOT static void nn_row(const int32_t *xo, int w, int fast, size_t ps, const char *s, char *d)
 {
     switch (ps) {
-    case 1: NN_ROW(1, 1) break;
-    case 2: NN_ROW(2, 2) break;
-    case 3: NN_ROW(3, 4) break;
-    case 4: NN_ROW(4, 4) break;
-    case 6: NN_ROW(6, 8) break;
-    case 8: NN_ROW(8, 8) break;
-    case 12: NN_ROW(12, 16) break;
-    default: NN_ROW(16, 16) break;
+    case 1:
+        NN_ROW(1, 1) break;
+    case 2:
+        NN_ROW(2, 2) break;
+    case 3:
+        NN_ROW(3, 4) break;
+    case 4:
+        NN_ROW(4, 4) break;
+    case 6:
+        NN_ROW(6, 8) break;
+    case 8:
+        NN_ROW(8, 8) break;
+    case 12:
+        NN_ROW(12, 16) break;
+    default:
+        NN_ROW(16, 16) break;
     }
 }
 
@@ -155,9 +175,9 @@ static void nearest_stripe(void *arg, int s, int slot)
  * of the row when the AVX2 loops run. u16/f32: the first tap (valid in the interior only) and
  * the coefficients; the float border sums keep plan.h's own form. */
 typedef struct sep_tabs {
-    int width;  /* OW*cn */
-    int lo, hi; /* interior elements [lo, hi): xmin*cn, xmax*cn */
-    int simd;   /* the AVX2 loops run */
+    int width;        /* OW*cn */
+    int lo, hi;       /* interior elements [lo, hi): xmin*cn, xmax*cn */
+    int simd;         /* the AVX2 loops run */
     int32_t *to, *ai; /* u8: [width*ksize] */
     int32_t *xe;      /* u16/f32: [width] */
     float *af;        /* u16/f32: [width*ksize] */
@@ -246,8 +266,8 @@ TSR__HOT static void vrow_lin_u8(const sep_tabs *t, const int16_t *r0, const int
 }
 
 /* Vertical pass, u8 cubic/lanczos4, one output row from k cached horizontal rows. */
-TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const sep_tabs *t,
-                             const int32_t *const *r, const int16_t *b, uint8_t *d)
+TSR__HOT static void vrow_u8(const tsr__resize_plan *p, const sep_tabs *t, const int32_t *const *r,
+                             const int16_t *b, uint8_t *d)
 {
     const int width = t->width, k = p->ksize;
     int e = 0;
@@ -390,11 +410,16 @@ static tsr_status sep_tabs_build(tsr_ctx *ctx, const tsr__resize_plan *p, int si
     t->lo = p->xmin * p->cn;
     t->hi = p->xmax * p->cn;
     t->simd = u8 && simd;
-    /* u8: to, ai [width*k] int32 each, and the windows; others: xe [width], af [width*k] */
+    /* u8: to, ai [width*k] int32 each, then the windows (ctrl 32, coef 32 and base 8 bytes per
+     * group and pair); u16/f32: xe [width] int32, af [width*k] float */
     const size_t n = (size_t)t->width, groups = n / 8, pairs = (size_t)k / 2;
-    size_t taps, tab, win = 0, bytes;
-    if (!tsr__size_mul3(n, (size_t)k, 4, &taps) || !tsr__size_mul3(groups, pairs, 72, &win) ||
-        !tsr__size_add(2 * taps, t->simd ? win : 0, &tab) || !tsr__size_add(tab, 4 * n, &bytes))
+    size_t taps, win, bytes;
+    int ok = tsr__size_mul3(n, (size_t)k, 4, &taps) && tsr__size_mul3(groups, pairs, 72, &win);
+    if (ok && u8)
+        ok = tsr__size_mul(taps, 2, &bytes) && tsr__size_add(bytes, t->simd ? win : 0, &bytes);
+    else if (ok)
+        ok = tsr__size_add(taps, 4 * n, &bytes);
+    if (!ok)
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: tables overflow");
     tsr_status st = tsr__alloc(ctx, bytes, &t->block);
     if (st != TSR_OK)
@@ -531,13 +556,15 @@ static tsr_status cpu_separable(tsr_ctx *ctx, const tsr__resize_plan *p, const t
             for (int x = 0; x < end / 3; x++)                                                      \
                 for (int c = 0; c < 3; c++)                                                        \
                     d[3 * x + c] = (T)((s0[6 * x + c] + s0[6 * x + 3 + c] + s1[6 * x + c] +        \
-                                        s1[6 * x + 3 + c] + 2) >> 2);                              \
+                                        s1[6 * x + 3 + c] + 2) >>                                  \
+                                       2);                                                         \
             break;                                                                                 \
         default:                                                                                   \
             for (int x = 0; x < end / 4; x++)                                                      \
                 for (int c = 0; c < 4; c++)                                                        \
                     d[4 * x + c] = (T)((s0[8 * x + c] + s0[8 * x + 4 + c] + s1[8 * x + c] +        \
-                                        s1[8 * x + 4 + c] + 2) >> 2);                              \
+                                        s1[8 * x + 4 + c] + 2) >>                                  \
+                                       2);                                                         \
             break;                                                                                 \
         }                                                                                          \
     }
@@ -556,9 +583,12 @@ static float af_load(const tsr_image *img, int y, int e)
 {
     const char *row = CROW(img, y);
     switch (img->depth) {
-    case TSR_U8: return (float)((const uint8_t *)row)[e];
-    case TSR_U16: return (float)((const uint16_t *)row)[e];
-    default: return ((const float *)row)[e];
+    case TSR_U8:
+        return (float)((const uint8_t *)row)[e];
+    case TSR_U16:
+        return (float)((const uint16_t *)row)[e];
+    default:
+        return ((const float *)row)[e];
     }
 }
 
@@ -572,9 +602,15 @@ static void af_store(tsr_image *img, int y, int e, float v)
 {
     char *row = ROW(img, y);
     switch (img->depth) {
-    case TSR_U8: ((uint8_t *)row)[e] = sat_u8f(v); break;
-    case TSR_U16: ((uint16_t *)row)[e] = sat_u16f(v); break;
-    default: ((float *)row)[e] = v; break;
+    case TSR_U8:
+        ((uint8_t *)row)[e] = sat_u8f(v);
+        break;
+    case TSR_U16:
+        ((uint16_t *)row)[e] = sat_u16f(v);
+        break;
+    default:
+        ((float *)row)[e] = v;
+        break;
     }
 }
 
@@ -654,9 +690,9 @@ static void area_fast_stripe(void *arg, int stripe, int slot)
             char *d = ROW(dst, dy);
             if (p->depth == TSR_U8) {
                 const uint8_t *a = (const uint8_t *)s0, *b = (const uint8_t *)s1;
-                const int v = simd ? tsr__rcpu_area2_u8_avx2(a, b, (uint8_t *)d, e, p->cn,
-                                                             p->src_w * p->cn)
-                                   : 0;
+                const int v =
+                    simd ? tsr__rcpu_area2_u8_avx2(a, b, (uint8_t *)d, e, p->cn, p->src_w * p->cn)
+                         : 0;
                 af2_u8(a + 2 * v, b + 2 * v, (uint8_t *)d + v, e - v, p->cn);
             } else if (p->depth == TSR_U16) {
                 af2_u16((const uint16_t *)s0, (const uint16_t *)s1, (uint16_t *)d, e, p->cn);
@@ -698,7 +734,9 @@ static void area_store(const tsr__resize_plan *p, const float *acc, int simd, ch
         for (; e < width; e++)
             ((uint16_t *)d)[e] = sat_u16f(acc[e]);
         break;
-    default: memcpy(d, acc, (size_t)width * sizeof(float)); break;
+    default:
+        memcpy(d, acc, (size_t)width * sizeof(float));
+        break;
     }
 }
 
@@ -847,8 +885,8 @@ static void exact_hrow(const tsr__resize_plan *p, const tsr_image *src, int y, u
                     << f;
             } else {
                 const int e = xo[dx] * cn + c;
-                uint32_t a = p->depth == TSR_U8 ? ((const uint8_t *)row)[e]
-                                                : ((const uint16_t *)row)[e];
+                uint32_t a =
+                    p->depth == TSR_U8 ? ((const uint8_t *)row)[e] : ((const uint16_t *)row)[e];
                 uint32_t b = p->depth == TSR_U8 ? ((const uint8_t *)row)[e + cn]
                                                 : ((const uint16_t *)row)[e + cn];
                 v = xc[2 * dx] * a + xc[2 * dx + 1] * b;
@@ -921,8 +959,8 @@ static void exact_stripe(void *arg, int stripe, int slot)
     }
 }
 
-static tsr_status cpu_linear_exact(tsr_ctx *ctx, const tsr__resize_plan *p,
-                                   const tsr_image *src, tsr_image *dst)
+static tsr_status cpu_linear_exact(tsr_ctx *ctx, const tsr__resize_plan *p, const tsr_image *src,
+                                   tsr_image *dst)
 {
     cpu_job job = {p, src, dst, 0, NULL, 0, 0, NULL};
     size_t per;
@@ -936,12 +974,18 @@ tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr
 {
     cpu_job job = {plan, src, dst, tsr__rcpu_avx2(), NULL, 0, 0, NULL};
     switch (plan->path) {
-    case TSR__RESIZE_COPY: return run_rows(ctx, &job, 0, copy_stripe);
-    case TSR__RESIZE_NEAREST: return run_rows(ctx, &job, 0, nearest_stripe);
-    case TSR__RESIZE_SEPARABLE: return cpu_separable(ctx, plan, src, dst);
-    case TSR__RESIZE_AREA_FAST: return run_rows(ctx, &job, 0, area_fast_stripe);
-    case TSR__RESIZE_AREA: return cpu_area(ctx, plan, src, dst);
-    case TSR__RESIZE_LINEAR_EXACT: return cpu_linear_exact(ctx, plan, src, dst);
+    case TSR__RESIZE_COPY:
+        return run_rows(ctx, &job, 0, copy_stripe);
+    case TSR__RESIZE_NEAREST:
+        return run_rows(ctx, &job, 0, nearest_stripe);
+    case TSR__RESIZE_SEPARABLE:
+        return cpu_separable(ctx, plan, src, dst);
+    case TSR__RESIZE_AREA_FAST:
+        return run_rows(ctx, &job, 0, area_fast_stripe);
+    case TSR__RESIZE_AREA:
+        return cpu_area(ctx, plan, src, dst);
+    case TSR__RESIZE_LINEAR_EXACT:
+        return cpu_linear_exact(ctx, plan, src, dst);
     }
     return tsr__fail(ctx, TSR_ERR_INTERNAL, "resize: unknown plan path");
 }

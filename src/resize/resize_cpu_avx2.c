@@ -10,10 +10,7 @@
 
 int tsr__rcpu_avx2(void)
 {
-    static int have = -1;
-    if (have < 0)
-        have = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return have;
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
 }
 
 static __m256i load2x128(const uint8_t *lo, const uint8_t *hi)
@@ -35,10 +32,10 @@ static inline __m256i hgroup(const tsr__rcpu_hwin *w, const uint8_t *s, int g, i
     for (int p = 0; p < pairs; p++) {
         const size_t i = (size_t)g * pairs + p;
         const int32_t *b = w->base + 2 * i;
-        const __m256i x = _mm256_shuffle_epi8(load2x128(s + b[0], s + b[1]),
-                                              _mm256_loadu_si256((const __m256i *)(w->ctrl + 32 * i)));
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256(
-                                                             (const __m256i *)(w->coef + 16 * i))));
+        const __m256i x = _mm256_shuffle_epi8(
+            load2x128(s + b[0], s + b[1]), _mm256_loadu_si256((const __m256i *)(w->ctrl + 32 * i)));
+        acc = _mm256_add_epi32(
+            acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i *)(w->coef + 16 * i))));
     }
     return acc;
 }
@@ -67,7 +64,8 @@ int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_
                             _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8));
     }
     if (g < w->groups) {
-        _mm_storeu_si128((__m128i *)(h + 8 * g), pack8_i16(_mm256_srai_epi32(hgroup(w, s, g, 1), 4)));
+        _mm_storeu_si128((__m128i *)(h + 8 * g),
+                         pack8_i16(_mm256_srai_epi32(hgroup(w, s, g, 1), 4)));
         g++;
     }
     return 8 * g;
@@ -76,14 +74,14 @@ int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_
 /* 16 elements of the linear vertical formula as int16. */
 static __m256i vlin16(const int16_t *r0, const int16_t *r1, __m256i b0, __m256i b1)
 {
-    const __m256i v = _mm256_add_epi16(
-        _mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r0), b0),
-        _mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r1), b1));
+    const __m256i v =
+        _mm256_add_epi16(_mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r0), b0),
+                         _mm256_mulhi_epi16(_mm256_loadu_si256((const __m256i *)r1), b1));
     return _mm256_srai_epi16(_mm256_add_epi16(v, _mm256_set1_epi16(2)), 2);
 }
 
-int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
-                                  uint8_t *d, int n)
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1, uint8_t *d,
+                                  int n)
 {
     const __m256i c0 = _mm256_set1_epi16((short)b0), c1 = _mm256_set1_epi16((short)b1);
     int e = 0;
@@ -161,7 +159,8 @@ int tsr__rcpu_area_hrow_u8_avx2(const tsr__rcpu_atab *t, const uint8_t *s, float
             const size_t i = ((size_t)g * t->taps + k) * 8;
             const __m256i o = _mm256_loadu_si256((const __m256i *)(t->ofs + i));
             const __m256i x = _mm256_and_si256(_mm256_i32gather_epi32((const int *)s, o, 1), low);
-            v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_cvtepi32_ps(x), _mm256_loadu_ps(t->coef + i)));
+            v = _mm256_add_ps(v,
+                              _mm256_mul_ps(_mm256_cvtepi32_ps(x), _mm256_loadu_ps(t->coef + i)));
         }
         _mm256_storeu_ps(h + 8 * g, v);
     }
@@ -181,7 +180,10 @@ int tsr__rcpu_store_u8_avx2(const float *v, uint8_t *d, int n)
 
 #else
 
-int tsr__rcpu_avx2(void) { return 0; }
+int tsr__rcpu_avx2(void)
+{
+    return 0;
+}
 int tsr__rcpu_area_hrow_u8_avx2(const tsr__rcpu_atab *t, const uint8_t *s, float *h)
 {
     (void)t, (void)s, (void)h;
@@ -202,8 +204,8 @@ int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_
     (void)w, (void)s, (void)h;
     return 0;
 }
-int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
-                                  uint8_t *d, int n)
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1, uint8_t *d,
+                                  int n)
 {
     (void)r0, (void)r1, (void)b0, (void)b1, (void)d, (void)n;
     return 0;

@@ -20,10 +20,10 @@ typedef struct pool_job {
     tsr__rcpu_fn fn;
     void *arg;
     int stripes;
-    int max_helpers;  /* threads - 1 */
-    atomic_int next;  /* next stripe to claim */
-    int helpers;      /* workers that joined (under mu) */
-    int active;       /* joined workers still running stripes (under mu) */
+    int max_helpers; /* threads - 1 */
+    atomic_int next; /* next stripe to claim */
+    int helpers;     /* workers that joined (under mu) */
+    int active;      /* joined workers still running stripes (under mu) */
 } pool_job;
 
 static struct {
@@ -33,8 +33,8 @@ static struct {
     pool_job *job;       /* the running call's job; NULL when the pool is free */
     atomic_ulong posted; /* jobs posted so far (written under mu) */
     int workers;         /* threads started */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL,
-          0, 0};
+} pool = {
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
 /* Polls of a worker for the next job before it sleeps (a pause is some tens of cycles). */
 enum { POOL_SPIN = 2000 };

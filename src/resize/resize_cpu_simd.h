@@ -36,7 +36,7 @@ typedef struct tsr__rcpu_atab {
     float *coef;
 } tsr__rcpu_atab;
 
-/* 1 when the AVX2 loops can run on this CPU (checked once). */
+/* 1 when the AVX2 loops can run on this CPU. */
 int tsr__rcpu_avx2(void);
 
 /* h[e] for e < 8*w->groups from source row s (see tsr__rcpu_hwin), ksize 4 or 8. */
@@ -47,8 +47,8 @@ int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_
 
 /* u8 linear vertical pass from rows of h >> 4, elements [0, n rounded down to 32):
  * D = sat_u8((((b0*r0)>>16) + ((b1*r1)>>16) + 2) >> 2). */
-int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1,
-                                  uint8_t *d, int n);
+int tsr__rcpu_vrow_linear_u8_avx2(const int16_t *r0, const int16_t *r1, int b0, int b1, uint8_t *d,
+                                  int n);
 
 /* u8 cubic vertical pass, SIMD form, elements [0, n rounded down to 8):
  * D = sat_u8(rne((float)r0*f[0] + ((float)r1*f[1] + ((float)r2*f[2] + (float)r3*f[3])))). */
