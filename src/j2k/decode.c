@@ -555,7 +555,20 @@ static void store(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp, int is_f
         const int32_t *src = tc->data + (size_t)(y - top->y0) * tc->stride + (x0 - top->x0);
         int32_t *dst = p->data + (size_t)(y - p->y0) * p->stride + (x0 - p->x0);
         int64_t n = x1 - x0;
-        if (is_float) {
+        if (is_float && hi < (1 << 22) && lo > -(1 << 22)) {
+            /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
+             * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
+            const float *f = (const float *)src;
+            const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
+            for (int64_t i = 0; i < n; i++) {
+                float v = f[i];
+                v = v == v ? v : 0.0f;
+                v = v > fhi ? fhi : v;
+                v = v < flo ? flo : v;
+                v = (v + magic) - magic;
+                dst[i] = (int32_t)v + (int32_t)shift;
+            }
+        } else if (is_float) {
             const float *f = (const float *)src;
             for (int64_t i = 0; i < n; i++) {
                 float v = f[i];

@@ -168,6 +168,78 @@ static void dwt97_lanes(float *x, uint32_t n, uint32_t i0)
     lift97_lanes(x, n, 1 - cas, ALPHA);
 }
 
+/* ---- deinterleaved lines (horizontal pass) ------------------------------------------------
+ * The same lifting on a row still split into its low half L[0..sn) and high half H[0..dn), so
+ * that the inner loops run over contiguous memory. With cas = i0 & 1 the interleaved line is
+ * x[2k + cas] = L[k], x[2k + 1 - cas] = H[k]; a low sample's neighbours are H[k - 1 + cas] and
+ * H[k + cas], a high sample's L[k - cas] and L[k + 1 - cas]; a neighbour beyond either end is
+ * the other neighbour (whole-sample symmetric extension, F.3.7). */
+
+#define NEIGH(arr, n, a, b, out_a, out_b)                                                          \
+    do {                                                                                           \
+        int64_t a_ = (a), b_ = (b);                                                                \
+        int va_ = a_ >= 0 && a_ < (int64_t)(n), vb_ = b_ >= 0 && b_ < (int64_t)(n);               \
+        out_a = va_ ? (arr)[a_] : (arr)[b_];                                                       \
+        out_b = vb_ ? (arr)[b_] : (arr)[a_];                                                       \
+    } while (0)
+
+/* dst[k] += f(src[k + off], src[k + off + 1]) for k in [0, n), src of length m. The middle range
+ * where both neighbours exist runs without checks. */
+#define LIFT_RANGE(T, dst, n, src, m, off, EXPR)                                                   \
+    do {                                                                                           \
+        int64_t lo_ = -(int64_t)(off), hi_ = (int64_t)(m) - 1 - (int64_t)(off);                  \
+        if (lo_ < 0)                                                                               \
+            lo_ = 0;                                                                               \
+        if (hi_ > (int64_t)(n))                                                                    \
+            hi_ = (int64_t)(n);                                                                    \
+        if (hi_ < lo_)                                                                             \
+            hi_ = lo_;                                                                             \
+        for (int64_t k = 0; k < (int64_t)(n); k++) {                                               \
+            if (k == lo_ && hi_ > lo_) {                                                           \
+                for (; k < hi_; k++) {                                                             \
+                    T a = src[k + (off)], b = src[k + (off) + 1];                                  \
+                    dst[k] EXPR;                                                                   \
+                }                                                                                  \
+                if (k >= (int64_t)(n))                                                             \
+                    break;                                                                         \
+            }                                                                                      \
+            T a, b;                                                                                \
+            NEIGH(src, m, k + (off), k + (off) + 1, a, b);                                         \
+            dst[k] EXPR;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+static void dwt53_split(int32_t *L, uint32_t sn, int32_t *H, uint32_t dn, uint32_t cas)
+{
+    if (sn + dn == 1) {
+        if (cas)
+            H[0] /= 2;
+        return;
+    }
+    int64_t lo = (int64_t)cas - 1, ho = -(int64_t)cas;
+    LIFT_RANGE(int32_t, L, sn, H, dn, lo, -= (a + b + 2) >> 2);
+    LIFT_RANGE(int32_t, H, dn, L, sn, ho, += (a + b) >> 1);
+}
+
+static void dwt97_split(float *L, uint32_t sn, float *H, uint32_t dn, uint32_t cas)
+{
+    if (sn + dn == 1) {
+        if (cas)
+            H[0] *= 0.5f;
+        return;
+    }
+    const float invk = 1.0f / KAPPA;
+    for (uint32_t k = 0; k < sn; k++)
+        L[k] *= KAPPA;
+    for (uint32_t k = 0; k < dn; k++)
+        H[k] *= invk;
+    int64_t lo = (int64_t)cas - 1, ho = -(int64_t)cas;
+    LIFT_RANGE(float, L, sn, H, dn, lo, = L[k] - DELTA * (a + b));
+    LIFT_RANGE(float, H, dn, L, sn, ho, = H[k] - GAMMA * (a + b));
+    LIFT_RANGE(float, L, sn, H, dn, lo, = L[k] - BETA * (a + b));
+    LIFT_RANGE(float, H, dn, L, sn, ho, = H[k] - ALPHA * (a + b));
+}
+
 /* ---- 2D driver ---------------------------------------------------------------------------- */
 
 /* One level: rows [0, rh) of width rw (sn low samples first), then columns. T is int32_t or
@@ -188,15 +260,15 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
         int32_t *tmp = scratch + (size_t)tid * scratch_per_thread;
         int32_t *row = data + (size_t)y * stride;
         uint32_t dn = rw - snx;
-        /* interleave: low samples at positions cx, cx+2, ...; high at 1-cx, ... */
+        /* lift in the split layout, then interleave: low samples at cx, cx+2, ... */
+        if (rev)
+            dwt53_split(row, snx, row + snx, dn, cx);
+        else
+            dwt97_split((float *)row, snx, (float *)row + snx, dn, cx);
         for (uint32_t i = 0; i < snx; i++)
             tmp[cx + 2 * i] = row[i];
         for (uint32_t i = 0; i < dn; i++)
             tmp[1 - cx + 2 * i] = row[snx + i];
-        if (rev)
-            tsr__dwt53_line(tmp, rw, x0);
-        else
-            tsr__dwt97_line((float *)tmp, rw, x0);
         memcpy(row, tmp, (size_t)rw * sizeof *row);
     }
     /* Vertical, LANES columns at a time. */
