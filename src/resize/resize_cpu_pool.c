@@ -9,8 +9,8 @@
  * with libgomp's default, 4 ms with OMP_WAIT_POLICY=passive, 2 ms single-threaded). Here a
  * worker that finished a job polls for the next one for about 50 us (back-to-back calls find it
  * awake) and then sleeps on a condition variable, and a late worker finds no stripe left and is
- * not waited for. Workers are started on first use, up to the largest thread count asked for,
- * and live until the process ends. */
+ * not waited for. Workers are started on first use, up to the largest thread count asked for
+ * (at most POOL_MAX), and are stopped and joined when the library is unloaded. */
 #include "resize/resize_cpu_pool.h"
 
 #include <pthread.h>
@@ -26,6 +26,9 @@ typedef struct pool_job {
     int active;      /* joined workers still running stripes (under mu) */
 } pool_job;
 
+/* Most workers the pool starts (a call asking for more threads runs on this many + 1). */
+enum { POOL_MAX = 255 };
+
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t wake; /* a job was posted */
@@ -33,8 +36,11 @@ static struct {
     pool_job *job;       /* the running call's job; NULL when the pool is free */
     atomic_ulong posted; /* jobs posted so far (written under mu) */
     int workers;         /* threads started */
-} pool = {
-    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+    int quit;            /* the library is being unloaded: workers return */
+    pthread_t thread[POOL_MAX];
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+          .wake = PTHREAD_COND_INITIALIZER,
+          .done = PTHREAD_COND_INITIALIZER};
 
 /* Polls of a worker for the next job before it sleeps (a pause is some tens of cycles). */
 enum { POOL_SPIN = 2000 };
@@ -60,8 +66,12 @@ static void *pool_worker(void *unused)
         for (int i = 0; i < POOL_SPIN && atomic_load(&pool.posted) == seen; i++)
             cpu_relax();
         pthread_mutex_lock(&pool.mu);
-        while (!pool.job || atomic_load(&pool.posted) == seen)
+        while (!pool.quit && (!pool.job || atomic_load(&pool.posted) == seen))
             pthread_cond_wait(&pool.wake, &pool.mu);
+        if (pool.quit) {
+            pthread_mutex_unlock(&pool.mu);
+            return NULL;
+        }
         seen = atomic_load(&pool.posted);
         pool_job *j = pool.job;
         if (j->helpers == j->max_helpers || atomic_load(&j->next) >= j->stripes) {
@@ -94,13 +104,9 @@ void tsr__rcpu_parallel(int threads, int stripes, tsr__rcpu_fn fn, void *arg)
     }
     pool_job j = {fn, arg, stripes, threads - 1, 0, 0, 0};
     pthread_mutex_lock(&pool.mu);
-    while (pool.workers < threads - 1) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, pool_worker, NULL) != 0)
-            break;
-        pthread_detach(t);
+    while (pool.workers < threads - 1 && pool.workers < POOL_MAX &&
+           pthread_create(&pool.thread[pool.workers], NULL, pool_worker, NULL) == 0)
         pool.workers++;
-    }
     if (pool.job || pool.workers == 0) {
         pthread_mutex_unlock(&pool.mu);
         run_alone(fn, arg, stripes);
@@ -118,4 +124,16 @@ void tsr__rcpu_parallel(int threads, int stripes, tsr__rcpu_fn fn, void *arg)
     while (j.active > 0)
         pthread_cond_wait(&pool.done, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
+}
+
+/* Unloading the library (dlclose) must not leave threads running its code. */
+__attribute__((destructor)) static void pool_stop(void)
+{
+    pthread_mutex_lock(&pool.mu);
+    pool.quit = 1;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    for (int i = 0; i < pool.workers; i++)
+        pthread_join(pool.thread[i], NULL);
+    pool.workers = 0;
 }
