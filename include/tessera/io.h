@@ -27,12 +27,19 @@ tsr_format tsr_format_detect(const void *head, size_t len);
 tsr_format tsr_format_from_name(const char *path);
 
 /* Decodes an image held in memory. Allocates out->data with tsr_image_alloc (free it with
- * tsr_image_free). Output samples are u8, or u16 for 16-bit PNG/PNM; channels are as stored
- * (gray, gray+alpha, RGB, RGBA; palettes expand to RGB/RGBA). format (may be NULL) receives the
- * detected format. Malformed data gives TSR_ERR_CORRUPT with a message naming the problem. */
+ * tsr_image_free). Output samples are u8, or u16 (native byte order) for 16-bit PNG and for PNM
+ * with maxval > 255; channels are as stored (gray, gray+alpha, RGB, RGBA; palettes expand to
+ * RGB/RGBA, tRNS becomes alpha, low bit depths expand to 8). JPEG gives gray or RGB with
+ * libjpeg's default islow IDCT and fancy upsampling (OpenCV's imread pixels); CMYK/YCCK JPEG is
+ * TSR_ERR_UNSUPPORTED. PNM samples are kept for maxval 255/65535 and otherwise scaled to the
+ * full range of the output depth, rounding. format (may be NULL) receives the detected format.
+ * Malformed or truncated data gives TSR_ERR_CORRUPT with a message naming the problem; sizes
+ * over the context's max_image_pixels or max_memory give TSR_ERR_LIMIT before the image is
+ * allocated. On failure *out is untouched and nothing is left allocated. */
 tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_image *out,
                             tsr_format *format);
-/* Reads and decodes a file (see tsr_image_decode). */
+/* Reads and decodes a file (see tsr_image_decode); the file must fit in max_memory. Failure
+ * messages start with the path. */
 tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format);
 
 typedef struct tsr_save_options {
