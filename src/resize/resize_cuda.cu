@@ -3,11 +3,11 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels:
  *   k_generic      every path, depth and channel count; one thread per output element.
- *   k_sep_u8<KS>   u8 separable (linear, area upscale: KS=2; cubic: KS=4), fused: a block of
- *                  256 threads takes an output tile of 256 elements x th (<= 16) rows, computes
- *                  the horizontal pass for the source rows the tile needs into shared memory (a
- *                  few KB), then the vertical pass from there, 4 elements per thread, 4-byte
- *                  stores.
+ *   k_sepw_u8<KS,EPT> u8 separable (linear, area upscale: KS=2, 8 elements per thread; cubic:
+ *                  KS=4, 4 per thread): column walkers, each thread walks R output rows keeping
+ *                  the horizontal results of the current KS source rows in registers.
+ *   k_areaw_u8<MT> u8 fractional area (DecimateAlpha), <= MT column taps kept in registers,
+ *                  4 elements per thread, R rows.
  *   k_area2_u8v<CN> u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size), 4 output
  *                  pixels per thread, 8-byte loads, 4-byte stores (k_area2_u8 when unaligned).
  *   k_nearest4<PB> nearest, 4 output pixels of PB <= 4 bytes per thread, 4-byte stores
@@ -88,92 +88,111 @@ __global__ void k_area2_u8(const uchar *__restrict__ src, uchar *__restrict__ ds
     }
 }
 
-/* Fused separable u8 resize, small tiles. Tile: elements [e0, e0 + SEP_TE) of output rows
- * [dy0, dy0 + th); th (<= 16) is chosen on the host so that the horizontal results of the tile's
- * source rows [rlo, rlo + nr) fit in a few KB of shared memory (many blocks, high occupancy).
- * Horizontal pass: thread t computes element column e0 + t for every source row (taps and
- * coefficients read once into registers; border columns use the same formula with the clamped
- * taps: for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 stores h >> 4 (the vertical formula
- * only uses that). Vertical pass: thread t takes 4 consecutive elements (one 16-byte shared load
- * per tap) of rows dy0 + t/64, + 4, ..., one 4-byte store each.
- * (b*x) >> 16 is computed as __mulhi(b*65536, x): the same value for every int16 b and every
- * int x with b*x in int32 (the high word of the exact 64-bit product). */
-enum { SEP_NT = 256, SEP_TE = 256, SEP_TH = 16, SEP_SMEM = 28 * 1024 };
+/* Fused separable u8 resize, column walkers. A block of SW_NT threads takes output elements
+ * [bx*SW_NT*EPT, +SW_NT*EPT) of output rows [dy0, dy0 + R); thread t owns EPT consecutive
+ * elements and walks down the R rows keeping the horizontal results of the KS source rows of
+ * the current output row in registers (window hw[0..KS-1] = rows clamp(top + k), top =
+ * YOFS[dy] - kh + 1). When top advances by d (the same for the whole block: no divergence),
+ * the window shifts by d and d new source rows get their horizontal pass; a jump of more than
+ * KS, or backwards, recomputes the window. Column taps and coefficients are read once into
+ * registers; the rows' top and coefficients are staged in shared memory once per block. No
+ * other shared memory and no barrier in the loop. Border columns use the same formula with
+ * the clamped taps (for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 keeps h >> 4 (all the
+ * vertical formula uses) and computes (b*x) >> 16 as __mulhi(b*65536, x): the high word of the
+ * exact product, the same value for every int16 b and int x with b*x in int32.
+ * Stores: EPT bytes per thread and row (8-byte or 4-byte stores when the host found the
+ * destination aligned, `vst`), byte stores at the row's end. */
+enum { SW_NT = 128, SW_RMAX = 32 };
 
-template <int KS>
-__global__ void __launch_bounds__(SEP_NT)
-    k_sep_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
-             const uchar *__restrict__ tab, rk_params p, int th)
+template <int KS, int EPT>
+__global__ void __launch_bounds__(SW_NT)
+    k_sepw_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+              const uchar *__restrict__ tab, rk_params p, int R, int vst)
 {
-    extern __shared__ int4 smem4[];
-    int *hs = (int *)smem4;
+    __shared__ int s_top[SW_RMAX];
+    __shared__ int s_b[SW_RMAX][KS];
     const int kh = KS / 2, cn = p.cn, n = p.dw * cn, t = threadIdx.x;
-    const int e0 = blockIdx.x * SEP_TE, dy0 = blockIdx.y * th;
-    const int dy1 = min(dy0 + th, p.dh);
-    const int *yofs = rk_ti(tab, p, RK_YOFS);
-    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
-    const int rlo = rk_clampi(__ldg(yofs + dy0) - kh + 1, 0, p.sh - 1);
-    const int rhi = rk_clampi(__ldg(yofs + dy1 - 1) + kh, 0, p.sh - 1);
-    const int nr = rhi - rlo + 1;
+    const int dy0 = blockIdx.y * R, nrow = min(R, p.dh - dy0);
+    if (t < nrow) {
+        const int *yofs = rk_ti(tab, p, RK_YOFS);
+        const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+        s_top[t] = __ldg(yofs + dy0 + t) - kh + 1;
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            int b = __ldg(yc + (size_t)(dy0 + t) * KS + k);
+            s_b[t][k] = KS == 2 ? b * 65536 : b;
+        }
+    }
+    const int e0 = (blockIdx.x * SW_NT + t) * EPT;
+    int off[EPT][KS], co[EPT][KS];
     {
         const int *xofs = rk_ti(tab, p, RK_XOFS);
         const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
-        int e = min(e0 + t, n - 1);
-        int dx = e / cn, c = e - dx * cn;
-        int sx = __ldg(xofs + dx);
-        int off[KS], co[KS];
 #pragma unroll
-        for (int k = 0; k < KS; k++) {
-            if (KS == 2) {
-                int inside = dx < p.xmax;
-                off[k] = (inside ? sx + k : sx) * cn + c;
-                co[k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
-            } else {
-                off[k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
-                co[k] = __ldg(xc + dx * KS + k);
+        for (int i = 0; i < EPT; i++) {
+            int e = min(e0 + i, n - 1);
+            int dx = e / cn, c = e - dx * cn;
+            int sx = __ldg(xofs + dx);
+#pragma unroll
+            for (int k = 0; k < KS; k++) {
+                if (KS == 2) {
+                    int inside = dx < p.xmax;
+                    off[i][k] = (inside ? sx + k : sx) * cn + c;
+                    co[i][k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
+                } else {
+                    off[i][k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
+                    co[i][k] = __ldg(xc + dx * KS + k);
+                }
             }
-        }
-        const uchar *row = src + (size_t)rlo * p.sstride;
-        int *h = hs + t;
-#pragma unroll 4
-        for (int r = 0; r < nr; r++) {
-            int v = 0;
-#pragma unroll
-            for (int k = 0; k < KS; k++)
-                v += (int)__ldg(row + off[k]) * co[k];
-            h[r * SEP_TE] = KS == 2 ? v >> 4 : v;
-            row += p.sstride;
         }
     }
     __syncthreads();
-
-    const int el = 4 * (t & (SEP_TE / 4 - 1)), e = e0 + el;
-    if (e >= n)
+    if (e0 >= n)
         return;
-    for (int dy = dy0 + t / (SEP_TE / 4); dy < dy1; dy += SEP_NT / (SEP_TE / 4)) {
-        const int sy = __ldg(yofs + dy);
-        int4 hv[KS];
+    int hw[KS][EPT];
+#pragma unroll
+    for (int k = 0; k < KS; k++)
+#pragma unroll
+        for (int i = 0; i < EPT; i++)
+            hw[k][i] = 0;
+    int top = -(1 << 29);
+    for (int r = 0; r < nrow; r++) {
+        const int nt = s_top[r];
+        int d = nt - top;
+        if (d < 0 || d > KS)
+            d = KS;
+        for (int q = 0; q < d; q++) {
+#pragma unroll
+            for (int k = 0; k < KS - 1; k++)
+#pragma unroll
+                for (int i = 0; i < EPT; i++)
+                    hw[k][i] = hw[k + 1][i];
+            const int y = rk_clampi(nt - d + q + KS, 0, p.sh - 1);
+            const uchar *row = src + (size_t)y * p.sstride;
+#pragma unroll
+            for (int i = 0; i < EPT; i++) {
+                int v = 0;
+#pragma unroll
+                for (int k = 0; k < KS; k++)
+                    v += (int)__ldg(row + off[i][k]) * co[i][k];
+                hw[KS - 1][i] = KS == 2 ? v >> 4 : v;
+            }
+        }
+        top = nt;
         int b[KS];
 #pragma unroll
-        for (int k = 0; k < KS; k++) {
-            int r = rk_clampi(sy - kh + 1 + k, 0, p.sh - 1) - rlo;
-            hv[k] = *(const int4 *)(hs + r * SEP_TE + el);
-            b[k] = __ldg(yc + (size_t)dy * KS + k);
-        }
-        int v[4];
+        for (int k = 0; k < KS; k++)
+            b[k] = s_b[r][k];
+        int v[EPT];
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            int h[KS];
-#pragma unroll
-            for (int k = 0; k < KS; k++)
-                h[k] = i == 0 ? hv[k].x : i == 1 ? hv[k].y : i == 2 ? hv[k].z : hv[k].w;
+        for (int i = 0; i < EPT; i++) {
             if (KS == 2) {
-                v[i] = (__mulhi(b[0] * 65536, h[0]) + __mulhi(b[1] * 65536, h[1]) + 2) >> 2;
-            } else if (e + i < p.vec_end) {
+                v[i] = (__mulhi(b[0], hw[0][i]) + __mulhi(b[1], hw[1][i]) + 2) >> 2;
+            } else if (e0 + i < p.vec_end) {
                 float acc = 0.f;
 #pragma unroll
                 for (int k = KS - 1; k >= 0; k--) {
-                    float f = __fmul_rn((float)h[k], __fmul_rn((float)b[k], 1.f / 4194304.f));
+                    float f = __fmul_rn((float)hw[k][i], __fmul_rn((float)b[k], 1.f / 4194304.f));
                     acc = k == KS - 1 ? f : __fadd_rn(f, acc);
                 }
                 v[i] = __float2int_rn(acc);
@@ -181,18 +200,101 @@ __global__ void __launch_bounds__(SEP_NT)
                 int s = 0;
 #pragma unroll
                 for (int k = 0; k < KS; k++)
-                    s += h[k] * b[k];
+                    s += hw[k][i] * b[k];
                 v[i] = (s + (1 << 21)) >> 22;
             }
             v[i] = min(max(v[i], 0), 255);
         }
-        uchar *d = dst + (size_t)dy * p.dstride + e;
-        if (e + 4 <= n && (((size_t)d) & 3) == 0) {
-            *(uint *)d = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
-                                     0x5410);
+        uchar *dp = dst + (size_t)(dy0 + r) * p.dstride + e0;
+        if (vst && e0 + EPT <= n) {
+            if (EPT == 2) {
+                *(ushort *)dp = (ushort)(v[0] | (v[1 % EPT] << 8));
+            } else {
+                uint w0 = __byte_perm(__byte_perm(v[0], v[1 % EPT], 0x0040),
+                                      __byte_perm(v[2 % EPT], v[3 % EPT], 0x0040), 0x5410);
+                if (EPT == 8) {
+                    uint w1 = __byte_perm(__byte_perm(v[4 % EPT], v[5 % EPT], 0x0040),
+                                          __byte_perm(v[6 % EPT], v[7 % EPT], 0x0040), 0x5410);
+                    *(uint2 *)dp = make_uint2(w0, w1);
+                } else {
+                    *(uint *)dp = w0;
+                }
+            }
         } else {
-            for (int i = 0; i < 4 && e + i < n; i++)
-                d[i] = (uchar)v[i];
+#pragma unroll
+            for (int i = 0; i < EPT; i++)
+                if (e0 + i < n)
+                    dp[i] = (uchar)v[i];
+        }
+    }
+}
+
+/* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
+ * elements of R output rows. Each element's column taps (at most MT: k in [XSTART[dx],
+ * XSTART[dx+1])) are read once into registers and padded to MT with weight 0 on the element's
+ * last tap: h + S*0.f == h exactly for the finite, non-negative h of u8 data, so the padded sum
+ * is plan.h's h bit for bit (the host picks MT >= the plan's most taps per column). Rows: the row
+ * taps of output row dy (the same for the whole block) are read per row; acc = b0*h0, then
+ * acc + b_j*h_j, one rounding per operation (__fmul_rn/__fadd_rn), D = sat_u8(rne(acc)). */
+enum { AW_NT = 128, AW_EPT = 4 };
+
+template <int MT>
+__global__ void __launch_bounds__(AW_NT)
+    k_areaw_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+               const uchar *__restrict__ tab, rk_params p, int R, int vst)
+{
+    const int cn = p.cn, n = p.dw * cn;
+    const int e0 = (blockIdx.x * AW_NT + threadIdx.x) * AW_EPT;
+    if (e0 >= n)
+        return;
+    const int dy0 = blockIdx.y * R, dy1 = min(dy0 + R, p.dh);
+    const int *xstart = rk_ti(tab, p, RK_XSTART), *xofs = rk_ti(tab, p, RK_XOFS);
+    const int *ystart = rk_ti(tab, p, RK_YSTART), *yofs = rk_ti(tab, p, RK_YOFS);
+    const float *xc = (const float *)(tab + p.off[RK_XCOEF]);
+    const float *yc = (const float *)(tab + p.off[RK_YCOEF]);
+    int off[AW_EPT][MT];
+    float w[AW_EPT][MT];
+#pragma unroll
+    for (int i = 0; i < AW_EPT; i++) {
+        int e = min(e0 + i, n - 1);
+        int dx = e / cn, c = e - dx * cn;
+        int k0 = __ldg(xstart + dx), k1 = __ldg(xstart + dx + 1);
+#pragma unroll
+        for (int q = 0; q < MT; q++) {
+            int k = max(min(k0 + q, k1 - 1), 0);
+            off[i][q] = __ldg(xofs + k) * cn + c;
+            w[i][q] = k0 + q < k1 ? __ldg(xc + k) : 0.f;
+        }
+    }
+    for (int dy = dy0; dy < dy1; dy++) {
+        const int j0 = __ldg(ystart + dy), j1 = __ldg(ystart + dy + 1);
+        float acc[AW_EPT] = {0.f, 0.f, 0.f, 0.f};
+        for (int j = j0; j < j1; j++) {
+            const uchar *row = src + (size_t)__ldg(yofs + j) * p.sstride;
+            const float b = __ldg(yc + j);
+#pragma unroll
+            for (int i = 0; i < AW_EPT; i++) {
+                float h = 0.f;
+#pragma unroll
+                for (int q = 0; q < MT; q++)
+                    h = __fadd_rn(h, __fmul_rn((float)__ldg(row + off[i][q]), w[i][q]));
+                float qv = __fmul_rn(b, h);
+                acc[i] = j == j0 ? qv : __fadd_rn(acc[i], qv);
+            }
+        }
+        int v[AW_EPT];
+#pragma unroll
+        for (int i = 0; i < AW_EPT; i++)
+            v[i] = min(max(__float2int_rn(acc[i]), 0), 255);
+        uchar *dp = dst + (size_t)dy * p.dstride + e0;
+        if (vst && e0 + AW_EPT <= n) {
+            *(uint *)dp = __byte_perm(__byte_perm(v[0], v[1], 0x0040),
+                                      __byte_perm(v[2], v[3], 0x0040), 0x5410);
+        } else {
+#pragma unroll
+            for (int i = 0; i < AW_EPT; i++)
+                if (e0 + i < n)
+                    dp[i] = (uchar)v[i];
         }
     }
 }
@@ -282,20 +384,33 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
     }
 }
 
-/* Rows of output [dy0, dy1) need source rows: largest count over the tiles of height th. */
-static int sep_max_rows(const tsr__resize_plan *pl, int th)
+/* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 halves
+ * the elements per thread of k_sepw_u8 (fewer registers, more threads). */
+extern "C" int tsr__resize_cuda_variant;
+int tsr__resize_cuda_variant = 0;
+
+/* Rows per block for the walker kernels: the largest R <= SW_RMAX (a power of two) that still
+ * gives about a full wave of threads (2^18) on a large GPU; fewer rows per block means more
+ * horizontal passes repeated at block edges, more rows means fewer blocks. 0 when the grid
+ * does not fit. */
+static int walk_rows(int blocks_x, int threads, int dh)
 {
-    const int32_t *yofs = (const int32_t *)pl->table[TSR__RT_YOFS];
-    int kh = pl->ksize / 2, worst = 0;
-    for (int dy0 = 0; dy0 < pl->dst_h; dy0 += th) {
-        int dy1 = dy0 + th < pl->dst_h ? dy0 + th : pl->dst_h;
-        int lo = yofs[dy0] - kh + 1, hi = yofs[dy1 - 1] + kh;
-        lo = lo < 0 ? 0 : lo >= pl->src_h ? pl->src_h - 1 : lo;
-        hi = hi < 0 ? 0 : hi >= pl->src_h ? pl->src_h - 1 : hi;
-        if (hi - lo + 1 > worst)
-            worst = hi - lo + 1;
-    }
-    return worst;
+    int R = SW_RMAX;
+    while (R > 1 && (double)blocks_x * threads * ((dh + R - 1) / R) < 262144.0)
+        R /= 2;
+    while ((dh + R - 1) / R > 65535 && R < SW_RMAX)
+        R *= 2;
+    return (dh + R - 1) / R > 65535 ? 0 : R;
+}
+
+/* Most column taps of one output column in an AREA plan (XSTART differences). */
+static int area_max_taps(const tsr__resize_plan *pl)
+{
+    const int32_t *xs = (const int32_t *)pl->table[TSR__RT_XSTART];
+    int m = 0;
+    for (int dx = 0; dx < pl->dst_w; dx++)
+        m = xs[dx + 1] - xs[dx] > m ? xs[dx + 1] - xs[dx] : m;
+    return m;
 }
 
 /* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
@@ -312,22 +427,40 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
         (pl->ksize == 2 || pl->ksize == 4)) {
-        int th = SEP_TH;
-        while (th > 1 && sep_max_rows(pl, th) * SEP_TE * 4 > SEP_SMEM)
-            th /= 2;
-        int nr = sep_max_rows(pl, th);
-        if (nr * SEP_TE * 4 <= 48 * 1024) {
-            size_t smem = (size_t)nr * SEP_TE * 4;
-            int n = pl->dst_w * pl->cn;
-            dim3 grid((n + SEP_TE - 1) / SEP_TE, (pl->dst_h + th - 1) / th);
-            if (grid.y <= 65535) {
-                if (pl->ksize == 2)
-                    k_sep_u8<2><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
-                else
-                    k_sep_u8<4><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
-                TSR_CUDA_CHECK_LAUNCH(ctx, "k_sep_u8");
-                return TSR_OK;
-            }
+        const int ept = (pl->ksize == 2 ? 8 : 4) >> (tsr__resize_cuda_variant & 1);
+        const int n = pl->dst_w * pl->cn;
+        const int gx = (n + SW_NT * ept - 1) / (SW_NT * ept);
+        const int R = walk_rows(gx, SW_NT, pl->dst_h);
+        if (R) {
+            dim3 grid(gx, (pl->dst_h + R - 1) / R);
+            int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
+            if (pl->ksize == 2 && ept == 8)
+                k_sepw_u8<2, 8><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            else if (pl->ksize == 2)
+                k_sepw_u8<2, 4><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            else if (ept == 4)
+                k_sepw_u8<4, 4><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            else
+                k_sepw_u8<4, 2><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k_sepw_u8");
+            return TSR_OK;
+        }
+    }
+    if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
+        const int mt = area_max_taps(pl), n = pl->dst_w * pl->cn;
+        const int gx = (n + AW_NT * AW_EPT - 1) / (AW_NT * AW_EPT);
+        const int R = walk_rows(gx, AW_NT, pl->dst_h);
+        if (R && mt <= 4) {
+            dim3 grid(gx, (pl->dst_h + R - 1) / R);
+            int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
+            if (mt <= 2)
+                k_areaw_u8<2><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            else if (mt == 3)
+                k_areaw_u8<3><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            else
+                k_areaw_u8<4><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k_areaw_u8");
+            return TSR_OK;
         }
     }
     if (pl->path == TSR__RESIZE_AREA_FAST && pl->depth == TSR_U8 && pl->iscale_x == 2 &&
