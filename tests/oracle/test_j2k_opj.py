@@ -146,6 +146,22 @@ CASES = [
 ]
 
 
+# HTJ2K streams made by OpenJPH (ojph_compress), decoded by both (opj_decompress 2.5 reads HT).
+HT_CASES = [
+    ("ht-rev", "rgb", ["-reversible", "true"], True),
+    ("ht-rev-gray16", "gray16", ["-reversible", "true"], True),
+    ("ht-rev-tiles", "big", ["-reversible", "true", "-tile_size", "{128,96}",
+                             "-prog_order", "LRCP"], True),
+    ("ht-rev-prec", "big", ["-reversible", "true", "-precincts", "{64,64},{32,32}",
+                            "-block_size", "{32,32}", "-prog_order", "CPRL"], True),
+    ("ht-rev-offset", "rgb", ["-reversible", "true", "-image_offset", "{5,3}",
+                              "-tile_offset", "{2,1}", "-tile_size", "{100,100}"], True),
+    ("ht-irr", "rgb", ["-qstep", "0.01"], False),
+    ("ht-irr-gray", "gray", ["-qstep", "0.002", "-num_decomps", "3"], False),
+]
+OJPH_C = shutil.which("ojph_compress")
+
+
 def main():
     if not (TOOL and OPJ_C and OPJ_D and cv2 is not None):
         print("SKIP: needs TSR_TOOL, opj_compress, opj_decompress and cv2")
@@ -207,6 +223,48 @@ def main():
             print("%s %-16s %s%s" % (status, name, " ".join(copt + topt),
                                      "" if not why else "  <- " + "; ".join(why)))
             sys.stdout.flush()
+        for name, src, copt, rev in HT_CASES:
+            if not OJPH_C:
+                print("SKIP %-16s ojph_compress absent" % name)
+                continue
+            stream = os.path.join(tmp, name + ".j2c")
+            r = subprocess.run([OJPH_C, "-i", imgs[src] if not imgs[src].endswith(".png")
+                                else imgs["rgb"], "-o", stream] + copt,
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print("FAIL %-16s ojph_compress: %s" % (name, r.stderr.strip()[-200:]))
+                failures += 1
+                continue
+            a = os.path.join(tmp, name + "_t")
+            b = os.path.join(tmp, name + "_o")
+            os.makedirs(a)
+            os.makedirs(b)
+            r1 = subprocess.run([TOOL, "j2k", "decode", stream, os.path.join(a, "x.pgx"),
+                                 "--quiet"], capture_output=True, text=True)
+            if r1.returncode != 0 and "code-block" in r1.stderr and "unsupported" in r1.stderr:
+                print("SKIP %-16s HT code-block decoder unavailable in this build" % name)
+                continue
+            r2 = subprocess.run([OPJ_D, "-i", stream, "-o", os.path.join(b, "x.pgx")],
+                                capture_output=True, text=True)
+            if r1.returncode != 0:
+                print("FAIL %-16s tessera: %s" % (name, r1.stderr.strip()[-300:]))
+                failures += 1
+                continue
+            if r2.returncode != 0:
+                print("SKIP %-16s opj_decompress failed" % name)
+                continue
+            ta = pgx_set(os.path.join(a, "x"))
+            ob = pgx_set(os.path.join(b, "x"))
+            peak = max([int(np.abs(x[2] - y[2]).max()) for x, y in zip(ta, ob)
+                        if x[2].shape == y[2].shape and x[2].size] or [0])
+            shapes_ok = len(ta) == len(ob) and all(x[2].shape == y[2].shape
+                                                   for x, y in zip(ta, ob))
+            maxdepth = max([x[0] for x in ta] or [8])
+            limit = 0 if rev else (1 if maxdepth <= 12 else 2)
+            ok = shapes_ok and peak <= limit
+            failures += not ok
+            print("%s %-16s %s%s" % ("PASS" if ok else "FAIL", name, " ".join(copt),
+                                     "" if ok else "  <- peak %d, shapes %s" % (peak, shapes_ok)))
         # With a colour transform, one component alone is still the transformed one: tessera
         # decodes the three together (OpenJPEG skips the transform when asked for a subset).
         full = os.path.join(tmp, "mct_full")
