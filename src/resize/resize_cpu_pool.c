@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 typedef struct pool_job {
     tsr__rcpu_fn fn;
@@ -42,8 +43,15 @@ static struct {
           .wake = PTHREAD_COND_INITIALIZER,
           .done = PTHREAD_COND_INITIALIZER};
 
-/* Polls of a worker for the next job before it sleeps (a pause is some tens of cycles). */
-enum { POOL_SPIN = 2000 };
+/* How long a worker polls for the next job before it sleeps. */
+enum { POOL_SPIN_NS = 50000 };
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 static void cpu_relax(void)
 {
@@ -63,7 +71,8 @@ static void *pool_worker(void *unused)
     (void)unused;
     unsigned long seen = 0;
     for (;;) {
-        for (int i = 0; i < POOL_SPIN && atomic_load(&pool.posted) == seen; i++)
+        const long long until = now_ns() + POOL_SPIN_NS;
+        while (atomic_load(&pool.posted) == seen && now_ns() < until)
             cpu_relax();
         pthread_mutex_lock(&pool.mu);
         while (!pool.quit && (!pool.job || atomic_load(&pool.posted) == seen))
