@@ -13,7 +13,7 @@
  * /dev/shm), the fair comparison. ojph_expand has no threads option: its figure is 1 thread.
  *
  * Usage: bench_j2k [--dir DIR] [--threads 1,2] [--sizes 2k,4k,8k] [--repeats N] [--json F]
- *                  [--tool PATH_TO_tessera] */
+ *                  [--tool PATH_TO_tessera] [--codings p1,ht] */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "tessera/tessera.h"
@@ -102,7 +102,7 @@ static int run_cmd(void *user, int iter, double *us)
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp/tsr_j2k_bench", *threads_arg = "1,2", *sizes_arg = "2k,4k,8k";
-    const char *json = NULL, *tool = NULL;
+    const char *json = NULL, *tool = NULL, *codings_arg = "p1,ht";
     int repeats = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--dir"))
@@ -117,6 +117,8 @@ int main(int argc, char **argv)
             json = argv[i + 1];
         else if (!strcmp(argv[i], "--tool"))
             tool = argv[i + 1];
+        else if (!strcmp(argv[i], "--codings"))
+            codings_arg = argv[i + 1];
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -159,7 +161,16 @@ int main(int argc, char **argv)
             continue;
         char ppm[1024];
         snprintf(ppm, sizeof ppm, "%s/%s.ppm", dir, sizes[si].name);
-        if (!file_exists(ppm)) {
+        int need_ppm = 0;
+        for (size_t ci = 0; ci < 4; ci++) {
+            char st[1024];
+            snprintf(st, sizeof st, "%s/%s_%s%s.j2k", dir, sizes[si].name,
+                     codings[ci].ht ? "ht" : "p1",
+                     strstr(codings[ci].name, "lossless") ? "rev" : "irr");
+            if (strstr(codings_arg, codings[ci].ht ? "ht" : "p1") && !file_exists(st))
+                need_ppm = 1;
+        }
+        if (need_ppm && !file_exists(ppm)) {
             if (!have_src) {
                 char p[1024];
                 snprintf(p, sizeof p, "%s/images/desert_mesa_4611x8192.jpg", data_root);
@@ -175,6 +186,8 @@ int main(int argc, char **argv)
         double samples = (double)sizes[si].w * sizes[si].h * 3;
         for (size_t ci = 0; ci < 4; ci++) {
             char stream[1024], cmd[4096];
+            if (!strstr(codings_arg, codings[ci].ht ? "ht" : "p1"))
+                continue;
             snprintf(stream, sizeof stream, "%s/%s_%s%s.j2k", dir, sizes[si].name,
                      codings[ci].ht ? "ht" : "p1", strstr(codings[ci].name, "lossless") ? "rev" : "irr");
             if (!file_exists(stream)) {

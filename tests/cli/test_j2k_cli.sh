@@ -122,6 +122,19 @@ reject "JP2 box length" "$tmp/box.jp2" "exceeds the file"
 printf '\x00\x00\x00\x0cjP  \r\n\x87\n\x00\x00\x00\x08free' > "$tmp/nocs.jp2"
 reject "JP2 without codestream" "$tmp/nocs.jp2" "no contiguous codestream"
 
+# Part 2 markers: one that only describes (CBD, 0xFF78) is skipped with a warning; one that
+# changes the samples (DCO, 0xFF70) is refused as unsupported.
+python3 - "$src" "$tmp/cbd.j2k" "$tmp/dco.j2k" <<'EOF'
+import sys
+b = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(b[:45] + bytes.fromhex('ff780005000107') + b[45:])
+open(sys.argv[3], 'wb').write(b[:45] + bytes.fromhex('ff7000050000') + b[45:])
+EOF
+expect 0 "$tool" j2k decode "$tmp/cbd.j2k" "$tmp/cbd.pgx"
+grep -q "Part 2 marker 0xff78 at byte 45 ignored" "$tmp/err.txt" && ok || bad "CBD warning: $(cat "$tmp/err.txt")"
+cmp -s "$tmp/cbd.pgx" "$tmp/a.pgx" && ok || bad "CBD stream decodes like the original"
+reject "Part 2 DCO" "$tmp/dco.j2k" "Part 2 marker 0xff70 changes the decoded samples"
+
 # a truncated stream decodes what it has, with a warning
 big=$data/j2k/conformance/p1_02.j2k
 head -c 20000 "$big" > "$tmp/trunc.j2k"
