@@ -10,7 +10,8 @@
  * worker that finished a job polls for the next one for about 50 us (back-to-back calls find it
  * awake) and then sleeps on a condition variable, and a late worker finds no stripe left and is
  * not waited for. Workers are started on first use, up to the largest thread count asked for
- * (at most POOL_MAX), and are stopped and joined when the library is unloaded. */
+ * (at most POOL_MAX), and are stopped and joined when the library is unloaded; a child made by
+ * fork() starts with none. */
 #include "resize/resize_cpu_pool.h"
 
 #include <pthread.h>
@@ -105,13 +106,37 @@ static void run_alone(tsr__rcpu_fn fn, void *arg, int stripes)
         fn(arg, s, 0);
 }
 
+/* fork(): the child has only the forking thread, so it forgets the workers (joining them at its
+ * exit would wait forever); the lock is held across the fork so that its state is whole. */
+static void pool_fork_prepare(void)
+{
+    pthread_mutex_lock(&pool.mu);
+}
+static void pool_fork_parent(void)
+{
+    pthread_mutex_unlock(&pool.mu);
+}
+static void pool_fork_child(void)
+{
+    pool.workers = 0;
+    pool.job = NULL;
+    pthread_mutex_unlock(&pool.mu);
+}
+
+static void pool_register_fork(void)
+{
+    pthread_atfork(pool_fork_prepare, pool_fork_parent, pool_fork_child);
+}
+
 void tsr__rcpu_parallel(int threads, int stripes, tsr__rcpu_fn fn, void *arg)
 {
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
     if (threads <= 1 || stripes <= 1) {
         run_alone(fn, arg, stripes);
         return;
     }
     pool_job j = {fn, arg, stripes, threads - 1, 0, 0, 0};
+    pthread_once(&fork_once, pool_register_fork);
     pthread_mutex_lock(&pool.mu);
     while (pool.workers < threads - 1 && pool.workers < POOL_MAX &&
            pthread_create(&pool.thread[pool.workers], NULL, pool_worker, NULL) == 0)
