@@ -40,16 +40,19 @@ static inline __m256i hgroup(const tsr__rcpu_hwin *w, const uint8_t *s, int g, i
     return acc;
 }
 
-#define HROW_PAIRS(P)                                                                              \
-    for (int g = 0; g < w->groups; g++)                                                            \
-        _mm256_storeu_si256((__m256i *)(h + 8 * g), hgroup(w, s, g, (P)));
+/* The horizontal pass with a constant number of tap pairs (inlined per count). */
+static inline void hrow_pairs(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h, int pairs)
+{
+    for (int g = 0; g < w->groups; g++)
+        _mm256_storeu_si256((__m256i *)(h + 8 * g), hgroup(w, s, g, pairs));
+}
 
 int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h)
 {
     if (w->pairs == 2)
-        HROW_PAIRS(2)
+        hrow_pairs(w, s, h, 2);
     else
-        HROW_PAIRS(4)
+        hrow_pairs(w, s, h, 4);
     return 8 * w->groups;
 }
 
