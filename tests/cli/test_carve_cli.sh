@@ -2,20 +2,8 @@
 # End-to-end tests of `tessera carve`: help, bad input (clear one-line error, non-zero exit, no
 # output file), shrink/enlarge/masks/object removal/overlay/map on the bundled sample, and the
 # same bytes from the reference and the cpu backends.
-set -u
-tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect() {
-  local want=$1; shift
-  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
-}
+. "$tests/cli/lib.sh"
 # One error line (the note that auto falls back to the CPU is not an error).
 one_line() { [ "$(grep -v -c 'using CPU' "$tmp/err.txt")" -eq 1 ] && ok || bad "one error line: $*"; }
 sample=$tests/data/sample.png
@@ -110,5 +98,4 @@ expect 0 "$tool" carve "$s" "$tmp/m3.ppm" --map "$tmp/map.png" --width 5 --quiet
 expect 1 "$tool" carve "$tmp/w.png" "$tmp/m4.ppm" --map "$tmp/map.png" --width 50; one_line map mismatch
 [ ! -e "$tmp/m4.ppm" ] && ok || bad "map mismatch left an output"
 
-echo "test_carve_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish test_carve_cli

@@ -2,20 +2,8 @@
 # End-to-end tests of `tessera layout`: help, sub-commands, exit codes, bad input leaving no
 # output, check against EXPECTED.md figures, optimize (valid output, determinism with --moves,
 # checkpoint resume, SIGTERM keeps the best drawing), render.
-set -u
-tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
 data=${TSR_DATA:-../shared/data}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect() {
-  local want=$1; shift
-  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
-}
+. "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
 
 expect 0 "$tool" help
 grep -q "layout" "$tmp/out.txt" && ok || bad "help lists layout"
@@ -103,5 +91,4 @@ else
   echo "note: $ex absent; skipping the data tests" >&2
 fi
 
-echo "test_layout_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish test_layout_cli

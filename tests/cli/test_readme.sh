@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
 # The README's examples work as written: its C program compiles against the library and runs,
 # and every `build/tools/tessera/tessera` line of its shell examples runs and exits 0.
-set -u
-tool=${TSR_TOOL:?}; lib=${TSR_LIBRARY:?}; tests=${TSR_TESTS:?}; data=${TSR_DATA:-}
+lib=${TSR_LIBRARY:?}; tests=${TSR_TESTS:?}; data=${TSR_DATA:-}
+. "$tests/cli/lib.sh"
 root=$(cd "$tests/.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 # The C example: the first ```c block.
 awk '/^```c$/{f=1;next} /^```$/{if(f)exit} f' "$root/README.md" >"$tmp/example.c"
@@ -30,5 +26,4 @@ while IFS= read -r line; do
   if (cd "$tmp/work" && eval "$line" >/dev/null 2>"$tmp/err.txt"); then ok; else bad "README line fails: $line"; cat "$tmp/err.txt" >&2; fi
 done < <(grep -E '^build/tools/tessera/tessera ' "$root/README.md")
 
-echo "test_readme: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish test_readme

@@ -1,21 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `tessera resize`: help, exit codes, bad input leaving no output, single and
 # batch runs, --json, and the output against OpenCV on a real image when /usr/bin/python3 has cv2.
-set -u
-tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-# expect CODE CMD...: runs CMD, checks its exit code.
-expect() {
-  local want=$1; shift
-  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
-}
+. "$tests/cli/lib.sh"
 sample=$tests/data/sample.png
 
 expect 0 "$tool" --version
@@ -97,5 +84,4 @@ else
   echo "note: /usr/bin/python3 has no cv2; skipping the OpenCV comparison" >&2
 fi
 
-echo "test_resize_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish test_resize_cli
