@@ -850,8 +850,13 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
         for (uint32_t i = 0; i < num_planes; i++) {
             uint32_t c = L.ch[i].comp;
             d.dst[c] = planes[i];
-            for (uint32_t y = 0; y < planes[i].height; y++)
-                memset(planes[i].data + y * planes[i].stride, 0,
+            /* zeroed in parallel: the first touch of a fresh allocation is page faults */
+            int th = opt->threads ? opt->threads : ctx->threads;
+            int64_t h = planes[i].height;
+            (void)th;
+#pragma omp parallel for schedule(static) num_threads(th) if (th > 1 && h > 64)
+            for (int64_t y = 0; y < h; y++)
+                memset(planes[i].data + (size_t)y * planes[i].stride, 0,
                        planes[i].width * sizeof(int32_t));
         }
     }
