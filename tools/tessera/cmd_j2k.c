@@ -145,7 +145,7 @@ static int ends_with(const char *s, const char *suf)
 
 /* Saves planes as PNG/PNM through tsr_image_save: same size, 1..4 planes, <= 16 bits. */
 static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
-                      const tsr_j2k_plane *p, uint32_t n)
+                      const tsr_j2k_plane *p, uint32_t n, int threads)
 {
     if (n < 1 || n > 4) {
         cli_error(cmd, "%u components cannot be written as PNG/PNM; use a .pgx output", n);
@@ -174,18 +174,23 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
                                     (int32_t)n, depth);
     if (st)
         return cli_fail(cmd, ctx, st, "allocating the output");
-    for (uint32_t y = 0; y < p[0].height; y++) {
-        uint8_t *row = (uint8_t *)img.data + y * img.stride;
-        for (uint32_t x = 0; x < p[0].width; x++)
-            for (uint32_t c = 0; c < n; c++) {
-                int64_t v = p[c].data[(size_t)y * p[c].stride + x];
-                if (p[c].is_signed)
-                    v += (int64_t)1 << (p[c].precision - 1);
-                if (depth == TSR_U8)
-                    row[(size_t)x * n + c] = (uint8_t)v;
-                else
-                    ((uint16_t *)row)[(size_t)x * n + c] = (uint16_t)v;
-            }
+    int32_t off[4];
+    for (uint32_t c = 0; c < n; c++)
+        off[c] = p[c].is_signed ? (int32_t)1 << (p[c].precision - 1) : 0;
+    int64_t h = p[0].height;
+    (void)threads;
+#pragma omp parallel for schedule(static) if (threads != 1)
+    for (int64_t y = 0; y < h; y++) {
+        uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
+        for (uint32_t c = 0; c < n; c++) {
+            const int32_t *s = p[c].data + (size_t)y * p[c].stride;
+            if (depth == TSR_U8)
+                for (uint32_t x = 0; x < p[0].width; x++)
+                    row[(size_t)x * n + c] = (uint8_t)(s[x] + off[c]);
+            else
+                for (uint32_t x = 0; x < p[0].width; x++)
+                    ((uint16_t *)row)[(size_t)x * n + c] = (uint16_t)(s[x] + off[c]);
+        }
     }
     st = tsr_image_save(ctx, out, &img, NULL);
     tsr_image_free(ctx, &img);
@@ -268,7 +273,8 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         st = tsr_j2k_save_pgx(ctx, out, planes, n);
         rc = st ? cli_fail(cmd, ctx, st, out) : 0;
     } else {
-        rc = save_image(cmd, ctx, out, planes, n);
+        const char *tv = cli_get(cmd, args, "threads");
+        rc = save_image(cmd, ctx, out, planes, n, tv ? atoi(tv) : 0);
     }
     if (rc == 0 && cli_get(cmd, args, "json")) {
         printf("{\"command\": \"j2k decode\", \"input\": ");
