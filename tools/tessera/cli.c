@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,4 +298,55 @@ void cli_json_string(FILE *f, const char *s)
             fputc(*p, f);
     }
     fputc('"', f);
+}
+
+int cli_parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '+' || *s == ' ')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || !(v >= lo && v <= hi))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h)
+{
+    const char *x = strpbrk(s, "xX");
+    char first[24];
+    long long a, b;
+    if (!x || x == s || (size_t)(x - s) >= sizeof first)
+        return 0;
+    memcpy(first, s, (size_t)(x - s));
+    first[x - s] = '\0';
+    if (!cli_parse_int(first, 1, max_side, &a) || !cli_parse_int(x + 1, 1, max_side, &b))
+        return 0;
+    *w = (int32_t)a;
+    *h = (int32_t)b;
+    return 1;
 }

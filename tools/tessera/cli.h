@@ -76,6 +76,14 @@ void cli_progress_init(cli_progress *p, int quiet);
 void cli_progress_update(cli_progress *p, const char *stage, double done, double total);
 void cli_progress_end(cli_progress *p);
 
+/* Strict number parsing for option values: the whole string must be the number and lie in
+ * [lo, hi]; each returns 1 and stores it, or 0 (leaving *out alone). */
+int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
+int cli_parse_u64(const char *s, uint64_t *out);
+int cli_parse_double(const char *s, double lo, double hi, double *out); /* finite only */
+/* "WxH" with both sides in [1, max_side]. */
+int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h);
+
 /* Writes s as a JSON string literal (with quotes and escapes). */
 void cli_json_string(FILE *f, const char *s);
 

@@ -48,28 +48,13 @@ static const cli_option carve_options[] = {
 /* A positive side of at most TSR_CARVE_MAX_SIDE. */
 static int parse_side(const char *s, int32_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > TSR_CARVE_MAX_SIDE)
+    long long v;
+    if (!cli_parse_int(s, 1, TSR_CARVE_MAX_SIDE, &v))
         return 0;
     *out = (int32_t)v;
     return 1;
 }
 
-static int parse_size(const char *s, int32_t *w, int32_t *h)
-{
-    const char *x = strpbrk(s, "xX");
-    if (!x || x == s || (size_t)(x - s) >= 16)
-        return 0;
-    char a[16];
-    memcpy(a, s, (size_t)(x - s));
-    a[x - s] = '\0';
-    return parse_side(a, w) && parse_side(x + 1, h);
-}
-
-/* Loads a mask image as u8 one channel: a pixel is in the mask when any of its colour samples
- * (not alpha) is nonzero. */
 static tsr_status load_mask(tsr_ctx *ctx, const char *path, tsr_image *out)
 {
     tsr_image img;
@@ -141,7 +126,7 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "give --size, or --width and/or --height, not both");
         return TSR_EXIT_USAGE;
     }
-    if (size && !parse_size(size, &opt.width, &opt.height)) {
+    if (size && !cli_parse_size(size, TSR_CARVE_MAX_SIDE, &opt.width, &opt.height)) {
         cli_error(cmd, "--size wants WxH with sides from 1 to %d, not '%s'", TSR_CARVE_MAX_SIDE,
                   size);
         return TSR_EXIT_USAGE;
@@ -187,9 +172,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     tsr_save_options_init(&save_opt);
     const char *quality = cli_get(cmd, &args, "quality");
     if (quality) {
-        char *end;
-        long q = strtol(quality, &end, 10);
-        if (*end || q < 1 || q > 100) {
+        long long q;
+        if (!cli_parse_int(quality, 1, 100, &q)) {
             cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
             return TSR_EXIT_USAGE;
         }

@@ -216,30 +216,6 @@ static int same_graph(const tsr_layout *a, const tsr_layout *b)
     return 1;
 }
 
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
                         const char *out)
 {
@@ -247,17 +223,17 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     tsr_layout_optimize_options_init(&opt);
     const char *v;
     int quiet = cli_get(cmd, args, "quiet") != NULL;
-    if ((v = cli_get(cmd, args, "time")) && !parse_double(v, 0.001, 1e9, &opt.time_limit)) {
+    if ((v = cli_get(cmd, args, "time")) && !cli_parse_double(v, 0.001, 1e9, &opt.time_limit)) {
         cli_error(cmd, "--time wants a positive number of seconds, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    if ((v = cli_get(cmd, args, "moves")) && (!parse_u64(v, &opt.max_moves) || !opt.max_moves)) {
+    if ((v = cli_get(cmd, args, "moves")) && (!cli_parse_u64(v, &opt.max_moves) || !opt.max_moves)) {
         cli_error(cmd, "--moves wants a positive integer, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
     if (opt.max_moves && !cli_get(cmd, args, "time"))
         opt.time_limit = 0;
-    if ((v = cli_get(cmd, args, "seed")) && !parse_u64(v, &opt.seed)) {
+    if ((v = cli_get(cmd, args, "seed")) && !cli_parse_u64(v, &opt.seed)) {
         cli_error(cmd, "--seed wants a non-negative integer, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
@@ -267,11 +243,11 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         return TSR_EXIT_USAGE;
     }
     if ((v = cli_get(cmd, args, "save-interval")) &&
-        !parse_double(v, 0.01, 1e9, &opt.save_interval)) {
+        !cli_parse_double(v, 0.01, 1e9, &opt.save_interval)) {
         cli_error(cmd, "--save-interval wants a positive number of seconds, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    if ((v = cli_get(cmd, args, "phase1")) && !parse_double(v, 0, 1, &opt.phase1_fraction)) {
+    if ((v = cli_get(cmd, args, "phase1")) && !cli_parse_double(v, 0, 1, &opt.phase1_fraction)) {
         cli_error(cmd, "--phase1 wants a share from 0 to 1, not '%s'", v);
         return TSR_EXIT_USAGE;
     }

@@ -27,49 +27,19 @@ static const cli_option resize_options[] = {
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
-/* Parses "WxH" into two positive int32 values. */
-static int parse_size(const char *s, int32_t *w, int32_t *h)
-{
-    char *end;
-    errno = 0;
-    long long a = strtoll(s, &end, 10);
-    if (errno || end == s || (*end != 'x' && *end != 'X'))
-        return 0;
-    const char *t = end + 1;
-    long long b = strtoll(t, &end, 10);
-    if (errno || end == t || *end)
-        return 0;
-    if (a < 1 || b < 1 || a > INT32_MAX || b > INT32_MAX)
-        return 0;
-    *w = (int32_t)a;
-    *h = (int32_t)b;
-    return 1;
-}
-
-static int parse_factor(const char *s, char **end, double *out)
-{
-    errno = 0;
-    double v = strtod(s, end);
-    if (errno || *end == s || !isfinite(v) || v <= 0)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* Parses "F" or "FX,FY". */
+/* Parses "F" or "FX,FY": positive finite factors. */
 static int parse_scale(const char *s, double *fx, double *fy)
 {
-    char *end;
-    if (!parse_factor(s, &end, fx))
+    const char *comma = strchr(s, ',');
+    char first[64];
+    if (!comma)
+        return cli_parse_double(s, 1e-300, 1e300, fx) && (*fy = *fx, 1);
+    if ((size_t)(comma - s) >= sizeof first)
         return 0;
-    if (*end == '\0') {
-        *fy = *fx;
-        return 1;
-    }
-    if (*end != ',')
-        return 0;
-    const char *t = end + 1;
-    return parse_factor(t, &end, fy) && *end == '\0';
+    memcpy(first, s, (size_t)(comma - s));
+    first[comma - s] = '\0';
+    return cli_parse_double(first, 1e-300, 1e300, fx) &&
+           cli_parse_double(comma + 1, 1e-300, 1e300, fy);
 }
 
 static const char *depth_name(tsr_depth d)
@@ -112,8 +82,8 @@ static void json_item(resize_job *job, const char *in, const char *out, const ts
     cli_json_string(stdout, out);
     printf(", \"input_size\": [%d, %d], \"output_size\": [%d, %d], \"channels\": %d, "
            "\"depth\": \"%s\", \"resize_ms\": %.3f}",
-           (int)src->width, (int)src->height, (int)dst->width, (int)dst->height,
-           (int)src->channels, depth_name(src->depth), ms);
+           (int)src->width, (int)src->height, (int)dst->width, (int)dst->height, (int)src->channels,
+           depth_name(src->depth), ms);
 }
 
 /* Loads, resizes and saves `count` images (in[i] -> out[i]) as one batch. */
@@ -192,7 +162,7 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "give exactly one of --size WxH and --scale F");
         return TSR_EXIT_USAGE;
     }
-    if (size && !parse_size(size, &job.width, &job.height)) {
+    if (size && !cli_parse_size(size, INT32_MAX, &job.width, &job.height)) {
         cli_error(cmd, "--size wants WxH with positive integers below 2^31, not '%s'", size);
         return TSR_EXIT_USAGE;
     }
@@ -208,16 +178,16 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
     job.has_size = size != NULL;
     const char *interp = cli_get(cmd, &args, "interp");
     if (interp && tsr_interp_parse(interp, &job.opt.interp) != TSR_OK) {
-        cli_error(cmd, "unknown --interp '%s' (nearest, linear, cubic, area, lanczos4, "
-                       "linear-exact)",
+        cli_error(cmd,
+                  "unknown --interp '%s' (nearest, linear, cubic, area, lanczos4, "
+                  "linear-exact)",
                   interp);
         return TSR_EXIT_USAGE;
     }
     const char *quality = cli_get(cmd, &args, "quality");
     if (quality) {
-        char *end;
-        long q = strtol(quality, &end, 10);
-        if (*end || q < 1 || q > 100) {
+        long long q;
+        if (!cli_parse_int(quality, 1, 100, &q)) {
             cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
             return TSR_EXIT_USAGE;
         }
