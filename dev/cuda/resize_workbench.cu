@@ -150,7 +150,8 @@ static double median(std::vector<double> v, double *lo, double *hi)
  *   A  host: building the plan (tsr__resize_plan_build), part of every tsr_resize call
  *   B  tsr__resize_cuda with a prebuilt plan: table upload + launch (events)
  *   C  the kernel alone (tsr__resize_cuda_launch, tables already on the device) (events)
- *   D  as C with tsr__resize_cuda_variant = 1 (the alternative kernel shape, where one exists)
+ *   D, E  as C with tsr__resize_cuda_variant = 1 (half the elements per thread in k_sepw_u8),
+ *         2 (k_sepw_u8 rows per block x4); same as C where the path has no k_sepw_u8
  * B and C outputs are checked against the reference backend (poisoned output first). */
 static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
                       double copy_gbs, size_t l2)
@@ -171,7 +172,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
     printf("\nbreakdown of the library call (u8 3-channel; A host plan build, B call without "
            "plan build, C kernel alone; GB/s and of-copy from C over source+output bytes)\n"
            "| case | interp | path | A plan us | B upload+kernel us | C kernel us | C spread | "
-           "C GB/s | C of copy | D alt kernel us | exact |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "C GB/s | C of copy | D half-EPT us | E R x4 us | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const bcase &c : cases) {
         size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
         size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
@@ -217,9 +218,9 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
             uchar *dtab;
             CK(cudaMalloc(&dtab, tb));
             CK(cudaMemcpy(dtab, htab.data(), tb, cudaMemcpyHostToDevice));
-            double tmed[3], tlo[3], thi[3];
+            double tmed[4], tlo[4], thi[4];
             int bad = 0;
-            for (int v = 0; v < 3; v++) {
+            for (int v = 0; v < 4; v++) {
                 auto run = [&](int k) {
                     const uchar *S = dsrc + (size_t)(k % nsets) * sbytes;
                     uchar *D = ddst + (size_t)(k % nsets) * dbytes;
@@ -229,7 +230,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                         tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
                         r = tsr__resize_cuda(lib, &plan, &a, &b);
                     } else {
-                        tsr__resize_cuda_variant = v == 2; /* D: C with the alternative */
+                        tsr__resize_cuda_variant = v == 2 ? 1 : v == 3 ? 2 : 0; /* D, E: variants */
                         r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream);
                         tsr__resize_cuda_variant = 0;
                     }
@@ -258,10 +259,10 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
             }
             double alo, ahi, amed = median(ta, &alo, &ahi);
             double bytes = (double)sbytes + dbytes;
-            printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f-%.1f | %.0f | %.2f | %.1f | %s |\n",
+            printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f-%.1f | %.0f | %.2f | %.1f | %.1f | %s |\n",
                    c.name, inames[ii], tsr__resize_path_name(plan.path), amed, tmed[0], tmed[1],
                    tlo[1], thi[1], bytes / (tmed[1] * 1e3), bytes / (tmed[1] * 1e3) / copy_gbs,
-                   tmed[2], bad ? "FAIL" : "yes");
+                   tmed[2], tmed[3], bad ? "FAIL" : "yes");
             fflush(stdout);
             cudaFree(dtab);
             tsr__resize_plan_free(ref, &plan);

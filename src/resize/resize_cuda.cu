@@ -3,7 +3,10 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels:
  *   k_generic      every path, depth and channel count; one thread per output element.
- *   k_sepw_u8<KS,EPT> u8 separable (linear, area upscale: KS=2, 8 elements per thread; cubic:
+ *   k_sep_u8<KS>   u8 separable downscales: a block of 256 threads takes 256 elements x th
+ *                  (<= 16) rows, horizontal results of the tile's source rows in shared memory,
+ *                  then the vertical pass, 4 elements per thread.
+ *   k_sepw_u8<KS,EPT> u8 separable upscales (linear, area upscale: KS=2, 8 elements per thread; cubic:
  *                  KS=4, 4 per thread): column walkers, each thread walks R output rows keeping
  *                  the horizontal results of the current KS source rows in registers.
  *   k_areaw_u8<MT> u8 fractional area (DecimateAlpha), <= MT column taps kept in registers,
@@ -84,6 +87,115 @@ __global__ void k_area2_u8(const uchar *__restrict__ src, uchar *__restrict__ ds
         } else {
             for (int e = e0; e < e1; e++)
                 rk_area_fast(src, dst, p, dy, e);
+        }
+    }
+}
+
+/* Fused separable u8 resize, small tiles. Tile: elements [e0, e0 + SEP_TE) of output rows
+ * [dy0, dy0 + th); th (<= 16) is chosen on the host so that the horizontal results of the tile's
+ * source rows [rlo, rlo + nr) fit in a few KB of shared memory (many blocks, high occupancy).
+ * Horizontal pass: thread t computes element column e0 + t for every source row (taps and
+ * coefficients read once into registers; border columns use the same formula with the clamped
+ * taps: for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 stores h >> 4 (the vertical formula
+ * only uses that). Vertical pass: thread t takes 4 consecutive elements (one 16-byte shared load
+ * per tap) of rows dy0 + t/64, + 4, ..., one 4-byte store each.
+ * (b*x) >> 16 is computed as __mulhi(b*65536, x): the same value for every int16 b and every
+ * int x with b*x in int32 (the high word of the exact 64-bit product). */
+enum { SEP_NT = 256, SEP_TE = 256, SEP_TH = 16, SEP_SMEM = 28 * 1024 };
+
+template <int KS>
+__global__ void __launch_bounds__(SEP_NT)
+    k_sep_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+             const uchar *__restrict__ tab, rk_params p, int th)
+{
+    extern __shared__ int4 smem4[];
+    int *hs = (int *)smem4;
+    const int kh = KS / 2, cn = p.cn, n = p.dw * cn, t = threadIdx.x;
+    const int e0 = blockIdx.x * SEP_TE, dy0 = blockIdx.y * th;
+    const int dy1 = min(dy0 + th, p.dh);
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+    const int rlo = rk_clampi(__ldg(yofs + dy0) - kh + 1, 0, p.sh - 1);
+    const int rhi = rk_clampi(__ldg(yofs + dy1 - 1) + kh, 0, p.sh - 1);
+    const int nr = rhi - rlo + 1;
+    {
+        const int *xofs = rk_ti(tab, p, RK_XOFS);
+        const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+        int e = min(e0 + t, n - 1);
+        int dx = e / cn, c = e - dx * cn;
+        int sx = __ldg(xofs + dx);
+        int off[KS], co[KS];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            if (KS == 2) {
+                int inside = dx < p.xmax;
+                off[k] = (inside ? sx + k : sx) * cn + c;
+                co[k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
+            } else {
+                off[k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
+                co[k] = __ldg(xc + dx * KS + k);
+            }
+        }
+        const uchar *row = src + (size_t)rlo * p.sstride;
+        int *h = hs + t;
+#pragma unroll 4
+        for (int r = 0; r < nr; r++) {
+            int v = 0;
+#pragma unroll
+            for (int k = 0; k < KS; k++)
+                v += (int)__ldg(row + off[k]) * co[k];
+            h[r * SEP_TE] = KS == 2 ? v >> 4 : v;
+            row += p.sstride;
+        }
+    }
+    __syncthreads();
+
+    const int el = 4 * (t & (SEP_TE / 4 - 1)), e = e0 + el;
+    if (e >= n)
+        return;
+    for (int dy = dy0 + t / (SEP_TE / 4); dy < dy1; dy += SEP_NT / (SEP_TE / 4)) {
+        const int sy = __ldg(yofs + dy);
+        int4 hv[KS];
+        int b[KS];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            int r = rk_clampi(sy - kh + 1 + k, 0, p.sh - 1) - rlo;
+            hv[k] = *(const int4 *)(hs + r * SEP_TE + el);
+            b[k] = __ldg(yc + (size_t)dy * KS + k);
+        }
+        int v[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            int h[KS];
+#pragma unroll
+            for (int k = 0; k < KS; k++)
+                h[k] = i == 0 ? hv[k].x : i == 1 ? hv[k].y : i == 2 ? hv[k].z : hv[k].w;
+            if (KS == 2) {
+                v[i] = (__mulhi(b[0] * 65536, h[0]) + __mulhi(b[1] * 65536, h[1]) + 2) >> 2;
+            } else if (e + i < p.vec_end) {
+                float acc = 0.f;
+#pragma unroll
+                for (int k = KS - 1; k >= 0; k--) {
+                    float f = __fmul_rn((float)h[k], __fmul_rn((float)b[k], 1.f / 4194304.f));
+                    acc = k == KS - 1 ? f : __fadd_rn(f, acc);
+                }
+                v[i] = __float2int_rn(acc);
+            } else {
+                int s = 0;
+#pragma unroll
+                for (int k = 0; k < KS; k++)
+                    s += h[k] * b[k];
+                v[i] = (s + (1 << 21)) >> 22;
+            }
+            v[i] = min(max(v[i], 0), 255);
+        }
+        uchar *d = dst + (size_t)dy * p.dstride + e;
+        if (e + 4 <= n && (((size_t)d) & 3) == 0) {
+            *(uint *)d = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
+                                     0x5410);
+        } else {
+            for (int i = 0; i < 4 && e + i < n; i++)
+                d[i] = (uchar)v[i];
         }
     }
 }
@@ -384,8 +496,26 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
     }
 }
 
+/* Rows of output [dy0, dy1) need source rows: largest count over the tiles of height th. */
+static int sep_max_rows(const tsr__resize_plan *pl, int th)
+{
+    const int32_t *yofs = (const int32_t *)pl->table[TSR__RT_YOFS];
+    int kh = pl->ksize / 2, worst = 0;
+    for (int dy0 = 0; dy0 < pl->dst_h; dy0 += th) {
+        int dy1 = dy0 + th < pl->dst_h ? dy0 + th : pl->dst_h;
+        int lo = yofs[dy0] - kh + 1, hi = yofs[dy1 - 1] + kh;
+        lo = lo < 0 ? 0 : lo >= pl->src_h ? pl->src_h - 1 : lo;
+        hi = hi < 0 ? 0 : hi >= pl->src_h ? pl->src_h - 1 : hi;
+        if (hi - lo + 1 > worst)
+            worst = hi - lo + 1;
+    }
+    return worst;
+}
+
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 halves
- * the elements per thread of k_sepw_u8 (fewer registers, more threads). */
+ * the elements per thread of k_sepw_u8 (fewer registers, more threads); bit 1 aims k_sepw_u8's
+ * rows per block at 2^16 threads instead of 2^18 (R x4, up to 32); bit 2 uses k_sepw_u8 for
+ * downscales too. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -393,10 +523,10 @@ int tsr__resize_cuda_variant = 0;
  * gives about a full wave of threads (2^18) on a large GPU; fewer rows per block means more
  * horizontal passes repeated at block edges, more rows means fewer blocks. 0 when the grid
  * does not fit. */
-static int walk_rows(int blocks_x, int threads, int dh)
+static int walk_rows(int blocks_x, int threads, int dh, int target)
 {
     int R = SW_RMAX;
-    while (R > 1 && (double)blocks_x * threads * ((dh + R - 1) / R) < 262144.0)
+    while (R > 1 && (double)blocks_x * threads * ((dh + R - 1) / R) < (double)target)
         R /= 2;
     while ((dh + R - 1) / R > 65535 && R < SW_RMAX)
         R *= 2;
@@ -425,12 +555,17 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
-    if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
+    /* Walkers for vertical upscales (each source row feeds >= 1 output row: the window mostly
+     * shifts by 0 or 1), small shared tiles for downscales (run 8: the walkers were 1.2-1.4x
+     * slower there, with R small and 2-4 new rows per output row). */
+    const int walk = pl->dst_h > pl->src_h || (tsr__resize_cuda_variant & 4);
+    if (walk && pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
         (pl->ksize == 2 || pl->ksize == 4)) {
         const int ept = (pl->ksize == 2 ? 8 : 4) >> (tsr__resize_cuda_variant & 1);
         const int n = pl->dst_w * pl->cn;
         const int gx = (n + SW_NT * ept - 1) / (SW_NT * ept);
-        const int R = walk_rows(gx, SW_NT, pl->dst_h);
+        const int R =
+            walk_rows(gx, SW_NT, pl->dst_h, tsr__resize_cuda_variant & 2 ? 65536 : 262144);
         if (R) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
@@ -446,10 +581,30 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
             return TSR_OK;
         }
     }
+    if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
+        (pl->ksize == 2 || pl->ksize == 4)) {
+        int th = SEP_TH;
+        while (th > 1 && sep_max_rows(pl, th) * SEP_TE * 4 > SEP_SMEM)
+            th /= 2;
+        int nr = sep_max_rows(pl, th);
+        if (nr * SEP_TE * 4 <= 48 * 1024) {
+            size_t smem = (size_t)nr * SEP_TE * 4;
+            int n = pl->dst_w * pl->cn;
+            dim3 grid((n + SEP_TE - 1) / SEP_TE, (pl->dst_h + th - 1) / th);
+            if (grid.y <= 65535) {
+                if (pl->ksize == 2)
+                    k_sep_u8<2><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
+                else
+                    k_sep_u8<4><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
+                TSR_CUDA_CHECK_LAUNCH(ctx, "k_sep_u8");
+                return TSR_OK;
+            }
+        }
+    }
     if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
         const int mt = area_max_taps(pl), n = pl->dst_w * pl->cn;
         const int gx = (n + AW_NT * AW_EPT - 1) / (AW_NT * AW_EPT);
-        const int R = walk_rows(gx, AW_NT, pl->dst_h);
+        const int R = walk_rows(gx, AW_NT, pl->dst_h, 262144);
         if (R && mt <= 4) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
