@@ -35,14 +35,15 @@ if [ -d "$DEPS" ] && [ ! -f /usr/include/png.h -o ! -f /usr/include/CL/cl.h ]; t
     export CMAKE_INCLUDE_PATH=$PREFIX/usr/include
     export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
-# OpenCL: the NVIDIA driver's ICD, if the driver ships one and the image does not register it.
-if [ ! -d /etc/OpenCL/vendors ] || [ -z "$(ls /etc/OpenCL/vendors 2>/dev/null)" ]; then
-    lib=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 \
-          /usr/local/nvidia/lib/libnvidia-opencl.so.1 2>/dev/null | head -1)
-    if [ -n "$lib" ]; then
-        mkdir -p /tmp/tsr-icd && echo "$lib" >/tmp/tsr-icd/nvidia.icd
-        export OCL_ICD_VENDORS=/tmp/tsr-icd
-    fi
+# OpenCL: the NVIDIA driver's ICD. The lent image registers only PoCL's in /etc/OpenCL/vendors,
+# so the GPU is invisible to OpenCL unless we name the driver's library ourselves; PoCL stays
+# available beside it (the library orders GPUs first).
+lib=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 \
+      /usr/local/nvidia/lib/libnvidia-opencl.so.1 2>/dev/null | head -1)
+if [ -n "$lib" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+    mkdir -p /tmp/tsr-icd && echo "$lib" >/tmp/tsr-icd/nvidia.icd
+    cp /etc/OpenCL/vendors/*.icd /tmp/tsr-icd/ 2>/dev/null || true
+    export OCL_ICD_VENDORS=/tmp/tsr-icd
 fi
 PY=$(command -v python3)
 export PYTHONUNBUFFERED=1
