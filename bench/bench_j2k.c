@@ -134,9 +134,9 @@ int main(int argc, char **argv)
     copt.backend = TSR_BACKEND_CPU;
     if (tsr_ctx_create(&copt, &ctx) != TSR_OK)
         return 1;
-    int has_opj = have("opj_decompress") && have("opj_compress");
+    int has_opj = have("opj_decompress"), has_opj_enc = have("opj_compress");
     int has_grk = have("grk_decompress");
-    int has_ojph = have("ojph_expand") && have("ojph_compress");
+    int has_ojph = have("ojph_expand"), has_ojph_enc = have("ojph_compress");
     static const struct {
         const char *name;
         int w, h;
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
             snprintf(stream, sizeof stream, "%s/%s_%s%s.j2k", dir, sizes[si].name,
                      codings[ci].ht ? "ht" : "p1", strstr(codings[ci].name, "lossless") ? "rev" : "irr");
             if (!file_exists(stream)) {
-                if ((codings[ci].ht && !has_ojph) || (!codings[ci].ht && !has_opj))
+                if ((codings[ci].ht && !has_ojph_enc) || (!codings[ci].ht && !has_opj_enc))
                     continue;
                 snprintf(cmd, sizeof cmd, codings[ci].enc, ppm, stream);
                 strcat(cmd, " >/dev/null 2>&1");
