@@ -168,6 +168,53 @@ static void dwt97_lanes(float *x, uint32_t n, uint32_t i0)
     lift97_lanes(x, n, 1 - cas, ALPHA);
 }
 
+/* ---- fused lane sweeps (vertical pass) -----------------------------------------------------
+ * Two consecutive lifting steps in one sweep down the strip: at row i the first step updates
+ * position i (parity pa) from its untouched neighbours, then the second step updates position
+ * i - 1 (the other parity), whose neighbours i - 2 and i are both final for the first step. The
+ * arithmetic and its operands are exactly those of two separate sweeps; only the memory traffic
+ * changes. Mirrored neighbours: -1 -> 1, n -> n - 2 (F.3.7). */
+#define ROWP(x, i) ((x) + (size_t)(i) * LANES)
+#define NB(i, n) ((i) < 0 ? 1 : (i) >= (int64_t)(n) ? (int64_t)(n) - 2 : (i))
+
+static void fused97_lanes(float *x, uint32_t n, uint32_t pa, float ca, float cb)
+{
+    for (int64_t i = 0; i <= (int64_t)n; i++) {
+        if (i < (int64_t)n && (uint32_t)(i & 1) == pa) {
+            const float *a = ROWP(x, NB(i - 1, n)), *b = ROWP(x, NB(i + 1, n));
+            float *d = ROWP(x, i);
+            for (int k = 0; k < LANES; k++)
+                d[k] = d[k] - ca * (a[k] + b[k]);
+        }
+        int64_t j = i - 1;
+        if (j >= 0 && (uint32_t)(j & 1) != pa) {
+            const float *a = ROWP(x, NB(j - 1, n)), *b = ROWP(x, NB(j + 1, n));
+            float *d = ROWP(x, j);
+            for (int k = 0; k < LANES; k++)
+                d[k] = d[k] - cb * (a[k] + b[k]);
+        }
+    }
+}
+
+static void fused53_lanes(int32_t *x, uint32_t n, uint32_t pa)
+{
+    for (int64_t i = 0; i <= (int64_t)n; i++) {
+        if (i < (int64_t)n && (uint32_t)(i & 1) == pa) {
+            const int32_t *a = ROWP(x, NB(i - 1, n)), *b = ROWP(x, NB(i + 1, n));
+            int32_t *d = ROWP(x, i);
+            for (int k = 0; k < LANES; k++)
+                d[k] -= (a[k] + b[k] + 2) >> 2;
+        }
+        int64_t j = i - 1;
+        if (j >= 0 && (uint32_t)(j & 1) != pa) {
+            const int32_t *a = ROWP(x, NB(j - 1, n)), *b = ROWP(x, NB(j + 1, n));
+            int32_t *d = ROWP(x, j);
+            for (int k = 0; k < LANES; k++)
+                d[k] += (a[k] + b[k]) >> 1;
+        }
+    }
+}
+
 /* ---- deinterleaved lines (horizontal pass) ------------------------------------------------
  * The same lifting on a row still split into its low half L[0..sn) and high half H[0..dn), so
  * that the inner loops run over contiguous memory. With cas = i0 & 1 the interleaved line is
@@ -285,16 +332,38 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
         uint32_t dn = rh - sny;
         if (nl < LANES)
             memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
-        for (uint32_t i = 0; i < sny; i++)
-            memcpy(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs,
-                   nl * sizeof *tmp);
-        for (uint32_t i = 0; i < dn; i++)
-            memcpy(tmp + (size_t)(1 - cy + 2 * i) * LANES, data + (size_t)(sny + i) * stride + xs,
-                   nl * sizeof *tmp);
-        if (rev)
-            dwt53_lanes(tmp, rh, y0);
-        else
-            dwt97_lanes((float *)tmp, rh, y0);
+        if (rh == 1 || rev) {
+            for (uint32_t i = 0; i < sny; i++)
+                memcpy(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs,
+                       nl * sizeof *tmp);
+            for (uint32_t i = 0; i < dn; i++)
+                memcpy(tmp + (size_t)(1 - cy + 2 * i) * LANES,
+                       data + (size_t)(sny + i) * stride + xs, nl * sizeof *tmp);
+            if (rh == 1 && rev)
+                dwt53_lanes(tmp, rh, y0);
+            else if (rh == 1)
+                dwt97_lanes((float *)tmp, rh, y0);
+            else
+                fused53_lanes(tmp, rh, cy);
+        } else {
+            /* gather with the K / 1/K scaling of step 1, then two fused sweeps */
+            const float invk = 1.0f / KAPPA;
+            float *ft = (float *)tmp;
+            for (uint32_t i = 0; i < sny; i++) {
+                const float *src = (const float *)(data + (size_t)i * stride + xs);
+                float *d = ft + (size_t)(cy + 2 * i) * LANES;
+                for (uint32_t k = 0; k < nl; k++)
+                    d[k] = src[k] * KAPPA;
+            }
+            for (uint32_t i = 0; i < dn; i++) {
+                const float *src = (const float *)(data + (size_t)(sny + i) * stride + xs);
+                float *d = ft + (size_t)(1 - cy + 2 * i) * LANES;
+                for (uint32_t k = 0; k < nl; k++)
+                    d[k] = src[k] * invk;
+            }
+            fused97_lanes(ft, rh, cy, DELTA, GAMMA);
+            fused97_lanes(ft, rh, cy, BETA, ALPHA);
+        }
         for (uint32_t i = 0; i < rh; i++)
             memcpy(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl * sizeof *tmp);
     }
