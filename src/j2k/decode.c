@@ -352,7 +352,8 @@ typedef struct dec {
 } dec;
 
 /* Code-blocks: gather contributions, decode, dequantise, all in parallel. */
-static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__j2k_t2 *t2)
+static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__j2k_t2 *t2,
+                        int threads, void *ws)
 {
     tsr_ctx *ctx = d->ctx;
     tsr_status st;
@@ -408,7 +409,6 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
                 }
             }
     }
-    int threads = d->threads;
     if ((st = tsr__alloc(ctx, (size_t)threads * (maxlen + 8), (void **)&buf)))
         goto out;
     if ((st = tsr__alloc(ctx, (size_t)threads * TSR__T1_MAX_SEGS * sizeof *segs, (void **)&segs)))
@@ -480,7 +480,7 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         blk.nsegs = nsegs;
         blk.segs = myseg;
         unsigned wbits = 0;
-        int rc = tsr__t1_decode(&blk, (char *)d->t1_ws + (size_t)tid * d->ws_size, d->ws_size, out,
+        int rc = tsr__t1_decode(&blk, (char *)ws + (size_t)tid * d->ws_size, d->ws_size, out,
                                 tc->stride, &wbits);
         if (rc == TSR__T1_WARN) {
 #pragma omp atomic
@@ -593,7 +593,9 @@ static void store(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp, int is_f
     }
 }
 
-static tsr_status decode_tile(dec *d, uint32_t tile)
+/* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
+ * workspaces at ws (threads of them). */
+static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
 {
     tsr_ctx *ctx = d->ctx;
     tsr__j2k_cs *cs = &d->s->cs;
@@ -695,7 +697,7 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
                         cs->base + cs->tps[f].body_off, &t2, &d->s->warn);
     if (st)
         goto out;
-    if ((st = tier1(d, &tcp, &t, &t2)))
+    if ((st = tier1(d, &tcp, &t, &t2, threads, ws)))
         goto out;
     /* Inverse DWT of each decoded component. */
     size_t per = 0;
@@ -703,7 +705,7 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
         if (!t.comps[c].skip && tsr__dwt_scratch_per_thread(&t.comps[c]) > per)
             per = tsr__dwt_scratch_per_thread(&t.comps[c]);
     size_t sbytes;
-    if (!tsr__size_mul3(per ? per : 1, (size_t)d->threads, sizeof(int32_t), &sbytes)) {
+    if (!tsr__size_mul3(per ? per : 1, (size_t)threads, sizeof(int32_t), &sbytes)) {
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u: DWT scratch overflows", tile);
         goto out;
     }
@@ -714,9 +716,9 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
         if (tc->skip)
             continue;
         if (tcp.tccps[c].qmfbid == 1)
-            tsr__dwt53_inverse2(tc, tc->dec_res, scratch, d->threads);
+            tsr__dwt53_inverse2(tc, tc->dec_res, scratch, threads);
         else
-            tsr__dwt97_inverse2(tc, tc->dec_res, scratch, d->threads);
+            tsr__dwt97_inverse2(tc, tc->dec_res, scratch, threads);
     }
     /* Inverse colour transform (G.2 / G.3). */
     if (mct && !t.comps[0].skip) {
@@ -747,7 +749,7 @@ static tsr_status decode_tile(dec *d, uint32_t tile)
     }
     for (uint32_t c = 0; c < t.ncomps; c++)
         if (!t.comps[c].skip && d->dst[c].data)
-            store(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c], d->threads);
+            store(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c], threads);
 out:
     tsr__free(ctx, scratch);
     tsr__free(ctx, ppt);
@@ -870,11 +872,17 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
         if ((st = tsr__alloc(ctx, b ? b : 1, &d.t1_ws)))
             goto out;
     }
-    uint32_t ndone = 0;
+    /* The tiles to decode (those meeting the window and holding data). */
+    uint32_t *todo = NULL, ntodo = 0;
+    if ((st = tsr__alloc(ctx, (size_t)s.cs.ntiles * sizeof *todo, (void **)&todo)))
+        goto out;
     for (uint32_t tile = 0; tile < s.cs.ntiles; tile++) {
         uint32_t p = tile % s.cs.ntx, q = tile / s.cs.ntx;
         uint64_t tx0 = (uint64_t)s.cs.tx0 + (uint64_t)p * s.cs.tw;
         uint64_t ty0 = (uint64_t)s.cs.ty0 + (uint64_t)q * s.cs.th;
+        if (tx0 + s.cs.tw <= L.win.x0 || tx0 >= L.win.x1 || ty0 + s.cs.th <= L.win.y0 ||
+            ty0 >= L.win.y1)
+            continue;
         if (s.cs.tile_first[tile] == UINT32_MAX) {
             /* A tile with no data stays zero. Say so unless it holds no samples at all (a tile
              * thinner than a subsampled component's grid step). */
@@ -895,14 +903,45 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
             }
             continue;
         }
-        if (tx0 + s.cs.tw <= L.win.x0 || tx0 >= L.win.x1 || ty0 + s.cs.th <= L.win.y0 ||
-            ty0 >= L.win.y1)
-            continue;
-        if ((st = decode_tile(&d, tile)))
-            goto out;
-        if ((st = tsr__progress(ctx, "j2k decode", ++ndone, s.cs.ntiles)))
-            goto out;
+        todo[ntodo++] = tile;
     }
+    if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
+        /* Many tiles: one tile per thread at a time (tiles write disjoint parts of the planes;
+         * warnings are serialised; the first error stops the others at their next tile). */
+        tsr_status first = TSR_OK;
+        uint32_t ndone = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(d.threads)
+        for (uint32_t i = 0; i < ntodo; i++) {
+            tsr_status f;
+#pragma omp atomic read
+            f = first;
+            if (f)
+                continue;
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            tsr_status r = decode_tile(&d, todo[i], 1, (char *)d.t1_ws + (size_t)tid * d.ws_size);
+#pragma omp critical(tsr_j2k_tiles)
+            {
+                if (r && !first)
+                    first = r;
+                if (!r && !first && tsr__progress(ctx, "j2k decode", ++ndone, ntodo))
+                    first = TSR_ERR_INTERRUPTED;
+            }
+        }
+        st = first;
+    } else {
+        st = TSR_OK;
+        for (uint32_t i = 0; i < ntodo && !st; i++) {
+            st = decode_tile(&d, todo[i], d.threads, d.t1_ws);
+            if (!st)
+                st = tsr__progress(ctx, "j2k decode", i + 1, ntodo);
+        }
+    }
+    tsr__free(ctx, todo);
+    if (st)
+        goto out;
     if (L.palette) {
         for (uint32_t i = 0; i < num_planes; i++) {
             const tsr_j2k_plane *src = &tmp[L.ch[i].comp];

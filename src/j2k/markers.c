@@ -20,11 +20,15 @@ void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
 {
     if (!w)
         return;
-    if (w->count++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->first, sizeof w->first, fmt, ap);
-        va_end(ap);
+    /* tiles may be decoded in parallel */
+#pragma omp critical(tsr_j2k_warn)
+    {
+        if (w->count++ == 0) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(w->first, sizeof w->first, fmt, ap);
+            va_end(ap);
+        }
     }
 }
 
