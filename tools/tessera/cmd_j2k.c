@@ -22,12 +22,11 @@ static const cli_option j2k_options[] = {
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
     {0}};
 
+/* A number 0 .. 2^32-1 through the CLI's strict parser. */
 static int parse_u32(const char *s, uint32_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || v > UINT32_MAX || s[0] == '-')
+    long long v;
+    if (!cli_parse_int(s, 0, UINT32_MAX, &v))
         return 0;
     *out = (uint32_t)v;
     return 1;
