@@ -28,6 +28,7 @@ extern "C" {
 #include "resize/resize_gpu.h"
 }
 
+#include <math.h>
 #include <string.h>
 
 enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, SLOT_TAB2 = 5 };
@@ -341,6 +342,216 @@ __global__ void __launch_bounds__(SW_NT)
     }
 }
 
+/* Fused separable u8 resize, output tiles (run 10). One block of TE = TW*CN threads (CN a
+ * template parameter: TW = 256/128/64/64 pixels for CN = 1/2/3/4, so TE = 256, 256, 192, 256
+ * elements) takes output elements [bx*TE, +TE) of output rows [dy0, dy0 + th), th <= 32 chosen
+ * on the host so that the tile's source rows fit in ST_SMEM. On entry every thread computes the
+ * tile's clamped source row span [rlo, rlo + nr) from YOFS of the tile's first and last rows
+ * (monotone), and threads < th stage their output row's KS row offsets (clamped, relative to
+ * rlo) and coefficients in shared memory. Phase 1 (horizontal): thread t owns element column
+ * e0 + t (taps and coefficients in registers, read once; border columns use the same formula
+ * with the clamped taps: for KS == 2, dx >= xmax is S*2048 + S*0 with both taps on S) and
+ * computes it for the nr source rows, UNR rows' loads in flight at a time, into shared memory:
+ * h >> 4 as int16 for KS == 2 (all the linear vertical formula uses; 0 <= h >> 4 <= 32640),
+ * h as int32 for KS == 4. Phase 2 (vertical): thread t takes EPT consecutive elements (8 for
+ * KS == 2, 4 for cubic: one 16-byte shared load per tap) of rows q, q + EPT, ... and writes
+ * them with one 8-/4-byte store when the host found the destination aligned (`vst`), byte
+ * stores at the row's end. The arithmetic is plan.h's: KS == 2 computes (b*x) >> 16 as
+ * __mulhi(b*65536, x) (the high word of the exact product); cubic keeps the vec_end split, the
+ * nested __fmul_rn/__fadd_rn form below vec_end (b*(1/2^22) staged as float: exact, a power
+ * of two) and (sum + 2^21) >> 22 above. If a tile's rows do not fit (nr > nrmax, or a row
+ * outside the span: never with OpenCV's monotone YOFS, checked anyway) the whole block takes
+ * the per-element formula (rk_separable) instead. */
+enum { ST_THMAX = 32, ST_SMEM = 28 * 1024 };
+
+template <int CN> struct st_shape {
+    enum { TW = CN == 1 ? 256 : CN == 2 ? 128 : 64, TE = TW * CN };
+};
+template <int KS> struct st_h {
+    typedef int T;
+};
+template <> struct st_h<2> {
+    typedef short T;
+};
+
+template <int KS, int CN>
+__global__ void __launch_bounds__(st_shape<CN>::TE)
+    k_stile_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+               const uchar *__restrict__ tab, rk_params p, int th, int nrmax, int vst)
+{
+    typedef typename st_h<KS>::T HT;
+    enum {
+        TE = st_shape<CN>::TE,
+        NT = TE,
+        EPT = KS == 2 ? 8 : 4,
+        TPR = TE / EPT, /* threads per output row in phase 2 */
+        RPP = NT / TPR, /* rows per pass (= EPT) */
+        UNR = KS == 2 ? 8 : 4
+    };
+    extern __shared__ int4 smem4[];
+    HT *hs = (HT *)smem4;
+    __shared__ int s_r[ST_THMAX][KS];
+    __shared__ int s_b[ST_THMAX][KS];
+    __shared__ float s_bf[KS == 4 ? ST_THMAX : 1][KS];
+    const int kh = KS / 2, n = p.dw * CN, t = threadIdx.x;
+    const int e0 = blockIdx.x * TE, dy0 = blockIdx.y * th, dy1 = min(dy0 + th, p.dh);
+    const int rows = dy1 - dy0;
+    const int *yofs = rk_ti(tab, p, RK_YOFS);
+    const int rlo = rk_clampi(__ldg(yofs + dy0) - kh + 1, 0, p.sh - 1);
+    const int rhi = rk_clampi(__ldg(yofs + dy1 - 1) + kh, 0, p.sh - 1);
+    const int nr = rhi - rlo + 1;
+    int bad = nr > nrmax;
+    if (t < rows) {
+        const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+        const int dy = dy0 + t, sy = __ldg(yofs + dy);
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            int r = rk_clampi(sy - kh + 1 + k, 0, p.sh - 1) - rlo;
+            bad |= r < 0 || r >= nr;
+            s_r[t][k] = r * TE;
+            int b = __ldg(yc + (size_t)dy * KS + k);
+            s_b[t][k] = KS == 2 ? b * 65536 : b;
+            if (KS == 4)
+                s_bf[t % (KS == 4 ? ST_THMAX : 1)][k] = __fmul_rn((float)b, 1.f / 4194304.f);
+        }
+    }
+    if (!bad) {
+        const int *xofs = rk_ti(tab, p, RK_XOFS);
+        const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+        const int e = min(e0 + t, n - 1);
+        const int dx = e / CN, c = e - dx * CN;
+        const int sx = __ldg(xofs + dx);
+        int off[KS], co[KS];
+#pragma unroll
+        for (int k = 0; k < KS; k++) {
+            if (KS == 2) {
+                const int inside = dx < p.xmax;
+                off[k] = (inside ? sx + k : sx) * CN + c;
+                co[k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
+            } else {
+                off[k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * CN + c;
+                co[k] = __ldg(xc + dx * KS + k);
+            }
+        }
+        const uchar *row = src + (size_t)rlo * p.sstride;
+        const int ss = p.sstride;
+        HT *h = hs + t;
+        int r = 0;
+        for (; r + UNR <= nr; r += UNR) {
+            int v[UNR];
+#pragma unroll
+            for (int u = 0; u < UNR; u++) {
+                v[u] = 0;
+#pragma unroll
+                for (int k = 0; k < KS; k++)
+                    v[u] += (int)__ldg(row + (size_t)u * ss + off[k]) * co[k];
+            }
+#pragma unroll
+            for (int u = 0; u < UNR; u++)
+                h[(r + u) * TE] = (HT)(KS == 2 ? v[u] >> 4 : v[u]);
+            row += (size_t)UNR * ss;
+        }
+        for (; r < nr; r++) {
+            int v = 0;
+#pragma unroll
+            for (int k = 0; k < KS; k++)
+                v += (int)__ldg(row + off[k]) * co[k];
+            h[r * TE] = (HT)(KS == 2 ? v >> 4 : v);
+            row += ss;
+        }
+    }
+    if (__syncthreads_or(bad)) {
+        for (int i = t; i < rows * TE; i += NT) {
+            const int q = i / TE, e = e0 + i - q * TE;
+            if (e < n)
+                rk_separable(src, dst, tab, p, dy0 + q, e);
+        }
+        return;
+    }
+
+    const int el = (t % TPR) * EPT, e = e0 + el;
+    if (e >= n)
+        return;
+    const int full = vst && e + EPT <= n;
+    for (int q = t / TPR; q < rows; q += RPP) {
+        int v[EPT];
+        if (KS == 2) {
+            const int b0 = s_b[q][0], b1 = s_b[q][1];
+            const int4 w0 = *(const int4 *)(hs + s_r[q][0] + el);
+            const int4 w1 = *(const int4 *)(hs + s_r[q][1] + el);
+            const int a0[4] = {w0.x, w0.y, w0.z, w0.w}, a1[4] = {w1.x, w1.y, w1.z, w1.w};
+#pragma unroll
+            for (int i = 0; i < EPT; i++) {
+                const int x0 = (i & 1) ? a0[i >> 1] >> 16 : (int)(short)(a0[i >> 1] & 0xffff);
+                const int x1 = (i & 1) ? a1[i >> 1] >> 16 : (int)(short)(a1[i >> 1] & 0xffff);
+                v[i] = (__mulhi(b0, x0) + __mulhi(b1, x1) + 2) >> 2;
+                v[i] = min(max(v[i], 0), 255);
+            }
+        } else {
+            int hv[KS][4];
+#pragma unroll
+            for (int k = 0; k < KS; k++) {
+                const int4 w = *(const int4 *)(hs + s_r[q][k] + el);
+                hv[k][0] = w.x, hv[k][1] = w.y, hv[k][2] = w.z, hv[k][3] = w.w;
+            }
+            if (e + EPT <= p.vec_end) {
+                float bf[KS];
+#pragma unroll
+                for (int k = 0; k < KS; k++)
+                    bf[k] = s_bf[q % (KS == 4 ? ST_THMAX : 1)][k];
+#pragma unroll
+                for (int i = 0; i < EPT; i++) {
+                    float acc = 0.f;
+#pragma unroll
+                    for (int k = KS - 1; k >= 0; k--) {
+                        const float f = __fmul_rn((float)hv[k][i & 3], bf[k]);
+                        acc = k == KS - 1 ? f : __fadd_rn(f, acc);
+                    }
+                    v[i] = min(max(__float2int_rn(acc), 0), 255);
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < EPT; i++) {
+                    if (e + i < p.vec_end) {
+                        float acc = 0.f;
+#pragma unroll
+                        for (int k = KS - 1; k >= 0; k--) {
+                            const float f = __fmul_rn(
+                                (float)hv[k][i & 3], s_bf[q % (KS == 4 ? ST_THMAX : 1)][k]);
+                            acc = k == KS - 1 ? f : __fadd_rn(f, acc);
+                        }
+                        v[i] = __float2int_rn(acc);
+                    } else {
+                        int s = 0;
+#pragma unroll
+                        for (int k = 0; k < KS; k++)
+                            s += hv[k][i & 3] * s_b[q][k];
+                        v[i] = (s + (1 << 21)) >> 22;
+                    }
+                    v[i] = min(max(v[i], 0), 255);
+                }
+            }
+        }
+        uchar *dp = dst + (size_t)(dy0 + q) * p.dstride + e;
+        if (full) {
+            const uint w0 = __byte_perm(__byte_perm(v[0], v[1], 0x0040),
+                                        __byte_perm(v[2], v[3], 0x0040), 0x5410);
+            if (EPT == 8) {
+                const uint w1 = __byte_perm(__byte_perm(v[4 % EPT], v[5 % EPT], 0x0040),
+                                            __byte_perm(v[6 % EPT], v[7 % EPT], 0x0040), 0x5410);
+                *(uint2 *)dp = make_uint2(w0, w1);
+            } else {
+                *(uint *)dp = w0;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < EPT; i++)
+                if (e + i < n)
+                    dp[i] = (uchar)v[i];
+        }
+    }
+}
+
 /* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
  * elements of R output rows. Each element's column taps (at most MT: k in [XSTART[dx],
  * XSTART[dx+1])) are read once into registers and padded to MT with weight 0 on the element's
@@ -515,7 +726,8 @@ static int sep_max_rows(const tsr__resize_plan *pl, int th)
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 halves
  * the elements per thread of k_sepw_u8 (fewer registers, more threads); bit 1 aims k_sepw_u8's
  * rows per block at 2^16 threads instead of 2^18 (R x4, up to 32); bit 2 uses k_sepw_u8 for
- * downscales too. */
+ * downscales too; bit 3 turns k_stile_u8 off. Bits 0, 1 and 3 all select the kernels from
+ * before k_stile_u8 (so the workbench's D and E columns time run 9's walkers beside C). */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -531,6 +743,28 @@ static int walk_rows(int blocks_x, int threads, int dh, int target)
     while ((dh + R - 1) / R > 65535 && R < SW_RMAX)
         R *= 2;
     return (dh + R - 1) / R > 65535 ? 0 : R;
+}
+
+/* Rows per tile for k_stile_u8: the largest th <= ST_THMAX (a power of two) whose tile source
+ * rows fit in ST_SMEM and whose grid has >= 1024 blocks (down to th = 4), with *nrmax the row count the shared memory is sized for; 0 if none. A
+ * tile of th output rows spans YOFS[dy1-1] - YOFS[dy0] <= ceil((th-1)*scale) + 1 source rows
+ * (YOFS = floor of an affine function of dy with slope scale = src/dst, or 1/inv_scale_y when
+ * the caller gave factors), plus ksize; one row of margin. The kernel checks each tile anyway. */
+static int stile_rows(const tsr__resize_plan *pl, int te, int hb, int gx, int *nrmax)
+{
+    double sc = (double)pl->src_h / (double)pl->dst_h;
+    if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
+        sc = 1.0 / pl->inv_scale_y;
+    for (int th = ST_THMAX; th >= 1; th /= 2) {
+        double nm = ceil((th - 1) * sc) + pl->ksize + 2;
+        /* fewer rows when the grid would have fewer than ~8 blocks per SM of a large GPU */
+        if (nm * te * hb <= ST_SMEM &&
+            (th <= 4 || (double)gx * ((pl->dst_h + th - 1) / th) >= 1024)) {
+            *nrmax = (int)nm;
+            return th;
+        }
+    }
+    return 0;
 }
 
 /* Most column taps of one output column in an AREA plan (XSTART differences). */
@@ -555,6 +789,35 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
+    /* Output tiles (k_stile_u8) for every u8 separable plan with 2 or 4 taps whose tile rows
+     * fit (the dev knob's bits 0, 1 and 3 select the older kernels below instead). */
+    if (!(tsr__resize_cuda_variant & 11) && pl->path == TSR__RESIZE_SEPARABLE &&
+        pl->depth == TSR_U8 && (pl->ksize == 2 || pl->ksize == 4) && pl->cn >= 1 && pl->cn <= 4) {
+        const int te = pl->cn == 3 ? 192 : 256, hb = pl->ksize == 2 ? 2 : 4;
+        const int n = pl->dst_w * pl->cn;
+        int nrmax = 0;
+        const int th = stile_rows(pl, te, hb, (n + te - 1) / te, &nrmax);
+        if (th && (pl->dst_h + th - 1) / th <= 65535) {
+            dim3 grid((n + te - 1) / te, (pl->dst_h + th - 1) / th);
+            const size_t smem = (size_t)nrmax * te * hb;
+            const int vst = (((size_t)d | (size_t)p.dstride) & (pl->ksize == 2 ? 7 : 3)) == 0;
+#define TSR_STILE(KS, CN)                                                                          \
+    k_stile_u8<KS, CN><<<grid, te, smem, stream>>>(s, d, t, p, th, nrmax, vst)
+            switch (pl->cn * 8 + pl->ksize) {
+            case 10: TSR_STILE(2, 1); break;
+            case 18: TSR_STILE(2, 2); break;
+            case 26: TSR_STILE(2, 3); break;
+            case 34: TSR_STILE(2, 4); break;
+            case 12: TSR_STILE(4, 1); break;
+            case 20: TSR_STILE(4, 2); break;
+            case 28: TSR_STILE(4, 3); break;
+            default: TSR_STILE(4, 4); break;
+            }
+#undef TSR_STILE
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k_stile_u8");
+            return TSR_OK;
+        }
+    }
     /* Walkers for vertical upscales (each source row feeds >= 1 output row: the window mostly
      * shifts by 0 or 1), small shared tiles for downscales (run 8: the walkers were 1.2-1.4x
      * slower there, with R small and 2-4 new rows per output row). */
