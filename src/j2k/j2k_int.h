@@ -326,8 +326,13 @@ void tsr__tcd_free(tsr_ctx *ctx, tsr__j2k_tile *t);
 /* Calls fn(user, layer, comp, res, precinct) for every packet of the tile in codestream order
  * (B.12, with POC). Stops early when fn returns nonzero (that value is returned). */
 typedef int (*tsr__pi_fn)(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p);
+/* work_limit (0: none) bounds the loop iterations, emitted or skipped: a POC list can make the
+ * loops visit far more packets than the data could ever hold; past it *stopped is
+ * TSR__PI_TOO_LONG. */
+#define TSR__PI_TOO_LONG 1000
 tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                           const tsr__j2k_tile *t, tsr__pi_fn fn, void *user, int *stopped);
+                           const tsr__j2k_tile *t, tsr__pi_fn fn, void *user, int *stopped,
+                           uint64_t work_limit);
 
 /* ---- packets (t2.c) ----------------------------------------------------------------------- */
 typedef struct tsr__j2k_chunk {

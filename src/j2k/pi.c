@@ -71,8 +71,10 @@ static void prec_point(const tsr__j2k_tile *t, const tsr__j2k_cs *cs, uint32_t c
 }
 
 tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                           const tsr__j2k_tile *t, tsr__pi_fn fn, void *user, int *stopped)
+                           const tsr__j2k_tile *t, tsr__pi_fn fn, void *user, int *stopped,
+                           uint64_t work_limit)
 {
+    uint64_t work = 0;
     *stopped = 0;
     uint32_t nc = t->ncomps;
     /* Per (c, r): the index of its first precinct in the emitted-layer table. */
@@ -115,6 +117,10 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
 #define EMIT(L, C, R, P)                                                                           \
     do {                                                                                           \
         uint16_t *d_ = &done[base[(size_t)(C) * TSR__J2K_MAX_RES + (R)] + (P)];                    \
+        if (work_limit && ++work > work_limit) {                                                   \
+            *stopped = TSR__PI_TOO_LONG;                                                           \
+            goto out;                                                                              \
+        }                                                                                          \
         if (*d_ == (L)) {                                                                          \
             (*d_)++;                                                                               \
             int rc_ = fn(user, (L), (C), (R), (P));                                                \
@@ -167,6 +173,10 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
                             en->p = j * res->pw + i;
                         }
                 }
+            if (work_limit && (work += 16 * (uint64_t)n) > work_limit) {
+                *stopped = TSR__PI_TOO_LONG;
+                goto out;
+            }
             qsort(ents, n, sizeof *ents,
                   e->prg == TSR_J2K_RPCL ? cmp_rpcl : e->prg == TSR_J2K_PCRL ? cmp_pcrl : cmp_cprl);
             for (size_t i = 0; i < n; i++)

@@ -382,12 +382,22 @@ tsr_status tsr__t2_decode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
     s.out = out;
     s.warn = warn;
     int stopped = 0;
-    tsr_status st = tsr__pi_iterate(ctx, cs, tcp, t, packet, &s, &stopped);
+    /* Every packet costs at least one byte of header (or the data runs out and the walk stops),
+     * so a walk that visits far more packets than there are bytes is a hostile POC list. */
+    uint64_t limit = 10000000u + 64u * ((uint64_t)body_len + hdr_len);
+    tsr_status st = tsr__pi_iterate(ctx, cs, tcp, t, packet, &s, &stopped, limit);
     tsr__free(ctx, s.pieces);
     if (st)
         return st;
     if (stopped == CB_ERROR)
         return s.err ? s.err : TSR_ERR_CORRUPT;
+    if (stopped == TSR__PI_TOO_LONG) {
+        tsr__j2k_warnf(warn, "tile %u: progression visits far more packets than the data holds; "
+                             "stopped",
+                       t->index);
+        warn->truncated = 1;
+        return TSR_OK;
+    }
     /* Every packet read: the tile's data should be used up exactly. */
     if (!stopped && s.pos < body_len)
         tsr__j2k_warnf(warn, "tile %u: %zu bytes after its last packet ignored", t->index,

@@ -274,7 +274,7 @@ static void test_progression(tsr_ctx *ctx)
                 static seen s;
                 s.n = 0;
                 int stopped;
-                CHECK_OK(ctx, tsr__pi_iterate(ctx, &cs, &tcp, &t, record, &s, &stopped));
+                CHECK_OK(ctx, tsr__pi_iterate(ctx, &cs, &tcp, &t, record, &s, &stopped, 0));
                 CHECK(s.n == want);
                 /* each packet once */
                 int dup = 0;
