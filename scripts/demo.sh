@@ -21,3 +21,15 @@ done
 # Many images in one batch call, into a folder:
 "$tool" resize "${inputs[@]}" out/resize/thumbs --size 256x256 --interp cubic --json > out/resize/thumbs.json
 echo "demo: wrote $(find out/resize -type f | wc -l) files under out/resize (thumbs.json describes the batch)"
+
+# The other commands, briefly: seam carving, a graph-drawing check, a JPEG 2000 decode.
+mkdir -p out/carve out/layout out/j2k
+"$tool" carve tests/data/sample.png out/carve/sample_w110.png --width 110 --seams out/carve/sample_seams.png --quiet
+graphs=../shared/data/graphs/gd2025-examples
+if [ -d "$graphs" ]; then
+  "$tool" layout check "$graphs/70-nodes.json" --json > out/layout/70-nodes-check.json || true
+  "$tool" layout render "$graphs/70-nodes.json" out/layout/70-nodes.svg
+fi
+j2k=../shared/data/j2k/conformance/p1_01.j2k
+[ -f "$j2k" ] && "$tool" j2k decode "$j2k" out/j2k/p1_01.pgx
+echo "demo: carve, layout and j2k outputs under out/carve, out/layout, out/j2k"
