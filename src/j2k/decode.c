@@ -694,7 +694,8 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     if (cs->ppm && !hdr)
         hdr = (const uint8_t *)"";
     st = tsr__t2_decode(ctx, cs, &tcp, &t, body, body_len, hdr, hdr_len, d->layers,
-                        cs->base + cs->tps[f].body_off, &t2, &d->s->warn);
+                        ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2,
+                        &d->s->warn);
     if (st)
         goto out;
     if ((st = tier1(d, &tcp, &t, &t2, threads, ws)))

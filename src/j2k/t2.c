@@ -108,9 +108,19 @@ enum { CB_CONTINUE = 0, CB_STOP = 1, CB_ERROR = 2 };
 
 static int corrupt(t2_state *s, uint32_t l, uint32_t c, uint32_t r, uint32_t p, const char *what)
 {
+    /* Where: the file offset of the packet's data when the tile is one tile-part (else the
+     * offset inside the tile's concatenated data), or of its packed header. */
+    char where[96];
+    if (s->hdr)
+        snprintf(where, sizeof where, "packed header offset %zu", s->hpos);
+    else if (s->body_base != SIZE_MAX)
+        snprintf(where, sizeof where, "at byte %zu", s->body_base + s->pos);
+    else
+        snprintf(where, sizeof where, "tile data offset %zu", s->pos);
     s->err = tsr__fail(s->ctx, TSR_ERR_CORRUPT,
-                       "tile %u, packet (layer %u, component %u, resolution %u, precinct %u): %s",
-                       s->t->index, l, c, r, p, what);
+                       "tile %u, packet (layer %u, component %u, resolution %u, precinct %u): %s "
+                       "(%s)",
+                       s->t->index, l, c, r, p, what, where);
     return CB_ERROR;
 }
 
