@@ -173,9 +173,16 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
                                     (int32_t)n, depth);
     if (st)
         return cli_fail(cmd, ctx, st, "allocating the output");
+    /* Samples go to the full 8- or 16-bit range: v * maxval / (2^precision - 1), rounded (exact
+     * for 8- and 16-bit components; PGX keeps the values as decoded). */
     int32_t off[4];
-    for (uint32_t c = 0; c < n; c++)
+    uint64_t num[4], den[4];
+    uint64_t maxval = depth == TSR_U8 ? 255 : 65535;
+    for (uint32_t c = 0; c < n; c++) {
         off[c] = p[c].is_signed ? (int32_t)1 << (p[c].precision - 1) : 0;
+        num[c] = maxval;
+        den[c] = ((uint64_t)1 << p[c].precision) - 1;
+    }
     int64_t h = p[0].height;
     (void)threads;
 #pragma omp parallel for schedule(static) if (threads != 1)
@@ -183,12 +190,21 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
         uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
         for (uint32_t c = 0; c < n; c++) {
             const int32_t *s = p[c].data + (size_t)y * p[c].stride;
-            if (depth == TSR_U8)
+            if (num[c] == den[c] && depth == TSR_U8)
                 for (uint32_t x = 0; x < p[0].width; x++)
                     row[(size_t)x * n + c] = (uint8_t)(s[x] + off[c]);
-            else
+            else if (num[c] == den[c])
                 for (uint32_t x = 0; x < p[0].width; x++)
                     ((uint16_t *)row)[(size_t)x * n + c] = (uint16_t)(s[x] + off[c]);
+            else
+                for (uint32_t x = 0; x < p[0].width; x++) {
+                    uint64_t v = (uint64_t)(uint32_t)(s[x] + off[c]);
+                    v = (v * num[c] + den[c] / 2) / den[c];
+                    if (depth == TSR_U8)
+                        row[(size_t)x * n + c] = (uint8_t)v;
+                    else
+                        ((uint16_t *)row)[(size_t)x * n + c] = (uint16_t)v;
+                }
         }
     }
     st = tsr_image_save(ctx, out, &img, NULL);
@@ -344,8 +360,9 @@ const cli_command cli_cmd_j2k = {
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
-    "image (components of equal size only). A truncated codestream decodes what it holds, with "
-    "a warning. Malformed or unsupported input gives a message naming the problem and the byte "
+    "image (components of equal size only; samples rescaled to the full 8- or 16-bit range "
+    "when the precision differs). A truncated codestream decodes what it holds, with a "
+    "warning. Malformed or unsupported input gives a message naming the problem and the byte "
     "offset, exit status 1 and no output. info: prints the main-header parameters.",
     j2k_options,
     "  tessera j2k decode image.jp2 image.png\n"
