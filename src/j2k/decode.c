@@ -9,7 +9,16 @@
  * shift, and the codeword segments, each one contiguous (pieces from several layers are copied
  * together into a per-thread buffer). t1 writes integers (reversible) or values with one
  * fractional bit (irreversible, multiplied here by delta_b / 2) straight into the
- * tile-component's array. No interface change was needed. */
+ * tile-component's array.
+ *
+ * One note on t1.h's segment rule (section 2), no change needed to its code: for an HT block
+ * whose cleanup has not been seen, the rule's "avail - (avail - 1) % 3" assumes the segment
+ * starts at a pass index that is a multiple of 3. Placeholder passes included in earlier layers
+ * need not come in threes (the HTJ2K conformance streams ds0_ht_04/05/06, ds1_ht_03 have such
+ * blocks), so t2.c computes the cleanup segment as avail - (first + avail - 1) % 3 (T.814 B.3:
+ * the cleanup pass is pass 3k counted over all layers) and calls the rule only once the cleanup
+ * is known. The segments handed to t1 then satisfy its own reading: the last nonzero-length
+ * cleanup segment ends at pass 3k. */
 #include "j2k/j2k_int.h"
 #include "j2k/t1.h"
 #include "io/atomic_file.h"
