@@ -71,7 +71,11 @@ typedef struct tsr_j2k_info {
 } tsr_j2k_info;
 
 /* Reads the main header. comps (may be NULL) receives up to max_comps component descriptions;
- * info->num_components says how many there are. Errors name the problem and byte offset. */
+ * info->num_components says how many there are. Errors name the problem and byte offset.
+ * Limits: the image area may not exceed the context's max_image_pixels, and all components
+ * together may not hold more than 4 x max_image_pixels samples (TSR_ERR_LIMIT). Part 2
+ * marker segments that only describe are skipped with a warning; those that change the
+ * samples (DCO, VMS, NLT, arbitrary kernels, array MCT) give TSR_ERR_UNSUPPORTED. */
 tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j2k_info *info,
                                tsr_j2k_component *comps, uint32_t max_comps);
 
@@ -80,10 +84,13 @@ typedef struct tsr_j2k_decode_options {
     uint32_t layers;          /* decode only the first L quality layers (0 = all) */
     /* Region on the reference grid, relative to the image origin (x0, y0); w = h = 0: all. */
     uint32_t region_x, region_y, region_w, region_h;
-    const uint32_t *components; /* codestream components to decode, NULL = all */
+    /* Codestream components to decode, in this order; NULL = all. With a colour transform
+     * (RCT/ICT) components 0-2 are decoded together, so a subset still gets transformed
+     * values. A subset is output as is: no JP2 palette or channel definitions. */
+    const uint32_t *components;
     uint32_t num_components;
-    int threads;              /* 0: the context's thread count */
-    int apply_palette;        /* JP2 pclr/cmap/cdef applied (default 1) */
+    int threads;              /* 0: the context's thread count (tiles, code-blocks, DWT rows) */
+    int apply_palette;        /* JP2 pclr/cmap expansion and cdef channel order (default 1) */
 } tsr_j2k_decode_options;
 
 void tsr_j2k_decode_options_init(tsr_j2k_decode_options *opt);
