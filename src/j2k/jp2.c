@@ -193,6 +193,24 @@ tsr_status tsr__jp2_read(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr__jp2
     int have_ftyp = 0, have_jp2h = 0;
     while (pos < len) {
         box b;
+        /* A truncated file: the codestream box claims more than is left. Decode what is there
+         * (the codestream parser warns about the missing end). */
+        if (len - pos >= 8 && tsr__rd32(data + pos + 4) == T_JP2C) {
+            uint64_t lbox = tsr__rd32(data + pos);
+            size_t hdr = 8;
+            if (lbox == 1 && len - pos >= 16) {
+                lbox = tsr__rd64(data + pos + 8);
+                hdr = 16;
+            }
+            if (lbox > len - pos) {
+                tsr__j2k_warnf(warn, "JP2: codestream box of %llu bytes, %zu present (truncated)",
+                               (unsigned long long)lbox, len - pos);
+                warn->truncated = 1;
+                j->cs_off = pos + hdr;
+                j->cs_len = len - pos - hdr;
+                return TSR_OK;
+            }
+        }
         tsr_status st = next_box(ctx, data, pos, len, &b);
         if (st)
             return st;

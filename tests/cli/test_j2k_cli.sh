@@ -142,5 +142,11 @@ expect 0 "$tool" j2k decode "$tmp/trunc.j2k" "$tmp/t.pgx"
 grep -q "warning: .*truncated\|warning: .*runs past\|warning: .*cut short" "$tmp/err.txt" && ok || bad "truncation warning: $(cat "$tmp/err.txt")"
 [ -s "$tmp/t_0.pgx" ] && ok || bad "truncated stream gave no output"
 
+# so does a truncated JP2 file (its codestream box claims more than is left)
+head -c 30000 "$data/j2k/conformance/file1.jp2" > "$tmp/trunc.jp2"
+expect 0 "$tool" j2k decode "$tmp/trunc.jp2" "$tmp/tj.pgx"
+grep -q "warning: JP2: codestream box of .* (truncated)" "$tmp/err.txt" && ok || bad "JP2 truncation warning"
+[ -s "$tmp/tj_0.pgx" ] && ok || bad "truncated JP2 gave no output"
+
 echo "test_j2k_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
