@@ -269,6 +269,19 @@ def main():
             maxdepth = max([x[0] for x in ta] or [8])
             limit = 0 if rev else (1 if maxdepth <= 12 else 2)
             ok = shapes_ok and peak <= limit
+            # and against OpenJPH's own decoder (PPM/PGM output, unsigned components)
+            ojph_x = shutil.which("ojph_expand")
+            if ojph_x and ok and len(ta) in (1, 3) and not any(x[1] for x in ta):
+                o = os.path.join(tmp, name + ("_j.ppm" if len(ta) == 3 else "_j.pgm"))
+                r3 = subprocess.run([ojph_x, "-i", stream, "-o", o], capture_output=True)
+                im = cv2.imread(o, cv2.IMREAD_UNCHANGED) if r3.returncode == 0 else None
+                if im is not None:
+                    im = im[:, :, ::-1] if im.ndim == 3 else im[:, :, None]
+                    pk = max(int(np.abs(x[2] - im[:, :, c].astype(np.int64)).max())
+                             for c, x in enumerate(ta)) if im.shape[:2] == ta[0][2].shape else 99
+                    if pk > limit:
+                        ok = False
+                        print("     %s: ojph_expand differs by %d" % (name, pk))
             failures += not ok
             print("%s %-16s %s%s" % ("PASS" if ok else "FAIL", name, " ".join(copt),
                                      "" if ok else "  <- peak %d, shapes %s" % (peak, shapes_ok)))
