@@ -66,7 +66,8 @@ static int make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const ch
         uint8_t *d = (uint8_t *)img.data + (size_t)y * img.stride;
         for (int x = 0; x < w; x++) {
             int sx = rotate ? 100 + y : 200 + x, sy = rotate ? 100 + (w - 1 - x) : 1000 + y;
-            const uint8_t *s = (const uint8_t *)src->data + (size_t)sy * src->stride + (size_t)sx * 3;
+            const uint8_t *s =
+                (const uint8_t *)src->data + (size_t)sy * src->stride + (size_t)sx * 3;
             memcpy(d + (size_t)x * 3, s, 3);
         }
     }
@@ -151,11 +152,11 @@ int main(int argc, char **argv)
                    {"HT lossy", 1, "ojph_compress -i %s -o %s -qstep 0.005"}};
     tsr_image src;
     int have_src = 0;
-    static const char *headers[] = {"size",        "coding",       "threads",  "tessera lib",
-                                    "tessera cli", "opj_decompress", "grk_decompress",
-                                    "ojph_expand", "cli/best peer"};
-    tsr_bench_table *table = tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 9,
-                                                 headers);
+    static const char *headers[] = {"size",           "coding",      "threads",
+                                    "tessera lib",    "tessera cli", "opj_decompress",
+                                    "grk_decompress", "ojph_expand", "cli/best peer"};
+    tsr_bench_table *table =
+        tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 9, headers);
     for (size_t si = 0; si < 3; si++) {
         if (!strstr(sizes_arg, sizes[si].name))
             continue;
@@ -189,7 +190,8 @@ int main(int argc, char **argv)
             if (!strstr(codings_arg, codings[ci].ht ? "ht" : "p1"))
                 continue;
             snprintf(stream, sizeof stream, "%s/%s_%s%s.j2k", dir, sizes[si].name,
-                     codings[ci].ht ? "ht" : "p1", strstr(codings[ci].name, "lossless") ? "rev" : "irr");
+                     codings[ci].ht ? "ht" : "p1",
+                     strstr(codings[ci].name, "lossless") ? "rev" : "irr");
             if (!file_exists(stream)) {
                 if ((codings[ci].ht && !has_ojph_enc) || (!codings[ci].ht && !has_opj_enc))
                     continue;
@@ -209,8 +211,8 @@ int main(int argc, char **argv)
             int lib_ok = tsr_j2k_decode_layout(ctx, data, len, &job.opt, NULL, &job.n) == TSR_OK;
             if (lib_ok) {
                 job.planes = calloc(job.n, sizeof *job.planes);
-                lib_ok = tsr_j2k_decode_layout(ctx, data, len, &job.opt, job.planes, &job.n) ==
-                         TSR_OK;
+                lib_ok =
+                    tsr_j2k_decode_layout(ctx, data, len, &job.opt, job.planes, &job.n) == TSR_OK;
                 for (uint32_t i = 0; lib_ok && i < job.n; i++)
                     job.planes[i].data =
                         malloc((size_t)job.planes[i].width * job.planes[i].height * 4);
@@ -277,12 +279,18 @@ int main(int argc, char **argv)
                 }
                 if (cli > 0 && best > 0)
                     snprintf(c_ratio, sizeof c_ratio, "%.2f", cli / best);
-                const char *row[9] = {sizes[si].name, codings[ci].name,
-                                      tsr_bench_fmt("%d", th), c_lib, c_cli, c_opj, c_grk,
-                                      c_ojph, c_ratio};
+                const char *row[9] = {sizes[si].name,
+                                      codings[ci].name,
+                                      tsr_bench_fmt("%d", th),
+                                      c_lib,
+                                      c_cli,
+                                      c_opj,
+                                      c_grk,
+                                      c_ojph,
+                                      c_ratio};
                 tsr_bench_table_row(table, row);
-                fprintf(stderr, "%s %s t%d: lib %s cli %s opj %s grk %s ojph %s\n",
-                        sizes[si].name, codings[ci].name, th, c_lib, c_cli, c_opj, c_grk, c_ojph);
+                fprintf(stderr, "%s %s t%d: lib %s cli %s opj %s grk %s ojph %s\n", sizes[si].name,
+                        codings[ci].name, th, c_lib, c_cli, c_opj, c_grk, c_ojph);
             }
             for (uint32_t i = 0; job.planes && i < job.n; i++)
                 free(job.planes[i].data);

@@ -46,28 +46,28 @@ typedef struct tsr_j2k_component {
 /* Main-header parameters (the first tile's coding style where tiles may differ). */
 typedef struct tsr_j2k_info {
     tsr_j2k_container container;
-    uint16_t rsiz;                 /* capabilities (Rsiz); bit 14: HTJ2K */
-    int is_ht;                     /* the codestream uses HT code-blocks (CAP or COD) */
-    uint32_t x0, y0, x1, y1;       /* image area on the reference grid */
-    uint32_t width, height;        /* x1-x0, y1-y0 */
-    uint32_t tile_x0, tile_y0;     /* tile grid origin (XTOsiz, YTOsiz) */
+    uint16_t rsiz;             /* capabilities (Rsiz); bit 14: HTJ2K */
+    int is_ht;                 /* the codestream uses HT code-blocks (CAP or COD) */
+    uint32_t x0, y0, x1, y1;   /* image area on the reference grid */
+    uint32_t width, height;    /* x1-x0, y1-y0 */
+    uint32_t tile_x0, tile_y0; /* tile grid origin (XTOsiz, YTOsiz) */
     uint32_t tile_width, tile_height;
     uint32_t tiles_x, tiles_y;
     uint32_t num_components;
     tsr_j2k_progression progression;
     uint32_t layers;
-    uint32_t levels;               /* decomposition levels (component 0) */
+    uint32_t levels; /* decomposition levels (component 0) */
     uint32_t cblk_width, cblk_height;
-    uint32_t cblk_style;           /* SPcod code-block style bits */
-    int reversible;                /* 5/3 (1) or 9/7 (0) for component 0 */
-    int mct;                       /* multiple component transform used */
-    int sop, eph;                  /* packets carry SOP markers / EPH markers */
-    int precincts;                 /* precinct sizes are given (else maximal) */
+    uint32_t cblk_style; /* SPcod code-block style bits */
+    int reversible;      /* 5/3 (1) or 9/7 (0) for component 0 */
+    int mct;             /* multiple component transform used */
+    int sop, eph;        /* packets carry SOP markers / EPH markers */
+    int precincts;       /* precinct sizes are given (else maximal) */
     /* JP2/JPH boxes (zero for codestreams). */
-    uint32_t colourspace;          /* colr EnumCS (16 sRGB, 17 greyscale, 18 sYCC, ...); 0 unknown */
-    uint32_t palette_entries;      /* pclr NE; 0 when there is no palette */
-    uint32_t palette_columns;      /* pclr NPC */
-    uint32_t output_channels;      /* channels after palette expansion and cmap */
+    uint32_t colourspace;     /* colr EnumCS (16 sRGB, 17 greyscale, 18 sYCC, ...); 0 unknown */
+    uint32_t palette_entries; /* pclr NE; 0 when there is no palette */
+    uint32_t palette_columns; /* pclr NPC */
+    uint32_t output_channels; /* channels after palette expansion and cmap */
 } tsr_j2k_info;
 
 /* Reads the main header. comps (may be NULL) receives up to max_comps component descriptions;
@@ -80,8 +80,8 @@ tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j
                                tsr_j2k_component *comps, uint32_t max_comps);
 
 typedef struct tsr_j2k_decode_options {
-    uint32_t reduce;          /* discard this many resolution levels (default 0) */
-    uint32_t layers;          /* decode only the first L quality layers (0 = all) */
+    uint32_t reduce; /* discard this many resolution levels (default 0) */
+    uint32_t layers; /* decode only the first L quality layers (0 = all) */
     /* Region on the reference grid, relative to the image origin (x0, y0); w = h = 0: all. */
     uint32_t region_x, region_y, region_w, region_h;
     /* Codestream components to decode, in this order; NULL = all. With a colour transform
@@ -89,8 +89,8 @@ typedef struct tsr_j2k_decode_options {
      * values. A subset is output as is: no JP2 palette or channel definitions. */
     const uint32_t *components;
     uint32_t num_components;
-    int threads;              /* 0: the context's thread count (tiles, code-blocks, DWT rows) */
-    int apply_palette;        /* JP2 pclr/cmap expansion and cdef channel order (default 1) */
+    int threads;       /* 0: the context's thread count (tiles, code-blocks, DWT rows) */
+    int apply_palette; /* JP2 pclr/cmap expansion and cdef channel order (default 1) */
 } tsr_j2k_decode_options;
 
 void tsr_j2k_decode_options_init(tsr_j2k_decode_options *opt);
@@ -102,16 +102,16 @@ typedef struct tsr_j2k_plane {
     uint32_t dx, dy;        /* subsampling relative to the reference grid at full resolution */
     uint32_t precision;     /* bits per sample (1..31) */
     int is_signed;
-    uint32_t component;     /* codestream component it comes from */
-    int32_t *data;          /* caller-owned, height rows of stride samples */
-    size_t stride;          /* samples from one row to the next, >= width */
+    uint32_t component; /* codestream component it comes from */
+    int32_t *data;      /* caller-owned, height rows of stride samples */
+    size_t stride;      /* samples from one row to the next, >= width */
 } tsr_j2k_plane;
 
 /* What a decode met on the way: the stream decoded, but not necessarily all of it. */
 typedef struct tsr_j2k_result {
-    int truncated;            /* the codestream ended early; what was there is decoded */
-    uint32_t warnings;        /* number of warnings */
-    char warning[256];        /* the first warning, "" when none */
+    int truncated;     /* the codestream ended early; what was there is decoded */
+    uint32_t warnings; /* number of warnings */
+    char warning[256]; /* the first warning, "" when none */
 } tsr_j2k_result;
 
 /* The output planes for these options. With planes == NULL only *num_planes is set; otherwise

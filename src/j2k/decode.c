@@ -45,8 +45,7 @@ typedef struct stream {
     tsr__j2k_warn warn;
 } stream;
 
-static tsr_status open_stream(tsr_ctx *ctx, const void *data, size_t len, int main_only,
-                              stream *s)
+static tsr_status open_stream(tsr_ctx *ctx, const void *data, size_t len, int main_only, stream *s)
 {
     memset(s, 0, sizeof *s);
     if (!data && len)
@@ -148,9 +147,9 @@ typedef struct out_chan {
 
 typedef struct layout {
     uint32_t nout;
-    out_chan *ch;          /* nout */
-    uint8_t *mask;         /* ncomps: decode this component */
-    tsr__j2k_window win;   /* reference grid, absolute */
+    out_chan *ch;        /* nout */
+    uint8_t *mask;       /* ncomps: decode this component */
+    tsr__j2k_window win; /* reference grid, absolute */
     uint32_t reduce;
     int palette;
 } layout;
@@ -182,8 +181,9 @@ static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decod
     /* Region. */
     uint32_t w = cs->x1 - cs->x0, h = cs->y1 - cs->y0;
     if ((opt->region_w == 0) != (opt->region_h == 0))
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "region: width and height must both be "
-                                                        "given");
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "region: width and height must both be "
+                         "given");
     if (opt->region_w) {
         if (opt->region_x >= w || opt->region_y >= h)
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -221,8 +221,7 @@ static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decod
             uint32_t c = opt->components[i];
             if (c >= cs->ncomps)
                 return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                                 "components: %u does not exist (the image has %u)", c,
-                                 cs->ncomps);
+                                 "components: %u does not exist (the image has %u)", c, cs->ncomps);
             if (L->mask[c])
                 return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "components: %u given twice", c);
             L->ch[i].comp = c;
@@ -353,10 +352,10 @@ typedef struct dec {
     tsr_ctx *ctx;
     stream *s;
     const layout *L;
-    tsr_j2k_plane *dst;   /* per codestream component: where its samples go (NULL: none) */
+    tsr_j2k_plane *dst; /* per codestream component: where its samples go (NULL: none) */
     uint32_t layers;
     int threads;
-    void *t1_ws;          /* threads * ws_size */
+    void *t1_ws; /* threads * ws_size */
     size_t ws_size;
 } dec;
 
@@ -479,8 +478,8 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         blk.w = w;
         blk.h = h;
         blk.orient = band->orient;
-        blk.style = (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT)
-                                         : (tccp->cblksty & 0x3f));
+        blk.style =
+            (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT) : (tccp->cblksty & 0x3f));
         blk.zero_bp = cb->zero_bp;
         blk.mb = (uint8_t)band->mb;
         blk.roi_shift = tccp->roishift;
@@ -523,10 +522,10 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
     }
     if (nwarn_blocks)
         tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks had inconsistent data", t->index,
-                      nwarn_blocks);
+                       nwarn_blocks);
     if (ncorrupt)
         tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks could not be decoded", t->index,
-                      ncorrupt);
+                       ncorrupt);
     st = TSR_OK;
 out:
     tsr__free(ctx, first);
@@ -703,8 +702,7 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     if (cs->ppm && !hdr)
         hdr = (const uint8_t *)"";
     st = tsr__t2_decode(ctx, cs, &tcp, &t, body, body_len, hdr, hdr_len, d->layers,
-                        ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2,
-                        &d->s->warn);
+                        ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2, &d->s->warn);
     if (st)
         goto out;
     if ((st = tier1(d, &tcp, &t, &t2, threads, ws)))

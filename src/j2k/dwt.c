@@ -174,8 +174,8 @@ static void dwt97_lanes(float *x, uint32_t n, uint32_t i0)
  * i - 1 (the other parity), whose neighbours i - 2 and i are both final for the first step. The
  * arithmetic and its operands are exactly those of two separate sweeps; only the memory traffic
  * changes. Mirrored neighbours: -1 -> 1, n -> n - 2 (F.3.7). */
-#define ROWP(x, i) ((x) + (size_t)(i) * LANES)
-#define NB(i, n) ((i) < 0 ? 1 : (i) >= (int64_t)(n) ? (int64_t)(n) - 2 : (i))
+#define ROWP(x, i) ((x) + (size_t)(i)*LANES)
+#define NB(i, n) ((i) < 0 ? 1 : (i) >= (int64_t)(n) ? (int64_t)(n)-2 : (i))
 
 static void fused97_lanes(float *x, uint32_t n, uint32_t pa, float ca, float cb)
 {
@@ -225,7 +225,7 @@ static void fused53_lanes(int32_t *x, uint32_t n, uint32_t pa)
 #define NEIGH(arr, n, a, b, out_a, out_b)                                                          \
     do {                                                                                           \
         int64_t a_ = (a), b_ = (b);                                                                \
-        int va_ = a_ >= 0 && a_ < (int64_t)(n), vb_ = b_ >= 0 && b_ < (int64_t)(n);               \
+        int va_ = a_ >= 0 && a_ < (int64_t)(n), vb_ = b_ >= 0 && b_ < (int64_t)(n);                \
         out_a = va_ ? (arr)[a_] : (arr)[b_];                                                       \
         out_b = vb_ ? (arr)[b_] : (arr)[a_];                                                       \
     } while (0)
@@ -234,7 +234,7 @@ static void fused53_lanes(int32_t *x, uint32_t n, uint32_t pa)
  * where both neighbours exist runs without checks. */
 #define LIFT_RANGE(T, dst, n, src, m, off, EXPR)                                                   \
     do {                                                                                           \
-        int64_t lo_ = -(int64_t)(off), hi_ = (int64_t)(m) - 1 - (int64_t)(off);                  \
+        int64_t lo_ = -(int64_t)(off), hi_ = (int64_t)(m)-1 - (int64_t)(off);                      \
         if (lo_ < 0)                                                                               \
             lo_ = 0;                                                                               \
         if (hi_ > (int64_t)(n))                                                                    \

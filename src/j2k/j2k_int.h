@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TSR__J2K_MAX_RES 33     /* 32 decomposition levels + 1 */
-#define TSR__J2K_MAX_BANDS 97   /* 3 * 32 + 1 step sizes */
+#define TSR__J2K_MAX_RES 33   /* 32 decomposition levels + 1 */
+#define TSR__J2K_MAX_BANDS 97 /* 3 * 32 + 1 step sizes */
 #define TSR__J2K_MAX_COMPS 16384
 
 /* Warnings collected during a decode (the library never prints). */
@@ -39,14 +39,14 @@ void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...) __attribute__((forma
 
 /* ---- JP2 boxes ---------------------------------------------------------------------------- */
 typedef struct tsr__jp2_chan {
-    uint16_t cmp;  /* codestream component */
-    uint8_t mtyp;  /* 0 direct, 1 palette */
-    uint8_t pcol;  /* palette column */
+    uint16_t cmp; /* codestream component */
+    uint8_t mtyp; /* 0 direct, 1 palette */
+    uint8_t pcol; /* palette column */
 } tsr__jp2_chan;
 
 typedef struct tsr__jp2 {
     tsr_j2k_container container;
-    size_t cs_off, cs_len; /* the contiguous codestream inside the file */
+    size_t cs_off, cs_len;      /* the contiguous codestream inside the file */
     uint32_t width, height, nc; /* ihdr */
     uint8_t bpc;
     uint32_t enumcs;
@@ -74,13 +74,13 @@ typedef struct tsr__j2k_step {
 
 /* Tile-component coding parameters: COD/COC (SPcod) and QCD/QCC, RGN. */
 typedef struct tsr__j2k_tccp {
-    uint8_t csty;          /* Scoc bit 0: precinct sizes given */
-    uint8_t numres;        /* decomposition levels + 1 */
-    uint8_t xcb, ycb;      /* code-block size exponents */
+    uint8_t csty;     /* Scoc bit 0: precinct sizes given */
+    uint8_t numres;   /* decomposition levels + 1 */
+    uint8_t xcb, ycb; /* code-block size exponents */
     uint8_t cblksty;
-    uint8_t qmfbid;        /* 1: 5/3 reversible, 0: 9/7 irreversible */
+    uint8_t qmfbid; /* 1: 5/3 reversible, 0: 9/7 irreversible */
     uint8_t prcw[TSR__J2K_MAX_RES], prch[TSR__J2K_MAX_RES];
-    uint8_t qntsty;        /* 0 none, 1 scalar derived, 2 scalar expounded */
+    uint8_t qntsty; /* 0 none, 1 scalar derived, 2 scalar expounded */
     uint8_t numgbits;
     uint8_t nsteps;
     uint8_t roishift;
@@ -95,12 +95,12 @@ typedef struct tsr__j2k_poc {
 
 /* Tile coding parameters. */
 typedef struct tsr__j2k_tcp {
-    uint8_t csty;     /* Scod: bit 1 SOP, bit 2 EPH (bit 0 per component in tccp) */
+    uint8_t csty; /* Scod: bit 1 SOP, bit 2 EPH (bit 0 per component in tccp) */
     uint8_t prg;
     uint16_t numlayers;
     uint8_t mct;
     uint32_t npoc, poc_cap;
-    tsr__j2k_poc *pocs; /* ctx allocation */
+    tsr__j2k_poc *pocs;   /* ctx allocation */
     tsr__j2k_tccp *tccps; /* ncomps, ctx allocation */
 } tsr__j2k_tcp;
 
@@ -111,37 +111,37 @@ typedef struct tsr__j2k_comp {
 typedef struct tsr__j2k_tilepart {
     uint32_t tile;
     uint32_t tpsot;
-    size_t sot_off;           /* offset of the SOT marker */
-    size_t hdr_off, hdr_end;  /* marker segments between SOT and SOD */
+    size_t sot_off;          /* offset of the SOT marker */
+    size_t hdr_off, hdr_end; /* marker segments between SOT and SOD */
     size_t body_off, body_len;
-    uint32_t next;            /* next tile-part of the same tile, UINT32_MAX at the end */
-    size_t ppm_off, ppm_len;  /* this tile-part's packet headers inside cs->ppm (PPM) */
+    uint32_t next;           /* next tile-part of the same tile, UINT32_MAX at the end */
+    size_t ppm_off, ppm_len; /* this tile-part's packet headers inside cs->ppm (PPM) */
 } tsr__j2k_tilepart;
 
 typedef struct tsr__j2k_cs {
     const uint8_t *data; /* the codestream */
     size_t len;
-    size_t base;         /* offset of the codestream in the file (for messages) */
+    size_t base; /* offset of the codestream in the file (for messages) */
     uint16_t rsiz;
     uint32_t x0, y0, x1, y1, tx0, ty0, tw, th, ntx, nty, ntiles;
     uint32_t ncomps;
     tsr__j2k_comp *comps;
-    tsr__j2k_tcp deflt;   /* main-header defaults */
+    tsr__j2k_tcp deflt; /* main-header defaults */
     int has_cod, has_qcd;
-    int is_ht;            /* HT code-blocks (CAP or a code-block style) */
+    int is_ht; /* HT code-blocks (CAP or a code-block style) */
     uint32_t ntp, tp_cap;
     tsr__j2k_tilepart *tps;
     uint32_t *tile_first; /* ntiles, UINT32_MAX when absent */
     uint32_t *tile_last;
-    uint8_t *ppm;         /* concatenated Ippm (ctx allocation), NULL when no PPM */
+    uint8_t *ppm; /* concatenated Ippm (ctx allocation), NULL when no PPM */
     size_t ppm_len;
     int eoc_seen;
     tsr__j2k_warn *warn;
 } tsr__j2k_cs;
 
 /* Parses the main header (SOC .. first SOT) and indexes every tile-part. Validates every field. */
-tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t base,
-                          int main_only, tsr__j2k_cs *cs, tsr__j2k_warn *warn);
+tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t base, int main_only,
+                          tsr__j2k_cs *cs, tsr__j2k_warn *warn);
 void tsr__j2k_cs_free(tsr_ctx *ctx, tsr__j2k_cs *cs);
 /* Fills tcp (tccps allocated by the caller for cs->ncomps) with the main-header defaults overlaid
  * by tile `tile`'s tile-part header markers; ppt/ppt_len receive the concatenated PPT data
@@ -250,11 +250,11 @@ typedef struct tsr__j2k_cblk {
     uint8_t included;
     uint8_t zero_bp;
     uint8_t lblock;
-    uint8_t is_ht;       /* HT code-block (mixed mode decides at first contribution) */
-    uint8_t ht_seen;     /* an HT cleanup segment with nonzero length was seen */
-    uint8_t ht_decided;  /* mixed mode: HT or Part 1 decided */
-    uint8_t seg_open;    /* the last segment can take more passes */
-    uint8_t need;        /* inside the decoded region */
+    uint8_t is_ht;      /* HT code-block (mixed mode decides at first contribution) */
+    uint8_t ht_seen;    /* an HT cleanup segment with nonzero length was seen */
+    uint8_t ht_decided; /* mixed mode: HT or Part 1 decided */
+    uint8_t seg_open;   /* the last segment can take more passes */
+    uint8_t need;       /* inside the decoded region */
     uint16_t npasses;
     uint16_t nsegs;
     uint16_t seg_passes, seg_max; /* the last segment's passes and maximum */
@@ -263,42 +263,42 @@ typedef struct tsr__j2k_cblk {
 } tsr__j2k_cblk;
 
 typedef struct tsr__j2k_prec {
-    uint32_t cw, ch;     /* code-blocks across and down */
-    uint32_t cblk0;      /* index of the first code-block in the band's array */
+    uint32_t cw, ch; /* code-blocks across and down */
+    uint32_t cblk0;  /* index of the first code-block in the band's array */
     tsr__tgt incl, imsb;
 } tsr__j2k_prec;
 
 typedef struct tsr__j2k_band {
-    uint8_t orient;      /* 0 LL, 1 HL, 2 LH, 3 HH */
+    uint8_t orient; /* 0 LL, 1 HL, 2 LH, 3 HH */
     uint32_t x0, y0, x1, y1;
-    uint32_t xcb, ycb;   /* code-block size exponents in this band */
-    uint32_t mb;         /* magnitude bit-planes Mb = G + exp - 1 */
-    float delta;         /* quantisation step (irreversible) */
+    uint32_t xcb, ycb; /* code-block size exponents in this band */
+    uint32_t mb;       /* magnitude bit-planes Mb = G + exp - 1 */
+    float delta;       /* quantisation step (irreversible) */
     uint32_t ncblks;
     tsr__j2k_cblk *cblks; /* precinct by precinct, each raster order */
     tsr__j2k_prec *precs; /* res pw*ph */
-    uint32_t cblk_base;  /* index of cblks[0] in the tile's global code-block numbering */
+    uint32_t cblk_base;   /* index of cblks[0] in the tile's global code-block numbering */
 } tsr__j2k_band;
 
 typedef struct tsr__j2k_res {
     uint32_t x0, y0, x1, y1;
-    uint32_t ppx, ppy;   /* precinct size exponents */
-    uint32_t pw, ph;     /* precincts across and down */
-    uint32_t px0, py0;   /* floor(x0 / 2^ppx): index of the first precinct column / row */
+    uint32_t ppx, ppy; /* precinct size exponents */
+    uint32_t pw, ph;   /* precincts across and down */
+    uint32_t px0, py0; /* floor(x0 / 2^ppx): index of the first precinct column / row */
     uint32_t nbands;
     tsr__j2k_band bands[3];
 } tsr__j2k_res;
 
 typedef struct tsr__j2k_tilecomp {
     uint32_t x0, y0, x1, y1;
-    uint32_t numres;     /* resolutions coded */
-    uint32_t dec_res;    /* resolutions decoded (numres - reduce, >= 1) */
+    uint32_t numres;  /* resolutions coded */
+    uint32_t dec_res; /* resolutions decoded (numres - reduce, >= 1) */
     tsr__j2k_res res[TSR__J2K_MAX_RES];
-    int32_t *data;       /* data_h rows of data_w samples, stride apart (int32 or float bits) */
+    int32_t *data;         /* data_h rows of data_w samples, stride apart (int32 or float bits) */
     size_t data_w, data_h; /* dimensions of the decoded resolution */
-    size_t stride;       /* samples between rows */
-    int external;        /* data points into the caller's plane (decoded in place) */
-    int skip;            /* not requested */
+    size_t stride;         /* samples between rows */
+    int external;          /* data points into the caller's plane (decoded in place) */
+    int skip;              /* not requested */
 } tsr__j2k_tilecomp;
 
 typedef struct tsr__j2k_tile {
@@ -306,10 +306,10 @@ typedef struct tsr__j2k_tile {
     uint32_t x0, y0, x1, y1;
     uint32_t ncomps;
     tsr__j2k_tilecomp *comps;
-    uint32_t ncblks;     /* all code-blocks of the tile */
+    uint32_t ncblks;          /* all code-blocks of the tile */
     tsr__j2k_cblk **cblk_ptr; /* global index -> code-block */
     uint8_t *cblk_orient;
-    void *mem;           /* one block holding bands' arrays */
+    void *mem; /* one block holding bands' arrays */
 } tsr__j2k_tile;
 
 /* Region of interest for decoding, in each component's reference-grid coordinates. */
@@ -336,7 +336,7 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
 
 /* ---- packets (t2.c) ----------------------------------------------------------------------- */
 typedef struct tsr__j2k_chunk {
-    uint32_t cblk;   /* global code-block index */
+    uint32_t cblk; /* global code-block index */
     uint16_t segno;
     uint16_t passes;
     uint32_t len;

@@ -155,8 +155,8 @@ static tsr_status read_jp2h(tsr_ctx *ctx, const uint8_t *d, const box *h, tsr__j
             uint32_t n = tsr__rd16(p);
             if (n > 256 || b.len != 2 + 6 * (size_t)n)
                 return tsr__fail(ctx, TSR_ERR_CORRUPT,
-                                 "JP2: cdef box length does not match %u entries (at byte %zu)",
-                                 n, b.off);
+                                 "JP2: cdef box length does not match %u entries (at byte %zu)", n,
+                                 b.off);
             j->ncdef = n;
             for (uint32_t i = 0; i < n; i++) {
                 j->cdef_cn[i] = (uint16_t)tsr__rd16(p + 2 + 6 * i);

@@ -9,18 +9,35 @@
 #include <string.h>
 
 enum {
-    M_SOC = 0xFF4F, M_CAP = 0xFF50, M_SIZ = 0xFF51, M_COD = 0xFF52, M_COC = 0xFF53,
-    M_TLM = 0xFF55, M_PLM = 0xFF57, M_PLT = 0xFF58, M_CPF = 0xFF59, M_QCD = 0xFF5C,
-    M_QCC = 0xFF5D, M_RGN = 0xFF5E, M_POC = 0xFF5F, M_PPM = 0xFF60, M_PPT = 0xFF61,
-    M_CRG = 0xFF63, M_COM = 0xFF64, M_SOT = 0xFF90, M_SOP = 0xFF91, M_EPH = 0xFF92,
-    M_SOD = 0xFF93, M_EOC = 0xFFD9
+    M_SOC = 0xFF4F,
+    M_CAP = 0xFF50,
+    M_SIZ = 0xFF51,
+    M_COD = 0xFF52,
+    M_COC = 0xFF53,
+    M_TLM = 0xFF55,
+    M_PLM = 0xFF57,
+    M_PLT = 0xFF58,
+    M_CPF = 0xFF59,
+    M_QCD = 0xFF5C,
+    M_QCC = 0xFF5D,
+    M_RGN = 0xFF5E,
+    M_POC = 0xFF5F,
+    M_PPM = 0xFF60,
+    M_PPT = 0xFF61,
+    M_CRG = 0xFF63,
+    M_COM = 0xFF64,
+    M_SOT = 0xFF90,
+    M_SOP = 0xFF91,
+    M_EPH = 0xFF92,
+    M_SOD = 0xFF93,
+    M_EOC = 0xFFD9
 };
 
 void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
 {
     if (!w)
         return;
-    /* tiles may be decoded in parallel */
+        /* tiles may be decoded in parallel */
 #pragma omp critical(tsr_j2k_warn)
     {
         if (w->count++ == 0) {
@@ -35,26 +52,46 @@ void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
 static const char *marker_name(uint32_t m)
 {
     switch (m) {
-    case M_CAP: return "CAP";
-    case M_SIZ: return "SIZ";
-    case M_COD: return "COD";
-    case M_COC: return "COC";
-    case M_TLM: return "TLM";
-    case M_PLM: return "PLM";
-    case M_PLT: return "PLT";
-    case M_CPF: return "CPF";
-    case M_QCD: return "QCD";
-    case M_QCC: return "QCC";
-    case M_RGN: return "RGN";
-    case M_POC: return "POC";
-    case M_PPM: return "PPM";
-    case M_PPT: return "PPT";
-    case M_CRG: return "CRG";
-    case M_COM: return "COM";
-    case M_SOT: return "SOT";
-    case M_SOD: return "SOD";
-    case M_EOC: return "EOC";
-    default: return "marker";
+    case M_CAP:
+        return "CAP";
+    case M_SIZ:
+        return "SIZ";
+    case M_COD:
+        return "COD";
+    case M_COC:
+        return "COC";
+    case M_TLM:
+        return "TLM";
+    case M_PLM:
+        return "PLM";
+    case M_PLT:
+        return "PLT";
+    case M_CPF:
+        return "CPF";
+    case M_QCD:
+        return "QCD";
+    case M_QCC:
+        return "QCC";
+    case M_RGN:
+        return "RGN";
+    case M_POC:
+        return "POC";
+    case M_PPM:
+        return "PPM";
+    case M_PPT:
+        return "PPT";
+    case M_CRG:
+        return "CRG";
+    case M_COM:
+        return "COM";
+    case M_SOT:
+        return "SOT";
+    case M_SOD:
+        return "SOD";
+    case M_EOC:
+        return "EOC";
+    default:
+        return "marker";
     }
 }
 
@@ -210,22 +247,20 @@ static tsr_status read_spcod(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, si
         return FAIL(TSR_ERR_CORRUPT, off, "%s: too short", name);
     uint32_t levels = p[0], xcb = p[1] + 2u, ycb = p[2] + 2u, sty = p[3], tr = p[4];
     if (levels > 32)
-        return FAIL(TSR_ERR_CORRUPT, off, "%s: %u decomposition levels (at most 32)", name,
-                    levels);
+        return FAIL(TSR_ERR_CORRUPT, off, "%s: %u decomposition levels (at most 32)", name, levels);
     if (xcb > 10 || ycb > 10 || xcb + ycb > 12)
         return FAIL(TSR_ERR_CORRUPT, off, "%s: code-block size 2^%u x 2^%u is not allowed", name,
                     xcb, ycb);
     if ((sty & 0x80) && !(sty & 0x40))
-        return FAIL(TSR_ERR_CORRUPT, off, "%s: code-block style 0x%02x (mixed HT without HT)",
-                    name, sty);
+        return FAIL(TSR_ERR_CORRUPT, off, "%s: code-block style 0x%02x (mixed HT without HT)", name,
+                    sty);
     if (tr > 1)
         return FAIL(TSR_ERR_UNSUPPORTED, off,
                     "%s: wavelet transform %u (Part 2 arbitrary kernels) is not supported", name,
                     tr);
     size_t need = 5 + (precincts ? levels + 1 : 0);
     if (n < need)
-        return FAIL(TSR_ERR_CORRUPT, off, "%s: too short for %u precinct sizes", name,
-                    levels + 1);
+        return FAIL(TSR_ERR_CORRUPT, off, "%s: too short for %u precinct sizes", name, levels + 1);
     t->numres = (uint8_t)(levels + 1);
     t->xcb = (uint8_t)xcb;
     t->ycb = (uint8_t)ycb;
@@ -503,8 +538,8 @@ typedef struct ppm_piece {
     size_t off, len;
 } ppm_piece;
 
-tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t base,
-                          int main_only, tsr__j2k_cs *cs, tsr__j2k_warn *warn)
+tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t base, int main_only,
+                          tsr__j2k_cs *cs, tsr__j2k_warn *warn)
 {
     memset(cs, 0, sizeof *cs);
     cs->data = data;
@@ -629,14 +664,12 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
     if (!cs->has_qcd)
         return FAIL(TSR_ERR_CORRUPT, pos, "main header has no QCD marker");
     for (uint32_t c = 0; c < cs->ncomps; c++)
-        if (cs->deflt.tccps[c].roishift > 0 &&
-            cs->deflt.tccps[c].roishift + 0u > 37u)
+        if (cs->deflt.tccps[c].roishift > 0 && cs->deflt.tccps[c].roishift + 0u > 37u)
             return FAIL(TSR_ERR_UNSUPPORTED, pos, "RGN: ROI shift %u too large",
                         cs->deflt.tccps[c].roishift);
     /* MCT needs three components with the same subsampling (A.6.1; G.2). */
     if (cs->deflt.mct && cs->ncomps < 3)
-        return FAIL(TSR_ERR_CORRUPT, pos, "COD: colour transform with %u components",
-                    cs->ncomps);
+        return FAIL(TSR_ERR_CORRUPT, pos, "COD: colour transform with %u components", cs->ncomps);
     if (npieces) {
         /* Concatenate in Zppm order. */
         size_t total = 0;
@@ -681,7 +714,7 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             if (cs->ntp == 0)
                 return FAIL(TSR_ERR_CORRUPT, pos, "expected SOT, found 0x%04x", m);
             tsr__j2k_warnf(warn, "expected SOT or EOC at byte %zu, found 0x%04x: rest ignored",
-                          base + pos, m);
+                           base + pos, m);
             warn->truncated = 1;
             break;
         }
@@ -737,18 +770,30 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
                             "%s marker segment length %zu exceeds its tile-part", marker_name(mm),
                             L);
             switch (mm) {
-            case M_COD: case M_COC: case M_QCD: case M_QCC: case M_RGN:
+            case M_COD:
+            case M_COC:
+            case M_QCD:
+            case M_QCC:
+            case M_RGN:
                 if (tpsot != 0)
                     return FAIL(TSR_ERR_CORRUPT, q,
                                 "%s in tile-part %u (only the first tile-part may have it)",
                                 marker_name(mm), tpsot);
                 break;
-            case M_POC: case M_PPT: case M_PLT: case M_COM:
+            case M_POC:
+            case M_PPT:
+            case M_PLT:
+            case M_COM:
                 break;
-            case M_SIZ: case M_PPM: case M_TLM: case M_PLM: case M_CAP: case M_CRG:
-            case M_SOT: case M_EOC:
-                return FAIL(TSR_ERR_CORRUPT, q, "%s marker in a tile-part header",
-                            marker_name(mm));
+            case M_SIZ:
+            case M_PPM:
+            case M_TLM:
+            case M_PLM:
+            case M_CAP:
+            case M_CRG:
+            case M_SOT:
+            case M_EOC:
+                return FAIL(TSR_ERR_CORRUPT, q, "%s marker in a tile-part header", marker_name(mm));
             default:
                 if (is_part2(mm)) {
                     uint32_t code = mm & 0xff;
@@ -764,7 +809,7 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
         if (!sod) {
             if (cut || psot == 0) {
                 tsr__j2k_warnf(warn, "codestream truncated in tile-part header at byte %zu",
-                              base + pos);
+                               base + pos);
                 warn->truncated = 1;
                 break;
             }
@@ -790,14 +835,14 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             uint32_t last = cs->tile_last[isot];
             if (cs->tps[last].tpsot + 1 != tpsot)
                 tsr__j2k_warnf(warn, "tile %u: tile-part %u follows %u", isot, tpsot,
-                              cs->tps[last].tpsot);
+                               cs->tps[last].tpsot);
             cs->tps[last].next = idx;
         }
         cs->tile_last[isot] = idx;
         if (cs->ppm) {
             if (ppm_at + 4 > cs->ppm_len) {
                 tsr__j2k_warnf(warn, "PPM has no packet headers for the tile-part at byte %zu",
-                              base + pos);
+                               base + pos);
                 tp->ppm_off = cs->ppm_len;
                 tp->ppm_len = 0;
             } else {
@@ -813,9 +858,10 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             }
         }
         if (cut) {
-            tsr__j2k_warnf(warn, "codestream truncated: tile-part at byte %zu declares %u bytes, "
-                                "%zu present",
-                          base + pos, psot, len - pos);
+            tsr__j2k_warnf(warn,
+                           "codestream truncated: tile-part at byte %zu declares %u bytes, "
+                           "%zu present",
+                           base + pos, psot, len - pos);
             warn->truncated = 1;
             break;
         }

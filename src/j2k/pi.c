@@ -22,28 +22,40 @@ typedef struct pi_entry {
 static int cmp_pcrl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->y != v->y) return u->y < v->y ? -1 : 1;
-    if (u->x != v->x) return u->x < v->x ? -1 : 1;
-    if (u->c != v->c) return u->c < v->c ? -1 : 1;
-    if (u->r != v->r) return u->r < v->r ? -1 : 1;
+    if (u->y != v->y)
+        return u->y < v->y ? -1 : 1;
+    if (u->x != v->x)
+        return u->x < v->x ? -1 : 1;
+    if (u->c != v->c)
+        return u->c < v->c ? -1 : 1;
+    if (u->r != v->r)
+        return u->r < v->r ? -1 : 1;
     return u->p < v->p ? -1 : u->p > v->p;
 }
 static int cmp_rpcl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->r != v->r) return u->r < v->r ? -1 : 1;
-    if (u->y != v->y) return u->y < v->y ? -1 : 1;
-    if (u->x != v->x) return u->x < v->x ? -1 : 1;
-    if (u->c != v->c) return u->c < v->c ? -1 : 1;
+    if (u->r != v->r)
+        return u->r < v->r ? -1 : 1;
+    if (u->y != v->y)
+        return u->y < v->y ? -1 : 1;
+    if (u->x != v->x)
+        return u->x < v->x ? -1 : 1;
+    if (u->c != v->c)
+        return u->c < v->c ? -1 : 1;
     return u->p < v->p ? -1 : u->p > v->p;
 }
 static int cmp_cprl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->c != v->c) return u->c < v->c ? -1 : 1;
-    if (u->y != v->y) return u->y < v->y ? -1 : 1;
-    if (u->x != v->x) return u->x < v->x ? -1 : 1;
-    if (u->r != v->r) return u->r < v->r ? -1 : 1;
+    if (u->c != v->c)
+        return u->c < v->c ? -1 : 1;
+    if (u->y != v->y)
+        return u->y < v->y ? -1 : 1;
+    if (u->x != v->x)
+        return u->x < v->x ? -1 : 1;
+    if (u->r != v->r)
+        return u->r < v->r ? -1 : 1;
     return u->p < v->p ? -1 : u->p > v->p;
 }
 
@@ -116,7 +128,7 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
 
 #define EMIT(L, C, R, P)                                                                           \
     do {                                                                                           \
-        uint16_t *d_ = &done[base[(size_t)(C) * TSR__J2K_MAX_RES + (R)] + (P)];                    \
+        uint16_t *d_ = &done[base[(size_t)(C)*TSR__J2K_MAX_RES + (R)] + (P)];                      \
         if (work_limit && ++work > work_limit) {                                                   \
             *stopped = TSR__PI_TOO_LONG;                                                           \
             goto out;                                                                              \
@@ -178,7 +190,9 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
                 goto out;
             }
             qsort(ents, n, sizeof *ents,
-                  e->prg == TSR_J2K_RPCL ? cmp_rpcl : e->prg == TSR_J2K_PCRL ? cmp_pcrl : cmp_cprl);
+                  e->prg == TSR_J2K_RPCL   ? cmp_rpcl
+                  : e->prg == TSR_J2K_PCRL ? cmp_pcrl
+                                           : cmp_cprl);
             for (size_t i = 0; i < n; i++)
                 for (uint32_t l = 0; l < lye; l++)
                     EMIT(l, ents[i].c, ents[i].r, ents[i].p);

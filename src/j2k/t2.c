@@ -125,9 +125,8 @@ static int corrupt(t2_state *s, uint32_t l, uint32_t c, uint32_t r, uint32_t p, 
 }
 
 /* Reads the segment lengths of one code-block's new passes (B.10.7; T.814 B.3). */
-static int read_lengths(t2_state *s, tsr__bio *b, tsr__j2k_cblk *cb, uint32_t gidx,
-                        unsigned style, uint32_t newpasses, uint32_t l, uint32_t c, uint32_t r,
-                        uint32_t p)
+static int read_lengths(t2_state *s, tsr__bio *b, tsr__j2k_cblk *cb, uint32_t gidx, unsigned style,
+                        uint32_t newpasses, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
 {
     uint32_t remaining = newpasses;
     if (cb->is_ht && !cb->ht_seen) {
@@ -244,7 +243,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         if (s->pos + 6 <= s->body_len && s->body[s->pos] == 0xFF && s->body[s->pos + 1] == 0x91) {
             if (tsr__rd16(s->body + s->pos + 2) != 4)
                 tsr__j2k_warnf(s->warn, "tile %u: SOP with length %u", s->t->index,
-                              tsr__rd16(s->body + s->pos + 2));
+                               tsr__rd16(s->body + s->pos + 2));
             s->pos += 6;
         } /* SOP is optional per packet (A.6.1: "may be used") */
     }
@@ -261,9 +260,10 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         hpos = &s->pos;
     }
     if (*hpos >= hlen) {
-        tsr__j2k_warnf(s->warn, "tile %u: data ends before packet (layer %u, component %u, "
-                               "resolution %u, precinct %u)",
-                      s->t->index, l, c, r, p);
+        tsr__j2k_warnf(s->warn,
+                       "tile %u: data ends before packet (layer %u, component %u, "
+                       "resolution %u, precinct %u)",
+                       s->t->index, l, c, r, p);
         s->warn->truncated = 1;
         return CB_STOP;
     }
@@ -355,9 +355,9 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         s->pos += len;
         if (cut) {
             tsr__j2k_warnf(s->warn,
-                          "tile %u: code-block data cut short in packet (layer %u, component "
-                          "%u, resolution %u, precinct %u)",
-                          s->t->index, l, c, r, p);
+                           "tile %u: code-block data cut short in packet (layer %u, component "
+                           "%u, resolution %u, precinct %u)",
+                           s->t->index, l, c, r, p);
             s->warn->truncated = 1;
             return CB_STOP;
         }
@@ -365,9 +365,10 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
     return CB_CONTINUE;
 
 truncated:
-    tsr__j2k_warnf(s->warn, "tile %u: packet header (layer %u, component %u, resolution %u, "
-                           "precinct %u) runs past the data",
-                  s->t->index, l, c, r, p);
+    tsr__j2k_warnf(s->warn,
+                   "tile %u: packet header (layer %u, component %u, resolution %u, "
+                   "precinct %u) runs past the data",
+                   s->t->index, l, c, r, p);
     s->warn->truncated = 1;
     return CB_STOP;
 }
@@ -402,8 +403,9 @@ tsr_status tsr__t2_decode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
     if (stopped == CB_ERROR)
         return s.err ? s.err : TSR_ERR_CORRUPT;
     if (stopped == TSR__PI_TOO_LONG) {
-        tsr__j2k_warnf(warn, "tile %u: progression visits far more packets than the data holds; "
-                             "stopped",
+        tsr__j2k_warnf(warn,
+                       "tile %u: progression visits far more packets than the data holds; "
+                       "stopped",
                        t->index);
         warn->truncated = 1;
         return TSR_OK;

@@ -46,7 +46,8 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
     memset(t, 0, sizeof *t);
     t->index = tile;
     uint32_t p = tile % cs->ntx, q = tile / cs->ntx;
-    uint64_t tx0 = (uint64_t)cs->tx0 + (uint64_t)p * cs->tw, ty0 = (uint64_t)cs->ty0 + (uint64_t)q * cs->th;
+    uint64_t tx0 = (uint64_t)cs->tx0 + (uint64_t)p * cs->tw,
+             ty0 = (uint64_t)cs->ty0 + (uint64_t)q * cs->th;
     t->x0 = (uint32_t)(tx0 > cs->x0 ? tx0 : cs->x0);
     t->y0 = (uint32_t)(ty0 > cs->y0 ? ty0 : cs->y0);
     t->x1 = u32min(tx0 + cs->tw, cs->x1);
@@ -117,7 +118,8 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                 uint32_t expn, mant;
                 if (tccp->qntsty == 1) {
                     uint32_t nb = r == 0 ? tc->numres - 1 : tc->numres - r;
-                    int32_t e = (int32_t)tccp->steps[0].expn - (int32_t)(tc->numres - 1) + (int32_t)nb;
+                    int32_t e =
+                        (int32_t)tccp->steps[0].expn - (int32_t)(tc->numres - 1) + (int32_t)nb;
                     if (e < 0)
                         return tsr__fail(ctx, TSR_ERR_CORRUPT,
                                          "tile %u component %u: derived quantisation exponent "
@@ -158,10 +160,14 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                         uint64_t x0 = (uint64_t)(res->px0 + px) << bppx;
                         uint64_t y0 = (uint64_t)(res->py0 + py) << bppy;
                         uint64_t x1 = x0 + ((uint64_t)1 << bppx), y1 = y0 + ((uint64_t)1 << bppy);
-                        if (x0 < band->x0) x0 = band->x0;
-                        if (y0 < band->y0) y0 = band->y0;
-                        if (x1 > band->x1) x1 = band->x1;
-                        if (y1 > band->y1) y1 = band->y1;
+                        if (x0 < band->x0)
+                            x0 = band->x0;
+                        if (y0 < band->y0)
+                            y0 = band->y0;
+                        if (x1 > band->x1)
+                            x1 = band->x1;
+                        if (y1 > band->y1)
+                            y1 = band->y1;
                         size_t cw = 0, ch = 0;
                         if (x1 > x0 && y1 > y0) {
                             cw = (size_t)(((x1 + ((uint64_t)1 << band->xcb) - 1) >> band->xcb) -
@@ -172,8 +178,8 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                         ncblk += cw * ch;
                         nnodes += 2 * tsr__tgt_size((uint32_t)cw, (uint32_t)ch);
                         if (ncblk > UINT32_MAX / 2)
-                            return tsr__fail(ctx, TSR_ERR_LIMIT,
-                                             "tile %u has too many code-blocks", tile);
+                            return tsr__fail(ctx, TSR_ERR_LIMIT, "tile %u has too many code-blocks",
+                                             tile);
                     }
                 }
                 nprec += npr;
@@ -231,18 +237,26 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                         uint64_t x0 = (uint64_t)(res->px0 + px) << bppx;
                         uint64_t y0 = (uint64_t)(res->py0 + py) << bppy;
                         uint64_t x1 = x0 + ((uint64_t)1 << bppx), y1 = y0 + ((uint64_t)1 << bppy);
-                        if (x0 < band->x0) x0 = band->x0;
-                        if (y0 < band->y0) y0 = band->y0;
-                        if (x1 > band->x1) x1 = band->x1;
-                        if (y1 > band->y1) y1 = band->y1;
+                        if (x0 < band->x0)
+                            x0 = band->x0;
+                        if (y0 < band->y0)
+                            y0 = band->y0;
+                        if (x1 > band->x1)
+                            x1 = band->x1;
+                        if (y1 > band->y1)
+                            y1 = band->y1;
                         pr->cw = pr->ch = 0;
                         pr->cblk0 = nc;
                         uint64_t cx0 = 0, cy0 = 0;
                         if (x1 > x0 && y1 > y0) {
                             cx0 = x0 >> band->xcb;
                             cy0 = y0 >> band->ycb;
-                            pr->cw = (uint32_t)(((x1 + ((uint64_t)1 << band->xcb) - 1) >> band->xcb) - cx0);
-                            pr->ch = (uint32_t)(((y1 + ((uint64_t)1 << band->ycb) - 1) >> band->ycb) - cy0);
+                            pr->cw =
+                                (uint32_t)(((x1 + ((uint64_t)1 << band->xcb) - 1) >> band->xcb) -
+                                           cx0);
+                            pr->ch =
+                                (uint32_t)(((y1 + ((uint64_t)1 << band->ycb) - 1) >> band->ycb) -
+                                           cy0);
                         }
                         size_t tn = tsr__tgt_size(pr->cw, pr->ch);
                         tsr__tgt_init(&pr->incl, pr->cw, pr->ch, node_at);

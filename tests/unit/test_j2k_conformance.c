@@ -236,8 +236,8 @@ static void run_tsv(tsr_ctx *ctx, const char *dir)
             cmp_res cr;
             if (rows[k].comp >= np) {
                 ok = 0;
-                ml += (size_t)snprintf(msg + ml, sizeof msg - ml, " c%u: not decoded;",
-                                       rows[k].comp);
+                ml +=
+                    (size_t)snprintf(msg + ml, sizeof msg - ml, " c%u: not decoded;", rows[k].comp);
             } else if (!compare(&planes[rows[k].comp], &ref, &cr, why, sizeof why)) {
                 ok = 0;
                 ml += (size_t)snprintf(msg + ml, sizeof msg - ml, " c%u: %s;", rows[k].comp, why);
@@ -266,11 +266,11 @@ static void run_tsv(tsr_ctx *ctx, const char *dir)
 static void run_pnm(tsr_ctx *ctx, const char *dir)
 {
     static const char *streams[] = {
-        "a1_mono.j2c", "a2_colr.j2c", "a3_mono.j2c", "a4_colr.j2c", "a5_mono.j2c",
-        "a6_mono_colr.j2c", "b1_mono.j2c", "b2_mono.j2c", "b3_mono.j2c", "c1_mono.j2c",
-        "c2_mono.j2c", "d1_colr.j2c", "d2_colr.j2c", "e1_colr.j2c", "e2_colr.j2c", "f1_mono.j2c",
-        "f2_mono.j2c", "g1_colr.j2c", "g2_colr.j2c", "g3_colr.j2c", "g4_colr.j2c",
-        "subsampling_1.jp2", "subsampling_2.jp2", "zoo2.jp2"};
+        "a1_mono.j2c",      "a2_colr.j2c",       "a3_mono.j2c",       "a4_colr.j2c", "a5_mono.j2c",
+        "a6_mono_colr.j2c", "b1_mono.j2c",       "b2_mono.j2c",       "b3_mono.j2c", "c1_mono.j2c",
+        "c2_mono.j2c",      "d1_colr.j2c",       "d2_colr.j2c",       "e1_colr.j2c", "e2_colr.j2c",
+        "f1_mono.j2c",      "f2_mono.j2c",       "g1_colr.j2c",       "g2_colr.j2c", "g3_colr.j2c",
+        "g4_colr.j2c",      "subsampling_1.jp2", "subsampling_2.jp2", "zoo2.jp2"};
     char path[2048];
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
         const char *name = streams[i];
@@ -314,9 +314,10 @@ static void run_pnm(tsr_ctx *ctx, const char *dir)
         tsr_j2k_info info;
         if (tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) == TSR_OK &&
             info.colourspace == 18) {
-            report(name, -1, "reference is the sYCC image converted to RGB (a display step "
-                             "the decoder leaves to applications); cross-checked with "
-                             "opj_decompress instead");
+            report(name, -1,
+                   "reference is the sYCC image converted to RGB (a display step "
+                   "the decoder leaves to applications); cross-checked with "
+                   "opj_decompress instead");
             free(data);
             for (int k = 0; k < nref; k++)
                 tsr_image_free(ctx, &refs[k]);
@@ -357,9 +358,8 @@ static void run_pnm(tsr_ctx *ctx, const char *dir)
                     planes[c].height != (uint32_t)ri->height) {
                     ok = 0;
                     ml += (size_t)snprintf(msg + ml, sizeof msg - ml,
-                                           " c%d: size %ux%u, reference %dx%d", c,
-                                           planes[c].width, planes[c].height, ri->width,
-                                           ri->height);
+                                           " c%d: size %ux%u, reference %dx%d", c, planes[c].width,
+                                           planes[c].height, ri->width, ri->height);
                     break;
                 }
                 int64_t peak = 0;
@@ -387,8 +387,8 @@ static void run_pnm(tsr_ctx *ctx, const char *dir)
                 int good = peak <= 4 && mse <= 1.0;
                 if (!good)
                     ok = 0;
-                ml += (size_t)snprintf(msg + ml, sizeof msg - ml, " c%d peak %lld mse %.4f%s;",
-                                       c, (long long)peak, mse, good ? "" : " OVER");
+                ml += (size_t)snprintf(msg + ml, sizeof msg - ml, " c%d peak %lld mse %.4f%s;", c,
+                                       (long long)peak, mse, good ? "" : " OVER");
                 if (ml >= sizeof msg)
                     ml = sizeof msg - 1;
             }

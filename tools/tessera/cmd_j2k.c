@@ -127,8 +127,8 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
            info.cblk_height, info.cblk_style, info.mct ? ", colour transform" : "",
            info.sop ? ", SOP" : "", info.eph ? ", EPH" : "", info.precincts ? ", precincts" : "");
     if (info.container != TSR_J2K_CODESTREAM)
-        printf("  jp2: colourspace %u, palette %u entries, %u output channels\n",
-               info.colourspace, info.palette_entries, info.output_channels);
+        printf("  jp2: colourspace %u, palette %u entries, %u output channels\n", info.colourspace,
+               info.palette_entries, info.output_channels);
     for (uint32_t c = 0; c < shown; c++)
         printf("  component %u: %ux%u, subsampling %ux%u, %u-bit %s\n", c, comps[c].width,
                comps[c].height, comps[c].dx, comps[c].dy, comps[c].precision,
@@ -143,8 +143,8 @@ static int ends_with(const char *s, const char *suf)
 }
 
 /* Saves planes as PNG/PNM through tsr_image_save: same size, 1..4 planes, <= 16 bits. */
-static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
-                      const tsr_j2k_plane *p, uint32_t n, int threads)
+static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out, const tsr_j2k_plane *p,
+                      uint32_t n, int threads)
 {
     if (n < 1 || n > 4) {
         cli_error(cmd, "%u components cannot be written as PNG/PNM; use a .pgx output", n);
@@ -169,8 +169,8 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out,
     }
     tsr_image img;
     tsr_depth depth = maxprec <= 8 ? TSR_U8 : TSR_U16;
-    tsr_status st = tsr_image_alloc(ctx, &img, (int32_t)p[0].width, (int32_t)p[0].height,
-                                    (int32_t)n, depth);
+    tsr_status st =
+        tsr_image_alloc(ctx, &img, (int32_t)p[0].width, (int32_t)p[0].height, (int32_t)n, depth);
     if (st)
         return cli_fail(cmd, ctx, st, "allocating the output");
     /* Samples go to the full 8- or 16-bit range: v * maxval / (2^precision - 1), rounded (exact
@@ -338,9 +338,9 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     }
     /* Decoding is CPU work for now: default to the cpu backend, quietly. */
     if (!backend)
-        setenv("TSR_BACKEND", getenv("TSR_BACKEND") && !strcmp(getenv("TSR_BACKEND"), "reference")
-                                  ? "reference"
-                                  : "cpu",
+        setenv("TSR_BACKEND",
+               getenv("TSR_BACKEND") && !strcmp(getenv("TSR_BACKEND"), "reference") ? "reference"
+                                                                                    : "cpu",
                1);
     tsr_ctx *ctx;
     rc = cli_open_context(cmd, &args, 1, &ctx);
