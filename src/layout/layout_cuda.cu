@@ -1,40 +1,21 @@
 /* CUDA crossing evaluators (layout_cuda.h): the full count (one thread per edge over all edges),
  * the dense delta (P proposals per launch, proposal index on the grid's y axis) and the spatial
- * delta (candidates from the uniform grid's cells). The geometry is the exact int64 orientation
- * of geometry.h, repeated here as device functions (signs only; two orientations are never
- * multiplied). Status: compiled for sm_90, not yet run on a device (see bench/notes/layout.md). */
+ * delta (candidates from the uniform grid's cells). The kernels' per-thread bodies and the host
+ * cell raster live in layout_cuda_logic.h (__host__ __device__), which the CPU test
+ * test_layout_device_logic runs over every (proposal, edge) pair against the CPU evaluators.
+ * Status: see bench/notes/layout.md. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
 #include "layout/layout_cuda.h"
 }
+#include "layout/layout_cuda_logic.h"
 
 #include <string.h>
 
 namespace {
 
-__device__ __forceinline__ int orient(int ax, int ay, int bx, int by, int cx, int cy)
-{
-    long long l = (long long)(bx - ax) * (long long)(cy - ay);
-    long long r = (long long)(by - ay) * (long long)(cx - ax);
-    return (l > r) - (l < r);
-}
-
-__device__ __forceinline__ int cross(int ax, int ay, int bx, int by, int cx, int cy, int dx, int dy)
-{
-    int o1 = orient(ax, ay, bx, by, cx, cy), o2 = orient(ax, ay, bx, by, dx, dy);
-    if (o1 == 0 || o2 == 0 || o1 == o2)
-        return 0;
-    int o3 = orient(cx, cy, dx, dy, ax, ay), o4 = orient(cx, cy, dx, dy, bx, by);
-    return o3 != 0 && o4 != 0 && o3 != o4;
-}
-
-__device__ __forceinline__ int on_segment(int px, int py, int ax, int ay, int bx, int by)
-{
-    if (orient(ax, ay, bx, by, px, py) != 0)
-        return 0;
-    return px >= min(ax, bx) && px <= max(ax, bx) && py >= min(ay, by) && py <= max(ay, by);
-}
+/* The per-thread bodies are layout_cuda_logic.h's, shared with the CPU emulation test. */
 
 /* c(e) for every edge: the seed's Day-22 baseline. */
 __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
@@ -44,47 +25,7 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= m)
         return;
-    int a = eu[e], b = ev[e], ax = x[a], ay = y[a], bx = x[b], by = y[b], c = 0;
-    for (int f = 0; f < m; f++) {
-        int u = eu[f], v = ev[f];
-        if (u == a || u == b || v == a || v == b)
-            continue;
-        c += cross(ax, ay, bx, by, x[u], y[u], x[v], y[v]);
-    }
-    counts[e] = c;
-}
-
-/* Changes against edge f of moving node v (proposal p) from (ox,oy) to (px,py): written to
- * delta[f] (this thread owns it) and added atomically to the incident edges' entries. */
-__device__ __forceinline__ void visit(int f, int v, int ox, int oy, int px, int py,
-                                      const int *__restrict__ x, const int *__restrict__ y,
-                                      const int *__restrict__ eu, const int *__restrict__ ev,
-                                      const int *__restrict__ adj_off,
-                                      const int *__restrict__ adj_edges, int *__restrict__ delta,
-                                      unsigned char *invalid)
-{
-    int a = eu[f], b = ev[f];
-    if (a == v || b == v)
-        return;
-    int ax = x[a], ay = y[a], bx = x[b], by = y[b];
-    if (on_segment(px, py, ax, ay, bx, by)) {
-        *invalid = 1;
-        return;
-    }
-    int df = 0;
-    for (int k = adj_off[v]; k < adj_off[v + 1]; k++) {
-        int e = adj_edges[k], w = eu[e] == v ? ev[e] : eu[e];
-        if (w == a || w == b)
-            continue;
-        int wx = x[w], wy = y[w];
-        int d = cross(px, py, wx, wy, ax, ay, bx, by) - cross(ox, oy, wx, wy, ax, ay, bx, by);
-        if (d) {
-            df += d;
-            atomicAdd(&delta[e], d);
-        }
-    }
-    if (df)
-        atomicAdd(&delta[f], df); /* f may also be another candidate's incident edge: atomic */
+    counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m);
 }
 
 /* Dense delta: blockIdx.y = proposal, threads over all edges. */
@@ -99,9 +40,8 @@ __global__ void dense_delta_kernel(const int *__restrict__ x, const int *__restr
     int p = blockIdx.y, f = blockIdx.x * blockDim.x + threadIdx.x;
     if (f >= m)
         return;
-    int v = pnode[p];
-    visit(f, v, x[v], y[v], ppx[p], ppy[p], x, y, eu, ev, adj_off, adj_edges,
-          delta + (size_t)p * m, invalid + p);
+    tsr__lcd_dense_thread(p, f, x, y, eu, ev, m, adj_off, adj_edges, pnode, ppx, ppy, delta,
+                          invalid);
 }
 
 /* Spatial delta: one block per proposal; its cells (CSR over proposals) hold the candidates;
@@ -119,19 +59,9 @@ __global__ void spatial_delta_kernel(const int *__restrict__ x, const int *__res
                                      unsigned *__restrict__ stamp, unsigned gen,
                                      int *__restrict__ delta, unsigned char *__restrict__ invalid)
 {
-    int p = blockIdx.x, v = pnode[p];
-    int ox = x[v], oy = y[v], px = ppx[p], py = ppy[p];
-    unsigned *st = stamp + (size_t)p * m;
-    int *dp = delta + (size_t)p * m;
-    for (int c = cell_off[p]; c < cell_off[p + 1]; c++) {
-        int cell = cells[c], n = grid_count[cell];
-        for (int k = threadIdx.x; k < n; k += blockDim.x) {
-            int f = grid_items[(size_t)cell * cap + k];
-            if (atomicExch(&st[f], gen) == gen)
-                continue; /* already visited for this proposal */
-            visit(f, v, ox, oy, px, py, x, y, eu, ev, adj_off, adj_edges, dp, invalid + p);
-        }
-    }
+    tsr__lcd_spatial_thread(blockIdx.x, threadIdx.x, blockDim.x, x, y, eu, ev, m, adj_off,
+                            adj_edges, pnode, ppx, ppy, cell_off, cells, grid_count, grid_items,
+                            cap, stamp, gen, delta, invalid);
 }
 
 } // namespace
@@ -310,56 +240,6 @@ extern "C" tsr_status tsr__layout_cuda_delta(tsr_ctx *ctx, tsr__layout_cuda *g, 
     return download(ctx, g, nprop, out_delta, invalid);
 }
 
-/* Host raster of a proposal's cells: the conservative rule of grid_cpu.c (every cell holding a
- * point of the segment). */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-static int add_cells(const tsr__grid *gr, int32_t ax, int32_t ay, int32_t bx, int32_t by,
-                     int32_t *cells, int *ncell, int cap)
-{
-    if (ax > bx || (ax == bx && ay > by)) {
-        int32_t t = ax;
-        ax = bx;
-        bx = t;
-        t = ay;
-        ay = by;
-        by = t;
-    }
-    int64_t s = gr->cell, c0 = ax / s, c1 = bx / s;
-    if (c1 >= gr->gx)
-        c1 = gr->gx - 1;
-    for (int64_t c = c0; c <= c1; c++) {
-        int64_t ylo, yhi;
-        if (ax == bx) {
-            ylo = ay < by ? ay : by;
-            yhi = ay < by ? by : ay;
-        } else {
-            int64_t xl = c * s > ax ? c * s : ax, xr = (c + 1) * s < bx ? (c + 1) * s : bx;
-            int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
-            int64_t nl = dy * (xl - ax), nr = dy * (xr - ax);
-            int64_t fl = ay + floor_div(nl, dx), cl = ay - floor_div(-nl, dx);
-            int64_t fr = ay + floor_div(nr, dx), cr = ay - floor_div(-nr, dx);
-            ylo = fl < fr ? fl : fr;
-            yhi = cl > cr ? cl : cr;
-        }
-        int64_t r0 = ylo / s, r1 = yhi / s;
-        if (r0 < 0)
-            r0 = 0;
-        if (r1 >= gr->gy)
-            r1 = gr->gy - 1;
-        for (int64_t r = r0; r <= r1; r++) {
-            if (*ncell >= cap)
-                return 0;
-            cells[(*ncell)++] = (int32_t)(c * gr->gy + r);
-        }
-    }
-    return 1;
-}
-
 extern "C" tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
                                                      const tsr_layout *l,
                                                      const tsr__layout_adj *adj,
@@ -368,6 +248,8 @@ extern "C" tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_c
                                                      const int32_t *px, const int32_t *py,
                                                      int32_t *out_delta, uint8_t *invalid)
 {
+    if (nprop < 1 || nprop > g->max_prop) /* before the host cell lists (max_prop rows) */
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
     if (!grid->items || grid->stale != TSR__GRID_OK)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: spatial index stale (reason %d)",
                          (int)grid->stale);
@@ -394,26 +276,24 @@ extern "C" tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_c
     }
     /* cell lists per proposal (CSR), bounded so one launch stays small */
     const int per_prop = 4096;
-    if (!g->host_cells) {
-        if ((st = tsr__alloc(ctx, (size_t)g->max_prop * per_prop * 4, (void **)&g->host_cells)) !=
-                TSR_OK ||
-            (st = tsr__alloc(ctx, ((size_t)g->max_prop + 1) * 4, (void **)&g->host_off)) != TSR_OK)
-            return st;
+    /* each buffer on its own, so a failed allocation is retried next call, never half used */
+    if (!g->host_cells &&
+        (st = tsr__alloc(ctx, (size_t)g->max_prop * per_prop * 4, (void **)&g->host_cells)) != TSR_OK)
+        return st;
+    if (!g->host_off &&
+        (st = tsr__alloc(ctx, ((size_t)g->max_prop + 1) * 4, (void **)&g->host_off)) != TSR_OK)
+        return st;
+    if (!g->cells)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cells, (size_t)g->max_prop * per_prop * 4));
+    if (!g->cell_off)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cell_off, ((size_t)g->max_prop + 1) * 4));
-    }
     int total = 0;
     g->host_off[0] = 0;
     for (int p = 0; p < nprop; p++) {
-        int nc = 0, v = node[p], ok;
-        int32_t *cells = g->host_cells + total;
-        ok = add_cells(grid, px[p], py[p], px[p], py[p], cells, &nc, per_prop);
-        for (int k = adj->offset[v]; ok && k < adj->offset[v + 1]; k++) {
-            int e = adj->edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
-            ok = add_cells(grid, l->x[v], l->y[v], l->x[w], l->y[w], cells, &nc, per_prop) &&
-                 add_cells(grid, px[p], py[p], l->x[w], l->y[w], cells, &nc, per_prop);
-        }
-        if (!ok)
+        int nc = 0;
+        if (!tsr__lcd_proposal_cells(grid->cell, grid->gx, grid->gy, l->x, l->y, l->edge_u,
+                                     l->edge_v, adj->offset, adj->edges, node[p], px[p], py[p],
+                                     g->host_cells + total, &nc, per_prop))
             return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: proposal %d spans over %d cells", p,
                              per_prop);
         total += nc;

@@ -13,10 +13,16 @@ extern "C" {
 tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts);
 
 /* Dense delta evaluation of P proposals (node[p], px[p], py[p]) against one base drawing:
- * out_delta[p * m + f] = change of c(f) if proposal p alone were applied (incident edges
- * recounted relative to base_counts), invalid[p] = 1 when the proposal's point lies on an edge or
- * coincides with a node. The drawing, adjacency and counts are uploaded by the caller through
- * tsr__layout_cuda_upload; the caller resolves accepted proposals one at a time on the host. */
+ * out_delta[p * m + f] = change of c(f) if proposal p alone were applied, for every edge f (0 when
+ * unchanged; the moved node's incident edges get the sum of their changes), invalid[p] = 1 when
+ * the proposal's point lies on an edge not incident to the node (end points included; the node
+ * part of validity is the caller's: tsr__move_valid_nodes). The drawing and adjacency are
+ * uploaded by tsr__layout_cuda_create and committed moves by tsr__layout_cuda_move (counts stay
+ * on the host); the caller resolves accepted proposals one at a time on the host. Every row is
+ * relative to the base drawing of its launch: once one proposal is committed, the other rows of
+ * that launch are stale and must be dropped, never compared with or applied to the new base.
+ * The kernels' per-thread bodies are layout_cuda_logic.h's (run on the CPU by
+ * test_layout_device_logic). */
 typedef struct tsr__layout_cuda tsr__layout_cuda;
 tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
                                    int max_proposals, tsr__layout_cuda **out);
