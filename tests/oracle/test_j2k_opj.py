@@ -81,6 +81,14 @@ def make_inputs(tmp):
     rgba[:, :, 3] = np.arange(130, dtype=np.uint8)[None, :]
     imgs["rgba"] = os.path.join(tmp, "rgba.png")
     cv2.imwrite(imgs["rgba"], rgba)
+    # planar raw with odd subsamplings (1x1, 3x2, 2x3) for opj_compress -F
+    w, h = 90, 66
+    p0 = c[:h, :w, 0]
+    p1 = cv2.resize(c[:h, :w, 1], (w // 3, h // 2), interpolation=cv2.INTER_AREA)
+    p2 = cv2.resize(c[:h, :w, 2], (w // 2, h // 3), interpolation=cv2.INTER_AREA)
+    imgs["sub"] = os.path.join(tmp, "sub.raw")
+    with open(imgs["sub"], "wb") as f:
+        f.write(p0.tobytes() + p1.tobytes() + p2.tobytes())
     big = c[:, :]
     imgs["big"] = os.path.join(tmp, "big.ppm")
     cv2.imwrite(imgs["big"], big)
@@ -123,6 +131,14 @@ CASES = [
     ("levels-8", "big", ["-n", "8"], [], [], True),
     ("no-mct", "rgb", ["-mct", "0"], [], [], True),
     ("subsampled", "rgb", ["-s", "2,2"], [], [], True),
+    ("sub-3x2-rpcl", "sub", ["-F", "90,66,3,8,u@1x1:3x2:2x3", "-p", "RPCL", "-c", "[16,16]",
+                             "-n", "3"], [], [], True),
+    ("sub-3x2-pcrl", "sub", ["-F", "90,66,3,8,u@1x1:3x2:2x3", "-p", "PCRL", "-c",
+                             "[32,32],[16,16]", "-t", "40,30", "-n", "3"], [], [], True),
+    ("sub-3x2-cprl", "sub", ["-F", "90,66,3,8,u@1x1:3x2:2x3", "-p", "CPRL", "-n", "2", "-t",
+                             "33,27", "-d", "2,1"], [], [], True),
+    ("sub-3x2-97", "sub", ["-F", "90,66,3,8,u@1x1:3x2:2x3", "-I", "-p", "RPCL", "-n", "3"], [],
+     [], False),
     ("jp2", "rgb", [], [], [], True),
     ("odd-geometry-1", "rgb", ["-d", "7,7", "-t", "64,64", "-T", "5,5"], [], [], True),
     ("odd-geometry-2", "gray", ["-p", "RPCL", "-c", "[32,32]", "-t", "50,60", "-d", "1,1"], [],
