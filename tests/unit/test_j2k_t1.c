@@ -2,7 +2,14 @@
  * through a small, slow, independent EBCOT encoder (T.800 Annex D) for random code-blocks of
  * many sizes, every orientation and every combination of the six Part-1 style bits, truncated
  * after every pass; ROI maxshift; truncation of the data at every byte offset and garbage data
- * (run under ASan/UBSan in the sanitizer build); the segment rule against Table D.9. */
+ * (run under ASan/UBSan in the sanitizer build); the segment rule against Table D.9.
+ * HT (T.814): the CxtVLC rows of Annex C (complete prefix codes, consistent fields) and the
+ * generated lookup table; the HT block decoder on garbage code-blocks of every shape (random
+ * cleanup / refinement segments, placeholder passes, Scup valid or not, ROI, vertically causal)
+ * and every truncation of garbage blocks that it accepted as consistent: no out-of-bounds access
+ * (exact-size heap copies, ASan), every output sample written, nothing written outside w x h. */
+#include "j2k/ht_cxtvlc.h"
+#include "j2k/ht_vlc_lut.h"
 #include "j2k/mqc.h"
 #include "j2k/t1.h"
 #include "testlib.h"
@@ -279,6 +286,143 @@ static void test_truncation(tsr_rng *rng)
     printf("truncation/garbage: %d decodes\n", runs);
 }
 
+/* T.814 Annex C rows: per table and context a complete prefix code, fields consistent, and the
+ * lookup table ht_vlc_lut.h (scripts/gen_ht_vlc_lut.py) equal to one rebuilt here. */
+static void test_ht_tables(void)
+{
+    const uint8_t(*tabs[2])[7] = {tsr__ht_cxtvlc_table_0, tsr__ht_cxtvlc_table_1};
+    const size_t n[2] = {sizeof tsr__ht_cxtvlc_table_0 / 7, sizeof tsr__ht_cxtvlc_table_1 / 7};
+    CHECK(n[0] == 444 && n[1] == 358);
+    static uint16_t lut[1024];
+    static uint8_t hits[1024];
+    for (int t = 0; t < 2; t++) {
+        memset(hits, 0, sizeof hits);
+        for (size_t i = 0; i < n[t]; i++) {
+            const uint8_t *r = tabs[t][i];
+            const unsigned c = r[0], rho = r[1], uoff = r[2], ek = r[3], e1 = r[4], w = r[5],
+                           lw = r[6];
+            CHECK(c < 8 && rho < 16 && uoff < 2 && lw >= 1 && lw <= 7 && w < (1u << lw));
+            CHECK((ek & ~rho) == 0 && (e1 & ~ek) == 0 && (uoff || (ek == 0 && e1 == 0)));
+            CHECK(rho != 0 || c != 0); /* an AZC quad reaches the VLC only when significant */
+            for (unsigned hi = 0; hi < (1u << (7 - lw)); hi++) {
+                unsigned idx = c * 128 + (w | (hi << lw));
+                hits[idx]++;
+                lut[idx] = (uint16_t)(lw | uoff << 3 | rho << 4 | ek << 8 | e1 << 12);
+            }
+        }
+        int bad = 0;
+        for (int i = 0; i < 1024; i++)
+            bad += hits[i] != 1 || lut[i] != tsr__ht_vlc_lut[t][i];
+        CHECK(bad == 0);
+    }
+}
+
+/* One HT decode of segments copied to exact-size heap buffers; checks the output contract. */
+static int ht_decode_checked(tsr__t1_block *blk, const tsr__t1_seg *src, int32_t *out,
+                             unsigned *warn)
+{
+    tsr__t1_seg segs[8];
+    uint8_t *copies[8];
+    for (uint32_t k = 0; k < blk->nsegs; k++) {
+        copies[k] = malloc(src[k].len ? src[k].len : 1);
+        memcpy(copies[k], src[k].data, src[k].len);
+        segs[k] = src[k];
+        segs[k].data = copies[k];
+    }
+    blk->segs = segs;
+    const size_t stride = blk->w + 3;
+    for (size_t i = 0; i < stride * blk->h; i++)
+        out[i] = 0x55555555;
+    int rc = tsr__t1_decode(blk, g_ws, g_wss, out, stride, warn);
+    CHECK(rc == TSR__T1_OK || rc == TSR__T1_WARN || rc == TSR__T1_CORRUPT);
+    int unset = 0, outside = 0;
+    for (uint32_t y = 0; y < blk->h; y++)
+        for (size_t x = 0; x < stride; x++) {
+            int v = out[y * stride + x] == 0x55555555;
+            if (x < blk->w)
+                unset += v;
+            else
+                outside += !v;
+        }
+    CHECK(unset == 0 && outside == 0);
+    for (uint32_t k = 0; k < blk->nsegs; k++)
+        free(copies[k]);
+    blk->segs = src;
+    return rc;
+}
+
+static void test_ht_garbage(tsr_rng *rng)
+{
+    static int32_t out[1027 * 64];
+    static uint8_t bytes[2][4096];
+    int runs = 0, accepted = 0, rcs[4] = {0};
+    for (int t = 0; t < 3000; t++) {
+        static const uint32_t shapes[][2] = {{1, 1}, {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
+                                             {3, 5}, {64, 64}, {2, 2}, {1023, 3}, {5, 819}};
+        uint32_t w, h;
+        if (t % 4 == 0) {
+            w = shapes[(t / 4) % 10][0];
+            h = shapes[(t / 4) % 10][1];
+        } else {
+            w = (uint32_t)tsr_rng_range(rng, 1, 64);
+            h = (uint32_t)tsr_rng_range(rng, 1, 64);
+        }
+        /* cleanup segment: random bytes, ending in a plausible Scup most of the time */
+        uint32_t lcup = (uint32_t)tsr_rng_range(rng, 0, t % 5 == 0 ? 4000 : 400);
+        tsr_rng_fill(rng, bytes[0], lcup);
+        if (tsr_rng_range(rng, 0, 5) == 0)
+            memset(bytes[0], tsr_rng_range(rng, 0, 1) ? 0xFF : 0x00, lcup);
+        if (lcup >= 2 && tsr_rng_range(rng, 0, 4)) {
+            uint32_t scup = (uint32_t)tsr_rng_range(rng, 2, (int)(lcup < 4079 ? lcup : 4079));
+            bytes[0][lcup - 1] = (uint8_t)(scup >> 4);
+            bytes[0][lcup - 2] = (uint8_t)((bytes[0][lcup - 2] & 0xF0) | (scup & 0x0F));
+        }
+        uint32_t lref = (uint32_t)tsr_rng_range(rng, 0, 200);
+        tsr_rng_fill(rng, bytes[1], lref);
+        /* placeholders (one zero-length segment of 3j passes), cleanup, refinement */
+        tsr__t1_seg segs[4];
+        uint32_t ns = 0, np = 0;
+        uint32_t ph = 3u * (uint32_t)tsr_rng_range(rng, 0, 2);
+        if (ph)
+            segs[ns++] = (tsr__t1_seg){bytes[0], 0, ph};
+        segs[ns++] = (tsr__t1_seg){bytes[0], lcup, 1};
+        uint32_t nref = (uint32_t)tsr_rng_range(rng, 0, 2);
+        if (nref)
+            segs[ns++] = (tsr__t1_seg){bytes[1], lref, nref};
+        for (uint32_t k = 0; k < ns; k++)
+            np += segs[k].npasses;
+        tsr__t1_block blk = {.w = w, .h = h, .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
+                             .style = (uint8_t)(0x40 | (tsr_rng_range(rng, 0, 1) ? 0x08 : 0)),
+                             .zero_bp = (uint8_t)tsr_rng_range(rng, 0, 6),
+                             .mb = (uint8_t)tsr_rng_range(rng, 1, 30),
+                             .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
+                             .npasses = np, .nsegs = ns, .segs = segs};
+        if (blk.mb < 30 && tsr_rng_range(rng, 0, 5) == 0)
+            blk.roi_shift = (uint8_t)tsr_rng_range(rng, 1, 31 - blk.mb);
+        unsigned warn = 0;
+        int rc = ht_decode_checked(&blk, segs, out, &warn);
+        rcs[rc < 0 ? 2 : rc]++;
+        runs++;
+        if (rc != TSR__T1_OK || t % 8)
+            continue;
+        /* accepted as consistent: every truncation of every segment stays in bounds */
+        accepted++;
+        tsr__t1_seg cut[4];
+        for (uint32_t s = 0; s < ns; s++) {
+            uint32_t step = segs[s].len > 300 ? segs[s].len / 150 : 1;
+            for (uint32_t len = 0; len < segs[s].len; len += step) {
+                memcpy(cut, segs, sizeof cut);
+                cut[s].len = len;
+                (void)ht_decode_checked(&blk, cut, out, &warn);
+                runs++;
+            }
+        }
+    }
+    printf("HT garbage/truncation: %d decodes (%d ok, %d warn, %d corrupt; %d accepted blocks "
+           "truncated)\n", runs, rcs[0], rcs[1], rcs[2], accepted);
+    CHECK(rcs[0] > 0 && rcs[2] > 0);
+}
+
 static void test_segment_rule(void)
 {
     /* Table D.9 and the rules of t1.h, 2. */
@@ -343,6 +487,8 @@ int main(void)
     test_mq_roundtrip(&rng);
     test_ebcot(&rng);
     test_truncation(&rng);
+    test_ht_tables();
+    test_ht_garbage(&rng);
     free(g_ws);
     return tsr_test_finish("test_j2k_t1");
 }
