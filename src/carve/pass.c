@@ -12,6 +12,7 @@
  * Batch mode runs a full energy and DP per pass in both backends (batch.c picks the seams). */
 #include "carve/plan.h"
 
+#include "carve/carve_cuda.h"
 #include "core/checked.h"
 #include "core/ctx.h"
 
@@ -99,6 +100,11 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "carve: cannot remove %d seams from an image %d pixels wide", (int)count,
                          (int)g->w);
+#ifdef TSR_HAVE_CUDA
+    /* Exact mode on the device (carve_cuda.cu); batch mode runs the CPU path below. */
+    if (p->backend == TSR_BACKEND_CUDA && p->mode != TSR_CARVE_BATCH)
+        return tsr__carve_remove_seams_cuda(ctx, g, count, p);
+#endif
     const int threads = p->backend == TSR_BACKEND_REFERENCE ? 1 : p->threads;
     const int batch = p->mode == TSR_CARVE_BATCH;
     tsr__carve_dp d;

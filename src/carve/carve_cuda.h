@@ -1,0 +1,61 @@
+/* The CUDA seam-removal pass's host interface (carve_cuda.cu, built only with CUDA: callers
+ * guard their calls with TSR_HAVE_CUDA). One handle holds one pass: the grid's luma and mask
+ * uploaded once, then any number of exact vertical seams removed on the device without a host
+ * round trip per seam, then the survivors' start-of-pass columns and the removed columns
+ * fetched once for the host gather (tsr__carve_apply_seams). Kernel bodies: carve_cuda_logic.h
+ * (run on the CPU by test_carve_device_logic). */
+#ifndef TSR_CARVE_CUDA_H
+#define TSR_CARVE_CUDA_H
+
+#include "carve/plan.h"
+#include "carve/carve_cuda_logic.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsr__carve_cuda tsr__carve_cuda;
+
+/* Uploads g's luma (and mask) for a pass of at most `count` seams; pen: the DP's key terms;
+ * drops: drop pixels in g (object removal, until != 0). Computes the first energy and DP. */
+tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                                const uint64_t pen[4], int32_t count, int until, int64_t drops,
+                                tsr__carve_cuda **out);
+/* Enqueues seams first, first + 1, ..., first + n - 1 of the pass (select, remove, energy
+ * update, DP); asynchronous. */
+tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t first, int32_t n);
+/* Waits for the enqueued work and copies the state back. */
+tsr_status tsr__carve_cuda_state(tsr_ctx *ctx, tsr__carve_cuda *c, tsr__cc_state *st);
+/* After `removed` seams: orig[y * (w - removed) + x] (survivors' start-of-pass columns) and
+ * rec[s * h + y] (removed pixels' start-of-pass columns, s < removed). */
+tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t removed, uint16_t *orig,
+                                 uint16_t *rec);
+void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
+
+/* pass_device.c: a device pass through a table of operations (the CUDA launchers above, or the
+ * CPU emulation in test_carve_device_logic), the same contract as tsr__carve_remove_seams for
+ * exact mode (count already checked; object removal: count = w - 1). */
+typedef struct tsr__carve_dev_ops {
+    tsr_status (*open)(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                       const uint64_t pen[4], int32_t count, int until, int64_t drops,
+                       void **out);
+    tsr_status (*seams)(tsr_ctx *ctx, void *dev, int32_t first, int32_t n);
+    tsr_status (*state)(tsr_ctx *ctx, void *dev, tsr__cc_state *st);
+    tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec);
+    void (*close)(tsr_ctx *ctx, void *dev); /* NULL dev: no-op */
+} tsr__carve_dev_ops;
+tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                       tsr__carve_pass *p, const tsr__carve_dev_ops *ops);
+/* The host gather after a device pass of `removed` seams: record/marks from rec (start-of-pass
+ * columns, seam after seam), then every plane of g compacted to the survivors listed in orig
+ * (rows of g->w - removed start-of-pass columns). */
+void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *orig,
+                            const uint16_t *rec, tsr__carve_pass *p);
+/* CUDA builds only: tsr__carve_remove_seams_dev with carve_cuda.cu's launchers. */
+tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                        tsr__carve_pass *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,160 @@
+/* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams on a
+ * device, polls its state, fetches the result once and gathers the grid on the host. The device
+ * is reached through a table of operations: carve_cuda.cu's launchers in CUDA builds, and the
+ * CPU emulation of the same kernels in tests/unit/test_carve_device_logic.c, so the test runs
+ * this very loop. */
+#include "carve/plan.h"
+
+#include "carve/carve_cuda.h"
+#include "core/checked.h"
+#include "core/ctx.h"
+
+#include <string.h>
+
+/* Seams enqueued between two polls of the device state (progress, object removal's end). */
+enum { POLL_SEAMS = 32 };
+
+void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *orig,
+                            const uint16_t *rec, tsr__carve_pass *p)
+{
+    const int32_t h = g->h, wn = g->w - removed;
+    const size_t gp = (size_t)g->pitch;
+    for (int32_t s = 0; s < removed; s++)
+        for (int32_t y = 0; y < h; y++) {
+            const size_t i = (size_t)s * (size_t)h + (size_t)y;
+            const uint32_t v = g->index ? g->index[(size_t)y * gp + rec[i]] : 0;
+            if (p->record)
+                p->record[i] = v;
+            if (p->marks)
+                p->marks[v] = 1;
+        }
+    for (int32_t y = 0; y < h; y++) {
+        const uint16_t *o = orig + (size_t)y * (size_t)wn;
+        const size_t r = (size_t)y * gp;
+        /* o is increasing with o[x] >= x: an in-place forward gather. */
+        for (int32_t x = 0; x < wn; x++) {
+            const size_t from = r + o[x], to = r + (size_t)x;
+            if (from == to)
+                continue;
+            if (g->pix)
+                memcpy(g->pix + to * g->px, g->pix + from * g->px, g->px);
+            g->luma[to] = g->luma[from];
+            if (g->mask)
+                g->mask[to] = g->mask[from];
+            if (g->index)
+                g->index[to] = g->index[from];
+        }
+    }
+    g->w = wn;
+}
+
+static int64_t count_drops(const tsr__carve_grid *g)
+{
+    int64_t n = 0;
+    for (int32_t y = 0; y < g->h; y++)
+        for (int32_t x = 0; x < g->w; x++)
+            n += (g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] & TSR__CARVE_DROP) != 0;
+    return n;
+}
+
+tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                       tsr__carve_pass *p, const tsr__carve_dev_ops *ops)
+{
+    p->removed = 0;
+    const int until = p->until_drop_gone;
+    const int64_t drops = until ? count_drops(g) : 0;
+    if (count <= 0 || (until && drops == 0))
+        return tsr__progress(ctx, "carve", 0.0, 0.0);
+    tsr__carve_dp pens;
+    memset(&pens, 0, sizeof pens);
+    tsr__carve_dp_penalties(&pens, g);
+    uint64_t pen[4];
+    for (int i = 0; i < 4; i++)
+        pen[i] = pens.pen[i];
+    void *dev = NULL;
+    uint16_t *orig = NULL, *rec = NULL;
+    tsr__cc_state s;
+    memset(&s, 0, sizeof s);
+    tsr_status st = ops->open(ctx, g, p->energy, pen, count, until, drops, &dev);
+    if (st != TSR_OK)
+        return st;
+    for (int32_t first = 0; first < count;) {
+        if ((st = tsr__progress(ctx, "carve", (double)s.removed, (double)count)) != TSR_OK)
+            goto done;
+        const int32_t n = count - first < POLL_SEAMS ? count - first : POLL_SEAMS;
+        if ((st = ops->seams(ctx, dev, first, n)) != TSR_OK ||
+            (st = ops->state(ctx, dev, &s)) != TSR_OK)
+            goto done;
+        first += n;
+        if (s.stop)
+            break;
+    }
+    if (s.removed < 0 || s.removed > count) {
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: the device removed %d of %d seams",
+                       (int)s.removed, (int)count);
+        goto done;
+    }
+    size_t n1, n2;
+    void *mem;
+    if (!tsr__size_mul3((size_t)g->h, (size_t)(g->w - s.removed), sizeof *orig, &n1) ||
+        !tsr__size_mul3((size_t)g->h, (size_t)(s.removed ? s.removed : 1), sizeof *rec, &n2)) {
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: seam records overflow");
+        goto done;
+    }
+    if ((st = tsr__alloc(ctx, n1, &mem)) != TSR_OK)
+        goto done;
+    orig = mem;
+    if ((st = tsr__alloc(ctx, n2, &mem)) != TSR_OK)
+        goto done;
+    rec = mem;
+    if ((st = ops->fetch(ctx, dev, s.removed, orig, rec)) != TSR_OK)
+        goto done;
+    tsr__carve_apply_seams(g, s.removed, orig, rec, p);
+    p->removed = s.removed;
+    p->dp_passes += s.removed;
+    p->energy_sum += s.energy_sum;
+    st = tsr__progress(ctx, "carve", (double)p->removed, (double)p->removed);
+done:
+    ops->close(ctx, dev);
+    tsr__free(ctx, orig);
+    tsr__free(ctx, rec);
+    return st;
+}
+
+#ifdef TSR_HAVE_CUDA
+static tsr_status cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                            const uint64_t pen[4], int32_t count, int until, int64_t drops,
+                            void **out)
+{
+    tsr__carve_cuda *c = NULL;
+    tsr_status st = tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
+    *out = c;
+    return st;
+}
+static tsr_status cuda_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
+{
+    return tsr__carve_cuda_seams(ctx, dev, first, n);
+}
+static tsr_status cuda_state(tsr_ctx *ctx, void *dev, tsr__cc_state *s)
+{
+    return tsr__carve_cuda_state(ctx, dev, s);
+}
+static tsr_status cuda_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig,
+                             uint16_t *rec)
+{
+    return tsr__carve_cuda_fetch(ctx, dev, removed, orig, rec);
+}
+static void cuda_close(tsr_ctx *ctx, void *dev)
+{
+    tsr__carve_cuda_close(ctx, dev);
+}
+
+static const tsr__carve_dev_ops cuda_ops = {cuda_open, cuda_seams, cuda_state, cuda_fetch,
+                                            cuda_close};
+
+tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                        tsr__carve_pass *p)
+{
+    return tsr__carve_remove_seams_dev(ctx, g, count, p, &cuda_ops);
+}
+#endif

@@ -1,0 +1,410 @@
+/* The CUDA carve kernels' logic on the CPU, no GPU needed: a host emulation of carve_cuda.cu's
+ * launchers (device buffers as host arrays, the ones a kernel must write before anything reads
+ * them poisoned, shared memory poisoned per block) that runs the kernels' own per-thread bodies
+ * (src/carve/carve_cuda_logic.h) for every thread of every block of every launch, in launch
+ * order: the blocks of a launch in a shuffled order, and within a block every phase between two
+ * barriers with its threads in descending order (so a read that depends on another thread's
+ * write in the same phase, or on another block of the same launch, shows). It is driven by the
+ * library's own device-pass loop (tsr__carve_remove_seams_dev: polling, stop, fetch, host
+ * gather) and compared with the reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE)
+ * on random grids: 1 to 3 columns, tall and thin, wide and short, more than one strip and band,
+ * both energies, keep and drop masks, object removal, every plane, record, marks, report sums. */
+#include "testlib.h"
+
+#include "carve/carve_cuda.h"
+#include "carve/plan.h"
+#include "core/ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the emulated device ---- */
+typedef struct emu {
+    tsr__cc_planes P;
+    tsr__cc_state state;
+    int32_t w0, count;
+    tsr_rng rng;
+    int64_t launches;
+} emu;
+
+static emu *current;
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+static void poison(void *p, size_t n)
+{
+    memset(p, 0xA5, n);
+}
+
+/* Block order of a launch: shuffled. */
+static int32_t *block_order(emu *e, int32_t n)
+{
+    int32_t *o = xmalloc((size_t)n * sizeof *o);
+    for (int32_t i = 0; i < n; i++)
+        o[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t j = tsr_rng_range(&e->rng, 0, i), t = o[i];
+        o[i] = o[j];
+        o[j] = t;
+    }
+    return o;
+}
+
+static void launch_dp(emu *e, int32_t w)
+{
+    const tsr__cc_planes *P = &e->P;
+    const int32_t strips = (w + TSR__CC_STRIP - 1) / TSR__CC_STRIP;
+    uint64_t sh[2][TSR__CC_EXT];
+    for (int32_t y0 = 0; y0 < P->h; y0 += TSR__CC_BAND) {
+        e->launches++;
+        if (P->state->stop)
+            continue;
+        int32_t *order = block_order(e, strips);
+        for (int32_t b = 0; b < strips; b++) {
+            const int32_t blk = order[b];
+            poison(sh, sizeof sh);
+            for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
+                for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
+                    tsr__cc_band_load(P, w, y0, blk, i, sh[0]);
+            for (int32_t k = 0; k < TSR__CC_BAND && y0 + k < P->h; k++)
+                for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
+                    for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
+                        tsr__cc_band_cell(P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1]);
+        }
+        free(order);
+    }
+}
+
+static void launch_select(emu *e, int32_t w)
+{
+    const tsr__cc_planes *P = &e->P;
+    uint64_t sv[TSR__CC_THREADS];
+    int32_t sx[TSR__CC_THREADS];
+    e->launches++;
+    if (P->state->stop)
+        return;
+    for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
+        tsr__cc_argmin_partial(P, w, t, TSR__CC_THREADS, &sv[t], &sx[t]);
+    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1)
+        for (int32_t t = s - 1; t >= 0; t--)
+            tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
+    tsr__cc_select_seam(P, w, sx[0]);
+}
+
+static void launch_remove(emu *e, int32_t w)
+{
+    const tsr__cc_planes *P = &e->P;
+    tsr__cc_cell r[TSR__CC_THREADS];
+    e->launches++;
+    if (P->state->stop)
+        return;
+    int32_t *order = block_order(e, P->h);
+    for (int32_t b = 0; b < P->h; b++) {
+        const int32_t y = order[b], xs = P->xs[y];
+        /* thread 0's record belongs to the first phase, before any write */
+        tsr__cc_remove_record(P, y);
+        for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS) {
+            for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
+                tsr__cc_remove_read(P, w, y, c, t, &r[t]);
+            for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
+                tsr__cc_remove_write(P, y, c, t, &r[t]);
+        }
+    }
+    free(order);
+}
+
+static void launch_energy_band(emu *e, int32_t w)
+{
+    e->launches++;
+    if (e->P.state->stop)
+        return;
+    int32_t *order = block_order(e, e->P.h);
+    for (int32_t b = 0; b < e->P.h; b++)
+        tsr__cc_energy_band(&e->P, w, order[b]);
+    free(order);
+}
+
+static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                           const uint64_t pen[4], int32_t count, int until, int64_t drops,
+                           void **out)
+{
+    (void)ctx;
+    emu *e = xmalloc(sizeof *e);
+    memset(e, 0, sizeof *e);
+    tsr_rng_seed(&e->rng, 7 + (uint64_t)g->w * 31 + (uint64_t)g->h);
+    const int32_t w = g->w, h = g->h;
+    const size_t cells = (size_t)w * (size_t)h;
+    e->w0 = w;
+    e->count = count;
+    tsr__cc_planes *P = &e->P;
+    P->pitch = w;
+    P->h = h;
+    P->forward = kind == TSR_CARVE_FORWARD;
+    P->until = until != 0;
+    for (int i = 0; i < 4; i++)
+        P->pen[i] = pen[i];
+    P->luma = xmalloc(cells);
+    P->mask = g->mask ? xmalloc(cells) : NULL;
+    P->orig = xmalloc(cells * 2);
+    P->energy = P->forward ? NULL : xmalloc(cells * 2);
+    P->cost = xmalloc(cells * 8);
+    P->back = xmalloc(cells);
+    P->xs = xmalloc((size_t)h * 4);
+    P->rec = xmalloc((size_t)count * (size_t)h * 2);
+    P->state = &e->state;
+    poison(P->orig, cells * 2);
+    if (P->energy)
+        poison(P->energy, cells * 2);
+    poison(P->cost, cells * 8);
+    poison(P->back, cells);
+    poison(P->xs, (size_t)h * 4);
+    poison(P->rec, (size_t)count * (size_t)h * 2);
+    for (int32_t y = 0; y < h; y++) {
+        memcpy(P->luma + (size_t)y * (size_t)w, g->luma + (size_t)y * (size_t)g->pitch, (size_t)w);
+        if (P->mask)
+            memcpy(P->mask + (size_t)y * (size_t)w, g->mask + (size_t)y * (size_t)g->pitch,
+                   (size_t)w);
+    }
+    e->state.drops = drops;
+    /* orig_init and energy_full: one thread per cell, no dependencies */
+    for (size_t c = 0; c < cells; c++)
+        P->orig[c] = (uint16_t)(c % (size_t)w);
+    if (!P->forward)
+        for (size_t c = 0; c < cells; c++)
+            tsr__cc_energy_full(P, w, (int64_t)c);
+    launch_dp(e, w);
+    current = e;
+    *out = e;
+    return TSR_OK;
+}
+
+static tsr_status emu_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
+{
+    emu *e = dev;
+    if (first < 0 || n < 0 || first + n > e->count)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: seams %d..%d of %d", (int)first,
+                         (int)(first + n), (int)e->count);
+    for (int32_t k = first; k < first + n; k++) {
+        const int32_t w = e->w0 - k;
+        launch_select(e, w);
+        launch_remove(e, w);
+        if (!e->P.forward)
+            launch_energy_band(e, w - 1);
+        if (k + 1 < e->count)
+            launch_dp(e, w - 1);
+    }
+    return TSR_OK;
+}
+
+static tsr_status emu_state(tsr_ctx *ctx, void *dev, tsr__cc_state *st)
+{
+    (void)ctx;
+    *st = ((emu *)dev)->state;
+    return TSR_OK;
+}
+
+static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig,
+                            uint16_t *rec)
+{
+    emu *e = dev;
+    if (removed < 0 || removed > e->count)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: fetch %d", (int)removed);
+    const int32_t wn = e->w0 - removed;
+    for (int32_t y = 0; y < e->P.h; y++)
+        memcpy(orig + (size_t)y * (size_t)wn, e->P.orig + (size_t)y * (size_t)e->w0,
+               (size_t)wn * 2);
+    memcpy(rec, e->P.rec, (size_t)removed * (size_t)e->P.h * 2);
+    return TSR_OK;
+}
+
+static void emu_close(tsr_ctx *ctx, void *dev)
+{
+    (void)ctx;
+    emu *e = dev;
+    if (!e)
+        return;
+    free(e->P.luma);
+    free(e->P.mask);
+    free(e->P.orig);
+    free(e->P.energy);
+    free(e->P.cost);
+    free(e->P.back);
+    free(e->P.xs);
+    free(e->P.rec);
+    free(e);
+}
+
+static const tsr__carve_dev_ops emu_ops = {emu_open, emu_seams, emu_state, emu_fetch, emu_close};
+
+/* ---- the comparison ---- */
+static tsr_ctx *ctx;
+static int cases, mismatches;
+
+static void fill(tsr_rng *r, tsr__carve_grid *g, int kind, int keep_density, int drop_rect)
+{
+    const int32_t w = g->w, h = g->h;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            const size_t o = (size_t)y * (size_t)g->pitch + (size_t)x;
+            for (size_t b = 0; b < g->px; b++) {
+                int v;
+                switch (kind % 3) {
+                case 0:
+                    v = tsr_rng_range(r, 0, 255);
+                    break;
+                case 1: /* few levels: many equal keys, the tie-break decides */
+                    v = tsr_rng_range(r, 0, 1) * 85;
+                    break;
+                default:
+                    v = (x * 7 + y * 3 + (int)b * 50) % 256 + tsr_rng_range(r, 0, 2);
+                    v = v > 255 ? 255 : v;
+                    break;
+                }
+                g->pix[o * g->px + b] = (uint8_t)v;
+            }
+            if (g->index)
+                g->index[o] = (uint32_t)((size_t)y * (size_t)w + (size_t)x);
+            if (g->mask)
+                g->mask[o] = 0;
+        }
+    if (g->mask) {
+        if (g->has_keep)
+            for (int32_t y = 0; y < h; y++)
+                for (int32_t x = 0; x < w; x++)
+                    if (tsr_rng_range(r, 0, 99) < keep_density)
+                        g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] |= TSR__CARVE_KEEP;
+        if (g->has_drop && drop_rect) {
+            int x0 = tsr_rng_range(r, 0, w - 1), y0 = tsr_rng_range(r, 0, h - 1);
+            int x1 = tsr_rng_range(r, x0, x0 + 3 < w - 1 ? x0 + 3 : w - 1);
+            int y1 = tsr_rng_range(r, y0, h - 1);
+            for (int y = y0; y <= y1; y++)
+                for (int x = x0; x <= x1; x++)
+                    g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] |= TSR__CARVE_DROP;
+            for (int i = 0; i < w * h / 50; i++)
+                g->mask[(size_t)tsr_rng_range(r, 0, h - 1) * (size_t)g->pitch +
+                        (size_t)tsr_rng_range(r, 0, w - 1)] |= TSR__CARVE_DROP;
+        }
+    }
+    tsr__carve_luma_all(g, 1);
+}
+
+static int same_grid(const tsr__carve_grid *a, const tsr__carve_grid *b)
+{
+    if (a->w != b->w || a->h != b->h)
+        return 0;
+    for (int32_t y = 0; y < a->h; y++) {
+        const size_t oa = (size_t)y * (size_t)a->pitch, ob = (size_t)y * (size_t)b->pitch;
+        const size_t n = (size_t)a->w;
+        if (memcmp(a->pix + oa * a->px, b->pix + ob * b->px, n * a->px) ||
+            memcmp(a->luma + oa, b->luma + ob, n) ||
+            (a->mask && memcmp(a->mask + oa, b->mask + ob, n)) ||
+            (a->index && memcmp(a->index + oa, b->index + ob, n * 4)))
+            return 0;
+    }
+    return 1;
+}
+
+static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
+                     tsr_carve_energy energy, int keep, int drop, int until, int32_t count)
+{
+    tsr__carve_grid a, b;
+    const int with_mask = keep || drop;
+    CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, &a, w, h, w + 3, channels, TSR_U8, 1, with_mask, 1));
+    a.has_keep = keep;
+    a.has_drop = drop;
+    fill(r, &a, kind, 3 + kind % 5, 1);
+    CHECK_OK(ctx, tsr__carve_grid_copy(ctx, &a, &b, w + 1));
+    if (until)
+        count = w - 1;
+    const size_t recn = (size_t)(count > 0 ? count : 1) * (size_t)h;
+    uint32_t *reca = xmalloc(recn * 4), *recb = xmalloc(recn * 4);
+    uint8_t *marka = xmalloc((size_t)w * (size_t)h), *markb = xmalloc((size_t)w * (size_t)h);
+    memset(reca, 0x11, recn * 4);
+    memset(recb, 0x11, recn * 4);
+    memset(marka, 0, (size_t)w * (size_t)h);
+    memset(markb, 0, (size_t)w * (size_t)h);
+    tsr__carve_pass pa, pb;
+    memset(&pa, 0, sizeof pa);
+    pa.backend = TSR_BACKEND_REFERENCE;
+    pa.energy = energy;
+    pa.mode = TSR_CARVE_EXACT;
+    pa.threads = 1;
+    pa.until_drop_gone = until;
+    pa.record = reca;
+    pa.marks = marka;
+    pb = pa;
+    pb.backend = TSR_BACKEND_CUDA;
+    pb.record = recb;
+    pb.marks = markb;
+    CHECK_OK(ctx, tsr__carve_remove_seams(ctx, &a, until ? 0 : count, &pa));
+    CHECK_OK(ctx, tsr__carve_remove_seams_dev(ctx, &b, count, &pb, &emu_ops));
+    cases++;
+    const int ok = same_grid(&a, &b) && pa.removed == pb.removed &&
+                   pa.dp_passes == pb.dp_passes && pa.energy_sum == pb.energy_sum &&
+                   memcmp(reca, recb, (size_t)pa.removed * (size_t)h * 4) == 0 &&
+                   memcmp(marka, markb, (size_t)w * (size_t)h) == 0;
+    if (!ok) {
+        mismatches++;
+        if (mismatches < 20)
+            fprintf(stderr,
+                    "mismatch: %dx%d c%d kind %d %s keep %d drop %d until %d count %d: removed "
+                    "%d/%d energy %llu/%llu\n",
+                    (int)w, (int)h, channels, kind, tsr_carve_energy_name(energy), keep, drop,
+                    until, (int)count, (int)pa.removed, (int)pb.removed,
+                    (unsigned long long)pa.energy_sum, (unsigned long long)pb.energy_sum);
+    }
+    CHECK(ok);
+    free(reca);
+    free(recb);
+    free(marka);
+    free(markb);
+    tsr__carve_grid_free(ctx, &a);
+    tsr__carve_grid_free(ctx, &b);
+}
+
+int main(void)
+{
+    tsr_ctx_options co;
+    tsr_ctx_options_init(&co);
+    co.backend = TSR_BACKEND_REFERENCE;
+    if (tsr_ctx_create(&co, &ctx) != TSR_OK)
+        return 1;
+    CHECK(sizeof(tsr__carve_cost) == sizeof(uint64_t));
+    CHECK(TSR__CC_DROP_B == TSR__CARVE_DROP_B);
+    CHECK(TSR__CC_KEEP_BIT == TSR__CARVE_KEEP && TSR__CC_DROP_BIT == TSR__CARVE_DROP);
+    tsr_rng r;
+    tsr_rng_seed(&r, 4);
+    /* Shapes: 1-3 columns, tall and thin, wide and short, several strips (S = 256) and bands
+     * (R = 32) with partial last ones. */
+    static const int shapes[][2] = {{1, 5},    {2, 1},    {2, 9},   {3, 3},    {3, 77},
+                                    {9, 130},  {40, 2},   {64, 33}, {97, 61},  {257, 31},
+                                    {300, 65}, {520, 12}, {700, 3}, {130, 100}, {33, 200},
+                                    {513, 97}, {1100, 40}, {290, 290}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int t = 0; t < 8; t++) {
+            const int32_t w = shapes[s][0], h = shapes[s][1];
+            const tsr_carve_energy e = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+            const int keep = (t & 2) != 0, drop = (t & 4) != 0;
+            const int kind = t / 2 + (int)s;
+            /* seams: a few (several polls when possible), and all the way to one column on the
+             * small ones */
+            int32_t few = w - 1 < 40 ? w - 1 : 40;
+            if (w > 1 && (int64_t)w * h <= 20000)
+                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w - 1);
+            else if (w > 1 && t < 2) /* half the width of the large ones */
+                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w / 2);
+            if (few > 0)
+                one_case(&r, w, h, 1 + (t + 1) % 4, kind + 1, e, keep, drop, 0, few);
+            if (drop && w > 1 && (int64_t)w * h <= 40000)
+                one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0);
+        }
+    fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
+    tsr_ctx_destroy(ctx);
+    return tsr_test_finish("test_carve_device_logic");
+}
