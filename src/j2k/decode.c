@@ -152,6 +152,7 @@ typedef struct layout {
     tsr__j2k_window win; /* reference grid, absolute */
     uint32_t reduce;
     int palette;
+    int sycc; /* JP2 sYCC: components 0-2 converted to sRGB on component 0's grid */
 } layout;
 
 static void layout_free(tsr_ctx *ctx, layout *L)
@@ -264,6 +265,19 @@ static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decod
             }
         }
     }
+    /* sYCC (colr EnumCS 18, IEC 61966-2-1 Amd 1): Y, Cb, Cr to R, G, B on the luma grid. */
+    if (opt->apply_palette && !opt->components && !L->palette && s->jp2.enumcs == 18 && nout >= 3 &&
+        L->ch[0].pcol < 0) {
+        const tsr__j2k_comp *c0 = &cs->comps[L->ch[0].comp], *c1 = &cs->comps[L->ch[1].comp],
+                            *c2 = &cs->comps[L->ch[2].comp];
+        L->sycc = !c0->sgnd && !c1->sgnd && !c2->sgnd && c0->prec == c1->prec &&
+                  c0->prec == c2->prec && c0->dx <= c1->dx && c0->dx <= c2->dx &&
+                  c0->dy <= c1->dy && c0->dy <= c2->dy;
+        if (!L->sycc)
+            tsr__j2k_warnf((tsr__j2k_warn *)&s->warn,
+                           "JP2 sYCC components of unequal precision or signedness: output as "
+                           "decoded");
+    }
     return TSR_OK;
 }
 
@@ -286,14 +300,68 @@ static void comp_plane(const tsr__j2k_cs *cs, const layout *L, uint32_t c, tsr_j
     p->stride = p->width;
 }
 
+/* Geometry of output plane i (palette columns have their own depth; sYCC outputs sit on
+ * component 0's grid). */
+static void out_plane(const stream *s, const layout *L, uint32_t i, tsr_j2k_plane *p)
+{
+    comp_plane(&s->cs, L, L->sycc && i < 3 ? L->ch[0].comp : L->ch[i].comp, p);
+    if (L->sycc && i < 3)
+        p->component = L->ch[i].comp;
+    if (L->ch[i].pcol >= 0) {
+        uint8_t b = s->jp2.pal_bits[L->ch[i].pcol];
+        p->precision = (b & 0x7fu) + 1u;
+        p->is_signed = (b & 0x80) != 0;
+    }
+}
+
 static void describe(const stream *s, const layout *L, tsr_j2k_plane *planes, uint32_t n)
 {
-    for (uint32_t i = 0; i < n && i < L->nout; i++) {
-        comp_plane(&s->cs, L, L->ch[i].comp, &planes[i]);
-        if (L->ch[i].pcol >= 0) {
-            uint8_t b = s->jp2.pal_bits[L->ch[i].pcol];
-            planes[i].precision = (b & 0x7fu) + 1u;
-            planes[i].is_signed = (b & 0x80) != 0;
+    for (uint32_t i = 0; i < n && i < L->nout; i++)
+        out_plane(s, L, i, &planes[i]);
+}
+
+/* sYCC to sRGB (IEC 61966-2-1 Amd 1, full range): chroma offset 2^(p-1), the nearest chroma
+ * sample (replication on the component grids), R = Y + 1.402 Cr, G = Y - 0.344136 Cb -
+ * 0.714136 Cr, B = Y + 1.772 Cb in float, rounded to nearest, clamped. (The JP2 conformance
+ * references file2/file3 match this within 1; OpenJPEG's variant truncates instead.) */
+static void sycc_to_rgb(const tsr__j2k_cs *cs, const layout *L, const tsr_j2k_plane *src,
+                        tsr_j2k_plane *dst, int threads)
+{
+    uint32_t k0 = L->ch[0].comp, k1 = L->ch[1].comp, k2 = L->ch[2].comp;
+    const tsr_j2k_plane *y = &src[k0], *u = &src[k1], *v = &src[k2];
+    int32_t half = (int32_t)1 << (cs->comps[k0].prec - 1);
+    int32_t maxv = (int32_t)(((int64_t)1 << cs->comps[k0].prec) - 1);
+    uint32_t r1 = cs->comps[k1].dx / cs->comps[k0].dx, r2 = cs->comps[k2].dx / cs->comps[k0].dx;
+    uint32_t q1 = cs->comps[k1].dy / cs->comps[k0].dy, q2 = cs->comps[k2].dy / cs->comps[k0].dy;
+    (void)threads;
+    int64_t h = y->height;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && h > 64)
+    for (int64_t yy = 0; yy < h; yy++) {
+        uint32_t Y = y->y0 + (uint32_t)yy;
+        int64_t uy = (int64_t)(Y / (q1 ? q1 : 1)) - u->y0;
+        int64_t vy = (int64_t)(Y / (q2 ? q2 : 1)) - v->y0;
+        uy = uy < 0 ? 0 : uy >= u->height ? (int64_t)u->height - 1 : uy;
+        vy = vy < 0 ? 0 : vy >= v->height ? (int64_t)v->height - 1 : vy;
+        const int32_t *ly = y->data + (size_t)yy * y->stride;
+        const int32_t *lu = u->height && u->width ? u->data + (size_t)uy * u->stride : NULL;
+        const int32_t *lv = v->height && v->width ? v->data + (size_t)vy * v->stride : NULL;
+        int32_t *o[3];
+        for (int c = 0; c < 3; c++)
+            o[c] = dst[c].data + (size_t)yy * dst[c].stride;
+        for (uint32_t x = 0; x < y->width; x++) {
+            uint32_t X = y->x0 + x;
+            int64_t ux = (int64_t)(X / (r1 ? r1 : 1)) - u->x0;
+            int64_t vx = (int64_t)(X / (r2 ? r2 : 1)) - v->x0;
+            ux = ux < 0 ? 0 : ux >= u->width ? (int64_t)u->width - 1 : ux;
+            vx = vx < 0 ? 0 : vx >= v->width ? (int64_t)v->width - 1 : vx;
+            float fy = (float)ly[x];
+            float cb = lu ? (float)(lu[ux] - half) : 0.0f, cr = lv ? (float)(lv[vx] - half) : 0.0f;
+            float rgb[3] = {fy + 1.402f * cr, fy - 0.344136f * cb - 0.714136f * cr,
+                            fy + 1.772f * cb};
+            for (int c = 0; c < 3; c++) {
+                long q = lrintf(rgb[c]);
+                o[c][x] = (int32_t)(q < 0 ? 0 : q > maxv ? maxv : q);
+            }
         }
     }
 }
@@ -804,7 +872,7 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     {
         for (uint32_t i = 0; i < num_planes; i++) {
             tsr_j2k_plane g;
-            comp_plane(&s.cs, &L, L.ch[i].comp, &g);
+            out_plane(&s, &L, i, &g);
             if (planes[i].width != g.width || planes[i].height != g.height ||
                 planes[i].x0 != g.x0 || planes[i].y0 != g.y0 ||
                 (!planes[i].data && g.width && g.height) || planes[i].stride < g.width) {
@@ -836,8 +904,8 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     if ((st = tsr__alloc(ctx, pbytes, (void **)&d.dst)))
         goto out;
     memset(d.dst, 0, pbytes);
-    if (L.palette) {
-        /* Decode the mapped components into temporary planes, then expand. */
+    if (L.palette || L.sycc) {
+        /* Decode the mapped components into temporary planes, then expand / convert. */
         if ((st = tsr__alloc(ctx, pbytes, (void **)&tmp)))
             goto out;
         memset(tmp, 0, pbytes);
@@ -950,8 +1018,10 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     tsr__free(ctx, todo);
     if (st)
         goto out;
-    if (L.palette) {
-        for (uint32_t i = 0; i < num_planes; i++) {
+    if (L.sycc)
+        sycc_to_rgb(&s.cs, &L, tmp, planes, d.threads);
+    if (L.palette || L.sycc) {
+        for (uint32_t i = L.sycc ? 3 : 0; i < num_planes; i++) {
             const tsr_j2k_plane *src = &tmp[L.ch[i].comp];
             int32_t pc = L.ch[i].pcol;
             for (uint32_t y = 0; y < planes[i].height; y++) {

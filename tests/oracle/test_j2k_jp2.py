@@ -23,7 +23,7 @@ TOOL = os.environ.get("TSR_TOOL")
 DATA = os.environ.get("TSR_DATA", os.path.join(os.path.dirname(__file__), "../../../shared/data"))
 
 # colr EnumCS values whose rendering needs a conversion to sRGB
-CONVERTED = {18: "sYCC", 20: "e-sRGB", 21: "ROMM-RGB", 22: "e-sYCC"}
+CONVERTED = {20: "e-sRGB", 21: "ROMM-RGB", 22: "e-sYCC"}
 
 
 def read_pgx(path):
