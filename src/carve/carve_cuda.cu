@@ -3,8 +3,9 @@
  * body is carve_cuda_logic.h's integer code (also run on the CPU by test_carve_device_logic).
  *
  * First version, simple by design (bench/notes/carve.md lists what the tuned one changes):
- * the full DP every seam in launches of R = 32 rows (trapezoid strips, no grid-wide sync), a
- * one-block select kernel (argmin tree + one thread tracing back-pointers), a one-block-per-row
+ * the full DP every seam in launches of R = 32 rows (trapezoid strips, no grid-wide sync, each
+ * band recording where the paths of its last row entered it), a one-block select kernel (argmin
+ * tree, one thread hopping h/R band entries, the bands' rows expanded in parallel), a one-block-per-row
  * shift of luma/mask/orig/energy, and an incremental energy update around the removed seam.
  * The host is not involved per seam; it polls the state every few dozen seams. */
 #include "cuda/cuda_internal.cuh"
@@ -40,6 +41,7 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
     dp_band_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w, int32_t y0)
 {
     __shared__ uint64_t sh[2][TSR__CC_EXT];
+    __shared__ uint16_t org[2][TSR__CC_EXT];
     if (P.state->stop)
         return;
     const int32_t blk = (int32_t)blockIdx.x;
@@ -48,16 +50,19 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
     __syncthreads();
     for (int32_t k = 0; k < TSR__CC_BAND && y0 + k < P.h; k++) {
         for (int32_t i = threadIdx.x; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-            tsr__cc_band_cell(&P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1]);
+            tsr__cc_band_cell(&P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1], org[k & 1],
+                              org[(k + 1) & 1]);
         __syncthreads();
     }
 }
 
-__global__ void __launch_bounds__(TSR__CC_THREADS)
-    select_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
+/* No __launch_bounds__: with it ptxas capped this kernel at 32 registers and spilled. */
+__global__ void select_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
 {
     __shared__ uint64_t sv[TSR__CC_THREADS];
     __shared__ int32_t sx[TSR__CC_THREADS];
+    __shared__ int32_t exits[TSR__CC_MAX_BANDS];
+    __shared__ int32_t go;
     if (P.state->stop)
         return;
     const int32_t t = threadIdx.x;
@@ -68,8 +73,28 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
         __syncthreads();
     }
+    const int32_t xe = sx[0];
+    if (t == 0) {
+        go = tsr__cc_select_begin(&P);
+        if (go)
+            tsr__cc_trace_bands(&P, xe, exits);
+    }
+    __syncthreads();
+    if (!go)
+        return;
+    const int32_t nb = (P.h + TSR__CC_BAND - 1) / TSR__CC_BAND;
+    int32_t sd = 0;
+    for (int32_t b = t; b < nb; b += TSR__CC_THREADS)
+        sd += tsr__cc_expand_band(&P, b, exits);
+    sx[t] = sd; /* sx is free again: every thread read sx[0] before the last barrier */
+    __syncthreads();
+    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
+        if (t < s)
+            sx[t] += sx[t + s];
+        __syncthreads();
+    }
     if (t == 0)
-        tsr__cc_select_seam(&P, w, sx[0]);
+        tsr__cc_select_finish(&P, xe, sx[0]);
 }
 
 __global__ void __launch_bounds__(TSR__CC_THREADS)
@@ -122,7 +147,7 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
     if (!c)
         return;
     void *dev[] = {c->P.luma, c->P.mask, c->P.orig, c->P.energy, c->P.cost,
-                   c->P.back, c->P.xs,   c->P.rec,  c->P.state};
+                   c->P.back, c->P.entry, c->P.xs, c->P.rec,  c->P.state};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -211,6 +236,8 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
         DEV_ALLOC(c->P.energy, cells * sizeof(uint16_t));
     DEV_ALLOC(c->P.cost, cells * sizeof(uint64_t));
     DEV_ALLOC(c->P.back, cells);
+    DEV_ALLOC(c->P.entry, (size_t)((h + TSR__CC_BAND - 1) / TSR__CC_BAND) * (size_t)w *
+                              sizeof(uint16_t));
     DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
     DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
     DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));

@@ -20,8 +20,10 @@
  *                                          (trapezoid), the own S columns written to global
  *   per seam:
  *     select                               one block: leftmost minimum of the last row (strided
- *                                          partial minima + tree), then thread 0 traces the
- *                                          back-pointers and updates the state
+ *                                          partial minima + tree); thread 0 hops the bands'
+ *                                          entry columns (exits[b]); barrier; the threads
+ *                                          expand the bands' rows in parallel; the drop counts
+ *                                          summed (tree); thread 0 updates the state
  *     remove                               one block per row: chunks of TSR__CC_THREADS columns
  *                                          right of the seam, all reads, barrier, all writes
  *     energy_band (backward)               one thread per row: the columns around the seam
@@ -40,6 +42,7 @@
 #endif
 
 enum {
+    TSR__CC_MAX_BANDS = 2048, /* ceil(65535 / R) */
     TSR__CC_THREADS = 256, /* threads per block of the band, select and remove kernels */
     TSR__CC_BAND = 32,     /* R: rows per DP band launch (and halo columns per side) */
     TSR__CC_STRIP = 256,   /* S: columns a band block writes */
@@ -62,6 +65,8 @@ typedef struct tsr__cc_planes {
     uint16_t *orig, *energy; /* energy NULL for forward energy */
     uint64_t *cost;
     int8_t *back;
+    uint16_t *entry;     /* ceil(h / R) x pitch: per band, for each column of its last row, the
+                            column where the chosen path enters the band (its first row) */
     int32_t *xs;
     uint16_t *rec;
     tsr__cc_state *state;
@@ -197,9 +202,11 @@ TSR__CC_FN void tsr__cc_band_load(const tsr__cc_planes *P, int32_t w, int32_t y0
 
 /* dp_band, row k of the band (row y0 + k < h): shared element i of block `blk`. Valid columns
  * shrink by one per side per row, so the block's own S columns are exact at k = R - 1 without
- * any other block's row. */
+ * any other block's row. Alongside the key, each cell carries the column where its path
+ * entered the band (org_*); the band's last row stores it in P->entry for the backtrack. */
 TSR__CC_FN void tsr__cc_band_cell(const tsr__cc_planes *P, int32_t w, int32_t y0, int32_t blk,
-                                  int32_t k, int32_t i, const uint64_t *sh_prev, uint64_t *sh_cur)
+                                  int32_t k, int32_t i, const uint64_t *sh_prev, uint64_t *sh_cur,
+                                  const uint16_t *org_prev, uint16_t *org_cur)
 {
     const int32_t x0 = blk * TSR__CC_STRIP, base = x0 - TSR__CC_BAND, x = base + i;
     if (x < base + 1 + k || x >= x0 + TSR__CC_STRIP + TSR__CC_BAND - 1 - k || x < 0 || x >= w)
@@ -209,9 +216,13 @@ TSR__CC_FN void tsr__cc_band_cell(const tsr__cc_planes *P, int32_t w, int32_t y0
     int8_t b;
     tsr__cc_dp_cell(P, w, y, x, sh_prev, base, &m, &b);
     sh_cur[i] = m;
+    const uint16_t org = k == 0 ? (uint16_t)x : org_prev[i + b];
+    org_cur[i] = org;
     if (x >= x0 && x < x0 + TSR__CC_STRIP) {
         P->cost[(int64_t)y * P->pitch + x] = m;
         P->back[(int64_t)y * P->pitch + x] = b;
+        if (k == TSR__CC_BAND - 1 || y == P->h - 1)
+            P->entry[(int64_t)(y0 / TSR__CC_BAND) * P->pitch + x] = org;
     }
 }
 
@@ -246,26 +257,54 @@ TSR__CC_FN void tsr__cc_argmin_combine(uint64_t *v, int32_t *x, uint64_t v2, int
     }
 }
 
-/* select, thread 0 after the reduction: traces the seam ending at column xe into P->xs and
- * updates the state (pass.c's loop: object removal stops when no drop pixel is left or the
- * seam crosses none). */
-TSR__CC_FN void tsr__cc_select_seam(const tsr__cc_planes *P, int32_t w, int32_t xe)
+/* select, thread 0 after the reduction: 0 (and the stop flag) when object removal has no drop
+ * pixel left (pass.c's loop test), else 1. */
+TSR__CC_FN int tsr__cc_select_begin(const tsr__cc_planes *P)
 {
-    tsr__cc_state *s = P->state;
-    (void)w;
-    if (P->until && s->drops == 0) {
-        s->stop = 1;
-        return;
+    if (P->until && P->state->drops == 0) {
+        P->state->stop = 1;
+        return 0;
     }
-    const int32_t h = P->h;
-    const uint64_t key = P->cost[(int64_t)(h - 1) * P->pitch + xe];
-    int32_t x = xe, sd = 0;
-    for (int32_t y = h - 1; y >= 0; y--) {
+    return 1;
+}
+
+/* select, thread 0: hops the bands from the seam's end column xe upwards: exits[b] = the seam's
+ * column in band b's last row (two dependent loads per band instead of one per row). */
+TSR__CC_FN void tsr__cc_trace_bands(const tsr__cc_planes *P, int32_t xe, int32_t *exits)
+{
+    const int32_t nb = (P->h + TSR__CC_BAND - 1) / TSR__CC_BAND;
+    int32_t x = xe;
+    for (int32_t b = nb - 1; b >= 0; b--) {
+        exits[b] = x;
+        if (b > 0) {
+            const int32_t top = P->entry[(int64_t)b * P->pitch + x];
+            x = top + P->back[(int64_t)b * TSR__CC_BAND * P->pitch + top];
+        }
+    }
+}
+
+/* select, band b (threads in parallel after a barrier): the seam's rows of band b from its exit
+ * column into P->xs; returns the drop pixels it crosses (object removal). */
+TSR__CC_FN int32_t tsr__cc_expand_band(const tsr__cc_planes *P, int32_t b, const int32_t *exits)
+{
+    const int32_t y0 = b * TSR__CC_BAND;
+    int32_t y1 = y0 + TSR__CC_BAND - 1, x = exits[b], sd = 0;
+    if (y1 > P->h - 1)
+        y1 = P->h - 1;
+    for (int32_t y = y1; y >= y0; y--) {
         P->xs[y] = x;
         if (P->until)
             sd += (P->mask[(int64_t)y * P->pitch + x] & TSR__CC_DROP_BIT) != 0;
         x += P->back[(int64_t)y * P->pitch + x];
     }
+    return sd;
+}
+
+/* select, thread 0 after the drop counts are summed: updates the state (pass.c's loop: object
+ * removal stops when the seam crosses no drop pixel). */
+TSR__CC_FN void tsr__cc_select_finish(const tsr__cc_planes *P, int32_t xe, int32_t sd)
+{
+    tsr__cc_state *s = P->state;
     if (P->until) {
         if (sd == 0) {
             s->stop = 1;
@@ -273,7 +312,7 @@ TSR__CC_FN void tsr__cc_select_seam(const tsr__cc_planes *P, int32_t w, int32_t 
         }
         s->drops -= sd;
     }
-    s->energy_sum += key & (TSR__CC_DROP_B - 1);
+    s->energy_sum += P->cost[(int64_t)(P->h - 1) * P->pitch + xe] & (TSR__CC_DROP_B - 1);
     s->removed++;
 }
 

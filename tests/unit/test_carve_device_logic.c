@@ -61,6 +61,7 @@ static void launch_dp(emu *e, int32_t w)
     const tsr__cc_planes *P = &e->P;
     const int32_t strips = (w + TSR__CC_STRIP - 1) / TSR__CC_STRIP;
     uint64_t sh[2][TSR__CC_EXT];
+    uint16_t org[2][TSR__CC_EXT];
     for (int32_t y0 = 0; y0 < P->h; y0 += TSR__CC_BAND) {
         e->launches++;
         if (P->state->stop)
@@ -69,13 +70,15 @@ static void launch_dp(emu *e, int32_t w)
         for (int32_t b = 0; b < strips; b++) {
             const int32_t blk = order[b];
             poison(sh, sizeof sh);
+            poison(org, sizeof org);
             for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
                 for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
                     tsr__cc_band_load(P, w, y0, blk, i, sh[0]);
             for (int32_t k = 0; k < TSR__CC_BAND && y0 + k < P->h; k++)
                 for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
                     for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-                        tsr__cc_band_cell(P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1]);
+                        tsr__cc_band_cell(P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1],
+                                          org[k & 1], org[(k + 1) & 1]);
         }
         free(order);
     }
@@ -85,16 +88,31 @@ static void launch_select(emu *e, int32_t w)
 {
     const tsr__cc_planes *P = &e->P;
     uint64_t sv[TSR__CC_THREADS];
-    int32_t sx[TSR__CC_THREADS];
+    int32_t sx[TSR__CC_THREADS], sd[TSR__CC_THREADS];
+    static int32_t exits[TSR__CC_MAX_BANDS];
     e->launches++;
     if (P->state->stop)
         return;
+    poison(exits, sizeof exits);
     for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
         tsr__cc_argmin_partial(P, w, t, TSR__CC_THREADS, &sv[t], &sx[t]);
     for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1)
         for (int32_t t = s - 1; t >= 0; t--)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
-    tsr__cc_select_seam(P, w, sx[0]);
+    const int32_t xe = sx[0];
+    if (!tsr__cc_select_begin(P))
+        return;
+    tsr__cc_trace_bands(P, xe, exits);
+    const int32_t nb = (P->h + TSR__CC_BAND - 1) / TSR__CC_BAND;
+    for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--) {
+        sd[t] = 0;
+        for (int32_t b = t; b < nb; b += TSR__CC_THREADS)
+            sd[t] += tsr__cc_expand_band(P, b, exits);
+    }
+    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1)
+        for (int32_t t = s - 1; t >= 0; t--)
+            sd[t] += sd[t + s];
+    tsr__cc_select_finish(P, xe, sd[0]);
 }
 
 static void launch_remove(emu *e, int32_t w)
@@ -155,6 +173,9 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->energy = P->forward ? NULL : xmalloc(cells * 2);
     P->cost = xmalloc(cells * 8);
     P->back = xmalloc(cells);
+    const size_t ecells = (size_t)((h + TSR__CC_BAND - 1) / TSR__CC_BAND) * (size_t)w;
+    P->entry = xmalloc(ecells * 2);
+    poison(P->entry, ecells * 2);
     P->xs = xmalloc((size_t)h * 4);
     P->rec = xmalloc((size_t)count * (size_t)h * 2);
     P->state = &e->state;
@@ -235,6 +256,7 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     free(e->P.energy);
     free(e->P.cost);
     free(e->P.back);
+    free(e->P.entry);
     free(e->P.xs);
     free(e->P.rec);
     free(e);
@@ -385,7 +407,7 @@ int main(void)
     static const int shapes[][2] = {{1, 5},    {2, 1},    {2, 9},   {3, 3},    {3, 77},
                                     {9, 130},  {40, 2},   {64, 33}, {97, 61},  {257, 31},
                                     {300, 65}, {520, 12}, {700, 3}, {130, 100}, {33, 200},
-                                    {513, 97}, {1100, 40}, {290, 290}};
+                                    {513, 97}, {1100, 40}, {290, 290}, {3, 9000}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 8; t++) {
             const int32_t w = shapes[s][0], h = shapes[s][1];
