@@ -148,5 +148,26 @@ expect 0 "$tool" j2k decode "$tmp/trunc.jp2" "$tmp/tj.pgx"
 grep -q "warning: JP2: codestream box of .* (truncated)" "$tmp/err.txt" && ok || bad "JP2 truncation warning"
 [ -s "$tmp/tj_0.pgx" ] && ok || bad "truncated JP2 gave no output"
 
+# a JPH file (T.814 Annex D): an HT codestream in JP2-style boxes with the 'jph ' brand
+ht=$data/j2k/htj2k/ds0_ht_01_b11.j2k
+if [ -r "$ht" ]; then
+  python3 - "$ht" "$tmp/x.jph" <<'EOF'
+import struct, sys
+cs = open(sys.argv[1], 'rb').read()
+def box(t, d): return struct.pack('>I', 8 + len(d)) + t + d
+w, h = struct.unpack('>II', cs[8:16])
+ihdr = box(b'ihdr', struct.pack('>IIHBBBB', h, w, 1, 7, 7, 0, 0))
+colr = box(b'colr', bytes([1, 0, 0]) + struct.pack('>I', 17))
+out = box(b'jP  ', b'\r\n\x87\n') + box(b'ftyp', b'jph \x00\x00\x00\x00jph ') + \
+      box(b'jp2h', ihdr + colr) + box(b'jp2c', cs)
+open(sys.argv[2], 'wb').write(out)
+EOF
+  expect 0 "$tool" j2k info "$tmp/x.jph" --json
+  grep -q '"container": "jph"' "$tmp/out.txt" && grep -q '"ht": true' "$tmp/out.txt" && ok || bad "JPH info: $(cat "$tmp/out.txt")"
+  expect 0 "$tool" j2k decode "$tmp/x.jph" "$tmp/jph.pgx"
+  expect 0 "$tool" j2k decode "$ht" "$tmp/jphcs.pgx"
+  cmp -s "$tmp/jph.pgx" "$tmp/jphcs.pgx" && ok || bad "JPH decodes like its codestream"
+fi
+
 echo "test_j2k_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
