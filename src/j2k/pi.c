@@ -189,6 +189,8 @@ tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_t
                 *stopped = TSR__PI_TOO_LONG;
                 goto out;
             }
+            if (n == 0) /* no precinct in range (and ents may be NULL: qsort wants non-NULL) */
+                break;
             qsort(ents, n, sizeof *ents,
                   e->prg == TSR_J2K_RPCL   ? cmp_rpcl
                   : e->prg == TSR_J2K_PCRL ? cmp_pcrl
