@@ -31,24 +31,6 @@ static tsr_ctx *make_ctx(void)
     return ctx;
 }
 
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void write_all(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -259,7 +241,7 @@ static void test_round_trips(void)
         so.jpeg_quality = 100;
         CHECK_OK(ctx, tsr_image_save(ctx, p2, &img, &so));
         size_t n1, n2;
-        unsigned char *b1 = read_all(p1, &n1), *b2 = read_all(p2, &n2);
+        unsigned char *b1 = tsr_test_read_file(p1, &n1), *b2 = tsr_test_read_file(p2, &n2);
         CHECK(b1 && b2 && n1 == n2 && memcmp(b1, b2, n1) == 0);
         CHECK_OK(ctx, tsr_image_decode(ctx, b1, n1, &again, NULL));
         CHECK(images_equal(&back, &again));
@@ -299,7 +281,7 @@ static void test_round_trips(void)
         snprintf(path, sizeof path, "%s/be.pgm", tmpdir);
         CHECK_OK(ctx, tsr_image_save(ctx, path, &img, NULL));
         size_t n;
-        unsigned char *b = read_all(path, &n);
+        unsigned char *b = tsr_test_read_file(path, &n);
         CHECK(b && n >= 2 && b[n - 2] == 0x12 && b[n - 1] == 0x34);
         CHECK(b && n > 3 && memcmp(b, "P5\n1 1\n65535\n", 13) == 0);
         free(b);
@@ -310,7 +292,7 @@ static void test_round_trips(void)
         tsr_save_options_init(&so);
         so.png_compression = 0;
         CHECK_OK(ctx, tsr_image_save(ctx, path, &img, &so));
-        b = read_all(path, &n);
+        b = tsr_test_read_file(path, &n);
         int found_be = 0, found_le = 0;
         for (size_t i = 0; b && i + 1 < n; i++) {
             found_be |= b[i] == 0x12 && b[i + 1] == 0x34;
@@ -393,7 +375,7 @@ static unsigned char *encode(tsr_ctx *ctx, const tsr_image *img, tsr_format f, i
     so.format = f;
     so.jpeg_quality = quality;
     CHECK_OK(ctx, tsr_image_save(ctx, path, img, &so));
-    return read_all(path, len);
+    return tsr_test_read_file(path, len);
 }
 
 static uint32_t crc32_of(const unsigned char *p, size_t n)
@@ -846,7 +828,7 @@ static void test_atomic_writer(void)
         CHECK_STATUS(st, TSR_ERR_IO);
         CHECK(strstr(tsr_ctx_last_error(ctx), "keep.png") != NULL);
         size_t n;
-        unsigned char *b = read_all(path, &n);
+        unsigned char *b = tsr_test_read_file(path, &n);
         CHECK(b && n == 12 && memcmp(b, "old contents", 12) == 0);
         free(b);
         CHECK(count_temp_files() == 0);
@@ -857,7 +839,7 @@ static void test_atomic_writer(void)
         st = tsr_image_save(ctx, path, &img, NULL);
         setrlimit(RLIMIT_FSIZE, &old_lim);
         CHECK_STATUS(st, TSR_ERR_IO);
-        b = read_all(path, &n);
+        b = tsr_test_read_file(path, &n);
         CHECK(b && n == 3);
         free(b);
         snprintf(path, sizeof path, "%s/keep.jpg", tmpdir);
@@ -867,7 +849,7 @@ static void test_atomic_writer(void)
         st = tsr_image_save(ctx, path, &img, &so);
         setrlimit(RLIMIT_FSIZE, &old_lim);
         CHECK_STATUS(st, TSR_ERR_IO);
-        b = read_all(path, &n);
+        b = tsr_test_read_file(path, &n);
         CHECK(b && n == 3);
         free(b);
         CHECK(count_temp_files() == 0);
@@ -1059,7 +1041,7 @@ static void test_fault_loops(void)
         for (int i = 0; i < 4; i++) {
             char path[1024];
             snprintf(path, sizeof path, "%s/fuzz/corpus/image_decode/%s", tests, seeds[i]);
-            b = read_all(path, &n);
+            b = tsr_test_read_file(path, &n);
             if (!b)
                 continue;
             CHECK_OK(ctx, tsr_image_decode(ctx, b, n, &want, NULL));

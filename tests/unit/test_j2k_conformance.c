@@ -12,24 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 typedef struct ref_img {
     uint32_t w, h;
     int32_t *v;
@@ -39,7 +21,7 @@ typedef struct ref_img {
 static int read_pgx(const char *path, ref_img *r)
 {
     size_t len;
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = tsr_test_read_file(path, &len);
     if (!b)
         return 0;
     char head[128];
@@ -190,10 +172,10 @@ static void run_tsv(tsr_ctx *ctx, const char *dir)
         size_t len;
         uint8_t *data;
         snprintf(path, sizeof path, "%s/conformance/%s", dir, name);
-        data = slurp(path, &len);
+        data = tsr_test_read_file(path, &len);
         if (!data) {
             snprintf(path, sizeof path, "%s/htj2k/%s", dir, name);
-            data = slurp(path, &len);
+            data = tsr_test_read_file(path, &len);
         }
         if (!data) {
             report(name, -1, "stream absent from this copy of the data");
@@ -281,7 +263,7 @@ static void run_pnm(tsr_ctx *ctx, const char *dir)
         *strrchr(stem, '.') = 0;
         size_t len;
         snprintf(path, sizeof path, "%s/conformance/%s", dir, name);
-        uint8_t *data = slurp(path, &len);
+        uint8_t *data = tsr_test_read_file(path, &len);
         if (!data) {
             report(name, -1, "stream absent");
             continue;

@@ -24,16 +24,9 @@ static void replay_dir(const char *dir)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-        size_t got = b ? fread(b, 1, (size_t)n, f) : 0;
-        fclose(f);
-        CHECK(b && got == (size_t)n);
+        size_t got = 0;
+        uint8_t *b = tsr_test_read_file(path, &got);
+        CHECK(b != NULL);
         if (b) {
             int bad = tsr_fuzz_j2k_one(b, got);
             if (bad)

@@ -7,24 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 int main(void)
 {
     const char *root = tsr_test_data("j2k");
@@ -50,7 +32,7 @@ int main(void)
         char path[2200];
         snprintf(path, sizeof path, "%s/%s", base, streams[si]);
         size_t len;
-        uint8_t *data = slurp(path, &len);
+        uint8_t *data = tsr_test_read_file(path, &len);
         if (!data)
             continue;
         tsr_j2k_info info;

@@ -13,28 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int check_stream(tsr_ctx *ctx, const char *path, const char *name)
 {
     size_t len;
-    uint8_t *b = slurp(path, &len);
+    uint8_t *b = tsr_test_read_file(path, &len);
     if (!b)
         return 0;
     tsr__j2k_warn w;

@@ -62,3 +62,22 @@ const char *tsr_test_data(const char *relative)
     }
     return path;
 }
+
+unsigned char *tsr_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc(n > 0 ? (size_t)n : 1);
+        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(f);
+    *len = buf ? (size_t)n : 0;
+    return buf;
+}

@@ -58,6 +58,10 @@ int tsr_rng_range(tsr_rng *r, int lo, int hi);
 /* Fills n bytes with random data. */
 void tsr_rng_fill(tsr_rng *r, void *buf, size_t n);
 
+/* The whole file at path in a malloc'd buffer (free it), its size in *len; NULL when it cannot
+ * be opened or read. */
+unsigned char *tsr_test_read_file(const char *path, size_t *len);
+
 /* Path of a file under ../shared/data (TSR_DATA), or NULL (with a note) when absent. */
 const char *tsr_test_data(const char *relative);
 
