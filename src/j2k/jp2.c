@@ -66,7 +66,7 @@ static tsr_status read_jp2h(tsr_ctx *ctx, const uint8_t *d, const box *h, tsr__j
     size_t pos = h->data, end = h->data + h->len;
     int have_ihdr = 0;
     while (pos < end) {
-        box b;
+        box b = {0};
         tsr_status st = next_box(ctx, d, pos, end, &b);
         if (st)
             return st;
@@ -192,7 +192,7 @@ tsr_status tsr__jp2_read(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr__jp2
     size_t pos = 12;
     int have_ftyp = 0, have_jp2h = 0;
     while (pos < len) {
-        box b;
+        box b = {0};
         /* A truncated file: the codestream box claims more than is left. Decode what is there
          * (the codestream parser warns about the missing end). */
         if (len - pos >= 8 && tsr__rd32(data + pos + 4) == T_JP2C) {

@@ -128,18 +128,28 @@ static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src,
     return TSR_OK;
 }
 
+/* Every argument check of a resize; gives OpenCV's inv_scale pair for the plan. */
+static tsr_status tsr__resize_args(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
+                                   const tsr_resize_options *opt, double *inv_x, double *inv_y)
+{
+    tsr_status st = tsr__resize_check(ctx, src, dst, opt, inv_x, inv_y);
+    return st != TSR_OK ? st : tsr__resize_check_memory(ctx, src, dst);
+}
+
+#ifdef TSR_HAVE_CUDA
+/* Checks the arguments and builds an uncached plan: the CUDA batch path holds one plan per image
+ * for the whole batch, longer than a cache entry is guaranteed to live. */
 static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
                                        const tsr_resize_options *opt, tsr__resize_plan *plan)
 {
     double inv_x = 0, inv_y = 0;
-    tsr_status st = tsr__resize_check(ctx, src, dst, opt, &inv_x, &inv_y);
-    if (st == TSR_OK)
-        st = tsr__resize_check_memory(ctx, src, dst);
+    tsr_status st = tsr__resize_args(ctx, src, dst, opt, &inv_x, &inv_y);
     if (st != TSR_OK)
         return st;
     return tsr__resize_plan_build(ctx, plan, src->width, src->height, dst->width, dst->height,
                                   src->channels, src->depth, opt->interp, inv_x, inv_y);
 }
+#endif
 
 /* The context's plan cache: the last few plans, most recent first. Resizing frame after frame
  * of one geometry builds its tables once (building costs tens to hundreds of microseconds at
@@ -176,9 +186,7 @@ static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src,
                                           const tsr__resize_plan **out)
 {
     double inv_x = 0, inv_y = 0;
-    tsr_status st = tsr__resize_check(ctx, src, dst, opt, &inv_x, &inv_y);
-    if (st == TSR_OK)
-        st = tsr__resize_check_memory(ctx, src, dst);
+    tsr_status st = tsr__resize_args(ctx, src, dst, opt, &inv_x, &inv_y);
     if (st != TSR_OK)
         return st;
     tsr__ctx_slot *slot = &ctx->slots[TSR__SLOT_RESIZE];
