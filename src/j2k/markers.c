@@ -287,14 +287,16 @@ static tsr_status read_spcod(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, si
     return TSR_OK;
 }
 
-static uint32_t comp_index(const tsr__j2k_cs *cs, const uint8_t *p, size_t *used)
+/* The component index that opens COC, QCC and RGN (1 byte, or 2 when Csiz > 256), checked
+ * against Csiz; *used receives its size. The caller has checked the segment is long enough. */
+static tsr_status read_comp(tsr_ctx *ctx, const tsr__j2k_cs *cs, const uint8_t *p, size_t off,
+                            const char *marker, uint32_t *c, size_t *used)
 {
-    if (cs->ncomps < 257) {
-        *used = 1;
-        return p[0];
-    }
-    *used = 2;
-    return tsr__rd16(p);
+    *used = cs->ncomps < 257 ? 1 : 2;
+    *c = cs->ncomps < 257 ? p[0] : tsr__rd16(p);
+    if (*c >= cs->ncomps)
+        return FAIL(TSR_ERR_CORRUPT, off, "%s: component %u of %u", marker, *c, cs->ncomps);
+    return TSR_OK;
 }
 
 static tsr_status read_cod(tsr_ctx *ctx, tsr__j2k_cs *cs, tsr__j2k_tcp *tcp, const uint8_t *p,
@@ -344,15 +346,16 @@ static tsr_status read_coc(tsr_ctx *ctx, tsr__j2k_cs *cs, tsr__j2k_tcp *tcp, con
     size_t used;
     if (n < (cs->ncomps < 257 ? 2u : 3u))
         return FAIL(TSR_ERR_CORRUPT, off, "COC marker segment too short");
-    uint32_t c = comp_index(cs, p, &used);
-    if (c >= cs->ncomps)
-        return FAIL(TSR_ERR_CORRUPT, off, "COC: component %u of %u", c, cs->ncomps);
+    uint32_t c;
+    tsr_status st = read_comp(ctx, cs, p, off, "COC", &c, &used);
+    if (st != TSR_OK)
+        return st;
     uint32_t scoc = p[used];
     if (scoc & ~1u)
         return FAIL(TSR_ERR_CORRUPT, off, "COC: coding style 0x%02x has unknown bits", scoc);
     tsr__j2k_tccp *t = &tcp->tccps[c];
     tsr__j2k_tccp tmp = *t;
-    tsr_status st = read_spcod(ctx, cs, p + used + 1, n - used - 1, scoc & 1, off, "COC", &tmp);
+    st = read_spcod(ctx, cs, p + used + 1, n - used - 1, scoc & 1, off, "COC", &tmp);
     if (st)
         return st;
     tmp.cod_level = (uint8_t)level;
@@ -425,12 +428,13 @@ static tsr_status read_qcc(tsr_ctx *ctx, tsr__j2k_cs *cs, tsr__j2k_tcp *tcp, con
     size_t used;
     if (n < (cs->ncomps < 257 ? 2u : 3u))
         return FAIL(TSR_ERR_CORRUPT, off, "QCC marker segment too short");
-    uint32_t c = comp_index(cs, p, &used);
-    if (c >= cs->ncomps)
-        return FAIL(TSR_ERR_CORRUPT, off, "QCC: component %u of %u", c, cs->ncomps);
+    uint32_t c;
+    tsr_status st = read_comp(ctx, cs, p, off, "QCC", &c, &used);
+    if (st != TSR_OK)
+        return st;
     tsr__j2k_tccp *t = &tcp->tccps[c];
     tsr__j2k_tccp tmp = *t;
-    tsr_status st = read_sqcd(ctx, cs, p + used, n - used, off, "QCC", &tmp);
+    st = read_sqcd(ctx, cs, p + used, n - used, off, "QCC", &tmp);
     if (st)
         return st;
     tmp.qcd_level = (uint8_t)level;
@@ -444,9 +448,10 @@ static tsr_status read_rgn(tsr_ctx *ctx, tsr__j2k_cs *cs, tsr__j2k_tcp *tcp, con
     size_t used;
     if (n != (cs->ncomps < 257 ? 3u : 4u))
         return FAIL(TSR_ERR_CORRUPT, off, "RGN marker segment has length %zu", n + 2);
-    uint32_t c = comp_index(cs, p, &used);
-    if (c >= cs->ncomps)
-        return FAIL(TSR_ERR_CORRUPT, off, "RGN: component %u of %u", c, cs->ncomps);
+    uint32_t c;
+    tsr_status st = read_comp(ctx, cs, p, off, "RGN", &c, &used);
+    if (st != TSR_OK)
+        return st;
     if (p[used] != 0)
         return FAIL(TSR_ERR_UNSUPPORTED, off, "RGN: ROI style %u (only maxshift, 0)", p[used]);
     tcp->tccps[c].roishift = p[used + 1];

@@ -19,45 +19,42 @@ typedef struct pi_entry {
     uint32_t p;
 } pi_entry;
 
+/* Orders entries by the named fields in turn, then by precinct index (each progression's nesting,
+ * T.800 B.12). */
+#define PI_BY(f)                                                                                   \
+    if (u->f != v->f)                                                                              \
+    return u->f < v->f ? -1 : 1
+#define PI_LAST return u->p < v->p ? -1 : u->p > v->p
+
 static int cmp_pcrl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->y != v->y)
-        return u->y < v->y ? -1 : 1;
-    if (u->x != v->x)
-        return u->x < v->x ? -1 : 1;
-    if (u->c != v->c)
-        return u->c < v->c ? -1 : 1;
-    if (u->r != v->r)
-        return u->r < v->r ? -1 : 1;
-    return u->p < v->p ? -1 : u->p > v->p;
+    PI_BY(y);
+    PI_BY(x);
+    PI_BY(c);
+    PI_BY(r);
+    PI_LAST;
 }
 static int cmp_rpcl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->r != v->r)
-        return u->r < v->r ? -1 : 1;
-    if (u->y != v->y)
-        return u->y < v->y ? -1 : 1;
-    if (u->x != v->x)
-        return u->x < v->x ? -1 : 1;
-    if (u->c != v->c)
-        return u->c < v->c ? -1 : 1;
-    return u->p < v->p ? -1 : u->p > v->p;
+    PI_BY(r);
+    PI_BY(y);
+    PI_BY(x);
+    PI_BY(c);
+    PI_LAST;
 }
 static int cmp_cprl(const void *a, const void *b)
 {
     const pi_entry *u = a, *v = b;
-    if (u->c != v->c)
-        return u->c < v->c ? -1 : 1;
-    if (u->y != v->y)
-        return u->y < v->y ? -1 : 1;
-    if (u->x != v->x)
-        return u->x < v->x ? -1 : 1;
-    if (u->r != v->r)
-        return u->r < v->r ? -1 : 1;
-    return u->p < v->p ? -1 : u->p > v->p;
+    PI_BY(c);
+    PI_BY(y);
+    PI_BY(x);
+    PI_BY(r);
+    PI_LAST;
 }
+#undef PI_BY
+#undef PI_LAST
 
 /* The reference-grid point at which the standard's loop reaches precinct (i, j) of res. */
 static void prec_point(const tsr__j2k_tile *t, const tsr__j2k_cs *cs, uint32_t c, uint32_t r,
