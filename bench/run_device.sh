@@ -8,7 +8,7 @@
 # Run from a clean export of a commit (the working tree may hold others' unfinished files):
 #   git archive HEAD | tar -x -C .devsrc; then on the machine:
 #   TSR_DEVDEPS=$PWD/.devdeps bash .devsrc/bench/run_device.sh [steps]   (carry .devsrc, .devdeps)
-# usage: bench/run_device.sh [steps...]   steps: info build test sanitize oracle workbench bench
+# usage: bench/run_device.sh [steps...]   steps: info build test sanitize ncu oracle workbench bench carve
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
 #        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_BENCH_ARGS (extra
 #        bench_resize arguments, e.g. "--no-opencl"). The workbench log ends with the SASS
@@ -75,12 +75,34 @@ for step in "${steps[@]}"; do
         grep -E "\*\*\*|Failed|Not Run|Skipped" "$log" | head -20
         ;;
     sanitize)
-        t="$BUILD/tests/test_resize_cuda_gpu"
-        TSR_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >"$log" 2>&1
-        note "memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
-        TSR_TEST_QUICK=1 timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$t" >"$OUT/racecheck.log" 2>&1
-        note "racecheck: rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
-        cat "$OUT/racecheck.log" >>"$log"; rm -f "$OUT/racecheck.log"
+        # memcheck over every CUDA test (reduced sweeps), racecheck over those with shared memory
+        rc_all=0
+        for t in "$BUILD"/tests/test_*cuda*_gpu; do
+            n=$(basename "$t")
+            TSR_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >>"$log" 2>&1
+            rc=$?; note "memcheck $n: rc=$rc $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+            TSR_TEST_QUICK=1 timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$t" >"$OUT/racecheck.log" 2>&1
+            rc=$?; note "racecheck $n: rc=$rc $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.log" | tail -1)"
+            cat "$OUT/racecheck.log" >>"$log"; rm -f "$OUT/racecheck.log"
+        done
+        ;;
+    ncu)
+        # stall reasons and occupancy of the resize kernels on the cases named by TSR_NCU_CASES
+        # (bench_resize --cases syntax), one profiled launch per kernel name
+        command -v ncu >/dev/null || { note "ncu: not installed"; continue; }
+        timeout 300 ncu --clock-control none --launch-skip 3 --launch-count 6 -k "regex:${TSR_NCU_KERNELS:-k_}" \
+            --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+            --section MemoryWorkloadAnalysis --section SchedulerStats \
+            "$BUILD/bench/bench_resize" --cases "${TSR_NCU_CASES:-1080p-4k}" --interps linear --no-cpu \
+            --no-opencl --repeats 2 --warmup 1 >"$log" 2>&1
+        note "ncu: rc=$?"
+        ;;
+    carve)
+        # bench_carve.py on the CUDA and CPU backends (images from shared/data/images when carried)
+        timeout 400 $PY "$ROOT/bench/bench_carve.py" "$BUILD/tools/tessera/tessera" --backends cuda,cpu \
+            --threads 16 --sizes "${TSR_CARVE_SIZES:-1920x1080,3840x2160,7680x4320}" --images \
+            "${TSR_CARVE_IMAGES:-desert_mesa_4611x8192.jpg}" --json "$OUT/bench_carve.json" >"$log" 2>&1
+        note "carve bench: rc=$?"; tail -8 "$log"
         ;;
     oracle)
         TSR_LIBRARY="$BUILD/src/libtessera.so" TSR_TOOL="$BUILD/tools/tessera/tessera" \
