@@ -34,6 +34,15 @@ static void rescore(tsr__incr *inc)
     tsr__score_from_counts(inc->count, m, &inc->score);
 }
 
+static size_t max_degree(const tsr__layout_adj *adj, int32_t n)
+{
+    int32_t d = 0;
+    for (int32_t v = 0; v < n; v++)
+        if (adj->offset[v + 1] - adj->offset[v] > d)
+            d = adj->offset[v + 1] - adj->offset[v];
+    return (size_t)d;
+}
+
 tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc)
 {
     tsr__grid_release(ctx, &inc->grid);
@@ -56,6 +65,8 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->delta)) != TSR_OK ||
         (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->touched)) != TSR_OK ||
         (st = alloc_n(ctx, m, 1, (void **)&inc->mark)) != TSR_OK ||
+        (st = alloc_n(ctx, max_degree(&inc->adj, l->num_nodes), sizeof(tsr__star_arm),
+                      (void **)&inc->star)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK) {
         tsr__incr_release(ctx, inc);
         return st;
@@ -75,6 +86,7 @@ void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc)
     tsr__free(ctx, inc->delta);
     tsr__free(ctx, inc->touched);
     tsr__free(ctx, inc->mark);
+    tsr__free(ctx, inc->star);
     memset(inc, 0, sizeof *inc);
 }
 
@@ -116,7 +128,32 @@ static tsr__grid_reason gather(tsr__incr *inc, int32_t v, int32_t px, int32_t py
     return TSR__GRID_OK;
 }
 
-/* Adds the changes caused by moving v against candidate f; returns 0 when (px,py) lies on f. */
+/* Gathers v's neighbours (other endpoint and coordinates of every incident edge) into the
+ * proposal scratch, so the candidate loop reads them from one small array. */
+static void gather_star(tsr__incr *inc, int32_t v)
+{
+    const tsr_layout *l = inc->l;
+    int32_t d = 0;
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++, d++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        inc->star[d] = (tsr__star_arm){e, w, l->x[w], l->y[w]};
+    }
+    inc->nstar = d;
+}
+
+/* Whether a and b lie strictly on opposite sides of the line through p and w. */
+static inline int splits(int32_t px, int32_t py, int32_t wx, int32_t wy, int32_t ax, int32_t ay,
+                         int32_t bx, int32_t by)
+{
+    int o1 = tsr__orient(px, py, wx, wy, ax, ay);
+    int o2 = tsr__orient(px, py, wx, wy, bx, by);
+    return o1 != 0 && o2 != 0 && o1 != o2;
+}
+
+/* Adds the changes caused by moving v from (ox,oy) to (px,py) against candidate f (v's star in
+ * inc->star); returns 0 when (px,py) lies on f. The crossing test of tsr__segments_cross is
+ * split so that the sides of f's line are computed once per point: (q,w) crosses f = ab exactly
+ * when q and w lie strictly on opposite sides of ab and a, b strictly on opposite sides of qw. */
 static inline int visit(tsr__incr *inc, int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
                         int32_t py)
 {
@@ -125,18 +162,22 @@ static inline int visit(tsr__incr *inc, int32_t f, int32_t v, int32_t ox, int32_
     if (a == v || b == v)
         return 1;
     int32_t ax = l->x[a], ay = l->y[a], bx = l->x[b], by = l->y[b];
-    if (tsr__point_on_segment(px, py, ax, ay, bx, by))
+    int sp = tsr__orient(ax, ay, bx, by, px, py);
+    if (sp == 0 && tsr__point_on_segment(px, py, ax, ay, bx, by))
         return 0;
-    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
-        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
-        if (w == a || w == b)
+    int so = tsr__orient(ax, ay, bx, by, ox, oy);
+    for (int32_t k = 0; k < inc->nstar; k++) {
+        const tsr__star_arm *s = &inc->star[k];
+        if (s->w == a || s->w == b)
             continue;
-        int32_t wx = l->x[w], wy = l->y[w];
-        int d = tsr__segments_cross(px, py, wx, wy, ax, ay, bx, by) -
-                tsr__segments_cross(ox, oy, wx, wy, ax, ay, bx, by);
-        if (d) {
-            touch(inc, f, d);
-            touch(inc, e, d);
+        int sw = tsr__orient(ax, ay, bx, by, s->x, s->y);
+        if (sw == 0)
+            continue;
+        int now = sp == -sw && splits(px, py, s->x, s->y, ax, ay, bx, by);
+        int was = so == -sw && splits(ox, oy, s->x, s->y, ax, ay, bx, by);
+        if (now != was) {
+            touch(inc, f, now - was);
+            touch(inc, s->e, now - was);
         }
     }
     return 1;
@@ -149,6 +190,7 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     if (!tsr__move_valid_nodes(l, &inc->adj, &inc->occ, v, px, py))
         return 0;
     int32_t ox = l->x[v], oy = l->y[v];
+    gather_star(inc, v);
     int dense = 1;
     if (inc->use_grid) {
         inc->grid_queries++;

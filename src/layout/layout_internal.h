@@ -135,6 +135,11 @@ tsr__grid_reason tsr__grid_query_begin(tsr__grid *g);
 tsr__grid_reason tsr__grid_query_segment(tsr__grid *g, int32_t ax, int32_t ay, int32_t bx,
                                          int32_t by);
 
+/* One incident edge e of the moving node and its other endpoint w at (x, y). */
+typedef struct tsr__star_arm {
+    int32_t e, w, x, y;
+} tsr__star_arm;
+
 /* ---- incremental evaluator (incr_cpu.c): per-edge counts kept exact move by move ----
  * A proposal (v to px,py) is scored into scratch (delta, touched) without changing anything;
  * commit applies coordinates, counts, histogram, score, occupancy and index together. */
@@ -149,6 +154,8 @@ typedef struct tsr__incr {
     int32_t *delta, *touched;
     uint8_t *mark;
     int32_t ntouched;
+    tsr__star_arm *star; /* the moving node's incident edges (max degree entries) */
+    int32_t nstar;
     int32_t pv, px, py;
     int pending;       /* a valid proposal awaits commit or reject */
     tsr_layout_score pscore;
