@@ -10,7 +10,8 @@
 #   TSR_DEVDEPS=$PWD/.devdeps bash .devsrc/bench/run_device.sh [steps]   (carry .devsrc, .devdeps)
 # usage: bench/run_device.sh [steps...]   steps: info build test sanitize ncu oracle workbench bench carve
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
-#        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_BENCH_ARGS (extra
+#        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_SAN_FILTER (sanitize step:
+#        only CUDA tests whose name contains it), TSR_BENCH_ARGS (extra
 #        bench_resize arguments, e.g. "--no-opencl"). The workbench log ends with the SASS
 #        instruction counts of the library's resize kernels (cuobjdump), when cuobjdump exists.
 set -u
@@ -77,7 +78,7 @@ for step in "${steps[@]}"; do
     sanitize)
         # memcheck over every CUDA test (reduced sweeps), racecheck over those with shared memory
         rc_all=0
-        for t in "$BUILD"/tests/test_*cuda*_gpu; do
+        for t in "$BUILD"/tests/test_*${TSR_SAN_FILTER:-}*cuda*_gpu; do
             n=$(basename "$t")
             TSR_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$t" >>"$log" 2>&1
             rc=$?; note "memcheck $n: rc=$rc $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
@@ -90,7 +91,7 @@ for step in "${steps[@]}"; do
         # stall reasons and occupancy of the resize kernels on the cases named by TSR_NCU_CASES
         # (bench_resize --cases syntax), one profiled launch per kernel name
         command -v ncu >/dev/null || { note "ncu: not installed"; continue; }
-        timeout 300 ncu --clock-control none --launch-skip 3 --launch-count 6 -k "regex:${TSR_NCU_KERNELS:-k_}" \
+        timeout 300 ncu --clock-control none --launch-skip 3 --launch-count 2 -k "regex:${TSR_NCU_KERNELS:-k_}" \
             --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
             --section MemoryWorkloadAnalysis --section SchedulerStats \
             "$BUILD/bench/bench_resize" --cases "${TSR_NCU_CASES:-1080p-4k}" --interps linear --no-cpu \

@@ -155,6 +155,15 @@ static void tsr__separable_axis(const tsr__resize_plan *p, int ssize, int dsize,
     *out_max = hi;
 }
 
+/* 1 when the first n pairs of 2-tap fixed-point coefficients are non-negative and sum to 2048. */
+static int tsr__unit_pairs(const int16_t *c, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (c[2 * i] < 0 || c[2 * i + 1] < 0 || c[2 * i] + c[2 * i + 1] != TSR__COEF_SCALE)
+            return 0;
+    return 1;
+}
+
 /* OpenCV's computeResizeAreaTab for one axis (cn = 1, pixel indices). With tab == NULL only
  * counts the taps. start[d] receives the first tap of output d, start[dsize] the total. */
 static size_t tsr__area_axis(int ssize, int dsize, double scale, int32_t *start, int32_t *si,
@@ -394,6 +403,9 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
         tsr__separable_axis(p, src_h, dst_h, scale_y, inv_scale_y, 0, p->table[TSR__RT_YOFS],
                             p->table[TSR__RT_YCOEF], &unused_lo, &unused_hi);
         tsr__separable_simd(p);
+        p->unit_pairs = depth == TSR_U8 && p->ksize == 2 &&
+                        tsr__unit_pairs(p->table[TSR__RT_XCOEF], p->xmax) &&
+                        tsr__unit_pairs(p->table[TSR__RT_YCOEF], dst_h);
         return TSR_OK;
     }
 

@@ -147,6 +147,10 @@ typedef struct tsr__resize_plan {
     int32_t xmin, xmax; /* border columns: dx < xmin, dx >= xmax (pixels) */
     int32_t vec_end;    /* vertical pass: elements [0, vec_end) of a row use vform */
     tsr__resize_vform vform;
+    /* u8 with ksize 2 only: 1 when every coefficient pair the kernels use (x: dx < xmax; y: all
+     * rows) is non-negative and sums to 2048, as linear and area-upscale tables do. Then
+     * h = s0*2048 + (s1 - s0)*c1 exactly, and the vertical result needs no clamping. */
+    int32_t unit_pairs;
 
     /* AREA_FAST */
     int32_t iscale_x, iscale_y;

@@ -3,12 +3,13 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels:
  *   k_generic      every path, depth and channel count; one thread per output element.
- *   k_sep_u8<KS>   u8 separable downscales: a block of 256 threads takes 256 elements x th
- *                  (<= 16) rows, horizontal results of the tile's source rows in shared memory,
- *                  then the vertical pass, 4 elements per thread.
- *   k_sepw_u8<KS,EPT> u8 separable upscales (linear, area upscale: KS=2, 8 elements per thread; cubic:
- *                  KS=4, 4 per thread): column walkers, each thread walks R output rows keeping
- *                  the horizontal results of the current KS source rows in registers.
+ *   k_lin2_u8<CN,EPT> u8 linear and area upscales (2 taps, unit coefficient pairs): output
+ *                  tiles of 128*EPT elements x th rows, the tile's source rows staged in shared
+ *                  memory with 16-byte loads, each thread walking its EPT elements down the
+ *                  rows with the horizontal results of the current source row pair in registers.
+ *   k_stile_u8<KS,CN> the other u8 separable plans with 2 or 4 taps (cubic; linear downscales
+ *                  beyond LN_XMAX): output tiles, horizontal pass into shared memory, then the
+ *                  vertical pass.
  *   k_areaw_u8<MT> u8 fractional area (DecimateAlpha), <= MT column taps kept in registers,
  *                  4 elements per thread, R rows.
  *   k_area2_u8v<CN> u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size), 4 output
@@ -88,256 +89,6 @@ __global__ void k_area2_u8(const uchar *__restrict__ src, uchar *__restrict__ ds
         } else {
             for (int e = e0; e < e1; e++)
                 rk_area_fast(src, dst, p, dy, e);
-        }
-    }
-}
-
-/* Fused separable u8 resize, small tiles. Tile: elements [e0, e0 + SEP_TE) of output rows
- * [dy0, dy0 + th); th (<= 16) is chosen on the host so that the horizontal results of the tile's
- * source rows [rlo, rlo + nr) fit in a few KB of shared memory (many blocks, high occupancy).
- * Horizontal pass: thread t computes element column e0 + t for every source row (taps and
- * coefficients read once into registers; border columns use the same formula with the clamped
- * taps: for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 stores h >> 4 (the vertical formula
- * only uses that). Vertical pass: thread t takes 4 consecutive elements (one 16-byte shared load
- * per tap) of rows dy0 + t/64, + 4, ..., one 4-byte store each.
- * (b*x) >> 16 is computed as __mulhi(b*65536, x): the same value for every int16 b and every
- * int x with b*x in int32 (the high word of the exact 64-bit product). */
-enum { SEP_NT = 256, SEP_TE = 256, SEP_TH = 16, SEP_SMEM = 28 * 1024 };
-
-template <int KS>
-__global__ void __launch_bounds__(SEP_NT)
-    k_sep_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
-             const uchar *__restrict__ tab, rk_params p, int th)
-{
-    extern __shared__ int4 smem4[];
-    int *hs = (int *)smem4;
-    const int kh = KS / 2, cn = p.cn, n = p.dw * cn, t = threadIdx.x;
-    const int e0 = blockIdx.x * SEP_TE, dy0 = blockIdx.y * th;
-    const int dy1 = min(dy0 + th, p.dh);
-    const int *yofs = rk_ti(tab, p, RK_YOFS);
-    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
-    const int rlo = rk_clampi(__ldg(yofs + dy0) - kh + 1, 0, p.sh - 1);
-    const int rhi = rk_clampi(__ldg(yofs + dy1 - 1) + kh, 0, p.sh - 1);
-    const int nr = rhi - rlo + 1;
-    {
-        const int *xofs = rk_ti(tab, p, RK_XOFS);
-        const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
-        int e = min(e0 + t, n - 1);
-        int dx = e / cn, c = e - dx * cn;
-        int sx = __ldg(xofs + dx);
-        int off[KS], co[KS];
-#pragma unroll
-        for (int k = 0; k < KS; k++) {
-            if (KS == 2) {
-                int inside = dx < p.xmax;
-                off[k] = (inside ? sx + k : sx) * cn + c;
-                co[k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
-            } else {
-                off[k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
-                co[k] = __ldg(xc + dx * KS + k);
-            }
-        }
-        const uchar *row = src + (size_t)rlo * p.sstride;
-        int *h = hs + t;
-#pragma unroll 4
-        for (int r = 0; r < nr; r++) {
-            int v = 0;
-#pragma unroll
-            for (int k = 0; k < KS; k++)
-                v += (int)__ldg(row + off[k]) * co[k];
-            h[r * SEP_TE] = KS == 2 ? v >> 4 : v;
-            row += p.sstride;
-        }
-    }
-    __syncthreads();
-
-    const int el = 4 * (t & (SEP_TE / 4 - 1)), e = e0 + el;
-    if (e >= n)
-        return;
-    for (int dy = dy0 + t / (SEP_TE / 4); dy < dy1; dy += SEP_NT / (SEP_TE / 4)) {
-        const int sy = __ldg(yofs + dy);
-        int4 hv[KS];
-        int b[KS];
-#pragma unroll
-        for (int k = 0; k < KS; k++) {
-            int r = rk_clampi(sy - kh + 1 + k, 0, p.sh - 1) - rlo;
-            hv[k] = *(const int4 *)(hs + r * SEP_TE + el);
-            b[k] = __ldg(yc + (size_t)dy * KS + k);
-        }
-        int v[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            int h[KS];
-#pragma unroll
-            for (int k = 0; k < KS; k++)
-                h[k] = i == 0 ? hv[k].x : i == 1 ? hv[k].y : i == 2 ? hv[k].z : hv[k].w;
-            if (KS == 2) {
-                v[i] = (__mulhi(b[0] * 65536, h[0]) + __mulhi(b[1] * 65536, h[1]) + 2) >> 2;
-            } else if (e + i < p.vec_end) {
-                float acc = 0.f;
-#pragma unroll
-                for (int k = KS - 1; k >= 0; k--) {
-                    float f = __fmul_rn((float)h[k], __fmul_rn((float)b[k], 1.f / 4194304.f));
-                    acc = k == KS - 1 ? f : __fadd_rn(f, acc);
-                }
-                v[i] = __float2int_rn(acc);
-            } else {
-                int s = 0;
-#pragma unroll
-                for (int k = 0; k < KS; k++)
-                    s += h[k] * b[k];
-                v[i] = (s + (1 << 21)) >> 22;
-            }
-            v[i] = min(max(v[i], 0), 255);
-        }
-        uchar *d = dst + (size_t)dy * p.dstride + e;
-        if (e + 4 <= n && (((size_t)d) & 3) == 0) {
-            *(uint *)d = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
-                                     0x5410);
-        } else {
-            for (int i = 0; i < 4 && e + i < n; i++)
-                d[i] = (uchar)v[i];
-        }
-    }
-}
-
-/* Fused separable u8 resize, column walkers. A block of SW_NT threads takes output elements
- * [bx*SW_NT*EPT, +SW_NT*EPT) of output rows [dy0, dy0 + R); thread t owns EPT consecutive
- * elements and walks down the R rows keeping the horizontal results of the KS source rows of
- * the current output row in registers (window hw[0..KS-1] = rows clamp(top + k), top =
- * YOFS[dy] - kh + 1). When top advances by d (the same for the whole block: no divergence),
- * the window shifts by d and d new source rows get their horizontal pass; a jump of more than
- * KS, or backwards, recomputes the window. Column taps and coefficients are read once into
- * registers; the rows' top and coefficients are staged in shared memory once per block. No
- * other shared memory and no barrier in the loop. Border columns use the same formula with
- * the clamped taps (for KS == 2, dx >= xmax is S*2048 + S*0). KS == 2 keeps h >> 4 (all the
- * vertical formula uses) and computes (b*x) >> 16 as __mulhi(b*65536, x): the high word of the
- * exact product, the same value for every int16 b and int x with b*x in int32.
- * Stores: EPT bytes per thread and row (8-byte or 4-byte stores when the host found the
- * destination aligned, `vst`), byte stores at the row's end. */
-enum { SW_NT = 128, SW_RMAX = 32 };
-
-template <int KS, int EPT>
-__global__ void __launch_bounds__(SW_NT)
-    k_sepw_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
-              const uchar *__restrict__ tab, rk_params p, int R, int vst)
-{
-    __shared__ int s_top[SW_RMAX];
-    __shared__ int s_b[SW_RMAX][KS];
-    const int kh = KS / 2, cn = p.cn, n = p.dw * cn, t = threadIdx.x;
-    const int dy0 = blockIdx.y * R, nrow = min(R, p.dh - dy0);
-    if (t < nrow) {
-        const int *yofs = rk_ti(tab, p, RK_YOFS);
-        const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
-        s_top[t] = __ldg(yofs + dy0 + t) - kh + 1;
-#pragma unroll
-        for (int k = 0; k < KS; k++) {
-            int b = __ldg(yc + (size_t)(dy0 + t) * KS + k);
-            s_b[t][k] = KS == 2 ? b * 65536 : b;
-        }
-    }
-    const int e0 = (blockIdx.x * SW_NT + t) * EPT;
-    int off[EPT][KS], co[EPT][KS];
-    {
-        const int *xofs = rk_ti(tab, p, RK_XOFS);
-        const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
-#pragma unroll
-        for (int i = 0; i < EPT; i++) {
-            int e = min(e0 + i, n - 1);
-            int dx = e / cn, c = e - dx * cn;
-            int sx = __ldg(xofs + dx);
-#pragma unroll
-            for (int k = 0; k < KS; k++) {
-                if (KS == 2) {
-                    int inside = dx < p.xmax;
-                    off[i][k] = (inside ? sx + k : sx) * cn + c;
-                    co[i][k] = inside ? __ldg(xc + dx * 2 + k) : (k == 0 ? 2048 : 0);
-                } else {
-                    off[i][k] = rk_clampi(sx - kh + 1 + k, 0, p.sw - 1) * cn + c;
-                    co[i][k] = __ldg(xc + dx * KS + k);
-                }
-            }
-        }
-    }
-    __syncthreads();
-    if (e0 >= n)
-        return;
-    int hw[KS][EPT];
-#pragma unroll
-    for (int k = 0; k < KS; k++)
-#pragma unroll
-        for (int i = 0; i < EPT; i++)
-            hw[k][i] = 0;
-    int top = -(1 << 29);
-    for (int r = 0; r < nrow; r++) {
-        const int nt = s_top[r];
-        int d = nt - top;
-        if (d < 0 || d > KS)
-            d = KS;
-        for (int q = 0; q < d; q++) {
-#pragma unroll
-            for (int k = 0; k < KS - 1; k++)
-#pragma unroll
-                for (int i = 0; i < EPT; i++)
-                    hw[k][i] = hw[k + 1][i];
-            const int y = rk_clampi(nt - d + q + KS, 0, p.sh - 1);
-            const uchar *row = src + (size_t)y * p.sstride;
-#pragma unroll
-            for (int i = 0; i < EPT; i++) {
-                int v = 0;
-#pragma unroll
-                for (int k = 0; k < KS; k++)
-                    v += (int)__ldg(row + off[i][k]) * co[i][k];
-                hw[KS - 1][i] = KS == 2 ? v >> 4 : v;
-            }
-        }
-        top = nt;
-        int b[KS];
-#pragma unroll
-        for (int k = 0; k < KS; k++)
-            b[k] = s_b[r][k];
-        int v[EPT];
-#pragma unroll
-        for (int i = 0; i < EPT; i++) {
-            if (KS == 2) {
-                v[i] = (__mulhi(b[0], hw[0][i]) + __mulhi(b[1], hw[1][i]) + 2) >> 2;
-            } else if (e0 + i < p.vec_end) {
-                float acc = 0.f;
-#pragma unroll
-                for (int k = KS - 1; k >= 0; k--) {
-                    float f = __fmul_rn((float)hw[k][i], __fmul_rn((float)b[k], 1.f / 4194304.f));
-                    acc = k == KS - 1 ? f : __fadd_rn(f, acc);
-                }
-                v[i] = __float2int_rn(acc);
-            } else {
-                int s = 0;
-#pragma unroll
-                for (int k = 0; k < KS; k++)
-                    s += hw[k][i] * b[k];
-                v[i] = (s + (1 << 21)) >> 22;
-            }
-            v[i] = min(max(v[i], 0), 255);
-        }
-        uchar *dp = dst + (size_t)(dy0 + r) * p.dstride + e0;
-        if (vst && e0 + EPT <= n) {
-            if (EPT == 2) {
-                *(ushort *)dp = (ushort)(v[0] | (v[1 % EPT] << 8));
-            } else {
-                uint w0 = __byte_perm(__byte_perm(v[0], v[1 % EPT], 0x0040),
-                                      __byte_perm(v[2 % EPT], v[3 % EPT], 0x0040), 0x5410);
-                if (EPT == 8) {
-                    uint w1 = __byte_perm(__byte_perm(v[4 % EPT], v[5 % EPT], 0x0040),
-                                          __byte_perm(v[6 % EPT], v[7 % EPT], 0x0040), 0x5410);
-                    *(uint2 *)dp = make_uint2(w0, w1);
-                } else {
-                    *(uint *)dp = w0;
-                }
-            }
-        } else {
-#pragma unroll
-            for (int i = 0; i < EPT; i++)
-                if (e0 + i < n)
-                    dp[i] = (uchar)v[i];
         }
     }
 }
@@ -552,6 +303,148 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
     }
 }
 
+/* u8 separable plans with 2 taps whose coefficient pairs are unit pairs (plan.h unit_pairs:
+ * linear and area upscales), horizontal scale <= LN_XMAX: a block of LN_NT threads makes an
+ * output tile of TE = LN_NT*EPT consecutive row elements x th rows.
+ * On entry the block stages the tile's source rows [rlo, rhi] (clamped YOFS span) from byte
+ * column sb (16-aligned) in shared memory, row pitch W, with 16-byte loads where the image is
+ * 16-byte aligned (bytes past the row end are 0: they only meet coefficient 0), and the rows'
+ * tap offsets and coefficients. Each thread then owns EPT consecutive elements (tap offsets and
+ * c1 in registers) and walks the th rows keeping the horizontal results of the current two
+ * source rows: h = s0*2048 + (s1 - s0)*c1 (= s0*c0 + s1*c1 exactly, c0 = 2048 - c1; beyond
+ * xmax c1 = 0, one tap), stored as h >> 4 like plan.h. When the row pair advances, only the new
+ * rows are computed (the branch is uniform over the block). Vertical: (__mulhi(b0 << 16, x0) +
+ * __mulhi(b1 << 16, x1) + 2) >> 2, which lies in [0, 255] for unit pairs (no clamp). One EPT-byte
+ * store per row. No barrier after the staging one. A tile whose source rows exceed nrmax (never
+ * with OpenCV's monotone YOFS; checked anyway) takes the per-element formula. */
+enum { LN_NT = 128, LN_THMAX = 32, LN_XMAX = 4, LN_SMEM = 40 * 1024 };
+
+template <int CN, int EPT>
+__global__ void __launch_bounds__(LN_NT, EPT == 16 ? 4 : 8)
+    k_lin2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+              const uchar *__restrict__ tab, rk_params p, int th, int W, int nrmax, int al16,
+              int vst)
+{
+    enum { TE = LN_NT * EPT };
+    extern __shared__ int4 lsm[];
+    uchar *rows = (uchar *)lsm;
+    __shared__ int s_o[LN_THMAX][2], s_b[LN_THMAX][2];
+    const int n = p.dw * CN, rb = p.sw * CN, t = threadIdx.x;
+    const int e0 = blockIdx.x * TE, dy0 = blockIdx.y * th, dy1 = min(dy0 + th, p.dh);
+    const int *xofs = rk_ti(tab, p, RK_XOFS), *yofs = rk_ti(tab, p, RK_YOFS);
+    const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+    const int sb = (__ldg(xofs + e0 / CN) * CN) & ~15;
+    const int se = (__ldg(xofs + (min(e0 + TE, n) - 1) / CN) + 2) * CN;
+    const int rlo = rk_clampi(__ldg(yofs + dy0), 0, p.sh - 1);
+    const int nr = rk_clampi(__ldg(yofs + dy1 - 1) + 1, 0, p.sh - 1) - rlo + 1;
+    int bad = nr > nrmax || se - sb > W;
+    if (!(nr > nrmax || se - sb > W)) {
+        const int nch = (se - sb + 15) >> 4;
+        for (int i = t; i < nr * nch; i += LN_NT) {
+            const int r = i / nch, c = (i - r * nch) << 4;
+            const uchar *g = src + (size_t)(rlo + r) * p.sstride + sb + c;
+            int4 v;
+            if (al16 && sb + c + 16 <= rb) {
+                v = __ldg((const int4 *)g);
+            } else {
+                uint w[4] = {0, 0, 0, 0};
+#pragma unroll
+                for (int k = 0; k < 16; k++)
+                    if (sb + c + k < rb)
+                        w[k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
+                v = make_int4((int)w[0], (int)w[1], (int)w[2], (int)w[3]);
+            }
+            *(int4 *)(rows + r * W + c) = v;
+        }
+    }
+    if (t < dy1 - dy0) {
+        const int dy = dy0 + t, sy = __ldg(yofs + dy);
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const int r = rk_clampi(sy + k, 0, p.sh - 1) - rlo;
+            bad |= r < 0 || r >= nr;
+            s_o[t][k] = r * W;
+            s_b[t][k] = (int)__ldg(yc + (size_t)dy * 2 + k) << 16;
+        }
+    }
+    int off[EPT], c1[EPT];
+    const int el = e0 + t * EPT;
+#pragma unroll
+    for (int i = 0; i < EPT; i++) {
+        const int e = min(el + i, n - 1), dx = e / CN;
+        off[i] = __ldg(xofs + dx) * CN + (e - dx * CN) - sb;
+        c1[i] = dx < p.xmax ? __ldg(xc + dx * 2 + 1) : 0;
+    }
+    if (__syncthreads_or(bad)) {
+        for (int i = t; i < (dy1 - dy0) * TE; i += LN_NT) {
+            const int q = i / TE, e = e0 + i - q * TE;
+            if (e < n)
+                rk_separable(src, dst, tab, p, dy0 + q, e);
+        }
+        return;
+    }
+    if (el >= n)
+        return;
+    const int full = vst && el + EPT <= n;
+    int h0[EPT], h1[EPT], cur0 = -1, cur1 = -1;
+    for (int q = 0; q < dy1 - dy0; q++) {
+        const int o0 = s_o[q][0], o1 = s_o[q][1];
+        if (o0 != cur0) {
+            if (o0 == cur1) {
+#pragma unroll
+                for (int i = 0; i < EPT; i++)
+                    h0[i] = h1[i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < EPT; i++) {
+                    const int a = rows[o0 + off[i]], b = rows[o0 + off[i] + CN];
+                    h0[i] = ((a << 11) + (b - a) * c1[i]) >> 4;
+                }
+            }
+        }
+        if (o1 != cur1) {
+            if (o1 == o0) {
+#pragma unroll
+                for (int i = 0; i < EPT; i++)
+                    h1[i] = h0[i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < EPT; i++) {
+                    const int a = rows[o1 + off[i]], b = rows[o1 + off[i] + CN];
+                    h1[i] = ((a << 11) + (b - a) * c1[i]) >> 4;
+                }
+            }
+        }
+        cur0 = o0, cur1 = o1;
+        const int b0 = s_b[q][0], b1 = s_b[q][1];
+        uint w[EPT / 4];
+#pragma unroll
+        for (int j = 0; j < EPT / 4; j++) {
+            uint x = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                x |= (uint)((__mulhi(b0, h0[4 * j + k]) + __mulhi(b1, h1[4 * j + k]) + 2) >> 2)
+                     << (8 * k);
+            w[j] = x;
+        }
+        uchar *dp = dst + (size_t)(dy0 + q) * p.dstride + el;
+        if (full) {
+            if (EPT == 16)
+                *(uint4 *)dp = make_uint4(w[0], w[1 % (EPT / 4)], w[2 % (EPT / 4)], w[3 % (EPT / 4)]);
+            else if (EPT == 8)
+                *(uint2 *)dp = make_uint2(w[0], w[1 % (EPT / 4)]);
+            else
+                *(uint *)dp = w[0];
+        } else {
+#pragma unroll
+            for (int i = 0; i < EPT; i++)
+                if (el + i < n)
+                    dp[i] = (uchar)(w[i / 4] >> (8 * (i % 4)));
+        }
+    }
+}
+
 /* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
  * elements of R output rows. Each element's column taps (at most MT: k in [XSTART[dx],
  * XSTART[dx+1])) are read once into registers and padded to MT with weight 0 on the element's
@@ -623,11 +516,11 @@ __global__ void __launch_bounds__(AW_NT)
 }
 
 /* Nearest, PB (1..4) bytes per pixel: each thread copies 4 consecutive output pixels (4*PB bytes,
- * stored as PB aligned 4-byte words) of NN_ROWS rows; the 4 source offsets are read once. */
+ * stored as PB aligned 4-byte words) of nrows <= NN_ROWS rows; the 4 source offsets are read once. */
 enum { NN_ROWS = 4 };
 template <int PB>
 __global__ void k_nearest4(const uchar *__restrict__ src, uchar *__restrict__ dst,
-                           const uchar *__restrict__ tab, rk_params p, int aligned)
+                           const uchar *__restrict__ tab, rk_params p, int aligned, int nrows)
 {
     int dx0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
     if (dx0 >= p.dw)
@@ -638,7 +531,7 @@ __global__ void k_nearest4(const uchar *__restrict__ src, uchar *__restrict__ ds
     for (int i = 0; i < 4; i++)
         so[i] = __ldg(xofs + min(dx0 + i, p.dw - 1)) * PB;
     const int full = aligned && dx0 + 4 <= p.dw;
-    const int dy0 = blockIdx.y * NN_ROWS, dy1 = min(dy0 + NN_ROWS, p.dh);
+    const int dy0 = blockIdx.y * nrows, dy1 = min(dy0 + nrows, p.dh);
     for (int dy = dy0; dy < dy1; dy++) {
         const uchar *s = src + (size_t)__ldg(yofs + dy) * p.sstride;
         uchar *d = dst + (size_t)dy * p.dstride + (size_t)dx0 * PB;
@@ -707,40 +600,24 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
     }
 }
 
-/* Rows of output [dy0, dy1) need source rows: largest count over the tiles of height th. */
-static int sep_max_rows(const tsr__resize_plan *pl, int th)
-{
-    const int32_t *yofs = (const int32_t *)pl->table[TSR__RT_YOFS];
-    int kh = pl->ksize / 2, worst = 0;
-    for (int dy0 = 0; dy0 < pl->dst_h; dy0 += th) {
-        int dy1 = dy0 + th < pl->dst_h ? dy0 + th : pl->dst_h;
-        int lo = yofs[dy0] - kh + 1, hi = yofs[dy1 - 1] + kh;
-        lo = lo < 0 ? 0 : lo >= pl->src_h ? pl->src_h - 1 : lo;
-        hi = hi < 0 ? 0 : hi >= pl->src_h ? pl->src_h - 1 : hi;
-        if (hi - lo + 1 > worst)
-            worst = hi - lo + 1;
-    }
-    return worst;
-}
-
-/* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 halves
- * the elements per thread of k_sepw_u8 (fewer registers, more threads); bit 1 aims k_sepw_u8's
- * rows per block at 2^16 threads instead of 2^18 (R x4, up to 32); bit 2 uses k_sepw_u8 for
- * downscales too; bit 3 turns k_stile_u8 off. Bits 0, 1 and 3 all select the kernels from
- * before k_stile_u8 (so the workbench's D and E columns time run 9's walkers beside C). */
+/* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
+ * k_lin2_u8 16 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
+ * kernel, takes its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
-/* Rows per block for the walker kernels: the largest R <= SW_RMAX (a power of two) that still
+enum { WALK_RMAX = 32 };
+
+/* Rows per block for the walker kernels: the largest R <= WALK_RMAX (a power of two) that still
  * gives about a full wave of threads (2^18) on a large GPU; fewer rows per block means more
  * horizontal passes repeated at block edges, more rows means fewer blocks. 0 when the grid
  * does not fit. */
 static int walk_rows(int blocks_x, int threads, int dh, int target)
 {
-    int R = SW_RMAX;
+    int R = WALK_RMAX;
     while (R > 1 && (double)blocks_x * threads * ((dh + R - 1) / R) < (double)target)
         R /= 2;
-    while ((dh + R - 1) / R > 65535 && R < SW_RMAX)
+    while ((dh + R - 1) / R > 65535 && R < WALK_RMAX)
         R *= 2;
     return (dh + R - 1) / R > 65535 ? 0 : R;
 }
@@ -777,6 +654,43 @@ static int area_max_taps(const tsr__resize_plan *pl)
     return m;
 }
 
+/* Launch shape of k_lin2_u8 with ept elements per thread: tile rows th (the largest power of
+ * two <= LN_THMAX that still gives >= LN_BLOCKS blocks), the staged source row pitch W (the
+ * widest tile span, exact from XOFS), nrmax rows of shared memory (a bound, like stile_rows';
+ * the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM or the grid in 65535 rows. */
+enum { LN_BLOCKS = 2048 };
+struct lin2_shape {
+    dim3 grid;
+    int th, W, nrmax;
+    size_t smem;
+};
+static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
+{
+    const int32_t *xofs = (const int32_t *)pl->table[TSR__RT_XOFS];
+    const int cn = pl->cn, n = pl->dst_w * cn, te = LN_NT * ept, gx = (n + te - 1) / te;
+    int W = 0;
+    for (int b = 0; b < gx; b++) {
+        const int e0 = b * te, e1 = (e0 + te < n ? e0 + te : n) - 1;
+        const int span = (xofs[e1 / cn] + 2) * cn - ((xofs[e0 / cn] * cn) & ~15);
+        W = span > W ? span : W;
+    }
+    W = (W + 15) & ~15;
+    double sc = (double)pl->src_h / (double)pl->dst_h;
+    if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
+        sc = 1.0 / pl->inv_scale_y;
+    int th = LN_THMAX;
+    while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < LN_BLOCKS)
+        th /= 2;
+    while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
+        th *= 2;
+    g->th = th;
+    g->W = W;
+    g->nrmax = (int)ceil((th - 1) * sc) + 3;
+    g->smem = (size_t)g->nrmax * W;
+    g->grid = dim3(gx, (pl->dst_h + th - 1) / th);
+    return g->smem <= LN_SMEM && g->grid.y <= 65535;
+}
+
 /* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
  * p; t is the device copy of the tables. */
 static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *s, uchar *d,
@@ -789,9 +703,32 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
-    /* Output tiles (k_stile_u8) for every u8 separable plan with 2 or 4 taps whose tile rows
-     * fit (the dev knob's bits 0, 1 and 3 select the older kernels below instead). */
-    if (!(tsr__resize_cuda_variant & 11) && pl->path == TSR__RESIZE_SEPARABLE &&
+    lin2_shape lg;
+    const int ept = tsr__resize_cuda_variant & 1 ? 16 : 8;
+    if (!(tsr__resize_cuda_variant & 2) && pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
+        pl->src_w <= LN_XMAX * pl->dst_w && lin2_geometry(pl, ept, &lg)) {
+        const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
+        const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
+#define TSR_LIN2(CN, EPT)                                                                          \
+    k_lin2_u8<CN, EPT><<<lg.grid, LN_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax,     \
+                                                            al16, vst)
+        switch (pl->cn * 32 + ept) {
+        case 40: TSR_LIN2(1, 8); break;
+        case 72: TSR_LIN2(2, 8); break;
+        case 104: TSR_LIN2(3, 8); break;
+        case 136: TSR_LIN2(4, 8); break;
+        case 48: TSR_LIN2(1, 16); break;
+        case 80: TSR_LIN2(2, 16); break;
+        case 112: TSR_LIN2(3, 16); break;
+        default: TSR_LIN2(4, 16); break;
+        }
+#undef TSR_LIN2
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_lin2_u8");
+        return TSR_OK;
+    }
+    /* Output tiles (k_stile_u8) for every other u8 separable plan with 2 or 4 taps whose tile
+     * rows fit. */
+    if (pl->path == TSR__RESIZE_SEPARABLE &&
         pl->depth == TSR_U8 && (pl->ksize == 2 || pl->ksize == 4) && pl->cn >= 1 && pl->cn <= 4) {
         const int te = pl->cn == 3 ? 192 : 256, hb = pl->ksize == 2 ? 2 : 4;
         const int n = pl->dst_w * pl->cn;
@@ -816,52 +753,6 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
 #undef TSR_STILE
             TSR_CUDA_CHECK_LAUNCH(ctx, "k_stile_u8");
             return TSR_OK;
-        }
-    }
-    /* Walkers for vertical upscales (each source row feeds >= 1 output row: the window mostly
-     * shifts by 0 or 1), small shared tiles for downscales (run 8: the walkers were 1.2-1.4x
-     * slower there, with R small and 2-4 new rows per output row). */
-    const int walk = pl->dst_h > pl->src_h || (tsr__resize_cuda_variant & 4);
-    if (walk && pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
-        (pl->ksize == 2 || pl->ksize == 4)) {
-        const int ept = (pl->ksize == 2 ? 8 : 4) >> (tsr__resize_cuda_variant & 1);
-        const int n = pl->dst_w * pl->cn;
-        const int gx = (n + SW_NT * ept - 1) / (SW_NT * ept);
-        const int R =
-            walk_rows(gx, SW_NT, pl->dst_h, tsr__resize_cuda_variant & 2 ? 65536 : 262144);
-        if (R) {
-            dim3 grid(gx, (pl->dst_h + R - 1) / R);
-            int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
-            if (pl->ksize == 2 && ept == 8)
-                k_sepw_u8<2, 8><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
-            else if (pl->ksize == 2)
-                k_sepw_u8<2, 4><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
-            else if (ept == 4)
-                k_sepw_u8<4, 4><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
-            else
-                k_sepw_u8<4, 2><<<grid, SW_NT, 0, stream>>>(s, d, t, p, R, vst);
-            TSR_CUDA_CHECK_LAUNCH(ctx, "k_sepw_u8");
-            return TSR_OK;
-        }
-    }
-    if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
-        (pl->ksize == 2 || pl->ksize == 4)) {
-        int th = SEP_TH;
-        while (th > 1 && sep_max_rows(pl, th) * SEP_TE * 4 > SEP_SMEM)
-            th /= 2;
-        int nr = sep_max_rows(pl, th);
-        if (nr * SEP_TE * 4 <= 48 * 1024) {
-            size_t smem = (size_t)nr * SEP_TE * 4;
-            int n = pl->dst_w * pl->cn;
-            dim3 grid((n + SEP_TE - 1) / SEP_TE, (pl->dst_h + th - 1) / th);
-            if (grid.y <= 65535) {
-                if (pl->ksize == 2)
-                    k_sep_u8<2><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
-                else
-                    k_sep_u8<4><<<grid, SEP_NT, smem, stream>>>(s, d, t, p, th);
-                TSR_CUDA_CHECK_LAUNCH(ctx, "k_sep_u8");
-                return TSR_OK;
-            }
         }
     }
     if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
@@ -900,15 +791,20 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     }
     if (pl->path == TSR__RESIZE_NEAREST) {
         int pb = pl->cn * pl->depth;
-        int gyn = (pl->dst_h + NN_ROWS - 1) / NN_ROWS;
+        /* rows per thread: NN_ROWS, fewer while the grid has under LN_BLOCKS blocks */
+        const int gxn = ((pl->dst_w + 3) / 4 + 127) / 128;
+        int nrows = NN_ROWS;
+        while (nrows > 1 && gxn * ((pl->dst_h + nrows - 1) / nrows) < LN_BLOCKS)
+            nrows /= 2;
+        int gyn = (pl->dst_h + nrows - 1) / nrows;
         if (pb <= 4 && gyn <= 65535) {
             int al = (((size_t)d | (size_t)p.dstride) & 3) == 0;
-            dim3 grid(((pl->dst_w + 3) / 4 + 127) / 128, gyn);
+            dim3 grid(gxn, gyn);
             switch (pb) {
-            case 1: k_nearest4<1><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
-            case 2: k_nearest4<2><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
-            case 3: k_nearest4<3><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
-            default: k_nearest4<4><<<grid, 128, 0, stream>>>(s, d, t, p, al); break;
+            case 1: k_nearest4<1><<<grid, 128, 0, stream>>>(s, d, t, p, al, nrows); break;
+            case 2: k_nearest4<2><<<grid, 128, 0, stream>>>(s, d, t, p, al, nrows); break;
+            case 3: k_nearest4<3><<<grid, 128, 0, stream>>>(s, d, t, p, al, nrows); break;
+            default: k_nearest4<4><<<grid, 128, 0, stream>>>(s, d, t, p, al, nrows); break;
             }
             TSR_CUDA_CHECK_LAUNCH(ctx, "k_nearest4");
             return TSR_OK;
