@@ -98,7 +98,8 @@ tsr_status tsr_layout_check(tsr_ctx *ctx, const tsr_layout *layout, tsr_layout_v
                             size_t capacity, size_t *count);
 
 typedef enum tsr_layout_init {
-    TSR_LAYOUT_INIT_AUTO = 0, /* keep the input's coordinates when it has any, else stress */
+    TSR_LAYOUT_INIT_AUTO = 0, /* no coordinates: stress; else the input's coordinates or the stress
+                               * layout, whichever scores lower (the input scored as read) */
     TSR_LAYOUT_INIT_KEEP,
     TSR_LAYOUT_INIT_STRESS,   /* stress layout (SGD on graph distances), snapped, collisions repaired */
     TSR_LAYOUT_INIT_RANDOM    /* uniform distinct random points */

@@ -214,12 +214,54 @@ static int report(annealer *a, double elapsed, const char *note)
     return tsr__progress(a->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
 }
 
+/* Score of the drawing as it stands (valid or not: crossings are defined either way). */
+static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
+                           tsr_layout_score *s)
+{
+    tsr_status st = tsr__count_parallel(
+        ctx, l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
+    tsr__score_from_counts(counts, l->num_edges, s);
+    return st;
+}
+
+/* AUTO for an input with coordinates: the input's coordinates or a (repaired) stress layout,
+ * whichever scores lower. Repair only adds crossings in practice, so the input is first scored
+ * as read and repaired (which can take long on a crowded input) only when it still wins; then
+ * it must win again after repair. */
+static tsr_status start_from_better(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
+{
+    tsr_layout *s = NULL;
+    int32_t *counts = NULL;
+    tsr_layout_score keep, stress;
+    tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
+                               (void **)&counts);
+    if (st == TSR_OK && (st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
+        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
+        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
+        (st = score_of(ctx, s, counts, &stress)) == TSR_OK &&
+        (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
+        if (tsr_layout_score_compare(&keep, &stress) < 0 &&
+            (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
+            st = score_of(ctx, l, counts, &keep);
+        if (st == TSR_OK && tsr_layout_score_compare(&stress, &keep) < 0) {
+            memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
+            memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
+            *repaired = 0;
+        }
+    }
+    tsr_layout_free(ctx, s);
+    tsr__free(ctx, counts);
+    return st;
+}
+
 static tsr_status prepare(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
                           int *repaired)
 {
     tsr_layout_init init = opt->init;
-    if (init == TSR_LAYOUT_INIT_AUTO || (init == TSR_LAYOUT_INIT_KEEP && !l->has_coordinates))
-        init = l->has_coordinates ? TSR_LAYOUT_INIT_KEEP : TSR_LAYOUT_INIT_STRESS;
+    if (!l->has_coordinates && (init == TSR_LAYOUT_INIT_AUTO || init == TSR_LAYOUT_INIT_KEEP))
+        init = TSR_LAYOUT_INIT_STRESS;
+    if (init == TSR_LAYOUT_INIT_AUTO)
+        return start_from_better(ctx, l, opt->seed, repaired); /* valid on success */
     tsr_status st = TSR_OK;
     if (init == TSR_LAYOUT_INIT_STRESS)
         st = tsr__init_stress(ctx, l, opt->seed);

@@ -67,11 +67,14 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, m, 1, (void **)&inc->mark)) != TSR_OK ||
         (st = alloc_n(ctx, max_degree(&inc->adj, l->num_nodes), sizeof(tsr__star_arm),
                       (void **)&inc->star)) != TSR_OK ||
-        (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK) {
+        (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
+        (st = tsr__count_parallel(ctx, l, inc->count,
+                                  tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1
+                                                                                : ctx->threads)) !=
+            TSR_OK) {
         tsr__incr_release(ctx, inc);
         return st;
     }
-    tsr__count_parallel(l, inc->count, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
     rescore(inc);
     return TSR_OK;
 }
@@ -288,13 +291,16 @@ tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const 
     inc->pending = 0;
     memcpy(l->x, x, (size_t)l->num_nodes * sizeof *x);
     memcpy(l->y, y, (size_t)l->num_nodes * sizeof *y);
+    tsr_status st = TSR_OK;
     if (counts)
         memcpy(inc->count, counts, (size_t)l->num_edges * sizeof *counts);
     else
-        tsr__count_parallel(l, inc->count, ctx->threads);
+        st = tsr__count_parallel(ctx, l, inc->count, ctx->threads);
+    if (st != TSR_OK)
+        return st;
     rescore(inc);
     tsr__occ_release(ctx, &inc->occ);
-    tsr_status st = tsr__occ_build(ctx, l, &inc->occ);
+    st = tsr__occ_build(ctx, l, &inc->occ);
     if (st == TSR_OK)
         st = tsr__incr_rebuild_grid(ctx, inc);
     return st;

@@ -63,8 +63,9 @@ void tsr__adj_release(tsr_ctx *ctx, tsr__layout_adj *adj);
 /* ---- full counts ---- */
 /* Single-threaded reference over pairs e < f. counts: num_edges entries. */
 void tsr__count_reference(const tsr_layout *l, int32_t *counts);
-/* OpenMP: one edge per iteration against all others (same numbers). */
-void tsr__count_parallel(const tsr_layout *l, int32_t *counts, int threads);
+/* OpenMP: one edge per iteration against the others whose bounding boxes meet its own (same
+ * numbers). threads <= 0: all. Fails only when its scratch cannot be allocated. */
+tsr_status tsr__count_parallel(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads);
 /* Score from per-edge counts. */
 void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *s);
 

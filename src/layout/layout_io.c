@@ -197,7 +197,9 @@ tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *l, const char *p
         (st = tsr__alloc(ctx, bytes, (void **)&order)) != TSR_OK ||
         (st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
         goto done;
-    tsr__count_parallel(l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : 0);
+    if ((st = tsr__count_parallel(ctx, l, counts,
+                                  tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : 0)) != TSR_OK)
+        goto done;
     tsr_layout_score s;
     tsr__score_from_counts(counts, l->num_edges, &s);
     /* Draw in increasing count so the most crossed edges lie on top (counting sort). */

@@ -83,7 +83,7 @@ static void test_examples(void)
         CHECK(l->num_nodes == examples[i].n && l->num_edges == examples[i].m);
         int32_t *c1 = calloc((size_t)l->num_edges, 4), *c2 = calloc((size_t)l->num_edges, 4);
         tsr__count_reference(l, c1);
-        tsr__count_parallel(l, c2, 0);
+        CHECK_OK(ctx, tsr__count_parallel(ctx, l, c2, 0));
         CHECK(memcmp(c1, c2, (size_t)l->num_edges * 4) == 0);
         tsr_layout_score s;
         CHECK_OK(ctx, tsr_layout_evaluate(ctx, l, &s, NULL));
@@ -160,6 +160,48 @@ static tsr_layout *random_drawing(tsr_rng *r, int n, int m, int32_t w, int32_t h
     }
     CHECK_OK(ctx, tsr_layout_repair(ctx, l, NULL));
     return l;
+}
+
+/* The parallel full count (bounding boxes sorted by left x) against the reference pair loop on
+ * random drawings: long edges (canvas 10^6), short edges among spread nodes (edges join nodes
+ * close in index, placed along a random walk), and tiny crowded canvases full of collinear and
+ * touching boxes. Outputs poisoned first. */
+static void test_count_random(tsr_rng *r)
+{
+    for (int t = 0; t < 60; t++) {
+        int n = tsr_rng_range(r, 2, 160), m = tsr_rng_range(r, 0, 400);
+        int32_t w = t % 3 == 0 ? 1000000 : t % 3 == 1 ? 5000 : tsr_rng_range(r, 1, 14);
+        tsr_layout *l;
+        CHECK_OK(ctx, tsr_layout_alloc(ctx, n, m, &l));
+        l->width = l->height = w;
+        l->has_coordinates = 1;
+        int32_t x = w / 2, y = w / 2;
+        for (int i = 0; i < n; i++) {
+            int32_t step = t % 3 == 1 ? 60 : w;
+            x += tsr_rng_range(r, -step, step);
+            y += tsr_rng_range(r, -step, step);
+            x = x < 0 ? 0 : x > w ? w : x;
+            y = y < 0 ? 0 : y > w ? w : y;
+            l->x[i] = x;
+            l->y[i] = y;
+        }
+        for (int e = 0; e < m; e++) { /* duplicates and shared endpoints allowed, no loops */
+            int u = tsr_rng_range(r, 0, n - 1), v;
+            do
+                v = t % 3 == 1 ? u + tsr_rng_range(r, -4, 4) : tsr_rng_range(r, 0, n - 1);
+            while (v == u || v < 0 || v >= n);
+            l->edge_u[e] = u;
+            l->edge_v[e] = v;
+        }
+        int32_t *c1 = calloc((size_t)m + 1, 4), *c2 = malloc(((size_t)m + 1) * 4);
+        memset(c2, 0x5a, ((size_t)m + 1) * 4);
+        tsr__count_reference(l, c1);
+        CHECK_OK(ctx, tsr__count_parallel(ctx, l, c2, t % 2 ? 1 : 0));
+        CHECK(memcmp(c1, c2, (size_t)m * 4) == 0);
+        free(c1);
+        free(c2);
+        tsr_layout_free(ctx, l);
+    }
 }
 
 /* Compares the incremental state with a full recount, edge by edge. */
@@ -404,6 +446,7 @@ int main(void)
     test_big_canvas();
     tsr_rng r;
     tsr_rng_seed(&r, 1234);
+    test_count_random(&r);
     incremental_drift(&r, 50, 120, 1000000, 1000000, 0, 0, 3000); /* dense, canvas 10^6 */
     incremental_drift(&r, 50, 120, 1000000, 1000000, 1, 0, 3000); /* spatial */
     incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);           /* small crowded canvas */

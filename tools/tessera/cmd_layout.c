@@ -17,8 +17,9 @@ static const cli_option layout_options[] = {
      "gives the same drawing on any machine (--time still stops the run)."},
     {"seed", CLI_VALUE, "N", "optimize: random seed (default 1)."},
     {"init", CLI_VALUE, "MODE",
-     "optimize: keep (the input's coordinates; default when it has any), stress (stress layout "
-     "snapped to the grid; default for GraphML and edge lists) or random."},
+     "optimize: auto (default: without coordinates stress; else the input's coordinates or the "
+     "stress layout, whichever scores lower), keep (the input's coordinates), stress (stress "
+     "layout snapped to the grid) or random."},
     {"svg", CLI_VALUE, "FILE", "optimize: also draw the best drawing as SVG."},
     {"checkpoint", CLI_VALUE, "FILE",
      "optimize: start from FILE when it exists (a drawing of the same graph, as written here), "
@@ -238,8 +239,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         return TSR_EXIT_USAGE;
     }
     if ((v = cli_get(cmd, args, "init")) &&
-        (tsr_layout_init_parse(v, &opt.init) != TSR_OK || opt.init == TSR_LAYOUT_INIT_AUTO)) {
-        cli_error(cmd, "--init wants keep, stress or random, not '%s'", v);
+        tsr_layout_init_parse(v, &opt.init) != TSR_OK) {
+        cli_error(cmd, "--init wants auto, keep, stress or random, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
     if ((v = cli_get(cmd, args, "save-interval")) &&
@@ -379,7 +380,7 @@ const cli_command cli_cmd_layout = {
     "layout",
     "k-planar grid drawings: check, optimize (simulated annealing), render as SVG",
     "check IN [--json]\n"
-    "       tessera layout optimize IN OUT [--time S] [--seed N] [--init keep|stress|random] "
+    "       tessera layout optimize IN OUT [--time S] [--seed N] [--init auto|keep|stress|random] "
     "[--svg FILE] [--checkpoint FILE] [options]\n"
     "       tessera layout render IN OUT.svg",
     "Straight-line drawings of graphs on an integer grid that minimise k, the largest number of "
