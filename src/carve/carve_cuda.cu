@@ -2,12 +2,11 @@
  * energy, masks through the 64-bit key, bit-identical to the CPU reference because every kernel
  * body is carve_cuda_logic.h's integer code (also run on the CPU by test_carve_device_logic).
  *
- * First version, simple by design (bench/notes/carve.md lists what the tuned one changes):
- * the full DP every seam in launches of R = 32 rows (trapezoid strips, no grid-wide sync, each
- * band recording where the paths of its last row entered it), a one-block select kernel (argmin
- * tree, one thread hopping h/R band entries, the bands' rows expanded in parallel), a one-block-per-row
- * shift of luma/mask/orig/energy, and an incremental energy update around the removed seam.
- * The host is not involved per seam; it polls the state every few dozen seams. */
+ * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
+ * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
+ * the seam), energy_band (incremental energy), dp (one launch: warp items over bands x strips,
+ * keys in registers, bands chained by flags in a wavefront). The host polls the state every few
+ * dozen seams. bench/notes/carve.md has the design and the measurements. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
@@ -27,7 +26,7 @@ __global__ void orig_init_kernel(__grid_constant__ const tsr__cc_planes P, int32
 {
     const int64_t cell = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (cell < (int64_t)w * P.h)
-        P.orig[cell] = (uint16_t)(cell % w);
+        P.orig[(cell / w) * P.pitch + cell % w] = (uint16_t)(cell % w);
 }
 
 __global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
@@ -37,23 +36,56 @@ __global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes P, int
         tsr__cc_energy_full(&P, w, cell);
 }
 
-__global__ void __launch_bounds__(TSR__CC_THREADS)
-    dp_band_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w, int32_t y0)
+__device__ __forceinline__ uint32_t load_acquire(const uint32_t *p)
 {
-    __shared__ uint64_t sh[2][TSR__CC_EXT];
-    __shared__ uint16_t org[2][TSR__CC_EXT];
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+constexpr unsigned FULL = 0xffffffffu;
+
+/* One warp per item; `gen` is this launch's generation (flags from earlier launches are lower). */
+__global__ void __launch_bounds__(TSR__CC_LANES)
+    dp_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w, uint32_t gen)
+{
+    __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
-    const int32_t blk = (int32_t)blockIdx.x;
-    for (int32_t i = threadIdx.x; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-        tsr__cc_band_load(&P, w, y0, blk, i, sh[0]);
-    __syncthreads();
-    for (int32_t k = 0; k < TSR__CC_BAND && y0 + k < P.h; k++) {
-        for (int32_t i = threadIdx.x; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-            tsr__cc_band_cell(&P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1], org[k & 1],
-                              org[(k + 1) & 1]);
-        __syncthreads();
+    const int32_t lane = (int32_t)threadIdx.x;
+    uint32_t t = 0;
+    if (lane == 0)
+        t = atomicAdd(&P.tickets[gen - 1], 1u);
+    t = __shfl_sync(FULL, t, 0);
+    tsr__cc_item it;
+    tsr__cc_item_of(&P, w, t, &it);
+    tsr__cc_stage_lane(&P, w, &it, lane, &sb);
+    tsr__cc_lane L;
+    if (it.b > 0) {
+        const int32_t f = tsr__cc_dep(&P, w, &it, lane);
+        if (f >= 0)
+            while (load_acquire(&P.flags[f]) < gen)
+                __nanosleep(20);
+        __syncwarp();
+        tsr__cc_lane_load(&P, w, &it, lane, &L);
     }
+    __syncwarp();
+    for (int32_t k = 0; k < it.rows; k++) {
+        const uint64_t lm = __shfl_up_sync(FULL, L.m[TSR__CC_C - 1], 1);
+        const int32_t lo = __shfl_up_sync(FULL, L.org[TSR__CC_C - 1], 1);
+        const uint64_t rm = __shfl_down_sync(FULL, L.m[0], 1);
+        const int32_t ro = __shfl_down_sync(FULL, L.org[0], 1);
+        tsr__cc_lane_row(&P, w, &it, &sb, k, lane, &L, lm, lo, rm, ro);
+    }
+    tsr__cc_lane_store(&P, w, &it, lane, &L);
+    __syncwarp();
+    if (lane == 0)
+        store_release(&P.flags[tsr__cc_flag(&P, &it)], gen);
 }
 
 /* No __launch_bounds__: with it ptxas capped this kernel at 32 registers and spilled. */
@@ -82,10 +114,22 @@ __global__ void select_kernel(__grid_constant__ const tsr__cc_planes P, int32_t 
     __syncthreads();
     if (!go)
         return;
-    const int32_t nb = (P.h + TSR__CC_BAND - 1) / TSR__CC_BAND;
+    const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
     int32_t sd = 0;
-    for (int32_t b = t; b < nb; b += TSR__CC_THREADS)
-        sd += tsr__cc_expand_band(&P, b, exits);
+    for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_THREADS / TSR__CC_LANES) {
+        const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
+        int32_t x = exits[b];
+        const int32_t word0 = tsr__cc_expand_word0(x);
+        uint32_t win[TSR__CC_EXP_WORDS];
+        tsr__cc_expand_load(&P, b, word0, lane, win);
+        int32_t mine = x;
+        for (int32_t r = last; r > 0; r--) {
+            x += __shfl_sync(FULL, tsr__cc_expand_code(win, word0, x), r) - 1;
+            if (lane == r - 1)
+                mine = x;
+        }
+        sd += tsr__cc_expand_store(&P, b, lane, mine);
+    }
     sx[t] = sd; /* sx is free again: every thread read sx[0] before the last barrier */
     __syncthreads();
     for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
@@ -106,7 +150,7 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
     const int32_t xs = P.xs[y];
     if (t == 0)
         tsr__cc_remove_record(&P, y);
-    for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS) {
+    for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS * TSR__CC_RM_E) {
         tsr__cc_cell r;
         tsr__cc_remove_read(&P, w, y, c, t, &r);
         __syncthreads();
@@ -129,14 +173,12 @@ unsigned blocks_for(int64_t n, int per)
     return (unsigned)((n + per - 1) / per);
 }
 
-tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w)
+/* The DP of generation gen (1: the pass's first; seam k's: k + 2) at width w. */
+tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w, uint32_t gen)
 {
-    cudaStream_t s = ctx->cuda->stream;
-    const unsigned strips = blocks_for(w, TSR__CC_STRIP);
-    for (int32_t y0 = 0; y0 < c->P.h; y0 += TSR__CC_BAND) {
-        dp_band_kernel<<<strips, TSR__CC_THREADS, 0, s>>>(c->P, w, y0);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "dp_band_kernel");
-    }
+    const unsigned items = (unsigned)(tsr__cc_bands(c->P.h) * tsr__cc_strips(w));
+    dp_kernel<<<items, TSR__CC_LANES, 0, ctx->cuda->stream>>>(c->P, w, gen);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "dp_kernel");
     return TSR_OK;
 }
 
@@ -146,8 +188,8 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma, c->P.mask, c->P.orig, c->P.energy, c->P.cost,
-                   c->P.back, c->P.entry, c->P.xs, c->P.rec,  c->P.state};
+    void *dev[] = {c->P.luma, c->P.mask,  c->P.orig,    c->P.energy, c->P.hand, c->P.entry,
+                   c->P.back, c->P.flags, c->P.tickets, c->P.xs,     c->P.rec,  c->P.state};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -178,12 +220,21 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
 {
     cudaStream_t s = ctx->cuda->stream;
     const int32_t w = c->w0, h = c->P.h;
-    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.luma, (size_t)w, g->luma, (size_t)g->pitch, (size_t)w,
+    const size_t dp = (size_t)c->P.pitch;
+    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.luma, dp, g->luma, (size_t)g->pitch, (size_t)w,
                                         (size_t)h, cudaMemcpyHostToDevice, s));
     if (c->P.mask)
-        TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.mask, (size_t)w, g->mask, (size_t)g->pitch,
-                                            (size_t)w, (size_t)h, cudaMemcpyHostToDevice, s));
+        TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.mask, dp, g->mask, (size_t)g->pitch, (size_t)w,
+                                            (size_t)h, cudaMemcpyHostToDevice, s));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(c->P.state, init, sizeof *init, cudaMemcpyHostToDevice, s));
+    /* never-written back-pointer columns past the width are read (and ignored) by the
+       expansion's window loads: zero them once */
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.back, 0, (size_t)h * dp / 4, s));
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.flags, 0,
+                                      (size_t)tsr__cc_bands(h) * (size_t)c->P.strips0 *
+                                          sizeof(uint32_t),
+                                      s));
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.tickets, 0, (size_t)c->count * sizeof(uint32_t), s));
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
     TSR_CUDA_CHECK_LAUNCH(ctx, "orig_init_kernel");
@@ -191,7 +242,7 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
         energy_full_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
         TSR_CUDA_CHECK_LAUNCH(ctx, "energy_full_kernel");
     }
-    tsr_status st = launch_dp(ctx, c, w);
+    tsr_status st = launch_dp(ctx, c, w, 1);
     if (st != TSR_OK)
         return st;
     /* The host buffers above are pageable and the caller's: finish before returning. */
@@ -219,11 +270,13 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
         return st;
     memset(c, 0, sizeof *c);
     const int32_t w = g->w, h = g->h;
-    const size_t cells = (size_t)w * (size_t)h;
+    const int32_t pitch = tsr__cc_pitch(w), nb = tsr__cc_bands(h);
+    const size_t cells = (size_t)pitch * (size_t)h, bcells = (size_t)nb * (size_t)pitch;
     c->w0 = w;
     c->count = count;
-    c->P.pitch = w;
+    c->P.pitch = pitch;
     c->P.h = h;
+    c->P.strips0 = tsr__cc_strips(w);
     c->P.forward = kind == TSR_CARVE_FORWARD;
     c->P.until = until != 0;
     for (int i = 0; i < 4; i++)
@@ -234,10 +287,11 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
     DEV_ALLOC(c->P.orig, cells * sizeof(uint16_t));
     if (!c->P.forward)
         DEV_ALLOC(c->P.energy, cells * sizeof(uint16_t));
-    DEV_ALLOC(c->P.cost, cells * sizeof(uint64_t));
-    DEV_ALLOC(c->P.back, cells);
-    DEV_ALLOC(c->P.entry, (size_t)((h + TSR__CC_BAND - 1) / TSR__CC_BAND) * (size_t)w *
-                              sizeof(uint16_t));
+    DEV_ALLOC(c->P.hand, bcells * sizeof(uint64_t));
+    DEV_ALLOC(c->P.entry, bcells * sizeof(uint16_t));
+    DEV_ALLOC(c->P.back, cells / 4);
+    DEV_ALLOC(c->P.flags, (size_t)nb * (size_t)c->P.strips0 * sizeof(uint32_t));
+    DEV_ALLOC(c->P.tickets, (size_t)count * sizeof(uint32_t));
     DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
     DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
     DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));
@@ -269,7 +323,7 @@ extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, in
             TSR_CUDA_CHECK_LAUNCH(ctx, "energy_band_kernel");
         }
         if (k + 1 < c->count) {
-            tsr_status st = launch_dp(ctx, c, w - 1);
+            tsr_status st = launch_dp(ctx, c, w - 1, (uint32_t)k + 2);
             if (st != TSR_OK)
                 return st;
         }
@@ -293,7 +347,7 @@ extern "C" tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     cudaStream_t s = ctx->cuda->stream;
     const int32_t wn = c->w0 - removed, h = c->P.h;
     const size_t es = sizeof(uint16_t);
-    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(orig, (size_t)wn * es, c->P.orig, (size_t)c->w0 * es,
+    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(orig, (size_t)wn * es, c->P.orig, (size_t)c->P.pitch * es,
                                         (size_t)wn * es, (size_t)h, cudaMemcpyDeviceToHost, s));
     if (removed > 0)
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec, c->P.rec, (size_t)removed * (size_t)h * es,

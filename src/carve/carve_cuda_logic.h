@@ -5,29 +5,41 @@
  * C++ (nvcc): no C++-only or C-only constructs.
  *
  * The device state of one pass (one grid, vertical seams; horizontal seams are found on the
- * host-transposed grid): luma (u8), optional mask bits (u8), the column each live pixel had at
- * the start of the pass (`orig`, u16: sides <= 65535), backward energy (u16), cumulative keys
- * (u64, the key of plan.h) and back-pointers (i8), all h x pitch; the current seam xs[h]; the
- * removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop flag,
- * seams removed, drop pixels left, energy sum). Pixels never go to the device: the host gathers
- * them once at the end of the pass from `orig` (tsr__carve_apply_seams).
+ * host-transposed grid), planes of h x pitch: luma (u8), optional mask bits (u8), the column
+ * each live pixel had at the start of the pass (`orig`, u16: sides <= 65535), backward energy
+ * (u16); DP outputs: 2-bit back-pointer codes (`back`, four columns a byte), and per band of R
+ * rows the keys of its last row (`hand`, u64: plan.h's key) and, for each of them, the column of
+ * the previous band's last row the path comes from (`entry`); the current seam xs[h]; the
+ * removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop flag, seams
+ * removed, drop pixels left, energy sum). Pixels never go to the device: the host gathers them
+ * once at the end of the pass from `orig` (tsr__carve_apply_seams).
+ *
+ * The DP (one launch per DP, kernel dp): items of (band b, strip s), one warp each; a warp
+ * holds a window of WIN = 32 lanes x C columns starting R columns left of its strip of S = WIN -
+ * 2R output columns, the keys of one row in registers (C per lane, the lane edges exchanged by
+ * shuffles: no barrier per row). Row k of the band is valid on a range one column narrower per
+ * side per row (trapezoid), so the S output columns are exact after R rows from the previous
+ * band's last row alone: an item needs only items (b-1, s-1..s+1). Items take tickets in
+ * band-major order from an atomic counter and wait for their three predecessors' flags (set to
+ * the launch's generation after their last row is stored); a predecessor always holds a smaller
+ * ticket, so it is running or done: no deadlock, whatever the grid size or residency. An item
+ * copies its band's inputs (energy or luma, mask) into shared memory before it waits.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   energy_full (backward)                 one thread per cell
- *   dp_band(y0) for y0 = 0, R, 2R, ...     blocks of TSR__CC_THREADS over strips of S columns:
- *                                          load row y0-1 over [x0-R, x0+S+R), then R rows, each
- *                                          over a range one column narrower per side per row
- *                                          (trapezoid), the own S columns written to global
- *   per seam:
- *     select                               one block: leftmost minimum of the last row (strided
- *                                          partial minima + tree); thread 0 hops the bands'
- *                                          entry columns (exits[b]); barrier; the threads
- *                                          expand the bands' rows in parallel; the drop counts
- *                                          summed (tree); thread 0 updates the state
- *     remove                               one block per row: chunks of TSR__CC_THREADS columns
+ *   dp (generation 1)                      one warp per item (above)
+ *   per seam k:
+ *     select                               one block: leftmost minimum of the last band's keys
+ *                                          (strided partial minima + tree); thread 0 hops the
+ *                                          bands' entry columns upwards (exits[b]); barrier;
+ *                                          one warp per band expands its rows: each lane loads
+ *                                          one row's back-pointer words around the band's exit,
+ *                                          then the path walks up by shuffles; drop counts
+ *                                          summed; thread 0 updates the state
+ *     remove                               one block per row: chunks of THREADS x E columns
  *                                          right of the seam, all reads, barrier, all writes
  *     energy_band (backward)               one thread per row: the columns around the seam
- *     dp_band(...) as above (not after the last seam)
+ *     dp (generation k + 2), not after the last seam
  * Every kernel returns at once when the state's stop flag is set (object removal ends on the
  * device; later launches of the batch are no-ops). */
 #ifndef TSR_CARVE_CUDA_LOGIC_H
@@ -37,16 +49,30 @@
 
 #ifdef __CUDACC__
 #define TSR__CC_FN static __host__ __device__ __forceinline__
+#define TSR__CC_UNROLL _Pragma("unroll")
 #else
 #define TSR__CC_FN static inline
+#define TSR__CC_UNROLL
+#endif
+
+/* A load of data another block published in this launch (after an acquire): from L2. */
+#ifdef __CUDA_ARCH__
+#define TSR__CC_LOAD_SHARED_L2(p) __ldcg(p)
+#else
+#define TSR__CC_LOAD_SHARED_L2(p) (*(p))
 #endif
 
 enum {
-    TSR__CC_MAX_BANDS = 2048, /* ceil(65535 / R) */
-    TSR__CC_THREADS = 256, /* threads per block of the band, select and remove kernels */
-    TSR__CC_BAND = 32,     /* R: rows per DP band launch (and halo columns per side) */
-    TSR__CC_STRIP = 256,   /* S: columns a band block writes */
-    TSR__CC_EXT = TSR__CC_STRIP + 2 * TSR__CC_BAND /* shared row length of a band block */
+    TSR__CC_THREADS = 256, /* threads per block of the select and remove kernels */
+    TSR__CC_LANES = 32,    /* threads of a DP item (one warp) */
+    TSR__CC_C = 4,         /* columns per DP lane (one byte of back-pointer codes) */
+    TSR__CC_WIN = TSR__CC_LANES * TSR__CC_C, /* columns of a DP item's window */
+    TSR__CC_BAND = 32,     /* R: rows per band, and halo columns per side */
+    TSR__CC_STRIP = TSR__CC_WIN - 2 * TSR__CC_BAND, /* S: columns an item outputs */
+    TSR__CC_MAX_BANDS = (65535 + TSR__CC_BAND - 1) / TSR__CC_BAND,
+    TSR__CC_PITCH_ALIGN = 64, /* device row pitch: a multiple of this, >= w + this */
+    TSR__CC_EXP_WORDS = 5, /* back-pointer words (16 columns each) per row in the expansion */
+    TSR__CC_RM_E = 8       /* columns per remove thread per chunk */
 };
 
 #define TSR__CC_DROP_B ((uint64_t)1 << 25)
@@ -61,24 +87,44 @@ typedef struct tsr__cc_state {
 } tsr__cc_state;
 
 typedef struct tsr__cc_planes {
-    uint8_t *luma, *mask; /* mask NULL when the grid has none */
+    uint8_t *luma, *mask;    /* mask NULL when the grid has none */
     uint16_t *orig, *energy; /* energy NULL for forward energy */
-    uint64_t *cost;
-    int8_t *back;
-    uint16_t *entry;     /* ceil(h / R) x pitch: per band, for each column of its last row, the
-                            column where the chosen path enters the band (its first row) */
+    uint64_t *hand;          /* bands x pitch: keys of each band's last row */
+    uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
+                                of the previous band's last row its path comes from */
+    uint8_t *back;           /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
+    uint32_t *flags;         /* bands x strips0: generation of the launch that finished the item */
+    uint32_t *tickets;       /* per DP launch (generation - 1): items taken */
     int32_t *xs;
     uint16_t *rec;
     tsr__cc_state *state;
-    int32_t pitch, h;
-    int32_t forward;     /* 0 backward, 1 forward */
-    int32_t until;       /* object removal: stop when no drop pixel is left or a seam has none */
-    uint64_t pen[4];     /* key term per mask code (tsr__carve_dp_penalties) */
+    int32_t pitch, h;        /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
+    int32_t strips0;         /* strips at the pass's first width (the flags' row length) */
+    int32_t forward;         /* 0 backward, 1 forward */
+    int32_t until;           /* object removal: stop when no drop pixel is left or a seam has none */
+    uint64_t pen[4];         /* key term per mask code (tsr__carve_dp_penalties) */
 } tsr__cc_planes;
 
 TSR__CC_FN int32_t tsr__cc_absdiff(int32_t a, int32_t b)
 {
     return a > b ? a - b : b - a;
+}
+
+TSR__CC_FN int32_t tsr__cc_bands(int32_t h)
+{
+    return (h + TSR__CC_BAND - 1) / TSR__CC_BAND;
+}
+
+TSR__CC_FN int32_t tsr__cc_strips(int32_t w)
+{
+    return (w + TSR__CC_STRIP - 1) / TSR__CC_STRIP;
+}
+
+/* The device pitch for a pass starting at width w. */
+TSR__CC_FN int32_t tsr__cc_pitch(int32_t w)
+{
+    return (w + TSR__CC_PITCH_ALIGN - 1) / TSR__CC_PITCH_ALIGN * TSR__CC_PITCH_ALIGN +
+           TSR__CC_PITCH_ALIGN;
 }
 
 /* ---- energy ---- */
@@ -128,102 +174,179 @@ TSR__CC_FN void tsr__cc_energy_band(const tsr__cc_planes *P, int32_t w, int32_t 
 
 /* ---- DP ---- */
 
-/* The cumulative key and back-pointer of (x, y) (dp_cpu.c's tsr__carve_dp_span), the previous
- * row's keys at prev[x' - base] for x' in x-1..x+1 (those inside [0, w)). */
-TSR__CC_FN void tsr__cc_dp_cell(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
-                                const uint64_t *prev, int32_t base, uint64_t *out_m,
-                                int8_t *out_b)
+/* One item of a DP launch: band b (rows y0 .. y0 + rows - 1), strip s (output columns
+ * [base + R, base + R + S), window [base, base + WIN)). */
+typedef struct tsr__cc_item {
+    int32_t b, s, y0, rows, base;
+} tsr__cc_item;
+
+/* The item of ticket t (band-major) at width w. */
+TSR__CC_FN void tsr__cc_item_of(const tsr__cc_planes *P, int32_t w, uint32_t t, tsr__cc_item *it)
 {
-    const int64_t o = (int64_t)y * P->pitch;
-    uint64_t v = P->mask ? P->pen[P->mask[o + x]] : 0;
-    int8_t b = 0;
-    if (!P->forward) {
-        v += P->energy[o + x];
-        if (y > 0) {
-            uint64_t best;
-            if (x > 0) {
-                best = prev[x - 1 - base];
-                b = -1;
-                if (prev[x - base] < best) {
-                    best = prev[x - base];
-                    b = 0;
-                }
-            } else {
-                best = prev[x - base];
-            }
-            if (x < w - 1 && prev[x + 1 - base] < best) {
-                best = prev[x + 1 - base];
-                b = 1;
-            }
-            v += best;
+    const int32_t ns = tsr__cc_strips(w);
+    it->b = (int32_t)(t / (uint32_t)ns);
+    it->s = (int32_t)(t % (uint32_t)ns);
+    it->y0 = it->b * TSR__CC_BAND;
+    it->rows = P->h - it->y0 < TSR__CC_BAND ? P->h - it->y0 : TSR__CC_BAND;
+    it->base = it->s * TSR__CC_STRIP - TSR__CC_BAND;
+}
+
+/* The flag index of the item's predecessor i (0..2: strips s-1, s, s+1 of band b-1), or -1
+ * when there is none. */
+TSR__CC_FN int32_t tsr__cc_dep(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                               int32_t i)
+{
+    const int32_t s = it->s + i - 1;
+    if (it->b == 0 || i < 0 || i > 2 || s < 0 || s >= tsr__cc_strips(w))
+        return -1;
+    return (it->b - 1) * P->strips0 + s;
+}
+
+/* The flag index of the item itself. */
+TSR__CC_FN int32_t tsr__cc_flag(const tsr__cc_planes *P, const tsr__cc_item *it)
+{
+    return it->b * P->strips0 + it->s;
+}
+
+/* An item's band inputs in shared memory: window column i of band row r (luma: row y0 - 1 + r,
+ * the row above included for forward costs). Columns outside the image hold 0. */
+typedef struct tsr__cc_stage {
+    uint16_t en[TSR__CC_BAND][TSR__CC_WIN];
+    uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN];
+    uint8_t mk[TSR__CC_BAND][TSR__CC_WIN];
+} tsr__cc_stage;
+
+/* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait). */
+TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                   int32_t lane, tsr__cc_stage *sb)
+{
+    for (int32_t r = -P->forward; r < it->rows; r++) {
+        const int32_t y = it->y0 + r;
+        const int64_t o = (int64_t)y * P->pitch;
+        TSR__CC_UNROLL
+        for (int32_t c = 0; c < TSR__CC_C; c++) {
+            const int32_t i = lane * TSR__CC_C + c, x = it->base + i;
+            const int in = x >= 0 && x < w && y >= 0;
+            if (P->forward)
+                sb->lu[r + 1][i] = in ? P->luma[o + x] : 0;
+            if (r < 0)
+                continue;
+            if (!P->forward)
+                sb->en[r][i] = in ? P->energy[o + x] : 0;
+            if (P->mask)
+                sb->mk[r][i] = in ? P->mask[o + x] : 0;
         }
-    } else {
-        const uint8_t *row = P->luma + o;
-        const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
-        const uint64_t cu = (uint64_t)tsr__cc_absdiff(r, l);
-        if (y > 0) {
-            const int32_t u = P->luma[o - P->pitch + x];
-            uint64_t best;
-            if (x > 0) {
-                best = prev[x - 1 - base] + cu + (uint64_t)tsr__cc_absdiff(u, l);
-                b = -1;
-                if (prev[x - base] + cu < best) {
-                    best = prev[x - base] + cu;
-                    b = 0;
-                }
-            } else {
-                best = prev[x - base] + cu;
-            }
-            if (x < w - 1) {
-                const uint64_t c = prev[x + 1 - base] + cu + (uint64_t)tsr__cc_absdiff(u, r);
-                if (c < best) {
-                    best = c;
-                    b = 1;
-                }
-            }
-            v += best;
+    }
+}
+
+/* A DP lane's registers: the keys of its C columns in the current row and, for each, the column
+ * of the previous band's last row its path comes from (band 0: its column in row 0). */
+typedef struct tsr__cc_lane {
+    uint64_t m[TSR__CC_C];
+    int32_t org[TSR__CC_C];
+} tsr__cc_lane;
+
+/* dp, lane `lane` of an item of band b > 0, after the wait: the previous band's last row (keys
+ * published by the predecessors; origin = the column itself). */
+TSR__CC_FN void tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                  int32_t lane, tsr__cc_lane *L)
+{
+    const uint64_t *hand = P->hand + (int64_t)(it->b - 1) * P->pitch;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = it->base + lane * TSR__CC_C + c;
+        L->m[c] = x >= 0 && x < w ? TSR__CC_LOAD_SHARED_L2(hand + x) : 0;
+        L->org[c] = x;
+    }
+}
+
+/* dp, row k of the item (y0 + k < h), lane `lane`: its C cells from the previous row (its own
+ * registers, and (lm, lo) / (rm, ro): the key and origin of the columns just left and right of
+ * its range, the neighbour lanes' edge values). dp_cpu.c's cell: candidates left, centre, right
+ * compared with strict <, each plus its transition cost (backward: the energy for all three;
+ * forward: CL, CU, CR), plus the mask term. Cells outside the trapezoid or the image are left
+ * as they are (never read by a valid cell). The output lanes store their byte of codes. */
+TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                 const tsr__cc_stage *sb, int32_t k, int32_t lane,
+                                 tsr__cc_lane *L, uint64_t lm, int32_t lo, uint64_t rm, int32_t ro)
+{
+    const int32_t y = it->y0 + k, x1 = it->base + lane * TSR__CC_C;
+    const int32_t vlo = it->base + 1 + k, vhi = it->base + TSR__CC_WIN - 1 - k;
+    uint64_t pm[TSR__CC_C + 2];
+    int32_t po[TSR__CC_C + 2];
+    pm[0] = lm;
+    po[0] = lo;
+    pm[TSR__CC_C + 1] = rm;
+    po[TSR__CC_C + 1] = ro;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        pm[c + 1] = L->m[c];
+        po[c + 1] = L->org[c];
+    }
+    uint32_t codes = 0;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
+        if (x < vlo || x >= vhi || x < 0 || x >= w)
+            continue;
+        const uint64_t pen = P->mask ? P->pen[sb->mk[k][i]] : 0;
+        uint64_t dl, dc, dr;
+        if (!P->forward) {
+            dl = dc = dr = sb->en[k][i];
         } else {
-            v += cu;
+            const uint8_t *row = sb->lu[k + 1];
+            const int32_t l = row[x > 0 ? i - 1 : i], r = row[x < w - 1 ? i + 1 : i];
+            const int32_t u = sb->lu[k][i];
+            dc = (uint64_t)tsr__cc_absdiff(r, l);
+            dl = dc + (uint64_t)tsr__cc_absdiff(u, l);
+            dr = dc + (uint64_t)tsr__cc_absdiff(u, r);
         }
+        uint64_t best;
+        int32_t bc, org;
+        if (y == 0) {
+            best = dc;
+            bc = 1;
+            org = x; /* band 0's origin: the column in row 0 */
+        } else {
+            if (x > 0) {
+                best = pm[c] + dl;
+                bc = 0;
+                if (pm[c + 1] + dc < best) {
+                    best = pm[c + 1] + dc;
+                    bc = 1;
+                }
+            } else {
+                best = pm[c + 1] + dc;
+                bc = 1;
+            }
+            if (x < w - 1 && pm[c + 2] + dr < best) {
+                best = pm[c + 2] + dr;
+                bc = 2;
+            }
+            org = bc == 0 ? po[c] : bc == 1 ? po[c + 1] : po[c + 2];
+        }
+        L->m[c] = pen + best;
+        L->org[c] = org;
+        codes |= (uint32_t)bc << (2 * c);
     }
-    *out_m = v;
-    *out_b = b;
+    if (x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP && x1 < w)
+        P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
 }
 
-/* dp_band, load phase: shared element i (< TSR__CC_EXT) of block `blk` gets the key of row
- * y0 - 1 at column x0 - R + i (when inside the row). Nothing for the band of row 0. */
-TSR__CC_FN void tsr__cc_band_load(const tsr__cc_planes *P, int32_t w, int32_t y0, int32_t blk,
-                                  int32_t i, uint64_t *sh)
+/* dp, lane `lane` after the item's last row: its output columns' keys and origins. */
+TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                   int32_t lane, const tsr__cc_lane *L)
 {
-    const int32_t x = blk * TSR__CC_STRIP - TSR__CC_BAND + i;
-    if (y0 > 0 && x >= 0 && x < w)
-        sh[i] = P->cost[(int64_t)(y0 - 1) * P->pitch + x];
-}
-
-/* dp_band, row k of the band (row y0 + k < h): shared element i of block `blk`. Valid columns
- * shrink by one per side per row, so the block's own S columns are exact at k = R - 1 without
- * any other block's row. Alongside the key, each cell carries the column where its path
- * entered the band (org_*); the band's last row stores it in P->entry for the backtrack. */
-TSR__CC_FN void tsr__cc_band_cell(const tsr__cc_planes *P, int32_t w, int32_t y0, int32_t blk,
-                                  int32_t k, int32_t i, const uint64_t *sh_prev, uint64_t *sh_cur,
-                                  const uint16_t *org_prev, uint16_t *org_cur)
-{
-    const int32_t x0 = blk * TSR__CC_STRIP, base = x0 - TSR__CC_BAND, x = base + i;
-    if (x < base + 1 + k || x >= x0 + TSR__CC_STRIP + TSR__CC_BAND - 1 - k || x < 0 || x >= w)
+    const int32_t x1 = it->base + lane * TSR__CC_C;
+    if (x1 < it->base + TSR__CC_BAND || x1 >= it->base + TSR__CC_BAND + TSR__CC_STRIP)
         return;
-    const int32_t y = y0 + k;
-    uint64_t m;
-    int8_t b;
-    tsr__cc_dp_cell(P, w, y, x, sh_prev, base, &m, &b);
-    sh_cur[i] = m;
-    const uint16_t org = k == 0 ? (uint16_t)x : org_prev[i + b];
-    org_cur[i] = org;
-    if (x >= x0 && x < x0 + TSR__CC_STRIP) {
-        P->cost[(int64_t)y * P->pitch + x] = m;
-        P->back[(int64_t)y * P->pitch + x] = b;
-        if (k == TSR__CC_BAND - 1 || y == P->h - 1)
-            P->entry[(int64_t)(y0 / TSR__CC_BAND) * P->pitch + x] = org;
-    }
+    const int64_t o = (int64_t)it->b * P->pitch;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++)
+        if (x1 + c < w) {
+            P->hand[o + x1 + c] = L->m[c];
+            P->entry[o + x1 + c] = (uint16_t)L->org[c];
+        }
 }
 
 /* ---- seam selection ---- */
@@ -233,7 +356,7 @@ TSR__CC_FN void tsr__cc_band_cell(const tsr__cc_planes *P, int32_t w, int32_t y0
 TSR__CC_FN void tsr__cc_argmin_partial(const tsr__cc_planes *P, int32_t w, int32_t t, int32_t T,
                                        uint64_t *v, int32_t *x)
 {
-    const uint64_t *last = P->cost + (int64_t)(P->h - 1) * P->pitch;
+    const uint64_t *last = P->hand + (int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch;
     int32_t bx = -1;
     uint64_t bv = 0;
     for (int32_t c = t; c < w; c += T)
@@ -269,35 +392,57 @@ TSR__CC_FN int tsr__cc_select_begin(const tsr__cc_planes *P)
 }
 
 /* select, thread 0: hops the bands from the seam's end column xe upwards: exits[b] = the seam's
- * column in band b's last row (two dependent loads per band instead of one per row). */
+ * column in band b's last row (one dependent load per band instead of one per row). */
 TSR__CC_FN void tsr__cc_trace_bands(const tsr__cc_planes *P, int32_t xe, int32_t *exits)
 {
-    const int32_t nb = (P->h + TSR__CC_BAND - 1) / TSR__CC_BAND;
-    int32_t x = xe;
-    for (int32_t b = nb - 1; b >= 0; b--) {
-        exits[b] = x;
-        if (b > 0) {
-            const int32_t top = P->entry[(int64_t)b * P->pitch + x];
-            x = top + P->back[(int64_t)b * TSR__CC_BAND * P->pitch + top];
-        }
+    int32_t b = tsr__cc_bands(P->h) - 1, x = xe;
+    exits[b] = x;
+    for (; b > 0; b--) {
+        x = P->entry[(int64_t)b * P->pitch + x];
+        exits[b - 1] = x;
     }
 }
 
-/* select, band b (threads in parallel after a barrier): the seam's rows of band b from its exit
- * column into P->xs; returns the drop pixels it crosses (object removal). */
-TSR__CC_FN int32_t tsr__cc_expand_band(const tsr__cc_planes *P, int32_t b, const int32_t *exits)
+/* select, expansion of a band: the first back-pointer word of the window around its exit column
+ * xe (the path moves at most R - 1 columns inside a band; 5 words = 80 columns from column
+ * 16 * word0 >= xe - R - 15 cover it). The pitch (>= w + 64) keeps the window inside the row. */
+TSR__CC_FN int32_t tsr__cc_expand_word0(int32_t xe)
 {
-    const int32_t y0 = b * TSR__CC_BAND;
-    int32_t y1 = y0 + TSR__CC_BAND - 1, x = exits[b], sd = 0;
-    if (y1 > P->h - 1)
-        y1 = P->h - 1;
-    for (int32_t y = y1; y >= y0; y--) {
-        P->xs[y] = x;
-        if (P->until)
-            sd += (P->mask[(int64_t)y * P->pitch + x] & TSR__CC_DROP_BIT) != 0;
-        x += P->back[(int64_t)y * P->pitch + x];
-    }
-    return sd;
+    return xe < TSR__CC_BAND ? 0 : (xe - TSR__CC_BAND) >> 4;
+}
+
+/* select, expansion of band b, lane `lane`: the window words of row y0 + lane (zeros past the
+ * band's last row). */
+TSR__CC_FN void tsr__cc_expand_load(const tsr__cc_planes *P, int32_t b, int32_t word0,
+                                    int32_t lane, uint32_t win[TSR__CC_EXP_WORDS])
+{
+    const int32_t y = b * TSR__CC_BAND + lane;
+    const uint32_t *row = (const uint32_t *)(const void *)(P->back + (int64_t)y * (P->pitch / 4));
+    TSR__CC_UNROLL
+    for (int32_t j = 0; j < TSR__CC_EXP_WORDS; j++)
+        win[j] = y < P->h ? row[word0 + j] : 0;
+}
+
+/* The code of column x in a lane's window words (x inside the window). */
+TSR__CC_FN int32_t tsr__cc_expand_code(const uint32_t win[TSR__CC_EXP_WORDS], int32_t word0,
+                                       int32_t x)
+{
+    const int32_t j = (x >> 4) - word0;
+    const uint32_t v = j == 0 ? win[0] : j == 1 ? win[1] : j == 2 ? win[2] : j == 3 ? win[3]
+                                                                                      : win[4];
+    return (int32_t)((v >> ((x & 15) * 2)) & 3);
+}
+
+/* select, expansion of band b, lane `lane` after the walk (x: the seam's column in row
+ * y0 + lane): stores it and returns 1 when the pixel is a drop pixel (object removal). */
+TSR__CC_FN int32_t tsr__cc_expand_store(const tsr__cc_planes *P, int32_t b, int32_t lane,
+                                        int32_t x)
+{
+    const int32_t y = b * TSR__CC_BAND + lane;
+    if (lane >= TSR__CC_BAND || y >= P->h)
+        return 0;
+    P->xs[y] = x;
+    return P->until && (P->mask[(int64_t)y * P->pitch + x] & TSR__CC_DROP_BIT) != 0;
 }
 
 /* select, thread 0 after the drop counts are summed: updates the state (pass.c's loop: object
@@ -312,17 +457,18 @@ TSR__CC_FN void tsr__cc_select_finish(const tsr__cc_planes *P, int32_t xe, int32
         }
         s->drops -= sd;
     }
-    s->energy_sum += P->cost[(int64_t)(P->h - 1) * P->pitch + xe] & (TSR__CC_DROP_B - 1);
+    s->energy_sum +=
+        P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + xe] & (TSR__CC_DROP_B - 1);
     s->removed++;
 }
 
 /* ---- removal ---- */
 
-/* What one remove thread carries across the barrier. */
+/* What one remove thread carries across the barrier: columns c + t + j * THREADS, j < E. */
 typedef struct tsr__cc_cell {
-    int32_t live;
-    uint8_t luma, mask;
-    uint16_t orig, energy;
+    int32_t n; /* how many of them are live (a prefix) */
+    uint8_t luma[TSR__CC_RM_E], mask[TSR__CC_RM_E];
+    uint16_t orig[TSR__CC_RM_E], energy[TSR__CC_RM_E];
 } tsr__cc_cell;
 
 /* remove, row y, before the first chunk (thread 0): records the removed pixel's column. The
@@ -333,35 +479,42 @@ TSR__CC_FN void tsr__cc_remove_record(const tsr__cc_planes *P, int32_t y)
     P->rec[(int64_t)s * P->h + y] = P->orig[(int64_t)y * P->pitch + P->xs[y]];
 }
 
-/* remove, row y, chunk starting at column c (c = xs[y], xs[y] + T, ... while c < w - 1), thread
- * t: read phase. Element c + t takes what is at c + t + 1. */
+/* remove, row y, chunk starting at column c (c = xs[y], xs[y] + T * E, ... while c < w - 1),
+ * thread t: read phase. Element x takes what is at x + 1. */
 TSR__CC_FN void tsr__cc_remove_read(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t c,
                                     int32_t t, tsr__cc_cell *r)
 {
-    const int32_t x = c + t;
-    r->live = x < w - 1;
-    if (!r->live)
-        return;
-    const int64_t o = (int64_t)y * P->pitch + x + 1;
-    r->luma = P->luma[o];
-    r->orig = P->orig[o];
-    r->mask = P->mask ? P->mask[o] : 0;
-    r->energy = P->energy ? P->energy[o] : 0;
+    r->n = 0;
+    TSR__CC_UNROLL
+    for (int32_t j = 0; j < TSR__CC_RM_E; j++) {
+        const int32_t x = c + t + j * TSR__CC_THREADS;
+        if (x >= w - 1)
+            break;
+        const int64_t o = (int64_t)y * P->pitch + x + 1;
+        r->luma[j] = P->luma[o];
+        r->orig[j] = P->orig[o];
+        r->mask[j] = P->mask ? P->mask[o] : 0;
+        r->energy[j] = P->energy ? P->energy[o] : 0;
+        r->n = j + 1;
+    }
 }
 
 /* remove: write phase of the same chunk (after a barrier). */
 TSR__CC_FN void tsr__cc_remove_write(const tsr__cc_planes *P, int32_t y, int32_t c, int32_t t,
                                      const tsr__cc_cell *r)
 {
-    if (!r->live)
-        return;
-    const int64_t o = (int64_t)y * P->pitch + c + t;
-    P->luma[o] = r->luma;
-    P->orig[o] = r->orig;
-    if (P->mask)
-        P->mask[o] = r->mask;
-    if (P->energy)
-        P->energy[o] = r->energy;
+    TSR__CC_UNROLL
+    for (int32_t j = 0; j < TSR__CC_RM_E; j++) {
+        if (j >= r->n)
+            break;
+        const int64_t o = (int64_t)y * P->pitch + c + t + j * TSR__CC_THREADS;
+        P->luma[o] = r->luma[j];
+        P->orig[o] = r->orig[j];
+        if (P->mask)
+            P->mask[o] = r->mask[j];
+        if (P->energy)
+            P->energy[o] = r->energy[j];
+    }
 }
 
 #endif

@@ -1,14 +1,17 @@
 /* The CUDA carve kernels' logic on the CPU, no GPU needed: a host emulation of carve_cuda.cu's
- * launchers (device buffers as host arrays, the ones a kernel must write before anything reads
- * them poisoned, shared memory poisoned per block) that runs the kernels' own per-thread bodies
- * (src/carve/carve_cuda_logic.h) for every thread of every block of every launch, in launch
- * order: the blocks of a launch in a shuffled order, and within a block every phase between two
- * barriers with its threads in descending order (so a read that depends on another thread's
- * write in the same phase, or on another block of the same launch, shows). It is driven by the
- * library's own device-pass loop (tsr__carve_remove_seams_dev: polling, stop, fetch, host
- * gather) and compared with the reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE)
- * on random grids: 1 to 3 columns, tall and thin, wide and short, more than one strip and band,
- * both energies, keep and drop masks, object removal, every plane, record, marks, report sums. */
+ * launchers (device buffers as host arrays, the ones a launch must write before anything reads
+ * them poisoned, columns past the width poisoned, shared memory poisoned per block) that runs
+ * the kernels' own per-thread bodies (src/carve/carve_cuda_logic.h) for every thread of every
+ * block of every launch, in launch order. Blocks of a launch run in a shuffled order, and
+ * within a block every phase between two barriers with its threads in descending order (so a
+ * read that depends on another thread's write in the same phase shows); a warp's rows run in
+ * lockstep with the shuffles reading the registers as they were before the row; the DP items
+ * run in a random order among those whose predecessors (as the kernel names them) are done, so
+ * a missing dependency shows. It is driven by the library's own device-pass loop
+ * (tsr__carve_remove_seams_dev: polling, stop, fetch, host gather) and compared with the
+ * reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE) on random grids: 1 to 3
+ * columns, tall and thin, wide and short, many strips and bands, both energies, keep and drop
+ * masks, object removal, every plane, record, marks, report sums. */
 #include "testlib.h"
 
 #include "carve/carve_cuda.h"
@@ -25,9 +28,8 @@ typedef struct emu {
     int32_t w0, count;
     tsr_rng rng;
     int64_t launches;
+    size_t cells, bcells; /* pitch * h, bands * pitch */
 } emu;
-
-static emu *current;
 
 static void *xmalloc(size_t n)
 {
@@ -56,39 +58,86 @@ static int32_t *block_order(emu *e, int32_t n)
     return o;
 }
 
-static void launch_dp(emu *e, int32_t w)
+/* One DP item (one warp), all its lanes in lockstep: the shuffles read the lanes' registers as
+ * they were before the row. */
+static void run_item(emu *e, int32_t w, uint32_t ticket, uint32_t gen)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t strips = (w + TSR__CC_STRIP - 1) / TSR__CC_STRIP;
-    uint64_t sh[2][TSR__CC_EXT];
-    uint16_t org[2][TSR__CC_EXT];
-    for (int32_t y0 = 0; y0 < P->h; y0 += TSR__CC_BAND) {
-        e->launches++;
-        if (P->state->stop)
-            continue;
-        int32_t *order = block_order(e, strips);
-        for (int32_t b = 0; b < strips; b++) {
-            const int32_t blk = order[b];
-            poison(sh, sizeof sh);
-            poison(org, sizeof org);
-            for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
-                for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-                    tsr__cc_band_load(P, w, y0, blk, i, sh[0]);
-            for (int32_t k = 0; k < TSR__CC_BAND && y0 + k < P->h; k++)
-                for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
-                    for (int32_t i = t; i < TSR__CC_EXT; i += TSR__CC_THREADS)
-                        tsr__cc_band_cell(P, w, y0, blk, k, i, sh[k & 1], sh[(k + 1) & 1],
-                                          org[k & 1], org[(k + 1) & 1]);
+    static tsr__cc_stage sb;
+    tsr__cc_lane L[TSR__CC_LANES], prev[TSR__CC_LANES];
+    tsr__cc_item it;
+    tsr__cc_item_of(P, w, ticket, &it);
+    poison(&sb, sizeof sb);
+    poison(L, sizeof L);
+    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+        tsr__cc_stage_lane(P, w, &it, lane, &sb);
+    if (it.b > 0)
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+            tsr__cc_lane_load(P, w, &it, lane, &L[lane]);
+    for (int32_t k = 0; k < it.rows; k++) {
+        memcpy(prev, L, sizeof L);
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
+            /* shfl_up / shfl_down: a lane without a neighbour gets its own value */
+            const tsr__cc_lane *l = &prev[lane > 0 ? lane - 1 : lane];
+            const tsr__cc_lane *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
+            tsr__cc_lane_row(P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1],
+                             l->org[TSR__CC_C - 1], r->m[0], r->org[0]);
         }
-        free(order);
     }
+    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+        tsr__cc_lane_store(P, w, &it, lane, &L[lane]);
+    P->flags[tsr__cc_flag(P, &it)] = gen;
+}
+
+/* A DP launch: tickets are taken in order, but the items run in a random order among those
+ * whose predecessors (as tsr__cc_dep names them) have set their flags; everything the launch
+ * writes is poisoned first, so a missing dependency or store shows. */
+static void launch_dp(emu *e, int32_t w, uint32_t gen)
+{
+    const tsr__cc_planes *P = &e->P;
+    e->launches++;
+    if (P->state->stop)
+        return;
+    poison(P->hand, e->bcells * 8);
+    poison(P->entry, e->bcells * 2);
+    poison(P->back, e->cells / 4);
+    const uint32_t items = (uint32_t)(tsr__cc_bands(P->h) * tsr__cc_strips(w));
+    P->tickets[gen - 1] += items;
+    uint32_t *todo = xmalloc(items * sizeof *todo), *ready = xmalloc(items * sizeof *ready);
+    uint32_t left = items;
+    for (uint32_t t = 0; t < items; t++)
+        todo[t] = t;
+    while (left > 0) {
+        uint32_t nr = 0;
+        for (uint32_t i = 0; i < left; i++) {
+            tsr__cc_item it;
+            tsr__cc_item_of(P, w, todo[i], &it);
+            int ok = 1;
+            for (int32_t d = 0; d < TSR__CC_LANES; d++) {
+                const int32_t f = tsr__cc_dep(P, w, &it, d);
+                if (f >= 0 && P->flags[f] < gen)
+                    ok = 0;
+            }
+            if (ok)
+                ready[nr++] = i;
+        }
+        if (nr == 0) {
+            fprintf(stderr, "emu: DP deadlock\n");
+            abort();
+        }
+        const uint32_t pick = ready[tsr_rng_range(&e->rng, 0, (int)nr - 1)];
+        run_item(e, w, todo[pick], gen);
+        todo[pick] = todo[--left];
+    }
+    free(todo);
+    free(ready);
 }
 
 static void launch_select(emu *e, int32_t w)
 {
     const tsr__cc_planes *P = &e->P;
     uint64_t sv[TSR__CC_THREADS];
-    int32_t sx[TSR__CC_THREADS], sd[TSR__CC_THREADS];
+    int32_t sx[TSR__CC_THREADS];
     static int32_t exits[TSR__CC_MAX_BANDS];
     e->launches++;
     if (P->state->stop)
@@ -103,16 +152,27 @@ static void launch_select(emu *e, int32_t w)
     if (!tsr__cc_select_begin(P))
         return;
     tsr__cc_trace_bands(P, xe, exits);
-    const int32_t nb = (P->h + TSR__CC_BAND - 1) / TSR__CC_BAND;
-    for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--) {
-        sd[t] = 0;
-        for (int32_t b = t; b < nb; b += TSR__CC_THREADS)
-            sd[t] += tsr__cc_expand_band(P, b, exits);
+    /* every band expanded by one warp: lanes load their row's words, then the walk */
+    const int32_t nb = tsr__cc_bands(P->h);
+    int32_t sd = 0;
+    for (int32_t b = nb - 1; b >= 0; b--) {
+        const int32_t y0 = b * TSR__CC_BAND;
+        const int32_t last = (P->h - y0 < TSR__CC_BAND ? P->h - y0 : TSR__CC_BAND) - 1;
+        int32_t x = exits[b], mine[TSR__CC_LANES];
+        const int32_t word0 = tsr__cc_expand_word0(x);
+        uint32_t win[TSR__CC_LANES][TSR__CC_EXP_WORDS];
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
+            tsr__cc_expand_load(P, b, word0, lane, win[lane]);
+            mine[lane] = x;
+        }
+        for (int32_t r = last; r > 0; r--) {
+            x += tsr__cc_expand_code(win[r], word0, x) - 1;
+            mine[r - 1] = x;
+        }
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+            sd += tsr__cc_expand_store(P, b, lane, mine[lane]);
     }
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1)
-        for (int32_t t = s - 1; t >= 0; t--)
-            sd[t] += sd[t + s];
-    tsr__cc_select_finish(P, xe, sd[0]);
+    tsr__cc_select_finish(P, xe, sd);
 }
 
 static void launch_remove(emu *e, int32_t w)
@@ -127,7 +187,7 @@ static void launch_remove(emu *e, int32_t w)
         const int32_t y = order[b], xs = P->xs[y];
         /* thread 0's record belongs to the first phase, before any write */
         tsr__cc_remove_record(P, y);
-        for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS) {
+        for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS * TSR__CC_RM_E) {
             for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
                 tsr__cc_remove_read(P, w, y, c, t, &r[t]);
             for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
@@ -156,13 +216,16 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     emu *e = xmalloc(sizeof *e);
     memset(e, 0, sizeof *e);
     tsr_rng_seed(&e->rng, 7 + (uint64_t)g->w * 31 + (uint64_t)g->h);
-    const int32_t w = g->w, h = g->h;
-    const size_t cells = (size_t)w * (size_t)h;
+    const int32_t w = g->w, h = g->h, pitch = tsr__cc_pitch(w);
+    const size_t cells = (size_t)pitch * (size_t)h;
     e->w0 = w;
     e->count = count;
+    e->cells = cells;
+    e->bcells = (size_t)tsr__cc_bands(h) * (size_t)pitch;
     tsr__cc_planes *P = &e->P;
-    P->pitch = w;
+    P->pitch = pitch;
     P->h = h;
+    P->strips0 = tsr__cc_strips(w);
     P->forward = kind == TSR_CARVE_FORWARD;
     P->until = until != 0;
     for (int i = 0; i < 4; i++)
@@ -171,36 +234,42 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->mask = g->mask ? xmalloc(cells) : NULL;
     P->orig = xmalloc(cells * 2);
     P->energy = P->forward ? NULL : xmalloc(cells * 2);
-    P->cost = xmalloc(cells * 8);
-    P->back = xmalloc(cells);
-    const size_t ecells = (size_t)((h + TSR__CC_BAND - 1) / TSR__CC_BAND) * (size_t)w;
-    P->entry = xmalloc(ecells * 2);
-    poison(P->entry, ecells * 2);
+    P->hand = xmalloc(e->bcells * 8);
+    P->entry = xmalloc(e->bcells * 2);
+    P->back = xmalloc(cells / 4);
+    const size_t nflags = (size_t)tsr__cc_bands(h) * (size_t)P->strips0;
+    P->flags = xmalloc(nflags * 4);
+    memset(P->flags, 0, nflags * 4);
+    P->tickets = xmalloc((size_t)count * 4);
+    memset(P->tickets, 0, (size_t)count * 4);
     P->xs = xmalloc((size_t)h * 4);
     P->rec = xmalloc((size_t)count * (size_t)h * 2);
     P->state = &e->state;
+    /* planes past the width stay poisoned: nothing may read them */
+    poison(P->luma, cells);
+    if (P->mask)
+        poison(P->mask, cells);
     poison(P->orig, cells * 2);
     if (P->energy)
         poison(P->energy, cells * 2);
-    poison(P->cost, cells * 8);
-    poison(P->back, cells);
     poison(P->xs, (size_t)h * 4);
     poison(P->rec, (size_t)count * (size_t)h * 2);
     for (int32_t y = 0; y < h; y++) {
-        memcpy(P->luma + (size_t)y * (size_t)w, g->luma + (size_t)y * (size_t)g->pitch, (size_t)w);
+        memcpy(P->luma + (size_t)y * (size_t)pitch, g->luma + (size_t)y * (size_t)g->pitch,
+               (size_t)w);
         if (P->mask)
-            memcpy(P->mask + (size_t)y * (size_t)w, g->mask + (size_t)y * (size_t)g->pitch,
+            memcpy(P->mask + (size_t)y * (size_t)pitch, g->mask + (size_t)y * (size_t)g->pitch,
                    (size_t)w);
     }
     e->state.drops = drops;
     /* orig_init and energy_full: one thread per cell, no dependencies */
-    for (size_t c = 0; c < cells; c++)
-        P->orig[c] = (uint16_t)(c % (size_t)w);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            P->orig[(size_t)y * (size_t)pitch + (size_t)x] = (uint16_t)x;
     if (!P->forward)
-        for (size_t c = 0; c < cells; c++)
-            tsr__cc_energy_full(P, w, (int64_t)c);
-    launch_dp(e, w);
-    current = e;
+        for (int64_t c = 0; c < (int64_t)w * h; c++)
+            tsr__cc_energy_full(P, w, c);
+    launch_dp(e, w, 1);
     *out = e;
     return TSR_OK;
 }
@@ -218,7 +287,7 @@ static tsr_status emu_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
         if (!e->P.forward)
             launch_energy_band(e, w - 1);
         if (k + 1 < e->count)
-            launch_dp(e, w - 1);
+            launch_dp(e, w - 1, (uint32_t)k + 2);
     }
     return TSR_OK;
 }
@@ -238,7 +307,7 @@ static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: fetch %d", (int)removed);
     const int32_t wn = e->w0 - removed;
     for (int32_t y = 0; y < e->P.h; y++)
-        memcpy(orig + (size_t)y * (size_t)wn, e->P.orig + (size_t)y * (size_t)e->w0,
+        memcpy(orig + (size_t)y * (size_t)wn, e->P.orig + (size_t)y * (size_t)e->P.pitch,
                (size_t)wn * 2);
     memcpy(rec, e->P.rec, (size_t)removed * (size_t)e->P.h * 2);
     return TSR_OK;
@@ -250,15 +319,10 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    free(e->P.luma);
-    free(e->P.mask);
-    free(e->P.orig);
-    free(e->P.energy);
-    free(e->P.cost);
-    free(e->P.back);
-    free(e->P.entry);
-    free(e->P.xs);
-    free(e->P.rec);
+    void *planes[] = {e->P.luma, e->P.mask,    e->P.orig, e->P.energy, e->P.hand, e->P.entry,
+                      e->P.back, e->P.flags, e->P.tickets, e->P.xs,   e->P.rec};
+    for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
+        free(planes[i]);
     free(e);
 }
 
@@ -402,7 +466,7 @@ int main(void)
     CHECK(TSR__CC_KEEP_BIT == TSR__CARVE_KEEP && TSR__CC_DROP_BIT == TSR__CARVE_DROP);
     tsr_rng r;
     tsr_rng_seed(&r, 4);
-    /* Shapes: 1-3 columns, tall and thin, wide and short, several strips (S = 256) and bands
+    /* Shapes: 1-3 columns, tall and thin, wide and short, many strips (S = 64) and bands
      * (R = 32) with partial last ones. */
     static const int shapes[][2] = {{1, 5},    {2, 1},    {2, 9},   {3, 3},    {3, 77},
                                     {9, 130},  {40, 2},   {64, 33}, {97, 61},  {257, 31},
