@@ -53,6 +53,9 @@ typedef struct annealer {
     uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
     int phase;
     double temperature;
+    /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
+    int64_t target;
+    int32_t *hot, nhot;
 } annealer;
 
 static void snapshot_current(annealer *a)
@@ -102,12 +105,29 @@ static double budget_fraction(const annealer *a, double elapsed)
     return opt->time_limit > 0 ? elapsed / opt->time_limit : 0;
 }
 
-/* Picks the node to move: 3 in 4 times an endpoint of the most crossed of 6 random edges. */
+/* Lists the edges above the target (phase 2) in a->hot. */
+static void refresh_hot(annealer *a)
+{
+    a->nhot = 0;
+    if (a->phase != 2)
+        return;
+    for (int32_t e = 0; e < a->l->num_edges; e++)
+        if (a->inc.count[e] > a->target)
+            a->hot[a->nhot++] = e;
+}
+
+/* Picks the node to move: in phase 2 half the time an endpoint of a hot edge; else 2 in 3 times
+ * an endpoint of the most crossed of 6 random edges, or any node. */
 static int32_t pick_node(annealer *a)
 {
     const tsr_layout *l = a->l;
     int32_t m = l->num_edges;
-    if (m > 0 && tsr__rng_below(&a->rng, 4) != 0) {
+    uint64_t r = tsr__rng_below(&a->rng, 6);
+    if (a->nhot > 0 && r < 3) {
+        int32_t e = a->hot[tsr__rng_below(&a->rng, (uint64_t)a->nhot)];
+        return tsr__rng_below(&a->rng, 2) ? l->edge_u[e] : l->edge_v[e];
+    }
+    if (m > 0 && r != 5) {
         int32_t best = (int32_t)tsr__rng_below(&a->rng, (uint64_t)m);
         for (int t = 1; t < 6; t++) {
             int32_t e = (int32_t)tsr__rng_below(&a->rng, (uint64_t)m);
@@ -155,17 +175,33 @@ static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32
     *py = clamp(cy + (int64_t)tsr__rng_below(&a->rng, (uint64_t)(2 * r + 1)) - r, l->height);
 }
 
-/* Energy change of the pending proposal in the current phase. */
+/* Phase 2 temperature: adapted after every batch so that the share of uphill proposals accepted
+ * follows START * (END / START)^progress. */
+#define UPHILL_RATE_START 0.1
+#define UPHILL_RATE_END 0.002
+
+/* Weight of Phi against the excess in phase 2 (see energy_delta). */
+#define PHI_WEIGHT 0.05
+
+/* Energy change of the pending proposal in the current phase. Phase 1: dC. Phase 2: the change
+ * of sum over edges of max(0, c(e) - target)^2, where the target is one below the best K found,
+ * plus PHI_WEIGHT * dPhi / (2 * (target + 1)) (about PHI_WEIGHT per crossing moved off an edge
+ * near the target) so that moves among edges below the target still prefer fewer crossings.
+ * The excess is zero exactly when the drawing beats the best K. */
 static double energy_delta(const annealer *a)
 {
-    const tsr_layout_score *c = &a->inc.score, *p = &a->inc.pscore;
+    const tsr__incr *inc = &a->inc;
     if (a->phase == 1)
-        return (double)(p->C - c->C);
-    if (p->K > c->K)
-        return INFINITY;
-    if (p->K < c->K)
-        return -INFINITY;
-    return (double)(2 * c->K) * (double)(p->n_K - c->n_K) + (double)(p->Phi - c->Phi);
+        return (double)(inc->pscore.C - inc->score.C);
+    int64_t t = a->target, dx = 0;
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        int32_t e = inc->touched[i];
+        int64_t c = inc->count[e], nc = c + inc->delta[e];
+        int64_t o = c > t ? c - t : 0, n = nc > t ? nc - t : 0;
+        dx += n * n - o * o;
+    }
+    return (double)dx +
+           PHI_WEIGHT * (double)(inc->pscore.Phi - inc->score.Phi) / (2.0 * (double)(t + 1));
 }
 
 /* Typical positive energy change of random moves in the current phase (for the start
@@ -307,6 +343,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_x)) != TSR_OK ||
         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_y)) != TSR_OK ||
         (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.best_count)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.hot)) != TSR_OK ||
         ((opt->save_path || opt->checkpoint_path) &&
          (st = tsr_layout_clone(ctx, l, &a.out)) != TSR_OK))
         goto done;
@@ -316,6 +353,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     a.best_unsaved = 1;
     a.last_save = a.t0;
     a.phase = opt->phase1_fraction > 0 ? 1 : 2;
+    a.target = a.best.K - 1;
 
     double span = (double)(l->width > l->height ? l->width : l->height);
     double radius0 = span * 0.3 + 1, radius = radius0;
@@ -338,9 +376,10 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
             break;
         if (a.phase == 1 && frac >= opt->phase1_fraction) {
             a.phase = 2;
+            a.target = a.best.K - 1;
+            refresh_hot(&a);
             phase_start_frac = frac;
-            t_start = sample_scale(&a, radius);
-            t_end = t_start * 1e-3;
+            a.temperature = 1.0; /* one unit of excess; adapted per batch below */
             a.moves_at_best = a.moves;
             if (report(&a, elapsed, "phase 2: minimising k")) {
                 interrupted = 1;
@@ -352,8 +391,12 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
         double pf = (frac - (a.phase == 1 ? 0 : phase_start_frac)) /
                     fmax(1e-9, pend - (a.phase == 1 ? 0 : phase_start_frac));
         pf = fmin(fmax(pf, 0), 1);
-        a.temperature = t_start * pow(t_end / t_start, pf);
+        if (a.phase == 1)
+            a.temperature = t_start * pow(t_end / t_start, pf);
+        double want_rate = UPHILL_RATE_START * pow(UPHILL_RATE_END / UPHILL_RATE_START, pf);
+        int uphill = 0, uphill_taken = 0;
         radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
+        refresh_hot(&a);
         for (int batch = 0; batch < 64; batch++) {
             int32_t v = pick_node(&a), px, py;
             pick_point(&a, v, radius, &px, &py);
@@ -363,6 +406,8 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
             double d = energy_delta(&a);
             int accept = d <= 0 || (isfinite(d) && a.temperature > 0 &&
                                     tsr__rng_unit(&a.rng) < exp(-d / a.temperature));
+            uphill += d > 0;
+            uphill_taken += d > 0 && accept;
             if (!accept) {
                 tsr__incr_reject(&a.inc);
                 continue;
@@ -378,8 +423,12 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
                 a.cur_is_best = 1;
                 a.best_unsaved = 1;
                 a.moves_at_best = a.moves;
+                if (a.best.K <= a.target)
+                    a.target = a.best.K - 1;
             }
         }
+        if (a.phase == 2 && uphill > 0) /* adaptive: steer the uphill acceptance to want_rate */
+            a.temperature *= (double)uphill_taken / uphill > want_rate ? 0.9 : 1.1;
         if (a.inc.grid.stale != TSR__GRID_OK && a.inc.use_grid && a.inc.grid.items) {
             if ((st = tsr__incr_rebuild_grid(ctx, &a.inc)) != TSR_OK)
                 goto done;
@@ -427,6 +476,7 @@ done:
     tsr__free(ctx, a.best_x);
     tsr__free(ctx, a.best_y);
     tsr__free(ctx, a.best_count);
+    tsr__free(ctx, a.hot);
     tsr_layout_free(ctx, a.out);
     return st;
 }
