@@ -304,77 +304,153 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
 }
 
 /* u8 separable plans with 2 taps whose coefficient pairs are unit pairs (plan.h unit_pairs:
- * linear and area upscales), horizontal scale <= LN_XMAX: a block of LN_NT threads makes an
- * output tile of TE = LN_NT*EPT consecutive row elements x th rows.
- * On entry the block stages the tile's source rows [rlo, rhi] (clamped YOFS span) from byte
- * column sb (16-aligned) in shared memory, row pitch W, with 16-byte loads where the image is
- * 16-byte aligned (bytes past the row end are 0: they only meet coefficient 0), and the rows'
- * tap offsets and coefficients. Each thread then owns EPT consecutive elements (tap offsets and
- * c1 in registers) and walks the th rows keeping the horizontal results of the current two
- * source rows: h = s0*2048 + (s1 - s0)*c1 (= s0*c0 + s1*c1 exactly, c0 = 2048 - c1; beyond
- * xmax c1 = 0, one tap), stored as h >> 4 like plan.h. When the row pair advances, only the new
- * rows are computed (the branch is uniform over the block). Vertical: (__mulhi(b0 << 16, x0) +
- * __mulhi(b1 << 16, x1) + 2) >> 2, which lies in [0, 255] for unit pairs (no clamp). One EPT-byte
- * store per row. No barrier after the staging one. A tile whose source rows exceed nrmax (never
- * with OpenCV's monotone YOFS; checked anyway) takes the per-element formula. */
+ * linear and area), horizontal scale <= LN_XMAX: a block of LN_NT threads makes an output tile of
+ * TE = LN_NT*EPT consecutive row elements x th rows.
+ * Staging (once per block): the tile's source rows [rlo, rhi] (the clamped YOFS span) from byte
+ * column sb (16-aligned), W positions per row, as tap pairs: pair j of a row is the u16
+ * s[sb + j] | s[sb + j + CN] << 8 (read with 16-byte loads where the image is 16-byte aligned;
+ * bytes past the row end are 0 and only ever meet coefficient 0); the rows' pair offsets and
+ * vertical coefficients as one int4 per output row. One barrier.
+ * Walk: each thread owns EPT consecutive elements (pair offset and packed coefficients c0 | c1 << 16
+ * in registers; beyond xmax the pair (2048, 0) on the element's own tap, as plan.h) and walks the
+ * th rows keeping x = h >> 4 of the current top and bottom source rows in two register arrays,
+ * h = c0*s0 + c1*s1 by one __dp2a_lo. When the row pair moves down by one (the bottom row becomes
+ * the top), only the new bottom row is computed, into the array that held the old top, and the
+ * arrays swap roles (two inlined copies of the row step, no register moves); the branches are
+ * uniform over the block. Vertical: (__mulhi(b0 << 16, x0) + __mulhi(b1 << 16, x1) + 2) >> 2,
+ * which lies in [0, 255] for unit pairs (each product <= b*32640/65536, b0 + b1 = 2048), so no
+ * clamp. One EPT-byte store per row. A tile whose rows do not fit (nr > nrmax or a row outside
+ * the span: never with OpenCV's monotone YOFS, checked anyway) takes the per-element formula. */
 enum { LN_NT = 128, LN_THMAX = 32, LN_XMAX = 4, LN_SMEM = 40 * 1024 };
 
+/* x = (c0*s0 + c1*s1) >> 4 for EPT elements of the staged row at `row` (u16 pairs). */
+template <int EPT>
+__device__ __forceinline__ void lin2_h(int (&x)[EPT], const unsigned short *row,
+                                       const int (&off)[EPT], const uint (&cc)[EPT])
+{
+#pragma unroll
+    for (int i = 0; i < EPT; i++)
+        x[i] = (int)(__dp2a_lo(cc[i], (uint)row[off[i]], 0u) >> 4);
+}
+
+/* One output row from top x0 and bottom x1 (b = coefficient << 16), stored at dp. */
+template <int EPT>
+__device__ __forceinline__ void lin2_v(const int (&x0)[EPT], const int (&x1)[EPT], int b0, int b1,
+                                       uchar *dp, int full, int m)
+{
+    uint w[EPT / 4];
+#pragma unroll
+    for (int j = 0; j < EPT / 4; j++) {
+        int v[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            v[k] = (__mulhi(b0, x0[4 * j + k]) + __mulhi(b1, x1[4 * j + k]) + 2) >> 2;
+        w[j] = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
+                           0x5410);
+    }
+    if (full) {
+        if (EPT == 8)
+            *(uint2 *)dp = make_uint2(w[0], w[(EPT / 4) - 1]);
+        else
+            *(uint *)dp = w[0];
+    } else {
+#pragma unroll
+        for (int i = 0; i < EPT; i++)
+            if (i < m)
+                dp[i] = (uchar)(w[i / 4] >> (8 * (i % 4)));
+    }
+}
+
+/* One row step with T holding source row curT (top) and U row curU (bottom); rows o0/o1 (pair
+ * offsets) are needed. Returns 1 when the pair moved down by one: then U is the new top and T
+ * (recomputed) the new bottom, and the caller swaps the roles. */
+template <int EPT>
+__device__ __forceinline__ int lin2_step(int (&T)[EPT], int (&U)[EPT], int &curT, int &curU,
+                                         int4 r, const unsigned short *rows, const int (&off)[EPT],
+                                         const uint (&cc)[EPT], uchar *dp, int full, int m)
+{
+    if (r.x == curU && r.x != curT) {
+        lin2_h(T, rows + r.y, off, cc);
+        curT = curU, curU = r.y;
+        lin2_v(U, T, r.z, r.w, dp, full, m);
+        return 1;
+    }
+    if (r.x != curT)
+        lin2_h(T, rows + r.x, off, cc);
+    if (r.y != curU)
+        lin2_h(U, rows + r.y, off, cc);
+    curT = r.x, curU = r.y;
+    lin2_v(T, U, r.z, r.w, dp, full, m);
+    return 0;
+}
+
 template <int CN, int EPT>
-__global__ void __launch_bounds__(LN_NT, EPT == 16 ? 4 : 8)
+__global__ void __launch_bounds__(LN_NT, 8)
     k_lin2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
               const uchar *__restrict__ tab, rk_params p, int th, int W, int nrmax, int al16,
               int vst)
 {
     enum { TE = LN_NT * EPT };
     extern __shared__ int4 lsm[];
-    uchar *rows = (uchar *)lsm;
-    __shared__ int s_o[LN_THMAX][2], s_b[LN_THMAX][2];
+    unsigned short *rows = (unsigned short *)lsm;
+    __shared__ int4 s_row[LN_THMAX];
     const int n = p.dw * CN, rb = p.sw * CN, t = threadIdx.x;
     const int e0 = blockIdx.x * TE, dy0 = blockIdx.y * th, dy1 = min(dy0 + th, p.dh);
     const int *xofs = rk_ti(tab, p, RK_XOFS), *yofs = rk_ti(tab, p, RK_YOFS);
     const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
     const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
     const int sb = (__ldg(xofs + e0 / CN) * CN) & ~15;
-    const int se = (__ldg(xofs + (min(e0 + TE, n) - 1) / CN) + 2) * CN;
+    const int np = (__ldg(xofs + (min(e0 + TE, n) - 1) / CN) + 1) * CN - sb;
     const int rlo = rk_clampi(__ldg(yofs + dy0), 0, p.sh - 1);
     const int nr = rk_clampi(__ldg(yofs + dy1 - 1) + 1, 0, p.sh - 1) - rlo + 1;
-    int bad = nr > nrmax || se - sb > W;
-    if (!(nr > nrmax || se - sb > W)) {
-        const int nch = (se - sb + 15) >> 4;
+    int bad = nr > nrmax || np > W;
+    if (!bad) {
+        const int nch = (np + 15) >> 4;
         for (int i = t; i < nr * nch; i += LN_NT) {
             const int r = i / nch, c = (i - r * nch) << 4;
             const uchar *g = src + (size_t)(rlo + r) * p.sstride + sb + c;
-            int4 v;
-            if (al16 && sb + c + 16 <= rb) {
-                v = __ldg((const int4 *)g);
+            uint w[5];
+            if (al16 && sb + c + 20 <= rb) {
+                const int4 v = __ldg((const int4 *)g);
+                w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+                w[4] = __ldg((const uint *)(g + 16));
             } else {
-                uint w[4] = {0, 0, 0, 0};
 #pragma unroll
-                for (int k = 0; k < 16; k++)
+                for (int k = 0; k < 5; k++)
+                    w[k] = 0;
+#pragma unroll
+                for (int k = 0; k < 20; k++)
                     if (sb + c + k < rb)
                         w[k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
-                v = make_int4((int)w[0], (int)w[1], (int)w[2], (int)w[3]);
             }
-            *(int4 *)(rows + r * W + c) = v;
+            uint q[8]; /* pairs j, j + 1 (j even): bytes j, j + CN, j + 1, j + 1 + CN */
+#pragma unroll
+            for (int j = 0; j < 16; j += 2) {
+                const int a = j & 3, s0 = a, s1 = a + CN, s2 = a + 1, s3 = a + 1 + CN;
+                q[j / 2] = __byte_perm(w[j / 4], w[j / 4 + 1],
+                                       s0 | s1 << 4 | s2 << 8 | s3 << 12);
+            }
+            int4 *d = (int4 *)(rows + (size_t)r * W + c);
+            d[0] = make_int4((int)q[0], (int)q[1], (int)q[2], (int)q[3]);
+            d[1] = make_int4((int)q[4], (int)q[5], (int)q[6], (int)q[7]);
         }
     }
     if (t < dy1 - dy0) {
         const int dy = dy0 + t, sy = __ldg(yofs + dy);
-#pragma unroll
-        for (int k = 0; k < 2; k++) {
-            const int r = rk_clampi(sy + k, 0, p.sh - 1) - rlo;
-            bad |= r < 0 || r >= nr;
-            s_o[t][k] = r * W;
-            s_b[t][k] = (int)__ldg(yc + (size_t)dy * 2 + k) << 16;
-        }
+        const int r0 = rk_clampi(sy, 0, p.sh - 1) - rlo, r1 = rk_clampi(sy + 1, 0, p.sh - 1) - rlo;
+        bad |= r0 < 0 || r1 >= nr;
+        s_row[t] = make_int4(r0 * W, r1 * W, (int)__ldg(yc + (size_t)dy * 2) << 16,
+                             (int)__ldg(yc + (size_t)dy * 2 + 1) << 16);
     }
-    int off[EPT], c1[EPT];
+    int off[EPT];
+    uint cc[EPT];
     const int el = e0 + t * EPT;
 #pragma unroll
     for (int i = 0; i < EPT; i++) {
         const int e = min(el + i, n - 1), dx = e / CN;
         off[i] = __ldg(xofs + dx) * CN + (e - dx * CN) - sb;
-        c1[i] = dx < p.xmax ? __ldg(xc + dx * 2 + 1) : 0;
+        cc[i] = dx < p.xmax ? (uint)(ushort)__ldg(xc + dx * 2) | (uint)__ldg(xc + dx * 2 + 1) << 16
+                            : 2048u;
     }
     if (__syncthreads_or(bad)) {
         for (int i = t; i < (dy1 - dy0) * TE; i += LN_NT) {
@@ -386,62 +462,15 @@ __global__ void __launch_bounds__(LN_NT, EPT == 16 ? 4 : 8)
     }
     if (el >= n)
         return;
-    const int full = vst && el + EPT <= n;
-    int h0[EPT], h1[EPT], cur0 = -1, cur1 = -1;
-    for (int q = 0; q < dy1 - dy0; q++) {
-        const int o0 = s_o[q][0], o1 = s_o[q][1];
-        if (o0 != cur0) {
-            if (o0 == cur1) {
-#pragma unroll
-                for (int i = 0; i < EPT; i++)
-                    h0[i] = h1[i];
-            } else {
-#pragma unroll
-                for (int i = 0; i < EPT; i++) {
-                    const int a = rows[o0 + off[i]], b = rows[o0 + off[i] + CN];
-                    h0[i] = ((a << 11) + (b - a) * c1[i]) >> 4;
-                }
-            }
-        }
-        if (o1 != cur1) {
-            if (o1 == o0) {
-#pragma unroll
-                for (int i = 0; i < EPT; i++)
-                    h1[i] = h0[i];
-            } else {
-#pragma unroll
-                for (int i = 0; i < EPT; i++) {
-                    const int a = rows[o1 + off[i]], b = rows[o1 + off[i] + CN];
-                    h1[i] = ((a << 11) + (b - a) * c1[i]) >> 4;
-                }
-            }
-        }
-        cur0 = o0, cur1 = o1;
-        const int b0 = s_b[q][0], b1 = s_b[q][1];
-        uint w[EPT / 4];
-#pragma unroll
-        for (int j = 0; j < EPT / 4; j++) {
-            uint x = 0;
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                x |= (uint)((__mulhi(b0, h0[4 * j + k]) + __mulhi(b1, h1[4 * j + k]) + 2) >> 2)
-                     << (8 * k);
-            w[j] = x;
-        }
-        uchar *dp = dst + (size_t)(dy0 + q) * p.dstride + el;
-        if (full) {
-            if (EPT == 16)
-                *(uint4 *)dp = make_uint4(w[0], w[1 % (EPT / 4)], w[2 % (EPT / 4)], w[3 % (EPT / 4)]);
-            else if (EPT == 8)
-                *(uint2 *)dp = make_uint2(w[0], w[1 % (EPT / 4)]);
-            else
-                *(uint *)dp = w[0];
-        } else {
-#pragma unroll
-            for (int i = 0; i < EPT; i++)
-                if (el + i < n)
-                    dp[i] = (uchar)(w[i / 4] >> (8 * (i % 4)));
-        }
+    const int full = vst && el + EPT <= n, m = n - el;
+    int hA[EPT], hB[EPT], curT = -1, curU = -1, swapped = 0;
+    uchar *dp = dst + (size_t)dy0 * p.dstride + el;
+    for (int q = 0; q < dy1 - dy0; q++, dp += p.dstride) {
+        const int4 r = s_row[q];
+        if (!swapped)
+            swapped = lin2_step(hA, hB, curT, curU, r, rows, off, cc, dp, full, m);
+        else
+            swapped = !lin2_step(hB, hA, curT, curU, r, rows, off, cc, dp, full, m);
     }
 }
 
@@ -601,7 +630,7 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
 }
 
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
- * k_lin2_u8 16 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
+ * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
@@ -655,8 +684,8 @@ static int area_max_taps(const tsr__resize_plan *pl)
 }
 
 /* Launch shape of k_lin2_u8 with ept elements per thread: tile rows th (the largest power of
- * two <= LN_THMAX that still gives >= LN_BLOCKS blocks), the staged source row pitch W (the
- * widest tile span, exact from XOFS), nrmax rows of shared memory (a bound, like stile_rows';
+ * two <= LN_THMAX that still gives >= LN_BLOCKS blocks), the staged row pitch W in tap pairs
+ * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a bound, like stile_rows';
  * the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM or the grid in 65535 rows. */
 enum { LN_BLOCKS = 2048 };
 struct lin2_shape {
@@ -671,7 +700,7 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     int W = 0;
     for (int b = 0; b < gx; b++) {
         const int e0 = b * te, e1 = (e0 + te < n ? e0 + te : n) - 1;
-        const int span = (xofs[e1 / cn] + 2) * cn - ((xofs[e0 / cn] * cn) & ~15);
+        const int span = (xofs[e1 / cn] + 1) * cn - ((xofs[e0 / cn] * cn) & ~15);
         W = span > W ? span : W;
     }
     W = (W + 15) & ~15;
@@ -686,7 +715,7 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     g->th = th;
     g->W = W;
     g->nrmax = (int)ceil((th - 1) * sc) + 3;
-    g->smem = (size_t)g->nrmax * W;
+    g->smem = (size_t)g->nrmax * W * 2;
     g->grid = dim3(gx, (pl->dst_h + th - 1) / th);
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
@@ -704,7 +733,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     lin2_shape lg;
-    const int ept = tsr__resize_cuda_variant & 1 ? 16 : 8;
+    const int ept = tsr__resize_cuda_variant & 1 ? 8 : 4;
     if (!(tsr__resize_cuda_variant & 2) && pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
         pl->src_w <= LN_XMAX * pl->dst_w && lin2_geometry(pl, ept, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
@@ -713,14 +742,14 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     k_lin2_u8<CN, EPT><<<lg.grid, LN_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax,     \
                                                             al16, vst)
         switch (pl->cn * 32 + ept) {
+        case 36: TSR_LIN2(1, 4); break;
+        case 68: TSR_LIN2(2, 4); break;
+        case 100: TSR_LIN2(3, 4); break;
+        case 132: TSR_LIN2(4, 4); break;
         case 40: TSR_LIN2(1, 8); break;
         case 72: TSR_LIN2(2, 8); break;
         case 104: TSR_LIN2(3, 8); break;
-        case 136: TSR_LIN2(4, 8); break;
-        case 48: TSR_LIN2(1, 16); break;
-        case 80: TSR_LIN2(2, 16); break;
-        case 112: TSR_LIN2(3, 16); break;
-        default: TSR_LIN2(4, 16); break;
+        default: TSR_LIN2(4, 8); break;
         }
 #undef TSR_LIN2
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_lin2_u8");
