@@ -15,158 +15,9 @@ extern "C" {
 
 #include <string.h>
 
-struct tsr__carve_cuda {
-    tsr__cc_planes P;
-    int32_t w0, count;
-};
+#include "carve/carve_cuda_kernels.cuh"
 
 namespace {
-
-__global__ void orig_init_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
-{
-    const int64_t cell = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (cell < (int64_t)w * P.h)
-        P.orig[(cell / w) * P.pitch + cell % w] = (uint16_t)(cell % w);
-}
-
-__global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
-{
-    const int64_t cell = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (cell < (int64_t)w * P.h)
-        tsr__cc_energy_full(&P, w, cell);
-}
-
-__device__ __forceinline__ uint32_t load_acquire(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-constexpr unsigned FULL = 0xffffffffu;
-
-/* One warp per item; `gen` is this launch's generation (flags from earlier launches are lower). */
-__global__ void __launch_bounds__(TSR__CC_LANES)
-    dp_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w, uint32_t gen)
-{
-    __shared__ tsr__cc_stage sb;
-    if (P.state->stop)
-        return;
-    const int32_t lane = (int32_t)threadIdx.x;
-    uint32_t t = 0;
-    if (lane == 0)
-        t = atomicAdd(&P.tickets[gen - 1], 1u);
-    t = __shfl_sync(FULL, t, 0);
-    tsr__cc_item it;
-    tsr__cc_item_of(&P, w, t, &it);
-    tsr__cc_stage_lane(&P, w, &it, lane, &sb);
-    tsr__cc_lane L;
-    if (it.b > 0) {
-        const int32_t f = tsr__cc_dep(&P, w, &it, lane);
-        if (f >= 0)
-            while (load_acquire(&P.flags[f]) < gen)
-                __nanosleep(20);
-        __syncwarp();
-        tsr__cc_lane_load(&P, w, &it, lane, &L);
-    }
-    __syncwarp();
-    for (int32_t k = 0; k < it.rows; k++) {
-        const uint64_t lm = __shfl_up_sync(FULL, L.m[TSR__CC_C - 1], 1);
-        const int32_t lo = __shfl_up_sync(FULL, L.org[TSR__CC_C - 1], 1);
-        const uint64_t rm = __shfl_down_sync(FULL, L.m[0], 1);
-        const int32_t ro = __shfl_down_sync(FULL, L.org[0], 1);
-        tsr__cc_lane_row(&P, w, &it, &sb, k, lane, &L, lm, lo, rm, ro);
-    }
-    tsr__cc_lane_store(&P, w, &it, lane, &L);
-    __syncwarp();
-    if (lane == 0)
-        store_release(&P.flags[tsr__cc_flag(&P, &it)], gen);
-}
-
-/* No __launch_bounds__: with it ptxas capped this kernel at 32 registers and spilled. */
-__global__ void select_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
-{
-    __shared__ uint64_t sv[TSR__CC_THREADS];
-    __shared__ int32_t sx[TSR__CC_THREADS];
-    __shared__ int32_t exits[TSR__CC_MAX_BANDS];
-    __shared__ int32_t go;
-    if (P.state->stop)
-        return;
-    const int32_t t = threadIdx.x;
-    tsr__cc_argmin_partial(&P, w, t, TSR__CC_THREADS, &sv[t], &sx[t]);
-    __syncthreads();
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
-        if (t < s)
-            tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
-        __syncthreads();
-    }
-    const int32_t xe = sx[0];
-    if (t == 0) {
-        go = tsr__cc_select_begin(&P);
-        if (go)
-            tsr__cc_trace_bands(&P, xe, exits);
-    }
-    __syncthreads();
-    if (!go)
-        return;
-    const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
-    int32_t sd = 0;
-    for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_THREADS / TSR__CC_LANES) {
-        const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
-        int32_t x = exits[b];
-        const int32_t word0 = tsr__cc_expand_word0(x);
-        uint32_t win[TSR__CC_EXP_WORDS];
-        tsr__cc_expand_load(&P, b, word0, lane, win);
-        int32_t mine = x;
-        for (int32_t r = last; r > 0; r--) {
-            x += __shfl_sync(FULL, tsr__cc_expand_code(win, word0, x), r) - 1;
-            if (lane == r - 1)
-                mine = x;
-        }
-        sd += tsr__cc_expand_store(&P, b, lane, mine);
-    }
-    sx[t] = sd; /* sx is free again: every thread read sx[0] before the last barrier */
-    __syncthreads();
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
-        if (t < s)
-            sx[t] += sx[t + s];
-        __syncthreads();
-    }
-    if (t == 0)
-        tsr__cc_select_finish(&P, xe, sx[0]);
-}
-
-__global__ void __launch_bounds__(TSR__CC_THREADS)
-    remove_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
-{
-    if (P.state->stop)
-        return;
-    const int32_t y = blockIdx.x, t = threadIdx.x;
-    const int32_t xs = P.xs[y];
-    if (t == 0)
-        tsr__cc_remove_record(&P, y);
-    for (int32_t c = xs; c < w - 1; c += TSR__CC_THREADS * TSR__CC_RM_E) {
-        tsr__cc_cell r;
-        tsr__cc_remove_read(&P, w, y, c, t, &r);
-        __syncthreads();
-        tsr__cc_remove_write(&P, y, c, t, &r);
-        __syncthreads();
-    }
-}
-
-__global__ void energy_band_kernel(__grid_constant__ const tsr__cc_planes P, int32_t w)
-{
-    if (P.state->stop)
-        return;
-    const int32_t y = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (y < P.h)
-        tsr__cc_energy_band(&P, w, y);
-}
 
 unsigned blocks_for(int64_t n, int per)
 {
@@ -177,7 +28,7 @@ unsigned blocks_for(int64_t n, int per)
 tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w, uint32_t gen)
 {
     const unsigned items = (unsigned)(tsr__cc_bands(c->P.h) * tsr__cc_strips(w));
-    dp_kernel<<<items, TSR__CC_LANES, 0, ctx->cuda->stream>>>(c->P, w, gen);
+    dp_kernel<<<items, TSR__CC_LANES, 0, ctx->cuda->stream>>>(c->P, w, gen, NULL);
     TSR_CUDA_CHECK_LAUNCH(ctx, "dp_kernel");
     return TSR_OK;
 }

@@ -55,11 +55,15 @@
 #define TSR__CC_UNROLL
 #endif
 
-/* A load of data another block published in this launch (after an acquire): from L2. */
+/* A load of data another block published in this launch (after an acquire): from L2. A load of
+ * a plane no thread writes during the launch: through the read-only path (a global load the
+ * compiler may move ahead of shared-memory stores). */
 #ifdef __CUDA_ARCH__
 #define TSR__CC_LOAD_SHARED_L2(p) __ldcg(p)
+#define TSR__CC_LOAD_RO(p) __ldg(p)
 #else
 #define TSR__CC_LOAD_SHARED_L2(p) (*(p))
+#define TSR__CC_LOAD_RO(p) (*(p))
 #endif
 
 enum {
@@ -125,6 +129,13 @@ TSR__CC_FN int32_t tsr__cc_pitch(int32_t w)
 {
     return (w + TSR__CC_PITCH_ALIGN - 1) / TSR__CC_PITCH_ALIGN * TSR__CC_PITCH_ALIGN +
            TSR__CC_PITCH_ALIGN;
+}
+
+/* The key term of mask code m (0..3), without a dynamic index (which would put the kernels'
+ * copy of the planes into local memory). */
+TSR__CC_FN uint64_t tsr__cc_pen(const tsr__cc_planes *P, uint8_t m)
+{
+    return m == 0 ? P->pen[0] : m == 1 ? P->pen[1] : m == 2 ? P->pen[2] : P->pen[3];
 }
 
 /* ---- energy ---- */
@@ -216,25 +227,50 @@ typedef struct tsr__cc_stage {
     uint8_t mk[TSR__CC_BAND][TSR__CC_WIN];
 } tsr__cc_stage;
 
-/* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait). */
+/* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
+ * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are
+ * all in flight together), then the stores (0 outside the image). */
 TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                    int32_t lane, tsr__cc_stage *sb)
 {
-    for (int32_t r = -P->forward; r < it->rows; r++) {
-        const int32_t y = it->y0 + r;
-        const int64_t o = (int64_t)y * P->pitch;
+    const int32_t i0 = lane * TSR__CC_C;
+    int32_t xc[TSR__CC_C], in[TSR__CC_C];
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = it->base + i0 + c;
+        in[c] = x >= 0 && x < w;
+        xc[c] = x < 0 ? 0 : x >= w ? w - 1 : x;
+    }
+    for (int32_t r0 = -P->forward; r0 < it->rows; r0 += 8) {
+        uint32_t e[8][TSR__CC_C], m[8][TSR__CC_C], l[8][TSR__CC_C];
         TSR__CC_UNROLL
-        for (int32_t c = 0; c < TSR__CC_C; c++) {
-            const int32_t i = lane * TSR__CC_C + c, x = it->base + i;
-            const int in = x >= 0 && x < w && y >= 0;
-            if (P->forward)
-                sb->lu[r + 1][i] = in ? P->luma[o + x] : 0;
-            if (r < 0)
-                continue;
-            if (!P->forward)
-                sb->en[r][i] = in ? P->energy[o + x] : 0;
-            if (P->mask)
-                sb->mk[r][i] = in ? P->mask[o + x] : 0;
+        for (int32_t j = 0; j < 8; j++) {
+            const int32_t r = r0 + j < it->rows ? r0 + j : it->rows - 1, y = it->y0 + r;
+            const int64_t o = (int64_t)(y < 0 ? 0 : y) * P->pitch;
+            TSR__CC_UNROLL
+            for (int32_t c = 0; c < TSR__CC_C; c++) {
+                e[j][c] = P->forward ? 0 : TSR__CC_LOAD_RO(P->energy + o + xc[c]);
+                m[j][c] = P->mask ? TSR__CC_LOAD_RO(P->mask + o + xc[c]) : 0;
+                l[j][c] = P->forward ? TSR__CC_LOAD_RO(P->luma + o + xc[c]) : 0;
+            }
+        }
+        TSR__CC_UNROLL
+        for (int32_t j = 0; j < 8; j++) {
+            const int32_t r = r0 + j;
+            if (r >= it->rows)
+                break;
+            TSR__CC_UNROLL
+            for (int32_t c = 0; c < TSR__CC_C; c++) {
+                const int32_t i = i0 + c, ok = in[c] && it->y0 + r >= 0;
+                if (P->forward)
+                    sb->lu[r + 1][i] = (uint8_t)(ok ? l[j][c] : 0);
+                if (r < 0)
+                    continue;
+                if (!P->forward)
+                    sb->en[r][i] = (uint16_t)(ok ? e[j][c] : 0);
+                if (P->mask)
+                    sb->mk[r][i] = (uint8_t)(ok ? m[j][c] : 0);
+            }
         }
     }
 }
@@ -289,7 +325,7 @@ TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
         if (x < vlo || x >= vhi || x < 0 || x >= w)
             continue;
-        const uint64_t pen = P->mask ? P->pen[sb->mk[k][i]] : 0;
+        const uint64_t pen = P->mask ? tsr__cc_pen(P, sb->mk[k][i]) : 0;
         uint64_t dl, dc, dr;
         if (!P->forward) {
             dl = dc = dr = sb->en[k][i];

@@ -1,0 +1,184 @@
+/* Carve workbench: where the CUDA exact path's time goes, per kernel and inside the DP.
+ *
+ * For 1920x1080, 3840x2160 and 7680x4320 (luma of the GPU test's pattern), opens a device pass
+ * through the library (tsr__carve_cuda_open: upload, energy, first DP), then runs the library's
+ * own kernels (carve_cuda_kernels.cuh) for 50 seams in the library's order with CUDA events
+ * around every launch: milliseconds per seam of select, remove, energy_band and dp. One DP (seam
+ * 10) is traced (the kernel's global-timer stamps per item): time from the launch's first item
+ * start to each band's last release, and the mean stage / wait / rows / release times of an
+ * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
+ * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
+ * difference. usage: carve_workbench_cuda [--small] (--small: 1080p only). */
+#include "cuda/cuda_internal.cuh"
+
+extern "C" {
+#include "carve/carve_cuda.h"
+#include "carve/plan.h"
+}
+
+#include "carve/carve_cuda_kernels.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const int SEAMS = 50, TRACED = 10;
+
+static void fill(tsr__carve_grid *g)
+{
+    uint32_t s = 12345;
+    for (int32_t y = 0; y < g->h; y++)
+        for (int32_t x = 0; x < g->w; x++) {
+            s = s * 1664525u + 1013904223u;
+            g->luma[(size_t)y * (size_t)g->pitch + (size_t)x] =
+                (uint8_t)((x * 7 + y * 3) % 256 / 2 + (s >> 28));
+        }
+}
+
+/* Prints the DP trace of one launch of `items` items at width w. */
+static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &P, int32_t w)
+{
+    const int32_t ns = tsr__cc_strips(w), nb = tsr__cc_bands(P.h);
+    uint64_t t0 = ~0ull;
+    for (int32_t i = 0; i < nb * ns; i++)
+        t0 = std::min(t0, tr[(size_t)i * 5]);
+    double stage = 0, wait = 0, rows = 0, rel = 0;
+    std::vector<double> band_end(nb, 0.0);
+    int started_early = 0;
+    for (int32_t i = 0; i < nb * ns; i++) {
+        const uint64_t *t = &tr[(size_t)i * 5];
+        stage += (double)(t[1] - t[0]);
+        wait += (double)(t[2] - t[1]);
+        rows += (double)(t[3] - t[2]);
+        rel += (double)(t[4] - t[3]);
+        started_early += t[0] - t0 < 2000;
+        band_end[i / ns] = std::max(band_end[i / ns], (double)(t[4] - t0));
+    }
+    const double n = (double)(nb * ns);
+    printf("  dp trace (%d items, %d started within 2 us): per item stage %.2f us, wait %.2f us, "
+           "rows %.2f us, release %.2f us\n",
+           nb * ns, started_early, stage / n / 1e3, wait / n / 1e3, rows / n / 1e3, rel / n / 1e3);
+    printf("  band ends (us from the first start):");
+    for (int32_t b = 0; b < nb; b += (nb > 12 ? nb / 12 : 1))
+        printf(" b%d=%.1f", b, band_end[b] / 1e3);
+    printf(" last=%.1f; per band %.2f us\n", band_end[nb - 1] / 1e3,
+           (band_end[nb - 1] - band_end[0]) / 1e3 / (nb > 1 ? nb - 1 : 1));
+}
+
+static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
+{
+    tsr__carve_grid g;
+    if (tsr__carve_grid_alloc(ctx, &g, W, H, W, 1, TSR_U8, 0, 0, 1) != TSR_OK)
+        return 2;
+    fill(&g);
+    for (int32_t y = 0; y < H; y++)
+        for (int32_t x = 0; x < W; x++)
+            g.index[(size_t)y * (size_t)W + (size_t)x] = (uint32_t)(y * W + x);
+    const uint64_t pen[4] = {0, 0, 0, 0};
+    tsr__carve_cuda *c = NULL;
+    if (tsr__carve_cuda_open(ctx, &g, TSR_CARVE_BACKWARD, pen, SEAMS, 0, 0, &c) != TSR_OK) {
+        fprintf(stderr, "open: %s\n", tsr_ctx_last_error(ctx));
+        return 2;
+    }
+    cudaStream_t s = ctx->cuda->stream;
+    const tsr__cc_planes P = c->P;
+    const int32_t nb = tsr__cc_bands(H);
+    uint64_t *dtrace;
+    const size_t ntr = (size_t)nb * (size_t)tsr__cc_strips(W) * 5;
+    CK(cudaMalloc((void **)&dtrace, ntr * sizeof(uint64_t)));
+    cudaEvent_t ev[5];
+    for (int i = 0; i < 5; i++)
+        CK(cudaEventCreate(&ev[i]));
+    double ms[4] = {0, 0, 0, 0};
+    std::vector<uint64_t> tr(ntr);
+    for (int32_t k = 0; k < SEAMS; k++) {
+        const int32_t w = W - k;
+        CK(cudaEventRecord(ev[0], s));
+        select_kernel<<<1, TSR__CC_THREADS, 0, s>>>(P, w);
+        CK(cudaEventRecord(ev[1], s));
+        remove_kernel<<<(unsigned)H, TSR__CC_THREADS, 0, s>>>(P, w);
+        CK(cudaEventRecord(ev[2], s));
+        energy_band_kernel<<<(unsigned)((H + 127) / 128), 128, 0, s>>>(P, w - 1);
+        CK(cudaEventRecord(ev[3], s));
+        if (k + 1 < SEAMS)
+            dp_kernel<<<(unsigned)(nb * tsr__cc_strips(w - 1)), TSR__CC_LANES, 0, s>>>(
+                P, w - 1, (uint32_t)k + 2, k == TRACED ? dtrace : NULL);
+        CK(cudaEventRecord(ev[4], s));
+        CK(cudaEventSynchronize(ev[4]));
+        CK(cudaGetLastError());
+        for (int i = 0; i < 4; i++) {
+            float f;
+            CK(cudaEventElapsedTime(&f, ev[i], ev[i + 1]));
+            ms[i] += f;
+        }
+        if (k == TRACED) {
+            CK(cudaMemcpy(tr.data(), dtrace, ntr * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+            printf("%dx%d:\n", W, H);
+            report_trace(tr, P, w - 1);
+        }
+    }
+    printf("  ms/seam: select %.4f, remove %.4f, energy_band %.4f, dp %.4f, sum %.4f\n",
+           ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS, ms[3] / (SEAMS - 1),
+           (ms[0] + ms[1] + ms[2] + ms[3]) / SEAMS);
+    int rc = 0;
+    if (check) {
+        tsr__cc_state st;
+        std::vector<uint16_t> orig((size_t)(W - SEAMS) * H), rec((size_t)SEAMS * H);
+        if (tsr__carve_cuda_state(ctx, c, &st) != TSR_OK ||
+            tsr__carve_cuda_fetch(ctx, c, st.removed, orig.data(), rec.data()) != TSR_OK)
+            return 2;
+        tsr__carve_pass p;
+        memset(&p, 0, sizeof p);
+        p.backend = TSR_BACKEND_REFERENCE;
+        p.energy = TSR_CARVE_BACKWARD;
+        p.mode = TSR_CARVE_EXACT;
+        p.threads = 1;
+        std::vector<uint32_t> want((size_t)SEAMS * H);
+        p.record = want.data();
+        if (tsr__carve_remove_seams(ctx, &g, SEAMS, &p) != TSR_OK)
+            return 2;
+        size_t bad = st.removed == SEAMS ? 0 : 1;
+        for (size_t i = 0; i < want.size(); i++)
+            bad += want[i] != (uint32_t)(i % (size_t)H) * (uint32_t)W + rec[i];
+        printf("  check against the reference: %s (%zu differences)\n", bad ? "FAIL" : "ok", bad);
+        rc = bad != 0;
+    }
+    for (int i = 0; i < 5; i++)
+        cudaEventDestroy(ev[i]);
+    cudaFree(dtrace);
+    tsr__carve_cuda_close(ctx, c);
+    tsr__carve_grid_free(ctx, &g);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const int small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.backend = TSR_BACKEND_CUDA;
+    tsr_ctx *ctx;
+    if (tsr_ctx_create(&o, &ctx) != TSR_OK) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    int rc = one_size(ctx, 1920, 1080, 1);
+    if (!small) {
+        rc |= one_size(ctx, 3840, 2160, 0);
+        rc |= one_size(ctx, 7680, 4320, 0);
+    }
+    tsr_ctx_destroy(ctx);
+    return rc;
+}
