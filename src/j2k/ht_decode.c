@@ -43,6 +43,23 @@ static inline uint32_t mod_dcup(const uint8_t *d, uint32_t lcup, uint32_t pos)
     return d[pos];
 }
 
+/* The bit readers below are always inlined into the pass that owns them, so that their fields
+ * live in registers; each keeps a 64-bit accumulator whose bit 0 is the next bit.
+ * Byte tests on 8 bytes at once: a zero byte of u is one where the test holds. */
+#define AI static inline __attribute__((always_inline))
+AI int any_zero_byte64(uint64_t u)
+{
+    return ((u - 0x0101010101010101ull) & ~u & 0x8080808080808080ull) != 0;
+}
+
+AI uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
 /* ---- MagSgn: forward from byte 0 for Pcup bytes, little-endian bit order (7.1.2) ----------- */
 typedef struct {
     const uint8_t *d;
@@ -53,7 +70,7 @@ typedef struct {
     uint64_t fill; /* bits appended beyond the one synthesized 0xFF byte */
 } ms_rd;
 
-static void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
+AI void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
 {
     r->d = d;
     r->pos = 0;
@@ -64,8 +81,21 @@ static void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
     r->fill = 0;
 }
 
-static inline void ms_refill(ms_rd *r)
+/* Leaves nb >= 56. Whole bytes from an 8-byte load when those 8 are inside the segment and none
+ * of them (nor the byte before) is 0xFF, i.e. none is shortened to 7 bits; else byte by byte. */
+AI void ms_refill(ms_rd *r)
 {
+    if (r->pos <= r->pcup && r->pcup - r->pos >= 8 && r->last != 0xFF) {
+        const uint64_t t = load_le64(r->d + r->pos);
+        if (!any_zero_byte64(~t)) {
+            const uint32_t k = (63 - r->nb) >> 3; /* nb < 56: 1..7 bytes */
+            r->acc |= (t & ((1ull << 8 * k) - 1)) << r->nb;
+            r->nb += 8 * k;
+            r->pos += k;
+            r->last = (uint32_t)(t >> (8 * k - 8)) & 0xFF;
+            return;
+        }
+    }
     while (r->nb <= 56) {
         uint32_t bits = r->last == 0xFF ? 7 : 8, t;
         if (r->pos < r->pcup) {
@@ -83,8 +113,8 @@ static inline void ms_refill(ms_rd *r)
     }
 }
 
-/* n <= 32 bits, first bit in bit 0 */
-static inline uint32_t ms_get(ms_rd *r, uint32_t n)
+/* n <= 31 bits (0 reads nothing), first bit in bit 0 */
+AI uint32_t ms_get(ms_rd *r, uint32_t n)
 {
     if (r->nb < n)
         ms_refill(r);
@@ -103,7 +133,7 @@ typedef struct {
     int k, run, one;
 } mel_rd;
 
-static void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
+AI void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
 {
     m->d = d;
     m->pos = pcup;
@@ -115,7 +145,7 @@ static void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
     m->one = 0;
 }
 
-static inline uint32_t mel_bit(mel_rd *m)
+AI uint32_t mel_bit(mel_rd *m)
 {
     if (m->bits == 0) {
         m->bits = m->tmp == 0xFF ? 7 : 8;
@@ -128,7 +158,7 @@ static inline uint32_t mel_bit(mel_rd *m)
     return (m->tmp >> m->bits) & 1;
 }
 
-static int mel_sym(mel_rd *m)
+AI int mel_sym(mel_rd *m)
 {
     static const uint8_t mel_e[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5}; /* Table 2 */
     if (m->run == 0 && m->one == 0) {
@@ -163,7 +193,7 @@ typedef struct {
     uint64_t fill; /* zero bits appended before byte Pcup */
 } vlc_rd;
 
-static void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
+AI void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
 {
     r->d = d;
     r->pcup = pcup;
@@ -177,8 +207,22 @@ static void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
     r->fill = 0;
 }
 
-static inline void vlc_refill(vlc_rd *r)
+/* Leaves nb >= 56. Whole bytes from the 8 bytes pos, pos-1, .., pos-7 (all below Lcup-2, so
+ * modDcup leaves them alone) when they are inside the segment and none has its low 7 bits all
+ * 1, the only bytes that can be shortened to 7 bits; else byte by byte. */
+AI void vlc_refill(vlc_rd *r)
 {
+    if (r->pos >= (int64_t)r->pcup + 7) {
+        const uint64_t t = __builtin_bswap64(load_le64(r->d + r->pos - 7));
+        if (!any_zero_byte64(~(t | 0x8080808080808080ull))) {
+            const uint32_t k = (63 - r->nb) >> 3; /* nb < 56: 1..7 bytes */
+            r->acc |= (t & ((1ull << 8 * k) - 1)) << r->nb;
+            r->nb += 8 * k;
+            r->pos -= k;
+            r->last = (uint32_t)(t >> (8 * k - 8)) & 0xFF;
+            return;
+        }
+    }
     while (r->nb <= 56) {
         uint32_t t = 0, bits = 8;
         if (r->pos >= (int64_t)r->pcup) {
@@ -195,69 +239,123 @@ static inline void vlc_refill(vlc_rd *r)
     }
 }
 
-static inline uint32_t vlc_peek(vlc_rd *r, uint32_t n)
+/* at least n <= 56 bits in the accumulator */
+AI void vlc_need(vlc_rd *r, uint32_t n)
 {
     if (r->nb < n)
         vlc_refill(r);
-    return (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
 }
 
-static inline void vlc_skip(vlc_rd *r, uint32_t n)
+/* n <= nb bits (0 reads nothing) */
+AI uint32_t vlc_take(vlc_rd *r, uint32_t n)
 {
+    uint32_t v = (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
     r->acc >>= n;
     r->nb -= n;
-}
-
-static inline uint32_t vlc_get(vlc_rd *r, uint32_t n)
-{
-    uint32_t v = vlc_peek(r, n);
-    vlc_skip(r, n);
     return v;
 }
 
-/* U-VLC (7.3.6, Table 3): prefix, suffix, extension */
-static inline uint32_t u_prefix(vlc_rd *r)
+/* U-VLC prefix (7.3.6, Table 3) from the next 3 bits: length | value << 2 */
+static const uint8_t u_pfx_tab[8] = {3 | 5 << 2, 1 | 1 << 2, 2 | 2 << 2, 1 | 1 << 2,
+                                     3 | 3 << 2, 1 | 1 << 2, 2 | 2 << 2, 1 | 1 << 2};
+/* U-VLC suffix length by prefix value (0: no U-VLC for this quad) */
+static const uint8_t u_sfx_len[6] = {0, 0, 0, 1, 0, 5};
+
+AI uint32_t u_prefix(vlc_rd *r)
 {
-    uint32_t b = vlc_peek(r, 3);
-    if (b & 1) {
-        vlc_skip(r, 1);
-        return 1;
-    }
-    if (b & 2) {
-        vlc_skip(r, 2);
-        return 2;
-    }
-    vlc_skip(r, 3);
-    return (b & 4) ? 3 : 5;
+    const uint32_t e = u_pfx_tab[r->acc & 7];
+    vlc_take(r, e & 3);
+    return e >> 2;
 }
 
-static inline uint32_t u_suffix(vlc_rd *r, uint32_t pfx)
+/* suffix and extension of a quad with prefix p (0: none): the residual u - p */
+AI uint32_t u_rest(vlc_rd *r, uint32_t p)
 {
-    if (pfx < 3)
-        return 0;
-    return pfx == 3 ? vlc_get(r, 1) : vlc_get(r, 5);
-}
-
-static inline uint32_t u_ext(vlc_rd *r, uint32_t sfx)
-{
-    return sfx < 28 ? 0 : vlc_get(r, 4);
-}
-
-/* magnitude exponent E (7.3.2, Table 1): min E with 2 mu - 1 < 2^E; mu < 2^31 */
-static inline uint32_t mag_exp(uint32_t mu)
-{
-    return mu ? 32u - (uint32_t)__builtin_clz(2 * mu - 1) : 0;
+    const uint32_t sfx = vlc_take(r, u_sfx_len[p]);
+    return sfx + 4 * vlc_take(r, sfx >= 28 ? 4 : 0);
 }
 
 /* ---- HT cleanup pass (7.3) ------------------------------------------------------------------ */
 typedef struct {
     uint32_t w, h, qw, qh, S; /* S: raster stride, 2 QW + 2 */
-    uint32_t *mu;             /* origin: sample (0, 0) */
-    uint16_t *fl;
-    uint8_t *rho_a, *rho_b; /* QW + 2 entries each, quad qx at [qx + 1] */
+    uint32_t *v;              /* origin: sample (0, 0); 2 mu + sign, 0 = not significant */
+    uint16_t *fl;             /* refinement passes only: HF_* flags, same raster */
+    uint8_t *rho_a, *rho_b;   /* QW + 2 entries each, quad qx at [qx + 1] */
 } ht_blk;
 
-/* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data. */
+/* One quad's significance pattern and EMB bits from its context (7.3.5): rho | u_off << 4 |
+ * e_k << 8 | e_1 << 12, after reading its MEL symbol (context 0) and CxtVLC codeword. `keep`
+ * masks padding samples (T.814 7.2); a significant one is dropped with a warning. */
+AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *vlc,
+                         uint32_t keep, unsigned *warn)
+{
+    if (c == 0 && mel_sym(mel) == 0)
+        return 0;
+    const uint32_t e = lut[c * 128 + (vlc->acc & 127)];
+    vlc_take(vlc, e & 7);
+    uint32_t rho = (e >> 4) & 0xF;
+    if (rho & ~keep) {
+        *warn |= TSR__T1_W_HT;
+        rho &= keep;
+    }
+    const uint32_t ek = (e >> 8) & rho;
+    return rho | ((e >> 3) & 1) << 4 | ek << 8 | ((e >> 12) & ek) << 12;
+}
+
+/* MagSgn values (7.3.8) of one quad with pattern q and exponent bound U (7.3.7) into its four
+ * samples (TL, BL, TR, BR at v0[0], v1[0], v0[1], v1[1]). Every significant sample reads
+ * U - e_k >= 1 bits: a CxtVLC entry with an EMB bit always has u_off = 1, so then U >= 2. The
+ * value word 2 mu + sign with mu = (v >> 1) + 1 is v + 2; mu is clamped to mu_lim. */
+AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t mu_lim, uint32_t *v0,
+                    uint32_t *v1, unsigned *warn)
+{
+    uint32_t n[4], v[4];
+    for (uint32_t j = 0; j < 4; j++)
+        n[j] = (q >> j) & 1 ? U - ((q >> (8 + j)) & 1) : 0;
+    const uint32_t tot = n[0] + n[1] + n[2] + n[3];
+    if (tot <= 56) { /* the four fields from one accumulator, independently */
+        if (ms->nb < tot)
+            ms_refill(ms);
+        const uint64_t a = ms->acc;
+        const uint32_t o1 = n[0], o2 = o1 + n[1], o3 = o2 + n[2];
+        v[0] = (uint32_t)(a & ((1ull << n[0]) - 1));
+        v[1] = (uint32_t)((a >> o1) & ((1ull << n[1]) - 1));
+        v[2] = (uint32_t)((a >> o2) & ((1ull << n[2]) - 1));
+        v[3] = (uint32_t)((a >> o3) & ((1ull << n[3]) - 1));
+        ms->acc = a >> tot;
+        ms->nb -= tot;
+    } else {
+        for (uint32_t j = 0; j < 4; j++)
+            v[j] = ms_get(ms, n[j]);
+    }
+    for (uint32_t j = 0; j < 4; j++) {
+        uint32_t x = v[j] | ((q >> (12 + j)) & 1) << n[j];
+        if ((x >> 1) >= mu_lim) {
+            x = ((mu_lim - 1) << 1) | (x & 1);
+            *warn |= TSR__T1_W_HT;
+        }
+        v[j] = (q >> j) & 1 ? x + 2 : 0;
+    }
+    v0[0] = v[0];
+    v1[0] = v[1];
+    v0[1] = v[2];
+    v1[1] = v[3];
+}
+
+/* kappa (7.3.7) for a non-initial quad with more than one significant sample: from the largest
+ * magnitude of the four samples above (p[-1] .. p[2] of the row above), E = its exponent. */
+AI uint32_t quad_kappa(const uint32_t *p)
+{
+    uint32_t m = p[-1] > p[0] ? p[-1] : p[0];
+    m = m > p[1] ? m : p[1];
+    m = m > p[2] ? m : p[2];
+    m >>= 1; /* mu */
+    const uint32_t E = m ? 32u - (uint32_t)__builtin_clz(2 * m - 1) : 0; /* Table 1 */
+    return E > 2 ? E - 1 : 1;
+}
+
+/* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data.
+ * Writes every sample of the padded quad raster. */
 static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn)
 {
     if (lcup < 2)
@@ -275,115 +373,85 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
 
     const uint32_t S = b->S, qw = b->qw;
     const uint32_t mu_lim = kc >= 32 ? 0xFFFFFFFFu : (1u << kc) - 1; /* kc <= 31 */
-    uint8_t *ra = b->rho_a, *rc = b->rho_b;  /* above, current */
+    uint8_t *ra = b->rho_a, *rc = b->rho_b;                        /* above, current */
     memset(ra, 0, qw + 2);
     memset(rc, 0, qw + 2);
+    unsigned wr = 0;
     for (uint32_t qy = 0; qy < b->qh; qy++) {
         const int initial = qy == 0;
         const uint16_t *lut = tsr__ht_vlc_lut[initial ? 0 : 1];
-        uint32_t *m0 = b->mu + (size_t)(2 * qy) * S;   /* row 2qy */
-        uint32_t *mp = m0 - S;                         /* row 2qy - 1 (not read when initial) */
-        uint16_t *f0 = b->fl + (size_t)(2 * qy) * S;
-        const int has_bl = 2 * qy + 1 < b->h;
+        uint32_t *v0 = b->v + (size_t)(2 * qy) * S; /* rows 2qy and 2qy + 1 */
+        uint32_t *v1 = v0 + S;
+        const uint32_t *vp = v0 - S; /* row 2qy - 1 (not read when initial) */
+        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF : 0x5;
         for (uint32_t qx = 0; qx < qw; qx += 2) {
-            uint32_t rho[2] = {0, 0}, uoff[2] = {0, 0}, ek[2] = {0, 0}, e1[2] = {0, 0};
-            const uint32_t nq = qx + 1 < qw ? 2 : 1;
-            /* significance and EMB patterns (7.3.5), quad by quad */
-            for (uint32_t i = 0; i < nq; i++) {
-                const uint32_t x = qx + i;
-                const uint32_t rl = rc[x]; /* left quad (index x + 1 - 1) */
-                uint32_t c;
-                if (initial) {
-                    c = ((rl | (rl >> 1)) & 1) | (((rl >> 2) & 1) << 1) | (((rl >> 3) & 1) << 2);
-                } else {
-                    const uint32_t an = ra[x + 1], anw = ra[x], anf = ra[x + 2];
-                    c = (((anw >> 3) | (an >> 1)) & 1) | ((((rl >> 2) | (rl >> 3)) & 1) << 1) |
-                        ((((an >> 3) | (anf >> 1)) & 1) << 2);
-                }
-                if (c == 0 && mel_sym(&mel) == 0) {
-                    rc[x + 1] = 0;
-                    continue;
-                }
-                const uint32_t e = lut[c * 128 + vlc_peek(&vlc, 7)];
-                vlc_skip(&vlc, e & 7);
-                uint32_t msk = 1u | (has_bl ? 2u : 0) | (2 * x + 1 < b->w ? 4u : 0);
-                if ((msk & 6) == 6)
-                    msk |= 8;
-                rho[i] = (e >> 4) & 0xF;
-                if (rho[i] & ~msk) {
-                    *warn |= TSR__T1_W_HT; /* significant padding sample */
-                    rho[i] &= msk;
-                }
-                uoff[i] = (e >> 3) & 1;
-                ek[i] = ((e >> 8) & 0xF) & rho[i];
-                e1[i] = (e >> 12) & ek[i];
-                rc[x + 1] = (uint8_t)rho[i];
+            const int pair = qx + 1 < qw;
+            uint32_t c0, c1;
+            /* significance contexts (7.3.5) from the left quad and, after the first row, the
+             * three quads above */
+            vlc_need(&vlc, 38); /* two CxtVLC codewords (7 bits each), the U-VLCs (24) */
+            const uint32_t rl = rc[qx];
+            if (initial)
+                c0 = ((rl | (rl >> 1)) & 1) | ((rl >> 1) & 2) | ((rl >> 1) & 4);
+            else
+                c0 = (((ra[qx] >> 3) | (ra[qx + 1] >> 1)) & 1) | (((rl >> 1) | (rl >> 2)) & 2) |
+                     (((ra[qx + 1] >> 1) | (ra[qx + 2] << 1)) & 4);
+            const uint32_t keep0 = keep_row & (2 * qx + 1 < b->w ? 0xF : 0x3);
+            const uint32_t q0 = quad_pattern(c0, lut, &mel, &vlc, keep0, &wr);
+            rc[qx + 1] = (uint8_t)(q0 & 0xF);
+            uint32_t q1 = 0;
+            if (pair) {
+                const uint32_t r0 = q0 & 0xF;
+                if (initial)
+                    c1 = ((r0 | (r0 >> 1)) & 1) | ((r0 >> 1) & 2) | ((r0 >> 1) & 4);
+                else
+                    c1 = (((ra[qx + 1] >> 3) | (ra[qx + 2] >> 1)) & 1) |
+                         (((r0 >> 1) | (r0 >> 2)) & 2) |
+                         (((ra[qx + 2] >> 1) | (ra[qx + 3] << 1)) & 4);
+                const uint32_t keep1 = keep_row & (2 * qx + 3 < b->w ? 0xF : 0x3);
+                q1 = quad_pattern(c1, lut, &mel, &vlc, keep1, &wr);
+                rc[qx + 2] = (uint8_t)(q1 & 0xF);
             }
-            /* unsigned residuals (7.3.6), interleaved as in 7.3.4 */
-            uint32_t u[2] = {0, 0}, pfx[2] = {0, 0}, sfx[2] = {0, 0}, add = 0;
-            if (initial && nq == 2 && uoff[0] && uoff[1]) {
+            /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes, both
+             * suffixes, both extensions */
+            const uint32_t uo0 = (q0 >> 4) & 1, uo1 = (q1 >> 4) & 1;
+            uint32_t p0 = 0, p1 = 0, add = 0;
+            if (initial && uo0 && uo1) {
                 if (mel_sym(&mel)) {
                     add = 2; /* Formula (4) for both */
-                    pfx[0] = u_prefix(&vlc);
-                    pfx[1] = u_prefix(&vlc);
+                    p0 = u_prefix(&vlc);
+                    p1 = u_prefix(&vlc);
                 } else {
-                    pfx[0] = u_prefix(&vlc);
-                    pfx[1] = pfx[0] > 2 ? vlc_get(&vlc, 1) + 1 : u_prefix(&vlc);
+                    p0 = u_prefix(&vlc);
+                    p1 = p0 > 2 ? vlc_take(&vlc, 1) + 1 : u_prefix(&vlc);
                 }
             } else {
-                for (uint32_t i = 0; i < nq; i++)
-                    if (uoff[i])
-                        pfx[i] = u_prefix(&vlc);
+                if (uo0)
+                    p0 = u_prefix(&vlc);
+                if (uo1)
+                    p1 = u_prefix(&vlc);
             }
-            for (uint32_t i = 0; i < nq; i++)
-                if (uoff[i])
-                    sfx[i] = u_suffix(&vlc, pfx[i]);
-            for (uint32_t i = 0; i < nq; i++)
-                if (uoff[i])
-                    u[i] = add + pfx[i] + sfx[i] + 4 * u_ext(&vlc, sfx[i]);
+            const uint32_t s0 = vlc_take(&vlc, u_sfx_len[p0]);
+            const uint32_t s1 = vlc_take(&vlc, u_sfx_len[p1]);
+            const uint32_t u0 = add + p0 + s0 + 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
+            const uint32_t u1 = add + p1 + s1 + 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
             /* exponent bounds (7.3.7) and MagSgn values (7.3.8) */
-            for (uint32_t i = 0; i < nq; i++) {
-                const uint32_t x = qx + i, r = rho[i];
-                uint32_t *mq = m0 + 2 * x;
-                uint16_t *fq = f0 + 2 * x;
+            for (uint32_t i = 0; i <= (uint32_t)pair; i++) {
+                const uint32_t q = i ? q1 : q0, x = qx + i, r = q & 0xF;
+                uint32_t *a = v0 + 2 * x, *bl = v1 + 2 * x;
                 if (!r) {
-                    mq[0] = mq[1] = mq[S] = mq[S + 1] = 0;
+                    a[0] = a[1] = bl[0] = bl[1] = 0;
                     continue;
                 }
-                uint32_t kappa = 1;
-                if (!initial && (r & (r - 1))) { /* gamma_q = 1: more than one significant */
-                    const uint32_t *pq = mp + 2 * x;
-                    uint32_t em = mag_exp(pq[-1]), t;
-                    if ((t = mag_exp(pq[0])) > em)
-                        em = t;
-                    if ((t = mag_exp(pq[1])) > em)
-                        em = t;
-                    if ((t = mag_exp(pq[2])) > em)
-                        em = t;
-                    if (em > 2)
-                        kappa = em - 1;
-                }
-                const uint32_t U = kappa + u[i];
-                if (U > 31)
+                const uint32_t kappa = !initial && (r & (r - 1)) ? quad_kappa(vp + 2 * x) : 1;
+                const uint32_t U = kappa + (i ? u1 : u0);
+                if (U > 31) {
+                    *warn |= wr;
                     return TSR__T1_CORRUPT;
-                if (U > kc)
-                    *warn |= TSR__T1_W_HT;
-                for (uint32_t j = 0; j < 4; j++) {
-                    const size_t off = (j >> 1) + (j & 1) * S; /* j: TL, BL, TR, BR */
-                    if (!((r >> j) & 1)) {
-                        mq[off] = 0;
-                        continue;
-                    }
-                    const uint32_t k = (ek[i] >> j) & 1, mbits = U - k;
-                    uint32_t v = ms_get(&ms, mbits) + (((e1[i] >> j) & 1) << mbits);
-                    uint32_t mu = mbits ? (v >> 1) + 1 : 0;
-                    if (mu > mu_lim) {
-                        mu = mu_lim;
-                        *warn |= TSR__T1_W_HT;
-                    }
-                    mq[off] = mu;
-                    fq[off] = (uint16_t)(HF_SIG | (mbits && (v & 1) ? HF_NEG : 0));
                 }
+                if (U > kc)
+                    wr |= TSR__T1_W_HT;
+                quad_values(q, U, &ms, mu_lim, a, bl, &wr);
             }
         }
         uint8_t *t = ra;
@@ -392,7 +460,8 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
         rc[0] = 0;
     }
     if (vlc.fill > vlc.nb || ms.fill > ms.nb)
-        *warn |= TSR__T1_W_HT; /* a stream was read beyond its bytes */
+        wr |= TSR__T1_W_HT; /* a stream was read beyond its bytes */
+    *warn |= wr;
     return TSR__T1_OK;
 }
 
@@ -489,6 +558,59 @@ static void magref(ht_blk *b, const uint8_t *d, uint32_t len)
     }
 }
 
+/* Output (7.6 with t1.h, 3.) when the cleanup pass is all there is and no ROI shift: a
+ * significant sample has mag2 = (2 mu + 1) << p0, i.e. (v | 1) << p0 (< 2^32: mu < 2^kc). */
+static void output_cleanup(const ht_blk *b, uint32_t p0, int rev, int32_t *out, size_t stride)
+{
+    const uint32_t sh = rev ? 1 : 0;
+    for (uint32_t y = 0; y < b->h; y++) {
+        const uint32_t *v = b->v + (size_t)y * b->S;
+        int32_t *o = out + (size_t)y * stride;
+        for (uint32_t x = 0; x < b->w; x++) {
+            const uint32_t m = ((v[x] | 1) << p0) >> sh, s = 0u - (v[x] & 1);
+            o[x] = v[x] ? (int32_t)((m ^ s) - s) : 0;
+        }
+    }
+}
+
+/* SigProp [and MagRef] on flags made from the cleanup's values, then the output: mag2 =
+ * 2q + 2^p, p the lowest decoded plane, through tsr__t1_recon (ROI). */
+static void refine_and_output(ht_blk *b, const tsr__t1_block *blk, uint32_t zblk,
+                              const tsr__t1_seg *ref, uint32_t p0, int32_t *out, size_t stride)
+{
+    const size_t S = b->S;
+    uint16_t *fl0 = b->fl - S - 1; /* the whole raster, borders included */
+    memset(fl0, 0, S * (2 * b->qh + 2) * sizeof(uint16_t));
+    for (uint32_t y = 0; y < b->h; y++) {
+        const uint32_t *v = b->v + y * S;
+        uint16_t *f = b->fl + y * S;
+        for (uint32_t x = 0; x < b->w; x++)
+            f[x] = (uint16_t)(v[x] ? HF_SIG | ((v[x] & 1) ? HF_NEG : 0) : 0);
+    }
+    if (zblk >= 2)
+        sigprop(b, ref->data, ref->len, !!(blk->style & TSR__T1_STYLE_VCAUSAL));
+    if (zblk >= 3)
+        magref(b, ref->data, ref->len);
+
+    const uint32_t roi = blk->roi_shift;
+    const int rev = blk->reversible;
+    for (uint32_t y = 0; y < b->h; y++) {
+        const uint32_t *v = b->v + y * S;
+        const uint16_t *f = b->fl + y * S;
+        int32_t *o = out + (size_t)y * stride;
+        for (uint32_t x = 0; x < b->w; x++) {
+            const uint32_t fl = f[x], mu = v[x] >> 1;
+            uint32_t mag2 = 0;
+            if (fl & HF_SIG)
+                mag2 = (fl & HF_Z) ? (4 * mu + ((fl & HF_R) ? 2u : 0) + 1) << (p0 - 1)
+                                   : (2 * mu + 1) << p0;
+            else if (fl & HF_R)
+                mag2 = 3u << (p0 - 1);
+            o[x] = mag2 ? tsr__t1_recon(mag2, fl & HF_NEG, roi, rev) : 0;
+        }
+    }
+}
+
 int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_t stride,
                    unsigned *warnings)
 {
@@ -549,17 +671,16 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
     b.qw = (blk->w + 1) / 2;
     b.qh = (blk->h + 1) / 2;
     b.S = 2 * b.qw + 2;
+    b.fl = ws->flags + b.S + 1;
     const size_t area = (size_t)b.S * (2 * b.qh + 2);
     if (area > TSR__T1_FLAGS_MAX || 2 * (size_t)(b.qw + 2) > sizeof ws->ht_scratch) {
         tsr__t1_zero_out(blk, out, stride); /* cannot happen within t1.h's limits */
         return TSR__T1_EINVAL;
     }
-    b.mu = ws->mag + b.S + 1;
-    b.fl = ws->flags + b.S + 1;
+    b.v = ws->mag + b.S + 1;
     b.rho_a = ws->ht_scratch;
     b.rho_b = ws->ht_scratch + b.qw + 2;
-    memset(ws->flags, 0, area * sizeof(uint16_t));
-    for (uint32_t y = 0; y < 2 * b.qh + 2; y++) /* border columns of the magnitudes */
+    for (uint32_t y = 0; y < 2 * b.qh + 2; y++) /* border columns (exponent predictors) */
         ws->mag[(size_t)y * b.S] = ws->mag[(size_t)y * b.S + b.S - 1] = 0;
 
     int rc = cleanup(&b, cup->data, cup->len, kc, &warn);
@@ -569,31 +690,10 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
             *warnings = warn;
         return rc;
     }
-    if (zblk >= 2)
-        sigprop(&b, ref->data, ref->len, !!(blk->style & TSR__T1_STYLE_VCAUSAL));
-    if (zblk >= 3)
-        magref(&b, ref->data, ref->len);
-
-    /* output (7.6 with t1.h, 3.): mag2 = 2q + 2^p, p the lowest decoded plane */
-    const uint32_t roi = blk->roi_shift;
-    const int rev = blk->reversible;
-    for (uint32_t y = 0; y < b.h; y++) {
-        const uint32_t *m = b.mu + (size_t)y * b.S;
-        const uint16_t *f = b.fl + (size_t)y * b.S;
-        int32_t *o = out + (size_t)y * stride;
-        for (uint32_t x = 0; x < b.w; x++) {
-            const uint32_t fl = f[x];
-            uint32_t mag2 = 0;
-            if (fl & HF_SIG) {
-                if (m[x])
-                    mag2 = (fl & HF_Z) ? (4 * m[x] + ((fl & HF_R) ? 2u : 0) + 1) << (p0 - 1)
-                                       : (2 * m[x] + 1) << p0;
-            } else if (fl & HF_R) {
-                mag2 = 3u << (p0 - 1);
-            }
-            o[x] = mag2 ? tsr__t1_recon(mag2, fl & HF_NEG, roi, rev) : 0;
-        }
-    }
+    if (zblk == 1 && !blk->roi_shift)
+        output_cleanup(&b, p0, blk->reversible, out, stride);
+    else
+        refine_and_output(&b, blk, zblk, ref, p0, out, stride);
     if (warnings)
         *warnings = warn;
     return warn ? TSR__T1_WARN : TSR__T1_OK;
