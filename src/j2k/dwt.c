@@ -20,7 +20,7 @@
 #include <omp.h>
 #endif
 
-#define LANES 16
+#define LANES 64
 
 /* Standard lifting parameters (T.800 Table F.4). */
 static const float ALPHA = -1.586134342059924f;
@@ -289,6 +289,16 @@ static void dwt97_split(float *L, uint32_t sn, float *H, uint32_t dn, uint32_t c
 
 /* ---- 2D driver ---------------------------------------------------------------------------- */
 
+/* n <= LANES samples of one strip row; the whole-strip case with a constant size, so that it
+ * compiles to a few vector moves instead of a library call per row */
+static inline void copy_lanes(int32_t *dst, const int32_t *src, uint32_t n)
+{
+    if (n == LANES)
+        memcpy(dst, src, LANES * sizeof *dst);
+    else
+        memcpy(dst, src, n * sizeof *dst);
+}
+
 /* One level: rows [0, rh) of width rw (sn low samples first), then columns. T is int32_t or
  * float (same size); the lifting functions are chosen by `rev`. */
 static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
@@ -334,11 +344,10 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
             memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
         if (rh == 1 || rev) {
             for (uint32_t i = 0; i < sny; i++)
-                memcpy(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs,
-                       nl * sizeof *tmp);
+                copy_lanes(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs, nl);
             for (uint32_t i = 0; i < dn; i++)
-                memcpy(tmp + (size_t)(1 - cy + 2 * i) * LANES,
-                       data + (size_t)(sny + i) * stride + xs, nl * sizeof *tmp);
+                copy_lanes(tmp + (size_t)(1 - cy + 2 * i) * LANES,
+                           data + (size_t)(sny + i) * stride + xs, nl);
             if (rh == 1 && rev)
                 dwt53_lanes(tmp, rh, y0);
             else if (rh == 1)
@@ -365,7 +374,7 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
             fused97_lanes(ft, rh, cy, BETA, ALPHA);
         }
         for (uint32_t i = 0; i < rh; i++)
-            memcpy(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl * sizeof *tmp);
+            copy_lanes(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl);
     }
 }
 
