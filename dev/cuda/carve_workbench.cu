@@ -5,7 +5,7 @@
  * own kernels (carve_cuda_kernels.cuh) for 50 seams in the library's order with CUDA events
  * around every launch: milliseconds per seam of select, remove, energy_band and dp. One DP (seam
  * 10) is traced (the kernel's global-timer stamps per item): time from the launch's first item
- * start to each band's last release, and the mean stage / wait / rows / release times of an
+ * start to each band's last store, and the mean stage / wait / rows / store times of an
  * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
  * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
  * difference. usage: carve_workbench_cuda [--small] (--small: 1080p only). */
@@ -68,7 +68,7 @@ static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &
     }
     const double n = (double)(nb * ns);
     printf("  dp trace (%d items, %d started within 2 us): per item stage %.2f us, wait %.2f us, "
-           "rows %.2f us, release %.2f us\n",
+           "rows %.2f us, stores %.2f us\n",
            nb * ns, started_early, stage / n / 1e3, wait / n / 1e3, rows / n / 1e3, rel / n / 1e3);
     printf("  band ends (us from the first start):");
     for (int32_t b = 0; b < nb; b += (nb > 12 ? nb / 12 : 1))
@@ -106,15 +106,14 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
     for (int32_t k = 0; k < SEAMS; k++) {
         const int32_t w = W - k;
         CK(cudaEventRecord(ev[0], s));
-        select_kernel<<<1, TSR__CC_THREADS, 0, s>>>(P, w);
+        select_kernel<<<1, TSR__CC_SEL_THREADS, 0, s>>>(P, w);
         CK(cudaEventRecord(ev[1], s));
         remove_kernel<<<(unsigned)H, TSR__CC_THREADS, 0, s>>>(P, w);
         CK(cudaEventRecord(ev[2], s));
         energy_band_kernel<<<(unsigned)((H + 127) / 128), 128, 0, s>>>(P, w - 1);
         CK(cudaEventRecord(ev[3], s));
         if (k + 1 < SEAMS)
-            dp_kernel<<<(unsigned)(nb * tsr__cc_strips(w - 1)), TSR__CC_LANES, 0, s>>>(
-                P, w - 1, (uint32_t)k + 2, k == TRACED ? dtrace : NULL);
+            dp_launch(P, w - 1, (uint32_t)k + 2, k == TRACED ? dtrace : NULL, s);
         CK(cudaEventRecord(ev[4], s));
         CK(cudaEventSynchronize(ev[4]));
         CK(cudaGetLastError());

@@ -5,7 +5,7 @@
  * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
  * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
  * the seam), energy_band (incremental energy), dp (one launch: warp items over bands x strips,
- * keys in registers, bands chained by flags in a wavefront). The host polls the state every few
+ * keys in registers, bands chained by generation-tagged keys in a wavefront). The host polls the state every few
  * dozen seams. bench/notes/carve.md has the design and the measurements. */
 #include "cuda/cuda_internal.cuh"
 
@@ -27,8 +27,7 @@ unsigned blocks_for(int64_t n, int per)
 /* The DP of generation gen (1: the pass's first; seam k's: k + 2) at width w. */
 tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w, uint32_t gen)
 {
-    const unsigned items = (unsigned)(tsr__cc_bands(c->P.h) * tsr__cc_strips(w));
-    dp_kernel<<<items, TSR__CC_LANES, 0, ctx->cuda->stream>>>(c->P, w, gen, NULL);
+    dp_launch(c->P, w, gen, NULL, ctx->cuda->stream);
     TSR_CUDA_CHECK_LAUNCH(ctx, "dp_kernel");
     return TSR_OK;
 }
@@ -39,8 +38,8 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma, c->P.mask,  c->P.orig,    c->P.energy, c->P.hand, c->P.entry,
-                   c->P.back, c->P.flags, c->P.tickets, c->P.xs,     c->P.rec,  c->P.state};
+    void *dev[] = {c->P.luma,    c->P.mask, c->P.orig, c->P.energy, c->P.hand, c->P.entry,
+                   c->P.back,    c->P.tickets, c->P.xs, c->P.rec,  c->P.state};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -81,10 +80,9 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     /* never-written back-pointer columns past the width are read (and ignored) by the
        expansion's window loads: zero them once */
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.back, 0, (size_t)h * dp / 4, s));
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.flags, 0,
-                                      (size_t)tsr__cc_bands(h) * (size_t)c->P.strips0 *
-                                          sizeof(uint32_t),
-                                      s));
+    /* tag 0: never the tag of the generation reading it (the first launch is generation 1) */
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand, 0,
+                                      (size_t)tsr__cc_bands(h) * dp * sizeof(uint64_t), s));
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.tickets, 0, (size_t)c->count * sizeof(uint32_t), s));
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
@@ -127,7 +125,6 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
     c->count = count;
     c->P.pitch = pitch;
     c->P.h = h;
-    c->P.strips0 = tsr__cc_strips(w);
     c->P.forward = kind == TSR_CARVE_FORWARD;
     c->P.until = until != 0;
     for (int i = 0; i < 4; i++)
@@ -141,7 +138,6 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
     DEV_ALLOC(c->P.hand, bcells * sizeof(uint64_t));
     DEV_ALLOC(c->P.entry, bcells * sizeof(uint16_t));
     DEV_ALLOC(c->P.back, cells / 4);
-    DEV_ALLOC(c->P.flags, (size_t)nb * (size_t)c->P.strips0 * sizeof(uint32_t));
     DEV_ALLOC(c->P.tickets, (size_t)count * sizeof(uint32_t));
     DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
     DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
@@ -165,7 +161,7 @@ extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, in
     for (int32_t k = first; k < first + n; k++) {
         const int32_t w = c->w0 - k; /* the width before seam k (kernels are no-ops once the
                                         state says stop, so a stale width is never used) */
-        select_kernel<<<1, TSR__CC_THREADS, 0, s>>>(c->P, w);
+        select_kernel<<<1, TSR__CC_SEL_THREADS, 0, s>>>(c->P, w);
         TSR_CUDA_CHECK_LAUNCH(ctx, "select_kernel");
         remove_kernel<<<(unsigned)h, TSR__CC_THREADS, 0, s>>>(c->P, w);
         TSR_CUDA_CHECK_LAUNCH(ctx, "remove_kernel");

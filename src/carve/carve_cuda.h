@@ -48,7 +48,7 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
                                        tsr__carve_pass *p, const tsr__carve_dev_ops *ops);
 /* The host gather after a device pass of `removed` seams: record/marks from rec (start-of-pass
  * columns, seam after seam), then every plane of g compacted to the survivors listed in orig
- * (rows of g->w - removed start-of-pass columns). */
+ * (rows of g->w - removed start-of-pass columns; rows in parallel on p->threads). */
 void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *orig,
                             const uint16_t *rec, tsr__carve_pass *p);
 /* CUDA builds only: tsr__carve_remove_seams_dev with carve_cuda.cu's launchers. */

@@ -9,6 +9,7 @@
 
 #include "carve/carve_cuda_logic.h"
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 
 /* One pass on the device (carve_cuda.h's handle). */
@@ -35,18 +36,6 @@ __global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes Pg, in
         tsr__cc_energy_full(&P, w, cell);
 }
 
-__device__ __forceinline__ uint32_t load_acquire(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
 constexpr unsigned FULL = 0xffffffffu;
 
 __device__ __forceinline__ uint64_t global_ns()
@@ -56,13 +45,18 @@ __device__ __forceinline__ uint64_t global_ns()
     return t;
 }
 
-/* One warp per item; `gen` is this launch's generation (flags from earlier launches are lower).
- * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
+/* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
+ * Instantiated for Forward = P.forward and Masked = (P.mask != NULL): dp_launch below. trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
  * after staging, after the wait, after its rows and after its release (5 values). */
+template <int Forward, int Masked>
 __global__ void __launch_bounds__(TSR__CC_LANES)
     dp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, uint32_t gen, uint64_t *trace)
 {
-    const tsr__cc_planes P = Pg; /* registers: see the file comment */
+    tsr__cc_planes P = Pg; /* registers: see the file comment */
+    /* compile-time energy kind and mask presence: the row step without uniform branches */
+    P.forward = Forward;
+    if (!Masked)
+        P.mask = NULL;
     __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
@@ -80,14 +74,9 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (tr)
         tr[1] = global_ns();
     tsr__cc_lane L;
-    if (it.b > 0) {
-        const int32_t f = tsr__cc_dep(&P, w, &it, lane);
-        if (f >= 0)
-            while (load_acquire(&P.flags[f]) < gen)
-                __nanosleep(20);
-        __syncwarp();
-        tsr__cc_lane_load(&P, w, &it, lane, &L);
-    }
+    if (it.b > 0)
+        while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
+            __nanosleep(20);
     __syncwarp();
     if (tr)
         tr[2] = global_ns();
@@ -100,28 +89,40 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     }
     if (tr)
         tr[3] = global_ns();
-    tsr__cc_lane_store(&P, w, &it, lane, &L);
-    __syncwarp();
-    if (lane == 0)
-        store_release(&P.flags[tsr__cc_flag(&P, &it)], gen);
+    tsr__cc_lane_store(&P, w, &it, lane, gen, &L);
     if (tr)
         tr[4] = global_ns();
 }
 
-/* No __launch_bounds__: with it ptxas capped this kernel at 32 registers and spilled. */
-__global__ void select_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
+/* The DP launch of generation gen at width w (the instance for P's energy kind and mask). */
+inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
+                      cudaStream_t s)
+{
+    const unsigned items = (unsigned)(tsr__cc_bands(P.h) * tsr__cc_strips(w));
+    if (P.forward && P.mask)
+        dp_kernel<1, 1><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+    else if (P.forward)
+        dp_kernel<1, 0><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+    else if (P.mask)
+        dp_kernel<0, 1><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+    else
+        dp_kernel<0, 0><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+}
+
+__global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
+    select_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
 {
     const tsr__cc_planes P = Pg; /* registers: see the file comment */
-    __shared__ uint64_t sv[TSR__CC_THREADS];
-    __shared__ int32_t sx[TSR__CC_THREADS];
+    __shared__ uint64_t sv[TSR__CC_SEL_THREADS];
+    __shared__ int32_t sx[TSR__CC_SEL_THREADS];
     __shared__ int32_t exits[TSR__CC_MAX_BANDS];
     __shared__ int32_t go;
     if (P.state->stop)
         return;
     const int32_t t = threadIdx.x;
-    tsr__cc_argmin_partial(&P, w, t, TSR__CC_THREADS, &sv[t], &sx[t]);
+    tsr__cc_argmin_partial(&P, w, t, TSR__CC_SEL_THREADS, &sv[t], &sx[t]);
     __syncthreads();
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
+    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1) {
         if (t < s)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
         __syncthreads();
@@ -137,7 +138,7 @@ __global__ void select_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t
         return;
     const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
     int32_t sd = 0;
-    for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_THREADS / TSR__CC_LANES) {
+    for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_SEL_THREADS / TSR__CC_LANES) {
         const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
         int32_t x = exits[b];
         const int32_t word0 = tsr__cc_expand_word0(x);
@@ -153,7 +154,7 @@ __global__ void select_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t
     }
     sx[t] = sd; /* sx is free again: every thread read sx[0] before the last barrier */
     __syncthreads();
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1) {
+    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1) {
         if (t < s)
             sx[t] += sx[t + s];
         __syncthreads();

@@ -20,10 +20,12 @@
  * shuffles: no barrier per row). Row k of the band is valid on a range one column narrower per
  * side per row (trapezoid), so the S output columns are exact after R rows from the previous
  * band's last row alone: an item needs only items (b-1, s-1..s+1). Items take tickets in
- * band-major order from an atomic counter and wait for their three predecessors' flags (set to
- * the launch's generation after their last row is stored); a predecessor always holds a smaller
- * ticket, so it is running or done: no deadlock, whatever the grid size or residency. An item
- * copies its band's inputs (energy or luma, mask) into shared memory before it waits.
+ * band-major order from an atomic counter; an item polls the previous band's keys it needs until
+ * all carry this launch's generation tag (bits 59..63 of the stored key: plan.h's keys are below
+ * 2^59; a 64-bit store is atomic, so a tagged key is complete: no flag, no fence). A producer
+ * always holds a smaller ticket, so it is running or done: no deadlock, whatever the grid size or
+ * residency. An item copies its band's inputs (energy or luma, mask) into shared memory before
+ * it polls.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   energy_full (backward)                 one thread per cell
@@ -55,11 +57,17 @@
 #define TSR__CC_UNROLL
 #endif
 
-/* A load of data another block published in this launch (after an acquire): from L2. A load of
- * a plane no thread writes during the launch: through the read-only path (a global load the
+/* A load of data another block may be storing during this launch (polled: every call reads
+ * memory, at L2). A load of a plane no thread writes during the launch: through the read-only path (a global load the
  * compiler may move ahead of shared-memory stores). */
 #ifdef __CUDA_ARCH__
-#define TSR__CC_LOAD_SHARED_L2(p) __ldcg(p)
+__device__ __forceinline__ uint64_t tsr__cc_load_relaxed(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+#define TSR__CC_LOAD_SHARED_L2(p) tsr__cc_load_relaxed(p)
 #define TSR__CC_LOAD_RO(p) __ldg(p)
 #else
 #define TSR__CC_LOAD_SHARED_L2(p) (*(p))
@@ -67,7 +75,8 @@
 #endif
 
 enum {
-    TSR__CC_THREADS = 256, /* threads per block of the select and remove kernels */
+    TSR__CC_THREADS = 256,      /* threads per block of the remove kernel */
+    TSR__CC_SEL_THREADS = 1024, /* of the select kernel (a warp per band in the expansion) */
     TSR__CC_LANES = 32,    /* threads of a DP item (one warp) */
     TSR__CC_C = 4,         /* columns per DP lane (one byte of back-pointer codes) */
     TSR__CC_WIN = TSR__CC_LANES * TSR__CC_C, /* columns of a DP item's window */
@@ -80,6 +89,9 @@ enum {
 };
 
 #define TSR__CC_DROP_B ((uint64_t)1 << 25)
+/* hand keys: bits 59..63 hold the generation (mod 32) of the DP launch that stored them */
+#define TSR__CC_TAG_SHIFT 59
+#define TSR__CC_KEY_MASK (((uint64_t)1 << TSR__CC_TAG_SHIFT) - 1)
 #define TSR__CC_KEEP_BIT 1
 #define TSR__CC_DROP_BIT 2
 
@@ -93,17 +105,15 @@ typedef struct tsr__cc_state {
 typedef struct tsr__cc_planes {
     uint8_t *luma, *mask;    /* mask NULL when the grid has none */
     uint16_t *orig, *energy; /* energy NULL for forward energy */
-    uint64_t *hand;          /* bands x pitch: keys of each band's last row */
+    uint64_t *hand;          /* bands x pitch: keys of each band's last row, tagged (dp) */
     uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
                                 of the previous band's last row its path comes from */
     uint8_t *back;           /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
-    uint32_t *flags;         /* bands x strips0: generation of the launch that finished the item */
     uint32_t *tickets;       /* per DP launch (generation - 1): items taken */
     int32_t *xs;
     uint16_t *rec;
     tsr__cc_state *state;
     int32_t pitch, h;        /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
-    int32_t strips0;         /* strips at the pass's first width (the flags' row length) */
     int32_t forward;         /* 0 backward, 1 forward */
     int32_t until;           /* object removal: stop when no drop pixel is left or a seam has none */
     uint64_t pen[4];         /* key term per mask code (tsr__carve_dp_penalties) */
@@ -202,23 +212,6 @@ TSR__CC_FN void tsr__cc_item_of(const tsr__cc_planes *P, int32_t w, uint32_t t, 
     it->base = it->s * TSR__CC_STRIP - TSR__CC_BAND;
 }
 
-/* The flag index of the item's predecessor i (0..2: strips s-1, s, s+1 of band b-1), or -1
- * when there is none. */
-TSR__CC_FN int32_t tsr__cc_dep(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                               int32_t i)
-{
-    const int32_t s = it->s + i - 1;
-    if (it->b == 0 || i < 0 || i > 2 || s < 0 || s >= tsr__cc_strips(w))
-        return -1;
-    return (it->b - 1) * P->strips0 + s;
-}
-
-/* The flag index of the item itself. */
-TSR__CC_FN int32_t tsr__cc_flag(const tsr__cc_planes *P, const tsr__cc_item *it)
-{
-    return it->b * P->strips0 + it->s;
-}
-
 /* An item's band inputs in shared memory: window column i of band row r (luma: row y0 - 1 + r,
  * the row above included for forward costs). Columns outside the image hold 0. */
 typedef struct tsr__cc_stage {
@@ -282,18 +275,25 @@ typedef struct tsr__cc_lane {
     int32_t org[TSR__CC_C];
 } tsr__cc_lane;
 
-/* dp, lane `lane` of an item of band b > 0, after the wait: the previous band's last row (keys
- * published by the predecessors; origin = the column itself). */
-TSR__CC_FN void tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                  int32_t lane, tsr__cc_lane *L)
+/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys; origin = the
+ * column itself). Returns 1 when every key it needs carries the tag of generation gen (stored by
+ * this launch), else 0 (the caller polls again). */
+TSR__CC_FN int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                 int32_t lane, uint32_t gen, tsr__cc_lane *L)
 {
     const uint64_t *hand = P->hand + (int64_t)(it->b - 1) * P->pitch;
+    const uint64_t tag = (uint64_t)(gen & 31);
+    int ready = 1;
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = it->base + lane * TSR__CC_C + c;
-        L->m[c] = x >= 0 && x < w ? TSR__CC_LOAD_SHARED_L2(hand + x) : 0;
+        const uint64_t v =
+            x >= 0 && x < w ? TSR__CC_LOAD_SHARED_L2(hand + x) : tag << TSR__CC_TAG_SHIFT;
+        ready &= (v >> TSR__CC_TAG_SHIFT) == tag;
+        L->m[c] = v & TSR__CC_KEY_MASK;
         L->org[c] = x;
     }
+    return ready;
 }
 
 /* dp, row k of the item (y0 + k < h), lane `lane`: its C cells from the previous row (its own
@@ -320,58 +320,52 @@ TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__
         po[c + 1] = L->org[c];
     }
     uint32_t codes = 0;
+    const uint64_t none = ~(uint64_t)0; /* a missing candidate: never strictly smaller */
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
-        if (x < vlo || x >= vhi || x < 0 || x >= w)
-            continue;
+        const int valid = x >= vlo && x < vhi && x >= 0 && x < w;
         const uint64_t pen = P->mask ? tsr__cc_pen(P, sb->mk[k][i]) : 0;
         uint64_t dl, dc, dr;
         if (!P->forward) {
             dl = dc = dr = sb->en[k][i];
         } else {
             const uint8_t *row = sb->lu[k + 1];
-            const int32_t l = row[x > 0 ? i - 1 : i], r = row[x < w - 1 ? i + 1 : i];
+            const int32_t l = row[x > 0 && i > 0 ? i - 1 : i];
+            const int32_t r = row[x < w - 1 && i < TSR__CC_WIN - 1 ? i + 1 : i];
             const int32_t u = sb->lu[k][i];
             dc = (uint64_t)tsr__cc_absdiff(r, l);
             dl = dc + (uint64_t)tsr__cc_absdiff(u, l);
             dr = dc + (uint64_t)tsr__cc_absdiff(u, r);
         }
-        uint64_t best;
-        int32_t bc, org;
-        if (y == 0) {
+        /* Selects, not branches, so that the C cells of a lane overlap (an invalid cell's
+         * inputs may be garbage: its result is dropped below, and unsigned sums wrap). */
+        const uint64_t cl = x > 0 ? pm[c] + dl : none, cc = pm[c + 1] + dc;
+        const uint64_t cr = x < w - 1 ? pm[c + 2] + dr : none;
+        uint64_t best = cl;
+        int32_t bc = 0;
+        bc = cc < best ? 1 : bc;
+        best = cc < best ? cc : best;
+        bc = cr < best ? 2 : bc;
+        best = cr < best ? cr : best;
+        int32_t org = bc == 0 ? po[c] : bc == 1 ? po[c + 1] : po[c + 2];
+        if (y == 0) { /* no previous row; band 0's origin: the column in row 0 */
             best = dc;
             bc = 1;
-            org = x; /* band 0's origin: the column in row 0 */
-        } else {
-            if (x > 0) {
-                best = pm[c] + dl;
-                bc = 0;
-                if (pm[c + 1] + dc < best) {
-                    best = pm[c + 1] + dc;
-                    bc = 1;
-                }
-            } else {
-                best = pm[c + 1] + dc;
-                bc = 1;
-            }
-            if (x < w - 1 && pm[c + 2] + dr < best) {
-                best = pm[c + 2] + dr;
-                bc = 2;
-            }
-            org = bc == 0 ? po[c] : bc == 1 ? po[c + 1] : po[c + 2];
+            org = x;
         }
-        L->m[c] = pen + best;
-        L->org[c] = org;
-        codes |= (uint32_t)bc << (2 * c);
+        L->m[c] = valid ? pen + best : L->m[c];
+        L->org[c] = valid ? org : L->org[c];
+        codes |= (uint32_t)(valid ? bc : 0) << (2 * c);
     }
     if (x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP && x1 < w)
         P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
 }
 
-/* dp, lane `lane` after the item's last row: its output columns' keys and origins. */
+/* dp, lane `lane` after the item's last row: its output columns' origins, then their keys
+ * tagged with generation gen (what the next band polls for). */
 TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                   int32_t lane, const tsr__cc_lane *L)
+                                   int32_t lane, uint32_t gen, const tsr__cc_lane *L)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     if (x1 < it->base + TSR__CC_BAND || x1 >= it->base + TSR__CC_BAND + TSR__CC_STRIP)
@@ -380,8 +374,8 @@ TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         if (x1 + c < w) {
-            P->hand[o + x1 + c] = L->m[c];
             P->entry[o + x1 + c] = (uint16_t)L->org[c];
+            P->hand[o + x1 + c] = L->m[c] | (uint64_t)(gen & 31) << TSR__CC_TAG_SHIFT;
         }
 }
 
@@ -395,11 +389,13 @@ TSR__CC_FN void tsr__cc_argmin_partial(const tsr__cc_planes *P, int32_t w, int32
     const uint64_t *last = P->hand + (int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch;
     int32_t bx = -1;
     uint64_t bv = 0;
-    for (int32_t c = t; c < w; c += T)
-        if (bx < 0 || last[c] < bv) {
-            bv = last[c];
+    for (int32_t c = t; c < w; c += T) {
+        const uint64_t v = last[c] & TSR__CC_KEY_MASK;
+        if (bx < 0 || v < bv) {
+            bv = v;
             bx = c;
         }
+    }
     *v = bv;
     *x = bx;
 }

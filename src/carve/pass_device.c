@@ -28,6 +28,12 @@ void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t 
             if (p->marks)
                 p->marks[v] = 1;
         }
+    /* rows are independent: in parallel from TSR__CARVE_PARALLEL_MIN pixels (8K: ~100 ms on one
+       thread, the largest host cost of a pass) */
+    const int threads = p->threads > 1 ? p->threads : 1;
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    if (threads > 1 && (int64_t)h * wn >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < h; y++) {
         const uint16_t *o = orig + (size_t)y * (size_t)wn;
         const size_t r = (size_t)y * gp;

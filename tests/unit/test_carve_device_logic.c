@@ -73,7 +73,8 @@ static void run_item(emu *e, int32_t w, uint32_t ticket, uint32_t gen)
         tsr__cc_stage_lane(P, w, &it, lane, &sb);
     if (it.b > 0)
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-            tsr__cc_lane_load(P, w, &it, lane, &L[lane]);
+            if (!tsr__cc_lane_load(P, w, &it, lane, gen, &L[lane]))
+                abort(); /* launch_dp runs only ready items */
     for (int32_t k = 0; k < it.rows; k++) {
         memcpy(prev, L, sizeof L);
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
@@ -85,20 +86,22 @@ static void run_item(emu *e, int32_t w, uint32_t ticket, uint32_t gen)
         }
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-        tsr__cc_lane_store(P, w, &it, lane, &L[lane]);
-    P->flags[tsr__cc_flag(P, &it)] = gen;
+        tsr__cc_lane_store(P, w, &it, lane, gen, &L[lane]);
 }
 
 /* A DP launch: tickets are taken in order, but the items run in a random order among those
- * whose predecessors (as tsr__cc_dep names them) have set their flags; everything the launch
- * writes is poisoned first, so a missing dependency or store shows. */
+ * whose polls would succeed (every key they load carries this launch's tag); everything the
+ * launch writes is poisoned first (the keys with the previous launch's tag, as stale keys on the
+ * device), so a missing store shows (as a deadlock: abort) and so does a read of a wrong one. */
 static void launch_dp(emu *e, int32_t w, uint32_t gen)
 {
     const tsr__cc_planes *P = &e->P;
     e->launches++;
     if (P->state->stop)
         return;
-    poison(P->hand, e->bcells * 8);
+    for (size_t i = 0; i < e->bcells; i++)
+        P->hand[i] = (0xA5A5A5A5A5A5A5A5ull & TSR__CC_KEY_MASK) |
+                     (uint64_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT;
     poison(P->entry, e->bcells * 2);
     poison(P->back, e->cells / 4);
     const uint32_t items = (uint32_t)(tsr__cc_bands(P->h) * tsr__cc_strips(w));
@@ -113,11 +116,9 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
             tsr__cc_item it;
             tsr__cc_item_of(P, w, todo[i], &it);
             int ok = 1;
-            for (int32_t d = 0; d < TSR__CC_LANES; d++) {
-                const int32_t f = tsr__cc_dep(P, w, &it, d);
-                if (f >= 0 && P->flags[f] < gen)
-                    ok = 0;
-            }
+            tsr__cc_lane probe;
+            for (int32_t lane = 0; lane < TSR__CC_LANES && it.b > 0; lane++)
+                ok &= tsr__cc_lane_load(P, w, &it, lane, gen, &probe);
             if (ok)
                 ready[nr++] = i;
         }
@@ -136,16 +137,16 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
 static void launch_select(emu *e, int32_t w)
 {
     const tsr__cc_planes *P = &e->P;
-    uint64_t sv[TSR__CC_THREADS];
-    int32_t sx[TSR__CC_THREADS];
+    uint64_t sv[TSR__CC_SEL_THREADS];
+    int32_t sx[TSR__CC_SEL_THREADS];
     static int32_t exits[TSR__CC_MAX_BANDS];
     e->launches++;
     if (P->state->stop)
         return;
     poison(exits, sizeof exits);
-    for (int32_t t = TSR__CC_THREADS - 1; t >= 0; t--)
-        tsr__cc_argmin_partial(P, w, t, TSR__CC_THREADS, &sv[t], &sx[t]);
-    for (int32_t s = TSR__CC_THREADS / 2; s > 0; s >>= 1)
+    for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
+        tsr__cc_argmin_partial(P, w, t, TSR__CC_SEL_THREADS, &sv[t], &sx[t]);
+    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1)
         for (int32_t t = s - 1; t >= 0; t--)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
     const int32_t xe = sx[0];
@@ -225,7 +226,6 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     tsr__cc_planes *P = &e->P;
     P->pitch = pitch;
     P->h = h;
-    P->strips0 = tsr__cc_strips(w);
     P->forward = kind == TSR_CARVE_FORWARD;
     P->until = until != 0;
     for (int i = 0; i < 4; i++)
@@ -237,9 +237,6 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->hand = xmalloc(e->bcells * 8);
     P->entry = xmalloc(e->bcells * 2);
     P->back = xmalloc(cells / 4);
-    const size_t nflags = (size_t)tsr__cc_bands(h) * (size_t)P->strips0;
-    P->flags = xmalloc(nflags * 4);
-    memset(P->flags, 0, nflags * 4);
     P->tickets = xmalloc((size_t)count * 4);
     memset(P->tickets, 0, (size_t)count * 4);
     P->xs = xmalloc((size_t)h * 4);
@@ -319,8 +316,8 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    void *planes[] = {e->P.luma, e->P.mask,    e->P.orig, e->P.energy, e->P.hand, e->P.entry,
-                      e->P.back, e->P.flags, e->P.tickets, e->P.xs,   e->P.rec};
+    void *planes[] = {e->P.luma, e->P.mask, e->P.orig, e->P.energy, e->P.hand, e->P.entry,
+                      e->P.back, e->P.tickets, e->P.xs, e->P.rec};
     for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
         free(planes[i]);
     free(e);
@@ -426,6 +423,7 @@ static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
     pa.marks = marka;
     pb = pa;
     pb.backend = TSR_BACKEND_CUDA;
+    pb.threads = 4; /* the host gather's rows in parallel from 1 M pixels */
     pb.record = recb;
     pb.marks = markb;
     CHECK_OK(ctx, tsr__carve_remove_seams(ctx, &a, until ? 0 : count, &pa));
@@ -490,6 +488,8 @@ int main(void)
             if (drop && w > 1 && (int64_t)w * h <= 40000)
                 one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0);
         }
+    /* over a million pixels: the host gather in parallel */
+    one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve_device_logic");
