@@ -164,6 +164,23 @@ static int tsr__unit_pairs(const int16_t *c, int32_t n)
     return 1;
 }
 
+/* 1 when one axis' offsets and 2-tap coefficients are OpenCV's linear 2x upscale, entry by entry
+ * (resize_up2.h lists them): output d = 2k uses (k-1; 512, 1536), d = 2k+1 uses (k; 1536, 512),
+ * except, with clamped taps (the x axis), d = 0 -> (0; 2048, 0) and d = 2n-1 -> (n-1; 2048, 0). */
+static int tsr__up2_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_t dsize, int clamp)
+{
+    if (dsize != 2 * n)
+        return 0;
+    for (int32_t d = 0; d < dsize; d++) {
+        int32_t s = d % 2 ? (d - 1) / 2 : d / 2 - 1, c0 = d % 2 ? 1536 : 512;
+        if (clamp && (d == 0 || d == dsize - 1))
+            s = d == 0 ? 0 : n - 1, c0 = TSR__COEF_SCALE;
+        if (ofs[d] != s || c[2 * d] != c0 || c[2 * d + 1] != TSR__COEF_SCALE - c0)
+            return 0;
+    }
+    return 1;
+}
+
 /* OpenCV's computeResizeAreaTab for one axis (cn = 1, pixel indices). With tab == NULL only
  * counts the taps. start[d] receives the first tap of output d, start[dsize] the total. */
 static size_t tsr__area_axis(int ssize, int dsize, double scale, int32_t *start, int32_t *si,
@@ -406,6 +423,9 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
         p->unit_pairs = depth == TSR_U8 && p->ksize == 2 &&
                         tsr__unit_pairs(p->table[TSR__RT_XCOEF], p->xmax) &&
                         tsr__unit_pairs(p->table[TSR__RT_YCOEF], dst_h);
+        p->up2 = p->unit_pairs && p->xmax == dst_w - 1 &&
+                 tsr__up2_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w, 1) &&
+                 tsr__up2_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h, 0);
         return TSR_OK;
     }
 

@@ -151,6 +151,9 @@ typedef struct tsr__resize_plan {
      * rows) is non-negative and sums to 2048, as linear and area-upscale tables do. Then
      * h = s0*2048 + (s1 - s0)*c1 exactly, and the vertical result needs no clamping. */
     int32_t unit_pairs;
+    /* u8 with ksize 2 only: 1 when the tables are exactly OpenCV's linear 2x upscale on both axes
+     * (the entries listed in resize_up2.h, checked one by one), so resize_up2.h's formula applies. */
+    int32_t up2;
 
     /* AREA_FAST */
     int32_t iscale_x, iscale_y;

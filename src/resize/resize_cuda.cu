@@ -3,6 +3,8 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels:
  *   k_generic      every path, depth and channel count; one thread per output element.
+ *   k_up2_u8<CN>   u8 linear upscale by exactly 2 on both axes (plan.up2): resize_up2.h's
+ *                  closed form, 8 output pixels x 2*th rows per thread.
  *   k_lin2_u8<CN,EPT> u8 linear and area upscales (2 taps, unit coefficient pairs): output
  *                  tiles of 128*EPT elements x th rows, the tile's source rows staged in shared
  *                  memory with 16-byte loads, each thread walking its EPT elements down the
@@ -28,6 +30,7 @@ extern "C" {
 #include "resize/resize_backends.h"
 #include "resize/resize_gpu.h"
 }
+#include "resize/resize_up2.h"
 
 #include <math.h>
 #include <string.h>
@@ -474,6 +477,24 @@ __global__ void __launch_bounds__(LN_NT, 8)
     }
 }
 
+/* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
+ * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
+ * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
+ * writing 8-byte words; about 5 integer operations per output byte, no shared memory. */
+enum { UP2_NT = 128, UP2_THMAX = 4 };
+
+template <int CN>
+__global__ void __launch_bounds__(UP2_NT)
+    k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
+             int al_src, int al_dst)
+{
+    const int t = blockIdx.x * UP2_NT + threadIdx.x;
+    if (4 * t >= p.sw)
+        return;
+    tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th,
+                    al_src, al_dst);
+}
+
 /* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
  * elements of R output rows. Each element's column taps (at most MT: k in [XSTART[dx],
  * XSTART[dx+1])) are read once into registers and padded to MT with weight 0 on the element's
@@ -631,7 +652,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
 
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
  * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
- * kernel, takes its plans), so the workbench can time the variants side by side. */
+ * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
+ * upscales), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -732,6 +754,25 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
+    if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
+        const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
+        int th = UP2_THMAX; /* source rows per block: fewer while the grid is small */
+        while (th > 1 && gx * ((pl->src_h + th - 1) / th) < LN_BLOCKS)
+            th /= 2;
+        while ((pl->src_h + th - 1) / th > 65535)
+            th *= 2;
+        const dim3 grid(gx, (pl->src_h + th - 1) / th);
+        const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
+        switch (pl->cn) {
+        case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 3: k_up2_u8<3><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        }
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
+        return TSR_OK;
+    }
     lin2_shape lg;
     const int ept = tsr__resize_cuda_variant & 1 ? 8 : 4;
     if (!(tsr__resize_cuda_variant & 2) && pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
