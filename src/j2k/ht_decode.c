@@ -7,12 +7,14 @@
  * The next segment, if it has passes 3k+1 [.. 3k+2] and a nonzero length, is the refinement
  * segment (SigProp [+ MagRef] of plane p0 - 1): Z_blk = 1 + its passes, else Z_blk = 1.
  *
- * Layout: one uint32 magnitude (ws->mag) and one uint16 flag word (ws->flags) per sample in a raster
- * of (2 QW + 2) x (2 QH + 2) entries: the code-block padded to whole quads (T.814 7.2) plus a
- * one-sample border of zeros, so that neither the cleanup's neighbourhoods (contexts, exponent
- * predictors) nor the SigProp neighbourhoods need bounds checks. At most (1024+3) * (4+3) = 7189
- * entries (w * h <= 4096), within TSR__T1_FLAGS_MAX. Per-quad significance patterns of the current
- * and previous quad row live in ws->ht_scratch.
+ * Layout: a raster of (2 QW + 2) x (2 QH + 2) entries: the code-block padded to whole quads
+ * (T.814 7.2) plus a one-sample border of zeros, so that neither the cleanup's neighbourhoods
+ * (contexts, exponent predictors) nor the SigProp neighbourhoods need bounds checks. At most
+ * (1024+3) * (4+3) = 7189 entries (w * h <= 4096), within TSR__T1_FLAGS_MAX. The cleanup pass
+ * writes one uint32 per sample into ws->mag: 2 mu + sign, 0 when not significant (every
+ * significant sample has mu >= 1). Only when there is a refinement segment or an ROI shift are
+ * uint16 flag words (ws->flags) made from it for SigProp / MagRef. Per-quad significance
+ * patterns of the current and previous quad row live in ws->ht_scratch.
  *
  * Bit-streams (T.814 7.1.2-7.1.6) are read through small bounded readers: every byte read is
  * inside its segment; reads past a stream's end get the fill the standard prescribes (MagSgn: one
@@ -81,21 +83,26 @@ AI void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
     r->fill = 0;
 }
 
-/* Leaves nb >= 56. Whole bytes from an 8-byte load when those 8 are inside the segment and none
- * of them (nor the byte before) is 0xFF, i.e. none is shortened to 7 bits; else byte by byte. */
-AI void ms_refill(ms_rd *r)
+/* Tops the accumulator up to >= 56 bits from an 8-byte load when those 8 bytes are inside the
+ * segment and none of them (nor the byte before) is 0xFF, i.e. none is shortened to 7 bits, the
+ * usual case; else leaves it to ms_slow. No test of nb: taking 0 bytes is harmless. */
+AI void ms_top_up(ms_rd *r)
 {
     if (r->pos <= r->pcup && r->pcup - r->pos >= 8 && r->last != 0xFF) {
         const uint64_t t = load_le64(r->d + r->pos);
         if (!any_zero_byte64(~t)) {
-            const uint32_t k = (63 - r->nb) >> 3; /* nb < 56: 1..7 bytes */
+            const uint32_t k = (63 - r->nb) >> 3; /* 0..7 bytes */
             r->acc |= (t & ((1ull << 8 * k) - 1)) << r->nb;
             r->nb += 8 * k;
             r->pos += k;
-            r->last = (uint32_t)(t >> (8 * k - 8)) & 0xFF;
-            return;
+            r->last = 0; /* only ever compared with 0xFF, and none of the 8 was */
         }
     }
+}
+
+/* Byte by byte (stuffing, the segment's end, the fill after it) to > 56 bits. */
+AI void ms_slow(ms_rd *r)
+{
     while (r->nb <= 56) {
         uint32_t bits = r->last == 0xFF ? 7 : 8, t;
         if (r->pos < r->pcup) {
@@ -113,11 +120,21 @@ AI void ms_refill(ms_rd *r)
     }
 }
 
+/* at least n <= 56 bits in the accumulator */
+AI void ms_need(ms_rd *r, uint32_t n)
+{
+    if (r->nb < n) {
+        ms_top_up(r);
+        if (r->nb < n)
+            ms_slow(r);
+    }
+}
+
 /* n <= 31 bits (0 reads nothing), first bit in bit 0 */
 AI uint32_t ms_get(ms_rd *r, uint32_t n)
 {
     if (r->nb < n)
-        ms_refill(r);
+        ms_need(r, n);
     uint32_t v = (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
     r->acc >>= n;
     r->nb -= n;
@@ -207,22 +224,26 @@ AI void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
     r->fill = 0;
 }
 
-/* Leaves nb >= 56. Whole bytes from the 8 bytes pos, pos-1, .., pos-7 (all below Lcup-2, so
- * modDcup leaves them alone) when they are inside the segment and none has its low 7 bits all
- * 1, the only bytes that can be shortened to 7 bits; else byte by byte. */
-AI void vlc_refill(vlc_rd *r)
+/* Tops the accumulator up to >= 56 bits from the 8 bytes pos, pos-1, .., pos-7 (all below
+ * Lcup-2, so modDcup leaves them alone) when they are inside the segment and none has its low 7
+ * bits all 1, the only bytes that can be shortened to 7 bits; else leaves it to vlc_slow. */
+AI void vlc_top_up(vlc_rd *r)
 {
     if (r->pos >= (int64_t)r->pcup + 7) {
         const uint64_t t = __builtin_bswap64(load_le64(r->d + r->pos - 7));
         if (!any_zero_byte64(~(t | 0x8080808080808080ull))) {
-            const uint32_t k = (63 - r->nb) >> 3; /* nb < 56: 1..7 bytes */
+            const uint32_t k = (63 - r->nb) >> 3; /* 0..7 bytes */
             r->acc |= (t & ((1ull << 8 * k) - 1)) << r->nb;
             r->nb += 8 * k;
             r->pos -= k;
-            r->last = (uint32_t)(t >> (8 * k - 8)) & 0xFF;
-            return;
+            r->last = k ? (uint32_t)(t >> ((8 * k - 8) & 63)) & 0xFF : r->last;
         }
     }
+}
+
+/* Byte by byte (stuffing, the segment's start, the zeros before it) to > 56 bits. */
+AI void vlc_slow(vlc_rd *r)
+{
     while (r->nb <= 56) {
         uint32_t t = 0, bits = 8;
         if (r->pos >= (int64_t)r->pcup) {
@@ -242,8 +263,11 @@ AI void vlc_refill(vlc_rd *r)
 /* at least n <= 56 bits in the accumulator */
 AI void vlc_need(vlc_rd *r, uint32_t n)
 {
-    if (r->nb < n)
-        vlc_refill(r);
+    if (r->nb < n) {
+        vlc_top_up(r);
+        if (r->nb < n)
+            vlc_slow(r);
+    }
 }
 
 /* n <= nb bits (0 reads nothing) */
@@ -264,6 +288,14 @@ static const uint8_t u_sfx_len[6] = {0, 0, 0, 1, 0, 5};
 AI uint32_t u_prefix(vlc_rd *r)
 {
     const uint32_t e = u_pfx_tab[r->acc & 7];
+    vlc_take(r, e & 3);
+    return e >> 2;
+}
+
+/* the prefix when on (1), else 0 without reading */
+AI uint32_t u_prefix_if(vlc_rd *r, uint32_t on)
+{
+    const uint32_t e = u_pfx_tab[r->acc & 7] & (0u - on);
     vlc_take(r, e & 3);
     return e >> 2;
 }
@@ -314,8 +346,7 @@ AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t mu_lim, uint32_t
         n[j] = (q >> j) & 1 ? U - ((q >> (8 + j)) & 1) : 0;
     const uint32_t tot = n[0] + n[1] + n[2] + n[3];
     if (tot <= 56) { /* the four fields from one accumulator, independently */
-        if (ms->nb < tot)
-            ms_refill(ms);
+        ms_need(ms, tot);
         const uint64_t a = ms->acc;
         const uint32_t o1 = n[0], o2 = o1 + n[1], o3 = o2 + n[2];
         v[0] = (uint32_t)(a & ((1ull << n[0]) - 1));
@@ -426,10 +457,8 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
                     p1 = p0 > 2 ? vlc_take(&vlc, 1) + 1 : u_prefix(&vlc);
                 }
             } else {
-                if (uo0)
-                    p0 = u_prefix(&vlc);
-                if (uo1)
-                    p1 = u_prefix(&vlc);
+                p0 = u_prefix_if(&vlc, uo0);
+                p1 = u_prefix_if(&vlc, uo1);
             }
             const uint32_t s0 = vlc_take(&vlc, u_sfx_len[p0]);
             const uint32_t s1 = vlc_take(&vlc, u_sfx_len[p1]);
