@@ -34,8 +34,8 @@ extern "C" {
  * side in shared memory, then write the warp's contiguous 256*cn bytes of the row with 16-byte
  * stores (al: the row starts 16-byte aligned), or byte by byte where the row ends inside the
  * segment. Every lane of the warp calls it, also lanes past the row's end (they write nothing). */
-#ifdef __CUDA_ARCH__
 enum { UP2_WARPS = 4 };
+#ifdef __CUDA_ARCH__
 static __device__ __forceinline__ void up2_store_warp(uint8_t *drow, int32_t dw, int cn,
                                                       int32_t t, int al, const uint32_t *wd)
 {
