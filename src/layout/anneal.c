@@ -10,6 +10,7 @@
  * move keeps the drawing valid (exact test). Without progress for a while the search restarts
  * from the best drawing. The schedule follows the share of the budget used: moves/max_moves when
  * max_moves is set (then a seed gives the same drawing on every machine), else elapsed/time. */
+#include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
@@ -50,12 +51,14 @@ typedef struct annealer {
     tsr_layout *out; /* clone used for writing snapshots */
     int best_unsaved;
     double t0, last_save, last_progress;
+    double anneal_start; /* seconds after t0 when the search began (after the start layout) */
     uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
     int phase;
     double temperature;
     /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
     int64_t target;
     int32_t *hot, nhot;
+    int32_t *crossers, ncrossers; /* the edges crossing one hot edge (refreshed with it) */
 } annealer;
 
 static void snapshot_current(annealer *a)
@@ -97,34 +100,57 @@ static tsr_status save_best(annealer *a)
     return st;
 }
 
+/* Share of the search's budget used: of the moves, or of the time left after the start layout
+ * was made (so both phases get their share however long that took). */
 static double budget_fraction(const annealer *a, double elapsed)
 {
     const tsr_layout_optimize_options *opt = a->opt;
     if (opt->max_moves)
         return (double)a->moves / (double)opt->max_moves;
-    return opt->time_limit > 0 ? elapsed / opt->time_limit : 0;
+    double span = opt->time_limit - a->anneal_start;
+    return opt->time_limit <= 0 ? 0 : span > 0 ? (elapsed - a->anneal_start) / span : 1;
 }
 
-/* Lists the edges above the target (phase 2) in a->hot. */
+/* Lists the edges above the target (phase 2) in a->hot, and the edges crossing one of them,
+ * chosen at random, in a->crossers. */
 static void refresh_hot(annealer *a)
 {
-    a->nhot = 0;
+    const tsr_layout *l = a->l;
+    a->nhot = a->ncrossers = 0;
     if (a->phase != 2)
         return;
-    for (int32_t e = 0; e < a->l->num_edges; e++)
+    for (int32_t e = 0; e < l->num_edges; e++)
         if (a->inc.count[e] > a->target)
             a->hot[a->nhot++] = e;
+    if (a->nhot == 0)
+        return;
+    int32_t h = a->hot[tsr__rng_below(&a->rng, (uint64_t)a->nhot)];
+    int32_t p = l->edge_u[h], q = l->edge_v[h];
+    int32_t px = l->x[p], py = l->y[p], qx = l->x[q], qy = l->y[q];
+    int32_t lox = px < qx ? px : qx, hix = px < qx ? qx : px;
+    int32_t loy = py < qy ? py : qy, hiy = py < qy ? qy : py;
+    for (int32_t f = 0; f < l->num_edges; f++) {
+        int32_t u = l->edge_u[f], v = l->edge_v[f];
+        int32_t ux = l->x[u], uy = l->y[u], vx = l->x[v], vy = l->y[v];
+        if ((ux < lox && vx < lox) || (ux > hix && vx > hix) || (uy < loy && vy < loy) ||
+            (uy > hiy && vy > hiy) || u == p || u == q || v == p || v == q)
+            continue;
+        if (tsr__segments_cross(px, py, qx, qy, ux, uy, vx, vy))
+            a->crossers[a->ncrossers++] = f;
+    }
 }
 
-/* Picks the node to move: in phase 2 half the time an endpoint of a hot edge; else 2 in 3 times
- * an endpoint of the most crossed of 6 random edges, or any node. */
+/* Picks the node to move: in phase 2 an endpoint of a hot edge (1 in 3) or of an edge crossing
+ * one (1 in 6); else an endpoint of the most crossed of 6 random edges or, 1 in 6, any node. */
 static int32_t pick_node(annealer *a)
 {
     const tsr_layout *l = a->l;
     int32_t m = l->num_edges;
     uint64_t r = tsr__rng_below(&a->rng, 6);
-    if (a->nhot > 0 && r < 3) {
-        int32_t e = a->hot[tsr__rng_below(&a->rng, (uint64_t)a->nhot)];
+    const int32_t *list = r < 2 ? a->hot : r == 2 ? a->crossers : NULL;
+    int32_t len = r < 2 ? a->nhot : r == 2 ? a->ncrossers : 0;
+    if (len > 0) {
+        int32_t e = list[tsr__rng_below(&a->rng, (uint64_t)len)];
         return tsr__rng_below(&a->rng, 2) ? l->edge_u[e] : l->edge_v[e];
     }
     if (m > 0 && r != 5) {
@@ -177,8 +203,8 @@ static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32
 
 /* Phase 2 temperature: adapted after every batch so that the share of uphill proposals accepted
  * follows START * (END / START)^progress. */
-#define UPHILL_RATE_START 0.1
-#define UPHILL_RATE_END 0.002
+#define UPHILL_RATE_START 0.5
+#define UPHILL_RATE_END 0.05
 
 /* Weight of Phi against the excess in phase 2 (see energy_delta). */
 #define PHI_WEIGHT 0.05
@@ -344,6 +370,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_y)) != TSR_OK ||
         (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.best_count)) != TSR_OK ||
         (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.hot)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.crossers)) != TSR_OK ||
         ((opt->save_path || opt->checkpoint_path) &&
          (st = tsr_layout_clone(ctx, l, &a.out)) != TSR_OK))
         goto done;
@@ -352,6 +379,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     a.cur_is_best = 1;
     a.best_unsaved = 1;
     a.last_save = a.t0;
+    a.anneal_start = now_seconds() - a.t0;
     a.phase = opt->phase1_fraction > 0 ? 1 : 2;
     a.target = a.best.K - 1;
 
@@ -477,6 +505,7 @@ done:
     tsr__free(ctx, a.best_y);
     tsr__free(ctx, a.best_count);
     tsr__free(ctx, a.hot);
+    tsr__free(ctx, a.crossers);
     tsr_layout_free(ctx, a.out);
     return st;
 }
