@@ -30,37 +30,6 @@ extern "C" {
 #include "resize/resize_backends.h"
 #include "resize/resize_gpu.h"
 }
-/* k_up2_u8's row store (see resize_up2.h): the lanes of a warp put their 8*cn bytes side by
- * side in shared memory, then write the warp's contiguous 256*cn bytes of the row with 16-byte
- * stores (al: the row starts 16-byte aligned), or byte by byte where the row ends inside the
- * segment. Every lane of the warp calls it, also lanes past the row's end (they write nothing). */
-enum { UP2_WARPS = 4 };
-#ifdef __CUDA_ARCH__
-static __device__ __forceinline__ void up2_store_warp(uint8_t *drow, int32_t dw, int cn,
-                                                      int32_t t, int al, const uint32_t *wd)
-{
-    __shared__ int4 stage4[UP2_WARPS][16 * 4];
-    const int lane = threadIdx.x & 31;
-    uint32_t *stage = (uint32_t *)stage4[threadIdx.x >> 5];
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        if (k < 2 * cn)
-            stage[lane * 2 * cn + k] = wd[k];
-    __syncwarp();
-    const int64_t first = (int64_t)8 * (t - lane) * cn; /* byte offset of lane 0's pixels */
-    const int64_t n = min((int64_t)256 * cn, (int64_t)dw * cn - first);
-    uint8_t *base = drow + first;
-    if (al && n == 256 * cn) {
-        for (int i = lane; i < 16 * cn; i += 32)
-            ((int4 *)base)[i] = stage4[threadIdx.x >> 5][i];
-    } else {
-        for (int64_t i = lane; i < n; i += 32)
-            base[i] = ((const uint8_t *)stage)[i];
-    }
-    __syncwarp();
-}
-#define TSR__UP2_STORE up2_store_warp
-#endif
 #include "resize/resize_up2.h"
 
 #include <math.h>
@@ -510,20 +479,18 @@ __global__ void __launch_bounds__(LN_NT, 8)
 
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
- * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours); a
- * warp writes each output row segment with contiguous 16-byte stores (up2_store_warp); about 5
- * integer operations per output byte. */
+ * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
+ * writing 8-byte words; about 5 integer operations per output byte, no shared memory. */
 enum { UP2_NT = 128, UP2_THMAX = 4 };
-static_assert(UP2_NT == 32 * UP2_WARPS, "up2_store_warp stages one segment per warp of the block");
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT)
     k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
              int al_src, int al_dst)
 {
-    /* no early return: the warp-staged store needs every lane (threads past the row end read
-     * clamped pixels and write nothing) */
     const int t = blockIdx.x * UP2_NT + threadIdx.x;
+    if (4 * t >= p.sw)
+        return;
     tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th,
                     al_src, al_dst);
 }
@@ -796,7 +763,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
             th *= 2;
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = (((size_t)d | (size_t)p.dstride) & 15) == 0;
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
         switch (pl->cn) {
         case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;

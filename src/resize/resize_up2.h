@@ -129,13 +129,6 @@ TSR__UP2_FN void tsr__up2_store(uint8_t *TSR__UP2_RESTRICT drow, int32_t dw, int
     }
 }
 
-/* How tsr__up2_thread writes a row: tsr__up2_store, unless the includer defines
- * TSR__UP2_STORE (resize_cuda.cu: a warp-staged store with contiguous 16-byte writes; it is then
- * called by all 32 lanes of a warp at the same points). */
-#ifndef TSR__UP2_STORE
-#define TSR__UP2_STORE tsr__up2_store
-#endif
-
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
  * between source rows is q1 and q3 of the previous row; each element's two output bytes are
@@ -180,9 +173,9 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
                 qp[e] = (uint32_t)q1 | (uint32_t)q3 << 16;
             }
         if (m > m0)
-            TSR__UP2_STORE(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
+            tsr__up2_store(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
         if (m < m0 + th && m < h)
-            TSR__UP2_STORE(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
+            tsr__up2_store(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
     }
 }
 
