@@ -46,8 +46,9 @@ __device__ __forceinline__ uint64_t global_ns()
 }
 
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
- * Instantiated for Forward = P.forward and Masked = (P.mask != NULL): dp_launch below. trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
- * after staging, after the wait, after its rows and after its release (5 values). */
+ * Instantiated for Forward = P.forward and Masked = (P.mask != NULL): dp_launch below.
+ * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
+ * after staging, after the wait, after its rows and after its stores (5 values). */
 template <int Forward, int Masked>
 __global__ void __launch_bounds__(TSR__CC_LANES)
     dp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, uint32_t gen, uint64_t *trace)

@@ -31,7 +31,8 @@
  *   energy_full (backward)                 one thread per cell
  *   dp (generation 1)                      one warp per item (above)
  *   per seam k:
- *     select                               one block: leftmost minimum of the last band's keys
+ *     select                               one block of SEL_THREADS: leftmost minimum of the
+ *                                          last band's keys
  *                                          (strided partial minima + tree); thread 0 hops the
  *                                          bands' entry columns upwards (exits[b]); barrier;
  *                                          one warp per band expands its rows: each lane loads
