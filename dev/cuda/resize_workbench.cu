@@ -150,9 +150,9 @@ static double median(std::vector<double> v, double *lo, double *hi)
  *   A  host: building the plan (tsr__resize_plan_build), part of every tsr_resize call
  *   B  tsr__resize_cuda with a prebuilt plan: table upload + launch (events)
  *   C  the kernel alone (tsr__resize_cuda_launch, tables already on the device) (events)
- *   D, E  as C with tsr__resize_cuda_variant = 4 (k_up2_u8 off: exact 2x upscales take the
- *         generic k_lin2_u8), 6 (k_up2_u8 and k_lin2_u8 off: run 10's k_stile_u8); same as C
- *         where neither is used
+ *   D, E  as C with tsr__resize_cuda_variant = 12 (k_up2_u8 off, so exact 2x upscales take the
+ *         generic k_lin2_u8, whose tiles are sized for 4x fewer blocks), 6 (k_up2_u8 and
+ *         k_lin2_u8 off: run 10's k_stile_u8); same as C where neither is used
  * B and C outputs are checked against the reference backend (poisoned output first). */
 static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
                       double copy_gbs, size_t l2)
@@ -173,7 +173,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
     printf("\nbreakdown of the library call (u8 3-channel; A host plan build, B call without "
            "plan build, C kernel alone; GB/s and of-copy from C over source+output bytes)\n"
            "| case | interp | path | A plan us | B upload+kernel us | C kernel us | C spread | "
-           "C GB/s | C of copy | D generic lin2 us | E stile us | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "C GB/s | C of copy | D lin2 tall us | E stile us | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const bcase &c : cases) {
         size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
         size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
@@ -231,7 +231,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                         tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
                         r = tsr__resize_cuda(lib, &plan, &a, &b);
                     } else {
-                        tsr__resize_cuda_variant = v == 2 ? 4 : v == 3 ? 6 : 0; /* D, E: variants */
+                        tsr__resize_cuda_variant = v == 2 ? 12 : v == 3 ? 6 : 0; /* D, E: variants */
                         r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream);
                         tsr__resize_cuda_variant = 0;
                     }

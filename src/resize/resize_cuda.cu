@@ -653,7 +653,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
  * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
- * upscales), so the workbench can time the variants side by side. */
+ * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
+ * blocks on small images), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -730,7 +731,8 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
     int th = LN_THMAX;
-    while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < LN_BLOCKS)
+    const int target = tsr__resize_cuda_variant & 8 ? LN_BLOCKS / 4 : LN_BLOCKS;
+    while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < target)
         th /= 2;
     while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
         th *= 2;
