@@ -10,7 +10,14 @@
 #include <math.h>
 #include <string.h>
 
-enum { ALL_PAIRS_MAX_NODES = 3000, PIVOTS = 64, SGD_ITERATIONS = 30 };
+/* Beyond ALL_PAIRS_MAX_NODES nodes, pivots (BFS sources) are drawn so that about PIVOT_PAIRS
+ * node-pivot pairs are kept, but never fewer than MIN_PIVOTS. */
+enum {
+    ALL_PAIRS_MAX_NODES = 3000,
+    PIVOT_PAIRS = 1 << 21,
+    MIN_PIVOTS = 64,
+    SGD_ITERATIONS = 30
+};
 
 typedef struct pair {
     int32_t i, j;
@@ -48,7 +55,8 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     if (st != TSR_OK)
         return st;
     int all = n <= ALL_PAIRS_MAX_NODES;
-    int32_t npiv = all ? n : (n < PIVOTS ? n : PIVOTS);
+    int32_t npiv = all ? n : PIVOT_PAIRS / n > MIN_PIVOTS ? PIVOT_PAIRS / n : MIN_PIVOTS;
+    npiv = npiv < n ? npiv : n;
     size_t npairs, bytes;
     if (all)
         npairs = (size_t)n * (size_t)(n - 1) / 2;

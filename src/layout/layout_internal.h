@@ -186,7 +186,8 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
 
 /* ---- initial layouts (init.c) ---- */
 /* Stress layout by stochastic gradient descent on BFS distances (all pairs up to 3000 nodes,
- * pivots beyond), scaled to the canvas and snapped; collisions are left to repair. */
+ * beyond that about 2^21 node-pivot pairs, at least 64 pivots), scaled to the canvas and
+ * snapped; collisions are left to repair. */
 tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
 /* Distinct uniform random points. */
 tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
