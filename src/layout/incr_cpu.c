@@ -10,8 +10,9 @@
 
 #include <string.h>
 
-/* Memory the spatial index may take (bytes). */
-enum { GRID_MEMORY_LIMIT = 256 << 20 };
+/* Memory the spatial index may take (bytes); proposals per window of the index's cost check, and
+ * proposals then taken by the dense path when it did not pay. */
+enum { GRID_MEMORY_LIMIT = 256 << 20, GRID_WINDOW = 64, DENSE_RUN = 4096 };
 
 static tsr_status alloc_n(tsr_ctx *ctx, size_t n, size_t elem, void **out)
 {
@@ -195,9 +196,20 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     int32_t ox = l->x[v], oy = l->y[v];
     gather_star(inc, v);
     int dense = 1;
-    if (inc->use_grid) {
+    if (inc->use_grid && inc->dense_run > 0) {
+        inc->dense_run--;
+    } else if (inc->use_grid) {
         inc->grid_queries++;
         tsr__grid_reason r = gather(inc, v, px, py);
+        /* When the queries of a window list more than half the edges on average, the index
+         * costs more than it saves: the next DENSE_RUN proposals take the dense path. */
+        inc->window_cand += r == TSR__GRID_OK ? (uint64_t)inc->grid.ncand : (uint64_t)l->num_edges;
+        if (++inc->window == GRID_WINDOW) {
+            if (inc->window_cand * 2 > (uint64_t)GRID_WINDOW * (uint64_t)l->num_edges)
+                inc->dense_run = DENSE_RUN;
+            inc->window = 0;
+            inc->window_cand = 0;
+        }
         if (r == TSR__GRID_OK) {
             dense = 0;
             for (int32_t i = 0; i < inc->grid.ncand; i++)

@@ -164,6 +164,10 @@ typedef struct tsr__incr {
     int use_grid;
     tsr__grid grid;
     uint64_t grid_queries, dense_fallbacks;
+    /* the index's cost check: candidates listed in the current window of queries, and
+     * proposals left to take the dense path because the last window did not pay */
+    uint64_t window_cand;
+    int32_t window, dense_run;
     tsr__grid_reason last_fallback;
 } tsr__incr;
 
