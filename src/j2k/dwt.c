@@ -289,6 +289,20 @@ static void dwt97_split(float *L, uint32_t sn, float *H, uint32_t dn, uint32_t c
 
 /* ---- 2D driver ---------------------------------------------------------------------------- */
 
+/* dst[0 .. n) = e[0], o[0], e[1], o[1], ...: the even positions from e (ceil(n/2) samples), the
+ * odd ones from o; one loop with both stores, which compilers turn into vector unpacks. */
+static void interleave(int32_t *restrict dst, uint32_t n, const int32_t *restrict e,
+                       const int32_t *restrict o)
+{
+    const uint32_t m = n / 2;
+    for (uint32_t i = 0; i < m; i++) {
+        dst[2 * i] = e[i];
+        dst[2 * i + 1] = o[i];
+    }
+    if (n & 1)
+        dst[n - 1] = e[m];
+}
+
 /* n <= LANES samples of one strip row; the whole-strip case with a constant size, so that it
  * compiles to a few vector moves instead of a library call per row */
 static inline void copy_lanes(int32_t *dst, const int32_t *src, uint32_t n)
@@ -322,10 +336,7 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
             dwt53_split(row, snx, row + snx, dn, cx);
         else
             dwt97_split((float *)row, snx, (float *)row + snx, dn, cx);
-        for (uint32_t i = 0; i < snx; i++)
-            tmp[cx + 2 * i] = row[i];
-        for (uint32_t i = 0; i < dn; i++)
-            tmp[1 - cx + 2 * i] = row[snx + i];
+        interleave(tmp, rw, cx ? row + snx : row, cx ? row : row + snx);
         memcpy(row, tmp, (size_t)rw * sizeof *row);
     }
     /* Vertical, LANES columns at a time. */
