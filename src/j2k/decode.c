@@ -604,68 +604,117 @@ out:
     return st;
 }
 
-/* Writes a decoded tile-component into its plane: DC level shift, rounding, clamping. */
-static void store(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp, int is_float,
-                  tsr_j2k_plane *p, int threads)
+/* Output of one decoded tile-component into its plane: the rows and columns of the tile-component
+ * inside the plane ([x0, x1) x [y0, y1), empty when x1 <= x0 or y1 <= y0), DC level shift,
+ * rounding, clamping to [lo, hi]. */
+typedef struct store_plan {
+    const tsr__j2k_tilecomp *tc;
+    const tsr_j2k_plane *p;
+    int64_t x0, y0, x1, y1, top_x0, top_y0, lo, hi, shift;
+    int is_float;
+} store_plan;
+
+static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
+                                  int is_float, const tsr_j2k_plane *p)
 {
     const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
-    int64_t x0 = top->x0 > p->x0 ? top->x0 : p->x0;
-    int64_t y0 = top->y0 > p->y0 ? top->y0 : p->y0;
-    int64_t x1 = top->x1 < (uint64_t)p->x0 + p->width ? top->x1 : (int64_t)p->x0 + p->width;
-    int64_t y1 = top->y1 < (uint64_t)p->y0 + p->height ? top->y1 : (int64_t)p->y0 + p->height;
-    if (x1 <= x0 || y1 <= y0)
-        return;
-    int64_t lo, hi, shift;
+    store_plan s;
+    s.tc = tc;
+    s.p = p;
+    s.is_float = is_float;
+    s.top_x0 = top->x0;
+    s.top_y0 = top->y0;
+    s.x0 = top->x0 > p->x0 ? top->x0 : p->x0;
+    s.y0 = top->y0 > p->y0 ? top->y0 : p->y0;
+    s.x1 = top->x1 < (uint64_t)p->x0 + p->width ? top->x1 : (int64_t)p->x0 + p->width;
+    s.y1 = top->y1 < (uint64_t)p->y0 + p->height ? top->y1 : (int64_t)p->y0 + p->height;
     if (cp->sgnd) {
-        lo = -((int64_t)1 << (cp->prec - 1));
-        hi = ((int64_t)1 << (cp->prec - 1)) - 1;
-        shift = 0;
+        s.lo = -((int64_t)1 << (cp->prec - 1));
+        s.hi = ((int64_t)1 << (cp->prec - 1)) - 1;
+        s.shift = 0;
     } else {
-        lo = 0;
-        hi = ((int64_t)1 << cp->prec) - 1;
-        shift = (int64_t)1 << (cp->prec - 1);
+        s.lo = 0;
+        s.hi = ((int64_t)1 << cp->prec) - 1;
+        s.shift = (int64_t)1 << (cp->prec - 1);
     }
-    (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (y1 - y0) > 32)
-    for (int64_t y = y0; y < y1; y++) {
-        const int32_t *src = tc->data + (size_t)(y - top->y0) * tc->stride + (x0 - top->x0);
-        int32_t *dst = p->data + (size_t)(y - p->y0) * p->stride + (x0 - p->x0);
-        int64_t n = x1 - x0;
-        if (is_float && hi < (1 << 22) && lo > -(1 << 22)) {
-            /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
-             * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
-            const float *f = (const float *)src;
-            const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
-            for (int64_t i = 0; i < n; i++) {
-                float v = f[i];
-                v = v == v ? v : 0.0f;
-                v = v > fhi ? fhi : v;
-                v = v < flo ? flo : v;
-                v = (v + magic) - magic;
-                dst[i] = (int32_t)v + (int32_t)shift;
-            }
-        } else if (is_float) {
-            const float *f = (const float *)src;
-            for (int64_t i = 0; i < n; i++) {
-                float v = f[i];
-                int64_t q;
-                if (!(v == v))
-                    q = 0;
-                else if (v > 4e9f)
-                    q = hi;
-                else if (v < -4e9f)
-                    q = lo;
-                else
-                    q = (int64_t)lrintf(v);
-                q += shift;
-                dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
-            }
-        } else {
-            for (int64_t i = 0; i < n; i++) {
-                int64_t q = (int64_t)src[i] + shift;
-                dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
-            }
+    return s;
+}
+
+/* Writes row y of the plan (absolute coordinates; nothing outside [y0, y1) or when empty). */
+static void store_row(const store_plan *s, int64_t y)
+{
+    if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
+        return;
+    const int64_t lo = s->lo, hi = s->hi, shift = s->shift;
+    const int32_t *src = s->tc->data + (size_t)(y - s->top_y0) * s->tc->stride + (s->x0 - s->top_x0);
+    int32_t *dst = s->p->data + (size_t)(y - s->p->y0) * s->p->stride + (s->x0 - s->p->x0);
+    int64_t n = s->x1 - s->x0;
+    if (s->is_float && hi < (1 << 22) && lo > -(1 << 22)) {
+        /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
+         * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
+        const float *f = (const float *)src;
+        const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
+        for (int64_t i = 0; i < n; i++) {
+            float v = f[i];
+            v = v == v ? v : 0.0f;
+            v = v > fhi ? fhi : v;
+            v = v < flo ? flo : v;
+            v = (v + magic) - magic;
+            dst[i] = (int32_t)v + (int32_t)shift;
         }
+    } else if (s->is_float) {
+        const float *f = (const float *)src;
+        for (int64_t i = 0; i < n; i++) {
+            float v = f[i];
+            int64_t q;
+            if (!(v == v))
+                q = 0;
+            else if (v > 4e9f)
+                q = hi;
+            else if (v < -4e9f)
+                q = lo;
+            else
+                q = (int64_t)lrintf(v);
+            q += shift;
+            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t q = (int64_t)src[i] + shift;
+            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+        }
+    }
+}
+
+/* Writes a decoded tile-component into its plane. */
+static void store(const store_plan *s, int threads)
+{
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (s->y1 - s->y0) > 32)
+    for (int64_t y = s->y0; y < s->y1; y++)
+        store_row(s, y);
+}
+
+/* The inverse colour transform (G.2 / G.3) of components 0..2 (same sizes) and their output,
+ * row by row while the row is in cache; out[k] NULL: component k is transformed, not stored. */
+static void mct_store(tsr__j2k_tilecomp *const c[3], int rev, const store_plan *const out[3],
+                      int threads)
+{
+    const size_t n = c[0]->data_w;
+    const int64_t rows = (int64_t)c[0]->data_h;
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rows > 32)
+    for (int64_t y = 0; y < rows; y++) {
+        int32_t *r0 = c[0]->data + (size_t)y * c[0]->stride;
+        int32_t *r1 = c[1]->data + (size_t)y * c[1]->stride;
+        int32_t *r2 = c[2]->data + (size_t)y * c[2]->stride;
+        if (rev)
+            tsr__mct_rct_inverse(r0, r1, r2, n);
+        else
+            tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, n);
+        for (int k = 0; k < 3; k++)
+            if (out[k])
+                store_row(out[k], out[k]->top_y0 + y);
     }
 }
 
@@ -813,19 +862,22 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
                            tile);
             goto out;
         }
-        size_t n = a->data_w;
-        for (size_t y = 0; y < a->data_h; y++) {
-            int32_t *ra = a->data + y * a->stride, *rb = b->data + y * b->stride;
-            int32_t *rc = c->data + y * c->stride;
-            if (rev0)
-                tsr__mct_rct_inverse(ra, rb, rc, n);
-            else
-                tsr__mct_ict_inverse((float *)ra, (float *)rb, (float *)rc, n);
-        }
+        tsr__j2k_tilecomp *const abc[3] = {a, b, c};
+        store_plan plans[3];
+        const store_plan *outs[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3; k++)
+            if (!abc[k]->skip && d->dst[k].data) {
+                plans[k] = store_plan_make(abc[k], &cs->comps[k], !rev0, &d->dst[k]);
+                outs[k] = &plans[k];
+            }
+        mct_store(abc, rev0, outs, threads);
     }
-    for (uint32_t c = 0; c < t.ncomps; c++)
-        if (!t.comps[c].skip && d->dst[c].data)
-            store(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c], threads);
+    for (uint32_t c = mct && !t.comps[0].skip ? 3 : 0; c < t.ncomps; c++)
+        if (!t.comps[c].skip && d->dst[c].data) {
+            const store_plan sp =
+                store_plan_make(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c]);
+            store(&sp, threads);
+        }
 out:
     tsr__free(ctx, scratch);
     tsr__free(ctx, ppt);
