@@ -40,7 +40,7 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
-	/usr/bin/python3 bench/bench_resize.py --tool $(BUILD)/bench/bench_resize
+	/usr/bin/python3 bench/bench_resize.py --bench $(BUILD)/bench/bench_resize
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out
