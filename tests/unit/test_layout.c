@@ -412,6 +412,52 @@ static void test_optimize(void)
     }
 }
 
+/* AUTO starts from the better of the input (repaired) and the stress layout; on a tie it keeps
+ * the input's coordinates. */
+static void test_auto_start(void)
+{
+    tsr_rng r;
+    tsr_rng_seed(&r, 21);
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    opt.time_limit = 0;
+    opt.max_moves = 1;
+    for (int t = 0; t < 4; t++) {
+        tsr_layout *a = random_drawing(&r, 40 + 20 * t, 60 + 40 * t, 2000, 2000), *b;
+        CHECK_OK(ctx, tsr_layout_clone(ctx, a, &b));
+        tsr_layout_score keep;
+        CHECK_OK(ctx, tsr_layout_evaluate(ctx, a, &keep, NULL));
+        tsr_layout_optimize_result ra, rb;
+        opt.init = TSR_LAYOUT_INIT_STRESS;
+        CHECK_OK(ctx, tsr_layout_optimize(ctx, b, &opt, &rb));
+        opt.init = TSR_LAYOUT_INIT_AUTO;
+        CHECK_OK(ctx, tsr_layout_optimize(ctx, a, &opt, &ra));
+        const tsr_layout_score *want =
+            tsr_layout_score_compare(&rb.initial, &keep) < 0 ? &rb.initial : &keep;
+        CHECK(tsr_layout_score_compare(&ra.initial, want) == 0);
+        tsr_layout_free(ctx, a);
+        tsr_layout_free(ctx, b);
+    }
+    /* a cycle on a convex polygon has no crossing: kept exactly */
+    enum { N = 12 };
+    static const int32_t px[N] = {50, 80, 95, 100, 95, 80, 50, 20, 5, 0, 5, 20};
+    static const int32_t py[N] = {0, 5, 20, 50, 80, 95, 100, 95, 80, 50, 20, 5};
+    tsr_layout *c;
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, N, N, &c));
+    c->width = c->height = 100;
+    c->has_coordinates = 1;
+    for (int i = 0; i < N; i++) {
+        c->x[i] = px[i];
+        c->y[i] = py[i];
+        c->edge_u[i] = i;
+        c->edge_v[i] = (i + 1) % N;
+    }
+    tsr_layout_optimize_result rc;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, c, &opt, &rc));
+    CHECK(rc.best.K == 0 && memcmp(c->x, px, sizeof px) == 0 && memcmp(c->y, py, sizeof py) == 0);
+    tsr_layout_free(ctx, c);
+}
+
 static void test_dense_equals_spatial(void)
 {
     tsr_rng r;
@@ -453,6 +499,7 @@ int main(void)
     incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);          /* forced overflow */
     test_optimize();
     test_dense_equals_spatial();
+    test_auto_start();
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout");
 }
