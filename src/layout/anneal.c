@@ -59,6 +59,8 @@ typedef struct annealer {
     int64_t target;
     int32_t *hot, nhot;
     int32_t *crossers, ncrossers; /* the edges crossing one hot edge (refreshed with it) */
+    int32_t hot_edge;             /* that hot edge, -1 when none */
+    int across;                   /* pick_node chose a crosser's endpoint: move it across */
 } annealer;
 
 static void snapshot_current(annealer *a)
@@ -117,6 +119,7 @@ static void refresh_hot(annealer *a)
 {
     const tsr_layout *l = a->l;
     a->nhot = a->ncrossers = 0;
+    a->hot_edge = -1;
     if (a->phase != 2)
         return;
     for (int32_t e = 0; e < l->num_edges; e++)
@@ -125,6 +128,7 @@ static void refresh_hot(annealer *a)
     if (a->nhot == 0)
         return;
     int32_t h = a->hot[tsr__rng_below(&a->rng, (uint64_t)a->nhot)];
+    a->hot_edge = h;
     int32_t p = l->edge_u[h], q = l->edge_v[h];
     int32_t px = l->x[p], py = l->y[p], qx = l->x[q], qy = l->y[q];
     int32_t lox = px < qx ? px : qx, hix = px < qx ? qx : px;
@@ -140,18 +144,32 @@ static void refresh_hot(annealer *a)
     }
 }
 
-/* Picks the node to move: in phase 2 an endpoint of a hot edge (1 in 3) or of an edge crossing
- * one (1 in 6); else an endpoint of the most crossed of 6 random edges or, 1 in 6, any node. */
+/* Twice the area of the triangle (p, q, v), signed: v's side of the line pq times its distance
+ * times |pq|. Exact in int64 for coordinates up to 2^30. */
+static int64_t side_area(const tsr_layout *l, int32_t p, int32_t q, int32_t v)
+{
+    return ((int64_t)l->x[q] - l->x[p]) * ((int64_t)l->y[v] - l->y[p]) -
+           ((int64_t)l->y[q] - l->y[p]) * ((int64_t)l->x[v] - l->x[p]);
+}
+
+/* Picks the node to move: in phase 2 an endpoint of a hot edge (1 in 3) or, 1 in 6, the endpoint
+ * of an edge crossing the listed hot edge that lies nearer its line (then a->across is set);
+ * else an endpoint of the most crossed of 6 random edges or, 1 in 6, any node. */
 static int32_t pick_node(annealer *a)
 {
     const tsr_layout *l = a->l;
     int32_t m = l->num_edges;
     uint64_t r = tsr__rng_below(&a->rng, 6);
-    const int32_t *list = r < 2 ? a->hot : r == 2 ? a->crossers : NULL;
-    int32_t len = r < 2 ? a->nhot : r == 2 ? a->ncrossers : 0;
-    if (len > 0) {
-        int32_t e = list[tsr__rng_below(&a->rng, (uint64_t)len)];
+    if (r < 2 && a->nhot > 0) {
+        int32_t e = a->hot[tsr__rng_below(&a->rng, (uint64_t)a->nhot)];
         return tsr__rng_below(&a->rng, 2) ? l->edge_u[e] : l->edge_v[e];
+    }
+    if (r == 2 && a->ncrossers > 0) {
+        int32_t f = a->crossers[tsr__rng_below(&a->rng, (uint64_t)a->ncrossers)];
+        int32_t p = l->edge_u[a->hot_edge], q = l->edge_v[a->hot_edge];
+        int64_t su = side_area(l, p, q, l->edge_u[f]), sv = side_area(l, p, q, l->edge_v[f]);
+        a->across = 1;
+        return (su < 0 ? -su : su) <= (sv < 0 ? -sv : sv) ? l->edge_u[f] : l->edge_v[f];
     }
     if (m > 0 && r != 5) {
         int32_t best = (int32_t)tsr__rng_below(&a->rng, (uint64_t)m);
@@ -201,6 +219,33 @@ static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32
     *py = clamp(cy + (int64_t)tsr__rng_below(&a->rng, (uint64_t)(2 * r + 1)) - r, l->height);
 }
 
+/* A point for v (an endpoint of an edge crossing the hot edge) just across the hot edge's line,
+ * up to radius/4 further: its edge then no longer crosses the hot edge. */
+static void across_point(annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
+{
+    const tsr_layout *l = a->l;
+    int32_t p = l->edge_u[a->hot_edge], q = l->edge_v[a->hot_edge];
+    double dx = (double)l->x[q] - l->x[p], dy = (double)l->y[q] - l->y[p];
+    double len = sqrt(dx * dx + dy * dy), area = (double)side_area(l, p, q, v);
+    double dist = fabs(area) / len, sign = area > 0 ? 1 : -1; /* toward the line: -sign*(-dy,dx) */
+    int64_t extra = (int64_t)(radius / 4);
+    double step = dist + 1 + (double)tsr__rng_below(&a->rng, (uint64_t)(extra > 0 ? extra : 0) + 1);
+    *px = clamp((int64_t)llround(l->x[v] + sign * dy / len * step), l->width);
+    *py = clamp((int64_t)llround(l->y[v] - sign * dx / len * step), l->height);
+}
+
+/* The next proposal: a node and its target point. */
+static int32_t choose_move(annealer *a, double radius, int32_t *px, int32_t *py)
+{
+    a->across = 0;
+    int32_t v = pick_node(a);
+    if (a->across)
+        across_point(a, v, radius, px, py);
+    else
+        pick_point(a, v, radius, px, py);
+    return v;
+}
+
 /* Phase 2 temperature: adapted after every batch so that the share of uphill proposals accepted
  * follows START * (END / START)^progress. */
 #define UPHILL_RATE_START 0.5
@@ -237,8 +282,7 @@ static double sample_scale(annealer *a, double radius)
     double sum = 0;
     int count = 0;
     for (int i = 0; i < 200; i++) {
-        int32_t v = pick_node(a), px, py;
-        pick_point(a, v, radius, &px, &py);
+        int32_t px, py, v = choose_move(a, radius, &px, &py);
         if (!tsr__incr_propose(&a->inc, v, px, py))
             continue;
         double d = energy_delta(a);
@@ -426,8 +470,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
         radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
         refresh_hot(&a);
         for (int batch = 0; batch < 64; batch++) {
-            int32_t v = pick_node(&a), px, py;
-            pick_point(&a, v, radius, &px, &py);
+            int32_t px, py, v = choose_move(&a, radius, &px, &py);
             a.moves++;
             if (!tsr__incr_propose(&a.inc, v, px, py))
                 continue;
