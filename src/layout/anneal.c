@@ -1,15 +1,17 @@
 /* The optimizer: simulated annealing on the incremental evaluator (incr_cpu.c).
  *
- * Plan: make the input valid (repair), give it the initial layout asked for, then two phases.
- * Phase 1 minimises the total number of crossings C (Metropolis on dC). Phase 2 minimises the
- * score lexicographically (K, n_K, Phi, C): a move that raises K is rejected, one that lowers K
- * accepted, otherwise Metropolis on dE = 2K * d(n_K) + d(Phi) (taking one edge off the top level
- * is worth about what it saves in Phi). Nodes are chosen with a bias toward the endpoints of the
- * most crossed edges (tournament among random edges); moves go to a random point, near the
- * neighbours' barycentre, or to a nearby point within a radius that shrinks over the run. Every
- * move keeps the drawing valid (exact test). Without progress for a while the search restarts
- * from the best drawing. The schedule follows the share of the budget used: moves/max_moves when
- * max_moves is set (then a seed gives the same drawing on every machine), else elapsed/time. */
+ * Plan: the start layout (init.c: the input, the stress layout or the better of both, made
+ * valid), then two phases. Phase 1 minimises the total number of crossings C (Metropolis on dC,
+ * geometric temperature schedule). Phase 2 minimises the excess over a target one below the best
+ * K found (see energy_delta) with a temperature adapted per batch of proposals to a falling
+ * share of accepted uphill moves; the best drawing is kept by the lexicographic score (K, n_K,
+ * Phi, C). Nodes are chosen with a bias toward the edges above the target, the edges crossing
+ * one of them, and the most crossed of random edges; moves go to a random point, near the
+ * neighbours' barycentre, within a radius that shrinks over the run, or (for a crosser) just
+ * across the hot edge's line. Every move keeps the drawing valid (exact test). Without progress
+ * for a while the search restarts from the best drawing. The schedule follows the share of the
+ * budget used: moves/max_moves when max_moves is set (then a seed gives the same drawing on
+ * every machine), else the share of the time left after the start layout. */
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
@@ -320,64 +322,6 @@ static int report(annealer *a, double elapsed, const char *note)
     return tsr__progress(a->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
 }
 
-/* Score of the drawing as it stands (valid or not: crossings are defined either way). */
-static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
-                           tsr_layout_score *s)
-{
-    tsr_status st = tsr__count_parallel(
-        ctx, l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
-    tsr__score_from_counts(counts, l->num_edges, s);
-    return st;
-}
-
-/* AUTO for an input with coordinates: the input's coordinates or a (repaired) stress layout,
- * whichever scores lower. Repair only adds crossings in practice, so the input is first scored
- * as read and repaired (which can take long on a crowded input) only when it still wins; then
- * it must win again after repair. */
-static tsr_status start_from_better(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
-{
-    tsr_layout *s = NULL;
-    int32_t *counts = NULL;
-    tsr_layout_score keep, stress;
-    tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
-                               (void **)&counts);
-    if (st == TSR_OK && (st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
-        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
-        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
-        (st = score_of(ctx, s, counts, &stress)) == TSR_OK &&
-        (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
-        if (tsr_layout_score_compare(&keep, &stress) < 0 &&
-            (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
-            st = score_of(ctx, l, counts, &keep);
-        if (st == TSR_OK && tsr_layout_score_compare(&stress, &keep) < 0) {
-            memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
-            memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
-            *repaired = 0;
-        }
-    }
-    tsr_layout_free(ctx, s);
-    tsr__free(ctx, counts);
-    return st;
-}
-
-static tsr_status prepare(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
-                          int *repaired)
-{
-    tsr_layout_init init = opt->init;
-    if (!l->has_coordinates && (init == TSR_LAYOUT_INIT_AUTO || init == TSR_LAYOUT_INIT_KEEP))
-        init = TSR_LAYOUT_INIT_STRESS;
-    if (init == TSR_LAYOUT_INIT_AUTO)
-        return start_from_better(ctx, l, opt->seed, repaired); /* valid on success */
-    tsr_status st = TSR_OK;
-    if (init == TSR_LAYOUT_INIT_STRESS)
-        st = tsr__init_stress(ctx, l, opt->seed);
-    else if (init == TSR_LAYOUT_INIT_RANDOM)
-        st = tsr__init_random(ctx, l, opt->seed);
-    if (st == TSR_OK)
-        st = tsr_layout_repair(ctx, l, repaired);
-    return st;
-}
-
 tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
                                tsr_layout_optimize_result *result)
 {
@@ -405,7 +349,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     a.t0 = now_seconds();
     tsr_layout_optimize_result res;
     memset(&res, 0, sizeof res);
-    if ((st = prepare(ctx, l, opt, &res.repaired)) != TSR_OK)
+    if ((st = tsr__start_layout(ctx, l, opt->init, opt->seed, &res.repaired)) != TSR_OK)
         return st;
     size_t n = (size_t)l->num_nodes, m = (size_t)l->num_edges;
     if ((st = tsr__incr_init(ctx, &a.inc, l, opt->spatial)) != TSR_OK)

@@ -1,4 +1,4 @@
-/* Initial layouts and repair: a stress layout by stochastic gradient descent (Zheng, Pawar and
+/* Initial layouts and repair: the start layout of the optimizer, a stress layout by stochastic gradient descent (Zheng, Pawar and
  * Goodman, "Graph Drawing by Stochastic Gradient Descent", IEEE TVCG 2019: pairs visited in
  * random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta annealed exponentially), uniform
  * random points, and the repair that moves offending nodes to the nearest valid grid points. */
@@ -315,5 +315,62 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
     tsr__free(ctx, near);
     if (moved)
         *moved = count_moved;
+    return st;
+}
+
+/* Score of the drawing as it stands (valid or not: crossings are defined either way). */
+static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
+                           tsr_layout_score *s)
+{
+    tsr_status st = tsr__count_parallel(
+        ctx, l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
+    tsr__score_from_counts(counts, l->num_edges, s);
+    return st;
+}
+
+/* AUTO for an input with coordinates: the input's coordinates or a (repaired) stress layout,
+ * whichever scores lower. Repair only adds crossings in practice, so the input is first scored
+ * as read and repaired (which can take long on a crowded input) only when it still wins; then
+ * it must win again after repair. */
+static tsr_status start_from_better(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
+{
+    tsr_layout *s = NULL;
+    int32_t *counts = NULL;
+    tsr_layout_score keep, stress;
+    tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
+                               (void **)&counts);
+    if (st == TSR_OK && (st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
+        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
+        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
+        (st = score_of(ctx, s, counts, &stress)) == TSR_OK &&
+        (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
+        if (tsr_layout_score_compare(&keep, &stress) < 0 &&
+            (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
+            st = score_of(ctx, l, counts, &keep);
+        if (st == TSR_OK && tsr_layout_score_compare(&stress, &keep) < 0) {
+            memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
+            memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
+            *repaired = 0;
+        }
+    }
+    tsr_layout_free(ctx, s);
+    tsr__free(ctx, counts);
+    return st;
+}
+
+tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
+                             int *repaired)
+{
+    if (!l->has_coordinates && (init == TSR_LAYOUT_INIT_AUTO || init == TSR_LAYOUT_INIT_KEEP))
+        init = TSR_LAYOUT_INIT_STRESS;
+    if (init == TSR_LAYOUT_INIT_AUTO)
+        return start_from_better(ctx, l, seed, repaired); /* valid on success */
+    tsr_status st = TSR_OK;
+    if (init == TSR_LAYOUT_INIT_STRESS)
+        st = tsr__init_stress(ctx, l, seed);
+    else if (init == TSR_LAYOUT_INIT_RANDOM)
+        st = tsr__init_random(ctx, l, seed);
+    if (st == TSR_OK)
+        st = tsr_layout_repair(ctx, l, repaired);
     return st;
 }

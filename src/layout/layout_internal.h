@@ -195,6 +195,11 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
 tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
 /* Distinct uniform random points. */
 tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+/* The optimizer's start: the layout `init` asks for (AUTO: stress without coordinates, else the
+ * input or the stress layout, whichever scores lower, a tie keeping the input), made valid.
+ * *repaired: input nodes moved by repair (0 when the stress layout was taken). */
+tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
+                             int *repaired);
 
 /* splitmix64 / xoshiro-style generator used by init and annealing (deterministic). */
 typedef struct tsr__rng {
