@@ -5,10 +5,11 @@
  *   k_generic      every path, depth and channel count; one thread per output element.
  *   k_up2_u8<CN>   u8 linear upscale by exactly 2 on both axes (plan.up2): resize_up2.h's
  *                  closed form, 8 output pixels x 2*th rows per thread.
- *   k_lin2_u8<CN,EPT> u8 linear and area upscales (2 taps, unit coefficient pairs): output
- *                  tiles of 128*EPT elements x th rows, the tile's source rows staged in shared
- *                  memory with 16-byte loads, each thread walking its EPT elements down the
- *                  rows with the horizontal results of the current source row pair in registers.
+ *   k_lin2_u8<CN,EPT> the other u8 linear and area plans with unit coefficient pairs (plan
+ *                  unit_pairs) and horizontal scale <= LN_XMAX: output tiles of 128*EPT
+ *                  elements x th rows, the tile's source rows staged in shared memory as u16 tap
+ *                  pairs, each thread walking its EPT elements down the rows with the current
+ *                  source row pair's horizontal values in registers (one __dp2a_lo each).
  *   k_stile_u8<KS,CN> the other u8 separable plans with 2 or 4 taps (cubic; linear downscales
  *                  beyond LN_XMAX): output tiles, horizontal pass into shared memory, then the
  *                  vertical pass.
@@ -19,8 +20,9 @@
  *   k_nearest4<PB> nearest, 4 output pixels of PB <= 4 bytes per thread, 4-byte stores
  *                  (k_nearest, one pixel per thread, for wider pixels).
  * Images: device images (TSR_MEMORY_CUDA) are used in place; host images are staged through the
- * context's pinned buffers and device scratch (no allocation once warm). The tables are copied
- * to device scratch on the stream each call (a few KB).
+ * context's pinned buffers and device scratch (no allocation once warm). The plan's tables are
+ * copied to device scratch on the stream when the plan differs from the last one copied there
+ * (plan ids).
  * Synchronisation: with a stream of the caller's (tsr_ctx_options.cuda_stream) and device images
  * the work is only queued on it; otherwise the call returns when the output is written. */
 #include "cuda/cuda_internal.cuh"
