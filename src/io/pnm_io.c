@@ -207,27 +207,36 @@ tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file 
     tsr_status st = tsr__atomic_write(ctx, af, header, (size_t)n);
     if (st != TSR_OK)
         return st;
+    /* The raster goes out in one write when it lies tight in memory as the file wants it,
+     * else in pieces of about 1 MB of rows (copied, or byte-swapped for 16-bit samples on a
+     * little-endian host), not one write per row: a 4K frame is 2160 system calls otherwise. */
     size_t row = (size_t)img->width * (size_t)img->channels * (wide ? 2 : 1);
-    if (!wide || !tsr__host_is_little_endian()) {
-        for (int32_t y = 0; st == TSR_OK && y < img->height; y++)
-            st = tsr__atomic_write(ctx, af, (const uint8_t *)img->data + (size_t)y * img->stride,
-                                   row);
-        return st;
-    }
+    size_t h = (size_t)img->height;
+    int swap = wide && tsr__host_is_little_endian();
+    if (!swap && img->stride == row)
+        return tsr__atomic_write(ctx, af, img->data, row * h); /* tsr_image_check bounds it */
+    size_t rows = ((size_t)1 << 20) / row;
+    rows = rows < 1 ? 1 : rows > h ? h : rows;
     void *buf;
-    st = tsr__alloc(ctx, row, &buf);
+    st = tsr__alloc(ctx, rows * row, &buf);
     if (st != TSR_OK)
         return st;
-    uint8_t *b = buf;
-    size_t count = row / 2;
-    for (int32_t y = 0; st == TSR_OK && y < img->height; y++) {
-        const uint16_t *src =
-            (const uint16_t *)(const void *)((const uint8_t *)img->data + (size_t)y * img->stride);
-        for (size_t i = 0; i < count; i++) {
-            b[2 * i] = (uint8_t)(src[i] >> 8);
-            b[2 * i + 1] = (uint8_t)src[i];
+    for (size_t y = 0; st == TSR_OK && y < h; y += rows) {
+        size_t k = h - y < rows ? h - y : rows;
+        for (size_t i = 0; i < k; i++) {
+            const uint8_t *src = (const uint8_t *)img->data + (y + i) * img->stride;
+            uint8_t *b = (uint8_t *)buf + i * row;
+            if (!swap) {
+                memcpy(b, src, row);
+                continue;
+            }
+            const uint16_t *s16 = (const uint16_t *)(const void *)src;
+            for (size_t x = 0; x < row / 2; x++) {
+                b[2 * x] = (uint8_t)(s16[x] >> 8);
+                b[2 * x + 1] = (uint8_t)s16[x];
+            }
         }
-        st = tsr__atomic_write(ctx, af, b, row);
+        st = tsr__atomic_write(ctx, af, buf, k * row);
     }
     tsr__free(ctx, buf);
     return st;

@@ -1139,6 +1139,8 @@ tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
         }
         st = tsr__alloc(ctx, b, (void **)&p[i].data);
         p[i].stride = p[i].width;
+        if (!st)
+            tsr__j2k_prefault(p[i].data, b); /* fresh memory: populate it in one call */
     }
     if (!st)
         st = tsr_j2k_decode(ctx, data, len, opt, p, n, result);

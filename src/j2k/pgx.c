@@ -19,20 +19,37 @@ static tsr_status save_one(tsr_ctx *ctx, const char *path, const tsr_j2k_plane *
     int n = snprintf(head, sizeof head, "PG ML %c %u %u %u\n", p->is_signed ? '-' : '+',
                      p->precision, p->width, p->height);
     st = tsr__atomic_write(ctx, &af, head, (size_t)n);
+    /* Rows are converted into a buffer of about 1 MB and written a buffer at a time. */
     unsigned bps = p->precision <= 8 ? 1 : p->precision <= 16 ? 2 : 4;
-    uint8_t *row = NULL;
-    if (!st && p->width)
-        st = tsr__alloc(ctx, (size_t)p->width * bps, (void **)&row);
-    for (uint32_t y = 0; !st && y < p->height; y++) {
-        const int32_t *s = p->data + (size_t)y * p->stride;
-        for (uint32_t x = 0; x < p->width; x++) {
-            uint32_t v = (uint32_t)s[x];
-            for (unsigned b = 0; b < bps; b++)
-                row[(size_t)x * bps + b] = (uint8_t)(v >> (8 * (bps - 1 - b)));
+    size_t row = (size_t)p->width * bps;
+    size_t rows = row ? ((size_t)1 << 20) / row : 0;
+    rows = rows < 1 ? 1 : rows > p->height ? p->height : rows;
+    uint8_t *buf = NULL;
+    if (!st && row && p->height)
+        st = tsr__alloc(ctx, rows * row, (void **)&buf);
+    for (size_t y = 0; !st && buf && y < p->height; y += rows) {
+        size_t k = p->height - y < rows ? p->height - y : rows;
+        for (size_t i = 0; i < k; i++) {
+            const int32_t *s = p->data + (y + i) * p->stride;
+            uint8_t *b = buf + i * row;
+            for (uint32_t x = 0; x < p->width; x++) {
+                uint32_t v = (uint32_t)s[x];
+                if (bps == 1) {
+                    b[x] = (uint8_t)v;
+                } else if (bps == 2) {
+                    b[2 * x] = (uint8_t)(v >> 8);
+                    b[2 * x + 1] = (uint8_t)v;
+                } else {
+                    b[4 * x] = (uint8_t)(v >> 24);
+                    b[4 * x + 1] = (uint8_t)(v >> 16);
+                    b[4 * x + 2] = (uint8_t)(v >> 8);
+                    b[4 * x + 3] = (uint8_t)v;
+                }
+            }
         }
-        st = tsr__atomic_write(ctx, &af, row, (size_t)p->width * bps);
+        st = tsr__atomic_write(ctx, &af, buf, k * row);
     }
-    tsr__free(ctx, row);
+    tsr__free(ctx, buf);
     if (st) {
         tsr__atomic_abort(ctx, &af);
         return st;

@@ -169,5 +169,39 @@ EOF
   cmp -s "$tmp/jph.pgx" "$tmp/jphcs.pgx" && ok || bad "JPH decodes like its codestream"
 fi
 
+# PNM output against the PGX planes of the same decode, through the documented mapping
+# (v + 2^(p-1) for signed samples, then v * maxval / (2^p - 1) rounded): 8-bit RGB as stored,
+# 4-bit signed gray and 12-bit RGB rescaled, 16-bit RGB (the path with its own image buffer).
+for case in "p0_04.j2k ppm" "p0_03.j2k pgm" "hifi_ht1_02.j2k ppm" "file7.jp2 ppm" "p0_04.j2k pgm --components 1"; do
+  set -- $case
+  f=$data/j2k/conformance/$1; [ -r "$f" ] || f=$data/j2k/htj2k/$1
+  [ -r "$f" ] || continue
+  ext=$2; shift 2
+  rm -f "$tmp"/pn*.pgx "$tmp/pn.$ext"
+  expect 0 "$tool" j2k decode "$f" "$tmp/pn.$ext" --threads 2 "$@"
+  expect 0 "$tool" j2k decode "$f" "$tmp/pn.pgx" "$@"
+  python3 - "$tmp/pn.$ext" "$tmp" <<'EOF' && ok || bad "PNM output of $case differs from its PGX planes"
+import glob, sys
+def pgx(path):
+    b = open(path, 'rb').read(); nl = b.index(b'\n')
+    _, _, sg, p, w, h = b[:nl].split(); p, w, h = int(p), int(w), int(h)
+    n = 1 if p <= 8 else 2 if p <= 16 else 4
+    v = [int.from_bytes(b[nl + 1 + i * n:nl + 1 + (i + 1) * n], 'big', signed=sg == b'-') for i in range(w * h)]
+    return p, sg == b'-', w, h, v
+names = sorted(glob.glob(sys.argv[2] + '/pn_*.pgx')) or [sys.argv[2] + '/pn.pgx']
+planes = [pgx(x) for x in names]
+b = open(sys.argv[1], 'rb').read()
+parts = b.split(maxsplit=4); w, h, mx, raster = int(parts[1]), int(parts[2]), int(parts[3]), parts[4]
+assert (w, h) == planes[0][2:4] and mx == (255 if max(q[0] for q in planes) <= 8 else 65535)
+n, bps = len(planes), 1 if mx == 255 else 2
+exp = bytearray()
+for i in range(w * h):
+    for p, sg, _, _, v in planes:
+        s = v[i] + (1 << (p - 1) if sg else 0)
+        exp += ((s * mx + ((1 << p) - 1) // 2) // ((1 << p) - 1)).to_bytes(bps, 'big')
+sys.exit(0 if raster == bytes(exp) else 1)
+EOF
+done
+
 echo "test_j2k_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
