@@ -113,7 +113,8 @@ typedef struct tsr_image {
     int32_t width, height; /* >= 1 */
     int32_t channels;      /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     tsr_depth depth;
-    size_t stride;         /* bytes from one row to the next, >= width*channels*depth */
+    size_t stride;         /* bytes from one row to the next, >= width*channels*depth and a
+                              multiple of the sample size (as is the data address) */
     void *data;
     tsr_memory memory;
 } tsr_image;

@@ -2,6 +2,7 @@
 #include "core/checked.h"
 #include "core/ctx.h"
 
+#include <stdint.h>
 #include <string.h>
 
 size_t tsr_depth_size(tsr_depth depth)
@@ -49,6 +50,10 @@ tsr_status tsr_image_check(tsr_ctx *ctx, const tsr_image *img)
                          img->stride, row);
     if (!img->data)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "image data is NULL");
+    if (img->stride % es || (uintptr_t)img->data % es)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "row stride %zu and data address must be multiples of the %zu-byte sample",
+                         img->stride, es);
     return TSR_OK;
 }
 
@@ -60,7 +65,8 @@ tsr_status tsr_image_alloc(tsr_ctx *ctx, tsr_image *img, int32_t width, int32_t 
         return st;
     if (!img)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "image descriptor is NULL");
-    tsr_image t = {width, height, channels, depth, 0, (void *)1, TSR_MEMORY_HOST};
+    /* a placeholder address (never dereferenced) aligned for every depth, for the check */
+    tsr_image t = {width, height, channels, depth, 0, (void *)(uintptr_t)16, TSR_MEMORY_HOST};
     size_t es = tsr_depth_size(depth), row = 0, total = 0;
     if (es && width > 0 && channels > 0 &&
         !tsr__size_mul3((size_t)width, (size_t)channels, es, &row))

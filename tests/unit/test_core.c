@@ -149,6 +149,17 @@ static void test_image_check(void)
     t = ok;
     t.data = NULL;
     CHECK_STATUS(tsr_image_check(ctx, &t), TSR_ERR_INVALID_ARGUMENT);
+    /* u16/f32 rows: stride and address multiples of the sample size */
+    uint32_t wbuf[64];
+    tsr_image w = {2, 2, 1, TSR_U16, 6, wbuf, TSR_MEMORY_HOST};
+    CHECK_OK(ctx, tsr_image_check(ctx, &w));
+    w.stride = 5;
+    CHECK_STATUS(tsr_image_check(ctx, &w), TSR_ERR_INVALID_ARGUMENT);
+    w.stride = 6;
+    w.data = (unsigned char *)wbuf + 1;
+    CHECK_STATUS(tsr_image_check(ctx, &w), TSR_ERR_INVALID_ARGUMENT);
+    w = (tsr_image){2, 2, 1, TSR_F32, 10, wbuf, TSR_MEMORY_HOST};
+    CHECK_STATUS(tsr_image_check(ctx, &w), TSR_ERR_INVALID_ARGUMENT);
     t = ok;
     t.width = INT32_MAX;
     t.height = INT32_MAX;
