@@ -4,21 +4,10 @@
 # problem and, for codestream faults, the byte offset), exit status 1 and no output file.
 # A truncated stream decodes what it has, with a warning. Skips (77) without ../shared/data.
 set -u
-tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
 data=${TSR_DATA:-../shared/data}
 src=$data/j2k/conformance/p0_01.j2k
 if [ ! -r "$src" ]; then echo "SKIP: $src absent"; exit 77; fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect() {
-  local want=$1; shift
-  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
-  local got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
-}
+. "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
 # patch IN OUT OFFSET HEXBYTES: copy with bytes replaced.
 patch() {
   python3 - "$1" "$2" "$3" "$4" <<'EOF'
@@ -203,5 +192,4 @@ sys.exit(0 if raster == bytes(exp) else 1)
 EOF
 done
 
-echo "test_j2k_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish test_j2k_cli
