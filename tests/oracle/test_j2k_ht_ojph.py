@@ -17,6 +17,8 @@ import tempfile
 
 import numpy as np
 
+from pgx import read_pgx
+
 try:
     import cv2
 except ImportError:  # pragma: no cover
@@ -27,27 +29,11 @@ DATA = os.environ.get("TSR_DATA", os.path.join(os.path.dirname(__file__), "../..
 OJPH_C = shutil.which("ojph_compress")
 
 
-def read_pgx(path):
-    with open(path, "rb") as f:
-        b = f.read()
-    i = b.index(b"\n")
-    head = b[:i].decode().replace("+", " + ").replace("-", " - ").split()
-    signed = "-" in head
-    nums = [int(t) for t in head if t.isdigit()]
-    depth, w, h = nums[-3], nums[-2], nums[-1]
-    bps = 1 if depth <= 8 else 2 if depth <= 16 else 4
-    dt = (">" if head[1] == "ML" else "<") + {1: "u1", 2: "u2", 4: "u4"}[bps]
-    a = np.frombuffer(b[i + 1:i + 1 + w * h * bps], dtype=dt).astype(np.int64)
-    if signed:
-        a = np.where(a >= (1 << (8 * bps - 1)), a - (1 << (8 * bps)), a)
-    return a.reshape(h, w)
-
-
 def decoded(tmp, name, ncomp):
     base = os.path.join(tmp, name + "_t")
     if ncomp == 1 and os.path.exists(base + ".pgx"):
-        return [read_pgx(base + ".pgx")]
-    return [read_pgx("%s_%d.pgx" % (base, c)) for c in range(ncomp)]
+        return [read_pgx(base + ".pgx")[2]]
+    return [read_pgx("%s_%d.pgx" % (base, c))[2] for c in range(ncomp)]
 
 
 def inputs(tmp):

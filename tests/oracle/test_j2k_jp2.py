@@ -14,6 +14,8 @@ import tempfile
 
 import numpy as np
 
+from pgx import read_pgx
+
 try:
     import cv2
 except ImportError:  # pragma: no cover
@@ -24,18 +26,6 @@ DATA = os.environ.get("TSR_DATA", os.path.join(os.path.dirname(__file__), "../..
 
 # colr EnumCS values whose rendering needs a conversion to sRGB
 CONVERTED = {20: "e-sRGB", 21: "ROMM-RGB", 22: "e-sYCC"}
-
-
-def read_pgx(path):
-    with open(path, "rb") as f:
-        b = f.read()
-    i = b.index(b"\n")
-    head = b[:i].decode().replace("+", " + ").replace("-", " - ").split()
-    nums = [int(t) for t in head if t.isdigit()]
-    depth, w, h = nums[-3], nums[-2], nums[-1]
-    bps = 1 if depth <= 8 else 2
-    a = np.frombuffer(b[i + 1:i + 1 + w * h * bps], dtype=">u1" if bps == 1 else ">u2")
-    return depth, a.astype(np.int64).reshape(h, w)
 
 
 def main():
@@ -78,7 +68,7 @@ def main():
                 failures += 1
                 continue
             files = sorted(glob.glob(os.path.join(out, "x*.pgx")))
-            planes = [read_pgx(f) for f in files]
+            planes = [read_pgx(f)[::2] for f in files]
             ref = cv2.imread(ref_path, cv2.IMREAD_UNCHANGED)
             if ref.ndim == 2:
                 ref = ref[:, :, None]

@@ -21,6 +21,8 @@ import tempfile
 
 import numpy as np
 
+from pgx import read_pgx
+
 try:
     import cv2
 except ImportError:  # pragma: no cover
@@ -30,26 +32,6 @@ TOOL = os.environ.get("TSR_TOOL")
 DATA = os.environ.get("TSR_DATA", os.path.join(os.path.dirname(__file__), "../../../shared/data"))
 OPJ_C = shutil.which("opj_compress")
 OPJ_D = shutil.which("opj_decompress")
-
-
-def read_pgx(path):
-    with open(path, "rb") as f:
-        b = f.read()
-    i = b.index(b"\n")
-    head = b[:i].decode().replace("+", " + ").replace("-", " - ").split()
-    # PG ML [+|-] depth w h
-    signed = "-" in head
-    nums = [int(t) for t in head if t.isdigit()]
-    depth, w, h = nums[-3], nums[-2], nums[-1]
-    big = head[1] == "ML"
-    bps = 1 if depth <= 8 else 2 if depth <= 16 else 4
-    dt = {1: "u1", 2: "u2", 4: "u4"}[bps]
-    a = np.frombuffer(b[i + 1:i + 1 + w * h * bps], dtype=(">" if big else "<") + dt)
-    a = a.astype(np.int64)
-    if signed:
-        top = 8 * bps
-        a = np.where(a >= (1 << (top - 1)), a - (1 << top), a)
-    return depth, signed, a.reshape(h, w)
 
 
 def pgx_set(prefix):
