@@ -39,6 +39,20 @@ void tsr__tcd_free(tsr_ctx *ctx, tsr__j2k_tile *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The part of `band` that precinct (px, py) of `res` covers, precincts being 2^bppx x 2^bppy in
+ * the band's coordinates: [*x0, *x1) x [*y0, *y1), empty when x1 <= x0 or y1 <= y0. */
+static void tsr__prec_in_band(const tsr__j2k_res *res, const tsr__j2k_band *band, uint32_t px,
+                              uint32_t py, uint32_t bppx, uint32_t bppy, uint64_t *x0, uint64_t *y0,
+                              uint64_t *x1, uint64_t *y1)
+{
+    const uint64_t px0 = (uint64_t)(res->px0 + px) << bppx, py0 = (uint64_t)(res->py0 + py) << bppy;
+    const uint64_t px1 = px0 + ((uint64_t)1 << bppx), py1 = py0 + ((uint64_t)1 << bppy);
+    *x0 = px0 > band->x0 ? px0 : band->x0;
+    *y0 = py0 > band->y0 ? py0 : band->y0;
+    *x1 = px1 < band->x1 ? px1 : band->x1;
+    *y1 = py1 < band->y1 ? py1 : band->y1;
+}
+
 tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                          uint32_t tile, uint32_t reduce, const uint8_t *comp_mask,
                          const tsr__j2k_window *win, tsr__j2k_tile *t)
@@ -157,17 +171,8 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                 /* Count precincts' code-blocks. */
                 for (uint32_t py = 0; py < res->ph; py++) {
                     for (uint32_t px = 0; px < res->pw; px++) {
-                        uint64_t x0 = (uint64_t)(res->px0 + px) << bppx;
-                        uint64_t y0 = (uint64_t)(res->py0 + py) << bppy;
-                        uint64_t x1 = x0 + ((uint64_t)1 << bppx), y1 = y0 + ((uint64_t)1 << bppy);
-                        if (x0 < band->x0)
-                            x0 = band->x0;
-                        if (y0 < band->y0)
-                            y0 = band->y0;
-                        if (x1 > band->x1)
-                            x1 = band->x1;
-                        if (y1 > band->y1)
-                            y1 = band->y1;
+                        uint64_t x0, y0, x1, y1;
+                        tsr__prec_in_band(res, band, px, py, bppx, bppy, &x0, &y0, &x1, &y1);
                         size_t cw = 0, ch = 0;
                         if (x1 > x0 && y1 > y0) {
                             cw = (size_t)(((x1 + ((uint64_t)1 << band->xcb) - 1) >> band->xcb) -
@@ -234,17 +239,8 @@ tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp
                 for (uint32_t py = 0; py < res->ph; py++) {
                     for (uint32_t px = 0; px < res->pw; px++) {
                         tsr__j2k_prec *pr = &band->precs[(size_t)py * res->pw + px];
-                        uint64_t x0 = (uint64_t)(res->px0 + px) << bppx;
-                        uint64_t y0 = (uint64_t)(res->py0 + py) << bppy;
-                        uint64_t x1 = x0 + ((uint64_t)1 << bppx), y1 = y0 + ((uint64_t)1 << bppy);
-                        if (x0 < band->x0)
-                            x0 = band->x0;
-                        if (y0 < band->y0)
-                            y0 = band->y0;
-                        if (x1 > band->x1)
-                            x1 = band->x1;
-                        if (y1 > band->y1)
-                            y1 = band->y1;
+                        uint64_t x0, y0, x1, y1;
+                        tsr__prec_in_band(res, band, px, py, bppx, bppy, &x0, &y0, &x1, &y1);
                         pr->cw = pr->ch = 0;
                         pr->cblk0 = nc;
                         uint64_t cx0 = 0, cy0 = 0;
