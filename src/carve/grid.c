@@ -120,3 +120,12 @@ tsr_status tsr__carve_grid_transpose(tsr_ctx *ctx, const tsr__carve_grid *src,
                         src->h, sizeof(uint32_t));
     return TSR_OK;
 }
+
+int64_t tsr__carve_grid_drops(const tsr__carve_grid *g)
+{
+    int64_t n = 0;
+    for (int32_t y = 0; y < g->h; y++)
+        for (int32_t x = 0; x < g->w; x++)
+            n += (g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] & TSR__CARVE_DROP) != 0;
+    return n;
+}

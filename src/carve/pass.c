@@ -52,15 +52,6 @@ static int32_t seam_drops(const tsr__carve_grid *g, const int32_t *xs)
     return n;
 }
 
-static int64_t count_drops(const tsr__carve_grid *g)
-{
-    int64_t n = 0;
-    for (int32_t y = 0; y < g->h; y++)
-        for (int32_t x = 0; x < g->w; x++)
-            n += (g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] & TSR__CARVE_DROP) != 0;
-    return n;
-}
-
 void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs,
                                  int threads)
 {
@@ -130,7 +121,7 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
             goto done;
         scratch = mem;
     }
-    int64_t drops = p->until_drop_gone ? count_drops(g) : 0;
+    int64_t drops = p->until_drop_gone ? tsr__carve_grid_drops(g) : 0;
     int fresh = 1; /* the DP arrays must be computed in full */
     while (p->removed < count) {
         if (p->until_drop_gone && drops == 0)

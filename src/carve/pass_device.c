@@ -54,21 +54,12 @@ void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t 
     g->w = wn;
 }
 
-static int64_t count_drops(const tsr__carve_grid *g)
-{
-    int64_t n = 0;
-    for (int32_t y = 0; y < g->h; y++)
-        for (int32_t x = 0; x < g->w; x++)
-            n += (g->mask[(size_t)y * (size_t)g->pitch + (size_t)x] & TSR__CARVE_DROP) != 0;
-    return n;
-}
-
 tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                        tsr__carve_pass *p, const tsr__carve_dev_ops *ops)
 {
     p->removed = 0;
     const int until = p->until_drop_gone;
-    const int64_t drops = until ? count_drops(g) : 0;
+    const int64_t drops = until ? tsr__carve_grid_drops(g) : 0;
     if (count <= 0 || (until && drops == 0))
         return tsr__progress(ctx, "carve", 0.0, 0.0);
     tsr__carve_dp pens;

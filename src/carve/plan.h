@@ -56,6 +56,8 @@ tsr_status tsr__carve_grid_alloc(struct tsr_ctx *ctx, tsr__carve_grid *g, int32_
                                  int32_t pitch, int32_t channels, tsr_depth depth, int with_pix,
                                  int with_mask, int with_index);
 void tsr__carve_grid_free(struct tsr_ctx *ctx, tsr__carve_grid *g);
+/* Drop pixels (TSR__CARVE_DROP in the mask) in the grid's current w x h; the mask must exist. */
+int64_t tsr__carve_grid_drops(const tsr__carve_grid *g);
 /* dst = src transposed (rows become columns), every plane; dst is allocated here. */
 tsr_status tsr__carve_grid_transpose(struct tsr_ctx *ctx, const tsr__carve_grid *src,
                                      tsr__carve_grid *dst);
