@@ -13,6 +13,8 @@
  *                 <=16-row tiles, 256 threads, horizontal results in a few KB of shared memory,
  *                 4 elements per thread in the vertical pass); includes the call's host work
  *   0             (printed first per case) host time of building the plan, part of every call
+ * Then the floors of an upscale's traffic (empty launch, stores alone, a 2x expand without
+ * arithmetic) and the breakdown of every library kernel (breakdown below).
  *
  * Cases: 3-channel u8 linear, those of bench_resize that take the separable linear path
  * (1080p->720p, 1080p->4K, 4K->8K; the exact halvings take OpenCV's area path instead).
@@ -55,6 +57,33 @@ __global__ void v1_copy(const int4 *__restrict__ a, int4 *__restrict__ b, size_t
          i += (size_t)gridDim.x * blockDim.x)
         b[i] = a[i];
 }
+
+/* Floors of an upscale's memory traffic (no resize arithmetic): 16-byte stores only, and a 2x
+ * "expand" with the traffic shape of a 2x upscale (each 16 source bytes of row y read once,
+ * 32 bytes written to each of rows 2y and 2y+1, all accesses 16-byte and contiguous per warp). */
+__global__ void floor_write(int4 *__restrict__ b, size_t n, int v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        b[i] = make_int4(v, v ^ (int)i, v + (int)i, ~v);
+}
+
+__global__ void floor_expand2(const int4 *__restrict__ a, int4 *__restrict__ b, int srow16,
+                              int rows)
+{
+    const size_t n = (size_t)srow16 * rows;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const int y = (int)(i / srow16), x = (int)(i - (size_t)y * srow16);
+        const int4 v = a[i];
+        int4 *d = b + (size_t)2 * y * 2 * srow16 + 2 * x;
+        d[0] = v, d[1] = make_int4(v.y, v.x, v.w, v.z);
+        d += 2 * srow16;
+        d[0] = make_int4(v.z, v.w, v.x, v.y), d[1] = make_int4(v.w, v.z, v.y, v.x);
+    }
+}
+
+__global__ void floor_empty() {}
 
 /* 2: texture (uchar4 texels, normalized float reads, linear filter) */
 __global__ void v2_texture(cudaTextureObject_t tex, uchar *dst, int dw, int dh, int dstride,
@@ -146,13 +175,77 @@ static double median(std::vector<double> v, double *lo, double *hi)
     return v[v.size() / 2];
 }
 
+/* Times one kernel launch (events, median after 3 warm-ups) in us. */
+template <class F> static double time_launch(cudaStream_t stream, int repeats, F launch)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int i = 0; i < repeats + 3; i++) {
+        CK(cudaEventRecord(e0, stream));
+        launch(i);
+        CK(cudaEventRecord(e1, stream));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 3)
+            t.push_back(ms * 1e3);
+    }
+    CK(cudaGetLastError());
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    double lo, hi;
+    return median(t, &lo, &hi);
+}
+
+/* What the hardware gives an upscale's traffic without any arithmetic: an empty launch, 16-byte
+ * stores alone, and floor_expand2 at the byte counts of the 2x upscales (3-channel u8), each
+ * over buffers rotated beyond 4x the L2. */
+static void upscale_floors(cudaStream_t stream, int repeats, double copy_gbs)
+{
+    printf("\nupscale floors (no arithmetic; events, median)\n| probe | MB moved | us | GB/s | "
+           "of copy |\n|---|---|---|---|---|\n");
+    printf("| empty kernel launch | 0 | %.1f | - | - |\n",
+           time_launch(stream, repeats, [&](int) { floor_empty<<<1, 32, 0, stream>>>(); }));
+    const struct {
+        const char *name;
+        int sw, sh;
+    } ups[] = {{"1080p-4k", 1920, 1080}, {"4k-8k", 3840, 2160}};
+    for (const auto &u : ups) {
+        const int srow16 = u.sw * 3 / 16;
+        const size_t sb = (size_t)srow16 * 16 * u.sh, db = 4 * sb;
+        const int sets = (int)std::max<size_t>(2, ((size_t)400 << 20) / (sb + db) + 1);
+        int4 *a, *b;
+        CK(cudaMalloc(&a, sb * sets));
+        CK(cudaMalloc(&b, db * sets));
+        CK(cudaMemset(a, 0x5a, sb * sets));
+        const int grid = 132 * 16;
+        double tw = time_launch(stream, repeats, [&](int k) {
+            floor_write<<<grid, 256, 0, stream>>>(b + (size_t)(k % sets) * (db / 16), db / 16, k);
+        });
+        double te = time_launch(stream, repeats, [&](int k) {
+            floor_expand2<<<grid, 256, 0, stream>>>(a + (size_t)(k % sets) * (sb / 16),
+                                                    b + (size_t)(k % sets) * (db / 16), srow16,
+                                                    u.sh);
+        });
+        printf("| %s: 16-byte stores of the output | %.1f | %.1f | %.0f | %.2f |\n", u.name,
+               db / 1e6, tw, db / (tw * 1e3), db / (tw * 1e3) / copy_gbs);
+        printf("| %s: 2x expand (read source, write output) | %.1f | %.1f | %.0f | %.2f |\n",
+               u.name, (sb + db) / 1e6, te, (sb + db) / (te * 1e3),
+               (sb + db) / (te * 1e3) / copy_gbs);
+        cudaFree(a);
+        cudaFree(b);
+    }
+}
+
 /* Where the time of one tsr_resize call goes, per case and interpolation (library kernels):
  *   A  host: building the plan (tsr__resize_plan_build), part of every tsr_resize call
  *   B  tsr__resize_cuda with a prebuilt plan: table upload + launch (events)
  *   C  the kernel alone (tsr__resize_cuda_launch, tables already on the device) (events)
- *   D, E  as C with tsr__resize_cuda_variant = 12 (k_up2_u8 off, so exact 2x upscales take the
- *         generic k_lin2_u8, whose tiles are sized for 4x fewer blocks), 6 (k_up2_u8 and
- *         k_lin2_u8 off: run 10's k_stile_u8); same as C where neither is used
+ *   V=n   as C with the dev knob tsr__resize_cuda_variant = n (resize_cuda.cu lists its bits),
+ *         one column per value of the environment variable TSR_WB_VARIANTS (comma-separated;
+ *         default "12,6": k_up2_u8 off with tall k_lin2_u8 tiles, and run 10's k_stile_u8)
  * B and C outputs are checked against the reference backend (poisoned output first). */
 static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
                       double copy_gbs, size_t l2)
@@ -170,10 +263,24 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
+    std::vector<int> knobs;
+    const char *kv = getenv("TSR_WB_VARIANTS");
+    for (const char *q = kv ? kv : "12,6"; *q;) {
+        knobs.push_back(atoi(q));
+        while (*q && *q != ',')
+            q++;
+        q += *q == ',';
+    }
     printf("\nbreakdown of the library call (u8 3-channel; A host plan build, B call without "
-           "plan build, C kernel alone; GB/s and of-copy from C over source+output bytes)\n"
-           "| case | interp | path | A plan us | B upload+kernel us | C kernel us | C spread | "
-           "C GB/s | C of copy | D lin2 tall us | E stile us | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "plan build, C kernel alone, V=n kernel with dev knob n; GB/s and of-copy from C over "
+           "source+output bytes)\n| case | interp | path | A plan us | B upload+kernel us | "
+           "C kernel us | C spread | C GB/s | C of copy |");
+    for (int k : knobs)
+        printf(" V=%d us |", k);
+    printf(" exact |\n|---|---|---|---|---|---|---|---|---|");
+    for (size_t k = 0; k < knobs.size(); k++)
+        printf("---|");
+    printf("---|\n");
     for (const bcase &c : cases) {
         size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
         size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
@@ -219,9 +326,10 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
             uchar *dtab;
             CK(cudaMalloc(&dtab, tb));
             CK(cudaMemcpy(dtab, htab.data(), tb, cudaMemcpyHostToDevice));
-            double tmed[4], tlo[4], thi[4];
+            const int nv = 2 + (int)knobs.size();
+            std::vector<double> tmed(nv), tlo(nv), thi(nv);
             int bad = 0;
-            for (int v = 0; v < 4; v++) {
+            for (int v = 0; v < nv; v++) {
                 auto run = [&](int k) {
                     const uchar *S = dsrc + (size_t)(k % nsets) * sbytes;
                     uchar *D = ddst + (size_t)(k % nsets) * dbytes;
@@ -231,7 +339,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                         tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
                         r = tsr__resize_cuda(lib, &plan, &a, &b);
                     } else {
-                        tsr__resize_cuda_variant = v == 2 ? 12 : v == 3 ? 6 : 0; /* D, E: variants */
+                        tsr__resize_cuda_variant = v >= 2 ? knobs[v - 2] : 0;
                         r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream);
                         tsr__resize_cuda_variant = 0;
                     }
@@ -260,10 +368,12 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
             }
             double alo, ahi, amed = median(ta, &alo, &ahi);
             double bytes = (double)sbytes + dbytes;
-            printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f-%.1f | %.0f | %.2f | %.1f | %.1f | %s |\n",
-                   c.name, inames[ii], tsr__resize_path_name(plan.path), amed, tmed[0], tmed[1],
-                   tlo[1], thi[1], bytes / (tmed[1] * 1e3), bytes / (tmed[1] * 1e3) / copy_gbs,
-                   tmed[2], tmed[3], bad ? "FAIL" : "yes");
+            printf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f-%.1f | %.0f | %.2f |", c.name,
+                   inames[ii], tsr__resize_path_name(plan.path), amed, tmed[0], tmed[1], tlo[1],
+                   thi[1], bytes / (tmed[1] * 1e3), bytes / (tmed[1] * 1e3) / copy_gbs);
+            for (int v = 2; v < nv; v++)
+                printf(" %.1f |", tmed[v]);
+            printf(" %s |\n", bad ? "FAIL" : "yes");
             fflush(stdout);
             cudaFree(dtab);
             tsr__resize_plan_free(ref, &plan);
@@ -318,6 +428,8 @@ int main(int argc, char **argv)
         cudaFree(a);
         cudaFree(b);
     }
+
+    upscale_floors(stream, repeats, copy_gbs);
 
     tsr_ctx_options o;
     tsr_ctx_options_init(&o);

@@ -656,7 +656,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
- * blocks on small images), so the workbench can time the variants side by side. */
+ * blocks on small images); bit 4 gives k_up2_u8 one source row per thread (more threads, each
+ * with two rows of loads in flight), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -760,7 +761,8 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
-        int th = UP2_THMAX; /* source rows per block: fewer while the grid is small */
+        int th = tsr__resize_cuda_variant & 16 ? 1 : UP2_THMAX; /* source rows per block: fewer
+                                                                    while the grid is small */
         while (th > 1 && gx * ((pl->src_h + th - 1) / th) < LN_BLOCKS)
             th /= 2;
         while ((pl->src_h + th - 1) / th > 65535)
