@@ -328,6 +328,22 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
  * the span: never with OpenCV's monotone YOFS, checked anyway) takes the per-element formula. */
 enum { LN_NT = 128, LN_THMAX = 32, LN_XMAX = 4, LN_SMEM = 40 * 1024 };
 
+/* First-tap byte offsets (from byte column sb) and packed coefficients c0 | c1 << 16 of the EPT
+ * elements from el (clamped to the row's last element); beyond xmax the pair (2048, 0) on the
+ * element's own tap, as plan.h. */
+template <int CN, int EPT>
+__device__ __forceinline__ void lin2_taps(const int *xofs, const short *xc, const rk_params &p,
+                                          int el, int sb, int (&off)[EPT], uint (&cc)[EPT])
+{
+#pragma unroll
+    for (int i = 0; i < EPT; i++) {
+        const int e = min(el + i, p.dw * CN - 1), dx = e / CN;
+        off[i] = __ldg(xofs + dx) * CN + (e - dx * CN) - sb;
+        cc[i] = dx < p.xmax ? (uint)(ushort)__ldg(xc + dx * 2) | (uint)__ldg(xc + dx * 2 + 1) << 16
+                            : 2048u;
+    }
+}
+
 /* x = (c0*s0 + c1*s1) >> 4 for EPT elements of the staged row at `row` (u16 pairs). */
 template <int EPT>
 __device__ __forceinline__ void lin2_h(int (&x)[EPT], const unsigned short *row,
@@ -450,13 +466,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
     int off[EPT];
     uint cc[EPT];
     const int el = e0 + t * EPT;
-#pragma unroll
-    for (int i = 0; i < EPT; i++) {
-        const int e = min(el + i, n - 1), dx = e / CN;
-        off[i] = __ldg(xofs + dx) * CN + (e - dx * CN) - sb;
-        cc[i] = dx < p.xmax ? (uint)(ushort)__ldg(xc + dx * 2) | (uint)__ldg(xc + dx * 2 + 1) << 16
-                            : 2048u;
-    }
+    lin2_taps<CN>(xofs, xc, p, el, sb, off, cc);
     if (__syncthreads_or(bad)) {
         for (int i = t; i < (dy1 - dy0) * TE; i += LN_NT) {
             const int q = i / TE, e = e0 + i - q * TE;
@@ -476,6 +486,56 @@ __global__ void __launch_bounds__(LN_NT, 8)
             swapped = lin2_step(hA, hB, curT, curU, r, rows, off, cc, dp, full, m);
         else
             swapped = !lin2_step(hB, hA, curT, curU, r, rows, off, cc, dp, full, m);
+    }
+}
+
+/* k_lin2_u8's plans on small grids, without staging (no barrier, no tile bookkeeping): a thread
+ * makes 4 consecutive elements of TH output rows, reading its taps straight from the source rows
+ * (L1 shares them between neighbouring threads); the loads of all TH rows are issued before any
+ * row is computed. A second tap whose coefficient is 0 (beyond xmax) is read at the first tap's
+ * address, so no read leaves the row. */
+template <int CN, int TH>
+__global__ void __launch_bounds__(LN_NT)
+    k_lin2d_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
+               const uchar *__restrict__ tab, rk_params p, int vst)
+{
+    const int n = p.dw * CN, el = (blockIdx.x * LN_NT + threadIdx.x) * 4, dy0 = blockIdx.y * TH;
+    if (el >= n)
+        return;
+    const int *xofs = rk_ti(tab, p, RK_XOFS), *yofs = rk_ti(tab, p, RK_YOFS);
+    const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
+    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
+    int off[4];
+    uint cc[4];
+    lin2_taps<CN>(xofs, xc, p, el, 0, off, cc);
+    uint pr[TH][2][4];
+    int b[TH][2];
+#pragma unroll
+    for (int q = 0; q < TH; q++) {
+        const int dy = min(dy0 + q, p.dh - 1), sy = __ldg(yofs + dy);
+        b[q][0] = (int)__ldg(yc + (size_t)dy * 2) << 16;
+        b[q][1] = (int)__ldg(yc + (size_t)dy * 2 + 1) << 16;
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const uchar *row = src + (size_t)rk_clampi(sy + k, 0, p.sh - 1) * p.sstride;
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                pr[q][k][i] = (uint)__ldg(row + off[i]) |
+                              (uint)__ldg(row + off[i] + (cc[i] >> 16 ? CN : 0)) << 8;
+        }
+    }
+    const int full = vst && el + 4 <= n, m = n - el;
+#pragma unroll
+    for (int q = 0; q < TH; q++) {
+        if (dy0 + q >= p.dh)
+            break;
+        int x0[4], x1[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            x0[i] = (int)(__dp2a_lo(cc[i], pr[q][0][i], 0u) >> 4);
+            x1[i] = (int)(__dp2a_lo(cc[i], pr[q][1][i], 0u) >> 4);
+        }
+        lin2_v(x0, x1, b[q][0], b[q][1], dst + (size_t)(dy0 + q) * p.dstride + el, full, m);
     }
 }
 
@@ -657,7 +717,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
  * blocks on small images); bit 4 gives k_up2_u8 one source row per thread (more threads, each
- * with two rows of loads in flight), so the workbench can time the variants side by side. */
+ * with two rows of loads in flight); bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1
+ * and 2 rows per thread, so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -779,10 +840,30 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }
+    const int lin2_plan = pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
+                          pl->src_w <= LN_XMAX * pl->dst_w;
+    if (lin2_plan && (tsr__resize_cuda_variant & 96)) {
+        const int th = tsr__resize_cuda_variant & 32 ? 1 : 2, n = pl->dst_w * pl->cn;
+        const dim3 grid((n + 4 * LN_NT - 1) / (4 * LN_NT), (pl->dst_h + th - 1) / th);
+        const int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
+#define TSR_LIN2D(CN, TH) k_lin2d_u8<CN, TH><<<grid, LN_NT, 0, stream>>>(s, d, t, p, vst)
+        switch (pl->cn * 4 + th) {
+        case 5: TSR_LIN2D(1, 1); break;
+        case 9: TSR_LIN2D(2, 1); break;
+        case 13: TSR_LIN2D(3, 1); break;
+        case 17: TSR_LIN2D(4, 1); break;
+        case 6: TSR_LIN2D(1, 2); break;
+        case 10: TSR_LIN2D(2, 2); break;
+        case 14: TSR_LIN2D(3, 2); break;
+        default: TSR_LIN2D(4, 2); break;
+        }
+#undef TSR_LIN2D
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_lin2d_u8");
+        return TSR_OK;
+    }
     lin2_shape lg;
     const int ept = tsr__resize_cuda_variant & 1 ? 8 : 4;
-    if (!(tsr__resize_cuda_variant & 2) && pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
-        pl->src_w <= LN_XMAX * pl->dst_w && lin2_geometry(pl, ept, &lg)) {
+    if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
 #define TSR_LIN2(CN, EPT)                                                                          \

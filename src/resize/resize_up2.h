@@ -18,7 +18,19 @@
  *   output row 2m-1 = (floor(3u[m-1]/4) + floor(u[m]/4) + 2) >> 2   (source rows clamped);
  *   every value lies in [0, 255] (no clamp needed).
  * So a thread computes q1 = u >> 2 and q3 = (3u) >> 2 once per source row and column and emits
- * two output rows from the previous and the current source row. */
+ * two output rows from the previous and the current source row.
+ *
+ * Two elements per 32-bit operation (the kernel was bound by its integer pipe at ~11
+ * instructions per output byte; this form needs ~3.5): values live in 16-bit lanes of a word
+ * ("lane word"; lo lane = element e, hi lane = element e + 2). Each source word is split once
+ * per row into two lane words (its even and its odd bytes); a lane word of any two source bytes
+ * is then one byte permutation. Per lane word: u = X + 3Y (lanes <= 1020, no carry between
+ * lanes), q1 = (u >> 2) & 0x00ff00ff, q3 = (3u) >> 2 left unmasked: the shift moves the hi
+ * lane's two low bits into bits 14-15 of the lo lane. Each output sum adds one masked and one
+ * unmasked term, (q3' + q1 + 2) and (q1' + q3 + 2): the lo lane stays below 3 * 2^14 + 1022 <
+ * 2^16 (no carry into the hi lane) and its bits 0-9 are exact, so after >> 2 the lo lane's byte
+ * 0 and the hi lane's byte 2 hold the results and the stray bits sit in byte 1, which the final
+ * permutation (bytes 0 and 2 of the lane words of elements e, e+2 and e+1, e+3) drops. */
 #ifndef TSR_RESIZE_UP2_H
 #define TSR_RESIZE_UP2_H
 
@@ -94,21 +106,52 @@ TSR__UP2_FN void tsr__up2_fetch(const uint8_t *TSR__UP2_RESTRICT row, int32_t w,
         }
 }
 
-/* Source byte i (pixel 4t-1 + i/cn, channel i%cn) from the fetched words. */
-TSR__UP2_FN uint32_t tsr__up2_b(const uint32_t *wd, int cn, int i)
+/* __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the pair (x, y), x first. */
+TSR__UP2_FN uint32_t tsr__up2_perm(uint32_t x, uint32_t y, uint32_t s)
 {
-    const int o = i + 4 - cn;
-    return (wd[o / 4] >> (8 * (o % 4))) & 255u;
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, s);
+#else
+    const uint64_t xy = (uint64_t)x | (uint64_t)y << 32;
+    uint32_t r = 0;
+    for (int n = 0; n < 4; n++)
+        r |= (uint32_t)((xy >> (8 * ((s >> (4 * n)) & 7))) & 255u) << (8 * n);
+    return r;
+#endif
 }
 
-/* u of the thread's output element e = j*cn + c (output pixel 8t + j, channel c). */
-TSR__UP2_FN int32_t tsr__up2_u(const uint32_t *wd, int cn, int e)
+/* The lane word (lo = source byte a, hi = source byte b; i = pixel 4t-1 + i/cn, channel i%cn)
+ * from the row's split words: ev[k] holds bytes 0 and 2 of word k in its lanes, od[k] bytes 1
+ * and 3. One permutation, none when both bytes already sit in one split word's lanes. */
+TSR__UP2_FN uint32_t tsr__up2_pair(const uint32_t *ev, const uint32_t *od, int cn, int a, int b)
 {
-    const int j = e / cn, c = e % cn, k = j / 2;
-    return j % 2 == 0
-               ? (int32_t)(tsr__up2_b(wd, cn, k * cn + c) + 3 * tsr__up2_b(wd, cn, (k + 1) * cn + c))
-               : (int32_t)(3 * tsr__up2_b(wd, cn, (k + 1) * cn + c) +
-                           tsr__up2_b(wd, cn, (k + 2) * cn + c));
+    const int oa = a + 4 - cn, ob = b + 4 - cn; /* offsets in the fetched word stream */
+    const uint32_t wa = oa % 2 ? od[oa / 4] : ev[oa / 4], wb = ob % 2 ? od[ob / 4] : ev[ob / 4];
+    const int la = (oa % 4) / 2, lb = (ob % 4) / 2;
+    if (oa / 4 == ob / 4 && oa % 2 == ob % 2 && la == 0 && lb == 1)
+        return wa;
+    return tsr__up2_perm(wa, wb, (uint32_t)(2 * la) | (uint32_t)(2 * la + 1) << 4 |
+                                     (uint32_t)(4 + 2 * lb) << 8 | (uint32_t)(5 + 2 * lb) << 12);
+}
+
+/* Source bytes X and Y of output element e = j*cn + c (output pixel 8t + j, channel c), whose
+ * u = X + 3Y: even j = 2k: X = pixel k, Y = k + 1; odd j: X = pixel k + 2, Y = k + 1. */
+TSR__UP2_FN int tsr__up2_x(int cn, int e)
+{
+    const int j = e / cn, c = e % cn;
+    return (j % 2 ? j / 2 + 2 : j / 2) * cn + c;
+}
+
+TSR__UP2_FN int tsr__up2_y(int cn, int e)
+{
+    return (e / cn / 2 + 1) * cn + e % cn;
+}
+
+/* u = X + 3Y of the lane word of elements e (lo) and e + 2 (hi), from the row's split words. */
+TSR__UP2_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn, int e)
+{
+    return tsr__up2_pair(ev, od, cn, tsr__up2_x(cn, e), tsr__up2_x(cn, e + 2)) +
+           3u * tsr__up2_pair(ev, od, cn, tsr__up2_y(cn, e), tsr__up2_y(cn, e + 2));
 }
 
 /* Stores the thread's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow:
@@ -131,46 +174,51 @@ TSR__UP2_FN void tsr__up2_store(uint8_t *TSR__UP2_RESTRICT drow, int32_t dw, int
 
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
- * between source rows is q1 and q3 of the previous row; each element's two output bytes are
- * made as soon as its u of the current row is known; the next row's words are fetched before
- * the current row is computed. */
+ * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
+ * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
+ * row's two output rows are made as soon as its u are known; the next row's words are fetched
+ * before the current row is computed. */
 TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t sstride,
                                  uint8_t *TSR__UP2_RESTRICT dst, int32_t dstride, int32_t w,
                                  int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
                                  int al_dst)
 {
-    uint32_t qp[8 * TSR__UP2_CNMAX]; /* previous row: q1 | q3 << 16 (q1 <= 255, q3 <= 765) */
-    uint32_t wd[6];
+    enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
+    uint32_t q1p[NL], q3p[NL];
+    uint32_t wd[6], ev[6], od[6];
     const int fast = tsr__up2_fast(w, cn, t, al_src);
     tsr__up2_fetch(src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * sstride, w, cn, t, fast, wd);
-    TSR__UP2_UNROLL
-    for (int e = 0; e < 8 * TSR__UP2_CNMAX; e++)
-        if (e < 8 * cn) {
-            const int32_t u = tsr__up2_u(wd, cn, e);
-            qp[e] = (uint32_t)(u >> 2) | (uint32_t)((3 * u) >> 2) << 16;
-        }
-    tsr__up2_fetch(src + (int64_t)(m0 < h ? m0 : h - 1) * sstride, w, cn, t, fast, wd);
-    for (int32_t m = m0; m <= m0 + th && m <= h; m++) {
-        uint32_t cur[6];
+    for (int32_t m = m0 - 1; m <= m0 + th && m <= h; m++) {
         TSR__UP2_UNROLL
         for (int k = 0; k < 6; k++)
-            cur[k] = wd[k];
+            if (k < (4 + 5 * cn + 3) / 4) { /* the words tsr__up2_fetch filled */
+                ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
+                od[k] = tsr__up2_perm(wd[k], 0, 0x4341);
+            }
         /* the next row's words are in flight while this row is computed */
         if (m + 1 <= m0 + th && m + 1 <= h)
             tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,
                            wd);
-        uint32_t odd[2 * TSR__UP2_CNMAX], even[2 * TSR__UP2_CNMAX]; /* rows 2m-1 and 2m */
+        uint32_t odd[NL], even[NL]; /* rows 2m-1 and 2m: lane words, then packed in place */
+        TSR__UP2_UNROLL
+        for (int l = 0; l < NL; l++)
+            if (l < 4 * cn) {
+                const int e = 4 * (l / 2) + l % 2; /* lo lane's element */
+                const uint32_t u = tsr__up2_u2(ev, od, cn, e);
+                const uint32_t q1 = (u >> 2) & 0x00ff00ffu, q3 = (3u * u) >> 2;
+                if (m >= m0) {
+                    odd[l] = (q3p[l] + q1 + 0x00020002u) >> 2;
+                    even[l] = (q1p[l] + q3 + 0x00020002u) >> 2;
+                }
+                q1p[l] = q1, q3p[l] = q3;
+            }
+        if (m < m0)
+            continue;
         TSR__UP2_UNROLL
         for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
-            odd[k] = 0, even[k] = 0;
-        TSR__UP2_UNROLL
-        for (int e = 0; e < 8 * TSR__UP2_CNMAX; e++)
-            if (e < 8 * cn) {
-                const int32_t u = tsr__up2_u(cur, cn, e), q1 = u >> 2, q3 = (3 * u) >> 2;
-                const int32_t q1p = (int32_t)(qp[e] & 0xffffu), q3p = (int32_t)(qp[e] >> 16);
-                odd[e / 4] |= (uint32_t)((q3p + q1 + 2) >> 2) << (8 * (e % 4));
-                even[e / 4] |= (uint32_t)((q1p + q3 + 2) >> 2) << (8 * (e % 4));
-                qp[e] = (uint32_t)q1 | (uint32_t)q3 << 16;
+            if (k < 2 * cn) {
+                odd[k] = tsr__up2_perm(odd[2 * k], odd[2 * k + 1], 0x6240);
+                even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x6240);
             }
         if (m > m0)
             tsr__up2_store(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
