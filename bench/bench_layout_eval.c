@@ -1,21 +1,26 @@
-/* bench_layout_eval: the k-planar layout's crossing evaluators side by side on the same drawings
- * and the same proposals (move node v to (x, y)), in proposals evaluated per second:
- *   cpu full      tsr__count_reference on the moved drawing, one proposal at a time
- *   cpu incr      tsr__incr_propose + reject (dense: every edge against the moved star)
- *   cpu spatial   the same with the uniform-grid index
- *   cuda full     tsr__layout_cuda_count on the moved drawing (upload + one thread per edge):
- *                 the seed's day-22 baseline
- *   cuda dense    tsr__layout_cuda_delta, P proposals per launch (all P rows: m deltas each)
- *   cuda spatial  tsr__layout_cuda_delta_spatial, P proposals per launch
- * Cases: the seed's 128 nodes / 512 edges (random drawing on a 10^6 canvas, P = 32), and
- * 10,000 nodes / 20,000 edges twice: random ("tangled", ~10^7 crossings) and a perturbed lattice
- * with edges between near neighbours ("untangled", few crossings), where the spatial index pays.
+/* bench_layout_eval: the k-planar layout's crossing evaluators on the same drawings and the same
+ * proposals (move node v to (x, y)); every GPU evaluator returns, per proposal, the objective
+ * (K, n_K, Phi, C) after the move and an invalid flag (layout_cuda.h), never P x m counts.
+ *   table 1, the seed's case (128 nodes / 512 edges, random drawing on a 10^6 canvas, P = 32):
+ *     time per launch of P proposals (host clock around the call, results on the host):
+ *     cpu full      tsr__count_reference of each moved drawing (P recounts)
+ *     cpu incr      tsr__incr_propose + reject, P times (dense: every edge against the star)
+ *     cuda full     tsr__layout_cuda_eval_full: every edge of every proposal's drawing recounted
+ *                   (one thread per (proposal, edge), the seed's day-22 baseline), then reduced
+ *     cuda dense    tsr__layout_cuda_eval_dense: one block per proposal, deg(v) tests per edge
+ *     cuda spatial  tsr__layout_cuda_eval_spatial: one block per proposal over the grid cells'
+ *                   candidates (host cell raster included)
+ *   table 2, 10,000 nodes / 20,000 edges, random ("tangled", ~10^7 crossings) and a jittered
+ *     lattice with edges between near neighbours ("untangled"), P in {256, 1024, 4096}:
+ *     proposals evaluated per second of cuda dense and cuda spatial, beside cpu incr / spatial.
  * Proposals move a random node to a random point within 2% of the canvas of where it is (the
- * annealer's local moves); invalid proposals count as evaluated (the evaluator decided them).
- * Host clock around each batch (CUDA calls return when their results are on the host). Every
- * evaluator is compared once with cpu incr on the case's first batch (a benchmark of wrong answers
- * would be worthless); a mismatch stops the program.
- * Usage: bench_layout_eval [--repeats N] [--proposals P] [--json FILE] */
+ * annealer's local moves), a fresh batch per repeat; proposals the host would reject by the node
+ * part of validity count as evaluated. Exactness, checked in the run (a mismatch stops the
+ * program): on the first batch of every evaluator and P, each proposal whose node part is valid
+ * (all of table 1's, the first 512 of table 2's) has invalid[p] == !tsr__move_valid and, when
+ * valid, exactly cpu incr's score; at the end of each case one valid proposal is committed on
+ * the device and on the CPU (timed) and the device's per-edge counts must equal the CPU's.
+ * Usage: bench_layout_eval [--repeats N] [--json FILE] */
 #include "harness.h"
 
 #include "layout/layout_internal.h"
@@ -29,10 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bcase {
-    const char *name;
-    int n, m, lattice, P;
-} bcase;
+enum { CHECK_MAX = 512 }; /* proposals of a table-2 batch compared with cpu incr */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static int32_t rnd(int32_t lo, int32_t hi)
@@ -49,19 +51,19 @@ static void die(tsr_ctx *ctx, const char *what)
 
 /* A valid drawing: random points, or a jittered sqrt(n) lattice whose edges join lattice
  * neighbours (a few crossings); then repaired (nodes on edges moved). */
-static tsr_layout *drawing(tsr_ctx *ctx, const bcase *c)
+static tsr_layout *drawing(tsr_ctx *ctx, int n, int m, int lattice)
 {
     tsr_layout *l;
-    if (tsr_layout_alloc(ctx, c->n, c->m, &l) != TSR_OK)
+    if (tsr_layout_alloc(ctx, n, m, &l) != TSR_OK)
         die(ctx, "alloc");
     l->width = l->height = 1000000;
     l->has_coordinates = 1;
     int side = 1;
-    while (side * side < c->n)
+    while (side * side < n)
         side++;
     const int32_t cell = l->width / side;
-    for (int i = 0; i < c->n; i++) {
-        if (c->lattice) {
+    for (int i = 0; i < n; i++) {
+        if (lattice) {
             l->x[i] = (i % side) * cell + rnd(0, cell / 4);
             l->y[i] = (i / side) * cell + rnd(0, cell / 4);
         } else {
@@ -69,17 +71,17 @@ static tsr_layout *drawing(tsr_ctx *ctx, const bcase *c)
             l->y[i] = rnd(0, l->height);
         }
     }
-    for (int e = 0; e < c->m; e++) {
-        int u = rnd(0, c->n - 1), v;
-        if (c->lattice) { /* a neighbour within 2 lattice steps */
+    for (int e = 0; e < m; e++) {
+        int u = rnd(0, n - 1), v;
+        if (lattice) { /* a neighbour within 2 lattice steps */
             int ux = u % side, uy = u / side;
             do {
                 int vx = ux + rnd(-2, 2), vy = uy + rnd(-2, 2);
-                v = vx < 0 || vy < 0 || vx >= side || vy * side + vx >= c->n ? u : vy * side + vx;
+                v = vx < 0 || vy < 0 || vx >= side || vy * side + vx >= n ? u : vy * side + vx;
             } while (v == u);
         } else {
             do
-                v = rnd(0, c->n - 1);
+                v = rnd(0, n - 1);
             while (v == u);
         }
         l->edge_u[e] = u;
@@ -93,7 +95,26 @@ static tsr_layout *drawing(tsr_ctx *ctx, const bcase *c)
 typedef struct batch {
     int P;
     int32_t *node, *px, *py;
+    tsr_layout_score *score;
+    uint8_t *invalid;
 } batch;
+
+static void batch_alloc(batch *b, int P)
+{
+    b->P = P;
+    b->node = malloc((size_t)P * 4);
+    b->px = malloc((size_t)P * 4);
+    b->py = malloc((size_t)P * 4);
+    b->score = malloc((size_t)P * sizeof *b->score);
+    b->invalid = malloc((size_t)P);
+    if (!b->node || !b->px || !b->py || !b->score || !b->invalid)
+        die(NULL, "out of memory");
+}
+
+static void batch_free(batch *b)
+{
+    free(b->node), free(b->px), free(b->py), free(b->score), free(b->invalid);
+}
 
 static void make_batch(const tsr_layout *l, batch *b)
 {
@@ -108,177 +129,328 @@ static void make_batch(const tsr_layout *l, batch *b)
     }
 }
 
-/* The CPU incremental deltas of a batch: rows of m (0 where unchanged), valid[p]. */
-static void incr_rows(tsr__incr *inc, const batch *b, int32_t m, int32_t *rows, uint8_t *valid)
+/* The first ncheck results of b against cpu incr (see the file comment); returns how many
+ * proposals were compared (node part valid). Exits on a mismatch. */
+static int check_batch(tsr_ctx *ctx, tsr__incr *inc, const batch *b, int ncheck, const char *who)
 {
-    memset(rows, 0, (size_t)b->P * m * sizeof *rows);
-    for (int p = 0; p < b->P; p++) {
-        valid[p] = (uint8_t)tsr__incr_propose(inc, b->node[p], b->px[p], b->py[p]);
-        if (!valid[p])
+    tsr_layout *l = inc->l;
+    int compared = 0;
+    for (int p = 0; p < ncheck && p < b->P; p++) {
+        if (!tsr__move_valid_nodes(l, &inc->adj, &inc->occ, b->node[p], b->px[p], b->py[p]))
             continue;
-        for (int i = 0; i < inc->ntouched; i++)
-            rows[(size_t)p * m + inc->touched[i]] = inc->delta[inc->touched[i]];
-        tsr__incr_reject(inc);
+        const int valid = tsr__move_valid(l, &inc->adj, &inc->occ, b->node[p], b->px[p], b->py[p]);
+        int same = b->invalid[p] == !valid;
+        if (same && valid) {
+            if (!tsr__incr_propose(inc, b->node[p], b->px[p], b->py[p]))
+                die(ctx, "cpu incr rejected a valid move");
+            const tsr_layout_score *s = &b->score[p], *w = &inc->pscore;
+            same = s->K == w->K && s->n_K == w->n_K && s->Phi == w->Phi && s->C == w->C;
+            tsr__incr_reject(inc);
+        }
+        if (!same) {
+            fprintf(stderr, "bench_layout_eval: %s: proposal %d differs from cpu incr\n", who, p);
+            exit(1);
+        }
+        compared++;
     }
+    return compared;
+}
+
+typedef enum ev { CPU_FULL, CPU_INCR, CPU_SPATIAL, CUDA_FULL, CUDA_DENSE, CUDA_SPATIAL } ev;
+static const char *ev_name[] = {"cpu full",  "cpu incr",   "cpu spatial",
+                                "cuda full", "cuda dense", "cuda spatial"};
+
+typedef struct bstate {
+    tsr_ctx *ctx, *gctx;
+    tsr_layout *l, *moved;
+    tsr__incr dense, spat;
+    int32_t *counts;
+#ifdef TSR_HAVE_CUDA
+    tsr__layout_cuda *g;
+#endif
+    int spatial_fallbacks;
+} bstate;
+
+/* One launch of evaluator k on batch b (scores filled for the GPU ones). */
+static void run_once(bstate *s, ev k, batch *b)
+{
+    switch (k) {
+    case CPU_FULL:
+        for (int p = 0; p < b->P; p++) {
+            memcpy(s->moved->x, s->l->x, (size_t)s->l->num_nodes * 4);
+            memcpy(s->moved->y, s->l->y, (size_t)s->l->num_nodes * 4);
+            s->moved->x[b->node[p]] = b->px[p], s->moved->y[b->node[p]] = b->py[p];
+            tsr__count_reference(s->moved, s->counts);
+        }
+        break;
+    case CPU_INCR:
+    case CPU_SPATIAL:
+        for (int p = 0; p < b->P; p++) {
+            tsr__incr *inc = k == CPU_INCR ? &s->dense : &s->spat;
+            if (tsr__incr_propose(inc, b->node[p], b->px[p], b->py[p]))
+                tsr__incr_reject(inc);
+        }
+        break;
+#ifdef TSR_HAVE_CUDA
+    default: {
+        tsr_status st =
+            k == CUDA_FULL    ? tsr__layout_cuda_eval_full(s->gctx, s->g, b->P, b->node, b->px,
+                                                           b->py, b->score, b->invalid)
+            : k == CUDA_DENSE ? tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px,
+                                                            b->py, b->score, b->invalid)
+                              : tsr__layout_cuda_eval_spatial(s->gctx, s->g, s->l, &s->spat.adj,
+                                                              &s->spat.grid, 1, b->P, b->node,
+                                                              b->px, b->py, b->score, b->invalid);
+        if (k == CUDA_SPATIAL && st == TSR_ERR_LIMIT) { /* the documented fallback */
+            s->spatial_fallbacks++;
+            st = tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px, b->py, b->score,
+                                             b->invalid);
+        }
+        if (st != TSR_OK)
+            die(s->gctx, ev_name[k]);
+        break;
+    }
+#else
+    default:
+        break;
+#endif
+    }
+}
+
+/* Median/min/max microseconds per launch of P proposals over `repeats` fresh batches after one
+ * warm-up; the warm-up batch of a GPU evaluator is checked against cpu incr. */
+static tsr_bench_stats time_ev(bstate *s, ev k, batch *b, int repeats, int ncheck, int *checked)
+{
+    double *us = malloc(sizeof(double) * (size_t)repeats);
+    for (int r = -1; r < repeats; r++) {
+        make_batch(s->l, b);
+        const double t0 = tsr_bench_now_us();
+        run_once(s, k, b);
+        const double dt = tsr_bench_now_us() - t0;
+        if (r < 0 && k >= CUDA_FULL)
+            *checked += check_batch(s->ctx, &s->dense, b, ncheck, ev_name[k]);
+        if (r >= 0)
+            us[r] = dt;
+    }
+    tsr_bench_stats st;
+    tsr_bench_stats_of(us, repeats, &st);
+    free(us);
+    return st;
+}
+
+static void state_init(bstate *s, tsr_ctx *ctx, tsr_ctx *gctx, tsr_layout *l, int maxP)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    s->gctx = gctx;
+    s->l = l;
+    if (tsr__incr_init(ctx, &s->dense, l, 0) != TSR_OK ||
+        tsr__incr_init(ctx, &s->spat, l, 1) != TSR_OK)
+        die(ctx, "incremental evaluator");
+    s->counts = malloc((size_t)l->num_edges * 4 + 4);
+    if (!s->counts || tsr_layout_alloc(ctx, l->num_nodes, l->num_edges, &s->moved) != TSR_OK)
+        die(ctx, "buffers");
+    memcpy(s->moved->edge_u, l->edge_u, (size_t)l->num_edges * 4);
+    memcpy(s->moved->edge_v, l->edge_v, (size_t)l->num_edges * 4);
+    s->moved->width = l->width, s->moved->height = l->height, s->moved->has_coordinates = 1;
+#ifdef TSR_HAVE_CUDA
+    if (gctx && tsr__layout_cuda_create(gctx, l, &s->dense.adj, maxP, &s->g) != TSR_OK)
+        die(gctx, "cuda evaluator");
+#else
+    (void)maxP;
+#endif
+}
+
+/* Commits the first valid proposal of a fresh batch on the device and the CPU; the device's
+ * counts must equal the CPU's. Returns the commit's microseconds (0 without CUDA). Leaves the
+ * state's spatial CPU evaluator stale: call last. */
+static double commit_check(bstate *s, batch *b)
+{
+#ifdef TSR_HAVE_CUDA
+    if (!s->g)
+        return 0;
+    for (int tries = 0; tries < 100; tries++) {
+        make_batch(s->l, b);
+        for (int p = 0; p < b->P; p++) {
+            if (!tsr__move_valid(s->l, &s->dense.adj, &s->dense.occ, b->node[p], b->px[p],
+                                 b->py[p]))
+                continue;
+            tsr_layout_score got;
+            const double t0 = tsr_bench_now_us();
+            if (tsr__layout_cuda_commit(s->gctx, s->g, b->node[p], b->px[p], b->py[p], &got) !=
+                TSR_OK)
+                die(s->gctx, "commit");
+            const double dt = tsr_bench_now_us() - t0;
+            if (!tsr__incr_propose(&s->dense, b->node[p], b->px[p], b->py[p]) ||
+                tsr__incr_commit(s->ctx, &s->dense) != TSR_OK)
+                die(s->ctx, "cpu commit");
+            if (tsr__layout_cuda_counts(s->gctx, s->g, s->counts) != TSR_OK)
+                die(s->gctx, "counts");
+            const tsr_layout_score *w = &s->dense.score;
+            if (memcmp(s->counts, s->dense.count, (size_t)s->l->num_edges * 4) != 0 ||
+                got.K != w->K || got.n_K != w->n_K || got.Phi != w->Phi || got.C != w->C) {
+                fprintf(stderr, "bench_layout_eval: the device commit differs from the CPU's\n");
+                exit(1);
+            }
+            return dt;
+        }
+    }
+#else
+    (void)s, (void)b;
+#endif
+    return 0;
+}
+
+static void state_release(bstate *s)
+{
+#ifdef TSR_HAVE_CUDA
+    tsr__layout_cuda_destroy(s->gctx, s->g);
+#endif
+    tsr__incr_release(s->ctx, &s->dense);
+    tsr__incr_release(s->ctx, &s->spat);
+    tsr_layout_free(s->ctx, s->moved);
+    tsr_layout_free(s->ctx, s->l);
+    free(s->counts);
 }
 
 int main(int argc, char **argv)
 {
-    int repeats = 5, P = 0;
+    int repeats = 7;
     const char *json = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+        if (!strcmp(argv[i], "--repeats") && i + 1 < argc && atoi(argv[i + 1]) > 0)
             repeats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--proposals") && i + 1 < argc)
-            P = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_layout_eval [--repeats N] [--proposals P] [--json FILE]\n");
+            fprintf(stderr, "usage: bench_layout_eval [--repeats N] [--json FILE]\n");
             return 2;
         }
     }
-    const bcase cases[] = {{"seed 128/512", 128, 512, 0, 32},
-                           {"10k/20k tangled", 10000, 20000, 0, 256},
-                           {"10k/20k untangled", 10000, 20000, 1, 256}};
-    tsr_ctx *ctx;
+    tsr_ctx *ctx, *gctx = NULL;
     tsr_ctx_options o;
     tsr_ctx_options_init(&o);
     o.backend = TSR_BACKEND_CPU;
     if (tsr_ctx_create(&o, &ctx) != TSR_OK)
         die(NULL, "context");
-    int have_cuda = 0;
-    tsr_ctx *gctx = NULL;
 #ifdef TSR_HAVE_CUDA
     if (tsr_backend_available(TSR_BACKEND_CUDA)) {
         o.backend = TSR_BACKEND_CUDA;
-        have_cuda = tsr_ctx_create(&o, &gctx) == TSR_OK;
+        if (tsr_ctx_create(&o, &gctx) != TSR_OK)
+            gctx = NULL;
     }
 #endif
-    printf("bench_layout_eval: %s; CUDA %s\n", tsr_bench_host_description(),
-           have_cuda ? "present" : "absent (CUDA columns -)");
-    const char *hdr[] = {"case", "crossings (K)", "P", "cpu full /s", "cpu incr /s", "cpu spatial /s",
-                         "cuda full /s", "cuda dense /s", "cuda spatial /s", "dense/full (cuda)"};
-    tsr_bench_table *t = tsr_bench_table_new("proposals evaluated per second (median)", 10, hdr);
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        const bcase *c = &cases[ci];
-        const int np = P > 0 ? P : c->P;
-        tsr_layout *l = drawing(ctx, c);
-        const int32_t m = l->num_edges;
-        tsr__incr dense, spat;
-        if (tsr__incr_init(ctx, &dense, l, 0) != TSR_OK || tsr__incr_init(ctx, &spat, l, 1) != TSR_OK)
-            die(ctx, "incremental evaluator");
-        batch b = {np, malloc(np * 4), malloc(np * 4), malloc(np * 4)};
-        int32_t *want = malloc((size_t)np * m * 4), *got = malloc((size_t)np * m * 4);
-        int32_t *counts = malloc((size_t)m * 4 + 4);
-        uint8_t *valid = malloc(np), *invalid = malloc(np);
-        tsr_layout *moved;
-        if (!want || !got || !counts || tsr_layout_alloc(ctx, l->num_nodes, m, &moved) != TSR_OK)
-            die(ctx, "buffers");
-        memcpy(moved->edge_u, l->edge_u, (size_t)m * 4);
-        memcpy(moved->edge_v, l->edge_v, (size_t)m * 4);
-        moved->width = l->width, moved->height = l->height, moved->has_coordinates = 1;
-        double rate[6] = {0};
-        /* 0 cpu full, 1 cpu incr, 2 cpu spatial, 3 cuda full, 4 cuda dense, 5 cuda spatial */
-#ifdef TSR_HAVE_CUDA
-        tsr__layout_cuda *g = NULL;
-        if (have_cuda && tsr__layout_cuda_create(gctx, l, &dense.adj, np, &g) != TSR_OK)
-            die(gctx, "cuda evaluator");
-#endif
-        for (int k = 0; k < 6; k++) {
-            if (k >= 3 && !have_cuda)
+    printf("bench_layout_eval: %s; GPU: %s; %d repeats (fresh batches) after one checked warm-up\n",
+           tsr_bench_host_description(), gctx ? tsr_ctx_device_name(gctx) : "none (CUDA rows -)",
+           repeats);
+
+    /* ---- table 1: the seed's case, per launch of P = 32 ---- */
+    const char *h1[] = {"evaluator", "us per launch", "spread", "proposals/s", "cuda full / this",
+                        "checked"};
+    tsr_bench_table *t1 =
+        tsr_bench_table_new("seed case 128 nodes / 512 edges, P = 32 per launch", 6, h1);
+    {
+        const int P = 32;
+        bstate s;
+        state_init(&s, ctx, gctx, drawing(ctx, 128, 512, 0), P);
+        batch b;
+        batch_alloc(&b, P);
+        tsr_bench_stats st[6];
+        int checked[6] = {0}, have[6] = {0};
+        for (int k = CPU_FULL; k <= CUDA_SPATIAL; k++) {
+            if (k == CPU_SPATIAL || (k >= CUDA_FULL && !gctx))
                 continue;
-            const int full_k = k == 0 || k == 3;
-            const int nb = full_k ? (c->m > 1000 ? 1 : np) : np; /* full recounts: fewer */
-            double *us = malloc(sizeof(double) * (size_t)repeats);
-            for (int r = -1; r < repeats; r++) {
-                make_batch(l, &b);
-                if (r < 0) /* the reference rows of this batch, for the check below */
-                    incr_rows(&dense, &b, m, want, valid);
-                const double t0 = tsr_bench_now_us();
-                int checked = 0;
-                for (int p = 0; p < (k == 1 || k == 2 || k == 4 || k == 5 ? 1 : nb); p++) {
-                    if ((k == 1 || k == 2) && r < 0) {
-                        incr_rows(k == 1 ? &dense : &spat, &b, m, got, invalid);
-                        checked = 1;
-                    } else if (k == 1 || k == 2) { /* timed: propose + reject only */
-                        tsr__incr *inc = k == 1 ? &dense : &spat;
-                        for (int q = 0; q < np; q++)
-                            if (tsr__incr_propose(inc, b.node[q], b.px[q], b.py[q]))
-                                tsr__incr_reject(inc);
-                    } else if (full_k) {
-                        memcpy(moved->x, l->x, (size_t)l->num_nodes * 4);
-                        memcpy(moved->y, l->y, (size_t)l->num_nodes * 4);
-                        moved->x[b.node[p]] = b.px[p], moved->y[b.node[p]] = b.py[p];
-                        if (k == 0)
-                            tsr__count_reference(moved, counts);
-#ifdef TSR_HAVE_CUDA
-                        else if (tsr__layout_cuda_count(gctx, moved, counts) != TSR_OK)
-                            die(gctx, "cuda count");
-#endif
-                    }
-#ifdef TSR_HAVE_CUDA
-                    else {
-                        tsr_status st =
-                            k == 4 ? tsr__layout_cuda_delta(gctx, g, np, b.node, b.px, b.py, got,
-                                                            invalid)
-                                   : tsr__layout_cuda_delta_spatial(gctx, g, l, &spat.adj,
-                                                                    &spat.grid, 1, np, b.node,
-                                                                    b.px, b.py, got, invalid);
-                        if (st == TSR_ERR_LIMIT) /* the spatial call's documented fallback */
-                            st = tsr__layout_cuda_delta(gctx, g, np, b.node, b.px, b.py, got,
-                                                        invalid);
-                        if (st != TSR_OK)
-                            die(gctx, "cuda delta");
-                        checked = 2;
-                    }
-#endif
-                }
-                const double dt = tsr_bench_now_us() - t0;
-                if (r < 0 && checked) { /* rows of valid proposals must equal cpu incr's */
-                    for (int p = 0; p < np; p++) {
-                        const int ok = checked == 1 ? invalid[p] : !invalid[p];
-                        if (valid[p] && ok && memcmp(want + (size_t)p * m, got + (size_t)p * m,
-                                                     (size_t)m * 4) != 0)
-                            die(ctx, "an evaluator disagrees with cpu incr");
-                    }
-                }
-                if (r >= 0)
-                    us[r] = dt / (k == 1 || k == 2 || k == 4 || k == 5 ? np : nb);
-            }
-            tsr_bench_stats s;
-            tsr_bench_stats_of(us, repeats, &s);
-            rate[k] = 1e6 / s.median_us;
-            free(us);
+            st[k] = time_ev(&s, (ev)k, &b, repeats, P, &checked[k]);
+            have[k] = 1;
         }
-#ifdef TSR_HAVE_CUDA
-        if (g)
-            tsr__layout_cuda_destroy(gctx, g);
-#endif
-        const char *cells[10];
-        cells[0] = c->name;
-        cells[1] = tsr_bench_fmt("%lld (K %lld)", (long long)dense.score.C, (long long)dense.score.K);
-        cells[2] = tsr_bench_fmt("%d", np);
-        for (int k = 0; k < 6; k++)
-            cells[3 + k] = rate[k] > 0 ? tsr_bench_fmt("%.3g", rate[k]) : "-";
-        cells[9] = rate[3] > 0 ? tsr_bench_fmt("%.1f", rate[4] / rate[3]) : "-";
-        tsr_bench_table_row(t, cells);
-        fprintf(stderr, "done %s\n", c->name);
-        tsr__incr_release(ctx, &dense);
-        tsr__incr_release(ctx, &spat);
-        tsr_layout_free(ctx, l);
-        tsr_layout_free(ctx, moved);
-        free(b.node), free(b.px), free(b.py), free(want), free(got), free(counts), free(valid),
-            free(invalid);
+        for (int k = CPU_FULL; k <= CUDA_SPATIAL; k++) {
+            if (!have[k])
+                continue;
+            const char *cells[6] = {
+                ev_name[k], tsr_bench_fmt("%.1f", st[k].median_us),
+                tsr_bench_fmt("%.1f-%.1f", st[k].min_us, st[k].max_us),
+                tsr_bench_fmt("%.3g", P * 1e6 / st[k].median_us),
+                have[CUDA_FULL] ? tsr_bench_fmt("%.2f", st[CUDA_FULL].median_us / st[k].median_us)
+                                : "-",
+                k >= CUDA_FULL ? tsr_bench_fmt("%d", checked[k]) : "-"};
+            tsr_bench_table_row(t1, cells);
+        }
+        const double commit_us = commit_check(&s, &b);
+        if (gctx)
+            printf("seed case: C %lld, K %lld; one device commit %.1f us (counts equal the CPU's)\n",
+                   (long long)s.dense.score.C, (long long)s.dense.score.K, commit_us);
+        batch_free(&b);
+        state_release(&s);
+        fprintf(stderr, "done seed case\n");
     }
-    tsr_bench_table_print(t, stdout);
-    printf("full: one recount of the moved drawing per proposal; incr/spatial: propose + reject; "
-           "cuda dense/spatial: P proposals per launch, all rows to the host\n");
+    tsr_bench_table_print(t1, stdout);
+
+    /* ---- table 2: 10k / 20k, proposals per second ---- */
+    const char *h2[] = {"case",           "crossings (K)",     "P",
+                        "cpu incr /s",    "cpu spatial /s",    "cuda dense /s",
+                        "cuda spatial /s", "spatial / dense", "dense us/launch",
+                        "spatial us/launch", "checked"};
+    tsr_bench_table *t2 =
+        tsr_bench_table_new("10,000 nodes / 20,000 edges, proposals per second (median)", 11, h2);
+    const int Ps[] = {256, 1024, 4096};
+    for (int lattice = 0; lattice <= 1; lattice++) {
+        bstate s;
+        state_init(&s, ctx, gctx, drawing(ctx, 10000, 20000, lattice), 4096);
+        const char *name = lattice ? "10k/20k untangled" : "10k/20k tangled";
+        /* the CPU rates once per case, on 256 proposals per repeat */
+        batch cb;
+        batch_alloc(&cb, 256);
+        int dummy = 0;
+        const double cpu_incr = 256 * 1e6 / time_ev(&s, CPU_INCR, &cb, 3, 0, &dummy).median_us;
+        const double cpu_spat = 256 * 1e6 / time_ev(&s, CPU_SPATIAL, &cb, 3, 0, &dummy).median_us;
+        for (int pi = 0; pi < 3; pi++) {
+            const int P = Ps[pi];
+            batch b;
+            batch_alloc(&b, P);
+            tsr_bench_stats sd = {0}, ss = {0};
+            int checked = 0;
+            if (gctx) {
+                sd = time_ev(&s, CUDA_DENSE, &b, repeats, CHECK_MAX, &checked);
+                ss = time_ev(&s, CUDA_SPATIAL, &b, repeats, CHECK_MAX, &checked);
+            }
+            const char *cells[11] = {
+                name,
+                tsr_bench_fmt("%lld (K %lld)", (long long)s.dense.score.C,
+                              (long long)s.dense.score.K),
+                tsr_bench_fmt("%d", P),
+                tsr_bench_fmt("%.3g", cpu_incr),
+                tsr_bench_fmt("%.3g", cpu_spat),
+                gctx ? tsr_bench_fmt("%.3g", P * 1e6 / sd.median_us) : "-",
+                gctx ? tsr_bench_fmt("%.3g", P * 1e6 / ss.median_us) : "-",
+                gctx ? tsr_bench_fmt("%.2f", sd.median_us / ss.median_us) : "-",
+                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", sd.median_us, sd.min_us, sd.max_us)
+                     : "-",
+                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", ss.median_us, ss.min_us, ss.max_us)
+                     : "-",
+                gctx ? tsr_bench_fmt("%d", checked) : "-"};
+            tsr_bench_table_row(t2, cells);
+            batch_free(&b);
+        }
+        const double commit_us = commit_check(&s, &cb);
+        if (gctx)
+            printf("%s: one device commit %.1f us (counts equal the CPU's); spatial launches that "
+                   "fell back to dense: %d\n",
+                   name, commit_us, s.spatial_fallbacks);
+        batch_free(&cb);
+        state_release(&s);
+        fprintf(stderr, "done %s\n", name);
+    }
+    tsr_bench_table_print(t2, stdout);
+    printf("us per launch: host clock around one call (proposals up, one score per proposal "
+           "down); checked: proposals of the warm-up batches compared with cpu incr (all equal)\n");
     if (json) {
-        const char *meta[] = {"host", tsr_bench_host_description(), NULL};
-        tsr_bench_json_write(json, "bench_layout_eval", meta, &t, 1);
+        const char *meta[] = {"host", tsr_bench_host_description(),
+                              "gpu",  gctx ? tsr_ctx_device_name(gctx) : "none", NULL};
+        tsr_bench_table *ts[] = {t1, t2};
+        tsr_bench_json_write(json, "bench_layout_eval", meta, ts, 2);
     }
-    tsr_bench_table_free(t);
+    tsr_bench_table_free(t1);
+    tsr_bench_table_free(t2);
     tsr_ctx_destroy(gctx);
     tsr_ctx_destroy(ctx);
     return 0;

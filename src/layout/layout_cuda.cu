@@ -1,9 +1,11 @@
-/* CUDA crossing evaluators (layout_cuda.h): the full count (one thread per edge over all edges),
- * the dense delta (P proposals per launch, proposal index on the grid's y axis) and the spatial
- * delta (candidates from the uniform grid's cells). The kernels' per-thread bodies and the host
- * cell raster live in layout_cuda_logic.h (__host__ __device__), which the CPU test
- * test_layout_device_logic runs over every (proposal, edge) pair against the CPU evaluators.
- * Status: see bench/notes/layout.md. */
+/* CUDA crossing evaluators (layout_cuda.h): the full count of a drawing (one thread per edge over
+ * all edges), and a device-resident drawing with its per-edge counts that evaluates P proposals
+ * per launch (dense: one block per proposal over all edges; spatial: one block per proposal over
+ * the grid cells' candidates; full: the seed's baseline, every edge recounted) and returns one
+ * score per proposal, then commits an accepted one on the device. The kernels' per-thread bodies
+ * and the host cell raster live in layout_cuda_logic.h (__host__ __device__), which the CPU test
+ * test_layout_device_logic runs phase by phase against the CPU evaluators.
+ * Status and measurements: bench/notes/layout.md, bench/results/layout-eval-h200-2026-11-29.md. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
@@ -15,7 +17,20 @@ extern "C" {
 
 namespace {
 
-/* The per-thread bodies are layout_cuda_logic.h's, shared with the CPU emulation test. */
+enum {
+    EVAL_THREADS = TSR__LCD_EVAL_THREADS,
+    COMMIT_THREADS = TSR__LCD_COMMIT_THREADS,
+    FULL_THREADS = TSR__LCD_FULL_THREADS,
+    PER_PROP_CELLS = TSR__LCD_PER_PROP_CELLS
+};
+
+/* The base drawing on the device. */
+struct dev_drawing {
+    int32_t *x, *y;
+    const int32_t *eu, *ev, *adj_off, *adj_edges;
+    int32_t *c; /* per-edge counts of the base */
+    int32_t m;
+};
 
 /* c(e) for every edge: the seed's Day-22 baseline. */
 __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
@@ -25,58 +40,158 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= m)
         return;
-    counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m);
+    counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* Dense delta: blockIdx.y = proposal, threads over all edges. */
-__global__ void dense_delta_kernel(const int *__restrict__ x, const int *__restrict__ y,
-                                   const int *__restrict__ eu, const int *__restrict__ ev, int m,
-                                   const int *__restrict__ adj_off,
-                                   const int *__restrict__ adj_edges,
-                                   const int *__restrict__ pnode, const int *__restrict__ ppx,
-                                   const int *__restrict__ ppy, int *__restrict__ delta,
-                                   unsigned char *__restrict__ invalid)
+/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out. Every thread of
+ * the block calls it (blockDim a multiple of 32, at most 1024). */
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, tsr__lcd_out *out)
 {
-    int p = blockIdx.y, f = blockIdx.x * blockDim.x + threadIdx.x;
-    if (f >= m)
+    __shared__ tsr__lcd_acc warp_acc[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        tsr__lcd_acc b;
+        b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
+        b.dsum = __shfl_down_sync(0xffffffffu, a.dsum, o);
+        b.k = __shfl_down_sync(0xffffffffu, a.k, o);
+        b.nk = __shfl_down_sync(0xffffffffu, a.nk, o);
+        tsr__lcd_acc_merge(&a, &b);
+    }
+    if ((threadIdx.x & 31) == 0)
+        warp_acc[threadIdx.x >> 5] = a;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < blockDim.x >> 5; w++)
+            tsr__lcd_acc_merge(&a, &warp_acc[w]);
+        tsr__lcd_out r;
+        r.dphi = a.dphi;
+        r.dsum = a.dsum;
+        r.k = a.k;
+        r.nk = a.nk;
+        r.invalid = *invalid;
+        r.pad = 0;
+        *out = r;
+    }
+}
+
+/* The block's star in dynamic shared memory (5 arrays of the graph's maximum degree). */
+__device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
+{
+    extern __shared__ int32_t star_mem[];
+    tsr__lcd_star s;
+    s.e = star_mem;
+    s.w = s.e + maxdeg;
+    s.wx = s.w + maxdeg;
+    s.wy = s.wx + maxdeg;
+    s.acc = s.wy + maxdeg;
+    s.deg = deg;
+    return s;
+}
+
+/* Dense evaluation, block p = proposal p (prop: node[nprop], px[nprop], py[nprop]). With commit
+ * (one block, one proposal) the new counts go to d.c and the node's point to d.x, d.y. */
+__global__ void __launch_bounds__(COMMIT_THREADS) eval_dense_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop,
+                                  int nprop, int commit, tsr__lcd_out *__restrict__ out)
+{
+    __shared__ int invalid;
+    const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
+    const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
+    const int32_t ox = d.x[v], oy = d.y[v];
+    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
+    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, &s, NULL, 0,
+                         &invalid);
+    __syncthreads();
+    tsr__lcd_acc a;
+    tsr__lcd_acc_init(&a);
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, &s, &a,
+                          &invalid, commit);
+    __syncthreads();
+    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, commit);
+    block_reduce_write(a, &invalid, out + p);
+    if (commit && t == 0) { /* after the reduction's barrier: no thread reads coordinates now */
+        d.x[v] = px;
+        d.y[v] = py;
+    }
+}
+
+/* Spatial evaluation, block p = proposal p; its cells are cells[cell_off[p]..cell_off[p+1]);
+ * st = stamps, one row of m per proposal. */
+__global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
+                                    const int32_t *__restrict__ prop, int nprop,
+                                    const int32_t *__restrict__ cell_off,
+                                    const int32_t *__restrict__ cells,
+                                    const int32_t *__restrict__ grid_count,
+                                    const int32_t *__restrict__ grid_items, int32_t cap,
+                                    unsigned *__restrict__ stamp, unsigned gen,
+                                    tsr__lcd_out *__restrict__ out)
+{
+    __shared__ int invalid;
+    const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
+    const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
+    const int32_t ox = d.x[v], oy = d.y[v];
+    unsigned *st = stamp + (size_t)p * (size_t)d.m;
+    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
+    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, &s, st, gen,
+                         &invalid);
+    __syncthreads();
+    tsr__lcd_acc a;
+    tsr__lcd_acc_init(&a);
+    tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, cells,
+                            cell_off[p], cell_off[p + 1], grid_count, grid_items, cap, st, gen,
+                            &s, &a, &invalid);
+    __syncthreads();
+    tsr__lcd_unclaimed_thread(t, nt, d.m, d.c, st, gen, &a);
+    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, 0);
+    block_reduce_write(a, &invalid, out + p);
+}
+
+/* Full evaluation, step 1: rows[p * m + e] = c(e) in proposal p's drawing (grid: edges x
+ * proposals). */
+__global__ void full_rows_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
+                                 int32_t *__restrict__ rows)
+{
+    const int p = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= d.m)
         return;
-    tsr__lcd_dense_thread(p, f, x, y, eu, ev, m, adj_off, adj_edges, pnode, ppx, ppy, delta,
-                          invalid);
+    rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, prop[p],
+                                                    prop[nprop + p], prop[2 * nprop + p]);
 }
 
-/* Spatial delta: one block per proposal; its cells (CSR over proposals) hold the candidates;
- * a candidate is claimed once per proposal through the stamp array (stamp == gen: seen). */
-__global__ void spatial_delta_kernel(const int *__restrict__ x, const int *__restrict__ y,
-                                     const int *__restrict__ eu, const int *__restrict__ ev, int m,
-                                     const int *__restrict__ adj_off,
-                                     const int *__restrict__ adj_edges,
-                                     const int *__restrict__ pnode, const int *__restrict__ ppx,
-                                     const int *__restrict__ ppy,
-                                     const int *__restrict__ cell_off,
-                                     const int *__restrict__ cells,
-                                     const int *__restrict__ grid_count,
-                                     const int *__restrict__ grid_items, int cap,
-                                     unsigned *__restrict__ stamp, unsigned gen,
-                                     int *__restrict__ delta, unsigned char *__restrict__ invalid)
+/* Full evaluation, step 2: block p reduces row p against the base counts. */
+__global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
+                                   const int32_t *__restrict__ rows,
+                                   tsr__lcd_out *__restrict__ out)
 {
-    tsr__lcd_spatial_thread(blockIdx.x, threadIdx.x, blockDim.x, x, y, eu, ev, m, adj_off,
-                            adj_edges, pnode, ppx, ppy, cell_off, cells, grid_count, grid_items,
-                            cap, stamp, gen, delta, invalid);
+    __shared__ int invalid;
+    const int p = blockIdx.x, t = threadIdx.x;
+    if (t == 0)
+        invalid = 0;
+    __syncthreads();
+    tsr__lcd_acc a;
+    tsr__lcd_acc_init(&a);
+    tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, prop[p], prop[nprop + p], prop[2 * nprop + p],
+                                d.x, d.y, d.eu, d.ev, d.c, rows + (size_t)p * d.m, &a, &invalid);
+    __syncthreads();
+    block_reduce_write(a, &invalid, out + p);
 }
 
 } // namespace
 
 struct tsr__layout_cuda {
-    int n, m, max_prop;
-    int *x, *y, *eu, *ev, *adj_off, *adj_edges;
-    int *pnode, *ppx, *ppy, *delta;
-    unsigned char *invalid;
-    /* spatial */
-    int *grid_count, *grid_items, *cell_off, *cells;
-    size_t grid_cells, grid_cap, cells_cap;
+    int32_t n, m, max_prop, maxdeg;
+    size_t star_bytes;
+    int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c;
+    int32_t *prop;       /* device: node, px, py of one launch (3 x nprop) */
+    tsr__lcd_out *out;   /* device: one result per proposal */
+    int32_t *hprop;      /* pinned staging of prop */
+    tsr__lcd_out *hout;  /* pinned staging of out */
+    tsr_layout_score score; /* the base's */
+    int32_t *rows;       /* full evaluation: max_prop x m (allocated on first use) */
+    /* spatial (allocated on first use) */
+    int32_t *grid_count, *grid_items, *cell_off, *cells;
+    size_t grid_cells, grid_cap;
     uint64_t grid_version;
     int grid_uploaded;
-    unsigned *stamp;
+    unsigned *stamp; /* max_prop x m */
     unsigned gen;
     int32_t *host_cells, *host_off;
 };
@@ -117,23 +232,34 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,     g->y,          g->eu,    g->ev,      g->adj_off,    g->adj_edges,
-                   g->pnode, g->ppx,        g->ppy,   g->delta,   g->invalid,    g->grid_count,
-                   g->grid_items, g->cell_off, g->cells, g->stamp};
+    void *dev[] = {g->x,        g->y,          g->eu,       g->ev,    g->adj_off,
+                   g->adj_edges, g->c,         g->prop,     g->out,   g->rows,
+                   g->grid_count, g->grid_items, g->cell_off, g->cells, g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
+    if (g->hprop)
+        cudaFreeHost(g->hprop);
+    if (g->hout)
+        cudaFreeHost(g->hout);
     tsr__free(ctx, g->host_cells);
     tsr__free(ctx, g->host_off);
     tsr__free(ctx, g);
 }
 
-#define DEV_ALLOC(ptr, bytes)                                                                      \
+static dev_drawing drawing_of(const tsr__layout_cuda *g)
+{
+    dev_drawing d = {g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, g->m};
+    return d;
+}
+
+/* Allocation inside create: on failure the half-built evaluator is released. */
+#define CREATE_TRY(call)                                                                           \
     do {                                                                                           \
-        cudaError_t e_ = cudaMalloc((void **)&(ptr), (bytes));                                     \
+        cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
             tsr__layout_cuda_destroy(ctx, g);                                                      \
-            return tsr__cuda_error(ctx, e_, "cudaMalloc", __FILE__, __LINE__);                     \
+            return tsr__cuda_error(ctx, e_, #call, __FILE__, __LINE__);                            \
         }                                                                                          \
     } while (0)
 
@@ -147,172 +273,288 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
         return st;
     if (max_proposals < 1 || max_proposals > 65535)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: 1 to 65535 proposals per launch");
+    const int32_t n = l->num_nodes, m = l->num_edges;
+    int32_t maxdeg = 0;
+    for (int32_t v = 0; v < n; v++)
+        if (adj->offset[v + 1] - adj->offset[v] > maxdeg)
+            maxdeg = adj->offset[v + 1] - adj->offset[v];
+    for (int32_t e = 0; e < m; e++)
+        if (l->edge_u[e] == l->edge_v[e])
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "layout: edge %d is a self-loop (the CUDA evaluators need none)",
+                             (int)e);
+    const size_t star_bytes = (size_t)(maxdeg ? maxdeg : 1) * 5 * sizeof(int32_t);
+    const size_t shared_static = 64 + 32 * sizeof(tsr__lcd_acc);
+    if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "layout: a node of degree %d exceeds the CUDA evaluators' shared memory "
+                         "(%zu bytes per block)",
+                         (int)maxdeg, (size_t)ctx->cuda->prop.sharedMemPerBlockOptin);
     tsr__layout_cuda *g;
     if ((st = tsr__alloc(ctx, sizeof *g, (void **)&g)) != TSR_OK)
         return st;
     memset(g, 0, sizeof *g);
-    int n = l->num_nodes, m = l->num_edges;
     g->n = n;
     g->m = m;
     g->max_prop = max_proposals;
-    size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4, pb = (size_t)max_proposals * 4;
-    size_t db = (size_t)max_proposals * mb;
-    DEV_ALLOC(g->x, nb);
-    DEV_ALLOC(g->y, nb);
-    DEV_ALLOC(g->eu, mb);
-    DEV_ALLOC(g->ev, mb);
-    DEV_ALLOC(g->adj_off, nb + 4);
-    DEV_ALLOC(g->adj_edges, 2 * mb);
-    DEV_ALLOC(g->pnode, pb);
-    DEV_ALLOC(g->ppx, pb);
-    DEV_ALLOC(g->ppy, pb);
-    DEV_ALLOC(g->delta, db);
-    DEV_ALLOC(g->invalid, (size_t)max_proposals);
-    DEV_ALLOC(g->stamp, db);
+    g->maxdeg = maxdeg;
+    g->star_bytes = star_bytes;
+    const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
+    const size_t pb = (size_t)max_proposals * 3 * 4, ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
+    CREATE_TRY(cudaMalloc((void **)&g->x, nb));
+    CREATE_TRY(cudaMalloc((void **)&g->y, nb));
+    CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
+    CREATE_TRY(cudaMalloc((void **)&g->ev, mb));
+    CREATE_TRY(cudaMalloc((void **)&g->adj_off, nb + 4));
+    CREATE_TRY(cudaMalloc((void **)&g->adj_edges, 2 * mb));
+    CREATE_TRY(cudaMalloc((void **)&g->c, mb));
+    CREATE_TRY(cudaMalloc((void **)&g->prop, pb));
+    CREATE_TRY(cudaMalloc((void **)&g->out, ob));
+    CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocDefault));
+    CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocDefault));
+    if (star_bytes > 48 * 1024) {
+        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(eval_spatial_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)star_bytes));
+    }
     cudaStream_t s = ctx->cuda->stream;
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, db, s));
-    g->gen = 0;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4,
-                                      cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8,
-                                      cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4,
+                               cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
+    int32_t *counts = NULL;
+    if ((st = tsr__alloc(ctx, mb, (void **)&counts)) != TSR_OK) {
+        tsr__layout_cuda_destroy(ctx, g);
+        return st;
+    }
+    if (m > 0) {
+        count_kernel<<<(m + 255) / 256, 256, 0, s>>>(g->x, g->y, g->eu, g->ev, m, g->c);
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) {
+            tsr__free(ctx, counts);
+            tsr__layout_cuda_destroy(ctx, g);
+            return tsr__cuda_error(ctx, e, "count_kernel", __FILE__, __LINE__);
+        }
+    }
+    tsr__score_from_counts(counts, m, &g->score);
+    tsr__free(ctx, counts);
     *out = g;
     return TSR_OK;
 }
 
-extern "C" tsr_status tsr__layout_cuda_move(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v, int32_t x,
-                                            int32_t y)
+extern "C" tsr_layout_score tsr__layout_cuda_score(const tsr__layout_cuda *g)
 {
-    cudaStream_t s = ctx->cuda->stream;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->x + v, &x, 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->y + v, &y, 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s)); /* &x, &y are stack memory */
-    return TSR_OK;
+    return g->score;
 }
 
-/* Uploads the proposals and clears the outputs. */
-static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                   const int32_t *node, const int32_t *px, const int32_t *py)
-{
-    if (nprop < 1 || nprop > g->max_prop)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    cudaStream_t s = ctx->cuda->stream;
-    size_t pb = (size_t)nprop * 4;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->pnode, node, pb, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->ppx, px, pb, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->ppy, py, pb, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->delta, 0, (size_t)nprop * g->m * 4, s));
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->invalid, 0, (size_t)nprop, s));
-    return TSR_OK;
-}
-
-static tsr_status download(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int32_t *out_delta,
-                           uint8_t *invalid)
+extern "C" tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t *counts)
 {
     cudaStream_t s = ctx->cuda->stream;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(out_delta, g->delta, (size_t)nprop * g->m * 4,
-                                      cudaMemcpyDeviceToHost, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(invalid, g->invalid, (size_t)nprop, cudaMemcpyDeviceToHost, s));
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(counts, g->c, (size_t)g->m * 4, cudaMemcpyDeviceToHost, s));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     return TSR_OK;
 }
 
-extern "C" tsr_status tsr__layout_cuda_delta(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                             const int32_t *node, const int32_t *px,
-                                             const int32_t *py, int32_t *out_delta,
-                                             uint8_t *invalid)
+/* A launch's proposals: 1..max_prop of them, existing nodes, points in [0, 2^30]^2 (the kernels'
+ * orientation and the cell raster rely on it; the canvas check is the caller's). */
+static tsr_status check_proposals(tsr_ctx *ctx, const tsr__layout_cuda *g, int nprop,
+                                  const int32_t *node, const int32_t *px, const int32_t *py)
+{
+    if (nprop < 1 || nprop > g->max_prop)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
+    for (int p = 0; p < nprop; p++)
+        if (node[p] < 0 || node[p] >= g->n || px[p] < 0 || py[p] < 0 ||
+            px[p] > TSR_LAYOUT_MAX_CANVAS || py[p] > TSR_LAYOUT_MAX_CANVAS)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "layout: proposal %d (node %d to %d, %d) is out of range", p,
+                             (int)node[p], (int)px[p], (int)py[p]);
+    return TSR_OK;
+}
+
+/* Stages and uploads one launch's proposals (node, px, py packed, nprop each). */
+static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                   const int32_t *node, const int32_t *px, const int32_t *py)
+{
+    tsr_status st = check_proposals(ctx, g, nprop, node, px, py);
+    if (st != TSR_OK)
+        return st;
+    memcpy(g->hprop, node, (size_t)nprop * 4);
+    memcpy(g->hprop + nprop, px, (size_t)nprop * 4);
+    memcpy(g->hprop + 2 * nprop, py, (size_t)nprop * 4);
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->prop, g->hprop, (size_t)nprop * 12,
+                                      cudaMemcpyHostToDevice, ctx->cuda->stream));
+    return TSR_OK;
+}
+
+/* Downloads the launch's results and turns them into scores against the base. */
+static tsr_status download_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                  tsr_layout_score *score, uint8_t *invalid)
+{
+    cudaStream_t s = ctx->cuda->stream;
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->hout, g->out, (size_t)nprop * sizeof(tsr__lcd_out),
+                                      cudaMemcpyDeviceToHost, s));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    for (int p = 0; p < nprop; p++) {
+        tsr__lcd_out_score(&g->hout[p], g->score.Phi, g->score.C, &score[p].K, &score[p].n_K,
+                           &score[p].Phi, &score[p].C);
+        invalid[p] = (uint8_t)(g->hout[p].invalid != 0);
+    }
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                                  const int32_t *node, const int32_t *px,
+                                                  const int32_t *py, tsr_layout_score *score,
+                                                  uint8_t *invalid)
 {
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    if (g->m > 0) {
-        dim3 grid((unsigned)((g->m + 255) / 256), (unsigned)nprop);
-        dense_delta_kernel<<<grid, 256, 0, ctx->cuda->stream>>>(
-            g->x, g->y, g->eu, g->ev, g->m, g->adj_off, g->adj_edges, g->pnode, g->ppx, g->ppy,
-            g->delta, g->invalid);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "dense_delta_kernel");
-    }
-    return download(ctx, g, nprop, out_delta, invalid);
+    eval_dense_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, ctx->cuda->stream>>>(
+        drawing_of(g), g->maxdeg, g->prop, nprop, 0, g->out);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
+    return download_scores(ctx, g, nprop, score, invalid);
 }
 
-extern "C" tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
-                                                     const tsr_layout *l,
-                                                     const tsr__layout_adj *adj,
-                                                     const tsr__grid *grid, uint64_t grid_version,
-                                                     int nprop, const int32_t *node,
-                                                     const int32_t *px, const int32_t *py,
-                                                     int32_t *out_delta, uint8_t *invalid)
+extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,
+                                              int32_t x, int32_t y, tsr_layout_score *score)
 {
-    if (nprop < 1 || nprop > g->max_prop) /* before the host cell lists (max_prop rows) */
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
+    tsr_status st = upload_proposals(ctx, g, 1, &v, &x, &y);
+    if (st != TSR_OK)
+        return st;
+    eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
+        drawing_of(g), g->maxdeg, g->prop, 1, 1, g->out);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
+    uint8_t invalid;
+    if ((st = download_scores(ctx, g, 1, score, &invalid)) != TSR_OK)
+        return st;
+    if (invalid)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "layout: committed move of node %d to (%d, %d) lies on an edge", (int)v,
+                         (int)x, (int)y);
+    g->score = *score;
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                                 const int32_t *node, const int32_t *px,
+                                                 const int32_t *py, tsr_layout_score *score,
+                                                 uint8_t *invalid)
+{
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st != TSR_OK)
+        return st;
+    if (!g->rows)
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->rows,
+                                     (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4));
+    cudaStream_t s = ctx->cuda->stream;
+    if (g->m > 0) {
+        dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
+        full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->prop, nprop, g->rows);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
+    }
+    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->prop, nprop,
+                                                                g->rows, g->out);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
+    return download_scores(ctx, g, nprop, score, invalid);
+}
+
+/* Device copy of the host index, refreshed when its version or shape changes. */
+static tsr_status upload_grid(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid *grid,
+                              uint64_t grid_version)
+{
+    const size_t ncell = (size_t)grid->gx * (size_t)grid->gy;
+    if (g->grid_uploaded && g->grid_version == grid_version && g->grid_cells == ncell &&
+        g->grid_cap == (size_t)grid->cap)
+        return TSR_OK;
+    cudaStream_t s = ctx->cuda->stream;
+    if (g->grid_cells != ncell || g->grid_cap != (size_t)grid->cap) {
+        cudaFree(g->grid_count);
+        cudaFree(g->grid_items);
+        g->grid_count = g->grid_items = NULL;
+        g->grid_uploaded = 0;
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_count, ncell * 4));
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_items, ncell * (size_t)grid->cap * 4));
+        g->grid_cells = ncell;
+        g->grid_cap = (size_t)grid->cap;
+    }
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_count, grid->count, ncell * 4,
+                                      cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_items, grid->items, ncell * (size_t)grid->cap * 4,
+                                      cudaMemcpyHostToDevice, s));
+    g->grid_version = grid_version;
+    g->grid_uploaded = 1;
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
+                                                    const tsr_layout *l,
+                                                    const tsr__layout_adj *adj,
+                                                    const tsr__grid *grid, uint64_t grid_version,
+                                                    int nprop, const int32_t *node,
+                                                    const int32_t *px, const int32_t *py,
+                                                    tsr_layout_score *score, uint8_t *invalid)
+{
+    tsr_status st = check_proposals(ctx, g, nprop, node, px, py); /* before the host cell lists */
+    if (st != TSR_OK)
+        return st;
     if (!grid->items || grid->stale != TSR__GRID_OK)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: spatial index stale (reason %d)",
                          (int)grid->stale);
-    cudaStream_t s = ctx->cuda->stream;
-    size_t ncell = (size_t)grid->gx * (size_t)grid->gy;
-    tsr_status st;
-    if (!g->grid_uploaded || g->grid_version != grid_version || g->grid_cells != ncell ||
-        g->grid_cap != (size_t)grid->cap) {
-        if (g->grid_cells != ncell || g->grid_cap != (size_t)grid->cap) {
-            cudaFree(g->grid_count);
-            cudaFree(g->grid_items);
-            g->grid_count = g->grid_items = NULL;
-            TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_count, ncell * 4));
-            TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_items, ncell * (size_t)grid->cap * 4));
-            g->grid_cells = ncell;
-            g->grid_cap = (size_t)grid->cap;
-        }
-        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_count, grid->count, ncell * 4,
-                                          cudaMemcpyHostToDevice, s));
-        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_items, grid->items, ncell * grid->cap * 4,
-                                          cudaMemcpyHostToDevice, s));
-        g->grid_version = grid_version;
-        g->grid_uploaded = 1;
-    }
-    /* cell lists per proposal (CSR), bounded so one launch stays small */
-    const int per_prop = 4096;
     /* each buffer on its own, so a failed allocation is retried next call, never half used */
-    if (!g->host_cells &&
-        (st = tsr__alloc(ctx, (size_t)g->max_prop * per_prop * 4, (void **)&g->host_cells)) != TSR_OK)
+    if (!g->host_cells && (st = tsr__alloc(ctx, (size_t)g->max_prop * PER_PROP_CELLS * 4,
+                                           (void **)&g->host_cells)) != TSR_OK)
         return st;
     if (!g->host_off &&
         (st = tsr__alloc(ctx, ((size_t)g->max_prop + 1) * 4, (void **)&g->host_off)) != TSR_OK)
         return st;
     if (!g->cells)
-        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cells, (size_t)g->max_prop * per_prop * 4));
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cells, (size_t)g->max_prop * PER_PROP_CELLS * 4));
     if (!g->cell_off)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cell_off, ((size_t)g->max_prop + 1) * 4));
+    if (!g->stamp) {
+        const size_t sb = (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4;
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->stamp, sb));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, sb, ctx->cuda->stream));
+        g->gen = 0;
+    }
     int total = 0;
     g->host_off[0] = 0;
     for (int p = 0; p < nprop; p++) {
         int nc = 0;
         if (!tsr__lcd_proposal_cells(grid->cell, grid->gx, grid->gy, l->x, l->y, l->edge_u,
                                      l->edge_v, adj->offset, adj->edges, node[p], px[p], py[p],
-                                     g->host_cells + total, &nc, per_prop))
+                                     g->host_cells + total, &nc, PER_PROP_CELLS))
             return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: proposal %d spans over %d cells", p,
-                             per_prop);
+                             (int)PER_PROP_CELLS);
         total += nc;
         g->host_off[p + 1] = total;
     }
-    if ((st = upload_proposals(ctx, g, nprop, node, px, py)) != TSR_OK)
+    if ((st = upload_proposals(ctx, g, nprop, node, px, py)) != TSR_OK ||
+        (st = upload_grid(ctx, g, grid, grid_version)) != TSR_OK)
         return st;
+    cudaStream_t s = ctx->cuda->stream;
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->cells, g->host_cells, (size_t)total * 4,
                                       cudaMemcpyHostToDevice, s));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->cell_off, g->host_off, ((size_t)nprop + 1) * 4,
                                       cudaMemcpyHostToDevice, s));
     if (++g->gen == 0) { /* wrapped: old stamps could equal the new generation */
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, (size_t)g->max_prop * g->m * 4, s));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0,
+                                          (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4, s));
         g->gen = 1;
     }
-    spatial_delta_kernel<<<(unsigned)nprop, 128, 0, s>>>(
-        g->x, g->y, g->eu, g->ev, g->m, g->adj_off, g->adj_edges, g->pnode, g->ppx, g->ppy,
-        g->cell_off, g->cells, g->grid_count, g->grid_items, (int)g->grid_cap, g->stamp, g->gen,
-        g->delta, g->invalid);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "spatial_delta_kernel");
-    return download(ctx, g, nprop, out_delta, invalid);
+    eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
+        drawing_of(g), g->maxdeg, g->prop, nprop, g->cell_off, g->cells, g->grid_count,
+        g->grid_items, (int32_t)g->grid_cap, g->stamp, g->gen, g->out);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
+    return download_scores(ctx, g, nprop, score, invalid);
 }

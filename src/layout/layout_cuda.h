@@ -12,42 +12,58 @@ extern "C" {
 /* Full count, one thread per edge over all edges: counts[e] = c(e), as tsr__count_reference. */
 tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts);
 
-/* Dense delta evaluation of P proposals (node[p], px[p], py[p]) against one base drawing:
- * out_delta[p * m + f] = change of c(f) if proposal p alone were applied, for every edge f (0 when
- * unchanged; the moved node's incident edges get the sum of their changes), invalid[p] = 1 when
- * the proposal's point lies on an edge not incident to the node (end points included; the node
- * part of validity is the caller's: tsr__move_valid_nodes). The drawing and adjacency are
- * uploaded by tsr__layout_cuda_create and committed moves by tsr__layout_cuda_move (counts stay
- * on the host); the caller resolves accepted proposals one at a time on the host. Every row is
- * relative to the base drawing of its launch: once one proposal is committed, the other rows of
- * that launch are stale and must be dropped, never compared with or applied to the new base.
- * The kernels' per-thread bodies are layout_cuda_logic.h's (run on the CPU by
+/* A drawing resident on the device with its per-edge counts, evaluating P proposals
+ * (node[p] to (px[p], py[p])) per launch against that one base drawing (two-phase
+ * evaluate/commit, issue 3):
+ * - evaluate: score[p] = the objective (K, n_K, Phi, C) of the drawing with proposal p alone
+ *   applied, exactly as tsr__incr_propose's pscore (K, n_K over all edges of the new counts, Phi
+ *   and C from the base's plus the exact integer changes); invalid[p] = 1 when the new point lies
+ *   on an edge not incident to the node (end points included), and then score[p] is meaningless.
+ *   The node part of validity (canvas, free point, v's new edges free of nodes) is the caller's:
+ *   tsr__move_valid_nodes. Only P scores and flags cross to the host, never P x m counts. The
+ *   base is unchanged: after a commit, results of earlier launches are stale.
+ * - commit: applies one proposal (which must be valid on the current base) to the device
+ *   counts and coordinates and returns its score, which becomes the base score.
+ * The kernels' per-thread bodies are layout_cuda_logic.h's (run on the CPU, phase by phase, by
  * test_layout_device_logic). */
 typedef struct tsr__layout_cuda tsr__layout_cuda;
+/* Uploads l and adj, counts on the device. TSR_ERR_INVALID_ARGUMENT for a self-loop or a
+ * proposal count outside 1..65535, TSR_ERR_LIMIT when a node's star does not fit in a block's
+ * shared memory (degree above about 8,000 on an H200). */
 tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
                                    int max_proposals, tsr__layout_cuda **out);
 void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g);
-/* Uploads node v's new coordinates after a committed move (coordinates only: counts are kept on
- * the host, which owns the objective). */
-tsr_status tsr__layout_cuda_move(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v, int32_t x,
-                                 int32_t y);
-tsr_status tsr__layout_cuda_delta(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                  const int32_t *node, const int32_t *px, const int32_t *py,
-                                  int32_t *out_delta, uint8_t *invalid);
+/* The base drawing's score (host copy, no device call). */
+tsr_layout_score tsr__layout_cuda_score(const tsr__layout_cuda *g);
+/* Downloads the device's per-edge counts of the base drawing (m entries). */
+tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t *counts);
 
-/* Spatial variant of tsr__layout_cuda_delta: the candidates of proposal p are the edges listed in
- * the grid cells of its old segments, its new segments and its new point (the host index `grid`,
- * uploaded when `grid_version` changes; l and adj give the segments' cells on the host);
- * deduplicated on the device with per-proposal generation
- * stamps. Same outputs as the dense call for every f a candidate can change; entries of other
- * edges are 0. Returns TSR_ERR_LIMIT when the index is stale or a proposal's cell list exceeds
- * the launch's capacity: the caller then uses the dense call (never a truncated answer). */
-tsr_status tsr__layout_cuda_delta_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
-                                          const tsr_layout *l, const tsr__layout_adj *adj,
-                                          const tsr__grid *grid, uint64_t grid_version, int nprop,
-                                          const int32_t *node, const int32_t *px,
-                                          const int32_t *py, int32_t *out_delta,
-                                          uint8_t *invalid);
+/* Dense evaluation: one block per proposal over all m edges, deg(v) crossing tests per edge. */
+tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                       const int32_t *node, const int32_t *px, const int32_t *py,
+                                       tsr_layout_score *score, uint8_t *invalid);
+/* The seed's baseline with the same outputs: every edge of every proposal's drawing recounted
+ * against all m edges (one thread per (proposal, edge)), then reduced like the dense rows. */
+tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                      const int32_t *node, const int32_t *px, const int32_t *py,
+                                      tsr_layout_score *score, uint8_t *invalid);
+/* Spatial evaluation: the candidates of proposal p are the edges listed in the grid cells of its
+ * old segments, its new segments and its new point (the host index `grid` of the drawing l, which
+ * must equal the device's base; uploaded when grid_version changes); deduplicated on the device
+ * with per-proposal generation stamps (reset when the generation wraps); the other edges enter
+ * with unchanged counts. Same outputs as the dense call. Returns TSR_ERR_LIMIT, with nothing
+ * evaluated, when the index is stale or a proposal's cell list exceeds 4096 cells: the caller then
+ * uses the dense call (never a truncated answer). */
+tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr_layout *l,
+                                         const tsr__layout_adj *adj, const tsr__grid *grid,
+                                         uint64_t grid_version, int nprop, const int32_t *node,
+                                         const int32_t *px, const int32_t *py,
+                                         tsr_layout_score *score, uint8_t *invalid);
+/* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
+ * move's score, also returned). TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not
+ * incident to v: the device state is then undefined and the evaluator must be recreated. */
+tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v, int32_t x,
+                                   int32_t y, tsr_layout_score *score);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,27 @@
 /* The per-thread bodies of the CUDA layout kernels (layout_cuda.cu), written once as
  * __host__ __device__ functions so that a CPU test (tests/unit/test_layout_device_logic.c) runs
- * exactly the kernels' code over every (proposal, edge) pair and compares it with the CPU
- * evaluators without a GPU. Compiled as C11 (host) and as CUDA C++ (nvcc): no C++-only or
- * C-only constructs. On the host the atomics are plain read-modify-writes (the emulation runs
- * the threads of a launch one after another, which gives the same integer sums as any order of
- * atomic additions on the device).
+ * exactly the kernels' code, phase by phase for every thread of every block, and compares it with
+ * the CPU evaluators without a GPU. Compiled as C11 (host) and as CUDA C++ (nvcc): no C++-only or
+ * C-only constructs. On the host the atomics are plain read-modify-writes (the emulation runs the
+ * threads of a phase one after another, which gives the same integer sums as any order of atomic
+ * additions on the device).
+ *
+ * Evaluation of a proposal p = (node v, new point): one block per proposal, T threads, phases
+ * separated by __syncthreads (the emulation runs each phase for all threads before the next):
+ *   1. star: v's incident edges I(v) (edge, other endpoint and its coordinates) into the block's
+ *      star arrays (shared memory), their change accumulators zeroed, the invalid flag cleared;
+ *      spatial: I(v) claimed in the proposal's stamp row.
+ *   2. visit: every edge f (dense) or every claimed candidate f (spatial) not incident to v:
+ *      d(f) = sum over arms e of cross(new e, f) - cross(old e, f), added to arm e's accumulator
+ *      (atomically) and, with c(f), to the thread's accumulator (new count c(f) + d(f)); sets the
+ *      invalid flag when the new point lies on f.
+ *   3. spatial only: every edge not claimed (not a candidate, not incident) with its count
+ *      unchanged; then (both) each incident edge e with its new count c(e) + acc(e).
+ *   4. block reduction of the thread accumulators: (K, n_K) of the new counts and the changes of
+ *      Phi = sum c^2 and of sum c (= 2 C) -- exact integers, merged in any order.
+ * Commit (dense, one block) is the same evaluation with the new counts written to c and the node's
+ * coordinates to x, y at the end. The full evaluator recounts every edge of every proposal's
+ * drawing (count_edge with the overlay) and reduces those rows with the same accumulator.
  *
  * Geometry: the exact int64 orientation of geometry.h, repeated here (geometry.h is host-only);
  * the CPU test checks the two agree. */
@@ -22,7 +39,9 @@
 #if defined(__CUDA_ARCH__)
 #define TSR__LCD_ATOMIC_ADD(p, d) atomicAdd((p), (d))
 #define TSR__LCD_ATOMIC_EXCH(p, v) atomicExch((p), (v))
+#define TSR__LCD_SET_FLAG(p) atomicOr((p), 1) /* many threads may set it: no plain racing store */
 #else
+#define TSR__LCD_SET_FLAG(p) (*(p) |= 1)
 #define TSR__LCD_ATOMIC_ADD(p, d) (*(p) += (d))
 TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
 {
@@ -64,93 +83,241 @@ TSR__LCD_FN int tsr__lcd_on_segment(int32_t px, int32_t py, int32_t ax, int32_t 
     return px >= lox && px <= hix && py >= loy && py <= hiy;
 }
 
-/* count_kernel, thread e: c(e) against all m edges. */
+/* c(e) against all m edges in the drawing x, y with node mv drawn at (mx, my) instead (mv = -1:
+ * the drawing as it is). count_kernel's and full_rows_kernel's thread body. */
 TSR__LCD_FN int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32_t *y,
-                                        const int32_t *eu, const int32_t *ev, int32_t m)
+                                        const int32_t *eu, const int32_t *ev, int32_t m,
+                                        int32_t mv, int32_t mx, int32_t my)
 {
-    int32_t a = eu[e], b = ev[e], ax = x[a], ay = y[a], bx = x[b], by = y[b], c = 0;
+    int32_t a = eu[e], b = ev[e];
+    int32_t ax = a == mv ? mx : x[a], ay = a == mv ? my : y[a];
+    int32_t bx = b == mv ? mx : x[b], by = b == mv ? my : y[b], c = 0;
     for (int32_t f = 0; f < m; f++) {
         int32_t u = eu[f], v = ev[f];
         if (u == a || u == b || v == a || v == b)
             continue;
-        c += tsr__lcd_cross(ax, ay, bx, by, x[u], y[u], x[v], y[v]);
+        c += tsr__lcd_cross(ax, ay, bx, by, u == mv ? mx : x[u], u == mv ? my : y[u],
+                            v == mv ? mx : x[v], v == mv ? my : y[v]);
     }
     return c;
 }
 
-/* Changes against edge f of moving node v from (ox,oy) to (px,py), one proposal: for every
- * e in I(v) not sharing an endpoint with f, d = cross(new e, f) - cross(old e, f) is added to
- * delta[e] and to delta[f] (atomically: f is owned by this thread but e is shared by all the
- * proposal's threads). f incident to v is skipped (recounted through the other threads' e side).
- * Sets *invalid when (px,py) lies on f. delta must be zeroed before the launch. */
+/* ---- the objective's change, accumulated per thread and merged per block ---- */
+typedef struct tsr__lcd_acc {
+    int64_t dphi, dsum; /* sum of nc^2 - c^2 and of nc - c over the edges added */
+    int32_t k, nk;      /* max new count and how many edges have it (0, 0 when none) */
+} tsr__lcd_acc;
+
+/* One proposal's result as the kernels write it: K and n_K of the new counts, the changes of Phi
+ * and of 2C, and whether the new point lies on an edge not incident to the node. */
+typedef struct tsr__lcd_out {
+    int64_t dphi, dsum;
+    int32_t k, nk, invalid, pad;
+} tsr__lcd_out;
+
+/* Launch shapes, shared with the CPU emulation so it runs the same thread strides. */
+enum {
+    TSR__LCD_EVAL_THREADS = 256,    /* per proposal block (dense, spatial, full reduction) */
+    TSR__LCD_COMMIT_THREADS = 1024, /* the commit's single block */
+    TSR__LCD_FULL_THREADS = 256,    /* full recount rows: edges per block */
+    TSR__LCD_PER_PROP_CELLS = 4096  /* spatial: cells one proposal may list */
+};
+
+/* The score after a proposal from its result and the base's Phi and C (K, n_K are absolute). */
+TSR__LCD_FN void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int64_t base_c,
+                                    int64_t *K, int64_t *n_K, int64_t *Phi, int64_t *C)
+{
+    *K = o->k;
+    *n_K = o->nk;
+    *Phi = base_phi + o->dphi;
+    *C = base_c + o->dsum / 2;
+}
+
+TSR__LCD_FN void tsr__lcd_acc_init(tsr__lcd_acc *a)
+{
+    a->dphi = 0;
+    a->dsum = 0;
+    a->k = 0;
+    a->nk = 0;
+}
+
+/* Edge with old count c and new count nc. A zero count enters (K, n_K) like any other, so an
+ * all-zero drawing gives K = 0, n_K = m as tsr__score_from_counts does. */
+TSR__LCD_FN void tsr__lcd_acc_add(tsr__lcd_acc *a, int32_t c, int32_t nc)
+{
+    a->dphi += (int64_t)nc * nc - (int64_t)c * c;
+    a->dsum += (int64_t)nc - c;
+    if (nc > a->k) {
+        a->k = nc;
+        a->nk = 1;
+    } else if (nc == a->k) {
+        a->nk++;
+    }
+}
+
+/* a = a merged with b (associative and commutative). */
+TSR__LCD_FN void tsr__lcd_acc_merge(tsr__lcd_acc *a, const tsr__lcd_acc *b)
+{
+    a->dphi += b->dphi;
+    a->dsum += b->dsum;
+    if (b->k > a->k) {
+        a->k = b->k;
+        a->nk = b->nk;
+    } else if (b->k == a->k) {
+        a->nk += b->nk;
+    }
+}
+
+/* The moving node's star in block-shared memory: arm i is incident edge e[i] whose other
+ * endpoint w[i] is at (wx[i], wy[i]); acc[i] collects the change of c(e[i]). */
+typedef struct tsr__lcd_star {
+    int32_t *e, *w, *wx, *wy, *acc;
+    int32_t deg;
+} tsr__lcd_star;
+
+/* Phase 1, thread t of nt: fills arms t, t + nt, ... of v's star, zeroes their accumulators; with
+ * a stamp row st (spatial), claims the incident edges for generation gen so the later phases skip
+ * them. Thread 0 clears *invalid. s->deg must be set to v's degree by the caller. */
+TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *x,
+                                      const int32_t *y, const int32_t *eu, const int32_t *ev,
+                                      const int32_t *adj_off, const int32_t *adj_edges,
+                                      tsr__lcd_star *s, unsigned *st, unsigned gen, int *invalid)
+{
+    for (int32_t i = t; i < s->deg; i += nt) {
+        int32_t e = adj_edges[adj_off[v] + i], w = eu[e] == v ? ev[e] : eu[e];
+        s->e[i] = e;
+        s->w[i] = w;
+        s->wx[i] = x[w];
+        s->wy[i] = y[w];
+        s->acc[i] = 0;
+        if (st)
+            st[e] = gen;
+    }
+    if (t == 0)
+        *invalid = 0;
+}
+
+/* Phase 2 for one edge f: moving v from (ox,oy) to (px,py) against f. Returns at once for f
+ * incident to v (its change comes from the arms). Sets *invalid when (px,py) lies on f. Else adds
+ * f's new count to *a, each arm's change to the arm's accumulator, and, when commit, writes the
+ * new count to c[f] (only this thread touches c[f]). (q,w) crosses f = ab exactly when q and w lie
+ * strictly on opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab
+ * are computed once per point. */
 TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
                                 int32_t py, const int32_t *x, const int32_t *y, const int32_t *eu,
-                                const int32_t *ev, const int32_t *adj_off,
-                                const int32_t *adj_edges, int32_t *delta, unsigned char *invalid)
+                                const int32_t *ev, int32_t *c, const tsr__lcd_star *s,
+                                tsr__lcd_acc *a, int *invalid, int commit)
 {
-    int32_t a = eu[f], b = ev[f];
-    if (a == v || b == v)
+    int32_t fa = eu[f], fb = ev[f];
+    if (fa == v || fb == v)
         return;
-    int32_t ax = x[a], ay = y[a], bx = x[b], by = y[b];
-    if (tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
-        *invalid = 1;
+    int32_t ax = x[fa], ay = y[fa], bx = x[fb], by = y[fb];
+    int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
+    if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
+        TSR__LCD_SET_FLAG(invalid);
         return;
     }
+    int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
     int32_t df = 0;
-    for (int32_t k = adj_off[v]; k < adj_off[v + 1]; k++) {
-        int32_t e = adj_edges[k], w = eu[e] == v ? ev[e] : eu[e];
-        if (w == a || w == b)
+    for (int32_t i = 0; i < s->deg; i++) {
+        int32_t w = s->w[i];
+        if (w == fa || w == fb)
             continue;
-        int32_t wx = x[w], wy = y[w];
-        int32_t d = tsr__lcd_cross(px, py, wx, wy, ax, ay, bx, by) -
-                    tsr__lcd_cross(ox, oy, wx, wy, ax, ay, bx, by);
-        if (d) {
-            df += d;
-            TSR__LCD_ATOMIC_ADD(&delta[e], d);
+        int32_t wx = s->wx[i], wy = s->wy[i];
+        int sw = tsr__lcd_orient(ax, ay, bx, by, wx, wy);
+        if (sw == 0)
+            continue;
+        int now = 0, was = 0;
+        if (sp == -sw) {
+            int o1 = tsr__lcd_orient(px, py, wx, wy, ax, ay);
+            int o2 = tsr__lcd_orient(px, py, wx, wy, bx, by);
+            now = o1 != 0 && o2 != 0 && o1 != o2;
+        }
+        if (so == -sw) {
+            int o1 = tsr__lcd_orient(ox, oy, wx, wy, ax, ay);
+            int o2 = tsr__lcd_orient(ox, oy, wx, wy, bx, by);
+            was = o1 != 0 && o2 != 0 && o1 != o2;
+        }
+        if (now != was) {
+            df += now - was;
+            TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
         }
     }
-    if (df)
-        TSR__LCD_ATOMIC_ADD(&delta[f], df);
+    int32_t old = c[f];
+    tsr__lcd_acc_add(a, old, old + df);
+    if (commit && df)
+        c[f] = old + df;
 }
 
-/* dense_delta_kernel, thread (p = blockIdx.y, f = blockIdx.x * blockDim.x + threadIdx.x) with
- * f < m: proposal p's node pnode[p] overlaid at (ppx[p], ppy[p]) on the base x, y; output rows of
- * m entries per proposal. */
-TSR__LCD_FN void tsr__lcd_dense_thread(int32_t p, int32_t f, const int32_t *x, const int32_t *y,
-                                       const int32_t *eu, const int32_t *ev, int32_t m,
-                                       const int32_t *adj_off, const int32_t *adj_edges,
-                                       const int32_t *pnode, const int32_t *ppx,
-                                       const int32_t *ppy, int32_t *delta,
-                                       unsigned char *invalid)
+/* Phase 2, dense: thread t of nt visits edges t, t + nt, ... */
+TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
+                                       int32_t oy, int32_t px, int32_t py, const int32_t *x,
+                                       const int32_t *y, const int32_t *eu, const int32_t *ev,
+                                       int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a,
+                                       int *invalid, int commit)
 {
-    int32_t v = pnode[p];
-    tsr__lcd_visit(f, v, x[v], y[v], ppx[p], ppy[p], x, y, eu, ev, adj_off, adj_edges,
-                   delta + (size_t)p * (size_t)m, invalid + p);
+    for (int32_t f = t; f < m; f += nt)
+        tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, commit);
 }
 
-/* spatial_delta_kernel, thread tid of nthreads in proposal p's block: the candidates are the
- * items of p's cells (CSR cell_off/cells over proposals, grid_items cap per cell); each is
- * claimed once per proposal by exchanging its stamp with gen. */
-TSR__LCD_FN void tsr__lcd_spatial_thread(
-    int32_t p, int32_t tid, int32_t nthreads, const int32_t *x, const int32_t *y,
-    const int32_t *eu, const int32_t *ev, int32_t m, const int32_t *adj_off,
-    const int32_t *adj_edges, const int32_t *pnode, const int32_t *ppx, const int32_t *ppy,
-    const int32_t *cell_off, const int32_t *cells, const int32_t *grid_count,
-    const int32_t *grid_items, int32_t cap, unsigned *stamp, unsigned gen, int32_t *delta,
-    unsigned char *invalid)
+/* Phase 2, spatial: thread t of nt visits the items of the proposal's cells
+ * (cells[cell_lo..cell_hi), each a cell of grid_items with grid_count entries, cap per cell),
+ * each edge claimed once per proposal by exchanging its stamp with gen. */
+TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
+                                         int32_t px, int32_t py, const int32_t *x,
+                                         const int32_t *y, const int32_t *eu, const int32_t *ev,
+                                         int32_t *c, const int32_t *cells, int32_t cell_lo,
+                                         int32_t cell_hi, const int32_t *grid_count,
+                                         const int32_t *grid_items, int32_t cap, unsigned *st,
+                                         unsigned gen, const tsr__lcd_star *s, tsr__lcd_acc *a,
+                                         int *invalid)
 {
-    int32_t v = pnode[p];
-    int32_t ox = x[v], oy = y[v], px = ppx[p], py = ppy[p];
-    unsigned *st = stamp + (size_t)p * (size_t)m;
-    int32_t *dp = delta + (size_t)p * (size_t)m;
-    for (int32_t c = cell_off[p]; c < cell_off[p + 1]; c++) {
-        int32_t cell = cells[c], n = grid_count[cell];
-        for (int32_t k = tid; k < n; k += nthreads) {
-            int32_t f = grid_items[(size_t)cell * (size_t)cap + (size_t)k];
+    for (int32_t k = cell_lo; k < cell_hi; k++) {
+        int32_t cell = cells[k], n = grid_count[cell];
+        for (int32_t j = t; j < n; j += nt) {
+            int32_t f = grid_items[(size_t)cell * (size_t)cap + (size_t)j];
             if (TSR__LCD_ATOMIC_EXCH(&st[f], gen) == gen)
-                continue; /* already visited for this proposal */
-            tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, adj_off, adj_edges, dp, invalid + p);
+                continue; /* claimed before for this proposal */
+            tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, 0);
         }
+    }
+}
+
+/* Phase 3, spatial only: thread t of nt adds the edges no candidate pass claimed (unchanged). */
+TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, const int32_t *c,
+                                           const unsigned *st, unsigned gen, tsr__lcd_acc *a)
+{
+    for (int32_t f = t; f < m; f += nt)
+        if (st[f] != gen)
+            tsr__lcd_acc_add(a, c[f], c[f]);
+}
+
+/* Phase 3: thread t of nt adds the incident edges' new counts (and writes them when commit). */
+TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c,
+                                          const tsr__lcd_star *s, tsr__lcd_acc *a, int commit)
+{
+    for (int32_t i = t; i < s->deg; i += nt) {
+        int32_t e = s->e[i], old = c[e];
+        tsr__lcd_acc_add(a, old, old + s->acc[i]);
+        if (commit)
+            c[e] = old + s->acc[i];
+    }
+}
+
+/* Full evaluator's reduction, thread t of nt of proposal (v to px,py): edges t, t + nt, ... with
+ * new counts from row (the recount of the moved drawing); sets *invalid when the point lies on an
+ * edge not incident to v. */
+TSR__LCD_FN void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, int32_t v,
+                                             int32_t px, int32_t py, const int32_t *x,
+                                             const int32_t *y, const int32_t *eu,
+                                             const int32_t *ev, const int32_t *c,
+                                             const int32_t *row, tsr__lcd_acc *a, int *invalid)
+{
+    for (int32_t f = t; f < m; f += nt) {
+        int32_t fa = eu[f], fb = ev[f];
+        if (fa != v && fb != v && tsr__lcd_on_segment(px, py, x[fa], y[fa], x[fb], y[fb]))
+            TSR__LCD_SET_FLAG(invalid);
+        tsr__lcd_acc_add(a, c[f], row[f]);
     }
 }
 
@@ -162,7 +329,6 @@ TSR__LCD_FN int64_t tsr__lcd_floor_div(int64_t a, int64_t b)
     int64_t q = a / b;
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
-
 TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t ax, int32_t ay,
                                    int32_t bx, int32_t by, int32_t *cells, int *ncell, int cap)
 {

@@ -1,8 +1,10 @@
-/* CUDA layout evaluators against the CPU reference, edge by edge: the full count, the dense delta
- * (P proposals per launch) and the spatial delta, on random drawings (canvas 10^6 and a crowded
- * small one) and the GD 2025 examples. Skips (77) without a CUDA device. The comparison is
- * layout_delta_check.h's, which test_layout_device_logic also runs on the kernels' logic on the
- * CPU (no GPU needed). */
+/* CUDA layout evaluators against the CPU, proposal by proposal: the full count, then P proposals
+ * per launch (dense, spatial, full) whose scores (K, n_K, Phi, C) and invalid flags must equal
+ * the CPU incremental evaluator's (and a full recount's for some), and committed moves whose
+ * device counts must equal the CPU full count, on random drawings (canvases of 10^6, 80 and 2^30,
+ * with a hub and an isolated node) and the GD 2025 example. Skips (77) without a CUDA device. The
+ * sequence is layout_delta_check.h's, which test_layout_device_logic also runs on the kernels'
+ * logic on the CPU (no GPU needed). */
 #include "testlib.h"
 
 #include "layout/layout_cuda.h"
@@ -26,31 +28,51 @@ static void cu_destroy(tsr_ctx *ctx, void *g)
     tsr__layout_cuda_destroy(ctx, (tsr__layout_cuda *)g);
 }
 
-static tsr_status cu_move(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y)
+static tsr_layout_score cu_score(const void *g)
 {
-    return tsr__layout_cuda_move(ctx, (tsr__layout_cuda *)g, v, x, y);
+    return tsr__layout_cuda_score((const tsr__layout_cuda *)g);
 }
 
-static tsr_status cu_delta(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
-                           const int32_t *px, const int32_t *py, int32_t *out_delta,
+static tsr_status cu_counts(tsr_ctx *ctx, void *g, int32_t *counts)
+{
+    return tsr__layout_cuda_counts(ctx, (tsr__layout_cuda *)g, counts);
+}
+
+static tsr_status cu_dense(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
+                           const int32_t *px, const int32_t *py, tsr_layout_score *score,
                            uint8_t *invalid)
 {
-    return tsr__layout_cuda_delta(ctx, (tsr__layout_cuda *)g, nprop, node, px, py, out_delta,
-                                  invalid);
+    return tsr__layout_cuda_eval_dense(ctx, (tsr__layout_cuda *)g, nprop, node, px, py, score,
+                                       invalid);
+}
+
+static tsr_status cu_full(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
+                          const int32_t *px, const int32_t *py, tsr_layout_score *score,
+                          uint8_t *invalid)
+{
+    return tsr__layout_cuda_eval_full(ctx, (tsr__layout_cuda *)g, nprop, node, px, py, score,
+                                      invalid);
 }
 
 static tsr_status cu_spatial(tsr_ctx *ctx, void *g, const tsr_layout *l,
                              const tsr__layout_adj *adj, const tsr__grid *grid,
                              uint64_t grid_version, int nprop, const int32_t *node,
-                             const int32_t *px, const int32_t *py, int32_t *out_delta,
+                             const int32_t *px, const int32_t *py, tsr_layout_score *score,
                              uint8_t *invalid)
 {
-    return tsr__layout_cuda_delta_spatial(ctx, (tsr__layout_cuda *)g, l, adj, grid, grid_version,
-                                          nprop, node, px, py, out_delta, invalid);
+    return tsr__layout_cuda_eval_spatial(ctx, (tsr__layout_cuda *)g, l, adj, grid, grid_version,
+                                         nprop, node, px, py, score, invalid);
+}
+
+static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
+                            tsr_layout_score *score)
+{
+    return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score);
 }
 
 static const ldc_backend cuda_backend = {tsr__layout_cuda_count, cu_create, cu_destroy,
-                                         cu_move,                cu_delta,  cu_spatial};
+                                         cu_score, cu_counts, cu_dense, cu_full, cu_spatial,
+                                         cu_commit};
 
 int main(void)
 {
@@ -65,8 +87,34 @@ int main(void)
     if (tsr_ctx_create(&o, &ctx) != TSR_OK)
         return 1;
     ldc_run_all(ctx, &cuda_backend);
-    fprintf(stderr, "test_layout_cuda_gpu: %ld of %ld proposal rows differ from the CPU\n",
-            ldc_bad_rows, ldc_rows);
+    /* bad input: a clear status, nothing evaluated */
+    {
+        tsr_rng r;
+        tsr_rng_seed(&r, 3);
+        tsr_layout *l = ldc_random_drawing(ctx, &r, 20, 40, 1000, 1000, 0);
+        tsr__layout_adj adj;
+        CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
+        tsr__layout_cuda *g = NULL;
+        CHECK_STATUS(tsr__layout_cuda_create(ctx, l, &adj, 0, &g), TSR_ERR_INVALID_ARGUMENT);
+        CHECK_OK(ctx, tsr__layout_cuda_create(ctx, l, &adj, 2, &g));
+        int32_t node[3] = {0, 1, 2}, px[3] = {5, 6, 7}, py[3] = {5, -1, 7};
+        tsr_layout_score s[3];
+        uint8_t inv[3];
+        CHECK_STATUS(tsr__layout_cuda_eval_dense(ctx, g, 3, node, px, py, s, inv),
+                     TSR_ERR_INVALID_ARGUMENT); /* more than max_proposals */
+        CHECK_STATUS(tsr__layout_cuda_eval_dense(ctx, g, 2, node, px, py, s, inv),
+                     TSR_ERR_INVALID_ARGUMENT); /* a negative coordinate */
+        node[0] = 20;
+        CHECK_STATUS(tsr__layout_cuda_eval_full(ctx, g, 1, node, px, py, s, inv),
+                     TSR_ERR_INVALID_ARGUMENT); /* no such node */
+        tsr__layout_cuda_destroy(ctx, g);
+        tsr__adj_release(ctx, &adj);
+        tsr_layout_free(ctx, l);
+    }
+    fprintf(stderr,
+            "test_layout_cuda_gpu: %ld of %ld proposal scores differ from the CPU; %ld commits "
+            "compared; %ld spatial launches fell back\n",
+            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_cuda_gpu");
 }
