@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(LN_NT)
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
  * writing 8-byte words; about 5 integer operations per output byte, no shared memory. */
-enum { UP2_NT = 128, UP2_THMAX = 4 };
+enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT)
@@ -716,9 +716,10 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
- * blocks on small images); bit 4 gives k_up2_u8 one source row per thread (more threads, each
- * with two rows of loads in flight); bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1
- * and 2 rows per thread, so the workbench can time the variants side by side. */
+ * blocks on small images); bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7
+ * sizes its grid for 4x fewer blocks; bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1
+ * and 2 rows per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
+ * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -822,9 +823,10 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
-        int th = tsr__resize_cuda_variant & 16 ? 1 : UP2_THMAX; /* source rows per block: fewer
-                                                                    while the grid is small */
-        while (th > 1 && gx * ((pl->src_h + th - 1) / th) < LN_BLOCKS)
+        /* source rows per block: fewer while the grid is small */
+        int th = tsr__resize_cuda_variant & 16 ? UP2_THMAX / 2 : UP2_THMAX;
+        const int target = tsr__resize_cuda_variant & 128 ? LN_BLOCKS / 4 : LN_BLOCKS;
+        while (th > 1 && gx * ((pl->src_h + th - 1) / th) < target)
             th /= 2;
         while ((pl->src_h + th - 1) / th > 65535)
             th *= 2;
@@ -915,7 +917,10 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
         const int mt = area_max_taps(pl), n = pl->dst_w * pl->cn;
         const int gx = (n + AW_NT * AW_EPT - 1) / (AW_NT * AW_EPT);
-        const int R = walk_rows(gx, AW_NT, pl->dst_h, 262144);
+        const int R = walk_rows(gx, AW_NT, pl->dst_h,
+                                tsr__resize_cuda_variant & 256   ? 524288
+                                : tsr__resize_cuda_variant & 512 ? 131072
+                                                                 : 262144);
         if (R && mt <= 4) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;

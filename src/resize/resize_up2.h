@@ -172,6 +172,16 @@ TSR__UP2_FN void tsr__up2_store(uint8_t *TSR__UP2_RESTRICT drow, int32_t dw, int
     }
 }
 
+/* q1 = (u >> 2) & 0x00ff00ff and q3 = (3u) >> 2 (unmasked) of lane word l: elements
+ * e = 4(l/2) + l%2 (lo lane) and e + 2 (hi lane). */
+TSR__UP2_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *q1,
+                            uint32_t *q3)
+{
+    const uint32_t u = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2);
+    *q1 = (u >> 2) & 0x00ff00ffu;
+    *q3 = (3u * u) >> 2;
+}
+
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
@@ -199,21 +209,23 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
         if (m + 1 <= m0 + th && m + 1 <= h)
             tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,
                            wd);
+        if (m < m0) { /* the row above the tile: its q only */
+            TSR__UP2_UNROLL
+            for (int l = 0; l < NL; l++)
+                if (l < 4 * cn)
+                    tsr__up2_q(ev, od, cn, l, &q1p[l], &q3p[l]);
+            continue;
+        }
         uint32_t odd[NL], even[NL]; /* rows 2m-1 and 2m: lane words, then packed in place */
         TSR__UP2_UNROLL
         for (int l = 0; l < NL; l++)
             if (l < 4 * cn) {
-                const int e = 4 * (l / 2) + l % 2; /* lo lane's element */
-                const uint32_t u = tsr__up2_u2(ev, od, cn, e);
-                const uint32_t q1 = (u >> 2) & 0x00ff00ffu, q3 = (3u * u) >> 2;
-                if (m >= m0) {
-                    odd[l] = (q3p[l] + q1 + 0x00020002u) >> 2;
-                    even[l] = (q1p[l] + q3 + 0x00020002u) >> 2;
-                }
+                uint32_t q1, q3;
+                tsr__up2_q(ev, od, cn, l, &q1, &q3);
+                odd[l] = (q3p[l] + q1 + 0x00020002u) >> 2;
+                even[l] = (q1p[l] + q3 + 0x00020002u) >> 2;
                 q1p[l] = q1, q3p[l] = q3;
             }
-        if (m < m0)
-            continue;
         TSR__UP2_UNROLL
         for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
             if (k < 2 * cn) {
