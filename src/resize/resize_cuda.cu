@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
  * which lies in [0, 255] for unit pairs (each product <= b*32640/65536, b0 + b1 = 2048), so no
  * clamp. One EPT-byte store per row. A tile whose rows do not fit (nr > nrmax or a row outside
  * the span: never with OpenCV's monotone YOFS, checked anyway) takes the per-element formula. */
-enum { LN_NT = 128, LN_THMAX = 32, LN_XMAX = 4, LN_SMEM = 40 * 1024 };
+enum { LN_NT = 128, LN_THMAX = 32, LN_XMAX = 4, LN_SMEM = 40 * 1024, LN_SB = 4 };
 
 /* First-tap byte offsets (from byte column sb) and packed coefficients c0 | c1 << 16 of the EPT
  * elements from el (clamped to the row's last element); beyond xmax the pair (2048, 0) on the
@@ -425,37 +425,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
     const int rlo = rk_clampi(__ldg(yofs + dy0), 0, p.sh - 1);
     const int nr = rk_clampi(__ldg(yofs + dy1 - 1) + 1, 0, p.sh - 1) - rlo + 1;
     int bad = nr > nrmax || np > W;
-    if (!bad) {
-        const int nch = (np + 15) >> 4;
-        for (int i = t; i < nr * nch; i += LN_NT) {
-            const int r = i / nch, c = (i - r * nch) << 4;
-            const uchar *g = src + (size_t)(rlo + r) * p.sstride + sb + c;
-            uint w[5];
-            if (al16 && sb + c + 20 <= rb) {
-                const int4 v = __ldg((const int4 *)g);
-                w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-                w[4] = __ldg((const uint *)(g + 16));
-            } else {
-#pragma unroll
-                for (int k = 0; k < 5; k++)
-                    w[k] = 0;
-#pragma unroll
-                for (int k = 0; k < 20; k++)
-                    if (sb + c + k < rb)
-                        w[k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
-            }
-            uint q[8]; /* pairs j, j + 1 (j even): bytes j, j + CN, j + 1, j + 1 + CN */
-#pragma unroll
-            for (int j = 0; j < 16; j += 2) {
-                const int a = j & 3, s0 = a, s1 = a + CN, s2 = a + 1, s3 = a + 1 + CN;
-                q[j / 2] = __byte_perm(w[j / 4], w[j / 4 + 1],
-                                       s0 | s1 << 4 | s2 << 8 | s3 << 12);
-            }
-            int4 *d = (int4 *)(rows + (size_t)r * W + c);
-            d[0] = make_int4((int)q[0], (int)q[1], (int)q[2], (int)q[3]);
-            d[1] = make_int4((int)q[4], (int)q[5], (int)q[6], (int)q[7]);
-        }
-    }
+    /* table reads first: their latency overlaps the staging's */
     if (t < dy1 - dy0) {
         const int dy = dy0 + t, sy = __ldg(yofs + dy);
         const int r0 = rk_clampi(sy, 0, p.sh - 1) - rlo, r1 = rk_clampi(sy + 1, 0, p.sh - 1) - rlo;
@@ -467,6 +437,50 @@ __global__ void __launch_bounds__(LN_NT, 8)
     uint cc[EPT];
     const int el = e0 + t * EPT;
     lin2_taps<CN>(xofs, xc, p, el, sb, off, cc);
+    if (!bad) {
+        /* LN_SB chunks per thread and round: all their loads are issued before the first is
+         * converted, so a round costs one memory latency, not LN_SB */
+        const int nch = (np + 15) >> 4, total = nr * nch;
+        for (int i0 = t; i0 < total; i0 += LN_NT * LN_SB) {
+            uint w[LN_SB][5];
+#pragma unroll
+            for (int b = 0; b < LN_SB; b++) {
+                const int i = i0 + b * LN_NT, r = i / nch, c = (i - r * nch) << 4;
+                if (i >= total)
+                    break;
+                const uchar *g = src + (size_t)(rlo + r) * p.sstride + sb + c;
+                if (al16 && sb + c + 20 <= rb) {
+                    const int4 v = __ldg((const int4 *)g);
+                    w[b][0] = v.x, w[b][1] = v.y, w[b][2] = v.z, w[b][3] = v.w;
+                    w[b][4] = __ldg((const uint *)(g + 16));
+                } else {
+#pragma unroll
+                    for (int k = 0; k < 5; k++)
+                        w[b][k] = 0;
+#pragma unroll
+                    for (int k = 0; k < 20; k++)
+                        if (sb + c + k < rb)
+                            w[b][k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < LN_SB; b++) {
+                const int i = i0 + b * LN_NT, r = i / nch, c = (i - r * nch) << 4;
+                if (i >= total)
+                    break;
+                uint q[8]; /* pairs j, j + 1 (j even): bytes j, j + CN, j + 1, j + 1 + CN */
+#pragma unroll
+                for (int j = 0; j < 16; j += 2) {
+                    const int a = j & 3, s0 = a, s1 = a + CN, s2 = a + 1, s3 = a + 1 + CN;
+                    q[j / 2] = __byte_perm(w[b][j / 4], w[b][j / 4 + 1],
+                                           s0 | s1 << 4 | s2 << 8 | s3 << 12);
+                }
+                int4 *d = (int4 *)(rows + (size_t)r * W + c);
+                d[0] = make_int4((int)q[0], (int)q[1], (int)q[2], (int)q[3]);
+                d[1] = make_int4((int)q[4], (int)q[5], (int)q[6], (int)q[7]);
+            }
+        }
+    }
     if (__syncthreads_or(bad)) {
         for (int i = t; i < (dy1 - dy0) * TE; i += LN_NT) {
             const int q = i / TE, e = e0 + i - q * TE;
