@@ -16,6 +16,7 @@ extern "C" {
 #include <string.h>
 
 #include "carve/carve_cuda_kernels.cuh"
+#include "carve/carve_cuda_batch_kernels.cuh"
 
 namespace {
 
@@ -38,8 +39,10 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma,    c->P.mask, c->P.orig, c->P.energy, c->P.hand, c->P.entry,
-                   c->P.back,    c->P.tickets, c->P.xs, c->P.rec,  c->P.state};
+    void *dev[] = {c->P.luma,  c->P.mask,  c->P.orig,  c->P.energy, c->P.hand,
+                   c->P.entry, c->P.back,  c->P.tickets, c->P.xs,   c->P.rec,
+                   c->P.state, c->P.pair,  c->P.cols,  c->P.luma2,  c->P.mask2,
+                   c->P.orig2};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -80,6 +83,8 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     /* never-written back-pointer columns past the width are read (and ignored) by the
        expansion's window loads: zero them once */
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.back, 0, (size_t)h * dp / 4, s));
+    if (c->P.pair) /* staged in whole rows by the batch trace: defined past the width too */
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.pair, 0, (size_t)h * dp / 4, s));
     /* tag 0: never the tag of the generation reading it (the first launch is generation 1) */
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand, 0,
                                       (size_t)tsr__cc_bands(h) * dp * sizeof(uint64_t), s));
@@ -91,6 +96,7 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
         energy_full_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
         TSR_CUDA_CHECK_LAUNCH(ctx, "energy_full_kernel");
     }
+    c->gen = 1;
     tsr_status st = launch_dp(ctx, c, w, 1);
     if (st != TSR_OK)
         return st;
@@ -99,16 +105,16 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     return TSR_OK;
 }
 
-extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g,
-                                           tsr_carve_energy kind, const uint64_t pen[4],
-                                           int32_t count, int until, int64_t drops,
-                                           tsr__carve_cuda **out)
+/* Both modes' open (kmax: 0 exact mode, else the batch passes' largest K). */
+static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                            const uint64_t pen[4], int32_t count, int32_t kmax, int until,
+                            int64_t drops, tsr__carve_cuda **out)
 {
     *out = NULL;
     if (!ctx->cuda)
         return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "carve: the context has no CUDA device");
     if (g->w < 1 || g->h < 1 || g->w > TSR_CARVE_MAX_SIDE || g->h > TSR_CARVE_MAX_SIDE ||
-        count < 1 || count > g->w - 1)
+        count < 1 || count > g->w - 1 || kmax < 0 || kmax > count)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "carve: bad CUDA pass (%dx%d, %d seams)",
                          (int)g->w, (int)g->h, (int)count);
     if (until && !g->mask)
@@ -142,12 +148,89 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
     DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
     DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
     DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));
+    if (kmax > 0) {
+        c->kmax = kmax;
+        DEV_ALLOC(c->P.pair, cells / 4);
+        DEV_ALLOC(c->P.cols, (size_t)h * (size_t)kmax * sizeof(int32_t));
+        DEV_ALLOC(c->P.luma2, cells);
+        if (g->mask)
+            DEV_ALLOC(c->P.mask2, cells);
+        DEV_ALLOC(c->P.orig2, cells * sizeof(uint16_t));
+        const cudaError_t e = cudaFuncSetAttribute(
+            trace_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
+        if (e != cudaSuccess) {
+            tsr__carve_cuda_close(ctx, c);
+            return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
+        }
+    }
     tsr__cc_state init;
     memset(&init, 0, sizeof init);
     init.drops = drops;
     OPEN_TRY(open_work(ctx, c, g, &init));
     *out = c;
     return TSR_OK;
+}
+
+extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g,
+                                           tsr_carve_energy kind, const uint64_t pen[4],
+                                           int32_t count, int until, int64_t drops,
+                                           tsr__carve_cuda **out)
+{
+    return open_pass(ctx, g, kind, pen, count, 0, until, drops, out);
+}
+
+extern "C" tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_grid *g,
+                                                 tsr_carve_energy kind, const uint64_t pen[4],
+                                                 int32_t count, int32_t kmax, int until,
+                                                 int64_t drops, tsr__carve_cuda **out)
+{
+    if (kmax < 1)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: batch pass with K = %d", (int)kmax);
+    return open_pass(ctx, g, kind, pen, count, kmax, until, drops, out);
+}
+
+extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w,
+                                            int32_t k, int32_t removed, int more)
+{
+    if (!c->P.pair || k < 1 || k > c->kmax || k > w - 1 || w > c->w0 || removed < 0 ||
+        removed + k > c->count)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: CUDA batch pass of %d seams at width %d",
+                         (int)k, (int)w);
+    cudaStream_t s = ctx->cuda->stream;
+    const int32_t h = c->P.h;
+    topk_kernel<<<1, TSR__CC_TOPK_THREADS, 0, s>>>(c->P, w, k);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "topk_kernel");
+    const int32_t threads = k < 1024 ? (k + 31) / 32 * 32 : 1024;
+    const size_t smem = (tsr__cc_trace_staged(c->P.pitch)
+                             ? (size_t)tsr__cc_trace_stage_bytes(c->P.pitch)
+                             : 0) +
+                        (tsr__cc_trace_pos_shared(k) ? 2 * (size_t)k * sizeof(int32_t) : 0);
+    trace_kernel<<<1, (unsigned)threads, smem, s>>>(c->P, w, k);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "trace_kernel");
+    batch_sum_kernel<<<blocks_for((int64_t)h * k, 256), 256, 0, s>>>(c->P, w, k, removed);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "batch_sum_kernel");
+    gather_kernel<<<(unsigned)h, TSR__CC_GATHER_THREADS,
+                    k <= TSR__CC_GATHER_KS ? (size_t)k * sizeof(int32_t) : 0, s>>>(c->P, w, k);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "gather_kernel");
+    /* the gathered planes become the pass's (the launches above already hold their copies) */
+    uint8_t *l = c->P.luma, *m = c->P.mask;
+    uint16_t *o = c->P.orig;
+    c->P.luma = c->P.luma2;
+    c->P.luma2 = l;
+    c->P.mask = c->P.mask2;
+    c->P.mask2 = m;
+    c->P.orig = c->P.orig2;
+    c->P.orig2 = o;
+    const int32_t wn = w - k;
+    if (!c->P.forward) {
+        energy_full_kernel<<<blocks_for((int64_t)wn * h, 256), 256, 0, s>>>(c->P, wn);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "energy_full_kernel");
+    }
+    if (!more)
+        return TSR_OK;
+    if (c->gen >= (uint32_t)c->count)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: more CUDA DP launches than seams");
+    return launch_dp(ctx, c, wn, ++c->gen);
 }
 
 extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t first,

@@ -1,14 +1,15 @@
 /* The CUDA seam-removal pass's host interface (carve_cuda.cu, built only with CUDA: callers
  * guard their calls with TSR_HAVE_CUDA). One handle holds one pass: the grid's luma and mask
- * uploaded once, then any number of exact vertical seams removed on the device without a host
- * round trip per seam, then the survivors' start-of-pass columns and the removed columns
- * fetched once for the host gather (tsr__carve_apply_seams). Kernel bodies: carve_cuda_logic.h
- * (run on the CPU by test_carve_device_logic). */
+ * uploaded once, then any number of exact vertical seams (or batch passes of K seams) removed
+ * on the device without a host round trip per seam, then the survivors' start-of-pass columns
+ * and the removed columns fetched once for the host gather (tsr__carve_apply_seams). Kernel
+ * bodies: carve_cuda_logic.h and carve_cuda_batch_logic.h (run on the CPU by
+ * test_carve_device_logic). */
 #ifndef TSR_CARVE_CUDA_H
 #define TSR_CARVE_CUDA_H
 
 #include "carve/plan.h"
-#include "carve/carve_cuda_logic.h"
+#include "carve/carve_cuda_batch_logic.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,17 @@ typedef struct tsr__carve_cuda tsr__carve_cuda;
 tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
                                 const uint64_t pen[4], int32_t count, int until, int64_t drops,
                                 tsr__carve_cuda **out);
+/* The same for a pass of batch-mode passes of at most kmax seams each (the DP also stores the
+ * pair bits; the batch planes are allocated). */
+tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_grid *g,
+                                      tsr_carve_energy kind, const uint64_t pen[4], int32_t count,
+                                      int32_t kmax, int until, int64_t drops,
+                                      tsr__carve_cuda **out);
+/* Enqueues one batch pass of k seams at width w (removed: seams of the device pass before it;
+ * more: the next pass follows, so the DP at w - k is launched too); asynchronous. The energy
+ * sum and drop pixels left accumulate in the state; its `removed` is the host's to count. */
+tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w, int32_t k,
+                                 int32_t removed, int more);
 /* Enqueues seams first, first + 1, ..., first + n - 1 of the pass (select, remove, energy
  * update, DP); asynchronous. */
 tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t first, int32_t n);
@@ -34,12 +46,15 @@ void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
 
 /* pass_device.c: a device pass through a table of operations (the CUDA launchers above, or the
  * CPU emulation in test_carve_device_logic), the same contract as tsr__carve_remove_seams for
- * exact mode (count already checked; object removal: count = w - 1). */
+ * both modes (count already checked; object removal: count = w - 1). open's kmax: 0 for exact
+ * mode, else the batch passes' largest K (tsr__carve_cuda_open_batch). */
 typedef struct tsr__carve_dev_ops {
     tsr_status (*open)(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                       const uint64_t pen[4], int32_t count, int until, int64_t drops,
-                       void **out);
+                       const uint64_t pen[4], int32_t count, int32_t kmax, int until,
+                       int64_t drops, void **out);
     tsr_status (*seams)(tsr_ctx *ctx, void *dev, int32_t first, int32_t n);
+    tsr_status (*batch)(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed,
+                        int more);
     tsr_status (*state)(tsr_ctx *ctx, void *dev, tsr__cc_state *st);
     tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec);
     void (*close)(tsr_ctx *ctx, void *dev); /* NULL dev: no-op */

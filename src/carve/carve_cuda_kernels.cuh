@@ -16,6 +16,8 @@
 struct tsr__carve_cuda {
     tsr__cc_planes P;
     int32_t w0, count;
+    uint32_t gen;  /* the generation of the last DP launched */
+    int32_t kmax;  /* batch mode: the passes' largest K (0: exact mode) */
 };
 
 namespace {
@@ -46,10 +48,11 @@ __device__ __forceinline__ uint64_t global_ns()
 }
 
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
- * Instantiated for Forward = P.forward and Masked = (P.mask != NULL): dp_launch below.
+ * Instantiated for Forward = P.forward, Masked = (P.mask != NULL) and Batch = (P.pair != NULL:
+ * the pair bits stored too): dp_launch below.
  * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
  * after staging, after the wait, after its rows and after its stores (5 values). */
-template <int Forward, int Masked>
+template <int Forward, int Masked, int Batch>
 __global__ void __launch_bounds__(TSR__CC_LANES)
     dp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, uint32_t gen, uint64_t *trace)
 {
@@ -58,6 +61,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     P.forward = Forward;
     if (!Masked)
         P.mask = NULL;
+    if (!Batch)
+        P.pair = NULL;
     __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
@@ -95,19 +100,30 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         tr[4] = global_ns();
 }
 
-/* The DP launch of generation gen at width w (the instance for P's energy kind and mask). */
-inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
-                      cudaStream_t s)
+template <int Batch>
+inline void dp_launch_mode(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
+                           cudaStream_t s)
 {
     const unsigned items = (unsigned)(tsr__cc_bands(P.h) * tsr__cc_strips(w));
     if (P.forward && P.mask)
-        dp_kernel<1, 1><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.forward)
-        dp_kernel<1, 0><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<1, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.mask)
-        dp_kernel<0, 1><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<0, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else
-        dp_kernel<0, 0><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<0, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+}
+
+/* The DP launch of generation gen at width w (the instance for P's energy kind, mask and
+ * mode). */
+inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
+                      cudaStream_t s)
+{
+    if (P.pair)
+        dp_launch_mode<1>(P, w, gen, trace, s);
+    else
+        dp_launch_mode<0>(P, w, gen, trace, s);
 }
 
 __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)

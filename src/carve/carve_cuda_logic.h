@@ -114,6 +114,12 @@ typedef struct tsr__cc_planes {
     int32_t *xs;
     uint16_t *rec;
     tsr__cc_state *state;
+    /* batch mode only (NULL in exact mode; carve_cuda_batch_logic.h): */
+    uint8_t *pair;           /* h x pitch / 4: per cell 2 bits, A (bit 0) = right candidate <
+                                centre, B (bit 1) = centre < left, as the DP compared them */
+    int32_t *cols;           /* h x K: the pass's removed columns, cols[y * k + j], increasing */
+    uint8_t *luma2, *mask2;  /* the gather's destination planes (swapped with luma, mask, orig */
+    uint16_t *orig2;         /* after every pass) */
     int32_t pitch, h;        /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
     int32_t forward;         /* 0 backward, 1 forward */
     int32_t until;           /* object removal: stop when no drop pixel is left or a seam has none */
@@ -302,7 +308,8 @@ TSR__CC_FN int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__
  * its range, the neighbour lanes' edge values). dp_cpu.c's cell: candidates left, centre, right
  * compared with strict <, each plus its transition cost (backward: the energy for all three;
  * forward: CL, CU, CR), plus the mask term. Cells outside the trapezoid or the image are left
- * as they are (never read by a valid cell). The output lanes store their byte of codes. */
+ * as they are (never read by a valid cell). The output lanes store their byte of codes (and, in
+ * batch mode, their byte of pair bits). */
 TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                  const tsr__cc_stage *sb, int32_t k, int32_t lane,
                                  tsr__cc_lane *L, uint64_t lm, int32_t lo, uint64_t rm, int32_t ro)
@@ -320,7 +327,7 @@ TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__
         pm[c + 1] = L->m[c];
         po[c + 1] = L->org[c];
     }
-    uint32_t codes = 0;
+    uint32_t codes = 0, pairs = 0;
     const uint64_t none = ~(uint64_t)0; /* a missing candidate: never strictly smaller */
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
@@ -358,9 +365,14 @@ TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__
         L->m[c] = valid ? pen + best : L->m[c];
         L->org[c] = valid ? org : L->org[c];
         codes |= (uint32_t)(valid ? bc : 0) << (2 * c);
+        if (P->pair)
+            pairs |= (uint32_t)(valid && y > 0 ? (cr < cc) | (cc < cl) << 1 : 0) << (2 * c);
     }
-    if (x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP && x1 < w)
+    if (x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP && x1 < w) {
         P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
+        if (P->pair)
+            P->pair[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)pairs;
+    }
 }
 
 /* dp, lane `lane` after the item's last row: its output columns' origins, then their keys

@@ -92,8 +92,8 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
                          "carve: cannot remove %d seams from an image %d pixels wide", (int)count,
                          (int)g->w);
 #ifdef TSR_HAVE_CUDA
-    /* Exact mode on the device (carve_cuda.cu); batch mode runs the CPU path below. */
-    if (p->backend == TSR_BACKEND_CUDA && p->mode != TSR_CARVE_BATCH)
+    /* Both modes on the device (pass_device.c, carve_cuda.cu). */
+    if (p->backend == TSR_BACKEND_CUDA)
         return tsr__carve_remove_seams_cuda(ctx, g, count, p);
 #endif
     const int threads = p->backend == TSR_BACKEND_REFERENCE ? 1 : p->threads;

@@ -1,5 +1,5 @@
-/* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams on a
- * device, polls its state, fetches the result once and gathers the grid on the host. The device
+/* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams
+ * (exact mode) or batch passes on a device, polls its state, fetches the result once and gathers the grid on the host. The device
  * is reached through a table of operations: carve_cuda.cu's launchers in CUDA builds, and the
  * CPU emulation of the same kernels in tests/unit/test_carve_device_logic.c, so the test runs
  * this very loop. */
@@ -54,6 +54,33 @@ void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t 
     g->w = wn;
 }
 
+/* Batch mode: pass.c's batch loop (K per pass from tsr__carve_batch_k, object removal ends
+ * when no drop pixel is left before a pass), each pass enqueued whole; the state is read before
+ * a pass only for object removal. *removed, *passes: what was enqueued. */
+static tsr_status batch_passes(tsr_ctx *ctx, int32_t w, int32_t count, tsr__carve_pass *p,
+                               const tsr__carve_dev_ops *ops, void *dev, tsr__cc_state *s,
+                               int32_t *removed, int64_t *passes)
+{
+    tsr_status st;
+    while (*removed < count) {
+        if (p->until_drop_gone) {
+            if ((st = ops->state(ctx, dev, s)) != TSR_OK)
+                return st;
+            if (s->drops == 0)
+                break;
+        }
+        if ((st = tsr__progress(ctx, "carve", (double)*removed, (double)count)) != TSR_OK)
+            return st;
+        const int32_t k = tsr__carve_batch_k(w, count - *removed, p->batch_seams);
+        if ((st = ops->batch(ctx, dev, w, k, *removed, *removed + k < count)) != TSR_OK)
+            return st;
+        *removed += k;
+        w -= k;
+        ++*passes;
+    }
+    return TSR_OK;
+}
+
 tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                        tsr__carve_pass *p, const tsr__carve_dev_ops *ops)
 {
@@ -62,6 +89,7 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     const int64_t drops = until ? tsr__carve_grid_drops(g) : 0;
     if (count <= 0 || (until && drops == 0))
         return tsr__progress(ctx, "carve", 0.0, 0.0);
+    const int batch = p->mode == TSR_CARVE_BATCH;
     tsr__carve_dp pens;
     memset(&pens, 0, sizeof pens);
     tsr__carve_dp_penalties(&pens, g);
@@ -72,19 +100,30 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     uint16_t *orig = NULL, *rec = NULL;
     tsr__cc_state s;
     memset(&s, 0, sizeof s);
-    tsr_status st = ops->open(ctx, g, p->energy, pen, count, until, drops, &dev);
+    const int32_t kmax = batch ? tsr__carve_batch_k(g->w, count, p->batch_seams) : 0;
+    tsr_status st = ops->open(ctx, g, p->energy, pen, count, kmax, until, drops, &dev);
     if (st != TSR_OK)
         return st;
-    for (int32_t first = 0; first < count;) {
-        if ((st = tsr__progress(ctx, "carve", (double)s.removed, (double)count)) != TSR_OK)
-            goto done;
-        const int32_t n = count - first < POLL_SEAMS ? count - first : POLL_SEAMS;
-        if ((st = ops->seams(ctx, dev, first, n)) != TSR_OK ||
+    int64_t passes = 0;
+    if (batch) {
+        int32_t removed = 0;
+        if ((st = batch_passes(ctx, g->w, count, p, ops, dev, &s, &removed, &passes)) != TSR_OK ||
             (st = ops->state(ctx, dev, &s)) != TSR_OK)
             goto done;
-        first += n;
-        if (s.stop)
-            break;
+        s.removed = removed;
+    } else {
+        for (int32_t first = 0; first < count;) {
+            if ((st = tsr__progress(ctx, "carve", (double)s.removed, (double)count)) != TSR_OK)
+                goto done;
+            const int32_t n = count - first < POLL_SEAMS ? count - first : POLL_SEAMS;
+            if ((st = ops->seams(ctx, dev, first, n)) != TSR_OK ||
+                (st = ops->state(ctx, dev, &s)) != TSR_OK)
+                goto done;
+            first += n;
+            if (s.stop)
+                break;
+        }
+        passes = s.removed;
     }
     if (s.removed < 0 || s.removed > count) {
         st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: the device removed %d of %d seams",
@@ -108,7 +147,7 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
         goto done;
     tsr__carve_apply_seams(g, s.removed, orig, rec, p);
     p->removed = s.removed;
-    p->dp_passes += s.removed;
+    p->dp_passes += passes;
     p->energy_sum += s.energy_sum;
     st = tsr__progress(ctx, "carve", (double)p->removed, (double)p->removed);
 done:
@@ -120,13 +159,20 @@ done:
 
 #ifdef TSR_HAVE_CUDA
 static tsr_status cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                            const uint64_t pen[4], int32_t count, int until, int64_t drops,
-                            void **out)
+                            const uint64_t pen[4], int32_t count, int32_t kmax, int until,
+                            int64_t drops, void **out)
 {
     tsr__carve_cuda *c = NULL;
-    tsr_status st = tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
+    tsr_status st = kmax > 0 ? tsr__carve_cuda_open_batch(ctx, g, kind, pen, count, kmax, until,
+                                                          drops, &c)
+                             : tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
     *out = c;
     return st;
+}
+static tsr_status cuda_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed,
+                             int more)
+{
+    return tsr__carve_cuda_batch(ctx, dev, w, k, removed, more);
 }
 static tsr_status cuda_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
 {
@@ -146,8 +192,8 @@ static void cuda_close(tsr_ctx *ctx, void *dev)
     tsr__carve_cuda_close(ctx, dev);
 }
 
-static const tsr__carve_dev_ops cuda_ops = {cuda_open, cuda_seams, cuda_state, cuda_fetch,
-                                            cuda_close};
+static const tsr__carve_dev_ops cuda_ops = {cuda_open,  cuda_seams, cuda_batch,
+                                            cuda_state, cuda_fetch, cuda_close};
 
 tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                         tsr__carve_pass *p)

@@ -123,8 +123,8 @@ void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const
 
 /* A pass of seam removals on a grid: the loop every backend runs. */
 typedef struct tsr__carve_pass {
-    tsr_backend backend;   /* TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA (exact mode:
-                              pass_device.c + carve_cuda.cu; batch mode: the CPU path) */
+    tsr_backend backend;   /* TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA (both
+                              modes: pass_device.c + carve_cuda.cu) */
     tsr_carve_energy energy;
     tsr_carve_mode mode;
     int32_t batch_seams;   /* 0 = adaptive */

@@ -1,12 +1,12 @@
-/* Seam carving on the CUDA backend (exact mode: carve_cuda.cu through pass_device.c; batch mode:
- * the CPU path) against the single-threaded reference, byte for byte: the configurations of
+/* Seam carving on the CUDA backend (exact and batch mode: carve_cuda.cu through pass_device.c)
+ * against the single-threaded reference, byte for byte: the configurations of
  * test_carve_backends (random images of many shapes: 1 to 3 columns, tall and thin, wide and
  * short, u8 and u16, 1 to 4 channels, both energies, shrink and enlarge in both directions,
  * every order, with and without masks, object removal, exact and batch; seam overlay and report
  * too), with the CUDA outputs poisoned before each call; plus seam-order maps, larger images
- * (several strips and bands) and a real image from ../shared/data when present. Skips (77)
- * where there is no CUDA device. Prints ms/seam at 1080p/4K/8K: the whole call, and the device
- * pass alone. TSR_TEST_QUICK=1 (compute-sanitizer): a small subset, no timing. */
+ * (several strips and bands), a batch-mode sweep (batch_cases) and a real image from
+ * ../shared/data when present. Skips (77) where there is no CUDA device. Prints ms/seam at
+ * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1 (compute-sanitizer): a small subset, no timing. */
 #include "carve_backend_check.h"
 
 #include "carve/carve_cuda.h"
@@ -29,6 +29,70 @@ static void larger(tsr_rng *r)
             o.width = src.width - (quick ? 4 : 40);
             o.height = src.height - (quick ? 1 : 3);
             compare(&src, &o, "larger");
+            tsr_image_free(ref, &src);
+        }
+}
+
+/* Batch mode (carve_cuda_batch_kernels.cuh) against the CPU batch path: random shapes, both
+ * energies, both directions (width and height, so horizontal passes too), keep and drop masks,
+ * object removal, the adaptive and fixed K; plus the kernels' fallbacks: rows too wide for the
+ * trace's staged code rows (> ~23K columns), more seams than the trace keeps in shared memory
+ * (K > 4096) and than the gather stages (K > 8192). */
+static void batch_cases(tsr_rng *r)
+{
+    static const int shapes[][2] = {{2, 1},   {2, 40},  {3, 7},   {3, 300}, {9, 200},
+                                    {300, 2}, {700, 5}, {64, 48}, {130, 90}, {257, 33},
+                                    {40, 600}, {600, 40}, {1030, 70}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int t = 0; t < 8; t++) {
+            const int w = shapes[s][0], h = shapes[s][1];
+            if (quick && (s != 7 || t > 3))
+                continue;
+            tsr_image src, keep, drop;
+            CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, 1 + t % 4, TSR_U8));
+            fill_image(r, &src, t + (int)s);
+            CHECK_OK(ref, tsr_image_alloc(ref, &keep, w, h, 1, TSR_U8));
+            CHECK_OK(ref, tsr_image_alloc(ref, &drop, w, h, 1, TSR_U8));
+            fill_mask(r, &keep, 2);
+            fill_mask(r, &drop, 3);
+            tsr_carve_options o;
+            tsr_carve_options_init(&o);
+            o.mode = TSR_CARVE_BATCH;
+            o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+            o.batch_seams = t & 4 ? 1 + (t + (int)s) % 7 : 0;
+            o.order = (t / 2) % 2 ? TSR_CARVE_HEIGHT_FIRST : TSR_CARVE_WIDTH_FIRST;
+            if (t & 2) {
+                o.keep = &keep;
+                if (t & 4)
+                    o.drop = &drop;
+            }
+            o.width = (t & 1) && w > 1 ? 1 + w / 4 : w > 1 ? w - 1 - w / 3 : 1;
+            o.height = h > 2 ? h - 1 - (t % 3) * h / 4 : 1;
+            compare(&src, &o, "batch");
+            tsr_carve_options_init(&o);
+            o.mode = TSR_CARVE_BATCH;
+            o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+            o.batch_seams = t & 2 ? 2 : 0;
+            o.drop = &drop;
+            if (w > 1 && h > 1)
+                compare(&src, &o, "batch object removal");
+            tsr_image_free(ref, &keep);
+            tsr_image_free(ref, &drop);
+            tsr_image_free(ref, &src);
+        }
+    static const int big[][3] = {{24100, 20, 0}, {9000, 6, 5000}, {9000, 4, 8500}};
+    for (size_t s = 0; s < (quick ? 0 : sizeof big / sizeof big[0]); s++)
+        for (int e = 0; e < 2; e++) {
+            tsr_image src;
+            CHECK_OK(ref, tsr_image_alloc(ref, &src, big[s][0], big[s][1], 3, TSR_U8));
+            fill_image(r, &src, (int)s + e);
+            tsr_carve_options o;
+            tsr_carve_options_init(&o);
+            o.mode = TSR_CARVE_BATCH;
+            o.energy = (tsr_carve_energy)e;
+            o.batch_seams = big[s][2];
+            o.width = big[s][2] ? big[s][0] - big[s][2] - 7 : big[s][0] - 900;
+            compare(&src, &o, "batch fallbacks");
             tsr_image_free(ref, &src);
         }
 }
@@ -80,6 +144,29 @@ static void timing(tsr_rng *r)
         printf("cuda exact %dx%d: %.3f ms/seam (50 seams, whole call); device: open %.2f ms, "
                "%.4f ms/seam\n",
                sizes[i][0], sizes[i][1], (t1 - t0) / 50.0, t3 - t2, (t4 - t3) / 50.0);
+        /* batch mode, the adaptive K: 50 seams, and passes removing a quarter of the width */
+        for (int32_t n = 50; n > 0; n = n == 50 ? g.w / 4 : 0) {
+            const int32_t kmax = tsr__carve_batch_k(g.w, n, 0);
+            double b0 = now_ms();
+            CHECK_OK(other, tsr__carve_cuda_open_batch(other, &g, TSR_CARVE_BACKWARD, pen, n, kmax,
+                                                       0, 0, &c));
+            double b1 = now_ms();
+            int32_t w = g.w, done = 0, passes = 0;
+            while (done < n) {
+                const int32_t k = tsr__carve_batch_k(w, n - done, 0);
+                CHECK_OK(other, tsr__carve_cuda_batch(other, c, w, k, done, done + k < n));
+                done += k;
+                w -= k;
+                passes++;
+            }
+            CHECK_OK(other, tsr__carve_cuda_state(other, c, &st));
+            double b2 = now_ms();
+            tsr__carve_cuda_close(other, c);
+            printf("cuda batch %dx%d: %d seams in %d passes: device: open %.2f ms, %.4f ms/seam "
+                   "(%.3f ms/pass)\n",
+                   sizes[i][0], sizes[i][1], (int)n, (int)passes, b1 - b0, (b2 - b1) / n,
+                   (b2 - b1) / passes);
+        }
         tsr__carve_grid_free(other, &g);
         tsr_image_free(other, &src);
     }
@@ -110,6 +197,7 @@ int main(void)
         real_image();
     maps(&r);
     larger(&r);
+    batch_cases(&r);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     if (mismatches == 0 && !quick)
         timing(&r);

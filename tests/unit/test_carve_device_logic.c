@@ -11,7 +11,9 @@
  * (tsr__carve_remove_seams_dev: polling, stop, fetch, host gather) and compared with the
  * reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE) on random grids: 1 to 3
  * columns, tall and thin, wide and short, many strips and bands, both energies, keep and drop
- * masks, object removal, every plane, record, marks, report sums. */
+ * masks, object removal, exact and batch mode (adaptive and fixed K: batch.c), every plane,
+ * record, marks, report sums. The batch kernels' staging (cp.async rows, shared positions) is
+ * kernel code, not emulated: test_carve_cuda_gpu covers it. */
 #include "testlib.h"
 
 #include "carve/carve_cuda.h"
@@ -25,7 +27,8 @@
 typedef struct emu {
     tsr__cc_planes P;
     tsr__cc_state state;
-    int32_t w0, count;
+    int32_t w0, count, kmax;
+    uint32_t gen; /* of the last DP launch */
     tsr_rng rng;
     int64_t launches;
     size_t cells, bcells; /* pitch * h, bands * pitch */
@@ -104,6 +107,8 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
                      (uint64_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT;
     poison(P->entry, e->bcells * 2);
     poison(P->back, e->cells / 4);
+    if (P->pair)
+        poison(P->pair, e->cells / 4);
     const uint32_t items = (uint32_t)(tsr__cc_bands(P->h) * tsr__cc_strips(w));
     P->tickets[gen - 1] += items;
     uint32_t *todo = xmalloc(items * sizeof *todo), *ready = xmalloc(items * sizeof *ready);
@@ -210,8 +215,8 @@ static void launch_energy_band(emu *e, int32_t w)
 }
 
 static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                           const uint64_t pen[4], int32_t count, int until, int64_t drops,
-                           void **out)
+                           const uint64_t pen[4], int32_t count, int32_t kmax, int until,
+                           int64_t drops, void **out)
 {
     (void)ctx;
     emu *e = xmalloc(sizeof *e);
@@ -242,6 +247,14 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->xs = xmalloc((size_t)h * 4);
     P->rec = xmalloc((size_t)count * (size_t)h * 2);
     P->state = &e->state;
+    if (kmax > 0) { /* batch mode's planes */
+        e->kmax = kmax;
+        P->pair = xmalloc(cells / 4);
+        P->cols = xmalloc((size_t)h * (size_t)kmax * 4);
+        P->luma2 = xmalloc(cells);
+        P->mask2 = P->mask ? xmalloc(cells) : NULL;
+        P->orig2 = xmalloc(cells * 2);
+    }
     /* planes past the width stay poisoned: nothing may read them */
     poison(P->luma, cells);
     if (P->mask)
@@ -266,6 +279,7 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     if (!P->forward)
         for (int64_t c = 0; c < (int64_t)w * h; c++)
             tsr__cc_energy_full(P, w, c);
+    e->gen = 1;
     launch_dp(e, w, 1);
     *out = e;
     return TSR_OK;
@@ -286,6 +300,142 @@ static tsr_status emu_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
         if (k + 1 < e->count)
             launch_dp(e, w - 1, (uint32_t)k + 2);
     }
+    return TSR_OK;
+}
+
+/* topk: one block of TOPK_THREADS (carve_cuda_batch_kernels.cuh): the radix digits (histogram,
+ * the picking warp's lanes with the sums of the bins below theirs), then the two block scans. */
+static void launch_topk(emu *e, int32_t w, int32_t k)
+{
+    const tsr__cc_planes *P = &e->P;
+    enum { T = TSR__CC_TOPK_THREADS };
+    static int32_t a[T], b[T];
+    static uint32_t cnt[T], eqb[T];
+    e->launches++;
+    poison(P->cols + (size_t)(P->h - 1) * (size_t)k, (size_t)k * 4);
+    for (int32_t t = T - 1; t >= 0; t--)
+        tsr__cc_topk_range(w, t, T, &a[t], &b[t]);
+    uint64_t prefix = 0;
+    uint32_t need = (uint32_t)k;
+    for (int32_t s = 56; s >= 0; s -= 8) {
+        uint32_t hist[256];
+        memset(hist, 0, sizeof hist);
+        for (int32_t t = T - 1; t >= 0; t--)
+            for (int32_t x = a[t]; x < b[t]; x++) {
+                const int32_t d = tsr__cc_topk_digit(tsr__cc_last_key(P, x), prefix, s);
+                if (d >= 0)
+                    hist[d]++;
+            }
+        uint32_t before = 0;
+        int found = 0;
+        uint64_t np = 0;
+        uint32_t nn = 0;
+        for (int32_t lane = 0; lane < 32; lane++) {
+            int32_t digit;
+            uint32_t left;
+            if (tsr__cc_topk_pick(hist, lane, before, need, &digit, &left)) {
+                found++;
+                np = prefix | (uint64_t)digit << s;
+                nn = left;
+            }
+            for (int32_t i = 0; i < 8; i++)
+                before += hist[lane * 8 + i];
+        }
+        if (found != 1) {
+            fprintf(stderr, "emu: topk digit picked by %d lanes\n", found);
+            abort();
+        }
+        prefix = np;
+        need = nn;
+    }
+    uint32_t run = 0;
+    for (int32_t t = 0; t < T; t++) {
+        eqb[t] = run;
+        run += (uint32_t)tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, 0, 0, -1);
+    }
+    for (int32_t t = T - 1; t >= 0; t--)
+        cnt[t] = (uint32_t)tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], 0, 0);
+    run = 0;
+    for (int32_t t = 0; t < T; t++) {
+        const uint32_t n = cnt[t];
+        cnt[t] = run;
+        run += n;
+    }
+    if (run != (uint32_t)k) {
+        fprintf(stderr, "emu: topk selected %u of %d\n", run, (int)k);
+        abort();
+    }
+    for (int32_t t = T - 1; t >= 0; t--)
+        tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], (int32_t)cnt[t], 1);
+}
+
+/* trace: one barrier per row; the seams of a row in descending order. */
+static void launch_trace(emu *e, int32_t w, int32_t k)
+{
+    const tsr__cc_planes *P = &e->P;
+    const int32_t rb = P->pitch / 4;
+    e->launches++;
+    poison(P->cols, (size_t)(P->h - 1) * (size_t)k * 4);
+    for (int32_t y = P->h - 1; y >= 1; y--) {
+        const int32_t *cur = P->cols + (size_t)y * (size_t)k;
+        for (int32_t j = k - 1; j >= 0; j--) {
+            const int32_t x = cur[j];
+            P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = tsr__cc_batch_step(
+                w, x, j > 0, j > 0 ? cur[j - 1] : 0, j < k - 1, j < k - 1 ? cur[j + 1] : 0,
+                P->back[(size_t)y * (size_t)rb + (size_t)(x >> 2)],
+                P->pair[(size_t)y * (size_t)rb + (size_t)(x >> 2)]);
+        }
+    }
+}
+
+static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed,
+                            int more)
+{
+    emu *e = dev;
+    tsr__cc_planes *P = &e->P;
+    if (!P->pair || k < 1 || k > e->kmax || k > w - 1 || removed + k > e->count)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: batch pass of %d at %d", (int)k, (int)w);
+    launch_topk(e, w, k);
+    launch_trace(e, w, k);
+    /* sum: one thread per removed pixel, in a shuffled order */
+    e->launches++;
+    const int32_t n = P->h * k;
+    int32_t *order = block_order(e, n);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t drop;
+        e->state.energy_sum += tsr__cc_batch_pixel(P, w, k, removed, order[i] / k, order[i] % k,
+                                                   &drop);
+        e->state.drops -= drop;
+    }
+    free(order);
+    /* gather: rows shuffled, the destination planes poisoned first */
+    e->launches++;
+    poison(P->luma2, e->cells);
+    poison(P->orig2, e->cells * 2);
+    if (P->mask)
+        poison(P->mask2, e->cells);
+    order = block_order(e, P->h);
+    for (int32_t b = 0; b < P->h; b++) {
+        const int32_t y = order[b];
+        const int32_t *c = P->cols + (size_t)y * (size_t)k;
+        for (int32_t xo = w - k - 1; xo >= 0; xo--)
+            tsr__cc_gather_cell(P, y, xo, tsr__cc_gather_src(c, k, xo));
+    }
+    free(order);
+    uint8_t *l = P->luma, *m = P->mask;
+    uint16_t *o = P->orig;
+    P->luma = P->luma2;
+    P->luma2 = l;
+    P->mask = P->mask2;
+    P->mask2 = m;
+    P->orig = P->orig2;
+    P->orig2 = o;
+    const int32_t wn = w - k;
+    if (!P->forward)
+        for (int64_t c = 0; c < (int64_t)wn * P->h; c++)
+            tsr__cc_energy_full(P, wn, c);
+    if (more)
+        launch_dp(e, wn, ++e->gen);
     return TSR_OK;
 }
 
@@ -316,14 +466,16 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    void *planes[] = {e->P.luma, e->P.mask, e->P.orig, e->P.energy, e->P.hand, e->P.entry,
-                      e->P.back, e->P.tickets, e->P.xs, e->P.rec};
+    void *planes[] = {e->P.luma,  e->P.mask,    e->P.orig, e->P.energy, e->P.hand,
+                      e->P.entry, e->P.back,    e->P.tickets, e->P.xs, e->P.rec,
+                      e->P.pair,  e->P.cols,    e->P.luma2, e->P.mask2, e->P.orig2};
     for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
         free(planes[i]);
     free(e);
 }
 
-static const tsr__carve_dev_ops emu_ops = {emu_open, emu_seams, emu_state, emu_fetch, emu_close};
+static const tsr__carve_dev_ops emu_ops = {emu_open,  emu_seams, emu_batch,
+                                           emu_state, emu_fetch, emu_close};
 
 /* ---- the comparison ---- */
 static tsr_ctx *ctx;
@@ -393,8 +545,10 @@ static int same_grid(const tsr__carve_grid *a, const tsr__carve_grid *b)
     return 1;
 }
 
+/* batch: -1 exact mode, 0 batch mode with the adaptive K, > 0 batch mode with that K. */
 static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
-                     tsr_carve_energy energy, int keep, int drop, int until, int32_t count)
+                     tsr_carve_energy energy, int keep, int drop, int until, int32_t count,
+                     int32_t batch)
 {
     tsr__carve_grid a, b;
     const int with_mask = keep || drop;
@@ -416,7 +570,8 @@ static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
     memset(&pa, 0, sizeof pa);
     pa.backend = TSR_BACKEND_REFERENCE;
     pa.energy = energy;
-    pa.mode = TSR_CARVE_EXACT;
+    pa.mode = batch < 0 ? TSR_CARVE_EXACT : TSR_CARVE_BATCH;
+    pa.batch_seams = batch > 0 ? batch : 0;
     pa.threads = 1;
     pa.until_drop_gone = until;
     pa.record = reca;
@@ -437,10 +592,10 @@ static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
         mismatches++;
         if (mismatches < 20)
             fprintf(stderr,
-                    "mismatch: %dx%d c%d kind %d %s keep %d drop %d until %d count %d: removed "
-                    "%d/%d energy %llu/%llu\n",
+                    "mismatch: %dx%d c%d kind %d %s keep %d drop %d until %d count %d batch %d: "
+                    "removed %d/%d energy %llu/%llu\n",
                     (int)w, (int)h, channels, kind, tsr_carve_energy_name(energy), keep, drop,
-                    until, (int)count, (int)pa.removed, (int)pb.removed,
+                    until, (int)count, (int)batch, (int)pa.removed, (int)pb.removed,
                     (unsigned long long)pa.energy_sum, (unsigned long long)pb.energy_sum);
     }
     CHECK(ok);
@@ -480,16 +635,28 @@ int main(void)
              * small ones */
             int32_t few = w - 1 < 40 ? w - 1 : 40;
             if (w > 1 && (int64_t)w * h <= 20000)
-                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w - 1);
+                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w - 1, -1);
             else if (w > 1 && t < 2) /* half the width of the large ones */
-                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w / 2);
+                one_case(&r, w, h, 1 + t % 4, kind, e, keep, drop, 0, w / 2, -1);
             if (few > 0)
-                one_case(&r, w, h, 1 + (t + 1) % 4, kind + 1, e, keep, drop, 0, few);
+                one_case(&r, w, h, 1 + (t + 1) % 4, kind + 1, e, keep, drop, 0, few, -1);
             if (drop && w > 1 && (int64_t)w * h <= 40000)
-                one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0);
+                one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0, -1);
+            /* batch mode: the adaptive K down to one column, fixed K (neighbours close
+             * together: the narrowed steps), object removal */
+            if (w > 1 && (int64_t)w * h <= 40000)
+                one_case(&r, w, h, 1 + t % 4, kind + 2, e, keep, drop, 0, w - 1, 0);
+            else if (w > 1)
+                one_case(&r, w, h, 1 + t % 4, kind + 2, e, keep, drop, 0, w / 3, 0);
+            if (w > 2)
+                one_case(&r, w, h, 2, kind + 3, e, keep, drop, 0, w - 1 < 200 ? w - 1 : 200,
+                         1 + (t * 7 + (int)s) % (w - 1 < 60 ? w - 1 : 60));
+            if (drop && w > 1 && (int64_t)w * h <= 40000)
+                one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0, t % 3 == 0 ? 0 : 1 + t % 5);
         }
     /* over a million pixels: the host gather in parallel */
-    one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3);
+    one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
+    one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve_device_logic");

@@ -1,0 +1,194 @@
+/* The CUDA batch-mode kernels (carve_cuda_batch_logic.h has the pass's launch order and the
+ * per-thread bodies), included by carve_cuda.cu after carve_cuda_kernels.cuh. */
+#ifndef TSR_CARVE_CUDA_BATCH_KERNELS_CUH
+#define TSR_CARVE_CUDA_BATCH_KERNELS_CUH
+
+#include "carve/carve_cuda_batch_logic.h"
+
+#include <cuda_pipeline.h>
+
+namespace {
+
+/* Exclusive prefix sum of v over the block (blockDim.x a multiple of 32); sums: 32 shared
+ * words. Every thread of the block calls it. */
+__device__ uint32_t block_exclusive_scan(uint32_t v, uint32_t *sums)
+{
+    const int32_t lane = (int32_t)threadIdx.x & 31, wid = (int32_t)threadIdx.x >> 5;
+    const int32_t nw = (int32_t)blockDim.x >> 5;
+    uint32_t x = v;
+    for (int32_t o = 1; o < 32; o <<= 1) {
+        const uint32_t y = __shfl_up_sync(FULL, x, o);
+        x += lane >= o ? y : 0;
+    }
+    if (lane == 31)
+        sums[wid] = x;
+    __syncthreads();
+    if (wid == 0) {
+        uint32_t s = lane < nw ? sums[lane] : 0;
+        for (int32_t o = 1; o < 32; o <<= 1) {
+            const uint32_t y = __shfl_up_sync(FULL, s, o);
+            s += lane >= o ? y : 0;
+        }
+        sums[lane] = s;
+    }
+    __syncthreads();
+    const uint32_t r = x - v + (wid > 0 ? sums[wid - 1] : 0);
+    __syncthreads(); /* sums is free again */
+    return r;
+}
+
+__global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
+    topk_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    __shared__ uint32_t hist[256];
+    __shared__ uint32_t sums[32];
+    __shared__ uint64_t s_prefix;
+    __shared__ uint32_t s_need;
+    const int32_t t = (int32_t)threadIdx.x;
+    int32_t a, b;
+    tsr__cc_topk_range(w, t, TSR__CC_TOPK_THREADS, &a, &b);
+    uint64_t prefix = 0;
+    uint32_t need = (uint32_t)k;
+    for (int32_t s = 56; s >= 0; s -= 8) {
+        if (t < 256)
+            hist[t] = 0;
+        __syncthreads();
+        for (int32_t x = a; x < b; x++) {
+            const int32_t d = tsr__cc_topk_digit(tsr__cc_last_key(&P, x), prefix, s);
+            if (d >= 0)
+                atomicAdd(&hist[d], 1u);
+        }
+        __syncthreads();
+        if (t < 32) {
+            uint32_t mine = 0;
+            for (int32_t i = 0; i < 8; i++)
+                mine += hist[t * 8 + i];
+            uint32_t incl = mine;
+            for (int32_t o = 1; o < 32; o <<= 1) {
+                const uint32_t y = __shfl_up_sync(FULL, incl, o);
+                incl += t >= o ? y : 0;
+            }
+            int32_t digit;
+            uint32_t left;
+            if (tsr__cc_topk_pick(hist, t, incl - mine, need, &digit, &left)) {
+                s_prefix = prefix | (uint64_t)digit << s;
+                s_need = left;
+            }
+        }
+        __syncthreads();
+        prefix = s_prefix;
+        need = s_need;
+    }
+    const uint32_t eq = (uint32_t)tsr__cc_topk_emit(&P, k, a, b, prefix, need, 0, 0, -1);
+    const uint32_t eqb = block_exclusive_scan(eq, sums);
+    const uint32_t n = (uint32_t)tsr__cc_topk_emit(&P, k, a, b, prefix, need, eqb, 0, 0);
+    const uint32_t nb = block_exclusive_scan(n, sums);
+    tsr__cc_topk_emit(&P, k, a, b, prefix, need, eqb, (int32_t)nb, 1);
+}
+
+/* trace: copies group q's code and pair rows (rows top, top - 1, ... down to row 1, at most G)
+ * into buffer q & 1 of the stage, 16 bytes per cp.async. */
+__device__ void trace_issue(const tsr__cc_planes &P, uint8_t *stage, int32_t q)
+{
+    const int32_t top = P.h - 1 - q * TSR__CC_TRACE_G, rb = P.pitch / 4;
+    if (top < 1)
+        return;
+    const int32_t n = top < TSR__CC_TRACE_G ? top : TSR__CC_TRACE_G, chunks = rb / 16;
+    for (int32_t i = (int32_t)threadIdx.x; i < 2 * n * chunks; i += (int32_t)blockDim.x) {
+        const int32_t plane = i / (n * chunks), r = i / chunks % n, c = i % chunks;
+        const uint8_t *src = (plane ? P.pair : P.back) + (int64_t)(top - r) * rb + c * 16;
+        uint8_t *dst = stage + (((q & 1) * 2 + plane) * TSR__CC_TRACE_G + r) * rb + c * 16;
+        __pipeline_memcpy_async(dst, src, 16);
+    }
+}
+
+__global__ void __launch_bounds__(1024)
+    trace_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    extern __shared__ __align__(16) uint8_t smem[];
+    const int32_t T = (int32_t)blockDim.x, t = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch);
+    uint8_t *stage = smem;
+    int32_t *pos = (int32_t *)(smem + (staged ? tsr__cc_trace_stage_bytes(P.pitch) : 0));
+    if (shpos)
+        for (int32_t j = t; j < k; j += T)
+            pos[((h - 1) & 1) * k + j] = P.cols[(int64_t)(h - 1) * k + j];
+    if (staged) {
+        trace_issue(P, stage, 0);
+        __pipeline_commit();
+    }
+    for (int32_t q = 0; h - 1 - q * TSR__CC_TRACE_G >= 1; q++) {
+        const int32_t top = h - 1 - q * TSR__CC_TRACE_G;
+        const int32_t bot = top - TSR__CC_TRACE_G + 1 > 1 ? top - TSR__CC_TRACE_G + 1 : 1;
+        if (staged) {
+            trace_issue(P, stage, q + 1);
+            __pipeline_commit();
+            __pipeline_wait_prior(1);
+        }
+        __syncthreads();
+        for (int32_t y = top; y >= bot; y--) {
+            const int32_t *cur = shpos ? pos + (y & 1) * k : P.cols + (int64_t)y * k;
+            const uint8_t *cr = staged ? stage + ((q & 1) * 2 * TSR__CC_TRACE_G + top - y) * rb
+                                       : P.back + (int64_t)y * rb;
+            const uint8_t *pr = staged
+                                    ? stage + (((q & 1) * 2 + 1) * TSR__CC_TRACE_G + top - y) * rb
+                                    : P.pair + (int64_t)y * rb;
+            for (int32_t j = t; j < k; j += T) {
+                const int32_t x = cur[j];
+                const int32_t xl = j > 0 ? cur[j - 1] : 0, xr = j < k - 1 ? cur[j + 1] : 0;
+                const int32_t nx =
+                    tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, cr[x >> 2], pr[x >> 2]);
+                P.cols[(int64_t)(y - 1) * k + j] = nx;
+                if (shpos)
+                    pos[((y - 1) & 1) * k + j] = nx;
+            }
+            __syncthreads();
+        }
+    }
+}
+
+__global__ void batch_sum_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k,
+                                 int32_t removed)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long e = 0, d = 0;
+    if (i < (int64_t)P.h * k) {
+        int32_t drop;
+        e = tsr__cc_batch_pixel(&P, w, k, removed, (int32_t)(i / k), (int32_t)(i % k), &drop);
+        d = (unsigned long long)drop;
+    }
+    for (int32_t o = 16; o > 0; o >>= 1) {
+        e += __shfl_down_sync(FULL, e, o);
+        d += __shfl_down_sync(FULL, d, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        if (e)
+            atomicAdd((unsigned long long *)&P.state->energy_sum, e);
+        if (d) /* drops -= d, in two's complement */
+            atomicAdd((unsigned long long *)&P.state->drops, 0ull - d);
+    }
+}
+
+__global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
+    gather_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    extern __shared__ int32_t sc[];
+    const int32_t y = (int32_t)blockIdx.x, t = (int32_t)threadIdx.x;
+    const int32_t *c = P.cols + (int64_t)y * k;
+    if (k <= TSR__CC_GATHER_KS) {
+        for (int32_t j = t; j < k; j += TSR__CC_GATHER_THREADS)
+            sc[j] = c[j];
+        __syncthreads();
+        c = sc;
+    }
+    for (int32_t xo = t; xo < w - k; xo += TSR__CC_GATHER_THREADS)
+        tsr__cc_gather_cell(&P, y, xo, tsr__cc_gather_src(c, k, xo));
+}
+
+} // namespace
+
+#endif

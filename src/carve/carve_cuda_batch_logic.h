@@ -1,0 +1,198 @@
+/* The per-thread bodies of the CUDA batch-mode kernels (carve_cuda_batch.cu), written once as
+ * __host__ __device__ functions (C11 and CUDA C++) so that test_carve_device_logic runs them on
+ * the CPU for every thread against batch.c. The planes are carve_cuda_logic.h's, with the batch
+ * ones (pair, cols, luma2/mask2/orig2).
+ *
+ * One batch pass of k seams at width w (batch.c's definition), after a DP that also stored the
+ * pair bits:
+ *   topk     one block of TOPK_THREADS: the k smallest (key, column) of the last row. Radix
+ *            select over the masked keys, 8 digits of 8 bits from the top: a shared histogram of
+ *            the digit among the columns that match the prefix so far, then one warp picks the
+ *            digit holding the need-th smallest (lane l: bins 8l..8l+7); after 8 digits the
+ *            prefix is the threshold key v and need the number of columns with key v to take
+ *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
+ *            count of keys == v, a block scan of its selected count, the columns written in
+ *            order into row h-1 of cols.
+ *   trace    one block, one thread per seam (strided when k > threads), rows h-1 .. 1, one
+ *            barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the code and pair bits of
+ *            (y, cols[y][j])). Positions double-buffered in shared memory when k <= TRACE_KS
+ *            (else read back from cols), the code and pair rows staged in groups of TRACE_G rows
+ *            when they fit (else read from global memory).
+ *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
+ *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
+ *   gather   one block per row: output column x' < w - k takes column x' + #{j : cols[j] - j <=
+ *            x'} of luma/mask/orig into luma2/mask2/orig2 (the host swaps the planes).
+ *   energy_full (backward) and the next DP at w - k. */
+#ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
+#define TSR_CARVE_CUDA_BATCH_LOGIC_H
+
+#include "carve/carve_cuda_logic.h"
+
+enum {
+    TSR__CC_TOPK_THREADS = 1024,
+    TSR__CC_TRACE_G = 8,       /* rows of codes per staged group */
+    TSR__CC_TRACE_KS = 4096,   /* seams whose positions the trace keeps in shared memory */
+    TSR__CC_GATHER_THREADS = 256,
+    TSR__CC_GATHER_KS = 8192,  /* removed columns per row the gather stages in shared memory */
+    TSR__CC_TRACE_SMEM = 200 * 1024 /* the trace's shared-memory budget (bytes) */
+};
+
+/* ---- topk ---- */
+
+/* The masked key of column x of the last row. */
+TSR__CC_FN uint64_t tsr__cc_last_key(const tsr__cc_planes *P, int32_t x)
+{
+    return P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + x] & TSR__CC_KEY_MASK;
+}
+
+/* topk thread t of T: its contiguous columns [*a, *b). */
+TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, int32_t *b)
+{
+    const int32_t per = (w + T - 1) / T;
+    const int32_t lo = t * per;
+    *a = lo < w ? lo : w;
+    *b = lo + per < w ? lo + per : w;
+}
+
+/* Digit s (bits s..s+7) of key when its bits above s + 7 equal the prefix's, else -1. */
+TSR__CC_FN int32_t tsr__cc_topk_digit(uint64_t key, uint64_t prefix, int32_t s)
+{
+    return ((key ^ prefix) >> s >> 8) == 0 ? (int32_t)((key >> s) & 255) : -1;
+}
+
+/* topk pick, lane `lane` of the picking warp: bins 8 lane .. 8 lane + 7 of the histogram, before
+ * = the sum of the bins below them. When the need-th smallest (need >= 1) falls in them: its
+ * digit into *digit, the rank left inside that bin into *left, returns 1. */
+TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t before,
+                                 uint32_t need, int32_t *digit, uint32_t *left)
+{
+    uint32_t c = before;
+    for (int32_t i = 0; i < 8; i++) {
+        const int32_t b = lane * 8 + i;
+        if (c < need && need <= c + hist[b]) {
+            *digit = b;
+            *left = need - c;
+            return 1;
+        }
+        c += hist[b];
+    }
+    return 0;
+}
+
+/* topk, columns [a, b) after the threshold v and need are known. A column is selected when its
+ * key < v, or == v and fewer than need keys == v are left of it (eq_before of them left of a).
+ * mode < 0: returns the number of keys == v; mode 0: the number of selected columns; mode > 0:
+ * also writes them to row h-1 of cols (k per row) from index out_before. */
+TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t a, int32_t b,
+                                     uint64_t v, uint32_t need, uint32_t eq_before,
+                                     int32_t out_before, int mode)
+{
+    int32_t n = 0;
+    uint32_t eq = eq_before;
+    int32_t *row = P->cols + (int64_t)(P->h - 1) * k;
+    for (int32_t x = a; x < b; x++) {
+        const uint64_t key = tsr__cc_last_key(P, x);
+        if (mode < 0) {
+            n += key == v;
+            continue;
+        }
+        const int sel = key < v || (key == v && eq < need);
+        eq += key == v;
+        if (sel && mode > 0)
+            row[out_before + n] = x;
+        n += sel;
+    }
+    return n;
+}
+
+/* ---- trace ---- */
+
+/* Whether the trace keeps the seams' positions in shared memory, and its shared bytes. */
+TSR__CC_FN int tsr__cc_trace_pos_shared(int32_t k)
+{
+    return k <= TSR__CC_TRACE_KS;
+}
+TSR__CC_FN int32_t tsr__cc_trace_stage_bytes(int32_t pitch)
+{
+    return 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4);
+}
+TSR__CC_FN int tsr__cc_trace_staged(int32_t pitch)
+{
+    return tsr__cc_trace_stage_bytes(pitch) <=
+           TSR__CC_TRACE_SMEM - 2 * TSR__CC_TRACE_KS * (int32_t)sizeof(int32_t);
+}
+
+/* trace, one seam's step from row y to y-1: x its column in row y, xl / xr its neighbours'
+ * (has_l / has_r: whether it has them), code / pair the bytes of row y holding x's back-pointer
+ * code and pair bits. batch.c's rule: the DP's choice within [x - 1 unless the left neighbour is
+ * less than 3 columns away, x + 1 unless the right one is], clamped to the row: the full range is
+ * the code, [x, x + 1] is bit A, [x - 1, x] is bit B. */
+TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t xl, int has_r,
+                                      int32_t xr, uint8_t code, uint8_t pair)
+{
+    int32_t lo = !has_l || x - xl >= 3 ? x - 1 : x;
+    int32_t hi = !has_r || xr - x >= 3 ? x + 1 : x;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > w - 1 ? w - 1 : hi;
+    const int32_t sh = (x & 3) * 2;
+    if (lo < x && hi > x)
+        return x + ((code >> sh) & 3) - 1;
+    if (hi > x)
+        return x + ((pair >> sh) & 1);
+    if (lo < x)
+        return x - 1 + ((pair >> (sh + 1)) & 1);
+    return x;
+}
+
+/* ---- sum ---- */
+
+/* sum, removed pixel j of row y of a pass of k seams at width w (before the gather; removed:
+ * seams of the device pass before this one): records its start-of-pass column, sets *drop to its
+ * drop bit (object removal only) and returns its energy part (batch.c's pixel_energy: backward,
+ * the energy; forward, CU plus, when the seam moved, the left or right term). */
+TSR__CC_FN uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int32_t k,
+                                        int32_t removed, int32_t y, int32_t j, int32_t *drop)
+{
+    const int32_t x = P->cols[(int64_t)y * k + j];
+    const int32_t from = y > 0 ? P->cols[(int64_t)(y - 1) * k + j] : x;
+    const int64_t o = (int64_t)y * P->pitch;
+    P->rec[(int64_t)(removed + j) * P->h + y] = P->orig[o + x];
+    *drop = P->until && (P->mask[o + x] & TSR__CC_DROP_BIT) != 0;
+    if (!P->forward)
+        return P->energy[o + x];
+    const uint8_t *row = P->luma + o;
+    const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
+    uint32_t e = (uint32_t)tsr__cc_absdiff(l, r);
+    if (from != x)
+        e += (uint32_t)tsr__cc_absdiff(P->luma[o - P->pitch + x], from < x ? l : r);
+    return e;
+}
+
+/* ---- gather ---- */
+
+/* The source column of output column xo of a row whose k removed columns are c[0..k)
+ * (increasing): xo + #{j : c[j] - j <= xo} (c[j] - j does not decrease: a binary search). */
+TSR__CC_FN int32_t tsr__cc_gather_src(const int32_t *c, int32_t k, int32_t xo)
+{
+    int32_t lo = 0, hi = k;
+    while (lo < hi) {
+        const int32_t mid = (lo + hi) / 2;
+        if (c[mid] - mid <= xo)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return xo + lo;
+}
+
+/* gather, output column xo of row y taken from column xs. */
+TSR__CC_FN void tsr__cc_gather_cell(const tsr__cc_planes *P, int32_t y, int32_t xo, int32_t xs)
+{
+    const int64_t o = (int64_t)y * P->pitch;
+    P->luma2[o + xo] = P->luma[o + xs];
+    P->orig2[o + xo] = P->orig[o + xs];
+    if (P->mask)
+        P->mask2[o + xo] = P->mask[o + xs];
+}
+
+#endif
