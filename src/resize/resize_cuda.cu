@@ -732,7 +732,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
  * blocks on small images); bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7
  * sizes its grid for 4x fewer blocks; bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1
- * and 2 rows per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
+ * and 2 rows per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads; bit 10
+ * sizes k_lin2_u8's tiles for 8x fewer blocks, so the
  * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
@@ -810,7 +811,9 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
     int th = LN_THMAX;
-    const int target = tsr__resize_cuda_variant & 8 ? LN_BLOCKS / 4 : LN_BLOCKS;
+    const int target = tsr__resize_cuda_variant & 8      ? LN_BLOCKS / 4
+                       : tsr__resize_cuda_variant & 1024 ? LN_BLOCKS / 8
+                                                         : LN_BLOCKS;
     while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < target)
         th /= 2;
     while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
