@@ -555,6 +555,12 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         blk.npasses = npasses;
         blk.nsegs = nsegs;
         blk.segs = myseg;
+        /* The block's output rows are far apart (a tile-component row each); fetching their
+         * cache lines for writing now lets the decoder's stores, which come at its end, hit
+         * the cache instead of stalling on each line. */
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x += 64 / sizeof *out)
+                __builtin_prefetch(out + (size_t)y * tc->stride + x, 1, 3);
         unsigned wbits = 0;
         int rc = tsr__t1_decode(&blk, (char *)ws + (size_t)tid * d->ws_size, d->ws_size, out,
                                 tc->stride, &wbits);

@@ -279,34 +279,6 @@ AI uint32_t vlc_take(vlc_rd *r, uint32_t n)
     return v;
 }
 
-/* U-VLC prefix (7.3.6, Table 3) from the next 3 bits: length | value << 2 */
-static const uint8_t u_pfx_tab[8] = {3 | 5 << 2, 1 | 1 << 2, 2 | 2 << 2, 1 | 1 << 2,
-                                     3 | 3 << 2, 1 | 1 << 2, 2 | 2 << 2, 1 | 1 << 2};
-/* U-VLC suffix length by prefix value (0: no U-VLC for this quad) */
-static const uint8_t u_sfx_len[6] = {0, 0, 0, 1, 0, 5};
-
-AI uint32_t u_prefix(vlc_rd *r)
-{
-    const uint32_t e = u_pfx_tab[r->acc & 7];
-    vlc_take(r, e & 3);
-    return e >> 2;
-}
-
-/* the prefix when on (1), else 0 without reading */
-AI uint32_t u_prefix_if(vlc_rd *r, uint32_t on)
-{
-    const uint32_t e = u_pfx_tab[r->acc & 7] & (0u - on);
-    vlc_take(r, e & 3);
-    return e >> 2;
-}
-
-/* suffix and extension of a quad with prefix p (0: none): the residual u - p */
-AI uint32_t u_rest(vlc_rd *r, uint32_t p)
-{
-    const uint32_t sfx = vlc_take(r, u_sfx_len[p]);
-    return sfx + 4 * vlc_take(r, sfx >= 28 ? 4 : 0);
-}
-
 /* ---- HT cleanup pass (7.3) ------------------------------------------------------------------ */
 typedef struct {
     uint32_t w, h, qw, qh, S; /* S: raster stride, 2 QW + 2 */
@@ -443,27 +415,27 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
                 q1 = quad_pattern(c1, lut, &mel, &vlc, keep1, &wr);
                 rc[qx + 2] = (uint8_t)(q1 & 0xF);
             }
-            /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes, both
-             * suffixes, both extensions */
+            /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes and both
+             * suffix lengths from one table entry, then both suffixes, both extensions */
             const uint32_t uo0 = (q0 >> 4) & 1, uo1 = (q1 >> 4) & 1;
-            uint32_t p0 = 0, p1 = 0, add = 0;
-            if (initial && uo0 && uo1) {
-                if (mel_sym(&mel)) {
+            uint32_t mode = uo0 | uo1 << 1, add = 0;
+            if (initial && mode == 3) {
+                if (mel_sym(&mel))
                     add = 2; /* Formula (4) for both */
-                    p0 = u_prefix(&vlc);
-                    p1 = u_prefix(&vlc);
-                } else {
-                    p0 = u_prefix(&vlc);
-                    p1 = p0 > 2 ? vlc_take(&vlc, 1) + 1 : u_prefix(&vlc);
-                }
-            } else {
-                p0 = u_prefix_if(&vlc, uo0);
-                p1 = u_prefix_if(&vlc, uo1);
+                else
+                    mode = 4; /* Formula (3) */
             }
-            const uint32_t s0 = vlc_take(&vlc, u_sfx_len[p0]);
-            const uint32_t s1 = vlc_take(&vlc, u_sfx_len[p1]);
-            const uint32_t u0 = add + p0 + s0 + 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
-            const uint32_t u1 = add + p1 + s1 + 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
+            const uint32_t ue = tsr__ht_uvlc_lut[mode * 64 + (vlc.acc & 63)];
+            const uint32_t l0 = (ue >> 9) & 7;
+            const uint64_t sfx = vlc.acc >> ((ue >> 6) & 7);
+            const uint32_t s0 = (uint32_t)sfx & ((1u << l0) - 1);
+            const uint32_t s1 = (uint32_t)(sfx >> l0) & ((1u << ((ue >> 12) & 7)) - 1);
+            vlc_take(&vlc, ue >> 16);
+            uint32_t u0 = add + (ue & 7) + s0, u1 = add + ((ue >> 3) & 7) + s1;
+            if (s0 >= 28 || s1 >= 28) { /* extensions (suffix 28-31 of prefix 5) */
+                u0 += 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
+                u1 += 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
+            }
             /* exponent bounds (7.3.7) and MagSgn values (7.3.8) */
             for (uint32_t i = 0; i <= (uint32_t)pair; i++) {
                 const uint32_t q = i ? q1 : q0, x = qx + i, r = q & 0xF;
