@@ -9,7 +9,9 @@
  *                   (one thread per (proposal, edge), the seed's day-22 baseline), then reduced
  *     cuda dense    tsr__layout_cuda_eval_dense: one block per proposal, deg(v) tests per edge
  *     cuda spatial  tsr__layout_cuda_eval_spatial: one block per proposal over the grid cells'
- *                   candidates (host cell raster included)
+ *                   candidates (cells rastered on the device)
+ *     cuda dense P=1  one proposal per launch: the fixed cost of a launch (upload, kernel,
+ *                   synchronise)
  *   table 2, 10,000 nodes / 20,000 edges, random ("tangled", ~10^7 crossings) and a jittered
  *     lattice with edges between near neighbours ("untangled"), P in {256, 1024, 4096}:
  *     proposals evaluated per second of cuda dense and cuda spatial, beside cpu incr / spatial.
@@ -198,9 +200,9 @@ static void run_once(bstate *s, ev k, batch *b)
                                                            b->py, b->score, b->invalid)
             : k == CUDA_DENSE ? tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px,
                                                             b->py, b->score, b->invalid)
-                              : tsr__layout_cuda_eval_spatial(s->gctx, s->g, s->l, &s->spat.adj,
-                                                              &s->spat.grid, 1, b->P, b->node,
-                                                              b->px, b->py, b->score, b->invalid);
+                              : tsr__layout_cuda_eval_spatial(s->gctx, s->g, &s->spat.grid, 1, b->P,
+                                                              b->node, b->px, b->py, b->score,
+                                                              b->invalid);
         if (k == CUDA_SPATIAL && st == TSR_ERR_LIMIT) { /* the documented fallback */
             s->spatial_fallbacks++;
             st = tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px, b->py, b->score,
@@ -215,6 +217,24 @@ static void run_once(bstate *s, ev k, batch *b)
         break;
 #endif
     }
+}
+
+/* "candidates N, dense after overflow N, with scan N" of the state's CUDA evaluator (a static
+ * buffer: print it before the next call). */
+static const char *paths_text(const bstate *s)
+{
+#ifdef TSR_HAVE_CUDA
+    static char text[160];
+    uint64_t p[3] = {0, 0, 0};
+    if (s->g)
+        tsr__layout_cuda_paths(s->g, p);
+    snprintf(text, sizeof text, "candidates %llu, dense after cell overflow %llu, with scan %llu",
+             (unsigned long long)p[0], (unsigned long long)p[1], (unsigned long long)p[2]);
+    return text;
+#else
+    (void)s;
+    return "-";
+#endif
 }
 
 /* Median/min/max microseconds per launch of P proposals over `repeats` fresh batches after one
@@ -375,10 +395,24 @@ int main(int argc, char **argv)
                 k >= CUDA_FULL ? tsr_bench_fmt("%d", checked[k]) : "-"};
             tsr_bench_table_row(t1, cells);
         }
+        if (gctx) { /* the fixed cost: one proposal per launch */
+            batch b1;
+            batch_alloc(&b1, 1);
+            int checked1 = 0;
+            tsr_bench_stats s1 = time_ev(&s, CUDA_DENSE, &b1, repeats, 1, &checked1);
+            const char *cells[6] = {"cuda dense, P = 1", tsr_bench_fmt("%.1f", s1.median_us),
+                                    tsr_bench_fmt("%.1f-%.1f", s1.min_us, s1.max_us),
+                                    tsr_bench_fmt("%.3g", 1e6 / s1.median_us), "-",
+                                    tsr_bench_fmt("%d", checked1)};
+            tsr_bench_table_row(t1, cells);
+            batch_free(&b1);
+        }
+        const char *paths = paths_text(&s);
         const double commit_us = commit_check(&s, &b);
         if (gctx)
-            printf("seed case: C %lld, K %lld; one device commit %.1f us (counts equal the CPU's)\n",
-                   (long long)s.dense.score.C, (long long)s.dense.score.K, commit_us);
+            printf("seed case: C %lld, K %lld; one device commit %.1f us (counts equal the CPU's); "
+                   "spatial proposals by path: %s\n",
+                   (long long)s.dense.score.C, (long long)s.dense.score.K, commit_us, paths);
         batch_free(&b);
         state_release(&s);
         fprintf(stderr, "done seed case\n");
@@ -433,9 +467,9 @@ int main(int argc, char **argv)
         }
         const double commit_us = commit_check(&s, &cb);
         if (gctx)
-            printf("%s: one device commit %.1f us (counts equal the CPU's); spatial launches that "
-                   "fell back to dense: %d\n",
-                   name, commit_us, s.spatial_fallbacks);
+            printf("%s: one device commit %.1f us (counts equal the CPU's); spatial launches "
+                   "refused (stale index): %d; spatial proposals by path: %s\n",
+                   name, commit_us, s.spatial_fallbacks, paths_text(&s));
         batch_free(&cb);
         state_release(&s);
         fprintf(stderr, "done %s\n", name);

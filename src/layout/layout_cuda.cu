@@ -45,7 +45,8 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
 
 /* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out. Every thread of
  * the block calls it (blockDim a multiple of 32, at most 1024). */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, tsr__lcd_out *out)
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
+                                   tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
     for (int o = 16; o > 0; o >>= 1) {
@@ -68,8 +69,8 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, tsr__lcd_
         r.k = a.k;
         r.nk = a.nk;
         r.invalid = *invalid;
-        r.pad = 0;
-        *out = r;
+        r.path = path;
+        *out = r; /* mapped host memory: read after the stream synchronises */
     }
 }
 
@@ -87,61 +88,85 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     return s;
 }
 
-/* Dense evaluation, block p = proposal p (prop: node[nprop], px[nprop], py[nprop]). With commit
- * (one block, one proposal) the new counts go to d.c and the node's point to d.x, d.y. */
-__global__ void __launch_bounds__(COMMIT_THREADS) eval_dense_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop,
-                                  int nprop, int commit, tsr__lcd_out *__restrict__ out)
+/* Dense evaluation, block p = proposal p (prop: node[nprop], px[nprop], py[nprop]). With hist
+ * (commit: one block, one proposal) the new counts go to d.c and hist, and the node's point to
+ * d.x, d.y. */
+__global__ void __launch_bounds__(COMMIT_THREADS)
+    eval_dense_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop, int nprop,
+                      int32_t *hist, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
     const int32_t ox = d.x[v], oy = d.y[v];
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, &s, NULL, 0,
-                         &invalid);
+    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0,
+                         0, 0, NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
     tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, &s, &a,
-                          &invalid, commit);
+                          &invalid, hist);
     __syncthreads();
-    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, commit);
-    block_reduce_write(a, &invalid, out + p);
-    if (commit && t == 0) { /* after the reduction's barrier: no thread reads coordinates now */
+    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
+    block_reduce_write(a, &invalid, 0, out + p);
+    if (hist && t == 0) { /* after the reduction's barrier: no thread reads coordinates now */
         d.x[v] = px;
         d.y[v] = py;
     }
 }
 
-/* Spatial evaluation, block p = proposal p; its cells are cells[cell_off[p]..cell_off[p+1]);
- * st = stamps, one row of m per proposal. */
+/* The device copy of the host's uniform grid and the spatial launch's parameters. */
+struct dev_grid {
+    const int32_t *count, *items;
+    int32_t cell, gx, gy, cap;
+    int32_t *cells;     /* cells_cap per proposal */
+    int32_t cells_cap;  /* cells one proposal may list before it takes the dense path */
+    unsigned *stamp;    /* m per proposal */
+    unsigned gen;
+    const int32_t *hist; /* histogram of the base counts (m + 1) */
+    int32_t kbase, window;
+};
+
+/* Spatial evaluation, block p = proposal p: cells rastered on the device, candidates claimed in
+ * the proposal's stamp row, unclaimed edges from the histogram window (or a scan). */
 __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
-                                    const int32_t *__restrict__ prop, int nprop,
-                                    const int32_t *__restrict__ cell_off,
-                                    const int32_t *__restrict__ cells,
-                                    const int32_t *__restrict__ grid_count,
-                                    const int32_t *__restrict__ grid_items, int32_t cap,
-                                    unsigned *__restrict__ stamp, unsigned gen,
-                                    tsr__lcd_out *__restrict__ out)
+                                    const int32_t *__restrict__ prop, int nprop, dev_grid g,
+                                    tsr__lcd_out *out)
 {
     __shared__ int invalid;
+    __shared__ tsr__lcd_spatial_shared sh;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
     const int32_t ox = d.x[v], oy = d.y[v];
-    unsigned *st = stamp + (size_t)p * (size_t)d.m;
+    unsigned *st = g.stamp + (size_t)p * (size_t)d.m;
+    int32_t *cells = g.cells + (size_t)p * (size_t)g.cells_cap;
+    tsr__lcd_spatial_begin_thread(t, nt, &sh);
+    __syncthreads();
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, &s, st, gen,
-                         &invalid);
+    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st,
+                         g.gen, g.kbase, g.window, &sh, &invalid);
+    tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off,
+                           d.adj_edges, v, px, py, cells, g.cells_cap, &sh);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, cells,
-                            cell_off[p], cell_off[p + 1], grid_count, grid_items, cap, st, gen,
-                            &s, &a, &invalid);
+    const int overflow = sh.overflow;
+    if (overflow)
+        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, &s, &a,
+                              &invalid, NULL);
+    else
+        tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, cells,
+                                sh.ncell, g.count, g.items, g.cap, st, g.gen, g.kbase, g.window,
+                                &sh, &s, &a, &invalid);
     __syncthreads();
-    tsr__lcd_unclaimed_thread(t, nt, d.m, d.c, st, gen, &a);
-    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, 0);
-    block_reduce_write(a, &invalid, out + p);
+    if (!overflow && t == 0)
+        tsr__lcd_window_top(g.hist, g.kbase, g.window, &sh, &a);
+    __syncthreads();
+    if (!overflow && sh.scan)
+        tsr__lcd_unclaimed_thread(t, nt, d.m, d.c, st, g.gen, &a);
+    tsr__lcd_incident_thread(t, nt, d.c, &s, &a, NULL);
+    block_reduce_write(a, &invalid, overflow ? 1 : sh.scan ? 2 : 0, out + p);
 }
 
 /* Full evaluation, step 1: rows[p * m + e] = c(e) in proposal p's drawing (grid: edges x
@@ -158,8 +183,7 @@ __global__ void full_rows_kernel(dev_drawing d, const int32_t *__restrict__ prop
 
 /* Full evaluation, step 2: block p reduces row p against the base counts. */
 __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
-                                   const int32_t *__restrict__ rows,
-                                   tsr__lcd_out *__restrict__ out)
+                                   const int32_t *__restrict__ rows, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x;
@@ -171,7 +195,7 @@ __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ pr
     tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, prop[p], prop[nprop + p], prop[2 * nprop + p],
                                 d.x, d.y, d.eu, d.ev, d.c, rows + (size_t)p * d.m, &a, &invalid);
     __syncthreads();
-    block_reduce_write(a, &invalid, out + p);
+    block_reduce_write(a, &invalid, 0, out + p);
 }
 
 } // namespace
@@ -180,20 +204,22 @@ struct tsr__layout_cuda {
     int32_t n, m, max_prop, maxdeg;
     size_t star_bytes;
     int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c;
-    int32_t *prop;       /* device: node, px, py of one launch (3 x nprop) */
-    tsr__lcd_out *out;   /* device: one result per proposal */
-    int32_t *hprop;      /* pinned staging of prop */
-    tsr__lcd_out *hout;  /* pinned staging of out */
+    int32_t *hist;          /* histogram of the base counts, m + 1 */
+    int32_t *prop;          /* device: node, px, py of one launch (3 x nprop) */
+    int32_t *hprop;         /* pinned staging of prop */
+    tsr__lcd_out *hout;     /* mapped host memory: one result per proposal, written by the kernels */
+    tsr__lcd_out *dout;     /* its device address */
     tsr_layout_score score; /* the base's */
-    int32_t *rows;       /* full evaluation: max_prop x m (allocated on first use) */
+    int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
     /* spatial (allocated on first use) */
-    int32_t *grid_count, *grid_items, *cell_off, *cells;
+    int32_t *grid_count, *grid_items, *cells;
     size_t grid_cells, grid_cap;
     uint64_t grid_version;
     int grid_uploaded;
     unsigned *stamp; /* max_prop x m */
     unsigned gen;
-    int32_t *host_cells, *host_off;
+    int32_t cells_cap, window; /* tsr__layout_cuda_set_limits */
+    uint64_t paths[3];         /* spatial proposals per path, since create */
 };
 
 static tsr_status need_cuda(tsr_ctx *ctx)
@@ -232,9 +258,9 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,        g->y,          g->eu,       g->ev,    g->adj_off,
-                   g->adj_edges, g->c,         g->prop,     g->out,   g->rows,
-                   g->grid_count, g->grid_items, g->cell_off, g->cells, g->stamp};
+    void *dev[] = {g->x,    g->y,    g->eu,   g->ev,         g->adj_off,    g->adj_edges,
+                   g->c,    g->hist, g->prop, g->rows,       g->grid_count, g->grid_items,
+                   g->cells, g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -242,8 +268,6 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hprop);
     if (g->hout)
         cudaFreeHost(g->hout);
-    tsr__free(ctx, g->host_cells);
-    tsr__free(ctx, g->host_off);
     tsr__free(ctx, g);
 }
 
@@ -258,6 +282,7 @@ static dev_drawing drawing_of(const tsr__layout_cuda *g)
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
+            tsr__free(ctx, counts);                                                                \
             tsr__layout_cuda_destroy(ctx, g);                                                      \
             return tsr__cuda_error(ctx, e_, #call, __FILE__, __LINE__);                            \
         }                                                                                          \
@@ -284,13 +309,14 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
                              "layout: edge %d is a self-loop (the CUDA evaluators need none)",
                              (int)e);
     const size_t star_bytes = (size_t)(maxdeg ? maxdeg : 1) * 5 * sizeof(int32_t);
-    const size_t shared_static = 64 + 32 * sizeof(tsr__lcd_acc);
+    const size_t shared_static = 256 + sizeof(tsr__lcd_spatial_shared) + 32 * sizeof(tsr__lcd_acc);
     if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "layout: a node of degree %d exceeds the CUDA evaluators' shared memory "
                          "(%zu bytes per block)",
                          (int)maxdeg, (size_t)ctx->cuda->prop.sharedMemPerBlockOptin);
     tsr__layout_cuda *g;
+    int32_t *counts = NULL; /* host: the device's first counts, then the histogram */
     if ((st = tsr__alloc(ctx, sizeof *g, (void **)&g)) != TSR_OK)
         return st;
     memset(g, 0, sizeof *g);
@@ -299,8 +325,14 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     g->max_prop = max_proposals;
     g->maxdeg = maxdeg;
     g->star_bytes = star_bytes;
+    g->cells_cap = PER_PROP_CELLS;
+    g->window = TSR__LCD_WINDOW;
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
     const size_t pb = (size_t)max_proposals * 3 * 4, ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
+    if ((st = tsr__alloc(ctx, mb + 4, (void **)&counts)) != TSR_OK) {
+        tsr__layout_cuda_destroy(ctx, g);
+        return st;
+    }
     CREATE_TRY(cudaMalloc((void **)&g->x, nb));
     CREATE_TRY(cudaMalloc((void **)&g->y, nb));
     CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
@@ -308,12 +340,14 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMalloc((void **)&g->adj_off, nb + 4));
     CREATE_TRY(cudaMalloc((void **)&g->adj_edges, 2 * mb));
     CREATE_TRY(cudaMalloc((void **)&g->c, mb));
+    CREATE_TRY(cudaMalloc((void **)&g->hist, mb + 4));
     CREATE_TRY(cudaMalloc((void **)&g->prop, pb));
-    CREATE_TRY(cudaMalloc((void **)&g->out, ob));
     CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocDefault));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocDefault));
+    CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
+    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
-        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)star_bytes));
         CREATE_TRY(cudaFuncSetAttribute(eval_spatial_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -327,25 +361,30 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4,
                                cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
-    int32_t *counts = NULL;
-    if ((st = tsr__alloc(ctx, mb, (void **)&counts)) != TSR_OK) {
-        tsr__layout_cuda_destroy(ctx, g);
-        return st;
-    }
     if (m > 0) {
         count_kernel<<<(m + 255) / 256, 256, 0, s>>>(g->x, g->y, g->eu, g->ev, m, g->c);
-        cudaError_t e = cudaGetLastError();
-        if (e == cudaSuccess)
-            e = cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(s);
-        if (e != cudaSuccess) {
-            tsr__free(ctx, counts);
-            tsr__layout_cuda_destroy(ctx, g);
-            return tsr__cuda_error(ctx, e, "count_kernel", __FILE__, __LINE__);
-        }
+        CREATE_TRY(cudaGetLastError());
+        CREATE_TRY(cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s));
+        CREATE_TRY(cudaStreamSynchronize(s));
     }
     tsr__score_from_counts(counts, m, &g->score);
+    /* the histogram of the counts (each in [0, m - 1]), built in place of them */
+    int32_t *hist = counts;
+    {
+        int32_t *tmp = NULL;
+        if ((st = tsr__alloc(ctx, mb + 4, (void **)&tmp)) != TSR_OK) {
+            tsr__free(ctx, counts);
+            tsr__layout_cuda_destroy(ctx, g);
+            return st;
+        }
+        memset(tmp, 0, mb + 4);
+        for (int32_t e = 0; e < m; e++)
+            tmp[counts[e]]++;
+        tsr__free(ctx, counts);
+        counts = hist = tmp;
+    }
+    CREATE_TRY(cudaMemcpyAsync(g->hist, hist, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaStreamSynchronize(s));
     tsr__free(ctx, counts);
     *out = g;
     return TSR_OK;
@@ -362,6 +401,22 @@ extern "C" tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g,
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(counts, g->c, (size_t)g->m * 4, cudaMemcpyDeviceToHost, s));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g,
+                                                  int cells_per_proposal, int window)
+{
+    if (cells_per_proposal < 1 || cells_per_proposal > PER_PROP_CELLS || window < 1 ||
+        window > TSR__LCD_WINDOW)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: spatial limits out of range");
+    g->cells_cap = cells_per_proposal;
+    g->window = window;
+    return TSR_OK;
+}
+
+extern "C" void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3])
+{
+    memcpy(paths, g->paths, sizeof g->paths);
 }
 
 /* A launch's proposals: 1..max_prop of them, existing nodes, points in [0, 2^30]^2 (the kernels'
@@ -395,18 +450,16 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     return TSR_OK;
 }
 
-/* Downloads the launch's results and turns them into scores against the base. */
-static tsr_status download_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                  tsr_layout_score *score, uint8_t *invalid)
+/* Waits for the launch and turns its results (in mapped memory) into scores against the base. */
+static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                 tsr_layout_score *score, uint8_t *invalid)
 {
-    cudaStream_t s = ctx->cuda->stream;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->hout, g->out, (size_t)nprop * sizeof(tsr__lcd_out),
-                                      cudaMemcpyDeviceToHost, s));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
     for (int p = 0; p < nprop; p++) {
-        tsr__lcd_out_score(&g->hout[p], g->score.Phi, g->score.C, &score[p].K, &score[p].n_K,
+        const tsr__lcd_out o = g->hout[p];
+        tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score[p].K, &score[p].n_K,
                            &score[p].Phi, &score[p].C);
-        invalid[p] = (uint8_t)(g->hout[p].invalid != 0);
+        invalid[p] = (uint8_t)(o.invalid != 0);
     }
     return TSR_OK;
 }
@@ -420,9 +473,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->prop, nprop, 0, g->out);
+        drawing_of(g), g->maxdeg, g->prop, nprop, NULL, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
-    return download_scores(ctx, g, nprop, score, invalid);
+    return collect_scores(ctx, g, nprop, score, invalid);
 }
 
 extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,
@@ -432,10 +485,10 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->prop, 1, 1, g->out);
+        drawing_of(g), g->maxdeg, g->prop, 1, g->hist, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
-    if ((st = download_scores(ctx, g, 1, score, &invalid)) != TSR_OK)
+    if ((st = collect_scores(ctx, g, 1, score, &invalid)) != TSR_OK)
         return st;
     if (invalid)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -463,9 +516,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->prop, nprop,
-                                                                g->rows, g->out);
+                                                                g->rows, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
-    return download_scores(ctx, g, nprop, score, invalid);
+    return collect_scores(ctx, g, nprop, score, invalid);
 }
 
 /* Device copy of the host index, refreshed when its version or shape changes. */
@@ -482,6 +535,7 @@ static tsr_status upload_grid(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid
         cudaFree(g->grid_items);
         g->grid_count = g->grid_items = NULL;
         g->grid_uploaded = 0;
+        g->grid_cells = g->grid_cap = 0;
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_count, ncell * 4));
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->grid_items, ncell * (size_t)grid->cap * 4));
         g->grid_cells = ncell;
@@ -497,64 +551,42 @@ static tsr_status upload_grid(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid
 }
 
 extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g,
-                                                    const tsr_layout *l,
-                                                    const tsr__layout_adj *adj,
                                                     const tsr__grid *grid, uint64_t grid_version,
                                                     int nprop, const int32_t *node,
                                                     const int32_t *px, const int32_t *py,
                                                     tsr_layout_score *score, uint8_t *invalid)
 {
-    tsr_status st = check_proposals(ctx, g, nprop, node, px, py); /* before the host cell lists */
+    tsr_status st = check_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
     if (!grid->items || grid->stale != TSR__GRID_OK)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: spatial index stale (reason %d)",
                          (int)grid->stale);
-    /* each buffer on its own, so a failed allocation is retried next call, never half used */
-    if (!g->host_cells && (st = tsr__alloc(ctx, (size_t)g->max_prop * PER_PROP_CELLS * 4,
-                                           (void **)&g->host_cells)) != TSR_OK)
-        return st;
-    if (!g->host_off &&
-        (st = tsr__alloc(ctx, ((size_t)g->max_prop + 1) * 4, (void **)&g->host_off)) != TSR_OK)
-        return st;
+    cudaStream_t s = ctx->cuda->stream;
+    const size_t rows = (size_t)g->max_prop * (size_t)(g->m ? g->m : 1);
     if (!g->cells)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cells, (size_t)g->max_prop * PER_PROP_CELLS * 4));
-    if (!g->cell_off)
-        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cell_off, ((size_t)g->max_prop + 1) * 4));
     if (!g->stamp) {
-        const size_t sb = (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4;
-        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->stamp, sb));
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, sb, ctx->cuda->stream));
+        TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->stamp, rows * 4));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, rows * 4, s));
         g->gen = 0;
-    }
-    int total = 0;
-    g->host_off[0] = 0;
-    for (int p = 0; p < nprop; p++) {
-        int nc = 0;
-        if (!tsr__lcd_proposal_cells(grid->cell, grid->gx, grid->gy, l->x, l->y, l->edge_u,
-                                     l->edge_v, adj->offset, adj->edges, node[p], px[p], py[p],
-                                     g->host_cells + total, &nc, PER_PROP_CELLS))
-            return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: proposal %d spans over %d cells", p,
-                             (int)PER_PROP_CELLS);
-        total += nc;
-        g->host_off[p + 1] = total;
     }
     if ((st = upload_proposals(ctx, g, nprop, node, px, py)) != TSR_OK ||
         (st = upload_grid(ctx, g, grid, grid_version)) != TSR_OK)
         return st;
-    cudaStream_t s = ctx->cuda->stream;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->cells, g->host_cells, (size_t)total * 4,
-                                      cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->cell_off, g->host_off, ((size_t)nprop + 1) * 4,
-                                      cudaMemcpyHostToDevice, s));
     if (++g->gen == 0) { /* wrapped: old stamps could equal the new generation */
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0,
-                                          (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4, s));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, rows * 4, s));
         g->gen = 1;
     }
+    dev_grid dg = {g->grid_count, g->grid_items, grid->cell, grid->gx, grid->gy,
+                   (int32_t)g->grid_cap, g->cells, g->cells_cap, g->stamp, g->gen, g->hist,
+                   (int32_t)g->score.K, g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->prop, nprop, g->cell_off, g->cells, g->grid_count,
-        g->grid_items, (int32_t)g->grid_cap, g->stamp, g->gen, g->out);
+        drawing_of(g), g->maxdeg, g->prop, nprop, dg, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
-    return download_scores(ctx, g, nprop, score, invalid);
+    if ((st = collect_scores(ctx, g, nprop, score, invalid)) != TSR_OK)
+        return st;
+    for (int p = 0; p < nprop; p++)
+        g->paths[g->hout[p].path]++;
+    return TSR_OK;
 }

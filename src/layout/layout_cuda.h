@@ -48,17 +48,26 @@ tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int npr
                                       const int32_t *node, const int32_t *px, const int32_t *py,
                                       tsr_layout_score *score, uint8_t *invalid);
 /* Spatial evaluation: the candidates of proposal p are the edges listed in the grid cells of its
- * old segments, its new segments and its new point (the host index `grid` of the drawing l, which
- * must equal the device's base; uploaded when grid_version changes); deduplicated on the device
- * with per-proposal generation stamps (reset when the generation wraps); the other edges enter
- * with unchanged counts. Same outputs as the dense call. Returns TSR_ERR_LIMIT, with nothing
- * evaluated, when the index is stale or a proposal's cell list exceeds 4096 cells: the caller then
- * uses the dense call (never a truncated answer). */
-tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr_layout *l,
-                                         const tsr__layout_adj *adj, const tsr__grid *grid,
+ * old segments, its new segments and its new point (the host index `grid`, which must index the
+ * device's base drawing; uploaded when grid_version changes), rastered on the device (at most
+ * 4096 cells per proposal) and deduplicated with per-proposal generation stamps (reset when the
+ * generation wraps); the other edges keep their counts, whose maximum comes from the base
+ * histogram's top 32 levels (or, when every edge there is a candidate, a scan of all edges). A
+ * proposal whose cells do not fit takes the dense path inside its block (never a truncated
+ * list); tsr__layout_cuda_paths counts the paths taken. Same outputs as the dense call. Returns
+ * TSR_ERR_LIMIT, with nothing evaluated, when the index is stale: the caller then uses the dense
+ * call. */
+tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid *grid,
                                          uint64_t grid_version, int nprop, const int32_t *node,
                                          const int32_t *px, const int32_t *py,
                                          tsr_layout_score *score, uint8_t *invalid);
+/* Spatial proposals evaluated since create per path: [0] candidates and the histogram window,
+ * [1] dense after a cell overflow, [2] candidates and a scan of the unclaimed edges. */
+void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3]);
+/* Test hook: lowers the spatial limits (cells per proposal 1..4096, window levels 1..32) so that
+ * tests force the overflow and scan paths. */
+tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g, int cells_per_proposal,
+                                       int window);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
  * move's score, also returned). TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not
  * incident to v: the device state is then undefined and the evaluator must be recreated. */

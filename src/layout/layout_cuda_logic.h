@@ -3,25 +3,33 @@
  * exactly the kernels' code, phase by phase for every thread of every block, and compares it with
  * the CPU evaluators without a GPU. Compiled as C11 (host) and as CUDA C++ (nvcc): no C++-only or
  * C-only constructs. On the host the atomics are plain read-modify-writes (the emulation runs the
- * threads of a phase one after another, which gives the same integer sums as any order of atomic
- * additions on the device).
+ * threads of a phase one after another, which gives the same integer results as any order of
+ * atomic operations on the device: sums, counts, and sets of claimed edges and listed cells).
  *
  * Evaluation of a proposal p = (node v, new point): one block per proposal, T threads, phases
  * separated by __syncthreads (the emulation runs each phase for all threads before the next):
+ *   0. spatial only: the block's counters cleared (cells listed, overflow, scan, window counts).
  *   1. star: v's incident edges I(v) (edge, other endpoint and its coordinates) into the block's
- *      star arrays (shared memory), their change accumulators zeroed, the invalid flag cleared;
- *      spatial: I(v) claimed in the proposal's stamp row.
- *   2. visit: every edge f (dense) or every claimed candidate f (spatial) not incident to v:
+ *      star arrays (shared memory), their change accumulators zeroed, the invalid flag cleared.
+ *      Spatial: I(v) claimed in the proposal's stamp row and counted in the window (below), and
+ *      the proposal's cells rastered on the device (new point, old and new segments of each arm,
+ *      slots reserved atomically); more than the block's cell capacity sets overflow.
+ *   2. visit: every edge f (dense, or spatial after an overflow) or every candidate f listed in
+ *      the cells and claimed through the stamp row (spatial), not incident to v:
  *      d(f) = sum over arms e of cross(new e, f) - cross(old e, f), added to arm e's accumulator
  *      (atomically) and, with c(f), to the thread's accumulator (new count c(f) + d(f)); sets the
- *      invalid flag when the new point lies on f.
- *   3. spatial only: every edge not claimed (not a candidate, not incident) with its count
- *      unchanged; then (both) each incident edge e with its new count c(e) + acc(e).
+ *      invalid flag when the new point lies on f. Spatial: a claimed f whose base count lies in
+ *      the top `w` levels [K - w + 1, K] of the base is counted there (qcount).
+ *   3. each incident edge e with its new count c(e) + acc(e). Spatial: the unclaimed edges keep
+ *      their counts, so their maximum and its multiplicity come from the base histogram: the
+ *      highest level L of the window with hist[L] - qcount[K - L] > 0 (thread 0); when the window
+ *      holds none and levels below it exist, every unclaimed edge is added (scan, exact, rare).
  *   4. block reduction of the thread accumulators: (K, n_K) of the new counts and the changes of
  *      Phi = sum c^2 and of sum c (= 2 C) -- exact integers, merged in any order.
- * Commit (dense, one block) is the same evaluation with the new counts written to c and the node's
- * coordinates to x, y at the end. The full evaluator recounts every edge of every proposal's
- * drawing (count_edge with the overlay) and reduces those rows with the same accumulator.
+ * Commit (dense, one block) is the same evaluation with the new counts written to c (and the
+ * histogram moved) and the node's coordinates to x, y at the end. The full evaluator recounts
+ * every edge of every proposal's drawing (count_edge with the overlay) and reduces those rows with
+ * the same accumulator.
  *
  * Geometry: the exact int64 orientation of geometry.h, repeated here (geometry.h is host-only);
  * the CPU test checks the two agree. */
@@ -36,20 +44,28 @@
 #define TSR__LCD_FN static inline
 #endif
 
+/* ATOMIC_ADD returns the old value; SET_FLAG sets *p to 1 (many threads may: no plain racing
+ * store on the device). */
 #if defined(__CUDA_ARCH__)
 #define TSR__LCD_ATOMIC_ADD(p, d) atomicAdd((p), (d))
 #define TSR__LCD_ATOMIC_EXCH(p, v) atomicExch((p), (v))
-#define TSR__LCD_SET_FLAG(p) atomicOr((p), 1) /* many threads may set it: no plain racing store */
+#define TSR__LCD_SET_FLAG(p) atomicOr((p), 1)
 #else
-#define TSR__LCD_SET_FLAG(p) (*(p) |= 1)
-#define TSR__LCD_ATOMIC_ADD(p, d) (*(p) += (d))
+TSR__LCD_FN int tsr__lcd_add_host(int *p, int d)
+{
+    int old = *p;
+    *p += d;
+    return old;
+}
 TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
 {
     unsigned old = *p;
     *p = v;
     return old;
 }
+#define TSR__LCD_ATOMIC_ADD(p, d) tsr__lcd_add_host((p), (d))
 #define TSR__LCD_ATOMIC_EXCH(p, v) tsr__lcd_exch_host((p), (v))
+#define TSR__LCD_SET_FLAG(p) (*(p) |= 1)
 #endif
 
 /* Sign of (b - a) x (c - a). Differences of coordinates in [0, 2^30] fit in 31 bits. */
@@ -112,7 +128,8 @@ typedef struct tsr__lcd_acc {
  * and of 2C, and whether the new point lies on an edge not incident to the node. */
 typedef struct tsr__lcd_out {
     int64_t dphi, dsum;
-    int32_t k, nk, invalid, pad;
+    int32_t k, nk, invalid;
+    int32_t path; /* spatial: 0 candidates, 1 dense after a cell overflow, 2 candidates + scan */
 } tsr__lcd_out;
 
 /* Launch shapes, shared with the CPU emulation so it runs the same thread strides. */
@@ -120,8 +137,15 @@ enum {
     TSR__LCD_EVAL_THREADS = 256,    /* per proposal block (dense, spatial, full reduction) */
     TSR__LCD_COMMIT_THREADS = 1024, /* the commit's single block */
     TSR__LCD_FULL_THREADS = 256,    /* full recount rows: edges per block */
-    TSR__LCD_PER_PROP_CELLS = 4096  /* spatial: cells one proposal may list */
+    TSR__LCD_PER_PROP_CELLS = 4096, /* spatial: cells one proposal may list (more: dense) */
+    TSR__LCD_WINDOW = 32            /* spatial: top levels of the base counted per proposal */
 };
+
+/* The spatial block's shared counters (phase 0 clears them). */
+typedef struct tsr__lcd_spatial_shared {
+    int ncell, overflow, scan;
+    int qcount[TSR__LCD_WINDOW]; /* claimed edges per level K - j of the base */
+} tsr__lcd_spatial_shared;
 
 /* The score after a proposal from its result and the base's Phi and C (K, n_K are absolute). */
 TSR__LCD_FN void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int64_t base_c,
@@ -175,23 +199,46 @@ typedef struct tsr__lcd_star {
     int32_t deg;
 } tsr__lcd_star;
 
+/* Counts a claimed edge of base count c in the window of the top w levels below kbase. */
+TSR__LCD_FN void tsr__lcd_window_count(int32_t c, int32_t kbase, int32_t w, int *qcount)
+{
+    if (c > kbase - w)
+        TSR__LCD_ATOMIC_ADD(&qcount[kbase - c], 1);
+}
+
+/* Phase 0 (spatial), thread t of nt: clears the block's counters. */
+TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_spatial_shared *sh)
+{
+    for (int32_t j = t; j < TSR__LCD_WINDOW; j += nt)
+        sh->qcount[j] = 0;
+    if (t == 0) {
+        sh->ncell = 0;
+        sh->overflow = 0;
+        sh->scan = 0;
+    }
+}
+
 /* Phase 1, thread t of nt: fills arms t, t + nt, ... of v's star, zeroes their accumulators; with
- * a stamp row st (spatial), claims the incident edges for generation gen so the later phases skip
- * them. Thread 0 clears *invalid. s->deg must be set to v's degree by the caller. */
+ * a stamp row st (spatial), claims the incident edges for generation gen and counts them in the
+ * window of sh (kbase, w). Thread 0 clears *invalid. s->deg must be v's degree. */
 TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *x,
                                       const int32_t *y, const int32_t *eu, const int32_t *ev,
                                       const int32_t *adj_off, const int32_t *adj_edges,
-                                      tsr__lcd_star *s, unsigned *st, unsigned gen, int *invalid)
+                                      const int32_t *c, tsr__lcd_star *s, unsigned *st,
+                                      unsigned gen, int32_t kbase, int32_t w,
+                                      tsr__lcd_spatial_shared *sh, int *invalid)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
-        int32_t e = adj_edges[adj_off[v] + i], w = eu[e] == v ? ev[e] : eu[e];
+        int32_t e = adj_edges[adj_off[v] + i], o = eu[e] == v ? ev[e] : eu[e];
         s->e[i] = e;
-        s->w[i] = w;
-        s->wx[i] = x[w];
-        s->wy[i] = y[w];
+        s->w[i] = o;
+        s->wx[i] = x[o];
+        s->wy[i] = y[o];
         s->acc[i] = 0;
-        if (st)
+        if (st) {
             st[e] = gen;
+            tsr__lcd_window_count(c[e], kbase, w, sh->qcount);
+        }
     }
     if (t == 0)
         *invalid = 0;
@@ -199,14 +246,14 @@ TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const in
 
 /* Phase 2 for one edge f: moving v from (ox,oy) to (px,py) against f. Returns at once for f
  * incident to v (its change comes from the arms). Sets *invalid when (px,py) lies on f. Else adds
- * f's new count to *a, each arm's change to the arm's accumulator, and, when commit, writes the
- * new count to c[f] (only this thread touches c[f]). (q,w) crosses f = ab exactly when q and w lie
- * strictly on opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab
- * are computed once per point. */
+ * f's new count to *a, each arm's change to the arm's accumulator, and, with hist (commit), writes
+ * the new count to c[f] (only this thread touches c[f]) and moves f in the histogram. (q,w)
+ * crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b strictly on
+ * opposite sides of qw, so the sides of ab are computed once per point. */
 TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
                                 int32_t py, const int32_t *x, const int32_t *y, const int32_t *eu,
                                 const int32_t *ev, int32_t *c, const tsr__lcd_star *s,
-                                tsr__lcd_acc *a, int *invalid, int commit)
+                                tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
     int32_t fa = eu[f], fb = ev[f];
     if (fa == v || fb == v)
@@ -245,8 +292,11 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
     }
     int32_t old = c[f];
     tsr__lcd_acc_add(a, old, old + df);
-    if (commit && df)
+    if (hist && df) {
         c[f] = old + df;
+        TSR__LCD_ATOMIC_ADD(&hist[old], -1);
+        TSR__LCD_ATOMIC_ADD(&hist[old + df], 1);
+    }
 }
 
 /* Phase 2, dense: thread t of nt visits edges t, t + nt, ... */
@@ -254,36 +304,54 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
                                        int32_t oy, int32_t px, int32_t py, const int32_t *x,
                                        const int32_t *y, const int32_t *eu, const int32_t *ev,
                                        int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a,
-                                       int *invalid, int commit)
+                                       int *invalid, int32_t *hist)
 {
     for (int32_t f = t; f < m; f += nt)
-        tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, commit);
+        tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, hist);
 }
 
-/* Phase 2, spatial: thread t of nt visits the items of the proposal's cells
- * (cells[cell_lo..cell_hi), each a cell of grid_items with grid_count entries, cap per cell),
- * each edge claimed once per proposal by exchanging its stamp with gen. */
+/* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells
+ * cells[0..ncell) (grid_items, grid_count entries each, cap per cell), each edge claimed once per
+ * proposal by exchanging its stamp with gen and counted in the window. */
 TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
                                          int32_t px, int32_t py, const int32_t *x,
                                          const int32_t *y, const int32_t *eu, const int32_t *ev,
-                                         int32_t *c, const int32_t *cells, int32_t cell_lo,
-                                         int32_t cell_hi, const int32_t *grid_count,
-                                         const int32_t *grid_items, int32_t cap, unsigned *st,
-                                         unsigned gen, const tsr__lcd_star *s, tsr__lcd_acc *a,
-                                         int *invalid)
+                                         int32_t *c, const int32_t *cells, int32_t ncell,
+                                         const int32_t *grid_count, const int32_t *grid_items,
+                                         int32_t cap, unsigned *st, unsigned gen, int32_t kbase,
+                                         int32_t w, tsr__lcd_spatial_shared *sh,
+                                         const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid)
 {
-    for (int32_t k = cell_lo; k < cell_hi; k++) {
+    for (int32_t k = 0; k < ncell; k++) {
         int32_t cell = cells[k], n = grid_count[cell];
         for (int32_t j = t; j < n; j += nt) {
             int32_t f = grid_items[(size_t)cell * (size_t)cap + (size_t)j];
             if (TSR__LCD_ATOMIC_EXCH(&st[f], gen) == gen)
                 continue; /* claimed before for this proposal */
+            tsr__lcd_window_count(c[f], kbase, w, sh->qcount);
             tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, 0);
         }
     }
 }
 
-/* Phase 3, spatial only: thread t of nt adds the edges no candidate pass claimed (unchanged). */
+/* Phase 3a (spatial, no overflow), thread 0 only: the unclaimed edges' top level from the base
+ * histogram and the window counts, merged into *a; sets sh->scan when it lies below the window
+ * (then every thread runs tsr__lcd_unclaimed_thread after a barrier). */
+TSR__LCD_FN void tsr__lcd_window_top(const int32_t *hist, int32_t kbase, int32_t w,
+                                     tsr__lcd_spatial_shared *sh, tsr__lcd_acc *a)
+{
+    for (int32_t j = 0; j < w && kbase - j >= 0; j++) {
+        int32_t u = hist[kbase - j] - sh->qcount[j];
+        if (u > 0) {
+            tsr__lcd_acc top = {0, 0, kbase - j, u};
+            tsr__lcd_acc_merge(a, &top);
+            return;
+        }
+    }
+    sh->scan = kbase - w >= 0;
+}
+
+/* Phase 3b (spatial, scan), thread t of nt: adds the unclaimed edges with unchanged counts. */
 TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, const int32_t *c,
                                            const unsigned *st, unsigned gen, tsr__lcd_acc *a)
 {
@@ -292,15 +360,19 @@ TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, con
             tsr__lcd_acc_add(a, c[f], c[f]);
 }
 
-/* Phase 3: thread t of nt adds the incident edges' new counts (and writes them when commit). */
+/* Phase 3: thread t of nt adds the incident edges' new counts (and writes them, moving the
+ * histogram, with hist: commit). */
 TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c,
-                                          const tsr__lcd_star *s, tsr__lcd_acc *a, int commit)
+                                          const tsr__lcd_star *s, tsr__lcd_acc *a, int32_t *hist)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         int32_t e = s->e[i], old = c[e];
         tsr__lcd_acc_add(a, old, old + s->acc[i]);
-        if (commit)
+        if (hist && s->acc[i]) {
             c[e] = old + s->acc[i];
+            TSR__LCD_ATOMIC_ADD(&hist[old], -1);
+            TSR__LCD_ATOMIC_ADD(&hist[old + s->acc[i]], 1);
+        }
     }
 }
 
@@ -321,14 +393,17 @@ TSR__LCD_FN void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, i
     }
 }
 
-/* Host side of the spatial launch: floor(a / b) for b > 0, and the conservative cell raster of
- * grid_cpu.c (every cell holding a point of the segment) appended to cells[*ncell..cap).
- * Returns 0 when cap would be exceeded. Cell index = column * gy + row. */
+/* The cell raster of grid_cpu.c, conservative (every cell holding a point of the segment):
+ * floor(a / b) for b > 0, and the cells of segment ab appended to cells[0..cap) through the
+ * shared counter *ncell (slots reserved atomically, so any threads may append at once); returns 0
+ * when a slot would lie beyond cap (the list is then incomplete: the caller must not use it).
+ * Cell index = column * gy + row. */
 TSR__LCD_FN int64_t tsr__lcd_floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
+
 TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t ax, int32_t ay,
                                    int32_t bx, int32_t by, int32_t *cells, int *ncell, int cap)
 {
@@ -363,31 +438,33 @@ TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t
         if (r1 >= gy)
             r1 = gy - 1;
         for (int64_t r = r0; r <= r1; r++) {
-            if (*ncell >= cap)
+            int k = TSR__LCD_ATOMIC_ADD(ncell, 1);
+            if (k >= cap)
                 return 0;
-            cells[(*ncell)++] = (int32_t)(c * gy + r);
+            cells[k] = (int32_t)(c * gy + r);
         }
     }
     return 1;
 }
 
-/* The cell list of one proposal (v to px,py) on drawing x, y: the new point, then each incident
- * edge's old and new segment. Returns 0 when it exceeds cap. */
-TSR__LCD_FN int tsr__lcd_proposal_cells(int32_t cell, int32_t gx, int32_t gy, const int32_t *x,
-                                        const int32_t *y, const int32_t *eu, const int32_t *ev,
+/* Phase 1 (spatial), thread t of nt: the cells of proposal v to (px,py) on drawing x, y -- the
+ * new point (thread 0), then each arm's old and new segment (arms t, t + nt, ...) -- into
+ * cells[0..cap) through sh->ncell; sets sh->overflow when they do not fit. */
+TSR__LCD_FN void tsr__lcd_raster_thread(int32_t t, int32_t nt, int32_t cell, int32_t gx,
+                                        int32_t gy, const int32_t *x, const int32_t *y,
+                                        const int32_t *eu, const int32_t *ev,
                                         const int32_t *adj_off, const int32_t *adj_edges,
-                                        int32_t v, int32_t px, int32_t py, int32_t *cells,
-                                        int *ncell, int cap)
+                                        int32_t v, int32_t px, int32_t py, int32_t *cells, int cap,
+                                        tsr__lcd_spatial_shared *sh)
 {
-    if (!tsr__lcd_add_cells(cell, gx, gy, px, py, px, py, cells, ncell, cap))
-        return 0;
-    for (int32_t k = adj_off[v]; k < adj_off[v + 1]; k++) {
-        int32_t e = adj_edges[k], w = eu[e] == v ? ev[e] : eu[e];
-        if (!tsr__lcd_add_cells(cell, gx, gy, x[v], y[v], x[w], y[w], cells, ncell, cap) ||
-            !tsr__lcd_add_cells(cell, gx, gy, px, py, x[w], y[w], cells, ncell, cap))
-            return 0;
+    if (t == 0 && !tsr__lcd_add_cells(cell, gx, gy, px, py, px, py, cells, &sh->ncell, cap))
+        TSR__LCD_SET_FLAG(&sh->overflow);
+    for (int32_t k = adj_off[v] + t; k < adj_off[v + 1]; k += nt) {
+        int32_t e = adj_edges[k], o = eu[e] == v ? ev[e] : eu[e];
+        if (!tsr__lcd_add_cells(cell, gx, gy, x[v], y[v], x[o], y[o], cells, &sh->ncell, cap) ||
+            !tsr__lcd_add_cells(cell, gx, gy, px, py, x[o], y[o], cells, &sh->ncell, cap))
+            TSR__LCD_SET_FLAG(&sh->overflow);
     }
-    return 1;
 }
 
 #endif

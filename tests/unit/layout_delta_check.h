@@ -12,6 +12,7 @@
 
 #include "testlib.h"
 
+#include "layout/layout_cuda_logic.h" /* the spatial limits' defaults */
 #include "layout/layout_internal.h"
 
 #include <stdlib.h>
@@ -29,17 +30,20 @@ typedef struct ldc_backend {
                         const int32_t *py, tsr_layout_score *score, uint8_t *invalid);
     tsr_status (*full)(tsr_ctx *ctx, void *g, int nprop, const int32_t *node, const int32_t *px,
                        const int32_t *py, tsr_layout_score *score, uint8_t *invalid);
-    tsr_status (*spatial)(tsr_ctx *ctx, void *g, const tsr_layout *l, const tsr__layout_adj *adj,
-                          const tsr__grid *grid, uint64_t grid_version, int nprop,
-                          const int32_t *node, const int32_t *px, const int32_t *py,
+    tsr_status (*spatial)(tsr_ctx *ctx, void *g, const tsr__grid *grid, uint64_t grid_version,
+                          int nprop, const int32_t *node, const int32_t *px, const int32_t *py,
                           tsr_layout_score *score, uint8_t *invalid);
+    tsr_status (*limits)(tsr_ctx *ctx, void *g, int cells_per_proposal, int window);
+    void (*paths)(const void *g, uint64_t paths[3]);
     tsr_status (*commit)(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
                          tsr_layout_score *score);
 } ldc_backend;
 
-/* Proposals compared, mismatching ones, spatial launches that fell back (TSR_ERR_LIMIT), commits
- * compared (for the tests' reports). */
+/* Proposals compared, mismatching ones, spatial launches refused (TSR_ERR_LIMIT: stale index),
+ * commits compared, spatial proposals per path (candidates, dense after a cell overflow,
+ * candidates + scan) (for the tests' reports). */
 static long ldc_rows, ldc_bad_rows, ldc_fallbacks, ldc_commits;
+static uint64_t ldc_paths[3];
 
 static int ldc_same_score(const tsr_layout_score *a, const tsr_layout_score *b)
 {
@@ -138,9 +142,10 @@ static void ldc_compare(tsr__incr *inc, int nprop, const int32_t *node, const in
     }
 }
 
-/* `rounds` launches of P proposals on l (dense and spatial each round, full in the first
- * full_rounds), each followed by committing the first fully valid proposal on both sides; the
- * device counts are then compared with the CPU incremental and reference counts. Proposals: a
+/* `rounds` launches of P proposals on l (dense, spatial, and spatial with its limits lowered to 2
+ * cells per proposal and a window of 1 level so that the overflow and scan paths run, each round;
+ * full in the first full_rounds), each followed by committing the first fully valid proposal on
+ * both sides; the device counts are then compared with the CPU incremental and reference counts. Proposals: a
  * third anywhere on the canvas, a third near the node (the annealer's local moves), a third
  * beside another node (often on or next to its edges); nodes: random, with node 0 and node n-1
  * (the hub and the isolated node of ldc_random_drawing) in every launch. */
@@ -184,17 +189,21 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             px[p] = x;
             py[p] = y;
         }
-        for (int kind = 0; kind < 3; kind++) {
-            if (kind == 2 && round >= full_rounds)
+        for (int kind = 0; kind < 4; kind++) {
+            if (kind == 3 && round >= full_rounds)
                 continue;
             memset(score, 0x5a, sizeof score);
             memset(invalid, 0xa5, sizeof invalid);
+            if (kind == 2)
+                CHECK_OK(ctx, be->limits(ctx, g, 2, 1));
             tsr_status st =
                 kind == 0   ? be->dense(ctx, g, P, node, px, py, score, invalid)
-                : kind == 1 ? be->spatial(ctx, g, l, &inc.adj, &inc.grid, version, P, node, px,
-                                          py, score, invalid)
+                : kind <= 2 ? be->spatial(ctx, g, &inc.grid, version, P, node, px, py, score,
+                                          invalid)
                             : be->full(ctx, g, P, node, px, py, score, invalid);
-            if (kind == 1 && st == TSR_ERR_LIMIT) {
+            if (kind == 2)
+                CHECK_OK(ctx, be->limits(ctx, g, TSR__LCD_PER_PROP_CELLS, TSR__LCD_WINDOW));
+            if ((kind == 1 || kind == 2) && st == TSR_ERR_LIMIT) {
                 ldc_fallbacks++;
                 continue;
             }
@@ -224,6 +233,10 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             break;
         }
     }
+    uint64_t paths[3];
+    be->paths(g, paths);
+    for (int k = 0; k < 3; k++)
+        ldc_paths[k] += paths[k];
     be->destroy(ctx, g);
     tsr__incr_release(ctx, &inc);
     free(scratch);
@@ -255,6 +268,8 @@ static void ldc_run_all(tsr_ctx *ctx, const ldc_backend *be)
         ldc_check_eval(ctx, be, &r, l, 20, 1);
         tsr_layout_free(ctx, l);
     }
+    /* every spatial path ran (the lowered limits force overflow and scan) */
+    CHECK(ldc_paths[0] > 0 && ldc_paths[1] > 0 && ldc_paths[2] > 0);
     /* a self-loop is refused with a clear error, nothing created */
     huge->edge_v[0] = huge->edge_u[0];
     tsr__layout_adj adj;

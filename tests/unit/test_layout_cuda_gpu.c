@@ -54,14 +54,23 @@ static tsr_status cu_full(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
                                       invalid);
 }
 
-static tsr_status cu_spatial(tsr_ctx *ctx, void *g, const tsr_layout *l,
-                             const tsr__layout_adj *adj, const tsr__grid *grid,
+static tsr_status cu_spatial(tsr_ctx *ctx, void *g, const tsr__grid *grid,
                              uint64_t grid_version, int nprop, const int32_t *node,
                              const int32_t *px, const int32_t *py, tsr_layout_score *score,
                              uint8_t *invalid)
 {
-    return tsr__layout_cuda_eval_spatial(ctx, (tsr__layout_cuda *)g, l, adj, grid, grid_version,
-                                         nprop, node, px, py, score, invalid);
+    return tsr__layout_cuda_eval_spatial(ctx, (tsr__layout_cuda *)g, grid, grid_version, nprop,
+                                         node, px, py, score, invalid);
+}
+
+static tsr_status cu_limits(tsr_ctx *ctx, void *g, int cells_per_proposal, int window)
+{
+    return tsr__layout_cuda_set_limits(ctx, (tsr__layout_cuda *)g, cells_per_proposal, window);
+}
+
+static void cu_paths(const void *g, uint64_t paths[3])
+{
+    tsr__layout_cuda_paths((const tsr__layout_cuda *)g, paths);
 }
 
 static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
@@ -70,9 +79,9 @@ static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t
     return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score);
 }
 
-static const ldc_backend cuda_backend = {tsr__layout_cuda_count, cu_create, cu_destroy,
-                                         cu_score, cu_counts, cu_dense, cu_full, cu_spatial,
-                                         cu_commit};
+static const ldc_backend cuda_backend = {tsr__layout_cuda_count, cu_create, cu_destroy, cu_score,
+                                         cu_counts, cu_dense, cu_full, cu_spatial, cu_limits,
+                                         cu_paths, cu_commit};
 
 int main(void)
 {
@@ -113,8 +122,10 @@ int main(void)
     }
     fprintf(stderr,
             "test_layout_cuda_gpu: %ld of %ld proposal scores differ from the CPU; %ld commits "
-            "compared; %ld spatial launches fell back\n",
-            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks);
+            "compared; %ld spatial launches refused (stale index); spatial paths %llu candidates, "
+            "%llu dense after overflow, %llu with scan\n",
+            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks, (unsigned long long)ldc_paths[0],
+            (unsigned long long)ldc_paths[1], (unsigned long long)ldc_paths[2]);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_cuda_gpu");
 }

@@ -20,15 +20,17 @@
 /* ---- the emulated device ---- */
 typedef struct emu {
     int32_t n, m, max_prop, maxdeg;
-    int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c, *rows;
+    int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
     int32_t *star; /* 5 x maxdeg: the block's shared star */
     tsr_layout_score score;
     unsigned *stamp;
     unsigned gen;
-    int32_t *grid_count, *grid_items, *cells, *cell_off;
+    int32_t *grid_count, *grid_items, *cells;
     int32_t grid_cells, grid_cap;
     uint64_t grid_version;
     int grid_uploaded;
+    int32_t cells_cap, window;
+    uint64_t paths[3];
     tsr__lcd_acc *acc; /* one per thread of a block */
 } emu;
 
@@ -61,8 +63,8 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
     if (!g)
         return;
     void *p[] = {g->x,     g->y,    g->eu,    g->ev,         g->adj_off,    g->adj_edges,
-                 g->c,     g->rows, g->star,  g->stamp,      g->grid_count, g->grid_items,
-                 g->cells, g->cell_off, g->acc};
+                 g->c,     g->hist, g->rows,  g->star,       g->stamp,      g->grid_count,
+                 g->grid_items, g->cells, g->acc};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -90,19 +92,23 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->adj_off = dup_n(adj->offset, (n + 1) * 4);
     g->adj_edges = dup_n(adj->edges, m * 8);
     g->c = dup_n(NULL, m * 4);
+    g->hist = dup_n(NULL, (m + 1) * 4);
     g->rows = dup_n(NULL, P * m * 4);
     g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * 5 * 4);
     g->stamp = dup_n(NULL, P * m * 4);
     g->gen = 0xfffffff0u; /* wraps within the test's launches: the reset path runs */
     g->cells = dup_n(NULL, P * TSR__LCD_PER_PROP_CELLS * 4);
-    g->cell_off = dup_n(NULL, (P + 1) * 4);
+    g->cells_cap = TSR__LCD_PER_PROP_CELLS;
+    g->window = TSR__LCD_WINDOW;
     g->acc = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_acc));
-    /* create: count_kernel on the uploaded drawing, score on the host */
+    /* create: count_kernel on the uploaded drawing, score and histogram on the host */
     tsr_layout tmp = *l;
     tmp.x = g->x;
     tmp.y = g->y;
     emu_count(ctx, &tmp, g->c);
     tsr__score_from_counts(g->c, g->m, &g->score);
+    for (size_t e = 0; e < m; e++)
+        g->hist[g->c[e]]++;
     *out = g;
     return TSR_OK;
 }
@@ -118,6 +124,22 @@ static tsr_status emu_counts(tsr_ctx *ctx, void *h, int32_t *counts)
     emu *g = h;
     memcpy(counts, g->c, (size_t)g->m * 4);
     return TSR_OK;
+}
+
+static tsr_status emu_limits(tsr_ctx *ctx, void *h, int cells_per_proposal, int window)
+{
+    emu *g = h;
+    if (cells_per_proposal < 1 || cells_per_proposal > TSR__LCD_PER_PROP_CELLS || window < 1 ||
+        window > TSR__LCD_WINDOW)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: limits out of range");
+    g->cells_cap = cells_per_proposal;
+    g->window = window;
+    return TSR_OK;
+}
+
+static void emu_paths(const void *h, uint64_t paths[3])
+{
+    memcpy(paths, ((const emu *)h)->paths, sizeof ((const emu *)h)->paths);
 }
 
 static tsr_status emu_check(tsr_ctx *ctx, const emu *g, int nprop, const int32_t *node,
@@ -144,40 +166,80 @@ static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uin
     *inv = (uint8_t)(invalid != 0);
 }
 
-/* eval_dense_kernel / eval_spatial_kernel, one block (proposal v to px,py), nt threads, phase by
- * phase; spatial: cells[lo..hi), stamp row st. */
-static void emu_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
-                      const int32_t *cells, int32_t lo, int32_t hi, unsigned *st,
-                      tsr_layout_score *score, uint8_t *inv)
+static tsr__lcd_star emu_star(emu *g, int32_t v)
+{
+    int32_t md = g->maxdeg ? g->maxdeg : 1;
+    tsr__lcd_star s = {g->star,          g->star + md,     g->star + 2 * md, g->star + 3 * md,
+                       g->star + 4 * md, g->adj_off[v + 1] - g->adj_off[v]};
+    return s;
+}
+
+/* eval_dense_kernel, one block (proposal v to px,py), nt threads, phase by phase; commit with
+ * the histogram as the commit launch does. */
+static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
+                            tsr_layout_score *score, uint8_t *inv)
 {
     const int32_t ox = g->x[v], oy = g->y[v];
-    int32_t md = g->maxdeg ? g->maxdeg : 1;
-    tsr__lcd_star s = {g->star, g->star + md, g->star + 2 * md, g->star + 3 * md,
-                       g->star + 4 * md, g->adj_off[v + 1] - g->adj_off[v]};
+    int32_t *hist = commit ? g->hist : NULL;
+    tsr__lcd_star s = emu_star(g, v);
     int invalid = 0x5a; /* shared memory starts undefined */
     for (int t = 0; t < nt; t++)
-        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, &s, st,
-                             g->gen, &invalid);
+        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
+                             &s, NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
-        if (st)
-            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
-                                    cells, lo, hi, g->grid_count, g->grid_items, g->grid_cap, st,
-                                    g->gen, &s, &g->acc[t], &invalid);
-        else
-            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
-                                  &s, &g->acc[t], &invalid, commit);
+        tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c, &s,
+                              &g->acc[t], &invalid, hist);
     }
-    for (int t = 0; t < nt; t++) {
-        if (st)
-            tsr__lcd_unclaimed_thread(t, nt, g->m, g->c, st, g->gen, &g->acc[t]);
-        tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], commit);
-    }
+    for (int t = 0; t < nt; t++)
+        tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
     emu_reduce(g, nt, invalid, score, inv);
     if (commit) {
         g->x[v] = px;
         g->y[v] = py;
     }
+}
+
+/* eval_spatial_kernel, block p, phase by phase; returns the path taken. */
+static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, int32_t px,
+                             int32_t py, tsr_layout_score *score, uint8_t *inv)
+{
+    const int nt = TSR__LCD_EVAL_THREADS;
+    const int32_t ox = g->x[v], oy = g->y[v], kbase = (int32_t)g->score.K;
+    unsigned *st = g->stamp + (size_t)p * g->m;
+    int32_t *cells = g->cells + (size_t)p * g->cells_cap;
+    tsr__lcd_spatial_shared sh;
+    memset(&sh, 0x5a, sizeof sh); /* shared memory starts undefined */
+    int invalid = 0x5a;
+    for (int t = 0; t < nt; t++)
+        tsr__lcd_spatial_begin_thread(t, nt, &sh);
+    tsr__lcd_star s = emu_star(g, v);
+    for (int t = 0; t < nt; t++) {
+        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
+                             &s, st, g->gen, kbase, g->window, &sh, &invalid);
+        tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
+                               g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
+    }
+    const int overflow = sh.overflow;
+    for (int t = 0; t < nt; t++) {
+        tsr__lcd_acc_init(&g->acc[t]);
+        if (overflow)
+            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
+                                  &s, &g->acc[t], &invalid, NULL);
+        else
+            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
+                                    cells, sh.ncell, g->grid_count, g->grid_items, g->grid_cap,
+                                    st, g->gen, kbase, g->window, &sh, &s, &g->acc[t], &invalid);
+    }
+    if (!overflow)
+        tsr__lcd_window_top(g->hist, kbase, g->window, &sh, &g->acc[0]);
+    for (int t = 0; t < nt; t++) {
+        if (!overflow && sh.scan)
+            tsr__lcd_unclaimed_thread(t, nt, g->m, g->c, st, g->gen, &g->acc[t]);
+        tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], NULL);
+    }
+    emu_reduce(g, nt, invalid, score, inv);
+    return overflow ? 1 : sh.scan ? 2 : 0;
 }
 
 static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *node,
@@ -187,8 +249,8 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_block(g, TSR__LCD_EVAL_THREADS, node[p], px[p], py[p], 0, NULL, 0, 0, NULL, &score[p],
-                  &invalid[p]);
+        emu_dense_block(g, TSR__LCD_EVAL_THREADS, node[p], px[p], py[p], 0, &score[p],
+                        &invalid[p]);
     return st;
 }
 
@@ -200,7 +262,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    emu_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, NULL, 0, 0, NULL, score, &inv);
+    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
@@ -238,8 +300,7 @@ static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node
     return TSR_OK;
 }
 
-static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr_layout *l,
-                              const tsr__layout_adj *adj, const tsr__grid *grid,
+static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr__grid *grid,
                               uint64_t grid_version, int nprop, const int32_t *node,
                               const int32_t *px, const int32_t *py, tsr_layout_score *score,
                               uint8_t *invalid)
@@ -250,17 +311,6 @@ static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr_layout *l,
         return st;
     if (!grid->items || grid->stale != TSR__GRID_OK)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "emu: spatial index stale");
-    int total = 0;
-    g->cell_off[0] = 0;
-    for (int p = 0; p < nprop; p++) {
-        int nc = 0;
-        if (!tsr__lcd_proposal_cells(grid->cell, grid->gx, grid->gy, l->x, l->y, l->edge_u,
-                                     l->edge_v, adj->offset, adj->edges, node[p], px[p], py[p],
-                                     g->cells + total, &nc, TSR__LCD_PER_PROP_CELLS))
-            return tsr__fail(ctx, TSR_ERR_LIMIT, "emu: proposal %d spans too many cells", p);
-        total += nc;
-        g->cell_off[p + 1] = total;
-    }
     int32_t ncell = grid->gx * grid->gy;
     if (!g->grid_uploaded || g->grid_version != grid_version || g->grid_cells != ncell ||
         g->grid_cap != grid->cap) {
@@ -278,13 +328,13 @@ static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr_layout *l,
         g->gen = 1;
     }
     for (int p = 0; p < nprop; p++)
-        emu_block(g, TSR__LCD_EVAL_THREADS, node[p], px[p], py[p], 0, g->cells, g->cell_off[p],
-                  g->cell_off[p + 1], g->stamp + (size_t)p * g->m, &score[p], &invalid[p]);
+        g->paths[emu_spatial_block(g, grid, p, node[p], px[p], py[p], &score[p], &invalid[p])]++;
     return TSR_OK;
 }
 
-static const ldc_backend emu_backend = {emu_count, emu_create, emu_destroy, emu_score, emu_counts,
-                                        emu_dense, emu_full,   emu_spatial, emu_commit};
+static const ldc_backend emu_backend = {emu_count,  emu_create, emu_destroy, emu_score,
+                                        emu_counts, emu_dense,  emu_full,    emu_spatial,
+                                        emu_limits, emu_paths,  emu_commit};
 
 /* ---- the geometry of the kernels against geometry.h ---- */
 static void check_geometry(tsr_rng *r)
@@ -385,25 +435,37 @@ static void check_definition(tsr_ctx *ctx, tsr_rng *r)
     }
 }
 
-/* ---- the spatial host raster covers the CPU index's query for the same segments ---- */
+/* ---- the device raster (every thread of a block, any order of slots) covers the CPU index's
+ * query for the same segments, and reports an overflow instead of a truncated list ---- */
 static void check_cells(tsr_ctx *ctx, tsr_rng *r)
 {
-    tsr_layout *l = ldc_random_drawing(ctx, r, 200, 500, 5000, 3000, 0);
+    tsr_layout *l = ldc_random_drawing(ctx, r, 200, 500, 5000, 3000, 1);
     tsr__incr inc;
     CHECK_OK(ctx, tsr__incr_init(ctx, &inc, l, 1));
     CHECK(inc.grid.items != NULL && inc.grid.stale == TSR__GRID_OK);
     int32_t *cells = malloc((size_t)TSR__LCD_PER_PROP_CELLS * 4);
     uint8_t *seen = calloc((size_t)l->num_edges, 1);
+    int overflows = 0;
     for (int t = 0; t < 300 && inc.grid.items; t++) {
-        int32_t v = tsr_rng_range(r, 0, l->num_nodes - 1), px = tsr_rng_range(r, 0, l->width),
-                py = tsr_rng_range(r, 0, l->height);
-        int nc = 0;
-        if (!tsr__lcd_proposal_cells(inc.grid.cell, inc.grid.gx, inc.grid.gy, l->x, l->y,
-                                     l->edge_u, l->edge_v, inc.adj.offset, inc.adj.edges, v, px,
-                                     py, cells, &nc, TSR__LCD_PER_PROP_CELLS))
+        int32_t v = t % 10 == 0 ? 0 : tsr_rng_range(r, 0, l->num_nodes - 1),
+                px = tsr_rng_range(r, 0, l->width), py = tsr_rng_range(r, 0, l->height);
+        int cap = t % 3 == 0 ? 8 : TSR__LCD_PER_PROP_CELLS;
+        tsr__lcd_spatial_shared sh;
+        memset(&sh, 0x5a, sizeof sh); /* shared memory starts undefined */
+        for (int k = 0; k < 64; k++)
+            tsr__lcd_spatial_begin_thread(k, 64, &sh);
+        for (int k = 63; k >= 0; k--) /* threads in reverse: the slots' order is free */
+            tsr__lcd_raster_thread(k, 64, inc.grid.cell, inc.grid.gx, inc.grid.gy, l->x, l->y,
+                                   l->edge_u, l->edge_v, inc.adj.offset, inc.adj.edges, v, px,
+                                   py, cells, cap, &sh);
+        if (sh.overflow) {
+            CHECK(sh.ncell > cap);
+            overflows++;
             continue;
+        }
+        CHECK(sh.ncell <= cap);
         memset(seen, 0, (size_t)l->num_edges);
-        for (int i = 0; i < nc; i++)
+        for (int i = 0; i < sh.ncell; i++)
             for (int k = 0; k < inc.grid.count[cells[i]]; k++)
                 seen[inc.grid.items[(size_t)cells[i] * inc.grid.cap + k]] = 1;
         CHECK(tsr__grid_query_begin(&inc.grid) == TSR__GRID_OK);
@@ -417,6 +479,7 @@ static void check_cells(tsr_ctx *ctx, tsr_rng *r)
         for (int32_t i = 0; i < inc.grid.ncand; i++)
             CHECK(seen[inc.grid.cand[i]]);
     }
+    CHECK(overflows > 0);
     free(cells);
     free(seen);
     tsr__incr_release(ctx, &inc);
@@ -439,8 +502,10 @@ int main(void)
     ldc_run_all(ctx, &emu_backend); /* the GPU test's sequence, seed 77 */
     fprintf(stderr,
             "test_layout_device_logic: %ld of %ld proposal scores differ from the CPU; %ld "
-            "commits compared; %ld spatial launches fell back\n",
-            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks);
+            "commits compared; %ld spatial launches refused (stale index); spatial paths %llu "
+            "candidates, %llu dense after overflow, %llu with scan\n",
+            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks, (unsigned long long)ldc_paths[0],
+            (unsigned long long)ldc_paths[1], (unsigned long long)ldc_paths[2]);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_device_logic");
 }
