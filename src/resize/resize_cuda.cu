@@ -727,13 +727,12 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
 }
 
 /* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
- * k_lin2_u8 8 elements per thread instead of 4; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
+ * k_lin2_u8 4 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
- * upscales); bit 3 sizes k_lin2_u8's tiles for 4x fewer blocks (taller tiles: fewer rounds of
- * blocks on small images); bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7
- * sizes its grid for 4x fewer blocks; bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1
- * and 2 rows per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads; bit 10
- * sizes k_lin2_u8's tiles for 8x fewer blocks, so the
+ * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
+ * for 2x fewer; bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7 sizes its
+ * grid for 4x fewer blocks; bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1 and 2 rows
+ * per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
  * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
@@ -787,10 +786,13 @@ static int area_max_taps(const tsr__resize_plan *pl)
 }
 
 /* Launch shape of k_lin2_u8 with ept elements per thread: tile rows th (the largest power of
- * two <= LN_THMAX that still gives >= LN_BLOCKS blocks), the staged row pitch W in tap pairs
- * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a bound, like stile_rows';
- * the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM or the grid in 65535 rows. */
-enum { LN_BLOCKS = 2048 };
+ * two <= LN_THMAX that still gives >= LN2_BLOCKS blocks: tall tiles repay the staging of the
+ * rows above and below and the per-thread tap setup, which at 2 rows per tile cost more than the
+ * walk itself; measured in bench/notes/resize.md, run 15), the staged row pitch W in tap pairs
+ * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a
+ * bound, like stile_rows'; the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM
+ * or the grid in 65535 rows. LN_BLOCKS is the grid size the other kernels aim for. */
+enum { LN_BLOCKS = 2048, LN2_BLOCKS = 512 };
 struct lin2_shape {
     dim3 grid;
     int th, W, nrmax;
@@ -811,9 +813,9 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
     int th = LN_THMAX;
-    const int target = tsr__resize_cuda_variant & 8      ? LN_BLOCKS / 4
-                       : tsr__resize_cuda_variant & 1024 ? LN_BLOCKS / 8
-                                                         : LN_BLOCKS;
+    const int target = tsr__resize_cuda_variant & 8      ? LN2_BLOCKS * 4
+                       : tsr__resize_cuda_variant & 1024 ? LN2_BLOCKS / 2
+                                                         : LN2_BLOCKS;
     while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < target)
         th /= 2;
     while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
@@ -881,7 +883,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     lin2_shape lg;
-    const int ept = tsr__resize_cuda_variant & 1 ? 8 : 4;
+    const int ept = tsr__resize_cuda_variant & 1 ? 4 : 8;
     if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
