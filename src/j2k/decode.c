@@ -685,9 +685,15 @@ static void store_row(const store_plan *s, int64_t y)
             dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
         }
     } else {
+        /* clamp to [lo, hi] - shift, then shift: the same as clamping the shifted value, all
+         * in int32 (lo - shift and hi - shift are within +-2^30), vectorisable */
+        const int32_t clo = (int32_t)(lo - shift), chi = (int32_t)(hi - shift);
+        const int32_t sh = (int32_t)shift;
         for (int64_t i = 0; i < n; i++) {
-            int64_t q = (int64_t)src[i] + shift;
-            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+            int32_t q = src[i];
+            q = q < clo ? clo : q;
+            q = q > chi ? chi : q;
+            dst[i] = q + sh;
         }
     }
 }
