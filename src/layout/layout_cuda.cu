@@ -27,10 +27,28 @@ enum {
 /* The base drawing on the device. */
 struct dev_drawing {
     int32_t *x, *y;
+    int32_t *ec; /* edge coordinates: ax, ay, bx, by per edge (layout_cuda_logic.h) */
     const int32_t *eu, *ev, *adj_off, *adj_edges;
     int32_t *c; /* per-edge counts of the base */
     int32_t m;
 };
+
+/* A block's proposal (node, point) read once from the mapped proposal array (node[nprop],
+ * px[nprop], py[nprop]) into shared memory; every thread returns with it. */
+__device__ void block_proposal(const int32_t *prop, int nprop, int p, int32_t *v, int32_t *px,
+                               int32_t *py)
+{
+    __shared__ int32_t q[3];
+    if (threadIdx.x == 0) {
+        q[0] = prop[p];
+        q[1] = prop[nprop + p];
+        q[2] = prop[2 * nprop + p];
+    }
+    __syncthreads();
+    *v = q[0];
+    *px = q[1];
+    *py = q[2];
+}
 
 /* c(e) for every edge: the seed's Day-22 baseline. */
 __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
@@ -97,7 +115,8 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
-    const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
+    int32_t v, px, py;
+    block_proposal(prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
     tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0,
@@ -105,15 +124,13 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, &s, &a,
-                          &invalid, hist);
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, &a, &invalid,
+                          hist);
     __syncthreads();
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
     block_reduce_write(a, &invalid, 0, out + p);
-    if (hist && t == 0) { /* after the reduction's barrier: no thread reads coordinates now */
-        d.x[v] = px;
-        d.y[v] = py;
-    }
+    if (hist) /* after the reduction's barrier: no thread reads coordinates now */
+        tsr__lcd_commit_point_thread(t, nt, v, px, py, d.eu, &s, d.ec, d.x, d.y);
 }
 
 /* The device copy of the host's uniform grid and the spatial launch's parameters. */
@@ -137,7 +154,8 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
-    const int32_t v = prop[p], px = prop[nprop + p], py = prop[2 * nprop + p];
+    int32_t v, px, py;
+    block_proposal(prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
     unsigned *st = g.stamp + (size_t)p * (size_t)d.m;
     int32_t *cells = g.cells + (size_t)p * (size_t)g.cells_cap;
@@ -153,10 +171,10 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     tsr__lcd_acc_init(&a);
     const int overflow = sh.overflow;
     if (overflow)
-        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, &s, &a,
+        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, &a,
                               &invalid, NULL);
     else
-        tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.x, d.y, d.eu, d.ev, d.c, cells,
+        tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, cells,
                                 sh.ncell, g.count, g.items, g.cap, st, g.gen, g.kbase, g.window,
                                 &sh, &s, &a, &invalid);
     __syncthreads();
@@ -175,10 +193,11 @@ __global__ void full_rows_kernel(dev_drawing d, const int32_t *__restrict__ prop
                                  int32_t *__restrict__ rows)
 {
     const int p = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
+    int32_t v, px, py;
+    block_proposal(prop, nprop, p, &v, &px, &py);
     if (e >= d.m)
         return;
-    rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, prop[p],
-                                                    prop[nprop + p], prop[2 * nprop + p]);
+    rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, v, px, py);
 }
 
 /* Full evaluation, step 2: block p reduces row p against the base counts. */
@@ -189,11 +208,12 @@ __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ pr
     const int p = blockIdx.x, t = threadIdx.x;
     if (t == 0)
         invalid = 0;
-    __syncthreads();
+    int32_t v, px, py;
+    block_proposal(prop, nprop, p, &v, &px, &py); /* its barrier also publishes invalid = 0 */
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, prop[p], prop[nprop + p], prop[2 * nprop + p],
-                                d.x, d.y, d.eu, d.ev, d.c, rows + (size_t)p * d.m, &a, &invalid);
+    tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, v, px, py, d.x, d.y, d.eu, d.ev, d.c,
+                                rows + (size_t)p * d.m, &a, &invalid);
     __syncthreads();
     block_reduce_write(a, &invalid, 0, out + p);
 }
@@ -203,10 +223,10 @@ __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ pr
 struct tsr__layout_cuda {
     int32_t n, m, max_prop, maxdeg;
     size_t star_bytes;
-    int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c;
+    int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
     int32_t *hist;          /* histogram of the base counts, m + 1 */
-    int32_t *prop;          /* device: node, px, py of one launch (3 x nprop) */
-    int32_t *hprop;         /* pinned staging of prop */
+    int32_t *hprop;         /* mapped host memory: node, px, py of one launch (3 x nprop) */
+    int32_t *dprop;         /* its device address */
     tsr__lcd_out *hout;     /* mapped host memory: one result per proposal, written by the kernels */
     tsr__lcd_out *dout;     /* its device address */
     tsr_layout_score score; /* the base's */
@@ -258,8 +278,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,    g->y,    g->eu,   g->ev,         g->adj_off,    g->adj_edges,
-                   g->c,    g->hist, g->prop, g->rows,       g->grid_count, g->grid_items,
+    void *dev[] = {g->x,    g->y,    g->ec,   g->eu,         g->ev,         g->adj_off,
+                   g->adj_edges, g->c, g->hist, g->rows,     g->grid_count, g->grid_items,
                    g->cells, g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
@@ -273,7 +293,7 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 
 static dev_drawing drawing_of(const tsr__layout_cuda *g)
 {
-    dev_drawing d = {g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, g->m};
+    dev_drawing d = {g->x, g->y, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, g->m};
     return d;
 }
 
@@ -329,7 +349,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     g->window = TSR__LCD_WINDOW;
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
     const size_t pb = (size_t)max_proposals * 3 * 4, ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
-    if ((st = tsr__alloc(ctx, mb + 4, (void **)&counts)) != TSR_OK) {
+    if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK) { /* also ec's staging */
         tsr__layout_cuda_destroy(ctx, g);
         return st;
     }
@@ -341,8 +361,9 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMalloc((void **)&g->adj_edges, 2 * mb));
     CREATE_TRY(cudaMalloc((void **)&g->c, mb));
     CREATE_TRY(cudaMalloc((void **)&g->hist, mb + 4));
-    CREATE_TRY(cudaMalloc((void **)&g->prop, pb));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocDefault));
+    CREATE_TRY(cudaMalloc((void **)&g->ec, 4 * mb));
+    CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
+    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
@@ -361,6 +382,9 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4,
                                cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
+    tsr__lcd_edge_coords(m, l->x, l->y, l->edge_u, l->edge_v, counts);
+    CREATE_TRY(cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
+    CREATE_TRY(cudaStreamSynchronize(s)); /* before counts is reused */
     if (m > 0) {
         count_kernel<<<(m + 255) / 256, 256, 0, s>>>(g->x, g->y, g->eu, g->ev, m, g->c);
         CREATE_TRY(cudaGetLastError());
@@ -435,7 +459,8 @@ static tsr_status check_proposals(tsr_ctx *ctx, const tsr__layout_cuda *g, int n
     return TSR_OK;
 }
 
-/* Stages and uploads one launch's proposals (node, px, py packed, nprop each). */
+/* Puts one launch's proposals (node, px, py packed, nprop each) in the mapped array the kernels
+ * read (no copy call; the previous launch has finished: every call synchronises). */
 static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                    const int32_t *node, const int32_t *px, const int32_t *py)
 {
@@ -445,8 +470,6 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     memcpy(g->hprop, node, (size_t)nprop * 4);
     memcpy(g->hprop + nprop, px, (size_t)nprop * 4);
     memcpy(g->hprop + 2 * nprop, py, (size_t)nprop * 4);
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->prop, g->hprop, (size_t)nprop * 12,
-                                      cudaMemcpyHostToDevice, ctx->cuda->stream));
     return TSR_OK;
 }
 
@@ -473,7 +496,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->prop, nprop, NULL, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, nprop, NULL, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, score, invalid);
 }
@@ -485,7 +508,7 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->prop, 1, g->hist, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, 1, g->hist, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
     if ((st = collect_scores(ctx, g, 1, score, &invalid)) != TSR_OK)
@@ -512,10 +535,10 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     cudaStream_t s = ctx->cuda->stream;
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
-        full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->prop, nprop, g->rows);
+        full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->dprop, nprop, g->rows);
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
-    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->prop, nprop,
+    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->dprop, nprop,
                                                                 g->rows, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
     return collect_scores(ctx, g, nprop, score, invalid);
@@ -582,7 +605,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
                    (int32_t)g->grid_cap, g->cells, g->cells_cap, g->stamp, g->gen, g->hist,
                    (int32_t)g->score.K, g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->prop, nprop, dg, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, nprop, dg, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
     if ((st = collect_scores(ctx, g, nprop, score, invalid)) != TSR_OK)
         return st;

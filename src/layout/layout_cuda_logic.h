@@ -26,8 +26,10 @@
  *      holds none and levels below it exist, every unclaimed edge is added (scan, exact, rare).
  *   4. block reduction of the thread accumulators: (K, n_K) of the new counts and the changes of
  *      Phi = sum c^2 and of sum c (= 2 C) -- exact integers, merged in any order.
- * Commit (dense, one block) is the same evaluation with the new counts written to c (and the
- * histogram moved) and the node's coordinates to x, y at the end. The full evaluator recounts
+ * Edges are read through an edge-coordinate array (both end points of edge f in 16 bytes) kept
+ * beside the node coordinates. Commit (dense, one block) is the same evaluation with the new
+ * counts written to c (and the histogram moved), then the node's point written to x, y and to its
+ * incident edges' entries of the edge-coordinate array. The full evaluator recounts
  * every edge of every proposal's drawing (count_edge with the overlay) and reduces those rows with
  * the same accumulator.
  *
@@ -66,6 +68,22 @@ TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
 #define TSR__LCD_ATOMIC_ADD(p, d) tsr__lcd_add_host((p), (d))
 #define TSR__LCD_ATOMIC_EXCH(p, v) tsr__lcd_exch_host((p), (v))
 #define TSR__LCD_SET_FLAG(p) (*(p) |= 1)
+#endif
+
+/* Edge f's end points from the edge-coordinate array (ax, ay, bx, by per edge, edge_u's end
+ * first; 16-byte aligned): one 16-byte load on the device. */
+#if defined(__CUDA_ARCH__)
+#define TSR__LCD_EDGE_XY(ec, f, ax, ay, bx, by)                                                    \
+    do {                                                                                           \
+        const int4 q_ = reinterpret_cast<const int4 *>(ec)[f];                                     \
+        ax = q_.x, ay = q_.y, bx = q_.z, by = q_.w;                                                \
+    } while (0)
+#else
+#define TSR__LCD_EDGE_XY(ec, f, ax, ay, bx, by)                                                    \
+    do {                                                                                           \
+        const int32_t *q_ = (ec) + 4 * (size_t)(f);                                                \
+        ax = q_[0], ay = q_[1], bx = q_[2], by = q_[3];                                            \
+    } while (0)
 #endif
 
 /* Sign of (b - a) x (c - a). Differences of coordinates in [0, 2^30] fit in 31 bits. */
@@ -251,14 +269,15 @@ TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const in
  * crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b strictly on
  * opposite sides of qw, so the sides of ab are computed once per point. */
 TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
-                                int32_t py, const int32_t *x, const int32_t *y, const int32_t *eu,
+                                int32_t py, const int32_t *ec, const int32_t *eu,
                                 const int32_t *ev, int32_t *c, const tsr__lcd_star *s,
                                 tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
     int32_t fa = eu[f], fb = ev[f];
     if (fa == v || fb == v)
         return;
-    int32_t ax = x[fa], ay = y[fa], bx = x[fb], by = y[fb];
+    int32_t ax, ay, bx, by;
+    TSR__LCD_EDGE_XY(ec, f, ax, ay, bx, by);
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
     if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
@@ -301,21 +320,21 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
 
 /* Phase 2, dense: thread t of nt visits edges t, t + nt, ... */
 TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
-                                       int32_t oy, int32_t px, int32_t py, const int32_t *x,
-                                       const int32_t *y, const int32_t *eu, const int32_t *ev,
-                                       int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a,
-                                       int *invalid, int32_t *hist)
+                                       int32_t oy, int32_t px, int32_t py, const int32_t *ec,
+                                       const int32_t *eu, const int32_t *ev, int32_t *c,
+                                       const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
+                                       int32_t *hist)
 {
     for (int32_t f = t; f < m; f += nt)
-        tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, hist);
+        tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, hist);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells
  * cells[0..ncell) (grid_items, grid_count entries each, cap per cell), each edge claimed once per
  * proposal by exchanging its stamp with gen and counted in the window. */
 TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
-                                         int32_t px, int32_t py, const int32_t *x,
-                                         const int32_t *y, const int32_t *eu, const int32_t *ev,
+                                         int32_t px, int32_t py, const int32_t *ec,
+                                         const int32_t *eu, const int32_t *ev,
                                          int32_t *c, const int32_t *cells, int32_t ncell,
                                          const int32_t *grid_count, const int32_t *grid_items,
                                          int32_t cap, unsigned *st, unsigned gen, int32_t kbase,
@@ -329,7 +348,7 @@ TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32
             if (TSR__LCD_ATOMIC_EXCH(&st[f], gen) == gen)
                 continue; /* claimed before for this proposal */
             tsr__lcd_window_count(c[f], kbase, w, sh->qcount);
-            tsr__lcd_visit(f, v, ox, oy, px, py, x, y, eu, ev, c, s, a, invalid, 0);
+            tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, 0);
         }
     }
 }
@@ -373,6 +392,36 @@ TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c,
             TSR__LCD_ATOMIC_ADD(&hist[old], -1);
             TSR__LCD_ATOMIC_ADD(&hist[old + s->acc[i]], 1);
         }
+    }
+}
+
+/* Commit, after the last read of the coordinates (a barrier): thread t of nt moves v's end of
+ * the incident edges t, t + nt, ... in the edge-coordinate array; thread 0 moves v itself. */
+TSR__LCD_FN void tsr__lcd_commit_point_thread(int32_t t, int32_t nt, int32_t v, int32_t px,
+                                              int32_t py, const int32_t *eu,
+                                              const tsr__lcd_star *s, int32_t *ec, int32_t *x,
+                                              int32_t *y)
+{
+    for (int32_t i = t; i < s->deg; i += nt) {
+        int32_t e = s->e[i], k = eu[e] == v ? 0 : 2;
+        ec[4 * (size_t)e + k] = px;
+        ec[4 * (size_t)e + k + 1] = py;
+    }
+    if (t == 0) {
+        x[v] = px;
+        y[v] = py;
+    }
+}
+
+/* The edge-coordinate array of a drawing (create): ec[4e..4e+3] = edge e's end points. */
+TSR__LCD_FN void tsr__lcd_edge_coords(int32_t m, const int32_t *x, const int32_t *y,
+                                      const int32_t *eu, const int32_t *ev, int32_t *ec)
+{
+    for (int32_t e = 0; e < m; e++) {
+        ec[4 * (size_t)e] = x[eu[e]];
+        ec[4 * (size_t)e + 1] = y[eu[e]];
+        ec[4 * (size_t)e + 2] = x[ev[e]];
+        ec[4 * (size_t)e + 3] = y[ev[e]];
     }
 }
 

@@ -20,7 +20,7 @@
 /* ---- the emulated device ---- */
 typedef struct emu {
     int32_t n, m, max_prop, maxdeg;
-    int32_t *x, *y, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
+    int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
     int32_t *star; /* 5 x maxdeg: the block's shared star */
     tsr_layout_score score;
     unsigned *stamp;
@@ -62,7 +62,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
     emu *g = h;
     if (!g)
         return;
-    void *p[] = {g->x,     g->y,    g->eu,    g->ev,         g->adj_off,    g->adj_edges,
+    void *p[] = {g->x,     g->y,    g->ec, g->eu,    g->ev,         g->adj_off,    g->adj_edges,
                  g->c,     g->hist, g->rows,  g->star,       g->stamp,      g->grid_count,
                  g->grid_items, g->cells, g->acc};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
@@ -91,6 +91,8 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->ev = dup_n(l->edge_v, m * 4);
     g->adj_off = dup_n(adj->offset, (n + 1) * 4);
     g->adj_edges = dup_n(adj->edges, m * 8);
+    g->ec = dup_n(NULL, m * 16);
+    tsr__lcd_edge_coords(g->m, g->x, g->y, g->eu, g->ev, g->ec);
     g->c = dup_n(NULL, m * 4);
     g->hist = dup_n(NULL, (m + 1) * 4);
     g->rows = dup_n(NULL, P * m * 4);
@@ -188,16 +190,15 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
                              &s, NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
-        tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c, &s,
+        tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
                               &g->acc[t], &invalid, hist);
     }
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
     emu_reduce(g, nt, invalid, score, inv);
-    if (commit) {
-        g->x[v] = px;
-        g->y[v] = py;
-    }
+    if (commit)
+        for (int t = nt - 1; t >= 0; t--)
+            tsr__lcd_commit_point_thread(t, nt, v, px, py, g->eu, &s, g->ec, g->x, g->y);
 }
 
 /* eval_spatial_kernel, block p, phase by phase; returns the path taken. */
@@ -224,10 +225,10 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
         if (overflow)
-            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
-                                  &s, &g->acc[t], &invalid, NULL);
+            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
+                                  &g->acc[t], &invalid, NULL);
         else
-            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->x, g->y, g->eu, g->ev, g->c,
+            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c,
                                     cells, sh.ncell, g->grid_count, g->grid_items, g->grid_cap,
                                     st, g->gen, kbase, g->window, &sh, &s, &g->acc[t], &invalid);
     }
