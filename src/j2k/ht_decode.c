@@ -309,40 +309,47 @@ AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *v
 /* MagSgn values (7.3.8) of one quad with pattern q and exponent bound U (7.3.7) into its four
  * samples (TL, BL, TR, BR at v0[0], v1[0], v0[1], v1[1]). Every significant sample reads
  * U - e_k >= 1 bits: a CxtVLC entry with an EMB bit always has u_off = 1, so then U >= 2. The
- * value word 2 mu + sign with mu = (v >> 1) + 1 is v + 2; mu is clamped to mu_lim. */
-AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t mu_lim, uint32_t *v0,
-                    uint32_t *v1, unsigned *warn)
+ * value word 2 mu + sign with mu = (v >> 1) + 1 is v + 2; mu is clamped to mu_lim = 2^kc - 1,
+ * which only a quad with U >= kc can reach (v >> 1 < 2^(U - e_k) <= 2^U). Significance selects
+ * by masks, not branches (the patterns are data). */
+AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
+                    uint32_t *v0, uint32_t *v1, unsigned *warn)
 {
-    uint32_t n[4], v[4];
-    for (uint32_t j = 0; j < 4; j++)
-        n[j] = (q >> j) & 1 ? U - ((q >> (8 + j)) & 1) : 0;
-    const uint32_t tot = n[0] + n[1] + n[2] + n[3];
+    const uint32_t m0 = 0u - (q & 1), m1 = 0u - ((q >> 1) & 1), m2 = 0u - ((q >> 2) & 1),
+                   m3 = 0u - ((q >> 3) & 1);
+    const uint32_t n0 = (U - ((q >> 8) & 1)) & m0, n1 = (U - ((q >> 9) & 1)) & m1,
+                   n2 = (U - ((q >> 10) & 1)) & m2, n3 = (U - ((q >> 11) & 1)) & m3;
+    const uint32_t tot = n0 + n1 + n2 + n3;
+    uint32_t x[4];
     if (tot <= 56) { /* the four fields from one accumulator, independently */
         ms_need(ms, tot);
         const uint64_t a = ms->acc;
-        const uint32_t o1 = n[0], o2 = o1 + n[1], o3 = o2 + n[2];
-        v[0] = (uint32_t)(a & ((1ull << n[0]) - 1));
-        v[1] = (uint32_t)((a >> o1) & ((1ull << n[1]) - 1));
-        v[2] = (uint32_t)((a >> o2) & ((1ull << n[2]) - 1));
-        v[3] = (uint32_t)((a >> o3) & ((1ull << n[3]) - 1));
+        x[0] = (uint32_t)(a & ((1ull << n0) - 1));
+        x[1] = (uint32_t)((a >> n0) & ((1ull << n1) - 1));
+        x[2] = (uint32_t)((a >> (n0 + n1)) & ((1ull << n2) - 1));
+        x[3] = (uint32_t)((a >> (n0 + n1 + n2)) & ((1ull << n3) - 1));
         ms->acc = a >> tot;
         ms->nb -= tot;
     } else {
+        x[0] = ms_get(ms, n0);
+        x[1] = ms_get(ms, n1);
+        x[2] = ms_get(ms, n2);
+        x[3] = ms_get(ms, n3);
+    }
+    x[0] |= ((q >> 12) & 1) << n0;
+    x[1] |= ((q >> 13) & 1) << n1;
+    x[2] |= ((q >> 14) & 1) << n2;
+    x[3] |= ((q >> 15) & 1) << n3;
+    if (U >= kc)
         for (uint32_t j = 0; j < 4; j++)
-            v[j] = ms_get(ms, n[j]);
-    }
-    for (uint32_t j = 0; j < 4; j++) {
-        uint32_t x = v[j] | ((q >> (12 + j)) & 1) << n[j];
-        if ((x >> 1) >= mu_lim) {
-            x = ((mu_lim - 1) << 1) | (x & 1);
-            *warn |= TSR__T1_W_HT;
-        }
-        v[j] = (q >> j) & 1 ? x + 2 : 0;
-    }
-    v0[0] = v[0];
-    v1[0] = v[1];
-    v0[1] = v[2];
-    v1[1] = v[3];
+            if ((x[j] >> 1) >= mu_lim) {
+                x[j] = ((mu_lim - 1) << 1) | (x[j] & 1);
+                *warn |= TSR__T1_W_HT;
+            }
+    v0[0] = (x[0] + 2) & m0;
+    v1[0] = (x[1] + 2) & m1;
+    v0[1] = (x[2] + 2) & m2;
+    v1[1] = (x[3] + 2) & m3;
 }
 
 /* kappa (7.3.7) for a non-initial quad with more than one significant sample: from the largest
@@ -385,7 +392,7 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
         const uint16_t *lut = tsr__ht_vlc_lut[initial ? 0 : 1];
         uint32_t *v0 = b->v + (size_t)(2 * qy) * S; /* rows 2qy and 2qy + 1 */
         uint32_t *v1 = v0 + S;
-        const uint32_t *vp = v0 - S; /* row 2qy - 1 (not read when initial) */
+        const uint32_t *vp = v0 - S; /* row 2qy - 1 (zero when initial) */
         const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF : 0x5;
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const int pair = qx + 1 < qw;
@@ -444,7 +451,9 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
                     a[0] = a[1] = bl[0] = bl[1] = 0;
                     continue;
                 }
-                const uint32_t kappa = !initial && (r & (r - 1)) ? quad_kappa(vp + 2 * x) : 1;
+                /* row -1 is zero: 1 for the initial row */
+                const uint32_t kq = quad_kappa(vp + 2 * x);
+                const uint32_t kappa = (r & (r - 1)) ? kq : 1;
                 const uint32_t U = kappa + (i ? u1 : u0);
                 if (U > 31) {
                     *warn |= wr;
@@ -452,7 +461,7 @@ static int cleanup(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsi
                 }
                 if (U > kc)
                     wr |= TSR__T1_W_HT;
-                quad_values(q, U, &ms, mu_lim, a, bl, &wr);
+                quad_values(q, U, &ms, kc, mu_lim, a, bl, &wr);
             }
         }
         uint8_t *t = ra;
@@ -681,7 +690,8 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
     b.v = ws->mag + b.S + 1;
     b.rho_a = ws->ht_scratch;
     b.rho_b = ws->ht_scratch + b.qw + 2;
-    for (uint32_t y = 0; y < 2 * b.qh + 2; y++) /* border columns (exponent predictors) */
+    memset(ws->mag, 0, b.S * sizeof *ws->mag); /* row -1 and the border columns (exponent */
+    for (uint32_t y = 1; y < 2 * b.qh + 2; y++) /* predictors) */
         ws->mag[(size_t)y * b.S] = ws->mag[(size_t)y * b.S + b.S - 1] = 0;
 
     int rc = cleanup(&b, cup->data, cup->len, kc, &warn);
