@@ -11,6 +11,7 @@ for ImageMagick the same command without -liquid-rescale is timed and subtracted
 
 usage: bench_carve.py TESSERA [--seams 50] [--repeats 3] [--sizes 1920x1080,3840x2160]
                               [--images a.jpg,b.jpg] [--backends cpu,cuda] [--json out.json]
+(--images: names in ../shared/data/images, or paths.)
 """
 import argparse
 import json
@@ -72,7 +73,9 @@ def main():
         for name in a.images.split(","):
             for size in a.sizes.split(","):
                 w, h = (int(v) for v in size.split("x"))
-                src = os.path.join(tmp, "in_%s_%s.png" % (name.split(".")[0], size))
+                # names relative to DATA, or paths (an image carried elsewhere)
+                base = os.path.basename(name).split(".")[0]
+                src = os.path.join(tmp, "in_%s_%s.png" % (base, size))
                 run([a.tool, "resize", os.path.join(DATA, name), src, "--size", size, "--quiet"])
                 out = os.path.join(tmp, "out.png")
                 row = {"image": name, "size": size, "seams": a.seams}
