@@ -313,6 +313,16 @@ static inline void copy_lanes(int32_t *dst, const int32_t *src, uint32_t n)
         memcpy(dst, src, n * sizeof *dst);
 }
 
+/* Strip rows are a tile row apart, each in another page, where hardware prefetchers stop: the
+ * gathers ask for the row PF_AHEAD rows ahead of the one they copy (all of its nl <= LANES
+ * samples, for writing: the lines are written back after the lifting). */
+#define PF_AHEAD 16
+static inline void prefetch_lanes(const int32_t *p, uint32_t nl)
+{
+    for (uint32_t k = 0; k < nl; k += 64 / sizeof *p)
+        __builtin_prefetch(p + k, 1, 3);
+}
+
 /* One level: rows [0, rh) of width rw (sn low samples first), then columns. T is int32_t or
  * float (same size); the lifting functions are chosen by `rev`. */
 static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
@@ -354,11 +364,12 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
         if (nl < LANES)
             memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
         if (rh == 1 || rev) {
-            for (uint32_t i = 0; i < sny; i++)
-                copy_lanes(tmp + (size_t)(cy + 2 * i) * LANES, data + (size_t)i * stride + xs, nl);
-            for (uint32_t i = 0; i < dn; i++)
-                copy_lanes(tmp + (size_t)(1 - cy + 2 * i) * LANES,
-                           data + (size_t)(sny + i) * stride + xs, nl);
+            for (uint32_t i = 0; i < rh; i++) {
+                if (i + PF_AHEAD < rh)
+                    prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
+                const uint32_t t = i < sny ? cy + 2 * i : 1 - cy + 2 * (i - sny);
+                copy_lanes(tmp + (size_t)t * LANES, data + (size_t)i * stride + xs, nl);
+            }
             if (rh == 1 && rev)
                 dwt53_lanes(tmp, rh, y0);
             else if (rh == 1)
@@ -370,12 +381,16 @@ static void level_2d(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
             const float invk = 1.0f / KAPPA;
             float *ft = (float *)tmp;
             for (uint32_t i = 0; i < sny; i++) {
+                if (i + PF_AHEAD < rh)
+                    prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
                 const float *src = (const float *)(data + (size_t)i * stride + xs);
                 float *d = ft + (size_t)(cy + 2 * i) * LANES;
                 for (uint32_t k = 0; k < nl; k++)
                     d[k] = src[k] * KAPPA;
             }
             for (uint32_t i = 0; i < dn; i++) {
+                if (sny + i + PF_AHEAD < rh)
+                    prefetch_lanes(data + (size_t)(sny + i + PF_AHEAD) * stride + xs, nl);
                 const float *src = (const float *)(data + (size_t)(sny + i) * stride + xs);
                 float *d = ft + (size_t)(1 - cy + 2 * i) * LANES;
                 for (uint32_t k = 0; k < nl; k++)
