@@ -196,13 +196,13 @@ static void run_once(bstate *s, ev k, batch *b)
 #ifdef TSR_HAVE_CUDA
     default: {
         tsr_status st =
-            k == CUDA_FULL    ? tsr__layout_cuda_eval_full(s->gctx, s->g, b->P, b->node, b->px,
-                                                           b->py, b->score, b->invalid)
-            : k == CUDA_DENSE ? tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px,
-                                                            b->py, b->score, b->invalid)
-                              : tsr__layout_cuda_eval_spatial(s->gctx, s->g, &s->spat.grid, 1, b->P,
-                                                              b->node, b->px, b->py, b->score,
-                                                              b->invalid);
+            k == CUDA_FULL ? tsr__layout_cuda_eval_full(s->gctx, s->g, b->P, b->node, b->px, b->py,
+                                                        b->score, b->invalid)
+            : k == CUDA_DENSE
+                ? tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px, b->py, b->score,
+                                              b->invalid)
+                : tsr__layout_cuda_eval_spatial(s->gctx, s->g, &s->spat.grid, 1, b->P, b->node,
+                                                b->px, b->py, b->score, b->invalid);
         if (k == CUDA_SPATIAL && st == TSR_ERR_LIMIT) { /* the documented fallback */
             s->spatial_fallbacks++;
             st = tsr__layout_cuda_eval_dense(s->gctx, s->g, b->P, b->node, b->px, b->py, b->score,
@@ -365,8 +365,8 @@ int main(int argc, char **argv)
            repeats);
 
     /* ---- table 1: the seed's case, per launch of P = 32 ---- */
-    const char *h1[] = {"evaluator", "us per launch", "spread", "proposals/s", "cuda full / this",
-                        "checked"};
+    const char *h1[] = {"evaluator",   "us per launch",    "spread",
+                        "proposals/s", "cuda full / this", "checked"};
     tsr_bench_table *t1 =
         tsr_bench_table_new("seed case 128 nodes / 512 edges, P = 32 per launch", 6, h1);
     {
@@ -387,7 +387,8 @@ int main(int argc, char **argv)
             if (!have[k])
                 continue;
             const char *cells[6] = {
-                ev_name[k], tsr_bench_fmt("%.1f", st[k].median_us),
+                ev_name[k],
+                tsr_bench_fmt("%.1f", st[k].median_us),
                 tsr_bench_fmt("%.1f-%.1f", st[k].min_us, st[k].max_us),
                 tsr_bench_fmt("%.3g", P * 1e6 / st[k].median_us),
                 have[CUDA_FULL] ? tsr_bench_fmt("%.2f", st[CUDA_FULL].median_us / st[k].median_us)
@@ -400,9 +401,11 @@ int main(int argc, char **argv)
             batch_alloc(&b1, 1);
             int checked1 = 0;
             tsr_bench_stats s1 = time_ev(&s, CUDA_DENSE, &b1, repeats, 1, &checked1);
-            const char *cells[6] = {"cuda dense, P = 1", tsr_bench_fmt("%.1f", s1.median_us),
+            const char *cells[6] = {"cuda dense, P = 1",
+                                    tsr_bench_fmt("%.1f", s1.median_us),
                                     tsr_bench_fmt("%.1f-%.1f", s1.min_us, s1.max_us),
-                                    tsr_bench_fmt("%.3g", 1e6 / s1.median_us), "-",
+                                    tsr_bench_fmt("%.3g", 1e6 / s1.median_us),
+                                    "-",
                                     tsr_bench_fmt("%d", checked1)};
             tsr_bench_table_row(t1, cells);
             batch_free(&b1);
@@ -420,10 +423,17 @@ int main(int argc, char **argv)
     tsr_bench_table_print(t1, stdout);
 
     /* ---- table 2: 10k / 20k, proposals per second ---- */
-    const char *h2[] = {"case",           "crossings (K)",     "P",
-                        "cpu incr /s",    "cpu spatial /s",    "cuda dense /s",
-                        "cuda spatial /s", "spatial / dense", "dense us/launch",
-                        "spatial us/launch", "checked"};
+    const char *h2[] = {"case",
+                        "crossings (K)",
+                        "P",
+                        "cpu incr /s",
+                        "cpu spatial /s",
+                        "cuda dense /s",
+                        "cuda spatial /s",
+                        "spatial / dense",
+                        "dense us/launch",
+                        "spatial us/launch",
+                        "checked"};
     tsr_bench_table *t2 =
         tsr_bench_table_new("10,000 nodes / 20,000 edges, proposals per second (median)", 11, h2);
     const int Ps[] = {256, 1024, 4096};
@@ -457,10 +467,8 @@ int main(int argc, char **argv)
                 gctx ? tsr_bench_fmt("%.3g", P * 1e6 / sd.median_us) : "-",
                 gctx ? tsr_bench_fmt("%.3g", P * 1e6 / ss.median_us) : "-",
                 gctx ? tsr_bench_fmt("%.2f", sd.median_us / ss.median_us) : "-",
-                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", sd.median_us, sd.min_us, sd.max_us)
-                     : "-",
-                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", ss.median_us, ss.min_us, ss.max_us)
-                     : "-",
+                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", sd.median_us, sd.min_us, sd.max_us) : "-",
+                gctx ? tsr_bench_fmt("%.0f (%.0f-%.0f)", ss.median_us, ss.min_us, ss.max_us) : "-",
                 gctx ? tsr_bench_fmt("%d", checked) : "-"};
             tsr_bench_table_row(t2, cells);
             batch_free(&b);
@@ -478,8 +486,8 @@ int main(int argc, char **argv)
     printf("us per launch: host clock around one call (proposals up, one score per proposal "
            "down); checked: proposals of the warm-up batches compared with cpu incr (all equal)\n");
     if (json) {
-        const char *meta[] = {"host", tsr_bench_host_description(),
-                              "gpu",  gctx ? tsr_ctx_device_name(gctx) : "none", NULL};
+        const char *meta[] = {"host", tsr_bench_host_description(), "gpu",
+                              gctx ? tsr_ctx_device_name(gctx) : "none", NULL};
         tsr_bench_table *ts[] = {t1, t2};
         tsr_bench_json_write(json, "bench_layout_eval", meta, ts, 2);
     }

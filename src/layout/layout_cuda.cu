@@ -15,9 +15,11 @@ extern "C" {
 
 #include <string.h>
 
-namespace {
+namespace
+{
 
 enum {
+    DENSE_THREADS = TSR__LCD_DENSE_THREADS,
     EVAL_THREADS = TSR__LCD_EVAL_THREADS,
     COMMIT_THREADS = TSR__LCD_COMMIT_THREADS,
     FULL_THREADS = TSR__LCD_FULL_THREADS,
@@ -63,8 +65,7 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
 
 /* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out. Every thread of
  * the block calls it (blockDim a multiple of 32, at most 1024). */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
-                                   tsr__lcd_out *out)
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
     for (int o = 16; o > 0; o >>= 1) {
@@ -137,9 +138,9 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
 struct dev_grid {
     const int32_t *count, *items;
     int32_t cell, gx, gy, cap;
-    int32_t *cells;     /* cells_cap per proposal */
-    int32_t cells_cap;  /* cells one proposal may list before it takes the dense path */
-    unsigned *stamp;    /* m per proposal */
+    int32_t *cells;    /* cells_cap per proposal */
+    int32_t cells_cap; /* cells one proposal may list before it takes the dense path */
+    unsigned *stamp;   /* m per proposal */
     unsigned gen;
     const int32_t *hist; /* histogram of the base counts (m + 1) */
     int32_t kbase, window;
@@ -147,9 +148,8 @@ struct dev_grid {
 
 /* Spatial evaluation, block p = proposal p: cells rastered on the device, candidates claimed in
  * the proposal's stamp row, unclaimed edges from the histogram window (or a scan). */
-__global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
-                                    const int32_t *__restrict__ prop, int nprop, dev_grid g,
-                                    tsr__lcd_out *out)
+__global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop,
+                                    int nprop, dev_grid g, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
@@ -162,10 +162,10 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     tsr__lcd_spatial_begin_thread(t, nt, &sh);
     __syncthreads();
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st,
-                         g.gen, g.kbase, g.window, &sh, &invalid);
-    tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off,
-                           d.adj_edges, v, px, py, cells, g.cells_cap, &sh);
+    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st, g.gen,
+                         g.kbase, g.window, &sh, &invalid);
+    tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges,
+                           v, px, py, cells, g.cells_cap, &sh);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
@@ -174,9 +174,9 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
         tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, &a,
                               &invalid, NULL);
     else
-        tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, cells,
-                                sh.ncell, g.count, g.items, g.cap, st, g.gen, g.kbase, g.window,
-                                &sh, &s, &a, &invalid);
+        tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, cells, sh.ncell,
+                                g.count, g.items, g.cap, st, g.gen, g.kbase, g.window, &sh, &s, &a,
+                                &invalid);
     __syncthreads();
     if (!overflow && t == 0)
         tsr__lcd_window_top(g.hist, g.kbase, g.window, &sh, &a);
@@ -224,11 +224,11 @@ struct tsr__layout_cuda {
     int32_t n, m, max_prop, maxdeg;
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
-    int32_t *hist;          /* histogram of the base counts, m + 1 */
-    int32_t *hprop;         /* mapped host memory: node, px, py of one launch (3 x nprop) */
-    int32_t *dprop;         /* its device address */
-    tsr__lcd_out *hout;     /* mapped host memory: one result per proposal, written by the kernels */
-    tsr__lcd_out *dout;     /* its device address */
+    int32_t *hist;      /* histogram of the base counts, m + 1 */
+    int32_t *hprop;     /* mapped host memory: node, px, py of one launch (3 x nprop) */
+    int32_t *dprop;     /* its device address */
+    tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels */
+    tsr__lcd_out *dout; /* its device address */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
     /* spatial (allocated on first use) */
@@ -278,9 +278,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,    g->y,    g->ec,   g->eu,         g->ev,         g->adj_off,
-                   g->adj_edges, g->c, g->hist, g->rows,     g->grid_count, g->grid_items,
-                   g->cells, g->stamp};
+    void *dev[] = {g->x, g->y,    g->ec,   g->eu,         g->ev,         g->adj_off, g->adj_edges,
+                   g->c, g->hist, g->rows, g->grid_count, g->grid_items, g->cells,   g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -348,7 +347,8 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     g->cells_cap = PER_PROP_CELLS;
     g->window = TSR__LCD_WINDOW;
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
-    const size_t pb = (size_t)max_proposals * 3 * 4, ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
+    const size_t pb = (size_t)max_proposals * 3 * 4,
+                 ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
     if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK) { /* also ec's staging */
         tsr__layout_cuda_destroy(ctx, g);
         return st;
@@ -367,20 +367,18 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
-        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(eval_spatial_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(
+            eval_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(
+            eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
     }
     cudaStream_t s = ctx->cuda->stream;
     CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4,
-                               cudaMemcpyHostToDevice, s));
+    CREATE_TRY(
+        cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
     tsr__lcd_edge_coords(m, l->x, l->y, l->edge_u, l->edge_v, counts);
     CREATE_TRY(cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
@@ -480,8 +478,8 @@ static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
     for (int p = 0; p < nprop; p++) {
         const tsr__lcd_out o = g->hout[p];
-        tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score[p].K, &score[p].n_K,
-                           &score[p].Phi, &score[p].C);
+        tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score[p].K, &score[p].n_K, &score[p].Phi,
+                           &score[p].C);
         invalid[p] = (uint8_t)(o.invalid != 0);
     }
     return TSR_OK;
@@ -495,7 +493,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    eval_dense_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, ctx->cuda->stream>>>(
+    eval_dense_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
         drawing_of(g), g->maxdeg, g->dprop, nprop, NULL, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, score, invalid);
@@ -564,8 +562,8 @@ static tsr_status upload_grid(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid
         g->grid_cells = ncell;
         g->grid_cap = (size_t)grid->cap;
     }
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_count, grid->count, ncell * 4,
-                                      cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(g->grid_count, grid->count, ncell * 4, cudaMemcpyHostToDevice, s));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->grid_items, grid->items, ncell * (size_t)grid->cap * 4,
                                       cudaMemcpyHostToDevice, s));
     g->grid_version = grid_version;
@@ -601,9 +599,10 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, rows * 4, s));
         g->gen = 1;
     }
-    dev_grid dg = {g->grid_count, g->grid_items, grid->cell, grid->gx, grid->gy,
-                   (int32_t)g->grid_cap, g->cells, g->cells_cap, g->stamp, g->gen, g->hist,
-                   (int32_t)g->score.K, g->window};
+    dev_grid dg = {
+        g->grid_count, g->grid_items, grid->cell, grid->gx, grid->gy, (int32_t)g->grid_cap,
+        g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
+        g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
         drawing_of(g), g->maxdeg, g->dprop, nprop, dg, g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");

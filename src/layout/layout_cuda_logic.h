@@ -120,8 +120,8 @@ TSR__LCD_FN int tsr__lcd_on_segment(int32_t px, int32_t py, int32_t ax, int32_t 
 /* c(e) against all m edges in the drawing x, y with node mv drawn at (mx, my) instead (mv = -1:
  * the drawing as it is). count_kernel's and full_rows_kernel's thread body. */
 TSR__LCD_FN int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32_t *y,
-                                        const int32_t *eu, const int32_t *ev, int32_t m,
-                                        int32_t mv, int32_t mx, int32_t my)
+                                        const int32_t *eu, const int32_t *ev, int32_t m, int32_t mv,
+                                        int32_t mx, int32_t my)
 {
     int32_t a = eu[e], b = ev[e];
     int32_t ax = a == mv ? mx : x[a], ay = a == mv ? my : y[a];
@@ -152,7 +152,11 @@ typedef struct tsr__lcd_out {
 
 /* Launch shapes, shared with the CPU emulation so it runs the same thread strides. */
 enum {
-    TSR__LCD_EVAL_THREADS = 256,    /* per proposal block (dense, spatial, full reduction) */
+    /* per proposal block; measured on the H200 (bench/results/layout-eval-h200-2026-11-29.md,
+     * run 2): dense 512 beats 256 by 1.0-1.5x; spatial on an untangled drawing 256 beats 512
+     * by 1.3-2.6x (its blocks list a few hundred candidates: more threads idle) */
+    TSR__LCD_DENSE_THREADS = 512,
+    TSR__LCD_EVAL_THREADS = 256,    /* spatial and the full evaluator's reduction */
     TSR__LCD_COMMIT_THREADS = 1024, /* the commit's single block */
     TSR__LCD_FULL_THREADS = 256,    /* full recount rows: edges per block */
     TSR__LCD_PER_PROP_CELLS = 4096, /* spatial: cells one proposal may list (more: dense) */
@@ -269,9 +273,9 @@ TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const in
  * crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b strictly on
  * opposite sides of qw, so the sides of ab are computed once per point. */
 TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
-                                int32_t py, const int32_t *ec, const int32_t *eu,
-                                const int32_t *ev, int32_t *c, const tsr__lcd_star *s,
-                                tsr__lcd_acc *a, int *invalid, int32_t *hist)
+                                int32_t py, const int32_t *ec, const int32_t *eu, const int32_t *ev,
+                                int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
+                                int32_t *hist)
 {
     int32_t fa = eu[f], fb = ev[f];
     if (fa == v || fb == v)
@@ -334,8 +338,8 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
  * proposal by exchanging its stamp with gen and counted in the window. */
 TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
                                          int32_t px, int32_t py, const int32_t *ec,
-                                         const int32_t *eu, const int32_t *ev,
-                                         int32_t *c, const int32_t *cells, int32_t ncell,
+                                         const int32_t *eu, const int32_t *ev, int32_t *c,
+                                         const int32_t *cells, int32_t ncell,
                                          const int32_t *grid_count, const int32_t *grid_items,
                                          int32_t cap, unsigned *st, unsigned gen, int32_t kbase,
                                          int32_t w, tsr__lcd_spatial_shared *sh,
@@ -381,8 +385,8 @@ TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, con
 
 /* Phase 3: thread t of nt adds the incident edges' new counts (and writes them, moving the
  * histogram, with hist: commit). */
-TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c,
-                                          const tsr__lcd_star *s, tsr__lcd_acc *a, int32_t *hist)
+TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c, const tsr__lcd_star *s,
+                                          tsr__lcd_acc *a, int32_t *hist)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         int32_t e = s->e[i], old = c[e];
@@ -398,9 +402,8 @@ TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c,
 /* Commit, after the last read of the coordinates (a barrier): thread t of nt moves v's end of
  * the incident edges t, t + nt, ... in the edge-coordinate array; thread 0 moves v itself. */
 TSR__LCD_FN void tsr__lcd_commit_point_thread(int32_t t, int32_t nt, int32_t v, int32_t px,
-                                              int32_t py, const int32_t *eu,
-                                              const tsr__lcd_star *s, int32_t *ec, int32_t *x,
-                                              int32_t *y)
+                                              int32_t py, const int32_t *eu, const tsr__lcd_star *s,
+                                              int32_t *ec, int32_t *x, int32_t *y)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         int32_t e = s->e[i], k = eu[e] == v ? 0 : 2;
@@ -430,9 +433,9 @@ TSR__LCD_FN void tsr__lcd_edge_coords(int32_t m, const int32_t *x, const int32_t
  * edge not incident to v. */
 TSR__LCD_FN void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, int32_t v,
                                              int32_t px, int32_t py, const int32_t *x,
-                                             const int32_t *y, const int32_t *eu,
-                                             const int32_t *ev, const int32_t *c,
-                                             const int32_t *row, tsr__lcd_acc *a, int *invalid)
+                                             const int32_t *y, const int32_t *eu, const int32_t *ev,
+                                             const int32_t *c, const int32_t *row, tsr__lcd_acc *a,
+                                             int *invalid)
 {
     for (int32_t f = t; f < m; f += nt) {
         int32_t fa = eu[f], fb = ev[f];
@@ -499,12 +502,11 @@ TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t
 /* Phase 1 (spatial), thread t of nt: the cells of proposal v to (px,py) on drawing x, y -- the
  * new point (thread 0), then each arm's old and new segment (arms t, t + nt, ...) -- into
  * cells[0..cap) through sh->ncell; sets sh->overflow when they do not fit. */
-TSR__LCD_FN void tsr__lcd_raster_thread(int32_t t, int32_t nt, int32_t cell, int32_t gx,
-                                        int32_t gy, const int32_t *x, const int32_t *y,
-                                        const int32_t *eu, const int32_t *ev,
-                                        const int32_t *adj_off, const int32_t *adj_edges,
-                                        int32_t v, int32_t px, int32_t py, int32_t *cells, int cap,
-                                        tsr__lcd_spatial_shared *sh)
+TSR__LCD_FN void tsr__lcd_raster_thread(int32_t t, int32_t nt, int32_t cell, int32_t gx, int32_t gy,
+                                        const int32_t *x, const int32_t *y, const int32_t *eu,
+                                        const int32_t *ev, const int32_t *adj_off,
+                                        const int32_t *adj_edges, int32_t v, int32_t px, int32_t py,
+                                        int32_t *cells, int cap, tsr__lcd_spatial_shared *sh)
 {
     if (t == 0 && !tsr__lcd_add_cells(cell, gx, gy, px, py, px, py, cells, &sh->ncell, cap))
         TSR__LCD_SET_FLAG(&sh->overflow);

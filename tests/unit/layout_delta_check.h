@@ -52,8 +52,8 @@ static int ldc_same_score(const tsr_layout_score *a, const tsr_layout_score *b)
 
 /* A valid random drawing: n nodes, m edges (no self-loops), on a w x h canvas; with hub, node 0
  * is an endpoint of every third edge (high degree) and node n-1 of none (degree 0). */
-static tsr_layout *ldc_random_drawing(tsr_ctx *ctx, tsr_rng *r, int n, int m, int32_t w,
-                                      int32_t h, int hub)
+static tsr_layout *ldc_random_drawing(tsr_ctx *ctx, tsr_rng *r, int n, int m, int32_t w, int32_t h,
+                                      int hub)
 {
     tsr_layout *l;
     CHECK_OK(ctx, tsr_layout_alloc(ctx, n, m, &l));
@@ -145,10 +145,10 @@ static void ldc_compare(tsr__incr *inc, int nprop, const int32_t *node, const in
 /* `rounds` launches of P proposals on l (dense, spatial, and spatial with its limits lowered to 2
  * cells per proposal and a window of 1 level so that the overflow and scan paths run, each round;
  * full in the first full_rounds), each followed by committing the first fully valid proposal on
- * both sides; the device counts are then compared with the CPU incremental and reference counts. Proposals: a
- * third anywhere on the canvas, a third near the node (the annealer's local moves), a third
- * beside another node (often on or next to its edges); nodes: random, with node 0 and node n-1
- * (the hub and the isolated node of ldc_random_drawing) in every launch. */
+ * both sides; the device counts are then compared with the CPU incremental and reference counts.
+ * Proposals: a third anywhere on the canvas, a third near the node (the annealer's local moves), a
+ * third beside another node (often on or next to its edges); nodes: random, with node 0 and node
+ * n-1 (the hub and the isolated node of ldc_random_drawing) in every launch. */
 static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_layout *l,
                            int rounds, int full_rounds)
 {
@@ -196,11 +196,10 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             memset(invalid, 0xa5, sizeof invalid);
             if (kind == 2)
                 CHECK_OK(ctx, be->limits(ctx, g, 2, 1));
-            tsr_status st =
-                kind == 0   ? be->dense(ctx, g, P, node, px, py, score, invalid)
-                : kind <= 2 ? be->spatial(ctx, g, &inc.grid, version, P, node, px, py, score,
-                                          invalid)
-                            : be->full(ctx, g, P, node, px, py, score, invalid);
+            tsr_status st = kind == 0   ? be->dense(ctx, g, P, node, px, py, score, invalid)
+                            : kind <= 2 ? be->spatial(ctx, g, &inc.grid, version, P, node, px, py,
+                                                      score, invalid)
+                                        : be->full(ctx, g, P, node, px, py, score, invalid);
             if (kind == 2)
                 CHECK_OK(ctx, be->limits(ctx, g, TSR__LCD_PER_PROP_CELLS, TSR__LCD_WINDOW));
             if ((kind == 1 || kind == 2) && st == TSR_ERR_LIMIT) {

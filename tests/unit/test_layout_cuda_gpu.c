@@ -38,26 +38,23 @@ static tsr_status cu_counts(tsr_ctx *ctx, void *g, int32_t *counts)
     return tsr__layout_cuda_counts(ctx, (tsr__layout_cuda *)g, counts);
 }
 
-static tsr_status cu_dense(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
-                           const int32_t *px, const int32_t *py, tsr_layout_score *score,
-                           uint8_t *invalid)
+static tsr_status cu_dense(tsr_ctx *ctx, void *g, int nprop, const int32_t *node, const int32_t *px,
+                           const int32_t *py, tsr_layout_score *score, uint8_t *invalid)
 {
     return tsr__layout_cuda_eval_dense(ctx, (tsr__layout_cuda *)g, nprop, node, px, py, score,
                                        invalid);
 }
 
-static tsr_status cu_full(tsr_ctx *ctx, void *g, int nprop, const int32_t *node,
-                          const int32_t *px, const int32_t *py, tsr_layout_score *score,
-                          uint8_t *invalid)
+static tsr_status cu_full(tsr_ctx *ctx, void *g, int nprop, const int32_t *node, const int32_t *px,
+                          const int32_t *py, tsr_layout_score *score, uint8_t *invalid)
 {
     return tsr__layout_cuda_eval_full(ctx, (tsr__layout_cuda *)g, nprop, node, px, py, score,
                                       invalid);
 }
 
-static tsr_status cu_spatial(tsr_ctx *ctx, void *g, const tsr__grid *grid,
-                             uint64_t grid_version, int nprop, const int32_t *node,
-                             const int32_t *px, const int32_t *py, tsr_layout_score *score,
-                             uint8_t *invalid)
+static tsr_status cu_spatial(tsr_ctx *ctx, void *g, const tsr__grid *grid, uint64_t grid_version,
+                             int nprop, const int32_t *node, const int32_t *px, const int32_t *py,
+                             tsr_layout_score *score, uint8_t *invalid)
 {
     return tsr__layout_cuda_eval_spatial(ctx, (tsr__layout_cuda *)g, grid, grid_version, nprop,
                                          node, px, py, score, invalid);
@@ -79,9 +76,17 @@ static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t
     return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score);
 }
 
-static const ldc_backend cuda_backend = {tsr__layout_cuda_count, cu_create, cu_destroy, cu_score,
-                                         cu_counts, cu_dense, cu_full, cu_spatial, cu_limits,
-                                         cu_paths, cu_commit};
+static const ldc_backend cuda_backend = {tsr__layout_cuda_count,
+                                         cu_create,
+                                         cu_destroy,
+                                         cu_score,
+                                         cu_counts,
+                                         cu_dense,
+                                         cu_full,
+                                         cu_spatial,
+                                         cu_limits,
+                                         cu_paths,
+                                         cu_commit};
 
 int main(void)
 {

@@ -62,9 +62,9 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
     emu *g = h;
     if (!g)
         return;
-    void *p[] = {g->x,     g->y,    g->ec, g->eu,    g->ev,         g->adj_off,    g->adj_edges,
-                 g->c,     g->hist, g->rows,  g->star,       g->stamp,      g->grid_count,
-                 g->grid_items, g->cells, g->acc};
+    void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
+                 g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
+                 g->grid_count, g->grid_items, g->cells, g->acc};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -141,7 +141,7 @@ static tsr_status emu_limits(tsr_ctx *ctx, void *h, int cells_per_proposal, int 
 
 static void emu_paths(const void *h, uint64_t paths[3])
 {
-    memcpy(paths, ((const emu *)h)->paths, sizeof ((const emu *)h)->paths);
+    memcpy(paths, ((const emu *)h)->paths, sizeof((const emu *)h)->paths);
 }
 
 static tsr_status emu_check(tsr_ctx *ctx, const emu *g, int nprop, const int32_t *node,
@@ -171,8 +171,8 @@ static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uin
 static tsr__lcd_star emu_star(emu *g, int32_t v)
 {
     int32_t md = g->maxdeg ? g->maxdeg : 1;
-    tsr__lcd_star s = {g->star,          g->star + md,     g->star + 2 * md, g->star + 3 * md,
-                       g->star + 4 * md, g->adj_off[v + 1] - g->adj_off[v]};
+    tsr__lcd_star s = {g->star,          g->star + md,     g->star + 2 * md,
+                       g->star + 3 * md, g->star + 4 * md, g->adj_off[v + 1] - g->adj_off[v]};
     return s;
 }
 
@@ -186,8 +186,8 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
     tsr__lcd_star s = emu_star(g, v);
     int invalid = 0x5a; /* shared memory starts undefined */
     for (int t = 0; t < nt; t++)
-        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
-                             &s, NULL, 0, 0, 0, NULL, &invalid);
+        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+                             NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
         tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
@@ -216,8 +216,8 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
     tsr__lcd_star s = emu_star(g, v);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
-                             &s, st, g->gen, kbase, g->window, &sh, &invalid);
+        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+                             st, g->gen, kbase, g->window, &sh, &invalid);
         tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
                                g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
     }
@@ -228,9 +228,9 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
             tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
                                   &g->acc[t], &invalid, NULL);
         else
-            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c,
-                                    cells, sh.ncell, g->grid_count, g->grid_items, g->grid_cap,
-                                    st, g->gen, kbase, g->window, &sh, &s, &g->acc[t], &invalid);
+            tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, cells,
+                                    sh.ncell, g->grid_count, g->grid_items, g->grid_cap, st, g->gen,
+                                    kbase, g->window, &sh, &s, &g->acc[t], &invalid);
     }
     if (!overflow)
         tsr__lcd_window_top(g->hist, kbase, g->window, &sh, &g->acc[0]);
@@ -250,7 +250,7 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_dense_block(g, TSR__LCD_EVAL_THREADS, node[p], px[p], py[p], 0, &score[p],
+        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p],
                         &invalid[p]);
     return st;
 }
@@ -270,9 +270,8 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     return TSR_OK;
 }
 
-static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node,
-                           const int32_t *px, const int32_t *py, tsr_layout_score *score,
-                           uint8_t *invalid)
+static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node, const int32_t *px,
+                           const int32_t *py, tsr_layout_score *score, uint8_t *invalid)
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
@@ -292,19 +291,18 @@ static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node
         int inv = 0;
         for (int t = 0; t < TSR__LCD_EVAL_THREADS; t++) {
             tsr__lcd_acc_init(&g->acc[t]);
-            tsr__lcd_full_reduce_thread(t, TSR__LCD_EVAL_THREADS, g->m, node[p], px[p], py[p],
-                                        g->x, g->y, g->eu, g->ev, g->c,
-                                        g->rows + (size_t)p * g->m, &g->acc[t], &inv);
+            tsr__lcd_full_reduce_thread(t, TSR__LCD_EVAL_THREADS, g->m, node[p], px[p], py[p], g->x,
+                                        g->y, g->eu, g->ev, g->c, g->rows + (size_t)p * g->m,
+                                        &g->acc[t], &inv);
         }
         emu_reduce(g, TSR__LCD_EVAL_THREADS, inv, &score[p], &invalid[p]);
     }
     return TSR_OK;
 }
 
-static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr__grid *grid,
-                              uint64_t grid_version, int nprop, const int32_t *node,
-                              const int32_t *px, const int32_t *py, tsr_layout_score *score,
-                              uint8_t *invalid)
+static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr__grid *grid, uint64_t grid_version,
+                              int nprop, const int32_t *node, const int32_t *px, const int32_t *py,
+                              tsr_layout_score *score, uint8_t *invalid)
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
@@ -361,7 +359,8 @@ static void check_geometry(tsr_rng *r)
 
 /* ---- the definition: every valid proposal's emulated dense and full scores equal the score of
  * a full recount after the move, and a commit leaves the recount's per-edge counts, on small
- * graphs with duplicate edges, isolated nodes, leaves and a hub, on canvases of 12 and 10^6. ---- */
+ * graphs with duplicate edges, isolated nodes, leaves and a hub, on canvases of 12 and 10^6. ----
+ */
 static void check_definition(tsr_ctx *ctx, tsr_rng *r)
 {
     enum { P = 16 };
@@ -457,8 +456,8 @@ static void check_cells(tsr_ctx *ctx, tsr_rng *r)
             tsr__lcd_spatial_begin_thread(k, 64, &sh);
         for (int k = 63; k >= 0; k--) /* threads in reverse: the slots' order is free */
             tsr__lcd_raster_thread(k, 64, inc.grid.cell, inc.grid.gx, inc.grid.gy, l->x, l->y,
-                                   l->edge_u, l->edge_v, inc.adj.offset, inc.adj.edges, v, px,
-                                   py, cells, cap, &sh);
+                                   l->edge_u, l->edge_v, inc.adj.offset, inc.adj.edges, v, px, py,
+                                   cells, cap, &sh);
         if (sh.overflow) {
             CHECK(sh.ncell > cap);
             overflows++;
