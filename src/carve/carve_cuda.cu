@@ -5,8 +5,11 @@
  * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
  * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
  * the seam), energy_band (incremental energy), dp (one launch: warp items over bands x strips,
- * keys in registers, bands chained by generation-tagged keys in a wavefront). The host polls the state every few
- * dozen seams. bench/notes/carve.md has the design and the measurements. */
+ * keys in registers, bands chained by generation-tagged keys in a wavefront). The host polls
+ * the state every few dozen seams. Batch mode (tsr__carve_cuda_batch): per pass of K seams
+ * top-K, trace, sum, gather, energy and the next DP (carve_cuda_batch_logic.h's launch order;
+ * kernels in carve_cuda_batch_kernels.cuh). bench/notes/carve.md has the design and the
+ * measurements. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {

@@ -30,10 +30,10 @@
 
 enum {
     TSR__CC_TOPK_THREADS = 1024,
-    TSR__CC_TRACE_G = 8,       /* rows of codes per staged group */
-    TSR__CC_TRACE_KS = 4096,   /* seams whose positions the trace keeps in shared memory */
+    TSR__CC_TRACE_G = 8,     /* rows of codes per staged group */
+    TSR__CC_TRACE_KS = 4096, /* seams whose positions the trace keeps in shared memory */
     TSR__CC_GATHER_THREADS = 256,
-    TSR__CC_GATHER_KS = 8192,  /* removed columns per row the gather stages in shared memory */
+    TSR__CC_GATHER_KS = 8192,       /* removed columns per row the gather stages in shared memory */
     TSR__CC_TRACE_SMEM = 200 * 1024 /* the trace's shared-memory budget (bytes) */
 };
 
@@ -63,8 +63,8 @@ TSR__CC_FN int32_t tsr__cc_topk_digit(uint64_t key, uint64_t prefix, int32_t s)
 /* topk pick, lane `lane` of the picking warp: bins 8 lane .. 8 lane + 7 of the histogram, before
  * = the sum of the bins below them. When the need-th smallest (need >= 1) falls in them: its
  * digit into *digit, the rank left inside that bin into *left, returns 1. */
-TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t before,
-                                 uint32_t need, int32_t *digit, uint32_t *left)
+TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t before, uint32_t need,
+                                 int32_t *digit, uint32_t *left)
 {
     uint32_t c = before;
     for (int32_t i = 0; i < 8; i++) {
