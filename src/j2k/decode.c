@@ -504,7 +504,9 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         const tsr__j2k_band *band = jb->band;
         uint8_t *mybuf = buf + (size_t)tid * (maxlen + 8);
         tsr__t1_seg *myseg = segs + (size_t)tid * TSR__T1_MAX_SEGS;
-        /* Assemble the segments contiguously. */
+        /* Assemble the segments contiguously; a block's only chunk is read where it is (t1.h
+         * reads a segment only inside [data, data + len)). */
+        const int single = first[jb->gidx + 1] - first[jb->gidx] == 1;
         uint32_t nsegs = 0, npasses = 0;
         size_t at = 0;
         int bad = 0;
@@ -520,8 +522,12 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
                 myseg[nsegs].npasses = 0;
                 nsegs++;
             }
-            memcpy(mybuf + at, ch->ptr, ch->len);
-            at += ch->len;
+            if (single) {
+                myseg[ch->segno].data = ch->ptr;
+            } else {
+                memcpy(mybuf + at, ch->ptr, ch->len);
+                at += ch->len;
+            }
             myseg[ch->segno].len += ch->len;
             myseg[ch->segno].npasses += ch->passes;
             npasses += ch->passes;
