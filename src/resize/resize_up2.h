@@ -154,35 +154,12 @@ TSR__UP2_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn,
            3u * tsr__up2_pair(ev, od, cn, tsr__up2_y(cn, e), tsr__up2_y(cn, e + 2));
 }
 
-/* Stores the thread's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow.
- * On the device with `stage` (the kernel passes it only when all 32 threads of the warp are
- * active, all their pixels lie in the row and the row is 16-byte aligned; 64*cn words of shared
- * memory for the warp): the warp's 256*cn bytes go through `stage` and out as contiguous 16-byte
- * stores (a 2x expand with contiguous warp stores ran in 39 us at 4K->8K against 61 us with
- * lane-strided ones: bench/notes/resize.md, run 16). Otherwise 8-byte stores when `al`
- * (host-checked: the row starts 8-byte aligned) and all 8 pixels lie in the row (dw pixels),
- * else the bytes that do. */
+/* Stores the thread's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow:
+ * 8-byte stores when `al` (host-checked: the row starts 8-byte aligned) and all 8 pixels lie in
+ * the row (dw pixels), else the bytes that do. */
 TSR__UP2_FN void tsr__up2_store(uint8_t *TSR__UP2_RESTRICT drow, int32_t dw, int cn, int32_t t,
-                                int al, const uint32_t *wd, uint32_t *stage)
+                                int al, const uint32_t *wd)
 {
-#ifdef __CUDA_ARCH__
-    if (stage) {
-        const int lane = (int)(threadIdx.x & 31);
-        TSR__UP2_UNROLL
-        for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
-            if (k < 2 * cn)
-                stage[lane * 2 * cn + k] = wd[k];
-        __syncwarp();
-        const uint4 *s4 = (const uint4 *)stage;
-        uint4 *d4 = (uint4 *)(drow + (int64_t)8 * (t - lane) * cn);
-        for (int c = lane; c < 16 * cn; c += 32)
-            d4[c] = s4[c];
-        __syncwarp(); /* the next row's words may overwrite stage */
-        return;
-    }
-#else
-    (void)stage;
-#endif
     uint8_t *d = drow + (int64_t)8 * t * cn;
     if (al && 8 * t + 8 <= dw) {
         TSR__UP2_UNROLL
@@ -210,11 +187,11 @@ TSR__UP2_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int 
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
  * row's two output rows are made as soon as its u are known; the next row's words are fetched
- * before the current row is computed. `stage`: see tsr__up2_store (NULL on the host). */
+ * before the current row is computed. */
 TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t sstride,
                                  uint8_t *TSR__UP2_RESTRICT dst, int32_t dstride, int32_t w,
                                  int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
-                                 int al_dst, uint32_t *stage)
+                                 int al_dst)
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t q1p[NL], q3p[NL];
@@ -256,9 +233,9 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
                 even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x6240);
             }
         if (m > m0)
-            tsr__up2_store(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd, stage);
+            tsr__up2_store(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
         if (m < m0 + th && m < h)
-            tsr__up2_store(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even, stage);
+            tsr__up2_store(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
     }
 }
 
