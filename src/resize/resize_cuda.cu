@@ -503,60 +503,11 @@ __global__ void __launch_bounds__(LN_NT, 8)
     }
 }
 
-/* k_lin2_u8's plans on small grids, without staging (no barrier, no tile bookkeeping): a thread
- * makes 4 consecutive elements of TH output rows, reading its taps straight from the source rows
- * (L1 shares them between neighbouring threads); the loads of all TH rows are issued before any
- * row is computed. A second tap whose coefficient is 0 (beyond xmax) is read at the first tap's
- * address, so no read leaves the row. */
-template <int CN, int TH>
-__global__ void __launch_bounds__(LN_NT)
-    k_lin2d_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
-               const uchar *__restrict__ tab, rk_params p, int vst)
-{
-    const int n = p.dw * CN, el = (blockIdx.x * LN_NT + threadIdx.x) * 4, dy0 = blockIdx.y * TH;
-    if (el >= n)
-        return;
-    const int *xofs = rk_ti(tab, p, RK_XOFS), *yofs = rk_ti(tab, p, RK_YOFS);
-    const short *xc = (const short *)(tab + p.off[RK_XCOEF]);
-    const short *yc = (const short *)(tab + p.off[RK_YCOEF]);
-    int off[4];
-    uint cc[4];
-    lin2_taps<CN>(xofs, xc, p, el, 0, off, cc);
-    uint pr[TH][2][4];
-    int b[TH][2];
-#pragma unroll
-    for (int q = 0; q < TH; q++) {
-        const int dy = min(dy0 + q, p.dh - 1), sy = __ldg(yofs + dy);
-        b[q][0] = (int)__ldg(yc + (size_t)dy * 2) << 16;
-        b[q][1] = (int)__ldg(yc + (size_t)dy * 2 + 1) << 16;
-#pragma unroll
-        for (int k = 0; k < 2; k++) {
-            const uchar *row = src + (size_t)rk_clampi(sy + k, 0, p.sh - 1) * p.sstride;
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                pr[q][k][i] = (uint)__ldg(row + off[i]) |
-                              (uint)__ldg(row + off[i] + (cc[i] >> 16 ? CN : 0)) << 8;
-        }
-    }
-    const int full = vst && el + 4 <= n, m = n - el;
-#pragma unroll
-    for (int q = 0; q < TH; q++) {
-        if (dy0 + q >= p.dh)
-            break;
-        int x0[4], x1[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            x0[i] = (int)(__dp2a_lo(cc[i], pr[q][0][i], 0u) >> 4);
-            x1[i] = (int)(__dp2a_lo(cc[i], pr[q][1][i], 0u) >> 4);
-        }
-        lin2_v(x0, x1, b[q][0], b[q][1], dst + (size_t)(dy0 + q) * p.dstride + el, full, m);
-    }
-}
-
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
- * writing 8-byte words; about 5 integer operations per output byte, no shared memory. */
+ * writing 8-byte words; two elements per 32-bit operation (~5.5 instructions per output byte in
+ * the loop, SASS of run 18), no shared memory. */
 enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
@@ -731,8 +682,7 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7 sizes its
- * grid for 4x fewer blocks; bits 5 and 6 send k_lin2_u8's plans to k_lin2d_u8 with 1 and 2 rows
- * per thread; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
+ * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
  * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
@@ -788,7 +738,7 @@ static int area_max_taps(const tsr__resize_plan *pl)
 /* Launch shape of k_lin2_u8 with ept elements per thread: tile rows th (the largest power of
  * two <= LN_THMAX that still gives >= LN2_BLOCKS blocks: tall tiles repay the staging of the
  * rows above and below and the per-thread tap setup, which at 2 rows per tile cost more than the
- * walk itself; measured in bench/notes/resize.md, run 15), the staged row pitch W in tap pairs
+ * walk itself; bench/notes/resize.md, runs 17-19), the staged row pitch W in tap pairs
  * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a
  * bound, like stile_rows'; the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM
  * or the grid in 65535 rows. LN_BLOCKS is the grid size the other kernels aim for. */
@@ -863,25 +813,6 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     }
     const int lin2_plan = pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
                           pl->src_w <= LN_XMAX * pl->dst_w;
-    if (lin2_plan && (tsr__resize_cuda_variant & 96)) {
-        const int th = tsr__resize_cuda_variant & 32 ? 1 : 2, n = pl->dst_w * pl->cn;
-        const dim3 grid((n + 4 * LN_NT - 1) / (4 * LN_NT), (pl->dst_h + th - 1) / th);
-        const int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
-#define TSR_LIN2D(CN, TH) k_lin2d_u8<CN, TH><<<grid, LN_NT, 0, stream>>>(s, d, t, p, vst)
-        switch (pl->cn * 4 + th) {
-        case 5: TSR_LIN2D(1, 1); break;
-        case 9: TSR_LIN2D(2, 1); break;
-        case 13: TSR_LIN2D(3, 1); break;
-        case 17: TSR_LIN2D(4, 1); break;
-        case 6: TSR_LIN2D(1, 2); break;
-        case 10: TSR_LIN2D(2, 2); break;
-        case 14: TSR_LIN2D(3, 2); break;
-        default: TSR_LIN2D(4, 2); break;
-        }
-#undef TSR_LIN2D
-        TSR_CUDA_CHECK_LAUNCH(ctx, "k_lin2d_u8");
-        return TSR_OK;
-    }
     lin2_shape lg;
     const int ept = tsr__resize_cuda_variant & 1 ? 4 : 8;
     if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
