@@ -22,8 +22,8 @@
  *
  * Two elements per 32-bit operation (ncu: the kernel was bound by its integer pipe at ~11
  * instructions per output byte; this form has ~5.5 in its loop's SASS): values live in 16-bit
- * lanes of a word ("lane word"; lo lane = element e, hi lane = element e + 2). Each source word is split once
- * per row into two lane words (its even and its odd bytes); a lane word of any two source bytes
+ * lanes of a word ("lane word"; lo lane = element e, hi lane = element e + 2). Each source
+ * word is split once per row into two lane words (its even and its odd bytes); a lane word of any two source bytes
  * is then one byte permutation. Per lane word: u = X + 3Y (lanes <= 1020, no carry between
  * lanes), q1 = (u >> 2) & 0x00ff00ff, q3 = (3u) >> 2 left unmasked: the shift moves the hi
  * lane's two low bits into bits 14-15 of the lo lane. Each output sum adds one masked and one
