@@ -22,14 +22,14 @@
  *
  * Two elements per 32-bit operation (ncu: the kernel was bound by its integer pipe at ~11
  * instructions per output byte; this form has ~5.5 in its loop's SASS): values live in 16-bit
- * lanes of a word ("lane word"; lo lane = element e, hi lane = element e + 2). Each source
- * word is split once per row into two lane words (its even and its odd bytes); a lane word of any two source bytes
- * is then one byte permutation. Per lane word: u = X + 3Y (lanes <= 1020, no carry between
- * lanes), q1 = (u >> 2) & 0x00ff00ff, q3 = (3u) >> 2 left unmasked: the shift moves the hi
+ * lanes of a word ("lane word"; lo lane = element e, hi lane = element e + 2). Each source word is
+ * split once per row into two lane words (its even and its odd bytes); a lane word of any two
+ * source bytes is then one byte permutation. Per lane word: u = X + 3Y (lanes <= 1020, no carry
+ * between lanes), q1 = (u >> 2) & 0x00ff00ff, q3 = (3u) >> 2 left unmasked: the shift moves the hi
  * lane's two low bits into bits 14-15 of the lo lane. Each output sum adds one masked and one
- * unmasked term, (q3' + q1 + 2) and (q1' + q3 + 2): the lo lane stays below 3 * 2^14 + 1022 <
- * 2^16 (no carry into the hi lane) and its bits 0-9 are exact, so after >> 2 the lo lane's byte
- * 0 and the hi lane's byte 2 hold the results and the stray bits sit in byte 1, which the final
+ * unmasked term, (q3' + q1 + 2) and (q1' + q3 + 2): the lo lane stays below 3 * 2^14 + 1022 < 2^16
+ * (no carry into the hi lane) and its bits 0-9 are exact, so after >> 2 the lo lane's byte 0 and
+ * the hi lane's byte 2 hold the results and the stray bits sit in byte 1, which the final
  * permutation (bytes 0 and 2 of the lane words of elements e, e+2 and e+1, e+3) drops. */
 #ifndef TSR_RESIZE_UP2_H
 #define TSR_RESIZE_UP2_H
