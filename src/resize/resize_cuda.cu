@@ -531,14 +531,7 @@ __global__ void __launch_bounds__(UP2_NT)
  * acc + b_j*h_j, one rounding per operation (__fmul_rn/__fadd_rn), D = sat_u8(rne(acc)). */
 enum { AW_NT = 128, AW_EPT = 4 };
 
-/* (float)b for a byte b without the quarter-rate I2F: b placed in the mantissa of 2^23, minus 2^23
- * (both exact, so the result is exactly (float)b). */
-__device__ __forceinline__ float aw_u8f(uint b)
-{
-    return __fsub_rn(__uint_as_float(0x4b000000u | b), 8388608.f);
-}
-
-template <int MT, int FCVT>
+template <int MT>
 __global__ void __launch_bounds__(AW_NT)
     k_areaw_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
                const uchar *__restrict__ tab, rk_params p, int R, int vst)
@@ -577,9 +570,7 @@ __global__ void __launch_bounds__(AW_NT)
                 float h = 0.f;
 #pragma unroll
                 for (int q = 0; q < MT; q++)
-                    h = __fadd_rn(h, __fmul_rn(FCVT ? aw_u8f(__ldg(row + off[i][q]))
-                                                    : (float)__ldg(row + off[i][q]),
-                                               w[i][q]));
+                    h = __fadd_rn(h, __fmul_rn((float)__ldg(row + off[i][q]), w[i][q]));
                 float qv = __fmul_rn(b, h);
                 acc[i] = j == j0 ? qv : __fadd_rn(acc[i], qv);
             }
@@ -691,8 +682,8 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7 sizes its
- * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, bit 12
- * its byte-to-float conversions by I2F, so the workbench can time the variants side by side. */
+ * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
+ * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -883,17 +874,12 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         if (R && mt <= 4) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
-            const int fc = !(tsr__resize_cuda_variant & 4096);
-#define TSR_AREAW(MT)                                                                              \
-    (fc ? k_areaw_u8<MT, 1><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst)                        \
-        : k_areaw_u8<MT, 0><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst))
             if (mt <= 2)
-                TSR_AREAW(2);
+                k_areaw_u8<2><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
             else if (mt == 3)
-                TSR_AREAW(3);
+                k_areaw_u8<3><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
             else
-                TSR_AREAW(4);
-#undef TSR_AREAW
+                k_areaw_u8<4><<<grid, AW_NT, 0, stream>>>(s, d, t, p, R, vst);
             TSR_CUDA_CHECK_LAUNCH(ctx, "k_areaw_u8");
             return TSR_OK;
         }
