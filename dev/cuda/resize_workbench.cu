@@ -196,8 +196,11 @@ static double median(std::vector<double> v, double *lo, double *hi)
     return v[v.size() / 2];
 }
 
-/* Times one kernel launch (events, median after 3 warm-ups) in us. */
-template <class F> static double time_launch(cudaStream_t stream, int repeats, F launch)
+/* Times launch(i) for i = 0 .. repeats+2 with CUDA events on `stream`; the median of all but
+ * the first 3 in us, their range in *lo, *hi when given. */
+template <class F>
+static double time_launch(cudaStream_t stream, int repeats, F launch, double *lo = NULL,
+                          double *hi = NULL)
 {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
@@ -216,8 +219,10 @@ template <class F> static double time_launch(cudaStream_t stream, int repeats, F
     CK(cudaGetLastError());
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
-    double lo, hi;
-    return median(t, &lo, &hi);
+    double l, h, med = median(t, &l, &h);
+    if (lo)
+        *lo = l, *hi = h;
+    return med;
 }
 
 /* What the hardware gives an upscale's traffic without any arithmetic: an empty launch, 16-byte
@@ -288,9 +293,6 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                                   TSR_INTERP_AREA};
     const char *inames[] = {"linear", "nearest", "cubic", "area"};
     const int cn = 3;
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     std::vector<int> knobs;
     const char *kv = getenv("TSR_WB_VARIANTS");
     for (const char *q = kv ? kv : "12,6"; *q;) {
@@ -381,18 +383,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                 CK(cudaStreamSynchronize(stream));
                 CK(cudaMemcpy(got.data(), ddst, dbytes, cudaMemcpyDeviceToHost));
                 bad += memcmp(got.data(), want.data(), dbytes) != 0;
-                std::vector<double> t;
-                for (int i = 0; i < repeats + 3; i++) {
-                    CK(cudaEventRecord(e0, stream));
-                    run(i);
-                    CK(cudaEventRecord(e1, stream));
-                    CK(cudaEventSynchronize(e1));
-                    float ms;
-                    CK(cudaEventElapsedTime(&ms, e0, e1));
-                    if (i >= 3)
-                        t.push_back(ms * 1e3);
-                }
-                tmed[v] = median(t, &tlo[v], &thi[v]);
+                tmed[v] = time_launch(stream, repeats, run, &tlo[v], &thi[v]);
             }
             double alo, ahi, amed = median(ta, &alo, &ahi);
             double bytes = (double)sbytes + dbytes;
@@ -409,8 +400,6 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
         cudaFree(dsrc);
         cudaFree(ddst);
     }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
 }
 
 int main(int argc, char **argv)
@@ -424,9 +413,6 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     printf("resize workbench (CUDA): %s, %d SMs, L2 %d MB; u8 3-channel linear\n", prop.name,
            prop.multiProcessorCount, prop.l2CacheSize >> 20);
 
@@ -438,18 +424,9 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&a, bytes));
         CK(cudaMalloc(&b, bytes));
         CK(cudaMemset(a, 1, bytes));
-        std::vector<double> t;
-        for (int i = 0; i < repeats + 3; i++) {
-            CK(cudaEventRecord(e0, stream));
+        double lo, hi, med = time_launch(stream, repeats, [&](int) {
             v1_copy<<<prop.multiProcessorCount * 8, 512, 0, stream>>>(a, b, bytes / 16);
-            CK(cudaEventRecord(e1, stream));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (i >= 3)
-                t.push_back(ms * 1e3);
-        }
-        double lo, hi, med = median(t, &lo, &hi);
+        }, &lo, &hi);
         copy_gbs = 2.0 * bytes / (med * 1e3);
         printf("1 copy kernel: 1 GiB in %.1f us (%.1f-%.1f): %.0f GB/s read+write\n", med, lo, hi,
                copy_gbs);
@@ -608,18 +585,7 @@ int main(int argc, char **argv)
                          100.0 * ndiff / dbytes);
             else
                 snprintf(exact, sizeof exact, maxdiff ? "FAIL (max diff %d)" : "yes", maxdiff);
-            std::vector<double> t;
-            for (int i = 0; i < repeats + 3; i++) {
-                CK(cudaEventRecord(e0, stream));
-                launch(i);
-                CK(cudaEventRecord(e1, stream));
-                CK(cudaEventSynchronize(e1));
-                float ms;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (i >= 3)
-                    t.push_back(ms * 1e3);
-            }
-            double lo, hi, med = median(t, &lo, &hi);
+            double lo, hi, med = time_launch(stream, repeats, launch, &lo, &hi);
             static const char *names[] = {"", "copy", "texture (hw bilinear)", "exact 1/thread",
                                           "exact 4/thread", "tiled 2D (smem)", "library"};
             printf("| %s | %d %s | %s | %.1f | %.1f-%.1f | %.0f | %.2f |\n", c.name, v, names[v],
