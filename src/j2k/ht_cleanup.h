@@ -1,0 +1,115 @@
+/* The HT cleanup pass (T.814 7.3) as a template, included once by ht_decode.c (scalar, the
+ * reference) and once by ht_decode_avx2.c: the includer defines quad_values() (one quad's MagSgn
+ * values, contract in ht_decode.c) and HT_CLEANUP_DEF (the function's linkage and name). Both
+ * instances compute the same words bit for bit. No include guard: one instance per file. */
+
+/* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data.
+ * Writes every sample of the padded quad raster. */
+HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn)
+{
+    if (lcup < 2)
+        return TSR__T1_CORRUPT;
+    const uint32_t scup = 16u * d[lcup - 1] + (d[lcup - 2] & 0x0Fu);
+    if (scup < 2 || scup > lcup || scup > 4079)
+        return TSR__T1_CORRUPT;
+    const uint32_t pcup = lcup - scup;
+    ms_rd ms;
+    mel_rd mel;
+    vlc_rd vlc;
+    ms_init(&ms, d, pcup);
+    mel_init(&mel, d, pcup, lcup);
+    vlc_init(&vlc, d, pcup, lcup);
+
+    const uint32_t S = b->S, qw = b->qw;
+    const uint32_t mu_lim = kc >= 32 ? 0xFFFFFFFFu : (1u << kc) - 1; /* kc <= 31 */
+    uint8_t *ra = b->rho_a, *rc = b->rho_b;                        /* above, current */
+    memset(ra, 0, qw + 2);
+    memset(rc, 0, qw + 2);
+    unsigned wr = 0;
+    for (uint32_t qy = 0; qy < b->qh; qy++) {
+        const int initial = qy == 0;
+        const uint16_t *lut = tsr__ht_vlc_lut[initial ? 0 : 1];
+        uint32_t *v0 = b->v + (size_t)(2 * qy) * S; /* rows 2qy and 2qy + 1 */
+        uint32_t *v1 = v0 + S;
+        const uint32_t *vp = v0 - S; /* row 2qy - 1 (zero when initial) */
+        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF : 0x5;
+        for (uint32_t qx = 0; qx < qw; qx += 2) {
+            const int pair = qx + 1 < qw;
+            uint32_t c0, c1;
+            /* significance contexts (7.3.5) from the left quad and, after the first row, the
+             * three quads above */
+            vlc_need(&vlc, 38); /* two CxtVLC codewords (7 bits each), the U-VLCs (24) */
+            const uint32_t rl = rc[qx];
+            if (initial)
+                c0 = ((rl | (rl >> 1)) & 1) | ((rl >> 1) & 2) | ((rl >> 1) & 4);
+            else
+                c0 = (((ra[qx] >> 3) | (ra[qx + 1] >> 1)) & 1) | (((rl >> 1) | (rl >> 2)) & 2) |
+                     (((ra[qx + 1] >> 1) | (ra[qx + 2] << 1)) & 4);
+            const uint32_t keep0 = keep_row & (2 * qx + 1 < b->w ? 0xF : 0x3);
+            const uint32_t q0 = quad_pattern(c0, lut, &mel, &vlc, keep0, &wr);
+            rc[qx + 1] = (uint8_t)(q0 & 0xF);
+            uint32_t q1 = 0;
+            if (pair) {
+                const uint32_t r0 = q0 & 0xF;
+                if (initial)
+                    c1 = ((r0 | (r0 >> 1)) & 1) | ((r0 >> 1) & 2) | ((r0 >> 1) & 4);
+                else
+                    c1 = (((ra[qx + 1] >> 3) | (ra[qx + 2] >> 1)) & 1) |
+                         (((r0 >> 1) | (r0 >> 2)) & 2) |
+                         (((ra[qx + 2] >> 1) | (ra[qx + 3] << 1)) & 4);
+                const uint32_t keep1 = keep_row & (2 * qx + 3 < b->w ? 0xF : 0x3);
+                q1 = quad_pattern(c1, lut, &mel, &vlc, keep1, &wr);
+                rc[qx + 2] = (uint8_t)(q1 & 0xF);
+            }
+            /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes and both
+             * suffix lengths from one table entry, then both suffixes, both extensions */
+            const uint32_t uo0 = (q0 >> 4) & 1, uo1 = (q1 >> 4) & 1;
+            uint32_t mode = uo0 | uo1 << 1, add = 0;
+            if (initial && mode == 3) {
+                if (mel_sym(&mel))
+                    add = 2; /* Formula (4) for both */
+                else
+                    mode = 4; /* Formula (3) */
+            }
+            const uint32_t ue = tsr__ht_uvlc_lut[mode * 64 + (vlc.acc & 63)];
+            const uint32_t l0 = (ue >> 9) & 7;
+            const uint64_t sfx = vlc.acc >> ((ue >> 6) & 7);
+            const uint32_t s0 = (uint32_t)sfx & ((1u << l0) - 1);
+            const uint32_t s1 = (uint32_t)(sfx >> l0) & ((1u << ((ue >> 12) & 7)) - 1);
+            vlc_take(&vlc, ue >> 16);
+            uint32_t u0 = add + (ue & 7) + s0, u1 = add + ((ue >> 3) & 7) + s1;
+            if (s0 >= 28 || s1 >= 28) { /* extensions (suffix 28-31 of prefix 5) */
+                u0 += 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
+                u1 += 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
+            }
+            /* exponent bounds (7.3.7) and MagSgn values (7.3.8) */
+            for (uint32_t i = 0; i <= (uint32_t)pair; i++) {
+                const uint32_t q = i ? q1 : q0, x = qx + i, r = q & 0xF;
+                uint32_t *a = v0 + 2 * x, *bl = v1 + 2 * x;
+                if (!r) {
+                    a[0] = a[1] = bl[0] = bl[1] = 0;
+                    continue;
+                }
+                /* row -1 is zero: 1 for the initial row */
+                const uint32_t kq = quad_kappa(vp + 2 * x);
+                const uint32_t kappa = (r & (r - 1)) ? kq : 1;
+                const uint32_t U = kappa + (i ? u1 : u0);
+                if (U > 31) {
+                    *warn |= wr;
+                    return TSR__T1_CORRUPT;
+                }
+                if (U > kc)
+                    wr |= TSR__T1_W_HT;
+                quad_values(q, U, &ms, kc, mu_lim, a, bl, &wr);
+            }
+        }
+        uint8_t *t = ra;
+        ra = rc;
+        rc = t;
+        rc[0] = 0;
+    }
+    if (vlc.fill > vlc.nb || ms.fill > ms.nb)
+        wr |= TSR__T1_W_HT; /* a stream was read beyond its bytes */
+    *warn |= wr;
+    return TSR__T1_OK;
+}

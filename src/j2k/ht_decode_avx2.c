@@ -1,0 +1,78 @@
+/* The HT cleanup pass (ht_cleanup.h) compiled for AVX2, with the MagSgn fields of a quad
+ * extracted in vector lanes: the four field lengths, their offsets in the bit accumulator (a
+ * prefix sum), the four shifts and masks, the EMB bits and the significance masks each in one
+ * vector instruction instead of four scalar chains. The same words as the scalar quad_values in
+ * ht_decode.c, bit for bit (tests/unit/test_j2k_ht_simd.c compares the two). Built for x86-64
+ * with GCC; elsewhere the file compiles to stubs and ht_decode.c runs the scalar pass only. */
+#include "j2k/ht_bits.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("avx2,bmi,bmi2")
+#include <immintrin.h>
+
+int tsr__ht_cpu_avx2(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") ? 1 : 0;
+}
+
+/* ht_decode.c's quad_values contract; lanes are the samples in bit-stream order TL, BL, TR, BR. */
+AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
+                    uint32_t *v0, uint32_t *v1, unsigned *warn)
+{
+    const __m128i qv = _mm_set1_epi32((int)q), one = _mm_set1_epi32(1);
+    const __m128i sig = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(0, 1, 2, 3)), one);
+    const __m128i ek = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(8, 9, 10, 11)), one);
+    const __m128i e1 = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(12, 13, 14, 15)), one);
+    const __m128i m = _mm_sub_epi32(_mm_setzero_si128(), sig);
+    const __m128i n = _mm_and_si128(_mm_sub_epi32(_mm_set1_epi32((int)U), ek), m);
+    __m128i end = _mm_add_epi32(n, _mm_slli_si128(n, 4)); /* inclusive prefix sums */
+    end = _mm_add_epi32(end, _mm_slli_si128(end, 8));
+    const uint32_t tot = (uint32_t)_mm_extract_epi32(end, 3);
+    __m128i x;
+    if (tot <= 56) { /* the four fields from one accumulator */
+        ms_need(ms, tot);
+        const __m256i n64 = _mm256_cvtepu32_epi64(n);
+        const __m256i f = _mm256_srlv_epi64(_mm256_set1_epi64x((long long)ms->acc),
+                                            _mm256_cvtepu32_epi64(_mm_sub_epi32(end, n)));
+        const __m256i fm = _mm256_andnot_si256(_mm256_sllv_epi64(_mm256_set1_epi64x(-1), n64), f);
+        x = _mm256_castsi256_si128(
+            _mm256_permutevar8x32_epi32(fm, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+        ms->acc >>= tot;
+        ms->nb -= tot;
+    } else {
+        const uint32_t x0 = ms_get(ms, (uint32_t)_mm_extract_epi32(n, 0));
+        const uint32_t x1 = ms_get(ms, (uint32_t)_mm_extract_epi32(n, 1));
+        const uint32_t x2 = ms_get(ms, (uint32_t)_mm_extract_epi32(n, 2));
+        const uint32_t x3 = ms_get(ms, (uint32_t)_mm_extract_epi32(n, 3));
+        x = _mm_setr_epi32((int)x0, (int)x1, (int)x2, (int)x3);
+    }
+    x = _mm_or_si128(x, _mm_sllv_epi32(e1, n));
+    if (U >= kc) {
+        uint32_t xs[4];
+        _mm_storeu_si128((__m128i *)xs, x);
+        clamp_mu(xs, mu_lim, warn);
+        x = _mm_loadu_si128((const __m128i *)xs);
+    }
+    const __m128i v = _mm_and_si128(_mm_add_epi32(x, _mm_set1_epi32(2)), m);
+    const __m128i rows = _mm_shuffle_epi32(v, _MM_SHUFFLE(3, 1, 2, 0)); /* TL TR | BL BR */
+    _mm_storel_epi64((__m128i *)v0, rows);
+    _mm_storel_epi64((__m128i *)v1, _mm_unpackhi_epi64(rows, rows));
+}
+
+#define HT_CLEANUP_DEF int tsr__ht_cleanup_avx2
+#include "j2k/ht_cleanup.h"
+
+#else
+
+int tsr__ht_cpu_avx2(void)
+{
+    return 0;
+}
+
+int tsr__ht_cleanup_avx2(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn)
+{
+    (void)b, (void)d, (void)lcup, (void)kc, (void)warn;
+    return TSR__T1_EINVAL; /* never called: tsr__ht_cpu_avx2() is 0 */
+}
+
+#endif
