@@ -132,15 +132,34 @@ static tsr__grid_reason gather(tsr__incr *inc, int32_t v, int32_t px, int32_t py
     return TSR__GRID_OK;
 }
 
+static inline int32_t min3(int32_t a, int32_t b, int32_t c)
+{
+    int32_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+static inline int32_t max3(int32_t a, int32_t b, int32_t c)
+{
+    int32_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
 /* Gathers v's neighbours (other endpoint and coordinates of every incident edge) into the
- * proposal scratch, so the candidate loop reads them from one small array. */
-static void gather_star(tsr__incr *inc, int32_t v)
+ * proposal scratch, so the candidate loop reads them from one small array, with the bounds of
+ * each arm before and after the move to (px,py). */
+static void gather_star(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
 {
     const tsr_layout *l = inc->l;
-    int32_t d = 0;
+    int32_t d = 0, ox = l->x[v], oy = l->y[v];
     for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++, d++) {
         int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
-        inc->star[d] = (tsr__star_arm){e, w, l->x[w], l->y[w]};
+        int32_t wx = l->x[w], wy = l->y[w];
+        tsr__star_arm *s = &inc->star[d];
+        *s = (tsr__star_arm){.e = e, .w = w, .x = wx, .y = wy};
+        s->x0 = min3(ox, px, wx);
+        s->y0 = min3(oy, py, wy);
+        s->x1 = max3(ox, px, wx);
+        s->y1 = max3(oy, py, wy);
     }
     inc->nstar = d;
 }
@@ -170,9 +189,12 @@ static inline int visit(tsr__incr *inc, int32_t f, int32_t v, int32_t ox, int32_
     if (sp == 0 && tsr__point_on_segment(px, py, ax, ay, bx, by))
         return 0;
     int so = tsr__orient(ax, ay, bx, by, ox, oy);
+    int32_t fx0 = ax < bx ? ax : bx, fx1 = ax < bx ? bx : ax;
+    int32_t fy0 = ay < by ? ay : by, fy1 = ay < by ? by : ay;
     for (int32_t k = 0; k < inc->nstar; k++) {
         const tsr__star_arm *s = &inc->star[k];
-        if (s->w == a || s->w == b)
+        /* a proper crossing lies in both segments' boxes: none when f's box misses the arm's */
+        if (s->w == a || s->w == b || fx1 < s->x0 || fx0 > s->x1 || fy1 < s->y0 || fy0 > s->y1)
             continue;
         int sw = tsr__orient(ax, ay, bx, by, s->x, s->y);
         if (sw == 0)
@@ -194,7 +216,7 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     if (!tsr__move_valid_nodes(l, &inc->adj, &inc->occ, v, px, py))
         return 0;
     int32_t ox = l->x[v], oy = l->y[v];
-    gather_star(inc, v);
+    gather_star(inc, v, px, py);
     int dense = 1;
     if (inc->use_grid && inc->dense_run > 0) {
         inc->dense_run--;

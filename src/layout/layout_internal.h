@@ -136,9 +136,11 @@ tsr__grid_reason tsr__grid_query_begin(tsr__grid *g);
 tsr__grid_reason tsr__grid_query_segment(tsr__grid *g, int32_t ax, int32_t ay, int32_t bx,
                                          int32_t by);
 
-/* One incident edge e of the moving node and its other endpoint w at (x, y). */
+/* One incident edge e of the moving node and its other endpoint w at (x, y); [x0,x1] x [y0,y1]
+ * bounds the arm before and after the move (w, the old point and the new one). */
 typedef struct tsr__star_arm {
     int32_t e, w, x, y;
+    int32_t x0, y0, x1, y1;
 } tsr__star_arm;
 
 /* ---- incremental evaluator (incr_cpu.c): per-edge counts kept exact move by move ----
