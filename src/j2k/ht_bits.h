@@ -305,6 +305,14 @@ AI uint32_t quad_kappa(const uint32_t *p)
     return E > 2 ? E - 1 : 1;
 }
 
+/* U (7.3.7) of a nonempty quad with pattern q and unsigned residual u; p as for quad_kappa (row
+ * -1 is zero: kappa 1 for the initial row). */
+AI uint32_t quad_bound(uint32_t q, const uint32_t *p, uint32_t u)
+{
+    const uint32_t r = q & 0xF, kq = quad_kappa(p);
+    return ((r & (r - 1)) ? kq : 1) + u;
+}
+
 /* The cleanup pass compiled for AVX2 (ht_decode_avx2.c, ht_cleanup.h's contract), and whether
  * this CPU can run it: 0 on other CPUs and compilers, where the first is never called. */
 int tsr__ht_cleanup_avx2(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn);

@@ -1,6 +1,8 @@
 /* The HT cleanup pass (T.814 7.3) as a template, included once by ht_decode.c (scalar, the
  * reference) and once by ht_decode_avx2.c: the includer defines quad_values() (one quad's MagSgn
- * values, contract in ht_decode.c) and HT_CLEANUP_DEF (the function's linkage and name). Both
+ * values, contract in ht_decode.c), HT_PAIR_VALUES (the bounds and values of the two quads of a
+ * pair, either possibly empty, i.e. zeroed: returns 1, or 0 before anything is read or set, to
+ * leave the pair to the quad-by-quad loop) and HT_CLEANUP_DEF (the function's linkage and name). Both
  * instances compute the same words bit for bit. No include guard: one instance per file. */
 
 /* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data.
@@ -82,18 +84,19 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
                 u0 += 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
                 u1 += 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
             }
-            /* exponent bounds (7.3.7) and MagSgn values (7.3.8) */
+            /* exponent bounds (7.3.7) and MagSgn values (7.3.8): the pair at once where the
+             * includer can, else quad by quad */
+            if (pair && HT_PAIR_VALUES(q0, q1, u0, u1, vp + 2 * qx, &ms, kc, mu_lim, v0 + 2 * qx,
+                                       v1 + 2 * qx, &wr))
+                continue;
             for (uint32_t i = 0; i <= (uint32_t)pair; i++) {
-                const uint32_t q = i ? q1 : q0, x = qx + i, r = q & 0xF;
+                const uint32_t q = i ? q1 : q0, x = qx + i;
                 uint32_t *a = v0 + 2 * x, *bl = v1 + 2 * x;
-                if (!r) {
+                if (!(q & 0xF)) {
                     a[0] = a[1] = bl[0] = bl[1] = 0;
                     continue;
                 }
-                /* row -1 is zero: 1 for the initial row */
-                const uint32_t kq = quad_kappa(vp + 2 * x);
-                const uint32_t kappa = (r & (r - 1)) ? kq : 1;
-                const uint32_t U = kappa + (i ? u1 : u0);
+                const uint32_t U = quad_bound(q, vp + 2 * x, i ? u1 : u0);
                 if (U > 31) {
                     *warn |= wr;
                     return TSR__T1_CORRUPT;

@@ -78,6 +78,7 @@ AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_
     v1[1] = (x[3] + 2) & m3;
 }
 
+#define HT_PAIR_VALUES(...) 0 /* quad by quad */
 #define HT_CLEANUP_DEF static int cleanup
 #include "j2k/ht_cleanup.h"
 
