@@ -3,17 +3,22 @@
  * prefix sum), the four shifts and masks, the EMB bits and the significance masks each in one
  * vector instruction instead of four scalar chains. The same words as the scalar quad_values in
  * ht_decode.c, bit for bit (tests/unit/test_j2k_ht_simd.c compares the two). Built for x86-64
- * with GCC; elsewhere the file compiles to stubs and ht_decode.c runs the scalar pass only. */
+ * with GCC or clang; elsewhere the file compiles to stubs and ht_decode.c runs the scalar pass. */
 #include "j2k/ht_bits.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC target("avx2,bmi,bmi2")
-#include <immintrin.h>
-
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* compiled for the baseline instruction set: it runs before anything else here */
 int tsr__ht_cpu_avx2(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") ? 1 : 0;
 }
+
+#if defined(__clang__) /* clang too: the fuzz build runs this pass */
+#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2"))), apply_to = function)
+#else
+#pragma GCC target("avx2,bmi,bmi2")
+#endif
+#include <immintrin.h>
 
 /* ht_decode.c's quad_values contract; lanes are the samples in bit-stream order TL, BL, TR, BR. */
 AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
@@ -133,6 +138,10 @@ AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uin
 #define HT_PAIR_VALUES pair_values
 #define HT_CLEANUP_DEF int tsr__ht_cleanup_avx2
 #include "j2k/ht_cleanup.h"
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 
 #else
 
