@@ -9,6 +9,7 @@
  * pass this machine selects (AVX2 where present) and TSR_J2K_SCALAR=1 forces the scalar one. */
 #include "j2k/t1_internal.h"
 #include "tessera/j2k.h"
+#include "ht_random_block.h"
 #include "testlib.h"
 
 #include <dirent.h>
@@ -64,24 +65,7 @@ static void test_random_blocks(tsr_rng *rng)
         const uint32_t lref = (uint32_t)tsr_rng_range(rng, 0, 300);
         tsr_rng_fill(rng, bytes[1], lref);
         tsr__t1_seg segs[3];
-        uint32_t ns = 0, np = 0;
-        const uint32_t ph = 3u * (uint32_t)tsr_rng_range(rng, 0, 2);
-        if (ph)
-            segs[ns++] = (tsr__t1_seg){bytes[0], 0, ph};
-        segs[ns++] = (tsr__t1_seg){bytes[0], lcup, 1};
-        const uint32_t nref = (uint32_t)tsr_rng_range(rng, 0, 2);
-        if (nref)
-            segs[ns++] = (tsr__t1_seg){bytes[1], lref, nref};
-        for (uint32_t k = 0; k < ns; k++)
-            np += segs[k].npasses;
-        tsr__t1_block blk = {.w = w, .h = h, .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
-                             .style = (uint8_t)(0x40 | (tsr_rng_range(rng, 0, 1) ? 0x08 : 0)),
-                             .zero_bp = (uint8_t)tsr_rng_range(rng, 0, 3),
-                             .mb = (uint8_t)tsr_rng_range(rng, 1, 30),
-                             .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
-                             .npasses = np, .nsegs = ns, .segs = segs};
-        if (blk.mb < 30 && tsr_rng_range(rng, 0, 7) == 0)
-            blk.roi_shift = (uint8_t)tsr_rng_range(rng, 1, 31 - blk.mb);
+        tsr__t1_block blk = ht_random_block(rng, w, h, bytes[0], lcup, bytes[1], lref, segs, 3, 8);
         int rc;
         bad += !same_block(&blk, &rc);
         rcs[rc < 0 ? 2 : rc]++;
@@ -89,7 +73,7 @@ static void test_random_blocks(tsr_rng *rng)
         if (t % 50)
             continue;
         for (uint32_t len = 0; len < lcup; len += 1 + lcup / 40) { /* truncations */
-            segs[ph ? 1 : 0].len = len;
+            segs[segs[0].npasses == 1 ? 0 : 1].len = len; /* the cleanup segment */
             bad += !same_block(&blk, &rc);
             runs++;
         }

@@ -12,6 +12,7 @@
 #include "j2k/ht_vlc_lut.h"
 #include "j2k/mqc.h"
 #include "j2k/t1.h"
+#include "ht_random_block.h"
 #include "testlib.h"
 #include "t1_testenc.h"
 
@@ -379,26 +380,8 @@ static void test_ht_garbage(tsr_rng *rng)
         }
         uint32_t lref = (uint32_t)tsr_rng_range(rng, 0, 200);
         tsr_rng_fill(rng, bytes[1], lref);
-        /* placeholders (one zero-length segment of 3j passes), cleanup, refinement */
-        tsr__t1_seg segs[4];
-        uint32_t ns = 0, np = 0;
-        uint32_t ph = 3u * (uint32_t)tsr_rng_range(rng, 0, 2);
-        if (ph)
-            segs[ns++] = (tsr__t1_seg){bytes[0], 0, ph};
-        segs[ns++] = (tsr__t1_seg){bytes[0], lcup, 1};
-        uint32_t nref = (uint32_t)tsr_rng_range(rng, 0, 2);
-        if (nref)
-            segs[ns++] = (tsr__t1_seg){bytes[1], lref, nref};
-        for (uint32_t k = 0; k < ns; k++)
-            np += segs[k].npasses;
-        tsr__t1_block blk = {.w = w, .h = h, .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
-                             .style = (uint8_t)(0x40 | (tsr_rng_range(rng, 0, 1) ? 0x08 : 0)),
-                             .zero_bp = (uint8_t)tsr_rng_range(rng, 0, 6),
-                             .mb = (uint8_t)tsr_rng_range(rng, 1, 30),
-                             .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
-                             .npasses = np, .nsegs = ns, .segs = segs};
-        if (blk.mb < 30 && tsr_rng_range(rng, 0, 5) == 0)
-            blk.roi_shift = (uint8_t)tsr_rng_range(rng, 1, 31 - blk.mb);
+        tsr__t1_seg segs[3];
+        tsr__t1_block blk = ht_random_block(rng, w, h, bytes[0], lcup, bytes[1], lref, segs, 6, 6);
         unsigned warn = 0;
         int rc = ht_decode_checked(&blk, segs, out, &warn);
         rcs[rc < 0 ? 2 : rc]++;
@@ -407,8 +390,8 @@ static void test_ht_garbage(tsr_rng *rng)
             continue;
         /* accepted as consistent: every truncation of every segment stays in bounds */
         accepted++;
-        tsr__t1_seg cut[4];
-        for (uint32_t s = 0; s < ns; s++) {
+        tsr__t1_seg cut[3];
+        for (uint32_t s = 0; s < blk.nsegs; s++) {
             uint32_t step = segs[s].len > 300 ? segs[s].len / 150 : 1;
             for (uint32_t len = 0; len < segs[s].len; len += step) {
                 memcpy(cut, segs, sizeof cut);
