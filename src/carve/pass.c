@@ -15,20 +15,9 @@
 #include "carve/carve_cuda.h"
 #include "core/checked.h"
 #include "core/ctx.h"
+#include "core/minmax.h"
 
 #include <string.h>
-
-static inline int32_t min3(int32_t a, int32_t b, int32_t c)
-{
-    int32_t m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
-static inline int32_t max3(int32_t a, int32_t b, int32_t c)
-{
-    int32_t m = a > b ? a : b;
-    return m > c ? m : c;
-}
 
 /* The columns [*a, *b) of row y (new coordinates, width w) whose energy, forward costs or
  * predecessor set a removal along xs (old coordinates) can change: the seam's columns in rows
@@ -38,7 +27,7 @@ static inline void dirty_band(const int32_t *xs, int32_t h, int32_t w, int32_t y
                               int32_t *b)
 {
     const int32_t u = xs[y > 0 ? y - 1 : y], c = xs[y], d = xs[y < h - 1 ? y + 1 : y];
-    int32_t lo = min3(u, c, d) - 2, hi = max3(u, c, d) + 2;
+    int32_t lo = tsr__min3(u, c, d) - 2, hi = tsr__max3(u, c, d) + 2;
     *a = lo < 0 ? 0 : lo;
     *b = hi > w ? w : hi;
 }

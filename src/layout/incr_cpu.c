@@ -7,6 +7,7 @@
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
+#include "core/minmax.h"
 
 #include <string.h>
 
@@ -132,18 +133,6 @@ static tsr__grid_reason gather(tsr__incr *inc, int32_t v, int32_t px, int32_t py
     return TSR__GRID_OK;
 }
 
-static inline int32_t min3(int32_t a, int32_t b, int32_t c)
-{
-    int32_t m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
-static inline int32_t max3(int32_t a, int32_t b, int32_t c)
-{
-    int32_t m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
 /* Gathers v's neighbours (other endpoint and coordinates of every incident edge) into the
  * proposal scratch, so the candidate loop reads them from one small array, with the bounds of
  * each arm before and after the move to (px,py). */
@@ -156,10 +145,10 @@ static void gather_star(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
         int32_t wx = l->x[w], wy = l->y[w];
         tsr__star_arm *s = &inc->star[d];
         *s = (tsr__star_arm){.e = e, .w = w, .x = wx, .y = wy};
-        s->x0 = min3(ox, px, wx);
-        s->y0 = min3(oy, py, wy);
-        s->x1 = max3(ox, px, wx);
-        s->y1 = max3(oy, py, wy);
+        s->x0 = tsr__min3(ox, px, wx);
+        s->y0 = tsr__min3(oy, py, wy);
+        s->x1 = tsr__max3(ox, px, wx);
+        s->y1 = tsr__max3(oy, py, wy);
     }
     inc->nstar = d;
 }
