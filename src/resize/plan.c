@@ -181,6 +181,43 @@ static int tsr__up2_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_
     return 1;
 }
 
+/* 1 when n -> dsize is 3:2 (dsize = 2m, n = 3m). */
+static int tsr__dn32_sizes(int32_t n, int32_t dsize)
+{
+    return dsize % 2 == 0 && 3 * (int64_t)dsize == 2 * (int64_t)n;
+}
+
+/* 1 when one axis' offsets and 2-tap coefficients are OpenCV's linear 3:2 downscale, entry by
+ * entry (resize_dn32.h): output d = 2k uses (3k; 1536, 512), d = 2k+1 uses (3k+1; 512, 1536). */
+static int tsr__dn32_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_t dsize)
+{
+    if (!tsr__dn32_sizes(n, dsize))
+        return 0;
+    for (int32_t d = 0; d < dsize; d++) {
+        const int32_t c0 = d % 2 ? 512 : 1536;
+        if (ofs[d] != 3 * (d / 2) + d % 2 || c[2 * d] != c0 || c[2 * d + 1] != TSR__COEF_SCALE - c0)
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when one axis' area taps are resize_dn32.h's 3:2 form: two taps per output, (3k, 3k+1) for
+ * d = 2k and (3k+1, 3k+2) for d = 2k+1, the weights of every even output equal to output 0's and
+ * of every odd output to output 1's. */
+static int tsr__dn32_area_axis(const int32_t *start, const int32_t *ofs, const float *w, int32_t n,
+                               int32_t dsize)
+{
+    if (!tsr__dn32_sizes(n, dsize) || start[dsize] != 2 * dsize)
+        return 0;
+    for (int32_t d = 0; d < dsize; d++) {
+        const int32_t s = 3 * (d / 2) + d % 2, q = 2 * (d % 2);
+        if (start[d] != 2 * d || ofs[2 * d] != s || ofs[2 * d + 1] != s + 1 ||
+            w[2 * d] != w[q] || w[2 * d + 1] != w[q + 1] || !(w[q] >= 0.f) || !(w[q + 1] >= 0.f))
+            return 0;
+    }
+    return 1;
+}
+
 /* OpenCV's computeResizeAreaTab for one axis (cn = 1, pixel indices). With tab == NULL only
  * counts the taps. start[d] receives the first tap of output d, start[dsize] the total. */
 static size_t tsr__area_axis(int ssize, int dsize, double scale, int32_t *start, int32_t *si,
@@ -426,6 +463,10 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
         p->up2 = p->unit_pairs && p->xmax == dst_w - 1 &&
                  tsr__up2_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w, 1) &&
                  tsr__up2_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h, 0);
+        if (p->unit_pairs && p->xmax == dst_w &&
+            tsr__dn32_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w) &&
+            tsr__dn32_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h))
+            p->dn32 = TSR__DN32_LINEAR;
         return TSR_OK;
     }
 
@@ -451,6 +492,12 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
                        p->table[TSR__RT_XCOEF]);
         tsr__area_axis(src_h, dst_h, scale_y, p->table[TSR__RT_YSTART], p->table[TSR__RT_YOFS],
                        p->table[TSR__RT_YCOEF]);
+        if (depth == TSR_U8 &&
+            tsr__dn32_area_axis(p->table[TSR__RT_XSTART], p->table[TSR__RT_XOFS],
+                                p->table[TSR__RT_XCOEF], src_w, dst_w) &&
+            tsr__dn32_area_axis(p->table[TSR__RT_YSTART], p->table[TSR__RT_YOFS],
+                                p->table[TSR__RT_YCOEF], src_h, dst_h))
+            p->dn32 = TSR__DN32_AREA;
         return TSR_OK;
     }
 

@@ -5,6 +5,8 @@
  *   k_generic      every path, depth and channel count; one thread per output element.
  *   k_up2_u8<CN>   u8 linear upscale by exactly 2 on both axes (plan.up2): resize_up2.h's
  *                  closed form, 8 output pixels x 2*th rows per thread.
+ *   k_dn32_u8<CN,MODE> u8 linear and area downscale by exactly 3:2 on both axes (plan.dn32):
+ *                  resize_dn32.h, 8 output pixels x 2 rows per thread from 3 source rows.
  *   k_lin2_u8<CN,EPT> the other u8 linear and area plans with unit coefficient pairs (plan
  *                  unit_pairs) and horizontal scale <= LN_XMAX: output tiles of 128*EPT
  *                  elements x th rows, the tile's source rows staged in shared memory as u16 tap
@@ -32,6 +34,7 @@ extern "C" {
 #include "resize/resize_backends.h"
 #include "resize/resize_gpu.h"
 }
+#include "resize/resize_dn32.h"
 #include "resize/resize_up2.h"
 
 #include <math.h>
@@ -522,6 +525,28 @@ __global__ void __launch_bounds__(UP2_NT)
                     al_src, al_dst);
 }
 
+/* Exact 3:2 downscale, linear or area (plan.dn32): resize_dn32.h's thread body. 128 threads per
+ * block; a thread makes 8 output pixels of output row pair k (grid y, strided past 65535) from
+ * 12 source pixels of three rows that no other thread reads, every load issued before any
+ * arithmetic; 8-byte stores. The area weights (resize_dn32.h's w[8]) are kernel arguments. */
+enum { DN32_NT = 128 };
+struct dn32_weights {
+    float w[8];
+};
+
+template <int CN, int MODE>
+__global__ void __launch_bounds__(DN32_NT)
+    k_dn32_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, dn32_weights w,
+              int al_src, int al_dst)
+{
+    const int t = blockIdx.x * DN32_NT + threadIdx.x;
+    if (8 * t >= p.dw)
+        return;
+    for (int k = blockIdx.y; k < p.dh / 2; k += gridDim.y)
+        tsr__dn32_thread(src, p.sstride, dst, p.dstride, p.dw, CN, t, k, MODE, w.w, al_src,
+                         al_dst);
+}
+
 /* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
  * elements of R output rows. Each element's column taps (at most MT: k in [XSTART[dx],
  * XSTART[dx+1])) are read once into registers and padded to MT with weight 0 on the element's
@@ -682,8 +707,9 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7 sizes its
- * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads, so the
- * workbench can time the variants side by side. */
+ * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads; bit 11
+ * turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8 take its plans); bit 12 sizes k_up2_u8's grid
+ * for 2x fewer blocks, so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -794,7 +820,9 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
         /* source rows per block: fewer while the grid is small */
         int th = tsr__resize_cuda_variant & 16 ? UP2_THMAX / 2 : UP2_THMAX;
-        const int target = tsr__resize_cuda_variant & 128 ? LN_BLOCKS / 4 : LN_BLOCKS;
+        const int target = tsr__resize_cuda_variant & 128    ? LN_BLOCKS / 4
+                           : tsr__resize_cuda_variant & 4096 ? LN_BLOCKS / 2
+                                                             : LN_BLOCKS;
         while (th > 1 && gx * ((pl->src_h + th - 1) / th) < target)
             th /= 2;
         while ((pl->src_h + th - 1) / th > 65535)
@@ -809,6 +837,33 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         }
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
+        return TSR_OK;
+    }
+    if (pl->dn32 && !(tsr__resize_cuda_variant & 2048)) {
+        dn32_weights w = {};
+        if (pl->dn32 == TSR__DN32_AREA) {
+            const float *xw = (const float *)pl->table[TSR__RT_XCOEF];
+            const float *yw = (const float *)pl->table[TSR__RT_YCOEF];
+            for (int i = 0; i < 4; i++)
+                w.w[i] = xw[i], w.w[4 + i] = yw[i];
+        }
+        const dim3 grid(((pl->dst_w + 7) / 8 + DN32_NT - 1) / DN32_NT,
+                        pl->dst_h / 2 < 65535 ? pl->dst_h / 2 : 65535);
+        const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
+#define TSR_DN32(CN, MODE) k_dn32_u8<CN, MODE><<<grid, DN32_NT, 0, stream>>>(s, d, p, w, als, ald)
+        switch (pl->cn * 4 + pl->dn32) {
+        case 5: TSR_DN32(1, TSR__DN32_LINEAR); break;
+        case 6: TSR_DN32(1, TSR__DN32_AREA); break;
+        case 9: TSR_DN32(2, TSR__DN32_LINEAR); break;
+        case 10: TSR_DN32(2, TSR__DN32_AREA); break;
+        case 13: TSR_DN32(3, TSR__DN32_LINEAR); break;
+        case 14: TSR_DN32(3, TSR__DN32_AREA); break;
+        case 17: TSR_DN32(4, TSR__DN32_LINEAR); break;
+        default: TSR_DN32(4, TSR__DN32_AREA); break;
+        }
+#undef TSR_DN32
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_dn32_u8");
         return TSR_OK;
     }
     const int lin2_plan = pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&

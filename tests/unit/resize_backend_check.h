@@ -21,6 +21,8 @@ static const rb_size rb_sizes[] = {
     {40, 30, 13, 11}, {64, 48, 17, 64}, {5, 3, 11, 7},    {97, 61, 50, 33}, {97, 61, 29, 17},
     {120, 80, 39, 26}, {301, 7, 100, 7}, {200, 150, 521, 313}, {640, 360, 213, 120},
     {129, 257, 1, 255}, {3, 400, 9, 10},
+    /* exact 3:2 (resize_dn32.h), one with a partial last thread */
+    {48, 30, 32, 20},  {21, 9, 14, 6},   {303, 45, 202, 30},
 };
 static const tsr_interp rb_interps[] = {TSR_INTERP_NEAREST, TSR_INTERP_LINEAR,
                                         TSR_INTERP_CUBIC,   TSR_INTERP_AREA,
