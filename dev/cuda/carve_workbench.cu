@@ -8,7 +8,11 @@
  * start to each band's last store, and the mean stage / wait / rows / store times of an
  * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
  * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
- * difference. usage: carve_workbench_cuda [--small] (--small: 1080p only). */
+ * difference. Batch mode: one pass of the adaptive K for 50 seams (tsr__carve_batch_k) after the
+ * library's open (first DP with the pair bits), its kernels (carve_cuda_batch_kernels.cuh's
+ * batch_launch) timed one by one with events, BATCH_REPEATS times (the pass reads only what its
+ * DP wrote, so a repeat does the same work), and the trace's time per image row.
+ * usage: carve_workbench_cuda [--small] (--small: 1080p only). */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
@@ -17,6 +21,7 @@ extern "C" {
 }
 
 #include "carve/carve_cuda_kernels.cuh"
+#include "carve/carve_cuda_batch_kernels.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +39,7 @@ extern "C" {
         }                                                                                          \
     } while (0)
 
-static const int SEAMS = 50, TRACED = 10;
+static const int SEAMS = 50, TRACED = 10, BATCH_REPEATS = 5;
 
 static void fill(tsr__carve_grid *g)
 {
@@ -75,6 +80,42 @@ static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &
         printf(" b%d=%.1f", b, band_end[b] / 1e3);
     printf(" last=%.1f; per band %.2f us\n", band_end[nb - 1] / 1e3,
            (band_end[nb - 1] - band_end[0]) / 1e3 / (nb > 1 ? nb - 1 : 1));
+}
+
+/* Batch mode: per-kernel times of one pass (see the file comment). */
+static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g)
+{
+    const uint64_t pen[4] = {0, 0, 0, 0};
+    const int32_t k = tsr__carve_batch_k(g->w, SEAMS, 0);
+    tsr__carve_cuda *c = NULL;
+    if (tsr__carve_cuda_open_batch(ctx, g, TSR_CARVE_BACKWARD, pen, SEAMS, k, 0, 0, &c) != TSR_OK) {
+        fprintf(stderr, "open_batch: %s\n", tsr_ctx_last_error(ctx));
+        return 2;
+    }
+    CK(trace_setup());
+    cudaStream_t s = ctx->cuda->stream;
+    cudaEvent_t ev[5];
+    for (int i = 0; i < 5; i++)
+        CK(cudaEventCreate(&ev[i]));
+    double ms[4] = {0, 0, 0, 0};
+    for (int r = 0; r < BATCH_REPEATS; r++) {
+        batch_launch(c->P, g->w, k, 0, s, ev);
+        CK(cudaEventSynchronize(ev[4]));
+        CK(cudaGetLastError());
+        for (int i = 0; i < 4; i++) {
+            float f;
+            CK(cudaEventElapsedTime(&f, ev[i], ev[i + 1]));
+            ms[i] += f / BATCH_REPEATS;
+        }
+    }
+    printf("  batch pass, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), sum %.4f, "
+           "gather %.4f, total %.4f\n",
+           (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
+           ms[0] + ms[1] + ms[2] + ms[3]);
+    for (int i = 0; i < 5; i++)
+        cudaEventDestroy(ev[i]);
+    tsr__carve_cuda_close(ctx, c);
+    return 0;
 }
 
 static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
@@ -158,6 +199,7 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
         cudaEventDestroy(ev[i]);
     cudaFree(dtrace);
     tsr__carve_cuda_close(ctx, c);
+    rc |= batch_size(ctx, &g);
     tsr__carve_grid_free(ctx, &g);
     return rc;
 }

@@ -159,8 +159,7 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
         if (g->mask)
             DEV_ALLOC(c->P.mask2, cells);
         DEV_ALLOC(c->P.orig2, cells * sizeof(uint16_t));
-        const cudaError_t e = cudaFuncSetAttribute(
-            trace_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
+        const cudaError_t e = trace_setup();
         if (e != cudaSuccess) {
             tsr__carve_cuda_close(ctx, c);
             return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
@@ -201,20 +200,8 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
                          (int)k, (int)w);
     cudaStream_t s = ctx->cuda->stream;
     const int32_t h = c->P.h;
-    topk_kernel<<<1, TSR__CC_TOPK_THREADS, 0, s>>>(c->P, w, k);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "topk_kernel");
-    const int32_t threads = k < 1024 ? (k + 31) / 32 * 32 : 1024;
-    const size_t smem = (tsr__cc_trace_staged(c->P.pitch)
-                             ? (size_t)tsr__cc_trace_stage_bytes(c->P.pitch)
-                             : 0) +
-                        (tsr__cc_trace_pos_shared(k) ? 2 * (size_t)k * sizeof(int32_t) : 0);
-    trace_kernel<<<1, (unsigned)threads, smem, s>>>(c->P, w, k);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "trace_kernel");
-    batch_sum_kernel<<<blocks_for((int64_t)h * k, 256), 256, 0, s>>>(c->P, w, k, removed);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "batch_sum_kernel");
-    gather_kernel<<<(unsigned)h, TSR__CC_GATHER_THREADS,
-                    k <= TSR__CC_GATHER_KS ? (size_t)k * sizeof(int32_t) : 0, s>>>(c->P, w, k);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "gather_kernel");
+    batch_launch(c->P, w, k, removed, s, NULL);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "batch kernels");
     /* the gathered planes become the pass's (the launches above already hold their copies) */
     uint8_t *l = c->P.luma, *m = c->P.mask;
     uint16_t *o = c->P.orig;

@@ -88,65 +88,88 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
 }
 
 /* trace: copies group q's code and pair rows (rows top, top - 1, ... down to row 1, at most G)
- * into buffer q & 1 of the stage, 16 bytes per cp.async. */
+ * into buffer q & 1 of the stage, 16 bytes per cp.async, a row's chunks strided over the
+ * threads (no divisions). */
 __device__ void trace_issue(const tsr__cc_planes &P, uint8_t *stage, int32_t q)
 {
     const int32_t top = P.h - 1 - q * TSR__CC_TRACE_G, rb = P.pitch / 4;
     if (top < 1)
         return;
     const int32_t n = top < TSR__CC_TRACE_G ? top : TSR__CC_TRACE_G, chunks = rb / 16;
-    for (int32_t i = (int32_t)threadIdx.x; i < 2 * n * chunks; i += (int32_t)blockDim.x) {
-        const int32_t plane = i / (n * chunks), r = i / chunks % n, c = i % chunks;
-        const uint8_t *src = (plane ? P.pair : P.back) + (int64_t)(top - r) * rb + c * 16;
-        uint8_t *dst = stage + (((q & 1) * 2 + plane) * TSR__CC_TRACE_G + r) * rb + c * 16;
-        __pipeline_memcpy_async(dst, src, 16);
+    for (int32_t plane = 0; plane < 2; plane++) {
+        const uint8_t *src = (plane ? P.pair : P.back) + (int64_t)top * rb;
+        uint8_t *dst = stage + ((q & 1) * 2 + plane) * TSR__CC_TRACE_G * rb;
+        for (int32_t r = 0; r < n; r++, src -= rb, dst += rb)
+            for (int32_t c = (int32_t)threadIdx.x; c < chunks; c += (int32_t)blockDim.x)
+                __pipeline_memcpy_async(dst + c * 16, src + c * 16, 16);
     }
 }
 
+/* One instance per placement of the positions (ShPos: shared memory, written to cols once per
+ * group; else cols itself, row by row) and of the code and pair rows (Staged: shared memory, one
+ * group ahead; else global memory), so that every access has a known address space. */
+template <int ShPos, int Staged>
 __global__ void __launch_bounds__(1024)
     trace_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
     const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
     extern __shared__ __align__(16) uint8_t smem[];
     const int32_t T = (int32_t)blockDim.x, t = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
-    const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch);
     uint8_t *stage = smem;
-    int32_t *pos = (int32_t *)(smem + (staged ? tsr__cc_trace_stage_bytes(P.pitch) : 0));
-    if (shpos)
+    int32_t *pos = (int32_t *)(smem + (Staged ? tsr__cc_trace_stage_bytes(P.pitch) : 0));
+    if (ShPos)
         for (int32_t j = t; j < k; j += T)
-            pos[((h - 1) & 1) * k + j] = P.cols[(int64_t)(h - 1) * k + j];
-    if (staged) {
+            pos[j] = P.cols[(int64_t)(h - 1) * k + j];
+    if (Staged) {
         trace_issue(P, stage, 0);
         __pipeline_commit();
     }
     for (int32_t q = 0; h - 1 - q * TSR__CC_TRACE_G >= 1; q++) {
         const int32_t top = h - 1 - q * TSR__CC_TRACE_G;
         const int32_t bot = top - TSR__CC_TRACE_G + 1 > 1 ? top - TSR__CC_TRACE_G + 1 : 1;
-        if (staged) {
+        if (Staged) {
             trace_issue(P, stage, q + 1);
             __pipeline_commit();
             __pipeline_wait_prior(1);
         }
         __syncthreads();
         for (int32_t y = top; y >= bot; y--) {
-            const int32_t *cur = shpos ? pos + (y & 1) * k : P.cols + (int64_t)y * k;
-            const uint8_t *cr = staged ? stage + ((q & 1) * 2 * TSR__CC_TRACE_G + top - y) * rb
+            const int32_t *cur = ShPos ? pos + (top - y) * k : P.cols + (int64_t)y * k;
+            int32_t *nxt = ShPos ? pos + (top - y + 1) * k : P.cols + (int64_t)(y - 1) * k;
+            const uint8_t *cr = Staged ? stage + ((q & 1) * 2 * TSR__CC_TRACE_G + top - y) * rb
                                        : P.back + (int64_t)y * rb;
-            const uint8_t *pr = staged
+            const uint8_t *pr = Staged
                                     ? stage + (((q & 1) * 2 + 1) * TSR__CC_TRACE_G + top - y) * rb
                                     : P.pair + (int64_t)y * rb;
             for (int32_t j = t; j < k; j += T) {
                 const int32_t x = cur[j];
                 const int32_t xl = j > 0 ? cur[j - 1] : 0, xr = j < k - 1 ? cur[j + 1] : 0;
-                const int32_t nx =
-                    tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, cr[x >> 2], pr[x >> 2]);
-                P.cols[(int64_t)(y - 1) * k + j] = nx;
-                if (shpos)
-                    pos[((y - 1) & 1) * k + j] = nx;
+                nxt[j] = tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, cr[x >> 2], pr[x >> 2]);
             }
             __syncthreads();
         }
+        if (ShPos) /* each thread its own seams: rows top - 1 .. bot - 1 out, the last one to
+                      slot 0 (read by others only after the next group's barrier) */
+            for (int32_t j = t; j < k; j += T) {
+                for (int32_t s = 1; s <= top - bot + 1; s++)
+                    P.cols[(int64_t)(top - s) * k + j] = pos[s * k + j];
+                pos[j] = pos[(top - bot + 1) * k + j];
+            }
     }
+}
+
+/* The trace's four instances need more than the default 48 KB of dynamic shared memory. */
+inline cudaError_t trace_setup()
+{
+    void (*const f[4])(tsr__cc_planes, int32_t, int32_t) = {trace_kernel<0, 0>, trace_kernel<0, 1>,
+                                                            trace_kernel<1, 0>, trace_kernel<1, 1>};
+    for (int i = 0; i < 4; i++) {
+        const cudaError_t e = cudaFuncSetAttribute(
+            (const void *)f[i], cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
 }
 
 __global__ void batch_sum_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k,
@@ -187,6 +210,40 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
     }
     for (int32_t xo = t; xo < w - k; xo += TSR__CC_GATHER_THREADS)
         tsr__cc_gather_cell(&P, y, xo, tsr__cc_gather_src(c, k, xo));
+}
+
+/* One batch pass's kernels after its DP: topk, trace, sum, gather (carve_cuda_batch_logic.h's
+ * order; the energy and the next DP are the caller's). ev: NULL, or 5 events recorded before
+ * each kernel and after the last (the workbench's timing). */
+inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed,
+                         cudaStream_t s, cudaEvent_t *ev)
+{
+    if (ev)
+        cudaEventRecord(ev[0], s);
+    topk_kernel<<<1, TSR__CC_TOPK_THREADS, 0, s>>>(P, w, k);
+    if (ev)
+        cudaEventRecord(ev[1], s);
+    const unsigned threads = k < 1024 ? (unsigned)(k + 31) / 32 * 32 : 1024;
+    const size_t smem = (size_t)tsr__cc_trace_smem(P.pitch, k);
+    const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch, k);
+    if (shpos && staged)
+        trace_kernel<1, 1><<<1, threads, smem, s>>>(P, w, k);
+    else if (shpos)
+        trace_kernel<1, 0><<<1, threads, smem, s>>>(P, w, k);
+    else if (staged)
+        trace_kernel<0, 1><<<1, threads, smem, s>>>(P, w, k);
+    else
+        trace_kernel<0, 0><<<1, threads, smem, s>>>(P, w, k);
+    if (ev)
+        cudaEventRecord(ev[2], s);
+    const int64_t n = (int64_t)P.h * k;
+    batch_sum_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(P, w, k, removed);
+    if (ev)
+        cudaEventRecord(ev[3], s);
+    gather_kernel<<<(unsigned)P.h, TSR__CC_GATHER_THREADS,
+                    k <= TSR__CC_GATHER_KS ? (size_t)k * sizeof(int32_t) : 0, s>>>(P, w, k);
+    if (ev)
+        cudaEventRecord(ev[4], s);
 }
 
 } // namespace

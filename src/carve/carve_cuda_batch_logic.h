@@ -15,9 +15,11 @@
  *            order into row h-1 of cols.
  *   trace    one block, one thread per seam (strided when k > threads), rows h-1 .. 1, one
  *            barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the code and pair bits of
- *            (y, cols[y][j])). Positions double-buffered in shared memory when k <= TRACE_KS
- *            (else read back from cols), the code and pair rows staged in groups of TRACE_G rows
- *            when they fit (else read from global memory).
+ *            (y, cols[y][j])). The rows go in groups of TRACE_G; when k <= TRACE_KS a group's
+ *            positions stay in shared memory and each thread writes its own seams' rows to cols
+ *            once at the group's end (else every row is written to cols and read back), and the
+ *            code and pair rows of the next group are staged by cp.async when they fit (else
+ *            read from global memory).
  *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
  *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
  *   gather   one block per row: output column x' < w - k takes column x' + #{j : cols[j] - j <=
@@ -107,19 +109,30 @@ TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t
 
 /* ---- trace ---- */
 
-/* Whether the trace keeps the seams' positions in shared memory, and its shared bytes. */
+/* The trace's shared memory: first, when staged, the code and pair rows (two buffers of TRACE_G
+ * rows of each); then, when k <= TRACE_KS, TRACE_G + 1 rows of the seams' positions (slot 0: the
+ * group's top row, slot s: s rows below it; written to cols once per group). Positions take
+ * precedence: the rows are staged only when both fit the budget. */
 TSR__CC_FN int tsr__cc_trace_pos_shared(int32_t k)
 {
     return k <= TSR__CC_TRACE_KS;
+}
+TSR__CC_FN int32_t tsr__cc_trace_pos_bytes(int32_t k)
+{
+    return tsr__cc_trace_pos_shared(k) ? (TSR__CC_TRACE_G + 1) * k * (int32_t)sizeof(int32_t) : 0;
 }
 TSR__CC_FN int32_t tsr__cc_trace_stage_bytes(int32_t pitch)
 {
     return 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4);
 }
-TSR__CC_FN int tsr__cc_trace_staged(int32_t pitch)
+TSR__CC_FN int tsr__cc_trace_staged(int32_t pitch, int32_t k)
 {
-    return tsr__cc_trace_stage_bytes(pitch) <=
-           TSR__CC_TRACE_SMEM - 2 * TSR__CC_TRACE_KS * (int32_t)sizeof(int32_t);
+    return tsr__cc_trace_stage_bytes(pitch) + tsr__cc_trace_pos_bytes(k) <= TSR__CC_TRACE_SMEM;
+}
+TSR__CC_FN int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
+{
+    return (tsr__cc_trace_staged(pitch, k) ? tsr__cc_trace_stage_bytes(pitch) : 0) +
+           tsr__cc_trace_pos_bytes(k);
 }
 
 /* trace, one seam's step from row y to y-1: x its column in row y, xl / xr its neighbours'

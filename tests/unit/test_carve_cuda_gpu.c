@@ -36,8 +36,8 @@ static void larger(tsr_rng *r)
 /* Batch mode (carve_cuda_batch_kernels.cuh) against the CPU batch path: random shapes, both
  * energies, both directions (width and height, so horizontal passes too), keep and drop masks,
  * object removal, the adaptive and fixed K; plus the kernels' fallbacks: rows too wide for the
- * trace's staged code rows (> ~23K columns), more seams than the trace keeps in shared memory
- * (K > 4096) and than the gather stages (K > 8192). */
+ * trace's staged code rows (> ~24K columns), more seams than the trace keeps in shared memory
+ * (K > 4096), both at once, and more than the gather stages (K > 8192). */
 static void batch_cases(tsr_rng *r)
 {
     static const int shapes[][2] = {{2, 1},   {2, 40},  {3, 7},   {3, 300}, {9, 200},
@@ -80,7 +80,8 @@ static void batch_cases(tsr_rng *r)
             tsr_image_free(ref, &drop);
             tsr_image_free(ref, &src);
         }
-    static const int big[][3] = {{24100, 20, 0}, {9000, 6, 5000}, {9000, 4, 8500}};
+    static const int big[][3] = {
+        {24100, 20, 0}, {9000, 6, 5000}, {9000, 4, 8500}, {26000, 4, 4200}};
     for (size_t s = 0; s < (quick ? 0 : sizeof big / sizeof big[0]); s++)
         for (int e = 0; e < 2; e++) {
             tsr_image src;
