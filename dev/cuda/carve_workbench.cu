@@ -8,8 +8,8 @@
  * start to each band's last store, and the mean stage / wait / rows / store times of an
  * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
  * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
- * difference. Batch mode: one pass of the adaptive K for 50 seams (tsr__carve_batch_k) after the
- * library's open (first DP with the pair bits), its kernels (carve_cuda_batch_kernels.cuh's
+ * difference. Batch mode: one pass of the adaptive K (tsr__carve_batch_k) for 50 seams and for a
+ * quarter of the width, after the library's open (first DP with the pair bits), its kernels (carve_cuda_batch_kernels.cuh's
  * batch_launch) timed one by one with events, BATCH_REPEATS times (the pass reads only what its
  * DP wrote, so a repeat does the same work), and the trace's time per image row.
  * usage: carve_workbench_cuda [--small] (--small: 1080p only). */
@@ -82,13 +82,13 @@ static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &
            (band_end[nb - 1] - band_end[0]) / 1e3 / (nb > 1 ? nb - 1 : 1));
 }
 
-/* Batch mode: per-kernel times of one pass (see the file comment). */
-static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g)
+/* Batch mode: per-kernel times of the first pass of n seams (see the file comment). */
+static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
 {
     const uint64_t pen[4] = {0, 0, 0, 0};
-    const int32_t k = tsr__carve_batch_k(g->w, SEAMS, 0);
+    const int32_t k = tsr__carve_batch_k(g->w, n, 0);
     tsr__carve_cuda *c = NULL;
-    if (tsr__carve_cuda_open_batch(ctx, g, TSR_CARVE_BACKWARD, pen, SEAMS, k, 0, 0, &c) != TSR_OK) {
+    if (tsr__carve_cuda_open_batch(ctx, g, TSR_CARVE_BACKWARD, pen, n, k, 0, 0, &c) != TSR_OK) {
         fprintf(stderr, "open_batch: %s\n", tsr_ctx_last_error(ctx));
         return 2;
     }
@@ -108,9 +108,9 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g)
             ms[i] += f / BATCH_REPEATS;
         }
     }
-    printf("  batch pass, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), sum %.4f, "
-           "gather %.4f, total %.4f\n",
-           (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
+    printf("  batch pass of %d seams, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), "
+           "sum %.4f, gather %.4f, total %.4f\n",
+           (int)n, (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
            ms[0] + ms[1] + ms[2] + ms[3]);
     for (int i = 0; i < 5; i++)
         cudaEventDestroy(ev[i]);
@@ -199,7 +199,8 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
         cudaEventDestroy(ev[i]);
     cudaFree(dtrace);
     tsr__carve_cuda_close(ctx, c);
-    rc |= batch_size(ctx, &g);
+    rc |= batch_size(ctx, &g, SEAMS);
+    rc |= batch_size(ctx, &g, g.w / 4);
     tsr__carve_grid_free(ctx, &g);
     return rc;
 }
