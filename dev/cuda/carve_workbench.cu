@@ -9,10 +9,10 @@
  * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
  * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
  * difference. Batch mode: one pass of the adaptive K (tsr__carve_batch_k) for 50 seams and for a
- * quarter of the width, after the library's open (first DP with the pair bits), its kernels (carve_cuda_batch_kernels.cuh's
- * batch_launch) timed one by one with events, BATCH_REPEATS times (the pass reads only what its
- * DP wrote, so a repeat does the same work), and the trace's time per image row.
- * usage: carve_workbench_cuda [--small] (--small: 1080p only). */
+ * quarter of the width, after the library's open (first DP with the pair bits), its kernels
+ * (carve_cuda_batch_kernels.cuh's batch_launch) timed one by one with events, BATCH_REPEATS times
+ * (the pass reads only what its DP wrote, so a repeat does the same work), and the trace's time
+ * per image row. usage: carve_workbench_cuda [--small] (--small: 1080p only). */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
