@@ -187,15 +187,27 @@ static int tsr__dn32_sizes(int32_t n, int32_t dsize)
     return dsize % 2 == 0 && 3 * (int64_t)dsize == 2 * (int64_t)n;
 }
 
-/* 1 when one axis' offsets and 2-tap coefficients are OpenCV's linear 3:2 downscale, entry by
- * entry (resize_dn32.h): output d = 2k uses (3k; 1536, 512), d = 2k+1 uses (3k+1; 512, 1536). */
-static int tsr__dn32_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_t dsize)
+/* 1 when one axis' offsets (first tap) are resize_dn32.h's 3:2 pattern: output d = 2k reads from
+ * source 3k, d = 2k+1 from 3k+1 (OpenCV's nearest and linear tables at 3:2). */
+static int tsr__dn32_ofs(const int32_t *ofs, int32_t n, int32_t dsize)
 {
     if (!tsr__dn32_sizes(n, dsize))
         return 0;
+    for (int32_t d = 0; d < dsize; d++)
+        if (ofs[d] != 3 * (d / 2) + d % 2)
+            return 0;
+    return 1;
+}
+
+/* 1 when one axis' offsets and 2-tap coefficients are OpenCV's linear 3:2 downscale, entry by
+ * entry (resize_dn32.h): output d = 2k uses (3k; 1536, 512), d = 2k+1 uses (3k+1; 512, 1536). */
+static int tsr__dn32_linear_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_t dsize)
+{
+    if (!tsr__dn32_ofs(ofs, n, dsize))
+        return 0;
     for (int32_t d = 0; d < dsize; d++) {
         const int32_t c0 = d % 2 ? 512 : 1536;
-        if (ofs[d] != 3 * (d / 2) + d % 2 || c[2 * d] != c0 || c[2 * d + 1] != TSR__COEF_SCALE - c0)
+        if (c[2 * d] != c0 || c[2 * d + 1] != TSR__COEF_SCALE - c0)
             return 0;
     }
     return 1;
@@ -437,6 +449,8 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
             int s = tsr__floor_d(y * scale_y);
             yo[y] = s < src_h - 1 ? s : src_h - 1;
         }
+        if (depth == TSR_U8 && tsr__dn32_ofs(xo, src_w, dst_w) && tsr__dn32_ofs(yo, src_h, dst_h))
+            p->dn32 = TSR__DN32_NEAREST;
         return TSR_OK;
     }
 
@@ -464,8 +478,8 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
                  tsr__up2_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w, 1) &&
                  tsr__up2_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h, 0);
         if (p->unit_pairs && p->xmax == dst_w &&
-            tsr__dn32_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w) &&
-            tsr__dn32_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h))
+            tsr__dn32_linear_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w) &&
+            tsr__dn32_linear_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h))
             p->dn32 = TSR__DN32_LINEAR;
         return TSR_OK;
     }

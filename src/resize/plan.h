@@ -123,7 +123,7 @@ typedef enum tsr__resize_vform {
 } tsr__resize_vform;
 
 /* plan.dn32: which 3:2 downscale form of resize_dn32.h the tables have. */
-enum { TSR__DN32_NONE = 0, TSR__DN32_LINEAR = 1, TSR__DN32_AREA = 2 };
+enum { TSR__DN32_NONE = 0, TSR__DN32_LINEAR = 1, TSR__DN32_AREA = 2, TSR__DN32_NEAREST = 3 };
 
 /* The plan's tables. Which ones a path uses, their element types and lengths: see above. */
 typedef enum tsr__resize_table {
@@ -157,8 +157,9 @@ typedef struct tsr__resize_plan {
     /* u8 with ksize 2 only: 1 when the tables are exactly OpenCV's linear 2x upscale on both axes
      * (the entries listed in resize_up2.h, checked one by one), so resize_up2.h's formula applies. */
     int32_t up2;
-    /* u8 only: TSR__DN32_LINEAR (separable) or TSR__DN32_AREA (AREA) when the tables are exactly a
-     * 3:2 downscale on both axes in resize_dn32.h's form (checked entry by entry), else 0. */
+    /* u8 only: TSR__DN32_LINEAR (separable), TSR__DN32_AREA (AREA) or TSR__DN32_NEAREST when the
+     * tables are exactly a 3:2 downscale on both axes in resize_dn32.h's form (checked entry by
+     * entry), else 0. */
     int32_t dn32;
 
     /* AREA_FAST */

@@ -5,8 +5,8 @@
  *   k_generic      every path, depth and channel count; one thread per output element.
  *   k_up2_u8<CN>   u8 linear upscale by exactly 2 on both axes (plan.up2): resize_up2.h's
  *                  closed form, 8 output pixels x 2*th rows per thread.
- *   k_dn32_u8<CN,MODE> u8 linear and area downscale by exactly 3:2 on both axes (plan.dn32):
- *                  resize_dn32.h, 8 output pixels x 2 rows per thread from 3 source rows.
+ *   k_dn32_u8<CN,MODE> u8 linear, area and nearest downscale by exactly 3:2 on both axes
+ *                  (plan.dn32): resize_dn32.h, 8 output pixels x 2 rows per thread.
  *   k_lin2_u8<CN,EPT> the other u8 linear and area plans with unit coefficient pairs (plan
  *                  unit_pairs) and horizontal scale <= LN_XMAX: output tiles of 128*EPT
  *                  elements x th rows, the tile's source rows staged in shared memory as u16 tap
@@ -37,6 +37,7 @@ extern "C" {
 #include "resize/resize_dn32.h"
 #include "resize/resize_up2.h"
 
+#include <atomic>
 #include <math.h>
 #include <string.h>
 
@@ -511,7 +512,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
  * writing 8-byte words; two elements per 32-bit operation (~5.5 instructions per output byte in
  * the loop, SASS of run 18), no shared memory. */
-enum { UP2_NT = 128, UP2_THMAX = 8 };
+enum { UP2_NT = 128, UP2_THMAX = 32 };
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT)
@@ -525,10 +526,10 @@ __global__ void __launch_bounds__(UP2_NT)
                     al_src, al_dst);
 }
 
-/* Exact 3:2 downscale, linear or area (plan.dn32): resize_dn32.h's thread body. 128 threads per
- * block; a thread makes 8 output pixels of output row pair k (grid y, strided past 65535) from
- * 12 source pixels of three rows that no other thread reads, every load issued before any
- * arithmetic; 8-byte stores. The area weights (resize_dn32.h's w[8]) are kernel arguments. */
+/* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128
+ * threads per block; a thread makes 8 output pixels of output row pair k (grid y, strided past
+ * 65535) from 12 source pixels of three rows (two for nearest) that no other thread reads, every
+ * load issued before any arithmetic; 8-byte stores. The area weights (resize_dn32.h's w[8]) are kernel arguments. */
 enum { DN32_NT = 128 };
 struct dn32_weights {
     float w[8];
@@ -706,10 +707,9 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * k_lin2_u8 4 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
- * for 2x fewer; bit 4 caps k_up2_u8's rows per thread at half of UP2_THMAX, bit 7 sizes its
- * grid for 4x fewer blocks; bits 8 and 9 give k_areaw_u8 2x more and 2x fewer threads; bit 11
- * turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8 take its plans); bit 12 sizes k_up2_u8's grid
- * for 2x fewer blocks, so the workbench can time the variants side by side. */
+ * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
+ * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
+ * take its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -804,6 +804,43 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
 
+/* Source rows per k_up2_u8 thread: the fewest that fit the grid (gx blocks per row band) in one
+ * wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above it (the
+ * prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a last wave
+ * runs those blocks after the others with the GPU mostly idle (runs 17-24 in
+ * bench/notes/resize.md). Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8
+ * that still gives >= LN_BLOCKS blocks); bit 7: the same for LN_BLOCKS / 2. */
+static int up2_rows(tsr_ctx *ctx, int cn, int gx, int h)
+{
+    int th;
+    if (tsr__resize_cuda_variant & (16 | 128)) {
+        const int target = tsr__resize_cuda_variant & 128 ? LN_BLOCKS / 2 : LN_BLOCKS;
+        th = 8;
+        while (th > 1 && gx * ((h + th - 1) / th) < target)
+            th /= 2;
+    } else {
+        /* resident blocks per SM of each instance (a property of the binary and the device
+         * architecture: computed once; concurrent first calls store the same value) */
+        static std::atomic<int> per_sm[5];
+        if (!per_sm[cn].load(std::memory_order_relaxed)) {
+            int n = 0;
+            switch (cn) {
+            case 1: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0); break;
+            case 2: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0); break;
+            case 3: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0); break;
+            default: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0); break;
+            }
+            per_sm[cn].store(n > 0 ? n : 1, std::memory_order_relaxed);
+        }
+        const int bands = per_sm[cn].load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
+        th = bands > 0 ? (h + bands - 1) / bands : UP2_THMAX;
+        th = th < 1 ? 1 : th > UP2_THMAX ? UP2_THMAX : th;
+    }
+    while ((h + th - 1) / th > 65535)
+        th *= 2;
+    return th;
+}
+
 /* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
  * p; t is the device copy of the tables. */
 static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *s, uchar *d,
@@ -818,15 +855,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
-        /* source rows per block: fewer while the grid is small */
-        int th = tsr__resize_cuda_variant & 16 ? UP2_THMAX / 2 : UP2_THMAX;
-        const int target = tsr__resize_cuda_variant & 128    ? LN_BLOCKS / 4
-                           : tsr__resize_cuda_variant & 4096 ? LN_BLOCKS / 2
-                                                             : LN_BLOCKS;
-        while (th > 1 && gx * ((pl->src_h + th - 1) / th) < target)
-            th /= 2;
-        while ((pl->src_h + th - 1) / th > 65535)
-            th *= 2;
+        const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
         const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
@@ -855,12 +884,16 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         switch (pl->cn * 4 + pl->dn32) {
         case 5: TSR_DN32(1, TSR__DN32_LINEAR); break;
         case 6: TSR_DN32(1, TSR__DN32_AREA); break;
+        case 7: TSR_DN32(1, TSR__DN32_NEAREST); break;
         case 9: TSR_DN32(2, TSR__DN32_LINEAR); break;
         case 10: TSR_DN32(2, TSR__DN32_AREA); break;
+        case 11: TSR_DN32(2, TSR__DN32_NEAREST); break;
         case 13: TSR_DN32(3, TSR__DN32_LINEAR); break;
         case 14: TSR_DN32(3, TSR__DN32_AREA); break;
+        case 15: TSR_DN32(3, TSR__DN32_NEAREST); break;
         case 17: TSR_DN32(4, TSR__DN32_LINEAR); break;
-        default: TSR_DN32(4, TSR__DN32_AREA); break;
+        case 18: TSR_DN32(4, TSR__DN32_AREA); break;
+        default: TSR_DN32(4, TSR__DN32_NEAREST); break;
         }
 #undef TSR_DN32
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_dn32_u8");

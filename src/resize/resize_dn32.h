@@ -1,5 +1,5 @@
 /* Exact 3:2 downscale of u8 images (dst = 2/3 src on both axes, e.g. 1920x1080 -> 1280x720),
- * linear and area, the per-thread body of resize_cuda.cu's k_dn32_u8, written once as a
+ * linear, area and nearest, the per-thread body of resize_cuda.cu's k_dn32_u8, written once as a
  * __host__ __device__ function so that a CPU test (tests/unit/test_resize_dn32_logic.c) runs
  * the kernel's own code for every thread without a GPU. Compiled as C11 (host) and as CUDA C++.
  *
@@ -21,6 +21,8 @@
  *     operation (h starts at 0.f, and 0.f + x == x for the non-negative x of u8 data):
  *       h_r = S(r, 3k)*w0 + S(r, 3k+1)*w1 (even column) or S(r, 3k+1)*w2 + S(r, 3k+2)*w3 (odd),
  *       row 2k: acc = w4*h_a + w5*h_b, row 2k+1: acc = w6*h_b + w7*h_c, D = sat_u8(rne(acc)).
+ *   nearest (plan.dn32 == TSR__DN32_NEAREST; XOFS/YOFS of output 2k are 3k, of 2k+1 are 3k+1):
+ *     D(2k+q, 2j+p) = S(3k+q, 3j+p); row 3k+2 is not read.
  * A thread makes 8 output pixels (8t .. 8t+7) of one output row pair k from 12 source pixels of
  * three source rows, which no other thread reads: all 3 * 3cn words are loaded before any
  * arithmetic (one memory latency per thread). */
@@ -137,8 +139,8 @@ TSR__DN32_FN void tsr__dn32_store(uint8_t *TSR__DN32_RESTRICT drow, int32_t dw, 
 }
 
 /* Thread t of output row pair k of an sw x sh -> dw x dh resize (dw = 2sw/3, dh = 2sh/3, both
- * even), `mode` TSR__DN32_LINEAR or TSR__DN32_AREA (then w[8] are the weights above; unused for
- * linear). al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
+ * even), `mode` a TSR__DN32_* form (w[8] are the area weights above; unused otherwise).
+ * al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
 TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_t sstride,
                                    uint8_t *TSR__DN32_RESTRICT dst, int32_t dstride, int32_t dw,
                                    int cn, int32_t t, int32_t k, int mode, const float *w,
@@ -148,7 +150,7 @@ TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_
     const int fast = al_src && 12 * t + 12 <= sw;
     uint32_t wd[3][TSR__DN32_WORDS];
     TSR__DN32_UNROLL
-    for (int r = 0; r < 3; r++)
+    for (int r = 0; r < (mode == TSR__DN32_NEAREST ? 2 : 3); r++)
         tsr__dn32_fetch(src + (int64_t)(3 * k + r) * sstride, sw, cn, t, fast, wd[r]);
     uint32_t out[2][2 * TSR__DN32_CNMAX];
     TSR__DN32_UNROLL
@@ -162,7 +164,13 @@ TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_
          * 2j (even) and 2j+1 (odd), channel c */
         const int j = e / cn, c = e % cn, i0 = 3 * j * cn + c, oe = 2 * j * cn + c, oo = oe + cn;
         uint32_t v[2][2]; /* [row 2k / 2k+1][even / odd] */
-        if (mode == TSR__DN32_LINEAR) {
+        if (mode == TSR__DN32_NEAREST) {
+            TSR__DN32_UNROLL
+            for (int q = 0; q < 2; q++) {
+                v[q][0] = tsr__dn32_byte(wd[q], i0);
+                v[q][1] = tsr__dn32_byte(wd[q], i0 + cn);
+            }
+        } else if (mode == TSR__DN32_LINEAR) {
             uint32_t ue[3], uo[3];
             TSR__DN32_UNROLL
             for (int r = 0; r < 3; r++) {

@@ -1,9 +1,9 @@
 /* The exact 3:2 downscale kernel's thread body (src/resize/resize_dn32.h, run by
  * resize_cuda.cu's k_dn32_u8) on the CPU, no GPU needed: every thread of the launch, with aligned
- * and unaligned rows, into a poisoned output, against the reference backend, linear and area, on
- * random 3:2 sizes (1 to 4 channels, widths with and without a partial last thread) and on
- * 1920x1080 -> 1280x720. Also checks that plan.dn32 is set exactly for u8 linear and area 3:2
- * on both axes (not one axis only, other ratios, cubic or u16). */
+ * and unaligned rows, into a poisoned output, against the reference backend, linear, area and
+ * nearest, on random 3:2 sizes (1 to 4 channels, widths with and without a partial last thread)
+ * and on 1920x1080 -> 1280x720. Also checks that plan.dn32 is set exactly for u8 linear, area and
+ * nearest at 3:2 on both axes (not one axis only, other ratios, cubic, u16 or f32). */
 #include "testlib.h"
 
 #include "resize/plan.h"
@@ -48,7 +48,9 @@ static void one(tsr_rng *r, int m, int n, int cn, tsr_interp interp)
     tsr__resize_plan pl;
     CHECK_OK(ref, tsr__resize_plan_build(ref, &pl, sw, sh, dw, dh, cn, TSR_U8, interp,
                                          (double)dw / sw, (double)dh / sh));
-    CHECK(pl.dn32 == (interp == TSR_INTERP_LINEAR ? TSR__DN32_LINEAR : TSR__DN32_AREA));
+    CHECK(pl.dn32 == (interp == TSR_INTERP_LINEAR ? TSR__DN32_LINEAR
+                      : interp == TSR_INTERP_AREA ? TSR__DN32_AREA
+                                                  : TSR__DN32_NEAREST));
     if (!pl.dn32) {
         fprintf(stderr, "dn32 not planned for %dx%d -> %dx%d interp %d\n", sw, sh, dw, dh, interp);
         tsr__resize_plan_free(ref, &pl);
@@ -103,6 +105,9 @@ int main(void)
     CHECK(!plan_dn32(48, 30, 32, 30, TSR_U8, TSR_INTERP_LINEAR));
     CHECK(!plan_dn32(48, 30, 32, 21, TSR_U8, TSR_INTERP_AREA));
     CHECK(!plan_dn32(48, 30, 33, 20, TSR_U8, TSR_INTERP_LINEAR));
+    CHECK(plan_dn32(48, 30, 32, 20, TSR_U8, TSR_INTERP_NEAREST) == TSR__DN32_NEAREST);
+    CHECK(!plan_dn32(48, 30, 32, 21, TSR_U8, TSR_INTERP_NEAREST));
+    CHECK(!plan_dn32(48, 30, 32, 20, TSR_F32, TSR_INTERP_NEAREST));
     CHECK(!plan_dn32(48, 30, 32, 20, TSR_U8, TSR_INTERP_CUBIC));
     CHECK(!plan_dn32(48, 30, 32, 20, TSR_U16, TSR_INTERP_LINEAR));
     CHECK(!plan_dn32(48, 30, 32, 20, TSR_U16, TSR_INTERP_AREA));
@@ -112,15 +117,18 @@ int main(void)
             for (int n = 1; n <= 3; n++) {
                 one(&rng, m, n, cn, TSR_INTERP_LINEAR);
                 one(&rng, m, n, cn, TSR_INTERP_AREA);
+                one(&rng, m, n, cn, TSR_INTERP_NEAREST);
             }
     for (int i = 0; i < 40; i++) {
         const int m = tsr_rng_range(&rng, 1, 200), n = tsr_rng_range(&rng, 1, 20);
         const int cn = tsr_rng_range(&rng, 1, 4);
         one(&rng, m, n, cn, TSR_INTERP_LINEAR);
         one(&rng, m, n, cn, TSR_INTERP_AREA);
+        one(&rng, m, n, cn, TSR_INTERP_NEAREST);
     }
     one(&rng, 640, 360, 3, TSR_INTERP_LINEAR);
     one(&rng, 640, 360, 3, TSR_INTERP_AREA);
+    one(&rng, 640, 360, 3, TSR_INTERP_NEAREST);
     tsr_ctx_destroy(ref);
     return tsr_test_finish("test_resize_dn32_logic");
 }

@@ -36,8 +36,8 @@ static int plan_up2(int sw, int sh, int dw, int dh, int cn, tsr_interp interp)
     return up2;
 }
 
-/* One size: reference output vs the emulation for th in {1, 2, 4, 8} (UP2_THMAX in
- * resize_cuda.cu) and both alignments. */
+/* One size: reference output vs the emulation for rows per thread th from 1 to 32 (UP2_THMAX in
+ * resize_cuda.cu; up2_rows picks any value in between) and both alignments. */
 static void one(tsr_rng *r, int w, int h, int cn)
 {
     CHECK(plan_up2(w, h, 2 * w, 2 * h, cn, TSR_INTERP_LINEAR) == (w > 1));
@@ -59,8 +59,10 @@ static void one(tsr_rng *r, int w, int h, int cn)
     uint8_t *usrc = malloc((size_t)us * h + 1), *ugot = malloc((size_t)ud * 2 * h + 1);
     for (int y = 0; y < h; y++)
         memcpy(usrc + 1 + (size_t)y * us, src + (size_t)y * ss8, (size_t)w * cn);
-    for (int th = 1; th <= 8; th *= 2)
+    static const int ths[] = {1, 2, 3, 4, 5, 8, 17, 32};
+    for (size_t ti = 0; ti < sizeof ths / sizeof ths[0]; ti++)
         for (int al = 0; al < 2; al++) {
+            const int th = ths[ti];
             const int32_t s_st = al ? ss8 : us, d_st = al ? ds8 : ud;
             const uint8_t *sp = al ? src : usrc + 1;
             uint8_t *dbuf = al ? got : ugot, *dp = al ? got : ugot + 1;
