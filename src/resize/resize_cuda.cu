@@ -512,7 +512,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
  * writing 8-byte words; two elements per 32-bit operation (~5.5 instructions per output byte in
  * the loop, SASS of run 18), no shared memory. */
-enum { UP2_NT = 128, UP2_THMAX = 32 };
+enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT)
@@ -807,9 +807,10 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
 /* Source rows per k_up2_u8 thread: the fewest that fit the grid (gx blocks per row band) in one
  * wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above it (the
  * prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a last wave
- * runs those blocks after the others with the GPU mostly idle (runs 17-24 in
- * bench/notes/resize.md). Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8
- * that still gives >= LN_BLOCKS blocks); bit 7: the same for LN_BLOCKS / 2. */
+ * runs those blocks with the GPU mostly idle; but walks longer than 8 rows were slower (4K->8K:
+ * 17 rows in one wave 55.6 us, 8 rows in 2.05 waves 48.1; bench/notes/resize.md, run 25).
+ * Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8 that still gives
+ * >= LN_BLOCKS blocks); bit 7: the same for LN_BLOCKS / 2. */
 static int up2_rows(tsr_ctx *ctx, int cn, int gx, int h)
 {
     int th;
