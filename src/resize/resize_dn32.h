@@ -31,25 +31,16 @@
 
 #include "resize/plan.h"
 
+#include "resize/resize_thread_io.h"
+
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
-
-#ifdef __CUDACC__
-#define TSR__DN32_FN static __host__ __device__ __forceinline__
-#define TSR__DN32_UNROLL _Pragma("unroll")
-#define TSR__DN32_RESTRICT __restrict__
-#else
-#define TSR__DN32_FN static inline
-#define TSR__DN32_UNROLL
-#define TSR__DN32_RESTRICT restrict
-#endif
 
 /* Source words per row and thread for the most channels (12 pixels x 4 bytes / 4). */
-enum { TSR__DN32_CNMAX = 4, TSR__DN32_WORDS = 3 * TSR__DN32_CNMAX };
+enum { TSR__DN32_CNMAX = TSR__RT_CNMAX, TSR__DN32_WORDS = 3 * TSR__DN32_CNMAX };
 
 /* float product and sum with one rounding each (no contraction on either side). */
-TSR__DN32_FN float tsr__dn32_mul(float a, float b)
+TSR__RT_FN float tsr__dn32_mul(float a, float b)
 {
 #ifdef __CUDA_ARCH__
     return __fmul_rn(a, b);
@@ -58,7 +49,7 @@ TSR__DN32_FN float tsr__dn32_mul(float a, float b)
 #endif
 }
 
-TSR__DN32_FN float tsr__dn32_add(float a, float b)
+TSR__RT_FN float tsr__dn32_add(float a, float b)
 {
 #ifdef __CUDA_ARCH__
     return __fadd_rn(a, b);
@@ -68,7 +59,7 @@ TSR__DN32_FN float tsr__dn32_add(float a, float b)
 }
 
 /* sat_u8(rne(v)) for v >= 0 (non-negative weights and samples). */
-TSR__DN32_FN uint32_t tsr__dn32_round(float v)
+TSR__RT_FN uint32_t tsr__dn32_round(float v)
 {
 #ifdef __CUDA_ARCH__
     const int r = __float2int_rn(v);
@@ -81,25 +72,21 @@ TSR__DN32_FN uint32_t tsr__dn32_round(float v)
 /* The thread's 12*cn source bytes of row `row` (pixels 12t .. 12t+11) as little-endian words:
  * aligned 32-bit loads when `fast`, else byte by byte with the pixel index clamped into
  * [0, sw-1] (the values of clamped pixels only feed outputs that are not stored). */
-TSR__DN32_FN void tsr__dn32_fetch(const uint8_t *TSR__DN32_RESTRICT row, int32_t sw, int cn,
-                                  int32_t t, int fast, uint32_t *wd)
+TSR__RT_FN void tsr__dn32_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t sw, int cn, int32_t t,
+                                int fast, uint32_t *wd)
 {
     if (fast) {
-        TSR__DN32_UNROLL
+        TSR__RT_UNROLL
         for (int k = 0; k < TSR__DN32_WORDS; k++)
             if (k < 3 * cn) {
-#ifdef __CUDA_ARCH__
-                wd[k] = *(const uint32_t *)(row + (int64_t)12 * t * cn + 4 * k);
-#else
-                memcpy(&wd[k], row + (int64_t)12 * t * cn + 4 * k, 4);
-#endif
+                wd[k] = tsr__rt_ld32(row + (int64_t)12 * t * cn + 4 * k);
             }
         return;
     }
-    TSR__DN32_UNROLL
+    TSR__RT_UNROLL
     for (int k = 0; k < TSR__DN32_WORDS; k++)
         wd[k] = 0;
-    TSR__DN32_UNROLL
+    TSR__RT_UNROLL
     for (int i = 0; i < 4 * TSR__DN32_WORDS; i++)
         if (i < 12 * cn) {
             int32_t x = 12 * t + i / cn;
@@ -109,54 +96,31 @@ TSR__DN32_FN void tsr__dn32_fetch(const uint8_t *TSR__DN32_RESTRICT row, int32_t
 }
 
 /* Byte i of a fetched row. */
-TSR__DN32_FN uint32_t tsr__dn32_byte(const uint32_t *wd, int i)
+TSR__RT_FN uint32_t tsr__dn32_byte(const uint32_t *wd, int i)
 {
     return (wd[i / 4] >> (8 * (i % 4))) & 255u;
 }
 
-/* Stores the thread's 8*cn output bytes of one row (packed little-endian in wd[2*cn]): 8-byte
- * stores when `al` (host-checked: rows 8-byte aligned) and all 8 pixels lie in the row (dw
- * pixels), else the bytes that do. */
-TSR__DN32_FN void tsr__dn32_store(uint8_t *TSR__DN32_RESTRICT drow, int32_t dw, int cn, int32_t t,
-                                  int al, const uint32_t *wd)
-{
-    uint8_t *d = drow + (int64_t)8 * t * cn;
-    if (al && 8 * t + 8 <= dw) {
-        TSR__DN32_UNROLL
-        for (int k = 0; k < TSR__DN32_CNMAX; k++)
-            if (k < cn) {
-                const uint64_t v = (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32;
-#ifdef __CUDA_ARCH__
-                *(uint64_t *)(d + 8 * k) = v;
-#else
-                memcpy(d + 8 * k, &v, 8);
-#endif
-            }
-    } else {
-        for (int i = 0; i < 8 * cn && 8 * t + i / cn < dw; i++)
-            d[i] = (uint8_t)(wd[i / 4] >> (8 * (i % 4)));
-    }
-}
-
 /* Thread t of output row pair k of an sw x sh -> dw x dh resize (dw = 2sw/3, dh = 2sh/3, both
  * even), `mode` a TSR__DN32_* form (w[8] are the area weights above; unused otherwise).
- * al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
-TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_t sstride,
-                                   uint8_t *TSR__DN32_RESTRICT dst, int32_t dstride, int32_t dw,
-                                   int cn, int32_t t, int32_t k, int mode, const float *w,
-                                   int al_src, int al_dst)
+ * al_src: rows start 4-byte aligned; al_dst: the TSR__RT_* store alignment of the destination
+ * (host-checked). */
+TSR__RT_FN void tsr__dn32_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
+                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t dw, int cn,
+                                 int32_t t, int32_t k, int mode, const float *w, int al_src,
+                                 int al_dst)
 {
     const int32_t sw = dw / 2 * 3;
     const int fast = al_src && 12 * t + 12 <= sw;
     uint32_t wd[3][TSR__DN32_WORDS];
-    TSR__DN32_UNROLL
+    TSR__RT_UNROLL
     for (int r = 0; r < (mode == TSR__DN32_NEAREST ? 2 : 3); r++)
         tsr__dn32_fetch(src + (int64_t)(3 * k + r) * sstride, sw, cn, t, fast, wd[r]);
     uint32_t out[2][2 * TSR__DN32_CNMAX];
-    TSR__DN32_UNROLL
+    TSR__RT_UNROLL
     for (int i = 0; i < 2 * TSR__DN32_CNMAX; i++)
         out[0][i] = out[1][i] = 0;
-    TSR__DN32_UNROLL
+    TSR__RT_UNROLL
     for (int e = 0; e < 4 * TSR__DN32_CNMAX; e++) {
         if (e >= 4 * cn)
             continue;
@@ -165,14 +129,14 @@ TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_
         const int j = e / cn, c = e % cn, i0 = 3 * j * cn + c, oe = 2 * j * cn + c, oo = oe + cn;
         uint32_t v[2][2]; /* [row 2k / 2k+1][even / odd] */
         if (mode == TSR__DN32_NEAREST) {
-            TSR__DN32_UNROLL
+            TSR__RT_UNROLL
             for (int q = 0; q < 2; q++) {
                 v[q][0] = tsr__dn32_byte(wd[q], i0);
                 v[q][1] = tsr__dn32_byte(wd[q], i0 + cn);
             }
         } else if (mode == TSR__DN32_LINEAR) {
             uint32_t ue[3], uo[3];
-            TSR__DN32_UNROLL
+            TSR__RT_UNROLL
             for (int r = 0; r < 3; r++) {
                 const uint32_t s0 = tsr__dn32_byte(wd[r], i0), s1 = tsr__dn32_byte(wd[r], i0 + cn),
                                s2 = tsr__dn32_byte(wd[r], i0 + 2 * cn);
@@ -185,7 +149,7 @@ TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_
             v[1][1] = ((uo[1] >> 2) + (3 * uo[2] >> 2) + 2) >> 2;
         } else {
             float he[3], ho[3];
-            TSR__DN32_UNROLL
+            TSR__RT_UNROLL
             for (int r = 0; r < 3; r++) {
                 const float s0 = (float)tsr__dn32_byte(wd[r], i0),
                             s1 = (float)tsr__dn32_byte(wd[r], i0 + cn),
@@ -202,14 +166,14 @@ TSR__DN32_FN void tsr__dn32_thread(const uint8_t *TSR__DN32_RESTRICT src, int32_
             v[1][1] = tsr__dn32_round(
                 tsr__dn32_add(tsr__dn32_mul(w[6], ho[1]), tsr__dn32_mul(w[7], ho[2])));
         }
-        TSR__DN32_UNROLL
+        TSR__RT_UNROLL
         for (int q = 0; q < 2; q++) {
             out[q][oe / 4] |= v[q][0] << (8 * (oe % 4));
             out[q][oo / 4] |= v[q][1] << (8 * (oo % 4));
         }
     }
-    tsr__dn32_store(dst + (int64_t)(2 * k) * dstride, dw, cn, t, al_dst, out[0]);
-    tsr__dn32_store(dst + (int64_t)(2 * k + 1) * dstride, dw, cn, t, al_dst, out[1]);
+    tsr__rt_store8px(dst + (int64_t)(2 * k) * dstride, dw, cn, t, al_dst, out[0]);
+    tsr__rt_store8px(dst + (int64_t)(2 * k + 1) * dstride, dw, cn, t, al_dst, out[1]);
 }
 
 #endif

@@ -34,46 +34,14 @@
 #ifndef TSR_RESIZE_UP2_H
 #define TSR_RESIZE_UP2_H
 
-#include <stdint.h>
-#include <string.h>
-
-#ifdef __CUDACC__
-#define TSR__UP2_FN static __host__ __device__ __forceinline__
-#define TSR__UP2_UNROLL _Pragma("unroll")
-#define TSR__UP2_RESTRICT __restrict__
-#else
-#define TSR__UP2_FN static inline
-#define TSR__UP2_UNROLL
-#define TSR__UP2_RESTRICT restrict
-#endif
-
-/* Aligned 32-bit load and 64-bit store (memcpy on the host: no aliasing assumptions there). */
-TSR__UP2_FN uint32_t tsr__up2_ld32(const uint8_t *p)
-{
-#ifdef __CUDA_ARCH__
-    return *(const uint32_t *)p;
-#else
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#endif
-}
-
-TSR__UP2_FN void tsr__up2_st64(uint8_t *p, uint64_t v)
-{
-#ifdef __CUDA_ARCH__
-    *(uint64_t *)p = v;
-#else
-    memcpy(p, &v, 8);
-#endif
-}
+#include "resize/resize_thread_io.h"
 
 /* Source pixels per thread (8 output pixels) and the most channels. */
-enum { TSR__UP2_PX = 4, TSR__UP2_CNMAX = 4 };
+enum { TSR__UP2_PX = 4, TSR__UP2_CNMAX = TSR__RT_CNMAX };
 
 /* Whether thread t reads its source rows as aligned words: pixels 4t-1 .. 4t+4 lie inside the
  * row and `al` (host-checked: rows start 4-byte aligned). */
-TSR__UP2_FN int tsr__up2_fast(int32_t w, int cn, int32_t t, int al)
+TSR__RT_FN int tsr__up2_fast(int32_t w, int cn, int32_t t, int al)
 {
     const int nw = (4 + 5 * cn + 3) / 4;
     return al && 4 * t * cn - 4 >= 0 && 4 * t * cn - 4 + 4 * nw <= w * cn;
@@ -83,20 +51,20 @@ TSR__UP2_FN int tsr__up2_fast(int32_t w, int cn, int32_t t, int al)
  * is pixel 4t-1 + i/cn, channel i%cn (i < 6*cn). `fast`: the aligned words from byte
  * 4*t*cn - 4 of the row; otherwise the bytes one by one with the pixel index clamped into
  * [0, w-1] (the image's border threads and unaligned images). */
-TSR__UP2_FN void tsr__up2_fetch(const uint8_t *TSR__UP2_RESTRICT row, int32_t w, int cn, int32_t t,
-                                int fast, uint32_t *wd)
+TSR__RT_FN void tsr__up2_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t w, int cn, int32_t t,
+                               int fast, uint32_t *wd)
 {
     if (fast) {
-        TSR__UP2_UNROLL
+        TSR__RT_UNROLL
         for (int k = 0; k < 6; k++)
             if (k < (4 + 5 * cn + 3) / 4)
-                wd[k] = tsr__up2_ld32(row + 4 * t * cn - 4 + 4 * k);
+                wd[k] = tsr__rt_ld32(row + 4 * t * cn - 4 + 4 * k);
         return;
     }
-    TSR__UP2_UNROLL
+    TSR__RT_UNROLL
     for (int k = 0; k < 6; k++)
         wd[k] = 0;
-    TSR__UP2_UNROLL
+    TSR__RT_UNROLL
     for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++)
         if (i < 6 * cn) {
             int32_t x = 4 * t - 1 + i / cn;
@@ -107,7 +75,7 @@ TSR__UP2_FN void tsr__up2_fetch(const uint8_t *TSR__UP2_RESTRICT row, int32_t w,
 }
 
 /* __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the pair (x, y), x first. */
-TSR__UP2_FN uint32_t tsr__up2_perm(uint32_t x, uint32_t y, uint32_t s)
+TSR__RT_FN uint32_t tsr__up2_perm(uint32_t x, uint32_t y, uint32_t s)
 {
 #ifdef __CUDA_ARCH__
     return __byte_perm(x, y, s);
@@ -123,59 +91,42 @@ TSR__UP2_FN uint32_t tsr__up2_perm(uint32_t x, uint32_t y, uint32_t s)
 /* The lane word (lo = source byte a, hi = source byte b; i = pixel 4t-1 + i/cn, channel i%cn)
  * from the row's split words: ev[k] holds bytes 0 and 2 of word k in its lanes, od[k] bytes 1
  * and 3. One permutation, none when both bytes already sit in one split word's lanes. */
-TSR__UP2_FN uint32_t tsr__up2_pair(const uint32_t *ev, const uint32_t *od, int cn, int a, int b)
+TSR__RT_FN uint32_t tsr__up2_pair(const uint32_t *ev, const uint32_t *od, int cn, int a, int b)
 {
     const int oa = a + 4 - cn, ob = b + 4 - cn; /* offsets in the fetched word stream */
     const uint32_t wa = oa % 2 ? od[oa / 4] : ev[oa / 4], wb = ob % 2 ? od[ob / 4] : ev[ob / 4];
     const int la = (oa % 4) / 2, lb = (ob % 4) / 2;
     if (oa / 4 == ob / 4 && oa % 2 == ob % 2 && la == 0 && lb == 1)
         return wa;
-    return tsr__up2_perm(wa, wb, (uint32_t)(2 * la) | (uint32_t)(2 * la + 1) << 4 |
-                                     (uint32_t)(4 + 2 * lb) << 8 | (uint32_t)(5 + 2 * lb) << 12);
+    return tsr__up2_perm(wa, wb,
+                         (uint32_t)(2 * la) | (uint32_t)(2 * la + 1) << 4 |
+                             (uint32_t)(4 + 2 * lb) << 8 | (uint32_t)(5 + 2 * lb) << 12);
 }
 
 /* Source bytes X and Y of output element e = j*cn + c (output pixel 8t + j, channel c), whose
  * u = X + 3Y: even j = 2k: X = pixel k, Y = k + 1; odd j: X = pixel k + 2, Y = k + 1. */
-TSR__UP2_FN int tsr__up2_x(int cn, int e)
+TSR__RT_FN int tsr__up2_x(int cn, int e)
 {
     const int j = e / cn, c = e % cn;
     return (j % 2 ? j / 2 + 2 : j / 2) * cn + c;
 }
 
-TSR__UP2_FN int tsr__up2_y(int cn, int e)
+TSR__RT_FN int tsr__up2_y(int cn, int e)
 {
     return (e / cn / 2 + 1) * cn + e % cn;
 }
 
 /* u = X + 3Y of the lane word of elements e (lo) and e + 2 (hi), from the row's split words. */
-TSR__UP2_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn, int e)
+TSR__RT_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn, int e)
 {
     return tsr__up2_pair(ev, od, cn, tsr__up2_x(cn, e), tsr__up2_x(cn, e + 2)) +
            3u * tsr__up2_pair(ev, od, cn, tsr__up2_y(cn, e), tsr__up2_y(cn, e + 2));
 }
 
-/* Stores the thread's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow:
- * 8-byte stores when `al` (host-checked: the row starts 8-byte aligned) and all 8 pixels lie in
- * the row (dw pixels), else the bytes that do. */
-TSR__UP2_FN void tsr__up2_store(uint8_t *TSR__UP2_RESTRICT drow, int32_t dw, int cn, int32_t t,
-                                int al, const uint32_t *wd)
-{
-    uint8_t *d = drow + (int64_t)8 * t * cn;
-    if (al && 8 * t + 8 <= dw) {
-        TSR__UP2_UNROLL
-        for (int k = 0; k < TSR__UP2_CNMAX; k++)
-            if (k < cn)
-                tsr__up2_st64(d + 8 * k, (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32);
-    } else {
-        for (int i = 0; i < 8 * cn && 8 * t + i / cn < dw; i++)
-            d[i] = (uint8_t)(wd[i / 4] >> (8 * (i % 4)));
-    }
-}
-
 /* q1 = (u >> 2) & 0x00ff00ff and q3 = (3u) >> 2 (unmasked) of lane word l: elements
  * e = 4(l/2) + l%2 (lo lane) and e + 2 (hi lane). */
-TSR__UP2_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *q1,
-                            uint32_t *q3)
+TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *q1,
+                           uint32_t *q3)
 {
     const uint32_t u = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2);
     *q1 = (u >> 2) & 0x00ff00ffu;
@@ -187,11 +138,12 @@ TSR__UP2_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int 
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
  * row's two output rows are made as soon as its u are known; the next row's words are fetched
- * before the current row is computed. */
-TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t sstride,
-                                 uint8_t *TSR__UP2_RESTRICT dst, int32_t dstride, int32_t w,
-                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
-                                 int al_dst)
+ * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: the TSR__RT_*
+ * store alignment of the destination (host-checked). */
+TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
+                                uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
+                                int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
+                                int al_dst)
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t q1p[NL], q3p[NL];
@@ -199,7 +151,7 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
     const int fast = tsr__up2_fast(w, cn, t, al_src);
     tsr__up2_fetch(src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * sstride, w, cn, t, fast, wd);
     for (int32_t m = m0 - 1; m <= m0 + th && m <= h; m++) {
-        TSR__UP2_UNROLL
+        TSR__RT_UNROLL
         for (int k = 0; k < 6; k++)
             if (k < (4 + 5 * cn + 3) / 4) { /* the words tsr__up2_fetch filled */
                 ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
@@ -210,14 +162,14 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
             tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,
                            wd);
         if (m < m0) { /* the row above the tile: its q only */
-            TSR__UP2_UNROLL
+            TSR__RT_UNROLL
             for (int l = 0; l < NL; l++)
                 if (l < 4 * cn)
                     tsr__up2_q(ev, od, cn, l, &q1p[l], &q3p[l]);
             continue;
         }
         uint32_t odd[NL], even[NL]; /* rows 2m-1 and 2m: lane words, then packed in place */
-        TSR__UP2_UNROLL
+        TSR__RT_UNROLL
         for (int l = 0; l < NL; l++)
             if (l < 4 * cn) {
                 uint32_t q1, q3;
@@ -226,16 +178,16 @@ TSR__UP2_FN void tsr__up2_thread(const uint8_t *TSR__UP2_RESTRICT src, int32_t s
                 even[l] = (q1p[l] + q3 + 0x00020002u) >> 2;
                 q1p[l] = q1, q3p[l] = q3;
             }
-        TSR__UP2_UNROLL
+        TSR__RT_UNROLL
         for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
             if (k < 2 * cn) {
                 odd[k] = tsr__up2_perm(odd[2 * k], odd[2 * k + 1], 0x6240);
                 even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x6240);
             }
         if (m > m0)
-            tsr__up2_store(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
+            tsr__rt_store8px(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
         if (m < m0 + th && m < h)
-            tsr__up2_store(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
+            tsr__rt_store8px(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
     }
 }
 
