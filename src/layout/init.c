@@ -328,28 +328,61 @@ static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
     return st;
 }
 
-/* AUTO for an input with coordinates: the input's coordinates or a (repaired) stress layout,
- * whichever scores lower. Repair only adds crossings in practice, so the input is first scored
- * as read and repaired (which can take long on a crowded input) only when it still wins; then
- * it must win again after repair. */
-static tsr_status start_from_better(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
+/* The generated start: the stress layout, or the stress layout with the long chains set aside
+ * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored. */
+static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t seed,
+                                  int32_t *counts, tsr_layout **out, tsr_layout_score *score)
+{
+    tsr_layout *s = NULL, *c = NULL;
+    tsr_layout_score chains;
+    int found = 0;
+    tsr_status st;
+    if ((st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
+        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
+        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
+        (st = score_of(ctx, s, counts, score)) == TSR_OK &&
+        (st = tsr_layout_clone(ctx, l, &c)) == TSR_OK &&
+        (st = tsr__init_stress_chains(ctx, c, seed, &found)) == TSR_OK && found &&
+        (st = tsr_layout_repair(ctx, c, NULL)) == TSR_OK &&
+        (st = score_of(ctx, c, counts, &chains)) == TSR_OK &&
+        tsr_layout_score_compare(&chains, score) < 0) {
+        tsr_layout *t = s;
+        s = c;
+        c = t;
+        *score = chains;
+    }
+    tsr_layout_free(ctx, c);
+    if (st != TSR_OK) {
+        tsr_layout_free(ctx, s);
+        s = NULL;
+    }
+    *out = s;
+    return st;
+}
+
+/* AUTO: the generated start; for an input with coordinates, the input's coordinates instead when
+ * they score lower. Repair only adds crossings in practice, so the input is first scored as read
+ * and repaired (which can take long on a crowded input) only when it still wins; then it must
+ * win again after repair. */
+static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
 {
     tsr_layout *s = NULL;
     int32_t *counts = NULL;
-    tsr_layout_score keep, stress;
+    tsr_layout_score keep, gen;
     tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
                                (void **)&counts);
-    if (st == TSR_OK && (st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
-        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
-        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
-        (st = score_of(ctx, s, counts, &stress)) == TSR_OK &&
-        (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
-        if (tsr_layout_score_compare(&keep, &stress) < 0 &&
-            (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
-            st = score_of(ctx, l, counts, &keep);
-        if (st == TSR_OK && tsr_layout_score_compare(&stress, &keep) < 0) {
+    if (st == TSR_OK && (st = generated_start(ctx, l, seed, counts, &s, &gen)) == TSR_OK) {
+        int take = !l->has_coordinates;
+        if (!take && (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
+            if (tsr_layout_score_compare(&keep, &gen) < 0 &&
+                (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
+                st = score_of(ctx, l, counts, &keep);
+            take = st == TSR_OK && tsr_layout_score_compare(&gen, &keep) < 0;
+        }
+        if (st == TSR_OK && take) {
             memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
             memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
+            l->has_coordinates = 1;
             *repaired = 0;
         }
     }
@@ -361,10 +394,10 @@ static tsr_status start_from_better(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, 
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
                              int *repaired)
 {
-    if (!l->has_coordinates && (init == TSR_LAYOUT_INIT_AUTO || init == TSR_LAYOUT_INIT_KEEP))
-        init = TSR_LAYOUT_INIT_STRESS;
+    if (!l->has_coordinates && init == TSR_LAYOUT_INIT_KEEP)
+        init = TSR_LAYOUT_INIT_AUTO;
     if (init == TSR_LAYOUT_INIT_AUTO)
-        return start_from_better(ctx, l, seed, repaired); /* valid on success */
+        return start_auto(ctx, l, seed, repaired); /* valid on success */
     tsr_status st = TSR_OK;
     if (init == TSR_LAYOUT_INIT_STRESS)
         st = tsr__init_stress(ctx, l, seed);

@@ -195,11 +195,17 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
  * beyond that about 2^21 node-pivot pairs, at least 64 pivots), scaled to the canvas and
  * snapped; collisions are left to repair. */
 tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+/* init_chains.c: the stress layout of the graph without its long chains (maximal paths of at
+ * least two degree-2 interior nodes between two distinct ends), each chain's interior spread
+ * evenly between its ends' points; collisions are left to repair. *found: the number of chains
+ * (0: l unchanged, no layout made). */
+tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *found);
 /* Distinct uniform random points. */
 tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
-/* The optimizer's start: the layout `init` asks for (AUTO: stress without coordinates, else the
- * input or the stress layout, whichever scores lower, a tie keeping the input), made valid.
- * *repaired: input nodes moved by repair (0 when the stress layout was taken). */
+/* The optimizer's start: the layout `init` asks for, made valid. AUTO (also KEEP without
+ * coordinates): the stress layout or the chain-aside stress layout, whichever scores lower, and
+ * for an input with coordinates the input instead when it scores lower still (a tie keeps the
+ * input). *repaired: input nodes moved by repair (0 when a generated layout was taken). */
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
                              int *repaired);
 

@@ -7,6 +7,7 @@
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -412,8 +413,8 @@ static void test_optimize(void)
     }
 }
 
-/* AUTO starts from the better of the input (repaired) and the stress layout; on a tie it keeps
- * the input's coordinates. */
+/* AUTO starts from the better of the input (repaired) and the stress layout (these random graphs
+ * have no long shortcut chain); on a tie it keeps the input's coordinates. */
 static void test_auto_start(void)
 {
     tsr_rng r;
@@ -458,6 +459,88 @@ static void test_auto_start(void)
     tsr_layout_free(ctx, c);
 }
 
+/* A G x G grid graph (node r*G + c), then `extra` more nodes and edges left for the caller. */
+static tsr_layout *grid_graph(int G, int extra_nodes, int extra_edges)
+{
+    tsr_layout *l;
+    int m = 2 * G * (G - 1);
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, G * G + extra_nodes, m + extra_edges, &l));
+    l->width = l->height = 200;
+    int e = 0;
+    for (int r = 0; r < G; r++)
+        for (int c = 0; c < G; c++) {
+            if (c + 1 < G)
+                l->edge_u[e] = r * G + c, l->edge_v[e++] = r * G + c + 1;
+            if (r + 1 < G)
+                l->edge_u[e] = r * G + c, l->edge_v[e++] = (r + 1) * G + c;
+        }
+    return l;
+}
+
+/* Adds a path of `len` new nodes (from node index `first`, edges from index `e`) between a and b. */
+static void add_chain(tsr_layout *l, int32_t a, int32_t b, int32_t first, int32_t len, int32_t e)
+{
+    for (int32_t i = 0; i <= len; i++) {
+        l->edge_u[e + i] = i == 0 ? a : first + i - 1;
+        l->edge_v[e + i] = i == len ? b : first + i;
+    }
+}
+
+/* The chain-aside stress layout: a grid with a long shortcut path between opposite corners (set
+ * aside: its nodes evenly on the segment between the corners) and a path that is no shortcut
+ * (kept in the stress layout); AUTO takes it when it scores lower than the plain stress layout;
+ * a graph without shortcut chains is left alone. */
+static void test_chain_start(void)
+{
+    enum { G = 12, L1 = 6, L2 = 3 };
+    int m = 2 * G * (G - 1);
+    tsr_layout *l = grid_graph(G, L1 + L2, L1 + 1 + L2 + 1), *s, *a;
+    add_chain(l, 0, G * G - 1, G * G, L1, m);                 /* 7 edges, grid distance 22 */
+    add_chain(l, 0, G + 1, G * G + L1, L2, m + L1 + 1);       /* 4 edges, grid distance 2 */
+    CHECK_OK(ctx, tsr_layout_clone(ctx, l, &s));
+    CHECK_OK(ctx, tsr_layout_clone(ctx, l, &a));
+    int found = -1;
+    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, &found));
+    CHECK(found == 1 && l->has_coordinates);
+    int32_t ax = l->x[0], ay = l->y[0], bx = l->x[G * G - 1], by = l->y[G * G - 1];
+    for (int i = 0; i < L1; i++) {
+        double t = (double)(i + 1) / (L1 + 1);
+        CHECK(l->x[G * G + i] == (int32_t)floor(ax + t * (bx - ax) + 0.5));
+        CHECK(l->y[G * G + i] == (int32_t)floor(ay + t * (by - ay) + 0.5));
+    }
+    for (int32_t v = 0; v < l->num_nodes; v++)
+        CHECK(l->x[v] >= 0 && l->x[v] <= l->width && l->y[v] >= 0 && l->y[v] <= l->height);
+    /* AUTO (no coordinates) starts from the lower of the plain and the chain-aside stress layout */
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    opt.time_limit = 0;
+    opt.max_moves = 1;
+    tsr_layout_optimize_result rs, ra;
+    opt.init = TSR_LAYOUT_INIT_STRESS;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, s, &opt, &rs));
+    opt.init = TSR_LAYOUT_INIT_AUTO;
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, a, &opt, &ra));
+    CHECK(tsr_layout_score_compare(&ra.initial, &rs.initial) <= 0);
+    size_t total;
+    CHECK_OK(ctx, tsr_layout_check(ctx, a, NULL, 0, &total));
+    CHECK(total == 0);
+    tsr_layout_free(ctx, a);
+    tsr_layout_free(ctx, s);
+    tsr_layout_free(ctx, l);
+    /* no shortcut chain: a grid, a cycle of degree-2 nodes, a loop back to one node, duplicate
+     * edges and a self-loop; nothing is laid out */
+    l = grid_graph(G, 8, 5 + 3 + 2);
+    add_chain(l, 5, 5 + G, G * G, 4, m);                      /* 5 edges, distance 1: no shortcut */
+    add_chain(l, 7, 7, G * G + 4, 2, m + 5);                  /* back to node 7 */
+    l->edge_u[m + 8] = l->edge_v[m + 8] = G * G + 6;          /* self-loop + one edge: degree 3 */
+    l->edge_u[m + 9] = G * G + 6, l->edge_v[m + 9] = G * G + 7;
+    for (int32_t v = 0; v < l->num_nodes; v++)
+        l->x[v] = l->y[v] = 3;
+    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, &found));
+    CHECK(found == 0 && !l->has_coordinates && l->x[0] == 3 && l->y[l->num_nodes - 1] == 3);
+    tsr_layout_free(ctx, l);
+}
+
 static void test_dense_equals_spatial(void)
 {
     tsr_rng r;
@@ -500,6 +583,7 @@ int main(void)
     test_optimize();
     test_dense_equals_spatial();
     test_auto_start();
+    test_chain_start();
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout");
 }
