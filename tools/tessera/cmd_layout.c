@@ -17,9 +17,10 @@ static const cli_option layout_options[] = {
      "gives the same drawing on any machine (--time still stops the run)."},
     {"seed", CLI_VALUE, "N", "optimize: random seed (default 1)."},
     {"init", CLI_VALUE, "MODE",
-     "optimize: auto (default: without coordinates stress; else the input's coordinates or the "
-     "stress layout, whichever scores lower), keep (the input's coordinates), stress (stress "
-     "layout snapped to the grid) or random."},
+     "optimize: auto (default: the lowest-scoring of the stress layout, the stress layout with "
+     "long shortcut paths set aside and drawn straight, and the input's coordinates when it has "
+     "any), keep (the input's coordinates), stress (stress layout snapped to the grid) or "
+     "random."},
     {"svg", CLI_VALUE, "FILE", "optimize: also draw the best drawing as SVG."},
     {"checkpoint", CLI_VALUE, "FILE",
      "optimize: start from FILE when it exists (a drawing of the same graph, as written here), "
