@@ -709,8 +709,7 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
  * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans); bit 13 limits k_up2_u8 and k_dn32_u8 to 8-byte stores (store_align), so the
- * workbench can time the variants side by side. */
+ * take its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -805,16 +804,6 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
 
-/* The TSR__RT_* store alignment of a destination (base and row stride) for the thread bodies of
- * resize_up2.h and resize_dn32.h. Dev knob bit 13: at most 8-byte stores (run 25's form). */
-static int store_align(const void *d, int stride)
-{
-    const size_t a = (size_t)d | (size_t)stride;
-    return (a & 15) == 0 && !(tsr__resize_cuda_variant & 8192) ? TSR__RT_AL16
-           : (a & 7) == 0                                       ? TSR__RT_AL8
-                                                                : TSR__RT_BYTES;
-}
-
 /* Source rows per k_up2_u8 thread: the fewest that fit the grid (gx blocks per row band) in one
  * wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above it (the
  * prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a last wave
@@ -870,7 +859,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = store_align(d, p.dstride);
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
         switch (pl->cn) {
         case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
@@ -891,7 +880,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const dim3 grid(((pl->dst_w + 7) / 8 + DN32_NT - 1) / DN32_NT,
                         pl->dst_h / 2 < 65535 ? pl->dst_h / 2 : 65535);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = store_align(d, p.dstride);
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
 #define TSR_DN32(CN, MODE) k_dn32_u8<CN, MODE><<<grid, DN32_NT, 0, stream>>>(s, d, p, w, als, ald)
         switch (pl->cn * 4 + pl->dn32) {
         case 5: TSR_DN32(1, TSR__DN32_LINEAR); break;

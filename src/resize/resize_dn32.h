@@ -103,8 +103,7 @@ TSR__RT_FN uint32_t tsr__dn32_byte(const uint32_t *wd, int i)
 
 /* Thread t of output row pair k of an sw x sh -> dw x dh resize (dw = 2sw/3, dh = 2sh/3, both
  * even), `mode` a TSR__DN32_* form (w[8] are the area weights above; unused otherwise).
- * al_src: rows start 4-byte aligned; al_dst: the TSR__RT_* store alignment of the destination
- * (host-checked). */
+ * al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
 TSR__RT_FN void tsr__dn32_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                  uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t dw, int cn,
                                  int32_t t, int32_t k, int mode, const float *w, int al_src,

@@ -20,9 +20,6 @@
 /* The most channels, and the output pixels a thread stores per row. */
 enum { TSR__RT_CNMAX = 4, TSR__RT_PX = 8 };
 
-/* Store alignments the host finds for the destination (rows and base). */
-enum { TSR__RT_BYTES = 0, TSR__RT_AL8 = 1, TSR__RT_AL16 = 2 };
-
 /* Aligned 32-bit load (memcpy on the host: no aliasing assumptions there). */
 TSR__RT_FN uint32_t tsr__rt_ld32(const uint8_t *p)
 {
@@ -35,50 +32,25 @@ TSR__RT_FN uint32_t tsr__rt_ld32(const uint8_t *p)
 #endif
 }
 
-/* Stores words w[0..n) (n = 2 or 4) at p as one aligned 8- or 16-byte store. */
-TSR__RT_FN void tsr__rt_st(uint8_t *p, const uint32_t *w, int n)
-{
-#ifdef __CUDA_ARCH__
-    if (n == 4)
-        *(uint4 *)p = make_uint4(w[0], w[1], w[2], w[3]);
-    else
-        *(uint2 *)p = make_uint2(w[0], w[1]);
-#else
-    memcpy(p, w, 4 * (size_t)n);
-#endif
-}
-
 /* Stores thread t's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow
- * (dw pixels). When all 8 pixels lie in the row: with `al` TSR__RT_AL16 the widest aligned stores
- * (16 bytes; for 3 channels 16 + 8 bytes on even threads, 8 + 16 on odd ones, as 24t is), with
- * TSR__RT_AL8 8-byte stores; otherwise (unaligned rows, or the row's last pixels) the bytes that
- * lie in the row. */
+ * (dw pixels): 8-byte stores when `al` (host-checked: the rows start 8-byte aligned) and all 8
+ * pixels lie in the row, else the bytes that do. (16-byte stores where the rows allow were
+ * measured no faster: bench/notes/resize.md, run 26.) */
 TSR__RT_FN void tsr__rt_store8px(uint8_t *TSR__RT_RESTRICT drow, int32_t dw, int cn, int32_t t,
                                  int al, const uint32_t *wd)
 {
     uint8_t *d = drow + (int64_t)TSR__RT_PX * t * cn;
-    if (al != TSR__RT_BYTES && TSR__RT_PX * t + TSR__RT_PX <= dw) {
-        if (al == TSR__RT_AL16 && cn == 3) { /* constant word indices: wd stays in registers */
-            if (t % 2 == 0) {
-                tsr__rt_st(d, wd, 4);
-                tsr__rt_st(d + 16, wd + 4, 2);
-            } else {
-                tsr__rt_st(d, wd, 2);
-                tsr__rt_st(d + 8, wd + 2, 4);
-            }
-            return;
-        }
-        if (al == TSR__RT_AL16 && cn % 2 == 0) {
-            TSR__RT_UNROLL
-            for (int k = 0; k < 2 * TSR__RT_CNMAX; k += 4)
-                if (k < 2 * cn)
-                    tsr__rt_st(d + 4 * k, wd + k, 4);
-            return;
-        }
+    if (al && TSR__RT_PX * t + TSR__RT_PX <= dw) {
         TSR__RT_UNROLL
-        for (int k = 0; k < 2 * TSR__RT_CNMAX; k += 2)
-            if (k < 2 * cn)
-                tsr__rt_st(d + 4 * k, wd + k, 2);
+        for (int k = 0; k < TSR__RT_CNMAX; k++)
+            if (k < cn) {
+                const uint64_t v = (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32;
+#ifdef __CUDA_ARCH__
+                *(uint64_t *)(d + 8 * k) = v;
+#else
+                memcpy(d + 8 * k, &v, 8);
+#endif
+            }
     } else {
         for (int i = 0; i < TSR__RT_PX * cn && TSR__RT_PX * t + i / cn < dw; i++)
             d[i] = (uint8_t)(wd[i / 4] >> (8 * (i % 4)));

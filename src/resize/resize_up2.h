@@ -138,8 +138,8 @@ TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
  * row's two output rows are made as soon as its u are known; the next row's words are fetched
- * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: the TSR__RT_*
- * store alignment of the destination (host-checked). */
+ * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
+ * (host-checked). */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
