@@ -63,9 +63,11 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out. Every thread of
- * the block calls it (blockDim a multiple of 32, at most 1024). */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, tsr__lcd_out *out)
+/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out, then, after a
+ * system-scope fence, out->seq = seq (the host polls it: wait_results). Every thread of the
+ * block calls it (blockDim a multiple of 32, at most 1024). */
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
     for (int o = 16; o > 0; o >>= 1) {
@@ -89,7 +91,10 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
         r.nk = a.nk;
         r.invalid = *invalid;
         r.path = path;
-        *out = r; /* mapped host memory: read after the stream synchronises */
+        r.seq = 0; /* never a launch's number */
+        *out = r;  /* mapped host memory */
+        __threadfence_system();
+        *(volatile uint32_t *)&out->seq = seq;
     }
 }
 
@@ -112,7 +117,7 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
  * d.x, d.y. */
 __global__ void __launch_bounds__(COMMIT_THREADS)
     eval_dense_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop, int nprop,
-                      int32_t *hist, tsr__lcd_out *out)
+                      int32_t *hist, uint32_t seq, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
@@ -129,7 +134,7 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
                           hist);
     __syncthreads();
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
-    block_reduce_write(a, &invalid, 0, out + p);
+    block_reduce_write(a, &invalid, 0, seq, out + p);
     if (hist) /* after the reduction's barrier: no thread reads coordinates now */
         tsr__lcd_commit_point_thread(t, nt, v, px, py, d.eu, &s, d.ec, d.x, d.y);
 }
@@ -149,7 +154,7 @@ struct dev_grid {
 /* Spatial evaluation, block p = proposal p: cells rastered on the device, candidates claimed in
  * the proposal's stamp row, unclaimed edges from the histogram window (or a scan). */
 __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop,
-                                    int nprop, dev_grid g, tsr__lcd_out *out)
+                                    int nprop, dev_grid g, uint32_t seq, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
@@ -184,7 +189,7 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t
     if (!overflow && sh.scan)
         tsr__lcd_unclaimed_thread(t, nt, d.m, d.c, st, g.gen, &a);
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, NULL);
-    block_reduce_write(a, &invalid, overflow ? 1 : sh.scan ? 2 : 0, out + p);
+    block_reduce_write(a, &invalid, overflow ? 1 : sh.scan ? 2 : 0, seq, out + p);
 }
 
 /* Full evaluation, step 1: rows[p * m + e] = c(e) in proposal p's drawing (grid: edges x
@@ -202,7 +207,8 @@ __global__ void full_rows_kernel(dev_drawing d, const int32_t *__restrict__ prop
 
 /* Full evaluation, step 2: block p reduces row p against the base counts. */
 __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
-                                   const int32_t *__restrict__ rows, tsr__lcd_out *out)
+                                   const int32_t *__restrict__ rows, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x;
@@ -215,7 +221,7 @@ __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ pr
     tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, v, px, py, d.x, d.y, d.eu, d.ev, d.c,
                                 rows + (size_t)p * d.m, &a, &invalid);
     __syncthreads();
-    block_reduce_write(a, &invalid, 0, out + p);
+    block_reduce_write(a, &invalid, 0, seq, out + p);
 }
 
 } // namespace
@@ -229,6 +235,7 @@ struct tsr__layout_cuda {
     int32_t *dprop;     /* its device address */
     tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels */
     tsr__lcd_out *dout; /* its device address */
+    uint32_t seq;       /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
     /* spatial (allocated on first use) */
@@ -365,6 +372,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
+    memset(g->hout, 0, ob); /* seq 0: no launch's result */
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
         CREATE_TRY(cudaFuncSetAttribute(
@@ -471,11 +479,51 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     return TSR_OK;
 }
 
-/* Waits for the launch and turns its results (in mapped memory) into scores against the base. */
-static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+/* The next launch's sequence number (never 0, which block_reduce_write writes first). */
+static uint32_t next_seq(tsr__layout_cuda *g)
+{
+    if (++g->seq == 0)
+        g->seq = 1;
+    return g->seq;
+}
+
+/* Waits until every result of the launch numbered g->seq is in mapped memory: each block's last
+ * write is its result's seq, after a system-scope fence, so polling it replaces a stream
+ * synchronisation (the driver's completion path is most of an evaluation's fixed cost:
+ * bench_layout_eval's P = 1 row). The stream is queried every 1024 polls, so a failed launch is
+ * reported instead of waited for. With `sync` (a commit, whose kernel writes device state after
+ * its result) the stream is synchronised instead. */
+static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync)
+{
+    if (sync) {
+        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+        return TSR_OK;
+    }
+    unsigned polls = 0;
+    for (int p = 0; p < nprop;) {
+        if (__atomic_load_n(&g->hout[p].seq, __ATOMIC_ACQUIRE) == g->seq) {
+            p++;
+            continue;
+        }
+        if (++polls % 1024 == 0) {
+            const cudaError_t e = cudaStreamQuery(ctx->cuda->stream);
+            if (e != cudaErrorNotReady && e != cudaSuccess)
+                return tsr__cuda_error(ctx, e, "layout evaluation", __FILE__, __LINE__);
+            if (e == cudaSuccess && __atomic_load_n(&g->hout[p].seq, __ATOMIC_ACQUIRE) != g->seq)
+                return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                                 "layout: the evaluation finished without result %d", p);
+        }
+    }
+    return TSR_OK;
+}
+
+/* Waits for the launch (wait_results) and turns its results into scores against the base. */
+static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync,
                                  tsr_layout_score *score, uint8_t *invalid)
 {
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+    tsr_status st = wait_results(ctx, g, nprop, sync);
+    if (st != TSR_OK)
+        return st;
     for (int p = 0; p < nprop; p++) {
         const tsr__lcd_out o = g->hout[p];
         tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score[p].K, &score[p].n_K, &score[p].Phi,
@@ -494,9 +542,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->dprop, nprop, NULL, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, nprop, NULL, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
-    return collect_scores(ctx, g, nprop, score, invalid);
+    return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
 
 extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,
@@ -506,10 +554,10 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->dprop, 1, g->hist, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, 1, g->hist, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
-    if ((st = collect_scores(ctx, g, 1, score, &invalid)) != TSR_OK)
+    if ((st = collect_scores(ctx, g, 1, 1, score, &invalid)) != TSR_OK)
         return st;
     if (invalid)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -537,9 +585,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->dprop, nprop,
-                                                                g->rows, g->dout);
+                                                                g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
-    return collect_scores(ctx, g, nprop, score, invalid);
+    return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
 
 /* Device copy of the host index, refreshed when its version or shape changes. */
@@ -604,9 +652,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->dprop, nprop, dg, g->dout);
+        drawing_of(g), g->maxdeg, g->dprop, nprop, dg, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
-    if ((st = collect_scores(ctx, g, nprop, score, invalid)) != TSR_OK)
+    if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++)
         g->paths[g->hout[p].path]++;

@@ -143,11 +143,14 @@ typedef struct tsr__lcd_acc {
 } tsr__lcd_acc;
 
 /* One proposal's result as the kernels write it: K and n_K of the new counts, the changes of Phi
- * and of 2C, and whether the new point lies on an edge not incident to the node. */
+ * and of 2C, and whether the new point lies on an edge not incident to the node. `seq` is the
+ * launch's sequence number, written last (after a system-scope fence), so that the host can tell
+ * a complete result in mapped memory without synchronising the stream. */
 typedef struct tsr__lcd_out {
     int64_t dphi, dsum;
     int32_t k, nk, invalid;
     int32_t path; /* spatial: 0 candidates, 1 dense after a cell overflow, 2 candidates + scan */
+    uint32_t seq;
 } tsr__lcd_out;
 
 /* Launch shapes, shared with the CPU emulation so it runs the same thread strides. */

@@ -162,7 +162,7 @@ static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uin
     tsr__lcd_acc a = g->acc[0];
     for (int t = 1; t < nt; t++)
         tsr__lcd_acc_merge(&a, &g->acc[t]);
-    tsr__lcd_out o = {a.dphi, a.dsum, a.k, a.nk, invalid, 0};
+    tsr__lcd_out o = {a.dphi, a.dsum, a.k, a.nk, invalid, 0, 0};
     tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score->K, &score->n_K, &score->Phi,
                        &score->C);
     *inv = (uint8_t)(invalid != 0);
