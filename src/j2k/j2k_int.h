@@ -9,7 +9,8 @@
  *   pi.c      progression orders and POC (B.12)
  *   t2.c      packet headers and code-block contributions (B.9, B.10; T.814 B.3)
  *   t1_*.c    code-block decoding (Annex C, D; T.814) -- see t1.h, another engineer's stage
- *   dwt.c     inverse 5/3 and 9/7 wavelet transform (Annex F)
+ *   dwt.c     inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
+ *             dwt_level.h, also compiled for AVX2 by dwt_avx2.c
  *   mct.c     inverse RCT / ICT (Annex G), DC level shift
  *   decode.c  the public API: orchestration, dequantisation (Annex E), output
  *   pgx.c     PGX writer
