@@ -1,14 +1,14 @@
 /* The optimizer: simulated annealing on the incremental evaluator (incr_cpu.c).
  *
- * Plan: the start layout (init.c: the input, the stress layout or the better of both, made
- * valid), then two phases. Phase 1 minimises the total number of crossings C (Metropolis on dC,
+ * Plan: the start layout (init.c: the input, the stress layout, the stress layout with long
+ * shortcut chains set aside, or the best of them, made valid), then two phases. Phase 1 minimises the total number of crossings C (Metropolis on dC,
  * geometric temperature schedule). Phase 2 minimises the excess over a target one below the best
  * K found (see energy_delta) with a temperature adapted per batch of proposals to a falling
  * share of accepted uphill moves; the best drawing is kept by the lexicographic score (K, n_K,
  * Phi, C). Nodes are chosen with a bias toward the edges above the target, the edges crossing
  * one of them, and the most crossed of random edges; moves go to a random point, near the
- * neighbours' barycentre, within a radius that shrinks over the run, or (for a crosser) just
- * across the hot edge's line. Every move keeps the drawing valid (exact test). Without progress
+ * neighbours' barycentre, within a radius that shrinks over the run (see start_radius), or (for
+ * a crosser) just across the hot edge's line. Every move keeps the drawing valid (exact test). Without progress
  * for a while the search restarts from the best drawing. The schedule follows the share of the
  * budget used: moves/max_moves when max_moves is set (then a seed gives the same drawing on
  * every machine), else the share of the time left after the start layout. */
@@ -18,6 +18,7 @@
 #include "core/checked.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -183,6 +184,41 @@ static int32_t pick_node(annealer *a)
         return tsr__rng_below(&a->rng, 2) ? l->edge_u[best] : l->edge_v[best];
     }
     return (int32_t)tsr__rng_below(&a->rng, (uint64_t)l->num_nodes);
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The start radius of the moves: 0.3 x the canvas span, but at most RADIUS_EDGES x the median
+ * edge length of the start drawing. Where the edges are short against the canvas (A8: 3 units on
+ * a 342 canvas), a move across a third of the canvas tears a node's edges through the whole
+ * drawing, and the phase-1 temperature sampled from such moves melts a good start. */
+#define RADIUS_EDGES 10
+static tsr_status start_radius(tsr_ctx *ctx, const tsr_layout *l, double *radius)
+{
+    int32_t m = l->num_edges;
+    double span = (double)(l->width > l->height ? l->width : l->height);
+    *radius = span * 0.3 + 1;
+    if (m == 0)
+        return TSR_OK;
+    int64_t *len2 = NULL;
+    tsr_status st = tsr__alloc(ctx, (size_t)m * sizeof *len2, (void **)&len2);
+    if (st != TSR_OK)
+        return st;
+    for (int32_t e = 0; e < m; e++) {
+        int64_t dx = (int64_t)l->x[l->edge_u[e]] - l->x[l->edge_v[e]];
+        int64_t dy = (int64_t)l->y[l->edge_u[e]] - l->y[l->edge_v[e]];
+        len2[e] = dx * dx + dy * dy;
+    }
+    qsort(len2, (size_t)m, sizeof *len2, compare_int64);
+    double cap = RADIUS_EDGES * sqrt((double)len2[m / 2]);
+    if (cap >= 1 && cap < *radius)
+        *radius = cap;
+    tsr__free(ctx, len2);
+    return TSR_OK;
 }
 
 static int32_t clamp(int64_t v, int32_t hi)
@@ -371,8 +407,10 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     a.phase = opt->phase1_fraction > 0 ? 1 : 2;
     a.target = a.best.K - 1;
 
-    double span = (double)(l->width > l->height ? l->width : l->height);
-    double radius0 = span * 0.3 + 1, radius = radius0;
+    double radius0, radius;
+    if ((st = start_radius(ctx, l, &radius0)) != TSR_OK)
+        goto done;
+    radius = radius0;
     double t_start = 0, t_end = 0;
     double phase_start_frac = 0;
     uint64_t stall_limit = 20000 + 40 * (uint64_t)n;
