@@ -413,6 +413,7 @@ typedef struct cblk_job {
     uint32_t gidx;
     uint16_t comp;
     uint8_t res;
+    uint8_t empty; /* no contribution: its coefficients are zeroed */
     tsr__j2k_band *band;
 } cblk_job;
 
@@ -457,7 +458,10 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
             order[fill[t2->chunks[i].cblk]++] = i;
         tsr__free(ctx, fill);
     }
-    /* Jobs: code-blocks with contributions in decoded resolutions of requested components. */
+    /* Jobs: the code-blocks in decoded resolutions of requested components. Those without
+     * contributions in a tile-component decoded in place in a plane are zeroed, so that every
+     * coefficient there is written (the planes are not cleared beforehand); the other
+     * tile-components have buffers of their own, cleared when allocated. */
     size_t njobs = 0, maxlen = 1;
     if ((st = tsr__alloc(ctx, nb * sizeof *jobs, (void **)&jobs)))
         goto out;
@@ -470,8 +474,8 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
                 tsr__j2k_band *band = &tc->res[r].bands[b];
                 for (uint32_t i = 0; i < band->ncblks; i++) {
                     uint32_t g = band->cblk_base + i;
-                    if (first[g + 1] == first[g])
-                        continue;
+                    if (first[g + 1] == first[g] && !tc->external)
+                        continue; /* its own buffer was cleared */
                     size_t len = 0;
                     for (uint32_t k = first[g]; k < first[g + 1]; k++)
                         len += t2->chunks[order[k]].len;
@@ -481,6 +485,7 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
                     jobs[njobs].comp = (uint16_t)c;
                     jobs[njobs].res = (uint8_t)r;
                     jobs[njobs].band = band;
+                    jobs[njobs].empty = first[g + 1] == first[g];
                     njobs++;
                 }
             }
@@ -543,9 +548,13 @@ static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__
         }
         int32_t *out = tc->data + yoff * tc->stride + xoff;
         uint32_t w = cb->x1 - cb->x0, h = cb->y1 - cb->y0;
-        if (bad) {
+        if (bad || jb->empty) {
+            for (uint32_t y = 0; tc->external && y < h; y++)
+                memset(out + (size_t)y * tc->stride, 0, w * sizeof *out);
+            if (bad) {
 #pragma omp atomic
-            ncorrupt++;
+                ncorrupt++;
+            }
             continue;
         }
         tsr__t1_block blk;
@@ -995,18 +1004,8 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
             d.dst[c] = tmp[c];
         }
     } else {
-        for (uint32_t i = 0; i < num_planes; i++) {
-            uint32_t c = L.ch[i].comp;
-            d.dst[c] = planes[i];
-            /* zeroed in parallel: the first touch of a fresh allocation is page faults */
-            int th = opt->threads ? opt->threads : ctx->threads;
-            int64_t h = planes[i].height;
-            (void)th;
-#pragma omp parallel for schedule(static) num_threads(th) if (th > 1 && h > 64)
-            for (int64_t y = 0; y < h; y++)
-                memset(planes[i].data + (size_t)y * planes[i].stride, 0,
-                       planes[i].width * sizeof(int32_t));
-        }
+        for (uint32_t i = 0; i < num_planes; i++)
+            d.dst[L.ch[i].comp] = planes[i];
     }
     d.ws_size = tsr__t1_workspace_size();
     {
@@ -1018,8 +1017,11 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
         if ((st = tsr__alloc(ctx, b ? b : 1, &d.t1_ws)))
             goto out;
     }
-    /* The tiles to decode (those meeting the window and holding data). */
+    /* The tiles to decode (those meeting the window and holding data). Each writes every
+     * sample of the planes inside it (tier1() writes every coefficient, the output pass every
+     * sample), so the planes are cleared only where a tile without data leaves a hole. */
     uint32_t *todo = NULL, ntodo = 0;
+    int hole = 0;
     if ((st = tsr__alloc(ctx, (size_t)s.cs.ntiles * sizeof *todo, (void **)&todo)))
         goto out;
     for (uint32_t tile = 0; tile < s.cs.ntiles; tile++) {
@@ -1030,6 +1032,7 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
             ty0 >= L.win.y1)
             continue;
         if (s.cs.tile_first[tile] == UINT32_MAX) {
+            hole = 1;
             /* A tile with no data stays zero. Say so unless it holds no samples at all (a tile
              * thinner than a subsampled component's grid step). */
             uint32_t ax0 = tx0 > s.cs.x0 ? (uint32_t)tx0 : s.cs.x0;
@@ -1050,6 +1053,16 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
             continue;
         }
         todo[ntodo++] = tile;
+    }
+    for (uint32_t c = 0; hole && c < s.cs.ncomps; c++) {
+        if (!d.dst[c].data)
+            continue;
+        /* zeroed in parallel: the first touch of a fresh allocation is page faults */
+        int64_t h = d.dst[c].height;
+#pragma omp parallel for schedule(static) num_threads(d.threads) if (d.threads > 1 && h > 64)
+        for (int64_t y = 0; y < h; y++)
+            memset(d.dst[c].data + (size_t)y * d.dst[c].stride, 0,
+                   d.dst[c].width * sizeof(int32_t));
     }
     if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
         /* Many tiles: one tile per thread at a time (tiles write disjoint parts of the planes;
