@@ -13,9 +13,18 @@
 enum { TSR__COEF_BITS = 11, TSR__COEF_SCALE = 1 << TSR__COEF_BITS };
 
 /* cvFloor / cvRound (round half to even, as lrint in the default rounding mode). */
-static int tsr__floor_d(double v) { return (int)floor(v); }
-static int tsr__floor_f(float v) { return (int)floorf(v); }
-static int tsr__round_f(float v) { return (int)lrintf(v); }
+static int tsr__floor_d(double v)
+{
+    return (int)floor(v);
+}
+static int tsr__floor_f(float v)
+{
+    return (int)floorf(v);
+}
+static int tsr__round_f(float v)
+{
+    return (int)lrintf(v);
+}
 
 /* saturate_cast<int>(double): round half to even, clamped to int. */
 static int tsr__sat_int(double v)
@@ -181,6 +190,19 @@ static int tsr__up2_axis(const int32_t *ofs, const int16_t *c, int32_t n, int32_
     return 1;
 }
 
+/* 1 when every output d < dsize of a u8 2-tap axis copies one source index: coefficients
+ * (2048, 0) for d < copy_end (the entries past it are border columns, which use the first tap
+ * alone) and the index inside [0, n). */
+static int tsr__copies_taps(const int32_t *ofs, const int16_t *c, int32_t dsize, int32_t copy_end,
+                            int32_t n)
+{
+    for (int32_t d = 0; d < dsize; d++)
+        if (ofs[d] < 0 || ofs[d] >= n ||
+            (d < copy_end && (c[2 * d] != TSR__COEF_SCALE || c[2 * d + 1] != 0)))
+            return 0;
+    return 1;
+}
+
 /* 1 when n -> dsize is 3:2 (dsize = 2m, n = 3m). */
 static int tsr__dn32_sizes(int32_t n, int32_t dsize)
 {
@@ -223,8 +245,8 @@ static int tsr__dn32_area_axis(const int32_t *start, const int32_t *ofs, const f
         return 0;
     for (int32_t d = 0; d < dsize; d++) {
         const int32_t s = 3 * (d / 2) + d % 2, q = 2 * (d % 2);
-        if (start[d] != 2 * d || ofs[2 * d] != s || ofs[2 * d + 1] != s + 1 ||
-            w[2 * d] != w[q] || w[2 * d + 1] != w[q + 1] || !(w[q] >= 0.f) || !(w[q + 1] >= 0.f))
+        if (start[d] != 2 * d || ofs[2 * d] != s || ofs[2 * d + 1] != s + 1 || w[2 * d] != w[q] ||
+            w[2 * d + 1] != w[q + 1] || !(w[q] >= 0.f) || !(w[q + 1] >= 0.f))
             return 0;
     }
     return 1;
@@ -311,12 +333,18 @@ static void tsr__exact_axis(int ssize, int dsize, double inv_scale, int frac_bit
 const char *tsr__resize_path_name(tsr__resize_path path)
 {
     switch (path) {
-    case TSR__RESIZE_COPY: return "copy";
-    case TSR__RESIZE_NEAREST: return "nearest";
-    case TSR__RESIZE_SEPARABLE: return "separable";
-    case TSR__RESIZE_AREA_FAST: return "area-fast";
-    case TSR__RESIZE_AREA: return "area";
-    case TSR__RESIZE_LINEAR_EXACT: return "linear-exact";
+    case TSR__RESIZE_COPY:
+        return "copy";
+    case TSR__RESIZE_NEAREST:
+        return "nearest";
+    case TSR__RESIZE_SEPARABLE:
+        return "separable";
+    case TSR__RESIZE_AREA_FAST:
+        return "area-fast";
+    case TSR__RESIZE_AREA:
+        return "area";
+    case TSR__RESIZE_LINEAR_EXACT:
+        return "linear-exact";
     }
     return "?";
 }
@@ -406,10 +434,9 @@ static void tsr__area_fast_simd(tsr__resize_plan *p)
     }
 }
 
-tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src_w,
-                                  int32_t src_h, int32_t dst_w, int32_t dst_h, int32_t cn,
-                                  tsr_depth depth, tsr_interp interp, double inv_scale_x,
-                                  double inv_scale_y)
+tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src_w, int32_t src_h,
+                                  int32_t dst_w, int32_t dst_h, int32_t cn, tsr_depth depth,
+                                  tsr_interp interp, double inv_scale_x, double inv_scale_y)
 {
     static _Atomic uint64_t next_id = 1;
     memset(p, 0, sizeof *p);
@@ -481,6 +508,19 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
             tsr__dn32_linear_axis(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], src_w, dst_w) &&
             tsr__dn32_linear_axis(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], src_h, dst_h))
             p->dn32 = TSR__DN32_LINEAR;
+        /* u8 tables that only copy (INTER_AREA upscales by integer factors, linear downscales by
+         * odd integer factors): the vertical formula gives ((2048 * (2048s >> 4)) >> 16 + 2) >> 2
+         * = (4s + 2) >> 2 = s, so the plan is the nearest plan with these offsets. */
+        if (depth == TSR_U8 && p->ksize == 2 &&
+            tsr__copies_taps(p->table[TSR__RT_XOFS], p->table[TSR__RT_XCOEF], dst_w, p->xmax,
+                             src_w) &&
+            tsr__copies_taps(p->table[TSR__RT_YOFS], p->table[TSR__RT_YCOEF], dst_h, dst_h,
+                             src_h)) {
+            p->path = TSR__RESIZE_NEAREST;
+            p->unit_pairs = p->up2 = p->dn32 = 0;
+            p->table[TSR__RT_XCOEF] = p->table[TSR__RT_YCOEF] = NULL; /* unused; freed with block */
+            p->table_bytes[TSR__RT_XCOEF] = p->table_bytes[TSR__RT_YCOEF] = 0;
+        }
         return TSR_OK;
     }
 

@@ -17,20 +17,24 @@
  *   output row 2m   = (floor(u[m-1]/4) + floor(3u[m]/4) + 2) >> 2,
  *   output row 2m-1 = (floor(3u[m-1]/4) + floor(u[m]/4) + 2) >> 2   (source rows clamped);
  *   every value lies in [0, 255] (no clamp needed).
- * So a thread computes q1 = u >> 2 and q3 = (3u) >> 2 once per source row and column and emits
- * two output rows from the previous and the current source row.
+ * So a thread computes floor(u/4) and floor(3u/4) once per source row and column and emits two
+ * output rows from the previous and the current source row.
  *
- * Two elements per 32-bit operation (ncu: the kernel was bound by its integer pipe at ~11
- * instructions per output byte; this form has ~5.5 in its loop's SASS): values live in 16-bit
- * lanes of a word ("lane word"; lo lane = element e, hi lane = element e + 2). Each source word is
- * split once per row into two lane words (its even and its odd bytes); a lane word of any two
- * source bytes is then one byte permutation. Per lane word: u = X + 3Y (lanes <= 1020, no carry
- * between lanes), q1 = (u >> 2) & 0x00ff00ff, q3 = (3u) >> 2 left unmasked: the shift moves the hi
- * lane's two low bits into bits 14-15 of the lo lane. Each output sum adds one masked and one
- * unmasked term, (q3' + q1 + 2) and (q1' + q3 + 2): the lo lane stays below 3 * 2^14 + 1022 < 2^16
- * (no carry into the hi lane) and its bits 0-9 are exact, so after >> 2 the lo lane's byte 0 and
- * the hi lane's byte 2 hold the results and the stray bits sit in byte 1, which the final
- * permutation (bytes 0 and 2 of the lane words of elements e, e+2 and e+1, e+3) drops. */
+ * Two elements per 32-bit operation, results scaled by 64 (ncu: the kernel was bound by its
+ * integer pipe; run 15 measured ~11 instructions per output byte for the scalar form, runs 16-26
+ * ~5.5 for a form with a final shift per sum; this one needs neither that shift nor a mask on
+ * the 3u term): values live in 16-bit lanes of a word ("lane word"; lo lane = element e, hi lane =
+ * element e + 2). Each source word is split once per row into two lane words (its even and its
+ * odd bytes); a lane word of any two source bytes is then one byte permutation. Per lane word:
+ *   u = X + 3Y                                   lanes <= 1020, no carry between lanes;
+ *   q1 = (u << 4) & 0x3fc03fc0 = 64*floor(u/4)   lanes <= 16320;
+ *   q3 = 48*u = 64*floor(3u/4) + 16*(3u mod 4)   lanes <= 48960, left unmasked (the last term is
+ *                                                < 64: a fraction below the scaled integer);
+ *   sum = q3' + q1 + 128 (and q1' + q3 + 128) = 64*S + f, S = floor(3u'/4) + floor(u/4) + 2,
+ *   f <= 48: lanes <= 48960 + 16320 + 128 = 65408 < 2^16 (no carry into the hi lane), bits 6-15
+ *   of a lane hold S exactly (S <= 1022, f < 64 cannot carry into bit 6), so byte 1 of the lane,
+ *   bits 8-15, is S >> 2, the output. The final permutation takes bytes 1 and 3 of the lane words
+ *   of elements e, e+2 and e+1, e+3. */
 #ifndef TSR_RESIZE_UP2_H
 #define TSR_RESIZE_UP2_H
 
@@ -123,14 +127,14 @@ TSR__RT_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn, 
            3u * tsr__up2_pair(ev, od, cn, tsr__up2_y(cn, e), tsr__up2_y(cn, e + 2));
 }
 
-/* q1 = (u >> 2) & 0x00ff00ff and q3 = (3u) >> 2 (unmasked) of lane word l: elements
+/* q1 = 64*floor(u/4) and q3 = 48u (unmasked) of lane word l, as above: elements
  * e = 4(l/2) + l%2 (lo lane) and e + 2 (hi lane). */
 TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *q1,
                            uint32_t *q3)
 {
     const uint32_t u = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2);
-    *q1 = (u >> 2) & 0x00ff00ffu;
-    *q3 = (3u * u) >> 2;
+    *q1 = (u << 4) & 0x3fc03fc0u;
+    *q3 = 48u * u;
 }
 
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
@@ -174,15 +178,15 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
             if (l < 4 * cn) {
                 uint32_t q1, q3;
                 tsr__up2_q(ev, od, cn, l, &q1, &q3);
-                odd[l] = (q3p[l] + q1 + 0x00020002u) >> 2;
-                even[l] = (q1p[l] + q3 + 0x00020002u) >> 2;
+                odd[l] = q3p[l] + q1 + 0x00800080u;
+                even[l] = q1p[l] + q3 + 0x00800080u;
                 q1p[l] = q1, q3p[l] = q3;
             }
         TSR__RT_UNROLL
         for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
             if (k < 2 * cn) {
-                odd[k] = tsr__up2_perm(odd[2 * k], odd[2 * k + 1], 0x6240);
-                even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x6240);
+                odd[k] = tsr__up2_perm(odd[2 * k], odd[2 * k + 1], 0x7351);
+                even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x7351);
             }
         if (m > m0)
             tsr__rt_store8px(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);

@@ -141,9 +141,9 @@ def random_image(rng, w, h, cn, depth):
 def random_cases(rng, n):
     """(w, h, cn, depth, interp, dsize or None, fx, fy); a mix of the shapes that exercise
     OpenCV's special paths: exact 2x/3x decimation, upscales, one axis, 1-pixel results, odd
-    widths that leave SIMD tails, and random ratios in both forms."""
+    widths that leave SIMD tails, exact 3:2 downscales, and random ratios in both forms."""
     out = []
-    kinds = ["random", "random", "size2x", "int", "up", "one_axis", "tiny", "scale"]
+    kinds = ["random", "random", "size2x", "int", "up", "one_axis", "tiny", "scale", "three_halves"]
     for i in range(n):
         interp = INTERPS[i % len(INTERPS)]
         depth = ["u8", "u16", "f32"][(i // len(INTERPS)) % 3]
@@ -165,6 +165,9 @@ def random_cases(rng, n):
             fx, fy = float(rng.choice([2.0, 3.0, 1.5, 4.0, 2.5])), float(rng.choice([2.0, 1.25, 3.0]))
         elif kind == "one_axis":
             dsize = (w, int(rng.integers(1, 200))) if rng.integers(0, 2) else (int(rng.integers(1, 200)), h)
+        elif kind == "three_halves":
+            a, b = int(rng.integers(1, 60)), int(rng.integers(1, 40))
+            w, h, dsize = 3 * a, 3 * b, (2 * a, 2 * b)
         elif kind == "tiny":
             dsize = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
         else:
