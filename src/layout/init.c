@@ -328,6 +328,27 @@ static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
     return st;
 }
 
+/* Whether one of a few edges of l (spread over the edge list) has more than `bound` crossings:
+ * then l's K exceeds bound and its full count is not needed to know that it loses. */
+enum { PROBE_EDGES = 64 };
+static int some_edge_above(const tsr_layout *l, int64_t bound)
+{
+    int32_t m = l->num_edges, step = m / PROBE_EDGES > 1 ? m / PROBE_EDGES : 1;
+    for (int32_t e = 0; e < m; e += step) {
+        int32_t a = l->edge_u[e], b = l->edge_v[e];
+        int64_t c = 0;
+        for (int32_t f = 0; f < m && c <= bound; f++) {
+            int32_t p = l->edge_u[f], q = l->edge_v[f];
+            if (p != a && p != b && q != a && q != b)
+                c += tsr__segments_cross(l->x[a], l->y[a], l->x[b], l->y[b], l->x[p], l->y[p],
+                                         l->x[q], l->y[q]);
+        }
+        if (c > bound)
+            return 1;
+    }
+    return 0;
+}
+
 /* The generated start: the stress layout, or the stress layout with the long chains set aside
  * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored. */
 static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t seed,
@@ -362,8 +383,9 @@ static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t se
 
 /* AUTO: the generated start; for an input with coordinates, the input's coordinates instead when
  * they score lower. Repair only adds crossings in practice, so the input is first scored as read
- * and repaired (which can take long on a crowded input) only when it still wins; then it must
- * win again after repair. */
+ * (not at all when a probed edge already has more crossings than the generated start's K) and
+ * repaired (which can take long on a crowded input) only when it still wins; then it must win
+ * again after repair. */
 static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
 {
     tsr_layout *s = NULL;
@@ -372,7 +394,7 @@ static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *re
     tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
                                (void **)&counts);
     if (st == TSR_OK && (st = generated_start(ctx, l, seed, counts, &s, &gen)) == TSR_OK) {
-        int take = !l->has_coordinates;
+        int take = !l->has_coordinates || some_edge_above(l, gen.K);
         if (!take && (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
             if (tsr_layout_score_compare(&keep, &gen) < 0 &&
                 (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
