@@ -509,25 +509,21 @@ __global__ void __launch_bounds__(LN_NT, 8)
 
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
- * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours);
- * two elements per 32-bit operation. Warps whose 32 threads all make 8 pixels inside the row of
- * a 16-byte aligned image (al_dst16) write through shared memory as contiguous 16-byte stores;
- * the others write 8-byte words. */
+ * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
+ * writing 8-byte words; two elements per 32-bit operation (~5.5 instructions per output byte in
+ * the loop, SASS of run 18), no shared memory. */
 enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT)
     k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
-             int al_src, int al_dst, int al_dst16)
+             int al_src, int al_dst)
 {
-    __shared__ uint4 stage[UP2_NT / 32][16 * CN]; /* 256*CN bytes per warp */
     const int t = blockIdx.x * UP2_NT + threadIdx.x;
     if (4 * t >= p.sw)
         return;
-    const int warp_end = t - (int)(threadIdx.x & 31) + 32; /* one past the warp's last thread */
-    uint32_t *st = al_dst16 && 4 * warp_end <= p.sw ? (uint32_t *)stage[threadIdx.x / 32] : NULL;
     tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th,
-                    al_src, al_dst, st);
+                    al_src, al_dst);
 }
 
 /* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128
@@ -713,8 +709,7 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
  * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans); bit 13 turns off k_up2_u8's staged warp stores, so the workbench can time the
- * variants side by side. */
+ * take its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -865,16 +860,12 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
         const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
-        const int ald16 =
-            (((size_t)d | (size_t)p.dstride) & 15) == 0 && !(tsr__resize_cuda_variant & 8192);
-#define TSR_UP2(CN) k_up2_u8<CN><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald, ald16)
         switch (pl->cn) {
-        case 1: TSR_UP2(1); break;
-        case 2: TSR_UP2(2); break;
-        case 3: TSR_UP2(3); break;
-        default: TSR_UP2(4); break;
+        case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 3: k_up2_u8<3><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         }
-#undef TSR_UP2
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }

@@ -171,8 +171,8 @@ TSR__RT_FN void tsr__dn32_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t ss
             out[q][oo / 4] |= v[q][1] << (8 * (oo % 4));
         }
     }
-    tsr__rt_store8px(dst + (int64_t)(2 * k) * dstride, dw, cn, t, al_dst, out[0], NULL);
-    tsr__rt_store8px(dst + (int64_t)(2 * k + 1) * dstride, dw, cn, t, al_dst, out[1], NULL);
+    tsr__rt_store8px(dst + (int64_t)(2 * k) * dstride, dw, cn, t, al_dst, out[0]);
+    tsr__rt_store8px(dst + (int64_t)(2 * k + 1) * dstride, dw, cn, t, al_dst, out[1]);
 }
 
 #endif

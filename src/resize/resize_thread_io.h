@@ -33,33 +33,12 @@ TSR__RT_FN uint32_t tsr__rt_ld32(const uint8_t *p)
 }
 
 /* Stores thread t's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow
- * (dw pixels). On the device with `stage` (the kernel passes it only when all 32 threads of the
- * warp are active, all their pixels lie in the row and the rows are 16-byte aligned; 64*cn words
- * of shared memory for the warp): the warp's 256*cn bytes go through `stage` and out as
- * contiguous 16-byte stores (bench/notes/resize.md, run 28). Otherwise 8-byte stores when `al`
- * (host-checked: the rows start 8-byte aligned) and all 8 pixels lie in the row, else the bytes
- * that do. (16-byte stores from each thread were measured no faster: run 26.) */
+ * (dw pixels): 8-byte stores when `al` (host-checked: the rows start 8-byte aligned) and all 8
+ * pixels lie in the row, else the bytes that do. (16-byte stores where the rows allow were
+ * measured no faster: bench/notes/resize.md, run 26.) */
 TSR__RT_FN void tsr__rt_store8px(uint8_t *TSR__RT_RESTRICT drow, int32_t dw, int cn, int32_t t,
-                                 int al, const uint32_t *wd, uint32_t *stage)
+                                 int al, const uint32_t *wd)
 {
-#ifdef __CUDA_ARCH__
-    if (stage) {
-        const int lane = (int)(threadIdx.x & 31);
-        TSR__RT_UNROLL
-        for (int k = 0; k < 2 * TSR__RT_CNMAX; k++)
-            if (k < 2 * cn)
-                stage[lane * 2 * cn + k] = wd[k];
-        __syncwarp();
-        const uint4 *s4 = (const uint4 *)stage;
-        uint4 *d4 = (uint4 *)(drow + (int64_t)TSR__RT_PX * (t - lane) * cn);
-        for (int c = lane; c < 16 * cn; c += 32)
-            d4[c] = s4[c];
-        __syncwarp(); /* the next row's words may overwrite stage */
-        return;
-    }
-#else
-    (void)stage;
-#endif
     uint8_t *d = drow + (int64_t)TSR__RT_PX * t * cn;
     if (al && TSR__RT_PX * t + TSR__RT_PX <= dw) {
         TSR__RT_UNROLL

@@ -143,11 +143,11 @@ TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
  * row's two output rows are made as soon as its u are known; the next row's words are fetched
  * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
- * (host-checked); `stage`: tsr__rt_store8px's (NULL on the host). */
+ * (host-checked). */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
-                                int al_dst, uint32_t *stage)
+                                int al_dst)
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t q1p[NL], q3p[NL];
@@ -189,10 +189,9 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
                 even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x7351);
             }
         if (m > m0)
-            tsr__rt_store8px(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd,
-                             stage);
+            tsr__rt_store8px(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
         if (m < m0 + th && m < h)
-            tsr__rt_store8px(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even, stage);
+            tsr__rt_store8px(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
     }
 }
 

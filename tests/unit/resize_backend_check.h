@@ -23,7 +23,7 @@ static const rb_size rb_sizes[] = {
     {129, 257, 1, 255}, {3, 400, 9, 10},
     /* exact 3:2 (resize_dn32.h), one with a partial last thread */
     {48, 30, 32, 20},  {21, 9, 14, 6},   {303, 45, 202, 30},
-    /* exact 2x with full warps of k_up2_u8 threads (its staged stores) and a partial one */
+    /* exact 2x with full warps of k_up2_u8 threads and a partial one */
     {300, 20, 600, 40},
 };
 static const tsr_interp rb_interps[] = {TSR_INTERP_NEAREST, TSR_INTERP_LINEAR,
