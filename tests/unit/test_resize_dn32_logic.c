@@ -93,10 +93,7 @@ static void one(tsr_rng *r, int m, int n, int cn, tsr_interp interp)
 
 int main(void)
 {
-    tsr_ctx_options opt;
-    tsr_ctx_options_init(&opt);
-    opt.backend = TSR_BACKEND_REFERENCE;
-    CHECK_OK(ref, tsr_ctx_create(&opt, &ref));
+    ref = tsr_test_reference_ctx();
     tsr_rng rng;
     tsr_rng_seed(&rng, 2026);
     /* plan.dn32 only for u8 linear and area, exactly 3:2 on both axes */

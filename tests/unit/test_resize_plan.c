@@ -24,10 +24,7 @@ static tsr__resize_path path_of(int sw, int sh, int dw, int dh, tsr_depth depth,
 
 int main(void)
 {
-    tsr_ctx_options opt;
-    tsr_ctx_options_init(&opt);
-    opt.backend = TSR_BACKEND_REFERENCE;
-    CHECK_OK(ctx, tsr_ctx_create(&opt, &ctx));
+    ctx = tsr_test_reference_ctx();
     /* rewritten: area upscales by integer factors, linear downscales by odd integer factors */
     CHECK(path_of(40, 30, 80, 60, TSR_U8, TSR_INTERP_AREA) == TSR__RESIZE_NEAREST);
     CHECK(path_of(40, 30, 120, 90, TSR_U8, TSR_INTERP_AREA) == TSR__RESIZE_NEAREST);

@@ -85,10 +85,7 @@ static void one(tsr_rng *r, int w, int h, int cn)
 
 int main(void)
 {
-    tsr_ctx_options opt;
-    tsr_ctx_options_init(&opt);
-    opt.backend = TSR_BACKEND_REFERENCE;
-    CHECK_OK(ref, tsr_ctx_create(&opt, &ref));
+    ref = tsr_test_reference_ctx();
     tsr_rng rng;
     tsr_rng_seed(&rng, 2026);
     /* plan.up2 only for linear, exactly 2x on both axes */

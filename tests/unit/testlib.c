@@ -7,6 +7,19 @@
 int tsr_test_failures;
 int tsr_test_checks;
 
+tsr_ctx *tsr_test_reference_ctx(void)
+{
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    opt.backend = TSR_BACKEND_REFERENCE;
+    tsr_ctx *ctx = NULL;
+    if (tsr_ctx_create(&opt, &ctx) != TSR_OK) {
+        fprintf(stderr, "cannot create a reference context: %s\n", tsr_ctx_last_error(ctx));
+        exit(1);
+    }
+    return ctx;
+}
+
 int tsr_test_finish(const char *name)
 {
     int passed = tsr_test_checks - tsr_test_failures;

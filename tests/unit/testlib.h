@@ -46,6 +46,10 @@ extern int tsr_test_checks;
         }                                                                                          \
     } while (0)
 
+/* A context on the reference backend with default options; exits the test (status 1) with a
+ * message when it cannot be created. */
+tsr_ctx *tsr_test_reference_ctx(void);
+
 /* Prints a summary line ("N passed, M failed") and returns the exit code. */
 int tsr_test_finish(const char *name);
 
