@@ -141,8 +141,8 @@ TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
- * row's two output rows are made as soon as its u are known; the words of the next two rows are
- * in flight while a row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
+ * row's two output rows are made as soon as its u are known; the next row's words are fetched
+ * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
  * (host-checked). */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
@@ -151,25 +151,20 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t q1p[NL], q3p[NL];
-    uint32_t wd[6], wn[6], ev[6], od[6];
+    uint32_t wd[6], ev[6], od[6];
     const int fast = tsr__up2_fast(w, cn, t, al_src);
-    const int nw = (4 + 5 * cn + 3) / 4; /* the words tsr__up2_fetch fills */
-    const int32_t last = m0 + th < h ? m0 + th : h; /* the loop's last row (clamped when h) */
-    /* rows m + 1 and m + 2 are in flight while row m is computed (two rows ahead) */
     tsr__up2_fetch(src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * sstride, w, cn, t, fast, wd);
-    if (m0 <= last)
-        tsr__up2_fetch(src + (int64_t)(m0 < h ? m0 : h - 1) * sstride, w, cn, t, fast, wn);
-    for (int32_t m = m0 - 1; m <= last; m++) {
+    for (int32_t m = m0 - 1; m <= m0 + th && m <= h; m++) {
         TSR__RT_UNROLL
         for (int k = 0; k < 6; k++)
-            if (k < nw) {
+            if (k < (4 + 5 * cn + 3) / 4) { /* the words tsr__up2_fetch filled */
                 ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
                 od[k] = tsr__up2_perm(wd[k], 0, 0x4341);
-                wd[k] = wn[k];
             }
-        if (m + 2 <= last)
-            tsr__up2_fetch(src + (int64_t)(m + 2 < h ? m + 2 : h - 1) * sstride, w, cn, t, fast,
-                           wn);
+        /* the next row's words are in flight while this row is computed */
+        if (m + 1 <= m0 + th && m + 1 <= h)
+            tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,
+                           wd);
         if (m < m0) { /* the row above the tile: its q only */
             TSR__RT_UNROLL
             for (int l = 0; l < NL; l++)
