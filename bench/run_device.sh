@@ -11,8 +11,8 @@
 # usage: bench/run_device.sh [steps...]   steps: info build test sanitize ncu oracle workbench bench carve
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
 #        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_SAN_FILTER (sanitize step:
-#        only CUDA tests whose name contains it), TSR_BENCH_ARGS (extra
-#        bench_resize arguments, e.g. "--no-opencl"). The workbench log ends with the SASS
+#        only CUDA tests whose name contains it), TSR_BENCH_ARGS (extra bench_resize.py
+#        arguments; bench_resize's own go after "--", e.g. "--interps linear -- --no-opencl"). The workbench log ends with the SASS
 #        instruction counts of the library's resize kernels (cuobjdump), when cuobjdump exists.
 set -u
 OUT=${OUT:-/tmp/tsr-out}
