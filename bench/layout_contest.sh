@@ -3,12 +3,12 @@
 # one at a time, then `layout check --json` on the output. Prints a markdown table row per instance
 # (k, n_K, C, validity, wall and CPU seconds).
 # Usage: bench/layout_contest.sh TESSERA OUTDIR SECONDS [SEED] [INSTANCES...]
-#   INSTANCES default to "1:keep 2:keep 3:keep 4:keep 5:keep 6:keep 7:keep 8:stress 9:stress".
+#   INSTANCES (N:INIT) default to "1:auto 2:auto ... 9:auto" (the optimizer's default start).
 set -eu
 bin=$1 out=$2 secs=$3 seed=${4:-1}
 shift 3; [ $# -gt 0 ] && shift
 data=$(dirname "$0")/../../shared/data/graphs/gd2025-contest
-list=${*:-"1:keep 2:keep 3:keep 4:keep 5:keep 6:keep 7:keep 8:stress 9:stress"}
+list=${*:-"1:auto 2:auto 3:auto 4:auto 5:auto 6:auto 7:auto 8:auto 9:auto"}
 mkdir -p "$out"
 echo "| instance | init | valid | k | n_K | C | wall s | cpu s |"
 echo "|---|---|---|---|---|---|---|---|"
