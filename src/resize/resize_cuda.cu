@@ -510,13 +510,12 @@ __global__ void __launch_bounds__(LN_NT, 8)
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
- * writing 8-byte words; two elements per 32-bit operation, no shared memory. Registers bounded
- * for 9 resident blocks per SM (56 at 1-3 channels; 4 channels keep 64, 56 would spill): ncu
- * found the kernel latency-bound at 4.8 warps per scheduler (run 30). */
+ * writing 8-byte words; two elements per 32-bit operation (~5.5 instructions per output byte in
+ * the loop, SASS of run 18), no shared memory. */
 enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
-__global__ void __launch_bounds__(UP2_NT, CN == 4 ? 8 : 9)
+__global__ void __launch_bounds__(UP2_NT)
     k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
              int al_src, int al_dst)
 {
