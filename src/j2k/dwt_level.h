@@ -232,6 +232,16 @@ static inline void copy_lanes(int32_t *dst, const int32_t *src, uint32_t n)
 /* Strip rows are a tile row apart, each in another page, where hardware prefetchers stop: the
  * gathers ask for the row PF_AHEAD rows ahead of the one they copy (all of its nl <= LANES
  * samples, for writing: the lines are written back after the lifting). */
+/* The calling OpenMP thread's part of a scratch buffer of `per_thread` words per thread. */
+static inline int32_t *thread_scratch(int32_t *scratch, size_t per_thread)
+{
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    return scratch + (size_t)tid * per_thread;
+}
+
 #define PF_AHEAD 16
 static inline void prefetch_lanes(const int32_t *p, uint32_t nl)
 {
@@ -250,11 +260,7 @@ DWT_SCOPE void DWT_LEVEL_2D(int32_t *data, size_t stride, uint32_t rw, uint32_t 
     /* Horizontal. */
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rh > 16)
     for (uint32_t y = 0; y < rh; y++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int32_t *tmp = scratch + (size_t)tid * scratch_per_thread;
+        int32_t *tmp = thread_scratch(scratch, scratch_per_thread);
         int32_t *row = data + (size_t)y * stride;
         uint32_t dn = rw - snx;
         /* lift in the split layout, then interleave: low samples at cx, cx+2, ... */
@@ -269,11 +275,7 @@ DWT_SCOPE void DWT_LEVEL_2D(int32_t *data, size_t stride, uint32_t rw, uint32_t 
     uint32_t nstrips = (rw + LANES - 1) / LANES;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nstrips > 1)
     for (uint32_t s = 0; s < nstrips; s++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int32_t *tmp = scratch + (size_t)tid * scratch_per_thread;
+        int32_t *tmp = thread_scratch(scratch, scratch_per_thread);
         uint32_t xs = s * LANES;
         uint32_t nl = rw - xs < LANES ? rw - xs : LANES;
         uint32_t dn = rh - sny;
