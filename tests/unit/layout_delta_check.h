@@ -282,4 +282,16 @@ static void ldc_run_all(tsr_ctx *ctx, const ldc_backend *be)
     tsr_layout_free(ctx, huge);
 }
 
+/* One line on stderr: what ldc_run_all compared (`name` is the test's). */
+static void ldc_print_summary(const char *name)
+{
+    fprintf(stderr,
+            "%s: %ld of %ld proposal scores differ from the CPU; %ld commits compared; %ld "
+            "spatial launches refused (stale index); spatial paths %llu candidates, %llu dense "
+            "after overflow, %llu with scan\n",
+            name, ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks,
+            (unsigned long long)ldc_paths[0], (unsigned long long)ldc_paths[1],
+            (unsigned long long)ldc_paths[2]);
+}
+
 #endif

@@ -125,12 +125,7 @@ int main(void)
         tsr__adj_release(ctx, &adj);
         tsr_layout_free(ctx, l);
     }
-    fprintf(stderr,
-            "test_layout_cuda_gpu: %ld of %ld proposal scores differ from the CPU; %ld commits "
-            "compared; %ld spatial launches refused (stale index); spatial paths %llu candidates, "
-            "%llu dense after overflow, %llu with scan\n",
-            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks, (unsigned long long)ldc_paths[0],
-            (unsigned long long)ldc_paths[1], (unsigned long long)ldc_paths[2]);
+    ldc_print_summary("test_layout_cuda_gpu");
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_cuda_gpu");
 }

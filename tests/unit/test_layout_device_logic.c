@@ -500,12 +500,7 @@ int main(void)
     check_definition(ctx, &r);
     check_cells(ctx, &r);
     ldc_run_all(ctx, &emu_backend); /* the GPU test's sequence, seed 77 */
-    fprintf(stderr,
-            "test_layout_device_logic: %ld of %ld proposal scores differ from the CPU; %ld "
-            "commits compared; %ld spatial launches refused (stale index); spatial paths %llu "
-            "candidates, %llu dense after overflow, %llu with scan\n",
-            ldc_bad_rows, ldc_rows, ldc_commits, ldc_fallbacks, (unsigned long long)ldc_paths[0],
-            (unsigned long long)ldc_paths[1], (unsigned long long)ldc_paths[2]);
+    ldc_print_summary("test_layout_device_logic");
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_device_logic");
 }
