@@ -35,11 +35,25 @@ struct dev_drawing {
     int32_t m;
 };
 
-/* A block's proposal (node, point) read once from the mapped proposal array (node[nprop],
- * px[nprop], py[nprop]) into shared memory; every thread returns with it. */
-__device__ void block_proposal(const int32_t *prop, int nprop, int p, int32_t *v, int32_t *px,
-                               int32_t *py)
+/* The first PARAM_PROPS proposals of a launch travel in its parameters (the constant bank: no
+ * read of host memory on the kernel's critical path); the rest are read from the mapped proposal
+ * array (node[nprop], px[nprop], py[nprop]). */
+enum { PARAM_PROPS = 64 };
+struct prop_params {
+    int32_t node[PARAM_PROPS], px[PARAM_PROPS], py[PARAM_PROPS];
+};
+
+/* Block p's proposal (node, point): from the parameters, or read once from the mapped array into
+ * shared memory (a barrier; block-uniform branch). */
+__device__ void block_proposal(const prop_params &pp, const int32_t *prop, int nprop, int p,
+                               int32_t *v, int32_t *px, int32_t *py)
 {
+    if (p < PARAM_PROPS) {
+        *v = pp.node[p];
+        *px = pp.px[p];
+        *py = pp.py[p];
+        return;
+    }
     __shared__ int32_t q[3];
     if (threadIdx.x == 0) {
         q[0] = prop[p];
@@ -98,7 +112,8 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
     }
 }
 
-/* The block's star in dynamic shared memory (5 arrays of the graph's maximum degree). */
+/* The block's star in dynamic shared memory (TSR__LCD_STAR_ARRAYS arrays of the graph's maximum
+ * degree). */
 __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
 {
     extern __shared__ int32_t star_mem[];
@@ -107,31 +122,36 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     s.w = s.e + maxdeg;
     s.wx = s.w + maxdeg;
     s.wy = s.wx + maxdeg;
-    s.acc = s.wy + maxdeg;
+    s.c0 = s.wy + maxdeg;
+    s.acc = s.c0 + maxdeg;
     s.deg = deg;
     return s;
 }
 
-/* Dense evaluation, block p = proposal p (prop: node[nprop], px[nprop], py[nprop]). With hist
- * (commit: one block, one proposal) the new counts go to d.c and hist, and the node's point to
- * d.x, d.y. */
+/* Dense evaluation, block p = proposal p. With hist (commit: one block, one proposal) the new
+ * counts go to d.c and hist, and the node's point to d.x, d.y. A thread's first edge is loaded
+ * before the star, so its loads overlap the star's dependent chain. */
 __global__ void __launch_bounds__(COMMIT_THREADS)
-    eval_dense_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop, int nprop,
-                      int32_t *hist, uint32_t seq, tsr__lcd_out *out)
+    eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
+                      const int32_t *__restrict__ prop, int nprop, int32_t *hist, uint32_t seq,
+                      tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
+    tsr__lcd_edge first;
+    if (t < d.m)
+        tsr__lcd_edge_load(t, d.ec, d.eu, d.ev, d.c, &first);
     int32_t v, px, py;
-    block_proposal(prop, nprop, p, &v, &px, &py);
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0,
-                         0, 0, NULL, &invalid);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0, 0,
+                         0, NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, &a, &invalid,
-                          hist);
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
+                          t < d.m ? &first : NULL, &a, &invalid, hist);
     __syncthreads();
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
     block_reduce_write(a, &invalid, 0, seq, out + p);
@@ -153,21 +173,23 @@ struct dev_grid {
 
 /* Spatial evaluation, block p = proposal p: cells rastered on the device, candidates claimed in
  * the proposal's stamp row, unclaimed edges from the histogram window (or a scan). */
-__global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t *__restrict__ prop,
-                                    int nprop, dev_grid g, uint32_t seq, tsr__lcd_out *out)
+__global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
+                                    const __grid_constant__ prop_params pp,
+                                    const int32_t *__restrict__ prop, int nprop, dev_grid g,
+                                    uint32_t seq, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     int32_t v, px, py;
-    block_proposal(prop, nprop, p, &v, &px, &py);
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
     unsigned *st = g.stamp + (size_t)p * (size_t)d.m;
     int32_t *cells = g.cells + (size_t)p * (size_t)g.cells_cap;
     tsr__lcd_spatial_begin_thread(t, nt, &sh);
     __syncthreads();
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st, g.gen,
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st, g.gen,
                          g.kbase, g.window, &sh, &invalid);
     tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges,
                            v, px, py, cells, g.cells_cap, &sh);
@@ -176,7 +198,7 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t
     tsr__lcd_acc_init(&a);
     const int overflow = sh.overflow;
     if (overflow)
-        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, &a,
+        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, NULL, &a,
                               &invalid, NULL);
     else
         tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, cells, sh.ncell,
@@ -194,19 +216,21 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg, const int32_t
 
 /* Full evaluation, step 1: rows[p * m + e] = c(e) in proposal p's drawing (grid: edges x
  * proposals). */
-__global__ void full_rows_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
+__global__ void full_rows_kernel(dev_drawing d, const __grid_constant__ prop_params pp,
+                                 const int32_t *__restrict__ prop, int nprop,
                                  int32_t *__restrict__ rows)
 {
     const int p = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
     int32_t v, px, py;
-    block_proposal(prop, nprop, p, &v, &px, &py);
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
     if (e >= d.m)
         return;
     rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, v, px, py);
 }
 
 /* Full evaluation, step 2: block p reduces row p against the base counts. */
-__global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ prop, int nprop,
+__global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_params pp,
+                                   const int32_t *__restrict__ prop, int nprop,
                                    const int32_t *__restrict__ rows, uint32_t seq,
                                    tsr__lcd_out *out)
 {
@@ -215,7 +239,8 @@ __global__ void full_reduce_kernel(dev_drawing d, const int32_t *__restrict__ pr
     if (t == 0)
         invalid = 0;
     int32_t v, px, py;
-    block_proposal(prop, nprop, p, &v, &px, &py); /* its barrier also publishes invalid = 0 */
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
+    __syncthreads(); /* publishes invalid = 0 */
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
     tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, v, px, py, d.x, d.y, d.eu, d.ev, d.c,
@@ -231,6 +256,7 @@ struct tsr__layout_cuda {
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
     int32_t *hist;      /* histogram of the base counts, m + 1 */
+    prop_params pp;     /* the first PARAM_PROPS proposals of one launch, passed as parameters */
     int32_t *hprop;     /* mapped host memory: node, px, py of one launch (3 x nprop) */
     int32_t *dprop;     /* its device address */
     tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels */
@@ -334,7 +360,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                              "layout: edge %d is a self-loop (the CUDA evaluators need none)",
                              (int)e);
-    const size_t star_bytes = (size_t)(maxdeg ? maxdeg : 1) * 5 * sizeof(int32_t);
+    const size_t star_bytes = (size_t)(maxdeg ? maxdeg : 1) * TSR__LCD_STAR_ARRAYS * sizeof(int32_t);
     const size_t shared_static = 256 + sizeof(tsr__lcd_spatial_shared) + 32 * sizeof(tsr__lcd_acc);
     if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
@@ -465,14 +491,19 @@ static tsr_status check_proposals(tsr_ctx *ctx, const tsr__layout_cuda *g, int n
     return TSR_OK;
 }
 
-/* Puts one launch's proposals (node, px, py packed, nprop each) in the mapped array the kernels
- * read (no copy call; the previous launch has finished: every call synchronises). */
+/* Puts one launch's proposals in g->pp (the first PARAM_PROPS) and in the mapped array the
+ * kernels read for the rest (node, px, py packed, nprop each; no copy call: the previous launch
+ * has finished, every call waits for its results). */
 static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                    const int32_t *node, const int32_t *px, const int32_t *py)
 {
     tsr_status st = check_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
+    const int np = nprop < PARAM_PROPS ? nprop : PARAM_PROPS;
+    memcpy(g->pp.node, node, (size_t)np * 4);
+    memcpy(g->pp.px, px, (size_t)np * 4);
+    memcpy(g->pp.py, py, (size_t)np * 4);
     memcpy(g->hprop, node, (size_t)nprop * 4);
     memcpy(g->hprop + nprop, px, (size_t)nprop * 4);
     memcpy(g->hprop + 2 * nprop, py, (size_t)nprop * 4);
@@ -542,7 +573,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->dprop, nprop, NULL, next_seq(g), g->dout);
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
@@ -554,7 +585,7 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->dprop, 1, g->hist, next_seq(g), g->dout);
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, 1, g->hist, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
     if ((st = collect_scores(ctx, g, 1, 1, score, &invalid)) != TSR_OK)
@@ -581,10 +612,11 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     cudaStream_t s = ctx->cuda->stream;
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
-        full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->dprop, nprop, g->rows);
+        full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
+                                                        g->rows);
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
-    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->dprop, nprop,
+    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
                                                                 g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
@@ -652,7 +684,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->dprop, nprop, dg, next_seq(g), g->dout);
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;

@@ -29,7 +29,7 @@ tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *co
 typedef struct tsr__layout_cuda tsr__layout_cuda;
 /* Uploads l and adj, counts on the device. TSR_ERR_INVALID_ARGUMENT for a self-loop or a
  * proposal count outside 1..65535, TSR_ERR_LIMIT when a node's star does not fit in a block's
- * shared memory (20 bytes per arm: degree above about 11,000 on an H200). */
+ * shared memory (24 bytes per arm: degree above about 9,600 on an H200). */
 tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
                                    int max_proposals, tsr__layout_cuda **out);
 void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g);

@@ -218,9 +218,11 @@ TSR__LCD_FN void tsr__lcd_acc_merge(tsr__lcd_acc *a, const tsr__lcd_acc *b)
 }
 
 /* The moving node's star in block-shared memory: arm i is incident edge e[i] whose other
- * endpoint w[i] is at (wx[i], wy[i]); acc[i] collects the change of c(e[i]). */
+ * endpoint w[i] is at (wx[i], wy[i]) and whose base count is c0[i]; acc[i] collects the change of
+ * c(e[i]). TSR__LCD_STAR_ARRAYS int32 arrays of the graph's maximum degree. */
+enum { TSR__LCD_STAR_ARRAYS = 6 };
 typedef struct tsr__lcd_star {
-    int32_t *e, *w, *wx, *wy, *acc;
+    int32_t *e, *w, *wx, *wy, *c0, *acc;
     int32_t deg;
 } tsr__lcd_star;
 
@@ -243,48 +245,68 @@ TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_s
     }
 }
 
-/* Phase 1, thread t of nt: fills arms t, t + nt, ... of v's star, zeroes their accumulators; with
- * a stamp row st (spatial), claims the incident edges for generation gen and counts them in the
- * window of sh (kbase, w). Thread 0 clears *invalid. s->deg must be v's degree. */
-TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *x,
-                                      const int32_t *y, const int32_t *eu, const int32_t *ev,
+/* Phase 1, thread t of nt: fills arms t, t + nt, ... of v's star from the edge-coordinate array
+ * (the other end's point and the base count are loaded beside the edge's ends, not after them),
+ * zeroes their accumulators; with a stamp row st (spatial), claims the incident edges for
+ * generation gen and counts them in the window of sh (kbase, w). Thread 0 clears *invalid.
+ * s->deg must be v's degree. */
+TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *ec,
+                                      const int32_t *eu, const int32_t *ev,
                                       const int32_t *adj_off, const int32_t *adj_edges,
                                       const int32_t *c, tsr__lcd_star *s, unsigned *st,
                                       unsigned gen, int32_t kbase, int32_t w,
                                       tsr__lcd_spatial_shared *sh, int *invalid)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
-        int32_t e = adj_edges[adj_off[v] + i], o = eu[e] == v ? ev[e] : eu[e];
+        const int32_t e = adj_edges[adj_off[v] + i], a = eu[e], b = ev[e], ce = c[e];
+        int32_t ax, ay, bx, by;
+        TSR__LCD_EDGE_XY(ec, e, ax, ay, bx, by);
         s->e[i] = e;
-        s->w[i] = o;
-        s->wx[i] = x[o];
-        s->wy[i] = y[o];
+        s->w[i] = a == v ? b : a;
+        s->wx[i] = a == v ? bx : ax;
+        s->wy[i] = a == v ? by : ay;
+        s->c0[i] = ce;
         s->acc[i] = 0;
         if (st) {
             st[e] = gen;
-            tsr__lcd_window_count(c[e], kbase, w, sh->qcount);
+            tsr__lcd_window_count(ce, kbase, w, sh->qcount);
         }
     }
     if (t == 0)
         *invalid = 0;
 }
 
-/* Phase 2 for one edge f: moving v from (ox,oy) to (px,py) against f. Returns at once for f
- * incident to v (its change comes from the arms). Sets *invalid when (px,py) lies on f. Else adds
- * f's new count to *a, each arm's change to the arm's accumulator, and, with hist (commit), writes
- * the new count to c[f] (only this thread touches c[f]) and moves f in the histogram. (q,w)
- * crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b strictly on
- * opposite sides of qw, so the sides of ab are computed once per point. */
-TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
-                                int32_t py, const int32_t *ec, const int32_t *eu, const int32_t *ev,
-                                int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
-                                int32_t *hist)
+/* One edge's data for phase 2, loaded apart from its use so that a kernel can issue the loads of
+ * its first edge before the star is ready. */
+typedef struct tsr__lcd_edge {
+    int32_t f, fa, fb, ax, ay, bx, by, c;
+} tsr__lcd_edge;
+
+TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t *eu,
+                                    const int32_t *ev, const int32_t *c, tsr__lcd_edge *d)
 {
-    int32_t fa = eu[f], fb = ev[f];
+    d->f = f;
+    d->fa = eu[f];
+    d->fb = ev[f];
+    TSR__LCD_EDGE_XY(ec, f, d->ax, d->ay, d->bx, d->by);
+    d->c = c[f];
+}
+
+/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load): moving v from (ox,oy) to (px,py)
+ * against f. Returns at once for f incident to v (its change comes from the arms). Sets *invalid
+ * when (px,py) lies on f. Else adds f's new count to *a, each arm's change to the arm's
+ * accumulator, and, with hist (commit), writes the new count to c[f] (only this thread touches
+ * c[f]) and moves f in the histogram. (q,w) crosses f = ab exactly when q and w lie strictly on
+ * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
+ * once per point. */
+TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
+{
+    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx,
+                  by = d->by;
     if (fa == v || fb == v)
         return;
-    int32_t ax, ay, bx, by;
-    TSR__LCD_EDGE_XY(ec, f, ax, ay, bx, by);
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
     if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
@@ -316,7 +338,7 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
             TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
         }
     }
-    int32_t old = c[f];
+    const int32_t old = d->c;
     tsr__lcd_acc_add(a, old, old + df);
     if (hist && df) {
         c[f] = old + df;
@@ -325,14 +347,31 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
     }
 }
 
-/* Phase 2, dense: thread t of nt visits edges t, t + nt, ... */
+/* Phase 2 for edge f: its loads, then tsr__lcd_visit_edge. */
+TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
+                                int32_t py, const int32_t *ec, const int32_t *eu, const int32_t *ev,
+                                int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
+                                int32_t *hist)
+{
+    tsr__lcd_edge d;
+    tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
+    tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
+}
+
+/* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
+ * loaded before phase 1 (t < m). */
 TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
-                                       const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
-                                       int32_t *hist)
+                                       const tsr__lcd_star *s, const tsr__lcd_edge *first,
+                                       tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    for (int32_t f = t; f < m; f += nt)
+    int32_t f = t;
+    if (first) {
+        tsr__lcd_visit_edge(first, v, ox, oy, px, py, c, s, a, invalid, hist);
+        f += nt;
+    }
+    for (; f < m; f += nt)
         tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, hist);
 }
 
@@ -392,7 +431,7 @@ TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c, con
                                           tsr__lcd_acc *a, int32_t *hist)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
-        int32_t e = s->e[i], old = c[e];
+        int32_t e = s->e[i], old = s->c0[i];
         tsr__lcd_acc_add(a, old, old + s->acc[i]);
         if (hist && s->acc[i]) {
             c[e] = old + s->acc[i];

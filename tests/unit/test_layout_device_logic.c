@@ -21,7 +21,8 @@
 typedef struct emu {
     int32_t n, m, max_prop, maxdeg;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
-    int32_t *star; /* 5 x maxdeg: the block's shared star */
+    int32_t *star; /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
+    tsr__lcd_edge *first; /* per thread: the dense kernel's edge loaded before the star */
     tsr_layout_score score;
     unsigned *stamp;
     unsigned gen;
@@ -64,7 +65,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
         return;
     void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
                  g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc};
+                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -96,7 +97,8 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->c = dup_n(NULL, m * 4);
     g->hist = dup_n(NULL, (m + 1) * 4);
     g->rows = dup_n(NULL, P * m * 4);
-    g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * 5 * 4);
+    g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * TSR__LCD_STAR_ARRAYS * 4);
+    g->first = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_edge));
     g->stamp = dup_n(NULL, P * m * 4);
     g->gen = 0xfffffff0u; /* wraps within the test's launches: the reset path runs */
     g->cells = dup_n(NULL, P * TSR__LCD_PER_PROP_CELLS * 4);
@@ -172,7 +174,8 @@ static tsr__lcd_star emu_star(emu *g, int32_t v)
 {
     int32_t md = g->maxdeg ? g->maxdeg : 1;
     tsr__lcd_star s = {g->star,          g->star + md,     g->star + 2 * md,
-                       g->star + 3 * md, g->star + 4 * md, g->adj_off[v + 1] - g->adj_off[v]};
+                       g->star + 3 * md, g->star + 4 * md, g->star + 5 * md,
+                       g->adj_off[v + 1] - g->adj_off[v]};
     return s;
 }
 
@@ -185,13 +188,15 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
     int32_t *hist = commit ? g->hist : NULL;
     tsr__lcd_star s = emu_star(g, v);
     int invalid = 0x5a; /* shared memory starts undefined */
+    for (int t = 0; t < nt && t < g->m; t++)
+        tsr__lcd_edge_load(t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
     for (int t = 0; t < nt; t++)
-        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
         tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
-                              &g->acc[t], &invalid, hist);
+                              t < g->m ? &g->first[t] : NULL, &g->acc[t], &invalid, hist);
     }
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
@@ -216,7 +221,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
     tsr__lcd_star s = emu_star(g, v);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_star_thread(t, nt, v, g->x, g->y, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              st, g->gen, kbase, g->window, &sh, &invalid);
         tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
                                g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
@@ -226,7 +231,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_acc_init(&g->acc[t]);
         if (overflow)
             tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
-                                  &g->acc[t], &invalid, NULL);
+                                  NULL, &g->acc[t], &invalid, NULL);
         else
             tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, cells,
                                     sh.ncell, g->grid_count, g->grid_items, g->grid_cap, st, g->gen,
