@@ -396,15 +396,16 @@ int main(int argc, char **argv)
                 k >= CUDA_FULL ? tsr_bench_fmt("%d", checked[k]) : "-"};
             tsr_bench_table_row(t1, cells);
         }
-        if (gctx) { /* the fixed cost: one proposal per launch */
+        /* the fixed cost (one proposal per launch) and its growth with P */
+        for (int P1 = 1; gctx && P1 < P; P1 *= 8) {
             batch b1;
-            batch_alloc(&b1, 1);
+            batch_alloc(&b1, P1);
             int checked1 = 0;
-            tsr_bench_stats s1 = time_ev(&s, CUDA_DENSE, &b1, repeats, 1, &checked1);
-            const char *cells[6] = {"cuda dense, P = 1",
+            tsr_bench_stats s1 = time_ev(&s, CUDA_DENSE, &b1, repeats, P1, &checked1);
+            const char *cells[6] = {tsr_bench_fmt("cuda dense, P = %d", P1),
                                     tsr_bench_fmt("%.1f", s1.median_us),
                                     tsr_bench_fmt("%.1f-%.1f", s1.min_us, s1.max_us),
-                                    tsr_bench_fmt("%.3g", 1e6 / s1.median_us),
+                                    tsr_bench_fmt("%.3g", P1 * 1e6 / s1.median_us),
                                     "-",
                                     tsr_bench_fmt("%d", checked1)};
             tsr_bench_table_row(t1, cells);
