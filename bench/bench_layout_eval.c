@@ -411,6 +411,27 @@ int main(int argc, char **argv)
             tsr_bench_table_row(t1, cells);
             batch_free(&b1);
         }
+#ifdef TSR_HAVE_CUDA
+        /* the floor of that fixed cost: launches that evaluate nothing and complete the same way */
+        for (int P1 = 1; gctx && P1 <= P; P1 *= 32) {
+            double us[64];
+            const int nr = repeats < 64 ? repeats : 64;
+            for (int r = -1; r < nr; r++) {
+                const double t0 = tsr_bench_now_us();
+                if (tsr__layout_cuda_probe(s.gctx, s.g, P1) != TSR_OK)
+                    die(s.gctx, "probe launch");
+                if (r >= 0)
+                    us[r] = tsr_bench_now_us() - t0;
+            }
+            tsr_bench_stats sp;
+            tsr_bench_stats_of(us, nr, &sp);
+            const char *cells[6] = {tsr_bench_fmt("launch + completion only, P = %d", P1),
+                                    tsr_bench_fmt("%.1f", sp.median_us),
+                                    tsr_bench_fmt("%.1f-%.1f", sp.min_us, sp.max_us), "-", "-",
+                                    "-"};
+            tsr_bench_table_row(t1, cells);
+        }
+#endif
         const char *paths = paths_text(&s);
         const double commit_us = commit_check(&s, &b);
         if (gctx)

@@ -75,15 +75,6 @@ __device__ block_prop block_proposal(const prop_params &pp, const dev_drawing &d
     return b;
 }
 
-/* Where a launch's results go: out[p] for block p (mapped host memory), and, once every block's
- * result is there, the launch's sequence number in done->seq (the host polls that one word). */
-struct dev_results {
-    tsr__lcd_out *out, *done;
-    unsigned *finished; /* device memory: blocks finished in this launch; 0 between launches */
-    int nprop;
-    uint32_t seq;
-};
-
 /* c(e) for every edge: the seed's Day-22 baseline. */
 __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
                              const int *__restrict__ eu, const int *__restrict__ ev, int m,
@@ -95,17 +86,29 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* Phase 4: block reduction of the threads' accumulators; thread 0 writes result p, and the last
- * block to finish writes the launch's number into r.done (wait_results polls it). Ordering: each
- * block's result, then a system-scope fence, then its increment of r.finished; the block whose
- * increment completes the count has observed every other increment, fences, and only then
- * writes done, so the host that reads done == seq reads complete results. That block also resets
- * r.finished for the next launch on the stream. Every thread of the block calls it (blockDim a
- * multiple of 32, at most 1024). */
+/* Where a launch's results go: block p's into dev[p] (device memory); the last block to finish
+ * copies all of them to out (mapped host memory) and then writes the launch's number into
+ * done->seq, the one word the host polls. */
+struct dev_results {
+    tsr__lcd_out *dev, *out, *done;
+    unsigned *finished; /* device memory: blocks finished in this launch; 0 between launches */
+    int nprop;
+    uint32_t seq;
+};
+
+/* Phase 4: block reduction of the threads' accumulators into result p, then the launch's
+ * completion (dev_results). Ordering: a block's result, a device-scope fence, its increment of
+ * r.finished; the block whose increment completes the count has observed every other increment,
+ * so after its own fence it reads every result; its threads copy them to host memory, a barrier,
+ * thread 0 fences at system scope and writes done: the host that reads done == seq reads complete
+ * results. That block also resets r.finished for the next launch on the stream. Only one
+ * system-scope fence per launch (a fence per block made the cost grow with P). Every thread of
+ * the block calls it (blockDim a multiple of 32, at most 1024). */
 __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, int p,
                                    const dev_results &r)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
+    __shared__ int last;
     for (int o = 16; o > 0; o >>= 1) {
         tsr__lcd_acc b;
         b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
@@ -128,14 +131,45 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
         o.invalid = *invalid;
         o.path = path;
         o.seq = r.seq;
-        r.out[p] = o; /* mapped host memory */
-        __threadfence_system();
-        if (atomicAdd(r.finished, 1u) == (unsigned)r.nprop - 1) {
+        r.dev[p] = o;
+        __threadfence();
+        last = atomicAdd(r.finished, 1u) == (unsigned)r.nprop - 1;
+        if (last) {
             *r.finished = 0;
-            __threadfence_system();
-            *(volatile uint32_t *)&r.done->seq = r.seq;
+            __threadfence();
         }
     }
+    __syncthreads();
+    if (!last)
+        return;
+    for (int i = threadIdx.x; i < r.nprop; i += blockDim.x) {
+        tsr__lcd_out o;
+        o.dphi = __ldcg(&r.dev[i].dphi);
+        o.dsum = __ldcg(&r.dev[i].dsum);
+        o.k = __ldcg(&r.dev[i].k);
+        o.nk = __ldcg(&r.dev[i].nk);
+        o.invalid = __ldcg(&r.dev[i].invalid);
+        o.path = __ldcg(&r.dev[i].path);
+        o.seq = __ldcg(&r.dev[i].seq);
+        r.out[i] = o;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        *(volatile uint32_t *)&r.done->seq = r.seq;
+    }
+}
+
+/* A launch with nothing to evaluate: each block only completes (block_reduce_write), so that the
+ * benchmark can time the launch and completion path alone (tsr__layout_cuda_probe). */
+__global__ void probe_kernel(dev_results r)
+{
+    __shared__ int invalid;
+    if (threadIdx.x == 0)
+        invalid = 0;
+    tsr__lcd_acc a;
+    tsr__lcd_acc_init(&a);
+    block_reduce_write(a, &invalid, 0, blockIdx.x, r);
 }
 
 /* The block's star in dynamic shared memory (TSR__LCD_STAR_ARRAYS arrays of the graph's maximum
@@ -283,6 +317,7 @@ struct tsr__layout_cuda {
                            and at [max_prop] the completion word (dev_results.done) */
     tsr__lcd_out *dout; /* its device address */
     unsigned *finished; /* device: dev_results.finished */
+    tsr__lcd_out *dres; /* device: dev_results.dev, max_prop results */
     uint32_t seq;       /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
@@ -335,7 +370,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         return;
     void *dev[] = {g->x,         g->y,         g->ec,    g->eu,    g->ev,
                    g->adj_off,   g->adj_edges, g->c,     g->hist,  g->rows,
-                   g->grid_count, g->grid_items, g->cells, g->stamp, g->finished};
+                   g->grid_count, g->grid_items, g->cells, g->stamp, g->finished,
+                   g->dres};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -430,6 +466,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMalloc((void **)&g->ec, 4 * mb));
     CREATE_TRY(cudaMalloc((void **)&g->finished, sizeof(unsigned)));
     CREATE_TRY(cudaMemset(g->finished, 0, sizeof(unsigned)));
+    CREATE_TRY(cudaMalloc((void **)&g->dres, (size_t)max_proposals * sizeof(tsr__lcd_out)));
     CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
@@ -553,7 +590,7 @@ static dev_results next_results(tsr__layout_cuda *g, int nprop)
 {
     if (++g->seq == 0)
         g->seq = 1;
-    dev_results r = {g->dout, g->dout + g->max_prop, g->finished, nprop, g->seq};
+    dev_results r = {g->dres, g->dout, g->dout + g->max_prop, g->finished, nprop, g->seq};
     return r;
 }
 
@@ -615,6 +652,16 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
         drawing_of(g), g->maxdeg, g->pp, g->dprop, NULL, next_results(g, nprop));
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
+}
+
+extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
+{
+    if (nprop < 1 || nprop > g->max_prop)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
+    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, 0, ctx->cuda->stream>>>(
+        next_results(g, nprop));
+    TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
+    return wait_results(ctx, g, nprop, 0);
 }
 
 extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,

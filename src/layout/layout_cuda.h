@@ -68,6 +68,9 @@ void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3]);
  * tests force the overflow and scan paths. */
 tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g, int cells_per_proposal,
                                        int window);
+/* Bench hook: a launch of nprop blocks (1..max_proposals) that evaluate nothing and complete as
+ * an evaluation does, waited for as one: the fixed cost of the launch and completion path. */
+tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
  * move's score, also returned). TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not
  * incident to v: the device state is then undefined and the evaluator must be recreated. */
