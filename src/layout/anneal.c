@@ -3,7 +3,7 @@
  * Plan: the start layout (init.c: the input, the stress layout, the stress layout with long
  * shortcut chains set aside, or the best of them, made valid), then two phases. Phase 1 minimises the total number of crossings C (Metropolis on dC,
  * geometric temperature schedule). Phase 2 minimises the excess over a target one below the best
- * K found (see energy_delta) with a temperature adapted per batch of proposals to a falling
+ * K found (see tsr__anneal_energy) with a temperature adapted per batch of proposals to a falling
  * share of accepted uphill moves; the best drawing is kept by the lexicographic score (K, n_K,
  * Phi, C). Nodes are chosen with a bias toward the edges above the target, the edges crossing
  * one of them, and the most crossed of random edges; moves go to a random point, near the
@@ -11,9 +11,11 @@
  * a crosser) just across the hot edge's line. Every move keeps the drawing valid (exact test). Without progress
  * for a while the search restarts from the best drawing. The schedule follows the share of the
  * budget used: moves/max_moves when max_moves is set (then a seed gives the same drawing on
- * every machine), else the share of the time left after the start layout. */
+ * every machine), else the share of the time left after the start layout. With a batch evaluator
+ * (the CUDA backend, anneal_batch.c) the proposals of a group are scored in batches and decided
+ * by the same steps in the same order, so the drawing is the same. */
+#include "layout/anneal_internal.h"
 #include "layout/geometry.h"
-#include "layout/layout_internal.h"
 
 #include "core/checked.h"
 
@@ -41,32 +43,8 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-typedef struct annealer {
-    tsr_ctx *ctx;
-    tsr_layout *l;
-    const tsr_layout_optimize_options *opt;
-    tsr__incr inc;
-    tsr__rng rng;
-    /* best drawing: held in best_* unless cur_is_best (then the current drawing is it) */
-    int32_t *best_x, *best_y, *best_count;
-    tsr_layout_score best;
-    int cur_is_best;
-    tsr_layout *out; /* clone used for writing snapshots */
-    int best_unsaved;
-    double t0, last_save, last_progress;
-    double anneal_start; /* seconds after t0 when the search began (after the start layout) */
-    uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
-    int phase;
-    double temperature;
-    /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
-    int64_t target;
-    int32_t *hot, nhot;
-    int32_t *crossers, ncrossers; /* the edges crossing one hot edge (refreshed with it) */
-    int32_t hot_edge;             /* that hot edge, -1 when none */
-    int across;                   /* pick_node chose a crosser's endpoint: move it across */
-} annealer;
 
-static void snapshot_current(annealer *a)
+static void snapshot_current(tsr__annealer *a)
 {
     size_t n = (size_t)a->l->num_nodes, m = (size_t)a->l->num_edges;
     memcpy(a->best_x, a->l->x, n * sizeof *a->best_x);
@@ -75,7 +53,7 @@ static void snapshot_current(annealer *a)
 }
 
 /* Makes best_* hold the best drawing (copying the current one when it is the best). */
-static void settle_best(annealer *a)
+static void settle_best(tsr__annealer *a)
 {
     if (a->cur_is_best) {
         snapshot_current(a);
@@ -83,7 +61,7 @@ static void settle_best(annealer *a)
     }
 }
 
-static tsr_status save_best(annealer *a)
+static tsr_status save_best(tsr__annealer *a)
 {
     const tsr_layout_optimize_options *opt = a->opt;
     if (!opt->save_path && !opt->checkpoint_path)
@@ -107,7 +85,7 @@ static tsr_status save_best(annealer *a)
 
 /* Share of the search's budget used: of the moves, or of the time left after the start layout
  * was made (so both phases get their share however long that took). */
-static double budget_fraction(const annealer *a, double elapsed)
+static double budget_fraction(const tsr__annealer *a, double elapsed)
 {
     const tsr_layout_optimize_options *opt = a->opt;
     if (opt->max_moves)
@@ -118,7 +96,7 @@ static double budget_fraction(const annealer *a, double elapsed)
 
 /* Lists the edges above the target (phase 2) in a->hot, and the edges crossing one of them,
  * chosen at random, in a->crossers. */
-static void refresh_hot(annealer *a)
+static void refresh_hot(tsr__annealer *a)
 {
     const tsr_layout *l = a->l;
     a->nhot = a->ncrossers = 0;
@@ -158,7 +136,7 @@ static int64_t side_area(const tsr_layout *l, int32_t p, int32_t q, int32_t v)
 /* Picks the node to move: in phase 2 an endpoint of a hot edge (1 in 3) or, 1 in 6, the endpoint
  * of an edge crossing the listed hot edge that lies nearer its line (then a->across is set);
  * else an endpoint of the most crossed of 6 random edges or, 1 in 6, any node. */
-static int32_t pick_node(annealer *a)
+static int32_t pick_node(tsr__annealer *a)
 {
     const tsr_layout *l = a->l;
     int32_t m = l->num_edges;
@@ -227,7 +205,7 @@ static int32_t clamp(int64_t v, int32_t hi)
 }
 
 /* A target point for v: random, near the neighbours' barycentre, or within `radius`. */
-static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
+static void pick_point(tsr__annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
 {
     const tsr_layout *l = a->l;
     uint64_t kind = tsr__rng_below(&a->rng, 20);
@@ -259,7 +237,7 @@ static void pick_point(annealer *a, int32_t v, double radius, int32_t *px, int32
 
 /* A point for v (an endpoint of an edge crossing the hot edge) just across the hot edge's line,
  * up to radius/4 further: its edge then no longer crosses the hot edge. */
-static void across_point(annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
+static void across_point(tsr__annealer *a, int32_t v, double radius, int32_t *px, int32_t *py)
 {
     const tsr_layout *l = a->l;
     int32_t p = l->edge_u[a->hot_edge], q = l->edge_v[a->hot_edge];
@@ -272,8 +250,7 @@ static void across_point(annealer *a, int32_t v, double radius, int32_t *px, int
     *py = clamp((int64_t)llround(l->y[v] - sign * dx / len * step), l->height);
 }
 
-/* The next proposal: a node and its target point. */
-static int32_t choose_move(annealer *a, double radius, int32_t *px, int32_t *py)
+int32_t tsr__anneal_choose_move(tsr__annealer *a, double radius, int32_t *px, int32_t *py)
 {
     a->across = 0;
     int32_t v = pick_node(a);
@@ -289,41 +266,102 @@ static int32_t choose_move(annealer *a, double radius, int32_t *px, int32_t *py)
 #define UPHILL_RATE_START 0.5
 #define UPHILL_RATE_END 0.05
 
-/* Weight of Phi against the excess in phase 2 (see energy_delta). */
+/* Weight of Phi against the excess in phase 2 (see tsr__anneal_energy). */
 #define PHI_WEIGHT 0.05
 
-/* Energy change of the pending proposal in the current phase. Phase 1: dC. Phase 2: the change
- * of sum over edges of max(0, c(e) - target)^2, where the target is one below the best K found,
- * plus PHI_WEIGHT * dPhi / (2 * (target + 1)) (about PHI_WEIGHT per crossing moved off an edge
- * near the target) so that moves among edges below the target still prefer fewer crossings.
- * The excess is zero exactly when the drawing beats the best K. */
-static double energy_delta(const annealer *a)
+/* Phase 1: dC. Phase 2: dx, the change of sum over edges of max(0, c(e) - target)^2, where the
+ * target is one below the best K found, plus PHI_WEIGHT * dPhi / (2 * (target + 1)) (about
+ * PHI_WEIGHT per crossing moved off an edge near the target) so that moves among edges below the
+ * target still prefer fewer crossings. The excess is zero exactly when the drawing beats the best
+ * K. */
+double tsr__anneal_energy(const tsr__annealer *a, int64_t dx, const tsr_layout_score *s)
+{
+    const tsr_layout_score *cur = &a->inc.score;
+    if (a->phase == 1)
+        return (double)(s->C - cur->C);
+    return (double)dx +
+           PHI_WEIGHT * (double)(s->Phi - cur->Phi) / (2.0 * (double)(a->target + 1));
+}
+
+double tsr__anneal_pending_energy(const tsr__annealer *a)
 {
     const tsr__incr *inc = &a->inc;
-    if (a->phase == 1)
-        return (double)(inc->pscore.C - inc->score.C);
     int64_t t = a->target, dx = 0;
-    for (int32_t i = 0; i < inc->ntouched; i++) {
+    for (int32_t i = 0; a->phase == 2 && i < inc->ntouched; i++) {
         int32_t e = inc->touched[i];
         int64_t c = inc->count[e], nc = c + inc->delta[e];
         int64_t o = c > t ? c - t : 0, n = nc > t ? nc - t : 0;
         dx += n * n - o * o;
     }
-    return (double)dx +
-           PHI_WEIGHT * (double)(inc->pscore.Phi - inc->score.Phi) / (2.0 * (double)(t + 1));
+    return tsr__anneal_energy(a, dx, &inc->pscore);
+}
+
+int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up)
+{
+    int accept = d <= 0 || (isfinite(d) && a->temperature > 0 &&
+                            tsr__rng_unit(&a->rng) < exp(-d / a->temperature));
+    up->seen += d > 0;
+    up->taken += d > 0 && accept;
+    return accept;
+}
+
+int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s)
+{
+    int better = tsr_layout_score_compare(s, &a->best) < 0;
+    if (!better && a->cur_is_best)
+        settle_best(a); /* leaving the best drawing: keep a copy first */
+    return better;
+}
+
+void tsr__anneal_after_commit(tsr__annealer *a, int better)
+{
+    a->accepted++;
+    if (better) {
+        a->best = a->inc.score;
+        a->cur_is_best = 1;
+        a->best_unsaved = 1;
+        a->moves_at_best = a->moves;
+        if (a->best.K <= a->target)
+            a->target = a->best.K - 1;
+    }
+}
+
+tsr_status tsr__anneal_step(tsr__annealer *a, double radius, tsr__uphill *up, int32_t *moved)
+{
+    int32_t px, py, v = tsr__anneal_choose_move(a, radius, &px, &py);
+    a->moves++;
+    if (moved)
+        moved[0] = -1;
+    if (!tsr__incr_propose(&a->inc, v, px, py))
+        return TSR_OK;
+    if (!tsr__anneal_metropolis(a, tsr__anneal_pending_energy(a), up)) {
+        tsr__incr_reject(&a->inc);
+        return TSR_OK;
+    }
+    int better = tsr__anneal_before_commit(a, &a->inc.pscore);
+    tsr_status st = tsr__incr_commit(a->ctx, &a->inc);
+    if (st != TSR_OK)
+        return st;
+    tsr__anneal_after_commit(a, better);
+    if (moved) {
+        moved[0] = v;
+        moved[1] = px;
+        moved[2] = py;
+    }
+    return TSR_OK;
 }
 
 /* Typical positive energy change of random moves in the current phase (for the start
  * temperature); the proposals are rejected, so the drawing does not change. */
-static double sample_scale(annealer *a, double radius)
+static double sample_scale(tsr__annealer *a, double radius)
 {
     double sum = 0;
     int count = 0;
     for (int i = 0; i < 200; i++) {
-        int32_t px, py, v = choose_move(a, radius, &px, &py);
+        int32_t px, py, v = tsr__anneal_choose_move(a, radius, &px, &py);
         if (!tsr__incr_propose(&a->inc, v, px, py))
             continue;
-        double d = energy_delta(a);
+        double d = tsr__anneal_pending_energy(a);
         tsr__incr_reject(&a->inc);
         if (d > 0 && isfinite(d)) {
             sum += d;
@@ -333,7 +371,7 @@ static double sample_scale(annealer *a, double radius)
     return count ? sum / count : 1.0;
 }
 
-static int report(annealer *a, double elapsed, const char *note)
+static int report(tsr__annealer *a, double elapsed, const char *note)
 {
     const tsr_layout_optimize_options *opt = a->opt;
     double dt = elapsed - a->last_progress;
@@ -358,13 +396,38 @@ static int report(annealer *a, double elapsed, const char *note)
     return tsr__progress(a->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
 }
 
+/* Proposals per group: the hot lists, the radius and the phase-2 temperature change between
+ * groups only. */
+enum { GROUP = 64 };
+
+/* The CUDA batch walk pays where one proposal's dense delta is large against the launch round
+ * trip (~15-20 us): mean degree x edges, i.e. arm tests per proposal on the CPU (~3 ns each). */
+#define AUTO_CUDA_MIN_WORK 20000.0
+
 tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
                                tsr_layout_optimize_result *result)
 {
     tsr_status st = tsr__enter(ctx);
     if (st != TSR_OK)
         return st;
+    tsr__batch_kind kind = TSR__BATCH_NONE;
+    if (l && tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA) {
+        double work = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes * l->num_edges : 0;
+        if (ctx->opt.backend == TSR_BACKEND_CUDA || work >= AUTO_CUDA_MIN_WORK)
+            kind = TSR__BATCH_CUDA;
+    }
+    return tsr__layout_optimize_with(ctx, l, opt, kind, result, NULL);
+}
+
+tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
+                                     const tsr_layout_optimize_options *opt,
+                                     tsr__batch_kind kind, tsr_layout_optimize_result *result,
+                                     tsr__batch_stats *stats)
+{
+    tsr_status st = TSR_OK;
     tsr_layout_optimize_options defaults;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     if (!opt) {
         tsr_layout_optimize_options_init(&defaults);
         opt = &defaults;
@@ -377,7 +440,7 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
                          "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
     if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
-    annealer a;
+    tsr__annealer a;
     memset(&a, 0, sizeof a);
     a.ctx = ctx;
     a.l = l;
@@ -420,6 +483,9 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
     if (can_move) {
         t_start = sample_scale(&a, radius);
         t_end = t_start * 1e-3;
+        if (kind != TSR__BATCH_NONE &&
+            (st = tsr__batch_create(ctx, kind, l, &a.inc.adj, &a.batch)) != TSR_OK)
+            goto done;
     }
     a.temperature = t_start;
     for (;;) {
@@ -448,46 +514,24 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
         if (a.phase == 1)
             a.temperature = t_start * pow(t_end / t_start, pf);
         double want_rate = UPHILL_RATE_START * pow(UPHILL_RATE_END / UPHILL_RATE_START, pf);
-        int uphill = 0, uphill_taken = 0;
+        tsr__uphill up = {0, 0};
         radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
         refresh_hot(&a);
-        for (int batch = 0; batch < 64; batch++) {
-            int32_t px, py, v = choose_move(&a, radius, &px, &py);
-            a.moves++;
-            if (!tsr__incr_propose(&a.inc, v, px, py))
-                continue;
-            double d = energy_delta(&a);
-            int accept = d <= 0 || (isfinite(d) && a.temperature > 0 &&
-                                    tsr__rng_unit(&a.rng) < exp(-d / a.temperature));
-            uphill += d > 0;
-            uphill_taken += d > 0 && accept;
-            if (!accept) {
-                tsr__incr_reject(&a.inc);
-                continue;
-            }
-            int better = tsr_layout_score_compare(&a.inc.pscore, &a.best) < 0;
-            if (!better && a.cur_is_best)
-                settle_best(&a); /* leaving the best drawing: keep a copy first */
-            if ((st = tsr__incr_commit(ctx, &a.inc)) != TSR_OK)
-                goto done;
-            a.accepted++;
-            if (better) {
-                a.best = a.inc.score;
-                a.cur_is_best = 1;
-                a.best_unsaved = 1;
-                a.moves_at_best = a.moves;
-                if (a.best.K <= a.target)
-                    a.target = a.best.K - 1;
-            }
-        }
-        if (a.phase == 2 && uphill > 0) /* adaptive: steer the uphill acceptance to want_rate */
-            a.temperature *= (double)uphill_taken / uphill > want_rate ? 0.9 : 1.1;
+        if (a.batch)
+            st = tsr__anneal_batch_group(&a, radius, GROUP, &up);
+        for (int i = 0; !a.batch && st == TSR_OK && i < GROUP; i++)
+            st = tsr__anneal_step(&a, radius, &up, NULL);
+        if (st != TSR_OK)
+            goto done;
+        if (a.phase == 2 && up.seen > 0) /* adaptive: steer the uphill acceptance to want_rate */
+            a.temperature *= (double)up.taken / up.seen > want_rate ? 0.9 : 1.1;
         if (a.inc.grid.stale != TSR__GRID_OK && a.inc.use_grid && a.inc.grid.items) {
             if ((st = tsr__incr_rebuild_grid(ctx, &a.inc)) != TSR_OK)
                 goto done;
         }
         if (a.phase == 2 && a.moves - a.moves_at_best > stall_limit && !a.cur_is_best) {
-            if ((st = tsr__incr_load(ctx, &a.inc, a.best_x, a.best_y, a.best_count)) != TSR_OK)
+            if ((st = tsr__incr_load(ctx, &a.inc, a.best_x, a.best_y, a.best_count)) != TSR_OK ||
+                (a.batch && (st = tsr__batch_reload(ctx, a.batch, l, &a.inc.adj)) != TSR_OK))
                 goto done;
             a.cur_is_best = 1;
             a.moves_at_best = a.moves;
@@ -525,6 +569,9 @@ done:
         memcpy(l->x, a.best_x, n * sizeof *l->x);
         memcpy(l->y, a.best_y, n * sizeof *l->y);
     }
+    if (a.batch && stats)
+        *stats = tsr__batch_get_stats(a.batch);
+    tsr__batch_destroy(ctx, a.batch);
     tsr__incr_release(ctx, &a.inc);
     tsr__free(ctx, a.best_x);
     tsr__free(ctx, a.best_y);

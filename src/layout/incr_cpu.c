@@ -277,12 +277,30 @@ void tsr__incr_reject(tsr__incr *inc)
     inc->pending = 0;
 }
 
+/* Moves v to (px, py) in the coordinates, the occupancy and the index (counts are the
+ * caller's). */
+static tsr_status move_node(tsr_ctx *ctx, tsr__incr *inc, int32_t v, int32_t px, int32_t py)
+{
+    tsr_layout *l = inc->l;
+    int32_t ox = l->x[v], oy = l->y[v];
+    tsr_status st = tsr__occ_move(ctx, &inc->occ, v, ox, oy, px, py);
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        tsr__grid_remove(&inc->grid, e, ox, oy, l->x[w], l->y[w]);
+    }
+    l->x[v] = px;
+    l->y[v] = py;
+    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
+        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
+        tsr__grid_insert(&inc->grid, e, px, py, l->x[w], l->y[w]);
+    }
+    return st;
+}
+
 tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc)
 {
     if (!inc->pending)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: commit without a valid proposal");
-    tsr_layout *l = inc->l;
-    int32_t v = inc->pv, ox = l->x[v], oy = l->y[v];
     for (int32_t i = 0; i < inc->ntouched; i++) {
         int32_t e = inc->touched[i];
         inc->hist[inc->count[e]]--;
@@ -291,19 +309,25 @@ tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc)
     }
     inc->score = inc->pscore;
     clear_scratch(inc);
-    tsr_status st = tsr__occ_move(ctx, &inc->occ, v, ox, oy, inc->px, inc->py);
-    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
-        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
-        tsr__grid_remove(&inc->grid, e, ox, oy, l->x[w], l->y[w]);
-    }
-    l->x[v] = inc->px;
-    l->y[v] = inc->py;
-    for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
-        int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
-        tsr__grid_insert(&inc->grid, e, inc->px, inc->py, l->x[w], l->y[w]);
-    }
     inc->pending = 0;
-    return st;
+    return move_node(ctx, inc, inc->pv, inc->px, inc->py);
+}
+
+tsr_status tsr__incr_apply(tsr_ctx *ctx, tsr__incr *inc, int32_t v, int32_t px, int32_t py,
+                           const int32_t *counts)
+{
+    clear_scratch(inc);
+    inc->pending = 0;
+    for (int32_t e = 0; e < inc->l->num_edges; e++)
+        if (counts[e] != inc->count[e]) {
+            if (counts[e] < 0 || counts[e] > inc->l->num_edges)
+                return tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: edge count out of range");
+            inc->hist[inc->count[e]]--;
+            inc->count[e] = counts[e];
+            inc->hist[inc->count[e]]++;
+        }
+    tsr__score_from_counts(inc->count, inc->l->num_edges, &inc->score);
+    return move_node(ctx, inc, v, px, py);
 }
 
 tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const int32_t *y,

@@ -182,6 +182,11 @@ void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc);
 int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py);
 void tsr__incr_reject(tsr__incr *inc);
 tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc);
+/* Commits moving v to (px, py) with the new per-edge counts given (an evaluator elsewhere
+ * scored the move: the batch walk's mirror of a device commit); drops any pending proposal. The
+ * move must keep the drawing valid. */
+tsr_status tsr__incr_apply(tsr_ctx *ctx, tsr__incr *inc, int32_t v, int32_t px, int32_t py,
+                           const int32_t *counts);
 /* Replaces all coordinates (and counts when given, else recounts) and rebuilds occupancy and
  * index: a restart from a saved drawing. */
 tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const int32_t *y,

@@ -1,0 +1,304 @@
+/* The annealer's batch walk (anneal_internal.h): P proposals scored in one evaluator call against
+ * the unchanged base, then decided in order by the sequential walk's own steps; the first
+ * accepted one is committed on the evaluator and mirrored into the annealer's incremental state,
+ * the rest are discarded. Every proposal of a batch sees the drawing the sequential walk would
+ * show it (the base changes only at the accepted one, where the batch ends), and the RNG is
+ * rewound to where the sequential walk would be, so both walks make the same drawing.
+ *
+ * RNG: the sequential walk draws a proposal, then (only for a valid proposal with an uphill,
+ * finite energy change at a positive temperature) one uniform for the Metropolis test. Proposals
+ * are drawn ahead assuming that every node-valid proposal draws that uniform (true for every one
+ * rejected in the usual way; an accepted one ends the batch anyway). The walk restores the state
+ * saved after each proposal's own draws before its test, so the test draws the same uniform; it
+ * stops where the state after the test differs from the one the next proposal was drawn from
+ * (a point on an edge, an infinite energy), and the next batch is drawn from there. */
+#include "layout/anneal_internal.h"
+
+#include "core/checked.h"
+
+#ifdef TSR_HAVE_CUDA
+#include "layout/layout_cuda.h"
+#endif
+
+#include <string.h>
+
+struct tsr__batch_eval {
+    tsr__batch_kind kind;
+    tsr_layout *copy; /* CPU kind: the evaluator's own drawing */
+    tsr__incr inc;    /* CPU kind: its incremental state */
+#ifdef TSR_HAVE_CUDA
+    tsr__layout_cuda *g; /* CUDA kind */
+#endif
+    int32_t *counts; /* the evaluator's counts after a commit (m entries) */
+    tsr__batch_stats stats;
+    /* proposals per call: about two per expected acceptance, from the last window's rate */
+    int want;
+    uint64_t window_walked, window_accepted;
+    /* the current batch */
+    int32_t node[TSR__BATCH_MAX], px[TSR__BATCH_MAX], py[TSR__BATCH_MAX];
+    int32_t slot[TSR__BATCH_MAX]; /* index among the scored proposals, -1: node-invalid */
+    tsr__rng after_draw[TSR__BATCH_MAX], after_test[TSR__BATCH_MAX];
+    int32_t snode[TSR__BATCH_MAX], spx[TSR__BATCH_MAX], spy[TSR__BATCH_MAX];
+    tsr_layout_score score[TSR__BATCH_MAX];
+    uint8_t invalid[TSR__BATCH_MAX];
+};
+
+enum { WANT_MIN = 8, WINDOW = 1024 };
+
+static void release_evaluator(tsr_ctx *ctx, tsr__batch_eval *b)
+{
+    tsr__incr_release(ctx, &b->inc);
+    tsr_layout_free(ctx, b->copy);
+    b->copy = NULL;
+#ifdef TSR_HAVE_CUDA
+    tsr__layout_cuda_destroy(ctx, b->g);
+    b->g = NULL;
+#endif
+}
+
+static tsr_status load_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, const tsr_layout *l,
+                                 const tsr__layout_adj *adj)
+{
+    release_evaluator(ctx, b);
+    if (b->kind == TSR__BATCH_CPU) {
+        tsr_status st = tsr_layout_clone(ctx, l, &b->copy);
+        return st != TSR_OK ? st : tsr__incr_init(ctx, &b->inc, b->copy, 1);
+    }
+#ifdef TSR_HAVE_CUDA
+    if (b->kind == TSR__BATCH_CUDA)
+        return tsr__layout_cuda_create(ctx, l, adj, TSR__BATCH_MAX, &b->g);
+#endif
+    (void)adj;
+    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: no batch evaluator of this kind here");
+}
+
+tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layout *l,
+                             const tsr__layout_adj *adj, tsr__batch_eval **out)
+{
+    tsr__batch_eval *b = NULL;
+    *out = NULL;
+    tsr_status st = tsr__alloc(ctx, sizeof *b, (void **)&b);
+    if (st != TSR_OK)
+        return st;
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    b->want = 16;
+    size_t bytes;
+    if (!tsr__size_mul(l->num_edges ? (size_t)l->num_edges : 1, sizeof(int32_t), &bytes))
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: size overflows");
+    if (st == TSR_OK)
+        st = tsr__alloc(ctx, bytes, (void **)&b->counts);
+    if (st == TSR_OK)
+        st = load_evaluator(ctx, b, l, adj);
+    if (st != TSR_OK) {
+        tsr__batch_destroy(ctx, b);
+        return st;
+    }
+    *out = b;
+    return TSR_OK;
+}
+
+void tsr__batch_destroy(tsr_ctx *ctx, tsr__batch_eval *b)
+{
+    if (!b)
+        return;
+    release_evaluator(ctx, b);
+    tsr__free(ctx, b->counts);
+    tsr__free(ctx, b);
+}
+
+tsr_status tsr__batch_reload(tsr_ctx *ctx, tsr__batch_eval *b, const tsr_layout *l,
+                             const tsr__layout_adj *adj)
+{
+    return load_evaluator(ctx, b, l, adj);
+}
+
+tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b)
+{
+    return b->stats;
+}
+
+/* Scores the n node-valid proposals s{node,px,py}[0..n) into score/invalid. */
+static tsr_status evaluate(tsr_ctx *ctx, tsr__batch_eval *b, int n)
+{
+    b->stats.calls++;
+    b->stats.scored += (uint64_t)n;
+#ifdef TSR_HAVE_CUDA
+    if (b->kind == TSR__BATCH_CUDA)
+        return tsr__layout_cuda_eval_dense(ctx, b->g, n, b->snode, b->spx, b->spy, b->score,
+                                           b->invalid);
+#endif
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        b->invalid[i] = !tsr__incr_propose(&b->inc, b->snode[i], b->spx[i], b->spy[i]);
+        if (!b->invalid[i]) {
+            b->score[i] = b->inc.pscore;
+            tsr__incr_reject(&b->inc);
+        }
+    }
+    return TSR_OK;
+}
+
+/* Commits moving v to (x, y) on the evaluator, leaves its new counts in b->counts and requires
+ * its score to equal *want (the score the evaluator gave the proposal). */
+static tsr_status commit_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, int32_t v, int32_t x,
+                                   int32_t y, const tsr_layout_score *want)
+{
+    tsr_layout_score s = {0, 0, 0, 0};
+    tsr_status st = TSR_OK;
+#ifdef TSR_HAVE_CUDA
+    if (b->kind == TSR__BATCH_CUDA) {
+        if ((st = tsr__layout_cuda_commit(ctx, b->g, v, x, y, &s)) == TSR_OK)
+            st = tsr__layout_cuda_counts(ctx, b->g, b->counts);
+    }
+#endif
+    if (b->kind == TSR__BATCH_CPU) {
+        if (!tsr__incr_propose(&b->inc, v, x, y))
+            return tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: batch commit of an invalid move");
+        s = b->inc.pscore;
+        if ((st = tsr__incr_commit(ctx, &b->inc)) == TSR_OK)
+            memcpy(b->counts, b->inc.count, (size_t)b->inc.l->num_edges * sizeof *b->counts);
+    }
+    if (st == TSR_OK && tsr_layout_score_compare(&s, want) != 0)
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: batch evaluator's commit score differs");
+    return st;
+}
+
+/* Sum over edges of max(0, c(e) - t)^2 for the current counts (from the histogram). */
+static int64_t excess(const tsr__incr *inc, int64_t t)
+{
+    int64_t sum = 0;
+    for (int64_t c = inc->score.K; c > t && c > 0; c--)
+        sum += inc->hist[c] * (c - t) * (c - t);
+    return sum;
+}
+
+/* The energy change of scored proposal s in *d; returns 0 when the score does not determine it:
+ * in phase 2 the excess after the move is known only when its K is at most target + 1 (then it
+ * is n_K or 0); above, the levels below K are missing. */
+static int score_energy(const tsr__annealer *a, const tsr_layout_score *s, int64_t cur_excess,
+                        double *d)
+{
+    int64_t t = a->target;
+    if (a->phase == 2 && s->K > t + 1)
+        return 0;
+    int64_t after = a->phase == 2 && s->K == t + 1 ? s->n_K : 0;
+    *d = tsr__anneal_energy(a, after - cur_excess, s);
+    return 1;
+}
+
+/* Draws up to n proposals from a->rng (saving the states described at the top) and scores the
+ * node-valid ones. */
+static tsr_status draw_and_score(tsr__annealer *a, double radius, int n)
+{
+    tsr__batch_eval *b = a->batch;
+    int nv = 0;
+    for (int i = 0; i < n; i++) {
+        int32_t v = tsr__anneal_choose_move(a, radius, &b->px[i], &b->py[i]);
+        b->node[i] = v;
+        b->after_draw[i] = a->rng;
+        b->slot[i] = -1;
+        if (tsr__move_valid_nodes(a->l, &a->inc.adj, &a->inc.occ, v, b->px[i], b->py[i])) {
+            b->slot[i] = nv;
+            b->snode[nv] = v;
+            b->spx[nv] = b->px[i];
+            b->spy[nv] = b->py[i];
+            nv++;
+            (void)tsr__rng_unit(&a->rng); /* the Metropolis test's uniform */
+        }
+        b->after_test[i] = a->rng;
+    }
+    return nv ? evaluate(a->ctx, b, nv) : TSR_OK;
+}
+
+/* Decides proposal i of the batch (node-valid, scored valid); *taken when it was accepted and
+ * committed. */
+static tsr_status decide(tsr__annealer *a, int i, int64_t cur_excess, tsr__uphill *up, int *taken)
+{
+    tsr__batch_eval *b = a->batch;
+    const tsr_layout_score *s = &b->score[b->slot[i]];
+    int32_t v = b->node[i], x = b->px[i], y = b->py[i];
+    double d = 0;
+    int host = !score_energy(a, s, cur_excess, &d);
+    *taken = 0;
+    if (host) {
+        b->stats.host++;
+        if (!tsr__incr_propose(&a->inc, v, x, y) ||
+            tsr_layout_score_compare(&a->inc.pscore, s) != 0) {
+            tsr__incr_reject(&a->inc);
+            return tsr__fail(a->ctx, TSR_ERR_INTERNAL,
+                             "layout: batch evaluator and host disagree on a proposal");
+        }
+        d = tsr__anneal_pending_energy(a);
+    } else {
+        b->stats.decided++;
+    }
+    if (!tsr__anneal_metropolis(a, d, up)) {
+        if (host)
+            tsr__incr_reject(&a->inc);
+        return TSR_OK;
+    }
+    int better = tsr__anneal_before_commit(a, s);
+    tsr_status st = commit_evaluator(a->ctx, b, v, x, y, s);
+    if (st == TSR_OK)
+        st = host ? tsr__incr_commit(a->ctx, &a->inc)
+                  : tsr__incr_apply(a->ctx, &a->inc, v, x, y, b->counts);
+    else if (host)
+        tsr__incr_reject(&a->inc);
+    if (st == TSR_OK && tsr_layout_score_compare(&a->inc.score, s) != 0)
+        st = tsr__fail(a->ctx, TSR_ERR_INTERNAL, "layout: batch commit and host mirror differ");
+    if (st != TSR_OK)
+        return st;
+    tsr__anneal_after_commit(a, better);
+    *taken = 1;
+    return TSR_OK;
+}
+
+tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, tsr__uphill *up)
+{
+    tsr__batch_eval *b = a->batch;
+    tsr_status st = TSR_OK;
+    int done = 0;
+    while (st == TSR_OK && done < count) {
+        /* Walking above target + 1, nearly every proposal keeps K there, where the score does not
+         * give the excess: the host scores them one by one. */
+        if (a->phase == 2 && a->inc.score.K > a->target + 1) {
+            int32_t moved[3];
+            st = tsr__anneal_step(a, radius, up, moved);
+            if (st == TSR_OK && moved[0] >= 0)
+                st = commit_evaluator(a->ctx, b, moved[0], moved[1], moved[2], &a->inc.score);
+            b->stats.host++;
+            done++;
+            continue;
+        }
+        int n = count - done < b->want ? count - done : b->want;
+        if ((st = draw_and_score(a, radius, n)) != TSR_OK)
+            break;
+        int64_t cur_excess = a->phase == 2 ? excess(&a->inc, a->target) : 0;
+        int walked = 0, taken = 0;
+        while (walked < n && !taken) {
+            int i = walked++;
+            a->moves++;
+            a->rng = b->after_draw[i];
+            if (b->slot[i] < 0)
+                continue; /* node-invalid: no test, no uniform */
+            if (b->invalid[b->slot[i]])
+                break;    /* a point on an edge: no uniform either, the rest was drawn after one */
+            if ((st = decide(a, i, cur_excess, up, &taken)) != TSR_OK)
+                break;
+            if (!taken && memcmp(&a->rng, &b->after_test[i], sizeof a->rng) != 0)
+                break;
+        }
+        done += walked;
+        b->stats.discarded += (uint64_t)(n - walked);
+        b->window_walked += (uint64_t)walked;
+        b->window_accepted += (uint64_t)taken;
+        if (b->window_walked >= WINDOW) {
+            uint64_t want = b->window_accepted ? 2 * b->window_walked / b->window_accepted
+                                               : TSR__BATCH_MAX;
+            b->want = want < WANT_MIN ? WANT_MIN : want > TSR__BATCH_MAX ? TSR__BATCH_MAX : (int)want;
+            b->window_walked = b->window_accepted = 0;
+        }
+    }
+    return st;
+}

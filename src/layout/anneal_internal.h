@@ -1,0 +1,116 @@
+/* The annealer's state and the steps shared by its two walks (not installed): anneal.c runs the
+ * search and the sequential walk (one proposal scored and decided at a time on the CPU
+ * incremental evaluator); anneal_batch.c the batch walk (P proposals scored in one call of a
+ * batch evaluator against the unchanged base, then decided in order by the same steps). */
+#ifndef TSR_LAYOUT_ANNEAL_INTERNAL_H
+#define TSR_LAYOUT_ANNEAL_INTERNAL_H
+
+#include "layout/layout_internal.h"
+
+typedef struct tsr__batch_eval tsr__batch_eval;
+
+typedef struct tsr__annealer {
+    tsr_ctx *ctx;
+    tsr_layout *l;
+    const tsr_layout_optimize_options *opt;
+    tsr__incr inc; /* the current drawing; the batch walk keeps it equal to the evaluator's */
+    tsr__rng rng;
+    /* best drawing: held in best_* unless cur_is_best (then the current drawing is it) */
+    int32_t *best_x, *best_y, *best_count;
+    tsr_layout_score best;
+    int cur_is_best;
+    tsr_layout *out; /* clone used for writing snapshots */
+    int best_unsaved;
+    double t0, last_save, last_progress;
+    double anneal_start; /* seconds after t0 when the search began (after the start layout) */
+    uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
+    int phase;
+    double temperature;
+    /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
+    int64_t target;
+    int32_t *hot, nhot;
+    int32_t *crossers, ncrossers; /* the edges crossing one hot edge (refreshed with it) */
+    int32_t hot_edge;             /* that hot edge, -1 when none */
+    int across;                   /* pick_node chose a crosser's endpoint: move it across */
+    tsr__batch_eval *batch;       /* NULL: every group of proposals takes the sequential walk */
+} tsr__annealer;
+
+/* The uphill proposals of a group of proposals, for the phase-2 temperature's adaptation. */
+typedef struct tsr__uphill {
+    int seen, taken;
+} tsr__uphill;
+
+/* The next proposal: a node and its target point (draws from a->rng; reads the current drawing
+ * and the hot lists). */
+int32_t tsr__anneal_choose_move(tsr__annealer *a, double radius, int32_t *px, int32_t *py);
+/* Energy change of moving to a drawing with score s in the current phase, given dx, the change
+ * of the phase-2 excess sum over edges of max(0, c(e) - target)^2 (ignored in phase 1). */
+double tsr__anneal_energy(const tsr__annealer *a, int64_t dx, const tsr_layout_score *s);
+/* Energy change of a->inc's pending proposal (dx from its per-edge changes). */
+double tsr__anneal_pending_energy(const tsr__annealer *a);
+/* The Metropolis decision on energy change d at the current temperature: accepts d <= 0, else
+ * draws one uniform from a->rng (only when d is finite and the temperature positive) and accepts
+ * with probability exp(-d / T). Counts the uphill proposals in *up. */
+int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up);
+/* Bookkeeping around the commit of an accepted proposal with score s: before returns whether it
+ * beats the best drawing (and keeps a copy of the best when the walk leaves it), after records
+ * the move (the commit itself is the caller's: a->inc must then hold the new drawing). */
+int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s);
+void tsr__anneal_after_commit(tsr__annealer *a, int better);
+/* One proposal of the sequential walk: drawn, scored on a->inc, decided, committed when taken.
+ * moved (may be NULL): the committed move (node, x, y), or node -1 when none. */
+tsr_status tsr__anneal_step(tsr__annealer *a, double radius, tsr__uphill *up, int32_t *moved);
+
+/* ---- batch evaluators (anneal_batch.c) ----
+ * An evaluator holds its own copy of the current drawing and scores up to TSR__BATCH_MAX
+ * proposals per call against it, exactly as tsr__incr_propose would (score and an invalid flag
+ * for a new point on an edge not incident to the node; the node part of validity is the
+ * caller's). Kinds: the CUDA dense evaluator (layout_cuda.h) and, for tests of the walk without
+ * a GPU, a CPU incremental evaluator on a clone of the drawing. */
+enum { TSR__BATCH_MAX = 64 };
+typedef enum tsr__batch_kind {
+    TSR__BATCH_NONE = 0, /* the sequential walk only */
+    TSR__BATCH_CPU,
+    TSR__BATCH_CUDA
+} tsr__batch_kind;
+
+/* Statistics of the batch walk (zero for the sequential one). */
+typedef struct tsr__batch_stats {
+    uint64_t calls;     /* evaluator calls */
+    uint64_t scored;    /* proposals the evaluator scored (walked or discarded) */
+    uint64_t decided;   /* walked proposals decided from the evaluator's score */
+    uint64_t host;      /* walked proposals the host had to score (phase-2 excess unknown) */
+    uint64_t discarded; /* proposals drawn ahead after the walk's stop (an accepted or invalid
+                         * one, or a test that drew no uniform) */
+} tsr__batch_stats;
+
+/* Creates an evaluator of kind (not NONE) on a copy of l (which must be valid; adj is its
+ * adjacency). */
+tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layout *l,
+                             const tsr__layout_adj *adj, tsr__batch_eval **out);
+/* b may be NULL. */
+void tsr__batch_destroy(tsr_ctx *ctx, tsr__batch_eval *b);
+/* Replaces the evaluator's drawing with l (a restart from the best drawing). */
+tsr_status tsr__batch_reload(tsr_ctx *ctx, tsr__batch_eval *b, const tsr_layout *l,
+                             const tsr__layout_adj *adj);
+tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b);
+
+/* Runs `count` proposals of the current group through the batch walk: proposals are drawn ahead
+ * (each one's RNG state saved after its draws and after the one uniform the Metropolis test draws
+ * for a rejected uphill proposal), scored in one call, and decided in order; the walk stops at
+ * the first accepted proposal (committed on both sides) or wherever the sequential walk's draws
+ * would differ from those made ahead (an invalid point, a test that drew no uniform), rewinds
+ * a->rng to that proposal's saved state and draws the next batch from there. The result is the
+ * sequential walk's: same proposals, decisions, drawings and RNG state. In phase 2 a proposal
+ * whose new K exceeds target + 1 is scored on the host (the excess below its top level is not in
+ * the score). */
+tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, tsr__uphill *up);
+
+/* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
+ * context's backend); every kind gives the same drawing at a fixed move budget. */
+tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
+                                     const tsr_layout_optimize_options *opt,
+                                     tsr__batch_kind kind, tsr_layout_optimize_result *result,
+                                     tsr__batch_stats *stats);
+
+#endif
