@@ -36,31 +36,23 @@ struct dev_drawing {
 };
 
 /* The first PARAM_PROPS proposals of a launch travel in its parameters (the constant bank: no
- * read of host memory on the kernel's critical path), each with what the star needs first, which
- * the host knows (its mirror of the base drawing): the node's point and its arms' range in
- * adj_edges. The rest are read from the mapped proposal array (node[nprop], px[nprop],
- * py[nprop]) and the drawing. */
+ * read of host memory on the kernel's critical path); the rest are read from the mapped proposal
+ * array (node[nprop], px[nprop], py[nprop]). */
 enum { PARAM_PROPS = 64 };
 struct prop_params {
     int32_t node[PARAM_PROPS], px[PARAM_PROPS], py[PARAM_PROPS];
-    int32_t ox[PARAM_PROPS], oy[PARAM_PROPS], off[PARAM_PROPS], deg[PARAM_PROPS];
 };
 
-/* A block's proposal: node v from (ox, oy) to (px, py); its arms are adj_edges[off, off + deg). */
-struct block_prop {
-    int32_t v, px, py, ox, oy, off, deg;
-};
-
-/* Block p's proposal: from the parameters, or read once from the mapped array into shared memory
- * (a barrier; the branch is block-uniform) and completed from the drawing. */
-__device__ block_prop block_proposal(const prop_params &pp, const dev_drawing &d,
-                                     const int32_t *prop, int nprop, int p)
+/* Block p's proposal (node, point): from the parameters, or read once from the mapped array into
+ * shared memory (a barrier; block-uniform branch). */
+__device__ void block_proposal(const prop_params &pp, const int32_t *prop, int nprop, int p,
+                               int32_t *v, int32_t *px, int32_t *py)
 {
-    block_prop b;
     if (p < PARAM_PROPS) {
-        b.v = pp.node[p], b.px = pp.px[p], b.py = pp.py[p];
-        b.ox = pp.ox[p], b.oy = pp.oy[p], b.off = pp.off[p], b.deg = pp.deg[p];
-        return b;
+        *v = pp.node[p];
+        *px = pp.px[p];
+        *py = pp.py[p];
+        return;
     }
     __shared__ int32_t q[3];
     if (threadIdx.x == 0) {
@@ -69,10 +61,9 @@ __device__ block_prop block_proposal(const prop_params &pp, const dev_drawing &d
         q[2] = prop[2 * nprop + p];
     }
     __syncthreads();
-    b.v = q[0], b.px = q[1], b.py = q[2];
-    b.ox = d.x[b.v], b.oy = d.y[b.v], b.off = d.adj_off[b.v];
-    b.deg = d.adj_off[b.v + 1] - b.off;
-    return b;
+    *v = q[0];
+    *px = q[1];
+    *py = q[2];
 }
 
 /* c(e) for every edge: the seed's Day-22 baseline. */
@@ -86,29 +77,13 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* Where a launch's results go: block p's into dev[p] (device memory); the last block to finish
- * copies all of them to out (mapped host memory) and then writes the launch's number into
- * done->seq, the one word the host polls. */
-struct dev_results {
-    tsr__lcd_out *dev, *out, *done;
-    unsigned *finished; /* device memory: blocks finished in this launch; 0 between launches */
-    int nprop;
-    uint32_t seq;
-};
-
-/* Phase 4: block reduction of the threads' accumulators into result p, then the launch's
- * completion (dev_results). Ordering: a block's result, a device-scope fence, its increment of
- * r.finished; the block whose increment completes the count has observed every other increment,
- * so after its own fence it reads every result; its threads copy them to host memory, a barrier,
- * thread 0 fences at system scope and writes done: the host that reads done == seq reads complete
- * results. That block also resets r.finished for the next launch on the stream. Only one
- * system-scope fence per launch (a fence per block made the cost grow with P). Every thread of
- * the block calls it (blockDim a multiple of 32, at most 1024). */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, int p,
-                                   const dev_results &r)
+/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out, then, after a
+ * system-scope fence, out->seq = seq (the host polls it: wait_results). Every thread of the
+ * block calls it (blockDim a multiple of 32, at most 1024). */
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
-    __shared__ int last;
     for (int o = 16; o > 0; o >>= 1) {
         tsr__lcd_acc b;
         b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
@@ -123,53 +98,31 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
     if (threadIdx.x == 0) {
         for (unsigned w = 1; w < blockDim.x >> 5; w++)
             tsr__lcd_acc_merge(&a, &warp_acc[w]);
-        tsr__lcd_out o;
-        o.dphi = a.dphi;
-        o.dsum = a.dsum;
-        o.k = a.k;
-        o.nk = a.nk;
-        o.invalid = *invalid;
-        o.path = path;
-        o.seq = r.seq;
-        r.dev[p] = o;
-        __threadfence();
-        last = atomicAdd(r.finished, 1u) == (unsigned)r.nprop - 1;
-        if (last) {
-            *r.finished = 0;
-            __threadfence();
-        }
-    }
-    __syncthreads();
-    if (!last)
-        return;
-    for (int i = threadIdx.x; i < r.nprop; i += blockDim.x) {
-        tsr__lcd_out o;
-        o.dphi = __ldcg(&r.dev[i].dphi);
-        o.dsum = __ldcg(&r.dev[i].dsum);
-        o.k = __ldcg(&r.dev[i].k);
-        o.nk = __ldcg(&r.dev[i].nk);
-        o.invalid = __ldcg(&r.dev[i].invalid);
-        o.path = __ldcg(&r.dev[i].path);
-        o.seq = __ldcg(&r.dev[i].seq);
-        r.out[i] = o;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
+        tsr__lcd_out r;
+        r.dphi = a.dphi;
+        r.dsum = a.dsum;
+        r.k = a.k;
+        r.nk = a.nk;
+        r.invalid = *invalid;
+        r.path = path;
+        r.seq = 0; /* never a launch's number */
+        *out = r;  /* mapped host memory */
         __threadfence_system();
-        *(volatile uint32_t *)&r.done->seq = r.seq;
+        *(volatile uint32_t *)&out->seq = seq;
     }
 }
 
 /* A launch with nothing to evaluate: each block only completes (block_reduce_write), so that the
  * benchmark can time the launch and completion path alone (tsr__layout_cuda_probe). */
-__global__ void probe_kernel(dev_results r)
+__global__ void probe_kernel(uint32_t seq, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     if (threadIdx.x == 0)
         invalid = 0;
+    __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    block_reduce_write(a, &invalid, 0, blockIdx.x, r);
+    block_reduce_write(a, &invalid, 0, seq, out + blockIdx.x);
 }
 
 /* The block's star in dynamic shared memory (TSR__LCD_STAR_ARRAYS arrays of the graph's maximum
@@ -193,27 +146,30 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
  * before the star, so its loads overlap the star's dependent chain. */
 __global__ void __launch_bounds__(COMMIT_THREADS)
     eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
-                      const int32_t *__restrict__ prop, int32_t *hist, dev_results r)
+                      const int32_t *__restrict__ prop, int nprop, int32_t *hist, uint32_t seq,
+                      tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     tsr__lcd_edge first;
     if (t < d.m)
         tsr__lcd_edge_load(t, d.ec, d.eu, d.ev, d.c, &first);
-    const block_prop b = block_proposal(pp, d, prop, r.nprop, p);
-    tsr__lcd_star s = block_star(maxdeg, b.deg);
-    tsr__lcd_star_thread(t, nt, b.v, b.off, d.ec, d.eu, d.ev, d.adj_edges, d.c, &s, NULL, 0, 0, 0,
-                         NULL, &invalid);
+    int32_t v, px, py;
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
+    const int32_t ox = d.x[v], oy = d.y[v];
+    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0, 0,
+                         0, NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_dense_thread(t, nt, d.m, b.v, b.ox, b.oy, b.px, b.py, d.ec, d.eu, d.ev, d.c, &s,
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
                           t < d.m ? &first : NULL, &a, &invalid, hist);
     __syncthreads();
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
-    block_reduce_write(a, &invalid, 0, p, r);
+    block_reduce_write(a, &invalid, 0, seq, out + p);
     if (hist) /* after the reduction's barrier: no thread reads coordinates now */
-        tsr__lcd_commit_point_thread(t, nt, b.v, b.px, b.py, d.eu, &s, d.ec, d.x, d.y);
+        tsr__lcd_commit_point_thread(t, nt, v, px, py, d.eu, &s, d.ec, d.x, d.y);
 }
 
 /* The device copy of the host's uniform grid and the spatial launch's parameters. */
@@ -232,20 +188,21 @@ struct dev_grid {
  * the proposal's stamp row, unclaimed edges from the histogram window (or a scan). */
 __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
                                     const __grid_constant__ prop_params pp,
-                                    const int32_t *__restrict__ prop, dev_grid g,
-                                    dev_results r)
+                                    const int32_t *__restrict__ prop, int nprop, dev_grid g,
+                                    uint32_t seq, tsr__lcd_out *out)
 {
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
-    const block_prop b = block_proposal(pp, d, prop, r.nprop, p);
-    const int32_t v = b.v, px = b.px, py = b.py, ox = b.ox, oy = b.oy;
+    int32_t v, px, py;
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
+    const int32_t ox = d.x[v], oy = d.y[v];
     unsigned *st = g.stamp + (size_t)p * (size_t)d.m;
     int32_t *cells = g.cells + (size_t)p * (size_t)g.cells_cap;
     tsr__lcd_spatial_begin_thread(t, nt, &sh);
     __syncthreads();
-    tsr__lcd_star s = block_star(maxdeg, b.deg);
-    tsr__lcd_star_thread(t, nt, v, b.off, d.ec, d.eu, d.ev, d.adj_edges, d.c, &s, st, g.gen,
+    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st, g.gen,
                          g.kbase, g.window, &sh, &invalid);
     tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges,
                            v, px, py, cells, g.cells_cap, &sh);
@@ -267,7 +224,7 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     if (!overflow && sh.scan)
         tsr__lcd_unclaimed_thread(t, nt, d.m, d.c, st, g.gen, &a);
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, NULL);
-    block_reduce_write(a, &invalid, overflow ? 1 : sh.scan ? 2 : 0, p, r);
+    block_reduce_write(a, &invalid, overflow ? 1 : sh.scan ? 2 : 0, seq, out + p);
 }
 
 /* Full evaluation, step 1: rows[p * m + e] = c(e) in proposal p's drawing (grid: edges x
@@ -277,29 +234,32 @@ __global__ void full_rows_kernel(dev_drawing d, const __grid_constant__ prop_par
                                  int32_t *__restrict__ rows)
 {
     const int p = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
-    const block_prop b = block_proposal(pp, d, prop, nprop, p);
+    int32_t v, px, py;
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
     if (e >= d.m)
         return;
-    rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, b.v, b.px, b.py);
+    rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, v, px, py);
 }
 
 /* Full evaluation, step 2: block p reduces row p against the base counts. */
 __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_params pp,
-                                   const int32_t *__restrict__ prop,
-                                   const int32_t *__restrict__ rows, dev_results r)
+                                   const int32_t *__restrict__ prop, int nprop,
+                                   const int32_t *__restrict__ rows, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x;
     if (t == 0)
         invalid = 0;
-    const block_prop b = block_proposal(pp, d, prop, r.nprop, p);
+    int32_t v, px, py;
+    block_proposal(pp, prop, nprop, p, &v, &px, &py);
     __syncthreads(); /* publishes invalid = 0 */
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a);
-    tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, b.v, b.px, b.py, d.x, d.y, d.eu, d.ev, d.c,
+    tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, v, px, py, d.x, d.y, d.eu, d.ev, d.c,
                                 rows + (size_t)p * d.m, &a, &invalid);
     __syncthreads();
-    block_reduce_write(a, &invalid, 0, p, r);
+    block_reduce_write(a, &invalid, 0, seq, out + p);
 }
 
 } // namespace
@@ -309,15 +269,11 @@ struct tsr__layout_cuda {
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
     int32_t *hist;      /* histogram of the base counts, m + 1 */
-    int32_t *hx, *hy, *hoff; /* host mirror of the base's points, and adj->offset (n + 1) */
     prop_params pp;     /* the first PARAM_PROPS proposals of one launch, passed as parameters */
     int32_t *hprop;     /* mapped host memory: node, px, py of one launch (3 x nprop) */
     int32_t *dprop;     /* its device address */
-    tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels,
-                           and at [max_prop] the completion word (dev_results.done) */
+    tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels */
     tsr__lcd_out *dout; /* its device address */
-    unsigned *finished; /* device: dev_results.finished */
-    tsr__lcd_out *dres; /* device: dev_results.dev, max_prop results */
     uint32_t seq;       /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
@@ -368,10 +324,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,         g->y,         g->ec,    g->eu,    g->ev,
-                   g->adj_off,   g->adj_edges, g->c,     g->hist,  g->rows,
-                   g->grid_count, g->grid_items, g->cells, g->stamp, g->finished,
-                   g->dres};
+    void *dev[] = {g->x, g->y,    g->ec,   g->eu,         g->ev,         g->adj_off, g->adj_edges,
+                   g->c, g->hist, g->rows, g->grid_count, g->grid_items, g->cells,   g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -379,9 +333,6 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hprop);
     if (g->hout)
         cudaFreeHost(g->hout);
-    tsr__free(ctx, g->hx);
-    tsr__free(ctx, g->hy);
-    tsr__free(ctx, g->hoff);
     tsr__free(ctx, g);
 }
 
@@ -443,18 +394,11 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     g->window = TSR__LCD_WINDOW;
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
     const size_t pb = (size_t)max_proposals * 3 * 4,
-                 ob = (size_t)(max_proposals + 1) * sizeof(tsr__lcd_out);
-    if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK || /* also ec's staging */
-        (st = tsr__alloc(ctx, nb, (void **)&g->hx)) != TSR_OK ||
-        (st = tsr__alloc(ctx, nb, (void **)&g->hy)) != TSR_OK ||
-        (st = tsr__alloc(ctx, nb + 4, (void **)&g->hoff)) != TSR_OK) {
-        tsr__free(ctx, counts);
+                 ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
+    if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK) { /* also ec's staging */
         tsr__layout_cuda_destroy(ctx, g);
         return st;
     }
-    memcpy(g->hx, l->x, (size_t)n * 4);
-    memcpy(g->hy, l->y, (size_t)n * 4);
-    memcpy(g->hoff, adj->offset, (size_t)(n + 1) * 4);
     CREATE_TRY(cudaMalloc((void **)&g->x, nb));
     CREATE_TRY(cudaMalloc((void **)&g->y, nb));
     CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
@@ -464,9 +408,6 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaMalloc((void **)&g->c, mb));
     CREATE_TRY(cudaMalloc((void **)&g->hist, mb + 4));
     CREATE_TRY(cudaMalloc((void **)&g->ec, 4 * mb));
-    CREATE_TRY(cudaMalloc((void **)&g->finished, sizeof(unsigned)));
-    CREATE_TRY(cudaMemset(g->finished, 0, sizeof(unsigned)));
-    CREATE_TRY(cudaMalloc((void **)&g->dres, (size_t)max_proposals * sizeof(tsr__lcd_out)));
     CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
@@ -572,55 +513,51 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     tsr_status st = check_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    for (int p = 0; p < nprop && p < PARAM_PROPS; p++) {
-        const int32_t v = node[p];
-        g->pp.node[p] = v, g->pp.px[p] = px[p], g->pp.py[p] = py[p];
-        g->pp.ox[p] = g->hx[v], g->pp.oy[p] = g->hy[v];
-        g->pp.off[p] = g->hoff[v], g->pp.deg[p] = g->hoff[v + 1] - g->hoff[v];
-    }
+    const int np = nprop < PARAM_PROPS ? nprop : PARAM_PROPS;
+    memcpy(g->pp.node, node, (size_t)np * 4);
+    memcpy(g->pp.px, px, (size_t)np * 4);
+    memcpy(g->pp.py, py, (size_t)np * 4);
     memcpy(g->hprop, node, (size_t)nprop * 4);
     memcpy(g->hprop + nprop, px, (size_t)nprop * 4);
     memcpy(g->hprop + 2 * nprop, py, (size_t)nprop * 4);
     return TSR_OK;
 }
 
-/* The results of the next launch of nprop blocks, with its sequence number (never 0: the
- * completion word starts at 0). */
-static dev_results next_results(tsr__layout_cuda *g, int nprop)
+/* The next launch's sequence number (never 0, which block_reduce_write writes first). */
+static uint32_t next_seq(tsr__layout_cuda *g)
 {
     if (++g->seq == 0)
         g->seq = 1;
-    dev_results r = {g->dres, g->dout, g->dout + g->max_prop, g->finished, nprop, g->seq};
-    return r;
+    return g->seq;
 }
 
-/* Waits until every result of the launch numbered g->seq is in mapped memory: the last block
- * of the launch writes the number into the completion word after every result
- * (block_reduce_write), so polling that one word replaces a stream synchronisation (the driver's
- * completion path is most of an evaluation's fixed cost: bench_layout_eval's P = 1 row) and
- * one read per result. The stream is queried every 1024 polls, so a failed launch is reported
- * instead of waited for. With `sync` (a commit, whose kernel writes device state after its
- * result) the stream is synchronised instead. Every result is then checked to carry the number. */
+/* Waits until every result of the launch numbered g->seq is in mapped memory: each block's last
+ * write is its result's seq, after a system-scope fence, so polling it replaces a stream
+ * synchronisation (the driver's completion path is most of an evaluation's fixed cost:
+ * bench_layout_eval's P = 1 row). The stream is queried every 1024 polls, so a failed launch is
+ * reported instead of waited for. With `sync` (a commit, whose kernel writes device state after
+ * its result) the stream is synchronised instead. */
 static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync)
 {
-    const uint32_t *done = &g->hout[g->max_prop].seq;
     if (sync) {
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
-    } else {
-        for (unsigned polls = 1; __atomic_load_n(done, __ATOMIC_ACQUIRE) != g->seq; polls++) {
-            if (polls % 1024)
-                continue;
+        return TSR_OK;
+    }
+    unsigned polls = 0;
+    for (int p = 0; p < nprop;) {
+        if (__atomic_load_n(&g->hout[p].seq, __ATOMIC_ACQUIRE) == g->seq) {
+            p++;
+            continue;
+        }
+        if (++polls % 1024 == 0) {
             const cudaError_t e = cudaStreamQuery(ctx->cuda->stream);
             if (e != cudaErrorNotReady && e != cudaSuccess)
                 return tsr__cuda_error(ctx, e, "layout evaluation", __FILE__, __LINE__);
-            if (e == cudaSuccess && __atomic_load_n(done, __ATOMIC_ACQUIRE) != g->seq)
-                break; /* finished without the completion word: reported below */
+            if (e == cudaSuccess && __atomic_load_n(&g->hout[p].seq, __ATOMIC_ACQUIRE) != g->seq)
+                return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                                 "layout: the evaluation finished without result %d", p);
         }
     }
-    for (int p = 0; p < nprop; p++)
-        if (g->hout[p].seq != g->seq)
-            return tsr__fail(ctx, TSR_ERR_INTERNAL,
-                             "layout: the evaluation finished without result %d", p);
     return TSR_OK;
 }
 
@@ -649,7 +586,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, NULL, next_results(g, nprop));
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
@@ -658,8 +595,7 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, 0, ctx->cuda->stream>>>(
-        next_results(g, nprop));
+    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, 0, ctx->cuda->stream>>>(next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
     return wait_results(ctx, g, nprop, 0);
 }
@@ -671,7 +607,7 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     if (st != TSR_OK)
         return st;
     eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, g->hist, next_results(g, 1));
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, 1, g->hist, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
     if ((st = collect_scores(ctx, g, 1, 1, score, &invalid)) != TSR_OK)
@@ -681,7 +617,6 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
                          "layout: committed move of node %d to (%d, %d) lies on an edge", (int)v,
                          (int)x, (int)y);
     g->score = *score;
-    g->hx[v] = x, g->hy[v] = y;
     return TSR_OK;
 }
 
@@ -703,8 +638,8 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
                                                         g->rows);
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
-    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop,
-                                                                g->rows, next_results(g, nprop));
+    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
+                                                                g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
@@ -771,7 +706,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, dg, next_results(g, nprop));
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;

@@ -191,7 +191,7 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
     for (int t = 0; t < nt && t < g->m; t++)
         tsr__lcd_edge_load(t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
     for (int t = 0; t < nt; t++)
-        tsr__lcd_star_thread(t, nt, v, g->adj_off[v], g->ec, g->eu, g->ev, g->adj_edges, g->c, &s,
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t]);
@@ -221,7 +221,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
     tsr__lcd_star s = emu_star(g, v);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_star_thread(t, nt, v, g->adj_off[v], g->ec, g->eu, g->ev, g->adj_edges, g->c, &s,
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              st, g->gen, kbase, g->window, &sh, &invalid);
         tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
                                g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
