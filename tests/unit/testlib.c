@@ -1,5 +1,9 @@
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* scandir, alphasort */
+#endif
 #include "testlib.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,4 +97,37 @@ unsigned char *tsr_test_read_file(const char *path, size_t *len)
     fclose(f);
     *len = buf ? (size_t)n : 0;
     return buf;
+}
+
+static int replay_entry(const struct dirent *e)
+{
+    return e->d_name[0] != '.' && strcmp(e->d_name, "README.md") != 0;
+}
+
+int tsr_test_replay_dir(const char *sub, int (*one)(const uint8_t *data, size_t size))
+{
+    const char *tests = getenv("TSR_TESTS");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", tests ? tests : ".", sub);
+    struct dirent **names = NULL;
+    const int n = scandir(dir, &names, replay_entry, alphasort); /* sorted: failures reproduce */
+    if (n < 0) {
+        fprintf(stderr, "note: %s absent\n", dir);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        free(names[i]);
+        size_t got = 0;
+        unsigned char *b = tsr_test_read_file(path, &got);
+        CHECK(b != NULL);
+        if (b && one(b, got)) {
+            fprintf(stderr, "contract broken by %s\n", path);
+            CHECK(0);
+        }
+        free(b);
+    }
+    free(names);
+    return n;
 }

@@ -66,6 +66,11 @@ void tsr_rng_fill(tsr_rng *r, void *buf, size_t n);
  * be opened or read. */
 unsigned char *tsr_test_read_file(const char *path, size_t *len);
 
+/* Runs one(bytes, size) on every file of the folder TSR_TESTS/<sub> in name order (kept fuzz
+ * inputs; README.md and dot files skipped), CHECKing that it returns 0 and naming the file that
+ * broke it. Returns the number of files replayed (0, with a note, when the folder is absent). */
+int tsr_test_replay_dir(const char *sub, int (*one)(const uint8_t *data, size_t size));
+
 /* Path of a file under ../shared/data (TSR_DATA), or NULL (with a note) when absent. */
 const char *tsr_test_data(const char *relative);
 
