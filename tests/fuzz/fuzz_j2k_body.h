@@ -1,24 +1,16 @@
 /* The JPEG 2000 fuzz contract, shared by the libFuzzer target and its replay test: decoding any
  * bytes returns; a failure has a status other than TSR_OK and a non-empty message; a success
- * gives planes whose every sample is readable and within the plane's precision. Limits keep
- * single inputs cheap: 1<<22 pixels, 64 MB per allocation. Returns 0, or 1 when the contract
- * was broken (the caller aborts or counts). */
+ * gives planes whose every sample is readable and within the plane's precision, in fuzz_ctx.h's
+ * context. Returns 0, or 1 when the contract was broken (the caller aborts or counts). */
 #ifndef TSR_FUZZ_J2K_BODY_H
 #define TSR_FUZZ_J2K_BODY_H
 
-#include "tessera/tessera.h"
-
-#include <stdint.h>
+#include "fuzz_ctx.h"
 
 static int tsr_fuzz_j2k_one(const uint8_t *data, size_t size)
 {
-    tsr_ctx_options opt;
-    tsr_ctx_options_init(&opt);
-    opt.backend = TSR_BACKEND_REFERENCE;
-    opt.max_image_pixels = (uint64_t)1 << 22;
-    opt.max_memory = (uint64_t)64 << 20;
-    tsr_ctx *ctx = NULL;
-    if (tsr_ctx_create(&opt, &ctx) != TSR_OK)
+    tsr_ctx *ctx = tsr_fuzz_ctx();
+    if (!ctx)
         return 1;
     int bad = 0;
     tsr_j2k_info info;

@@ -3,23 +3,17 @@
  * has a status other than TSR_OK and a non-empty message; a success gives a drawing whose
  * counts, canvas and edge endpoints are in range, every coordinate inside [0, 2^30] when the
  * input had coordinates, and on which the validity check and the reference crossing count run
- * (the count only up to 2,000 edges, to keep single inputs cheap). Limit: 64 MB per allocation.
+ * (the count only up to 2,000 edges, to keep single inputs cheap), in fuzz_ctx.h's context.
  * Returns 0, or 1 when the contract was broken (the caller aborts or counts). */
 #ifndef TSR_FUZZ_LAYOUT_BODY_H
 #define TSR_FUZZ_LAYOUT_BODY_H
 
-#include "tessera/tessera.h"
-
-#include <stdint.h>
+#include "fuzz_ctx.h"
 
 static int tsr_fuzz_layout_one(const uint8_t *data, size_t size)
 {
-    tsr_ctx_options opt;
-    tsr_ctx_options_init(&opt);
-    opt.backend = TSR_BACKEND_REFERENCE;
-    opt.max_memory = (uint64_t)64 << 20;
-    tsr_ctx *ctx = NULL;
-    if (tsr_ctx_create(&opt, &ctx) != TSR_OK)
+    tsr_ctx *ctx = tsr_fuzz_ctx();
+    if (!ctx)
         return 1;
     tsr_layout *l = NULL;
     int bad = 0;
