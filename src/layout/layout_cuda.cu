@@ -577,18 +577,29 @@ static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, i
     return TSR_OK;
 }
 
+/* One dense launch: uploads the proposals, runs eval_dense_kernel (with hist, the commit: one
+ * block of COMMIT_THREADS that also writes the device state, waited for by a synchronisation)
+ * and collects the scores. */
+static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const int32_t *node,
+                            const int32_t *px, const int32_t *py, int32_t *hist,
+                            tsr_layout_score *score, uint8_t *invalid)
+{
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st != TSR_OK)
+        return st;
+    eval_dense_kernel<<<(unsigned)nprop, hist ? COMMIT_THREADS : DENSE_THREADS, g->star_bytes,
+                        ctx->cuda->stream>>>(drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop,
+                                             hist, next_seq(g), g->dout);
+    TSR_CUDA_CHECK_LAUNCH(ctx, hist ? "eval_dense_kernel (commit)" : "eval_dense_kernel");
+    return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
+}
+
 extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                                   const int32_t *node, const int32_t *px,
                                                   const int32_t *py, tsr_layout_score *score,
                                                   uint8_t *invalid)
 {
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st != TSR_OK)
-        return st;
-    eval_dense_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel");
-    return collect_scores(ctx, g, nprop, 0, score, invalid);
+    return run_dense(ctx, g, nprop, node, px, py, NULL, score, invalid);
 }
 
 extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
@@ -603,14 +614,9 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,
                                               int32_t x, int32_t y, tsr_layout_score *score)
 {
-    tsr_status st = upload_proposals(ctx, g, 1, &v, &x, &y);
-    if (st != TSR_OK)
-        return st;
-    eval_dense_kernel<<<1, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, 1, g->hist, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     uint8_t invalid;
-    if ((st = collect_scores(ctx, g, 1, 1, score, &invalid)) != TSR_OK)
+    const tsr_status st = run_dense(ctx, g, 1, &v, &x, &y, g->hist, score, &invalid);
+    if (st != TSR_OK)
         return st;
     if (invalid)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
