@@ -305,6 +305,20 @@ int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up)
     return accept;
 }
 
+int tsr__anneal_metropolis_rejects(tsr__annealer *a, double lower, tsr__uphill *up)
+{
+    if (!(lower > 0) || !isfinite(lower) || !(a->temperature > 0))
+        return 0;
+    tsr__rng peek = a->rng;
+    double u = tsr__rng_unit(&peek);
+    /* exp is monotone up to its rounding: the margin, far above one ulp, keeps this exact */
+    if (!(u > exp(-lower / a->temperature) + 1e-12))
+        return 0;
+    a->rng = peek;
+    up->seen++;
+    return 1;
+}
+
 int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s)
 {
     int better = tsr_layout_score_compare(s, &a->best) < 0;
@@ -326,12 +340,11 @@ void tsr__anneal_after_commit(tsr__annealer *a, int better)
     }
 }
 
-tsr_status tsr__anneal_step(tsr__annealer *a, double radius, tsr__uphill *up, int32_t *moved)
+/* One proposal of the sequential walk: drawn, scored on a->inc, decided, committed when taken. */
+static tsr_status sequential_step(tsr__annealer *a, double radius, tsr__uphill *up)
 {
     int32_t px, py, v = tsr__anneal_choose_move(a, radius, &px, &py);
     a->moves++;
-    if (moved)
-        moved[0] = -1;
     if (!tsr__incr_propose(&a->inc, v, px, py))
         return TSR_OK;
     if (!tsr__anneal_metropolis(a, tsr__anneal_pending_energy(a), up)) {
@@ -343,11 +356,6 @@ tsr_status tsr__anneal_step(tsr__annealer *a, double radius, tsr__uphill *up, in
     if (st != TSR_OK)
         return st;
     tsr__anneal_after_commit(a, better);
-    if (moved) {
-        moved[0] = v;
-        moved[1] = px;
-        moved[2] = py;
-    }
     return TSR_OK;
 }
 
@@ -520,7 +528,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
         if (a.batch)
             st = tsr__anneal_batch_group(&a, radius, GROUP, &up);
         for (int i = 0; !a.batch && st == TSR_OK && i < GROUP; i++)
-            st = tsr__anneal_step(&a, radius, &up, NULL);
+            st = sequential_step(&a, radius, &up);
         if (st != TSR_OK)
             goto done;
         if (a.phase == 2 && up.seen > 0) /* adaptive: steer the uphill acceptance to want_rate */

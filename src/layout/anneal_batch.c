@@ -222,6 +222,15 @@ static tsr_status decide(tsr__annealer *a, int i, int64_t cur_excess, tsr__uphil
     int host = !score_energy(a, s, cur_excess, &d);
     *taken = 0;
     if (host) {
+        /* its top level alone: excess after >= n_K (K - target)^2, so d >= that bound's energy */
+        int64_t top = (s->K - a->target) * (s->K - a->target) * s->n_K;
+        if (tsr__anneal_metropolis_rejects(a, tsr__anneal_energy(a, top - cur_excess, s), up)) {
+            b->stats.decided++;
+            b->stats.bounded++;
+            return TSR_OK;
+        }
+    }
+    if (host) {
         b->stats.host++;
         if (!tsr__incr_propose(&a->inc, v, x, y) ||
             tsr_layout_score_compare(&a->inc.pscore, s) != 0) {
@@ -260,17 +269,6 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
     tsr_status st = TSR_OK;
     int done = 0;
     while (st == TSR_OK && done < count) {
-        /* Walking above target + 1, nearly every proposal keeps K there, where the score does not
-         * give the excess: the host scores them one by one. */
-        if (a->phase == 2 && a->inc.score.K > a->target + 1) {
-            int32_t moved[3];
-            st = tsr__anneal_step(a, radius, up, moved);
-            if (st == TSR_OK && moved[0] >= 0)
-                st = commit_evaluator(a->ctx, b, moved[0], moved[1], moved[2], &a->inc.score);
-            b->stats.host++;
-            done++;
-            continue;
-        }
         int n = count - done < b->want ? count - done : b->want;
         if ((st = draw_and_score(a, radius, n)) != TSR_OK)
             break;

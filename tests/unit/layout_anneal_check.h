@@ -2,7 +2,7 @@
  * (the CPU batch evaluator, no GPU) and test_layout_anneal_cuda_gpu.c (the CUDA one): the same
  * drawing optimized with the same options and move budget by both walks must come out byte for
  * byte the same, with the same score, moves, acceptances and restarts (the batch walk is the
- * sequential walk with its rejections scored ahead). Cases: random drawings of two kinds (short
+ * sequential walk with its rejections scored ahead); every path of the walk must have run. Cases: random drawings of two kinds (short
  * edges on a large canvas, for the spatial index and low k; many long edges, for the dense
  * paths and high degrees), a crowded small canvas (many proposals land on an edge or an occupied
  * point), a small graph with a long budget (restarts from the best drawing), and contest
@@ -49,16 +49,17 @@ static void lac_compare(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     CHECK(st.decided + st.host <= rb.moves && st.calls > 0);
     printf("%-22s K %lld -> %lld, %llu moves, %llu accepted, %llu restarts; %.1f s vs %.1f s; "
            "batch: %llu calls, %llu scored, %llu decided from the score, %llu on the host, "
-           "%llu discarded\n",
+           "%llu of them on a bound, %llu discarded\n",
            name, (long long)ra.initial.K, (long long)ra.best.K, (unsigned long long)ra.moves,
            (unsigned long long)ra.accepted, (unsigned long long)ra.restarts, ra.seconds,
            rb.seconds, (unsigned long long)st.calls, (unsigned long long)st.scored,
            (unsigned long long)st.decided, (unsigned long long)st.host,
-           (unsigned long long)st.discarded);
+           (unsigned long long)st.bounded, (unsigned long long)st.discarded);
     lac_total.calls += st.calls;
     lac_total.scored += st.scored;
     lac_total.decided += st.decided;
     lac_total.host += st.host;
+    lac_total.bounded += st.bounded;
     lac_total.discarded += st.discarded;
     lac_restarts += rb.restarts;
     lac_cases++;
@@ -159,11 +160,12 @@ static void lac_run_all(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     /* every path of the walk ran: scores decided on the host and from the evaluator, proposals
      * discarded after a stop, restarts (the evaluator reloaded) */
     CHECK(lac_cases >= 6 && lac_total.decided > 0 && lac_total.host > 0 &&
-          lac_total.discarded > 0 && lac_restarts > 0);
+          lac_total.bounded > 0 && lac_total.discarded > 0 && lac_restarts > 0);
     printf("all cases: %llu calls, %llu scored, %llu decided from the score, %llu on the host, "
-           "%llu discarded, %llu restarts\n",
+           "%llu on a bound, %llu discarded, %llu restarts\n",
            (unsigned long long)lac_total.calls, (unsigned long long)lac_total.scored,
            (unsigned long long)lac_total.decided, (unsigned long long)lac_total.host,
+           (unsigned long long)lac_total.bounded,
            (unsigned long long)lac_total.discarded, (unsigned long long)lac_restarts);
 }
 
