@@ -526,22 +526,6 @@ __global__ void __launch_bounds__(UP2_NT)
                     al_src, al_dst);
 }
 
-/* Experiment (dev knob bits 4096 / 8192): the same thread body in a grid-stride loop over
- * (band of th source rows, column group) items, column groups fastest, on a grid of resident
- * blocks only: the whole GPU sweeps the image band by band, as the workbench's contiguous 2x
- * expand probe does, instead of one wave spread over the whole image. */
-template <int CN>
-__global__ void __launch_bounds__(UP2_NT)
-    k_up2_u8_sweep(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
-                   int al_src, int al_dst, int groups, int items)
-{
-    for (int item = blockIdx.x * UP2_NT + threadIdx.x; item < items; item += gridDim.x * UP2_NT) {
-        const int band = item / groups, t = item - band * groups;
-        tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, band * th, th, al_src,
-                        al_dst);
-    }
-}
-
 /* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128
  * threads per block; a thread makes 8 output pixels of output row pair k (grid y, strided past
  * 65535) from 12 source pixels of three rows (two for nearest) that no other thread reads, every
@@ -870,26 +854,6 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
-    if (pl->up2 && (tsr__resize_cuda_variant & (4096 | 8192))) {
-        const int th = tsr__resize_cuda_variant & 4096 ? 1 : 2;
-        const int groups = (pl->src_w + 3) / 4, bands = (pl->src_h + th - 1) / th;
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_up2_u8_sweep<3>, UP2_NT, 0);
-        const int items = groups * bands;
-        int blocks = (per_sm > 0 ? per_sm : 1) * ctx->cuda->prop.multiProcessorCount;
-        if (blocks > (items + UP2_NT - 1) / UP2_NT)
-            blocks = (items + UP2_NT - 1) / UP2_NT;
-        const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
-        switch (pl->cn) {
-        case 1: k_up2_u8_sweep<1><<<blocks, UP2_NT, 0, stream>>>(s, d, p, th, als, ald, groups, items); break;
-        case 2: k_up2_u8_sweep<2><<<blocks, UP2_NT, 0, stream>>>(s, d, p, th, als, ald, groups, items); break;
-        case 3: k_up2_u8_sweep<3><<<blocks, UP2_NT, 0, stream>>>(s, d, p, th, als, ald, groups, items); break;
-        default: k_up2_u8_sweep<4><<<blocks, UP2_NT, 0, stream>>>(s, d, p, th, als, ald, groups, items); break;
-        }
-        TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8_sweep");
-        return TSR_OK;
-    }
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
         const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
