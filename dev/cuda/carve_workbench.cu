@@ -3,11 +3,12 @@
  * For 1920x1080, 3840x2160 and 7680x4320 (luma of the GPU test's pattern), opens a device pass
  * through the library (tsr__carve_cuda_open: upload, energy, first DP), then runs the library's
  * own kernels (carve_cuda_kernels.cuh) for 50 seams in the library's order with CUDA events
- * around every launch: milliseconds per seam of select, remove, energy_band, inc and dp, twice:
- * "full" (the DP planes of the incremental DP taken away: the full DP every seam, as v3) and
- * "inc" (the library's order: the incremental DP, the full DP only where it gave up), and at 1080p
- * a third, "inc64", with the incremental DP's cap lowered to 64 columns (so that it gives up on
- * most seams: the fallback's generations and gating checked on the device). In the full
+ * around every launch: milliseconds per seam of select, remove, energy_band, inc and dp: "full"
+ * (the DP planes of the incremental DP taken away: the full DP every seam, as v3), "inc2" and
+ * "inc4" (the library's order: the incremental DP loading its inputs 2 or 4 rows ahead, the
+ * library's choice being INC_AHEAD; the full DP only where it gave up), and at 1080p "cap64",
+ * inc4 with its cap lowered to 64 columns (so that it gives up on most seams: the fallback's
+ * generations and gating checked on the device). In the full
  * run one DP (seam 10) is traced (the kernel's global-timer stamps per item): time from the
  * launch's first item start to each band's last store, and the mean stage / wait / rows / store
  * times of an item, so the DP's critical path per band can be read off. Both runs' seams are
@@ -122,12 +123,24 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     return 0;
 }
 
-/* One exact pass of SEAMS seams, timed per kernel (incremental: the library's order, with the
- * incremental DP's cap when cap > 0; else the full DP every seam), checked against the removed
- * pixels `want` (SEAMS x H input indices). */
-static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int incremental, int32_t cap,
+/* inc at width w, loading `ahead` rows ahead (2 or 4). */
+static void inc_variant(const tsr__cc_planes &P, int32_t w, int ahead, cudaStream_t s)
+{
+    if (ahead == 2)
+        inc_launch<2>(P, w, s);
+    else
+        inc_launch<4>(P, w, s);
+}
+
+/* One exact pass of SEAMS seams, timed per kernel (ahead > 0: the library's order with inc
+ * loading `ahead` rows ahead, and its cap when cap > 0; ahead 0: the full DP every seam),
+ * checked against the removed pixels `want` (SEAMS x H input indices). */
+static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int ahead, int32_t cap,
                       const std::vector<uint32_t> &want)
 {
+    const int incremental = ahead > 0;
+    CK(inc_setup<2>());
+    CK(inc_setup<4>());
     const int32_t W = g.w, H = g.h;
     const uint64_t pen[4] = {0, 0, 0, 0};
     tsr__carve_cuda *c = NULL;
@@ -162,7 +175,7 @@ static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int incremental, i
         energy_band_kernel<<<(unsigned)((H + 127) / 128), 128, 0, s>>>(P, w - 1);
         CK(cudaEventRecord(ev[3], s));
         if (k + 1 < SEAMS && incremental)
-            inc_launch(P, w - 1, s);
+            inc_variant(P, w - 1, ahead, s);
         CK(cudaEventRecord(ev[4], s));
         if (k + 1 < SEAMS)
             dp_launch(P, w - 1, (uint32_t)k + 2, k == TRACED && !incremental ? dtrace : NULL, s);
@@ -186,7 +199,7 @@ static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int incremental, i
         return 2;
     printf("  %s: ms/seam select %.4f, remove %.4f, energy_band %.4f, inc %.4f, dp %.4f, "
            "sum %.4f",
-           !incremental ? "full " : cap > 0 ? "inc64" : "inc  ", ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS,
+           !incremental ? "full " : cap > 0 ? "cap64" : ahead == 2 ? "inc2 " : "inc4 ", ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS,
            ms[3] / (SEAMS - 1), ms[4] / (SEAMS - 1), (ms[0] + ms[1] + ms[2] + ms[3] + ms[4]) / SEAMS);
     if (incremental)
         printf(" (full DP after %u of %d seams)", st.dpgen - 1, SEAMS - 1);
@@ -227,9 +240,10 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H)
     tsr__carve_grid_free(ctx, &gc);
     printf("%dx%d:\n", W, H);
     int rc = exact_pass(ctx, g, 0, 0, want);
-    rc |= exact_pass(ctx, g, 1, 0, want);
+    rc |= exact_pass(ctx, g, 2, 0, want);
+    rc |= exact_pass(ctx, g, 4, 0, want);
     if (W <= 1920)
-        rc |= exact_pass(ctx, g, 1, 64, want);
+        rc |= exact_pass(ctx, g, 4, 64, want);
     rc |= batch_size(ctx, &g, SEAMS);
     rc |= batch_size(ctx, &g, g.w / 4);
     tsr__carve_grid_free(ctx, &g);

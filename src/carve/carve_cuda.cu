@@ -162,7 +162,7 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
         c->P.inc_cap = TSR__CC_INC_CAP;
         init.full = 1;
         init.dpgen = 1;
-        const cudaError_t e = inc_setup();
+        const cudaError_t e = inc_setup<INC_AHEAD>();
         if (e != cudaSuccess) {
             tsr__carve_cuda_close(ctx, c);
             return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);

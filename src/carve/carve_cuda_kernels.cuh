@@ -142,18 +142,12 @@ inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t
 /* The incremental DP (carve_cuda_logic.h): one block of INC_THREADS, one barrier per row. The
  * changed columns of row y go to range slot y % 3 (warp minimum and maximum, then shared
  * atomics); row y reads slot (y - 1) % 3, and thread 0 clears slot (y + 1) % 3, which no thread
- * reads or writes in row y. Row y + INC_AHEAD's planes are prefetched into L1 over a superset
- * of its range (a_{y+k} >= min(a_y, da(y + k) - k) - k and da(y + j) >= da(y + k) - (k - j):
- * columns [min(a_y - k, da - 2k) - 2, max(b_y + k, db + 2k) + 2) for k = INC_AHEAD). */
-constexpr int INC_AHEAD = 4;
-constexpr size_t INC_SMEM = 2 * TSR__CC_RING * (sizeof(uint64_t) + sizeof(int8_t));
-
-__device__ __forceinline__ void prefetch_l1(const void *p)
-{
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
-}
-
-template <int Forward, int Masked>
+ * reads or writes in row y. Each thread's inputs are loaded Ahead rows before their use, into
+ * registers (slot j of the unrolled loop: row y0 + j now, row y0 + j + Ahead next): thread t
+ * takes column base + t of the row, base the start of the row's superset as known Ahead rows
+ * earlier (tsr__cc_inc_superset); columns past base + INC_THREADS (ranges wider than the block)
+ * are loaded when they are processed. */
+template <int Forward, int Masked, int Ahead>
 __global__ void __launch_bounds__(TSR__CC_INC_THREADS)
     inc_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
 {
@@ -162,8 +156,8 @@ __global__ void __launch_bounds__(TSR__CC_INC_THREADS)
     if (!Masked)
         P.mask = NULL;
     extern __shared__ __align__(16) unsigned char inc_smem[];
-    uint64_t *rk = (uint64_t *)inc_smem;                    /* [2][RING] */
-    int8_t *rd = (int8_t *)(rk + 2 * TSR__CC_RING);         /* [2][RING] */
+    uint64_t *rk = (uint64_t *)inc_smem;            /* [2][RING] */
+    int8_t *rd = (int8_t *)(rk + 2 * TSR__CC_RING); /* [2][RING] */
     __shared__ int32_t slo[3], shi[3];
     if (P.state->stop)
         return;
@@ -172,98 +166,119 @@ __global__ void __launch_bounds__(TSR__CC_INC_THREADS)
         slo[0] = INT32_MAX;
         shi[0] = -1;
     }
+    /* rows 0 .. Ahead - 1 from row 0's range (its dirty band) */
+    int32_t a0, b0;
+    tsr__cc_inc_range(&P, w, 0, 1, 0, &a0, &b0);
+    tsr__cc_inc_in in[Ahead];
+    int32_t base[Ahead];
+#pragma unroll
+    for (int j = 0; j < Ahead; j++) {
+        int32_t pb;
+        if (j == 0) {
+            base[0] = max(a0 - 2, 0);
+            pb = min(b0 + 2, w);
+        } else {
+            tsr__cc_inc_superset(&P, w, j, j, a0, b0, &base[j], &pb);
+        }
+        if (j < P.h && base[j] + t < pb)
+            tsr__cc_inc_load(&P, w, j, base[j] + t, &in[j]);
+    }
     __syncthreads();
-    int32_t prev = 2, cur = 0, next = 1; /* slots of rows y - 1, y, y + 1 */
-    for (int32_t y = 0; y < P.h; y++) {
-        int32_t a, b;
-        tsr__cc_inc_range(&P, w, y, y > 0 ? slo[prev] : 1, y > 0 ? shi[prev] : 0, &a, &b);
-        if (b - a > P.inc_cap) { /* the same decision in every thread */
-            if (t == 0)
-                tsr__cc_inc_give_up(&P);
-            return;
-        }
-        if (t == 0) {
-            slo[next] = INT32_MAX;
-            shi[next] = -1;
-        }
-        const int32_t z = y + INC_AHEAD;
-        if (z < P.h) {
-            int32_t za, zb;
-            tsr__cc_dirty_band(P.xs, P.h, w, z, &za, &zb);
-            const int32_t pa = max(min(a - INC_AHEAD, za - 2 * INC_AHEAD) - 2, 0);
-            const int32_t pb = min(max(b + INC_AHEAD, zb + 2 * INC_AHEAD) + 2, w);
-            for (int32_t x = pa + t; x < pb; x += T) {
-                const int64_t o = (int64_t)z * P.pitch + x;
-                if ((x & 15) == 0 || x == pa)
-                    prefetch_l1(P.key + o);
-                if ((x & 63) == 0 || x == pa) {
-                    prefetch_l1(P.disp + o);
-                    if (Forward) {
-                        prefetch_l1(P.luma + o);
-                        prefetch_l1(P.luma + o - P.pitch);
-                    } else {
-                        prefetch_l1(P.energy + o);
+    int32_t prev = 2, cur = 0, next = 1; /* range slots of rows y - 1, y, y + 1 */
+    for (int32_t y0 = 0; y0 < P.h; y0 += Ahead) {
+#pragma unroll
+        for (int j = 0; j < Ahead; j++) {
+            const int32_t y = y0 + j;
+            if (y >= P.h)
+                return;
+            int32_t a, b;
+            tsr__cc_inc_range(&P, w, y, y > 0 ? slo[prev] : 1, y > 0 ? shi[prev] : 0, &a, &b);
+            if (b - a > P.inc_cap) { /* the same decision in every thread */
+                if (t == 0)
+                    tsr__cc_inc_give_up(&P);
+                return;
+            }
+            if (t == 0) {
+                slo[next] = INT32_MAX;
+                shi[next] = -1;
+            }
+            const int32_t lo = max(a - 2, 0), hi = min(b + 2, w), s = y & 1;
+            uint64_t *rkc = rk + s * TSR__CC_RING, *rkp = rk + (s ^ 1) * TSR__CC_RING;
+            int8_t *rdc = rd + s * TSR__CC_RING, *rdp = rd + (s ^ 1) * TSR__CC_RING;
+            int32_t nlo = INT32_MAX, nhi = -1;
+            /* base[j] <= lo: the columns from base[j] + T on were not loaded ahead */
+            for (int32_t x = base[j] + t; x < hi; x += T) {
+                tsr__cc_inc_in c = in[j]; /* a copy: in[] stays in registers */
+                if (x >= base[j] + T)
+                    tsr__cc_inc_load(&P, w, y, x, &c);
+                if (x < lo)
+                    continue;
+                if (x >= a && x < b) {
+                    if (tsr__cc_inc_cell(&P, w, y, x, &c, rkp, rdp, rkc, rdc)) {
+                        nlo = min(nlo, x);
+                        nhi = max(nhi, x);
                     }
-                    if (Masked)
-                        prefetch_l1(P.mask + o);
+                } else {
+                    tsr__cc_inc_edge(x, &c, rkc, rdc);
                 }
-                if ((x & 511) == 0 || x == pa)
-                    prefetch_l1(P.back + (int64_t)z * (P.pitch / 4) + x / 4);
             }
-        }
-        const int32_t lo = max(a - 2, 0), hi = min(b + 2, w), s = y & 1;
-        uint64_t *rkc = rk + s * TSR__CC_RING, *rkp = rk + (s ^ 1) * TSR__CC_RING;
-        int8_t *rdc = rd + s * TSR__CC_RING, *rdp = rd + (s ^ 1) * TSR__CC_RING;
-        int32_t nlo = INT32_MAX, nhi = -1;
-        for (int32_t x = lo + t; x < hi; x += T) {
-            if (x >= a && x < b) {
-                if (tsr__cc_inc_cell(&P, w, y, x, rkp, rdp, rkc, rdc)) {
-                    nlo = min(nlo, x);
-                    nhi = max(nhi, x);
-                }
-            } else {
-                tsr__cc_inc_edge(&P, y, x, rkc, rdc);
+            const int32_t z = y + Ahead;
+            if (z < P.h) {
+                int32_t pb;
+                tsr__cc_inc_superset(&P, w, z, Ahead, a, b, &base[j], &pb);
+                if (base[j] + t < pb)
+                    tsr__cc_inc_load(&P, w, z, base[j] + t, &in[j]);
             }
+            nlo = __reduce_min_sync(FULL, nlo);
+            nhi = __reduce_max_sync(FULL, nhi);
+            if ((t & 31) == 0 && nhi >= 0) {
+                atomicMin(&slo[cur], nlo);
+                atomicMax(&shi[cur], nhi);
+            }
+            __syncthreads();
+            prev = cur;
+            cur = next;
+            next = 3 - prev - cur;
         }
-        nlo = __reduce_min_sync(FULL, nlo);
-        nhi = __reduce_max_sync(FULL, nhi);
-        if ((t & 31) == 0 && nhi >= 0) {
-            atomicMin(&slo[cur], nlo);
-            atomicMax(&shi[cur], nhi);
-        }
-        __syncthreads();
-        prev = cur;
-        cur = next;
-        next = 3 - prev - cur;
     }
 }
 
+/* The rows the library's inc loads ahead (the workbench also times others). */
+constexpr int INC_AHEAD = 4;
+constexpr size_t INC_SMEM = 2 * TSR__CC_RING * (sizeof(uint64_t) + sizeof(int8_t));
+
 /* The inc kernels' shared-memory size (once per process, before the first inc launch). */
+template <int Ahead>
 inline cudaError_t inc_setup()
 {
     cudaError_t e;
-    if ((e = cudaFuncSetAttribute(inc_kernel<0, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)INC_SMEM)) != cudaSuccess ||
-        (e = cudaFuncSetAttribute(inc_kernel<0, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)INC_SMEM)) != cudaSuccess ||
-        (e = cudaFuncSetAttribute(inc_kernel<1, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)INC_SMEM)) != cudaSuccess)
+    if ((e = cudaFuncSetAttribute(inc_kernel<0, 0, Ahead>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
+            cudaSuccess ||
+        (e = cudaFuncSetAttribute(inc_kernel<0, 1, Ahead>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
+            cudaSuccess ||
+        (e = cudaFuncSetAttribute(inc_kernel<1, 0, Ahead>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
+            cudaSuccess)
         return e;
-    return cudaFuncSetAttribute(inc_kernel<1, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)INC_SMEM);
+    return cudaFuncSetAttribute(inc_kernel<1, 1, Ahead>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM);
 }
 
 /* The inc launch at width w (after the removal), the instance for P's energy kind and mask. */
+template <int Ahead = INC_AHEAD>
 inline void inc_launch(const tsr__cc_planes &P, int32_t w, cudaStream_t s)
 {
+    const unsigned T = TSR__CC_INC_THREADS;
     if (P.forward && P.mask)
-        inc_kernel<1, 1><<<1, TSR__CC_INC_THREADS, INC_SMEM, s>>>(P, w);
+        inc_kernel<1, 1, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
     else if (P.forward)
-        inc_kernel<1, 0><<<1, TSR__CC_INC_THREADS, INC_SMEM, s>>>(P, w);
+        inc_kernel<1, 0, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
     else if (P.mask)
-        inc_kernel<0, 1><<<1, TSR__CC_INC_THREADS, INC_SMEM, s>>>(P, w);
+        inc_kernel<0, 1, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
     else
-        inc_kernel<0, 0><<<1, TSR__CC_INC_THREADS, INC_SMEM, s>>>(P, w);
+        inc_kernel<0, 0, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
 }
 
 __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)

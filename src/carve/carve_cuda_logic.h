@@ -673,34 +673,71 @@ TSR__CC_FN void tsr__cc_inc_give_up(const tsr__cc_planes *P)
     P->state->dpgen++;
 }
 
-/* inc, cell (y, x), a <= x < b: dp_cpu.c's cell from row y - 1's keys and displacements in the
- * ring (pk, pd: row y - 1's slots, column x at x mod RING), compared with the stored (shifted)
- * key, disp and code, which are updated where they differ; the new key and disp also go to row
- * y's ring slots (rk, rd). Returns 1 when the key or the disp changed. */
-TSR__CC_FN int tsr__cc_inc_cell(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
-                                const uint64_t *pk, const int8_t *pd, uint64_t *rk, int8_t *rd)
+/* The superset of row z's recomputed and edge columns, [a_z - 2, b_z + 2), known k >= 1 rows
+ * earlier from row y = z - k's range [a, b) (k = z with row 0's range for the first rows): a row's
+ * range reaches at most one column further per side than the row above's or its own dirty band,
+ * and dirty bands move at most one column per row, so a_z >= min(a - k, da(z) - 2k) (da, db: row
+ * z's dirty band) and b_z <= max(b + k, db(z) + 2k). Returns [*pa, *pb) inside [0, w). */
+TSR__CC_FN void tsr__cc_inc_superset(const tsr__cc_planes *P, int32_t w, int32_t z, int32_t k,
+                                     int32_t a, int32_t b, int32_t *pa, int32_t *pb)
 {
-    const int32_t M = TSR__CC_RING - 1;
+    int32_t da, db;
+    tsr__cc_dirty_band(P->xs, P->h, w, z, &da, &db);
+    const int32_t lo = (a - k < da - 2 * k ? a - k : da - 2 * k) - 2;
+    const int32_t hi = (b + k > db + 2 * k ? b + k : db + 2 * k) + 2;
+    *pa = lo < 0 ? 0 : lo;
+    *pb = hi > w ? w : hi;
+}
+
+/* What inc reads of a cell (y, x) from global memory: loaded a few rows ahead of its use (no
+ * launch writes them before the cell's own row is processed). */
+typedef struct tsr__cc_inc_in {
+    uint64_t key;        /* the stored (shifted) key */
+    uint16_t dl, dc, dr; /* transition costs to the left, centre and right predecessors */
+    uint8_t m;           /* mask code (0 without a mask) */
+    uint8_t oc;          /* the stored back-pointer code */
+    int8_t d;            /* the stored disp */
+} tsr__cc_inc_in;
+
+TSR__CC_FN void tsr__cc_inc_load(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
+                                 tsr__cc_inc_in *in)
+{
     const int64_t o = (int64_t)y * P->pitch + x;
-    const uint64_t pen = P->mask ? tsr__cc_pen(P, P->mask[o]) : 0;
-    uint64_t dl, dc, dr;
+    in->key = P->key[o];
+    in->d = P->disp[o];
+    in->m = P->mask ? P->mask[o] : 0;
+    in->oc = (uint8_t)(P->back[(int64_t)y * (P->pitch / 4) + (x >> 2)] >> 2 * (x & 3) & 3);
     if (!P->forward) {
-        dl = dc = dr = P->energy[o];
+        in->dl = in->dc = in->dr = P->energy[o];
     } else {
         const uint8_t *row = P->luma + (int64_t)y * P->pitch;
         const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
         const int32_t u = y > 0 ? row[x - P->pitch] : 0;
-        dc = (uint64_t)tsr__cc_absdiff(r, l);
-        dl = dc + (uint64_t)tsr__cc_absdiff(u, l);
-        dr = dc + (uint64_t)tsr__cc_absdiff(u, r);
+        in->dc = (uint16_t)tsr__cc_absdiff(r, l);
+        in->dl = (uint16_t)(in->dc + tsr__cc_absdiff(u, l));
+        in->dr = (uint16_t)(in->dc + tsr__cc_absdiff(u, r));
     }
-    uint64_t key = pen + dc;
+}
+
+/* inc, cell (y, x), a <= x < b, with its inputs `in`: dp_cpu.c's cell from row y - 1's keys and
+ * displacements in the ring (pk, pd: row y - 1's slots, column x at x mod RING), compared with
+ * the stored key, disp and code, which are updated where they differ (the code by an XOR: other
+ * threads flip other bits of its word); the new key and disp also go to row y's ring slots (rk,
+ * rd). Returns 1 when the key or the disp changed. */
+TSR__CC_FN int tsr__cc_inc_cell(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
+                                const tsr__cc_inc_in *in, const uint64_t *pk, const int8_t *pd,
+                                uint64_t *rk, int8_t *rd)
+{
+    const int32_t M = TSR__CC_RING - 1;
+    const int64_t o = (int64_t)y * P->pitch + x;
+    const uint64_t pen = P->mask ? tsr__cc_pen(P, in->m) : 0;
+    uint64_t key = pen + in->dc;
     int32_t bc = 1, d = 0;
     if (y > 0) {
         const uint64_t none = ~(uint64_t)0; /* a missing candidate: never strictly smaller */
         const int32_t il = (x - 1) & M, ic = x & M, ir = (x + 1) & M;
-        const uint64_t cl = x > 0 ? pk[il] + dl : none, cc = pk[ic] + dc;
-        const uint64_t cr = x < w - 1 ? pk[ir] + dr : none;
+        const uint64_t cl = x > 0 ? pk[il] + in->dl : none, cc = pk[ic] + in->dc;
+        const uint64_t cr = x < w - 1 ? pk[ir] + in->dr : none;
         uint64_t best = cl;
         bc = 0;
         bc = cc < best ? 1 : bc;
@@ -712,18 +749,14 @@ TSR__CC_FN int tsr__cc_inc_cell(const tsr__cc_planes *P, int32_t w, int32_t y, i
         const int32_t pdv = y % TSR__CC_BAND == 0 ? 0 : bc == 0 ? pd[il] : bc == 1 ? pd[ic] : pd[ir];
         d = bc - 1 + pdv;
     }
-    const uint64_t ok = P->key[o];
-    const int8_t od = P->disp[o];
-    const int changed = ok != key || od != (int8_t)d;
-    if (ok != key)
+    const int changed = in->key != key || in->d != (int8_t)d;
+    if (in->key != key)
         P->key[o] = key;
-    if (od != (int8_t)d)
+    if (in->d != (int8_t)d)
         P->disp[o] = (int8_t)d;
-    /* only this thread changes the bits of column x, so a plain load reads them right */
-    uint32_t *word = (uint32_t *)(void *)(P->back + (int64_t)y * (P->pitch / 4)) + (x >> 4);
-    const uint32_t oc = *word >> 2 * (x & 15) & 3;
-    if (oc != (uint32_t)bc)
-        TSR__CC_XOR32(word, (oc ^ (uint32_t)bc) << 2 * (x & 15));
+    if (in->oc != (uint32_t)bc)
+        TSR__CC_XOR32((uint32_t *)(void *)(P->back + (int64_t)y * (P->pitch / 4)) + (x >> 4),
+                      (uint32_t)(in->oc ^ bc) << 2 * (x & 15));
     rk[x & M] = key;
     rd[x & M] = (int8_t)d;
     return changed;
@@ -731,12 +764,10 @@ TSR__CC_FN int tsr__cc_inc_cell(const tsr__cc_planes *P, int32_t w, int32_t y, i
 
 /* inc, an edge column x of row y (a - 2 <= x < a or b <= x < b + 2, inside the image): its
  * stored key and disp into row y's ring slots, for row y + 1. */
-TSR__CC_FN void tsr__cc_inc_edge(const tsr__cc_planes *P, int32_t y, int32_t x, uint64_t *rk,
-                                 int8_t *rd)
+TSR__CC_FN void tsr__cc_inc_edge(int32_t x, const tsr__cc_inc_in *in, uint64_t *rk, int8_t *rd)
 {
-    const int64_t o = (int64_t)y * P->pitch + x;
-    rk[x & (TSR__CC_RING - 1)] = P->key[o];
-    rd[x & (TSR__CC_RING - 1)] = P->disp[o];
+    rk[x & (TSR__CC_RING - 1)] = in->key;
+    rd[x & (TSR__CC_RING - 1)] = in->d;
 }
 
 #endif

@@ -224,8 +224,11 @@ static void launch_remove(emu *e, int32_t w)
 /* inc launches that went through and that gave up, and the cells they recomputed */
 static int64_t inc_done, inc_gave_up, inc_cells;
 
-/* inc: one block, rows in order with a barrier each; a row's threads in descending order.
- * Checks what the kernel relies on: every ring slot a row reads was written by the row above. */
+/* inc: one block, rows in order with a barrier each; a row's threads in descending order (each
+ * cell's inputs loaded when it is processed: the kernel loads them rows earlier, which reads the
+ * same values, as no launch writes them in between). Checks what the kernel relies on: every
+ * ring slot a row reads was written by the row above, and a row's columns lie inside the
+ * superset that each of the rows 1 to 8 above it predicts. */
 static void launch_inc(emu *e, int32_t w)
 {
     const tsr__cc_planes *P = &e->P;
@@ -240,10 +243,24 @@ static void launch_inc(emu *e, int32_t w)
     poison(rd, sizeof rd);
     memset(stamp, 0xff, sizeof stamp);
     int32_t clo = 1, chi = 0;
+    int32_t *ra = xmalloc((size_t)P->h * 4), *rb = xmalloc((size_t)P->h * 4);
     for (int32_t y = 0; y < P->h; y++) {
         int32_t a, b;
         tsr__cc_inc_range(P, w, y, clo, chi, &a, &b);
+        ra[y] = a;
+        rb[y] = b;
+        for (int32_t k = 1; k <= 8 && k <= y; k++) {
+            int32_t pa, pb;
+            tsr__cc_inc_superset(P, w, y, k, ra[y - k], rb[y - k], &pa, &pb);
+            if (pa > (a - 2 > 0 ? a - 2 : 0) || pb < (b + 2 < w ? b + 2 : w)) {
+                fprintf(stderr, "emu: inc row %d [%d, %d) outside its superset [%d, %d)\n",
+                        (int)y, (int)a, (int)b, (int)pa, (int)pb);
+                abort();
+            }
+        }
         if (b - a > P->inc_cap) {
+            free(ra);
+            free(rb);
             tsr__cc_inc_give_up(P);
             inc_gave_up++;
             return;
@@ -259,20 +276,24 @@ static void launch_inc(emu *e, int32_t w)
         int32_t nlo = INT32_MAX, nhi = -1;
         for (int32_t t = T - 1; t >= 0; t--)
             for (int32_t x = lo + t; x < hi; x += T) {
+                tsr__cc_inc_in in;
+                tsr__cc_inc_load(P, w, y, x, &in);
                 if (x >= a && x < b) {
-                    if (tsr__cc_inc_cell(P, w, y, x, rk[(y - 1) & 1], rd[(y - 1) & 1], rk[y & 1],
-                                         rd[y & 1])) {
+                    if (tsr__cc_inc_cell(P, w, y, x, &in, rk[(y - 1) & 1], rd[(y - 1) & 1],
+                                         rk[y & 1], rd[y & 1])) {
                         nlo = x < nlo ? x : nlo;
                         nhi = x > nhi ? x : nhi;
                     }
                 } else {
-                    tsr__cc_inc_edge(P, y, x, rk[y & 1], rd[y & 1]);
+                    tsr__cc_inc_edge(x, &in, rk[y & 1], rd[y & 1]);
                 }
                 stamp[y & 1][x & (RING - 1)] = y;
             }
         clo = nlo;
         chi = nhi;
     }
+    free(ra);
+    free(rb);
     inc_done++;
 }
 
