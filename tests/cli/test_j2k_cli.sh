@@ -160,14 +160,17 @@ fi
 
 # PNM output against the PGX planes of the same decode, through the documented mapping
 # (v + 2^(p-1) for signed samples, then v * maxval / (2^p - 1) rounded): 8-bit RGB as stored,
-# 4-bit signed gray and 12-bit RGB rescaled, 16-bit RGB (the path with its own image buffer).
-for case in "p0_04.j2k ppm" "p0_03.j2k pgm" "hifi_ht1_02.j2k ppm" "file7.jp2 ppm" "p0_04.j2k pgm --components 1"; do
+# 4-bit signed gray and 12-bit RGB rescaled, 16-bit RGB (the path with its own image buffer);
+# at 1 thread (rows packed tight over plane 0) and 2 threads (each row at its plane row).
+for case in "p0_04.j2k ppm 1" "p0_04.j2k ppm 2" "p0_03.j2k pgm 1" "p0_03.j2k pgm 2" \
+            "hifi_ht1_02.j2k ppm 1" "hifi_ht1_02.j2k ppm 2" "file7.jp2 ppm 1" "file7.jp2 ppm 2" \
+            "p0_04.j2k pgm 1 --components 1" "p0_04.j2k pgm 2 --components 1"; do
   set -- $case
   f=$data/j2k/conformance/$1; [ -r "$f" ] || f=$data/j2k/htj2k/$1
   [ -r "$f" ] || continue
-  ext=$2; shift 2
+  ext=$2; threads=$3; shift 3
   rm -f "$tmp"/pn*.pgx "$tmp/pn.$ext"
-  expect 0 "$tool" j2k decode "$f" "$tmp/pn.$ext" --threads 2 "$@"
+  expect 0 "$tool" j2k decode "$f" "$tmp/pn.$ext" --threads $threads "$@"
   expect 0 "$tool" j2k decode "$f" "$tmp/pn.pgx" "$@"
   python3 - "$tmp/pn.$ext" "$tmp" <<'EOF' && ok || bad "PNM output of $case differs from its PGX planes"
 import glob, sys

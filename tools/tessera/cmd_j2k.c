@@ -216,9 +216,10 @@ static void convert_pixels(const pixel_conv *cv, size_t y, uint32_t x0, uint32_t
 }
 
 /* Saves planes (from tsr_j2k_decode_alloc, so ours to overwrite) as PNG/PNM through
- * tsr_image_save: same size, 1..4 planes, <= 16 bits. When a pixel takes at most 4 bytes, each
- * output row is written over plane 0's own row (n * bytes-per-sample <= 4 = sizeof(int32_t), so
- * pixel x ends at or before the end of plane 0's sample x): no fresh image to fault in. */
+ * tsr_image_save: same size, 1..4 planes, <= 16 bits. When a pixel takes at most 4 bytes, the
+ * output rows are written over plane 0's memory (n * bytes-per-sample <= 4 = sizeof(int32_t), so
+ * pixel x of row y ends at or before the end of plane 0's sample x of row y): no fresh image to
+ * fault in. */
 static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out, tsr_j2k_plane *p,
                       uint32_t n, int threads)
 {
@@ -268,7 +269,13 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out, tsr
     enum { PIECE = 1024 }; /* pixels converted into a stack buffer, then copied into place */
     int64_t h = p[0].height;
     uint32_t w = p[0].width;
-    (void)threads;
+    /* One thread converts the rows in order, so row y can go tight after row y - 1: it ends at
+     * or before the first plane-0 sample not yet read (y * row + k * pixel <= y * stride * 4 +
+     * k * 4 after the first k pixels of row y). The encoder then writes the raster in one call
+     * instead of copying it piecewise. Threads convert rows out of order: each stays at the
+     * start of its own plane-0 row. */
+    if (!own && threads == 1)
+        img.stride = (size_t)w * pixel;
 #pragma omp parallel for schedule(static) if (threads != 1)
     for (int64_t y = 0; y < h; y++) {
         uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
