@@ -408,9 +408,14 @@ static int report(tsr__annealer *a, double elapsed, const char *note)
  * groups only. */
 enum { GROUP = 64 };
 
-/* The CUDA batch walk pays where one proposal's dense delta is large against the launch round
- * trip (~15-20 us): mean degree x edges, i.e. arm tests per proposal on the CPU (~3 ns each). */
+/* Backend auto on a GPU takes the CUDA batch walk for dense graphs only: where mean degree x
+ * edges (arm tests per CPU proposal, ~3 ns each) is large against a launch round trip (~15-20
+ * us) and the degree is high enough that the CPU's spatial index leaves most edges as candidates.
+ * Measured (H200, 20 s, bench/results/layout-anneal-h200-2026-11-29.md): proposals/s against the
+ * CPU's A5 (degree 10, 2,556 edges) 2.9x, A6 (30, 3,000) 6.8x, A7 (7, 1,740) 0.97x, A9 (3.9,
+ * 4,938) 0.29x. */
 #define AUTO_CUDA_MIN_WORK 20000.0
+#define AUTO_CUDA_MIN_DEGREE 8.0
 
 tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
                                tsr_layout_optimize_result *result)
@@ -420,8 +425,9 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
         return st;
     tsr__batch_kind kind = TSR__BATCH_NONE;
     if (l && tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA) {
-        double work = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes * l->num_edges : 0;
-        if (ctx->opt.backend == TSR_BACKEND_CUDA || work >= AUTO_CUDA_MIN_WORK)
+        double degree = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes : 0;
+        if (ctx->opt.backend == TSR_BACKEND_CUDA ||
+            (degree >= AUTO_CUDA_MIN_DEGREE && degree * l->num_edges >= AUTO_CUDA_MIN_WORK))
             kind = TSR__BATCH_CUDA;
     }
     return tsr__layout_optimize_with(ctx, l, opt, kind, result, NULL);

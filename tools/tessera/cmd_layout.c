@@ -33,9 +33,10 @@ static const cli_option layout_options[] = {
     {"dense", CLI_FLAG, NULL, "optimize: never use the spatial index (for comparisons)."},
     {"backend", CLI_VALUE, "NAME",
      "auto (default), cpu, reference or cuda: the full crossing counts (check, render, the "
-     "optimizer's start) and, with cuda (auto: on a GPU, for graphs where mean degree x edges "
-     ">= 20,000), the optimizer's moves scored in batches on the GPU (same drawing as cpu at a "
-     "fixed --moves). The environment variable TSR_BACKEND sets the default."},
+     "optimizer's start) and, with cuda (auto: on a GPU, for graphs of mean degree >= 8 and "
+     "mean degree x edges >= 20,000), the optimizer's moves scored in batches on the GPU (same "
+     "drawing as cpu at a fixed --moves). The environment variable TSR_BACKEND sets the "
+     "default."},
     {"threads", CLI_VALUE, "N", "CPU threads for full counts (default 0: all cores)."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
