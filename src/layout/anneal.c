@@ -1,19 +1,20 @@
 /* The optimizer: simulated annealing on the incremental evaluator (incr_cpu.c).
  *
  * Plan: the start layout (init.c: the input, the stress layout, the stress layout with long
- * shortcut chains set aside, or the best of them, made valid), then two phases. Phase 1 minimises the total number of crossings C (Metropolis on dC,
- * geometric temperature schedule). Phase 2 minimises the excess over a target one below the best
- * K found (see tsr__anneal_energy) with a temperature adapted per batch of proposals to a falling
- * share of accepted uphill moves; the best drawing is kept by the lexicographic score (K, n_K,
- * Phi, C). Nodes are chosen with a bias toward the edges above the target, the edges crossing
- * one of them, and the most crossed of random edges; moves go to a random point, near the
- * neighbours' barycentre, within a radius that shrinks over the run (see start_radius), or (for
- * a crosser) just across the hot edge's line. Every move keeps the drawing valid (exact test). Without progress
- * for a while the search restarts from the best drawing. The schedule follows the share of the
- * budget used: moves/max_moves when max_moves is set (then a seed gives the same drawing on
- * every machine), else the share of the time left after the start layout. With a batch evaluator
- * (the CUDA backend, anneal_batch.c) the proposals of a group are scored in batches and decided
- * by the same steps in the same order, so the drawing is the same. */
+ * shortcut chains set aside, or the best of them, made valid), then two phases. Phase 1 minimises
+ * the total number of crossings C (Metropolis on dC, geometric temperature schedule). Phase 2
+ * minimises the excess over a target one below the best K found (see tsr__anneal_energy) with a
+ * temperature adapted per batch of proposals to a falling share of accepted uphill moves; the best
+ * drawing is kept by the lexicographic score (K, n_K, Phi, C). Nodes are chosen with a bias toward
+ * the edges above the target, the edges crossing one of them, and the most crossed of random edges;
+ * moves go to a random point, near the neighbours' barycentre, within a radius that shrinks over
+ * the run (see start_radius), or (for a crosser) just across the hot edge's line. Every move keeps
+ * the drawing valid (exact test). Without progress for a while the search restarts from the best
+ * drawing. The schedule follows the share of the budget used: moves/max_moves when max_moves is set
+ * (then a seed gives the same drawing on every machine), else the share of the time left after the
+ * start layout. With a batch evaluator (the CUDA backend, anneal_batch.c) the proposals of a group
+ * are scored in batches and decided by the same steps in the same order, so the drawing is the
+ * same. */
 #include "layout/anneal_internal.h"
 #include "layout/geometry.h"
 
@@ -42,7 +43,6 @@ static double now_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
 
 static void snapshot_current(tsr__annealer *a)
 {
@@ -279,8 +279,7 @@ double tsr__anneal_energy(const tsr__annealer *a, int64_t dx, const tsr_layout_s
     const tsr_layout_score *cur = &a->inc.score;
     if (a->phase == 1)
         return (double)(s->C - cur->C);
-    return (double)dx +
-           PHI_WEIGHT * (double)(s->Phi - cur->Phi) / (2.0 * (double)(a->target + 1));
+    return (double)dx + PHI_WEIGHT * (double)(s->Phi - cur->Phi) / (2.0 * (double)(a->target + 1));
 }
 
 double tsr__anneal_pending_energy(const tsr__annealer *a)
@@ -434,9 +433,8 @@ tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_opt
 }
 
 tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
-                                     const tsr_layout_optimize_options *opt,
-                                     tsr__batch_kind kind, tsr_layout_optimize_result *result,
-                                     tsr__batch_stats *stats)
+                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
+                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats)
 {
     tsr_status st = TSR_OK;
     tsr_layout_optimize_options defaults;
@@ -450,8 +448,9 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
     if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
         !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1))
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
+        return tsr__fail(
+            ctx, TSR_ERR_INVALID_ARGUMENT,
+            "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
     if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
     tsr__annealer a;
@@ -491,9 +490,9 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     double t_start = 0, t_end = 0;
     double phase_start_frac = 0;
     uint64_t stall_limit = 20000 + 40 * (uint64_t)n;
-    int interrupted = 0, can_move = n > 0 && m > 0 &&
-                                       (uint64_t)n < ((uint64_t)l->width + 1) *
-                                                         ((uint64_t)l->height + 1);
+    int interrupted = 0,
+        can_move =
+            n > 0 && m > 0 && (uint64_t)n < ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1);
     if (can_move) {
         t_start = sample_scale(&a, radius);
         t_end = t_start * 1e-3;

@@ -281,7 +281,7 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
             if (b->slot[i] < 0)
                 continue; /* node-invalid: no test, no uniform */
             if (b->invalid[b->slot[i]])
-                break;    /* a point on an edge: no uniform either, the rest was drawn after one */
+                break; /* a point on an edge: no uniform either, the rest was drawn after one */
             if ((st = decide(a, i, cur_excess, up, &taken)) != TSR_OK)
                 break;
             if (!taken && memcmp(&a->rng, &b->after_test[i], sizeof a->rng) != 0)
@@ -292,9 +292,11 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
         b->window_walked += (uint64_t)walked;
         b->window_accepted += (uint64_t)taken;
         if (b->window_walked >= WINDOW) {
-            uint64_t want = b->window_accepted ? 2 * b->window_walked / b->window_accepted
-                                               : TSR__BATCH_MAX;
-            b->want = want < WANT_MIN ? WANT_MIN : want > TSR__BATCH_MAX ? TSR__BATCH_MAX : (int)want;
+            uint64_t want =
+                b->window_accepted ? 2 * b->window_walked / b->window_accepted : TSR__BATCH_MAX;
+            b->want = want < WANT_MIN         ? WANT_MIN
+                      : want > TSR__BATCH_MAX ? TSR__BATCH_MAX
+                                              : (int)want;
             b->window_walked = b->window_accepted = 0;
         }
     }

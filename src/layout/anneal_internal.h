@@ -111,8 +111,7 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
 /* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
  * context's backend); every kind gives the same drawing at a fixed move budget. */
 tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
-                                     const tsr_layout_optimize_options *opt,
-                                     tsr__batch_kind kind, tsr_layout_optimize_result *result,
-                                     tsr__batch_stats *stats);
+                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
+                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats);
 
 #endif

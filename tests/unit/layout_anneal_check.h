@@ -2,11 +2,12 @@
  * (the CPU batch evaluator, no GPU) and test_layout_anneal_cuda_gpu.c (the CUDA one): the same
  * drawing optimized with the same options and move budget by both walks must come out byte for
  * byte the same, with the same score, moves, acceptances and restarts (the batch walk is the
- * sequential walk with its rejections scored ahead); every path of the walk must have run. Cases: random drawings of two kinds (short
- * edges on a large canvas, for the spatial index and low k; many long edges, for the dense
- * paths and high degrees), a crowded small canvas (many proposals land on an edge or an occupied
- * point), a small graph with a long budget (restarts from the best drawing), and contest
- * instances when the data is there. Header-only (static functions): include it once per test. */
+ * sequential walk with its rejections scored ahead); every path of the walk must have run. Cases:
+ * random drawings of two kinds (short edges on a large canvas, for the spatial index and low k;
+ * many long edges, for the dense paths and high degrees), a crowded small canvas (many proposals
+ * land on an edge or an occupied point), a small graph with a long budget (restarts from the best
+ * drawing), and contest instances when the data is there. Header-only (static functions): include
+ * it once per test. */
 #ifndef TSR_TEST_LAYOUT_ANNEAL_CHECK_H
 #define TSR_TEST_LAYOUT_ANNEAL_CHECK_H
 
@@ -51,8 +52,8 @@ static void lac_compare(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
            "batch: %llu calls, %llu scored, %llu decided from the score, %llu on the host, "
            "%llu of them on a bound, %llu discarded\n",
            name, (long long)ra.initial.K, (long long)ra.best.K, (unsigned long long)ra.moves,
-           (unsigned long long)ra.accepted, (unsigned long long)ra.restarts, ra.seconds,
-           rb.seconds, (unsigned long long)st.calls, (unsigned long long)st.scored,
+           (unsigned long long)ra.accepted, (unsigned long long)ra.restarts, ra.seconds, rb.seconds,
+           (unsigned long long)st.calls, (unsigned long long)st.scored,
            (unsigned long long)st.decided, (unsigned long long)st.host,
            (unsigned long long)st.bounded, (unsigned long long)st.discarded);
     lac_total.calls += st.calls;
@@ -133,8 +134,8 @@ static void lac_run_all(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
         {"small graph, restarts", 16, 1, 2, 60, 150000, 1, 8},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tsr_layout *l = lac_random(ctx_seq, &r, cases[i].n, cases[i].near, cases[i].far,
-                                   cases[i].w);
+        tsr_layout *l =
+            lac_random(ctx_seq, &r, cases[i].n, cases[i].near, cases[i].far, cases[i].w);
         opt.max_moves = cases[i].moves;
         opt.spatial = cases[i].spatial;
         opt.seed = (uint64_t)cases[i].seed;
@@ -159,14 +160,14 @@ static void lac_run_all(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     }
     /* every path of the walk ran: scores decided on the host and from the evaluator, proposals
      * discarded after a stop, restarts (the evaluator reloaded) */
-    CHECK(lac_cases >= 6 && lac_total.decided > 0 && lac_total.host > 0 &&
-          lac_total.bounded > 0 && lac_total.discarded > 0 && lac_restarts > 0);
+    CHECK(lac_cases >= 6 && lac_total.decided > 0 && lac_total.host > 0 && lac_total.bounded > 0 &&
+          lac_total.discarded > 0 && lac_restarts > 0);
     printf("all cases: %llu calls, %llu scored, %llu decided from the score, %llu on the host, "
            "%llu on a bound, %llu discarded, %llu restarts\n",
            (unsigned long long)lac_total.calls, (unsigned long long)lac_total.scored,
            (unsigned long long)lac_total.decided, (unsigned long long)lac_total.host,
-           (unsigned long long)lac_total.bounded,
-           (unsigned long long)lac_total.discarded, (unsigned long long)lac_restarts);
+           (unsigned long long)lac_total.bounded, (unsigned long long)lac_total.discarded,
+           (unsigned long long)lac_restarts);
 }
 
 #endif
