@@ -27,5 +27,5 @@ for item in $list; do
     rate=$(sed -n 's/.* \([0-9]*\) moves\/s$/\1/p' "$log" | awk '{s += $1; n++} END {print n ? int(s / n) : "-"}')
     moves=$(sed -n 's/.* \([0-9]*\) moves, .*/\1/p' "$log" | tail -1)
     set -- $r $(cat "$out/A$i-$init.time")
-    echo "| A$i | $init | $backend | $1 | $2 | $3 | $4 | $5 | $(echo "$6 + $7" | bc) | ${moves:--} | $rate |"
+    echo "| A$i | $init | $backend | $1 | $2 | $3 | $4 | $5 | $(echo "$6 $7" | awk "{print \$1 + \$2}") | ${moves:--} | $rate |"
 done
