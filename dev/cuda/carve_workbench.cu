@@ -3,17 +3,12 @@
  * For 1920x1080, 3840x2160 and 7680x4320 (luma of the GPU test's pattern), opens a device pass
  * through the library (tsr__carve_cuda_open: upload, energy, first DP), then runs the library's
  * own kernels (carve_cuda_kernels.cuh) for 50 seams in the library's order with CUDA events
- * around every launch: milliseconds per seam of select, remove, energy_band, inc and dp: "full"
- * (the DP planes of the incremental DP taken away: the full DP every seam, as v3), "inc2" and
- * "inc4" (the library's order: the incremental DP loading its inputs 2 or 4 rows ahead, the
- * library's choice being INC_AHEAD; the full DP only where it gave up), and at 1080p "cap64",
- * inc4 with its cap lowered to 64 columns (so that it gives up on most seams: the fallback's
- * generations and gating checked on the device). In the full
- * run one DP (seam 10) is traced (the kernel's global-timer stamps per item): time from the
- * launch's first item start to each band's last store, and the mean stage / wait / rows / store
- * times of an item, so the DP's critical path per band can be read off. Both runs' seams are
- * checked against the CPU parallel pass (tsr__carve_remove_seams, TSR_BACKEND_CPU, itself
- * tested against the reference): exit 1 on a difference. Batch mode: one pass of the adaptive K (tsr__carve_batch_k) for 50 seams and for a
+ * around every launch: milliseconds per seam of select, remove, energy_band and dp. One DP (seam
+ * 10) is traced (the kernel's global-timer stamps per item): time from the launch's first item
+ * start to each band's last store, and the mean stage / wait / rows / store times of an
+ * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
+ * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
+ * difference. Batch mode: one pass of the adaptive K (tsr__carve_batch_k) for 50 seams and for a
  * quarter of the width, after the library's open (first DP with the pair bits), its kernels
  * (carve_cuda_batch_kernels.cuh's batch_launch) timed one by one with events, BATCH_REPEATS times
  * (the pass reads only what its DP wrote, so a repeat does the same work), and the trace's time
@@ -123,25 +118,15 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     return 0;
 }
 
-/* inc at width w, loading `ahead` rows ahead (2 or 4). */
-static void inc_variant(const tsr__cc_planes &P, int32_t w, int ahead, cudaStream_t s)
+static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
 {
-    if (ahead == 2)
-        inc_launch<2>(P, w, s);
-    else
-        inc_launch<4>(P, w, s);
-}
-
-/* One exact pass of SEAMS seams, timed per kernel (ahead > 0: the library's order with inc
- * loading `ahead` rows ahead, and its cap when cap > 0; ahead 0: the full DP every seam),
- * checked against the removed pixels `want` (SEAMS x H input indices). */
-static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int ahead, int32_t cap,
-                      const std::vector<uint32_t> &want)
-{
-    const int incremental = ahead > 0;
-    CK(inc_setup<2>());
-    CK(inc_setup<4>());
-    const int32_t W = g.w, H = g.h;
+    tsr__carve_grid g;
+    if (tsr__carve_grid_alloc(ctx, &g, W, H, W, 1, TSR_U8, 0, 0, 1) != TSR_OK)
+        return 2;
+    fill(&g);
+    for (int32_t y = 0; y < H; y++)
+        for (int32_t x = 0; x < W; x++)
+            g.index[(size_t)y * (size_t)W + (size_t)x] = (uint32_t)(y * W + x);
     const uint64_t pen[4] = {0, 0, 0, 0};
     tsr__carve_cuda *c = NULL;
     if (tsr__carve_cuda_open(ctx, &g, TSR_CARVE_BACKWARD, pen, SEAMS, 0, 0, &c) != TSR_OK) {
@@ -149,21 +134,15 @@ static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int ahead, int32_t
         return 2;
     }
     cudaStream_t s = ctx->cuda->stream;
-    tsr__cc_planes P = c->P;
-    if (!incremental) { /* the open's first DP wrote them; nothing reads them from here on */
-        P.key = NULL;
-        P.disp = NULL;
-    }
-    if (cap > 0)
-        P.inc_cap = cap;
+    const tsr__cc_planes P = c->P;
     const int32_t nb = tsr__cc_bands(H);
     uint64_t *dtrace;
     const size_t ntr = (size_t)nb * (size_t)tsr__cc_strips(W) * 5;
     CK(cudaMalloc((void **)&dtrace, ntr * sizeof(uint64_t)));
-    cudaEvent_t ev[6];
-    for (int i = 0; i < 6; i++)
+    cudaEvent_t ev[5];
+    for (int i = 0; i < 5; i++)
         CK(cudaEventCreate(&ev[i]));
-    double ms[5] = {0, 0, 0, 0, 0};
+    double ms[4] = {0, 0, 0, 0};
     std::vector<uint64_t> tr(ntr);
     for (int32_t k = 0; k < SEAMS; k++) {
         const int32_t w = W - k;
@@ -174,76 +153,52 @@ static int exact_pass(tsr_ctx *ctx, const tsr__carve_grid &g, int ahead, int32_t
         CK(cudaEventRecord(ev[2], s));
         energy_band_kernel<<<(unsigned)((H + 127) / 128), 128, 0, s>>>(P, w - 1);
         CK(cudaEventRecord(ev[3], s));
-        if (k + 1 < SEAMS && incremental)
-            inc_variant(P, w - 1, ahead, s);
-        CK(cudaEventRecord(ev[4], s));
         if (k + 1 < SEAMS)
-            dp_launch(P, w - 1, (uint32_t)k + 2, k == TRACED && !incremental ? dtrace : NULL, s);
-        CK(cudaEventRecord(ev[5], s));
-        CK(cudaEventSynchronize(ev[5]));
+            dp_launch(P, w - 1, (uint32_t)k + 2, k == TRACED ? dtrace : NULL, s);
+        CK(cudaEventRecord(ev[4], s));
+        CK(cudaEventSynchronize(ev[4]));
         CK(cudaGetLastError());
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 4; i++) {
             float f;
             CK(cudaEventElapsedTime(&f, ev[i], ev[i + 1]));
             ms[i] += f;
         }
-        if (k == TRACED && !incremental) {
+        if (k == TRACED) {
             CK(cudaMemcpy(tr.data(), dtrace, ntr * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+            printf("%dx%d:\n", W, H);
             report_trace(tr, P, w - 1);
         }
     }
-    tsr__cc_state st;
-    std::vector<uint16_t> orig((size_t)(W - SEAMS) * H), rec((size_t)SEAMS * H);
-    if (tsr__carve_cuda_state(ctx, c, &st) != TSR_OK ||
-        tsr__carve_cuda_fetch(ctx, c, st.removed, orig.data(), rec.data()) != TSR_OK)
-        return 2;
-    printf("  %s: ms/seam select %.4f, remove %.4f, energy_band %.4f, inc %.4f, dp %.4f, "
-           "sum %.4f",
-           !incremental ? "full " : cap > 0 ? "cap64" : ahead == 2 ? "inc2 " : "inc4 ", ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS,
-           ms[3] / (SEAMS - 1), ms[4] / (SEAMS - 1), (ms[0] + ms[1] + ms[2] + ms[3] + ms[4]) / SEAMS);
-    if (incremental)
-        printf(" (full DP after %u of %d seams)", st.dpgen - 1, SEAMS - 1);
-    size_t bad = st.removed == SEAMS ? 0 : 1;
-    for (size_t i = 0; i < want.size(); i++)
-        bad += want[i] != (uint32_t)(i % (size_t)H) * (uint32_t)W + rec[i];
-    printf("; check: %s (%zu differences)\n", bad ? "FAIL" : "ok", bad);
-    for (int i = 0; i < 6; i++)
+    printf("  ms/seam: select %.4f, remove %.4f, energy_band %.4f, dp %.4f, sum %.4f\n",
+           ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS, ms[3] / (SEAMS - 1),
+           (ms[0] + ms[1] + ms[2] + ms[3]) / SEAMS);
+    int rc = 0;
+    if (check) {
+        tsr__cc_state st;
+        std::vector<uint16_t> orig((size_t)(W - SEAMS) * H), rec((size_t)SEAMS * H);
+        if (tsr__carve_cuda_state(ctx, c, &st) != TSR_OK ||
+            tsr__carve_cuda_fetch(ctx, c, st.removed, orig.data(), rec.data()) != TSR_OK)
+            return 2;
+        tsr__carve_pass p;
+        memset(&p, 0, sizeof p);
+        p.backend = TSR_BACKEND_REFERENCE;
+        p.energy = TSR_CARVE_BACKWARD;
+        p.mode = TSR_CARVE_EXACT;
+        p.threads = 1;
+        std::vector<uint32_t> want((size_t)SEAMS * H);
+        p.record = want.data();
+        if (tsr__carve_remove_seams(ctx, &g, SEAMS, &p) != TSR_OK)
+            return 2;
+        size_t bad = st.removed == SEAMS ? 0 : 1;
+        for (size_t i = 0; i < want.size(); i++)
+            bad += want[i] != (uint32_t)(i % (size_t)H) * (uint32_t)W + rec[i];
+        printf("  check against the reference: %s (%zu differences)\n", bad ? "FAIL" : "ok", bad);
+        rc = bad != 0;
+    }
+    for (int i = 0; i < 5; i++)
         cudaEventDestroy(ev[i]);
     cudaFree(dtrace);
     tsr__carve_cuda_close(ctx, c);
-    return bad != 0;
-}
-
-static int one_size(tsr_ctx *ctx, int32_t W, int32_t H)
-{
-    tsr__carve_grid g;
-    if (tsr__carve_grid_alloc(ctx, &g, W, H, W, 1, TSR_U8, 0, 0, 1) != TSR_OK)
-        return 2;
-    fill(&g);
-    for (int32_t y = 0; y < H; y++)
-        for (int32_t x = 0; x < W; x++)
-            g.index[(size_t)y * (size_t)W + (size_t)x] = (uint32_t)(y * W + x);
-    /* the expected seams: the CPU parallel pass on a copy */
-    tsr__carve_grid gc;
-    if (tsr__carve_grid_copy(ctx, &g, &gc, W) != TSR_OK)
-        return 2;
-    tsr__carve_pass p;
-    memset(&p, 0, sizeof p);
-    p.backend = TSR_BACKEND_CPU;
-    p.energy = TSR_CARVE_BACKWARD;
-    p.mode = TSR_CARVE_EXACT;
-    p.threads = 8;
-    std::vector<uint32_t> want((size_t)SEAMS * H);
-    p.record = want.data();
-    if (tsr__carve_remove_seams(ctx, &gc, SEAMS, &p) != TSR_OK)
-        return 2;
-    tsr__carve_grid_free(ctx, &gc);
-    printf("%dx%d:\n", W, H);
-    int rc = exact_pass(ctx, g, 0, 0, want);
-    rc |= exact_pass(ctx, g, 2, 0, want);
-    rc |= exact_pass(ctx, g, 4, 0, want);
-    if (W <= 1920)
-        rc |= exact_pass(ctx, g, 4, 64, want);
     rc |= batch_size(ctx, &g, SEAMS);
     rc |= batch_size(ctx, &g, g.w / 4);
     tsr__carve_grid_free(ctx, &g);
@@ -261,10 +216,10 @@ int main(int argc, char **argv)
         printf("no CUDA device: skipped\n");
         return 77;
     }
-    int rc = one_size(ctx, 1920, 1080);
+    int rc = one_size(ctx, 1920, 1080, 1);
     if (!small) {
-        rc |= one_size(ctx, 3840, 2160);
-        rc |= one_size(ctx, 7680, 4320);
+        rc |= one_size(ctx, 3840, 2160, 0);
+        rc |= one_size(ctx, 7680, 4320, 0);
     }
     tsr_ctx_destroy(ctx);
     return rc;

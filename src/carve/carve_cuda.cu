@@ -2,12 +2,10 @@
  * energy, masks through the 64-bit key, bit-identical to the CPU reference because every kernel
  * body is carve_cuda_logic.h's integer code (also run on the CPU by test_carve_device_logic).
  *
- * Per seam, five launches and no host round trip (carve_cuda_logic.h's launch order): select
- * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy and the
- * DP planes right of the seam), energy_band (incremental energy), inc (the incremental DP: one
- * block, the changed columns row by row), dp (only when inc gave up: one launch, warp items over
- * bands x strips, keys in registers, bands chained by generation-tagged keys in a wavefront;
- * also the first DP of a pass). The host polls
+ * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
+ * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
+ * the seam), energy_band (incremental energy), dp (one launch: warp items over bands x strips,
+ * keys in registers, bands chained by generation-tagged keys in a wavefront). The host polls
  * the state every few dozen seams. Batch mode (tsr__carve_cuda_batch): per pass of K seams
  * top-K, trace, sum, gather, energy and the next DP (carve_cuda_batch_logic.h's launch order;
  * kernels in carve_cuda_batch_kernels.cuh). bench/notes/carve.md has the design and the
@@ -47,7 +45,7 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
     void *dev[] = {c->P.luma,  c->P.mask,  c->P.orig,  c->P.energy, c->P.hand,
                    c->P.entry, c->P.back,  c->P.tickets, c->P.xs,   c->P.rec,
                    c->P.state, c->P.pair,  c->P.cols,  c->P.luma2,  c->P.mask2,
-                   c->P.orig2, c->P.key,   c->P.disp};
+                   c->P.orig2};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -153,21 +151,6 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
     DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
     DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));
-    tsr__cc_state init;
-    memset(&init, 0, sizeof init);
-    init.drops = drops;
-    if (kmax == 0) { /* exact mode: the incremental DP's planes; the first DP runs in full */
-        DEV_ALLOC(c->P.key, cells * sizeof(uint64_t));
-        DEV_ALLOC(c->P.disp, cells);
-        c->P.inc_cap = TSR__CC_INC_CAP;
-        init.full = 1;
-        init.dpgen = 1;
-        const cudaError_t e = inc_setup<INC_AHEAD>();
-        if (e != cudaSuccess) {
-            tsr__carve_cuda_close(ctx, c);
-            return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
-        }
-    }
     if (kmax > 0) {
         c->kmax = kmax;
         DEV_ALLOC(c->P.pair, cells / 4);
@@ -182,6 +165,9 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
             return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
         }
     }
+    tsr__cc_state init;
+    memset(&init, 0, sizeof init);
+    init.drops = drops;
     OPEN_TRY(open_work(ctx, c, g, &init));
     *out = c;
     return TSR_OK;
@@ -257,8 +243,6 @@ extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, in
             TSR_CUDA_CHECK_LAUNCH(ctx, "energy_band_kernel");
         }
         if (k + 1 < c->count) {
-            inc_launch(c->P, w - 1, s);
-            TSR_CUDA_CHECK_LAUNCH(ctx, "inc_kernel");
             tsr_status st = launch_dp(ctx, c, w - 1, (uint32_t)k + 2);
             if (st != TSR_OK)
                 return st;

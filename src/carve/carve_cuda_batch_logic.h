@@ -41,6 +41,12 @@ enum {
 
 /* ---- topk ---- */
 
+/* The masked key of column x of the last row. */
+TSR__CC_FN uint64_t tsr__cc_last_key(const tsr__cc_planes *P, int32_t x)
+{
+    return P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + x] & TSR__CC_KEY_MASK;
+}
+
 /* topk thread t of T: its contiguous columns [*a, *b). */
 TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, int32_t *b)
 {

@@ -48,13 +48,11 @@ __device__ __forceinline__ uint64_t global_ns()
 }
 
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
- * Instantiated for Forward = P.forward, Masked = (P.mask != NULL) and Mode: 1 batch (P.pair:
- * the pair bits stored too), 2 exact (P.key: every cell's key and disp stored too; runs only
- * when the state says inc gave up, as the state's generation), 0 exact without the incremental
- * planes (the workbench's full DP per seam): dp_launch below.
+ * Instantiated for Forward = P.forward, Masked = (P.mask != NULL) and Batch = (P.pair != NULL:
+ * the pair bits stored too): dp_launch below.
  * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
  * after staging, after the wait, after its rows and after its stores (5 values). */
-template <int Forward, int Masked, int Mode>
+template <int Forward, int Masked, int Batch>
 __global__ void __launch_bounds__(TSR__CC_LANES)
     dp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, uint32_t gen, uint64_t *trace)
 {
@@ -63,20 +61,11 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     P.forward = Forward;
     if (!Masked)
         P.mask = NULL;
-    if (Mode != 1)
+    if (!Batch)
         P.pair = NULL;
-    if (Mode != 2) {
-        P.key = NULL;
-        P.disp = NULL;
-    }
     __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
-    if (Mode == 2) {
-        if (!P.state->full)
-            return;
-        gen = P.state->dpgen;
-    }
     const int32_t lane = (int32_t)threadIdx.x;
     uint32_t t = 0;
     if (lane == 0)
@@ -111,174 +100,30 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         tr[4] = global_ns();
 }
 
-template <int Mode>
+template <int Batch>
 inline void dp_launch_mode(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
                            cudaStream_t s)
 {
     const unsigned items = (unsigned)(tsr__cc_bands(P.h) * tsr__cc_strips(w));
     if (P.forward && P.mask)
-        dp_kernel<1, 1, Mode><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.forward)
-        dp_kernel<1, 0, Mode><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<1, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.mask)
-        dp_kernel<0, 1, Mode><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<0, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else
-        dp_kernel<0, 0, Mode><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+        dp_kernel<0, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
 }
 
 /* The DP launch of generation gen at width w (the instance for P's energy kind, mask and
- * mode; exact mode with the incremental planes takes its generation from the state). */
+ * mode). */
 inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
                       cudaStream_t s)
 {
     if (P.pair)
         dp_launch_mode<1>(P, w, gen, trace, s);
-    else if (P.key)
-        dp_launch_mode<2>(P, w, gen, trace, s);
     else
         dp_launch_mode<0>(P, w, gen, trace, s);
-}
-
-/* The incremental DP (carve_cuda_logic.h): one block of INC_THREADS, one barrier per row. The
- * changed columns of row y go to range slot y % 3 (warp minimum and maximum, then shared
- * atomics); row y reads slot (y - 1) % 3, and thread 0 clears slot (y + 1) % 3, which no thread
- * reads or writes in row y. Each thread's inputs are loaded Ahead rows before their use, into
- * registers (slot j of the unrolled loop: row y0 + j now, row y0 + j + Ahead next): thread t
- * takes column base + t of the row, base the start of the row's superset as known Ahead rows
- * earlier (tsr__cc_inc_superset); columns past base + INC_THREADS (ranges wider than the block)
- * are loaded when they are processed. */
-template <int Forward, int Masked, int Ahead>
-__global__ void __launch_bounds__(TSR__CC_INC_THREADS)
-    inc_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
-{
-    tsr__cc_planes P = Pg; /* registers: see the file comment */
-    P.forward = Forward;
-    if (!Masked)
-        P.mask = NULL;
-    extern __shared__ __align__(16) unsigned char inc_smem[];
-    uint64_t *rk = (uint64_t *)inc_smem;            /* [2][RING] */
-    int8_t *rd = (int8_t *)(rk + 2 * TSR__CC_RING); /* [2][RING] */
-    __shared__ int32_t slo[3], shi[3];
-    if (P.state->stop)
-        return;
-    const int32_t t = (int32_t)threadIdx.x, T = TSR__CC_INC_THREADS;
-    if (t == 0) {
-        slo[0] = INT32_MAX;
-        shi[0] = -1;
-    }
-    /* rows 0 .. Ahead - 1 from row 0's range (its dirty band) */
-    int32_t a0, b0;
-    tsr__cc_inc_range(&P, w, 0, 1, 0, &a0, &b0);
-    tsr__cc_inc_in in[Ahead];
-    int32_t base[Ahead];
-#pragma unroll
-    for (int j = 0; j < Ahead; j++) {
-        int32_t pb;
-        if (j == 0) {
-            base[0] = max(a0 - 2, 0);
-            pb = min(b0 + 2, w);
-        } else {
-            tsr__cc_inc_superset(&P, w, j, j, a0, b0, &base[j], &pb);
-        }
-        if (j < P.h && base[j] + t < pb)
-            tsr__cc_inc_load(&P, w, j, base[j] + t, &in[j]);
-    }
-    __syncthreads();
-    int32_t prev = 2, cur = 0, next = 1; /* range slots of rows y - 1, y, y + 1 */
-    for (int32_t y0 = 0; y0 < P.h; y0 += Ahead) {
-#pragma unroll
-        for (int j = 0; j < Ahead; j++) {
-            const int32_t y = y0 + j;
-            if (y >= P.h)
-                return;
-            int32_t a, b;
-            tsr__cc_inc_range(&P, w, y, y > 0 ? slo[prev] : 1, y > 0 ? shi[prev] : 0, &a, &b);
-            if (b - a > P.inc_cap) { /* the same decision in every thread */
-                if (t == 0)
-                    tsr__cc_inc_give_up(&P);
-                return;
-            }
-            if (t == 0) {
-                slo[next] = INT32_MAX;
-                shi[next] = -1;
-            }
-            const int32_t lo = max(a - 2, 0), hi = min(b + 2, w), s = y & 1;
-            uint64_t *rkc = rk + s * TSR__CC_RING, *rkp = rk + (s ^ 1) * TSR__CC_RING;
-            int8_t *rdc = rd + s * TSR__CC_RING, *rdp = rd + (s ^ 1) * TSR__CC_RING;
-            int32_t nlo = INT32_MAX, nhi = -1;
-            /* base[j] <= lo: the columns from base[j] + T on were not loaded ahead */
-            for (int32_t x = base[j] + t; x < hi; x += T) {
-                tsr__cc_inc_in c = in[j]; /* a copy: in[] stays in registers */
-                if (x >= base[j] + T)
-                    tsr__cc_inc_load(&P, w, y, x, &c);
-                if (x < lo)
-                    continue;
-                if (x >= a && x < b) {
-                    if (tsr__cc_inc_cell(&P, w, y, x, &c, rkp, rdp, rkc, rdc)) {
-                        nlo = min(nlo, x);
-                        nhi = max(nhi, x);
-                    }
-                } else {
-                    tsr__cc_inc_edge(x, &c, rkc, rdc);
-                }
-            }
-            const int32_t z = y + Ahead;
-            if (z < P.h) {
-                int32_t pb;
-                tsr__cc_inc_superset(&P, w, z, Ahead, a, b, &base[j], &pb);
-                if (base[j] + t < pb)
-                    tsr__cc_inc_load(&P, w, z, base[j] + t, &in[j]);
-            }
-            nlo = __reduce_min_sync(FULL, nlo);
-            nhi = __reduce_max_sync(FULL, nhi);
-            if ((t & 31) == 0 && nhi >= 0) {
-                atomicMin(&slo[cur], nlo);
-                atomicMax(&shi[cur], nhi);
-            }
-            __syncthreads();
-            prev = cur;
-            cur = next;
-            next = 3 - prev - cur;
-        }
-    }
-}
-
-/* The rows the library's inc loads ahead (the workbench also times others). */
-constexpr int INC_AHEAD = 4;
-constexpr size_t INC_SMEM = 2 * TSR__CC_RING * (sizeof(uint64_t) + sizeof(int8_t));
-
-/* The inc kernels' shared-memory size (once per process, before the first inc launch). */
-template <int Ahead>
-inline cudaError_t inc_setup()
-{
-    cudaError_t e;
-    if ((e = cudaFuncSetAttribute(inc_kernel<0, 0, Ahead>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
-            cudaSuccess ||
-        (e = cudaFuncSetAttribute(inc_kernel<0, 1, Ahead>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
-            cudaSuccess ||
-        (e = cudaFuncSetAttribute(inc_kernel<1, 0, Ahead>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM)) !=
-            cudaSuccess)
-        return e;
-    return cudaFuncSetAttribute(inc_kernel<1, 1, Ahead>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)INC_SMEM);
-}
-
-/* The inc launch at width w (after the removal), the instance for P's energy kind and mask. */
-template <int Ahead = INC_AHEAD>
-inline void inc_launch(const tsr__cc_planes &P, int32_t w, cudaStream_t s)
-{
-    const unsigned T = TSR__CC_INC_THREADS;
-    if (P.forward && P.mask)
-        inc_kernel<1, 1, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
-    else if (P.forward)
-        inc_kernel<1, 0, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
-    else if (P.mask)
-        inc_kernel<0, 1, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
-    else
-        inc_kernel<0, 0, Ahead><<<1, T, INC_SMEM, s>>>(P, w);
 }
 
 __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
@@ -350,17 +195,6 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
         tsr__cc_remove_read(&P, w, y, c, t, &r);
         __syncthreads();
         tsr__cc_remove_write(&P, y, c, t, &r);
-        __syncthreads();
-    }
-    if (!P.key)
-        return;
-    const int32_t last = (w - 1) >> 4; /* the codes' words, 16 columns each */
-    for (int32_t c = xs >> 4; c <= last; c += TSR__CC_THREADS) {
-        const int32_t j = c + t;
-        const uint32_t v = j <= last ? tsr__cc_codes_shift_read(&P, y, j) : 0;
-        __syncthreads();
-        if (j <= last)
-            tsr__cc_codes_shift_write(&P, y, j, v);
         __syncthreads();
     }
 }

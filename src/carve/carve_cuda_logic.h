@@ -42,25 +42,9 @@
  *     remove                               one block per row: chunks of THREADS x E columns
  *                                          right of the seam, all reads, barrier, all writes
  *     energy_band (backward)               one thread per row: the columns around the seam
- *     inc, not after the last seam         one block of INC_THREADS: the incremental DP below
- *     dp, not after the last seam          runs only when inc gave up (generation: the state's)
+ *     dp (generation k + 2), not after the last seam
  * Every kernel returns at once when the state's stop flag is set (object removal ends on the
- * device; later launches of the batch are no-ops).
- *
- * The incremental DP (exact mode; pass.c's update on the device). The full DP also writes the
- * key of every cell (`key`, untagged) and its path's displacement since the band's origin row
- * (`disp` = origin column - column; origin row: row 0 in band 0, the previous band's last row
- * otherwise), and select reads the last row's keys and the band hops from these planes. remove
- * shifts key, disp and the back-pointer codes with the seam. Displacements are relative, so a
- * removal changes one only where the path crosses the seam's side, which happens next to the
- * seam, inside the recomputed band. After a removal, inc walks rows 0..h-1 with one barrier per
- * row: row y recomputes [a, b) (pass.c's rule: the dirty band of rows y-1..y+1 united with the
- * columns of row y-1 whose key or disp changed, widened by one left and two right), compares
- * each cell with its stored (shifted) key and disp, stores what changed (a code by an atomic XOR
- * on its word), and puts row y's values of [a - 2, b + 2) into a two-row ring in shared memory:
- * all that row y + 1 can read (a_{y+1} >= a_y - 1, b_{y+1} <= b_y + 1). A range wider than
- * inc_cap makes it give up: the state's `full` flag and a new DP generation, so the full DP
- * launched after it recomputes every plane. */
+ * device; later launches of the batch are no-ops). */
 #ifndef TSR_CARVE_CUDA_LOGIC_H
 #define TSR_CARVE_CUDA_LOGIC_H
 
@@ -91,13 +75,6 @@ __device__ __forceinline__ uint64_t tsr__cc_load_relaxed(const uint64_t *p)
 #define TSR__CC_LOAD_RO(p) (*(p))
 #endif
 
-/* Flips bits of a word other threads of the launch may flip too (inc's back-pointer codes). */
-#ifdef __CUDA_ARCH__
-#define TSR__CC_XOR32(p, v) atomicXor((p), (v))
-#else
-#define TSR__CC_XOR32(p, v) (*(p) ^= (v))
-#endif
-
 enum {
     TSR__CC_THREADS = 256,      /* threads per block of the remove kernel */
     TSR__CC_SEL_THREADS = 1024, /* of the select kernel (a warp per band in the expansion) */
@@ -109,10 +86,7 @@ enum {
     TSR__CC_MAX_BANDS = (65535 + TSR__CC_BAND - 1) / TSR__CC_BAND,
     TSR__CC_PITCH_ALIGN = 64, /* device row pitch: a multiple of this, >= w + this */
     TSR__CC_EXP_WORDS = 5, /* back-pointer words (16 columns each) per row in the expansion */
-    TSR__CC_RM_E = 8,      /* columns per remove thread per chunk */
-    TSR__CC_INC_THREADS = 1024, /* of the incremental DP's block */
-    TSR__CC_RING = 4096,   /* columns of the incremental DP's shared rows (a power of two) */
-    TSR__CC_INC_CAP = TSR__CC_RING - 4 /* widest row range inc takes (+ 2 edge columns a side) */
+    TSR__CC_RM_E = 8       /* columns per remove thread per chunk */
 };
 
 #define TSR__CC_DROP_B ((uint64_t)1 << 25)
@@ -127,9 +101,6 @@ typedef struct tsr__cc_state {
     int32_t removed;     /* seams removed so far in this pass */
     int64_t drops;       /* drop pixels left (object removal) */
     uint64_t energy_sum; /* sum of the removed seams' energy parts */
-    int32_t full;        /* exact mode: 1 when the next dp launch must run (first DP, or inc gave
-                            up); select clears it */
-    uint32_t dpgen;      /* exact mode: the generation of the last full DP that ran or must run */
 } tsr__cc_state;
 
 typedef struct tsr__cc_planes {
@@ -139,10 +110,6 @@ typedef struct tsr__cc_planes {
     uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
                                 of the previous band's last row its path comes from */
     uint8_t *back;           /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
-    uint64_t *key;           /* exact mode: h x pitch, every cell's key (untagged); NULL in batch
-                                mode (then select reads hand and entry) */
-    int8_t *disp;            /* exact mode: h x pitch, origin column - column of each cell's path */
-    int32_t inc_cap;         /* exact mode: the widest row range inc recomputes (<= INC_CAP) */
     uint32_t *tickets;       /* per DP launch (generation - 1): items taken */
     int32_t *xs;
     uint16_t *rec;
@@ -405,14 +372,6 @@ TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__
         P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
         if (P->pair)
             P->pair[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)pairs;
-        if (P->key) { /* exact mode: what the incremental DP starts from */
-            TSR__CC_UNROLL
-            for (int32_t c = 0; c < TSR__CC_C; c++)
-                if (x1 + c < w) {
-                    P->key[(int64_t)y * P->pitch + x1 + c] = L->m[c];
-                    P->disp[(int64_t)y * P->pitch + x1 + c] = (int8_t)(L->org[c] - (x1 + c));
-                }
-        }
     }
 }
 
@@ -435,33 +394,16 @@ TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr
 
 /* ---- seam selection ---- */
 
-/* The masked key of column x of the last row. */
-TSR__CC_FN uint64_t tsr__cc_last_key(const tsr__cc_planes *P, int32_t x)
-{
-    const uint64_t *row = P->key ? P->key + (int64_t)(P->h - 1) * P->pitch
-                                 : P->hand + (int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch;
-    return row[x] & TSR__CC_KEY_MASK;
-}
-
-/* The column of the previous band's last row that the path through column x of band b's last
- * row (b > 0) comes from. */
-TSR__CC_FN int32_t tsr__cc_entry(const tsr__cc_planes *P, int32_t b, int32_t x)
-{
-    if (!P->key)
-        return P->entry[(int64_t)b * P->pitch + x];
-    const int32_t y = (b + 1) * TSR__CC_BAND < P->h ? (b + 1) * TSR__CC_BAND - 1 : P->h - 1;
-    return x + P->disp[(int64_t)y * P->pitch + x];
-}
-
 /* select, thread t of T: the leftmost minimum of its columns t, t + T, ... of the last row
  * (x = -1 when it has none). */
 TSR__CC_FN void tsr__cc_argmin_partial(const tsr__cc_planes *P, int32_t w, int32_t t, int32_t T,
                                        uint64_t *v, int32_t *x)
 {
+    const uint64_t *last = P->hand + (int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch;
     int32_t bx = -1;
     uint64_t bv = 0;
     for (int32_t c = t; c < w; c += T) {
-        const uint64_t v = tsr__cc_last_key(P, c);
+        const uint64_t v = last[c] & TSR__CC_KEY_MASK;
         if (bx < 0 || v < bv) {
             bv = v;
             bx = c;
@@ -501,7 +443,7 @@ TSR__CC_FN void tsr__cc_trace_bands(const tsr__cc_planes *P, int32_t xe, int32_t
     int32_t b = tsr__cc_bands(P->h) - 1, x = xe;
     exits[b] = x;
     for (; b > 0; b--) {
-        x = tsr__cc_entry(P, b, x);
+        x = P->entry[(int64_t)b * P->pitch + x];
         exits[b - 1] = x;
     }
 }
@@ -560,9 +502,9 @@ TSR__CC_FN void tsr__cc_select_finish(const tsr__cc_planes *P, int32_t xe, int32
         }
         s->drops -= sd;
     }
-    s->energy_sum += tsr__cc_last_key(P, xe) & (TSR__CC_DROP_B - 1);
+    s->energy_sum +=
+        P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + xe] & (TSR__CC_DROP_B - 1);
     s->removed++;
-    s->full = 0; /* the next DP is inc's unless it gives up */
 }
 
 /* ---- removal ---- */
@@ -572,8 +514,6 @@ typedef struct tsr__cc_cell {
     int32_t n; /* how many of them are live (a prefix) */
     uint8_t luma[TSR__CC_RM_E], mask[TSR__CC_RM_E];
     uint16_t orig[TSR__CC_RM_E], energy[TSR__CC_RM_E];
-    uint64_t key[TSR__CC_RM_E]; /* exact mode's DP planes */
-    int8_t disp[TSR__CC_RM_E];
 } tsr__cc_cell;
 
 /* remove, row y, before the first chunk (thread 0): records the removed pixel's column. The
@@ -600,8 +540,6 @@ TSR__CC_FN void tsr__cc_remove_read(const tsr__cc_planes *P, int32_t w, int32_t 
         r->orig[j] = P->orig[o];
         r->mask[j] = P->mask ? P->mask[o] : 0;
         r->energy[j] = P->energy ? P->energy[o] : 0;
-        r->key[j] = P->key ? P->key[o] : 0;
-        r->disp[j] = P->disp ? P->disp[o] : 0;
         r->n = j + 1;
     }
 }
@@ -621,153 +559,7 @@ TSR__CC_FN void tsr__cc_remove_write(const tsr__cc_planes *P, int32_t y, int32_t
             P->mask[o] = r->mask[j];
         if (P->energy)
             P->energy[o] = r->energy[j];
-        if (P->key) {
-            P->key[o] = r->key[j];
-            P->disp[o] = r->disp[j];
-        }
     }
-}
-
-/* remove, exact mode, row y, after the element chunks: the back-pointer codes move with the
- * seam too (two bits per column, 16 a word). Read phase of word j (xs[y] / 16 <= j <= (w - 1)
- * / 16, w the old width): its new value; the write phase (after a barrier) stores it. The pitch
- * (>= w + 64) keeps word j + 1 inside the row. */
-TSR__CC_FN uint32_t tsr__cc_codes_shift_read(const tsr__cc_planes *P, int32_t y, int32_t j)
-{
-    const uint32_t *row = (const uint32_t *)(const void *)(P->back + (int64_t)y * (P->pitch / 4));
-    const int32_t xs = P->xs[y];
-    const uint32_t v = row[j] >> 2 | row[j + 1] << 30;
-    if (j != xs >> 4)
-        return v;
-    const uint32_t low = ((uint32_t)1 << 2 * (xs & 15)) - 1; /* the codes left of the seam */
-    return (row[j] & low) | (v & ~low);
-}
-
-TSR__CC_FN void tsr__cc_codes_shift_write(const tsr__cc_planes *P, int32_t y, int32_t j,
-                                          uint32_t v)
-{
-    ((uint32_t *)(void *)(P->back + (int64_t)y * (P->pitch / 4)))[j] = v;
-}
-
-/* ---- incremental DP (inc) ---- */
-
-/* Row y's columns [*a, *b) to recompute at width w (after the removal along xs), given the
- * columns [clo, chi] of row y - 1 whose key or disp changed (clo > chi: none): pass.c's rule. */
-TSR__CC_FN void tsr__cc_inc_range(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t clo,
-                                  int32_t chi, int32_t *a, int32_t *b)
-{
-    tsr__cc_dirty_band(P->xs, P->h, w, y, a, b);
-    if (clo <= chi) {
-        if (clo - 1 < *a)
-            *a = clo - 1 < 0 ? 0 : clo - 1;
-        if (chi + 2 > *b)
-            *b = chi + 2 > w ? w : chi + 2;
-    }
-}
-
-/* inc, thread 0, when a row's range is wider than inc_cap: the full DP must run, as a new
- * generation. */
-TSR__CC_FN void tsr__cc_inc_give_up(const tsr__cc_planes *P)
-{
-    P->state->full = 1;
-    P->state->dpgen++;
-}
-
-/* The superset of row z's recomputed and edge columns, [a_z - 2, b_z + 2), known k >= 1 rows
- * earlier from row y = z - k's range [a, b) (k = z with row 0's range for the first rows): a row's
- * range reaches at most one column further per side than the row above's or its own dirty band,
- * and dirty bands move at most one column per row, so a_z >= min(a - k, da(z) - 2k) (da, db: row
- * z's dirty band) and b_z <= max(b + k, db(z) + 2k). Returns [*pa, *pb) inside [0, w). */
-TSR__CC_FN void tsr__cc_inc_superset(const tsr__cc_planes *P, int32_t w, int32_t z, int32_t k,
-                                     int32_t a, int32_t b, int32_t *pa, int32_t *pb)
-{
-    int32_t da, db;
-    tsr__cc_dirty_band(P->xs, P->h, w, z, &da, &db);
-    const int32_t lo = (a - k < da - 2 * k ? a - k : da - 2 * k) - 2;
-    const int32_t hi = (b + k > db + 2 * k ? b + k : db + 2 * k) + 2;
-    *pa = lo < 0 ? 0 : lo;
-    *pb = hi > w ? w : hi;
-}
-
-/* What inc reads of a cell (y, x) from global memory: loaded a few rows ahead of its use (no
- * launch writes them before the cell's own row is processed). */
-typedef struct tsr__cc_inc_in {
-    uint64_t key;        /* the stored (shifted) key */
-    uint16_t dl, dc, dr; /* transition costs to the left, centre and right predecessors */
-    uint8_t m;           /* mask code (0 without a mask) */
-    uint8_t oc;          /* the stored back-pointer code */
-    int8_t d;            /* the stored disp */
-} tsr__cc_inc_in;
-
-TSR__CC_FN void tsr__cc_inc_load(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
-                                 tsr__cc_inc_in *in)
-{
-    const int64_t o = (int64_t)y * P->pitch + x;
-    in->key = P->key[o];
-    in->d = P->disp[o];
-    in->m = P->mask ? P->mask[o] : 0;
-    in->oc = (uint8_t)(P->back[(int64_t)y * (P->pitch / 4) + (x >> 2)] >> 2 * (x & 3) & 3);
-    if (!P->forward) {
-        in->dl = in->dc = in->dr = P->energy[o];
-    } else {
-        const uint8_t *row = P->luma + (int64_t)y * P->pitch;
-        const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
-        const int32_t u = y > 0 ? row[x - P->pitch] : 0;
-        in->dc = (uint16_t)tsr__cc_absdiff(r, l);
-        in->dl = (uint16_t)(in->dc + tsr__cc_absdiff(u, l));
-        in->dr = (uint16_t)(in->dc + tsr__cc_absdiff(u, r));
-    }
-}
-
-/* inc, cell (y, x), a <= x < b, with its inputs `in`: dp_cpu.c's cell from row y - 1's keys and
- * displacements in the ring (pk, pd: row y - 1's slots, column x at x mod RING), compared with
- * the stored key, disp and code, which are updated where they differ (the code by an XOR: other
- * threads flip other bits of its word); the new key and disp also go to row y's ring slots (rk,
- * rd). Returns 1 when the key or the disp changed. */
-TSR__CC_FN int tsr__cc_inc_cell(const tsr__cc_planes *P, int32_t w, int32_t y, int32_t x,
-                                const tsr__cc_inc_in *in, const uint64_t *pk, const int8_t *pd,
-                                uint64_t *rk, int8_t *rd)
-{
-    const int32_t M = TSR__CC_RING - 1;
-    const int64_t o = (int64_t)y * P->pitch + x;
-    const uint64_t pen = P->mask ? tsr__cc_pen(P, in->m) : 0;
-    uint64_t key = pen + in->dc;
-    int32_t bc = 1, d = 0;
-    if (y > 0) {
-        const uint64_t none = ~(uint64_t)0; /* a missing candidate: never strictly smaller */
-        const int32_t il = (x - 1) & M, ic = x & M, ir = (x + 1) & M;
-        const uint64_t cl = x > 0 ? pk[il] + in->dl : none, cc = pk[ic] + in->dc;
-        const uint64_t cr = x < w - 1 ? pk[ir] + in->dr : none;
-        uint64_t best = cl;
-        bc = 0;
-        bc = cc < best ? 1 : bc;
-        best = cc < best ? cc : best;
-        bc = cr < best ? 2 : bc;
-        best = cr < best ? cr : best;
-        key = pen + best;
-        /* a band's first row: the origin is the predecessor itself */
-        const int32_t pdv = y % TSR__CC_BAND == 0 ? 0 : bc == 0 ? pd[il] : bc == 1 ? pd[ic] : pd[ir];
-        d = bc - 1 + pdv;
-    }
-    const int changed = in->key != key || in->d != (int8_t)d;
-    if (in->key != key)
-        P->key[o] = key;
-    if (in->d != (int8_t)d)
-        P->disp[o] = (int8_t)d;
-    if (in->oc != (uint32_t)bc)
-        TSR__CC_XOR32((uint32_t *)(void *)(P->back + (int64_t)y * (P->pitch / 4)) + (x >> 4),
-                      (uint32_t)(in->oc ^ bc) << 2 * (x & 15));
-    rk[x & M] = key;
-    rd[x & M] = (int8_t)d;
-    return changed;
-}
-
-/* inc, an edge column x of row y (a - 2 <= x < a or b <= x < b + 2, inside the image): its
- * stored key and disp into row y's ring slots, for row y + 1. */
-TSR__CC_FN void tsr__cc_inc_edge(int32_t x, const tsr__cc_inc_in *in, uint64_t *rk, int8_t *rd)
-{
-    rk[x & (TSR__CC_RING - 1)] = in->key;
-    rd[x & (TSR__CC_RING - 1)] = in->d;
 }
 
 #endif
