@@ -128,8 +128,8 @@ static void lac_run_all(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     } cases[] = {
         {"short edges 300", 300, 2, 0, 1000000, 12000, 1, 3},
         {"short edges 300 dense", 300, 2, 0, 1000000, 12000, 0, 4},
-        {"long edges 60x10", 60, 0, 10, 1000000, 12000, 1, 5},
-        {"mixed 150, canvas 2^30", 150, 2, 2, 1 << 30, 12000, 1, 6},
+        {"long edges 60x10", 60, 0, 10, 1000000, 6000, 1, 5},
+        {"mixed 150, canvas 2^30", 150, 2, 2, 1 << 30, 6000, 1, 6},
         {"crowded 14x14 canvas", 70, 1, 1, 14, 12000, 1, 7},
         {"small graph, restarts", 16, 1, 2, 60, 150000, 1, 8},
     };
