@@ -12,7 +12,9 @@
  * quarter of the width, after the library's open (first DP with the pair bits), its kernels
  * (carve_cuda_batch_kernels.cuh's batch_launch) timed one by one with events, BATCH_REPEATS times
  * (the pass reads only what its DP wrote, so a repeat does the same work), and the trace's time
- * per image row. usage: carve_workbench_cuda [--small] (--small: 1080p only). */
+ * per image row. Last, the barrier probe (barrier_probe below): what a block-wide barrier per
+ * row costs with global accesses in flight, the question the incremental DP's measurement left
+ * (bench/notes/carve.md). usage: carve_workbench_cuda [--small] (--small: 1080p only). */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
@@ -205,6 +207,108 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
     return rc;
 }
 
+/* Barrier probe: one block of PROBE_T threads walks PROBE_ROWS rows; per row a thread adds the
+ * value it loaded PROBE_AHEAD rows earlier, does what the mode says, puts its sum into shared
+ * memory, synchronises and adds its warp neighbour's entry (a dependent shared read across the
+ * synchronisation). Modes: 0 nothing else, block barrier; 1 a global load (a 280 MB plane: DRAM)
+ * for row y + AHEAD into a register, block barrier; 2 the same load through the read-only path;
+ * 3 a global store per row, block barrier; 4 a global atomic XOR per row (result unused), block
+ * barrier; 5 the loads of mode 1 with __syncwarp instead of the block barrier; 6 nothing, with
+ * __syncwarp. If mode 1 costs about a DRAM round trip per row more than mode 0 while mode 5
+ * does not, the block barrier waits for the loads in flight (the incremental DP's ~1.1 us per
+ * row). */
+enum { PROBE_T = 1024, PROBE_ROWS = 4320, PROBE_AHEAD = 4, PROBE_PITCH = 8192, PROBE_MODES = 7 };
+
+template <int Mode>
+__global__ void __launch_bounds__(PROBE_T)
+    barrier_probe(const uint64_t *plane, uint64_t *out)
+{
+    __shared__ uint64_t sh[PROBE_T];
+    const int t = (int)threadIdx.x;
+    uint64_t slot[PROBE_AHEAD], sum = 0;
+#pragma unroll
+    for (int j = 0; j < PROBE_AHEAD; j++)
+        slot[j] = plane[(int64_t)j * PROBE_PITCH + t];
+    for (int y0 = 0; y0 < PROBE_ROWS; y0 += PROBE_AHEAD) {
+#pragma unroll
+        for (int j = 0; j < PROBE_AHEAD; j++) {
+            const int64_t y = y0 + j, ahead = (y + PROBE_AHEAD) * PROBE_PITCH + t;
+            sum += slot[j];
+            if (Mode == 1 || Mode == 5)
+                slot[j] = plane[ahead];
+            if (Mode == 2)
+                slot[j] = __ldg(plane + ahead);
+            if (Mode == 3)
+                out[y * PROBE_T + t] = sum;
+            if (Mode == 4)
+                atomicXor((unsigned *)(out + y * PROBE_T + t), (unsigned)sum);
+            sh[t] = sum;
+            if (Mode >= 5)
+                __syncwarp();
+            else
+                __syncthreads();
+            sum += sh[t ^ 1];
+            if (Mode >= 5)
+                __syncwarp();
+            else
+                __syncthreads();
+        }
+    }
+    out[(int64_t)PROBE_ROWS * PROBE_T + t] = sum;
+}
+
+template <int Mode>
+static float probe_once(const uint64_t *plane, uint64_t *out, cudaEvent_t e0, cudaEvent_t e1)
+{
+    CK(cudaEventRecord(e0));
+    barrier_probe<Mode><<<1, PROBE_T>>>(plane, out);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaGetLastError());
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms;
+}
+
+static void barrier_probe_report()
+{
+    uint64_t *plane, *out;
+    const size_t n = (size_t)(PROBE_ROWS + PROBE_AHEAD) * PROBE_PITCH;
+    CK(cudaMalloc((void **)&plane, n * sizeof(uint64_t)));
+    CK(cudaMemset(plane, 1, n * sizeof(uint64_t)));
+    CK(cudaMalloc((void **)&out, (size_t)(PROBE_ROWS + 1) * PROBE_T * sizeof(uint64_t)));
+    CK(cudaMemset(out, 0, (size_t)(PROBE_ROWS + 1) * PROBE_T * sizeof(uint64_t)));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    static const char *names[PROBE_MODES] = {
+        "block barrier", "+ load 4 rows ahead", "+ __ldg 4 rows ahead", "+ store per row",
+        "+ atomicXor per row", "__syncwarp + load 4 rows ahead", "__syncwarp"};
+    printf("barrier probe (1 block of %d threads, %d rows, two synchronisations per row; "
+           "best of 3, ns per row):\n", PROBE_T, PROBE_ROWS);
+    for (int m = 0; m < PROBE_MODES; m++) {
+        float best = 1e30f;
+        for (int r = 0; r < 3; r++) {
+            float ms = 0;
+            switch (m) {
+            case 0: ms = probe_once<0>(plane, out, e0, e1); break;
+            case 1: ms = probe_once<1>(plane, out, e0, e1); break;
+            case 2: ms = probe_once<2>(plane, out, e0, e1); break;
+            case 3: ms = probe_once<3>(plane, out, e0, e1); break;
+            case 4: ms = probe_once<4>(plane, out, e0, e1); break;
+            case 5: ms = probe_once<5>(plane, out, e0, e1); break;
+            default: ms = probe_once<6>(plane, out, e0, e1); break;
+            }
+            best = std::min(best, ms);
+        }
+        printf("  mode %d %-32s %8.1f\n", m, names[m], best * 1e6 / PROBE_ROWS);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(plane);
+    cudaFree(out);
+}
+
 int main(int argc, char **argv)
 {
     const int small = argc > 1 && strcmp(argv[1], "--small") == 0;
@@ -221,6 +325,7 @@ int main(int argc, char **argv)
         rc |= one_size(ctx, 3840, 2160, 0);
         rc |= one_size(ctx, 7680, 4320, 0);
     }
+    barrier_probe_report();
     tsr_ctx_destroy(ctx);
     return rc;
 }
