@@ -284,15 +284,8 @@ double tsr__anneal_energy(const tsr__annealer *a, int64_t dx, const tsr_layout_s
 
 double tsr__anneal_pending_energy(const tsr__annealer *a)
 {
-    const tsr__incr *inc = &a->inc;
-    int64_t t = a->target, dx = 0;
-    for (int32_t i = 0; a->phase == 2 && i < inc->ntouched; i++) {
-        int32_t e = inc->touched[i];
-        int64_t c = inc->count[e], nc = c + inc->delta[e];
-        int64_t o = c > t ? c - t : 0, n = nc > t ? nc - t : 0;
-        dx += n * n - o * o;
-    }
-    return tsr__anneal_energy(a, dx, &inc->pscore);
+    const int64_t dx = a->phase == 2 ? tsr__incr_pending_excess(&a->inc, a->target) : 0;
+    return tsr__anneal_energy(a, dx, &a->inc.pscore);
 }
 
 int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up)
@@ -302,20 +295,6 @@ int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up)
     up->seen += d > 0;
     up->taken += d > 0 && accept;
     return accept;
-}
-
-int tsr__anneal_metropolis_rejects(tsr__annealer *a, double lower, tsr__uphill *up)
-{
-    if (!(lower > 0) || !isfinite(lower) || !(a->temperature > 0))
-        return 0;
-    tsr__rng peek = a->rng;
-    double u = tsr__rng_unit(&peek);
-    /* exp is monotone up to its rounding: the margin, far above one ulp, keeps this exact */
-    if (!(u > exp(-lower / a->temperature) + 1e-12))
-        return 0;
-    a->rng = peek;
-    up->seen++;
-    return 1;
 }
 
 int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s)

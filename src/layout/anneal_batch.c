@@ -40,6 +40,7 @@ struct tsr__batch_eval {
     tsr__rng after_draw[TSR__BATCH_MAX], after_test[TSR__BATCH_MAX];
     int32_t snode[TSR__BATCH_MAX], spx[TSR__BATCH_MAX], spy[TSR__BATCH_MAX];
     tsr_layout_score score[TSR__BATCH_MAX];
+    int64_t dx[TSR__BATCH_MAX]; /* phase 2: each proposal's change of the excess over the target */
     uint8_t invalid[TSR__BATCH_MAX];
 };
 
@@ -83,7 +84,7 @@ tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layou
     memset(b, 0, sizeof *b);
     b->kind = kind;
     b->want = 16;
-    size_t bytes;
+    size_t bytes = 0;
     if (!tsr__size_mul(l->num_edges ? (size_t)l->num_edges : 1, sizeof(int32_t), &bytes))
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: size overflows");
     if (st == TSR_OK)
@@ -118,21 +119,28 @@ tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b)
     return b->stats;
 }
 
-/* Scores the n node-valid proposals s{node,px,py}[0..n) into score/invalid. */
-static tsr_status evaluate(tsr_ctx *ctx, tsr__batch_eval *b, int n)
+/* Scores the n node-valid proposals s{node,px,py}[0..n) into score/invalid, and into dx their
+ * change of the excess over `target` (INT64_MAX in phase 1: none). */
+static tsr_status evaluate(tsr_ctx *ctx, tsr__batch_eval *b, int n, int64_t target)
 {
     b->stats.calls++;
     b->stats.scored += (uint64_t)n;
 #ifdef TSR_HAVE_CUDA
-    if (b->kind == TSR__BATCH_CUDA)
-        return tsr__layout_cuda_eval_dense(ctx, b->g, n, b->snode, b->spx, b->spy, b->score,
-                                           b->invalid);
+    if (b->kind == TSR__BATCH_CUDA) {
+        tsr__layout_cuda_set_target(b->g, target);
+        tsr_status st = tsr__layout_cuda_eval_dense(ctx, b->g, n, b->snode, b->spx, b->spy,
+                                                    b->score, b->invalid);
+        for (int i = 0; i < n && st == TSR_OK; i++)
+            b->dx[i] = tsr__layout_cuda_excess_change(b->g, i);
+        return st;
+    }
 #endif
     (void)ctx;
     for (int i = 0; i < n; i++) {
         b->invalid[i] = !tsr__incr_propose(&b->inc, b->snode[i], b->spx[i], b->spy[i]);
         if (!b->invalid[i]) {
             b->score[i] = b->inc.pscore;
+            b->dx[i] = tsr__incr_pending_excess(&b->inc, target);
             tsr__incr_reject(&b->inc);
         }
     }
@@ -164,29 +172,6 @@ static tsr_status commit_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, int32_t v, 
     return st;
 }
 
-/* Sum over edges of max(0, c(e) - t)^2 for the current counts (from the histogram). */
-static int64_t excess(const tsr__incr *inc, int64_t t)
-{
-    int64_t sum = 0;
-    for (int64_t c = inc->score.K; c > t && c > 0; c--)
-        sum += inc->hist[c] * (c - t) * (c - t);
-    return sum;
-}
-
-/* The energy change of scored proposal s in *d; returns 0 when the score does not determine it:
- * in phase 2 the excess after the move is known only when its K is at most target + 1 (then it
- * is n_K or 0); above, the levels below K are missing. */
-static int score_energy(const tsr__annealer *a, const tsr_layout_score *s, int64_t cur_excess,
-                        double *d)
-{
-    int64_t t = a->target;
-    if (a->phase == 2 && s->K > t + 1)
-        return 0;
-    int64_t after = a->phase == 2 && s->K == t + 1 ? s->n_K : 0;
-    *d = tsr__anneal_energy(a, after - cur_excess, s);
-    return 1;
-}
-
 /* Draws up to n proposals from a->rng (saving the states described at the top) and scores the
  * node-valid ones. */
 static tsr_status draw_and_score(tsr__annealer *a, double radius, int n)
@@ -208,52 +193,27 @@ static tsr_status draw_and_score(tsr__annealer *a, double radius, int n)
         }
         b->after_test[i] = a->rng;
     }
-    return nv ? evaluate(a->ctx, b, nv) : TSR_OK;
+    return nv ? evaluate(a->ctx, b, nv, a->phase == 2 ? a->target : INT64_MAX) : TSR_OK;
 }
 
-/* Decides proposal i of the batch (node-valid, scored valid); *taken when it was accepted and
- * committed. */
-static tsr_status decide(tsr__annealer *a, int i, int64_t cur_excess, tsr__uphill *up, int *taken)
+/* Decides proposal i of the batch (node-valid, scored valid) from its score and excess change;
+ * *taken when it was accepted and committed (on the evaluator, then mirrored into a->inc from
+ * the evaluator's counts). */
+static tsr_status decide(tsr__annealer *a, int i, tsr__uphill *up, int *taken)
 {
     tsr__batch_eval *b = a->batch;
-    const tsr_layout_score *s = &b->score[b->slot[i]];
+    const int k = b->slot[i];
+    const tsr_layout_score *s = &b->score[k];
     int32_t v = b->node[i], x = b->px[i], y = b->py[i];
-    double d = 0;
-    int host = !score_energy(a, s, cur_excess, &d);
     *taken = 0;
-    if (host) {
-        /* its top level alone: excess after >= n_K (K - target)^2, so d >= that bound's energy */
-        int64_t top = (s->K - a->target) * (s->K - a->target) * s->n_K;
-        if (tsr__anneal_metropolis_rejects(a, tsr__anneal_energy(a, top - cur_excess, s), up)) {
-            b->stats.decided++;
-            b->stats.bounded++;
-            return TSR_OK;
-        }
-    }
-    if (host) {
-        b->stats.host++;
-        if (!tsr__incr_propose(&a->inc, v, x, y) ||
-            tsr_layout_score_compare(&a->inc.pscore, s) != 0) {
-            tsr__incr_reject(&a->inc);
-            return tsr__fail(a->ctx, TSR_ERR_INTERNAL,
-                             "layout: batch evaluator and host disagree on a proposal");
-        }
-        d = tsr__anneal_pending_energy(a);
-    } else {
-        b->stats.decided++;
-    }
-    if (!tsr__anneal_metropolis(a, d, up)) {
-        if (host)
-            tsr__incr_reject(&a->inc);
+    b->stats.decided++;
+    b->stats.phase2 += a->phase == 2;
+    if (!tsr__anneal_metropolis(a, tsr__anneal_energy(a, b->dx[k], s), up))
         return TSR_OK;
-    }
     int better = tsr__anneal_before_commit(a, s);
     tsr_status st = commit_evaluator(a->ctx, b, v, x, y, s);
     if (st == TSR_OK)
-        st = host ? tsr__incr_commit(a->ctx, &a->inc)
-                  : tsr__incr_apply(a->ctx, &a->inc, v, x, y, b->counts);
-    else if (host)
-        tsr__incr_reject(&a->inc);
+        st = tsr__incr_apply(a->ctx, &a->inc, v, x, y, b->counts);
     if (st == TSR_OK && tsr_layout_score_compare(&a->inc.score, s) != 0)
         st = tsr__fail(a->ctx, TSR_ERR_INTERNAL, "layout: batch commit and host mirror differ");
     if (st != TSR_OK)
@@ -272,7 +232,6 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
         int n = count - done < b->want ? count - done : b->want;
         if ((st = draw_and_score(a, radius, n)) != TSR_OK)
             break;
-        int64_t cur_excess = a->phase == 2 ? excess(&a->inc, a->target) : 0;
         int walked = 0, taken = 0;
         while (walked < n && !taken) {
             int i = walked++;
@@ -282,7 +241,7 @@ tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, t
                 continue; /* node-invalid: no test, no uniform */
             if (b->invalid[b->slot[i]])
                 break; /* a point on an edge: no uniform either, the rest was drawn after one */
-            if ((st = decide(a, i, cur_excess, up, &taken)) != TSR_OK)
+            if ((st = decide(a, i, up, &taken)) != TSR_OK)
                 break;
             if (!taken && memcmp(&a->rng, &b->after_test[i], sizeof a->rng) != 0)
                 break;

@@ -52,10 +52,6 @@ double tsr__anneal_pending_energy(const tsr__annealer *a);
  * draws one uniform from a->rng (only when d is finite and the temperature positive) and accepts
  * with probability exp(-d / T). Counts the uphill proposals in *up. */
 int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up);
-/* For a proposal whose energy change is known only to be at least `lower` (finite): returns 1,
- * having done what tsr__anneal_metropolis does for a rejection (one uniform drawn, one uphill
- * counted), when that uniform rejects every change >= lower; else 0 with nothing drawn. */
-int tsr__anneal_metropolis_rejects(tsr__annealer *a, double lower, tsr__uphill *up);
 /* Bookkeeping around the commit of an accepted proposal with score s: before returns whether it
  * beats the best drawing (and keeps a copy of the best when the walk leaves it), after records
  * the move (the commit itself is the caller's: a->inc must then hold the new drawing). */
@@ -66,8 +62,9 @@ void tsr__anneal_after_commit(tsr__annealer *a, int better);
  * An evaluator holds its own copy of the current drawing and scores up to TSR__BATCH_MAX
  * proposals per call against it, exactly as tsr__incr_propose would (score and an invalid flag
  * for a new point on an edge not incident to the node; the node part of validity is the
- * caller's). Kinds: the CUDA dense evaluator (layout_cuda.h) and, for tests of the walk without
- * a GPU, a CPU incremental evaluator on a clone of the drawing. */
+ * caller's), and in phase 2 the change of the excess over the annealer's target. Kinds: the
+ * CUDA dense evaluator (layout_cuda.h) and, for tests of the walk without a GPU, a CPU
+ * incremental evaluator on a clone of the drawing. */
 enum { TSR__BATCH_MAX = 64 };
 typedef enum tsr__batch_kind {
     TSR__BATCH_NONE = 0, /* the sequential walk only */
@@ -79,9 +76,8 @@ typedef enum tsr__batch_kind {
 typedef struct tsr__batch_stats {
     uint64_t calls;     /* evaluator calls */
     uint64_t scored;    /* proposals the evaluator scored (walked or discarded) */
-    uint64_t decided;   /* walked proposals decided from the evaluator's score (or a bound) */
-    uint64_t host;      /* walked proposals the host had to score (phase-2 excess unknown) */
-    uint64_t bounded;   /* of the others, rejected on a lower bound of their energy change */
+    uint64_t decided;   /* walked proposals decided from the evaluator's results */
+    uint64_t phase2;    /* of them, in phase 2 (from the score and the excess change) */
     uint64_t discarded; /* proposals drawn ahead after the walk's stop (an accepted or invalid
                          * one, or a test that drew no uniform) */
 } tsr__batch_stats;
@@ -103,9 +99,7 @@ tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b);
  * the first accepted proposal (committed on both sides) or wherever the sequential walk's draws
  * would differ from those made ahead (an invalid point, a test that drew no uniform), rewinds
  * a->rng to that proposal's saved state and draws the next batch from there. The result is the
- * sequential walk's: same proposals, decisions, drawings and RNG state. In phase 2 a proposal
- * whose new K exceeds target + 1 is scored on the host (the excess below its top level is not in
- * the score) unless the Metropolis test rejects it on the lower bound that its top level gives. */
+ * sequential walk's: same proposals, decisions, drawings and RNG state. */
 tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, tsr__uphill *up);
 
 /* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the

@@ -271,6 +271,18 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     return 1;
 }
 
+int64_t tsr__incr_pending_excess(const tsr__incr *inc, int64_t t)
+{
+    int64_t dx = 0;
+    for (int32_t i = 0; i < inc->ntouched; i++) {
+        const int32_t e = inc->touched[i];
+        const int64_t c = inc->count[e], nc = c + inc->delta[e];
+        const int64_t o = c > t ? c - t : 0, n = nc > t ? nc - t : 0;
+        dx += n * n - o * o;
+    }
+    return dx;
+}
+
 void tsr__incr_reject(tsr__incr *inc)
 {
     clear_scratch(inc);

@@ -41,6 +41,7 @@ struct dev_drawing {
 enum { PARAM_PROPS = 64 };
 struct prop_params {
     int32_t node[PARAM_PROPS], px[PARAM_PROPS], py[PARAM_PROPS];
+    int32_t target; /* the excess target of every accumulator (tsr__layout_cuda_set_target) */
 };
 
 /* Block p's proposal (node, point): from the parameters, or read once from the mapped array into
@@ -88,8 +89,10 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
         tsr__lcd_acc b;
         b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
         b.dsum = __shfl_down_sync(0xffffffffu, a.dsum, o);
+        b.dx = __shfl_down_sync(0xffffffffu, a.dx, o);
         b.k = __shfl_down_sync(0xffffffffu, a.k, o);
         b.nk = __shfl_down_sync(0xffffffffu, a.nk, o);
+        b.t = a.t;
         tsr__lcd_acc_merge(&a, &b);
     }
     if ((threadIdx.x & 31) == 0)
@@ -101,6 +104,7 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
         tsr__lcd_out r;
         r.dphi = a.dphi;
         r.dsum = a.dsum;
+        r.dx = a.dx;
         r.k = a.k;
         r.nk = a.nk;
         r.invalid = *invalid;
@@ -121,7 +125,7 @@ __global__ void probe_kernel(uint32_t seq, tsr__lcd_out *out)
         invalid = 0;
     __syncthreads();
     tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a);
+    tsr__lcd_acc_init(&a, INT32_MAX);
     block_reduce_write(a, &invalid, 0, seq, out + blockIdx.x);
 }
 
@@ -162,7 +166,7 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
                          0, NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a);
+    tsr__lcd_acc_init(&a, pp.target);
     tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
                           t < d.m ? &first : NULL, &a, &invalid, hist);
     __syncthreads();
@@ -208,7 +212,7 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
                            v, px, py, cells, g.cells_cap, &sh);
     __syncthreads();
     tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a);
+    tsr__lcd_acc_init(&a, pp.target);
     const int overflow = sh.overflow;
     if (overflow)
         tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, NULL, &a,
@@ -255,7 +259,7 @@ __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_p
     block_proposal(pp, prop, nprop, p, &v, &px, &py);
     __syncthreads(); /* publishes invalid = 0 */
     tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a);
+    tsr__lcd_acc_init(&a, pp.target);
     tsr__lcd_full_reduce_thread(t, blockDim.x, d.m, v, px, py, d.x, d.y, d.eu, d.ev, d.c,
                                 rows + (size_t)p * d.m, &a, &invalid);
     __syncthreads();
@@ -391,6 +395,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     g->maxdeg = maxdeg;
     g->star_bytes = star_bytes;
     g->cells_cap = PER_PROP_CELLS;
+    g->pp.target = INT32_MAX;
     g->window = TSR__LCD_WINDOW;
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
     const size_t pb = (size_t)max_proposals * 3 * 4,
@@ -481,6 +486,16 @@ extern "C" tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda
     g->cells_cap = cells_per_proposal;
     g->window = window;
     return TSR_OK;
+}
+
+extern "C" void tsr__layout_cuda_set_target(tsr__layout_cuda *g, int64_t target)
+{
+    g->pp.target = target > INT32_MAX ? INT32_MAX : target < -1 ? -1 : (int32_t)target;
+}
+
+extern "C" int64_t tsr__layout_cuda_excess_change(const tsr__layout_cuda *g, int p)
+{
+    return g->hout[p].dx;
 }
 
 extern "C" void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3])

@@ -61,6 +61,12 @@ tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cuda *g, cons
                                          uint64_t grid_version, int nprop, const int32_t *node,
                                          const int32_t *px, const int32_t *py,
                                          tsr_layout_score *score, uint8_t *invalid);
+/* The excess target t of later launches (default: none, INT32_MAX; clamped to [-1, INT32_MAX]):
+ * each launch then also gives, per proposal, the change of sum over edges of max(0, c(e) - t)^2
+ * (the annealer's phase-2 energy), read with tsr__layout_cuda_excess_change(g, p) until the next
+ * launch (the commit is a launch). */
+void tsr__layout_cuda_set_target(tsr__layout_cuda *g, int64_t target);
+int64_t tsr__layout_cuda_excess_change(const tsr__layout_cuda *g, int p);
 /* Spatial proposals evaluated since create per path: [0] candidates and the histogram window,
  * [1] dense after a cell overflow, [2] candidates and a scan of the unclaimed edges. */
 void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3]);

@@ -139,15 +139,19 @@ TSR__LCD_FN int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32
 /* ---- the objective's change, accumulated per thread and merged per block ---- */
 typedef struct tsr__lcd_acc {
     int64_t dphi, dsum; /* sum of nc^2 - c^2 and of nc - c over the edges added */
+    int64_t dx;         /* sum of ex(nc) - ex(c), ex(c) = max(0, c - t)^2: the annealer's phase-2
+                         * excess over its target t */
     int32_t k, nk;      /* max new count and how many edges have it (0, 0 when none) */
+    int32_t t;          /* the excess target (the same in every accumulator of a launch) */
 } tsr__lcd_acc;
 
-/* One proposal's result as the kernels write it: K and n_K of the new counts, the changes of Phi
- * and of 2C, and whether the new point lies on an edge not incident to the node. `seq` is the
+/* One proposal's result as the kernels write it: K and n_K of the new counts, the changes of Phi,
+ * of 2C and of the excess over the launch's target, and whether the new point lies on an edge not
+ * incident to the node. `seq` is the
  * launch's sequence number, written last (after a system-scope fence), so that the host can tell
  * a complete result in mapped memory without synchronising the stream. */
 typedef struct tsr__lcd_out {
-    int64_t dphi, dsum;
+    int64_t dphi, dsum, dx;
     int32_t k, nk, invalid;
     int32_t path; /* spatial: 0 candidates, 1 dense after a cell overflow, 2 candidates + scan */
     uint32_t seq;
@@ -182,12 +186,22 @@ TSR__LCD_FN void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int
     *C = base_c + o->dsum / 2;
 }
 
-TSR__LCD_FN void tsr__lcd_acc_init(tsr__lcd_acc *a)
+/* An empty accumulator for excess target t (INT32_MAX: no excess, counts are below it). */
+TSR__LCD_FN void tsr__lcd_acc_init(tsr__lcd_acc *a, int32_t t)
 {
     a->dphi = 0;
     a->dsum = 0;
+    a->dx = 0;
     a->k = 0;
     a->nk = 0;
+    a->t = t;
+}
+
+/* max(0, c - t)^2 */
+TSR__LCD_FN int64_t tsr__lcd_excess(int32_t c, int32_t t)
+{
+    const int64_t d = (int64_t)c - t;
+    return d > 0 ? d * d : 0;
 }
 
 /* Edge with old count c and new count nc. A zero count enters (K, n_K) like any other, so an
@@ -196,6 +210,8 @@ TSR__LCD_FN void tsr__lcd_acc_add(tsr__lcd_acc *a, int32_t c, int32_t nc)
 {
     a->dphi += (int64_t)nc * nc - (int64_t)c * c;
     a->dsum += (int64_t)nc - c;
+    if (nc != c)
+        a->dx += tsr__lcd_excess(nc, a->t) - tsr__lcd_excess(c, a->t);
     if (nc > a->k) {
         a->k = nc;
         a->nk = 1;
@@ -209,6 +225,7 @@ TSR__LCD_FN void tsr__lcd_acc_merge(tsr__lcd_acc *a, const tsr__lcd_acc *b)
 {
     a->dphi += b->dphi;
     a->dsum += b->dsum;
+    a->dx += b->dx;
     if (b->k > a->k) {
         a->k = b->k;
         a->nk = b->nk;
@@ -408,7 +425,10 @@ TSR__LCD_FN void tsr__lcd_window_top(const int32_t *hist, int32_t kbase, int32_t
     for (int32_t j = 0; j < w && kbase - j >= 0; j++) {
         int32_t u = hist[kbase - j] - sh->qcount[j];
         if (u > 0) {
-            tsr__lcd_acc top = {0, 0, kbase - j, u};
+            tsr__lcd_acc top;
+            tsr__lcd_acc_init(&top, a->t);
+            top.k = kbase - j;
+            top.nk = u;
             tsr__lcd_acc_merge(a, &top);
             return;
         }

@@ -181,6 +181,9 @@ void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc);
  * move would make the drawing invalid (nothing to undo). */
 int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py);
 void tsr__incr_reject(tsr__incr *inc);
+/* The pending proposal's change of sum over edges of max(0, c(e) - t)^2 (the annealer's phase-2
+ * excess over target t). */
+int64_t tsr__incr_pending_excess(const tsr__incr *inc, int64_t t);
 tsr_status tsr__incr_commit(tsr_ctx *ctx, tsr__incr *inc);
 /* Commits moving v to (px, py) with the new per-edge counts given (an evaluator elsewhere
  * scored the move: the batch walk's mirror of a device commit); drops any pending proposal. The

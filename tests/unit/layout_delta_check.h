@@ -35,6 +35,8 @@ typedef struct ldc_backend {
                           tsr_layout_score *score, uint8_t *invalid);
     tsr_status (*limits)(tsr_ctx *ctx, void *g, int cells_per_proposal, int window);
     void (*paths)(const void *g, uint64_t paths[3]);
+    void (*set_target)(void *g, int64_t t);
+    int64_t (*excess)(const void *g, int p);
     tsr_status (*commit)(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
                          tsr_layout_score *score);
 } ldc_backend;
@@ -106,10 +108,12 @@ static tsr_layout_score ldc_recount_score(tsr_layout *l, int32_t v, int32_t x, i
 
 /* One launch's results against the CPU: every proposal whose node part is valid (the caller's
  * part of validity) has invalid[p] == !tsr__move_valid and, when valid, the incremental
- * evaluator's score; the first `recount` valid ones also the score of a full recount. */
-static void ldc_compare(tsr__incr *inc, int nprop, const int32_t *node, const int32_t *px,
-                        const int32_t *py, const tsr_layout_score *score, const uint8_t *invalid,
-                        int recount, int32_t *scratch)
+ * evaluator's score and excess change over target t (be->excess of g); the first `recount`
+ * valid ones also the score of a full recount. */
+static void ldc_compare(const ldc_backend *be, const void *g, int64_t t, tsr__incr *inc, int nprop,
+                        const int32_t *node, const int32_t *px, const int32_t *py,
+                        const tsr_layout_score *score, const uint8_t *invalid, int recount,
+                        int32_t *scratch)
 {
     tsr_layout *l = inc->l;
     for (int p = 0; p < nprop; p++) {
@@ -120,7 +124,8 @@ static void ldc_compare(tsr__incr *inc, int nprop, const int32_t *node, const in
         if (!valid)
             continue;
         CHECK(tsr__incr_propose(inc, node[p], px[p], py[p]));
-        int same = ldc_same_score(&score[p], &inc->pscore);
+        int same = ldc_same_score(&score[p], &inc->pscore) &&
+                   be->excess(g, p) == tsr__incr_pending_excess(inc, t);
         tsr__incr_reject(inc);
         if (same && recount-- > 0) {
             tsr_layout_score want = ldc_recount_score(l, node[p], px[p], py[p], scratch);
@@ -189,6 +194,10 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             px[p] = x;
             py[p] = y;
         }
+        /* the excess target: none, or at, below and far below the base's K */
+        const int64_t K = be->score(g).K, below = K - 1 - (round % 4 - 1) * (K / 4 + 1),
+                      t = round % 4 == 0 ? INT64_MAX : below < -1 ? -1 : below;
+        be->set_target(g, t);
         for (int kind = 0; kind < 4; kind++) {
             if (kind == 3 && round >= full_rounds)
                 continue;
@@ -208,7 +217,8 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             }
             CHECK_OK(ctx, st);
             if (st == TSR_OK)
-                ldc_compare(&inc, P, node, px, py, score, invalid, kind == 0 ? 2 : 0, scratch);
+                ldc_compare(be, g, t, &inc, P, node, px, py, score, invalid, kind == 0 ? 2 : 0,
+                            scratch);
         }
         /* commit the first fully valid proposal on both sides */
         for (int p = 0; p < P; p++) {

@@ -76,6 +76,16 @@ static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t
     return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score);
 }
 
+static void cu_set_target(void *g, int64_t t)
+{
+    tsr__layout_cuda_set_target((tsr__layout_cuda *)g, t);
+}
+
+static int64_t cu_excess(const void *g, int p)
+{
+    return tsr__layout_cuda_excess_change((const tsr__layout_cuda *)g, p);
+}
+
 static const ldc_backend cuda_backend = {tsr__layout_cuda_count,
                                          cu_create,
                                          cu_destroy,
@@ -86,6 +96,8 @@ static const ldc_backend cuda_backend = {tsr__layout_cuda_count,
                                          cu_spatial,
                                          cu_limits,
                                          cu_paths,
+                                         cu_set_target,
+                                         cu_excess,
                                          cu_commit};
 
 int main(void)

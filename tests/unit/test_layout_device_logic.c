@@ -20,6 +20,8 @@
 /* ---- the emulated device ---- */
 typedef struct emu {
     int32_t n, m, max_prop, maxdeg;
+    int32_t target; /* the excess target (emu_set_target; INT32_MAX: none) */
+    int64_t *dx;    /* max_prop: the last launch's excess changes */
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
     int32_t *star; /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
     tsr__lcd_edge *first; /* per thread: the dense kernel's edge loaded before the star */
@@ -65,7 +67,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
         return;
     void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
                  g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first};
+                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -83,6 +85,8 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->n = (int32_t)n;
     g->m = (int32_t)m;
     g->max_prop = max_proposals;
+    g->target = INT32_MAX;
+    g->dx = dup_n(NULL, P * sizeof *g->dx);
     for (size_t v = 0; v < n; v++)
         if (adj->offset[v + 1] - adj->offset[v] > g->maxdeg)
             g->maxdeg = adj->offset[v + 1] - adj->offset[v];
@@ -159,12 +163,14 @@ static tsr_status emu_check(tsr_ctx *ctx, const emu *g, int nprop, const int32_t
 }
 
 /* The threads' accumulators merged as block_reduce_write does (any order gives the same). */
-static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uint8_t *inv)
+static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uint8_t *inv,
+                       int64_t *dx)
 {
     tsr__lcd_acc a = g->acc[0];
     for (int t = 1; t < nt; t++)
         tsr__lcd_acc_merge(&a, &g->acc[t]);
-    tsr__lcd_out o = {a.dphi, a.dsum, a.k, a.nk, invalid, 0, 0};
+    tsr__lcd_out o = {a.dphi, a.dsum, a.dx, a.k, a.nk, invalid, 0, 0};
+    *dx = o.dx;
     tsr__lcd_out_score(&o, g->score.Phi, g->score.C, &score->K, &score->n_K, &score->Phi,
                        &score->C);
     *inv = (uint8_t)(invalid != 0);
@@ -182,7 +188,7 @@ static tsr__lcd_star emu_star(emu *g, int32_t v)
 /* eval_dense_kernel, one block (proposal v to px,py), nt threads, phase by phase; commit with
  * the histogram as the commit launch does. */
 static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
-                            tsr_layout_score *score, uint8_t *inv)
+                            tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
     const int32_t ox = g->x[v], oy = g->y[v];
     int32_t *hist = commit ? g->hist : NULL;
@@ -194,13 +200,13 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
         tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_acc_init(&g->acc[t]);
+        tsr__lcd_acc_init(&g->acc[t], g->target);
         tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
                               t < g->m ? &g->first[t] : NULL, &g->acc[t], &invalid, hist);
     }
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
-    emu_reduce(g, nt, invalid, score, inv);
+    emu_reduce(g, nt, invalid, score, inv, dx);
     if (commit)
         for (int t = nt - 1; t >= 0; t--)
             tsr__lcd_commit_point_thread(t, nt, v, px, py, g->eu, &s, g->ec, g->x, g->y);
@@ -208,7 +214,7 @@ static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, i
 
 /* eval_spatial_kernel, block p, phase by phase; returns the path taken. */
 static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, int32_t px,
-                             int32_t py, tsr_layout_score *score, uint8_t *inv)
+                             int32_t py, tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
     const int nt = TSR__LCD_EVAL_THREADS;
     const int32_t ox = g->x[v], oy = g->y[v], kbase = (int32_t)g->score.K;
@@ -228,7 +234,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
     }
     const int overflow = sh.overflow;
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_acc_init(&g->acc[t]);
+        tsr__lcd_acc_init(&g->acc[t], g->target);
         if (overflow)
             tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
                                   NULL, &g->acc[t], &invalid, NULL);
@@ -244,7 +250,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
             tsr__lcd_unclaimed_thread(t, nt, g->m, g->c, st, g->gen, &g->acc[t]);
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], NULL);
     }
-    emu_reduce(g, nt, invalid, score, inv);
+    emu_reduce(g, nt, invalid, score, inv, dx);
     return overflow ? 1 : sh.scan ? 2 : 0;
 }
 
@@ -256,7 +262,7 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
         emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p],
-                        &invalid[p]);
+                        &invalid[p], &g->dx[p]);
     return st;
 }
 
@@ -268,7 +274,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv);
+    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv, &g->dx[0]);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
@@ -295,12 +301,12 @@ static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node
     for (int p = 0; p < nprop; p++) {
         int inv = 0;
         for (int t = 0; t < TSR__LCD_EVAL_THREADS; t++) {
-            tsr__lcd_acc_init(&g->acc[t]);
+            tsr__lcd_acc_init(&g->acc[t], g->target);
             tsr__lcd_full_reduce_thread(t, TSR__LCD_EVAL_THREADS, g->m, node[p], px[p], py[p], g->x,
                                         g->y, g->eu, g->ev, g->c, g->rows + (size_t)p * g->m,
                                         &g->acc[t], &inv);
         }
-        emu_reduce(g, TSR__LCD_EVAL_THREADS, inv, &score[p], &invalid[p]);
+        emu_reduce(g, TSR__LCD_EVAL_THREADS, inv, &score[p], &invalid[p], &g->dx[p]);
     }
     return TSR_OK;
 }
@@ -332,13 +338,25 @@ static tsr_status emu_spatial(tsr_ctx *ctx, void *h, const tsr__grid *grid, uint
         g->gen = 1;
     }
     for (int p = 0; p < nprop; p++)
-        g->paths[emu_spatial_block(g, grid, p, node[p], px[p], py[p], &score[p], &invalid[p])]++;
+        g->paths[emu_spatial_block(g, grid, p, node[p], px[p], py[p], &score[p], &invalid[p],
+                                   &g->dx[p])]++;
     return TSR_OK;
 }
 
-static const ldc_backend emu_backend = {emu_count,  emu_create, emu_destroy, emu_score,
-                                        emu_counts, emu_dense,  emu_full,    emu_spatial,
-                                        emu_limits, emu_paths,  emu_commit};
+static void emu_set_target(void *h, int64_t t)
+{
+    emu *g = h;
+    g->target = t > INT32_MAX ? INT32_MAX : t < -1 ? -1 : (int32_t)t;
+}
+
+static int64_t emu_excess(const void *h, int p)
+{
+    return ((const emu *)h)->dx[p];
+}
+
+static const ldc_backend emu_backend = {
+    emu_count,   emu_create, emu_destroy, emu_score,      emu_counts, emu_dense, emu_full,
+    emu_spatial, emu_limits, emu_paths,   emu_set_target, emu_excess, emu_commit};
 
 /* ---- the geometry of the kernels against geometry.h ---- */
 static void check_geometry(tsr_rng *r)
