@@ -916,6 +916,18 @@ out:
     return st;
 }
 
+/* The threads a decode with these options uses (opt may be NULL: the context's count). */
+static int decode_threads(const tsr_ctx *ctx, const tsr_j2k_decode_options *opt)
+{
+    int threads = opt && opt->threads ? opt->threads : ctx->threads;
+#ifndef _OPENMP
+    threads = 1;
+#endif
+    if (threads < 1 || ctx->backend == TSR_BACKEND_REFERENCE)
+        threads = 1;
+    return threads;
+}
+
 tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
                           const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                           uint32_t num_planes, tsr_j2k_result *result)
@@ -967,14 +979,7 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     d.s = &s;
     d.L = &L;
     d.layers = opt->layers ? opt->layers : 0xFFFFu;
-    d.threads = opt->threads ? opt->threads : ctx->threads;
-    if (d.threads < 1)
-        d.threads = 1;
-#ifndef _OPENMP
-    d.threads = 1;
-#endif
-    if (ctx->backend == TSR_BACKEND_REFERENCE)
-        d.threads = 1;
+    d.threads = decode_threads(ctx, opt);
     size_t pbytes;
     if (!tsr__size_mul(s.cs.ncomps, sizeof *d.dst, &pbytes)) {
         st = TSR_ERR_OVERFLOW;
@@ -1161,6 +1166,7 @@ tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
         return st;
     memset(p, 0, (n ? n : 1) * sizeof *p);
     st = tsr_j2k_decode_layout(ctx, data, len, opt, p, &n);
+    const int threads = decode_threads(ctx, opt);
     for (uint32_t i = 0; !st && i < n; i++) {
         size_t b;
         if (!tsr__size_mul3(p[i].width ? p[i].width : 1, p[i].height ? p[i].height : 1,
@@ -1171,7 +1177,7 @@ tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
         st = tsr__alloc(ctx, b, (void **)&p[i].data);
         p[i].stride = p[i].width;
         if (!st)
-            tsr__j2k_prefault(p[i].data, b); /* fresh memory: populate it in one call */
+            tsr__j2k_prefault(p[i].data, b, threads); /* fresh memory: populate it now */
     }
     if (!st)
         st = tsr_j2k_decode(ctx, data, len, opt, p, n, result);

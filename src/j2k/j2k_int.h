@@ -374,9 +374,10 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);
 
-/* Asks the system to back [p, p + n) with memory now, in one call, instead of one page fault
- * per page at first touch (prefault.c). A hint: contents are unchanged and it does nothing
- * where unsupported. */
-void tsr__j2k_prefault(void *p, size_t n);
+/* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
+ * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at
+ * first touch (prefault.c). A hint: contents are unchanged and it does nothing where
+ * unsupported. */
+void tsr__j2k_prefault(void *p, size_t n, int threads);
 
 #endif

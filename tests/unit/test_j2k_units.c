@@ -423,7 +423,8 @@ static void test_api(tsr_ctx *ctx)
 
 /* ---- output helpers: prefaulting and PGX ---------------------------------------------------- */
 
-/* Prefaulting is a hint: unaligned ranges, empty ones and NULL leave the bytes as they were. */
+/* Prefaulting is a hint: unaligned ranges, empty ones and NULL leave the bytes as they were,
+ * populated by any number of threads. */
 static void test_prefault(tsr_rng *rng)
 {
     size_t n = 3 * 4096 + 123;
@@ -436,9 +437,11 @@ static void test_prefault(tsr_rng *rng)
     }
     tsr_rng_fill(rng, a, n);
     memcpy(b, a, n);
-    tsr__j2k_prefault(a + 5, n - 5);
-    tsr__j2k_prefault(a + 1, 0);
-    tsr__j2k_prefault(NULL, 100);
+    for (int threads = 0; threads <= 5; threads++) { /* 0, 1 and more threads than pages */
+        tsr__j2k_prefault(a + 5, n - 5, threads);
+        tsr__j2k_prefault(a + 1, 0, threads);
+        tsr__j2k_prefault(NULL, 100, threads);
+    }
     CHECK(memcmp(a, b, n) == 0);
     free(a);
     free(b);
