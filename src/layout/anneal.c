@@ -509,9 +509,13 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
         tsr__uphill up = {0, 0};
         radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
         refresh_hot(&a);
+        /* a move budget ends exactly: the last group is cut to what is left of it */
+        const int count = opt->max_moves && opt->max_moves - a.moves < GROUP
+                              ? (int)(opt->max_moves - a.moves)
+                              : GROUP;
         if (a.batch)
-            st = tsr__anneal_batch_group(&a, radius, GROUP, &up);
-        for (int i = 0; !a.batch && st == TSR_OK && i < GROUP; i++)
+            st = tsr__anneal_batch_group(&a, radius, count, &up);
+        for (int i = 0; !a.batch && st == TSR_OK && i < count; i++)
             st = sequential_step(&a, radius, &up);
         if (st != TSR_OK)
             goto done;
