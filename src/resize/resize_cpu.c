@@ -1,6 +1,5 @@
 /* The CPU parallel resize: the plan (plan.h) executed over stripes of output rows by the
- * threads of resize_cpu_pool.c (ctx->threads of them, the caller included), bit-identical to
- * resize_ref.c.
+ * threads of resize_cpu_pool.c (at most ctx->threads at a time), bit-identical to resize_ref.c.
  *
  * Separable paths cache horizontally resized source rows per stripe (as OpenCV does), with the
  * per-pixel tables expanded to per-element tables so that the inner loops have no channel
