@@ -47,8 +47,7 @@ static struct {
     int workers;         /* threads started */
     int quit;            /* the library is being unloaded: workers return */
     pthread_t thread[POOL_MAX];
-} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
-          .wake = PTHREAD_COND_INITIALIZER};
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* How long a worker polls for the next job before it sleeps; how long a caller leaves its job to
  * the workers before it joins in. */
