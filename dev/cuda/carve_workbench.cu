@@ -6,7 +6,9 @@
  * around every launch: milliseconds per seam of select, remove, energy_band and dp. One DP (seam
  * 10) is traced (the kernel's global-timer stamps per item): time from the launch's first item
  * start to each band's last store, and the mean stage / wait / rows / store times of an
- * item, so the DP's critical path per band can be read off. At 1080p the seams are checked
+ * item, so the DP's critical path per band can be read off. Every size runs twice: without a
+ * mask (the DP's 32-bit keys) and with an empty mask plane (64-bit keys, the same seams). At
+ * 1080p the seams are checked
  * against the CPU reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE): exit 1 on a
  * difference. Batch mode: one pass of the adaptive K (tsr__carve_batch_k) for 50 seams and for a
  * quarter of the width, after the library's open (first DP with the pair bits), its kernels
@@ -120,12 +122,14 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     return 0;
 }
 
-static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
+static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
 {
     tsr__carve_grid g;
-    if (tsr__carve_grid_alloc(ctx, &g, W, H, W, 1, TSR_U8, 0, 0, 1) != TSR_OK)
+    if (tsr__carve_grid_alloc(ctx, &g, W, H, W, 1, TSR_U8, 0, masked, 1) != TSR_OK)
         return 2;
     fill(&g);
+    if (masked) /* a mask plane without keep or drop bits: the same seams, 64-bit keys */
+        memset(g.mask, 0, (size_t)W * (size_t)H);
     for (int32_t y = 0; y < H; y++)
         for (int32_t x = 0; x < W; x++)
             g.index[(size_t)y * (size_t)W + (size_t)x] = (uint32_t)(y * W + x);
@@ -167,7 +171,7 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
         }
         if (k == TRACED) {
             CK(cudaMemcpy(tr.data(), dtrace, ntr * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-            printf("%dx%d:\n", W, H);
+            printf("%dx%d, %s:\n", W, H, masked ? "64-bit keys (empty mask)" : "32-bit keys");
             report_trace(tr, P, w - 1);
         }
     }
@@ -201,8 +205,10 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check)
         cudaEventDestroy(ev[i]);
     cudaFree(dtrace);
     tsr__carve_cuda_close(ctx, c);
-    rc |= batch_size(ctx, &g, SEAMS);
-    rc |= batch_size(ctx, &g, g.w / 4);
+    if (!masked) {
+        rc |= batch_size(ctx, &g, SEAMS);
+        rc |= batch_size(ctx, &g, g.w / 4);
+    }
     tsr__carve_grid_free(ctx, &g);
     return rc;
 }
@@ -320,10 +326,10 @@ int main(int argc, char **argv)
         printf("no CUDA device: skipped\n");
         return 77;
     }
-    int rc = one_size(ctx, 1920, 1080, 1);
+    int rc = one_size(ctx, 1920, 1080, 1, 0) | one_size(ctx, 1920, 1080, 1, 1);
     if (!small) {
-        rc |= one_size(ctx, 3840, 2160, 0);
-        rc |= one_size(ctx, 7680, 4320, 0);
+        rc |= one_size(ctx, 3840, 2160, 0, 0) | one_size(ctx, 3840, 2160, 0, 1);
+        rc |= one_size(ctx, 7680, 4320, 0, 0) | one_size(ctx, 7680, 4320, 0, 1);
     }
     barrier_probe_report();
     tsr_ctx_destroy(ctx);

@@ -1,6 +1,7 @@
 /* CUDA seam removal for one grid (carve_cuda.h): exact vertical seams, backward and forward
- * energy, masks through the 64-bit key, bit-identical to the CPU reference because every kernel
- * body is carve_cuda_logic.h's integer code (also run on the CPU by test_carve_device_logic).
+ * energy, masks through the 64-bit key (32-bit keys without a mask), bit-identical to the CPU
+ * reference because every kernel body is carve_cuda_logic.h's integer code (also run on the CPU
+ * by test_carve_device_logic).
  *
  * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
  * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
@@ -42,10 +43,10 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma,  c->P.mask,  c->P.orig,  c->P.energy, c->P.hand,
-                   c->P.entry, c->P.back,  c->P.tickets, c->P.xs,   c->P.rec,
-                   c->P.state, c->P.pair,  c->P.cols,  c->P.luma2,  c->P.mask2,
-                   c->P.orig2};
+    void *dev[] = {c->P.luma,   c->P.mask,  c->P.orig,    c->P.energy, c->P.hand64,
+                   c->P.hand32, c->P.entry, c->P.back,    c->P.tickets, c->P.xs,
+                   c->P.rec,    c->P.state, c->P.pair,    c->P.cols,   c->P.luma2,
+                   c->P.mask2,  c->P.orig2};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -89,8 +90,12 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     if (c->P.pair) /* staged in whole rows by the batch trace: defined past the width too */
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.pair, 0, (size_t)h * dp / 4, s));
     /* tag 0: never the tag of the generation reading it (the first launch is generation 1) */
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand, 0,
-                                      (size_t)tsr__cc_bands(h) * dp * sizeof(uint64_t), s));
+    if (c->P.hand64)
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand64, 0,
+                                          (size_t)tsr__cc_bands(h) * dp * sizeof(uint64_t), s));
+    else
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand32, 0,
+                                          (size_t)tsr__cc_bands(h) * dp * sizeof(uint32_t), s));
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.tickets, 0, (size_t)c->count * sizeof(uint32_t), s));
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
@@ -144,7 +149,11 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     DEV_ALLOC(c->P.orig, cells * sizeof(uint16_t));
     if (!c->P.forward)
         DEV_ALLOC(c->P.energy, cells * sizeof(uint16_t));
-    DEV_ALLOC(c->P.hand, bcells * sizeof(uint64_t));
+    if (g->mask) /* the DP's key type: plan.h's 64-bit key with mask terms, else the energy
+                    part in 32 bits (carve_cuda_dp_row.h) */
+        DEV_ALLOC(c->P.hand64, bcells * sizeof(uint64_t));
+    else
+        DEV_ALLOC(c->P.hand32, bcells * sizeof(uint32_t));
     DEV_ALLOC(c->P.entry, bcells * sizeof(uint16_t));
     DEV_ALLOC(c->P.back, cells / 4);
     DEV_ALLOC(c->P.tickets, (size_t)count * sizeof(uint32_t));

@@ -44,7 +44,7 @@ enum {
 /* The masked key of column x of the last row. */
 TSR__CC_FN uint64_t tsr__cc_last_key(const tsr__cc_planes *P, int32_t x)
 {
-    return P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + x] & TSR__CC_KEY_MASK;
+    return tsr__cc_hand_key(P, tsr__cc_bands(P->h) - 1, x);
 }
 
 /* topk thread t of T: its contiguous columns [*a, *b). */

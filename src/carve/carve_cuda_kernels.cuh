@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 /* One pass on the device (carve_cuda.h's handle). */
 struct tsr__carve_cuda {
     tsr__cc_planes P;
@@ -48,8 +50,8 @@ __device__ __forceinline__ uint64_t global_ns()
 }
 
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
- * Instantiated for Forward = P.forward, Masked = (P.mask != NULL) and Batch = (P.pair != NULL:
- * the pair bits stored too): dp_launch below.
+ * Instantiated for Forward = P.forward, Masked = (P.mask != NULL: 64-bit keys, else 32-bit) and
+ * Batch = (P.pair != NULL: the pair bits stored too): dp_launch below.
  * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
  * after staging, after the wait, after its rows and after its stores (5 values). */
 template <int Forward, int Masked, int Batch>
@@ -79,17 +81,21 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     tsr__cc_stage_lane(&P, w, &it, lane, &sb);
     if (tr)
         tr[1] = global_ns();
-    tsr__cc_lane L;
+    typedef typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type Lane;
+    typedef typename std::remove_reference<decltype(Lane().m[0])>::type Key;
+    Lane L;
     if (it.b > 0)
         while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
             __nanosleep(20);
+    else
+        tsr__cc_lane_first(&P, w, &it, &sb, lane, &L);
     __syncwarp();
     if (tr)
         tr[2] = global_ns();
-    for (int32_t k = 0; k < it.rows; k++) {
-        const uint64_t lm = __shfl_up_sync(FULL, L.m[TSR__CC_C - 1], 1);
+    for (int32_t k = it.b > 0 ? 0 : 1; k < it.rows; k++) {
+        const Key lm = __shfl_up_sync(FULL, L.m[TSR__CC_C - 1], 1);
         const int32_t lo = __shfl_up_sync(FULL, L.org[TSR__CC_C - 1], 1);
-        const uint64_t rm = __shfl_down_sync(FULL, L.m[0], 1);
+        const Key rm = __shfl_down_sync(FULL, L.m[0], 1);
         const int32_t ro = __shfl_down_sync(FULL, L.org[0], 1);
         tsr__cc_lane_row(&P, w, &it, &sb, k, lane, &L, lm, lo, rm, ro);
     }

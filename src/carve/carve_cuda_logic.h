@@ -8,8 +8,9 @@
  * host-transposed grid), planes of h x pitch: luma (u8), optional mask bits (u8), the column
  * each live pixel had at the start of the pass (`orig`, u16: sides <= 65535), backward energy
  * (u16); DP outputs: 2-bit back-pointer codes (`back`, four columns a byte), and per band of R
- * rows the keys of its last row (`hand`, u64: plan.h's key) and, for each of them, the column of
- * the previous band's last row the path comes from (`entry`); the current seam xs[h]; the
+ * rows the keys of its last row (`hand64`, plan.h's key, when the grid has a mask, else
+ * `hand32`, the energy part: the DP's key type, carve_cuda_dp_row.h) and, for each of them, the
+ * column of the previous band's last row the path comes from (`entry`); the current seam xs[h]; the
  * removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop flag, seams
  * removed, drop pixels left, energy sum). Pixels never go to the device: the host gathers them
  * once at the end of the pass from `orig` (tsr__carve_apply_seams).
@@ -21,11 +22,12 @@
  * side per row (trapezoid), so the S output columns are exact after R rows from the previous
  * band's last row alone: an item needs only items (b-1, s-1..s+1). Items take tickets in
  * band-major order from an atomic counter; an item polls the previous band's keys it needs until
- * all carry this launch's generation tag (bits 59..63 of the stored key: plan.h's keys are below
- * 2^59; a 64-bit store is atomic, so a tagged key is complete: no flag, no fence). A producer
- * always holds a smaller ticket, so it is running or done: no deadlock, whatever the grid size or
- * residency. An item copies its band's inputs (energy or luma, mask) into shared memory before
- * it polls.
+ * all carry this launch's generation tag (the top 5 bits of the stored key, below them the key
+ * with room to spare; a 64- or 32-bit store is atomic, so a tagged key is complete: no flag, no
+ * fence). A producer always holds a smaller ticket, so it is running or done: no deadlock,
+ * whatever the grid size or residency. An item copies its band's inputs (energy or luma, mask)
+ * into shared memory before it polls. The image's row 0 (band 0's first row) is its own step
+ * (tsr__cc_lane_first*), so the row step has no first-row case.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   energy_full (backward)                 one thread per cell
@@ -58,20 +60,32 @@
 #define TSR__CC_UNROLL
 #endif
 
+#define TSR__CC_CAT2(a, b) a##b
+#define TSR__CC_CAT(a, b) TSR__CC_CAT2(a, b)
+
 /* A load of data another block may be storing during this launch (polled: every call reads
- * memory, at L2). A load of a plane no thread writes during the launch: through the read-only path (a global load the
- * compiler may move ahead of shared-memory stores). */
+ * memory, at L2), for 64- and 32-bit keys. A load of a plane no thread writes during the launch:
+ * through the read-only path (a global load the compiler may move ahead of shared-memory
+ * stores). */
 #ifdef __CUDA_ARCH__
-__device__ __forceinline__ uint64_t tsr__cc_load_relaxed(const uint64_t *p)
+__device__ __forceinline__ uint64_t tsr__cc_load_relaxed64(const uint64_t *p)
 {
     uint64_t v;
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
-#define TSR__CC_LOAD_SHARED_L2(p) tsr__cc_load_relaxed(p)
+__device__ __forceinline__ uint32_t tsr__cc_load_relaxed32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+#define TSR__CC_LOAD_L2_64(p) tsr__cc_load_relaxed64(p)
+#define TSR__CC_LOAD_L2_32(p) tsr__cc_load_relaxed32(p)
 #define TSR__CC_LOAD_RO(p) __ldg(p)
 #else
-#define TSR__CC_LOAD_SHARED_L2(p) (*(p))
+#define TSR__CC_LOAD_L2_64(p) (*(p))
+#define TSR__CC_LOAD_L2_32(p) (*(p))
 #define TSR__CC_LOAD_RO(p) (*(p))
 #endif
 
@@ -90,9 +104,13 @@ enum {
 };
 
 #define TSR__CC_DROP_B ((uint64_t)1 << 25)
-/* hand keys: bits 59..63 hold the generation (mod 32) of the DP launch that stored them */
-#define TSR__CC_TAG_SHIFT 59
-#define TSR__CC_KEY_MASK (((uint64_t)1 << TSR__CC_TAG_SHIFT) - 1)
+/* hand keys: the top 5 bits hold the generation (mod 32) of the DP launch that stored them:
+ * bits 59..63 of the 64-bit keys (grids with a mask: plan.h's keys are below 2^59), bits 27..31
+ * of the 32-bit keys (grids without a mask: the energy part, below 510 * 65535 < 2^25) */
+#define TSR__CC_TAG_SHIFT64 59
+#define TSR__CC_TAG_SHIFT32 27
+#define TSR__CC_KEY_MASK64 (((uint64_t)1 << TSR__CC_TAG_SHIFT64) - 1)
+#define TSR__CC_KEY_MASK32 (((uint32_t)1 << TSR__CC_TAG_SHIFT32) - 1)
 #define TSR__CC_KEEP_BIT 1
 #define TSR__CC_DROP_BIT 2
 
@@ -106,7 +124,8 @@ typedef struct tsr__cc_state {
 typedef struct tsr__cc_planes {
     uint8_t *luma, *mask;    /* mask NULL when the grid has none */
     uint16_t *orig, *energy; /* energy NULL for forward energy */
-    uint64_t *hand;          /* bands x pitch: keys of each band's last row, tagged (dp) */
+    uint64_t *hand64;        /* bands x pitch: keys of each band's last row, tagged (dp); */
+    uint32_t *hand32;        /* hand64 when the grid has a mask, else hand32 (the other NULL) */
     uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
                                 of the previous band's last row its path comes from */
     uint8_t *back;           /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
@@ -275,121 +294,56 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
     }
 }
 
-/* A DP lane's registers: the keys of its C columns in the current row and, for each, the column
- * of the previous band's last row its path comes from (band 0: its column in row 0). */
-typedef struct tsr__cc_lane {
-    uint64_t m[TSR__CC_C];
-    int32_t org[TSR__CC_C];
-} tsr__cc_lane;
-
-/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys; origin = the
- * column itself). Returns 1 when every key it needs carries the tag of generation gen (stored by
- * this launch), else 0 (the caller polls again). */
-TSR__CC_FN int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                 int32_t lane, uint32_t gen, tsr__cc_lane *L)
+/* The transition costs of window column i (image column x) in band row k, from the staged
+ * inputs: backward, the energy for all three candidates; forward, CL, CU, CR. */
+TSR__CC_FN void tsr__cc_costs(const tsr__cc_planes *P, int32_t w, const tsr__cc_stage *sb,
+                              int32_t k, int32_t i, int32_t x, uint32_t *dl, uint32_t *dc,
+                              uint32_t *dr)
 {
-    const uint64_t *hand = P->hand + (int64_t)(it->b - 1) * P->pitch;
-    const uint64_t tag = (uint64_t)(gen & 31);
-    int ready = 1;
-    TSR__CC_UNROLL
-    for (int32_t c = 0; c < TSR__CC_C; c++) {
-        const int32_t x = it->base + lane * TSR__CC_C + c;
-        const uint64_t v =
-            x >= 0 && x < w ? TSR__CC_LOAD_SHARED_L2(hand + x) : tag << TSR__CC_TAG_SHIFT;
-        ready &= (v >> TSR__CC_TAG_SHIFT) == tag;
-        L->m[c] = v & TSR__CC_KEY_MASK;
-        L->org[c] = x;
+    if (!P->forward) {
+        *dl = *dc = *dr = sb->en[k][i];
+        return;
     }
-    return ready;
+    const uint8_t *row = sb->lu[k + 1];
+    const int32_t l = row[x > 0 && i > 0 ? i - 1 : i];
+    const int32_t r = row[x < w - 1 && i < TSR__CC_WIN - 1 ? i + 1 : i];
+    const int32_t u = sb->lu[k][i];
+    *dc = (uint32_t)tsr__cc_absdiff(r, l);
+    *dl = *dc + (uint32_t)tsr__cc_absdiff(u, l);
+    *dr = *dc + (uint32_t)tsr__cc_absdiff(u, r);
 }
 
-/* dp, row k of the item (y0 + k < h), lane `lane`: its C cells from the previous row (its own
- * registers, and (lm, lo) / (rm, ro): the key and origin of the columns just left and right of
- * its range, the neighbour lanes' edge values). dp_cpu.c's cell: candidates left, centre, right
- * compared with strict <, each plus its transition cost (backward: the energy for all three;
- * forward: CL, CU, CR), plus the mask term. Cells outside the trapezoid or the image are left
- * as they are (never read by a valid cell). The output lanes store their byte of codes (and, in
- * batch mode, their byte of pair bits). */
-TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                 const tsr__cc_stage *sb, int32_t k, int32_t lane,
-                                 tsr__cc_lane *L, uint64_t lm, int32_t lo, uint64_t rm, int32_t ro)
+/* Whether the lane whose first column is x1 holds output columns of its item. */
+TSR__CC_FN int tsr__cc_output_lane(const tsr__cc_item *it, int32_t x1)
 {
-    const int32_t y = it->y0 + k, x1 = it->base + lane * TSR__CC_C;
-    const int32_t vlo = it->base + 1 + k, vhi = it->base + TSR__CC_WIN - 1 - k;
-    uint64_t pm[TSR__CC_C + 2];
-    int32_t po[TSR__CC_C + 2];
-    pm[0] = lm;
-    po[0] = lo;
-    pm[TSR__CC_C + 1] = rm;
-    po[TSR__CC_C + 1] = ro;
-    TSR__CC_UNROLL
-    for (int32_t c = 0; c < TSR__CC_C; c++) {
-        pm[c + 1] = L->m[c];
-        po[c + 1] = L->org[c];
-    }
-    uint32_t codes = 0, pairs = 0;
-    const uint64_t none = ~(uint64_t)0; /* a missing candidate: never strictly smaller */
-    TSR__CC_UNROLL
-    for (int32_t c = 0; c < TSR__CC_C; c++) {
-        const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
-        const int valid = x >= vlo && x < vhi && x >= 0 && x < w;
-        const uint64_t pen = P->mask ? tsr__cc_pen(P, sb->mk[k][i]) : 0;
-        uint64_t dl, dc, dr;
-        if (!P->forward) {
-            dl = dc = dr = sb->en[k][i];
-        } else {
-            const uint8_t *row = sb->lu[k + 1];
-            const int32_t l = row[x > 0 && i > 0 ? i - 1 : i];
-            const int32_t r = row[x < w - 1 && i < TSR__CC_WIN - 1 ? i + 1 : i];
-            const int32_t u = sb->lu[k][i];
-            dc = (uint64_t)tsr__cc_absdiff(r, l);
-            dl = dc + (uint64_t)tsr__cc_absdiff(u, l);
-            dr = dc + (uint64_t)tsr__cc_absdiff(u, r);
-        }
-        /* Selects, not branches, so that the C cells of a lane overlap (an invalid cell's
-         * inputs may be garbage: its result is dropped below, and unsigned sums wrap). */
-        const uint64_t cl = x > 0 ? pm[c] + dl : none, cc = pm[c + 1] + dc;
-        const uint64_t cr = x < w - 1 ? pm[c + 2] + dr : none;
-        uint64_t best = cl;
-        int32_t bc = 0;
-        bc = cc < best ? 1 : bc;
-        best = cc < best ? cc : best;
-        bc = cr < best ? 2 : bc;
-        best = cr < best ? cr : best;
-        int32_t org = bc == 0 ? po[c] : bc == 1 ? po[c + 1] : po[c + 2];
-        if (y == 0) { /* no previous row; band 0's origin: the column in row 0 */
-            best = dc;
-            bc = 1;
-            org = x;
-        }
-        L->m[c] = valid ? pen + best : L->m[c];
-        L->org[c] = valid ? org : L->org[c];
-        codes |= (uint32_t)(valid ? bc : 0) << (2 * c);
-        if (P->pair)
-            pairs |= (uint32_t)(valid && y > 0 ? (cr < cc) | (cc < cl) << 1 : 0) << (2 * c);
-    }
-    if (x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP && x1 < w) {
-        P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
-        if (P->pair)
-            P->pair[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)pairs;
-    }
+    return x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP;
 }
 
-/* dp, lane `lane` after the item's last row: its output columns' origins, then their keys
- * tagged with generation gen (what the next band polls for). */
-TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                   int32_t lane, uint32_t gen, const tsr__cc_lane *L)
+/* dp: an output lane stores its byte of codes of row y (and, in batch mode, of pair bits). */
+TSR__CC_FN void tsr__cc_put_codes(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                  int32_t y, int32_t lane, uint32_t codes, uint32_t pairs)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
-    if (x1 < it->base + TSR__CC_BAND || x1 >= it->base + TSR__CC_BAND + TSR__CC_STRIP)
+    if (!tsr__cc_output_lane(it, x1) || x1 >= w)
         return;
-    const int64_t o = (int64_t)it->b * P->pitch;
-    TSR__CC_UNROLL
-    for (int32_t c = 0; c < TSR__CC_C; c++)
-        if (x1 + c < w) {
-            P->entry[o + x1 + c] = (uint16_t)L->org[c];
-            P->hand[o + x1 + c] = L->m[c] | (uint64_t)(gen & 31) << TSR__CC_TAG_SHIFT;
-        }
+    P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
+    if (P->pair)
+        P->pair[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)pairs;
+}
+
+/* The lane state, band load, first row, row step and store for each key type. */
+#define TSR__CC_KEY uint64_t
+#define TSR__CC_KB 64
+#include "carve/carve_cuda_dp_row.h"
+#define TSR__CC_KEY uint32_t
+#define TSR__CC_KB 32
+#include "carve/carve_cuda_dp_row.h"
+
+/* The key (tag removed) of column x of band b's last row, whichever the key type. */
+TSR__CC_FN uint64_t tsr__cc_hand_key(const tsr__cc_planes *P, int32_t b, int32_t x)
+{
+    const int64_t o = (int64_t)b * P->pitch + x;
+    return P->hand64 ? P->hand64[o] & TSR__CC_KEY_MASK64 : P->hand32[o] & TSR__CC_KEY_MASK32;
 }
 
 /* ---- seam selection ---- */
@@ -399,11 +353,11 @@ TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr
 TSR__CC_FN void tsr__cc_argmin_partial(const tsr__cc_planes *P, int32_t w, int32_t t, int32_t T,
                                        uint64_t *v, int32_t *x)
 {
-    const uint64_t *last = P->hand + (int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch;
+    const int32_t last = tsr__cc_bands(P->h) - 1;
     int32_t bx = -1;
     uint64_t bv = 0;
     for (int32_t c = t; c < w; c += T) {
-        const uint64_t v = last[c] & TSR__CC_KEY_MASK;
+        const uint64_t v = tsr__cc_hand_key(P, last, c);
         if (bx < 0 || v < bv) {
             bv = v;
             bx = c;
@@ -502,8 +456,7 @@ TSR__CC_FN void tsr__cc_select_finish(const tsr__cc_planes *P, int32_t xe, int32
         }
         s->drops -= sd;
     }
-    s->energy_sum +=
-        P->hand[(int64_t)(tsr__cc_bands(P->h) - 1) * P->pitch + xe] & (TSR__CC_DROP_B - 1);
+    s->energy_sum += tsr__cc_hand_key(P, tsr__cc_bands(P->h) - 1, xe) & (TSR__CC_DROP_B - 1);
     s->removed++;
 }
 

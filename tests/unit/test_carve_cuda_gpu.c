@@ -4,7 +4,8 @@
  * short, u8 and u16, 1 to 4 channels, both energies, shrink and enlarge in both directions,
  * every order, with and without masks, object removal, exact and batch; seam overlay and report
  * too), with the CUDA outputs poisoned before each call; plus seam-order maps, larger images
- * (several strips and bands), a batch-mode sweep (batch_cases) and a real image from
+ * (several strips and bands), the largest keys (largest_keys: the 32-bit keys' bound), a
+ * batch-mode sweep (batch_cases) and a real image from
  * ../shared/data when present. Skips (77) where there is no CUDA device. Prints ms/seam at
  * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1 (compute-sanitizer): a small subset, no timing. */
 #include "carve_backend_check.h"
@@ -31,6 +32,34 @@ static void larger(tsr_rng *r)
             compare(&src, &o, "larger");
             tsr_image_free(ref, &src);
         }
+}
+
+/* The largest keys: TSR_CARVE_MAX_SIDE rows of 2-pixel stripes both ways (every interior pixel's
+ * energy and forward cost at the maximum, 510), so the unmasked DP's 32-bit keys come within a
+ * few percent of their bound (510 * 65535 < 2^25, the tag above bit 27): exact and batch, both
+ * energies, vertical seams on a tall image and horizontal ones on a wide image. */
+static void largest_keys(void)
+{
+    for (int t = 0; t < (quick ? 1 : 8); t++) {
+        const int tall = !(t & 2), w = tall ? 3 + t / 4 : TSR_CARVE_MAX_SIDE;
+        const int h = tall ? TSR_CARVE_MAX_SIDE : 3 + t / 4;
+        tsr_image src;
+        CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, 1, TSR_U8));
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                ((uint8_t *)src.data)[(size_t)y * src.stride + (size_t)x] =
+                    (uint8_t)(((x >> 1) ^ (y >> 1)) & 1 ? 255 : 0);
+        tsr_carve_options o;
+        tsr_carve_options_init(&o);
+        o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+        o.mode = t & 4 ? TSR_CARVE_BATCH : TSR_CARVE_EXACT;
+        if (tall)
+            o.width = 1;
+        else
+            o.height = 1;
+        compare(&src, &o, "largest keys");
+        tsr_image_free(ref, &src);
+    }
 }
 
 /* Batch mode (carve_cuda_batch_kernels.cuh) against the CPU batch path: random shapes, both
@@ -198,6 +227,7 @@ int main(void)
         real_image();
     maps(&r);
     larger(&r);
+    largest_keys();
     batch_cases(&r);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     if (mismatches == 0 && !quick)

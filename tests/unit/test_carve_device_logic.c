@@ -11,7 +11,8 @@
  * (tsr__carve_remove_seams_dev: polling, stop, fetch, host gather) and compared with the
  * reference pass (tsr__carve_remove_seams, TSR_BACKEND_REFERENCE) on random grids: 1 to 3
  * columns, tall and thin, wide and short, many strips and bands, both energies, keep and drop
- * masks, object removal, exact and batch mode (adaptive and fixed K: batch.c), every plane,
+ * masks (the DP's 64-bit keys; 32-bit without a mask: carve_emu_dp.h runs both), object
+ * removal, exact and batch mode (adaptive and fixed K: batch.c), every plane,
  * record, marks, report sums. The batch kernels' staging (cp.async rows, shared positions) is
  * kernel code, not emulated: test_carve_cuda_gpu covers it. */
 #include "testlib.h"
@@ -61,50 +62,32 @@ static int32_t *block_order(emu *e, int32_t n)
     return o;
 }
 
-/* One DP item (one warp), all its lanes in lockstep: the shuffles read the lanes' registers as
- * they were before the row. */
-static void run_item(emu *e, int32_t w, uint32_t ticket, uint32_t gen)
-{
-    const tsr__cc_planes *P = &e->P;
-    static tsr__cc_stage sb;
-    tsr__cc_lane L[TSR__CC_LANES], prev[TSR__CC_LANES];
-    tsr__cc_item it;
-    tsr__cc_item_of(P, w, ticket, &it);
-    poison(&sb, sizeof sb);
-    poison(L, sizeof L);
-    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-        tsr__cc_stage_lane(P, w, &it, lane, &sb);
-    if (it.b > 0)
-        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-            if (!tsr__cc_lane_load(P, w, &it, lane, gen, &L[lane]))
-                abort(); /* launch_dp runs only ready items */
-    for (int32_t k = 0; k < it.rows; k++) {
-        memcpy(prev, L, sizeof L);
-        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
-            /* shfl_up / shfl_down: a lane without a neighbour gets its own value */
-            const tsr__cc_lane *l = &prev[lane > 0 ? lane - 1 : lane];
-            const tsr__cc_lane *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
-            tsr__cc_lane_row(P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1],
-                             l->org[TSR__CC_C - 1], r->m[0], r->org[0]);
-        }
-    }
-    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-        tsr__cc_lane_store(P, w, &it, lane, gen, &L[lane]);
-}
+/* One DP item of each key type (run_item64/32, item_ready64/32). */
+#define EMU_KB 64
+#include "carve_emu_dp.h"
+#define EMU_KB 32
+#include "carve_emu_dp.h"
 
 /* A DP launch: tickets are taken in order, but the items run in a random order among those
  * whose polls would succeed (every key they load carries this launch's tag); everything the
  * launch writes is poisoned first (the keys with the previous launch's tag, as stale keys on the
  * device), so a missing store shows (as a deadlock: abort) and so does a read of a wrong one. */
+static int64_t dp_keys[2]; /* DP launches run with 32-bit keys, with 64-bit keys */
+
 static void launch_dp(emu *e, int32_t w, uint32_t gen)
 {
     const tsr__cc_planes *P = &e->P;
     e->launches++;
     if (P->state->stop)
         return;
+    dp_keys[P->hand64 != NULL]++;
     for (size_t i = 0; i < e->bcells; i++)
-        P->hand[i] = (0xA5A5A5A5A5A5A5A5ull & TSR__CC_KEY_MASK) |
-                     (uint64_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT;
+        if (P->hand64)
+            P->hand64[i] = (0xA5A5A5A5A5A5A5A5ull & TSR__CC_KEY_MASK64) |
+                           (uint64_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT64;
+        else
+            P->hand32[i] = (0xA5A5A5A5u & TSR__CC_KEY_MASK32) |
+                           (uint32_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT32;
     poison(P->entry, e->bcells * 2);
     poison(P->back, e->cells / 4);
     if (P->pair)
@@ -120,11 +103,7 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
         for (uint32_t i = 0; i < left; i++) {
             tsr__cc_item it;
             tsr__cc_item_of(P, w, todo[i], &it);
-            int ok = 1;
-            tsr__cc_lane probe;
-            for (int32_t lane = 0; lane < TSR__CC_LANES && it.b > 0; lane++)
-                ok &= tsr__cc_lane_load(P, w, &it, lane, gen, &probe);
-            if (ok)
+            if (P->hand64 ? item_ready64(P, w, &it, gen) : item_ready32(P, w, &it, gen))
                 ready[nr++] = i;
         }
         if (nr == 0) {
@@ -132,7 +111,10 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
             abort();
         }
         const uint32_t pick = ready[tsr_rng_range(&e->rng, 0, (int)nr - 1)];
-        run_item(e, w, todo[pick], gen);
+        if (P->hand64)
+            run_item64(P, w, todo[pick], gen);
+        else
+            run_item32(P, w, todo[pick], gen);
         todo[pick] = todo[--left];
     }
     free(todo);
@@ -239,7 +221,10 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->mask = g->mask ? xmalloc(cells) : NULL;
     P->orig = xmalloc(cells * 2);
     P->energy = P->forward ? NULL : xmalloc(cells * 2);
-    P->hand = xmalloc(e->bcells * 8);
+    if (P->mask) /* the DP's key type (carve_cuda.cu's open) */
+        P->hand64 = xmalloc(e->bcells * 8);
+    else
+        P->hand32 = xmalloc(e->bcells * 4);
     P->entry = xmalloc(e->bcells * 2);
     P->back = xmalloc(cells / 4);
     P->tickets = xmalloc((size_t)count * 4);
@@ -466,9 +451,10 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    void *planes[] = {e->P.luma,  e->P.mask,    e->P.orig, e->P.energy, e->P.hand,
-                      e->P.entry, e->P.back,    e->P.tickets, e->P.xs, e->P.rec,
-                      e->P.pair,  e->P.cols,    e->P.luma2, e->P.mask2, e->P.orig2};
+    void *planes[] = {e->P.luma,   e->P.mask,  e->P.orig,    e->P.energy, e->P.hand64,
+                      e->P.hand32, e->P.entry, e->P.back,    e->P.tickets, e->P.xs,
+                      e->P.rec,    e->P.pair,  e->P.cols,    e->P.luma2,  e->P.mask2,
+                      e->P.orig2};
     for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
         free(planes[i]);
     free(e);
@@ -657,7 +643,9 @@ int main(void)
     /* over a million pixels: the host gather in parallel */
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
-    fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
+    fprintf(stderr, "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit\n",
+            cases, mismatches, (long long)dp_keys[0], (long long)dp_keys[1]);
+    CHECK(dp_keys[0] > 0 && dp_keys[1] > 0);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve_device_logic");
 }

@@ -1,0 +1,168 @@
+/* The DP lane's state and row step for one key type, included twice by carve_cuda_logic.h (no
+ * include guard): with TSR__CC_KEY uint64_t and TSR__CC_KB 64 (grids with a mask: plan.h's key
+ * with the mask terms, tag in bits 59..63 of the hand keys) and with uint32_t and 32 (grids
+ * without a mask: the key is the energy part, < 510 * 65535 < 2^25, tag in bits 27..31). Every
+ * name defined here ends in the key width (tsr__cc_lane64, tsr__cc_lane_row32, ...); C++ also
+ * gets overloads without the suffix, so the kernel is written once for both. The contracts are
+ * in carve_cuda_logic.h's DP comment. */
+#ifndef TSR__CC_KEY
+#error "carve_cuda_dp_row.h: define TSR__CC_KEY and TSR__CC_KB before including it"
+#endif
+
+#define TSR__CC_N(name) TSR__CC_CAT(name, TSR__CC_KB)
+#define TSR__CC_LANE_T TSR__CC_N(tsr__cc_lane)
+
+/* A DP lane's registers: the keys of its C columns in the current row and, for each, the column
+ * of the previous band's last row its path comes from (band 0: its column in row 0). */
+typedef struct TSR__CC_LANE_T {
+    TSR__CC_KEY m[TSR__CC_C];
+    int32_t org[TSR__CC_C];
+} TSR__CC_LANE_T;
+
+/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys; origin = the
+ * column itself). Returns 1 when every key it needs carries the tag of generation gen (stored by
+ * this launch), else 0 (the caller polls again). */
+TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
+                                            const tsr__cc_item *it, int32_t lane, uint32_t gen,
+                                            TSR__CC_LANE_T *L)
+{
+    const TSR__CC_KEY *hand = P->TSR__CC_N(hand) + (int64_t)(it->b - 1) * P->pitch;
+    const TSR__CC_KEY tag = (TSR__CC_KEY)(gen & 31);
+    int ready = 1;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = it->base + lane * TSR__CC_C + c;
+        const TSR__CC_KEY v = x >= 0 && x < w ? TSR__CC_N(TSR__CC_LOAD_L2_)(hand + x)
+                                              : tag << TSR__CC_N(TSR__CC_TAG_SHIFT);
+        ready &= (v >> TSR__CC_N(TSR__CC_TAG_SHIFT)) == tag;
+        L->m[c] = v & TSR__CC_N(TSR__CC_KEY_MASK);
+        L->org[c] = x;
+    }
+    return ready;
+}
+
+/* dp, band 0's first row (the image's row 0), lane `lane`: each cell's key is its own cost
+ * (backward: the energy; forward: CU) plus the mask term, its origin its column. */
+TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
+                                              const tsr__cc_item *it, const tsr__cc_stage *sb,
+                                              int32_t lane, TSR__CC_LANE_T *L)
+{
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = it->base + lane * TSR__CC_C + c, i = lane * TSR__CC_C + c;
+        uint32_t dl, dc, dr;
+        tsr__cc_costs(P, w, sb, 0, i, x, &dl, &dc, &dr);
+        L->m[c] = (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[0][i]) : 0) + dc;
+        L->org[c] = x;
+    }
+    tsr__cc_put_codes(P, w, it, it->y0, lane, 0x55u, 0);
+}
+
+/* dp, row k > 0 of the item, or k = 0 of a band b > 0 (y0 + k < h), lane `lane`: its C cells
+ * from the previous row (its own registers, and (lm, lo) / (rm, ro): the key and origin of the
+ * columns just left and right of its range, the neighbour lanes' edge values). dp_cpu.c's cell:
+ * candidates left, centre, right compared with strict <, each plus its transition cost
+ * (backward: the energy for all three, so it is added once after the comparison: the same
+ * order, no key is near the type's top; forward: CL, CU, CR), plus the mask term. A missing
+ * candidate (image border) is `none`, never strictly smaller. Every cell of the window is
+ * computed: a cell inside the trapezoid and the image (the valid ones) reads only cells valid one
+ * row up, so what the others hold (garbage: unsigned sums wrap) never reaches an output. The
+ * output lanes store their byte of codes (and, in batch mode, their byte of pair bits). */
+TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
+                                            const tsr__cc_item *it, const tsr__cc_stage *sb,
+                                            int32_t k, int32_t lane, TSR__CC_LANE_T *L,
+                                            TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm, int32_t ro)
+{
+    const int32_t x1 = it->base + lane * TSR__CC_C;
+    TSR__CC_KEY pm[TSR__CC_C + 2];
+    int32_t po[TSR__CC_C + 2];
+    pm[0] = lm;
+    po[0] = lo;
+    pm[TSR__CC_C + 1] = rm;
+    po[TSR__CC_C + 1] = ro;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        pm[c + 1] = L->m[c];
+        po[c + 1] = L->org[c];
+    }
+    uint32_t codes = 0, pairs = 0;
+    const TSR__CC_KEY none = (TSR__CC_KEY)~(TSR__CC_KEY)0;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++) {
+        const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
+        uint32_t dl, dc, dr;
+        tsr__cc_costs(P, w, sb, k, i, x, &dl, &dc, &dr);
+        /* backward: dl = dc = dr, added after the comparison */
+        const TSR__CC_KEY al = P->forward ? dl : 0, ac = P->forward ? dc : 0,
+                          ar = P->forward ? dr : 0;
+        const TSR__CC_KEY cl = x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
+        const TSR__CC_KEY cr = x < w - 1 ? pm[c + 2] + ar : none;
+        /* the choice, its key and its origin chosen by the same two compares */
+        const int c1 = cc < cl;
+        TSR__CC_KEY best = c1 ? cc : cl;
+        int32_t org = c1 ? po[c + 1] : po[c];
+        const int c2 = cr < best;
+        best = c2 ? cr : best;
+        org = c2 ? po[c + 2] : org;
+        const TSR__CC_KEY pen = P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) : 0;
+        L->m[c] = pen + best + (P->forward ? 0 : dc);
+        L->org[c] = org;
+        codes |= (uint32_t)(c2 ? 2 : c1) << (2 * c);
+        if (P->pair)
+            pairs |= (uint32_t)((cr < cc) | (cc < cl) << 1) << (2 * c);
+    }
+    tsr__cc_put_codes(P, w, it, it->y0 + k, lane, codes, pairs);
+}
+
+/* dp, lane `lane` after the item's last row: its output columns' origins, then their keys
+ * tagged with generation gen (what the next band polls for). */
+TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w,
+                                              const tsr__cc_item *it, int32_t lane, uint32_t gen,
+                                              const TSR__CC_LANE_T *L)
+{
+    const int32_t x1 = it->base + lane * TSR__CC_C;
+    if (!tsr__cc_output_lane(it, x1))
+        return;
+    const int64_t o = (int64_t)it->b * P->pitch;
+    TSR__CC_UNROLL
+    for (int32_t c = 0; c < TSR__CC_C; c++)
+        if (x1 + c < w) {
+            P->entry[o + x1 + c] = (uint16_t)L->org[c];
+            P->TSR__CC_N(hand)[o + x1 + c] =
+                L->m[c] | (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
+        }
+}
+
+#ifdef __cplusplus
+/* The kernel's names for this key type (overloads on the lane type; C++ linkage, as the header
+ * may be included inside extern "C"). */
+extern "C++" {
+TSR__CC_FN int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                 int32_t lane, uint32_t gen, TSR__CC_LANE_T *L)
+{
+    return TSR__CC_N(tsr__cc_lane_load)(P, w, it, lane, gen, L);
+}
+TSR__CC_FN void tsr__cc_lane_first(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                   const tsr__cc_stage *sb, int32_t lane, TSR__CC_LANE_T *L)
+{
+    TSR__CC_N(tsr__cc_lane_first)(P, w, it, sb, lane, L);
+}
+TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                 const tsr__cc_stage *sb, int32_t k, int32_t lane,
+                                 TSR__CC_LANE_T *L, TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm,
+                                 int32_t ro)
+{
+    TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, lo, rm, ro);
+}
+TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                   int32_t lane, uint32_t gen, const TSR__CC_LANE_T *L)
+{
+    TSR__CC_N(tsr__cc_lane_store)(P, w, it, lane, gen, L);
+}
+}
+#endif
+
+#undef TSR__CC_LANE_T
+#undef TSR__CC_N
+#undef TSR__CC_KEY
+#undef TSR__CC_KB
