@@ -81,8 +81,10 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
 /* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out, then, after a
  * system-scope fence, out->seq = seq (the host polls it: wait_results). Every thread of the
  * block calls it (blockDim a multiple of 32, at most 1024). */
-__device__ tsr__lcd_acc warp_reduce(tsr__lcd_acc a)
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
+    __shared__ tsr__lcd_acc warp_acc[32];
     for (int o = 16; o > 0; o >>= 1) {
         tsr__lcd_acc b;
         b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
@@ -93,26 +95,12 @@ __device__ tsr__lcd_acc warp_reduce(tsr__lcd_acc a)
         b.t = a.t;
         tsr__lcd_acc_merge(&a, &b);
     }
-    return a;
-}
-
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
-                                   tsr__lcd_out *out)
-{
-    __shared__ tsr__lcd_acc warp_acc[32];
-    a = warp_reduce(a);
     if ((threadIdx.x & 31) == 0)
         warp_acc[threadIdx.x >> 5] = a;
     __syncthreads();
-    if (threadIdx.x >= 32)
-        return;
-    /* the warps' sums by warp 0 (an empty accumulator is the merge's identity) */
-    if (threadIdx.x < blockDim.x >> 5)
-        a = warp_acc[threadIdx.x];
-    else
-        tsr__lcd_acc_init(&a, a.t);
-    a = warp_reduce(a);
     if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < blockDim.x >> 5; w++)
+            tsr__lcd_acc_merge(&a, &warp_acc[w]);
         tsr__lcd_out r;
         r.dphi = a.dphi;
         r.dsum = a.dsum;
@@ -157,17 +145,15 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     return s;
 }
 
-/* Dense evaluation, block p = proposal p, blockDim.x and `groups` from tsr__lcd_dense_shape. With
- * hist (commit: one block, one proposal) the new counts go to d.c and hist, and the node's point
- * to d.x, d.y. A thread's first edge is loaded before the star, so its loads overlap the star's
- * dependent chain. */
+/* Dense evaluation, block p = proposal p. With hist (commit: one block, one proposal) the new
+ * counts go to d.c and hist, and the node's point to d.x, d.y. A thread's first edge is loaded
+ * before the star, so its loads overlap the star's dependent chain. */
 __global__ void __launch_bounds__(COMMIT_THREADS)
-    eval_dense_kernel(dev_drawing d, int32_t maxdeg, int groups,
-                      const __grid_constant__ prop_params pp, const int32_t *__restrict__ prop,
-                      int nprop, int32_t *hist, uint32_t seq, tsr__lcd_out *out)
+    eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
+                      const int32_t *__restrict__ prop, int nprop, int32_t *hist, uint32_t seq,
+                      tsr__lcd_out *out)
 {
     __shared__ int invalid;
-    __shared__ int32_t part[COMMIT_THREADS]; /* arm groups' changes per edge (groups > 1) */
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     tsr__lcd_edge first;
     if (t < d.m)
@@ -181,15 +167,8 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
-    if (groups == 1) {
-        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
-                              t < d.m ? &first : NULL, &a, &invalid, hist);
-    } else {
-        tsr__lcd_dense_split_thread(t, nt, groups, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c,
-                                    &s, &first, &invalid, part);
-        __syncthreads();
-        tsr__lcd_dense_split_sum_thread(t, nt, groups, d.m, d.c, part, &first, &a, hist);
-    }
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
+                          t < d.m ? &first : NULL, &a, &invalid, hist);
     __syncthreads();
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
     block_reduce_write(a, &invalid, 0, seq, out + p);
@@ -623,10 +602,9 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    int nt, groups;
-    tsr__lcd_dense_shape(g->m, g->maxdeg, hist != NULL, &nt, &groups);
-    eval_dense_kernel<<<(unsigned)nprop, (unsigned)nt, g->star_bytes, ctx->cuda->stream>>>(
-        drawing_of(g), g->maxdeg, groups, g->pp, g->dprop, nprop, hist, next_seq(g), g->dout);
+    eval_dense_kernel<<<(unsigned)nprop, hist ? COMMIT_THREADS : DENSE_THREADS, g->star_bytes,
+                        ctx->cuda->stream>>>(drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop,
+                                             hist, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, hist ? "eval_dense_kernel (commit)" : "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }
@@ -643,9 +621,7 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    int nt, groups;
-    tsr__lcd_dense_shape(g->m, g->maxdeg, 0, &nt, &groups);
-    probe_kernel<<<(unsigned)nprop, (unsigned)nt, 0, ctx->cuda->stream>>>(next_seq(g), g->dout);
+    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, 0, ctx->cuda->stream>>>(next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
     return wait_results(ctx, g, nprop, 0);
 }

@@ -309,27 +309,29 @@ TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t 
     d->c = c[f];
 }
 
-/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load) against arms i0, i0 + step, ... of
- * the star: moving v from (ox,oy) to (px,py). Adds each of those arms' change to the arm's
- * accumulator and puts f's change over them in *df. Returns 0 (f not counted in phase 2) for f
- * incident to v (its change comes from the arms) and when (px,py) lies on f (sets *invalid).
- * (q,w) crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b
- * strictly on opposite sides of qw, so the sides of ab are computed once per point. */
-TSR__LCD_FN int tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, const tsr__lcd_star *s, int32_t i0,
-                                     int32_t step, int *invalid, int32_t *df)
+/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load): moving v from (ox,oy) to (px,py)
+ * against f. Returns at once for f incident to v (its change comes from the arms). Sets *invalid
+ * when (px,py) lies on f. Else adds f's new count to *a, each arm's change to the arm's
+ * accumulator, and, with hist (commit), writes the new count to c[f] (only this thread touches
+ * c[f]) and moves f in the histogram. (q,w) crosses f = ab exactly when q and w lie strictly on
+ * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
+ * once per point. */
+TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    const int32_t fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
+    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx,
+                  by = d->by;
     if (fa == v || fb == v)
-        return 0;
+        return;
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
     if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
-        return 0;
+        return;
     }
     int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
-    int32_t sum = 0;
-    for (int32_t i = i0; i < s->deg; i += step) {
+    int32_t df = 0;
+    for (int32_t i = 0; i < s->deg; i++) {
         int32_t w = s->w[i];
         if (w == fa || w == fb)
             continue;
@@ -349,36 +351,17 @@ TSR__LCD_FN int tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t v, int32_t 
             was = o1 != 0 && o2 != 0 && o1 != o2;
         }
         if (now != was) {
-            sum += now - was;
+            df += now - was;
             TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
         }
     }
-    *df = sum;
-    return 1;
-}
-
-/* Edge d->f's new count d->c + df into *a; with hist (commit) also into c[f] (only this thread
- * touches c[f]) and the histogram. */
-TSR__LCD_FN void tsr__lcd_edge_finish(const tsr__lcd_edge *d, int32_t df, int32_t *c,
-                                      tsr__lcd_acc *a, int32_t *hist)
-{
     const int32_t old = d->c;
     tsr__lcd_acc_add(a, old, old + df);
     if (hist && df) {
-        c[d->f] = old + df;
+        c[f] = old + df;
         TSR__LCD_ATOMIC_ADD(&hist[old], -1);
         TSR__LCD_ATOMIC_ADD(&hist[old + df], 1);
     }
-}
-
-/* Phase 2 for one loaded edge against the whole star. */
-TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
-                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
-{
-    int32_t df;
-    if (tsr__lcd_edge_change(d, v, ox, oy, px, py, s, 0, 1, invalid, &df))
-        tsr__lcd_edge_finish(d, df, c, a, hist);
 }
 
 /* Phase 2 for edge f: its loads, then tsr__lcd_visit_edge. */
@@ -392,25 +375,8 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
     tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
 }
 
-/* The dense block's shape for a graph of m edges whose largest star has maxdeg arms: nt threads
- * and `groups` arm groups. A graph with at most half a full block's edges takes a full block
- * (TSR__LCD_COMMIT_THREADS) and splits every edge's arms over `groups` threads (a power of two,
- * at most 32, nt / groups >= m, at most half the largest star per group), so that a block's
- * longest thread visits fewer arms (bench/notes/layout.md, "Arms split over threads"); a larger
- * graph takes TSR__LCD_DENSE_THREADS threads per proposal (COMMIT_THREADS for the commit), each
- * over whole stars. */
-TSR__LCD_FN void tsr__lcd_dense_shape(int32_t m, int32_t maxdeg, int commit, int *nt, int *groups)
-{
-    const int full = 2 * (int64_t)m <= TSR__LCD_COMMIT_THREADS;
-    *nt = commit || full ? TSR__LCD_COMMIT_THREADS : TSR__LCD_DENSE_THREADS;
-    int g = 1;
-    while (full && g < 32 && 2 * (int64_t)g * m <= *nt && 2 * g <= maxdeg)
-        g *= 2;
-    *groups = g;
-}
-
-/* Phase 2, dense, whole stars (groups = 1): thread t of nt visits edges t, t + nt, ...; `first`,
- * when not NULL, is edge t loaded before phase 1 (t < m). */
+/* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
+ * loaded before phase 1 (t < m). */
 TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
@@ -424,50 +390,6 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
     }
     for (; f < m; f += nt)
         tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, hist);
-}
-
-/* part[] value of an edge that phase 2 does not count (tsr__lcd_edge_change returned 0). */
-#define TSR__LCD_SKIP INT32_MIN
-
-/* Phase 2a, dense, arm groups (groups > 1, E = nt / groups >= m): thread t visits edge
- * f = t % E against arms t / E, t / E + groups, ... and leaves f's change over them in part[t]
- * (nt entries; TSR__LCD_SKIP when f is not counted). `first`: edge t loaded before phase 1, for
- * t < m (not NULL there). */
-TSR__LCD_FN void tsr__lcd_dense_split_thread(int32_t t, int32_t nt, int32_t groups, int32_t m,
-                                             int32_t v, int32_t ox, int32_t oy, int32_t px,
-                                             int32_t py, const int32_t *ec, const int32_t *eu,
-                                             const int32_t *ev, const int32_t *c,
-                                             const tsr__lcd_star *s, const tsr__lcd_edge *first,
-                                             int *invalid, int32_t *part)
-{
-    const int32_t E = nt / groups, f = t % E;
-    if (f >= m)
-        return;
-    tsr__lcd_edge d;
-    if (t < E)
-        d = *first;
-    else
-        tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
-    int32_t df;
-    part[t] = tsr__lcd_edge_change(&d, v, ox, oy, px, py, s, t / E, groups, invalid, &df)
-                  ? df
-                  : TSR__LCD_SKIP;
-}
-
-/* Phase 2b (after a barrier): thread t < m finishes edge t (`first`, loaded before phase 1)
- * with the sum of its groups' parts. */
-TSR__LCD_FN void tsr__lcd_dense_split_sum_thread(int32_t t, int32_t nt, int32_t groups, int32_t m,
-                                                 int32_t *c, const int32_t *part,
-                                                 const tsr__lcd_edge *first, tsr__lcd_acc *a,
-                                                 int32_t *hist)
-{
-    if (t >= m || part[t] == TSR__LCD_SKIP)
-        return;
-    const int32_t E = nt / groups;
-    int32_t df = part[t];
-    for (int32_t j = 1; j < groups; j++)
-        df += part[t + j * E];
-    tsr__lcd_edge_finish(first, df, c, a, hist);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells

@@ -25,7 +25,6 @@ typedef struct emu {
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
     int32_t *star; /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
     tsr__lcd_edge *first; /* per thread: the dense kernel's edge loaded before the star */
-    int32_t *part;        /* per thread: the dense kernel's arm groups' changes (shared) */
     tsr_layout_score score;
     unsigned *stamp;
     unsigned gen;
@@ -68,8 +67,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
         return;
     void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
                  g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx,
-                 g->part};
+                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -105,7 +103,6 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->rows = dup_n(NULL, P * m * 4);
     g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * TSR__LCD_STAR_ARRAYS * 4);
     g->first = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_edge));
-    g->part = dup_n(NULL, TSR__LCD_COMMIT_THREADS * 4);
     g->stamp = dup_n(NULL, P * m * 4);
     g->gen = 0xfffffff0u; /* wraps within the test's launches: the reset path runs */
     g->cells = dup_n(NULL, P * TSR__LCD_PER_PROP_CELLS * 4);
@@ -188,19 +185,15 @@ static tsr__lcd_star emu_star(emu *g, int32_t v)
     return s;
 }
 
-/* eval_dense_kernel, one block (proposal v to px,py) in the shape tsr__lcd_dense_shape gives,
- * phase by phase; commit with the histogram as the commit launch does. */
-static void emu_dense_block(emu *g, int32_t v, int32_t px, int32_t py, int commit,
+/* eval_dense_kernel, one block (proposal v to px,py), nt threads, phase by phase; commit with
+ * the histogram as the commit launch does. */
+static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
                             tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
-    int nt, groups;
-    tsr__lcd_dense_shape(g->m, g->maxdeg, commit, &nt, &groups);
     const int32_t ox = g->x[v], oy = g->y[v];
     int32_t *hist = commit ? g->hist : NULL;
     tsr__lcd_star s = emu_star(g, v);
     int invalid = 0x5a; /* shared memory starts undefined */
-    for (int t = 0; t < nt; t++)
-        g->part[t] = 0x5a5a5a5a;
     for (int t = 0; t < nt && t < g->m; t++)
         tsr__lcd_edge_load(t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
     for (int t = 0; t < nt; t++)
@@ -208,17 +201,9 @@ static void emu_dense_block(emu *g, int32_t v, int32_t px, int32_t py, int commi
                              NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t], g->target);
-        if (groups == 1)
-            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
-                                  t < g->m ? &g->first[t] : NULL, &g->acc[t], &invalid, hist);
-        else
-            tsr__lcd_dense_split_thread(t, nt, groups, g->m, v, ox, oy, px, py, g->ec, g->eu,
-                                        g->ev, g->c, &s, &g->first[t], &invalid, g->part);
+        tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
+                              t < g->m ? &g->first[t] : NULL, &g->acc[t], &invalid, hist);
     }
-    if (groups > 1)
-        for (int t = 0; t < nt; t++)
-            tsr__lcd_dense_split_sum_thread(t, nt, groups, g->m, g->c, g->part, &g->first[t],
-                                            &g->acc[t], hist);
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
     emu_reduce(g, nt, invalid, score, inv, dx);
@@ -276,7 +261,7 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_dense_block(g, node[p], px[p], py[p], 0, &score[p],
+        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p],
                         &invalid[p], &g->dx[p]);
     return st;
 }
@@ -289,7 +274,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    emu_dense_block(g, v, x, y, 1, score, &inv, &g->dx[0]);
+    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv, &g->dx[0]);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
