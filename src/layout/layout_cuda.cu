@@ -117,15 +117,18 @@ __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path,
 }
 
 /* A launch with nothing to evaluate: each block only completes (block_reduce_write), so that the
- * benchmark can time the launch and completion path alone (tsr__layout_cuda_probe). */
-__global__ void probe_kernel(uint32_t seq, tsr__lcd_out *out)
+ * benchmark can time the launch and completion path alone (tsr__layout_cuda_probe). It takes the
+ * dense launch's parameter block and shared memory, so that its launch costs what that one's
+ * does. */
+__global__ void probe_kernel(const __grid_constant__ prop_params pp, uint32_t seq,
+                             tsr__lcd_out *out)
 {
     __shared__ int invalid;
     if (threadIdx.x == 0)
         invalid = 0;
     __syncthreads();
     tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a, INT32_MAX);
+    tsr__lcd_acc_init(&a, pp.target);
     block_reduce_write(a, &invalid, 0, seq, out + blockIdx.x);
 }
 
@@ -423,6 +426,8 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
             eval_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
         CREATE_TRY(cudaFuncSetAttribute(
             eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(
+            probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
     }
     cudaStream_t s = ctx->cuda->stream;
     CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
@@ -621,7 +626,8 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, 0, ctx->cuda->stream>>>(next_seq(g), g->dout);
+    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
+        g->pp, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
     return wait_results(ctx, g, nprop, 0);
 }
