@@ -32,6 +32,7 @@ for t in (0, 1):
     lut = [None] * 1024
     for c, rho, uoff, ek, e1, w, lw in rows:
         assert 1 <= lw <= 7 and w < (1 << lw) and c < 8
+        assert ek & ~rho == 0 and e1 & ~ek == 0  # quad_pattern (ht_bits.h) relies on it
         for hi in range(1 << (7 - lw)):
             idx = c * 128 + (w | (hi << lw))
             assert lut[idx] is None, 'not a prefix code: table %d row %s' % (t, (c, rho, w, lw))

@@ -32,10 +32,16 @@ AI int any_zero_byte64(uint64_t u)
 
 AI uint64_t load_le64(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
         v |= (uint64_t)p[i] << (8 * i);
     return v;
+#endif
 }
 
 /* ---- MagSgn: forward from byte 0 for Pcup bytes, little-endian bit order (7.1.2) ----------- */
@@ -263,23 +269,24 @@ typedef struct {
     uint8_t *rho_a, *rho_b;   /* QW + 2 entries each, quad qx at [qx + 1] */
 } ht_blk;
 
-/* One quad's significance pattern and EMB bits from its context (7.3.5): rho | u_off << 4 |
- * e_k << 8 | e_1 << 12, after reading its MEL symbol (context 0) and CxtVLC codeword. `keep`
- * masks padding samples (T.814 7.2); a significant one is dropped with a warning. */
-AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *vlc,
-                         uint32_t keep, unsigned *warn)
+/* One quad's significance pattern and EMB bits from its context (7.3.5), after reading its MEL
+ * symbol (context 0) and CxtVLC codeword: the table entry itself (ht_vlc_lut.h: bits 0-2 the
+ * codeword length, then u_off << 3 | rho << 4 | e_k << 8 | e_1 << 12), 0 for a MEL symbol 0.
+ * `keep` (bits 4-7) masks padding samples (T.814 7.2); a significant one is dropped, with its
+ * EMB bits, and a warning. */
+AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *vlc, uint32_t keep,
+                         unsigned *warn)
 {
     if (c == 0 && mel_sym(mel) == 0)
         return 0;
-    const uint32_t e = lut[c * 128 + (vlc->acc & 127)];
+    uint32_t e = lut[c * 128 + (vlc->acc & 127)];
     vlc_take(vlc, e & 7);
-    uint32_t rho = (e >> 4) & 0xF;
-    if (rho & ~keep) {
+    if (e & 0xF0 & ~keep) {
         *warn |= TSR__T1_W_HT;
-        rho &= keep;
+        const uint32_t r = e & keep; /* the table has e_1 within e_k within rho */
+        e = (e & 0xF) | r | (e & r << 4) | (e & r << 8);
     }
-    const uint32_t ek = (e >> 8) & rho;
-    return rho | ((e >> 3) & 1) << 4 | ek << 8 | ((e >> 12) & ek) << 12;
+    return e;
 }
 
 /* The MagSgn fields x = 2 (mu - 1) + sign of a quad's four samples with mu clamped to mu_lim
@@ -301,15 +308,16 @@ AI uint32_t quad_kappa(const uint32_t *p)
     m = m > p[1] ? m : p[1];
     m = m > p[2] ? m : p[2];
     m >>= 1; /* mu */
-    const uint32_t E = m ? 32u - (uint32_t)__builtin_clz(2 * m - 1) : 0; /* Table 1 */
-    return E > 2 ? E - 1 : 1;
+    /* max(E - 1, 1) with E = bits(2 mu - 1) (Table 1) is bits(mu - 1) for mu >= 2, and 1 for
+     * mu <= 1: bits of (mu - (mu != 0)) | 1, without a branch */
+    return 32u - (uint32_t)__builtin_clz((m - (m != 0)) | 1);
 }
 
 /* U (7.3.7) of a nonempty quad with pattern q and unsigned residual u; p as for quad_kappa (row
  * -1 is zero: kappa 1 for the initial row). */
 AI uint32_t quad_bound(uint32_t q, const uint32_t *p, uint32_t u)
 {
-    const uint32_t r = q & 0xF, kq = quad_kappa(p);
+    const uint32_t r = (q >> 4) & 0xF, kq = quad_kappa(p);
     return ((r & (r - 1)) ? kq : 1) + u;
 }
 

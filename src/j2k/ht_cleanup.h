@@ -2,8 +2,8 @@
  * reference) and once by ht_decode_avx2.c: the includer defines quad_values() (one quad's MagSgn
  * values, contract in ht_decode.c), HT_PAIR_VALUES (the bounds and values of the two quads of a
  * pair, either possibly empty, i.e. zeroed: returns 1, or 0 before anything is read or set, to
- * leave the pair to the quad-by-quad loop) and HT_CLEANUP_DEF (the function's linkage and name). Both
- * instances compute the same words bit for bit. No include guard: one instance per file. */
+ * leave the pair to the quad-by-quad loop) and HT_CLEANUP_DEF (the function's linkage and name).
+ * Both instances compute the same words bit for bit. No include guard: one instance per file. */
 
 /* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data.
  * Writes every sample of the padded quad raster. */
@@ -24,9 +24,12 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
 
     const uint32_t S = b->S, qw = b->qw;
     const uint32_t mu_lim = kc >= 32 ? 0xFFFFFFFFu : (1u << kc) - 1; /* kc <= 31 */
-    uint8_t *ra = b->rho_a, *rc = b->rho_b;                        /* above, current */
+    uint8_t *ra = b->rho_a, *rc = b->rho_b;                          /* above, current */
     memset(ra, 0, qw + 2);
     memset(rc, 0, qw + 2);
+    uint8_t ca[TSR__T1_MAX_W / 2]; /* context bits from the row above, quad qx at [qx] */
+    if (qw > TSR__T1_MAX_W / 2)
+        return TSR__T1_CORRUPT; /* outside t1.h's limits */
     unsigned wr = 0;
     for (uint32_t qy = 0; qy < b->qh; qy++) {
         const int initial = qy == 0;
@@ -34,40 +37,43 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
         uint32_t *v0 = b->v + (size_t)(2 * qy) * S; /* rows 2qy and 2qy + 1 */
         uint32_t *v1 = v0 + S;
         const uint32_t *vp = v0 - S; /* row 2qy - 1 (zero when initial) */
-        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF : 0x5;
+        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF0 : 0x50; /* rho bits (quad_pattern) */
+        /* the part of each quad's significance context (7.3.5) that comes from the three
+         * quads above (context bits 0 and 2), for the whole row at once */
+        if (!initial)
+            for (uint32_t qx = 0; qx < qw; qx++)
+                ca[qx] = (uint8_t)((((ra[qx] >> 3) | (ra[qx + 1] >> 1)) & 1) |
+                                   (((ra[qx + 1] >> 1) | (ra[qx + 2] << 1)) & 4));
+        uint32_t rl = 0; /* the rho of the quad left of the pair */
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const int pair = qx + 1 < qw;
             uint32_t c0, c1;
-            /* significance contexts (7.3.5) from the left quad and, after the first row, the
-             * three quads above */
+            /* significance contexts (7.3.5): the left quad's part and the part from above */
             vlc_need(&vlc, 38); /* two CxtVLC codewords (7 bits each), the U-VLCs (24) */
-            const uint32_t rl = rc[qx];
             if (initial)
                 c0 = ((rl | (rl >> 1)) & 1) | ((rl >> 1) & 2) | ((rl >> 1) & 4);
             else
-                c0 = (((ra[qx] >> 3) | (ra[qx + 1] >> 1)) & 1) | (((rl >> 1) | (rl >> 2)) & 2) |
-                     (((ra[qx + 1] >> 1) | (ra[qx + 2] << 1)) & 4);
-            const uint32_t keep0 = keep_row & (2 * qx + 1 < b->w ? 0xF : 0x3);
+                c0 = ca[qx] | (((rl >> 1) | (rl >> 2)) & 2);
+            const uint32_t keep0 = keep_row & (2 * qx + 1 < b->w ? 0xF0 : 0x30);
             const uint32_t q0 = quad_pattern(c0, lut, &mel, &vlc, keep0, &wr);
-            rc[qx + 1] = (uint8_t)(q0 & 0xF);
+            rc[qx + 1] = (uint8_t)((q0 >> 4) & 0xF);
             uint32_t q1 = 0;
             if (pair) {
-                const uint32_t r0 = q0 & 0xF;
+                const uint32_t r0 = (q0 >> 4) & 0xF;
                 if (initial)
                     c1 = ((r0 | (r0 >> 1)) & 1) | ((r0 >> 1) & 2) | ((r0 >> 1) & 4);
                 else
-                    c1 = (((ra[qx + 1] >> 3) | (ra[qx + 2] >> 1)) & 1) |
-                         (((r0 >> 1) | (r0 >> 2)) & 2) |
-                         (((ra[qx + 2] >> 1) | (ra[qx + 3] << 1)) & 4);
-                const uint32_t keep1 = keep_row & (2 * qx + 3 < b->w ? 0xF : 0x3);
+                    c1 = ca[qx + 1] | (((r0 >> 1) | (r0 >> 2)) & 2);
+                const uint32_t keep1 = keep_row & (2 * qx + 3 < b->w ? 0xF0 : 0x30);
                 q1 = quad_pattern(c1, lut, &mel, &vlc, keep1, &wr);
-                rc[qx + 2] = (uint8_t)(q1 & 0xF);
+                rc[qx + 2] = (uint8_t)((q1 >> 4) & 0xF);
             }
+            rl = (q1 >> 4) & 0xF;
             /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes and both
              * suffix lengths from one table entry, then both suffixes, both extensions */
-            const uint32_t uo0 = (q0 >> 4) & 1, uo1 = (q1 >> 4) & 1;
+            const uint32_t uo0 = (q0 >> 3) & 1, uo1 = (q1 >> 3) & 1;
             uint32_t mode = uo0 | uo1 << 1, add = 0;
-            if (initial && mode == 3) {
+            if (__builtin_expect(initial, 0) && mode == 3) {
                 if (mel_sym(&mel))
                     add = 2; /* Formula (4) for both */
                 else
@@ -80,7 +86,7 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
             const uint32_t s1 = (uint32_t)(sfx >> l0) & ((1u << ((ue >> 12) & 7)) - 1);
             vlc_take(&vlc, ue >> 16);
             uint32_t u0 = add + (ue & 7) + s0, u1 = add + ((ue >> 3) & 7) + s1;
-            if (s0 >= 28 || s1 >= 28) { /* extensions (suffix 28-31 of prefix 5) */
+            if (((s0 + 4) | (s1 + 4)) & 32) { /* extensions (a suffix 28-31 of prefix 5) */
                 u0 += 4 * vlc_take(&vlc, s0 >= 28 ? 4 : 0);
                 u1 += 4 * vlc_take(&vlc, s1 >= 28 ? 4 : 0);
             }
@@ -92,7 +98,7 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
             for (uint32_t i = 0; i <= (uint32_t)pair; i++) {
                 const uint32_t q = i ? q1 : q0, x = qx + i;
                 uint32_t *a = v0 + 2 * x, *bl = v1 + 2 * x;
-                if (!(q & 0xF)) {
+                if (!(q & 0xF0)) {
                     a[0] = a[1] = bl[0] = bl[1] = 0;
                     continue;
                 }

@@ -42,11 +42,11 @@ enum {
  * value word 2 mu + sign with mu = (v >> 1) + 1 is v + 2; mu is clamped to mu_lim = 2^kc - 1,
  * which only a quad with U >= kc can reach (v >> 1 < 2^(U - e_k) <= 2^U). Significance selects
  * by masks, not branches (the patterns are data). */
-AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
-                    uint32_t *v0, uint32_t *v1, unsigned *warn)
+AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim, uint32_t *v0,
+                    uint32_t *v1, unsigned *warn)
 {
-    const uint32_t m0 = 0u - (q & 1), m1 = 0u - ((q >> 1) & 1), m2 = 0u - ((q >> 2) & 1),
-                   m3 = 0u - ((q >> 3) & 1);
+    const uint32_t m0 = 0u - ((q >> 4) & 1), m1 = 0u - ((q >> 5) & 1), m2 = 0u - ((q >> 6) & 1),
+                   m3 = 0u - ((q >> 7) & 1);
     const uint32_t n0 = (U - ((q >> 8) & 1)) & m0, n1 = (U - ((q >> 9) & 1)) & m1,
                    n2 = (U - ((q >> 10) & 1)) & m2, n3 = (U - ((q >> 11) & 1)) & m3;
     const uint32_t tot = n0 + n1 + n2 + n3;
@@ -179,11 +179,11 @@ static void magref(ht_blk *b, const uint8_t *d, uint32_t len)
  * significant sample has mag2 = (2 mu + 1) << p0, i.e. (v | 1) << p0 (< 2^32: mu < 2^kc). */
 static void output_cleanup(const ht_blk *b, uint32_t p0, int rev, int32_t *out, size_t stride)
 {
-    const uint32_t sh = rev ? 1 : 0;
-    for (uint32_t y = 0; y < b->h; y++) {
-        const uint32_t *v = b->v + (size_t)y * b->S;
+    const uint32_t sh = rev ? 1 : 0, w = b->w, h = b->h, S = b->S; /* locals: out may alias b */
+    for (uint32_t y = 0; y < h; y++) {
+        const uint32_t *v = b->v + (size_t)y * S;
         int32_t *o = out + (size_t)y * stride;
-        for (uint32_t x = 0; x < b->w; x++) {
+        for (uint32_t x = 0; x < w; x++) {
             const uint32_t m = ((v[x] | 1) << p0) >> sh, s = 0u - (v[x] & 1);
             o[x] = v[x] ? (int32_t)((m ^ s) - s) : 0;
         }
@@ -315,7 +315,7 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
     b.v = ws->mag + b.S + 1;
     b.rho_a = ws->ht_scratch;
     b.rho_b = ws->ht_scratch + b.qw + 2;
-    memset(ws->mag, 0, b.S * sizeof *ws->mag); /* row -1 and the border columns (exponent */
+    memset(ws->mag, 0, b.S * sizeof *ws->mag);  /* row -1 and the border columns (exponent */
     for (uint32_t y = 1; y < 2 * b.qh + 2; y++) /* predictors) */
         ws->mag[(size_t)y * b.S] = ws->mag[(size_t)y * b.S + b.S - 1] = 0;
 

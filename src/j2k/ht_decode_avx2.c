@@ -21,11 +21,11 @@ int tsr__ht_cpu_avx2(void)
 #include <immintrin.h>
 
 /* ht_decode.c's quad_values contract; lanes are the samples in bit-stream order TL, BL, TR, BR. */
-AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
-                    uint32_t *v0, uint32_t *v1, unsigned *warn)
+AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim, uint32_t *v0,
+                    uint32_t *v1, unsigned *warn)
 {
     const __m128i qv = _mm_set1_epi32((int)q), one = _mm_set1_epi32(1);
-    const __m128i sig = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(0, 1, 2, 3)), one);
+    const __m128i sig = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(4, 5, 6, 7)), one);
     const __m128i ek = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(8, 9, 10, 11)), one);
     const __m128i e1 = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(12, 13, 14, 15)), one);
     const __m128i m = _mm_sub_epi32(_mm_setzero_si128(), sig);
@@ -68,32 +68,32 @@ AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_
  * 0-3, quad 1 in 4-7, each in bit-stream order TL, BL, TR, BR) when they fit one accumulator
  * read (<= 56 bits) and both bounds are valid, else 0 (quad by quad); a pair of empty quads is
  * zeroed. p: the row above the pair's first sample. */
-AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uint32_t *p,
-                   ms_rd *ms, uint32_t kc, uint32_t mu_lim, uint32_t *v0, uint32_t *v1,
-                   unsigned *warn)
+AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uint32_t *p, ms_rd *ms,
+                   uint32_t kc, uint32_t mu_lim, uint32_t *v0, uint32_t *v1, unsigned *warn)
 {
-    if (!((q0 | q1) & 0xF)) {
+    if (!((q0 | q1) & 0xF0)) {
         _mm_storeu_si128((__m128i *)v0, _mm_setzero_si128());
         _mm_storeu_si128((__m128i *)v1, _mm_setzero_si128());
         return 1;
     }
-    const uint32_t U0 = (q0 & 0xF) ? quad_bound(q0, p, u0) : 0;
-    const uint32_t U1 = (q1 & 0xF) ? quad_bound(q1, p + 2, u1) : 0;
+    const uint32_t U0 = (q0 & 0xF0) ? quad_bound(q0, p, u0) : 0;
+    const uint32_t U1 = (q1 & 0xF0) ? quad_bound(q1, p + 2, u1) : 0;
     if (U0 > 31 || U1 > 31)
         return 0;
     const __m256i qv = _mm256_setr_m128i(_mm_set1_epi32((int)q0), _mm_set1_epi32((int)q1));
     const __m256i Uv = _mm256_setr_m128i(_mm_set1_epi32((int)U0), _mm_set1_epi32((int)U1));
     const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
     const __m256i sig =
-        _mm256_and_si256(_mm256_srlv_epi32(qv, _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3)), one);
+        _mm256_and_si256(_mm256_srlv_epi32(qv, _mm256_setr_epi32(4, 5, 6, 7, 4, 5, 6, 7)), one);
     const __m256i ek =
         _mm256_and_si256(_mm256_srlv_epi32(qv, _mm256_setr_epi32(8, 9, 10, 11, 8, 9, 10, 11)), one);
     const __m256i m = _mm256_sub_epi32(zero, sig);
     const __m256i n = _mm256_and_si256(_mm256_sub_epi32(Uv, ek), m);
     __m256i end = _mm256_add_epi32(n, _mm256_slli_si256(n, 4)); /* prefix sums per quad */
     end = _mm256_add_epi32(end, _mm256_slli_si256(end, 8));
-    end = _mm256_add_epi32(end, _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(
-                                                            end, _mm256_set1_epi32(3)), 0xF0));
+    end = _mm256_add_epi32(
+        end,
+        _mm256_blend_epi32(zero, _mm256_permutevar8x32_epi32(end, _mm256_set1_epi32(3)), 0xF0));
     const uint32_t tot = (uint32_t)_mm256_extract_epi32(end, 7);
     if (tot > 56)
         return 0;
@@ -115,9 +115,8 @@ AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uin
     const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
     __m256i x = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(flo, even),
                                    _mm256_permutevar8x32_epi32(fhi, even), 0xF0);
-    const __m256i e1 =
-        _mm256_and_si256(_mm256_srlv_epi32(qv, _mm256_setr_epi32(12, 13, 14, 15, 12, 13, 14, 15)),
-                         one);
+    const __m256i e1 = _mm256_and_si256(
+        _mm256_srlv_epi32(qv, _mm256_setr_epi32(12, 13, 14, 15, 12, 13, 14, 15)), one);
     x = _mm256_or_si256(x, _mm256_sllv_epi32(e1, n));
     if (U0 >= kc || U1 >= kc) {
         uint32_t xs[8];
