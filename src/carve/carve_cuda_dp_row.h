@@ -64,14 +64,17 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
  * candidates left, centre, right compared with strict <, each plus its transition cost
  * (backward: the energy for all three, so it is added once after the comparison: the same
  * order, no key is near the type's top; forward: CL, CU, CR), plus the mask term. A missing
- * candidate (image border) is `none`, never strictly smaller. Every cell of the window is
+ * candidate (image border) is `none`, never strictly smaller; border = 0 (an interior item,
+ * tsr__cc_item_interior: no window column at the image's edges) skips that test. Every cell of
+ * the window is
  * computed: a cell inside the trapezoid and the image (the valid ones) reads only cells valid one
  * row up, so what the others hold (garbage: unsigned sums wrap) never reaches an output. The
  * output lanes store their byte of codes (and, in batch mode, their byte of pair bits). */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, const tsr__cc_stage *sb,
                                             int32_t k, int32_t lane, TSR__CC_LANE_T *L,
-                                            TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm, int32_t ro)
+                                            TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm, int32_t ro,
+                                            int border)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     TSR__CC_KEY pm[TSR__CC_C + 2];
@@ -95,8 +98,8 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
         /* backward: dl = dc = dr, added after the comparison */
         const TSR__CC_KEY al = P->forward ? dl : 0, ac = P->forward ? dc : 0,
                           ar = P->forward ? dr : 0;
-        const TSR__CC_KEY cl = x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
-        const TSR__CC_KEY cr = x < w - 1 ? pm[c + 2] + ar : none;
+        const TSR__CC_KEY cl = !border || x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
+        const TSR__CC_KEY cr = !border || x < w - 1 ? pm[c + 2] + ar : none;
         /* the choice, its key and its origin chosen by the same two compares */
         const int c1 = cc < cl;
         TSR__CC_KEY best = c1 ? cc : cl;
@@ -150,9 +153,9 @@ TSR__CC_FN void tsr__cc_lane_first(const tsr__cc_planes *P, int32_t w, const tsr
 TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                  const tsr__cc_stage *sb, int32_t k, int32_t lane,
                                  TSR__CC_LANE_T *L, TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm,
-                                 int32_t ro)
+                                 int32_t ro, int border)
 {
-    TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, lo, rm, ro);
+    TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, lo, rm, ro, border);
 }
 TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                    int32_t lane, uint32_t gen, const TSR__CC_LANE_T *L)

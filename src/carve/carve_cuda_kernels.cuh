@@ -49,6 +49,22 @@ __device__ __forceinline__ uint64_t global_ns()
     return t;
 }
 
+/* dp: the item's rows after its first (band 0) or from the previous band's last row, the lane
+ * edges by shuffles; Border: the row step's border test (0 for interior items). */
+template <int Border, typename Lane>
+__device__ __forceinline__ void dp_rows(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                        const tsr__cc_stage *sb, int32_t lane, Lane *L)
+{
+    typedef typename std::remove_reference<decltype(L->m[0])>::type Key;
+    for (int32_t k = it->b > 0 ? 0 : 1; k < it->rows; k++) {
+        const Key lm = __shfl_up_sync(FULL, L->m[TSR__CC_C - 1], 1);
+        const int32_t lo = __shfl_up_sync(FULL, L->org[TSR__CC_C - 1], 1);
+        const Key rm = __shfl_down_sync(FULL, L->m[0], 1);
+        const int32_t ro = __shfl_down_sync(FULL, L->org[0], 1);
+        tsr__cc_lane_row(P, w, it, sb, k, lane, L, lm, lo, rm, ro, Border);
+    }
+}
+
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
  * Instantiated for Forward = P.forward, Masked = (P.mask != NULL: 64-bit keys, else 32-bit) and
  * Batch = (P.pair != NULL: the pair bits stored too): dp_launch below.
@@ -81,9 +97,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     tsr__cc_stage_lane(&P, w, &it, lane, &sb);
     if (tr)
         tr[1] = global_ns();
-    typedef typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type Lane;
-    typedef typename std::remove_reference<decltype(Lane().m[0])>::type Key;
-    Lane L;
+    typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type L;
     if (it.b > 0)
         while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
             __nanosleep(20);
@@ -92,13 +106,10 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     __syncwarp();
     if (tr)
         tr[2] = global_ns();
-    for (int32_t k = it.b > 0 ? 0 : 1; k < it.rows; k++) {
-        const Key lm = __shfl_up_sync(FULL, L.m[TSR__CC_C - 1], 1);
-        const int32_t lo = __shfl_up_sync(FULL, L.org[TSR__CC_C - 1], 1);
-        const Key rm = __shfl_down_sync(FULL, L.m[0], 1);
-        const int32_t ro = __shfl_down_sync(FULL, L.org[0], 1);
-        tsr__cc_lane_row(&P, w, &it, &sb, k, lane, &L, lm, lo, rm, ro);
-    }
+    if (tsr__cc_item_interior(&it, w))
+        dp_rows<0>(&P, w, &it, &sb, lane, &L);
+    else
+        dp_rows<1>(&P, w, &it, &sb, lane, &L);
     if (tr)
         tr[3] = global_ns();
     tsr__cc_lane_store(&P, w, &it, lane, gen, &L);
@@ -139,7 +150,8 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
     __shared__ uint64_t sv[TSR__CC_SEL_THREADS];
     __shared__ int32_t sx[TSR__CC_SEL_THREADS];
     __shared__ int32_t exits[TSR__CC_MAX_BANDS];
-    __shared__ int32_t go;
+    __shared__ uint16_t hop[TSR__CC_HOP_WIN];
+    __shared__ int32_t go, hx;
     if (P.state->stop)
         return;
     const int32_t t = threadIdx.x;
@@ -150,16 +162,22 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
         __syncthreads();
     }
-    const int32_t xe = sx[0];
+    const int32_t xe = sx[0], nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
     if (t == 0) {
         go = tsr__cc_select_begin(&P);
-        if (go)
-            tsr__cc_trace_bands(&P, xe, exits);
+        exits[nb - 1] = xe;
     }
     __syncthreads();
     if (!go)
         return;
-    const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
+    for (int32_t b = nb - 1, x = xe; b > 0; b -= TSR__CC_HOP_G) {
+        tsr__cc_hop_stage(&P, w, b, x, t, TSR__CC_SEL_THREADS, hop);
+        __syncthreads();
+        if (t == 0)
+            hx = tsr__cc_hop_walk(b, x, hop, exits);
+        __syncthreads();
+        x = hx;
+    }
     int32_t sd = 0;
     for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_SEL_THREADS / TSR__CC_LANES) {
         const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;

@@ -36,6 +36,7 @@ static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket,
             EMU_N(tsr__cc_lane_first)(P, w, &it, &sb, lane, &L[lane]);
         else if (!EMU_N(tsr__cc_lane_load)(P, w, &it, lane, gen, &L[lane]))
             abort(); /* launch_dp runs only ready items */
+    const int border = !tsr__cc_item_interior(&it, w);
     for (int32_t k = it.b > 0 ? 0 : 1; k < it.rows; k++) {
         memcpy(prev, L, sizeof L);
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
@@ -43,7 +44,7 @@ static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket,
             const EMU_LANE *l = &prev[lane > 0 ? lane - 1 : lane];
             const EMU_LANE *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
             EMU_N(tsr__cc_lane_row)(P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1],
-                                    l->org[TSR__CC_C - 1], r->m[0], r->org[0]);
+                                    l->org[TSR__CC_C - 1], r->m[0], r->org[0], border);
         }
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)

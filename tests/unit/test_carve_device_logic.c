@@ -139,9 +139,17 @@ static void launch_select(emu *e, int32_t w)
     const int32_t xe = sx[0];
     if (!tsr__cc_select_begin(P))
         return;
-    tsr__cc_trace_bands(P, xe, exits);
-    /* every band expanded by one warp: lanes load their row's words, then the walk */
+    /* the band hops in staged groups: all threads stage, barrier, thread 0 walks, barrier */
     const int32_t nb = tsr__cc_bands(P->h);
+    static uint16_t hop[TSR__CC_HOP_WIN];
+    exits[nb - 1] = xe;
+    for (int32_t b = nb - 1, x = xe; b > 0; b -= TSR__CC_HOP_G) {
+        poison(hop, sizeof hop);
+        for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
+            tsr__cc_hop_stage(P, w, b, x, t, TSR__CC_SEL_THREADS, hop);
+        x = tsr__cc_hop_walk(b, x, hop, exits);
+    }
+    /* every band expanded by one warp: lanes load their row's words, then the walk */
     int32_t sd = 0;
     for (int32_t b = nb - 1; b >= 0; b--) {
         const int32_t y0 = b * TSR__CC_BAND;
@@ -467,24 +475,33 @@ static const tsr__carve_dev_ops emu_ops = {emu_open,  emu_seams, emu_batch,
 static tsr_ctx *ctx;
 static int cases, mismatches;
 
+/* fill kinds beside the three random ones: a zero-energy diagonal three pixels wide (column
+ * 20 + y, or w - 21 - y) in random pixels of 128..255, so that seams move one column per row:
+ * R columns per band, the most select's staged hop windows allow */
+enum { FILL_DIAG_RIGHT = 1000, FILL_DIAG_LEFT = 1001 };
+
 static void fill(tsr_rng *r, tsr__carve_grid *g, int kind, int keep_density, int drop_rect)
 {
     const int32_t w = g->w, h = g->h;
     for (int32_t y = 0; y < h; y++)
         for (int32_t x = 0; x < w; x++) {
             const size_t o = (size_t)y * (size_t)g->pitch + (size_t)x;
+            const int32_t d = kind == FILL_DIAG_RIGHT ? x - 20 - y : x - (w - 21 - y);
             for (size_t b = 0; b < g->px; b++) {
                 int v;
-                switch (kind % 3) {
+                switch (kind >= FILL_DIAG_RIGHT ? 3 : kind % 3) {
                 case 0:
                     v = tsr_rng_range(r, 0, 255);
                     break;
                 case 1: /* few levels: many equal keys, the tie-break decides */
                     v = tsr_rng_range(r, 0, 1) * 85;
                     break;
-                default:
+                case 2:
                     v = (x * 7 + y * 3 + (int)b * 50) % 256 + tsr_rng_range(r, 0, 2);
                     v = v > 255 ? 255 : v;
+                    break;
+                default:
+                    v = d >= -1 && d <= 1 ? 0 : tsr_rng_range(r, 128, 255);
                     break;
                 }
                 g->pix[o * g->px + b] = (uint8_t)v;
@@ -640,6 +657,11 @@ int main(void)
             if (drop && w > 1 && (int64_t)w * h <= 40000)
                 one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0, t % 3 == 0 ? 0 : 1 + t % 5);
         }
+    /* seams along diagonals (R columns per band, full bands: 10, two hop groups), both ways,
+     * both energies, both key types */
+    for (int t = 0; t < 8; t++)
+        one_case(&r, 380, 10 * TSR__CC_BAND, 1 + t % 3, t & 1 ? FILL_DIAG_LEFT : FILL_DIAG_RIGHT,
+                 t & 2 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, (t & 4) != 0, 0, 0, 12, -1);
     /* over a million pixels: the host gather in parallel */
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
