@@ -47,17 +47,9 @@
 #endif
 
 /* ATOMIC_ADD returns the old value; SET_FLAG sets *p to 1 (many threads may: no plain racing
- * store on the device). WARP_ADD adds d summed over the 32 lanes of the warp with one atomic
- * (every lane of the warp must reach it together); on the host, where the emulation runs one
- * thread at a time, it adds d. */
+ * store on the device). */
 #if defined(__CUDA_ARCH__)
 #define TSR__LCD_ATOMIC_ADD(p, d) atomicAdd((p), (d))
-#define TSR__LCD_WARP_ADD(p, d)                                                                    \
-    do {                                                                                           \
-        const int s_ = __reduce_add_sync(0xffffffffu, (d));                                        \
-        if (s_ && (threadIdx.x & 31) == 0)                                                         \
-            atomicAdd((p), s_);                                                                    \
-    } while (0)
 #define TSR__LCD_ATOMIC_EXCH(p, v) atomicExch((p), (v))
 #define TSR__LCD_SET_FLAG(p) atomicOr((p), 1)
 #else
@@ -74,7 +66,6 @@ TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
     return old;
 }
 #define TSR__LCD_ATOMIC_ADD(p, d) tsr__lcd_add_host((p), (d))
-#define TSR__LCD_WARP_ADD(p, d) (*(p) += (d))
 #define TSR__LCD_ATOMIC_EXCH(p, v) tsr__lcd_exch_host((p), (v))
 #define TSR__LCD_SET_FLAG(p) (*(p) |= 1)
 #endif
@@ -318,67 +309,62 @@ TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t 
     d->c = c[f];
 }
 
-/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load), moving v from (ox,oy) to (px,py):
- * the sides of f = ab of the new and old points (*sp, *so). Returns 0 (f not counted in phase 2)
- * for f incident to v (its change comes from the arms) and when (px,py) lies on f (sets
- * *invalid). (q,w) crosses ab exactly when q and w lie strictly on opposite sides of ab and a, b
- * strictly on opposite sides of qw, so the sides of ab are computed once per point. */
-TSR__LCD_FN int tsr__lcd_edge_sides(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                    int32_t px, int32_t py, int *invalid, int *sp, int *so)
+/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load): moving v from (ox,oy) to (px,py)
+ * against f. Returns at once for f incident to v (its change comes from the arms). Sets *invalid
+ * when (px,py) lies on f. Else adds f's new count to *a, each arm's change to the arm's
+ * accumulator, and, with hist (commit), writes the new count to c[f] (only this thread touches
+ * c[f]) and moves f in the histogram. (q,w) crosses f = ab exactly when q and w lie strictly on
+ * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
+ * once per point. */
+TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    if (d->fa == v || d->fb == v)
-        return 0;
-    *sp = tsr__lcd_orient(d->ax, d->ay, d->bx, d->by, px, py);
-    if (*sp == 0 && tsr__lcd_on_segment(px, py, d->ax, d->ay, d->bx, d->by)) {
+    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx,
+                  by = d->by;
+    if (fa == v || fb == v)
+        return;
+    int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
+    if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
-        return 0;
+        return;
     }
-    *so = tsr__lcd_orient(d->ax, d->ay, d->bx, d->by, ox, oy);
-    return 1;
-}
-
-/* The change of arm i's crossing with the counted edge d->f: +1 (the new arm crosses f), -1
- * (the old one did), 0. */
-TSR__LCD_FN int tsr__lcd_arm_change(const tsr__lcd_edge *d, const tsr__lcd_star *s, int32_t i,
-                                    int32_t ox, int32_t oy, int32_t px, int32_t py, int sp, int so)
-{
-    const int32_t ax = d->ax, ay = d->ay, bx = d->bx, by = d->by, w = s->w[i];
-    if (w == d->fa || w == d->fb)
-        return 0;
-    const int32_t wx = s->wx[i], wy = s->wy[i];
-    const int sw = tsr__lcd_orient(ax, ay, bx, by, wx, wy);
-    if (sw == 0)
-        return 0;
-    int now = 0, was = 0;
-    if (sp == -sw) {
-        int o1 = tsr__lcd_orient(px, py, wx, wy, ax, ay);
-        int o2 = tsr__lcd_orient(px, py, wx, wy, bx, by);
-        now = o1 != 0 && o2 != 0 && o1 != o2;
+    int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
+    int32_t df = 0;
+    for (int32_t i = 0; i < s->deg; i++) {
+        int32_t w = s->w[i];
+        if (w == fa || w == fb)
+            continue;
+        int32_t wx = s->wx[i], wy = s->wy[i];
+        int sw = tsr__lcd_orient(ax, ay, bx, by, wx, wy);
+        if (sw == 0)
+            continue;
+        int now = 0, was = 0;
+        if (sp == -sw) {
+            int o1 = tsr__lcd_orient(px, py, wx, wy, ax, ay);
+            int o2 = tsr__lcd_orient(px, py, wx, wy, bx, by);
+            now = o1 != 0 && o2 != 0 && o1 != o2;
+        }
+        if (so == -sw) {
+            int o1 = tsr__lcd_orient(ox, oy, wx, wy, ax, ay);
+            int o2 = tsr__lcd_orient(ox, oy, wx, wy, bx, by);
+            was = o1 != 0 && o2 != 0 && o1 != o2;
+        }
+        if (now != was) {
+            df += now - was;
+            TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
+        }
     }
-    if (so == -sw) {
-        int o1 = tsr__lcd_orient(ox, oy, wx, wy, ax, ay);
-        int o2 = tsr__lcd_orient(ox, oy, wx, wy, bx, by);
-        was = o1 != 0 && o2 != 0 && o1 != o2;
-    }
-    return now - was;
-}
-
-/* Edge d->f's new count d->c + df into *a; with hist (commit) also into c[f] (only this thread
- * touches c[f]) and the histogram. */
-TSR__LCD_FN void tsr__lcd_edge_finish(const tsr__lcd_edge *d, int32_t df, int32_t *c,
-                                      tsr__lcd_acc *a, int32_t *hist)
-{
     const int32_t old = d->c;
     tsr__lcd_acc_add(a, old, old + df);
     if (hist && df) {
-        c[d->f] = old + df;
+        c[f] = old + df;
         TSR__LCD_ATOMIC_ADD(&hist[old], -1);
         TSR__LCD_ATOMIC_ADD(&hist[old + df], 1);
     }
 }
 
-/* Phase 2 for edge f, one thread alone (the spatial path's candidates): its loads, each arm's
- * change added to the arm's accumulator, f's new count into *a. */
+/* Phase 2 for edge f: its loads, then tsr__lcd_visit_edge. */
 TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
                                 int32_t py, const int32_t *ec, const int32_t *eu, const int32_t *ev,
                                 int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
@@ -386,51 +372,24 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
 {
     tsr__lcd_edge d;
     tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
-    int sp, so;
-    if (!tsr__lcd_edge_sides(&d, v, ox, oy, px, py, invalid, &sp, &so))
-        return;
-    int32_t df = 0;
-    for (int32_t i = 0; i < s->deg; i++) {
-        const int ch = tsr__lcd_arm_change(&d, s, i, ox, oy, px, py, sp, so);
-        if (ch) {
-            df += ch;
-            TSR__LCD_ATOMIC_ADD(&s->acc[i], ch);
-        }
-    }
-    tsr__lcd_edge_finish(&d, df, c, a, hist);
+    tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
 }
 
-/* Phase 2, dense: the warp of thread t visits edges w, w + nt, ... (w = t - t % 32 + lane)
- * together, so that each arm's changes are summed over the warp before one shared atomic
- * (TSR__LCD_WARP_ADD; lanes without a counted edge take part with 0; nt a multiple of 32).
- * `first`, when not NULL, is edge t loaded before phase 1 (t < m). */
+/* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
+ * loaded before phase 1 (t < m). */
 TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
                                        const tsr__lcd_star *s, const tsr__lcd_edge *first,
                                        tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    const int32_t lane = t % 32;
-    for (int32_t base = t - lane; base < m; base += nt) {
-        const int32_t f = base + lane;
-        tsr__lcd_edge d;
-        int counted = 0, sp = 0, so = 0;
-        if (f < m) {
-            if (f == t && first)
-                d = *first;
-            else
-                tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
-            counted = tsr__lcd_edge_sides(&d, v, ox, oy, px, py, invalid, &sp, &so);
-        }
-        int32_t df = 0;
-        for (int32_t i = 0; i < s->deg; i++) {
-            const int ch = counted ? tsr__lcd_arm_change(&d, s, i, ox, oy, px, py, sp, so) : 0;
-            df += ch;
-            TSR__LCD_WARP_ADD(&s->acc[i], ch);
-        }
-        if (counted)
-            tsr__lcd_edge_finish(&d, df, c, a, hist);
+    int32_t f = t;
+    if (first) {
+        tsr__lcd_visit_edge(first, v, ox, oy, px, py, c, s, a, invalid, hist);
+        f += nt;
     }
+    for (; f < m; f += nt)
+        tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, hist);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells
