@@ -150,8 +150,7 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
     __shared__ uint64_t sv[TSR__CC_SEL_THREADS];
     __shared__ int32_t sx[TSR__CC_SEL_THREADS];
     __shared__ int32_t exits[TSR__CC_MAX_BANDS];
-    __shared__ uint16_t hop[TSR__CC_HOP_WIN];
-    __shared__ int32_t go, hx;
+    __shared__ int32_t go;
     if (P.state->stop)
         return;
     const int32_t t = threadIdx.x;
@@ -162,22 +161,16 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
             tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
         __syncthreads();
     }
-    const int32_t xe = sx[0], nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
+    const int32_t xe = sx[0];
     if (t == 0) {
         go = tsr__cc_select_begin(&P);
-        exits[nb - 1] = xe;
+        if (go)
+            tsr__cc_trace_bands(&P, xe, exits);
     }
     __syncthreads();
     if (!go)
         return;
-    for (int32_t b = nb - 1, x = xe; b > 0; b -= TSR__CC_HOP_G) {
-        tsr__cc_hop_stage(&P, w, b, x, t, TSR__CC_SEL_THREADS, hop);
-        __syncthreads();
-        if (t == 0)
-            hx = tsr__cc_hop_walk(b, x, hop, exits);
-        __syncthreads();
-        x = hx;
-    }
+    const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
     int32_t sd = 0;
     for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_SEL_THREADS / TSR__CC_LANES) {
         const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;

@@ -35,10 +35,8 @@
  *   per seam k:
  *     select                               one block of SEL_THREADS: leftmost minimum of the
  *                                          last band's keys
- *                                          (strided partial minima + tree); the bands' entry
- *                                          columns hopped upwards (exits[b]) in groups: all
- *                                          threads stage a group's windows, barrier, thread 0
- *                                          walks them, barrier;
+ *                                          (strided partial minima + tree); thread 0 hops the
+ *                                          bands' entry columns upwards (exits[b]); barrier;
  *                                          one warp per band expands its rows: each lane loads
  *                                          one row's back-pointer words around the band's exit,
  *                                          then the path walks up by shuffles; drop counts
@@ -102,9 +100,6 @@ enum {
     TSR__CC_MAX_BANDS = (65535 + TSR__CC_BAND - 1) / TSR__CC_BAND,
     TSR__CC_PITCH_ALIGN = 64, /* device row pitch: a multiple of this, >= w + this */
     TSR__CC_EXP_WORDS = 5, /* back-pointer words (16 columns each) per row in the expansion */
-    TSR__CC_HOP_G = 8,     /* bands select hops per staged group */
-    /* entry values staged per group: windows of 2 R k + 1 columns, k < HOP_G */
-    TSR__CC_HOP_WIN = TSR__CC_HOP_G + TSR__CC_BAND * TSR__CC_HOP_G * (TSR__CC_HOP_G - 1),
     TSR__CC_RM_E = 8       /* columns per remove thread per chunk */
 };
 
@@ -402,41 +397,16 @@ TSR__CC_FN int tsr__cc_select_begin(const tsr__cc_planes *P)
     return 1;
 }
 
-/* select's band hops (exits[b] = the seam's column in band b's last row, from exits[nb - 1] = its
- * end column), in groups of up to HOP_G bands from band b: a path moves at most R columns per
- * band, so from column x of band b's last row it reaches band b - k's last row within
- * [x - R k, x + R k]; entry row b - k is read only there. The group's windows are staged by all
- * threads (hop_stage: one round of independent loads), then one thread walks them (hop_walk). */
-TSR__CC_FN int32_t tsr__cc_hop_slot(int32_t k)
+/* select, thread 0: hops the bands from the seam's end column xe upwards: exits[b] = the seam's
+ * column in band b's last row (one dependent load per band instead of one per row). */
+TSR__CC_FN void tsr__cc_trace_bands(const tsr__cc_planes *P, int32_t xe, int32_t *exits)
 {
-    return k + TSR__CC_BAND * k * (k - 1);
-}
-
-/* select, thread t of T: stages the windows of the group from column x of band b > 0 into win
- * (k-th window at hop_slot(k); columns outside the image left as they are: never read). */
-TSR__CC_FN void tsr__cc_hop_stage(const tsr__cc_planes *P, int32_t w, int32_t b, int32_t x,
-                                  int32_t t, int32_t T, uint16_t *win)
-{
-    const int32_t g = b < TSR__CC_HOP_G ? b : TSR__CC_HOP_G;
-    for (int32_t k = 0; k < g; k++) {
-        const int32_t lo = x - TSR__CC_BAND * k, n = 2 * TSR__CC_BAND * k + 1;
-        const uint16_t *row = P->entry + (int64_t)(b - k) * P->pitch;
-        for (int32_t j = t; j < n; j += T)
-            if (lo + j >= 0 && lo + j < w)
-                win[tsr__cc_hop_slot(k) + j] = row[lo + j];
+    int32_t b = tsr__cc_bands(P->h) - 1, x = xe;
+    exits[b] = x;
+    for (; b > 0; b--) {
+        x = P->entry[(int64_t)b * P->pitch + x];
+        exits[b - 1] = x;
     }
-}
-
-/* select, one thread after the staging: the group's hops from column x of band b > 0 through win:
- * exits[b - 1 .. b - g]; returns exits[b - g]. */
-TSR__CC_FN int32_t tsr__cc_hop_walk(int32_t b, int32_t x, const uint16_t *win, int32_t *exits)
-{
-    const int32_t g = b < TSR__CC_HOP_G ? b : TSR__CC_HOP_G, x0 = x;
-    for (int32_t k = 0; k < g; k++) {
-        x = win[tsr__cc_hop_slot(k) + x - (x0 - TSR__CC_BAND * k)];
-        exits[b - k - 1] = x;
-    }
-    return x;
 }
 
 /* select, expansion of a band: the first back-pointer word of the window around its exit column

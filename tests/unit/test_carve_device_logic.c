@@ -139,17 +139,9 @@ static void launch_select(emu *e, int32_t w)
     const int32_t xe = sx[0];
     if (!tsr__cc_select_begin(P))
         return;
-    /* the band hops in staged groups: all threads stage, barrier, thread 0 walks, barrier */
-    const int32_t nb = tsr__cc_bands(P->h);
-    static uint16_t hop[TSR__CC_HOP_WIN];
-    exits[nb - 1] = xe;
-    for (int32_t b = nb - 1, x = xe; b > 0; b -= TSR__CC_HOP_G) {
-        poison(hop, sizeof hop);
-        for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
-            tsr__cc_hop_stage(P, w, b, x, t, TSR__CC_SEL_THREADS, hop);
-        x = tsr__cc_hop_walk(b, x, hop, exits);
-    }
+    tsr__cc_trace_bands(P, xe, exits);
     /* every band expanded by one warp: lanes load their row's words, then the walk */
+    const int32_t nb = tsr__cc_bands(P->h);
     int32_t sd = 0;
     for (int32_t b = nb - 1; b >= 0; b--) {
         const int32_t y0 = b * TSR__CC_BAND;
@@ -477,7 +469,7 @@ static int cases, mismatches;
 
 /* fill kinds beside the three random ones: a zero-energy diagonal three pixels wide (column
  * 20 + y, or w - 21 - y) in random pixels of 128..255, so that seams move one column per row:
- * R columns per band, the most select's staged hop windows allow */
+ * R columns per band, the most a band's entry columns allow */
 enum { FILL_DIAG_RIGHT = 1000, FILL_DIAG_LEFT = 1001 };
 
 static void fill(tsr_rng *r, tsr__carve_grid *g, int kind, int keep_density, int drop_rect)
@@ -657,8 +649,8 @@ int main(void)
             if (drop && w > 1 && (int64_t)w * h <= 40000)
                 one_case(&r, w, h, 3, kind, e, keep, 1, 1, 0, t % 3 == 0 ? 0 : 1 + t % 5);
         }
-    /* seams along diagonals (R columns per band, full bands: 10, two hop groups), both ways,
-     * both energies, both key types */
+    /* seams along diagonals (R columns per band, 10 full bands), both ways, both energies, both
+     * key types */
     for (int t = 0; t < 8; t++)
         one_case(&r, 380, 10 * TSR__CC_BAND, 1 + t % 3, t & 1 ? FILL_DIAG_LEFT : FILL_DIAG_RIGHT,
                  t & 2 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, (t & 4) != 0, 0, 0, 12, -1);
