@@ -42,7 +42,8 @@ TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
 }
 
 /* dp, band 0's first row (the image's row 0), lane `lane`: each cell's key is its own cost
- * (backward: the energy; forward: CU) plus the mask term, its origin its column. */
+ * (backward: the energy; forward: CU) plus the mask term, its origin its column. Its codes (1)
+ * and pair bits (0) are stored but never read: seams are traced from row h - 1 up to row 1. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
                                               const tsr__cc_item *it, const tsr__cc_stage *sb,
                                               int32_t lane, TSR__CC_LANE_T *L)
@@ -66,10 +67,10 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
  * order, no key is near the type's top; forward: CL, CU, CR), plus the mask term. A missing
  * candidate (image border) is `none`, never strictly smaller; border = 0 (an interior item,
  * tsr__cc_item_interior: no window column at the image's edges) skips that test. Every cell of
- * the window is
- * computed: a cell inside the trapezoid and the image (the valid ones) reads only cells valid one
- * row up, so what the others hold (garbage: unsigned sums wrap) never reaches an output. The
- * output lanes store their byte of codes (and, in batch mode, their byte of pair bits). */
+ * the window is computed: a cell inside the trapezoid and the image (the valid ones) reads only
+ * cells valid one row up, so what the others hold (garbage: unsigned sums wrap) never reaches an
+ * output. The output lanes store their byte of codes (and, in batch mode, their byte of pair
+ * bits). */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, const tsr__cc_stage *sb,
                                             int32_t k, int32_t lane, TSR__CC_LANE_T *L,
