@@ -2,7 +2,8 @@
  *
  * Plan: the start layout (init.c: the input, the stress layout, the stress layout with long
  * shortcut chains set aside, or the best of them, made valid), then two phases. Phase 1 minimises
- * the total number of crossings C (Metropolis on dC, geometric temperature schedule). Phase 2
+ * Phi, the sum of squared crossing counts (Metropolis on dPhi, geometric temperature schedule), so
+ * that it lowers the crossings and spreads them over the edges. Phase 2
  * minimises the excess over a target one below the best K found (see tsr__anneal_energy) with a
  * temperature adapted per batch of proposals to a falling share of accepted uphill moves; the best
  * drawing is kept by the lexicographic score (K, n_K, Phi, C). Nodes are chosen with a bias toward
@@ -269,7 +270,9 @@ int32_t tsr__anneal_choose_move(tsr__annealer *a, double radius, int32_t *px, in
 /* Weight of Phi against the excess in phase 2 (see tsr__anneal_energy). */
 #define PHI_WEIGHT 0.05
 
-/* Phase 1: dC. Phase 2: dx, the change of sum over edges of max(0, c(e) - target)^2, where the
+/* Phase 1: dPhi (a crossing moved from an edge with c crossings to one with c' costs about
+ * 2(c' - c), so the heavily crossed edges shed crossings first; dC alone was blind to where they
+ * lie). Phase 2: dx, the change of sum over edges of max(0, c(e) - target)^2, where the
  * target is one below the best K found, plus PHI_WEIGHT * dPhi / (2 * (target + 1)) (about
  * PHI_WEIGHT per crossing moved off an edge near the target) so that moves among edges below the
  * target still prefer fewer crossings. The excess is zero exactly when the drawing beats the best
@@ -278,7 +281,7 @@ double tsr__anneal_energy(const tsr__annealer *a, int64_t dx, const tsr_layout_s
 {
     const tsr_layout_score *cur = &a->inc.score;
     if (a->phase == 1)
-        return (double)(s->C - cur->C);
+        return (double)(s->Phi - cur->Phi);
     return (double)dx + PHI_WEIGHT * (double)(s->Phi - cur->Phi) / (2.0 * (double)(a->target + 1));
 }
 
