@@ -112,7 +112,7 @@ tsr_status tsr_layout_init_parse(const char *name, tsr_layout_init *out);
 typedef struct tsr_layout_progress {
     double elapsed;      /* seconds since the start */
     double time_limit;   /* seconds, 0 = none */
-    int phase;           /* 1: total crossings, 2: k */
+    int phase;           /* 1: sum of squared crossing counts, 2: k */
     tsr_layout_score current, best;
     double temperature;
     double moves_per_second;
@@ -137,7 +137,7 @@ typedef struct tsr_layout_optimize_options {
     tsr_layout_progress_fn progress;
     void *progress_user;
     double progress_interval; /* seconds; default 0.5 */
-    double phase1_fraction;   /* share of the budget for the total-crossings phase; default 0.3 */
+    double phase1_fraction;   /* share of the budget for the squared-counts phase; default 0.3 */
     int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
 } tsr_layout_optimize_options;
 

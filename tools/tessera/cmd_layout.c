@@ -28,8 +28,8 @@ static const cli_option layout_options[] = {
     {"save-interval", CLI_VALUE, "SECONDS",
      "optimize: how often an improved best drawing is written to OUT (default 10)."},
     {"phase1", CLI_VALUE, "F",
-     "optimize: share of the budget spent minimising total crossings before minimising k "
-     "(default 0.3)."},
+     "optimize: share of the budget spent minimising the sum of squared crossing counts "
+     "before minimising k (default 0.3)."},
     {"dense", CLI_FLAG, NULL, "optimize: never use the spatial index (for comparisons)."},
     {"backend", CLI_VALUE, "NAME",
      "auto (default), cpu, reference or cuda: the full crossing counts (check, render, the "
