@@ -1,9 +1,10 @@
 /* The HT cleanup pass (T.814 7.3) as a template, included once by ht_decode.c (scalar, the
  * reference) and once by ht_decode_avx2.c: the includer defines quad_values() (one quad's MagSgn
  * values, contract in ht_decode.c), HT_PAIR_VALUES (the bounds and values of the two quads of a
- * pair, either possibly empty, i.e. zeroed: returns 1, or 0 before anything is read or set, to
- * leave the pair to the quad-by-quad loop) and HT_CLEANUP_DEF (the function's linkage and name).
- * Both instances compute the same words bit for bit. No include guard: one instance per file. */
+ * pair, one of them possibly empty, i.e. zeroed: returns 1, or 0 before anything is read or set,
+ * to leave the pair to the quad-by-quad loop; a pair of empty quads never reaches it) and
+ * HT_CLEANUP_DEF (the function's linkage and name). Both instances compute the same words bit for
+ * bit. No include guard: one instance per file. */
 
 /* Returns TSR__T1_OK or TSR__T1_CORRUPT; *warn gets TSR__T1_W_HT for inconsistent data.
  * Writes every sample of the padded quad raster. */
@@ -37,38 +38,43 @@ HT_CLEANUP_DEF(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned
         uint32_t *v0 = b->v + (size_t)(2 * qy) * S; /* rows 2qy and 2qy + 1 */
         uint32_t *v1 = v0 + S;
         const uint32_t *vp = v0 - S; /* row 2qy - 1 (zero when initial) */
-        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF0 : 0x50; /* rho bits (quad_pattern) */
+        const uint32_t keep_row = 2 * qy + 1 < b->h ? 0xF0 : 0x50;     /* rho bits (quad_pattern) */
+        const uint32_t keep_end = keep_row & (b->w & 1 ? 0x30 : 0xF0); /* the last quad's */
         /* the part of each quad's significance context (7.3.5) that comes from the three
          * quads above (context bits 0 and 2), for the whole row at once */
         if (!initial)
             for (uint32_t qx = 0; qx < qw; qx++)
-                ca[qx] = (uint8_t)((((ra[qx] >> 3) | (ra[qx + 1] >> 1)) & 1) |
-                                   (((ra[qx + 1] >> 1) | (ra[qx + 2] << 1)) & 4));
-        uint32_t rl = 0; /* the rho of the quad left of the pair */
+                ca[qx] = (uint8_t)((((ra[qx] >> 7) | (ra[qx + 1] >> 5)) & 1) |
+                                   (((ra[qx + 1] >> 5) | (ra[qx + 2] >> 3)) & 4));
+        uint32_t rl = 0; /* the pattern of the quad left of the pair */
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const int pair = qx + 1 < qw;
             uint32_t c0, c1;
             /* significance contexts (7.3.5): the left quad's part and the part from above */
             vlc_need(&vlc, 38); /* two CxtVLC codewords (7 bits each), the U-VLCs (24) */
             if (initial)
-                c0 = ((rl | (rl >> 1)) & 1) | ((rl >> 1) & 2) | ((rl >> 1) & 4);
+                c0 = ((rl >> 4) & 1) | ((rl >> 5) & 7); /* rho bit 0 or 1, bit 2, bit 3 */
             else
-                c0 = ca[qx] | (((rl >> 1) | (rl >> 2)) & 2);
-            const uint32_t keep0 = keep_row & (2 * qx + 1 < b->w ? 0xF0 : 0x30);
+                c0 = ca[qx] | (((rl >> 5) | (rl >> 6)) & 2);
+            const uint32_t keep0 = pair ? keep_row : keep_end;
             const uint32_t q0 = quad_pattern(c0, lut, &mel, &vlc, keep0, &wr);
-            rc[qx + 1] = (uint8_t)((q0 >> 4) & 0xF);
+            rc[qx + 1] = (uint8_t)q0; /* rho in bits 4-7 */
             uint32_t q1 = 0;
             if (pair) {
-                const uint32_t r0 = (q0 >> 4) & 0xF;
                 if (initial)
-                    c1 = ((r0 | (r0 >> 1)) & 1) | ((r0 >> 1) & 2) | ((r0 >> 1) & 4);
+                    c1 = ((q0 >> 4) & 1) | ((q0 >> 5) & 7);
                 else
-                    c1 = ca[qx + 1] | (((r0 >> 1) | (r0 >> 2)) & 2);
-                const uint32_t keep1 = keep_row & (2 * qx + 3 < b->w ? 0xF0 : 0x30);
+                    c1 = ca[qx + 1] | (((q0 >> 5) | (q0 >> 6)) & 2);
+                const uint32_t keep1 = qx + 2 < qw ? keep_row : keep_end;
                 q1 = quad_pattern(c1, lut, &mel, &vlc, keep1, &wr);
-                rc[qx + 2] = (uint8_t)((q1 >> 4) & 0xF);
+                rc[qx + 2] = (uint8_t)q1;
             }
-            rl = (q1 >> 4) & 0xF;
+            rl = q1;
+            if (!((q0 | q1) & 0xF0)) { /* nothing significant: no U-VLC, no MagSgn bits */
+                memset(v0 + 2 * qx, 0, 4 * sizeof *v0); /* (the border column past an odd */
+                memset(v1 + 2 * qx, 0, 4 * sizeof *v1); /* last quad stays 0) */
+                continue;
+            }
             /* unsigned residuals (7.3.6), interleaved as in 7.3.4: both prefixes and both
              * suffix lengths from one table entry, then both suffixes, both extensions */
             const uint32_t uo0 = (q0 >> 3) & 1, uo1 = (q1 >> 3) & 1;

@@ -66,16 +66,11 @@ AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_
 
 /* HT_PAIR_VALUES (ht_cleanup.h): the eight fields of a quad pair in 32-bit lanes (quad 0 in lanes
  * 0-3, quad 1 in 4-7, each in bit-stream order TL, BL, TR, BR) when they fit one accumulator
- * read (<= 56 bits) and both bounds are valid, else 0 (quad by quad); a pair of empty quads is
- * zeroed. p: the row above the pair's first sample. */
+ * read (<= 56 bits) and both bounds are valid, else 0 (quad by quad). p: the row above the pair's
+ * first sample. */
 AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uint32_t *p, ms_rd *ms,
                    uint32_t kc, uint32_t mu_lim, uint32_t *v0, uint32_t *v1, unsigned *warn)
 {
-    if (!((q0 | q1) & 0xF0)) {
-        _mm_storeu_si128((__m128i *)v0, _mm_setzero_si128());
-        _mm_storeu_si128((__m128i *)v1, _mm_setzero_si128());
-        return 1;
-    }
     const uint32_t U0 = (q0 & 0xF0) ? quad_bound(q0, p, u0) : 0;
     const uint32_t U1 = (q1 & 0xF0) ? quad_bound(q1, p + 2, u1) : 0;
     if (U0 > 31 || U1 > 31)
