@@ -21,6 +21,7 @@
  * cleanup segment ends at pass 3k. */
 #include "j2k/j2k_int.h"
 #include "j2k/t1.h"
+#include "j2k/t1_internal.h"
 #include "io/atomic_file.h"
 
 #include <math.h>
@@ -625,21 +626,20 @@ out:
     return st;
 }
 
-/* Output of one decoded tile-component into its plane: the rows and columns of the tile-component
- * inside the plane ([x0, x1) x [y0, y1), empty when x1 <= x0 or y1 <= y0), DC level shift,
- * rounding, clamping to [lo, hi]. */
-typedef struct store_plan {
-    const tsr__j2k_tilecomp *tc;
-    const tsr_j2k_plane *p;
-    int64_t x0, y0, x1, y1, top_x0, top_y0, lo, hi, shift;
-    int is_float;
-} store_plan;
+/* Output of one decoded tile-component into its plane (tsr__j2k_store_plan, j2k_int.h); the row
+ * pass is in store_row.h, compiled here and, for AVX2, in store_avx2.c. */
+typedef tsr__j2k_store_plan store_plan;
+
+#define STORE_ROW tsr__j2k_store_row_base
+#define STORE_SCOPE
+#include "j2k/store_row.h"
 
 static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
                                   int is_float, const tsr_j2k_plane *p)
 {
     const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
     store_plan s;
+    s.row = tsr__ht_simd() ? tsr__j2k_store_row_avx2 : tsr__j2k_store_row_base;
     s.tc = tc;
     s.p = p;
     s.is_float = is_float;
@@ -661,65 +661,13 @@ static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_co
     return s;
 }
 
-/* Writes row y of the plan (absolute coordinates; nothing outside [y0, y1) or when empty). */
-static void store_row(const store_plan *s, int64_t y)
-{
-    if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
-        return;
-    const int64_t lo = s->lo, hi = s->hi, shift = s->shift;
-    const int32_t *src = s->tc->data + (size_t)(y - s->top_y0) * s->tc->stride + (s->x0 - s->top_x0);
-    int32_t *dst = s->p->data + (size_t)(y - s->p->y0) * s->p->stride + (s->x0 - s->p->x0);
-    int64_t n = s->x1 - s->x0;
-    if (s->is_float && hi < (1 << 22) && lo > -(1 << 22)) {
-        /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
-         * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
-        const float *f = (const float *)src;
-        const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
-        for (int64_t i = 0; i < n; i++) {
-            float v = f[i];
-            v = v == v ? v : 0.0f;
-            v = v > fhi ? fhi : v;
-            v = v < flo ? flo : v;
-            v = (v + magic) - magic;
-            dst[i] = (int32_t)v + (int32_t)shift;
-        }
-    } else if (s->is_float) {
-        const float *f = (const float *)src;
-        for (int64_t i = 0; i < n; i++) {
-            float v = f[i];
-            int64_t q;
-            if (!(v == v))
-                q = 0;
-            else if (v > 4e9f)
-                q = hi;
-            else if (v < -4e9f)
-                q = lo;
-            else
-                q = (int64_t)lrintf(v);
-            q += shift;
-            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
-        }
-    } else {
-        /* clamp to [lo, hi] - shift, then shift: the same as clamping the shifted value, all
-         * in int32 (lo - shift and hi - shift are within +-2^30), vectorisable */
-        const int32_t clo = (int32_t)(lo - shift), chi = (int32_t)(hi - shift);
-        const int32_t sh = (int32_t)shift;
-        for (int64_t i = 0; i < n; i++) {
-            int32_t q = src[i];
-            q = q < clo ? clo : q;
-            q = q > chi ? chi : q;
-            dst[i] = q + sh;
-        }
-    }
-}
-
 /* Writes a decoded tile-component into its plane. */
 static void store(const store_plan *s, int threads)
 {
     (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (s->y1 - s->y0) > 32)
     for (int64_t y = s->y0; y < s->y1; y++)
-        store_row(s, y);
+        s->row(s, y);
 }
 
 /* The inverse colour transform (G.2 / G.3) of components 0..2 (same sizes) and their output,
@@ -741,7 +689,7 @@ static void mct_store(tsr__j2k_tilecomp *const c[3], int rev, const store_plan *
             tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, n);
         for (int k = 0; k < 3; k++)
             if (out[k])
-                store_row(out[k], out[k]->top_y0 + y);
+                out[k]->row(out[k], out[k]->top_y0 + y);
     }
 }
 

@@ -12,7 +12,8 @@
  *   dwt.c     inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
  *             dwt_level.h, also compiled for AVX2 by dwt_avx2.c
  *   mct.c     inverse RCT / ICT (Annex G), DC level shift
- *   decode.c  the public API: orchestration, dequantisation (Annex E), output
+ *   decode.c  the public API: orchestration, dequantisation (Annex E), output; its row
+ *             pass in store_row.h, also compiled for AVX2 by store_avx2.c
  *   pgx.c     PGX writer
  *   prefault.c populating fresh output planes in one system call
  * Host-side parse and validation first; then independent code-blocks; then whole-array passes. */
@@ -373,6 +374,21 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);
+
+/* Output of one decoded tile-component into its plane (decode.c): the rows and columns of the
+ * tile-component inside the plane ([x0, x1) x [y0, y1), empty when x1 <= x0 or y1 <= y0), DC
+ * level shift, rounding, clamping to [lo, hi]. row writes row y (store_row.h): the baseline
+ * build (decode.c) or the AVX2 one (store_avx2.c; a stub off x86-64 that is never chosen
+ * there), chosen by tsr__ht_simd(); both write the same values. */
+typedef struct tsr__j2k_store_plan {
+    void (*row)(const struct tsr__j2k_store_plan *s, int64_t y);
+    const tsr__j2k_tilecomp *tc;
+    const tsr_j2k_plane *p;
+    int64_t x0, y0, x1, y1, top_x0, top_y0, lo, hi, shift;
+    int is_float;
+} tsr__j2k_store_plan;
+void tsr__j2k_store_row_base(const tsr__j2k_store_plan *s, int64_t y);
+void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y);
 
 /* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
  * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at

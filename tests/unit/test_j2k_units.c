@@ -1,7 +1,8 @@
 /* Unit tests of the JPEG 2000 decoder's stages: tag trees (B.10.2) against an encoder written
  * from the standard's description, 5/3 perfect reconstruction (F.3) for every length and
  * parity, the 9/7 line on constant signals, the 2D inverse DWT's AVX2 build against its baseline
- * build (identical bits on random tile-components of every size class), progression orders and POC
+ * build (identical bits on random tile-components of every size class), the output row pass's
+ * AVX2 build against its baseline build (random plans, special floats), progression orders and POC
  * (B.12) on synthetic headers (every packet exactly once, in the order's nesting), and the public
  * API's argument checks; the output helpers (prefaulting, the PGX writer). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
@@ -170,6 +171,111 @@ static void test_dwt(tsr_rng *rng)
             }
             CHECK(worst < 1e-3f);
         }
+}
+
+/* A random sample for the output row pass: integers over the whole int32 range or near the
+ * clamp bounds; floats with ties, NaN, infinities, huge and tiny values (as bits). */
+static int32_t store_sample(tsr_rng *rng, int is_float, int64_t hi)
+{
+    const int k = tsr_rng_range(rng, 0, 9);
+    if (!is_float) {
+        if (k < 3)
+            return (int32_t)tsr_rng_next(rng);
+        return (int32_t)(tsr_rng_range(rng, -3, 3) + (k < 6 ? 0 : hi) +
+                         (int64_t)tsr_rng_range(rng, -100000, 100000) * (k & 1));
+    }
+    static const float special[] = {0.5f,   -0.5f,  1.5f,       -2.5f,  1e10f,
+                                    -1e10f, 4.1e9f, 8388607.5f, 1e-40f, -0.0f};
+    float f;
+    if (k == 0) {
+        const uint32_t bits = (uint32_t)tsr_rng_next(rng); /* any pattern: NaN, inf, denormal */
+        memcpy(&f, &bits, sizeof f);
+    } else if (k == 1) {
+        f = special[tsr_rng_range(rng, 0, 9)];
+    } else {
+        f = (float)tsr_rng_range(rng, -2000000, 2000000) / 1000.0f * (float)(hi + 1) / 1000.0f;
+        if (k == 2)
+            f = (float)(int32_t)f + 0.5f; /* a tie */
+    }
+    int32_t v;
+    memcpy(&v, &f, sizeof v);
+    return v;
+}
+
+/* The output row pass (store_row.h) of random plans through its baseline and AVX2 builds (on a
+ * CPU without AVX2 only the baseline runs): the same plane samples, rows and columns outside
+ * the plan untouched (both planes start from the same poison). */
+static void test_store_simd(tsr_rng *rng)
+{
+    tsr__ht_set_simd(1);
+    const int simd = tsr__ht_simd();
+    int bad = 0;
+    for (int rep = 0; rep < 400 && !bad; rep++) {
+        tsr__j2k_tilecomp tc;
+        memset(&tc, 0, sizeof tc);
+        tsr_j2k_plane pa, pb;
+        memset(&pa, 0, sizeof pa);
+        tsr__j2k_store_plan s;
+        memset(&s, 0, sizeof s);
+        const uint32_t prec =
+            (uint32_t)(rep % 5 == 0 ? tsr_rng_range(rng, 1, 31) : tsr_rng_range(rng, 1, 16));
+        const int sgnd = tsr_rng_range(rng, 0, 1);
+        s.is_float = rep & 1;
+        s.lo = sgnd ? -((int64_t)1 << (prec - 1)) : 0;
+        s.hi = sgnd ? ((int64_t)1 << (prec - 1)) - 1 : ((int64_t)1 << prec) - 1;
+        s.shift = sgnd ? 0 : (int64_t)1 << (prec - 1);
+        s.top_x0 = tsr_rng_range(rng, 0, 40);
+        s.top_y0 = tsr_rng_range(rng, 0, 40);
+        tc.data_w = (uint32_t)tsr_rng_range(rng, 1, rep % 10 == 0 ? 600 : 70);
+        tc.data_h = (uint32_t)tsr_rng_range(rng, 1, 12);
+        tc.stride = tc.data_w + (size_t)tsr_rng_range(rng, 0, 5);
+        pa.x0 = (uint32_t)(s.top_x0 + tsr_rng_range(rng, -3, 3) + 3);
+        pa.y0 = (uint32_t)(s.top_y0 + tsr_rng_range(rng, -2, 2) + 2);
+        s.top_x0 += 3;
+        s.top_y0 += 2;
+        pa.width = (uint32_t)tsr_rng_range(rng, 1, (int)tc.data_w + 6);
+        pa.height = (uint32_t)tsr_rng_range(rng, 1, (int)tc.data_h + 4);
+        pa.stride = pa.width + (size_t)tsr_rng_range(rng, 0, 5);
+        s.x0 = s.top_x0 > pa.x0 ? s.top_x0 : pa.x0;
+        s.y0 = s.top_y0 > pa.y0 ? s.top_y0 : pa.y0;
+        s.x1 = s.top_x0 + tc.data_w < (int64_t)pa.x0 + pa.width ? s.top_x0 + tc.data_w
+                                                                : (int64_t)pa.x0 + pa.width;
+        s.y1 = s.top_y0 + tc.data_h < (int64_t)pa.y0 + pa.height ? s.top_y0 + tc.data_h
+                                                                 : (int64_t)pa.y0 + pa.height;
+        const size_t nt = tc.stride * tc.data_h, np = pa.stride * pa.height;
+        tc.data = malloc(nt * sizeof *tc.data);
+        int32_t *a = malloc(np * sizeof *a), *b = malloc(np * sizeof *b);
+        if (!tc.data || !a || !b) {
+            CHECK(0);
+            free(tc.data);
+            free(a);
+            free(b);
+            return;
+        }
+        for (size_t i = 0; i < nt; i++)
+            tc.data[i] = store_sample(rng, s.is_float, s.hi);
+        for (size_t i = 0; i < np; i++)
+            a[i] = b[i] = (int32_t)tsr_rng_next(rng);
+        pb = pa;
+        pa.data = a;
+        pb.data = b;
+        s.tc = &tc;
+        for (int64_t y = s.top_y0 - 2; y < s.top_y0 + (int64_t)tc.data_h + 2; y++) {
+            s.p = &pa;
+            tsr__j2k_store_row_base(&s, y);
+            s.p = &pb;
+            if (simd)
+                tsr__j2k_store_row_avx2(&s, y);
+            else
+                tsr__j2k_store_row_base(&s, y);
+        }
+        if (memcmp(a, b, np * sizeof *a))
+            bad = 1;
+        free(tc.data);
+        free(a);
+        free(b);
+    }
+    CHECK(!bad);
 }
 
 /* The 2D inverse DWT of a random tile-component (5/3 on integers, 9/7 on float bits) through
@@ -514,6 +620,7 @@ int main(void)
     test_tag_trees(&rng);
     test_dwt(&rng);
     test_dwt_simd(&rng);
+    test_store_simd(&rng);
     test_progression(ctx);
     test_api(ctx);
     test_prefault(&rng);

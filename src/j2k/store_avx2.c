@@ -1,0 +1,26 @@
+/* The output row pass (store_row.h) compiled for AVX2: 8-lane vector loops with 32-bit min/max
+ * instead of the baseline's 4-lane compare-and-select. Same operations, same order, no FMA, so
+ * the same output bit for bit as the baseline build in decode.c, which chooses between the two.
+ * Built for x86-64 with GCC or clang; elsewhere a stub that decode.c never calls (tsr__ht_simd()
+ * is 0 there). */
+#include "j2k/j2k_int.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC target("avx2")
+#endif
+#define STORE_ROW tsr__j2k_store_row_avx2
+#define STORE_SCOPE
+#include "j2k/store_row.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
+#else
+void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y)
+{
+    (void)s;
+    (void)y;
+}
+#endif

@@ -1,0 +1,64 @@
+/* The output row pass of a decoded tile-component (decode.c describes the plan), written once
+ * and compiled twice: by decode.c for the baseline instruction set and by store_avx2.c for AVX2.
+ * STORE_ROW names the function, STORE_SCOPE its linkage. Both builds run the same C operations
+ * in the same order (integer clamps; float compares, one add and one subtract, never fused), so
+ * their outputs are identical bit for bit; only the compiler's vector width differs. */
+#if !defined(STORE_ROW) || !defined(STORE_SCOPE)
+#error "define STORE_ROW and STORE_SCOPE (static or nothing) before including store_row.h"
+#endif
+#include "j2k/j2k_int.h"
+
+#include <math.h>
+
+/* Writes row y of the plan (absolute coordinates; nothing outside [y0, y1) or when empty). */
+STORE_SCOPE void STORE_ROW(const tsr__j2k_store_plan *s, int64_t y)
+{
+    if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
+        return;
+    const int64_t lo = s->lo, hi = s->hi, shift = s->shift;
+    const int32_t *src =
+        s->tc->data + (size_t)(y - s->top_y0) * s->tc->stride + (s->x0 - s->top_x0);
+    int32_t *dst = s->p->data + (size_t)(y - s->p->y0) * s->p->stride + (s->x0 - s->p->x0);
+    int64_t n = s->x1 - s->x0;
+    if (s->is_float && hi < (1 << 22) && lo > -(1 << 22)) {
+        /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
+         * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
+        const float *f = (const float *)src;
+        const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
+        for (int64_t i = 0; i < n; i++) {
+            float v = f[i];
+            v = v == v ? v : 0.0f;
+            v = v > fhi ? fhi : v;
+            v = v < flo ? flo : v;
+            v = (v + magic) - magic;
+            dst[i] = (int32_t)v + (int32_t)shift;
+        }
+    } else if (s->is_float) {
+        const float *f = (const float *)src;
+        for (int64_t i = 0; i < n; i++) {
+            float v = f[i];
+            int64_t q;
+            if (!(v == v))
+                q = 0;
+            else if (v > 4e9f)
+                q = hi;
+            else if (v < -4e9f)
+                q = lo;
+            else
+                q = (int64_t)lrintf(v);
+            q += shift;
+            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
+        }
+    } else {
+        /* clamp to [lo, hi] - shift, then shift: the same as clamping the shifted value, all
+         * in int32 (lo - shift and hi - shift are within +-2^30), vectorisable */
+        const int32_t clo = (int32_t)(lo - shift), chi = (int32_t)(hi - shift);
+        const int32_t sh = (int32_t)shift;
+        for (int64_t i = 0; i < n; i++) {
+            int32_t q = src[i];
+            q = q < clo ? clo : q;
+            q = q > chi ? chi : q;
+            dst[i] = q + sh;
+        }
+    }
+}
