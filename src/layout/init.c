@@ -24,22 +24,39 @@ typedef struct pair {
     float d;
 } pair;
 
-/* BFS distances from s (unreachable: -1). */
-static void bfs(const tsr_layout *l, const tsr__layout_adj *adj, int32_t s, int32_t *dist,
-                int32_t *queue)
+/* Distances from s (unreachable: -1) with every edge of length 1, except TSR__SHORTCUT_EDGE_LENGTH
+ * at a node marked in stretch. Two FIFO queues, one for each length, each with its distances
+ * (d1, d2): each receives non-decreasing distances, so taking the smaller head settles the nodes
+ * in order of distance (Dijkstra for two lengths); a node enters each queue at most once, and an
+ * entry whose distance was since improved is skipped. Without marked nodes: breadth first. */
+static void distances(const tsr_layout *l, const tsr__layout_adj *adj, const uint8_t *stretch,
+                      int32_t s, int32_t *dist, int32_t *q1, int32_t *d1, int32_t *q2,
+                      int32_t *d2)
 {
     for (int32_t i = 0; i < l->num_nodes; i++)
         dist[i] = -1;
-    int32_t head = 0, tail = 0;
+    int32_t h1 = 0, t1 = 0, h2 = 0, t2 = 0;
     dist[s] = 0;
-    queue[tail++] = s;
-    while (head < tail) {
-        int32_t u = queue[head++];
+    q1[t1] = s;
+    d1[t1++] = 0;
+    while (h1 < t1 || h2 < t2) {
+        int one = h2 == t2 || (h1 < t1 && d1[h1] <= d2[h2]);
+        int32_t u = one ? q1[h1] : q2[h2], du = one ? d1[h1++] : d2[h2++];
+        if (du != dist[u])
+            continue;
         for (int32_t k = adj->offset[u]; k < adj->offset[u + 1]; k++) {
             int32_t e = adj->edges[k], w = l->edge_u[e] == u ? l->edge_v[e] : l->edge_u[e];
-            if (dist[w] < 0) {
-                dist[w] = dist[u] + 1;
-                queue[tail++] = w;
+            int longer = stretch[u] || stretch[w];
+            int32_t dw = du + (longer ? TSR__SHORTCUT_EDGE_LENGTH : 1);
+            if (dist[w] >= 0 && dist[w] <= dw)
+                continue;
+            dist[w] = dw;
+            if (longer) {
+                q2[t2] = w;
+                d2[t2++] = dw;
+            } else {
+                q1[t1] = w;
+                d1[t1++] = dw;
             }
         }
     }
@@ -63,7 +80,8 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     else if (!tsr__size_mul((size_t)n, (size_t)npiv, &npairs) ||
              !tsr__size_add(npairs, (size_t)l->num_edges, &npairs))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: stress pairs overflow");
-    int32_t *dist = NULL, *queue = NULL;
+    int32_t *dist = NULL, *scratch = NULL;
+    uint8_t *stretch = NULL;
     double *pos = NULL;
     pair *pairs = NULL;
     if (!tsr__size_mul(npairs ? npairs : 1, sizeof(pair), &bytes)) {
@@ -72,8 +90,10 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     }
     if ((st = tsr__alloc(ctx, bytes, (void **)&pairs)) != TSR_OK ||
         (st = tsr__alloc(ctx, (size_t)n * sizeof(int32_t), (void **)&dist)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (size_t)n * sizeof(int32_t), (void **)&queue)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (size_t)n * 2 * sizeof(double), (void **)&pos)) != TSR_OK)
+        (st = tsr__alloc(ctx, (size_t)n * 4 * sizeof(int32_t), (void **)&scratch)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (size_t)n, (void **)&stretch)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (size_t)n * 2 * sizeof(double), (void **)&pos)) != TSR_OK ||
+        (st = tsr__mark_short_shortcuts(ctx, l, &adj, stretch)) != TSR_OK)
         goto done;
     tsr__rng rng;
     tsr__rng_seed(&rng, seed ^ 0x5354524553530000ull);
@@ -81,7 +101,8 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     int32_t dmax = 1;
     for (int32_t p = 0; p < npiv; p++) {
         int32_t s = all ? p : (int32_t)tsr__rng_below(&rng, (uint64_t)n);
-        bfs(l, &adj, s, dist, queue);
+        distances(l, &adj, stretch, s, dist, scratch, scratch + n, scratch + 2 * n,
+                  scratch + 3 * n);
         for (int32_t i = 0; i < n; i++)
             if (dist[i] > dmax)
                 dmax = dist[i];
@@ -92,7 +113,10 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     if (!all)
         for (int32_t e = 0; e < l->num_edges; e++)
             if (l->edge_u[e] != l->edge_v[e])
-                pairs[np++] = (pair){l->edge_u[e], l->edge_v[e], 1.0f};
+                pairs[np++] = (pair){l->edge_u[e], l->edge_v[e],
+                                     stretch[l->edge_u[e]] || stretch[l->edge_v[e]]
+                                         ? (float)TSR__SHORTCUT_EDGE_LENGTH
+                                         : 1.0f};
     for (size_t k = 0; k < np; k++)
         if (pairs[k].d < 0) /* other component: keep it near, not on top */
             pairs[k].d = (float)(dmax + 1);
@@ -149,7 +173,8 @@ done:
     tsr__adj_release(ctx, &adj);
     tsr__free(ctx, pairs);
     tsr__free(ctx, dist);
-    tsr__free(ctx, queue);
+    tsr__free(ctx, scratch);
+    tsr__free(ctx, stretch);
     tsr__free(ctx, pos);
     return st;
 }

@@ -51,6 +51,39 @@ static int near_in_core(const tsr_layout *l, const tsr__layout_adj *adj, const i
     return found;
 }
 
+tsr_status tsr__mark_short_shortcuts(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
+                                     uint8_t *stretch)
+{
+    int32_t n = l->num_nodes;
+    size_t nn = (size_t)(n ? n : 1);
+    int32_t *alone = NULL, *dist = NULL, *queue = NULL;
+    tsr_status st;
+    if ((st = tsr__alloc(ctx, nn * sizeof *alone, (void **)&alone)) != TSR_OK ||
+        (st = tsr__alloc(ctx, nn * sizeof *dist, (void **)&dist)) != TSR_OK ||
+        (st = tsr__alloc(ctx, nn * sizeof *queue, (void **)&queue)) != TSR_OK)
+        goto done;
+    for (int32_t v = 0; v < n; v++) {
+        alone[v] = stretch[v] = 0;
+        dist[v] = -1;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        if (!interior(l, adj, v))
+            continue;
+        int32_t a = across(l, adj->edges[adj->offset[v]], v);
+        int32_t b = across(l, adj->edges[adj->offset[v] + 1], v);
+        if (a == b || interior(l, adj, a) || interior(l, adj, b))
+            continue;
+        alone[v] = 1; /* the rest of the graph: without v */
+        stretch[v] = !near_in_core(l, adj, alone, a, b, 2 * TSR__SHORTCUT_EDGE_LENGTH, dist, queue);
+        alone[v] = 0;
+    }
+done:
+    tsr__free(ctx, alone);
+    tsr__free(ctx, dist);
+    tsr__free(ctx, queue);
+    return st;
+}
+
 /* From interior node v, leaves by edge e and walks through interior nodes, appending them to
  * path[*len...] and marking them; returns the end reached (a non-interior node), or -1 when the
  * walk comes back to a marked node (a cycle of degree-2 nodes). */

@@ -199,7 +199,8 @@ tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const 
 tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
 
 /* ---- initial layouts (init.c) ---- */
-/* Stress layout by stochastic gradient descent on BFS distances (all pairs up to 3000 nodes,
+/* Stress layout by stochastic gradient descent on graph distances (edges of length 1, or
+ * TSR__SHORTCUT_EDGE_LENGTH at a node tsr__mark_short_shortcuts marks; all pairs up to 3000 nodes,
  * beyond that about 2^21 node-pivot pairs, at least 64 pivots), scaled to the canvas and
  * snapped; collisions are left to repair. */
 tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
@@ -208,6 +209,15 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
  * evenly between its ends' points; collisions are left to repair. *found: the number of chains
  * (0: l unchanged, no layout made). */
 tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *found);
+/* init_chains.c: marks in stretch (n entries) the interior nodes of the chains with one interior
+ * node that are shortcuts: its two ends (not interior, distinct) are more than
+ * 2 * TSR__SHORTCUT_EDGE_LENGTH steps apart (or not joined) in the graph without it. The stress
+ * layout gives the two edges of such a node length TSR__SHORTCUT_EDGE_LENGTH instead of 1, so the
+ * path asks for twice that between its ends and folds the rest of the graph less (a grid with
+ * two-edge paths between random grid nodes). */
+enum { TSR__SHORTCUT_EDGE_LENGTH = 3 };
+tsr_status tsr__mark_short_shortcuts(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
+                                     uint8_t *stretch);
 /* Distinct uniform random points. */
 tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
 /* The optimizer's start: the layout `init` asks for, made valid. AUTO (also KEEP without

@@ -542,6 +542,38 @@ static void test_chain_start(void)
     tsr_layout_free(ctx, l);
 }
 
+/* The shortcuts of one interior node whose edges the stress layout lengthens: a two-edge path
+ * between far grid nodes is one; a two-edge path between near grid nodes, the interior nodes of a
+ * longer chain, the grid's corners and a node with both edges to one node are not. */
+static void test_short_shortcuts(void)
+{
+    enum { G = 12 };
+    int m = 2 * G * (G - 1);
+    tsr_layout *l = grid_graph(G, 5, 9);
+    add_chain(l, 0, G * G - 1, G * G, 1, m);          /* grid distance 22: shortcut */
+    add_chain(l, 5, 5 + G + 1, G * G + 1, 1, m + 2);  /* grid distance 2 */
+    add_chain(l, 2, G * G - 3, G * G + 2, 2, m + 4);  /* two interior nodes */
+    add_chain(l, 7, 7, G * G + 4, 1, m + 7);          /* both edges to node 7 */
+    tsr__layout_adj adj;
+    uint8_t stretch[G * G + 5];
+    CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
+    memset(stretch, 0xAA, sizeof stretch);
+    CHECK_OK(ctx, tsr__mark_short_shortcuts(ctx, l, &adj, stretch));
+    for (int32_t v = 0; v < l->num_nodes; v++)
+        CHECK(stretch[v] == (v == G * G));
+    tsr__adj_release(ctx, &adj);
+    /* the stress layout with it: on the canvas, the same for the same seed */
+    tsr_layout *c;
+    CHECK_OK(ctx, tsr_layout_clone(ctx, l, &c));
+    CHECK_OK(ctx, tsr__init_stress(ctx, l, 5));
+    CHECK_OK(ctx, tsr__init_stress(ctx, c, 5));
+    for (int32_t v = 0; v < l->num_nodes; v++)
+        CHECK(l->x[v] >= 0 && l->x[v] <= l->width && l->y[v] >= 0 && l->y[v] <= l->height &&
+              l->x[v] == c->x[v] && l->y[v] == c->y[v]);
+    tsr_layout_free(ctx, c);
+    tsr_layout_free(ctx, l);
+}
+
 static void test_dense_equals_spatial(void)
 {
     tsr_rng r;
@@ -585,6 +617,7 @@ int main(void)
     test_dense_equals_spatial();
     test_auto_start();
     test_chain_start();
+    test_short_shortcuts();
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout");
 }
