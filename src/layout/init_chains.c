@@ -5,7 +5,9 @@
  * long paths between random grid nodes is drawn crumpled instead of flat). Such chains are set
  * aside: the rest of the graph gets the stress layout alone, and each chain's interior nodes are
  * spread evenly along the segment between its two ends, so its crossings are shared by its many
- * edges. Chains that are not such shortcuts stay in the stress layout. */
+ * edges. Chains that are not such shortcuts stay in the stress layout. A shortcut with one interior
+ * node is not set aside (its two edges would carry its crossings all the same) but marked for the
+ * stress layout to lengthen (tsr__mark_short_shortcuts). */
 #include "layout/layout_internal.h"
 
 #include <math.h>
