@@ -2,6 +2,7 @@
  * over 8 lanes instead of 4. Same operations, same order, no FMA, so the same output bit for bit
  * as the baseline build in dwt.c, which chooses between the two. Built for x86-64 with GCC or
  * clang; elsewhere a stub that dwt.c never calls (tsr__ht_simd() is 0 there). */
+#include "core/target.h"
 #include "j2k/j2k_int.h"
 
 void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
@@ -9,17 +10,11 @@ void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t 
                             size_t scratch_per_thread, int threads);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC target("avx2")
-#endif
+TSR__TARGET_BEGIN("avx2")
 #define DWT_LEVEL_2D tsr__dwt_level_2d_avx2
 #define DWT_SCOPE
 #include "j2k/dwt_level.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+TSR__TARGET_END
 #else
 void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                             uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,

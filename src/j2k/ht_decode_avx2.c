@@ -4,6 +4,7 @@
  * vector instruction instead of four scalar chains. The same words as the scalar quad_values in
  * ht_decode.c, bit for bit (tests/unit/test_j2k_ht_simd.c compares the two). Built for x86-64
  * with GCC or clang; elsewhere the file compiles to stubs and ht_decode.c runs the scalar pass. */
+#include "core/target.h"
 #include "j2k/ht_bits.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -13,11 +14,7 @@ int tsr__ht_cpu_avx2(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") ? 1 : 0;
 }
 
-#if defined(__clang__) /* clang too: the fuzz build runs this pass */
-#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2"))), apply_to = function)
-#else
-#pragma GCC target("avx2,bmi,bmi2")
-#endif
+TSR__TARGET_BEGIN("avx2,bmi,bmi2") /* clang too: the fuzz build runs this pass */
 #include <immintrin.h>
 
 /* ht_decode.c's quad_values contract; lanes are the samples in bit-stream order TL, BL, TR, BR. */
@@ -132,10 +129,7 @@ AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uin
 #define HT_PAIR_VALUES pair_values
 #define HT_CLEANUP_DEF int tsr__ht_cleanup_avx2
 #include "j2k/ht_cleanup.h"
-
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+TSR__TARGET_END
 
 #else
 

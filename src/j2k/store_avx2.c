@@ -3,20 +3,15 @@
  * the same output bit for bit as the baseline build in decode.c, which chooses between the two.
  * Built for x86-64 with GCC or clang; elsewhere a stub that decode.c never calls (tsr__ht_simd()
  * is 0 there). */
+#include "core/target.h"
 #include "j2k/j2k_int.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC target("avx2")
-#endif
+TSR__TARGET_BEGIN("avx2")
 #define STORE_ROW tsr__j2k_store_row_avx2
 #define STORE_SCOPE
 #include "j2k/store_row.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+TSR__TARGET_END
 #else
 void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y)
 {
