@@ -20,7 +20,6 @@
  * library is unloaded; a child made by fork() starts with none. */
 #include "resize/resize_cpu_pool.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -73,6 +72,24 @@ static void run_stripes(pool_job *j, int slot)
         j->fn(j->arg, s, slot);
 }
 
+/* Whether a thread may still join j: a slot is free and a stripe unclaimed (call under mu). */
+static int can_join(pool_job *j)
+{
+    return j->helpers < j->max_helpers && atomic_load(&j->next) < j->stripes;
+}
+
+/* Joins j with the next slot and runs stripes until none is left; called and returns under mu
+ * (released while running). Returns the joined threads still running afterwards. */
+static int join_and_run(pool_job *j)
+{
+    const int slot = j->helpers++;
+    j->active++;
+    pthread_mutex_unlock(&pool.mu);
+    run_stripes(j, slot);
+    pthread_mutex_lock(&pool.mu);
+    return --j->active;
+}
+
 static void *pool_worker(void *unused)
 {
     (void)unused;
@@ -90,16 +107,7 @@ static void *pool_worker(void *unused)
         }
         seen = atomic_load(&pool.posted);
         pool_job *j = pool.job;
-        if (j->helpers == j->max_helpers || atomic_load(&j->next) >= j->stripes) {
-            pthread_mutex_unlock(&pool.mu);
-            continue;
-        }
-        const int slot = j->helpers++;
-        j->active++;
-        pthread_mutex_unlock(&pool.mu);
-        run_stripes(j, slot);
-        pthread_mutex_lock(&pool.mu);
-        if (--j->active == 0)
+        if (can_join(j) && join_and_run(j) == 0)
             pthread_cond_broadcast(&pool.done); /* callers of other jobs may wait on it too */
         pthread_mutex_unlock(&pool.mu);
     }
@@ -176,22 +184,13 @@ void tsr__rcpu_parallel(int threads, int stripes, tsr__rcpu_fn fn, void *arg)
         deadline.tv_sec += deadline.tv_nsec / 1000000000;
         deadline.tv_nsec %= 1000000000;
     }
-    int past_deadline = 0;
-    while (job_running(&j)) {
-        if (!past_deadline && pthread_cond_timedwait(&pool.done, &pool.mu, &deadline) != ETIMEDOUT)
-            continue;
-        if (!past_deadline && j.helpers < j.max_helpers && atomic_load(&j.next) < j.stripes) {
-            const int slot = j.helpers++;
-            j.active++;
-            pthread_mutex_unlock(&pool.mu);
-            run_stripes(&j, slot);
-            pthread_mutex_lock(&pool.mu);
-            j.active--;
-        }
-        past_deadline = 1;
-        if (job_running(&j))
-            pthread_cond_wait(&pool.done, &pool.mu);
-    }
+    int rc = 0;
+    while (job_running(&j) && rc == 0) /* woken: look again; timed out: join */
+        rc = pthread_cond_timedwait(&pool.done, &pool.mu, &deadline);
+    if (can_join(&j))
+        join_and_run(&j);
+    while (job_running(&j))
+        pthread_cond_wait(&pool.done, &pool.mu);
     pool.job = NULL; /* from now on no worker joins */
     pthread_mutex_unlock(&pool.mu);
 }
