@@ -148,14 +148,17 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     return s;
 }
 
-/* Dense evaluation, block p = proposal p. With hist (commit: one block, one proposal) the new
- * counts go to d.c and hist, and the node's point to d.x, d.y. A thread's first edge is loaded
- * before the star, so its loads overlap the star's dependent chain. */
+/* Dense evaluation, block p = proposal p. COMMIT (one block, one proposal, hist_ not NULL): the
+ * new counts go to d.c and hist_, and the node's point to d.x, d.y; the evaluating instance has
+ * no commit code (a smaller kernel). A thread's first edge is loaded before the star, so its
+ * loads overlap the star's dependent chain. */
+template <bool COMMIT>
 __global__ void __launch_bounds__(COMMIT_THREADS)
     eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
-                      const int32_t *__restrict__ prop, int nprop, int32_t *hist, uint32_t seq,
+                      const int32_t *__restrict__ prop, int nprop, int32_t *hist_, uint32_t seq,
                       tsr__lcd_out *out)
 {
+    int32_t *const hist = COMMIT ? hist_ : NULL;
     __shared__ int invalid;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     tsr__lcd_edge first;
@@ -422,8 +425,12 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     memset(g->hout, 0, ob); /* seq 0: no launch's result */
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
-        CREATE_TRY(cudaFuncSetAttribute(
-            eval_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<false>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)star_bytes));
         CREATE_TRY(cudaFuncSetAttribute(
             eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
         CREATE_TRY(cudaFuncSetAttribute(
@@ -607,9 +614,13 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    eval_dense_kernel<<<(unsigned)nprop, hist ? COMMIT_THREADS : DENSE_THREADS, g->star_bytes,
-                        ctx->cuda->stream>>>(drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop,
-                                             hist, next_seq(g), g->dout);
+    const unsigned threads = hist ? COMMIT_THREADS : DENSE_THREADS;
+    if (hist)
+        eval_dense_kernel<true><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, hist, next_seq(g), g->dout);
+    else
+        eval_dense_kernel<false><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, hist ? "eval_dense_kernel (commit)" : "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }

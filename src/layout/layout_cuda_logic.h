@@ -376,20 +376,25 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
 }
 
 /* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
- * loaded before phase 1 (t < m). */
+ * loaded before phase 1 (t < m). The visit is written once (each inlined copy adds kilobytes
+ * to the kernel: bench/notes/layout.md, "Kernel size"), the next edge loaded after it. */
 TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
                                        const tsr__lcd_star *s, const tsr__lcd_edge *first,
                                        tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    int32_t f = t;
-    if (first) {
-        tsr__lcd_visit_edge(first, v, ox, oy, px, py, c, s, a, invalid, hist);
+    tsr__lcd_edge d;
+    if (first)
+        d = *first;
+    else if (t < m)
+        tsr__lcd_edge_load(t, ec, eu, ev, c, &d);
+    for (int32_t f = t; f < m;) {
+        tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
         f += nt;
+        if (f < m)
+            tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
     }
-    for (; f < m; f += nt)
-        tsr__lcd_visit(f, v, ox, oy, px, py, ec, eu, ev, c, s, a, invalid, hist);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells
