@@ -12,15 +12,13 @@
 #define TSR__CC_N(name) TSR__CC_CAT(name, TSR__CC_KB)
 #define TSR__CC_LANE_T TSR__CC_N(tsr__cc_lane)
 
-/* A DP lane's registers: the keys of its C columns in the current row and, for each, the column
- * of the previous band's last row its path comes from (band 0: its column in row 0). */
+/* A DP lane's registers: the keys of its C columns in the current row (the paths' origins are
+ * found after the band from the codes it leaves in shared memory: tsr__cc_lane_entry). */
 typedef struct TSR__CC_LANE_T {
     TSR__CC_KEY m[TSR__CC_C];
-    int32_t org[TSR__CC_C];
 } TSR__CC_LANE_T;
 
-/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys; origin = the
- * column itself). Returns 1 when every key it needs carries the tag of generation gen (stored by
+/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys). Returns 1 when every key it needs carries the tag of generation gen (stored by
  * this launch), else 0 (the caller polls again). */
 TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, int32_t lane, uint32_t gen,
@@ -36,14 +34,13 @@ TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
                                               : tag << TSR__CC_N(TSR__CC_TAG_SHIFT);
         ready &= (v >> TSR__CC_N(TSR__CC_TAG_SHIFT)) == tag;
         L->m[c] = v & TSR__CC_N(TSR__CC_KEY_MASK);
-        L->org[c] = x;
     }
     return ready;
 }
 
 /* dp, band 0's first row (the image's row 0), lane `lane`: each cell's key is its own cost
- * (backward: the energy; forward: CU) plus the mask term, its origin its column. Its codes (1)
- * and pair bits (0) are stored but never read: seams are traced from row h - 1 up to row 1. */
+ * (backward: the energy; forward: CU) plus the mask term. Its codes (1) and pair bits (0) are
+ * stored but never read: seams are traced from row h - 1 up to row 1. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
                                               const tsr__cc_item *it, const tsr__cc_stage *sb,
                                               int32_t lane, TSR__CC_LANE_T *L)
@@ -54,14 +51,13 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
         uint32_t dl, dc, dr;
         tsr__cc_costs(P, w, sb, 0, i, x, &dl, &dc, &dr);
         L->m[c] = (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[0][i]) : 0) + dc;
-        L->org[c] = x;
     }
-    tsr__cc_put_codes(P, w, it, it->y0, lane, 0x55u, 0);
+    tsr__cc_put_codes(P, w, it, 0, lane, 0x55u, 0);
 }
 
 /* dp, row k > 0 of the item, or k = 0 of a band b > 0 (y0 + k < h), lane `lane`: its C cells
- * from the previous row (its own registers, and (lm, lo) / (rm, ro): the key and origin of the
- * columns just left and right of its range, the neighbour lanes' edge values). dp_cpu.c's cell:
+ * from the previous row (its own registers, and lm / rm: the keys of the columns just left and
+ * right of its range, the neighbour lanes' edge values). dp_cpu.c's cell:
  * candidates left, centre, right compared with strict <, each plus its transition cost
  * (backward: the energy for all three, so it is added once after the comparison: the same
  * order, no key is near the type's top; forward: CL, CU, CR), plus the mask term. A missing
@@ -69,26 +65,20 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
  * tsr__cc_item_interior: no window column at the image's edges) skips that test. Every cell of
  * the window is computed: a cell inside the trapezoid and the image (the valid ones) reads only
  * cells valid one row up, so what the others hold (garbage: unsigned sums wrap) never reaches an
- * output. The output lanes store their byte of codes (and, in batch mode, their byte of pair
- * bits). */
+ * output. Every lane puts its byte of codes into sb->cd[k] (for tsr__cc_lane_entry); the output
+ * lanes also store it (and, in batch mode, their byte of pair bits) to the planes. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
-                                            const tsr__cc_item *it, const tsr__cc_stage *sb,
+                                            const tsr__cc_item *it, tsr__cc_stage *sb,
                                             int32_t k, int32_t lane, TSR__CC_LANE_T *L,
-                                            TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm, int32_t ro,
-                                            int border)
+                                            TSR__CC_KEY lm, TSR__CC_KEY rm, int border)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     TSR__CC_KEY pm[TSR__CC_C + 2];
-    int32_t po[TSR__CC_C + 2];
     pm[0] = lm;
-    po[0] = lo;
     pm[TSR__CC_C + 1] = rm;
-    po[TSR__CC_C + 1] = ro;
     TSR__CC_UNROLL
-    for (int32_t c = 0; c < TSR__CC_C; c++) {
+    for (int32_t c = 0; c < TSR__CC_C; c++)
         pm[c + 1] = L->m[c];
-        po[c + 1] = L->org[c];
-    }
     uint32_t codes = 0, pairs = 0;
     const TSR__CC_KEY none = (TSR__CC_KEY)~(TSR__CC_KEY)0;
     TSR__CC_UNROLL
@@ -101,25 +91,25 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
                           ar = P->forward ? dr : 0;
         const TSR__CC_KEY cl = !border || x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
         const TSR__CC_KEY cr = !border || x < w - 1 ? pm[c + 2] + ar : none;
-        /* the choice, its key and its origin chosen by the same two compares */
+        /* the choice and its key chosen by the same two compares */
         const int c1 = cc < cl;
         TSR__CC_KEY best = c1 ? cc : cl;
-        int32_t org = c1 ? po[c + 1] : po[c];
         const int c2 = cr < best;
         best = c2 ? cr : best;
-        org = c2 ? po[c + 2] : org;
         const TSR__CC_KEY pen = P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) : 0;
         L->m[c] = pen + best + (P->forward ? 0 : dc);
-        L->org[c] = org;
-        codes |= (uint32_t)(c2 ? 2 : c1) << (2 * c);
+        /* the code's bits by two selects of constants (c is a constant once unrolled) */
+        const uint32_t cb = c1 ? 1u << (2 * c) : 0u;
+        codes |= c2 ? 2u << (2 * c) : cb;
         if (P->pair)
             pairs |= (uint32_t)((cr < cc) | (cc < cl) << 1) << (2 * c);
     }
-    tsr__cc_put_codes(P, w, it, it->y0 + k, lane, codes, pairs);
+    sb->cd[k][lane] = (uint8_t)codes;
+    tsr__cc_put_codes(P, w, it, k, lane, codes, pairs);
 }
 
-/* dp, lane `lane` after the item's last row: its output columns' origins, then their keys
- * tagged with generation gen (what the next band polls for). */
+/* dp, lane `lane` after the item's last row: its output columns' keys tagged with generation gen
+ * (what the next band polls for). */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w,
                                               const tsr__cc_item *it, int32_t lane, uint32_t gen,
                                               const TSR__CC_LANE_T *L)
@@ -130,11 +120,9 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w
     const int64_t o = (int64_t)it->b * P->pitch;
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
-        if (x1 + c < w) {
-            P->entry[o + x1 + c] = (uint16_t)L->org[c];
+        if (x1 + c < w)
             P->TSR__CC_N(hand)[o + x1 + c] =
                 L->m[c] | (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
-        }
 }
 
 #ifdef __cplusplus
@@ -152,11 +140,10 @@ TSR__CC_FN void tsr__cc_lane_first(const tsr__cc_planes *P, int32_t w, const tsr
     TSR__CC_N(tsr__cc_lane_first)(P, w, it, sb, lane, L);
 }
 TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                 const tsr__cc_stage *sb, int32_t k, int32_t lane,
-                                 TSR__CC_LANE_T *L, TSR__CC_KEY lm, int32_t lo, TSR__CC_KEY rm,
-                                 int32_t ro, int border)
+                                 tsr__cc_stage *sb, int32_t k, int32_t lane, TSR__CC_LANE_T *L,
+                                 TSR__CC_KEY lm, TSR__CC_KEY rm, int border)
 {
-    TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, lo, rm, ro, border);
+    TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, rm, border);
 }
 TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                    int32_t lane, uint32_t gen, const TSR__CC_LANE_T *L)

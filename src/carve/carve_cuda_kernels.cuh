@@ -53,15 +53,13 @@ __device__ __forceinline__ uint64_t global_ns()
  * edges by shuffles; Border: the row step's border test (0 for interior items). */
 template <int Border, typename Lane>
 __device__ __forceinline__ void dp_rows(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                        const tsr__cc_stage *sb, int32_t lane, Lane *L)
+                                        tsr__cc_stage *sb, int32_t lane, Lane *L)
 {
     typedef typename std::remove_reference<decltype(L->m[0])>::type Key;
     for (int32_t k = it->b > 0 ? 0 : 1; k < it->rows; k++) {
         const Key lm = __shfl_up_sync(FULL, L->m[TSR__CC_C - 1], 1);
-        const int32_t lo = __shfl_up_sync(FULL, L->org[TSR__CC_C - 1], 1);
         const Key rm = __shfl_down_sync(FULL, L->m[0], 1);
-        const int32_t ro = __shfl_down_sync(FULL, L->org[0], 1);
-        tsr__cc_lane_row(P, w, it, sb, k, lane, L, lm, lo, rm, ro, Border);
+        tsr__cc_lane_row(P, w, it, sb, k, lane, L, lm, rm, Border);
     }
 }
 
@@ -69,7 +67,8 @@ __device__ __forceinline__ void dp_rows(const tsr__cc_planes *P, int32_t w, cons
  * Instantiated for Forward = P.forward, Masked = (P.mask != NULL: 64-bit keys, else 32-bit) and
  * Batch = (P.pair != NULL: the pair bits stored too): dp_launch below.
  * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
- * after staging, after the wait, after its rows and after its stores (5 values). */
+ * after staging, after the wait, after its rows and after its key stores (5 values); the
+ * origins (entry) follow, off the bands' critical path. */
 template <int Forward, int Masked, int Batch>
 __global__ void __launch_bounds__(TSR__CC_LANES)
     dp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, uint32_t gen, uint64_t *trace)
@@ -115,6 +114,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     tsr__cc_lane_store(&P, w, &it, lane, gen, &L);
     if (tr)
         tr[4] = global_ns();
+    __syncwarp();
+    tsr__cc_lane_entry(&P, w, &it, &sb, lane);
 }
 
 template <int Batch>
@@ -143,58 +144,90 @@ inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t
         dp_launch_mode<0>(P, w, gen, trace, s);
 }
 
+/* select's warp step of the argmin: every lane ends with its warp's leftmost minimum (shuffles
+ * down; a lane past the warp's end reads its own value, which the combine leaves as it is). */
+__device__ __forceinline__ void argmin_warp(uint64_t *v, int32_t *x)
+{
+    for (int32_t off = TSR__CC_LANES / 2; off > 0; off >>= 1) {
+        const uint64_t v2 = __shfl_down_sync(FULL, *v, off);
+        const int32_t x2 = __shfl_down_sync(FULL, *x, off);
+        tsr__cc_argmin_combine(v, x, v2, x2);
+    }
+}
+
 __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
     select_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
 {
     const tsr__cc_planes P = Pg; /* registers: see the file comment */
-    __shared__ uint64_t sv[TSR__CC_SEL_THREADS];
-    __shared__ int32_t sx[TSR__CC_SEL_THREADS];
+    enum { WARPS = TSR__CC_SEL_THREADS / TSR__CC_LANES };
+    static_assert(WARPS == TSR__CC_LANES, "warp 0 combines one value per warp");
+    __shared__ uint64_t sv[WARPS];
+    __shared__ int32_t sx[WARPS];
     __shared__ int32_t exits[TSR__CC_MAX_BANDS];
-    __shared__ int32_t go;
+    __shared__ uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W];
+    __shared__ int32_t go, hx;
     if (P.state->stop)
         return;
-    const int32_t t = threadIdx.x;
-    tsr__cc_argmin_partial(&P, w, t, TSR__CC_SEL_THREADS, &sv[t], &sx[t]);
-    __syncthreads();
-    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1) {
-        if (t < s)
-            tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
-        __syncthreads();
+    const int32_t t = threadIdx.x, lane = t % TSR__CC_LANES, warp = t / TSR__CC_LANES;
+    uint64_t v;
+    int32_t x;
+    tsr__cc_argmin_partial(&P, w, t, TSR__CC_SEL_THREADS, &v, &x);
+    argmin_warp(&v, &x);
+    if (lane == 0) {
+        sv[warp] = v;
+        sx[warp] = x;
     }
-    const int32_t xe = sx[0];
-    if (t == 0) {
-        go = tsr__cc_select_begin(&P);
-        if (go)
-            tsr__cc_trace_bands(&P, xe, exits);
+    __syncthreads();
+    if (warp == 0) {
+        v = sv[lane];
+        x = sx[lane];
+        argmin_warp(&v, &x);
+        if (lane == 0) {
+            go = tsr__cc_select_begin(&P);
+            hx = x;
+        }
     }
     __syncthreads();
     if (!go)
         return;
-    const int32_t nb = tsr__cc_bands(P.h), lane = t % TSR__CC_LANES;
+    const int32_t xe = hx, nb = tsr__cc_bands(P.h);
+    for (int32_t b0 = nb - 1, x0 = xe; b0 >= 1; b0 -= TSR__CC_HOP_G) {
+        uint16_t hv[TSR__CC_HOP_G];
+        tsr__cc_hop_load(&P, w, b0, x0, t, hv);
+#pragma unroll
+        for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
+            if (tsr__cc_hop_has(b0, j, t))
+                win[j][t] = hv[j];
+        __syncthreads();
+        if (t == 0)
+            hx = tsr__cc_hop_walk(win, b0, x0, exits);
+        __syncthreads();
+        x0 = hx;
+    }
     int32_t sd = 0;
-    for (int32_t b = t / TSR__CC_LANES; b < nb; b += TSR__CC_SEL_THREADS / TSR__CC_LANES) {
+    for (int32_t b = warp; b < nb; b += WARPS) {
         const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
-        int32_t x = exits[b];
+        int32_t x = b == nb - 1 ? xe : exits[b]; /* the hops wrote exits[0 .. nb - 2] */
         const int32_t word0 = tsr__cc_expand_word0(x);
-        uint32_t win[TSR__CC_EXP_WORDS];
-        tsr__cc_expand_load(&P, b, word0, lane, win);
+        uint32_t ew[TSR__CC_EXP_WORDS];
+        tsr__cc_expand_load(&P, b, word0, lane, ew);
         int32_t mine = x;
         for (int32_t r = last; r > 0; r--) {
-            x += __shfl_sync(FULL, tsr__cc_expand_code(win, word0, x), r) - 1;
+            x += __shfl_sync(FULL, tsr__cc_expand_code(ew, word0, x), r) - 1;
             if (lane == r - 1)
                 mine = x;
         }
         sd += tsr__cc_expand_store(&P, b, lane, mine);
     }
-    sx[t] = sd; /* sx is free again: every thread read sx[0] before the last barrier */
+    sd = __reduce_add_sync(FULL, sd);
+    if (lane == 0)
+        sx[warp] = sd; /* sx is free again: warp 0 read it before the barrier above */
     __syncthreads();
-    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1) {
-        if (t < s)
-            sx[t] += sx[t + s];
-        __syncthreads();
+    if (warp == 0) {
+        sd = __reduce_add_sync(FULL, sx[lane]);
+        if (lane == 0)
+            tsr__cc_select_finish(&P, xe, sd);
     }
-    if (t == 0)
-        tsr__cc_select_finish(&P, xe, sx[0]);
 }
 
 __global__ void __launch_bounds__(TSR__CC_THREADS)

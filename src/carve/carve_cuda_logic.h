@@ -27,16 +27,18 @@
  * fence). A producer always holds a smaller ticket, so it is running or done: no deadlock,
  * whatever the grid size or residency. An item copies its band's inputs (energy or luma, mask)
  * into shared memory before it polls. The image's row 0 (band 0's first row) is its own step
- * (tsr__cc_lane_first*), so the row step has no first-row case.
+ * (tsr__cc_lane_first*), so the row step has no first-row case. The origins (entry) are read by
+ * select only: an item finds them after storing its keys, from the codes of its band kept in
+ * shared memory (tsr__cc_lane_entry), so the row step carries keys alone.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   energy_full (backward)                 one thread per cell
  *   dp (generation 1)                      one warp per item (above)
  *   per seam k:
  *     select                               one block of SEL_THREADS: leftmost minimum of the
- *                                          last band's keys
- *                                          (strided partial minima + tree); thread 0 hops the
- *                                          bands' entry columns upwards (exits[b]); barrier;
+ *                                          last band's keys (strided partial minima, warp
+ *                                          shuffles, one barrier, warp 0's shuffles); the
+ *                                          bands' exits by hops in groups (tsr__cc_hop_*);
  *                                          one warp per band expands its rows: each lane loads
  *                                          one row's back-pointer words around the band's exit,
  *                                          then the path walks up by shuffles; drop counts
@@ -102,6 +104,9 @@ enum {
     TSR__CC_EXP_WORDS = 5, /* back-pointer words (16 columns each) per row in the expansion */
     TSR__CC_RM_E = 8       /* columns per remove thread per chunk */
 };
+
+/* tsr__cc_lane_entry gives every lane two output columns */
+typedef char tsr__cc_strip_is_two_lanes[TSR__CC_STRIP == 2 * TSR__CC_LANES ? 1 : -1];
 
 #define TSR__CC_DROP_B ((uint64_t)1 << 25)
 /* hand keys: the top 5 bits hold the generation (mod 32) of the DP launch that stored them:
@@ -251,6 +256,8 @@ typedef struct tsr__cc_stage {
     uint16_t en[TSR__CC_BAND][TSR__CC_WIN];
     uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN];
     uint8_t mk[TSR__CC_BAND][TSR__CC_WIN];
+    uint8_t cd[TSR__CC_BAND][TSR__CC_LANES]; /* the band's codes, a byte per lane and row (the
+                                                 row step writes them) */
 } tsr__cc_stage;
 
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
@@ -326,16 +333,19 @@ TSR__CC_FN int tsr__cc_output_lane(const tsr__cc_item *it, int32_t x1)
     return x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP;
 }
 
-/* dp: an output lane stores its byte of codes of row y (and, in batch mode, of pair bits). */
+/* dp: an output lane stores its byte of codes of the item's row k (and, in batch mode, of pair
+ * bits). The row's offset as the item's first row plus k rows (k * pitch / 4 < 2^31), so that the
+ * compiler steps it by an add per row. */
 TSR__CC_FN void tsr__cc_put_codes(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                  int32_t y, int32_t lane, uint32_t codes, uint32_t pairs)
+                                  int32_t k, int32_t lane, uint32_t codes, uint32_t pairs)
 {
-    const int32_t x1 = it->base + lane * TSR__CC_C;
+    const int32_t x1 = it->base + lane * TSR__CC_C, pq = P->pitch / 4;
     if (!tsr__cc_output_lane(it, x1) || x1 >= w)
         return;
-    P->back[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)codes;
+    const int64_t o = (int64_t)it->y0 * pq + x1 / 4 + k * pq;
+    P->back[o] = (uint8_t)codes;
     if (P->pair)
-        P->pair[(int64_t)y * (P->pitch / 4) + x1 / 4] = (uint8_t)pairs;
+        P->pair[o] = (uint8_t)pairs;
 }
 
 /* The lane state, band load, first row, row step and store for each key type. */
@@ -345,6 +355,30 @@ TSR__CC_FN void tsr__cc_put_codes(const tsr__cc_planes *P, int32_t w, const tsr_
 #define TSR__CC_KEY uint32_t
 #define TSR__CC_KB 32
 #include "carve/carve_cuda_dp_row.h"
+
+/* dp, lane `lane` after the item's keys are stored (the next band is released first) and a
+ * warp synchronisation (sb->cd holds every lane's codes): the origins of its two output columns,
+ * window columns R + lane and R + LANES + lane (S = 2 LANES), each found by walking up the band's
+ * codes (two independent chains) to the previous band's last row (band 0: to row 0), stored to
+ * entry. An output column past the width stays where it is (nothing stored). */
+TSR__CC_FN void tsr__cc_lane_entry(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                   const tsr__cc_stage *sb, int32_t lane)
+{
+    const int32_t xa = it->base + TSR__CC_BAND + lane, xb = xa + TSR__CC_LANES;
+    const int32_t la = xa < w, lb = xb < w;
+    int32_t ia = TSR__CC_BAND + lane, ib = ia + TSR__CC_LANES;
+    for (int32_t k = it->rows - 1; k >= (it->b > 0 ? 0 : 1); k--) {
+        const int32_t ca = (sb->cd[k][ia >> 2] >> ((ia & 3) * 2)) & 3;
+        const int32_t cb = (sb->cd[k][ib >> 2] >> ((ib & 3) * 2)) & 3;
+        ia += la ? ca - 1 : 0;
+        ib += lb ? cb - 1 : 0;
+    }
+    const int64_t o = (int64_t)it->b * P->pitch;
+    if (la)
+        P->entry[o + xa] = (uint16_t)(it->base + ia);
+    if (lb)
+        P->entry[o + xb] = (uint16_t)(it->base + ib);
+}
 
 /* The key (tag removed) of column x of band b's last row, whichever the key type. */
 TSR__CC_FN uint64_t tsr__cc_hand_key(const tsr__cc_planes *P, int32_t b, int32_t x)
@@ -397,16 +431,51 @@ TSR__CC_FN int tsr__cc_select_begin(const tsr__cc_planes *P)
     return 1;
 }
 
-/* select, thread 0: hops the bands from the seam's end column xe upwards: exits[b] = the seam's
- * column in band b's last row (one dependent load per band instead of one per row). */
-TSR__CC_FN void tsr__cc_trace_bands(const tsr__cc_planes *P, int32_t xe, int32_t *exits)
+/* select, the band hops (exits[b] = the seam's column in band b's last row, from exits[nb - 1] =
+ * its end column) in groups of HOP_G bands: from band b0's exit x0, band b0 - j - 1's exit is
+ * entry row b0 - j at a column within R j of x0 (a path moves at most R columns per band). Thread
+ * t loads window column t of each entry row b0 - j it covers (tsr__cc_hop_has) into registers,
+ * every load before any store (all in flight at once); the caller stores them to the shared
+ * windows, synchronises, and thread 0 walks the group there (tsr__cc_hop_walk): one memory round
+ * trip per group instead of one per band. */
+enum {
+    TSR__CC_HOP_G = 16,
+    TSR__CC_HOP_W = 2 * TSR__CC_BAND * (TSR__CC_HOP_G - 1) + 1 /* the widest window */
+};
+typedef char tsr__cc_hop_fits[(int)TSR__CC_HOP_W <= (int)TSR__CC_SEL_THREADS ? 1 : -1];
+
+/* Whether thread t holds column t of the window of entry row b0 - j. */
+TSR__CC_FN int tsr__cc_hop_has(int32_t b0, int32_t j, int32_t t)
 {
-    int32_t b = tsr__cc_bands(P->h) - 1, x = xe;
-    exits[b] = x;
-    for (; b > 0; b--) {
-        x = P->entry[(int64_t)b * P->pitch + x];
-        exits[b - 1] = x;
+    return b0 - j >= 1 && t <= 2 * TSR__CC_BAND * j;
+}
+
+/* Thread t's loads for the group below band b0 (exit x0) at width w: v[j] for every j it has
+ * (window column t = image column x0 - R j + t, clamped into the row: a clamped one is never
+ * walked to). */
+TSR__CC_FN void tsr__cc_hop_load(const tsr__cc_planes *P, int32_t w, int32_t b0, int32_t x0,
+                                 int32_t t, uint16_t v[TSR__CC_HOP_G])
+{
+    TSR__CC_UNROLL
+    for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
+        if (tsr__cc_hop_has(b0, j, t)) {
+            int32_t x = x0 - TSR__CC_BAND * j + t;
+            x = x < 0 ? 0 : x >= w ? w - 1 : x;
+            v[j] = P->entry[(int64_t)(b0 - j) * P->pitch + x];
+        }
+}
+
+/* Thread 0, after the group's windows are stored: exits[b0 - 1] ... down to band max(b0 - G, 0);
+ * returns the last of them (the next group's x0). */
+TSR__CC_FN int32_t tsr__cc_hop_walk(const uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W], int32_t b0,
+                                    int32_t x0, int32_t *exits)
+{
+    int32_t x = x0;
+    for (int32_t j = 0; j < TSR__CC_HOP_G && b0 - j >= 1; j++) {
+        x = win[j][x - x0 + TSR__CC_BAND * j];
+        exits[b0 - j - 1] = x;
     }
+    return x;
 }
 
 /* select, expansion of a band: the first back-pointer word of the window around its exit column

@@ -44,11 +44,13 @@ static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket,
             const EMU_LANE *l = &prev[lane > 0 ? lane - 1 : lane];
             const EMU_LANE *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
             EMU_N(tsr__cc_lane_row)(P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1],
-                                    l->org[TSR__CC_C - 1], r->m[0], r->org[0], border);
+                                    r->m[0], border);
         }
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
         EMU_N(tsr__cc_lane_store)(P, w, &it, lane, gen, &L[lane]);
+    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+        tsr__cc_lane_entry(P, w, &it, &sb, lane);
 }
 
 #undef EMU_LANE

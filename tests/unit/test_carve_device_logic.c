@@ -121,40 +121,72 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
     free(ready);
 }
 
+/* select's argmin_warp: 32 lanes in lockstep, each step's shuffle reading the values as they
+ * were before it (a lane past the warp's end reads its own). */
+static void argmin_warp(uint64_t *v, int32_t *x)
+{
+    for (int32_t off = TSR__CC_LANES / 2; off > 0; off >>= 1) {
+        uint64_t pv[TSR__CC_LANES];
+        int32_t px[TSR__CC_LANES];
+        memcpy(pv, v, sizeof pv);
+        memcpy(px, x, sizeof px);
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
+            const int32_t src = lane + off < TSR__CC_LANES ? lane + off : lane;
+            tsr__cc_argmin_combine(&v[lane], &x[lane], pv[src], px[src]);
+        }
+    }
+}
+
 static void launch_select(emu *e, int32_t w)
 {
     const tsr__cc_planes *P = &e->P;
-    uint64_t sv[TSR__CC_SEL_THREADS];
-    int32_t sx[TSR__CC_SEL_THREADS];
+    enum { WARPS = TSR__CC_SEL_THREADS / TSR__CC_LANES };
+    uint64_t sv[TSR__CC_SEL_THREADS], wv[WARPS];
+    int32_t sx[TSR__CC_SEL_THREADS], wx[WARPS];
     static int32_t exits[TSR__CC_MAX_BANDS];
+    static uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W], hv[TSR__CC_SEL_THREADS][TSR__CC_HOP_G];
     e->launches++;
     if (P->state->stop)
         return;
     poison(exits, sizeof exits);
     for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
         tsr__cc_argmin_partial(P, w, t, TSR__CC_SEL_THREADS, &sv[t], &sx[t]);
-    for (int32_t s = TSR__CC_SEL_THREADS / 2; s > 0; s >>= 1)
-        for (int32_t t = s - 1; t >= 0; t--)
-            tsr__cc_argmin_combine(&sv[t], &sx[t], sv[t + s], sx[t + s]);
-    const int32_t xe = sx[0];
+    for (int32_t wp = WARPS - 1; wp >= 0; wp--) {
+        argmin_warp(sv + wp * TSR__CC_LANES, sx + wp * TSR__CC_LANES);
+        wv[wp] = sv[wp * TSR__CC_LANES];
+        wx[wp] = sx[wp * TSR__CC_LANES];
+    }
+    argmin_warp(wv, wx);
+    const int32_t xe = wx[0];
     if (!tsr__cc_select_begin(P))
         return;
-    tsr__cc_trace_bands(P, xe, exits);
-    /* every band expanded by one warp: lanes load their row's words, then the walk */
+    /* the hops by groups: every thread's loads, then its stores, then thread 0's walk */
     const int32_t nb = tsr__cc_bands(P->h);
+    for (int32_t b0 = nb - 1, x0 = xe; b0 >= 1; b0 -= TSR__CC_HOP_G) {
+        poison(win, sizeof win);
+        poison(hv, sizeof hv);
+        for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
+            tsr__cc_hop_load(P, w, b0, x0, t, hv[t]);
+        for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
+            for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
+                if (tsr__cc_hop_has(b0, j, t))
+                    win[j][t] = hv[t][j];
+        x0 = tsr__cc_hop_walk((const uint16_t(*)[TSR__CC_HOP_W])win, b0, x0, exits);
+    }
+    /* every band expanded by one warp: lanes load their row's words, then the walk */
     int32_t sd = 0;
     for (int32_t b = nb - 1; b >= 0; b--) {
         const int32_t y0 = b * TSR__CC_BAND;
         const int32_t last = (P->h - y0 < TSR__CC_BAND ? P->h - y0 : TSR__CC_BAND) - 1;
-        int32_t x = exits[b], mine[TSR__CC_LANES];
+        int32_t x = b == nb - 1 ? xe : exits[b], mine[TSR__CC_LANES];
         const int32_t word0 = tsr__cc_expand_word0(x);
-        uint32_t win[TSR__CC_LANES][TSR__CC_EXP_WORDS];
+        uint32_t ew[TSR__CC_LANES][TSR__CC_EXP_WORDS];
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
-            tsr__cc_expand_load(P, b, word0, lane, win[lane]);
+            tsr__cc_expand_load(P, b, word0, lane, ew[lane]);
             mine[lane] = x;
         }
         for (int32_t r = last; r > 0; r--) {
-            x += tsr__cc_expand_code(win[r], word0, x) - 1;
+            x += tsr__cc_expand_code(ew[r], word0, x) - 1;
             mine[r - 1] = x;
         }
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
