@@ -42,6 +42,12 @@ __global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes Pg, in
 
 constexpr unsigned FULL = 0xffffffffu;
 
+/* The DP's pause (ns) between two polls of the keys an item waits for (0: none); a build-time
+ * knob for the workbench's comparisons (bench/notes/carve.md). */
+#ifndef TSR__CC_POLL_NS
+#define TSR__CC_POLL_NS 20
+#endif
+
 __device__ __forceinline__ uint64_t global_ns()
 {
     uint64_t t;
@@ -99,7 +105,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type L;
     if (it.b > 0)
         while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
-            __nanosleep(20);
+            if (TSR__CC_POLL_NS > 0)
+                __nanosleep(TSR__CC_POLL_NS);
     else
         tsr__cc_lane_first(&P, w, &it, &sb, lane, &L);
     __syncwarp();
