@@ -167,8 +167,35 @@ enum {
     TSR__LCD_COMMIT_THREADS = 1024, /* the commit's single block */
     TSR__LCD_FULL_THREADS = 256,    /* full recount rows: edges per block */
     TSR__LCD_PER_PROP_CELLS = 4096, /* spatial: cells one proposal may list (more: dense) */
-    TSR__LCD_WINDOW = 32            /* spatial: top levels of the base counted per proposal */
+    TSR__LCD_WINDOW = 32,           /* spatial: top levels of the base counted per proposal */
+    /* dense: a proposal may be split over up to this many blocks (tsr__lcd_dense_shape) of at
+     * least TSR__LCD_PART_EDGES edges each */
+    TSR__LCD_MAX_PARTS = 8,
+    TSR__LCD_PART_EDGES = 64
 };
+
+/* A dense launch's shape: each of the nprop proposals takes `parts` blocks of `threads` threads,
+ * block j of a proposal visiting edges [j*chunk, min(m, (j+1)*chunk)). A launch of few proposals
+ * would leave most SMs idle with one block per proposal (bench/notes/layout.md, run g1: the block
+ * is bound by its SM's issue), so the proposals are spread over about two blocks per SM. */
+typedef struct tsr__lcd_dense_shape {
+    int32_t parts, chunk, threads;
+} tsr__lcd_dense_shape;
+
+TSR__LCD_FN tsr__lcd_dense_shape tsr__lcd_dense_shape_of(int32_t nprop, int32_t m, int32_t sms)
+{
+    tsr__lcd_dense_shape d;
+    int32_t parts = nprop > 0 ? 2 * sms / nprop : 1;
+    const int32_t by_edges = (m + TSR__LCD_PART_EDGES - 1) / TSR__LCD_PART_EDGES;
+    parts = parts > TSR__LCD_MAX_PARTS ? TSR__LCD_MAX_PARTS : parts;
+    parts = parts > by_edges ? by_edges : parts;
+    d.parts = parts < 1 ? 1 : parts;
+    d.chunk = (m + d.parts - 1) / d.parts;
+    d.threads = TSR__LCD_DENSE_THREADS;
+    if (d.parts > 1 && (d.chunk + 31) / 32 * 32 < d.threads)
+        d.threads = (d.chunk + 31) / 32 * 32;
+    return d;
+}
 
 /* The spatial block's shared counters (phase 0 clears them). */
 typedef struct tsr__lcd_spatial_shared {
@@ -375,10 +402,11 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
     tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
 }
 
-/* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
- * loaded before phase 1 (t < m). The visit is written once (each inlined copy adds kilobytes
- * to the kernel: bench/notes/layout.md, "Kernel size"), the next edge loaded after it. */
-TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
+/* Phase 2, dense: thread t of nt visits edges lo + t, lo + t + nt, ... below hi; `first`, when
+ * not NULL, is edge lo + t loaded before phase 1 (lo + t < hi). The visit is written once (each
+ * inlined copy adds kilobytes to the kernel: bench/notes/layout.md, "Kernel size"), the next edge
+ * loaded after it. */
+TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t lo, int32_t hi, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
                                        const tsr__lcd_star *s, const tsr__lcd_edge *first,
@@ -387,12 +415,12 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
     tsr__lcd_edge d;
     if (first)
         d = *first;
-    else if (t < m)
-        tsr__lcd_edge_load(t, ec, eu, ev, c, &d);
-    for (int32_t f = t; f < m;) {
+    else if (lo + t < hi)
+        tsr__lcd_edge_load(lo + t, ec, eu, ev, c, &d);
+    for (int32_t f = lo + t; f < hi;) {
         tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
         f += nt;
-        if (f < m)
+        if (f < hi)
             tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
     }
 }
