@@ -116,12 +116,15 @@ typedef struct tsr_layout_progress {
     tsr_layout_score current, best;
     double temperature;
     double moves_per_second;
-    uint64_t moves, accepted;
+    uint64_t moves, accepted; /* summed over the chains (moves_per_second too) */
     const char *note;    /* non-NULL for one-off events ("restart from best", "spatial overflow") */
+    int chain, chains;   /* the chain holding the best drawing (phase, current, temperature are
+                          * its own), of how many */
 } tsr_layout_progress;
 
-/* Called about every progress_interval seconds and at events; return nonzero to stop (the
- * optimizer then returns TSR_ERR_INTERRUPTED with the best valid drawing in the layout). */
+/* Called about every progress_interval seconds and at events, always from the thread that called
+ * tsr_layout_optimize; return nonzero to stop (the optimizer then returns TSR_ERR_INTERRUPTED
+ * with the best valid drawing in the layout). */
 typedef int (*tsr_layout_progress_fn)(void *user, const tsr_layout_progress *p);
 
 typedef struct tsr_layout_optimize_options {
@@ -139,7 +142,20 @@ typedef struct tsr_layout_optimize_options {
     double progress_interval; /* seconds; default 0.5 */
     double phase1_fraction;   /* share of the budget for the squared-counts phase; default 0.3 */
     int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
+    int chains; /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
+                 * (default): the context's CPU thread count (1 on the reference backend). All
+                 * start from the same start drawing (made with `seed`); from there chain i walks
+                 * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would,
+                 * so chain 0 is the one-chain run, and max_moves is each chain's budget. The best
+                 * drawing over the chains is kept (the lowest chain index among equal scores), so
+                 * a seed, a move budget and a chain count give the same drawing however the
+                 * threads run. */
 } tsr_layout_optimize_options;
+
+#define TSR_LAYOUT_MAX_CHAINS 1024
+/* Four steps of the splitmix64 gamma that seeds the annealer's generator: chain i's four state
+ * words are the splitmix64 outputs right after chain i - 1's. */
+#define TSR_LAYOUT_CHAIN_SEED_STEP 0x78DDE6E5FD29F054ull
 
 void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt);
 
@@ -147,9 +163,10 @@ typedef struct tsr_layout_optimize_result {
     tsr_layout_score initial; /* of the valid starting drawing (after repair/init) */
     tsr_layout_score best;
     int repaired;             /* nodes moved to make the input valid */
-    uint64_t moves, accepted, restarts;
+    uint64_t moves, accepted, restarts; /* summed over the chains */
     uint64_t dense_fallbacks; /* spatial queries answered by the dense path (overflow, size) */
     double seconds;
+    int chains, best_chain;   /* chains run; the one whose drawing was kept */
 } tsr_layout_optimize_result;
 
 /* Makes the drawing valid (moving the fewest nodes it can, to the nearest valid points), gives it

@@ -15,7 +15,7 @@
  * (then a seed gives the same drawing on every machine), else the share of the time left after the
  * start layout. With a batch evaluator (the CUDA backend, anneal_batch.c) the proposals of a group
  * are scored in batches and decided by the same steps in the same order, so the drawing is the
- * same. */
+ * same. This file runs one chain; anneal_chains.c runs N of them and keeps the best. */
 #include "layout/anneal_internal.h"
 #include "layout/geometry.h"
 
@@ -26,19 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    opt->time_limit = 60;
-    opt->seed = 1;
-    opt->init = TSR_LAYOUT_INIT_AUTO;
-    opt->save_interval = 10;
-    opt->progress_interval = 0.5;
-    opt->phase1_fraction = 0.3;
-    opt->spatial = 1;
-}
-
-static double now_seconds(void)
+double tsr__anneal_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -62,26 +50,10 @@ static void settle_best(tsr__annealer *a)
     }
 }
 
-static tsr_status save_best(tsr__annealer *a)
+void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y)
 {
-    const tsr_layout_optimize_options *opt = a->opt;
-    if (!opt->save_path && !opt->checkpoint_path)
-        return TSR_OK;
-    if (a->cur_is_best) {
-        memcpy(a->out->x, a->l->x, (size_t)a->l->num_nodes * sizeof(int32_t));
-        memcpy(a->out->y, a->l->y, (size_t)a->l->num_nodes * sizeof(int32_t));
-    } else {
-        memcpy(a->out->x, a->best_x, (size_t)a->l->num_nodes * sizeof(int32_t));
-        memcpy(a->out->y, a->best_y, (size_t)a->l->num_nodes * sizeof(int32_t));
-    }
-    tsr_status st = TSR_OK;
-    if (opt->save_path)
-        st = tsr_layout_write_json(a->ctx, a->out, opt->save_path);
-    if (st == TSR_OK && opt->checkpoint_path)
-        st = tsr_layout_write_json(a->ctx, a->out, opt->checkpoint_path);
-    a->best_unsaved = 0;
-    a->last_save = now_seconds();
-    return st;
+    *x = a->cur_is_best ? a->l->x : a->best_x;
+    *y = a->cur_is_best ? a->l->y : a->best_y;
 }
 
 /* Share of the search's budget used: of the moves, or of the time left after the start layout
@@ -314,7 +286,6 @@ void tsr__anneal_after_commit(tsr__annealer *a, int better)
     if (better) {
         a->best = a->inc.score;
         a->cur_is_best = 1;
-        a->best_unsaved = 1;
         a->moves_at_best = a->moves;
         if (a->best.K <= a->target)
             a->target = a->best.K - 1;
@@ -360,223 +331,116 @@ static double sample_scale(tsr__annealer *a, double radius)
     return count ? sum / count : 1.0;
 }
 
-static int report(tsr__annealer *a, double elapsed, const char *note)
-{
-    const tsr_layout_optimize_options *opt = a->opt;
-    double dt = elapsed - a->last_progress;
-    tsr_layout_progress p;
-    memset(&p, 0, sizeof p);
-    p.elapsed = elapsed;
-    p.time_limit = opt->time_limit;
-    p.phase = a->phase;
-    p.current = a->inc.score;
-    p.best = a->best;
-    p.temperature = a->temperature;
-    p.moves_per_second = dt > 0 ? (double)(a->moves - a->last_progress_moves) / dt : 0;
-    p.moves = a->moves;
-    p.accepted = a->accepted;
-    p.note = note;
-    if (!note) {
-        a->last_progress = elapsed;
-        a->last_progress_moves = a->moves;
-    }
-    if (opt->progress)
-        return opt->progress(opt->progress_user, &p);
-    return tsr__progress(a->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
-}
-
 /* Proposals per group: the hot lists, the radius and the phase-2 temperature change between
  * groups only. */
 enum { GROUP = 64 };
 
-/* Backend auto on a GPU takes the CUDA batch walk for dense graphs only: where mean degree x
- * edges (arm tests per CPU proposal, ~3 ns each) is large against a launch round trip (~15-20
- * us) and the degree is high enough that the CPU's spatial index leaves most edges as candidates.
- * Measured (H200, 20 s, bench/results/layout-anneal-h200-2026-11-29.md): proposals/s against the
- * CPU's A5 (degree 10, 2,556 edges) 2.9x, A6 (30, 3,000) 6.8x, A7 (7, 1,740) 0.97x, A9 (3.9,
- * 4,938) 0.29x. */
-#define AUTO_CUDA_MIN_WORK 20000.0
-#define AUTO_CUDA_MIN_DEGREE 8.0
-
-tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
-                               tsr_layout_optimize_result *result)
+tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr__batch_kind kind)
 {
-    tsr_status st = tsr__enter(ctx);
-    if (st != TSR_OK)
+    tsr_ctx *ctx = a->ctx;
+    tsr_status st;
+    a->l = l;
+    size_t n = (size_t)l->num_nodes, m = (size_t)l->num_edges;
+    if ((st = tsr__incr_init(ctx, &a->inc, l, a->opt->spatial)) != TSR_OK)
         return st;
-    tsr__batch_kind kind = TSR__BATCH_NONE;
-    if (l && tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA) {
-        double degree = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes : 0;
-        if (ctx->opt.backend == TSR_BACKEND_CUDA ||
-            (degree >= AUTO_CUDA_MIN_DEGREE && degree * l->num_edges >= AUTO_CUDA_MIN_WORK))
-            kind = TSR__BATCH_CUDA;
+    if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a->best_x)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a->best_y)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a->best_count)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a->hot)) != TSR_OK ||
+        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a->crossers)) != TSR_OK)
+        return st;
+    tsr__rng_seed(&a->rng, seed);
+    a->best = a->inc.score;
+    a->cur_is_best = 1;
+    a->anneal_start = tsr__anneal_now() - a->t0;
+    a->phase = a->opt->phase1_fraction > 0 ? 1 : 2;
+    a->target = a->best.K - 1;
+    if ((st = start_radius(ctx, l, &a->radius0)) != TSR_OK)
+        return st;
+    a->stall_limit = 20000 + 40 * (uint64_t)n;
+    a->can_move =
+        n > 0 && m > 0 && (uint64_t)n < ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1);
+    if (a->can_move) {
+        a->t_start = sample_scale(a, a->radius0);
+        a->t_end = a->t_start * 1e-3;
+        if (kind != TSR__BATCH_NONE &&
+            (st = tsr__batch_create(ctx, kind, l, &a->inc.adj, &a->batch)) != TSR_OK)
+            return st;
     }
-    return tsr__layout_optimize_with(ctx, l, opt, kind, result, NULL);
+    a->temperature = a->t_start;
+    return TSR_OK;
 }
 
-tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
-                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
-                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats)
+tsr_status tsr__anneal_run(tsr__annealer *a)
 {
+    const tsr_layout_optimize_options *opt = a->opt;
+    tsr_ctx *ctx = a->ctx;
     tsr_status st = TSR_OK;
-    tsr_layout_optimize_options defaults;
-    if (stats)
-        memset(stats, 0, sizeof *stats);
-    if (!opt) {
-        tsr_layout_optimize_options_init(&defaults);
-        opt = &defaults;
-    }
-    if (!l)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
-    if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
-        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1))
-        return tsr__fail(
-            ctx, TSR_ERR_INVALID_ARGUMENT,
-            "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
-    if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
-    tsr__annealer a;
-    memset(&a, 0, sizeof a);
-    a.ctx = ctx;
-    a.l = l;
-    a.opt = opt;
-    a.t0 = now_seconds();
-    tsr_layout_optimize_result res;
-    memset(&res, 0, sizeof res);
-    if ((st = tsr__start_layout(ctx, l, opt->init, opt->seed, &res.repaired)) != TSR_OK)
-        return st;
-    size_t n = (size_t)l->num_nodes, m = (size_t)l->num_edges;
-    if ((st = tsr__incr_init(ctx, &a.inc, l, opt->spatial)) != TSR_OK)
-        return st;
-    if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_x)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a.best_y)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.best_count)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.hot)) != TSR_OK ||
-        (st = tsr__alloc(ctx, (m ? m : 1) * sizeof(int32_t), (void **)&a.crossers)) != TSR_OK ||
-        ((opt->save_path || opt->checkpoint_path) &&
-         (st = tsr_layout_clone(ctx, l, &a.out)) != TSR_OK))
-        goto done;
-    tsr__rng_seed(&a.rng, opt->seed);
-    res.initial = a.best = a.inc.score;
-    a.cur_is_best = 1;
-    a.best_unsaved = 1;
-    a.last_save = a.t0;
-    a.anneal_start = now_seconds() - a.t0;
-    a.phase = opt->phase1_fraction > 0 ? 1 : 2;
-    a.target = a.best.K - 1;
-
-    double radius0, radius;
-    if ((st = start_radius(ctx, l, &radius0)) != TSR_OK)
-        goto done;
-    radius = radius0;
-    double t_start = 0, t_end = 0;
-    double phase_start_frac = 0;
-    uint64_t stall_limit = 20000 + 40 * (uint64_t)n;
-    int interrupted = 0,
-        can_move =
-            n > 0 && m > 0 && (uint64_t)n < ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1);
-    if (can_move) {
-        t_start = sample_scale(&a, radius);
-        t_end = t_start * 1e-3;
-        if (kind != TSR__BATCH_NONE &&
-            (st = tsr__batch_create(ctx, kind, l, &a.inc.adj, &a.batch)) != TSR_OK)
-            goto done;
-    }
-    a.temperature = t_start;
     for (;;) {
-        double elapsed = now_seconds() - a.t0;
-        double frac = budget_fraction(&a, elapsed);
-        if (!can_move || frac >= 1 || (opt->time_limit > 0 && elapsed >= opt->time_limit) ||
-            a.best.K == 0)
+        double elapsed = tsr__anneal_now() - a->t0;
+        double frac = budget_fraction(a, elapsed);
+        if (!a->can_move || frac >= 1 || (opt->time_limit > 0 && elapsed >= opt->time_limit) ||
+            a->best.K == 0)
             break;
-        if (a.phase == 1 && frac >= opt->phase1_fraction) {
-            a.phase = 2;
-            a.target = a.best.K - 1;
-            refresh_hot(&a);
-            phase_start_frac = frac;
-            a.temperature = 1.0; /* one unit of excess; adapted per batch below */
-            a.moves_at_best = a.moves;
-            if (report(&a, elapsed, "phase 2: minimising k")) {
-                interrupted = 1;
-                break;
-            }
+        if (a->phase == 1 && frac >= opt->phase1_fraction) {
+            a->phase = 2;
+            a->target = a->best.K - 1;
+            refresh_hot(a);
+            a->phase_start_frac = frac;
+            a->temperature = 1.0; /* one unit of excess; adapted per batch below */
+            a->moves_at_best = a->moves;
         }
         /* local progress in the phase, 0..1 */
-        double pend = a.phase == 1 ? opt->phase1_fraction : 1.0;
-        double pf = (frac - (a.phase == 1 ? 0 : phase_start_frac)) /
-                    fmax(1e-9, pend - (a.phase == 1 ? 0 : phase_start_frac));
-        pf = fmin(fmax(pf, 0), 1);
-        if (a.phase == 1)
-            a.temperature = t_start * pow(t_end / t_start, pf);
+        double pend = a->phase == 1 ? opt->phase1_fraction : 1.0;
+        double pstart = a->phase == 1 ? 0 : a->phase_start_frac;
+        double pf = fmin(fmax((frac - pstart) / fmax(1e-9, pend - pstart), 0), 1);
+        if (a->phase == 1)
+            a->temperature = a->t_start * pow(a->t_end / a->t_start, pf);
         double want_rate = UPHILL_RATE_START * pow(UPHILL_RATE_END / UPHILL_RATE_START, pf);
         tsr__uphill up = {0, 0};
-        radius = fmax(2.0, radius0 * pow(0.01, a.phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
-        refresh_hot(&a);
+        double radius =
+            fmax(2.0, a->radius0 * pow(0.01, a->phase == 1 ? pf * 0.5 : 0.5 + 0.5 * pf));
+        refresh_hot(a);
         /* a move budget ends exactly: the last group is cut to what is left of it */
-        const int count = opt->max_moves && opt->max_moves - a.moves < GROUP
-                              ? (int)(opt->max_moves - a.moves)
+        const int count = opt->max_moves && opt->max_moves - a->moves < GROUP
+                              ? (int)(opt->max_moves - a->moves)
                               : GROUP;
-        if (a.batch)
-            st = tsr__anneal_batch_group(&a, radius, count, &up);
-        for (int i = 0; !a.batch && st == TSR_OK && i < count; i++)
-            st = sequential_step(&a, radius, &up);
+        if (a->batch)
+            st = tsr__anneal_batch_group(a, radius, count, &up);
+        for (int i = 0; !a->batch && st == TSR_OK && i < count; i++)
+            st = sequential_step(a, radius, &up);
         if (st != TSR_OK)
-            goto done;
-        if (a.phase == 2 && up.seen > 0) /* adaptive: steer the uphill acceptance to want_rate */
-            a.temperature *= (double)up.taken / up.seen > want_rate ? 0.9 : 1.1;
-        if (a.inc.grid.stale != TSR__GRID_OK && a.inc.use_grid && a.inc.grid.items) {
-            if ((st = tsr__incr_rebuild_grid(ctx, &a.inc)) != TSR_OK)
-                goto done;
-        }
-        if (a.phase == 2 && a.moves - a.moves_at_best > stall_limit && !a.cur_is_best) {
-            if ((st = tsr__incr_load(ctx, &a.inc, a.best_x, a.best_y, a.best_count)) != TSR_OK ||
-                (a.batch && (st = tsr__batch_reload(ctx, a.batch, l, &a.inc.adj)) != TSR_OK))
-                goto done;
-            a.cur_is_best = 1;
-            a.moves_at_best = a.moves;
-            a.restarts++;
-        }
-        double t = now_seconds();
-        if (t - a.t0 - a.last_progress >= opt->progress_interval && report(&a, t - a.t0, NULL)) {
-            interrupted = 1;
             break;
+        if (a->phase == 2 && up.seen > 0) /* adaptive: steer the uphill acceptance to want_rate */
+            a->temperature *= (double)up.taken / up.seen > want_rate ? 0.9 : 1.1;
+        if (a->inc.grid.stale != TSR__GRID_OK && a->inc.use_grid && a->inc.grid.items &&
+            (st = tsr__incr_rebuild_grid(ctx, &a->inc)) != TSR_OK)
+            break;
+        if (a->phase == 2 && a->moves - a->moves_at_best > a->stall_limit && !a->cur_is_best) {
+            if ((st = tsr__incr_load(ctx, &a->inc, a->best_x, a->best_y, a->best_count)) !=
+                    TSR_OK ||
+                (a->batch && (st = tsr__batch_reload(ctx, a->batch, a->l, &a->inc.adj)) != TSR_OK))
+                break;
+            a->cur_is_best = 1;
+            a->moves_at_best = a->moves;
+            a->restarts++;
         }
-        if (a.best_unsaved && t - a.last_save >= opt->save_interval &&
-            (st = save_best(&a)) != TSR_OK)
-            goto done;
+        if (tsr__team_group_end(a))
+            break;
     }
-    if (a.best_unsaved || opt->checkpoint_path)
-        if ((st = save_best(&a)) != TSR_OK)
-            goto done;
-    settle_best(&a);
-    memcpy(l->x, a.best_x, n * sizeof *l->x);
-    memcpy(l->y, a.best_y, n * sizeof *l->y);
-    res.best = a.best;
-    res.moves = a.moves;
-    res.accepted = a.accepted;
-    res.restarts = a.restarts;
-    res.dense_fallbacks = a.inc.dense_fallbacks;
-    res.seconds = now_seconds() - a.t0;
-    if (result)
-        *result = res;
-    if (interrupted)
-        st = tsr__fail(ctx, TSR_ERR_INTERRUPTED, "layout: stopped on request; best drawing kept");
-done:
-    if (st != TSR_OK && st != TSR_ERR_INTERRUPTED && a.best_x) {
-        /* leave the best valid drawing in place whatever failed */
-        settle_best(&a);
-        memcpy(l->x, a.best_x, n * sizeof *l->x);
-        memcpy(l->y, a.best_y, n * sizeof *l->y);
-    }
-    if (a.batch && stats)
-        *stats = tsr__batch_get_stats(a.batch);
-    tsr__batch_destroy(ctx, a.batch);
-    tsr__incr_release(ctx, &a.inc);
-    tsr__free(ctx, a.best_x);
-    tsr__free(ctx, a.best_y);
-    tsr__free(ctx, a.best_count);
-    tsr__free(ctx, a.hot);
-    tsr__free(ctx, a.crossers);
-    tsr_layout_free(ctx, a.out);
+    settle_best(a);
     return st;
+}
+
+void tsr__anneal_release(tsr__annealer *a)
+{
+    tsr__batch_destroy(a->ctx, a->batch);
+    a->batch = NULL;
+    tsr__incr_release(a->ctx, &a->inc);
+    tsr__free(a->ctx, a->best_x);
+    tsr__free(a->ctx, a->best_y);
+    tsr__free(a->ctx, a->best_count);
+    tsr__free(a->ctx, a->hot);
+    tsr__free(a->ctx, a->crossers);
+    a->best_x = a->best_y = a->best_count = a->hot = a->crossers = NULL;
 }

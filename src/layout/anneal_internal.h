@@ -1,31 +1,38 @@
-/* The annealer's state and the steps shared by its two walks (not installed): anneal.c runs the
- * search and the sequential walk (one proposal scored and decided at a time on the CPU
+/* The annealer's state and the steps shared by its two walks (not installed): anneal.c runs one
+ * chain's search and the sequential walk (one proposal scored and decided at a time on the CPU
  * incremental evaluator); anneal_batch.c the batch walk (P proposals scored in one call of a
- * batch evaluator against the unchanged base, then decided in order by the same steps). */
+ * batch evaluator against the unchanged base, then decided in order by the same steps);
+ * anneal_chains.c the optimizer: N chains on N threads and the coordinator. */
 #ifndef TSR_LAYOUT_ANNEAL_INTERNAL_H
 #define TSR_LAYOUT_ANNEAL_INTERNAL_H
 
 #include "layout/layout_internal.h"
 
 typedef struct tsr__batch_eval tsr__batch_eval;
+typedef struct tsr__team tsr__team;
 
+/* One annealing chain: its own drawing, evaluator state, random stream and schedule. */
 typedef struct tsr__annealer {
-    tsr_ctx *ctx;
-    tsr_layout *l;
+    tsr_ctx *ctx; /* the chain's own context (anneal_chains.c): its errors stay its own */
+    tsr_layout *l; /* the chain's drawing (annealed in place) */
     const tsr_layout_optimize_options *opt;
+    tsr__team *team; /* the chains of the run; index: this chain's place among them */
+    int index;
     tsr__incr inc; /* the current drawing; the batch walk keeps it equal to the evaluator's */
     tsr__rng rng;
     /* best drawing: held in best_* unless cur_is_best (then the current drawing is it) */
     int32_t *best_x, *best_y, *best_count;
     tsr_layout_score best;
     int cur_is_best;
-    tsr_layout *out; /* clone used for writing snapshots */
-    int best_unsaved;
-    double t0, last_save, last_progress;
+    double t0;           /* the run's start (shared by the chains), monotonic seconds */
     double anneal_start; /* seconds after t0 when the search began (after the start layout) */
-    uint64_t moves, accepted, restarts, moves_at_best, last_progress_moves;
+    uint64_t moves, accepted, restarts, moves_at_best;
     int phase;
     double temperature;
+    /* the schedule (fixed at init) */
+    int can_move; /* the drawing has a node to move, an edge, and a free point */
+    double radius0, t_start, t_end, phase_start_frac;
+    uint64_t stall_limit;
     /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
     int64_t target;
     int32_t *hot, nhot;
@@ -102,8 +109,29 @@ tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b);
  * sequential walk's: same proposals, decisions, drawings and RNG state. */
 tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, tsr__uphill *up);
 
+/* Monotonic seconds. */
+double tsr__anneal_now(void);
+
+/* ---- one chain (anneal.c) ----
+ * Sets up chain a on drawing l (valid; annealed in place): evaluator state, best copies, the
+ * random stream seeded with `seed`, the schedule's start (which draws from that stream) and,
+ * unless kind is NONE, a batch evaluator. a->ctx, team, index, opt and t0 are the caller's. */
+tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr__batch_kind kind);
+/* Runs the chain's schedule to its end (budget, time, K = 0, or tsr__team_group_end asking it to
+ * stop); on return best_* hold its best drawing (also after a failure). */
+tsr_status tsr__anneal_run(tsr__annealer *a);
+/* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
+void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
+void tsr__anneal_release(tsr__annealer *a);
+
+/* anneal_chains.c: called by a chain after every group of proposals: publishes its state to the
+ * coordinator and serves its requests; returns nonzero when the chain is to stop. */
+int tsr__team_group_end(tsr__annealer *a);
+
 /* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
- * context's backend); every kind gives the same drawing at a fixed move budget. */
+ * context's backend); every kind gives the same drawing at a fixed move budget. With the CUDA
+ * kind only chain 0 holds a GPU evaluator; the other chains take the sequential walk (the same
+ * trajectory: see anneal_chains.c). stats (may be NULL): summed over the chains. */
 tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
                                      const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
                                      tsr_layout_optimize_result *result, tsr__batch_stats *stats);

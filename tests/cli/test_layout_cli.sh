@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # End-to-end tests of `tessera layout`: help, sub-commands, exit codes, bad input leaving no
 # output, check against EXPECTED.md figures, optimize (valid output, determinism with --moves,
-# checkpoint resume, SIGTERM keeps the best drawing), render.
+# checkpoint resume, SIGTERM keeps the best drawing), --chains (one chain draws what the
+# one-chain optimizer of d81c02f drew, byte for byte; N chains are deterministic too), render.
 data=${TSR_DATA:-../shared/data}
 . "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
 
 expect 0 "$tool" help
 grep -q "layout" "$tmp/out.txt" && ok || bad "help lists layout"
 expect 0 "$tool" layout --help
-for opt in json time moves seed init svg checkpoint backend quiet; do
+for opt in json time moves seed init svg checkpoint chains backend quiet; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "layout --help documents --$opt"
 done
 expect 0 "$tool" help --man layout
@@ -32,7 +33,7 @@ grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "k4 score"
 expect 0 "$tool" layout check "$tmp/k4.json" --json
 /usr/bin/python3 -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
 
-for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2"; do
+for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2" "--chains 0" "--chains x" "--chains 1025"; do
   expect 2 "$tool" layout optimize "$tmp/k4.json" "$tmp/o.json" $opt
 done
 [ ! -e "$tmp/o.json" ] && ok || bad "usage error left an output"
@@ -58,26 +59,75 @@ grep -q "<svg" "$tmp/o1.svg" && ok || bad "svg written"
 expect 0 "$tool" layout optimize "$tmp/k4.json" "$tmp/o2.json" --moves 3000 --seed 3 --quiet
 cmp -s "$tmp/o1.json" "$tmp/o2.json" && ok || bad "same seed, same drawing"
 
+# --chains 1 is the one-chain optimizer: the sha256 of its output is the one d81c02f (before
+# --chains) wrote for the same command, on a generated graph (40 nodes, 100 edges, 50x50).
+/usr/bin/python3 - >"$tmp/g40.json" <<'P'
+import json
+s = 12345
+def nxt():
+    global s
+    s = (s * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+    return s >> 33
+pts = set(); nodes = []
+while len(nodes) < 40:
+    p = (nxt() % 51, nxt() % 51)
+    if p not in pts:
+        pts.add(p); nodes.append({"id": len(nodes), "x": p[0], "y": p[1]})
+edges = set()
+while len(edges) < 100:
+    u, v = nxt() % 40, nxt() % 40
+    if u != v and (v, u) not in edges:
+        edges.add((u, v))
+print(json.dumps({"nodes": nodes, "edges": [{"source": u, "target": v} for u, v in sorted(edges)],
+                  "width": 50, "height": 50}))
+P
+# same_as_before FILE SHA256: FILE is byte for byte what d81c02f wrote
+same_as_before() {
+  [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ] && ok || bad "$1: not the one-chain drawing of d81c02f"
+}
+expect 0 "$tool" layout optimize "$tmp/g40.json" "$tmp/g1.json" --moves 20000 --seed 4 --chains 1 --backend cpu --quiet
+same_as_before "$tmp/g1.json" 1128a62024df33cb9c8a39afd58ef3b15e619545f62147964ab7703fdca4e760
+# N chains: the same drawing twice, valid, with the score the run reports as its best
+expect 0 "$tool" layout optimize "$tmp/g40.json" "$tmp/g3a.json" --moves 20000 --seed 4 --chains 3 --backend cpu --svg "$tmp/g3.svg"
+best=$(sed -n 's/.* -> \(K=[0-9]* n_K=[0-9]* Phi=[0-9]* C=[0-9]*\) .*best of 3 chains.*/\1/p' "$tmp/err.txt")
+[ -n "$best" ] && ok || bad "3 chains: final line names the best score and the chains"
+expect 0 "$tool" layout optimize "$tmp/g40.json" "$tmp/g3b.json" --moves 20000 --seed 4 --chains 3 --backend cpu --quiet
+cmp -s "$tmp/g3a.json" "$tmp/g3b.json" && ok || bad "3 chains, same seed: same drawing"
+expect 0 "$tool" layout check "$tmp/g3a.json"
+grep -q "score: $best\$" "$tmp/out.txt" && ok || bad "saved drawing has the best chain's score ($best)"
+grep -q "<svg" "$tmp/g3.svg" && ok || bad "3 chains: svg written"
+# chain 0 of N is the one-chain walk: N chains never end worse than one
+k1=$("$tool" layout check "$tmp/g1.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+k3=$("$tool" layout check "$tmp/g3a.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+[ "$k3" -le "$k1" ] && ok || bad "3 chains worse than chain 0 alone ($k3 > $k1)"
+
 ex=$data/graphs/gd2025-examples
 if [ -d "$ex" ]; then
+  expect 0 "$tool" layout optimize "$ex/70-nodes.json" "$tmp/o70.json" --moves 20000 --seed 5 --chains 1 --backend cpu --quiet
+  same_as_before "$tmp/o70.json" 297aa1447e1897a7f8cc38d52a5e2ac1aed39d7c16df03ddaf5859bd3613f44a
+  a3=$data/graphs/gd2025-contest/Automatic-3.json
+  if [ -f "$a3" ]; then
+    expect 0 "$tool" layout optimize "$a3" "$tmp/oa3.json" --moves 20000 --seed 5 --chains 1 --backend cpu --quiet
+    same_as_before "$tmp/oa3.json" 08d389badb91dc543197ad77993daa62ae7f89bff0e67eaa2f87c65bbafa4138
+  fi
   expect 1 "$tool" layout check "$ex/100-nodes.json"
   grep -q "INVALID: 11 violations" "$tmp/out.txt" && ok || bad "100-nodes: 11 violations"
   grep -q "K=202 n_K=1 Phi=4733158 C=19114" "$tmp/out.txt" && ok || bad "100-nodes score"
   expect 0 "$tool" layout check "$ex/sol-625-nodes-5-planar.json"
   grep -q "K=2 n_K=5 Phi=72 C=31" "$tmp/out.txt" && ok || bad "sol-625 score"
   # repair + optimize an invalid input; checkpoint, then resume from it
-  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100.json" --time 2 --checkpoint "$tmp/ck.json" --quiet
+  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100.json" --time 2 --checkpoint "$tmp/ck.json" --chains 2 --quiet
   expect 0 "$tool" layout check "$tmp/o100.json"
   [ -s "$tmp/ck.json" ] && ok || bad "checkpoint written"
   k1=$("$tool" layout check "$tmp/ck.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
-  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100b.json" --time 2 --checkpoint "$tmp/ck.json"
+  expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100b.json" --time 2 --checkpoint "$tmp/ck.json" --chains 2
   grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "resume announced"
   k2=$("$tool" layout check "$tmp/o100b.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
   [ "$k2" -le "$k1" ] && ok || bad "resume does not lose ground ($k2 > $k1)"
   expect 1 "$tool" layout optimize "$ex/15-nodes.json" "$tmp/o15.json" --time 1 --checkpoint "$tmp/ck.json"
   grep -q "not a drawing of the graph" "$tmp/err.txt" && ok || bad "foreign checkpoint refused"
   # SIGTERM: exit 130, the best valid drawing is on disk
-  "$tool" layout optimize "$ex/150-nodes.json" "$tmp/o150.json" --time 60 --quiet &
+  "$tool" layout optimize "$ex/150-nodes.json" "$tmp/o150.json" --time 60 --chains 2 --quiet &
   pid=$!
   sleep 2
   kill -TERM $pid

@@ -31,13 +31,22 @@ static const cli_option layout_options[] = {
      "optimize: share of the budget spent minimising the sum of squared crossing counts "
      "before minimising k (default 0.3)."},
     {"dense", CLI_FLAG, NULL, "optimize: never use the spatial index (for comparisons)."},
+    {"chains", CLI_VALUE, "N",
+     "optimize: independent annealing chains run at once, one thread each, all from the same "
+     "start drawing; the best drawing over them is kept (saved, checkpointed, drawn as SVG; "
+     "among equal scores the lowest chain). Chain i's random stream comes from the seed and i "
+     "(chain 0's is the one-chain run's), --moves is each chain's budget, and a seed, --moves "
+     "and N give the same drawing however the threads run. With the cuda backend chain 0 "
+     "scores on the GPU and the others on the CPU (the same walk, so the same drawing). "
+     "Default: --threads (all cores; 1 on the reference backend)."},
     {"backend", CLI_VALUE, "NAME",
      "auto (default), cpu, reference or cuda: the full crossing counts (check, render, the "
      "optimizer's start) and, with cuda (auto: on a GPU, for graphs of mean degree >= 8 and "
      "mean degree x edges >= 20,000), the optimizer's moves scored in batches on the GPU (same "
      "drawing as cpu at a fixed --moves). The environment variable TSR_BACKEND sets the "
      "default."},
-    {"threads", CLI_VALUE, "N", "CPU threads for full counts (default 0: all cores)."},
+    {"threads", CLI_VALUE, "N",
+     "CPU threads for full counts and optimize's default --chains (default 0: all cores)."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
@@ -196,12 +205,12 @@ static int on_progress(void *user, const tsr_layout_progress *p)
         if (!p->note)
             ps->last = p->elapsed;
         fprintf(stderr,
-                "layout: %6.1fs phase %d  K=%lld n_K=%lld C=%lld  best K=%lld n_K=%lld C=%lld  "
-                "T=%.3g  %.0f moves/s%s%s\n",
-                p->elapsed, p->phase, (long long)p->current.K, (long long)p->current.n_K,
-                (long long)p->current.C, (long long)p->best.K, (long long)p->best.n_K,
-                (long long)p->best.C, p->temperature, p->moves_per_second, p->note ? "  " : "",
-                p->note ? p->note : "");
+                "layout: %6.1fs chain %d/%d phase %d  K=%lld n_K=%lld C=%lld  best K=%lld "
+                "n_K=%lld C=%lld  T=%.3g  %.0f moves/s%s%s\n",
+                p->elapsed, p->chain, p->chains, p->phase, (long long)p->current.K,
+                (long long)p->current.n_K, (long long)p->current.C, (long long)p->best.K,
+                (long long)p->best.n_K, (long long)p->best.C, p->temperature,
+                p->moves_per_second, p->note ? "  " : "", p->note ? p->note : "");
     }
     return stop_requested != 0;
 }
@@ -256,6 +265,13 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         return TSR_EXIT_USAGE;
     }
     opt.spatial = cli_get(cmd, args, "dense") == NULL;
+    long long chains = 0;
+    if ((v = cli_get(cmd, args, "chains")) && !cli_parse_int(v, 1, TSR_LAYOUT_MAX_CHAINS, &chains)) {
+        cli_error(cmd, "--chains wants an integer from 1 to %d, not '%s'", TSR_LAYOUT_MAX_CHAINS,
+                  v);
+        return TSR_EXIT_USAGE;
+    }
+    opt.chains = (int)chains;
     const char *svg = cli_get(cmd, args, "svg");
     const char *checkpoint = cli_get(cmd, args, "checkpoint");
 
@@ -315,9 +331,12 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         print_score(stderr, &res.initial);
         fprintf(stderr, " -> ");
         print_score(stderr, &res.best);
-        fprintf(stderr, " (%.1fs, %llu moves, %llu accepted, %llu restarts, %d nodes repaired)\n",
+        fprintf(stderr,
+                " (%.1fs, %llu moves, %llu accepted, %llu restarts, %d nodes repaired; best of "
+                "%d chain%s: %d)\n",
                 res.seconds, (unsigned long long)res.moves, (unsigned long long)res.accepted,
-                (unsigned long long)res.restarts, res.repaired);
+                (unsigned long long)res.restarts, res.repaired, res.chains,
+                res.chains == 1 ? "" : "s", res.best_chain);
     }
     rc = st == TSR_ERR_INTERRUPTED ? TSR_EXIT_INTERRUPTED : TSR_EXIT_OK;
 done:
@@ -353,8 +372,9 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
                   want == 1 ? "one input" : "an input and an output");
         return TSR_EXIT_USAGE;
     }
-    static const char *const optimize_only[] = {"time", "moves", "seed", "init", "svg",
-                                                "checkpoint", "save-interval", "phase1", "dense"};
+    static const char *const optimize_only[] = {"time",          "moves",  "seed",  "init",
+                                                "svg",           "checkpoint", "chains",
+                                                "save-interval", "phase1", "dense"};
     if (strcmp(sub, "optimize") != 0)
         for (size_t i = 0; i < sizeof optimize_only / sizeof *optimize_only; i++)
             if (cli_get(cmd, &args, optimize_only[i])) {
@@ -404,5 +424,6 @@ const cli_command cli_cmd_layout = {
     "  tessera layout optimize Automatic-1.json best.json --time 20 --svg best.svg\n"
     "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
     "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"
+    "  tessera layout optimize Automatic-3.json best.json --moves 750000 --chains 4\n"
     "  tessera layout render best.json best.svg",
     run_layout};

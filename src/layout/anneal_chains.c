@@ -1,0 +1,514 @@
+/* The optimizer (tessera/layout.h, tsr_layout_optimize): the start drawing (init.c), then N
+ * annealing chains (anneal.c), each on its own thread with its own copy of the drawing, evaluator
+ * state, random stream and context, while the calling thread coordinates: progress, periodic saves
+ * of the best drawing over the chains, stop requests. The chains share nothing but the start
+ * drawing and never read each other's state, so a chain's trajectory depends only on its seed
+ * (and, with a move budget, not on timing); the best drawing over the chains is kept, the lowest
+ * chain index winning among equal scores, so the result is the same however the threads run.
+ *
+ * A chain publishes its state to the coordinator after every group of proposals (under the team's
+ * lock) and copies its best drawing out when asked (to save it); it never waits otherwise.
+ *
+ * A chain's context is a copy of the caller's with its own message (a failure is reported with
+ * the lowest failing chain's message), a share of the CPU threads (for its evaluator's full count)
+ * and the caller's allocator behind a lock, since that allocator need not be thread-safe.
+ *
+ * The CUDA batch evaluator: only chain 0 holds one; the others take the sequential walk on the
+ * CPU. The evaluators keep their buffers, mapped result words and launch numbers per evaluator,
+ * but every launch, copy and synchronisation goes to the context's one stream
+ * (ctx->cuda->stream), the commit synchronises that stream (so it would wait for the other chains'
+ * launches too), and the full count's scratch is the context's: several GPU chains would need a
+ * device handle (stream, scratch) per chain, not built or measured here. Since the batch walk's
+ * trajectory is the sequential walk's, a run gives the same drawing on either backend. */
+#include "layout/anneal_internal.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+/* What a chain publishes (under the team's lock) for the coordinator. */
+typedef struct tsr__chain_state {
+    int ready; /* init done: the best drawing and scores are meaningful */
+    int done;  /* the chain's thread has finished its work; st is its status */
+    tsr_status st;
+    tsr_layout_score initial, best, current;
+    int phase;
+    double temperature;
+    uint64_t moves, accepted;
+} tsr__chain_state;
+
+typedef struct tsr__chain {
+    tsr__annealer a; /* the chain's own (the coordinator reads it only once the chain is done) */
+    tsr_ctx ctx;     /* the chain's context (see the top) */
+    tsr_layout *l;   /* its drawing */
+    uint64_t seed;
+    tsr__batch_kind kind;
+    pthread_t thread;
+    int started; /* the thread was created (and is to be joined) */
+    tsr__chain_state pub;
+} tsr__chain;
+
+struct tsr__team {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* a chain finished, or delivered a snapshot */
+    int stop;            /* every chain stops after its current group */
+    int snap_chain;      /* the chain asked for its best drawing, -1 when none */
+    int snap_ready;
+    int32_t *snap_x, *snap_y;
+    pthread_mutex_t alloc_lock;
+    tsr_allocator alloc; /* the caller's */
+    tsr__chain *c;
+    int n;
+};
+
+static void *locked_alloc(void *user, size_t size, size_t align)
+{
+    tsr__team *t = user;
+    pthread_mutex_lock(&t->alloc_lock);
+    void *p = t->alloc.alloc(t->alloc.user, size, align);
+    pthread_mutex_unlock(&t->alloc_lock);
+    return p;
+}
+
+static void locked_free(void *user, void *ptr)
+{
+    tsr__team *t = user;
+    pthread_mutex_lock(&t->alloc_lock);
+    t->alloc.free(t->alloc.user, ptr);
+    pthread_mutex_unlock(&t->alloc_lock);
+}
+
+/* Chain i's seed (tessera/layout.h): the seeding (rng.c) adds the splitmix64 gamma
+ * 0x9E3779B97F4A7C15 once per state word, so 4 x gamma per chain gives each chain the
+ * splitmix64 outputs after those of the chain before. */
+_Static_assert(TSR_LAYOUT_CHAIN_SEED_STEP == 4 * 0x9E3779B97F4A7C15ull, "seed step is 4 gammas");
+static uint64_t chain_seed(uint64_t seed, int i)
+{
+    return seed + (uint64_t)i * TSR_LAYOUT_CHAIN_SEED_STEP;
+}
+
+/* Under the lock. */
+static void publish(tsr__chain *c)
+{
+    const tsr__annealer *a = &c->a;
+    c->pub.best = a->best;
+    c->pub.current = a->inc.score;
+    c->pub.phase = a->phase;
+    c->pub.temperature = a->temperature;
+    c->pub.moves = a->moves;
+    c->pub.accepted = a->accepted;
+}
+
+/* Under the lock: the chain's best drawing into the snapshot, and tells the coordinator. */
+static void take_snapshot(tsr__team *t, const tsr__annealer *a)
+{
+    const int32_t *x, *y;
+    tsr__anneal_best_coords(a, &x, &y);
+    memcpy(t->snap_x, x, (size_t)a->l->num_nodes * sizeof *x);
+    memcpy(t->snap_y, y, (size_t)a->l->num_nodes * sizeof *y);
+    t->snap_ready = 1;
+    pthread_cond_broadcast(&t->cond);
+}
+
+int tsr__team_group_end(tsr__annealer *a)
+{
+    tsr__team *t = a->team;
+    pthread_mutex_lock(&t->lock);
+    publish(&t->c[a->index]);
+    if (t->snap_chain == a->index && !t->snap_ready)
+        take_snapshot(t, a);
+    const int stop = t->stop;
+    pthread_mutex_unlock(&t->lock);
+    return stop;
+}
+
+static void *chain_main(void *arg)
+{
+    tsr__chain *c = arg;
+    tsr__team *t = c->a.team;
+    tsr_status st = tsr__anneal_init(&c->a, c->l, c->seed, c->kind);
+    pthread_mutex_lock(&t->lock);
+    c->pub.ready = st == TSR_OK;
+    c->pub.initial = c->a.inc.score;
+    publish(c);
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    if (st == TSR_OK)
+        st = tsr__anneal_run(&c->a);
+    pthread_mutex_lock(&t->lock);
+    publish(c);
+    c->pub.st = st;
+    c->pub.done = 1;
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+/* Under the lock: the ready chain with the best published score (lowest index among equals), or
+ * -1 when none is ready. */
+static int best_chain(const tsr__team *t)
+{
+    int b = -1;
+    for (int i = 0; i < t->n; i++)
+        if (t->c[i].pub.ready &&
+            (b < 0 || tsr_layout_score_compare(&t->c[i].pub.best, &t->c[b].pub.best) < 0))
+            b = i;
+    return b;
+}
+
+/* The coordinator's state. */
+typedef struct tsr__coord {
+    tsr_ctx *ctx;
+    const tsr_layout_optimize_options *opt;
+    tsr__team *t;
+    tsr_layout *out; /* clone for writing snapshots (when a save path is set) */
+    double t0, last_save, last_progress;
+    uint64_t last_progress_moves;
+    int saved; /* a snapshot was written */
+    tsr_layout_score saved_score;
+} tsr__coord;
+
+/* Calls the progress callback (or the context's) with chain b's state and the totals; returns
+ * nonzero when it asks to stop. Under no lock. */
+static int report(tsr__coord *co, int b, const tsr__chain_state *bs, uint64_t moves,
+                  uint64_t accepted, double elapsed, const char *note)
+{
+    const tsr_layout_optimize_options *opt = co->opt;
+    double dt = elapsed - co->last_progress;
+    tsr_layout_progress p;
+    memset(&p, 0, sizeof p);
+    p.elapsed = elapsed;
+    p.time_limit = opt->time_limit;
+    p.phase = bs->phase;
+    p.current = bs->current;
+    p.best = bs->best;
+    p.temperature = bs->temperature;
+    p.moves_per_second = dt > 0 ? (double)(moves - co->last_progress_moves) / dt : 0;
+    p.moves = moves;
+    p.accepted = accepted;
+    p.note = note;
+    p.chain = b;
+    p.chains = co->t->n;
+    if (!note) {
+        co->last_progress = elapsed;
+        co->last_progress_moves = moves;
+    }
+    if (opt->progress)
+        return opt->progress(opt->progress_user, &p);
+    return tsr__progress(co->ctx, "layout", elapsed, opt->time_limit) != TSR_OK;
+}
+
+/* Writes the drawing in co->out to the save and checkpoint paths. */
+static tsr_status write_out(tsr__coord *co)
+{
+    const tsr_layout_optimize_options *opt = co->opt;
+    tsr_status st = TSR_OK;
+    if (opt->save_path)
+        st = tsr_layout_write_json(co->ctx, co->out, opt->save_path);
+    if (st == TSR_OK && opt->checkpoint_path)
+        st = tsr_layout_write_json(co->ctx, co->out, opt->checkpoint_path);
+    co->saved = 1;
+    co->last_save = tsr__anneal_now();
+    return st;
+}
+
+/* Saves chain b's best drawing now: asks it for a snapshot (taken after its current group, or
+ * at once when it has finished) and writes it. */
+static tsr_status save_chain(tsr__coord *co, int b)
+{
+    tsr__team *t = co->t;
+    size_t n = (size_t)co->out->num_nodes;
+    pthread_mutex_lock(&t->lock);
+    t->snap_chain = b;
+    t->snap_ready = 0;
+    while (!t->snap_ready) {
+        if (t->c[b].pub.done)
+            take_snapshot(t, &t->c[b].a);
+        else
+            pthread_cond_wait(&t->cond, &t->lock);
+    }
+    t->snap_chain = -1;
+    co->saved_score = t->c[b].pub.best; /* published with the snapshot */
+    memcpy(co->out->x, t->snap_x, n * sizeof *t->snap_x);
+    memcpy(co->out->y, t->snap_y, n * sizeof *t->snap_y);
+    pthread_mutex_unlock(&t->lock);
+    return write_out(co);
+}
+
+/* Runs until every chain is done: progress every progress_interval, a save of the best drawing
+ * every save_interval when it improved, and the stop request (callback, or a failed chain)
+ * passed to the chains. Returns the status of a failed save (the chains are then stopped) and
+ * sets *interrupted when the callback asked to stop. */
+static tsr_status coordinate(tsr__coord *co, int *interrupted)
+{
+    const tsr_layout_optimize_options *opt = co->opt;
+    tsr__team *t = co->t;
+    tsr_status st = TSR_OK;
+    int noted_phase2 = 0;
+    const double tick = opt->progress_interval > 1e-3 ? opt->progress_interval : 1e-3;
+    for (;;) {
+        double wake = co->t0 + co->last_progress + tick;
+        if ((opt->save_path || opt->checkpoint_path) && co->last_save + opt->save_interval < wake)
+            wake = co->last_save + opt->save_interval;
+        struct timespec ts;
+        ts.tv_sec = (time_t)wake;
+        ts.tv_nsec = (long)((wake - (double)ts.tv_sec) * 1e9);
+        if (ts.tv_nsec >= 1000000000L)
+            ts.tv_nsec = 999999999L;
+        pthread_mutex_lock(&t->lock);
+        int all_done, failed, b;
+        for (;;) {
+            all_done = 1;
+            failed = 0;
+            for (int i = 0; i < t->n; i++) {
+                all_done &= t->c[i].pub.done;
+                failed |= t->c[i].pub.done && t->c[i].pub.st != TSR_OK;
+            }
+            b = best_chain(t);
+            if (all_done || failed || *interrupted || st != TSR_OK)
+                break;
+            if (b < 0) /* every chain still setting up: wait for one */
+                pthread_cond_wait(&t->cond, &t->lock);
+            else if (tsr__anneal_now() < wake)
+                pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+            else
+                break;
+        }
+        if (failed)
+            t->stop = 1;
+        uint64_t moves = 0, accepted = 0;
+        int phase2 = 0;
+        for (int i = 0; i < t->n; i++) {
+            moves += t->c[i].pub.moves;
+            accepted += t->c[i].pub.accepted;
+            phase2 |= t->c[i].pub.ready && t->c[i].pub.phase == 2;
+        }
+        tsr__chain_state bs;
+        if (b >= 0)
+            bs = t->c[b].pub;
+        pthread_mutex_unlock(&t->lock);
+        if (all_done || failed || st != TSR_OK || *interrupted)
+            return st;
+        const double now = tsr__anneal_now(), elapsed = now - co->t0;
+        int stop = 0;
+        if (phase2 && !noted_phase2) {
+            noted_phase2 = 1;
+            stop = report(co, b, &bs, moves, accepted, elapsed, "phase 2: minimising k");
+        }
+        if (!stop && elapsed - co->last_progress >= opt->progress_interval)
+            stop = report(co, b, &bs, moves, accepted, elapsed, NULL);
+        if (!stop && co->out && now - co->last_save >= opt->save_interval &&
+            (!co->saved || tsr_layout_score_compare(&bs.best, &co->saved_score) < 0))
+            st = save_chain(co, b);
+        if (stop || st != TSR_OK) {
+            *interrupted = stop;
+            pthread_mutex_lock(&t->lock);
+            t->stop = 1;
+            pthread_mutex_unlock(&t->lock);
+        }
+    }
+}
+
+void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->time_limit = 60;
+    opt->seed = 1;
+    opt->init = TSR_LAYOUT_INIT_AUTO;
+    opt->save_interval = 10;
+    opt->progress_interval = 0.5;
+    opt->phase1_fraction = 0.3;
+    opt->spatial = 1;
+}
+
+/* Backend auto on a GPU takes the CUDA batch walk for dense graphs only: where mean degree x
+ * edges (arm tests per CPU proposal, ~3 ns each) is large against a launch round trip (~15-20
+ * us) and the degree is high enough that the CPU's spatial index leaves most edges as candidates.
+ * Measured (H200, 20 s, bench/results/layout-anneal-h200-2026-11-29.md): proposals/s against the
+ * CPU's A5 (degree 10, 2,556 edges) 2.9x, A6 (30, 3,000) 6.8x, A7 (7, 1,740) 0.97x, A9 (3.9,
+ * 4,938) 0.29x. */
+#define AUTO_CUDA_MIN_WORK 20000.0
+#define AUTO_CUDA_MIN_DEGREE 8.0
+
+tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
+                               tsr_layout_optimize_result *result)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    tsr__batch_kind kind = TSR__BATCH_NONE;
+    if (l && tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA) {
+        double degree = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes : 0;
+        if (ctx->opt.backend == TSR_BACKEND_CUDA ||
+            (degree >= AUTO_CUDA_MIN_DEGREE && degree * l->num_edges >= AUTO_CUDA_MIN_WORK))
+            kind = TSR__BATCH_CUDA;
+    }
+    return tsr__layout_optimize_with(ctx, l, opt, kind, result, NULL);
+}
+
+/* Sets up chain i of team t on a clone of l (the thread is started by the caller). */
+static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layout *l,
+                              const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
+                              double t0)
+{
+    tsr__chain *c = &t->c[i];
+    memset(c, 0, sizeof *c);
+    c->ctx = *ctx;
+    c->ctx.message[0] = '\0';
+    c->ctx.threads = ctx->threads / t->n > 1 ? ctx->threads / t->n : 1;
+    c->ctx.opt.allocator.alloc = locked_alloc;
+    c->ctx.opt.allocator.free = locked_free;
+    c->ctx.opt.allocator.user = t;
+    c->ctx.opt.progress = NULL;
+    c->seed = chain_seed(opt->seed, i);
+    c->kind = kind == TSR__BATCH_CUDA && i > 0 ? TSR__BATCH_NONE : kind;
+    c->a.ctx = &c->ctx;
+    c->a.opt = opt;
+    c->a.team = t;
+    c->a.index = i;
+    c->a.t0 = t0;
+    return tsr_layout_clone(ctx, l, &c->l);
+}
+
+tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
+                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
+                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats)
+{
+    tsr_layout_optimize_options defaults;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (!opt) {
+        tsr_layout_optimize_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!l)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
+    if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
+        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1))
+        return tsr__fail(
+            ctx, TSR_ERR_INVALID_ARGUMENT,
+            "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
+    if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
+    if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: chains must be 0 to %d",
+                         TSR_LAYOUT_MAX_CHAINS);
+    tsr__coord co;
+    memset(&co, 0, sizeof co);
+    co.ctx = ctx;
+    co.opt = opt;
+    co.t0 = tsr__anneal_now();
+    co.last_save = co.t0;
+    tsr_layout_optimize_result res;
+    memset(&res, 0, sizeof res);
+    tsr_status st = tsr__start_layout(ctx, l, opt->init, opt->seed, &res.repaired);
+    if (st != TSR_OK)
+        return st;
+
+    tsr__team t;
+    memset(&t, 0, sizeof t);
+    t.n = opt->chains ? opt->chains
+          : tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1
+                                                          : ctx->threads;
+    t.snap_chain = -1;
+    t.alloc = ctx->opt.allocator;
+    co.t = &t;
+    size_t n = (size_t)l->num_nodes;
+    if ((st = tsr__alloc(ctx, (size_t)t.n * sizeof *t.c, (void **)&t.c)) != TSR_OK)
+        return st;
+    memset(t.c, 0, (size_t)t.n * sizeof *t.c);
+    pthread_condattr_t ca;
+    pthread_mutex_init(&t.lock, NULL);
+    pthread_mutex_init(&t.alloc_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tsr__anneal_now's clock */
+    pthread_cond_init(&t.cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if ((opt->save_path || opt->checkpoint_path) &&
+        ((st = tsr_layout_clone(ctx, l, &co.out)) != TSR_OK ||
+         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.snap_x)) != TSR_OK ||
+         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.snap_y)) != TSR_OK))
+        goto done;
+    for (int i = 0; i < t.n && st == TSR_OK; i++)
+        st = chain_setup(ctx, &t, i, l, opt, kind, co.t0);
+    for (int i = 0; i < t.n && st == TSR_OK; i++) {
+        if (pthread_create(&t.c[i].thread, NULL, chain_main, &t.c[i]) != 0) {
+            st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread",
+                           i);
+            break;
+        }
+        t.c[i].started = 1;
+    }
+    int interrupted = 0;
+    if (st == TSR_OK) {
+        st = coordinate(&co, &interrupted);
+    } else { /* stop the chains already started */
+        pthread_mutex_lock(&t.lock);
+        t.stop = 1;
+        pthread_mutex_unlock(&t.lock);
+    }
+    for (int i = 0; i < t.n; i++)
+        if (t.c[i].started)
+            pthread_join(t.c[i].thread, NULL);
+    /* the first failed chain's error, unless the run failed before */
+    for (int i = 0; i < t.n && st == TSR_OK; i++)
+        if (t.c[i].started && t.c[i].pub.st != TSR_OK) {
+            if (t.c[i].ctx.failed)
+                tsr__poison(ctx);
+            st = tsr__fail(ctx, t.c[i].pub.st, "%s", t.c[i].ctx.message);
+        }
+    /* the winner's drawing (the best valid one whatever failed) into l */
+    const int b = best_chain(&t);
+    if (b >= 0) {
+        const tsr__annealer *w = &t.c[b].a;
+        memcpy(l->x, w->best_x, n * sizeof *l->x);
+        memcpy(l->y, w->best_y, n * sizeof *l->y);
+    }
+    if (st == TSR_OK && co.out && b >= 0) {
+        memcpy(co.out->x, l->x, n * sizeof *l->x);
+        memcpy(co.out->y, l->y, n * sizeof *l->y);
+        st = write_out(&co);
+    }
+    if (st == TSR_OK && b >= 0) {
+        res.initial = t.c[b].pub.initial;
+        res.best = t.c[b].pub.best;
+        res.chains = t.n;
+        res.best_chain = b;
+        for (int i = 0; i < t.n; i++) {
+            const tsr__annealer *a = &t.c[i].a;
+            res.moves += a->moves;
+            res.accepted += a->accepted;
+            res.restarts += a->restarts;
+            res.dense_fallbacks += a->inc.dense_fallbacks;
+        }
+        res.seconds = tsr__anneal_now() - co.t0;
+        if (result)
+            *result = res;
+        if (interrupted)
+            st = tsr__fail(ctx, TSR_ERR_INTERRUPTED,
+                           "layout: stopped on request; best drawing kept");
+    }
+done:
+    for (int i = 0; i < t.n; i++) {
+        tsr__chain *c = &t.c[i];
+        if (c->a.batch && stats) {
+            tsr__batch_stats s = tsr__batch_get_stats(c->a.batch);
+            stats->calls += s.calls;
+            stats->scored += s.scored;
+            stats->decided += s.decided;
+            stats->phase2 += s.phase2;
+            stats->discarded += s.discarded;
+        }
+        if (c->a.ctx)
+            tsr__anneal_release(&c->a);
+        tsr_layout_free(ctx, c->l);
+    }
+    pthread_cond_destroy(&t.cond);
+    pthread_mutex_destroy(&t.lock);
+    pthread_mutex_destroy(&t.alloc_lock);
+    tsr__free(ctx, t.c);
+    tsr__free(ctx, t.snap_x);
+    tsr__free(ctx, t.snap_y);
+    tsr_layout_free(ctx, co.out);
+    return st;
+}
