@@ -220,7 +220,8 @@ __device__ bool merge_parts(const dense_parts &dp, int p, int maxdeg, tsr__lcd_s
 }
 
 /* Dense evaluation: proposal p takes blocks p * parts .. p * parts + parts - 1, block j of them
- * the edges [j * chunk, (j + 1) * chunk) (dense_parts; one block and all edges when parts = 1).
+ * the edges [j * chunk, (j + 1) * chunk) with its arms split over `groups` threads (dense_parts;
+ * one block, all edges and whole stars when parts = 1).
  * COMMIT (one block, one proposal, hist_ not NULL): the new counts go to d.c and hist_, and the
  * node's point to d.x, d.y; the evaluating instance has no commit code (a smaller kernel). A
  * thread's first edge is loaded before the star, so its loads overlap the star's dependent
@@ -233,13 +234,15 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
 {
     int32_t *const hist = COMMIT ? hist_ : NULL;
     __shared__ int invalid;
-    const int parts = COMMIT ? 1 : dp.shape.parts;
+    __shared__ int32_t part[COMMIT_THREADS]; /* arm groups' changes per edge (groups > 1) */
+    const int parts = COMMIT ? 1 : dp.shape.parts, groups = parts == 1 ? 1 : dp.shape.groups;
     const int p = blockIdx.x / parts, t = threadIdx.x, nt = blockDim.x;
     const int32_t lo = parts == 1 ? 0 : (int32_t)(blockIdx.x % parts) * dp.shape.chunk,
-                  hi = parts == 1 || lo + dp.shape.chunk > d.m ? d.m : lo + dp.shape.chunk;
+                  hi = parts == 1 || lo + dp.shape.chunk > d.m ? d.m : lo + dp.shape.chunk,
+                  f0 = lo + t % (nt / groups); /* the thread's first (or only) edge */
     tsr__lcd_edge first;
-    if (lo + t < hi)
-        tsr__lcd_edge_load(lo + t, d.ec, d.eu, d.ev, d.c, &first);
+    if (f0 < hi)
+        tsr__lcd_edge_load(f0, d.ec, d.eu, d.ev, d.c, &first);
     int32_t v, px, py;
     block_proposal(pp, prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
@@ -249,8 +252,15 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
-    tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
-                          lo + t < hi ? &first : NULL, &a, &invalid, hist);
+    if (groups == 1) {
+        tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
+                              f0 < hi ? &first : NULL, &a, &invalid, hist);
+    } else {
+        tsr__lcd_dense_split_thread(t, nt, groups, lo, hi, v, ox, oy, px, py, &s, &first, &invalid,
+                                    part);
+        __syncthreads();
+        tsr__lcd_dense_split_sum_thread(t, nt, groups, lo, hi, d.c, part, &first, &a, hist);
+    }
     __syncthreads();
     if (parts > 1 && !merge_parts(dp, p, maxdeg, &s, &a, &invalid))
         return;
@@ -712,8 +722,8 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    dense_parts dp = {tsr__lcd_dense_shape_of(nprop, g->m, g->sms), g->part_arm, g->part_slot,
-                      g->part_inv, g->part_cnt};
+    dense_parts dp = {tsr__lcd_dense_shape_of(nprop, g->m, g->maxdeg, g->sms), g->part_arm,
+                      g->part_slot, g->part_inv, g->part_cnt};
     if (hist)
         eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes,
                                   ctx->cuda->stream>>>(drawing_of(g), g->maxdeg, g->pp, g->dprop,

@@ -35,6 +35,7 @@ typedef struct emu {
     int32_t cells_cap, window;
     uint64_t paths[3];
     tsr__lcd_acc *acc; /* one per thread of a block */
+    int32_t *part;     /* per thread: the arm groups' changes (tsr__lcd_dense_split_thread) */
 } emu;
 
 static void *dup_n(const void *src, size_t bytes)
@@ -67,7 +68,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
         return;
     void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
                  g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx};
+                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx, g->part};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -109,6 +110,7 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->cells_cap = TSR__LCD_PER_PROP_CELLS;
     g->window = TSR__LCD_WINDOW;
     g->acc = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_acc));
+    g->part = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(int32_t));
     /* create: count_kernel on the uploaded drawing, score and histogram on the host */
     tsr_layout tmp = *l;
     tmp.x = g->x;
@@ -208,18 +210,28 @@ static void emu_dense_block(emu *g, tsr__lcd_dense_shape shape, int32_t v, int32
     for (int j = 0; j < shape.parts; j++) {
         const int32_t lo = shape.parts == 1 ? 0 : j * shape.chunk,
                       hi = shape.parts == 1 || lo + shape.chunk > g->m ? g->m : lo + shape.chunk;
+        const int groups = shape.parts == 1 ? 1 : shape.groups, E = nt / groups;
         int invalid = 0x5a; /* shared memory starts undefined */
-        for (int t = 0; t < nt && lo + t < hi; t++)
-            tsr__lcd_edge_load(lo + t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
+        for (int t = 0; t < nt; t++)
+            if (lo + t % E < hi)
+                tsr__lcd_edge_load(lo + t % E, g->ec, g->eu, g->ev, g->c, &g->first[t]);
         for (int t = 0; t < nt; t++)
             tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
                                  &s, NULL, 0, 0, 0, NULL, &invalid);
         for (int t = 0; t < nt; t++) {
             tsr__lcd_acc_init(&g->acc[t], g->target);
-            tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c,
-                                  &s, lo + t < hi ? &g->first[t] : NULL, &g->acc[t], &invalid,
-                                  hist);
+            if (groups == 1)
+                tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c,
+                                      &s, lo + t < hi ? &g->first[t] : NULL, &g->acc[t], &invalid,
+                                      hist);
+            else
+                tsr__lcd_dense_split_thread(t, nt, groups, lo, hi, v, ox, oy, px, py, &s,
+                                            &g->first[t], &invalid, g->part);
         }
+        if (groups > 1)
+            for (int t = 0; t < nt; t++)
+                tsr__lcd_dense_split_sum_thread(t, nt, groups, lo, hi, g->c, g->part, &g->first[t],
+                                                &g->acc[t], hist);
         for (int t = 0; t < nt; t++)
             tsr__lcd_acc_merge(&merged, &g->acc[t]);
         for (int32_t i = 0; i < s.deg; i++)
@@ -288,7 +300,7 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
-    const tsr__lcd_dense_shape shape = tsr__lcd_dense_shape_of(nprop, g->m, EMU_SMS);
+    const tsr__lcd_dense_shape shape = tsr__lcd_dense_shape_of(nprop, g->m, g->maxdeg, EMU_SMS);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
         emu_dense_block(g, shape, node[p], px[p], py[p], 0, &score[p], &invalid[p], &g->dx[p]);
     return st;
@@ -302,7 +314,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    const tsr__lcd_dense_shape one = {1, g->m, TSR__LCD_COMMIT_THREADS};
+    const tsr__lcd_dense_shape one = {1, g->m, 1, TSR__LCD_COMMIT_THREADS};
     emu_dense_block(g, one, v, x, y, 1, score, &inv, &g->dx[0]);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
