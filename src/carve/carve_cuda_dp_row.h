@@ -18,8 +18,9 @@ typedef struct TSR__CC_LANE_T {
     TSR__CC_KEY m[TSR__CC_C];
 } TSR__CC_LANE_T;
 
-/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys). Returns 1 when every key it needs carries the tag of generation gen (stored by
- * this launch), else 0 (the caller polls again). */
+/* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys). Returns 1 when
+ * every key it needs carries the tag of generation gen (stored by this launch), else 0 (the
+ * caller polls again). */
 TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, int32_t lane, uint32_t gen,
                                             TSR__CC_LANE_T *L)

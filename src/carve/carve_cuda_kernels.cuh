@@ -42,12 +42,6 @@ __global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes Pg, in
 
 constexpr unsigned FULL = 0xffffffffu;
 
-/* The DP's pause (ns) between two polls of the keys an item waits for (0: none); a build-time
- * knob for the workbench's comparisons (bench/notes/carve.md). */
-#ifndef TSR__CC_POLL_NS
-#define TSR__CC_POLL_NS 20
-#endif
-
 __device__ __forceinline__ uint64_t global_ns()
 {
     uint64_t t;
@@ -103,12 +97,12 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (tr)
         tr[1] = global_ns();
     typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type L;
-    if (it.b > 0)
+    if (it.b > 0) {
         while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
-            if (TSR__CC_POLL_NS > 0)
-                __nanosleep(TSR__CC_POLL_NS);
-    else
+            __nanosleep(20);
+    } else {
         tsr__cc_lane_first(&P, w, &it, &sb, lane, &L);
+    }
     __syncwarp();
     if (tr)
         tr[2] = global_ns();
