@@ -78,10 +78,11 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* The block's sum of the threads' accumulators, in thread 0 (the other threads' return values
- * are partial). Every thread of the block calls it (blockDim a multiple of 32, at most 1024); it
- * ends with a barrier, so it may be called again. */
-__device__ tsr__lcd_acc block_reduce(tsr__lcd_acc a)
+/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out, then, after a
+ * system-scope fence, out->seq = seq (the host polls it: wait_results). Every thread of the
+ * block calls it (blockDim a multiple of 32, at most 1024). */
+__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
+                                   tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
     for (int o = 16; o > 0; o >>= 1) {
@@ -97,20 +98,9 @@ __device__ tsr__lcd_acc block_reduce(tsr__lcd_acc a)
     if ((threadIdx.x & 31) == 0)
         warp_acc[threadIdx.x >> 5] = a;
     __syncthreads();
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
         for (unsigned w = 1; w < blockDim.x >> 5; w++)
             tsr__lcd_acc_merge(&a, &warp_acc[w]);
-    __syncthreads();
-    return a;
-}
-
-/* Phase 4: the block's accumulators reduced; thread 0 writes *out, then, after a system-scope
- * fence, out->seq = seq (the host polls it: wait_results). Every thread of the block calls it. */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
-                                   tsr__lcd_out *out)
-{
-    a = block_reduce(a);
-    if (threadIdx.x == 0) {
         tsr__lcd_out r;
         r.dphi = a.dphi;
         r.dsum = a.dsum;
@@ -158,91 +148,22 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     return s;
 }
 
-/* A dense launch whose proposals take several blocks each (tsr__lcd_dense_shape): the shape and
- * the device rows where the blocks of one proposal meet. arm (maxdeg per proposal), inv and cnt
- * (one per proposal) are zero between launches: the last block of a proposal resets them. */
-struct dense_parts {
-    tsr__lcd_dense_shape shape;
-    int32_t *arm;       /* the arms' changes summed over the blocks */
-    tsr__lcd_acc *slot; /* one accumulator per block of the launch */
-    int *inv;           /* some block found the point on an edge */
-    unsigned *cnt;      /* blocks of the proposal done */
-};
-
-/* Blocks of proposal p (more than one): each adds its arms' changes to the proposal's arm row
- * and its accumulator to its slot; the last block to finish takes the arm totals into its star
- * (zeroing the row), the merged slots into thread 0's accumulator (the other threads' start
- * empty) and the flags into *invalid, and returns true; the other blocks return false. Every
- * thread of the block calls it after the barrier that ends phase 2. */
-__device__ bool merge_parts(const dense_parts &dp, int p, int maxdeg, tsr__lcd_star *s,
-                            tsr__lcd_acc *a, int *invalid)
-{
-    __shared__ bool last;
-    const int t = threadIdx.x, nt = blockDim.x, parts = dp.shape.parts;
-    int32_t *arm = dp.arm + (size_t)p * maxdeg;
-    const tsr__lcd_acc b = block_reduce(*a);
-    for (int i = t; i < s->deg; i += nt)
-        if (s->acc[i])
-            atomicAdd(&arm[i], s->acc[i]);
-    if (t == 0) {
-        dp.slot[blockIdx.x] = b;
-        if (*invalid)
-            atomicOr(&dp.inv[p], 1);
-    }
-    __threadfence();
-    __syncthreads();
-    if (t == 0)
-        last = atomicAdd(&dp.cnt[p], 1u) == (unsigned)parts - 1;
-    __syncthreads();
-    if (!last)
-        return false;
-    __threadfence();
-    for (int i = t; i < s->deg; i += nt)
-        s->acc[i] = atomicExch(&arm[i], 0);
-    tsr__lcd_acc_init(a, a->t);
-    if (t == 0) {
-        for (int j = 0; j < parts; j++) {
-            const tsr__lcd_acc *q = &dp.slot[(size_t)p * parts + j];
-            tsr__lcd_acc r;
-            r.dphi = __ldcg(&q->dphi);
-            r.dsum = __ldcg(&q->dsum);
-            r.dx = __ldcg(&q->dx);
-            r.k = __ldcg(&q->k);
-            r.nk = __ldcg(&q->nk);
-            r.t = a->t;
-            tsr__lcd_acc_merge(a, &r);
-        }
-        *invalid = atomicExch(&dp.inv[p], 0);
-        dp.cnt[p] = 0;
-    }
-    __syncthreads();
-    return true;
-}
-
-/* Dense evaluation: proposal p takes blocks p * parts .. p * parts + parts - 1, block j of them
- * the edges [j * chunk, (j + 1) * chunk) with its arms split over `groups` threads (dense_parts;
- * one block, all edges and whole stars when parts = 1).
- * COMMIT (one block, one proposal, hist_ not NULL): the new counts go to d.c and hist_, and the
- * node's point to d.x, d.y; the evaluating instance has no commit code (a smaller kernel). A
- * thread's first edge is loaded before the star, so its loads overlap the star's dependent
- * chain. */
+/* Dense evaluation, block p = proposal p. COMMIT (one block, one proposal, hist_ not NULL): the
+ * new counts go to d.c and hist_, and the node's point to d.x, d.y; the evaluating instance has
+ * no commit code (a smaller kernel). A thread's first edge is loaded before the star, so its
+ * loads overlap the star's dependent chain. */
 template <bool COMMIT>
 __global__ void __launch_bounds__(COMMIT_THREADS)
     eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
-                      const int32_t *__restrict__ prop, int nprop, int32_t *hist_,
-                      dense_parts dp, uint32_t seq, tsr__lcd_out *out)
+                      const int32_t *__restrict__ prop, int nprop, int32_t *hist_, uint32_t seq,
+                      tsr__lcd_out *out)
 {
     int32_t *const hist = COMMIT ? hist_ : NULL;
     __shared__ int invalid;
-    __shared__ int32_t part[COMMIT_THREADS]; /* arm groups' changes per edge (groups > 1) */
-    const int parts = COMMIT ? 1 : dp.shape.parts, groups = parts == 1 ? 1 : dp.shape.groups;
-    const int p = blockIdx.x / parts, t = threadIdx.x, nt = blockDim.x;
-    const int32_t lo = parts == 1 ? 0 : (int32_t)(blockIdx.x % parts) * dp.shape.chunk,
-                  hi = parts == 1 || lo + dp.shape.chunk > d.m ? d.m : lo + dp.shape.chunk,
-                  f0 = lo + t % (nt / groups); /* the thread's first (or only) edge */
+    const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
     tsr__lcd_edge first;
-    if (f0 < hi)
-        tsr__lcd_edge_load(f0, d.ec, d.eu, d.ev, d.c, &first);
+    if (t < d.m)
+        tsr__lcd_edge_load(t, d.ec, d.eu, d.ev, d.c, &first);
     int32_t v, px, py;
     block_proposal(pp, prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
@@ -252,18 +173,9 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
-    if (groups == 1) {
-        tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
-                              f0 < hi ? &first : NULL, &a, &invalid, hist);
-    } else {
-        tsr__lcd_dense_split_thread(t, nt, groups, lo, hi, v, ox, oy, px, py, &s, &first, &invalid,
-                                    part);
-        __syncthreads();
-        tsr__lcd_dense_split_sum_thread(t, nt, groups, lo, hi, d.c, part, &first, &a, hist);
-    }
+    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
+                          t < d.m ? &first : NULL, &a, &invalid, hist);
     __syncthreads();
-    if (parts > 1 && !merge_parts(dp, p, maxdeg, &s, &a, &invalid))
-        return;
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
     block_reduce_write(a, &invalid, 0, seq, out + p);
     if (hist) /* after the reduction's barrier: no thread reads coordinates now */
@@ -309,7 +221,7 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     tsr__lcd_acc_init(&a, pp.target);
     const int overflow = sh.overflow;
     if (overflow)
-        tsr__lcd_dense_thread(t, nt, 0, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, NULL, &a,
+        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s, NULL, &a,
                               &invalid, NULL);
     else
         tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, cells, sh.ncell,
@@ -384,12 +296,6 @@ struct tsr__layout_cuda {
     unsigned gen;
     int32_t cells_cap, window; /* tsr__layout_cuda_set_limits */
     uint64_t paths[3];         /* spatial proposals per path, since create */
-    /* dense launches that split proposals over blocks (dense_parts): for up to sms proposals */
-    int32_t sms;
-    int32_t *part_arm;
-    tsr__lcd_acc *part_slot; /* 2 x sms */
-    int *part_inv;
-    unsigned *part_cnt;
 };
 
 static tsr_status need_cuda(tsr_ctx *ctx)
@@ -428,10 +334,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
 {
     if (!g)
         return;
-    void *dev[] = {g->x,          g->y,          g->ec,        g->eu,       g->ev,
-                   g->adj_off,    g->adj_edges,  g->c,         g->hist,     g->rows,
-                   g->grid_count, g->grid_items, g->cells,     g->stamp,    g->part_arm,
-                   g->part_slot,  g->part_inv,   g->part_cnt};
+    void *dev[] = {g->x, g->y,    g->ec,   g->eu,         g->ev,         g->adj_off, g->adj_edges,
+                   g->c, g->hist, g->rows, g->grid_count, g->grid_items, g->cells,   g->stamp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -518,18 +422,6 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
     CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
-    g->sms = ctx->cuda->prop.multiProcessorCount;
-    {
-        const size_t sp = (size_t)(max_proposals < g->sms ? max_proposals : g->sms);
-        const size_t armb = sp * (size_t)(maxdeg ? maxdeg : 1) * 4;
-        CREATE_TRY(cudaMalloc((void **)&g->part_arm, armb));
-        CREATE_TRY(cudaMalloc((void **)&g->part_slot, 2 * (size_t)g->sms * sizeof(tsr__lcd_acc)));
-        CREATE_TRY(cudaMalloc((void **)&g->part_inv, sp * sizeof(int)));
-        CREATE_TRY(cudaMalloc((void **)&g->part_cnt, sp * sizeof(unsigned)));
-        CREATE_TRY(cudaMemsetAsync(g->part_arm, 0, armb, ctx->cuda->stream));
-        CREATE_TRY(cudaMemsetAsync(g->part_inv, 0, sp * sizeof(int), ctx->cuda->stream));
-        CREATE_TRY(cudaMemsetAsync(g->part_cnt, 0, sp * sizeof(unsigned), ctx->cuda->stream));
-    }
     memset(g->hout, 0, ob); /* seq 0: no launch's result */
     CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
@@ -722,16 +614,13 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    dense_parts dp = {tsr__lcd_dense_shape_of(nprop, g->m, g->maxdeg, g->sms), g->part_arm,
-                      g->part_slot, g->part_inv, g->part_cnt};
+    const unsigned threads = hist ? COMMIT_THREADS : DENSE_THREADS;
     if (hist)
-        eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes,
-                                  ctx->cuda->stream>>>(drawing_of(g), g->maxdeg, g->pp, g->dprop,
-                                                       nprop, hist, dp, next_seq(g), g->dout);
+        eval_dense_kernel<true><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, hist, next_seq(g), g->dout);
     else
-        eval_dense_kernel<false><<<(unsigned)nprop * (unsigned)dp.shape.parts, dp.shape.threads,
-                                   g->star_bytes, ctx->cuda->stream>>>(
-            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, dp, next_seq(g), g->dout);
+        eval_dense_kernel<false><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, hist ? "eval_dense_kernel (commit)" : "eval_dense_kernel");
     return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }

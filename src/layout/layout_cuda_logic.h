@@ -167,47 +167,8 @@ enum {
     TSR__LCD_COMMIT_THREADS = 1024, /* the commit's single block */
     TSR__LCD_FULL_THREADS = 256,    /* full recount rows: edges per block */
     TSR__LCD_PER_PROP_CELLS = 4096, /* spatial: cells one proposal may list (more: dense) */
-    TSR__LCD_WINDOW = 32,           /* spatial: top levels of the base counted per proposal */
-    /* dense: a proposal may be split over up to this many blocks (tsr__lcd_dense_shape) of at
-     * least TSR__LCD_PART_EDGES edges each */
-    TSR__LCD_MAX_PARTS = 8,
-    TSR__LCD_PART_EDGES = 64,
-    TSR__LCD_MAX_GROUPS = 8
+    TSR__LCD_WINDOW = 32            /* spatial: top levels of the base counted per proposal */
 };
-
-/* A dense launch's shape: each of the nprop proposals takes `parts` blocks of `threads` threads,
- * block j of a proposal visiting edges [j*chunk, min(m, (j+1)*chunk)); with groups > 1 the
- * block's threads are `groups` arm groups of threads / groups (>= chunk) threads each, so that
- * an edge's arms are split over `groups` threads (tsr__lcd_dense_split_thread). A launch of few
- * proposals would leave most SMs idle with one block per proposal, and one thread's walk over a
- * whole star is a long dependent chain (bench/notes/layout.md, runs g1-g2), so such a launch
- * spreads its proposals over about two blocks per SM and splits the arms over up to
- * TSR__LCD_MAX_GROUPS threads (at most half the largest star per group). */
-typedef struct tsr__lcd_dense_shape {
-    int32_t parts, chunk, groups, threads;
-} tsr__lcd_dense_shape;
-
-TSR__LCD_FN tsr__lcd_dense_shape tsr__lcd_dense_shape_of(int32_t nprop, int32_t m, int32_t maxdeg,
-                                                         int32_t sms)
-{
-    tsr__lcd_dense_shape d;
-    int32_t parts = nprop > 0 ? 2 * sms / nprop : 1;
-    const int32_t by_edges = (m + TSR__LCD_PART_EDGES - 1) / TSR__LCD_PART_EDGES;
-    parts = parts > TSR__LCD_MAX_PARTS ? TSR__LCD_MAX_PARTS : parts;
-    parts = parts > by_edges ? by_edges : parts;
-    d.parts = parts < 1 ? 1 : parts;
-    d.chunk = (m + d.parts - 1) / d.parts;
-    d.groups = 1;
-    d.threads = TSR__LCD_DENSE_THREADS;
-    if (d.parts > 1) {
-        const int32_t e = (d.chunk + 31) / 32 * 32;
-        while (d.groups < TSR__LCD_MAX_GROUPS && 2 * d.groups <= maxdeg &&
-               2 * d.groups * e <= TSR__LCD_COMMIT_THREADS)
-            d.groups *= 2;
-        d.threads = d.groups * e;
-    }
-    return d;
-}
 
 /* The spatial block's shared counters (phase 0 clears them). */
 typedef struct tsr__lcd_spatial_shared {
@@ -348,27 +309,29 @@ TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t 
     d->c = c[f];
 }
 
-/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load) against arms i0, i0 + step, ... of
- * the star: moving v from (ox,oy) to (px,py). Adds each of those arms' change to the arm's
- * accumulator and puts f's change over them in *df. Returns 0 (f not counted in phase 2) for f
- * incident to v (its change comes from the arms) and when (px,py) lies on f (sets *invalid).
- * (q,w) crosses f = ab exactly when q and w lie strictly on opposite sides of ab and a, b
- * strictly on opposite sides of qw, so the sides of ab are computed once per point. */
-TSR__LCD_FN int tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, const tsr__lcd_star *s, int32_t i0,
-                                     int32_t step, int *invalid, int32_t *df)
+/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load): moving v from (ox,oy) to (px,py)
+ * against f. Returns at once for f incident to v (its change comes from the arms). Sets *invalid
+ * when (px,py) lies on f. Else adds f's new count to *a, each arm's change to the arm's
+ * accumulator, and, with hist (commit), writes the new count to c[f] (only this thread touches
+ * c[f]) and moves f in the histogram. (q,w) crosses f = ab exactly when q and w lie strictly on
+ * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
+ * once per point. */
+TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    const int32_t fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
+    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx,
+                  by = d->by;
     if (fa == v || fb == v)
-        return 0;
+        return;
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
     if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
-        return 0;
+        return;
     }
     int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
-    int32_t sum = 0;
-    for (int32_t i = i0; i < s->deg; i += step) {
+    int32_t df = 0;
+    for (int32_t i = 0; i < s->deg; i++) {
         int32_t w = s->w[i];
         if (w == fa || w == fb)
             continue;
@@ -388,36 +351,17 @@ TSR__LCD_FN int tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t v, int32_t 
             was = o1 != 0 && o2 != 0 && o1 != o2;
         }
         if (now != was) {
-            sum += now - was;
+            df += now - was;
             TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
         }
     }
-    *df = sum;
-    return 1;
-}
-
-/* Edge d->f's new count d->c + df into *a; with hist (commit) also into c[f] (only this thread
- * touches c[f]) and the histogram. */
-TSR__LCD_FN void tsr__lcd_edge_finish(const tsr__lcd_edge *d, int32_t df, int32_t *c,
-                                      tsr__lcd_acc *a, int32_t *hist)
-{
     const int32_t old = d->c;
     tsr__lcd_acc_add(a, old, old + df);
     if (hist && df) {
-        c[d->f] = old + df;
+        c[f] = old + df;
         TSR__LCD_ATOMIC_ADD(&hist[old], -1);
         TSR__LCD_ATOMIC_ADD(&hist[old + df], 1);
     }
-}
-
-/* Phase 2 for one loaded edge against the whole star. */
-TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
-                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
-{
-    int32_t df;
-    if (tsr__lcd_edge_change(d, v, ox, oy, px, py, s, 0, 1, invalid, &df))
-        tsr__lcd_edge_finish(d, df, c, a, hist);
 }
 
 /* Phase 2 for edge f: its loads, then tsr__lcd_visit_edge. */
@@ -431,11 +375,10 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
     tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
 }
 
-/* Phase 2, dense: thread t of nt visits edges lo + t, lo + t + nt, ... below hi; `first`, when
- * not NULL, is edge lo + t loaded before phase 1 (lo + t < hi). The visit is written once (each
- * inlined copy adds kilobytes to the kernel: bench/notes/layout.md, "Kernel size"), the next edge
- * loaded after it. */
-TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t lo, int32_t hi, int32_t v, int32_t ox,
+/* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
+ * loaded before phase 1 (t < m). The visit is written once (each inlined copy adds kilobytes
+ * to the kernel: bench/notes/layout.md, "Kernel size"), the next edge loaded after it. */
+TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
                                        int32_t oy, int32_t px, int32_t py, const int32_t *ec,
                                        const int32_t *eu, const int32_t *ev, int32_t *c,
                                        const tsr__lcd_star *s, const tsr__lcd_edge *first,
@@ -444,51 +387,14 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t lo, int32_
     tsr__lcd_edge d;
     if (first)
         d = *first;
-    else if (lo + t < hi)
-        tsr__lcd_edge_load(lo + t, ec, eu, ev, c, &d);
-    for (int32_t f = lo + t; f < hi;) {
+    else if (t < m)
+        tsr__lcd_edge_load(t, ec, eu, ev, c, &d);
+    for (int32_t f = t; f < m;) {
         tsr__lcd_visit_edge(&d, v, ox, oy, px, py, c, s, a, invalid, hist);
         f += nt;
-        if (f < hi)
+        if (f < m)
             tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
     }
-}
-
-/* part[] value of an edge that phase 2 does not count (tsr__lcd_edge_change returned 0). */
-#define TSR__LCD_SKIP INT32_MIN
-
-/* Phase 2a, dense with arm groups (groups > 1, E = nt / groups >= hi - lo): thread t visits
- * edge lo + t % E against arms t / E, t / E + groups, ... and leaves the edge's change over them
- * in part[t] (nt entries; TSR__LCD_SKIP when the edge is not counted or lies past hi). `first`:
- * that edge, loaded before phase 1 (not NULL when lo + t % E < hi). */
-TSR__LCD_FN void tsr__lcd_dense_split_thread(int32_t t, int32_t nt, int32_t groups, int32_t lo,
-                                             int32_t hi, int32_t v, int32_t ox, int32_t oy,
-                                             int32_t px, int32_t py, const tsr__lcd_star *s,
-                                             const tsr__lcd_edge *first, int *invalid,
-                                             int32_t *part)
-{
-    const int32_t E = nt / groups;
-    int32_t df;
-    part[t] = lo + t % E < hi && tsr__lcd_edge_change(first, v, ox, oy, px, py, s, t / E, groups,
-                                                      invalid, &df)
-                  ? df
-                  : TSR__LCD_SKIP;
-}
-
-/* Phase 2b (after a barrier): thread t < E (nt / groups) finishes edge lo + t (`first`, loaded
- * before phase 1) with the sum of its groups' parts. */
-TSR__LCD_FN void tsr__lcd_dense_split_sum_thread(int32_t t, int32_t nt, int32_t groups,
-                                                 int32_t lo, int32_t hi, int32_t *c,
-                                                 const int32_t *part, const tsr__lcd_edge *first,
-                                                 tsr__lcd_acc *a, int32_t *hist)
-{
-    const int32_t E = nt / groups;
-    if (t >= E || lo + t >= hi || part[t] == TSR__LCD_SKIP)
-        return;
-    int32_t df = part[t];
-    for (int32_t j = 1; j < groups; j++)
-        df += part[t + j * E];
-    tsr__lcd_edge_finish(first, df, c, a, hist);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells

@@ -35,7 +35,6 @@ typedef struct emu {
     int32_t cells_cap, window;
     uint64_t paths[3];
     tsr__lcd_acc *acc; /* one per thread of a block */
-    int32_t *part;     /* per thread: the arm groups' changes (tsr__lcd_dense_split_thread) */
 } emu;
 
 static void *dup_n(const void *src, size_t bytes)
@@ -68,7 +67,7 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
         return;
     void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
                  g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx, g->part};
+                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -110,7 +109,6 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->cells_cap = TSR__LCD_PER_PROP_CELLS;
     g->window = TSR__LCD_WINDOW;
     g->acc = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_acc));
-    g->part = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(int32_t));
     /* create: count_kernel on the uploaded drawing, score and histogram on the host */
     tsr_layout tmp = *l;
     tmp.x = g->x;
@@ -187,69 +185,31 @@ static tsr__lcd_star emu_star(emu *g, int32_t v)
     return s;
 }
 
-/* The SM count the emulated dense launches are shaped for (tsr__lcd_dense_shape_of): an H200's,
- * so that the GPU test's launches of 32 proposals split each over 8 (or fewer) blocks here too. */
-enum { EMU_SMS = 132 };
-
-/* eval_dense_kernel for proposal v to px,py, phase by phase: `parts` blocks of nt threads, block j
- * over edges [j * chunk, min(m, (j + 1) * chunk)), their arm changes and accumulators met as
- * merge_parts does (the last block adds the incident edges); commit (one block, all edges) with
+/* eval_dense_kernel, one block (proposal v to px,py), nt threads, phase by phase; commit with
  * the histogram as the commit launch does. */
-static void emu_dense_block(emu *g, tsr__lcd_dense_shape shape, int32_t v, int32_t px,
-                            int32_t py, int commit, tsr_layout_score *score, uint8_t *inv,
-                            int64_t *dx)
+static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
+                            tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
-    const int nt = shape.threads;
     const int32_t ox = g->x[v], oy = g->y[v];
     int32_t *hist = commit ? g->hist : NULL;
     tsr__lcd_star s = emu_star(g, v);
-    int32_t *arm = calloc((size_t)(s.deg ? s.deg : 1), sizeof *arm);
-    tsr__lcd_acc merged;
-    tsr__lcd_acc_init(&merged, g->target);
-    int invalid_any = 0;
-    for (int j = 0; j < shape.parts; j++) {
-        const int32_t lo = shape.parts == 1 ? 0 : j * shape.chunk,
-                      hi = shape.parts == 1 || lo + shape.chunk > g->m ? g->m : lo + shape.chunk;
-        const int groups = shape.parts == 1 ? 1 : shape.groups, E = nt / groups;
-        int invalid = 0x5a; /* shared memory starts undefined */
-        for (int t = 0; t < nt; t++)
-            if (lo + t % E < hi)
-                tsr__lcd_edge_load(lo + t % E, g->ec, g->eu, g->ev, g->c, &g->first[t]);
-        for (int t = 0; t < nt; t++)
-            tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
-                                 &s, NULL, 0, 0, 0, NULL, &invalid);
-        for (int t = 0; t < nt; t++) {
-            tsr__lcd_acc_init(&g->acc[t], g->target);
-            if (groups == 1)
-                tsr__lcd_dense_thread(t, nt, lo, hi, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c,
-                                      &s, lo + t < hi ? &g->first[t] : NULL, &g->acc[t], &invalid,
-                                      hist);
-            else
-                tsr__lcd_dense_split_thread(t, nt, groups, lo, hi, v, ox, oy, px, py, &s,
-                                            &g->first[t], &invalid, g->part);
-        }
-        if (groups > 1)
-            for (int t = 0; t < nt; t++)
-                tsr__lcd_dense_split_sum_thread(t, nt, groups, lo, hi, g->c, g->part, &g->first[t],
-                                                &g->acc[t], hist);
-        for (int t = 0; t < nt; t++)
-            tsr__lcd_acc_merge(&merged, &g->acc[t]);
-        for (int32_t i = 0; i < s.deg; i++)
-            arm[i] += s.acc[i];
-        invalid_any |= invalid;
-    }
-    for (int32_t i = 0; i < s.deg; i++)
-        s.acc[i] = arm[i];
+    int invalid = 0x5a; /* shared memory starts undefined */
+    for (int t = 0; t < nt && t < g->m; t++)
+        tsr__lcd_edge_load(t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
     for (int t = 0; t < nt; t++)
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+                             NULL, 0, 0, 0, NULL, &invalid);
+    for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t], g->target);
-    g->acc[0] = merged;
+        tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
+                              t < g->m ? &g->first[t] : NULL, &g->acc[t], &invalid, hist);
+    }
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s, &g->acc[t], hist);
-    emu_reduce(g, nt, invalid_any, score, inv, dx);
+    emu_reduce(g, nt, invalid, score, inv, dx);
     if (commit)
         for (int t = nt - 1; t >= 0; t--)
             tsr__lcd_commit_point_thread(t, nt, v, px, py, g->eu, &s, g->ec, g->x, g->y);
-    free(arm);
 }
 
 /* eval_spatial_kernel, block p, phase by phase; returns the path taken. */
@@ -276,7 +236,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t], g->target);
         if (overflow)
-            tsr__lcd_dense_thread(t, nt, 0, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
+            tsr__lcd_dense_thread(t, nt, g->m, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, &s,
                                   NULL, &g->acc[t], &invalid, NULL);
         else
             tsr__lcd_spatial_thread(t, nt, v, ox, oy, px, py, g->ec, g->eu, g->ev, g->c, cells,
@@ -300,9 +260,9 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
-    const tsr__lcd_dense_shape shape = tsr__lcd_dense_shape_of(nprop, g->m, g->maxdeg, EMU_SMS);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_dense_block(g, shape, node[p], px[p], py[p], 0, &score[p], &invalid[p], &g->dx[p]);
+        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p],
+                        &invalid[p], &g->dx[p]);
     return st;
 }
 
@@ -314,8 +274,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    const tsr__lcd_dense_shape one = {1, g->m, 1, TSR__LCD_COMMIT_THREADS};
-    emu_dense_block(g, one, v, x, y, 1, score, &inv, &g->dx[0]);
+    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv, &g->dx[0]);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
