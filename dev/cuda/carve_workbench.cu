@@ -1,9 +1,9 @@
 /* Carve workbench: where the CUDA exact path's time goes, per kernel and inside the DP.
  *
  * For 1920x1080, 3840x2160 and 7680x4320 (luma of the GPU test's pattern), opens a device pass
- * through the library (tsr__carve_cuda_open: upload, energy, first DP), then runs the library's
+ * through the library (tsr__carve_cuda_open: upload, first DP), then runs the library's
  * own kernels (carve_cuda_kernels.cuh) for 50 seams in the library's order with CUDA events
- * around every launch: milliseconds per seam of select, remove, energy_band and dp. One DP (seam
+ * around every launch: milliseconds per seam of select, remove and dp. One DP (seam
  * 10) is traced (the kernel's global-timer stamps per item): time from the launch's first item
  * start to each band's last store, and the mean stage / wait / rows / store times of an
  * item, so the DP's critical path per band can be read off. Every size runs twice: without a
@@ -145,10 +145,10 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
     uint64_t *dtrace;
     const size_t ntr = (size_t)nb * (size_t)tsr__cc_strips(W) * 5;
     CK(cudaMalloc((void **)&dtrace, ntr * sizeof(uint64_t)));
-    cudaEvent_t ev[5];
-    for (int i = 0; i < 5; i++)
+    cudaEvent_t ev[4];
+    for (int i = 0; i < 4; i++)
         CK(cudaEventCreate(&ev[i]));
-    double ms[4] = {0, 0, 0, 0};
+    double ms[3] = {0, 0, 0};
     std::vector<uint64_t> tr(ntr);
     for (int32_t k = 0; k < SEAMS; k++) {
         const int32_t w = W - k;
@@ -157,14 +157,12 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
         CK(cudaEventRecord(ev[1], s));
         remove_kernel<<<(unsigned)H, TSR__CC_THREADS, 0, s>>>(P, w);
         CK(cudaEventRecord(ev[2], s));
-        energy_band_kernel<<<(unsigned)((H + 127) / 128), 128, 0, s>>>(P, w - 1);
-        CK(cudaEventRecord(ev[3], s));
         if (k + 1 < SEAMS)
             dp_launch(P, w - 1, (uint32_t)k + 2, k == TRACED ? dtrace : NULL, s);
-        CK(cudaEventRecord(ev[4], s));
-        CK(cudaEventSynchronize(ev[4]));
+        CK(cudaEventRecord(ev[3], s));
+        CK(cudaEventSynchronize(ev[3]));
         CK(cudaGetLastError());
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 3; i++) {
             float f;
             CK(cudaEventElapsedTime(&f, ev[i], ev[i + 1]));
             ms[i] += f;
@@ -175,9 +173,8 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
             report_trace(tr, P, w - 1);
         }
     }
-    printf("  ms/seam: select %.4f, remove %.4f, energy_band %.4f, dp %.4f, sum %.4f\n",
-           ms[0] / SEAMS, ms[1] / SEAMS, ms[2] / SEAMS, ms[3] / (SEAMS - 1),
-           (ms[0] + ms[1] + ms[2] + ms[3]) / SEAMS);
+    printf("  ms/seam: select %.4f, remove %.4f, dp %.4f, sum %.4f\n", ms[0] / SEAMS,
+           ms[1] / SEAMS, ms[2] / (SEAMS - 1), (ms[0] + ms[1] + ms[2]) / SEAMS);
     int rc = 0;
     if (check) {
         tsr__cc_state st;
@@ -201,7 +198,7 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
         printf("  check against the reference: %s (%zu differences)\n", bad ? "FAIL" : "ok", bad);
         rc = bad != 0;
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 4; i++)
         cudaEventDestroy(ev[i]);
     cudaFree(dtrace);
     tsr__carve_cuda_close(ctx, c);

@@ -3,12 +3,13 @@
  * reference because every kernel body is carve_cuda_logic.h's integer code (also run on the CPU
  * by test_carve_device_logic).
  *
- * Per seam, four launches and no host round trip (carve_cuda_logic.h's launch order): select
- * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig/energy right of
- * the seam), energy_band (incremental energy), dp (one launch: warp items over bands x strips,
- * keys in registers, bands chained by generation-tagged keys in a wavefront). The host polls
+ * Per seam, three launches and no host round trip (carve_cuda_logic.h's launch order): select
+ * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig right of the
+ * seam), dp (one launch: warp items over bands x strips, the band's backward energy computed
+ * from luma as it is staged, keys in registers, bands chained by generation-tagged keys in a
+ * wavefront). The host polls
  * the state every few dozen seams. Batch mode (tsr__carve_cuda_batch): per pass of K seams
- * top-K, trace, sum, gather, energy and the next DP (carve_cuda_batch_logic.h's launch order;
+ * top-K, trace, sum, gather and the next DP (carve_cuda_batch_logic.h's launch order;
  * kernels in carve_cuda_batch_kernels.cuh). bench/notes/carve.md has the design and the
  * measurements. */
 #include "cuda/cuda_internal.cuh"
@@ -43,10 +44,10 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma,   c->P.mask,  c->P.orig,    c->P.energy, c->P.hand64,
-                   c->P.hand32, c->P.entry, c->P.back,    c->P.tickets, c->P.xs,
-                   c->P.rec,    c->P.state, c->P.pair,    c->P.cols,   c->P.luma2,
-                   c->P.mask2,  c->P.orig2};
+    void *dev[] = {c->P.luma, c->P.mask,  c->P.orig,    c->P.hand64, c->P.hand32,
+                   c->P.entry, c->P.back,  c->P.tickets, c->P.xs,     c->P.rec,
+                   c->P.state, c->P.pair,  c->P.cols,    c->P.luma2,  c->P.mask2,
+                   c->P.orig2};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -100,10 +101,6 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
     TSR_CUDA_CHECK_LAUNCH(ctx, "orig_init_kernel");
-    if (!c->P.forward) {
-        energy_full_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "energy_full_kernel");
-    }
     c->gen = 1;
     tsr_status st = launch_dp(ctx, c, w, 1);
     if (st != TSR_OK)
@@ -147,8 +144,6 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     if (g->mask)
         DEV_ALLOC(c->P.mask, cells);
     DEV_ALLOC(c->P.orig, cells * sizeof(uint16_t));
-    if (!c->P.forward)
-        DEV_ALLOC(c->P.energy, cells * sizeof(uint16_t));
     if (g->mask) /* the DP's key type: plan.h's 64-bit key with mask terms, else the energy
                     part in 32 bits (carve_cuda_dp_row.h) */
         DEV_ALLOC(c->P.hand64, bcells * sizeof(uint64_t));
@@ -207,9 +202,7 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
         removed + k > c->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: CUDA batch pass of %d seams at width %d",
                          (int)k, (int)w);
-    cudaStream_t s = ctx->cuda->stream;
-    const int32_t h = c->P.h;
-    batch_launch(c->P, w, k, removed, s, NULL);
+    batch_launch(c->P, w, k, removed, ctx->cuda->stream, NULL);
     TSR_CUDA_CHECK_LAUNCH(ctx, "batch kernels");
     /* the gathered planes become the pass's (the launches above already hold their copies) */
     uint8_t *l = c->P.luma, *m = c->P.mask;
@@ -221,10 +214,6 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     c->P.orig = c->P.orig2;
     c->P.orig2 = o;
     const int32_t wn = w - k;
-    if (!c->P.forward) {
-        energy_full_kernel<<<blocks_for((int64_t)wn * h, 256), 256, 0, s>>>(c->P, wn);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "energy_full_kernel");
-    }
     if (!more)
         return TSR_OK;
     if (c->gen >= (uint32_t)c->count)
@@ -247,10 +236,6 @@ extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, in
         TSR_CUDA_CHECK_LAUNCH(ctx, "select_kernel");
         remove_kernel<<<(unsigned)h, TSR__CC_THREADS, 0, s>>>(c->P, w);
         TSR_CUDA_CHECK_LAUNCH(ctx, "remove_kernel");
-        if (!c->P.forward) {
-            energy_band_kernel<<<blocks_for(h, 128), 128, 0, s>>>(c->P, w - 1);
-            TSR_CUDA_CHECK_LAUNCH(ctx, "energy_band_kernel");
-        }
         if (k + 1 < c->count) {
             tsr_status st = launch_dp(ctx, c, w - 1, (uint32_t)k + 2);
             if (st != TSR_OK)

@@ -24,7 +24,7 @@
  *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
  *   gather   one block per row: output column x' < w - k takes column x' + #{j : cols[j] - j <=
  *            x'} of luma/mask/orig into luma2/mask2/orig2 (the host swaps the planes).
- *   energy_full (backward) and the next DP at w - k. */
+ *   the next DP at w - k. */
 #ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
 #define TSR_CARVE_CUDA_BATCH_LOGIC_H
 
@@ -172,7 +172,7 @@ TSR__CC_FN uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int3
     P->rec[(int64_t)(removed + j) * P->h + y] = P->orig[o + x];
     *drop = P->until && (P->mask[o + x] & TSR__CC_DROP_BIT) != 0;
     if (!P->forward)
-        return P->energy[o + x];
+        return tsr__cc_energy_cell(P->luma, P->pitch, w, P->h, x, y);
     const uint8_t *row = P->luma + o;
     const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
     uint32_t e = (uint32_t)tsr__cc_absdiff(l, r);

@@ -32,14 +32,6 @@ __global__ void orig_init_kernel(__grid_constant__ const tsr__cc_planes Pg, int3
         P.orig[(cell / w) * P.pitch + cell % w] = (uint16_t)(cell % w);
 }
 
-__global__ void energy_full_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
-{
-    const tsr__cc_planes P = Pg; /* registers: see the file comment */
-    const int64_t cell = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (cell < (int64_t)w * P.h)
-        tsr__cc_energy_full(&P, w, cell);
-}
-
 constexpr unsigned FULL = 0xffffffffu;
 
 __device__ __forceinline__ uint64_t global_ns()
@@ -248,16 +240,6 @@ __global__ void __launch_bounds__(TSR__CC_THREADS)
         tsr__cc_remove_write(&P, y, c, t, &r);
         __syncthreads();
     }
-}
-
-__global__ void energy_band_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
-{
-    const tsr__cc_planes P = Pg; /* registers: see the file comment */
-    if (P.state->stop)
-        return;
-    const int32_t y = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (y < P.h)
-        tsr__cc_energy_band(&P, w, y);
 }
 
 } // namespace

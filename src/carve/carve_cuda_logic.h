@@ -6,8 +6,9 @@
  *
  * The device state of one pass (one grid, vertical seams; horizontal seams are found on the
  * host-transposed grid), planes of h x pitch: luma (u8), optional mask bits (u8), the column
- * each live pixel had at the start of the pass (`orig`, u16: sides <= 65535), backward energy
- * (u16); DP outputs: 2-bit back-pointer codes (`back`, four columns a byte), and per band of R
+ * each live pixel had at the start of the pass (`orig`, u16: sides <= 65535), no energy plane
+ * (the DP computes the backward energy of its band from luma when it stages it); DP outputs:
+ * 2-bit back-pointer codes (`back`, four columns a byte), and per band of R
  * rows the keys of its last row (`hand64`, plan.h's key, when the grid has a mask, else
  * `hand32`, the energy part: the DP's key type, carve_cuda_dp_row.h) and, for each of them, the
  * column of the previous band's last row the path comes from (`entry`); the current seam xs[h]; the
@@ -25,14 +26,13 @@
  * all carry this launch's generation tag (the top 5 bits of the stored key, below them the key
  * with room to spare; a 64- or 32-bit store is atomic, so a tagged key is complete: no flag, no
  * fence). A producer always holds a smaller ticket, so it is running or done: no deadlock,
- * whatever the grid size or residency. An item copies its band's inputs (energy or luma, mask)
- * into shared memory before it polls. The image's row 0 (band 0's first row) is its own step
+ * whatever the grid size or residency. An item copies its band's inputs (backward: the energies
+ * computed from luma; forward: luma; mask) into shared memory before it polls. The image's row 0 (band 0's first row) is its own step
  * (tsr__cc_lane_first*), so the row step has no first-row case. The origins (entry) are read by
  * select only: an item finds them after storing its keys, from the codes of its band kept in
  * shared memory (tsr__cc_lane_entry), so the row step carries keys alone.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
- *   energy_full (backward)                 one thread per cell
  *   dp (generation 1)                      one warp per item (above)
  *   per seam k:
  *     select                               one block of SEL_THREADS: leftmost minimum of the
@@ -45,7 +45,6 @@
  *                                          summed; thread 0 updates the state
  *     remove                               one block per row: chunks of THREADS x E columns
  *                                          right of the seam, all reads, barrier, all writes
- *     energy_band (backward)               one thread per row: the columns around the seam
  *     dp (generation k + 2), not after the last seam
  * Every kernel returns at once when the state's stop flag is set (object removal ends on the
  * device; later launches of the batch are no-ops). */
@@ -128,7 +127,7 @@ typedef struct tsr__cc_state {
 
 typedef struct tsr__cc_planes {
     uint8_t *luma, *mask;    /* mask NULL when the grid has none */
-    uint16_t *orig, *energy; /* energy NULL for forward energy */
+    uint16_t *orig;
     uint64_t *hand64;        /* bands x pitch: keys of each band's last row, tagged (dp); */
     uint32_t *hand32;        /* hand64 when the grid has a mask, else hand32 (the other NULL) */
     uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
@@ -192,36 +191,29 @@ TSR__CC_FN uint16_t tsr__cc_energy_cell(const uint8_t *luma, int32_t pitch, int3
     return (uint16_t)(tsr__cc_absdiff(row[r], row[l]) + tsr__cc_absdiff(dn[x], up[x]));
 }
 
-/* energy_full: thread `cell` (< w * h) of the launch. */
-TSR__CC_FN void tsr__cc_energy_full(const tsr__cc_planes *P, int32_t w, int64_t cell)
+/* 4 bytes of a plane at p (4-byte aligned): byte c of the result is p[c]. A plane no thread
+ * writes during the launch (the read-only path on the device). */
+TSR__CC_FN uint32_t tsr__cc_word4(const uint8_t *p)
 {
-    const int32_t y = (int32_t)(cell / w), x = (int32_t)(cell % w);
-    P->energy[(int64_t)y * P->pitch + x] = tsr__cc_energy_cell(P->luma, P->pitch, w, P->h, x, y);
+#ifdef __CUDA_ARCH__
+    return __ldg((const unsigned int *)(const void *)p);
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 
-/* The columns [*a, *b) of row y whose energy a removal along xs (old columns) can change, in
- * the new width w: pass.c's dirty band. */
-TSR__CC_FN void tsr__cc_dirty_band(const int32_t *xs, int32_t h, int32_t w, int32_t y, int32_t *a,
-                                   int32_t *b)
+/* Byte-wise |a - b| of two words of 4 bytes. */
+TSR__CC_FN uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
 {
-    const int32_t u = xs[y > 0 ? y - 1 : y], c = xs[y], d = xs[y < h - 1 ? y + 1 : y];
-    int32_t lo = u < c ? u : c, hi = u > c ? u : c;
-    lo = lo < d ? lo : d;
-    hi = hi > d ? hi : d;
-    lo -= 2;
-    hi += 2;
-    *a = lo < 0 ? 0 : lo;
-    *b = hi > w ? w : hi;
-}
-
-/* energy_band: thread y (< h) of the launch, after the removal (w = the new width). */
-TSR__CC_FN void tsr__cc_energy_band(const tsr__cc_planes *P, int32_t w, int32_t y)
-{
-    int32_t a, b;
-    tsr__cc_dirty_band(P->xs, P->h, w, y, &a, &b);
-    for (int32_t x = a; x < b; x++)
-        P->energy[(int64_t)y * P->pitch + x] =
-            tsr__cc_energy_cell(P->luma, P->pitch, w, P->h, x, y);
+#ifdef __CUDA_ARCH__
+    return __vabsdiffu4(a, b);
+#else
+    uint32_t r = 0;
+    for (int32_t c = 0; c < 4; c++)
+        r |= (uint32_t)tsr__cc_absdiff((int32_t)(a >> 8 * c & 255), (int32_t)(b >> 8 * c & 255))
+             << 8 * c;
+    return r;
+#endif
 }
 
 /* ---- DP ---- */
@@ -251,7 +243,8 @@ TSR__CC_FN int tsr__cc_item_interior(const tsr__cc_item *it, int32_t w)
 }
 
 /* An item's band inputs in shared memory: window column i of band row r (luma: row y0 - 1 + r,
- * the row above included for forward costs). Columns outside the image hold 0. */
+ * the row above included for forward costs). Luma and mask columns outside the image hold 0,
+ * energies there are garbage (tsr__cc_stage_lane). */
 typedef struct tsr__cc_stage {
     uint16_t en[TSR__CC_BAND][TSR__CC_WIN];
     uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN];
@@ -262,7 +255,12 @@ typedef struct tsr__cc_stage {
 
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
  * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are
- * all in flight together), then the stores (0 outside the image). */
+ * all in flight together), then the stores (0 outside the image). Backward energy: computed here
+ * from luma (energy_cpu.c's clamped differences), from the lane's aligned word of C = 4 columns
+ * in rows y - 1, y, y + 1 (rows clamped into the image) and the bytes just left and right of it
+ * (columns clamped: the one-sided differences at the image's edges; the image's last column,
+ * when inside the word, takes its own value as its right neighbour). A lane outside the image
+ * reads a clamped word: its energies are garbage, which no valid cell reads. */
 TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
                                    int32_t lane, tsr__cc_stage *sb)
 {
@@ -274,36 +272,67 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
         in[c] = x >= 0 && x < w;
         xc[c] = x < 0 ? 0 : x >= w ? w - 1 : x;
     }
-    for (int32_t r0 = -P->forward; r0 < it->rows; r0 += 8) {
-        uint32_t e[8][TSR__CC_C], m[8][TSR__CC_C], l[8][TSR__CC_C];
-        TSR__CC_UNROLL
-        for (int32_t j = 0; j < 8; j++) {
-            const int32_t r = r0 + j < it->rows ? r0 + j : it->rows - 1, y = it->y0 + r;
-            const int64_t o = (int64_t)(y < 0 ? 0 : y) * P->pitch;
+    if (P->forward || P->mask)
+        for (int32_t r0 = -P->forward; r0 < it->rows; r0 += 8) {
+            uint32_t m[8][TSR__CC_C], l[8][TSR__CC_C];
             TSR__CC_UNROLL
-            for (int32_t c = 0; c < TSR__CC_C; c++) {
-                e[j][c] = P->forward ? 0 : TSR__CC_LOAD_RO(P->energy + o + xc[c]);
-                m[j][c] = P->mask ? TSR__CC_LOAD_RO(P->mask + o + xc[c]) : 0;
-                l[j][c] = P->forward ? TSR__CC_LOAD_RO(P->luma + o + xc[c]) : 0;
+            for (int32_t j = 0; j < 8; j++) {
+                const int32_t r = r0 + j < it->rows ? r0 + j : it->rows - 1, y = it->y0 + r;
+                const int64_t o = (int64_t)(y < 0 ? 0 : y) * P->pitch;
+                TSR__CC_UNROLL
+                for (int32_t c = 0; c < TSR__CC_C; c++) {
+                    m[j][c] = P->mask ? TSR__CC_LOAD_RO(P->mask + o + xc[c]) : 0;
+                    l[j][c] = P->forward ? TSR__CC_LOAD_RO(P->luma + o + xc[c]) : 0;
+                }
             }
+            TSR__CC_UNROLL
+            for (int32_t j = 0; j < 8; j++) {
+                const int32_t r = r0 + j;
+                if (r >= it->rows)
+                    break;
+                TSR__CC_UNROLL
+                for (int32_t c = 0; c < TSR__CC_C; c++) {
+                    const int32_t i = i0 + c, ok = in[c] && it->y0 + r >= 0;
+                    if (P->forward)
+                        sb->lu[r + 1][i] = (uint8_t)(ok ? l[j][c] : 0);
+                    if (r >= 0 && P->mask)
+                        sb->mk[r][i] = (uint8_t)(ok ? m[j][c] : 0);
+                }
+            }
+        }
+    if (P->forward)
+        return;
+    const int32_t x1 = it->base + i0, edge = w - 1 - x1;
+    const int32_t xw = x1 < 0 ? 0 : x1 > w - 1 ? (w - 1) & ~3 : x1; /* x1 is a multiple of 4 */
+    const int32_t xl = x1 - 1 < 0 ? 0 : x1 - 1 > w - 1 ? w - 1 : x1 - 1;
+    const int32_t xr = x1 + 4 > w - 1 ? w - 1 : x1 + 4 < 0 ? 0 : x1 + 4;
+    for (int32_t r0 = 0; r0 < it->rows; r0 += 8) {
+        uint32_t wd[10], lb[8], rb[8]; /* wd[j]: row y0 + r0 - 1 + j */
+        TSR__CC_UNROLL
+        for (int32_t j = 0; j < 10; j++) {
+            int32_t y = it->y0 + r0 - 1 + j;
+            y = y < 0 ? 0 : y >= P->h ? P->h - 1 : y;
+            wd[j] = tsr__cc_word4(P->luma + (int64_t)y * P->pitch + xw);
         }
         TSR__CC_UNROLL
         for (int32_t j = 0; j < 8; j++) {
-            const int32_t r = r0 + j;
-            if (r >= it->rows)
+            const int32_t y = it->y0 + r0 + j < P->h ? it->y0 + r0 + j : P->h - 1;
+            lb[j] = TSR__CC_LOAD_RO(P->luma + (int64_t)y * P->pitch + xl);
+            rb[j] = TSR__CC_LOAD_RO(P->luma + (int64_t)y * P->pitch + xr);
+        }
+        TSR__CC_UNROLL
+        for (int32_t j = 0; j < 8; j++) {
+            if (r0 + j >= it->rows)
                 break;
+            const uint32_t Y = wd[j + 1];
+            uint32_t R = Y >> 8 | rb[j] << 24;
+            if (edge >= 0 && edge < 3)
+                R = (R & ~(0xffu << 8 * edge)) | (Y & 0xffu << 8 * edge);
+            const uint32_t H = tsr__cc_absdiff4(R, Y << 8 | lb[j]);
+            const uint32_t V = tsr__cc_absdiff4(wd[j + 2], wd[j]);
             TSR__CC_UNROLL
-            for (int32_t c = 0; c < TSR__CC_C; c++) {
-                const int32_t i = i0 + c, ok = in[c] && it->y0 + r >= 0;
-                if (P->forward)
-                    sb->lu[r + 1][i] = (uint8_t)(ok ? l[j][c] : 0);
-                if (r < 0)
-                    continue;
-                if (!P->forward)
-                    sb->en[r][i] = (uint16_t)(ok ? e[j][c] : 0);
-                if (P->mask)
-                    sb->mk[r][i] = (uint8_t)(ok ? m[j][c] : 0);
-            }
+            for (int32_t c = 0; c < TSR__CC_C; c++)
+                sb->en[r0 + j][i0 + c] = (uint16_t)((H >> 8 * c & 255) + (V >> 8 * c & 255));
         }
     }
 }
@@ -542,7 +571,7 @@ TSR__CC_FN void tsr__cc_select_finish(const tsr__cc_planes *P, int32_t xe, int32
 typedef struct tsr__cc_cell {
     int32_t n; /* how many of them are live (a prefix) */
     uint8_t luma[TSR__CC_RM_E], mask[TSR__CC_RM_E];
-    uint16_t orig[TSR__CC_RM_E], energy[TSR__CC_RM_E];
+    uint16_t orig[TSR__CC_RM_E];
 } tsr__cc_cell;
 
 /* remove, row y, before the first chunk (thread 0): records the removed pixel's column. The
@@ -568,7 +597,6 @@ TSR__CC_FN void tsr__cc_remove_read(const tsr__cc_planes *P, int32_t w, int32_t 
         r->luma[j] = P->luma[o];
         r->orig[j] = P->orig[o];
         r->mask[j] = P->mask ? P->mask[o] : 0;
-        r->energy[j] = P->energy ? P->energy[o] : 0;
         r->n = j + 1;
     }
 }
@@ -586,8 +614,6 @@ TSR__CC_FN void tsr__cc_remove_write(const tsr__cc_planes *P, int32_t y, int32_t
         P->orig[o] = r->orig[j];
         if (P->mask)
             P->mask[o] = r->mask[j];
-        if (P->energy)
-            P->energy[o] = r->energy[j];
     }
 }
 

@@ -217,17 +217,6 @@ static void launch_remove(emu *e, int32_t w)
     free(order);
 }
 
-static void launch_energy_band(emu *e, int32_t w)
-{
-    e->launches++;
-    if (e->P.state->stop)
-        return;
-    int32_t *order = block_order(e, e->P.h);
-    for (int32_t b = 0; b < e->P.h; b++)
-        tsr__cc_energy_band(&e->P, w, order[b]);
-    free(order);
-}
-
 static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
                            const uint64_t pen[4], int32_t count, int32_t kmax, int until,
                            int64_t drops, void **out)
@@ -252,7 +241,6 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->luma = xmalloc(cells);
     P->mask = g->mask ? xmalloc(cells) : NULL;
     P->orig = xmalloc(cells * 2);
-    P->energy = P->forward ? NULL : xmalloc(cells * 2);
     if (P->mask) /* the DP's key type (carve_cuda.cu's open) */
         P->hand64 = xmalloc(e->bcells * 8);
     else
@@ -272,13 +260,12 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
         P->mask2 = P->mask ? xmalloc(cells) : NULL;
         P->orig2 = xmalloc(cells * 2);
     }
-    /* planes past the width stay poisoned: nothing may read them */
+    /* planes past the width stay poisoned: nothing may use them (the DP's staging reads whole
+       words of luma and gets garbage energies only for cells no valid cell reads) */
     poison(P->luma, cells);
     if (P->mask)
         poison(P->mask, cells);
     poison(P->orig, cells * 2);
-    if (P->energy)
-        poison(P->energy, cells * 2);
     poison(P->xs, (size_t)h * 4);
     poison(P->rec, (size_t)count * (size_t)h * 2);
     for (int32_t y = 0; y < h; y++) {
@@ -289,13 +276,10 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
                    (size_t)w);
     }
     e->state.drops = drops;
-    /* orig_init and energy_full: one thread per cell, no dependencies */
+    /* orig_init: one thread per cell, no dependencies */
     for (int32_t y = 0; y < h; y++)
         for (int32_t x = 0; x < w; x++)
             P->orig[(size_t)y * (size_t)pitch + (size_t)x] = (uint16_t)x;
-    if (!P->forward)
-        for (int64_t c = 0; c < (int64_t)w * h; c++)
-            tsr__cc_energy_full(P, w, c);
     e->gen = 1;
     launch_dp(e, w, 1);
     *out = e;
@@ -312,8 +296,6 @@ static tsr_status emu_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
         const int32_t w = e->w0 - k;
         launch_select(e, w);
         launch_remove(e, w);
-        if (!e->P.forward)
-            launch_energy_band(e, w - 1);
         if (k + 1 < e->count)
             launch_dp(e, w - 1, (uint32_t)k + 2);
     }
@@ -447,12 +429,8 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
     P->mask2 = m;
     P->orig = P->orig2;
     P->orig2 = o;
-    const int32_t wn = w - k;
-    if (!P->forward)
-        for (int64_t c = 0; c < (int64_t)wn * P->h; c++)
-            tsr__cc_energy_full(P, wn, c);
     if (more)
-        launch_dp(e, wn, ++e->gen);
+        launch_dp(e, w - k, ++e->gen);
     return TSR_OK;
 }
 
@@ -483,10 +461,9 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    void *planes[] = {e->P.luma,   e->P.mask,  e->P.orig,    e->P.energy, e->P.hand64,
-                      e->P.hand32, e->P.entry, e->P.back,    e->P.tickets, e->P.xs,
-                      e->P.rec,    e->P.pair,  e->P.cols,    e->P.luma2,  e->P.mask2,
-                      e->P.orig2};
+    void *planes[] = {e->P.luma, e->P.mask,  e->P.orig,    e->P.hand64, e->P.hand32,
+                      e->P.entry, e->P.back,  e->P.tickets, e->P.xs,     e->P.rec,
+                      e->P.pair,  e->P.cols,  e->P.luma2,   e->P.mask2,  e->P.orig2};
     for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
         free(planes[i]);
     free(e);
