@@ -27,10 +27,11 @@
  * with room to spare; a 64- or 32-bit store is atomic, so a tagged key is complete: no flag, no
  * fence). A producer always holds a smaller ticket, so it is running or done: no deadlock,
  * whatever the grid size or residency. An item copies its band's inputs (backward: the energies
- * computed from luma; forward: luma; mask) into shared memory before it polls. The image's row 0 (band 0's first row) is its own step
- * (tsr__cc_lane_first*), so the row step has no first-row case. The origins (entry) are read by
- * select only: an item finds them after storing its keys, from the codes of its band kept in
- * shared memory (tsr__cc_lane_entry), so the row step carries keys alone.
+ * computed from luma; forward: luma; mask) into shared memory before it polls. The image's row
+ * 0 (band 0's first row) is its own step (tsr__cc_lane_first*), so the row step has no first-row
+ * case. The origins (entry) are read by select only: an item finds them after storing its keys,
+ * from the codes of its band kept in shared memory (tsr__cc_lane_entry), so the row step carries
+ * keys alone.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   dp (generation 1)                      one warp per item (above)
