@@ -9,8 +9,10 @@
  * and HT lossy (ojph_compress -qstep 0.005).
  *
  * Columns: "tessera lib" is tsr_j2k_decode on the file already in memory into preallocated
- * planes; "tessera cli" and the peers are whole programs (start, read, decode, write a PPM to
- * /dev/shm), the fair comparison. ojph_expand has no threads option: its figure is 1 thread.
+ * planes, "lib image" tsr_j2k_decode_image into a preallocated 8-bit RGB image (what the
+ * program decodes into for PPM output); "tessera cli" and the peers are whole programs (start,
+ * read, decode, write a PPM to /dev/shm), the fair comparison. ojph_expand has no threads option:
+ * its figure is 1 thread.
  *
  * Usage: bench_j2k [--dir DIR] [--threads 1,2] [--sizes 2k,4k,8k] [--repeats N] [--json F]
  *                  [--tool PATH_TO_tessera] [--codings p1,ht] */
@@ -83,6 +85,7 @@ typedef struct lib_job {
     tsr_j2k_decode_options opt;
     tsr_j2k_plane *planes;
     uint32_t n;
+    tsr_image img;
 } lib_job;
 
 static int run_lib(void *user, int iter, double *us)
@@ -91,6 +94,14 @@ static int run_lib(void *user, int iter, double *us)
     (void)us;
     lib_job *j = user;
     return tsr_j2k_decode(j->ctx, j->data, j->len, &j->opt, j->planes, j->n, NULL) != TSR_OK;
+}
+
+static int run_lib_image(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    lib_job *j = user;
+    return tsr_j2k_decode_image(j->ctx, j->data, j->len, &j->opt, &j->img, NULL) != TSR_OK;
 }
 
 static int run_cmd(void *user, int iter, double *us)
@@ -152,11 +163,11 @@ int main(int argc, char **argv)
                    {"HT lossy", 1, "ojph_compress -i %s -o %s -qstep 0.005"}};
     tsr_image src;
     int have_src = 0;
-    static const char *headers[] = {"size",           "coding",      "threads",
-                                    "tessera lib",    "tessera cli", "opj_decompress",
-                                    "grk_decompress", "ojph_expand", "cli/best peer"};
+    static const char *headers[] = {
+        "size",        "coding",         "threads",        "tessera lib", "lib image",
+        "tessera cli", "opj_decompress", "grk_decompress", "ojph_expand", "cli/best peer"};
     tsr_bench_table *table =
-        tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 9, headers);
+        tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 10, headers);
     for (size_t si = 0; si < 3; si++) {
         if (!strstr(sizes_arg, sizes[si].name))
             continue;
@@ -206,7 +217,7 @@ int main(int argc, char **argv)
             uint8_t *data = slurp(stream, &len);
             if (!data)
                 continue;
-            lib_job job = {ctx, data, len, {0}, NULL, 0};
+            lib_job job = {ctx, data, len, {0}, NULL, 0, {0}};
             tsr_j2k_decode_options_init(&job.opt);
             int lib_ok = tsr_j2k_decode_layout(ctx, data, len, &job.opt, NULL, &job.n) == TSR_OK;
             if (lib_ok) {
@@ -217,6 +228,10 @@ int main(int argc, char **argv)
                     job.planes[i].data =
                         malloc((size_t)job.planes[i].width * job.planes[i].height * 4);
             }
+            int img_ok =
+                tsr_j2k_decode_image_layout(ctx, data, len, &job.opt, &job.img) == TSR_OK &&
+                tsr_image_alloc(ctx, &job.img, job.img.width, job.img.height, job.img.channels,
+                                job.img.depth) == TSR_OK;
             const char *tpos = threads_arg;
             while (*tpos) {
                 int th = atoi(tpos);
@@ -225,14 +240,18 @@ int main(int argc, char **argv)
                 if (th < 1)
                     continue;
                 tsr_bench_stats s;
-                char c_lib[32] = "n/a", c_cli[32] = "n/a", c_opj[32] = "n/a", c_grk[32] = "n/a",
-                     c_ojph[32] = "n/a", c_ratio[32] = "n/a";
+                char c_lib[32] = "n/a", c_img[32] = "n/a", c_cli[32] = "n/a", c_opj[32] = "n/a",
+                     c_grk[32] = "n/a", c_ojph[32] = "n/a", c_ratio[32] = "n/a";
                 double cli = 0, best = 0;
                 job.opt.threads = th;
                 if (lib_ok && tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0)
                     snprintf(c_lib, sizeof c_lib, "%.1f", samples / s.median_us);
                 else if (lib_ok)
                     snprintf(c_lib, sizeof c_lib, "error");
+                if (img_ok && tsr_bench_measure(run_lib_image, &job, 1, repeats, &s) == 0)
+                    snprintf(c_img, sizeof c_img, "%.1f", samples / s.median_us);
+                else if (img_ok)
+                    snprintf(c_img, sizeof c_img, "error");
                 if (tool) {
                     snprintf(cmd, sizeof cmd,
                              "%s j2k decode %s /dev/shm/tsr_bench_j2k.ppm --threads %d --quiet "
@@ -279,22 +298,25 @@ int main(int argc, char **argv)
                 }
                 if (cli > 0 && best > 0)
                     snprintf(c_ratio, sizeof c_ratio, "%.2f", cli / best);
-                const char *row[9] = {sizes[si].name,
-                                      codings[ci].name,
-                                      tsr_bench_fmt("%d", th),
-                                      c_lib,
-                                      c_cli,
-                                      c_opj,
-                                      c_grk,
-                                      c_ojph,
-                                      c_ratio};
+                const char *row[10] = {sizes[si].name,
+                                       codings[ci].name,
+                                       tsr_bench_fmt("%d", th),
+                                       c_lib,
+                                       c_img,
+                                       c_cli,
+                                       c_opj,
+                                       c_grk,
+                                       c_ojph,
+                                       c_ratio};
                 tsr_bench_table_row(table, row);
-                fprintf(stderr, "%s %s t%d: lib %s cli %s opj %s grk %s ojph %s\n", sizes[si].name,
-                        codings[ci].name, th, c_lib, c_cli, c_opj, c_grk, c_ojph);
+                fprintf(stderr, "%s %s t%d: lib %s image %s cli %s opj %s grk %s ojph %s\n",
+                        sizes[si].name, codings[ci].name, th, c_lib, c_img, c_cli, c_opj, c_grk,
+                        c_ojph);
             }
             for (uint32_t i = 0; job.planes && i < job.n; i++)
                 free(job.planes[i].data);
             free(job.planes);
+            tsr_image_free(ctx, &job.img);
             free(data);
         }
     }

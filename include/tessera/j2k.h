@@ -6,7 +6,8 @@
  * for the output geometry with tsr_j2k_decode_layout() (which honours the options: reduced
  * resolution, region, components, palette expansion), allocates each plane's samples, then
  * decodes. tsr_j2k_decode_alloc() does all three, allocating through the context (free with
- * tsr_j2k_planes_free()).
+ * tsr_j2k_planes_free()). tsr_j2k_decode_image() decodes into an interleaved 8- or 16-bit
+ * image instead (below).
  *
  * Samples are int32_t, one plane per output component, row-major, `stride` samples apart; values
  * are the reconstructed image samples (DC level shift applied, clamped to the component's
@@ -132,6 +133,29 @@ tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
                                 const tsr_j2k_decode_options *opt, tsr_j2k_plane **planes,
                                 uint32_t *num_planes, tsr_j2k_result *result);
 void tsr_j2k_planes_free(tsr_ctx *ctx, tsr_j2k_plane *planes, uint32_t num_planes);
+
+/* Decoding into an interleaved 8- or 16-bit image (tsr_image, core.h) instead of int32 planes:
+ * the samples the planes would hold, converted pixel by pixel. It applies to decodes whose
+ * output planes (tsr_j2k_decode_layout with the same options) are 1 to 4 planes of one non-empty
+ * size, each of at most 16 bits; the image then has one channel per plane in the planes' order,
+ * depth TSR_U8 when every precision is at most 8 and TSR_U16 otherwise. A sample v of a plane of
+ * precision p becomes (v + o) * M / (2^p - 1) rounded to nearest (halves up), where o = 2^(p-1)
+ * for signed planes and 0 otherwise and M = 255 or 65535; so 8-bit planes into 8 bits and
+ * 16-bit planes into 16 bits are v + o exactly.
+ *
+ * tsr_j2k_decode_image_layout() describes that image in *desc (width, height, channels, depth,
+ * tight stride, data NULL, host memory), or returns TSR_ERR_UNSUPPORTED with a message when the
+ * decode makes no such image (then use the planes). tsr_j2k_decode_image() decodes into `out`,
+ * a host image of exactly that size, channel count and depth with any valid stride (e.g. from
+ * tsr_image_alloc on the descriptor's values); it fails the same way where the layout does.
+ * Decodes whose outputs are on one sampling grid without a JP2 palette or sYCC conversion write
+ * the image from each tile's rows as they are finished, without int32 output planes; the others
+ * decode into planes internally and convert them. */
+tsr_status tsr_j2k_decode_image_layout(tsr_ctx *ctx, const void *data, size_t len,
+                                       const tsr_j2k_decode_options *opt, tsr_image *desc);
+tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
+                                const tsr_j2k_decode_options *opt, tsr_image *out,
+                                tsr_j2k_result *result);
 
 /* Writes planes as PGX (the conformance format): one plane to `path`; several to path with
  * "_0", "_1", ... inserted before the extension. Each file is written atomically. */

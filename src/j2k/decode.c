@@ -410,241 +410,42 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
 
 /* ---- tile decoding ------------------------------------------------------------------------- */
 
-typedef struct cblk_job {
-    uint32_t gidx;
-    uint16_t comp;
-    uint8_t res;
-    uint8_t empty; /* no contribution: its coefficients are zeroed */
-    tsr__j2k_band *band;
-} cblk_job;
-
 typedef struct dec {
     tsr_ctx *ctx;
     stream *s;
     const layout *L;
-    tsr_j2k_plane *dst; /* per codestream component: where its samples go (NULL: none) */
+    tsr_j2k_plane *dst;   /* per codestream component: its plane (data NULL: none, or an image) */
+    tsr_image *img;       /* tsr_j2k_decode_image: the output, else NULL */
+    tsr__j2k_pixels pix;  /* the image's pixels (img) */
+    uint32_t img_comp[4]; /* the image's channels: their codestream components (img) */
     uint32_t layers;
     int threads;
     void *t1_ws; /* threads * ws_size */
     size_t ws_size;
 } dec;
 
-/* Code-blocks: gather contributions, decode, dequantise, all in parallel. */
-static tsr_status tier1(dec *d, const tsr__j2k_tcp *tcp, tsr__j2k_tile *t, tsr__j2k_t2 *t2,
-                        int threads, void *ws)
-{
-    tsr_ctx *ctx = d->ctx;
-    tsr_status st;
-    uint32_t *first = NULL, *order = NULL;
-    cblk_job *jobs = NULL;
-    uint8_t *buf = NULL;
-    tsr__t1_seg *segs = NULL;
-    size_t nb = (size_t)t->ncblks + 1;
-    if ((st = tsr__alloc(ctx, nb * sizeof *first, (void **)&first)))
-        goto out;
-    memset(first, 0, nb * sizeof *first);
-    if ((st = tsr__alloc(ctx, (t2->nchunks ? t2->nchunks : 1) * sizeof *order, (void **)&order)))
-        goto out;
-    /* Counting sort of the chunks by code-block, stable (layer order kept). */
-    for (uint32_t i = 0; i < t2->nchunks; i++)
-        first[t2->chunks[i].cblk + 1]++;
-    for (size_t i = 1; i < nb; i++)
-        first[i] += first[i - 1];
-    {
-        uint32_t *fill;
-        if ((st = tsr__alloc(ctx, nb * sizeof *fill, (void **)&fill)))
-            goto out;
-        memcpy(fill, first, nb * sizeof *fill);
-        for (uint32_t i = 0; i < t2->nchunks; i++)
-            order[fill[t2->chunks[i].cblk]++] = i;
-        tsr__free(ctx, fill);
-    }
-    /* Jobs: the code-blocks in decoded resolutions of requested components. Those without
-     * contributions in a tile-component decoded in place in a plane are zeroed, so that every
-     * coefficient there is written (the planes are not cleared beforehand); the other
-     * tile-components have buffers of their own, cleared when allocated. */
-    size_t njobs = 0, maxlen = 1;
-    if ((st = tsr__alloc(ctx, nb * sizeof *jobs, (void **)&jobs)))
-        goto out;
-    for (uint32_t c = 0; c < t->ncomps; c++) {
-        tsr__j2k_tilecomp *tc = &t->comps[c];
-        if (tc->skip)
-            continue;
-        for (uint32_t r = 0; r < tc->dec_res; r++)
-            for (uint32_t b = 0; b < tc->res[r].nbands; b++) {
-                tsr__j2k_band *band = &tc->res[r].bands[b];
-                for (uint32_t i = 0; i < band->ncblks; i++) {
-                    uint32_t g = band->cblk_base + i;
-                    if (first[g + 1] == first[g] && !tc->external)
-                        continue; /* its own buffer was cleared */
-                    size_t len = 0;
-                    for (uint32_t k = first[g]; k < first[g + 1]; k++)
-                        len += t2->chunks[order[k]].len;
-                    if (len > maxlen)
-                        maxlen = len;
-                    jobs[njobs].gidx = g;
-                    jobs[njobs].comp = (uint16_t)c;
-                    jobs[njobs].res = (uint8_t)r;
-                    jobs[njobs].band = band;
-                    jobs[njobs].empty = first[g + 1] == first[g];
-                    njobs++;
-                }
-            }
-    }
-    if ((st = tsr__alloc(ctx, (size_t)threads * (maxlen + 8), (void **)&buf)))
-        goto out;
-    if ((st = tsr__alloc(ctx, (size_t)threads * TSR__T1_MAX_SEGS * sizeof *segs, (void **)&segs)))
-        goto out;
-    tsr_status fatal = TSR_OK;
-    uint32_t nwarn_blocks = 0, ncorrupt = 0;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && njobs > 8)
-    for (size_t j = 0; j < njobs; j++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        const cblk_job *jb = &jobs[j];
-        tsr__j2k_cblk *cb = t->cblk_ptr[jb->gidx];
-        tsr__j2k_tilecomp *tc = &t->comps[jb->comp];
-        const tsr__j2k_tccp *tccp = &tcp->tccps[jb->comp];
-        const tsr__j2k_band *band = jb->band;
-        uint8_t *mybuf = buf + (size_t)tid * (maxlen + 8);
-        tsr__t1_seg *myseg = segs + (size_t)tid * TSR__T1_MAX_SEGS;
-        /* Assemble the segments contiguously; a block's only chunk is read where it is (t1.h
-         * reads a segment only inside [data, data + len)). */
-        const int single = first[jb->gidx + 1] - first[jb->gidx] == 1;
-        uint32_t nsegs = 0, npasses = 0;
-        size_t at = 0;
-        int bad = 0;
-        for (uint32_t k = first[jb->gidx]; k < first[jb->gidx + 1]; k++) {
-            const tsr__j2k_chunk *ch = &t2->chunks[order[k]];
-            if (ch->segno >= TSR__T1_MAX_SEGS) {
-                bad = 1;
-                break;
-            }
-            while (nsegs <= ch->segno) {
-                myseg[nsegs].data = mybuf + at;
-                myseg[nsegs].len = 0;
-                myseg[nsegs].npasses = 0;
-                nsegs++;
-            }
-            if (single) {
-                myseg[ch->segno].data = ch->ptr;
-            } else {
-                memcpy(mybuf + at, ch->ptr, ch->len);
-                at += ch->len;
-            }
-            myseg[ch->segno].len += ch->len;
-            myseg[ch->segno].npasses += ch->passes;
-            npasses += ch->passes;
-        }
-        /* Where the block's coefficients go (deinterleaved layout of resolution res). */
-        size_t xoff = cb->x0 - band->x0, yoff = cb->y0 - band->y0;
-        if (jb->res > 0) {
-            const tsr__j2k_res *low = &tc->res[jb->res - 1];
-            if (band->orient & 1)
-                xoff += low->x1 - low->x0;
-            if (band->orient & 2)
-                yoff += low->y1 - low->y0;
-        }
-        int32_t *out = tc->data + yoff * tc->stride + xoff;
-        uint32_t w = cb->x1 - cb->x0, h = cb->y1 - cb->y0;
-        if (bad || jb->empty) {
-            for (uint32_t y = 0; tc->external && y < h; y++)
-                memset(out + (size_t)y * tc->stride, 0, w * sizeof *out);
-            if (bad) {
-#pragma omp atomic
-                ncorrupt++;
-            }
-            continue;
-        }
-        tsr__t1_block blk;
-        blk.w = w;
-        blk.h = h;
-        blk.orient = band->orient;
-        blk.style =
-            (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT) : (tccp->cblksty & 0x3f));
-        blk.zero_bp = cb->zero_bp;
-        blk.mb = (uint8_t)band->mb;
-        blk.roi_shift = tccp->roishift;
-        blk.reversible = tccp->qmfbid == 1;
-        blk.npasses = npasses;
-        blk.nsegs = nsegs;
-        blk.segs = myseg;
-        /* The block's output rows are far apart (a tile-component row each); fetching their
-         * cache lines for writing now lets the decoder's stores, which come at its end, hit
-         * the cache instead of stalling on each line. */
-        for (uint32_t y = 0; y < h; y++)
-            for (uint32_t x = 0; x < w; x += 64 / sizeof *out)
-                __builtin_prefetch(out + (size_t)y * tc->stride + x, 1, 3);
-        unsigned wbits = 0;
-        int rc = tsr__t1_decode(&blk, (char *)ws + (size_t)tid * d->ws_size, d->ws_size, out,
-                                tc->stride, &wbits);
-        if (rc == TSR__T1_WARN) {
-#pragma omp atomic
-            nwarn_blocks++;
-        } else if (rc == TSR__T1_CORRUPT) {
-#pragma omp atomic
-            ncorrupt++;
-        } else if (rc != TSR__T1_OK) {
-#pragma omp critical(tsr_j2k_fatal)
-            if (!fatal)
-                fatal = rc == TSR__T1_UNSUPPORTED ? TSR_ERR_UNSUPPORTED : TSR_ERR_INTERNAL;
-        }
-        if (!blk.reversible) {
-            /* E.1.1.2: value = (q + r) * delta; t1 gave 2(q + r). */
-            float scale = band->delta * 0.5f;
-            for (uint32_t y = 0; y < h; y++) {
-                int32_t *row = out + (size_t)y * tc->stride;
-                float *f = (float *)row;
-                for (uint32_t x = 0; x < w; x++)
-                    f[x] = (float)row[x] * scale;
-            }
-        }
-    }
-    if (fatal) {
-        st = tsr__fail(ctx, fatal,
-                       fatal == TSR_ERR_UNSUPPORTED
-                           ? "tile %u: a code-block uses an unsupported feature"
-                           : "tile %u: the code-block decoder rejected its input",
-                       t->index);
-        goto out;
-    }
-    if (nwarn_blocks)
-        tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks had inconsistent data", t->index,
-                       nwarn_blocks);
-    if (ncorrupt)
-        tsr__j2k_warnf(&d->s->warn, "tile %u: %u code-blocks could not be decoded", t->index,
-                       ncorrupt);
-    st = TSR_OK;
-out:
-    tsr__free(ctx, first);
-    tsr__free(ctx, order);
-    tsr__free(ctx, jobs);
-    tsr__free(ctx, buf);
-    tsr__free(ctx, segs);
-    return st;
-}
-
-/* Output of one decoded tile-component into its plane (tsr__j2k_store_plan, j2k_int.h); the row
- * pass is in store_row.h, compiled here and, for AVX2, in store_avx2.c. */
+/* Output of one decoded tile-component (tsr__j2k_store_plan, j2k_int.h); the row pass is in
+ * store_row.h, compiled here and, for AVX2, in store_avx2.c. */
 typedef tsr__j2k_store_plan store_plan;
 
 #define STORE_ROW tsr__j2k_store_row_base
 #define STORE_SCOPE
 #include "j2k/store_row.h"
 
+/* The plan of a tile-component whose decoded samples are at tc->data, into plane p's geometry
+ * (p->data is not used). */
 static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
                                   int is_float, const tsr_j2k_plane *p)
 {
     const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
     store_plan s;
     s.row = tsr__ht_simd() ? tsr__j2k_store_row_avx2 : tsr__j2k_store_row_base;
-    s.tc = tc;
+    s.src = tc->data;
+    s.src_stride = tc->stride;
     s.p = p;
     s.is_float = is_float;
-    s.top_x0 = top->x0;
-    s.top_y0 = top->y0;
+    s.src_x0 = top->x0;
+    s.src_y0 = top->y0;
     s.x0 = top->x0 > p->x0 ? top->x0 : p->x0;
     s.y0 = top->y0 > p->y0 ? top->y0 : p->y0;
     s.x1 = top->x1 < (uint64_t)p->x0 + p->width ? top->x1 : (int64_t)p->x0 + p->width;
@@ -661,36 +462,246 @@ static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_co
     return s;
 }
 
-/* Writes a decoded tile-component into its plane. */
-static void store(const store_plan *s, int threads)
+/* Row y's decoded samples of a plan, from column x0 of the tile-component's top resolution. */
+static inline int32_t *src_row(const store_plan *s, int64_t y, int64_t x0)
 {
-    (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (s->y1 - s->y0) > 32)
-    for (int64_t y = s->y0; y < s->y1; y++)
-        s->row(s, y);
+    return s->src + (size_t)(y - s->src_y0) * s->src_stride + (size_t)(x0 - s->src_x0);
 }
 
-/* The inverse colour transform (G.2 / G.3) of components 0..2 (same sizes) and their output,
- * row by row while the row is in cache; out[k] NULL: component k is transformed, not stored. */
-static void mct_store(tsr__j2k_tilecomp *const c[3], int rev, const store_plan *const out[3],
-                      int threads)
+/* Whether codestream component c is an output of the decode (a plane with samples, or an image
+ * channel). */
+static int is_output(const dec *d, uint32_t c)
 {
-    const size_t n = c[0]->data_w;
-    const int64_t rows = (int64_t)c[0]->data_h;
+    if (!d->img)
+        return d->dst[c].data != NULL;
+    for (uint32_t i = 0; i < d->pix.n; i++)
+        if (d->img_comp[i] == c)
+            return 1;
+    return 0;
+}
+
+/* Rows [ya, yb) (absolute, the top resolution) of a decoded tile: the inverse colour transform
+ * (G.2 / G.3) of components 0..2 over rgb_w samples when rgb_w > 0 (their plans' sources), then
+ * the output of the n components comps[], each through its plan: into its plane, or, for an
+ * image (whose channels are then comps[0..n), of one geometry), in place followed by the
+ * image row's pixels. Each row is done while it is in cache. */
+static void output_rows(const dec *d, const store_plan *plan, const uint32_t *comps, uint32_t n,
+                        size_t rgb_w, int rev, int64_t ya, int64_t yb, int threads)
+{
     (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rows > 32)
-    for (int64_t y = 0; y < rows; y++) {
-        int32_t *r0 = c[0]->data + (size_t)y * c[0]->stride;
-        int32_t *r1 = c[1]->data + (size_t)y * c[1]->stride;
-        int32_t *r2 = c[2]->data + (size_t)y * c[2]->stride;
-        if (rev)
-            tsr__mct_rct_inverse(r0, r1, r2, n);
-        else
-            tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, n);
-        for (int k = 0; k < 3; k++)
-            if (out[k])
-                out[k]->row(out[k], out[k]->top_y0 + y);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && yb - ya > 32)
+    for (int64_t y = ya; y < yb; y++) {
+        if (rgb_w) {
+            int32_t *r0 = src_row(&plan[0], y, plan[0].src_x0);
+            int32_t *r1 = src_row(&plan[1], y, plan[1].src_x0);
+            int32_t *r2 = src_row(&plan[2], y, plan[2].src_x0);
+            if (rev)
+                tsr__mct_rct_inverse(r0, r1, r2, rgb_w);
+            else
+                tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, rgb_w);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const store_plan *s = &plan[comps[i]];
+            if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
+                continue;
+            const tsr_j2k_plane *p = s->p;
+            s->row(s, y,
+                   d->img ? src_row(s, y, s->x0)
+                          : p->data + (size_t)(y - p->y0) * p->stride + (size_t)(s->x0 - p->x0));
+        }
+        const store_plan *s0 = d->img ? &plan[comps[0]] : NULL;
+        if (s0 && y >= s0->y0 && y < s0->y1 && s0->x1 > s0->x0) {
+            const int32_t *px[4] = {NULL, NULL, NULL, NULL};
+            for (uint32_t i = 0; i < n; i++)
+                px[i] = src_row(&plan[comps[i]], y, s0->x0);
+            const size_t pixel = (size_t)n * (d->pix.wide ? 2 : 1);
+            uint8_t *o = (uint8_t *)d->img->data + (size_t)(y - s0->p->y0) * d->img->stride +
+                         (size_t)(s0->x0 - s0->p->x0) * pixel;
+            tsr__j2k_pixels_row(&d->pix, px, (uint32_t)(s0->x1 - s0->x0), o);
+        }
     }
+}
+
+/* Whether the colour transform of a tile cannot be done: 1 components 0..2 of different sizes,
+ * 2 mixed reversible and irreversible ones, 0 it can. */
+static int mct_mismatch(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp)
+{
+    const tsr__j2k_tilecomp *a = &t->comps[0], *b = &t->comps[1], *c = &t->comps[2];
+    if (a->data_w != b->data_w || a->data_w != c->data_w || a->data_h != b->data_h ||
+        a->data_h != c->data_h)
+        return 1;
+    const int rev0 = tcp->tccps[0].qmfbid == 1;
+    if (rev0 != (tcp->tccps[1].qmfbid == 1) || rev0 != (tcp->tccps[2].qmfbid == 1))
+        return 2;
+    return 0;
+}
+
+/* Where the top resolution goes in bands (bands.c): image output, every decoded
+ * tile-component with at least one level and the same (non-empty) top resolution, and a
+ * colour transform that can be done (else the whole-tile path reports it in its turn). */
+static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
+{
+    if (!d->img || bad_rgb)
+        return 0;
+    const tsr__j2k_res *first = NULL;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        if (tc->dec_res < 2)
+            return 0;
+        const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
+        if (r->x1 <= r->x0 || r->y1 <= r->y0)
+            return 0;
+        if (first &&
+            (r->x0 != first->x0 || r->y0 != first->y0 || r->x1 != first->x1 || r->y1 != first->y1))
+            return 0;
+        first = r;
+    }
+    return first != NULL;
+}
+
+/* Band rows per group for a banded tile: at least 32, a multiple of every top code-block
+ * height; the lifting reach: 4 rows where a component is irreversible, else 2. */
+static void bands_geometry(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, uint32_t *G,
+                           uint32_t *M)
+{
+    *G = 32;
+    *M = 2;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        for (uint32_t b = 0; b < 3; b++) {
+            const uint32_t h = 1u << tc->res[tc->dec_res - 1].bands[b].ycb;
+            if (h > *G)
+                *G = h;
+        }
+        if (tcp->tccps[c].qmfbid != 1)
+            *M = 4;
+    }
+}
+
+/* Groups of a banded tile (the same for every component). */
+static uint32_t bands_groups(const tsr__j2k_tile *t, const tsr__j2k_bands *bands)
+{
+    for (uint32_t c = 0; c < t->ncomps; c++)
+        if (!t->comps[c].skip)
+            return bands[c].g_last - bands[c].g_first + 1;
+    return 0;
+}
+
+/* The memory of a banded tile in one block (*mem, prefaulted): per decoded component the
+ * resolution below the top (its tc->data) and its bands (*bands, one per component). */
+static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, int threads,
+                              tsr__j2k_bands **bands, int32_t **mem)
+{
+    tsr_ctx *ctx = d->ctx;
+    uint32_t G, M;
+    bands_geometry(t, tcp, &G, &M);
+    size_t total = 0, n;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
+        const size_t m = tsr__j2k_bands_size(tc, G, M);
+        if (!tsr__size_mul((size_t)(low->x1 - low->x0), (size_t)(low->y1 - low->y0), &n) ||
+            n > SIZE_MAX - m || total > SIZE_MAX - n - m)
+            return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
+        total += n + m;
+    }
+    size_t bytes;
+    tsr_status st;
+    if (!tsr__size_mul(total ? total : 1, sizeof(int32_t), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
+    if ((st = tsr__alloc(ctx, (size_t)t->ncomps * sizeof **bands, (void **)bands)))
+        return st;
+    memset(*bands, 0, (size_t)t->ncomps * sizeof **bands);
+    if ((st = tsr__alloc(ctx, bytes, (void **)mem)))
+        return st;
+    if (bytes >= ((size_t)1 << 20))
+        tsr__j2k_prefault(*mem, bytes, threads); /* fresh memory: populate it now */
+    int32_t *at = *mem;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
+        tc->data = at;
+        tc->stride = low->x1 - low->x0;
+        tc->external = 1; /* freed with the block */
+        at += tc->stride * (size_t)(low->y1 - low->y0);
+        tsr__j2k_bands_init(&(*bands)[c], tc, G, M, at);
+        at += tsr__j2k_bands_size(tc, G, M);
+    }
+    return TSR_OK;
+}
+
+/* The output of a whole decoded tile (planes or image) through output_rows(). */
+static void output_tile(const dec *d, const tsr__j2k_tile *t, const store_plan *plans,
+                        uint32_t *outs, uint32_t nout, int rgb, int rev, int threads)
+{
+    const int64_t y0 = t->comps[0].res[t->comps[0].dec_res - 1].y0;
+    if (d->img) {
+        /* one pass over the rows of all channels (of one geometry) */
+        const store_plan *p0 = &plans[outs[0]];
+        output_rows(d, plans, outs, nout, rgb ? t->comps[0].data_w : 0, rev, rgb ? y0 : p0->y0,
+                    rgb ? y0 + (int64_t)t->comps[0].data_h : p0->y1, threads);
+        return;
+    }
+    /* components 0..2 with their colour transform, then the others one by one */
+    uint32_t k = 0;
+    if (rgb) {
+        while (k < nout && outs[k] < 3)
+            k++;
+        output_rows(d, plans, outs, k, t->comps[0].data_w, rev, y0,
+                    y0 + (int64_t)t->comps[0].data_h, threads);
+    }
+    for (; k < nout; k++)
+        output_rows(d, plans, outs + k, 1, 0, 0, plans[outs[k]].y0, plans[outs[k]].y1, threads);
+}
+
+/* The top resolution of a banded tile, group by group: its code-blocks (jobs of key 1 + the
+ * group), the rows they complete in each component's window, their colour transform and
+ * output; then the jobs' warnings, or the error of a block that could not be decoded. */
+static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                               const tsr__j2k_t2 *t2, tsr__j2k_jobs *J, const tsr__j2k_bands *bands,
+                               store_plan *plans, const uint32_t *outs, uint32_t nout, int rgb,
+                               int32_t *scratch, size_t per, int threads, void *ws)
+{
+    uint32_t c0 = 0;
+    while (t->comps[c0].skip)
+        c0++;
+    const tsr__j2k_res *top = &t->comps[c0].res[t->comps[c0].dec_res - 1];
+    const tsr__j2k_bands *b0 = &bands[c0];
+    const uint32_t rh = top->y1 - top->y0, rw = top->x1 - top->x0;
+    uint32_t a = 0;
+    for (uint32_t g = b0->g_first; g <= b0->g_last && !J->fatal; g++) {
+        tsr__j2k_jobs_run(J, tcp, t, t2, g - b0->g_first + 1, threads, ws, d->ws_size);
+        if (J->fatal)
+            break;
+        uint32_t b, w0, w1;
+        tsr__j2k_bands_span(b0, top->y0, rh, g, a, &b, &w0, &w1);
+        if (b == a)
+            continue;
+        if (w1 - w0 > b0->win_cap)
+            return tsr__fail(d->ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
+        for (uint32_t c = 0; c < t->ncomps; c++) {
+            if (t->comps[c].skip)
+                continue;
+            tsr__j2k_bands_synth(&bands[c], &t->comps[c], w0, w1, tcp->tccps[c].qmfbid == 1,
+                                 scratch, per, threads);
+            plans[c].src = bands[c].win;
+            plans[c].src_stride = rw;
+            plans[c].src_x0 = top->x0;
+            plans[c].src_y0 = (int64_t)top->y0 + w0;
+        }
+        output_rows(d, plans, outs, nout, rgb ? rw : 0, tcp->tccps[0].qmfbid == 1,
+                    (int64_t)top->y0 + a, (int64_t)top->y0 + b, threads);
+        a = b;
+    }
+    return tsr__j2k_jobs_finish(d->ctx, J, t, &d->s->warn);
 }
 
 /* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
@@ -706,6 +717,12 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     uint8_t *ppt = NULL, *body_cat = NULL, *hdr_cat = NULL;
     size_t ppt_len = 0;
     int32_t *scratch = NULL;
+    store_plan *plans = NULL;
+    uint32_t *outs = NULL;
+    tsr__j2k_bands *bands = NULL; /* per component (banded) */
+    int32_t *bmem = NULL;         /* their memory */
+    tsr__j2k_jobs jobs;
+    memset(&jobs, 0, sizeof jobs);
     memset(&tcp, 0, sizeof tcp);
     memset(&t, 0, sizeof t);
     memset(&t2, 0, sizeof t2);
@@ -727,9 +744,15 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     tsr__free(ctx, mask_copy);
     if (st)
         goto out;
-    /* Samples: in place in the destination plane when the tile-component lies inside it (the
-     * plane was zeroed once; tiles are disjoint), else a zeroed buffer of its own. */
-    for (uint32_t c = 0; c < t.ncomps; c++) {
+    /* Samples: for the top resolution in bands (image output, bands.c) the resolution below
+     * and the band buffers; else in place in the destination plane when the tile-component
+     * lies inside it (tiles are disjoint), else a buffer of its own. Every coefficient is
+     * written by its code-block job. */
+    const int rgb = mct && !t.comps[0].skip;
+    const int banded = can_band(d, &t, rgb && mct_mismatch(&t, &tcp));
+    if (banded && (st = bands_alloc(d, &t, &tcp, threads, &bands, &bmem)))
+        goto out;
+    for (uint32_t c = 0; c < t.ncomps && !banded; c++) {
         tsr__j2k_tilecomp *tc = &t.comps[c];
         if (tc->skip)
             continue;
@@ -751,7 +774,8 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
         }
         if ((st = tsr__alloc(ctx, bytes, (void **)&tc->data)))
             goto out;
-        memset(tc->data, 0, bytes);
+        if (bytes >= ((size_t)1 << 20))
+            tsr__j2k_prefault(tc->data, bytes, threads); /* fresh memory: populate it now */
         tc->stride = tc->data_w;
     }
     /* The tile's data: its tile-parts' bodies (and packed headers) in order. */
@@ -797,9 +821,16 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
                         ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2, &d->s->warn);
     if (st)
         goto out;
-    if ((st = tier1(d, &tcp, &t, &t2, threads, ws)))
+    /* Code-blocks (all, or those below the top resolution), then the inverse DWT (all levels,
+     * or those below the top). */
+    if ((st = tsr__j2k_jobs_make(ctx, &t, &t2, banded ? bands : NULL,
+                                 banded ? bands_groups(&t, bands) + 1 : 1, threads, &jobs)))
         goto out;
-    /* Inverse DWT of each decoded component. */
+    tsr__j2k_jobs_run(&jobs, &tcp, &t, &t2, 0, threads, ws, d->ws_size);
+    if (!banded || jobs.fatal) {
+        if ((st = tsr__j2k_jobs_finish(ctx, &jobs, &t, &d->s->warn)))
+            goto out;
+    }
     size_t per = 0;
     for (uint32_t c = 0; c < t.ncomps; c++)
         if (!t.comps[c].skip && tsr__dwt_scratch_per_thread(&t.comps[c]) > per)
@@ -815,45 +846,48 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
         tsr__j2k_tilecomp *tc = &t.comps[c];
         if (tc->skip)
             continue;
+        const uint32_t nres = banded ? tc->dec_res - 1 : tc->dec_res;
         if (tcp.tccps[c].qmfbid == 1)
-            tsr__dwt53_inverse2(tc, tc->dec_res, scratch, threads);
+            tsr__dwt53_inverse2(tc, nres, scratch, threads);
         else
-            tsr__dwt97_inverse2(tc, tc->dec_res, scratch, threads);
+            tsr__dwt97_inverse2(tc, nres, scratch, threads);
     }
-    /* Inverse colour transform (G.2 / G.3). */
-    if (mct && !t.comps[0].skip) {
-        tsr__j2k_tilecomp *a = &t.comps[0], *b = &t.comps[1], *c = &t.comps[2];
-        if (a->data_w != b->data_w || a->data_w != c->data_w || a->data_h != b->data_h ||
-            a->data_h != c->data_h) {
-            st = tsr__fail(ctx, TSR_ERR_CORRUPT,
-                           "tile %u: colour transform over components of different sizes", tile);
-            goto out;
-        }
-        int rev0 = tcp.tccps[0].qmfbid == 1;
-        if (rev0 != (tcp.tccps[1].qmfbid == 1) || rev0 != (tcp.tccps[2].qmfbid == 1)) {
-            st = tsr__fail(ctx, TSR_ERR_CORRUPT,
-                           "tile %u: colour transform over mixed reversible/irreversible "
-                           "components",
-                           tile);
-            goto out;
-        }
-        tsr__j2k_tilecomp *const abc[3] = {a, b, c};
-        store_plan plans[3];
-        const store_plan *outs[3] = {NULL, NULL, NULL};
-        for (int k = 0; k < 3; k++)
-            if (!abc[k]->skip && d->dst[k].data) {
-                plans[k] = store_plan_make(abc[k], &cs->comps[k], !rev0, &d->dst[k]);
-                outs[k] = &plans[k];
-            }
-        mct_store(abc, rev0, outs, threads);
+    /* Inverse colour transform (G.2 / G.3) and output. */
+    const int bad_rgb = rgb ? mct_mismatch(&t, &tcp) : 0;
+    if (bad_rgb) {
+        st = tsr__fail(ctx, TSR_ERR_CORRUPT,
+                       bad_rgb == 1 ? "tile %u: colour transform over components of different "
+                                      "sizes"
+                                    : "tile %u: colour transform over mixed "
+                                      "reversible/irreversible components",
+                       tile);
+        goto out;
     }
-    for (uint32_t c = mct && !t.comps[0].skip ? 3 : 0; c < t.ncomps; c++)
-        if (!t.comps[c].skip && d->dst[c].data) {
-            const store_plan sp =
+    if ((st = tsr__alloc(ctx, (size_t)t.ncomps * (sizeof *plans + sizeof *outs), (void **)&plans)))
+        goto out;
+    outs = (uint32_t *)(plans + t.ncomps);
+    uint32_t nout = 0;
+    for (uint32_t c = 0; c < t.ncomps; c++)
+        if (!t.comps[c].skip) {
+            plans[c] =
                 store_plan_make(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c]);
-            store(&sp, threads);
+            if (is_output(d, c))
+                outs[nout++] = c;
         }
+    if (d->img) /* the image's channels in channel order */
+        for (nout = 0; nout < d->pix.n; nout++)
+            outs[nout] = d->img_comp[nout];
+    const int rev = tcp.tccps[0].qmfbid == 1;
+    if (banded)
+        st = output_bands(d, &tcp, &t, &t2, &jobs, bands, plans, outs, nout, rgb, scratch, per,
+                          threads, ws);
+    else
+        output_tile(d, &t, plans, outs, nout, rgb, rev, threads);
 out:
+    tsr__j2k_jobs_free(ctx, &jobs);
+    tsr__free(ctx, bands);
+    tsr__free(ctx, bmem);
+    tsr__free(ctx, plans);
     tsr__free(ctx, scratch);
     tsr__free(ctx, ppt);
     tsr__free(ctx, body_cat);
@@ -876,9 +910,29 @@ static int decode_threads(const tsr_ctx *ctx, const tsr_j2k_decode_options *opt)
     return threads;
 }
 
-tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
-                          const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
-                          uint32_t num_planes, tsr_j2k_result *result)
+/* Fills img with the pixels of zero samples: what a tile without data leaves in a plane. */
+static void fill_zero_pixels(tsr_image *img, const tsr__j2k_pixels *pix, int threads)
+{
+    enum { PIECE = 1024 };
+    static const int32_t zero[PIECE];
+    const int32_t *const z[4] = {zero, zero, zero, zero};
+    const size_t pixel = (size_t)pix->n * (pix->wide ? 2 : 1);
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && img->height > 64)
+    for (int32_t y = 0; y < img->height; y++)
+        for (int32_t x = 0; x < img->width; x += PIECE) {
+            const uint32_t k = img->width - x < PIECE ? (uint32_t)(img->width - x) : PIECE;
+            tsr__j2k_pixels_row(pix, z, k,
+                                (uint8_t *)img->data + (size_t)y * img->stride + (size_t)x * pixel);
+        }
+}
+
+/* tsr_j2k_decode(), or with img != NULL the direct case of tsr_j2k_decode_image(): planes are
+ * then the layout's (data NULL) and the samples go to img as pix describes. */
+static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
+                              const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                              uint32_t num_planes, tsr_image *img, const tsr__j2k_pixels *pix,
+                              tsr_j2k_result *result)
 {
     tsr_status st = tsr__enter(ctx);
     if (st)
@@ -914,7 +968,7 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
             out_plane(&s, &L, i, &g);
             if (planes[i].width != g.width || planes[i].height != g.height ||
                 planes[i].x0 != g.x0 || planes[i].y0 != g.y0 ||
-                (!planes[i].data && g.width && g.height) || planes[i].stride < g.width) {
+                (!img && !planes[i].data && g.width && g.height) || planes[i].stride < g.width) {
                 st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                                "plane %u does not match the layout (%ux%u at %u,%u) or has no "
                                "data",
@@ -928,6 +982,16 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
     d.L = &L;
     d.layers = opt->layers ? opt->layers : 0xFFFFu;
     d.threads = decode_threads(ctx, opt);
+    if (img) {
+        if (L.palette || L.sycc || num_planes != pix->n) {
+            st = tsr__fail(ctx, TSR_ERR_INTERNAL, "image output of a palette or sYCC image");
+            goto out;
+        }
+        d.img = img;
+        d.pix = *pix;
+        for (uint32_t i = 0; i < num_planes; i++)
+            d.img_comp[i] = L.ch[i].comp;
+    }
     size_t pbytes;
     if (!tsr__size_mul(s.cs.ncomps, sizeof *d.dst, &pbytes)) {
         st = TSR_ERR_OVERFLOW;
@@ -1007,6 +1071,8 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
         }
         todo[ntodo++] = tile;
     }
+    if (hole && img)
+        fill_zero_pixels(img, &d.pix, d.threads);
     for (uint32_t c = 0; hole && c < s.cs.ncomps; c++) {
         if (!d.dst[c].data)
             continue;
@@ -1097,6 +1163,13 @@ out:
     return st;
 }
 
+tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
+                          const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
+                          uint32_t num_planes, tsr_j2k_result *result)
+{
+    return decode_core(ctx, data, len, opt, planes, num_planes, NULL, NULL, result);
+}
+
 tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
                                 const tsr_j2k_decode_options *opt, tsr_j2k_plane **planes,
                                 uint32_t *num_planes, tsr_j2k_result *result)
@@ -1149,4 +1222,148 @@ void tsr_j2k_planes_free(tsr_ctx *ctx, tsr_j2k_plane *planes, uint32_t num_plane
     for (uint32_t i = 0; i < num_planes; i++)
         tsr__free(ctx, planes[i].data);
     tsr__free(ctx, planes);
+}
+
+/* ---- interleaved image output -------------------------------------------------------------- */
+
+/* The image that n output planes make (1..4 planes of one non-empty size, at most 16 bits
+ * each): *desc's size, channels and depth, tight stride, no data; else TSR_ERR_UNSUPPORTED
+ * naming why. */
+static tsr_status image_shape(tsr_ctx *ctx, const tsr_j2k_plane *p, uint32_t n, tsr_image *desc)
+{
+    if (n < 1 || n > 4)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "%u output components: an interleaved image holds 1 to 4", n);
+    uint32_t maxprec = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (p[i].width != p[0].width || p[i].height != p[0].height)
+            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                             "output components of different sizes (subsampling) make no "
+                             "interleaved image");
+        if (p[i].precision > maxprec)
+            maxprec = p[i].precision;
+    }
+    if (maxprec > 16)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "%u-bit samples: an interleaved image holds at most 16 bits", maxprec);
+    if (p[0].width == 0 || p[0].height == 0)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "the decoded image is empty");
+    if (p[0].width > INT32_MAX || p[0].height > INT32_MAX)
+        return tsr__fail(ctx, TSR_ERR_LIMIT, "the decoded image (%ux%u) is too large", p[0].width,
+                         p[0].height);
+    memset(desc, 0, sizeof *desc);
+    desc->width = (int32_t)p[0].width;
+    desc->height = (int32_t)p[0].height;
+    desc->channels = (int32_t)n;
+    desc->depth = maxprec > 8 ? TSR_U16 : TSR_U8;
+    desc->stride = (size_t)p[0].width * n * (maxprec > 8 ? 2 : 1);
+    desc->memory = TSR_MEMORY_HOST;
+    return TSR_OK;
+}
+
+/* The output planes (up to 4, into p; *n all of them) and the image for these options;
+ * *direct: the tiles can write the image themselves (no palette, no sYCC, every output
+ * component on one sampling grid), else it is made from decoded planes. */
+static tsr_status image_layout(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, tsr_j2k_plane p[4], uint32_t *n,
+                               tsr_image *desc, int *direct)
+{
+    stream s;
+    layout L;
+    memset(&L, 0, sizeof L);
+    tsr_status st = check_options(ctx, opt);
+    if (!st)
+        st = open_stream(ctx, data, len, 1, &s);
+    else
+        memset(&s, 0, sizeof s);
+    if (!st)
+        st = make_layout(ctx, &s, opt, &L);
+    if (!st) {
+        *n = L.nout;
+        describe(&s, &L, p, 4);
+        st = image_shape(ctx, p, L.nout, desc);
+    }
+    if (!st) {
+        *direct = !L.palette && !L.sycc;
+        for (uint32_t i = 1; i < L.nout; i++) {
+            const tsr__j2k_comp *a = &s.cs.comps[L.ch[0].comp], *b = &s.cs.comps[L.ch[i].comp];
+            if (a->dx != b->dx || a->dy != b->dy)
+                *direct = 0;
+        }
+    }
+    layout_free(ctx, &L);
+    close_stream(ctx, &s);
+    return st;
+}
+
+tsr_status tsr_j2k_decode_image_layout(tsr_ctx *ctx, const void *data, size_t len,
+                                       const tsr_j2k_decode_options *opt, tsr_image *desc)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!desc)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL image descriptor");
+    tsr_j2k_decode_options dflt;
+    if (!opt) {
+        tsr_j2k_decode_options_init(&dflt);
+        opt = &dflt;
+    }
+    tsr_j2k_plane p[4];
+    uint32_t n;
+    int direct;
+    return image_layout(ctx, data, len, opt, p, &n, desc, &direct);
+}
+
+tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
+                                const tsr_j2k_decode_options *opt, tsr_image *out,
+                                tsr_j2k_result *result)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!out)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL output image");
+    tsr_j2k_decode_options dflt;
+    if (!opt) {
+        tsr_j2k_decode_options_init(&dflt);
+        opt = &dflt;
+    }
+    tsr_j2k_plane p[4];
+    uint32_t n;
+    int direct;
+    tsr_image want;
+    if ((st = image_layout(ctx, data, len, opt, p, &n, &want, &direct)))
+        return st;
+    if ((st = tsr_image_check(ctx, out)))
+        return st;
+    if (out->width != want.width || out->height != want.height || out->channels != want.channels ||
+        out->depth != want.depth || out->memory != TSR_MEMORY_HOST)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "the output image does not match the decode's (%dx%d, %d channels of "
+                         "%s, host memory)",
+                         (int)want.width, (int)want.height, (int)want.channels,
+                         want.depth == TSR_U8 ? "8 bits" : "16 bits");
+    tsr__j2k_pixels pix;
+    tsr__j2k_pixels_init(&pix, p, n, want.depth == TSR_U16);
+    const int threads = decode_threads(ctx, opt);
+    tsr__j2k_prefault(out->data, out->stride * (size_t)(out->height - 1) + want.stride, threads);
+    if (direct)
+        return decode_core(ctx, data, len, opt, p, n, out, &pix, result);
+    /* Through the planes: decode, then pixels row by row. */
+    tsr_j2k_plane *pl;
+    uint32_t np;
+    if ((st = tsr_j2k_decode_alloc(ctx, data, len, opt, &pl, &np, result)))
+        return st;
+    (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && out->height > 64)
+    for (int32_t y = 0; y < out->height; y++) {
+        const int32_t *row[4] = {NULL, NULL, NULL, NULL};
+        for (uint32_t c = 0; c < np && c < 4; c++)
+            row[c] = pl[c].data + (size_t)y * pl[c].stride;
+        tsr__j2k_pixels_row(&pix, row, (uint32_t)out->width,
+                            (uint8_t *)out->data + (size_t)y * out->stride);
+    }
+    tsr_j2k_planes_free(ctx, pl, np);
+    return TSR_OK;
 }

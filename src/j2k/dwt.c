@@ -107,19 +107,24 @@ void tsr__dwt97_line(float *x, uint32_t n, uint32_t i0)
     lift97(x, n, 1 - cas, ALPHA);
 }
 
+void tsr__dwt_level(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
+                    uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
+                    size_t per_thread, int threads)
+{
+    (tsr__ht_simd() ? tsr__dwt_level_2d_avx2 : level_2d_base)(
+        data, stride, rw, rh, snx, sny, x0, y0, rev, scratch, per_thread, threads);
+}
+
 static void inverse(tsr__j2k_tilecomp *tc, uint32_t nres, int rev, int32_t *scratch,
                     size_t per_thread, int threads)
 {
-    void (*const level)(int32_t *, size_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
-                        uint32_t, int, int32_t *, size_t, int) =
-        tsr__ht_simd() ? tsr__dwt_level_2d_avx2 : level_2d_base;
     for (uint32_t r = 1; r < nres; r++) {
         const tsr__j2k_res *res = &tc->res[r], *low = &tc->res[r - 1];
         uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
         if (rw == 0 || rh == 0)
             continue;
-        level(tc->data, tc->stride, rw, rh, low->x1 - low->x0, low->y1 - low->y0, res->x0, res->y0,
-              rev, scratch, per_thread, threads);
+        tsr__dwt_level(tc->data, tc->stride, rw, rh, low->x1 - low->x0, low->y1 - low->y0, res->x0,
+                       res->y0, rev, scratch, per_thread, threads);
     }
 }
 

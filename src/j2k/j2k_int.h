@@ -300,7 +300,7 @@ typedef struct tsr__j2k_tilecomp {
     int32_t *data;         /* data_h rows of data_w samples, stride apart (int32 or float bits) */
     size_t data_w, data_h; /* dimensions of the decoded resolution */
     size_t stride;         /* samples between rows */
-    int external;          /* data points into the caller's plane (decoded in place) */
+    int external;          /* data belongs to someone else (the caller's plane): not freed */
     int skip;              /* not requested */
 } tsr__j2k_tilecomp;
 
@@ -365,6 +365,14 @@ void tsr__t2_free(tsr_ctx *ctx, tsr__j2k_t2 *t2);
 size_t tsr__dwt_scratch_per_thread(const tsr__j2k_tilecomp *tc);
 void tsr__dwt53_inverse2(tsr__j2k_tilecomp *tc, uint32_t nres, int32_t *scratch, int threads);
 void tsr__dwt97_inverse2(tsr__j2k_tilecomp *tc, uint32_t nres, int32_t *scratch, int threads);
+/* One level of the inverse DWT (dwt_level.h, the baseline or the AVX2 build as tsr__ht_simd()
+ * says): rows [0, rh) of data, `stride` apart, hold a resolution of rw x rh samples whose first
+ * sample is at (x0, y0), deinterleaved: each row its snx low samples then the high ones, the
+ * sny low rows first, then the high rows. On return they hold the interleaved reconstruction.
+ * scratch: threads x per_thread words, per_thread >= max(rw, rh) * 64 + 64. */
+void tsr__dwt_level(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
+                    uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
+                    size_t per_thread, int threads);
 /* 1-D inverses on an interleaved line x[0..n) whose first sample is at absolute position i0
  * (even: low-pass first). Exposed for unit tests. */
 void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0);
@@ -375,20 +383,106 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);
 
-/* Output of one decoded tile-component into its plane (decode.c): the rows and columns of the
- * tile-component inside the plane ([x0, x1) x [y0, y1), empty when x1 <= x0 or y1 <= y0), DC
- * level shift, rounding, clamping to [lo, hi]. row writes row y (store_row.h): the baseline
- * build (decode.c) or the AVX2 one (store_avx2.c; a stub off x86-64 that is never chosen
- * there), chosen by tsr__ht_simd(); both write the same values. */
+/* Output of one decoded tile-component (decode.c): the rows and columns of the tile-component
+ * inside the plane ([x0, x1) x [y0, y1), empty when x1 <= x0 or y1 <= y0), DC level shift,
+ * rounding, clamping to [lo, hi]. The decoded samples of row y (absolute, top resolution) start
+ * at src + (y - src_y0) * src_stride, column src_x0 first. row(s, y, dst) writes row y's samples
+ * [x0, x1) to dst[0 .. x1 - x0) (dst may be the source itself: element by element in place);
+ * the baseline build (decode.c) or the AVX2 one (store_avx2.c; a stub off x86-64 that is never
+ * chosen there), chosen by tsr__ht_simd(); both write the same values. */
 typedef struct tsr__j2k_store_plan {
-    void (*row)(const struct tsr__j2k_store_plan *s, int64_t y);
-    const tsr__j2k_tilecomp *tc;
+    void (*row)(const struct tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
+    int32_t *src;
+    size_t src_stride;
     const tsr_j2k_plane *p;
-    int64_t x0, y0, x1, y1, top_x0, top_y0, lo, hi, shift;
+    int64_t x0, y0, x1, y1, src_x0, src_y0, lo, hi, shift;
     int is_float;
 } tsr__j2k_store_plan;
-void tsr__j2k_store_row_base(const tsr__j2k_store_plan *s, int64_t y);
-void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y);
+void tsr__j2k_store_row_base(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
+void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
+
+/* Interleaved 8- or 16-bit pixels from stored rows (pixels.c): n channels (1..4) of the given
+ * planes' precision and signedness, each scaled to the full output range (tsr_j2k_decode_image
+ * in j2k.h states the rule). */
+typedef struct tsr__j2k_pixels {
+    uint32_t n;
+    int wide;  /* 16-bit output */
+    int exact; /* every precision equals the output's: an offset only */
+    int32_t off[4];
+    uint64_t num[4], den[4];
+} tsr__j2k_pixels;
+void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t n, int wide);
+/* Pixels [0, k) into out from s[c][0 .. k), the stored samples of channel c. */
+void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], uint32_t k,
+                         void *out);
+
+/* ---- code-block jobs (tier1.c) ----------------------------------------------------------- */
+typedef struct tsr__j2k_bands tsr__j2k_bands;
+struct tsr__j2k_job;
+struct tsr__t1_seg;
+/* The code-blocks of a tile's decoded resolutions and requested components, in order of their
+ * key: 0, or for a block of the top resolution of a component decoded in bands, 1 + its
+ * group's index from the first. Each job writes every coefficient of its block
+ * (zeros without contributions). */
+typedef struct tsr__j2k_jobs {
+    uint32_t *first, *order; /* the t2 chunks by code-block, layer order kept */
+    struct tsr__j2k_job *jobs;
+    size_t njobs;
+    size_t *key_first; /* jobs of key k: [key_first[k], key_first[k + 1]) */
+    uint32_t nkeys;
+    uint8_t *buf; /* per thread: a block's segments copied together (maxlen + 8 bytes) */
+    size_t maxlen;
+    struct tsr__t1_seg *segs; /* per thread: TSR__T1_MAX_SEGS */
+    tsr_status fatal;         /* a block the decoder could not handle (later jobs still run) */
+    uint32_t nwarn_blocks, ncorrupt;
+} tsr__j2k_jobs;
+/* bands: per component (all decoded in bands) or NULL; nkeys: keys in use (1 without). */
+tsr_status tsr__j2k_jobs_make(tsr_ctx *ctx, const tsr__j2k_tile *t, const tsr__j2k_t2 *t2,
+                              const tsr__j2k_bands *bands, uint32_t nkeys, int threads,
+                              tsr__j2k_jobs *J);
+/* Decodes and dequantises the jobs of one key with `threads` threads and their t1 workspaces
+ * (ws: threads x ws_size bytes). */
+void tsr__j2k_jobs_run(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                       const tsr__j2k_t2 *t2, uint32_t key, int threads, void *ws, size_t ws_size);
+/* The error of a fatal block, else TSR_OK after the warnings of the blocks that failed. */
+tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
+                                tsr__j2k_warn *warn);
+void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J);
+
+/* ---- the top resolution in bands of code-block rows (bands.c) ------------------------------
+ * The top resolution's HL, LH and HH code-blocks are decoded a group of G band rows at a time
+ * (G a multiple of their code-block height, so each block lies in one group) into two slots
+ * that alternate; the resolution below is whole, in tc->data (tc->stride apart). After group g
+ * the rows it completes are reconstructed in a window (tsr__j2k_bands_span says which). */
+struct tsr__j2k_bands {
+    uint32_t G;               /* band rows per group */
+    uint32_t g_first, g_last; /* groups (absolute band row / G) the top resolution spans */
+    uint32_t M;               /* lifting reach in rows: 2 (5/3) or 4 (9/7) */
+    int32_t *slot[3];         /* HL, LH, HH: 2 x G rows of bw[b] samples; group g at g & 1 */
+    uint32_t bw[3];
+    int32_t *win;     /* window: up to win_cap rows of the top resolution, rw samples each */
+    uint32_t win_cap; /* 2 G + 2 M */
+};
+/* Samples of memory bands for tile-component tc need (its top resolution; G, M as above). */
+size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M);
+void tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
+                         int32_t *mem);
+/* Band b's (0 HL, 1 LH, 2 HH) row y (absolute band coordinates, in group g - 1 or g). */
+static inline int32_t *tsr__j2k_bands_row(const tsr__j2k_bands *bb, uint32_t b, uint32_t y)
+{
+    const uint32_t g = y / bb->G;
+    return bb->slot[b] + ((size_t)(g & 1) * bb->G + (y - g * bb->G)) * bb->bw[b];
+}
+/* After group g (rows [0, *a) of the top resolution, relative, already output): the rows
+ * [*a, *b) it completes and the window [*w0, *w1) they are reconstructed in; the caller then
+ * sets *a = *b. rh: the top resolution's height, y0: its first row. */
+void tsr__j2k_bands_span(const tsr__j2k_bands *bb, uint32_t y0, uint32_t rh, uint32_t g, uint32_t a,
+                         uint32_t *b, uint32_t *w0, uint32_t *w1);
+/* Rows [w0, w1) of the top resolution of tc into bb->win: its samples from tc->data and the
+ * slots, then the last level's inverse DWT. Rows at least M from a window end that is not the
+ * resolution's end are exact (the lifting there reads only rows inside the window). */
+void tsr__j2k_bands_synth(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t w0,
+                          uint32_t w1, int rev, int32_t *scratch, size_t per_thread, int threads);
 
 /* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
  * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at

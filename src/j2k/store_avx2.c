@@ -13,9 +13,10 @@ TSR__TARGET_BEGIN("avx2")
 #include "j2k/store_row.h"
 TSR__TARGET_END
 #else
-void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y)
+void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst)
 {
     (void)s;
     (void)y;
+    (void)dst;
 }
 #endif

@@ -10,15 +10,14 @@
 
 #include <math.h>
 
-/* Writes row y of the plan (absolute coordinates; nothing outside [y0, y1) or when empty). */
-STORE_SCOPE void STORE_ROW(const tsr__j2k_store_plan *s, int64_t y)
+/* Writes row y of the plan (absolute coordinates) to dst (nothing outside [y0, y1) or when
+ * empty); dst may be the row's own samples (each is read before it is written). */
+STORE_SCOPE void STORE_ROW(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst)
 {
     if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
         return;
     const int64_t lo = s->lo, hi = s->hi, shift = s->shift;
-    const int32_t *src =
-        s->tc->data + (size_t)(y - s->top_y0) * s->tc->stride + (s->x0 - s->top_x0);
-    int32_t *dst = s->p->data + (size_t)(y - s->p->y0) * s->p->stride + (s->x0 - s->p->x0);
+    const int32_t *src = s->src + (size_t)(y - s->src_y0) * s->src_stride + (s->x0 - s->src_x0);
     int64_t n = s->x1 - s->x0;
     if (s->is_float && hi < (1 << 22) && lo > -(1 << 22)) {
         /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same

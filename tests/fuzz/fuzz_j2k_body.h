@@ -1,11 +1,42 @@
 /* The JPEG 2000 fuzz contract, shared by the libFuzzer target and its replay test: decoding any
  * bytes returns; a failure has a status other than TSR_OK and a non-empty message; a success
- * gives planes whose every sample is readable and within the plane's precision, in fuzz_ctx.h's
- * context. Returns 0, or 1 when the contract was broken (the caller aborts or counts). */
+ * gives planes whose every sample is readable and within the plane's precision, and the same
+ * pixels through the interleaved image entry where it applies, in fuzz_ctx.h's context. Returns 0,
+ * or 1 when the contract was broken (the caller aborts or counts). */
 #ifndef TSR_FUZZ_J2K_BODY_H
 #define TSR_FUZZ_J2K_BODY_H
 
 #include "fuzz_ctx.h"
+
+/* After a successful planes decode: the interleaved image entry (tsr_j2k_decode_image) must
+ * decode too where its layout makes an image, into the pixels j2k.h's rule makes of the planes,
+ * and its layout must refuse only with a message. Returns 1 when the contract was broken. */
+static int tsr_fuzz_j2k_image(tsr_ctx *ctx, const uint8_t *data, size_t size,
+                              const tsr_j2k_decode_options *o, const tsr_j2k_plane *p, uint32_t n)
+{
+    tsr_image img;
+    if (tsr_j2k_decode_image_layout(ctx, data, size, o, &img) != TSR_OK)
+        return !tsr_ctx_last_error(ctx)[0];
+    if ((uint32_t)img.channels != n ||
+        tsr_image_alloc(ctx, &img, img.width, img.height, img.channels, img.depth) != TSR_OK)
+        return (uint32_t)img.channels != n;
+    int bad = tsr_j2k_decode_image(ctx, data, size, o, &img, NULL) != TSR_OK;
+    const int wide = img.depth == TSR_U16;
+    for (int32_t y = 0; y < img.height && !bad; y++)
+        for (int32_t x = 0; x < img.width; x++)
+            for (uint32_t c = 0; c < n; c++) {
+                const uint64_t m = wide ? 65535 : 255, den = ((uint64_t)1 << p[c].precision) - 1;
+                const int64_t off = p[c].is_signed ? (int64_t)1 << (p[c].precision - 1) : 0;
+                const uint64_t v = (uint64_t)(p[c].data[(size_t)y * p[c].stride + (size_t)x] + off);
+                const size_t at = (size_t)y * img.stride / (wide ? 2 : 1) + (size_t)x * n + c;
+                const uint32_t got =
+                    wide ? ((const uint16_t *)img.data)[at] : ((const uint8_t *)img.data)[at];
+                if (got != (v * m * 2 + den) / (2 * den))
+                    bad = 1;
+            }
+    tsr_image_free(ctx, &img);
+    return bad;
+}
 
 static int tsr_fuzz_j2k_one(const uint8_t *data, size_t size)
 {
@@ -47,6 +78,8 @@ static int tsr_fuzz_j2k_one(const uint8_t *data, size_t size)
                             bad = 1;
                     }
             }
+            if (!bad)
+                bad = tsr_fuzz_j2k_image(ctx, data, size, &o, planes, n);
             tsr_j2k_planes_free(ctx, planes, n);
         } else if (!tsr_ctx_last_error(ctx)[0]) {
             bad = 1;

@@ -142,86 +142,9 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcasecmp(s + a - b, suf) == 0;
 }
 
-/* Conversion of decoded planes to interleaved 8- or 16-bit pixels (native byte order). A
- * sample goes to the full 8- or 16-bit range: v * maxval / (2^precision - 1), rounded (exact
- * for 8- and 16-bit components; PGX keeps the values as decoded). */
-typedef struct pixel_conv {
-    const tsr_j2k_plane *p;
-    uint32_t n;     /* components, 1..4 */
-    int wide;       /* 16-bit output */
-    int exact;      /* every component's precision equals the output's: a shift only */
-    int32_t off[4]; /* signed components: + 2^(precision - 1) */
-    uint64_t num[4], den[4];
-} pixel_conv;
-
-/* Pixels of the exact case with n a constant after inlining, so that the loop vectorises. */
-static inline __attribute__((always_inline)) void pack_exact(const int32_t *const s[4],
-                                                             const int32_t off[4], uint32_t n,
-                                                             int wide, uint32_t k, void *out)
-{
-    uint8_t *restrict o8 = out;
-    uint16_t *restrict o16 = out;
-    for (uint32_t x = 0; x < k; x++)
-        for (uint32_t c = 0; c < n; c++) {
-            if (wide)
-                o16[(size_t)x * n + c] = (uint16_t)(s[c][x] + off[c]);
-            else
-                o8[(size_t)x * n + c] = (uint8_t)(s[c][x] + off[c]);
-        }
-}
-
-/* Converts pixels [x0, x0 + k) of row y into out. */
-static void convert_pixels(const pixel_conv *cv, size_t y, uint32_t x0, uint32_t k, void *out)
-{
-    const int32_t *s[4] = {NULL, NULL, NULL, NULL};
-    for (uint32_t c = 0; c < cv->n; c++)
-        s[c] = cv->p[c].data + y * cv->p[c].stride + x0;
-    if (cv->exact) {
-        switch (cv->n * 2 + (uint32_t)cv->wide) {
-        case 2:
-            pack_exact(s, cv->off, 1, 0, k, out);
-            return;
-        case 3:
-            pack_exact(s, cv->off, 1, 1, k, out);
-            return;
-        case 4:
-            pack_exact(s, cv->off, 2, 0, k, out);
-            return;
-        case 5:
-            pack_exact(s, cv->off, 2, 1, k, out);
-            return;
-        case 6:
-            pack_exact(s, cv->off, 3, 0, k, out);
-            return;
-        case 7:
-            pack_exact(s, cv->off, 3, 1, k, out);
-            return;
-        case 8:
-            pack_exact(s, cv->off, 4, 0, k, out);
-            return;
-        default:
-            pack_exact(s, cv->off, 4, 1, k, out);
-            return;
-        }
-    }
-    for (uint32_t x = 0; x < k; x++)
-        for (uint32_t c = 0; c < cv->n; c++) {
-            uint64_t v = (uint64_t)(uint32_t)(s[c][x] + cv->off[c]);
-            v = (v * cv->num[c] + cv->den[c] / 2) / cv->den[c];
-            if (cv->wide)
-                ((uint16_t *)out)[(size_t)x * cv->n + c] = (uint16_t)v;
-            else
-                ((uint8_t *)out)[(size_t)x * cv->n + c] = (uint8_t)v;
-        }
-}
-
-/* Saves planes (from tsr_j2k_decode_alloc, so ours to overwrite) as PNG/PNM through
- * tsr_image_save: same size, 1..4 planes, <= 16 bits. When a pixel takes at most 4 bytes, the
- * output rows are written over plane 0's memory (n * bytes-per-sample <= 4 = sizeof(int32_t), so
- * pixel x of row y ends at or before the end of plane 0's sample x of row y): no fresh image to
- * fault in. */
-static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out, tsr_j2k_plane *p,
-                      uint32_t n, int threads)
+/* The message and exit status for decoded planes that make no PNG/PNM image (the library's
+ * tsr_j2k_decode_image_layout said so; `why` is its message): the first reason found. */
+static int no_image(const cli_command *cmd, const tsr_j2k_plane *p, uint32_t n, const char *why)
 {
     if (n < 1 || n > 4) {
         cli_error(cmd, "%u components cannot be written as PNG/PNM; use a .pgx output", n);
@@ -244,54 +167,8 @@ static int save_image(const cli_command *cmd, tsr_ctx *ctx, const char *out, tsr
         cli_error(cmd, "the decoded image is empty");
         return TSR_EXIT_FAILURE;
     }
-    pixel_conv cv = {p, n, maxprec > 8, 1, {0}, {0}, {0}};
-    uint64_t maxval = cv.wide ? 65535 : 255;
-    for (uint32_t c = 0; c < n; c++) {
-        cv.off[c] = p[c].is_signed ? (int32_t)1 << (p[c].precision - 1) : 0;
-        cv.num[c] = maxval;
-        cv.den[c] = ((uint64_t)1 << p[c].precision) - 1;
-        if (cv.num[c] != cv.den[c])
-            cv.exact = 0;
-    }
-    const size_t pixel = (size_t)n * (cv.wide ? 2 : 1);
-    tsr_image img = {(int32_t)p[0].width,
-                     (int32_t)p[0].height,
-                     (int32_t)n,
-                     cv.wide ? TSR_U16 : TSR_U8,
-                     (size_t)p[0].stride * sizeof(int32_t),
-                     p[0].data,
-                     TSR_MEMORY_HOST};
-    int own = pixel > sizeof(int32_t); /* 16-bit RGB(A): a separate image */
-    tsr_status st = TSR_OK;
-    if (own && (st = tsr_image_alloc(ctx, &img, (int32_t)p[0].width, (int32_t)p[0].height,
-                                     (int32_t)n, img.depth)))
-        return cli_fail(cmd, ctx, st, "allocating the output");
-    enum { PIECE = 1024 }; /* pixels converted into a stack buffer, then copied into place */
-    int64_t h = p[0].height;
-    uint32_t w = p[0].width;
-    /* One thread converts the rows in order, so row y can go tight after row y - 1: it ends at
-     * or before the first plane-0 sample not yet read (y * row + k * pixel <= y * stride * 4 +
-     * k * 4 after the first k pixels of row y). The encoder then writes the raster in one call
-     * instead of copying it piecewise. Threads convert rows out of order: each stays at the
-     * start of its own plane-0 row. */
-    if (!own && threads == 1)
-        img.stride = (size_t)w * pixel;
-#pragma omp parallel for schedule(static) if (threads != 1)
-    for (int64_t y = 0; y < h; y++) {
-        uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
-        _Alignas(64) uint8_t buf[PIECE * 4 * 2];
-        for (uint32_t x0 = 0; x0 < w; x0 += PIECE) {
-            uint32_t k = w - x0 < PIECE ? w - x0 : PIECE;
-            convert_pixels(&cv, (size_t)y, x0, k, buf);
-            memcpy(row + (size_t)x0 * pixel, buf, (size_t)k * pixel);
-        }
-    }
-    st = tsr_image_save(ctx, out, &img, NULL);
-    if (own)
-        tsr_image_free(ctx, &img);
-    if (st)
-        return cli_fail(cmd, ctx, st, out);
-    return 0;
+    cli_error(cmd, "%s", why);
+    return TSR_EXIT_FAILURE;
 }
 
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
@@ -355,21 +232,51 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     tsr_j2k_plane *planes = NULL;
     uint32_t n = 0;
     tsr_j2k_result res;
-    double t0 = cli_now();
-    tsr_status st = tsr_j2k_decode_alloc(ctx, data, len, &opt, &planes, &n, &res);
-    double t1 = cli_now();
+    tsr_image img = {0};
+    double t0 = cli_now(), t1;
+    tsr_status st = TSR_OK;
+    /* PNG/PNM: straight into the 8- or 16-bit image where the decode makes one; PGX, and images
+     * the library cannot make, through the int32 planes (the latter for the error messages
+     * below, after any decoding error). */
+    char why[256] = "";
+    int direct = !pgx;
+    if (direct) {
+        st = tsr_j2k_decode_image_layout(ctx, data, len, &opt, &img);
+        if (st) {
+            snprintf(why, sizeof why, "%s", tsr_ctx_last_error(ctx));
+            direct = 0;
+        } else if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels,
+                                         img.depth))) {
+            free(data);
+            return cli_fail(cmd, ctx, st, "allocating the output");
+        } else {
+            t0 = cli_now();
+            st = tsr_j2k_decode_image(ctx, data, len, &opt, &img, &res);
+        }
+    }
+    if (!direct)
+        st = tsr_j2k_decode_alloc(ctx, data, len, &opt, &planes, &n, &res);
+    t1 = cli_now();
     free(data);
-    if (st)
+    if (st) {
+        tsr_image_free(ctx, &img);
         return cli_fail(cmd, ctx, st, in);
+    }
     if (res.warnings && !cli_get(cmd, args, "quiet"))
         fprintf(stderr, "tessera j2k: warning: %s%s\n", res.warning,
                 res.warnings > 1 ? " (and more)" : "");
-    if (pgx) {
+    uint32_t width = n ? planes[0].width : 0, height = n ? planes[0].height : 0;
+    if (direct) {
+        n = (uint32_t)img.channels;
+        width = (uint32_t)img.width;
+        height = (uint32_t)img.height;
+        st = tsr_image_save(ctx, out, &img, NULL);
+        rc = st ? cli_fail(cmd, ctx, st, out) : 0;
+    } else if (pgx) {
         st = tsr_j2k_save_pgx(ctx, out, planes, n);
         rc = st ? cli_fail(cmd, ctx, st, out) : 0;
     } else {
-        const char *tv = cli_get(cmd, args, "threads");
-        rc = save_image(cmd, ctx, out, planes, n, tv ? atoi(tv) : 0);
+        rc = no_image(cmd, planes, n, why);
     }
     if (rc == 0 && cli_get(cmd, args, "json")) {
         printf("{\"command\": \"j2k decode\", \"input\": ");
@@ -378,9 +285,9 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         cli_json_string(stdout, out);
         printf(", \"planes\": %u, \"width\": %u, \"height\": %u, \"seconds\": %.6f, "
                "\"truncated\": %s, \"warnings\": %u}\n",
-               n, n ? planes[0].width : 0, n ? planes[0].height : 0, t1 - t0,
-               res.truncated ? "true" : "false", res.warnings);
+               n, width, height, t1 - t0, res.truncated ? "true" : "false", res.warnings);
     }
+    tsr_image_free(ctx, &img);
     tsr_j2k_planes_free(ctx, planes, n);
     return rc;
 }
