@@ -66,20 +66,12 @@ static double bytes_touched(const bcase *c, tsr_interp ip)
     char *cols = (char *)calloc((size_t)c->sw, 1);
     int radius_lo = 0, radius_hi = 0;
     switch (ip) {
-    case TSR_INTERP_NEAREST:
-        break;
+    case TSR_INTERP_NEAREST: break;
     case TSR_INTERP_LINEAR:
-    case TSR_INTERP_LINEAR_EXACT:
-        radius_hi = 1;
-        break;
-    case TSR_INTERP_CUBIC:
-        radius_lo = 1, radius_hi = 2;
-        break;
-    case TSR_INTERP_LANCZOS4:
-        radius_lo = 3, radius_hi = 4;
-        break;
-    case TSR_INTERP_AREA:
-        break;
+    case TSR_INTERP_LINEAR_EXACT: radius_hi = 1; break;
+    case TSR_INTERP_CUBIC: radius_lo = 1, radius_hi = 2; break;
+    case TSR_INTERP_LANCZOS4: radius_lo = 3, radius_hi = 4; break;
+    case TSR_INTERP_AREA: break;
     }
     for (int pass = 0; pass < 2; pass++) {
         int dn = pass ? c->dh : c->dw, sn = pass ? c->sh : c->sw;
@@ -175,9 +167,9 @@ static int run_npp(void *user, int iter, double *us)
     NppiSize ssz = {s->width, s->height}, dsz = {d->width, d->height};
     NppiRect sroi = {0, 0, s->width, s->height}, droi = {0, 0, d->width, d->height};
     cudaEventRecord(r->ev[0], r->stream);
-    NppStatus st = nppiResize_8u_C3R_Ctx((const Npp8u *)s->data, (int)s->stride, ssz, sroi,
-                                         (Npp8u *)d->data, (int)d->stride, dsz, droi, n->interp,
-                                         n->nctx);
+    NppStatus st =
+        nppiResize_8u_C3R_Ctx((const Npp8u *)s->data, (int)s->stride, ssz, sroi, (Npp8u *)d->data,
+                              (int)d->stride, dsz, droi, n->interp, n->nctx);
     cudaEventRecord(r->ev[1], r->stream);
     if (st != NPP_SUCCESS) {
         fprintf(stderr, "nppiResize_8u_C3R_Ctx returned %d\n", (int)st);
@@ -322,8 +314,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-opencl"))
             do_ocl = 0;
         else {
-            fprintf(stderr, "usage: %s [--json FILE] [--repeats N] [--warmup N] [--threads N] "
-                            "[--cases LIST] [--interps LIST] [--no-cpu] [--no-opencl]\n",
+            fprintf(stderr,
+                    "usage: %s [--json FILE] [--repeats N] [--warmup N] [--threads N] "
+                    "[--cases LIST] [--interps LIST] [--no-cpu] [--no-opencl]\n",
                     argv[0]);
             return 2;
         }
@@ -381,8 +374,9 @@ int main(int argc, char **argv)
         printf("opencl: %s\n", tsr_ctx_device_name(ocl));
     if (cpu)
         printf("cpu backend: %s\n", tsr_ctx_device_name(cpu));
-    printf("device copy bandwidth (1 GiB D2D, read+write): %.0f GB/s (median of %d, %.1f-%.1f us)\n",
-           copy_gbs, copy_st.repeats, copy_st.min_us, copy_st.max_us);
+    printf(
+        "device copy bandwidth (1 GiB D2D, read+write): %.0f GB/s (median of %d, %.1f-%.1f us)\n",
+        copy_gbs, copy_st.repeats, copy_st.min_us, copy_st.max_us);
     printf("library launch latency (8x8->4x4 on device, events): %.1f us\n", latency_us);
 #ifdef TSR_BENCH_NPP
     printf("NPP: nppiResize_8u_C3R_Ctx\n");
@@ -390,10 +384,10 @@ int main(int argc, char **argv)
     printf("NPP: not in this build\n");
 #endif
 
-    static const char *const hdr[] = {
-        "case", "interp", "MB touched", "floor us", "cpu us", "cuda us", "cuda spread",
-        "cuda GB/s", "of copy bw", "vs floor", "cuda e2e us", "opencl us", "npp us",
-        "npp/cuda", "cpu/cuda"};
+    static const char *const hdr[] = {"case",       "interp",   "MB touched",  "floor us",
+                                      "cpu us",     "cuda us",  "cuda spread", "cuda GB/s",
+                                      "of copy bw", "vs floor", "cuda e2e us", "opencl us",
+                                      "npp us",     "npp/cuda", "cpu/cuda"};
     tsr_bench_table *t = tsr_bench_table_new(
         "tsr_resize, 3-channel u8 (median us; GPU columns device-resident, CUDA events)",
         (int)(sizeof hdr / sizeof hdr[0]), hdr);
@@ -448,16 +442,16 @@ int main(int argc, char **argv)
                 npp_runner n;
                 memset(&n, 0, sizeof n);
                 n.r = &r;
-                n.interp = ip == TSR_INTERP_NEAREST  ? NPPI_INTER_NN
-                           : ip == TSR_INTERP_CUBIC  ? NPPI_INTER_CUBIC
-                           : ip == TSR_INTERP_AREA   ? (c->dw < c->sw ? NPPI_INTER_SUPER
-                                                                      : NPPI_INTER_LINEAR)
-                                                     : NPPI_INTER_LINEAR;
+                n.interp = ip == TSR_INTERP_NEAREST ? NPPI_INTER_NN
+                           : ip == TSR_INTERP_CUBIC ? NPPI_INTER_CUBIC
+                           : ip == TSR_INTERP_AREA
+                               ? (c->dw < c->sw ? NPPI_INTER_SUPER : NPPI_INTER_LINEAR)
+                               : NPPI_INTER_LINEAR;
                 n.nctx.hStream = stream;
                 cudaGetDevice(&n.nctx.nCudaDeviceId);
                 int dev = n.nctx.nCudaDeviceId, v = 0;
-                cudaDeviceGetAttribute(&n.nctx.nMultiProcessorCount,
-                                       cudaDevAttrMultiProcessorCount, dev);
+                cudaDeviceGetAttribute(&n.nctx.nMultiProcessorCount, cudaDevAttrMultiProcessorCount,
+                                       dev);
                 cudaDeviceGetAttribute(&n.nctx.nMaxThreadsPerMultiProcessor,
                                        cudaDevAttrMaxThreadsPerMultiProcessor, dev);
                 cudaDeviceGetAttribute(&n.nctx.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock,
@@ -492,15 +486,12 @@ int main(int argc, char **argv)
                 spread_cell(&s_cuda, ok_cuda),
                 ok_cuda ? tsr_bench_fmt("%.0f", gbs) : "-",
                 ok_cuda && copy_gbs > 0 ? tsr_bench_fmt("%.2f", gbs / copy_gbs) : "-",
-                ok_cuda && floor_us > 0 ? tsr_bench_fmt("%.2f", s_cuda.median_us / floor_us)
-                                        : "-",
+                ok_cuda && floor_us > 0 ? tsr_bench_fmt("%.2f", s_cuda.median_us / floor_us) : "-",
                 us_cell(&s_e2e, ok_e2e),
                 us_cell(&s_ocl, ok_ocl),
                 us_cell(&s_npp, ok_npp),
-                ok_cuda && ok_npp ? tsr_bench_fmt("%.2f", s_npp.median_us / s_cuda.median_us)
-                                  : "-",
-                ok_cuda && ok_cpu ? tsr_bench_fmt("%.1f", s_cpu.median_us / s_cuda.median_us)
-                                  : "-",
+                ok_cuda && ok_npp ? tsr_bench_fmt("%.2f", s_npp.median_us / s_cuda.median_us) : "-",
+                ok_cuda && ok_cpu ? tsr_bench_fmt("%.1f", s_cpu.median_us / s_cuda.median_us) : "-",
             };
             tsr_bench_table_row(t, row);
             fprintf(stderr, "done %s %s\n", c->name, tsr_interp_name(ip));
@@ -518,10 +509,19 @@ int main(int argc, char **argv)
     printf("floor = bytes touched / copy bandwidth + library launch latency; vs floor = cuda us / "
            "floor us; npp/cuda > 1 means tessera is faster\n");
     if (json) {
-        const char *meta[] = {"host", tsr_bench_host_description(), "gpu", gpu_desc, "driver",
-                              driver, "copy_GBps", tsr_bench_fmt("%.1f", copy_gbs),
-                              "launch_latency_us", tsr_bench_fmt("%.2f", latency_us),
-                              "opencl", ocl ? tsr_ctx_device_name(ocl) : "none", NULL};
+        const char *meta[] = {"host",
+                              tsr_bench_host_description(),
+                              "gpu",
+                              gpu_desc,
+                              "driver",
+                              driver,
+                              "copy_GBps",
+                              tsr_bench_fmt("%.1f", copy_gbs),
+                              "launch_latency_us",
+                              tsr_bench_fmt("%.2f", latency_us),
+                              "opencl",
+                              ocl ? tsr_ctx_device_name(ocl) : "none",
+                              NULL};
         if (tsr_bench_json_write(json, "bench_resize", meta, &t, 1))
             fprintf(stderr, "could not write %s\n", json);
     }

@@ -35,8 +35,7 @@ void tsr_bench_stats_of(double *s, int n, tsr_bench_stats *out)
     out->median_us = (n & 1) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-int tsr_bench_measure(tsr_bench_fn fn, void *user, int warmup, int repeats,
-                      tsr_bench_stats *out)
+int tsr_bench_measure(tsr_bench_fn fn, void *user, int warmup, int repeats, tsr_bench_stats *out)
 {
     memset(out, 0, sizeof *out);
     int it = 0;

@@ -23,8 +23,7 @@ typedef int (*tsr_bench_fn)(void *user, int iter, double *us);
 
 /* Runs fn warmup times untimed, then repeats times timed; fills *out. Returns 0, or the first
  * nonzero return of fn. */
-int tsr_bench_measure(tsr_bench_fn fn, void *user, int warmup, int repeats,
-                      tsr_bench_stats *out);
+int tsr_bench_measure(tsr_bench_fn fn, void *user, int warmup, int repeats, tsr_bench_stats *out);
 /* Median, min and max of n samples (sorts them in place). */
 void tsr_bench_stats_of(double *samples, int n, tsr_bench_stats *out);
 /* Monotonic clock in microseconds. */

@@ -173,8 +173,8 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
             report_trace(tr, P, w - 1);
         }
     }
-    printf("  ms/seam: select %.4f, remove %.4f, dp %.4f, sum %.4f\n", ms[0] / SEAMS,
-           ms[1] / SEAMS, ms[2] / (SEAMS - 1), (ms[0] + ms[1] + ms[2]) / SEAMS);
+    printf("  ms/seam: select %.4f, remove %.4f, dp %.4f, sum %.4f\n", ms[0] / SEAMS, ms[1] / SEAMS,
+           ms[2] / (SEAMS - 1), (ms[0] + ms[1] + ms[2]) / SEAMS);
     int rc = 0;
     if (check) {
         tsr__cc_state st;
@@ -223,8 +223,7 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
 enum { PROBE_T = 1024, PROBE_ROWS = 4320, PROBE_AHEAD = 4, PROBE_PITCH = 8192, PROBE_MODES = 7 };
 
 template <int Mode>
-__global__ void __launch_bounds__(PROBE_T)
-    barrier_probe(const uint64_t *plane, uint64_t *out)
+__global__ void __launch_bounds__(PROBE_T) barrier_probe(const uint64_t *plane, uint64_t *out)
 {
     __shared__ uint64_t sh[PROBE_T];
     const int t = (int)threadIdx.x;
@@ -285,10 +284,12 @@ static void barrier_probe_report()
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     static const char *names[PROBE_MODES] = {
-        "block barrier", "+ load 4 rows ahead", "+ __ldg 4 rows ahead", "+ store per row",
-        "+ atomicXor per row", "__syncwarp + load 4 rows ahead", "__syncwarp"};
+        "block barrier",   "+ load 4 rows ahead", "+ __ldg 4 rows ahead",
+        "+ store per row", "+ atomicXor per row", "__syncwarp + load 4 rows ahead",
+        "__syncwarp"};
     printf("barrier probe (1 block of %d threads, %d rows, two synchronisations per row; "
-           "best of 3, ns per row):\n", PROBE_T, PROBE_ROWS);
+           "best of 3, ns per row):\n",
+           PROBE_T, PROBE_ROWS);
     for (int m = 0; m < PROBE_MODES; m++) {
         float best = 1e30f;
         for (int r = 0; r < 3; r++) {

@@ -124,8 +124,9 @@ __global__ void pack4(const uchar *s, uchar4 *d, int w, int h)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x < w)
-        d[(size_t)y * w + x] = make_uchar4(s[((size_t)y * w + x) * 3], s[((size_t)y * w + x) * 3 + 1],
-                                           s[((size_t)y * w + x) * 3 + 2], 255);
+        d[(size_t)y * w + x] =
+            make_uchar4(s[((size_t)y * w + x) * 3], s[((size_t)y * w + x) * 3 + 1],
+                        s[((size_t)y * w + x) * 3 + 2], 255);
 }
 
 /* 3: exact, one element per thread */
@@ -280,14 +281,16 @@ static void upscale_floors(cudaStream_t stream, int repeats, double copy_gbs)
  *         one column per value of the environment variable TSR_WB_VARIANTS (comma-separated;
  *         default "12,6": k_up2_u8 off with tall k_lin2_u8 tiles, and run 10's k_stile_u8)
  * B and C outputs are checked against the reference backend (poisoned output first). */
-static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
-                      double copy_gbs, size_t l2)
+static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats, double copy_gbs,
+                      size_t l2)
 {
     struct bcase {
         const char *name;
         int sw, sh, dw, dh;
-    } cases[] = {{"4k-1080p", 3840, 2160, 1920, 1080}, {"1080p-720p", 1920, 1080, 1280, 720},
-                 {"1080p-4k", 1920, 1080, 3840, 2160}, {"8k-4k", 7680, 4320, 3840, 2160},
+    } cases[] = {{"4k-1080p", 3840, 2160, 1920, 1080},
+                 {"1080p-720p", 1920, 1080, 1280, 720},
+                 {"1080p-4k", 1920, 1080, 3840, 2160},
+                 {"8k-4k", 7680, 4320, 3840, 2160},
                  {"4k-8k", 3840, 2160, 7680, 4320}};
     const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
                                   TSR_INTERP_AREA};
@@ -424,9 +427,13 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&a, bytes));
         CK(cudaMalloc(&b, bytes));
         CK(cudaMemset(a, 1, bytes));
-        double lo, hi, med = time_launch(stream, repeats, [&](int) {
-            v1_copy<<<prop.multiProcessorCount * 8, 512, 0, stream>>>(a, b, bytes / 16);
-        }, &lo, &hi);
+        double lo, hi,
+            med = time_launch(
+                stream, repeats,
+                [&](int) {
+                    v1_copy<<<prop.multiProcessorCount * 8, 512, 0, stream>>>(a, b, bytes / 16);
+                },
+                &lo, &hi);
         copy_gbs = 2.0 * bytes / (med * 1e3);
         printf("1 copy kernel: 1 GiB in %.1f us (%.1f-%.1f): %.0f GB/s read+write\n", med, lo, hi,
                copy_gbs);
@@ -455,8 +462,8 @@ int main(int argc, char **argv)
     for (const wcase &c : cases) {
         size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
         size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
-        int nsets = (int)std::min<size_t>(12, std::max<size_t>(2, (4 * (size_t)prop.l2CacheSize) /
-                                                                       (sbytes + dbytes) + 1));
+        int nsets = (int)std::min<size_t>(
+            12, std::max<size_t>(2, (4 * (size_t)prop.l2CacheSize) / (sbytes + dbytes) + 1));
         std::vector<uchar> hsrc(sbytes * nsets), want(dbytes), got(dbytes);
         unsigned long long s = 12345;
         for (size_t i = 0; i < hsrc.size(); i++) {
@@ -586,8 +593,13 @@ int main(int argc, char **argv)
             else
                 snprintf(exact, sizeof exact, maxdiff ? "FAIL (max diff %d)" : "yes", maxdiff);
             double lo, hi, med = time_launch(stream, repeats, launch, &lo, &hi);
-            static const char *names[] = {"", "copy", "texture (hw bilinear)", "exact 1/thread",
-                                          "exact 4/thread", "tiled 2D (smem)", "library"};
+            static const char *names[] = {"",
+                                          "copy",
+                                          "texture (hw bilinear)",
+                                          "exact 1/thread",
+                                          "exact 4/thread",
+                                          "tiled 2D (smem)",
+                                          "library"};
             printf("| %s | %d %s | %s | %.1f | %.1f-%.1f | %.0f | %.2f |\n", c.name, v, names[v],
                    exact, med, lo, hi, bytes / (med * 1e3), bytes / (med * 1e3) / copy_gbs);
             fflush(stdout);

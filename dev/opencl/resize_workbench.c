@@ -34,7 +34,7 @@
 #include "opencl/opencl_internal.h"
 #include "resize/plan.h"
 #include "resize/resize_gpu.h"
-#include "resize_cl.h"           /* resize_cl_source: the library's kernels (src/resize/resize.cl) */
+#include "resize_cl.h" /* resize_cl_source: the library's kernels (src/resize/resize.cl) */
 #include "resize_workbench_cl.h" /* resize_workbench_cl_source: this workbench's kernels */
 #include "tessera/tessera.h"
 
@@ -46,7 +46,7 @@
     do {                                                                                           \
         cl_int e_ = (call);                                                                        \
         if (e_ != CL_SUCCESS) {                                                                    \
-            fprintf(stderr, "%s:%d: %s: %s (%d)\n", __FILE__, __LINE__, #call,                    \
+            fprintf(stderr, "%s:%d: %s: %s (%d)\n", __FILE__, __LINE__, #call,                     \
                     tsr__opencl_error_name(e_), (int)e_);                                          \
             exit(1);                                                                               \
         }                                                                                          \
@@ -64,12 +64,10 @@ static const wb_case full_cases[] = {{"4k-1080p", 3840, 2160, 1920, 1080},
                                      {"1080p-4k", 1920, 1080, 3840, 2160},
                                      {"8k-4k", 7680, 4320, 3840, 2160},
                                      {"4k-8k", 3840, 2160, 7680, 4320}};
-static const wb_case small_cases[] = {{"4k-1080p/8", 480, 270, 240, 135},
-                                      {"1080p-720p/8", 240, 135, 160, 90},
-                                      {"1080p-4k/8", 240, 135, 480, 270},
-                                      {"8k-4k/8", 960, 540, 480, 270},
-                                      {"4k-8k/8", 480, 270, 960, 540},
-                                      {"odd 241x137-173x99", 241, 137, 173, 99}};
+static const wb_case small_cases[] = {
+    {"4k-1080p/8", 480, 270, 240, 135}, {"1080p-720p/8", 240, 135, 160, 90},
+    {"1080p-4k/8", 240, 135, 480, 270}, {"8k-4k/8", 960, 540, 480, 270},
+    {"4k-8k/8", 480, 270, 960, 540},    {"odd 241x137-173x99", 241, 137, 173, 99}};
 
 static const char *const variant_names[] = {"",
                                             "copy",
@@ -145,10 +143,10 @@ static int run_variant(void *user, int iter, double *us)
         break;
     case 6: {
         const wb_case *c = s->c;
-        tsr_image a = {c->sw, c->sh, 3, TSR_U8, (size_t)c->sw * 3, s->hsrc + set * s->sbytes,
-                       TSR_MEMORY_HOST};
-        tsr_image b = {c->dw, c->dh, 3, TSR_U8, (size_t)c->dw * 3, s->hdst + set * s->dbytes,
-                       TSR_MEMORY_HOST};
+        tsr_image a = {
+            c->sw, c->sh, 3, TSR_U8, (size_t)c->sw * 3, s->hsrc + set * s->sbytes, TSR_MEMORY_HOST};
+        tsr_image b = {
+            c->dw, c->dh, 3, TSR_U8, (size_t)c->dw * 3, s->hdst + set * s->dbytes, TSR_MEMORY_HOST};
         tsr_resize_options ro;
         tsr_resize_options_init(&ro);
         if (tsr_resize(s->lib, &a, &b, &ro) != TSR_OK) {
@@ -294,8 +292,8 @@ int main(int argc, char **argv)
         if (tsr_bench_measure(run_variant, &s, WARMUP, repeats, &st))
             return 1;
         copy_gbs = 2.0 * bytes / (st.median_us * 1e3);
-        printf("1 copy kernel: %zu MiB in %.1f us (%.1f-%.1f): %.1f GB/s read+write\n",
-               bytes >> 20, st.median_us, st.min_us, st.max_us, copy_gbs);
+        printf("1 copy kernel: %zu MiB in %.1f us (%.1f-%.1f): %.1f GB/s read+write\n", bytes >> 20,
+               st.median_us, st.min_us, st.max_us, copy_gbs);
         clReleaseMemObject(s.ca);
         clReleaseMemObject(s.cb);
     }
@@ -354,8 +352,8 @@ int main(int argc, char **argv)
         s.tab = make_buffer(cx, tb);
         for (int t = 0; t < TSR__RT_COUNT; t++)
             if (plan.table_bytes[t])
-                CK(clEnqueueWriteBuffer(q, s.tab, CL_FALSE, (size_t)s.p.off[t],
-                                        plan.table_bytes[t], plan.table[t], 0, NULL, NULL));
+                CK(clEnqueueWriteBuffer(q, s.tab, CL_FALSE, (size_t)s.p.off[t], plan.table_bytes[t],
+                                        plan.table[t], 0, NULL, NULL));
         s.src = (cl_mem *)calloc((size_t)nsets, sizeof(cl_mem));
         s.dst = (cl_mem *)calloc((size_t)nsets, sizeof(cl_mem));
         s.img = (cl_mem *)calloc((size_t)nsets, sizeof(cl_mem));
@@ -379,8 +377,8 @@ int main(int argc, char **argv)
                 s.img[k] = clCreateImage(cx, CL_MEM_READ_ONLY, &f, &d, NULL, &err);
                 CKE(err);
                 size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)c->sw, (size_t)c->sh, 1};
-                CK(clEnqueueWriteImage(q, s.img[k], CL_TRUE, origin, region, (size_t)c->sw * 4,
-                                       0, rgba, 0, NULL, NULL));
+                CK(clEnqueueWriteImage(q, s.img[k], CL_TRUE, origin, region, (size_t)c->sw * 4, 0,
+                                       rgba, 0, NULL, NULL));
             }
         }
         free(rgba);
@@ -415,8 +413,8 @@ int main(int argc, char **argv)
             if (v == 2 && !have_img) {
                 printf("| %s | %s | %d | %d %s | n/a (no image support for %dx%d) | - | - | - | "
                        "- |\n",
-                       c->name, tsr__resize_path_name(plan.path), nsets, v, variant_names[v],
-                       c->sw, c->sh);
+                       c->name, tsr__resize_path_name(plan.path), nsets, v, variant_names[v], c->sw,
+                       c->sh);
                 continue;
             }
             /* check on set 0: output poisoned with two different bytes in turn */
@@ -427,8 +425,7 @@ int main(int argc, char **argv)
                 if (v == 6) {
                     memset(hdst, poison[pi], dbytes);
                 } else {
-                    CK(clEnqueueFillBuffer(q, s.dst[0], &poison[pi], 1, 0, dbytes, 0, NULL,
-                                           NULL));
+                    CK(clEnqueueFillBuffer(q, s.dst[0], &poison[pi], 1, 0, dbytes, 0, NULL, NULL));
                 }
                 double us;
                 if (run_variant(&s, 0, &us))

@@ -43,8 +43,8 @@ typedef enum tsr_carve_mode {
 typedef enum tsr_carve_order {
     TSR_CARVE_WIDTH_FIRST = 0, /* all vertical seams, then all horizontal (default) */
     TSR_CARVE_HEIGHT_FIRST,    /* all horizontal seams, then all vertical */
-    TSR_CARVE_OPTIMAL /* when both sides shrink: the order of least total removed energy
-                         (Avidan and Shamir's transport map); otherwise the shrinking side first */
+    TSR_CARVE_OPTIMAL          /* when both sides shrink: the order of least total removed energy
+                                  (Avidan and Shamir's transport map); otherwise the shrinking side first */
 } tsr_carve_order;
 
 /* "backward", "forward" / "exact", "batch" / "width-first", "height-first", "optimal". */
@@ -59,7 +59,7 @@ tsr_status tsr_carve_order_parse(const char *name, tsr_carve_order *out);
 typedef struct tsr_carve_report {
     int32_t removed_vertical, removed_horizontal;   /* seams removed (object removal included) */
     int32_t inserted_vertical, inserted_horizontal; /* seams inserted */
-    int64_t dp_passes;     /* dynamic-programming passes over the image */
+    int64_t dp_passes;                              /* dynamic-programming passes over the image */
     uint64_t removed_energy; /* sum over removed seams of the seam's energy (the energy part of
                                 its DP cost: backward e, or forward M), for quality reports */
 } tsr_carve_report;
@@ -70,13 +70,13 @@ typedef struct tsr_carve_options {
     tsr_carve_energy energy;
     tsr_carve_mode mode;
     tsr_carve_order order;
-    int32_t batch_seams;   /* batch mode: seams per DP pass; 0 (default) = adaptive:
-                              K = max(1, floor(current_width / 64)), at most the seams left */
-    const tsr_image *keep; /* optional u8 1-channel mask of the input's size: nonzero = keep */
-    const tsr_image *drop; /* optional u8 1-channel mask of the input's size: nonzero = remove */
-    tsr_image *seams;      /* optional overlay output: the input's size and depth, RGB (RGBA when
-                              the input has alpha; see tsr_carve_overlay_channels), the input
-                              with every removed or inserted seam pixel painted red */
+    int32_t batch_seams;      /* batch mode: seams per DP pass; 0 (default) = adaptive:
+                                 K = max(1, floor(current_width / 64)), at most the seams left */
+    const tsr_image *keep;    /* optional u8 1-channel mask of the input's size: nonzero = keep */
+    const tsr_image *drop;    /* optional u8 1-channel mask of the input's size: nonzero = remove */
+    tsr_image *seams;         /* optional overlay output: the input's size and depth, RGB (RGBA when
+                                 the input has alpha; see tsr_carve_overlay_channels), the input
+                                 with every removed or inserted seam pixel painted red */
     tsr_carve_report *report; /* optional */
 } tsr_carve_options;
 

@@ -77,13 +77,13 @@ typedef struct tsr_allocator {
 typedef int (*tsr_progress_fn)(void *user, const char *stage, double done, double total);
 
 typedef struct tsr_ctx_options {
-    tsr_backend backend;    /* default TSR_BACKEND_AUTO */
-    int device;             /* CUDA device ordinal or OpenCL device index; default 0 */
-    int threads;            /* CPU threads; 0 = all available */
-    void *cuda_stream;      /* cudaStream_t to run on; NULL = the context creates its own */
-    tsr_allocator allocator; /* host allocations; zeroed = malloc/free */
+    tsr_backend backend;       /* default TSR_BACKEND_AUTO */
+    int device;                /* CUDA device ordinal or OpenCL device index; default 0 */
+    int threads;               /* CPU threads; 0 = all available */
+    void *cuda_stream;         /* cudaStream_t to run on; NULL = the context creates its own */
+    tsr_allocator allocator;   /* host allocations; zeroed = malloc/free */
     uint64_t max_image_pixels; /* largest image accepted (width*height); 0 = 1<<32 */
-    uint64_t max_memory;    /* largest single host allocation in bytes; 0 = no limit */
+    uint64_t max_memory;       /* largest single host allocation in bytes; 0 = no limit */
     tsr_progress_fn progress;
     void *progress_user;
 } tsr_ctx_options;
@@ -98,7 +98,8 @@ void tsr_ctx_options_init(tsr_ctx_options *opt);
  * *out is set and tsr_ctx_last_error() explains; the caller still destroys it. */
 tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out);
 void tsr_ctx_destroy(tsr_ctx *ctx);
-/* The message of the last failing call on this context ("" when none). Valid until the next call. */
+/* The message of the last failing call on this context ("" when none). Valid until the next call.
+ */
 const char *tsr_ctx_last_error(const tsr_ctx *ctx);
 /* The backend that TSR_BACKEND_AUTO resolved to (or the one asked for). */
 tsr_backend tsr_ctx_backend(const tsr_ctx *ctx);
@@ -113,8 +114,8 @@ typedef struct tsr_image {
     int32_t width, height; /* >= 1 */
     int32_t channels;      /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     tsr_depth depth;
-    size_t stride;         /* bytes from one row to the next, >= width*channels*depth and a
-                              multiple of the sample size (as is the data address) */
+    size_t stride; /* bytes from one row to the next, >= width*channels*depth and a
+                      multiple of the sample size (as is the data address) */
     void *data;
     tsr_memory memory;
 } tsr_image;

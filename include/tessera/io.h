@@ -43,8 +43,8 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
 tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format);
 
 typedef struct tsr_save_options {
-    tsr_format format; /* TSR_FORMAT_UNKNOWN (default): from the file name's extension */
-    int jpeg_quality;  /* 1..100, default 95 */
+    tsr_format format;   /* TSR_FORMAT_UNKNOWN (default): from the file name's extension */
+    int jpeg_quality;    /* 1..100, default 95 */
     int png_compression; /* 0..9, default 3 (zlib level; fast, as OpenCV's default is) */
 } tsr_save_options;
 

@@ -14,12 +14,12 @@ extern "C" {
 #endif
 
 typedef enum tsr_interp {
-    TSR_INTERP_NEAREST = 0,  /* cv::INTER_NEAREST */
-    TSR_INTERP_LINEAR,       /* cv::INTER_LINEAR */
-    TSR_INTERP_CUBIC,        /* cv::INTER_CUBIC */
-    TSR_INTERP_AREA,         /* cv::INTER_AREA */
-    TSR_INTERP_LANCZOS4,     /* cv::INTER_LANCZOS4 */
-    TSR_INTERP_LINEAR_EXACT  /* cv::INTER_LINEAR_EXACT */
+    TSR_INTERP_NEAREST = 0, /* cv::INTER_NEAREST */
+    TSR_INTERP_LINEAR,      /* cv::INTER_LINEAR */
+    TSR_INTERP_CUBIC,       /* cv::INTER_CUBIC */
+    TSR_INTERP_AREA,        /* cv::INTER_AREA */
+    TSR_INTERP_LANCZOS4,    /* cv::INTER_LANCZOS4 */
+    TSR_INTERP_LINEAR_EXACT /* cv::INTER_LINEAR_EXACT */
 } tsr_interp;
 
 /* "nearest", "linear", "cubic", "area", "lanczos4", "linear-exact". */

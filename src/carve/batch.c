@@ -62,8 +62,8 @@ static int cmp_int32(const void *a, const void *b)
 }
 
 /* Energy part of the cost of pixel (y, x) entered from column from of row y-1 (y > 0). */
-static uint64_t pixel_energy(const tsr__carve_grid *g, const tsr__carve_dp *d, int32_t y,
-                             int32_t x, int32_t from)
+static uint64_t pixel_energy(const tsr__carve_grid *g, const tsr__carve_dp *d, int32_t y, int32_t x,
+                             int32_t from)
 {
     if (d->kind == TSR_CARVE_BACKWARD)
         return d->energy[(size_t)y * (size_t)d->pitch + (size_t)x];

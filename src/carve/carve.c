@@ -414,8 +414,8 @@ tsr_status tsr_carve(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
     if (st != TSR_OK)
         goto done;
     if (j.g.w != tw || j.g.h != th) {
-        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: ended at %dx%d instead of %dx%d",
-                       (int)j.g.w, (int)j.g.h, (int)tw, (int)th);
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: ended at %dx%d instead of %dx%d", (int)j.g.w,
+                       (int)j.g.h, (int)tw, (int)th);
         goto done;
     }
     for (int32_t y = 0; y < th; y++)
@@ -506,7 +506,8 @@ tsr_status tsr_carve_retarget(tsr_ctx *ctx, const tsr_image *src, const tsr_imag
     const uint32_t threshold = (uint32_t)(src->width - dst->width);
     const size_t px = (size_t)src->channels * tsr_depth_size(src->depth);
     for (int32_t y = 0; y < src->height; y++) {
-        const uint16_t *m = (const uint16_t *)((const uint8_t *)map->data + (size_t)y * map->stride);
+        const uint16_t *m =
+            (const uint16_t *)((const uint8_t *)map->data + (size_t)y * map->stride);
         const uint8_t *s = (const uint8_t *)src->data + (size_t)y * src->stride;
         uint8_t *d = (uint8_t *)dst->data + (size_t)y * dst->stride;
         int32_t o = 0;

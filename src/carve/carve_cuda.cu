@@ -23,7 +23,8 @@ extern "C" {
 #include "carve/carve_cuda_kernels.cuh"
 #include "carve/carve_cuda_batch_kernels.cuh"
 
-namespace {
+namespace
+{
 
 unsigned blocks_for(int64_t n, int per)
 {
@@ -44,10 +45,9 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
     if (!c)
         return;
-    void *dev[] = {c->P.luma, c->P.mask,  c->P.orig,    c->P.hand64, c->P.hand32,
-                   c->P.entry, c->P.back,  c->P.tickets, c->P.xs,     c->P.rec,
-                   c->P.state, c->P.pair,  c->P.cols,    c->P.luma2,  c->P.mask2,
-                   c->P.orig2};
+    void *dev[] = {c->P.luma, c->P.mask,    c->P.orig,  c->P.hand64, c->P.hand32, c->P.entry,
+                   c->P.back, c->P.tickets, c->P.xs,    c->P.rec,    c->P.state,  c->P.pair,
+                   c->P.cols, c->P.luma2,   c->P.mask2, c->P.orig2};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
@@ -195,8 +195,8 @@ extern "C" tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_
     return open_pass(ctx, g, kind, pen, count, kmax, until, drops, out);
 }
 
-extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w,
-                                            int32_t k, int32_t removed, int more)
+extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w, int32_t k,
+                                            int32_t removed, int more)
 {
     if (!c->P.pair || k < 1 || k > c->kmax || k > w - 1 || w > c->w0 || removed < 0 ||
         removed + k > c->count)

@@ -24,10 +24,9 @@ tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carv
                                 tsr__carve_cuda **out);
 /* The same for a pass of batch-mode passes of at most kmax seams each (the DP also stores the
  * pair bits; the batch planes are allocated). */
-tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_grid *g,
-                                      tsr_carve_energy kind, const uint64_t pen[4], int32_t count,
-                                      int32_t kmax, int until, int64_t drops,
-                                      tsr__carve_cuda **out);
+tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                                      const uint64_t pen[4], int32_t count, int32_t kmax, int until,
+                                      int64_t drops, tsr__carve_cuda **out);
 /* Enqueues one batch pass of k seams at width w (removed: seams of the device pass before it;
  * more: the next pass follows, so the DP at w - k is launched too); asynchronous. The energy
  * sum and drop pixels left accumulate in the state; its `removed` is the host's to count. */
@@ -50,11 +49,10 @@ void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
  * mode, else the batch passes' largest K (tsr__carve_cuda_open_batch). */
 typedef struct tsr__carve_dev_ops {
     tsr_status (*open)(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                       const uint64_t pen[4], int32_t count, int32_t kmax, int until,
-                       int64_t drops, void **out);
+                       const uint64_t pen[4], int32_t count, int32_t kmax, int until, int64_t drops,
+                       void **out);
     tsr_status (*seams)(tsr_ctx *ctx, void *dev, int32_t first, int32_t n);
-    tsr_status (*batch)(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed,
-                        int more);
+    tsr_status (*batch)(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed, int more);
     tsr_status (*state)(tsr_ctx *ctx, void *dev, tsr__cc_state *st);
     tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec);
     void (*close)(tsr_ctx *ctx, void *dev); /* NULL dev: no-op */

@@ -7,7 +7,8 @@
 
 #include <cuda_pipeline.h>
 
-namespace {
+namespace
+{
 
 /* Exclusive prefix sum of v over the block (blockDim.x a multiple of 32); sums: 32 shared
  * words. Every thread of the block calls it. */

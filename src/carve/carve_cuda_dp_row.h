@@ -69,9 +69,9 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
  * output. Every lane puts its byte of codes into sb->cd[k] (for tsr__cc_lane_entry); the output
  * lanes also store it (and, in batch mode, their byte of pair bits) to the planes. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
-                                            const tsr__cc_item *it, tsr__cc_stage *sb,
-                                            int32_t k, int32_t lane, TSR__CC_LANE_T *L,
-                                            TSR__CC_KEY lm, TSR__CC_KEY rm, int border)
+                                            const tsr__cc_item *it, tsr__cc_stage *sb, int32_t k,
+                                            int32_t lane, TSR__CC_LANE_T *L, TSR__CC_KEY lm,
+                                            TSR__CC_KEY rm, int border)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     TSR__CC_KEY pm[TSR__CC_C + 2];
@@ -81,7 +81,7 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
     for (int32_t c = 0; c < TSR__CC_C; c++)
         pm[c + 1] = L->m[c];
     uint32_t codes = 0, pairs = 0;
-    const TSR__CC_KEY none = (TSR__CC_KEY)~(TSR__CC_KEY)0;
+    const TSR__CC_KEY none = (TSR__CC_KEY) ~(TSR__CC_KEY)0;
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
@@ -122,8 +122,8 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         if (x1 + c < w)
-            P->TSR__CC_N(hand)[o + x1 + c] =
-                L->m[c] | (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
+            P->TSR__CC_N(hand)[o + x1 + c] = L->m[c] | (TSR__CC_KEY)(gen & 31)
+                                                           << TSR__CC_N(TSR__CC_TAG_SHIFT);
 }
 
 #ifdef __cplusplus

@@ -18,11 +18,12 @@
 struct tsr__carve_cuda {
     tsr__cc_planes P;
     int32_t w0, count;
-    uint32_t gen;  /* the generation of the last DP launched */
-    int32_t kmax;  /* batch mode: the passes' largest K (0: exact mode) */
+    uint32_t gen; /* the generation of the last DP launched */
+    int32_t kmax; /* batch mode: the passes' largest K (0: exact mode) */
 };
 
-namespace {
+namespace
+{
 
 __global__ void orig_init_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w)
 {

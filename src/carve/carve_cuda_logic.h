@@ -94,15 +94,15 @@ __device__ __forceinline__ uint32_t tsr__cc_load_relaxed32(const uint32_t *p)
 enum {
     TSR__CC_THREADS = 256,      /* threads per block of the remove kernel */
     TSR__CC_SEL_THREADS = 1024, /* of the select kernel (a warp per band in the expansion) */
-    TSR__CC_LANES = 32,    /* threads of a DP item (one warp) */
-    TSR__CC_C = 4,         /* columns per DP lane (one byte of back-pointer codes) */
+    TSR__CC_LANES = 32,         /* threads of a DP item (one warp) */
+    TSR__CC_C = 4,              /* columns per DP lane (one byte of back-pointer codes) */
     TSR__CC_WIN = TSR__CC_LANES * TSR__CC_C, /* columns of a DP item's window */
-    TSR__CC_BAND = 32,     /* R: rows per band, and halo columns per side */
+    TSR__CC_BAND = 32,                       /* R: rows per band, and halo columns per side */
     TSR__CC_STRIP = TSR__CC_WIN - 2 * TSR__CC_BAND, /* S: columns an item outputs */
     TSR__CC_MAX_BANDS = (65535 + TSR__CC_BAND - 1) / TSR__CC_BAND,
     TSR__CC_PITCH_ALIGN = 64, /* device row pitch: a multiple of this, >= w + this */
-    TSR__CC_EXP_WORDS = 5, /* back-pointer words (16 columns each) per row in the expansion */
-    TSR__CC_RM_E = 8       /* columns per remove thread per chunk */
+    TSR__CC_EXP_WORDS = 5,    /* back-pointer words (16 columns each) per row in the expansion */
+    TSR__CC_RM_E = 8          /* columns per remove thread per chunk */
 };
 
 /* tsr__cc_lane_entry gives every lane two output columns */
@@ -127,27 +127,27 @@ typedef struct tsr__cc_state {
 } tsr__cc_state;
 
 typedef struct tsr__cc_planes {
-    uint8_t *luma, *mask;    /* mask NULL when the grid has none */
+    uint8_t *luma, *mask; /* mask NULL when the grid has none */
     uint16_t *orig;
-    uint64_t *hand64;        /* bands x pitch: keys of each band's last row, tagged (dp); */
-    uint32_t *hand32;        /* hand64 when the grid has a mask, else hand32 (the other NULL) */
-    uint16_t *entry;         /* bands x pitch: for each column of a band's last row, the column
-                                of the previous band's last row its path comes from */
-    uint8_t *back;           /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
-    uint32_t *tickets;       /* per DP launch (generation - 1): items taken */
+    uint64_t *hand64;  /* bands x pitch: keys of each band's last row, tagged (dp); */
+    uint32_t *hand32;  /* hand64 when the grid has a mask, else hand32 (the other NULL) */
+    uint16_t *entry;   /* bands x pitch: for each column of a band's last row, the column
+                          of the previous band's last row its path comes from */
+    uint8_t *back;     /* h x pitch / 4: codes 0, 1, 2 = predecessor offset + 1 */
+    uint32_t *tickets; /* per DP launch (generation - 1): items taken */
     int32_t *xs;
     uint16_t *rec;
     tsr__cc_state *state;
     /* batch mode only (NULL in exact mode; carve_cuda_batch_logic.h): */
-    uint8_t *pair;           /* h x pitch / 4: per cell 2 bits, A (bit 0) = right candidate <
-                                centre, B (bit 1) = centre < left, as the DP compared them */
-    int32_t *cols;           /* h x K: the pass's removed columns, cols[y * k + j], increasing */
-    uint8_t *luma2, *mask2;  /* the gather's destination planes (swapped with luma, mask, orig */
-    uint16_t *orig2;         /* after every pass) */
-    int32_t pitch, h;        /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
-    int32_t forward;         /* 0 backward, 1 forward */
-    int32_t until;           /* object removal: stop when no drop pixel is left or a seam has none */
-    uint64_t pen[4];         /* key term per mask code (tsr__carve_dp_penalties) */
+    uint8_t *pair;          /* h x pitch / 4: per cell 2 bits, A (bit 0) = right candidate <
+                               centre, B (bit 1) = centre < left, as the DP compared them */
+    int32_t *cols;          /* h x K: the pass's removed columns, cols[y * k + j], increasing */
+    uint8_t *luma2, *mask2; /* the gather's destination planes (swapped with luma, mask, orig */
+    uint16_t *orig2;        /* after every pass) */
+    int32_t pitch, h;       /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
+    int32_t forward;        /* 0 backward, 1 forward */
+    int32_t until;          /* object removal: stop when no drop pixel is left or a seam has none */
+    uint64_t pen[4];        /* key term per mask code (tsr__carve_dp_penalties) */
 } tsr__cc_planes;
 
 TSR__CC_FN int32_t tsr__cc_absdiff(int32_t a, int32_t b)
@@ -518,8 +518,8 @@ TSR__CC_FN int32_t tsr__cc_expand_word0(int32_t xe)
 
 /* select, expansion of band b, lane `lane`: the window words of row y0 + lane (zeros past the
  * band's last row). */
-TSR__CC_FN void tsr__cc_expand_load(const tsr__cc_planes *P, int32_t b, int32_t word0,
-                                    int32_t lane, uint32_t win[TSR__CC_EXP_WORDS])
+TSR__CC_FN void tsr__cc_expand_load(const tsr__cc_planes *P, int32_t b, int32_t word0, int32_t lane,
+                                    uint32_t win[TSR__CC_EXP_WORDS])
 {
     const int32_t y = b * TSR__CC_BAND + lane;
     const uint32_t *row = (const uint32_t *)(const void *)(P->back + (int64_t)y * (P->pitch / 4));
@@ -533,15 +533,17 @@ TSR__CC_FN int32_t tsr__cc_expand_code(const uint32_t win[TSR__CC_EXP_WORDS], in
                                        int32_t x)
 {
     const int32_t j = (x >> 4) - word0;
-    const uint32_t v = j == 0 ? win[0] : j == 1 ? win[1] : j == 2 ? win[2] : j == 3 ? win[3]
-                                                                                      : win[4];
+    const uint32_t v = j == 0   ? win[0]
+                       : j == 1 ? win[1]
+                       : j == 2 ? win[2]
+                       : j == 3 ? win[3]
+                                : win[4];
     return (int32_t)((v >> ((x & 15) * 2)) & 3);
 }
 
 /* select, expansion of band b, lane `lane` after the walk (x: the seam's column in row
  * y0 + lane): stores it and returns 1 when the pixel is a drop pixel (object removal). */
-TSR__CC_FN int32_t tsr__cc_expand_store(const tsr__cc_planes *P, int32_t b, int32_t lane,
-                                        int32_t x)
+TSR__CC_FN int32_t tsr__cc_expand_store(const tsr__cc_planes *P, int32_t b, int32_t lane, int32_t x)
 {
     const int32_t y = b * TSR__CC_BAND + lane;
     if (lane >= TSR__CC_BAND || y >= P->h)

@@ -14,8 +14,8 @@
 #include <omp.h>
 #endif
 
-tsr_status tsr__carve_dp_alloc(tsr_ctx *ctx, tsr__carve_dp *d, tsr_carve_energy kind,
-                               int32_t pitch, int32_t rows)
+tsr_status tsr__carve_dp_alloc(tsr_ctx *ctx, tsr__carve_dp *d, tsr_carve_energy kind, int32_t pitch,
+                               int32_t rows)
 {
     memset(d, 0, sizeof *d);
     d->kind = kind;
@@ -23,10 +23,9 @@ tsr_status tsr__carve_dp_alloc(tsr_ctx *ctx, tsr__carve_dp *d, tsr_carve_energy 
     d->rows = rows;
     size_t n, nc, ne;
     if (!tsr__size_mul((size_t)pitch, (size_t)rows, &n) ||
-        !tsr__size_mul(n, sizeof(tsr__carve_cost), &nc) ||
-        !tsr__size_mul(n, sizeof(uint16_t), &ne))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: DP arrays of %dx%d overflow",
-                         (int)pitch, (int)rows);
+        !tsr__size_mul(n, sizeof(tsr__carve_cost), &nc) || !tsr__size_mul(n, sizeof(uint16_t), &ne))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: DP arrays of %dx%d overflow", (int)pitch,
+                         (int)rows);
     tsr_status st;
     void *p;
     if (kind == TSR_CARVE_BACKWARD) {
@@ -173,7 +172,8 @@ void tsr__carve_dp_all(const tsr__carve_grid *g, tsr__carve_dp *d, int threads)
 #else
         const int t = 0, n = 1;
 #endif
-        const int32_t a = (int32_t)((int64_t)g->w * t / n), b = (int32_t)((int64_t)g->w * (t + 1) / n);
+        const int32_t a = (int32_t)((int64_t)g->w * t / n),
+                      b = (int32_t)((int64_t)g->w * (t + 1) / n);
         int32_t l, h;
         for (int32_t y = 0; y < g->h; y++) {
             tsr__carve_dp_span(g, d, y, a, b, &l, &h);

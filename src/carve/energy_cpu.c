@@ -38,7 +38,8 @@ void tsr__carve_energy_all(const tsr__carve_grid *g, tsr__carve_dp *d, int threa
     (void)threads;
     if (d->kind != TSR_CARVE_BACKWARD)
         return;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++)
         tsr__carve_energy_row(g, d, y, 0, g->w);
 }

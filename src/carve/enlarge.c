@@ -13,8 +13,7 @@
 #include <string.h>
 
 /* The output row: each input pixel, followed by its inserted pixel when dup[x] is set. */
-static void widen_row(const tsr__carve_grid *g, tsr__carve_grid *n, int32_t y,
-                      const uint8_t *dup)
+static void widen_row(const tsr__carve_grid *g, tsr__carve_grid *n, int32_t y, const uint8_t *dup)
 {
     const size_t gp = (size_t)g->pitch, np = (size_t)n->pitch, px = g->px;
     const int32_t w = g->w, cn = g->channels;
@@ -66,8 +65,8 @@ static tsr_status insert_round(tsr_ctx *ctx, tsr__carve_grid *g, int32_t k, tsr_
     uint8_t *dup = NULL;
     size_t n;
     void *mem;
-    tsr_status st = tsr__carve_grid_alloc(ctx, &copy, w, h, w, g->channels, g->depth, 0,
-                                          g->mask != NULL, 1);
+    tsr_status st =
+        tsr__carve_grid_alloc(ctx, &copy, w, h, w, g->channels, g->depth, 0, g->mask != NULL, 1);
     if (st != TSR_OK)
         return st;
     copy.has_keep = g->has_keep;

@@ -64,9 +64,9 @@ tsr_status tsr__carve_grid_copy(tsr_ctx *ctx, const tsr__carve_grid *src, tsr__c
 {
     if (pitch < src->w)
         pitch = src->w;
-    tsr_status st = tsr__carve_grid_alloc(ctx, dst, src->w, src->h, pitch, src->channels,
-                                          src->depth, src->px != 0, src->mask != NULL,
-                                          src->index != NULL);
+    tsr_status st =
+        tsr__carve_grid_alloc(ctx, dst, src->w, src->h, pitch, src->channels, src->depth,
+                              src->px != 0, src->mask != NULL, src->index != NULL);
     if (st != TSR_OK)
         return st;
     dst->has_keep = src->has_keep;
@@ -85,8 +85,8 @@ tsr_status tsr__carve_grid_copy(tsr_ctx *ctx, const tsr__carve_grid *src, tsr__c
 }
 
 /* Transposes a plane of es-byte elements in 32x32 blocks (cache-friendly both ways). */
-static void transpose_plane(const uint8_t *s, size_t spitch, uint8_t *d, size_t dpitch,
-                            int32_t w, int32_t h, size_t es)
+static void transpose_plane(const uint8_t *s, size_t spitch, uint8_t *d, size_t dpitch, int32_t w,
+                            int32_t h, size_t es)
 {
     enum { B = 32 };
     for (int32_t y0 = 0; y0 < h; y0 += B)
@@ -99,12 +99,11 @@ static void transpose_plane(const uint8_t *s, size_t spitch, uint8_t *d, size_t 
         }
 }
 
-tsr_status tsr__carve_grid_transpose(tsr_ctx *ctx, const tsr__carve_grid *src,
-                                     tsr__carve_grid *dst)
+tsr_status tsr__carve_grid_transpose(tsr_ctx *ctx, const tsr__carve_grid *src, tsr__carve_grid *dst)
 {
-    tsr_status st = tsr__carve_grid_alloc(ctx, dst, src->h, src->w, src->h, src->channels,
-                                          src->depth, src->px != 0, src->mask != NULL,
-                                          src->index != NULL);
+    tsr_status st =
+        tsr__carve_grid_alloc(ctx, dst, src->h, src->w, src->h, src->channels, src->depth,
+                              src->px != 0, src->mask != NULL, src->index != NULL);
     if (st != TSR_OK)
         return st;
     dst->has_keep = src->has_keep;
@@ -116,8 +115,8 @@ tsr_status tsr__carve_grid_transpose(tsr_ctx *ctx, const tsr__carve_grid *src,
     if (src->mask)
         transpose_plane(src->mask, sp, dst->mask, dp, src->w, src->h, 1);
     if (src->index)
-        transpose_plane((const uint8_t *)src->index, sp, (uint8_t *)dst->index, dp, src->w,
-                        src->h, sizeof(uint32_t));
+        transpose_plane((const uint8_t *)src->index, sp, (uint8_t *)dst->index, dp, src->w, src->h,
+                        sizeof(uint32_t));
     return TSR_OK;
 }
 

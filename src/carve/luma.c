@@ -10,15 +10,16 @@ void tsr__carve_luma_row(tsr__carve_grid *g, int32_t y, int32_t x0, int32_t x1)
         const uint8_t *p = g->pix + (size_t)y * (size_t)g->pitch * g->px;
         for (int32_t x = x0; x < x1; x++) {
             const uint8_t *s = p + (size_t)x * (size_t)cn;
-            out[x] = cn >= 3 ? (uint8_t)((77u * s[0] + 150u * s[1] + 29u * s[2] + 128u) >> 8)
-                             : s[0];
+            out[x] =
+                cn >= 3 ? (uint8_t)((77u * s[0] + 150u * s[1] + 29u * s[2] + 128u) >> 8) : s[0];
         }
     } else {
         const uint16_t *p = (const uint16_t *)(g->pix + (size_t)y * (size_t)g->pitch * g->px);
         for (int32_t x = x0; x < x1; x++) {
             const uint16_t *s = p + (size_t)x * (size_t)cn;
             out[x] = cn >= 3 ? (uint8_t)((77u * (s[0] >> 8) + 150u * (s[1] >> 8) +
-                                          29u * (s[2] >> 8) + 128u) >> 8)
+                                          29u * (s[2] >> 8) + 128u) >>
+                                         8)
                              : (uint8_t)(s[0] >> 8);
         }
     }
@@ -27,7 +28,8 @@ void tsr__carve_luma_row(tsr__carve_grid *g, int32_t y, int32_t x0, int32_t x1)
 void tsr__carve_luma_all(tsr__carve_grid *g, int threads)
 {
     (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++)
         tsr__carve_luma_row(g, y, 0, g->w);
 }

@@ -15,8 +15,7 @@
 
 /* *out = src without one seam (horizontal when horiz); *energy = that seam's energy. */
 static tsr_status remove_one(tsr_ctx *ctx, const tsr__carve_grid *src, int horiz,
-                             const tsr__carve_pass *proto, tsr__carve_grid *out,
-                             uint64_t *energy)
+                             const tsr__carve_pass *proto, tsr__carve_grid *out, uint64_t *energy)
 {
     tsr__carve_grid t;
     tsr_status st = horiz ? tsr__carve_grid_transpose(ctx, src, &t)
@@ -43,8 +42,8 @@ static tsr_status remove_one(tsr_ctx *ctx, const tsr__carve_grid *src, int horiz
     return st;
 }
 
-tsr_status tsr__carve_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r,
-                                    int32_t c, const tsr__carve_pass *proto, char *moves)
+tsr_status tsr__carve_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c,
+                                    const tsr__carve_pass *proto, char *moves)
 {
     const size_t cols = (size_t)c + 1;
     size_t n, nt;

@@ -42,7 +42,7 @@ static int32_t seam_drops(const tsr__carve_grid *g, const int32_t *xs)
 }
 
 void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs,
-                                 int threads)
+                                     int threads)
 {
     (void)threads;
     const int32_t h = g->h, w = g->w;
@@ -134,8 +134,7 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
                                   TSR__CARVE_DROP) != 0;
             }
             tsr__carve_remove_many(g, cols, k,
-                                   p->record ? p->record + (size_t)p->removed * (size_t)g->h
-                                             : NULL,
+                                   p->record ? p->record + (size_t)p->removed * (size_t)g->h : NULL,
                                    threads);
             p->removed += k;
             p->dp_passes++;

@@ -1,8 +1,8 @@
 /* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams
- * (exact mode) or batch passes on a device, polls its state, fetches the result once and gathers the grid on the host. The device
- * is reached through a table of operations: carve_cuda.cu's launchers in CUDA builds, and the
- * CPU emulation of the same kernels in tests/unit/test_carve_device_logic.c, so the test runs
- * this very loop. */
+ * (exact mode) or batch passes on a device, polls its state, fetches the result once and gathers
+ * the grid on the host. The device is reached through a table of operations: carve_cuda.cu's
+ * launchers in CUDA builds, and the CPU emulation of the same kernels in
+ * tests/unit/test_carve_device_logic.c, so the test runs this very loop. */
 #include "carve/plan.h"
 
 #include "carve/carve_cuda.h"
@@ -32,8 +32,8 @@ void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t 
        thread, the largest host cost of a pass) */
     const int threads = p->threads > 1 ? p->threads : 1;
     (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) \
-    if (threads > 1 && (int64_t)h * wn >= TSR__CARVE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)h * wn >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < h; y++) {
         const uint16_t *o = orig + (size_t)y * (size_t)wn;
         const size_t r = (size_t)y * gp;
@@ -163,9 +163,9 @@ static tsr_status cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
                             int64_t drops, void **out)
 {
     tsr__carve_cuda *c = NULL;
-    tsr_status st = kmax > 0 ? tsr__carve_cuda_open_batch(ctx, g, kind, pen, count, kmax, until,
-                                                          drops, &c)
-                             : tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
+    tsr_status st =
+        kmax > 0 ? tsr__carve_cuda_open_batch(ctx, g, kind, pen, count, kmax, until, drops, &c)
+                 : tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
     *out = c;
     return st;
 }

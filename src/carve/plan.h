@@ -39,15 +39,15 @@ enum { TSR__CARVE_KEEP = 1, TSR__CARVE_DROP = 2 };
 #define TSR__CARVE_PARALLEL_MIN ((int64_t)1 << 20)
 
 typedef struct tsr__carve_grid {
-    int32_t w, h;      /* live size */
-    int32_t pitch;     /* elements per row allocated (>= w) */
-    int32_t channels;  /* of the pixel plane */
+    int32_t w, h;     /* live size */
+    int32_t pitch;    /* elements per row allocated (>= w) */
+    int32_t channels; /* of the pixel plane */
     tsr_depth depth;
-    size_t px;         /* bytes per pixel; 0 = no pixel plane */
-    uint8_t *pix;      /* h * pitch * px bytes, or NULL */
-    uint8_t *luma;     /* h * pitch */
-    uint8_t *mask;     /* h * pitch TSR__CARVE_KEEP|DROP bits, or NULL */
-    uint32_t *index;   /* h * pitch, or NULL */
+    size_t px;              /* bytes per pixel; 0 = no pixel plane */
+    uint8_t *pix;           /* h * pitch * px bytes, or NULL */
+    uint8_t *luma;          /* h * pitch */
+    uint8_t *mask;          /* h * pitch TSR__CARVE_KEEP|DROP bits, or NULL */
+    uint32_t *index;        /* h * pitch, or NULL */
     int has_keep, has_drop; /* which mask bits are in use (they choose the key's terms) */
 } tsr__carve_grid;
 
@@ -74,11 +74,11 @@ void tsr__carve_luma_all(tsr__carve_grid *g, int threads);
  * (-1, 0, +1: the predecessor's column offset), all with the grid's pitch. */
 typedef struct tsr__carve_dp {
     tsr_carve_energy kind;
-    int32_t pitch, rows;       /* allocation */
-    uint16_t *energy;          /* rows * pitch (backward energy; NULL for forward) */
-    tsr__carve_cost *cost;     /* rows * pitch */
-    int8_t *back;              /* rows * pitch */
-    tsr__carve_cost pen[4];    /* key term per mask code (see the file comment) */
+    int32_t pitch, rows;    /* allocation */
+    uint16_t *energy;       /* rows * pitch (backward energy; NULL for forward) */
+    tsr__carve_cost *cost;  /* rows * pitch */
+    int8_t *back;           /* rows * pitch */
+    tsr__carve_cost pen[4]; /* key term per mask code (see the file comment) */
 } tsr__carve_dp;
 
 tsr_status tsr__carve_dp_alloc(struct tsr_ctx *ctx, tsr__carve_dp *d, tsr_carve_energy kind,
@@ -104,8 +104,7 @@ void tsr__carve_dp_all(const tsr__carve_grid *g, tsr__carve_dp *d, int threads);
 
 /* seam_cpu.c: the seam ending at the leftmost minimum of the last row, traced back through the
  * back-pointers into xs[0..h). Returns its key. */
-tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_dp *d,
-                                     int32_t *xs);
+tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_dp *d, int32_t *xs);
 /* Removes pixel xs[y] from every row of every grid plane and, when d is not NULL, of d's
  * planes too (rows in parallel when threads > 1). When rec is not NULL it receives the removed
  * index values (rec[y] = g->index[y][xs[y]]). g->w decreases by one. */
@@ -123,19 +122,19 @@ void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const
 
 /* A pass of seam removals on a grid: the loop every backend runs. */
 typedef struct tsr__carve_pass {
-    tsr_backend backend;   /* TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA (both
-                              modes: pass_device.c + carve_cuda.cu) */
+    tsr_backend backend; /* TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA (both
+                            modes: pass_device.c + carve_cuda.cu) */
     tsr_carve_energy energy;
     tsr_carve_mode mode;
-    int32_t batch_seams;   /* 0 = adaptive */
+    int32_t batch_seams; /* 0 = adaptive */
     int threads;
-    int until_drop_gone;   /* object removal: stop when no drop pixel is left (or a seam
-                              crosses none), whatever `count` says */
-    uint32_t *record;      /* optional: count * h removed index values, seam after seam */
-    uint8_t *marks;        /* optional: marks[index] = 1 for every removed pixel's index */
-    int32_t removed;       /* out: seams removed */
-    int64_t dp_passes;     /* out: DP passes run */
-    uint64_t energy_sum;   /* out: sum of the removed seams' energy parts */
+    int until_drop_gone; /* object removal: stop when no drop pixel is left (or a seam
+                            crosses none), whatever `count` says */
+    uint32_t *record;    /* optional: count * h removed index values, seam after seam */
+    uint8_t *marks;      /* optional: marks[index] = 1 for every removed pixel's index */
+    int32_t removed;     /* out: seams removed */
+    int64_t dp_passes;   /* out: DP passes run */
+    uint64_t energy_sum; /* out: sum of the removed seams' energy parts */
 } tsr__carve_pass;
 
 /* Removes up to `count` vertical seams from g (exact or batch, per p). */

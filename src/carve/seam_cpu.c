@@ -4,8 +4,7 @@
 
 #include <string.h>
 
-tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_dp *d,
-                                     int32_t *xs)
+tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_dp *d, int32_t *xs)
 {
     const size_t dp = (size_t)d->pitch;
     const int32_t h = g->h, w = g->w;
@@ -35,7 +34,8 @@ void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, 
     (void)threads;
     const int32_t w = g->w;
     const size_t gp = (size_t)g->pitch;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++) {
         const int32_t x = xs[y];
         const size_t o = (size_t)y * gp;
@@ -78,7 +78,8 @@ void tsr__carve_remove_many(tsr__carve_grid *g, const int32_t *cols, int32_t k, 
     (void)threads;
     const int32_t w = g->w;
     const size_t gp = (size_t)g->pitch;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++) {
         const int32_t *c = cols + (size_t)y * (size_t)k;
         const size_t o = (size_t)y * gp;

@@ -1,5 +1,6 @@
 /* Checked size arithmetic: every size computed from input goes through these.
- * Each returns 1 and stores the result when it fits, 0 (leaving *out untouched) when it overflows. */
+ * Each returns 1 and stores the result when it fits, 0 (leaving *out untouched) when it overflows.
+ */
 #ifndef TSR_CORE_CHECKED_H
 #define TSR_CORE_CHECKED_H
 

@@ -38,12 +38,9 @@ int tsr_backend_available(tsr_backend backend)
     switch (backend) {
     case TSR_BACKEND_AUTO:
     case TSR_BACKEND_CPU:
-    case TSR_BACKEND_REFERENCE:
-        return 1;
-    case TSR_BACKEND_CUDA:
-        return tsr__cuda_device_count() > 0;
-    case TSR_BACKEND_OPENCL:
-        return tsr__opencl_device_count() > 0;
+    case TSR_BACKEND_REFERENCE: return 1;
+    case TSR_BACKEND_CUDA: return tsr__cuda_device_count() > 0;
+    case TSR_BACKEND_OPENCL: return tsr__opencl_device_count() > 0;
     }
     return 0;
 }
@@ -200,8 +197,7 @@ tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
     }
     switch (ctx->backend) {
     case TSR_BACKEND_CUDA:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
-                 tsr__cuda_device_name(ctx->cuda));
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s", tsr__cuda_device_name(ctx->cuda));
         break;
     case TSR_BACKEND_OPENCL:
         snprintf(ctx->device_name, sizeof ctx->device_name, "%s",

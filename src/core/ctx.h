@@ -6,7 +6,7 @@
 
 #include <stdarg.h>
 
-struct tsr__cuda;   /* src/cuda/cuda_device.h */
+struct tsr__cuda; /* src/cuda/cuda_device.h */
 
 /* State an operation keeps in the context between calls (a cache, say). The operation sets
  * destroy when it first stores state; tsr_ctx_destroy calls it. */

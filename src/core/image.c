@@ -8,12 +8,9 @@
 size_t tsr_depth_size(tsr_depth depth)
 {
     switch (depth) {
-    case TSR_U8:
-        return 1;
-    case TSR_U16:
-        return 2;
-    case TSR_F32:
-        return 4;
+    case TSR_U8: return 1;
+    case TSR_U16: return 2;
+    case TSR_F32: return 4;
     }
     return 0;
 }
@@ -33,8 +30,7 @@ tsr_status tsr_image_check(tsr_ctx *ctx, const tsr_image *img)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "sample depth %d (u8, u16, f32 supported)",
                          (int)img->depth);
     if (img->memory != TSR_MEMORY_HOST && img->memory != TSR_MEMORY_CUDA)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown memory kind %d",
-                         (int)img->memory);
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown memory kind %d", (int)img->memory);
     uint64_t pixels = (uint64_t)img->width * (uint64_t)img->height;
     if (ctx && pixels > ctx->opt.max_image_pixels)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "image of %dx%d exceeds the limit of %llu pixels",
@@ -70,15 +66,15 @@ tsr_status tsr_image_alloc(tsr_ctx *ctx, tsr_image *img, int32_t width, int32_t 
     size_t es = tsr_depth_size(depth), row = 0, total = 0;
     if (es && width > 0 && channels > 0 &&
         !tsr__size_mul3((size_t)width, (size_t)channels, es, &row))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "image of %dx%d overflows memory sizes",
-                         (int)width, (int)height);
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "image of %dx%d overflows memory sizes", (int)width,
+                         (int)height);
     t.stride = row;
     st = tsr_image_check(ctx, &t);
     if (st != TSR_OK)
         return st;
     if (!tsr__size_mul(row, (size_t)height, &total))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "image of %dx%d overflows memory sizes",
-                         (int)width, (int)height);
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "image of %dx%d overflows memory sizes", (int)width,
+                         (int)height);
     st = tsr__alloc(ctx, total, &t.data);
     if (st != TSR_OK)
         return st;

@@ -39,10 +39,8 @@ static int is_sticky(cudaError_t e)
     case cudaErrorInvalidAddressSpace:
     case cudaErrorInvalidPc:
     case cudaErrorAssert:
-    case cudaErrorLaunchTimeout:
-        return 1;
-    default:
-        return 0;
+    case cudaErrorLaunchTimeout: return 1;
+    default: return 0;
     }
 }
 
@@ -59,8 +57,7 @@ tsr_status tsr__cuda_error(tsr_ctx *ctx, cudaError_t err, const char *what, cons
                      cudaGetErrorString(err), what, file, line);
 }
 
-extern "C" tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream,
-                                     struct tsr__cuda **out)
+extern "C" tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, struct tsr__cuda **out)
 {
     *out = NULL;
     int n = tsr__cuda_device_count();

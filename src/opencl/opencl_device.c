@@ -11,8 +11,7 @@ const char *tsr__opencl_error_name(cl_int err)
 {
     switch (err) {
 #define E(x)                                                                                       \
-    case x:                                                                                        \
-        return #x;
+    case x: return #x;
         E(CL_SUCCESS)
         E(CL_DEVICE_NOT_FOUND)
         E(CL_DEVICE_NOT_AVAILABLE)
@@ -62,15 +61,12 @@ const char *tsr__opencl_error_name(cl_int err)
         E(CL_INVALID_GLOBAL_WORK_SIZE)
         E(CL_INVALID_PROPERTY)
 #undef E
-    case -1001:
-        return "CL_PLATFORM_NOT_FOUND_KHR";
-    default:
-        return "unknown OpenCL error";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "unknown OpenCL error";
     }
 }
 
-tsr_status tsr__opencl_error(tsr_ctx *ctx, cl_int err, const char *what, const char *file,
-                             int line)
+tsr_status tsr__opencl_error(tsr_ctx *ctx, cl_int err, const char *what, const char *file, int line)
 {
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_INVALID_BUFFER_SIZE)
         return tsr__fail(ctx, TSR_ERR_DEVICE_OUT_OF_MEMORY,

@@ -1,5 +1,6 @@
 /* The OpenCL backend's device handle, as seen from the rest of the library. Built from
- * opencl_device.c when OpenCL headers and the ICD loader are found, from opencl_none.c otherwise. */
+ * opencl_device.c when OpenCL headers and the ICD loader are found, from opencl_none.c otherwise.
+ */
 #ifndef TSR_OPENCL_DEVICE_H
 #define TSR_OPENCL_DEVICE_H
 

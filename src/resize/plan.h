@@ -155,7 +155,8 @@ typedef struct tsr__resize_plan {
      * h = s0*2048 + (s1 - s0)*c1 exactly, and the vertical result needs no clamping. */
     int32_t unit_pairs;
     /* u8 with ksize 2 only: 1 when the tables are exactly OpenCV's linear 2x upscale on both axes
-     * (the entries listed in resize_up2.h, checked one by one), so resize_up2.h's formula applies. */
+     * (the entries listed in resize_up2.h, checked one by one), so resize_up2.h's formula applies.
+     */
     int32_t up2;
     /* u8 only: TSR__DN32_LINEAR (separable), TSR__DN32_AREA (AREA) or TSR__DN32_NEAREST when the
      * tables are exactly a 3:2 downscale on both axes in resize_dn32.h's form (checked entry by
@@ -196,8 +197,8 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *plan, int32_t 
 void tsr__resize_plan_free(tsr_ctx *ctx, tsr__resize_plan *plan);
 
 /* Pointer and byte size of one table (NULL and 0 when the path does not use it). */
-static inline const void *tsr__resize_plan_table(const tsr__resize_plan *plan,
-                                                 tsr__resize_table t, size_t *bytes)
+static inline const void *tsr__resize_plan_table(const tsr__resize_plan *plan, tsr__resize_table t,
+                                                 size_t *bytes)
 {
     if (bytes)
         *bytes = plan->table_bytes[t];

@@ -49,8 +49,8 @@ static int32_t tsr__scaled_side(int32_t side, double f)
 tsr_status tsr_resize_size(int32_t src_width, int32_t src_height, double fx, double fy,
                            int32_t *dst_width, int32_t *dst_height)
 {
-    if (!dst_width || !dst_height || src_width < 1 || src_height < 1 || !(fx > 0) ||
-        !(fy > 0) || !isfinite(fx) || !isfinite(fy))
+    if (!dst_width || !dst_height || src_width < 1 || src_height < 1 || !(fx > 0) || !(fy > 0) ||
+        !isfinite(fx) || !isfinite(fy))
         return TSR_ERR_INVALID_ARGUMENT;
     int32_t w = tsr__scaled_side(src_width, fx), h = tsr__scaled_side(src_height, fy);
     if (!w || !h)
@@ -115,8 +115,7 @@ static tsr_status tsr__resize_check(tsr_ctx *ctx, const tsr_image *src, const ts
 }
 
 /* Where the images of this pair may live for the context's backend. */
-static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src,
-                                           const tsr_image *dst)
+static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst)
 {
     if (ctx->backend == TSR_BACKEND_CUDA)
         return TSR_OK;
@@ -181,8 +180,8 @@ static int tsr__plan_matches(const tsr__resize_plan *p, const tsr_image *src, co
 /* Checks the arguments and returns the plan for them from the context's cache, building it
  * (and evicting the least recently used one) on a miss. The plan stays valid until the next
  * call of this function on the context. */
-static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src,
-                                          const tsr_image *dst, const tsr_resize_options *opt,
+static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
+                                          const tsr_resize_options *opt,
                                           const tsr__resize_plan **out)
 {
     double inv_x = 0, inv_y = 0;
@@ -205,9 +204,8 @@ static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src,
     if (hit < cache->count) {
         found = cache->plans[hit];
     } else {
-        st = tsr__resize_plan_build(ctx, &found, src->width, src->height, dst->width,
-                                    dst->height, src->channels, src->depth, opt->interp, inv_x,
-                                    inv_y);
+        st = tsr__resize_plan_build(ctx, &found, src->width, src->height, dst->width, dst->height,
+                                    src->channels, src->depth, opt->interp, inv_x, inv_y);
         if (st != TSR_OK)
             return st;
         if (cache->count == TSR__PLAN_CACHE)
@@ -220,8 +218,8 @@ static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src,
     return TSR_OK;
 }
 
-static tsr_status tsr__resize_run(tsr_ctx *ctx, const tsr__resize_plan *plan,
-                                  const tsr_image *src, tsr_image *dst)
+static tsr_status tsr__resize_run(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
+                                  tsr_image *dst)
 {
     switch (ctx->backend) {
     case TSR_BACKEND_REFERENCE: return tsr__resize_ref(ctx, plan, src, dst);

@@ -20,9 +20,8 @@ tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const ts
                             tsr_image *dst);
 /* count images, plans[i] for src[i] -> dst[i]; transfers overlap kernels; *done = images
  * completed (also on failure). */
-tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
-                                  const tsr_image *src, tsr_image *dst, size_t count,
-                                  size_t *done);
+tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans, const tsr_image *src,
+                                  tsr_image *dst, size_t count, size_t *done);
 #endif
 
 #ifdef TSR_HAVE_OPENCL

@@ -276,8 +276,8 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
                         float acc = 0.f;
 #pragma unroll
                         for (int k = KS - 1; k >= 0; k--) {
-                            const float f = __fmul_rn(
-                                (float)hv[k][i & 3], s_bf[q % (KS == 4 ? ST_THMAX : 1)][k]);
+                            const float f = __fmul_rn((float)hv[k][i & 3],
+                                                      s_bf[q % (KS == 4 ? ST_THMAX : 1)][k]);
                             acc = k == KS - 1 ? f : __fadd_rn(f, acc);
                         }
                         v[i] = __float2int_rn(acc);
@@ -320,9 +320,9 @@ __global__ void __launch_bounds__(st_shape<CN>::TE)
  * s[sb + j] | s[sb + j + CN] << 8 (read with 16-byte loads where the image is 16-byte aligned;
  * bytes past the row end are 0 and only ever meet coefficient 0); the rows' pair offsets and
  * vertical coefficients as one int4 per output row. One barrier.
- * Walk: each thread owns EPT consecutive elements (pair offset and packed coefficients c0 | c1 << 16
- * in registers; beyond xmax the pair (2048, 0) on the element's own tap, as plan.h) and walks the
- * th rows keeping x = h >> 4 of the current top and bottom source rows in two register arrays,
+ * Walk: each thread owns EPT consecutive elements (pair offset and packed coefficients c0 | c1 <<
+ * 16 in registers; beyond xmax the pair (2048, 0) on the element's own tap, as plan.h) and walks
+ * the th rows keeping x = h >> 4 of the current top and bottom source rows in two register arrays,
  * h = c0*s0 + c1*s1 by one __dp2a_lo. When the row pair moves down by one (the bottom row becomes
  * the top), only the new bottom row is computed, into the array that held the old top, and the
  * arrays swap roles (two inlined copies of the row step, no register moves); the branches are
@@ -370,8 +370,8 @@ __device__ __forceinline__ void lin2_v(const int (&x0)[EPT], const int (&x1)[EPT
 #pragma unroll
         for (int k = 0; k < 4; k++)
             v[k] = (__mulhi(b0, x0[4 * j + k]) + __mulhi(b1, x1[4 * j + k]) + 2) >> 2;
-        w[j] = __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
-                           0x5410);
+        w[j] =
+            __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040), 0x5410);
     }
     if (full) {
         if (EPT == 8)
@@ -390,8 +390,8 @@ __device__ __forceinline__ void lin2_v(const int (&x0)[EPT], const int (&x1)[EPT
  * offsets) are needed. Returns 1 when the pair moved down by one: then U is the new top and T
  * (recomputed) the new bottom, and the caller swaps the roles. */
 template <int EPT>
-__device__ __forceinline__ int lin2_step(int (&T)[EPT], int (&U)[EPT], int &curT, int &curU,
-                                         int4 r, const unsigned short *rows, const int (&off)[EPT],
+__device__ __forceinline__ int lin2_step(int (&T)[EPT], int (&U)[EPT], int &curT, int &curU, int4 r,
+                                         const unsigned short *rows, const int (&off)[EPT],
                                          const uint (&cc)[EPT], uchar *dp, int full, int m)
 {
     if (r.x == curU && r.x != curT) {
@@ -411,9 +411,8 @@ __device__ __forceinline__ int lin2_step(int (&T)[EPT], int (&U)[EPT], int &curT
 
 template <int CN, int EPT>
 __global__ void __launch_bounds__(LN_NT, 8)
-    k_lin2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst,
-              const uchar *__restrict__ tab, rk_params p, int th, int W, int nrmax, int al16,
-              int vst)
+    k_lin2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, const uchar *__restrict__ tab,
+              rk_params p, int th, int W, int nrmax, int al16, int vst)
 {
     enum { TE = LN_NT * EPT };
     extern __shared__ int4 lsm[];
@@ -522,14 +521,15 @@ __global__ void __launch_bounds__(UP2_NT)
     const int t = blockIdx.x * UP2_NT + threadIdx.x;
     if (4 * t >= p.sw)
         return;
-    tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th,
-                    al_src, al_dst);
+    tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th, al_src,
+                    al_dst);
 }
 
 /* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128
  * threads per block; a thread makes 8 output pixels of output row pair k (grid y, strided past
  * 65535) from 12 source pixels of three rows (two for nearest) that no other thread reads, every
- * load issued before any arithmetic; 8-byte stores. The area weights (resize_dn32.h's w[8]) are kernel arguments. */
+ * load issued before any arithmetic; 8-byte stores. The area weights (resize_dn32.h's w[8]) are
+ * kernel arguments. */
 enum { DN32_NT = 128 };
 struct dn32_weights {
     float w[8];
@@ -544,8 +544,7 @@ __global__ void __launch_bounds__(DN32_NT)
     if (8 * t >= p.dw)
         return;
     for (int k = blockIdx.y; k < p.dh / 2; k += gridDim.y)
-        tsr__dn32_thread(src, p.sstride, dst, p.dstride, p.dw, CN, t, k, MODE, w.w, al_src,
-                         al_dst);
+        tsr__dn32_thread(src, p.sstride, dst, p.dstride, p.dw, CN, t, k, MODE, w.w, al_src, al_dst);
 }
 
 /* u8 fractional area (DecimateAlpha tables), tiled: a thread makes AW_EPT consecutive
@@ -619,7 +618,8 @@ __global__ void __launch_bounds__(AW_NT)
 }
 
 /* Nearest, PB (1..4) bytes per pixel: each thread copies 4 consecutive output pixels (4*PB bytes,
- * stored as PB aligned 4-byte words) of nrows <= NN_ROWS rows; the 4 source offsets are read once. */
+ * stored as PB aligned 4-byte words) of nrows <= NN_ROWS rows; the 4 source offsets are read once.
+ */
 enum { NN_ROWS = 4 };
 template <int PB>
 __global__ void k_nearest4(const uchar *__restrict__ src, uchar *__restrict__ dst,
@@ -647,9 +647,9 @@ __global__ void k_nearest4(const uchar *__restrict__ src, uchar *__restrict__ ds
         if (full) {
 #pragma unroll
             for (int w = 0; w < PB; w++)
-                ((uint *)d)[w] = __byte_perm(__byte_perm(b[4 * w], b[4 * w + 1], 0x0040),
-                                             __byte_perm(b[4 * w + 2], b[4 * w + 3], 0x0040),
-                                             0x5410);
+                ((uint *)d)[w] =
+                    __byte_perm(__byte_perm(b[4 * w], b[4 * w + 1], 0x0040),
+                                __byte_perm(b[4 * w + 2], b[4 * w + 3], 0x0040), 0x5410);
         } else {
             int m = min(4, p.dw - dx0) * PB;
             for (int i = 0; i < m; i++)
@@ -686,8 +686,10 @@ __global__ void k_area2_u8v(const uchar *__restrict__ src, uchar *__restrict__ d
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     const int e = 4 * w + q, j = 2 * e - e % CN, jj = j + CN;
-                    uint s = ((a[j >> 2] >> (8 * (j & 3))) & 255) + ((a[jj >> 2] >> (8 * (jj & 3))) & 255) +
-                             ((c[j >> 2] >> (8 * (j & 3))) & 255) + ((c[jj >> 2] >> (8 * (jj & 3))) & 255);
+                    uint s = ((a[j >> 2] >> (8 * (j & 3))) & 255) +
+                             ((a[jj >> 2] >> (8 * (jj & 3))) & 255) +
+                             ((c[j >> 2] >> (8 * (j & 3))) & 255) +
+                             ((c[jj >> 2] >> (8 * (jj & 3))) & 255);
                     v[q] = (s + 2) >> 2;
                 }
                 o[w] = v[0] | (v[1] << 8) | (v[2] << 16) | (v[3] << 24);
@@ -730,10 +732,11 @@ static int walk_rows(int blocks_x, int threads, int dh, int target)
 }
 
 /* Rows per tile for k_stile_u8: the largest th <= ST_THMAX (a power of two) whose tile source
- * rows fit in ST_SMEM and whose grid has >= 1024 blocks (down to th = 4), with *nrmax the row count the shared memory is sized for; 0 if none. A
- * tile of th output rows spans YOFS[dy1-1] - YOFS[dy0] <= ceil((th-1)*scale) + 1 source rows
- * (YOFS = floor of an affine function of dy with slope scale = src/dst, or 1/inv_scale_y when
- * the caller gave factors), plus ksize; one row of margin. The kernel checks each tile anyway. */
+ * rows fit in ST_SMEM and whose grid has >= 1024 blocks (down to th = 4), with *nrmax the row count
+ * the shared memory is sized for; 0 if none. A tile of th output rows spans YOFS[dy1-1] - YOFS[dy0]
+ * <= ceil((th-1)*scale) + 1 source rows (YOFS = floor of an affine function of dy with slope scale
+ * = src/dst, or 1/inv_scale_y when the caller gave factors), plus ksize; one row of margin. The
+ * kernel checks each tile anyway. */
 static int stile_rows(const tsr__resize_plan *pl, int te, int hb, int gx, int *nrmax)
 {
     double sc = (double)pl->src_h / (double)pl->dst_h;
@@ -826,14 +829,23 @@ static int up2_rows(tsr_ctx *ctx, int cn, int gx, int h)
         if (!per_sm[cn].load(std::memory_order_relaxed)) {
             int n = 0;
             switch (cn) {
-            case 1: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0); break;
-            case 2: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0); break;
-            case 3: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0); break;
-            default: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0); break;
+            case 1:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0);
+                break;
+            case 2:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0);
+                break;
+            case 3:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0);
+                break;
+            default:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0);
+                break;
             }
             per_sm[cn].store(n > 0 ? n : 1, std::memory_order_relaxed);
         }
-        const int bands = per_sm[cn].load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
+        const int bands =
+            per_sm[cn].load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
         th = bands > 0 ? (h + bands - 1) / bands : UP2_THMAX;
         th = th < 1 ? 1 : th > UP2_THMAX ? UP2_THMAX : th;
     }
@@ -900,16 +912,16 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_dn32_u8");
         return TSR_OK;
     }
-    const int lin2_plan = pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs &&
-                          pl->src_w <= LN_XMAX * pl->dst_w;
+    const int lin2_plan =
+        pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs && pl->src_w <= LN_XMAX * pl->dst_w;
     lin2_shape lg;
     const int ept = tsr__resize_cuda_variant & 1 ? 4 : 8;
     if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
 #define TSR_LIN2(CN, EPT)                                                                          \
-    k_lin2_u8<CN, EPT><<<lg.grid, LN_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax,     \
-                                                            al16, vst)
+    k_lin2_u8<CN, EPT>                                                                             \
+        <<<lg.grid, LN_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax, al16, vst)
         switch (pl->cn * 32 + ept) {
         case 36: TSR_LIN2(1, 4); break;
         case 68: TSR_LIN2(2, 4); break;
@@ -926,8 +938,8 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     }
     /* Output tiles (k_stile_u8) for every other u8 separable plan with 2 or 4 taps whose tile
      * rows fit. */
-    if (pl->path == TSR__RESIZE_SEPARABLE &&
-        pl->depth == TSR_U8 && (pl->ksize == 2 || pl->ksize == 4) && pl->cn >= 1 && pl->cn <= 4) {
+    if (pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 &&
+        (pl->ksize == 2 || pl->ksize == 4) && pl->cn >= 1 && pl->cn <= 4) {
         const int te = pl->cn == 3 ? 192 : 256, hb = pl->ksize == 2 ? 2 : 4;
         const int n = pl->dst_w * pl->cn;
         int nrmax = 0;
@@ -936,8 +948,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
             dim3 grid((n + te - 1) / te, (pl->dst_h + th - 1) / th);
             const size_t smem = (size_t)nrmax * te * hb;
             const int vst = (((size_t)d | (size_t)p.dstride) & (pl->ksize == 2 ? 7 : 3)) == 0;
-#define TSR_STILE(KS, CN)                                                                          \
-    k_stile_u8<KS, CN><<<grid, te, smem, stream>>>(s, d, t, p, th, nrmax, vst)
+#define TSR_STILE(KS, CN) k_stile_u8<KS, CN><<<grid, te, smem, stream>>>(s, d, t, p, th, nrmax, vst)
             switch (pl->cn * 8 + pl->ksize) {
             case 10: TSR_STILE(2, 1); break;
             case 18: TSR_STILE(2, 2); break;
@@ -1036,9 +1047,8 @@ extern "C" tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_pl
 }
 
 /* Uploads the plan's tables to device buffer slot `slot` on `stream`; fills *p (strides given). */
-static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot,
-                                size_t sstride, size_t dstride, cudaStream_t stream,
-                                rk_params *p, uchar **dtab)
+static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot, size_t sstride,
+                                size_t dstride, cudaStream_t stream, rk_params *p, uchar **dtab)
 {
     size_t tbytes = tsr__resize_gpu_params(pl, sstride, dstride, p);
     if (!tbytes)
@@ -1114,8 +1124,8 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
             (st = tsr__cuda_scratch(ctx, ss, bytes, &dev)) != TSR_OK)
             return st;
         for (int y = 0; y < pl->src_h; y++)
-            memcpy((uchar *)pin + (size_t)y * srow, (const uchar *)src->data + (size_t)y * src->stride,
-                   srow);
+            memcpy((uchar *)pin + (size_t)y * srow,
+                   (const uchar *)src->data + (size_t)y * src->stride, srow);
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(dev, pin, bytes, cudaMemcpyHostToDevice, stream));
         s = (const uchar *)dev, sstride = srow;
     }

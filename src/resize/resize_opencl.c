@@ -18,8 +18,8 @@ static const char *const build_options = "-cl-fp32-correctly-rounded-divide-sqrt
 static tsr_status check_device(tsr_ctx *ctx)
 {
     cl_device_fp_config fp = 0;
-    TSR_CL_TRY(ctx, clGetDeviceInfo(ctx->opencl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp,
-                                    &fp, NULL));
+    TSR_CL_TRY(ctx, clGetDeviceInfo(ctx->opencl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp,
+                                    NULL));
     if (!(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "OpenCL device %s lacks correctly rounded float division, which exact "
@@ -50,12 +50,13 @@ tsr_status tsr__resize_opencl(tsr_ctx *ctx, const tsr__resize_plan *plan, const 
     rk_params p;
     size_t tbytes = tsr__resize_gpu_params(plan, srow, drow, &p);
     if (!tbytes)
-        return tsr__fail(ctx, TSR_ERR_LIMIT, "image row or plan tables too large for the OpenCL "
-                                             "kernels (over 2 GiB)");
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "image row or plan tables too large for the OpenCL "
+                         "kernels (over 2 GiB)");
 
     cl_kernel k;
-    st = tsr__opencl_kernel(ctx, "resize.cl", resize_cl_source, build_options,
-                            "tsr_resize_generic", &k);
+    st = tsr__opencl_kernel(ctx, "resize.cl", resize_cl_source, build_options, "tsr_resize_generic",
+                            &k);
     if (st != TSR_OK)
         return st;
     cl_mem ds, dd, dt;
@@ -73,8 +74,8 @@ tsr_status tsr__resize_opencl(tsr_ctx *ctx, const tsr__resize_plan *plan, const 
         size_t n = 0;
         const void *tp = tsr__resize_plan_table(plan, (tsr__resize_table)t, &n);
         if (n)
-            TSR_CL_TRY(ctx, clEnqueueWriteBuffer(q, dt, CL_FALSE, (size_t)p.off[t], n, tp, 0,
-                                                 NULL, NULL));
+            TSR_CL_TRY(
+                ctx, clEnqueueWriteBuffer(q, dt, CL_FALSE, (size_t)p.off[t], n, tp, 0, NULL, NULL));
     }
     TSR_CL_TRY(ctx, clSetKernelArg(k, 0, sizeof(cl_mem), &ds));
     TSR_CL_TRY(ctx, clSetKernelArg(k, 1, sizeof(cl_mem), &dd));

@@ -47,7 +47,10 @@ static void st_f(tsr_image *img, int y, int e, float v)
     st_i(img, y, e, v <= 0.f ? 0 : v >= lim ? (long long)lim : (long long)lrintf(v));
 }
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 static void ref_copy(const tsr__resize_plan *p, const tsr_image *src, tsr_image *dst)
 {
@@ -66,7 +69,8 @@ static void ref_nearest(const tsr__resize_plan *p, const tsr_image *src, tsr_ima
             for (int c = 0; c < p->cn; c++) {
                 const char *s = (const char *)src->data + (size_t)yo[dy] * src->stride +
                                 ((size_t)xo[dx] * p->cn + c) * es;
-                char *d = (char *)dst->data + (size_t)dy * dst->stride + ((size_t)dx * p->cn + c) * es;
+                char *d =
+                    (char *)dst->data + (size_t)dy * dst->stride + ((size_t)dx * p->cn + c) * es;
                 memcpy(d, s, es);
             }
 }
@@ -130,7 +134,8 @@ static void ref_separable(const tsr__resize_plan *p, const tsr_image *src, tsr_i
                         h[j] = sep_h_u8(p, src, rows[j], dx, c);
                     if (k == 2) {
                         st_i(dst, dy, e,
-                             (((b[0] * (h[0] >> 4)) >> 16) + ((b[1] * (h[1] >> 4)) >> 16) + 2) >> 2);
+                             (((b[0] * (h[0] >> 4)) >> 16) + ((b[1] * (h[1] >> 4)) >> 16) + 2) >>
+                                 2);
                     } else if (e < p->vec_end) {
                         float t = (float)h[k - 1] * ((float)b[k - 1] * (1.f / 4194304.f));
                         for (int j = k - 2; j >= 0; j--)
@@ -177,11 +182,13 @@ static void ref_area_fast(const tsr__resize_plan *p, const tsr_image *src, tsr_i
                     if (p->depth == TSR_F32)
                         st_f(dst, dy, e,
                              ((ld_f(src, y0, e0) + ld_f(src, y0, e0 + cn)) +
-                              (ld_f(src, y0 + 1, e0) + ld_f(src, y0 + 1, e0 + cn))) * 0.25f);
+                              (ld_f(src, y0 + 1, e0) + ld_f(src, y0 + 1, e0 + cn))) *
+                                 0.25f);
                     else
                         st_i(dst, dy, e,
                              (ld_i(src, y0, e0) + ld_i(src, y0, e0 + cn) + ld_i(src, y0 + 1, e0) +
-                              ld_i(src, y0 + 1, e0 + cn) + 2) >> 2);
+                              ld_i(src, y0 + 1, e0 + cn) + 2) >>
+                                 2);
                     continue;
                 }
                 /* generic: sample n is (row n / sx, column n % sx); groups of four are summed

@@ -22,9 +22,7 @@ static void fill_image(tsr_rng *r, tsr_image *img, int kind)
             for (int c = 0; c < cn; c++) {
                 int v;
                 switch (kind % 3) {
-                case 0:
-                    v = tsr_rng_range(r, 0, top);
-                    break;
+                case 0: v = tsr_rng_range(r, 0, top); break;
                 case 1: /* few levels: many equal keys, the tie-break decides */
                     v = tsr_rng_range(r, 0, 1) * (top / 3);
                     break;
@@ -113,9 +111,9 @@ static void compare(const tsr_image *src, tsr_carve_options *o, const char *what
 
 static void random_cases(tsr_rng *r)
 {
-    static const int shapes[][2] = {{1, 1},   {1, 7},   {2, 1},   {2, 9},  {3, 3},  {3, 64},
-                                    {3, 500}, {9, 400}, {500, 2}, {700, 3}, {64, 48}, {97, 61},
-                                    {130, 17}, {17, 130}, {200, 150}};
+    static const int shapes[][2] = {{1, 1},   {1, 7},   {2, 1},    {2, 9},    {3, 3},
+                                    {3, 64},  {3, 500}, {9, 400},  {500, 2},  {700, 3},
+                                    {64, 48}, {97, 61}, {130, 17}, {17, 130}, {200, 150}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 8; t++) {
             const int w = shapes[s][0], h = shapes[s][1];

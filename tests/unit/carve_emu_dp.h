@@ -43,8 +43,8 @@ static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket,
             /* shfl_up / shfl_down: a lane without a neighbour gets its own value */
             const EMU_LANE *l = &prev[lane > 0 ? lane - 1 : lane];
             const EMU_LANE *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
-            EMU_N(tsr__cc_lane_row)(P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1],
-                                    r->m[0], border);
+            EMU_N(tsr__cc_lane_row)
+            (P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1], r->m[0], border);
         }
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)

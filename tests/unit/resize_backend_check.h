@@ -16,18 +16,36 @@ typedef struct rb_size {
 } rb_size;
 
 static const rb_size rb_sizes[] = {
-    {1, 1, 1, 1},     {1, 1, 5, 3},     {7, 5, 1, 1},     {9, 7, 9, 7},    {16, 16, 8, 8},
-    {17, 13, 8, 6},   {18, 12, 6, 4},   {33, 21, 66, 42}, {31, 9, 31, 20}, {31, 9, 12, 9},
-    {40, 30, 13, 11}, {64, 48, 17, 64}, {5, 3, 11, 7},    {97, 61, 50, 33}, {97, 61, 29, 17},
-    {120, 80, 39, 26}, {301, 7, 100, 7}, {200, 150, 521, 313}, {640, 360, 213, 120},
-    {129, 257, 1, 255}, {3, 400, 9, 10},
+    {1, 1, 1, 1},
+    {1, 1, 5, 3},
+    {7, 5, 1, 1},
+    {9, 7, 9, 7},
+    {16, 16, 8, 8},
+    {17, 13, 8, 6},
+    {18, 12, 6, 4},
+    {33, 21, 66, 42},
+    {31, 9, 31, 20},
+    {31, 9, 12, 9},
+    {40, 30, 13, 11},
+    {64, 48, 17, 64},
+    {5, 3, 11, 7},
+    {97, 61, 50, 33},
+    {97, 61, 29, 17},
+    {120, 80, 39, 26},
+    {301, 7, 100, 7},
+    {200, 150, 521, 313},
+    {640, 360, 213, 120},
+    {129, 257, 1, 255},
+    {3, 400, 9, 10},
     /* exact 3:2 (resize_dn32.h), one with a partial last thread */
-    {48, 30, 32, 20},  {21, 9, 14, 6},   {303, 45, 202, 30},
+    {48, 30, 32, 20},
+    {21, 9, 14, 6},
+    {303, 45, 202, 30},
     /* exact 2x with full warps of k_up2_u8 threads and a partial one */
     {300, 20, 600, 40},
 };
-static const tsr_interp rb_interps[] = {TSR_INTERP_NEAREST, TSR_INTERP_LINEAR,
-                                        TSR_INTERP_CUBIC,   TSR_INTERP_AREA,
+static const tsr_interp rb_interps[] = {TSR_INTERP_NEAREST,  TSR_INTERP_LINEAR,
+                                        TSR_INTERP_CUBIC,    TSR_INTERP_AREA,
                                         TSR_INTERP_LANCZOS4, TSR_INTERP_LINEAR_EXACT};
 static const tsr_depth rb_depths[] = {TSR_U8, TSR_U16, TSR_F32};
 
@@ -136,8 +154,8 @@ static void rb_sweep(tsr_ctx *ref, tsr_ctx *ctx, rb_run_fn run, void *user, cons
                                     fprintf(stderr,
                                             "%s: mismatch %dx%d -> %dx%d %s depth %d cn %d "
                                             "(poison pass %d)\n",
-                                            label, z->sw, z->sh, z->dw, z->dh,
-                                            tsr_interp_name(ip), (int)d, cn, pass);
+                                            label, z->sw, z->sh, z->dw, z->dh, tsr_interp_name(ip),
+                                            (int)d, cn, pass);
                             }
                         }
                     }
@@ -156,8 +174,8 @@ static void rb_sweep(tsr_ctx *ref, tsr_ctx *ctx, rb_run_fn run, void *user, cons
  * case per interpolation, u8 3 channels. */
 static void rb_factors(tsr_ctx *ref, tsr_ctx *ctx, rb_run_fn run, void *user, const char *label)
 {
-    static const double f[][2] = {{0.5, 0.5}, {2.0, 2.0}, {1.0 / 3, 1.0 / 3}, {0.7, 1.3},
-                                  {1.5, 0.25}};
+    static const double f[][2] = {
+        {0.5, 0.5}, {2.0, 2.0}, {1.0 / 3, 1.0 / 3}, {0.7, 1.3}, {1.5, 0.25}};
     tsr_rng rng;
     tsr_rng_seed(&rng, 7);
     int bad = 0;

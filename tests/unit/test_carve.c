@@ -109,7 +109,7 @@ static int iabs(int a)
 static tsr__carve_cost path_key(const uint8_t *Y, const uint8_t *mask, int w, int h, int fwd,
                                 int has_keep, int has_drop, const int *xs)
 {
-#define L(yy, xx) Y[(yy) * w + ((xx) < 0 ? 0 : (xx) >= w ? w - 1 : (xx))]
+#define L(yy, xx) Y[(yy)*w + ((xx) < 0 ? 0 : (xx) >= w ? w - 1 : (xx))]
     tsr__carve_cost k = 0;
     for (int y = 0; y < h; y++) {
         int x = xs[y];
@@ -152,8 +152,8 @@ static void test_brute_force(tsr_rng *r)
         memcpy(g.mask, M, (size_t)(w * h));
         g.has_keep = (masks & 1) != 0;
         g.has_drop = (masks & 2) != 0;
-        CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, fwd ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD,
-                                          w, h));
+        CHECK_OK(ctx,
+                 tsr__carve_dp_alloc(ctx, &d, fwd ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, w, h));
         tsr__carve_dp_penalties(&d, &g);
         tsr__carve_energy_all(&g, &d, 1);
         tsr__carve_dp_all(&g, &d, 1);
@@ -193,18 +193,10 @@ static void random_luma(tsr_rng *r, uint8_t *Y, int w, int h, int kind)
         for (int x = 0; x < w; x++) {
             int v;
             switch (kind % 4) {
-            case 0:
-                v = tsr_rng_range(r, 0, 255);
-                break;
-            case 1:
-                v = tsr_rng_range(r, 0, 1) * 7;
-                break;
-            case 2:
-                v = 128 + ax * x + ay * y + tsr_rng_range(r, -4, 4);
-                break;
-            default:
-                v = ((x / 5 + y / 7) & 1) * 200 + tsr_rng_range(r, 0, 3);
-                break;
+            case 0: v = tsr_rng_range(r, 0, 255); break;
+            case 1: v = tsr_rng_range(r, 0, 1) * 7; break;
+            case 2: v = 128 + ax * x + ay * y + tsr_rng_range(r, -4, 4); break;
+            default: v = ((x / 5 + y / 7) & 1) * 200 + tsr_rng_range(r, 0, 3); break;
             }
             Y[y * w + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
         }
@@ -280,7 +272,8 @@ static void test_batch_invariants(tsr_rng *r)
         tsr__carve_dp_penalties(&d, &g);
         tsr__carve_energy_all(&g, &d, 1);
         tsr__carve_dp_all(&g, &d, 1);
-        int32_t *cols = malloc(sizeof *cols * (size_t)(h * k)), *heap = malloc(sizeof *heap * (size_t)k);
+        int32_t *cols = malloc(sizeof *cols * (size_t)(h * k)),
+                *heap = malloc(sizeof *heap * (size_t)k);
         tsr__carve_batch_select(&g, &d, k, cols, heap);
         int ok = 1;
         for (int y = 0; y < h; y++)

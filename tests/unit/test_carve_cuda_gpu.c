@@ -7,7 +7,8 @@
  * (several strips and bands), the largest keys (largest_keys: the 32-bit keys' bound), a
  * batch-mode sweep (batch_cases) and a real image from
  * ../shared/data when present. Skips (77) where there is no CUDA device. Prints ms/seam at
- * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1 (compute-sanitizer): a small subset, no timing. */
+ * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1
+ * (compute-sanitizer): a small subset, no timing. */
 #include "carve_backend_check.h"
 
 #include "carve/carve_cuda.h"
@@ -69,8 +70,8 @@ static void largest_keys(void)
  * (K > 4096), both at once, and more than the gather stages (K > 8192). */
 static void batch_cases(tsr_rng *r)
 {
-    static const int shapes[][2] = {{2, 1},   {2, 40},  {3, 7},   {3, 300}, {9, 200},
-                                    {300, 2}, {700, 5}, {64, 48}, {130, 90}, {257, 33},
+    static const int shapes[][2] = {{2, 1},    {2, 40},   {3, 7},    {3, 300},  {9, 200},
+                                    {300, 2},  {700, 5},  {64, 48},  {130, 90}, {257, 33},
                                     {40, 600}, {600, 40}, {1030, 70}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 8; t++) {

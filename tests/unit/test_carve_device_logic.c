@@ -86,8 +86,8 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
             P->hand64[i] = (0xA5A5A5A5A5A5A5A5ull & TSR__CC_KEY_MASK64) |
                            (uint64_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT64;
         else
-            P->hand32[i] = (0xA5A5A5A5u & TSR__CC_KEY_MASK32) |
-                           (uint32_t)((gen - 1) & 31) << TSR__CC_TAG_SHIFT32;
+            P->hand32[i] = (0xA5A5A5A5u & TSR__CC_KEY_MASK32) | (uint32_t)((gen - 1) & 31)
+                                                                    << TSR__CC_TAG_SHIFT32;
     poison(P->entry, e->bcells * 2);
     poison(P->back, e->cells / 4);
     if (P->pair)
@@ -402,8 +402,8 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
     int32_t *order = block_order(e, n);
     for (int32_t i = 0; i < n; i++) {
         int32_t drop;
-        e->state.energy_sum += tsr__cc_batch_pixel(P, w, k, removed, order[i] / k, order[i] % k,
-                                                   &drop);
+        e->state.energy_sum +=
+            tsr__cc_batch_pixel(P, w, k, removed, order[i] / k, order[i] % k, &drop);
         e->state.drops -= drop;
     }
     free(order);
@@ -441,8 +441,7 @@ static tsr_status emu_state(tsr_ctx *ctx, void *dev, tsr__cc_state *st)
     return TSR_OK;
 }
 
-static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig,
-                            uint16_t *rec)
+static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec)
 {
     emu *e = dev;
     if (removed < 0 || removed > e->count)
@@ -461,9 +460,9 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     emu *e = dev;
     if (!e)
         return;
-    void *planes[] = {e->P.luma, e->P.mask,  e->P.orig,    e->P.hand64, e->P.hand32,
-                      e->P.entry, e->P.back,  e->P.tickets, e->P.xs,     e->P.rec,
-                      e->P.pair,  e->P.cols,  e->P.luma2,   e->P.mask2,  e->P.orig2};
+    void *planes[] = {e->P.luma,  e->P.mask, e->P.orig,    e->P.hand64, e->P.hand32,
+                      e->P.entry, e->P.back, e->P.tickets, e->P.xs,     e->P.rec,
+                      e->P.pair,  e->P.cols, e->P.luma2,   e->P.mask2,  e->P.orig2};
     for (size_t i = 0; i < sizeof planes / sizeof planes[0]; i++)
         free(planes[i]);
     free(e);
@@ -491,9 +490,7 @@ static void fill(tsr_rng *r, tsr__carve_grid *g, int kind, int keep_density, int
             for (size_t b = 0; b < g->px; b++) {
                 int v;
                 switch (kind >= FILL_DIAG_RIGHT ? 3 : kind % 3) {
-                case 0:
-                    v = tsr_rng_range(r, 0, 255);
-                    break;
+                case 0: v = tsr_rng_range(r, 0, 255); break;
                 case 1: /* few levels: many equal keys, the tie-break decides */
                     v = tsr_rng_range(r, 0, 1) * 85;
                     break;
@@ -501,9 +498,7 @@ static void fill(tsr_rng *r, tsr__carve_grid *g, int kind, int keep_density, int
                     v = (x * 7 + y * 3 + (int)b * 50) % 256 + tsr_rng_range(r, 0, 2);
                     v = v > 255 ? 255 : v;
                     break;
-                default:
-                    v = d >= -1 && d <= 1 ? 0 : tsr_rng_range(r, 128, 255);
-                    break;
+                default: v = d >= -1 && d <= 1 ? 0 : tsr_rng_range(r, 128, 255); break;
                 }
                 g->pix[o * g->px + b] = (uint8_t)v;
             }
@@ -588,8 +583,8 @@ static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
     CHECK_OK(ctx, tsr__carve_remove_seams(ctx, &a, until ? 0 : count, &pa));
     CHECK_OK(ctx, tsr__carve_remove_seams_dev(ctx, &b, count, &pb, &emu_ops));
     cases++;
-    const int ok = same_grid(&a, &b) && pa.removed == pb.removed &&
-                   pa.dp_passes == pb.dp_passes && pa.energy_sum == pb.energy_sum &&
+    const int ok = same_grid(&a, &b) && pa.removed == pb.removed && pa.dp_passes == pb.dp_passes &&
+                   pa.energy_sum == pb.energy_sum &&
                    memcmp(reca, recb, (size_t)pa.removed * (size_t)h * 4) == 0 &&
                    memcmp(marka, markb, (size_t)w * (size_t)h) == 0;
     if (!ok) {
@@ -625,9 +620,9 @@ int main(void)
     tsr_rng_seed(&r, 4);
     /* Shapes: 1-3 columns, tall and thin, wide and short, many strips (S = 64) and bands
      * (R = 32) with partial last ones. */
-    static const int shapes[][2] = {{1, 5},    {2, 1},    {2, 9},   {3, 3},    {3, 77},
-                                    {9, 130},  {40, 2},   {64, 33}, {97, 61},  {257, 31},
-                                    {300, 65}, {520, 12}, {700, 3}, {130, 100}, {33, 200},
+    static const int shapes[][2] = {{1, 5},    {2, 1},     {2, 9},     {3, 3},     {3, 77},
+                                    {9, 130},  {40, 2},    {64, 33},   {97, 61},   {257, 31},
+                                    {300, 65}, {520, 12},  {700, 3},   {130, 100}, {33, 200},
                                     {513, 97}, {1100, 40}, {290, 290}, {3, 9000}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 8; t++) {
@@ -666,7 +661,8 @@ int main(void)
     /* over a million pixels: the host gather in parallel */
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
-    fprintf(stderr, "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit\n",
+    fprintf(stderr,
+            "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit\n",
             cases, mismatches, (long long)dp_keys[0], (long long)dp_keys[1]);
     CHECK(dp_keys[0] > 0 && dp_keys[1] > 0);
     tsr_ctx_destroy(ctx);

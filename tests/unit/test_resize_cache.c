@@ -20,12 +20,18 @@ static void fill(tsr_rng *rng, tsr_image *img)
 static void run_sequence(tsr_backend backend)
 {
     const call calls[] = {
-        {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},   {64, 48, 31, 17, TSR_INTERP_CUBIC, 0, 0},
-        {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},   {40, 30, 100, 75, TSR_INTERP_AREA, 2.5, 2.5},
-        {40, 30, 100, 75, TSR_INTERP_AREA, 0, 0},    {40, 30, 12, 9, TSR_INTERP_NEAREST, 0.3, 0.3},
-        {40, 30, 12, 9, TSR_INTERP_NEAREST, 0, 0},   {64, 48, 32, 24, TSR_INTERP_LINEAR, 0, 0},
-        {77, 5, 13, 40, TSR_INTERP_LANCZOS4, 0, 0},  {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},
-        {64, 48, 31, 17, TSR_INTERP_LINEAR_EXACT, 0, 0}, {40, 30, 100, 75, TSR_INTERP_AREA, 2.5, 2.5},
+        {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},
+        {64, 48, 31, 17, TSR_INTERP_CUBIC, 0, 0},
+        {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},
+        {40, 30, 100, 75, TSR_INTERP_AREA, 2.5, 2.5},
+        {40, 30, 100, 75, TSR_INTERP_AREA, 0, 0},
+        {40, 30, 12, 9, TSR_INTERP_NEAREST, 0.3, 0.3},
+        {40, 30, 12, 9, TSR_INTERP_NEAREST, 0, 0},
+        {64, 48, 32, 24, TSR_INTERP_LINEAR, 0, 0},
+        {77, 5, 13, 40, TSR_INTERP_LANCZOS4, 0, 0},
+        {64, 48, 31, 17, TSR_INTERP_LINEAR, 0, 0},
+        {64, 48, 31, 17, TSR_INTERP_LINEAR_EXACT, 0, 0},
+        {40, 30, 100, 75, TSR_INTERP_AREA, 2.5, 2.5},
     };
     tsr_ctx_options opt;
     tsr_ctx_options_init(&opt);

@@ -81,17 +81,31 @@ static void random_cases(tsr_ctx *ref, tsr_ctx *cpu, tsr_rng *r)
         int ow = tsr_rng_range(r, 1, 130), oh = tsr_rng_range(r, 1, 100);
         double fx = 0, fy = 0;
         switch (kind) {
-        case 0: break;                                                     /* random sizes */
-        case 1: w = 2 * tsr_rng_range(r, 1, 40) + tsr_rng_range(r, 0, 1); /* 2x, maybe odd */
+        case 0: break; /* random sizes */
+        case 1:
+            w = 2 * tsr_rng_range(r, 1, 40) + tsr_rng_range(r, 0, 1); /* 2x, maybe odd */
             h = 2 * tsr_rng_range(r, 1, 30);
             ow = (w + 1) / 2 - (w % 4 == 1); /* OpenCV's rounding of w/2 (half to even) */
             oh = h / 2;
             break;
-        case 2: fx = fy = 1.0 / 3; w = 3 * tsr_rng_range(r, 1, 30); h = 3 * tsr_rng_range(r, 1, 20); break;
-        case 3: fx = 0.1 + (double)tsr_rng_range(r, 0, 280) / 100; fy = 0.1 + (double)tsr_rng_range(r, 0, 280) / 100; break;
+        case 2:
+            fx = fy = 1.0 / 3;
+            w = 3 * tsr_rng_range(r, 1, 30);
+            h = 3 * tsr_rng_range(r, 1, 20);
+            break;
+        case 3:
+            fx = 0.1 + (double)tsr_rng_range(r, 0, 280) / 100;
+            fy = 0.1 + (double)tsr_rng_range(r, 0, 280) / 100;
+            break;
         case 4: ow = w; break; /* one axis */
-        case 5: ow = tsr_rng_range(r, 1, 2); oh = tsr_rng_range(r, 1, 2); break;
-        default: ow = w * 3; oh = h * 2; break; /* integer upscale */
+        case 5:
+            ow = tsr_rng_range(r, 1, 2);
+            oh = tsr_rng_range(r, 1, 2);
+            break;
+        default:
+            ow = w * 3;
+            oh = h * 2;
+            break; /* integer upscale */
         }
         if (fx > 0 && (lround(w * fx) < 1 || lround(h * fy) < 1))
             fx = fy = 0;

@@ -54,7 +54,9 @@ tsr_ctx *tsr_test_reference_ctx(void);
 int tsr_test_finish(const char *name);
 
 /* splitmix64: deterministic, seeded from TSR_SEED (env) or the given default, printed once. */
-typedef struct tsr_rng { uint64_t s; } tsr_rng;
+typedef struct tsr_rng {
+    uint64_t s;
+} tsr_rng;
 void tsr_rng_seed(tsr_rng *r, uint64_t default_seed);
 uint64_t tsr_rng_next(tsr_rng *r);
 /* Uniform integer in [lo, hi]. */

@@ -178,7 +178,8 @@ static void man_text(FILE *f, const char *s)
 
 void cli_print_man(const cli_command *cmd, FILE *f)
 {
-    fprintf(f, ".TH TESSERA-%s 1 \"\" \"tessera %s\" \"tessera manual\"\n", cmd->name, tsr_version());
+    fprintf(f, ".TH TESSERA-%s 1 \"\" \"tessera %s\" \"tessera manual\"\n", cmd->name,
+            tsr_version());
     fprintf(f, ".SH NAME\ntessera\\-%s \\- ", cmd->name);
     man_text(f, cmd->summary);
     fprintf(f, "\n.SH SYNOPSIS\n.nf\ntessera %s ", cmd->name);

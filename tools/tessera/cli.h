@@ -17,24 +17,24 @@ enum {
 };
 
 typedef enum cli_arg {
-    CLI_FLAG,  /* --name */
-    CLI_VALUE  /* --name VALUE or --name=VALUE */
+    CLI_FLAG, /* --name */
+    CLI_VALUE /* --name VALUE or --name=VALUE */
 } cli_arg;
 
 typedef struct cli_option {
-    const char *name;    /* long name without dashes */
+    const char *name; /* long name without dashes */
     cli_arg arg;
     const char *metavar; /* for --help, e.g. "WxH" */
     const char *help;    /* one or more sentences; the default is stated in the text */
 } cli_option;
 
 typedef struct cli_command {
-    const char *name;     /* "resize" */
-    const char *summary;  /* one line for `tessera help` */
-    const char *usage;    /* synopsis after "tessera NAME " */
+    const char *name;    /* "resize" */
+    const char *summary; /* one line for `tessera help` */
+    const char *usage;   /* synopsis after "tessera NAME " */
     const char *description;
     const cli_option *options; /* terminated by {0} */
-    const char *examples; /* lines of examples, each "  tessera ..." */
+    const char *examples;      /* lines of examples, each "  tessera ..." */
     int (*run)(const struct cli_command *cmd, int argc, char **argv);
 } cli_command;
 

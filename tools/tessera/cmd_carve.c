@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 static const cli_option carve_options[] = {
-    {"width", CLI_VALUE, "W", "Output width in pixels; smaller removes vertical seams, larger "
-                              "inserts them. The height stays unless --height is given."},
+    {"width", CLI_VALUE, "W",
+     "Output width in pixels; smaller removes vertical seams, larger "
+     "inserts them. The height stays unless --height is given."},
     {"height", CLI_VALUE, "H", "Output height in pixels (horizontal seams)."},
     {"size", CLI_VALUE, "WxH", "Output width and height at once."},
     {"energy", CLI_VALUE, "NAME",
@@ -29,8 +30,9 @@ static const cli_option carve_options[] = {
     {"drop", CLI_VALUE, "MASK",
      "Image of the input's size; nonzero pixels are removed first. Without a size: object "
      "removal (seams until the object is gone, then as many inserted back)."},
-    {"seams", CLI_VALUE, "OVERLAY", "Also write the input with every removed or inserted seam "
-                                    "drawn in red."},
+    {"seams", CLI_VALUE, "OVERLAY",
+     "Also write the input with every removed or inserted seam "
+     "drawn in red."},
     {"save-map", CLI_VALUE, "MAP",
      "Also write the seam-order map: a 16-bit PNG giving, per pixel, the vertical seam (0, 1, "
      "...) that removes it when the input is narrowed one seam at a time (65535: never)."},
@@ -133,8 +135,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     }
     if ((width && !parse_side(width, &opt.width)) || (height && !parse_side(height, &opt.height))) {
         cli_error(cmd, "--%s wants a number of pixels from 1 to %d, not '%s'",
-                  width && !parse_side(width, &opt.width) ? "width" : "height",
-                  TSR_CARVE_MAX_SIDE, width && !parse_side(width, &opt.width) ? width : height);
+                  width && !parse_side(width, &opt.width) ? "width" : "height", TSR_CARVE_MAX_SIDE,
+                  width && !parse_side(width, &opt.width) ? width : height);
         return TSR_EXIT_USAGE;
     }
     const char *energy = cli_get(cmd, &args, "energy"), *mode = cli_get(cmd, &args, "mode"),
@@ -226,8 +228,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         if ((st = tsr_carve_size(ctx, &src, &opt, &w, &h)) != TSR_OK ||
             (st = tsr_image_alloc(ctx, &dst, w, h, src.channels, src.depth)) != TSR_OK ||
             (seams && (st = tsr_image_alloc(ctx, &ov, src.width, src.height,
-                                            tsr_carve_overlay_channels(src.channels),
-                                            src.depth)) != TSR_OK)) {
+                                            tsr_carve_overlay_channels(src.channels), src.depth)) !=
+                          TSR_OK)) {
             rc = cli_fail(cmd, ctx, st, in);
             goto done;
         }
@@ -249,8 +251,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         }
         ms = (cli_now() - t0) * 1e3;
         if ((seams && (rc = save(cmd, ctx, &outs, seams, &ov, &save_opt, format)) != 0) ||
-            (save_map && (rc = save(cmd, ctx, &outs, save_map, &map_img, &save_opt,
-                                    TSR_FORMAT_PNG)) != 0))
+            (save_map &&
+             (rc = save(cmd, ctx, &outs, save_map, &map_img, &save_opt, TSR_FORMAT_PNG)) != 0))
             goto done;
     }
     if ((rc = save(cmd, ctx, &outs, out, &dst, &save_opt, format)) != 0)

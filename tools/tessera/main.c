@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-static const cli_command *const commands[] = {&cli_cmd_resize, &cli_cmd_carve, &cli_cmd_layout, &cli_cmd_j2k};
+static const cli_command *const commands[] = {&cli_cmd_resize, &cli_cmd_carve, &cli_cmd_layout,
+                                              &cli_cmd_j2k};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_overview(FILE *f)
