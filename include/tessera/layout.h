@@ -150,6 +150,12 @@ typedef struct tsr_layout_optimize_options {
                  * drawing over the chains is kept (the lowest chain index among equal scores), so
                  * a seed, a move budget and a chain count give the same drawing however the
                  * threads run. */
+    double sync_every; /* "go with the winners": 0 (default) none; else, in [0.01, 1), at the
+                        * budget shares 1 - k * sync_every above phase1_fraction (k = 1, 2, ...)
+                        * every chain waits for the others, then restarts from the best drawing
+                        * over the chains, keeping its own random stream, temperature and phase.
+                        * Still deterministic at a fixed move budget (chain i is then no longer
+                        * a one-chain run). */
 } tsr_layout_optimize_options;
 
 #define TSR_LAYOUT_MAX_CHAINS 1024

@@ -56,6 +56,11 @@ void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const in
     *y = a->cur_is_best ? a->l->y : a->best_y;
 }
 
+const int32_t *tsr__anneal_best_counts(const tsr__annealer *a)
+{
+    return a->cur_is_best ? a->inc.count : a->best_count;
+}
+
 /* Share of the search's budget used: of the moves, or of the time left after the start layout
  * was made (so both phases get their share however long that took). */
 static double budget_fraction(const tsr__annealer *a, double elapsed)
@@ -425,7 +430,8 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
             a->moves_at_best = a->moves;
             a->restarts++;
         }
-        if (tsr__team_group_end(a))
+        if (tsr__team_group_end(a, budget_fraction(a, tsr__anneal_now() - a->t0), &st) ||
+            st != TSR_OK)
             break;
     }
     settle_best(a);
@@ -443,4 +449,22 @@ void tsr__anneal_release(tsr__annealer *a)
     tsr__free(a->ctx, a->hot);
     tsr__free(a->ctx, a->crossers);
     a->best_x = a->best_y = a->best_count = a->hot = a->crossers = NULL;
+}
+
+tsr_status tsr__anneal_adopt(tsr__annealer *a, const int32_t *x, const int32_t *y,
+                             const int32_t *counts, const tsr_layout_score *s)
+{
+    tsr_status st = tsr__incr_load(a->ctx, &a->inc, x, y, counts);
+    if (st == TSR_OK && a->batch)
+        st = tsr__batch_reload(a->ctx, a->batch, a->l, &a->inc.adj);
+    if (st != TSR_OK)
+        return st;
+    if (tsr_layout_score_compare(&a->inc.score, s) != 0)
+        return tsr__fail(a->ctx, TSR_ERR_INTERNAL, "layout: adopted drawing's score differs");
+    a->best = *s;
+    a->cur_is_best = 1;
+    a->moves_at_best = a->moves;
+    if (a->phase == 2 && a->best.K - 1 < a->target)
+        a->target = a->best.K - 1;
+    return TSR_OK;
 }

@@ -7,7 +7,11 @@
  * chain index winning among equal scores, so the result is the same however the threads run.
  *
  * A chain publishes its state to the coordinator after every group of proposals (under the team's
- * lock) and copies its best drawing out when asked (to save it); it never waits otherwise.
+ * lock) and copies its best drawing out when asked (to save it); it never waits otherwise, except
+ * at the sync points of opt->sync_every ("go with the winners"): a barrier of the chains still
+ * running, where the last to arrive (or to finish) copies the best drawing over the chains and
+ * every waiting chain then restarts from it. The sync points are budget shares, so with a move
+ * budget every chain reaches them after the same moves and the run stays deterministic.
  *
  * A chain's context is a copy of the caller's with its own message (a failure is reported with
  * the lowest failing chain's message), a share of the CPU threads (for its evaluator's full count)
@@ -59,6 +63,11 @@ struct tsr__team {
     tsr_allocator alloc; /* the caller's */
     tsr__chain *c;
     int n;
+    /* sync points: budget shares, ascending; a barrier of `active` chains (those not done) */
+    double *sync;
+    int nsync, arrived, active, generation;
+    int32_t *sync_x, *sync_y, *sync_count; /* the best drawing at the last barrier */
+    tsr_layout_score sync_score;
 };
 
 static void *locked_alloc(void *user, size_t size, size_t align)
@@ -110,15 +119,57 @@ static void take_snapshot(tsr__team *t, const tsr__annealer *a)
     pthread_cond_broadcast(&t->cond);
 }
 
-int tsr__team_group_end(tsr__annealer *a)
+static int best_chain(const tsr__team *t);
+
+/* Under the lock, when every active chain has arrived at the barrier (or finished): the best
+ * drawing over the chains (all are at rest: waiting there, done, or the caller) into sync_*,
+ * then releases the waiting chains. */
+static void complete_barrier(tsr__team *t)
+{
+    const tsr__annealer *w = &t->c[best_chain(t)].a;
+    const int32_t *x, *y;
+    tsr__anneal_best_coords(w, &x, &y);
+    memcpy(t->sync_x, x, (size_t)w->l->num_nodes * sizeof *x);
+    memcpy(t->sync_y, y, (size_t)w->l->num_nodes * sizeof *y);
+    memcpy(t->sync_count, tsr__anneal_best_counts(w), (size_t)w->l->num_edges * sizeof(int32_t));
+    t->sync_score = w->best;
+    t->arrived = 0;
+    t->generation++;
+    pthread_cond_broadcast(&t->cond);
+}
+
+/* Under the lock: stops every chain (waiting ones included). */
+static void stop_all(tsr__team *t)
+{
+    t->stop = 1;
+    pthread_cond_broadcast(&t->cond);
+}
+
+int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st)
 {
     tsr__team *t = a->team;
     pthread_mutex_lock(&t->lock);
     publish(&t->c[a->index]);
     if (t->snap_chain == a->index && !t->snap_ready)
         take_snapshot(t, a);
-    const int stop = t->stop;
+    int stop = t->stop, adopt = 0;
+    if (!stop && a->synced < t->nsync && frac >= t->sync[a->synced]) {
+        const int gen = t->generation;
+        a->synced++;
+        if (++t->arrived == t->active)
+            complete_barrier(t);
+        while (t->generation == gen && !t->stop) {
+            if (t->snap_chain == a->index && !t->snap_ready)
+                take_snapshot(t, a);
+            pthread_cond_wait(&t->cond, &t->lock);
+        }
+        stop = t->stop;
+        adopt = !stop;
+    }
     pthread_mutex_unlock(&t->lock);
+    /* sync_* stay until every chain has arrived at the next barrier, this one included */
+    if (adopt)
+        *st = tsr__anneal_adopt(a, t->sync_x, t->sync_y, t->sync_count, &t->sync_score);
     return stop;
 }
 
@@ -139,6 +190,8 @@ static void *chain_main(void *arg)
     publish(c);
     c->pub.st = st;
     c->pub.done = 1;
+    if (--t->active > 0 && t->arrived == t->active)
+        complete_barrier(t); /* the others were waiting for this chain only */
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
     return NULL;
@@ -221,6 +274,7 @@ static tsr_status save_chain(tsr__coord *co, int b)
     pthread_mutex_lock(&t->lock);
     t->snap_chain = b;
     t->snap_ready = 0;
+    pthread_cond_broadcast(&t->cond); /* a chain waiting at a sync point serves it there */
     while (!t->snap_ready) {
         if (t->c[b].pub.done)
             take_snapshot(t, &t->c[b].a);
@@ -275,7 +329,7 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
                 break;
         }
         if (failed)
-            t->stop = 1;
+            stop_all(t);
         uint64_t moves = 0, accepted = 0;
         int phase2 = 0;
         for (int i = 0; i < t->n; i++) {
@@ -303,7 +357,7 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
         if (stop || st != TSR_OK) {
             *interrupted = stop;
             pthread_mutex_lock(&t->lock);
-            t->stop = 1;
+            stop_all(t);
             pthread_mutex_unlock(&t->lock);
         }
     }
@@ -393,6 +447,9 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: chains must be 0 to %d",
                          TSR_LAYOUT_MAX_CHAINS);
+    if (!(opt->sync_every == 0 || (opt->sync_every >= 0.01 && opt->sync_every < 1)))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "layout: sync_every must be 0 (none) or in [0.01, 1)");
     tsr__coord co;
     memset(&co, 0, sizeof co);
     co.ctx = ctx;
@@ -412,6 +469,10 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
                                                           : ctx->threads;
     t.snap_chain = -1;
     t.alloc = ctx->opt.allocator;
+    t.active = t.n;
+    const size_t m = l->num_edges ? (size_t)l->num_edges : 1;
+    while (opt->sync_every > 0 && 1 - (t.nsync + 1) * opt->sync_every > opt->phase1_fraction)
+        t.nsync++;
     co.t = &t;
     size_t n = (size_t)l->num_nodes;
     if ((st = tsr__alloc(ctx, (size_t)t.n * sizeof *t.c, (void **)&t.c)) != TSR_OK)
@@ -429,12 +490,23 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
          (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.snap_x)) != TSR_OK ||
          (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.snap_y)) != TSR_OK))
         goto done;
+    if (t.nsync &&
+        ((st = tsr__alloc(ctx, (size_t)t.nsync * sizeof *t.sync, (void **)&t.sync)) != TSR_OK ||
+         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.sync_x)) != TSR_OK ||
+         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&t.sync_y)) != TSR_OK ||
+         (st = tsr__alloc(ctx, m * sizeof(int32_t), (void **)&t.sync_count)) != TSR_OK))
+        goto done;
+    for (int k = 0; k < t.nsync; k++) /* ascending: 1 - nsync * every, ..., 1 - every */
+        t.sync[k] = 1 - (t.nsync - k) * opt->sync_every;
     for (int i = 0; i < t.n && st == TSR_OK; i++)
         st = chain_setup(ctx, &t, i, l, opt, kind, co.t0);
     for (int i = 0; i < t.n && st == TSR_OK; i++) {
         if (pthread_create(&t.c[i].thread, NULL, chain_main, &t.c[i]) != 0) {
             st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread",
                            i);
+            pthread_mutex_lock(&t.lock);
+            t.active -= t.n - i; /* never at a barrier */
+            pthread_mutex_unlock(&t.lock);
             break;
         }
         t.c[i].started = 1;
@@ -444,7 +516,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
         st = coordinate(&co, &interrupted);
     } else { /* stop the chains already started */
         pthread_mutex_lock(&t.lock);
-        t.stop = 1;
+        stop_all(&t);
         pthread_mutex_unlock(&t.lock);
     }
     for (int i = 0; i < t.n; i++)
@@ -509,6 +581,10 @@ done:
     tsr__free(ctx, t.c);
     tsr__free(ctx, t.snap_x);
     tsr__free(ctx, t.snap_y);
+    tsr__free(ctx, t.sync);
+    tsr__free(ctx, t.sync_x);
+    tsr__free(ctx, t.sync_y);
+    tsr__free(ctx, t.sync_count);
     tsr_layout_free(ctx, co.out);
     return st;
 }

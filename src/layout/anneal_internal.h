@@ -33,6 +33,7 @@ typedef struct tsr__annealer {
     int can_move; /* the drawing has a node to move, an edge, and a free point */
     double radius0, t_start, t_end, phase_start_frac;
     uint64_t stall_limit;
+    int synced; /* sync points passed (opt->sync_every) */
     /* phase 2: the target is one below the best K; hot edges exceed it (refreshed per batch) */
     int64_t target;
     int32_t *hot, nhot;
@@ -122,11 +123,19 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
 tsr_status tsr__anneal_run(tsr__annealer *a);
 /* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
 void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
+/* Its per-edge counts. */
+const int32_t *tsr__anneal_best_counts(const tsr__annealer *a);
+/* Restarts the chain from the drawing (x, y) with per-edge counts `counts` and score s (a sync
+ * point's best drawing), which becomes its best; its random stream, temperature and phase stay. */
+tsr_status tsr__anneal_adopt(tsr__annealer *a, const int32_t *x, const int32_t *y,
+                             const int32_t *counts, const tsr_layout_score *s);
 void tsr__anneal_release(tsr__annealer *a);
 
-/* anneal_chains.c: called by a chain after every group of proposals: publishes its state to the
- * coordinator and serves its requests; returns nonzero when the chain is to stop. */
-int tsr__team_group_end(tsr__annealer *a);
+/* anneal_chains.c: called by a chain after every group of proposals, with the share of its
+ * budget used: publishes its state to the coordinator, serves its requests and, at a sync point,
+ * waits for the other chains and adopts the best drawing (a failure there in *st); returns
+ * nonzero when the chain is to stop. */
+int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st);
 
 /* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
  * context's backend); every kind gives the same drawing at a fixed move budget. With the CUDA

@@ -1,9 +1,10 @@
 /* The optimizer's chains (anneal_chains.c) on the CPU backend: N chains are N one-chain runs
  * (chain i = seed + i * TSR_LAYOUT_CHAIN_SEED_STEP from the same start) whose best drawing is
- * kept, lowest chain first among equal scores; deterministic; the batch walk under chains gives
- * the sequential walk's drawing; periodic saves are whole, valid drawings no better than the
- * best reported; a stop request keeps the best drawing; every allocation failing in turn is
- * reported (never a crash, never a leak under ASan); bad chain counts are refused. */
+ * kept, lowest chain first among equal scores; deterministic, with sync points too; the batch
+ * walk under chains (and syncs) gives the sequential walk's drawing; periodic saves are whole,
+ * valid drawings no better than the best reported; a stop request keeps the best drawing, also
+ * with chains waiting at sync points; every allocation failing in turn is reported (never a
+ * crash, a hang or a leak under ASan); bad chain counts and sync shares are refused. */
 #include "testlib.h"
 
 #include "layout_anneal_check.h"
@@ -101,6 +102,24 @@ static void test_chains_are_runs(tsr_ctx *ctx, tsr_rng *r)
     CHECK_OK(ctx, tsr_layout_optimize(ctx, c, &opt, &rn));
     CHECK(rn.best_chain == 0 && rn.best.K == 0 && memcmp(c->x, cx, sizeof cx) == 0);
     tsr_layout_free(ctx, c);
+    /* sync points: deterministic, valid, and a different walk from the independent chains' */
+    opt.chains = N;
+    opt.sync_every = 0.15;
+    tsr_layout *s1, *s2;
+    CHECK_OK(ctx, tsr_layout_clone(ctx, l, &s1));
+    CHECK_OK(ctx, tsr_layout_clone(ctx, l, &s2));
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, s1, &opt, &rn));
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, s2, &opt, &rn2));
+    CHECK(same_drawing(s1, s2) && rn.best_chain == rn2.best_chain && rn.moves == moves);
+    CHECK(!same_drawing(s1, all));
+    check_drawing(ctx, s1, &rn.best);
+    printf("4 chains with syncs at 40/55/70/85%%: K %lld (chain %d)\n", (long long)rn.best.K,
+           rn.best_chain);
+    opt.chains = 1; /* one chain: restarts from its own best at the sync points */
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, s2, &opt, &rn2));
+    check_drawing(ctx, s2, &rn2.best);
+    tsr_layout_free(ctx, s1);
+    tsr_layout_free(ctx, s2);
     for (int i = 0; i < N; i++)
         tsr_layout_free(ctx, one[i]);
     tsr_layout_free(ctx, all);
@@ -168,8 +187,10 @@ static void test_saves_and_stop(tsr_ctx *ctx, tsr_rng *r)
     tsr_layout_free(ctx, back);
     printf("saves: %d progress calls, %d saved files read back, kept chain %d (K %lld)\n",
            w.calls, w.files, res.best_chain, (long long)res.best.K);
-    /* a stop request: TSR_ERR_INTERRUPTED, the best valid drawing kept and saved */
+    /* a stop request: TSR_ERR_INTERRUPTED, the best valid drawing kept and saved (sync points
+     * every 1% of 60 s: chains wait there for each other and must still stop) */
     remove(path);
+    opt.sync_every = 0.01;
     watch s = {ctx, path, 0, 0, 2, -1, 0};
     opt.progress_user = &s;
     opt.max_moves = 0;
@@ -220,6 +241,7 @@ static void test_allocation_failures(tsr_rng *r)
     opt.time_limit = 0;
     opt.max_moves = 3000;
     opt.chains = 3;
+    opt.sync_every = 0.3;
     opt.init = TSR_LAYOUT_INIT_STRESS;
     int failures = 0, k;
     for (k = 1; k < 10000; k++) {
@@ -266,6 +288,9 @@ int main(void)
     opt.init = TSR_LAYOUT_INIT_KEEP;
     opt.chains = 3;
     lac_compare(ctx, ctx, TSR__BATCH_CPU, "3 chains, batch walk", l, &opt);
+    opt.sync_every = 0.2;
+    lac_compare(ctx, ctx, TSR__BATCH_CPU, "3 chains, syncs, batch", l, &opt);
+    opt.sync_every = 0;
     tsr_layout_free(ctx, l);
     /* chain counts out of range */
     tsr_layout *k = lac_random(ctx, &r, 10, 1, 0, 100);
@@ -274,6 +299,12 @@ int main(void)
     CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
     opt.chains = TSR_LAYOUT_MAX_CHAINS + 1;
     CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
+    opt.chains = 2;
+    static const double bad_sync[] = {-0.1, 0.005, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        opt.sync_every = bad_sync[i];
+        CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
+    }
     tsr_layout_free(ctx, k);
     test_allocation_failures(&r);
     tsr_ctx_destroy(ctx);

@@ -39,6 +39,11 @@ static const cli_option layout_options[] = {
      "and N give the same drawing however the threads run. With the cuda backend chain 0 "
      "scores on the GPU and the others on the CPU (the same walk, so the same drawing). "
      "Default: --threads (all cores; 1 on the reference backend)."},
+    {"sync-every", CLI_VALUE, "F",
+     "optimize: \"go with the winners\": in the k phase, at the budget shares 1 - F, 1 - 2F, "
+     "... every chain waits for the others and restarts from the best drawing over them (its "
+     "own random stream and temperature kept); still deterministic at a fixed --moves. 0 "
+     "(default): never; else 0.01 to 1 (screened: 0.15, i.e. at 40/55/70/85%)."},
     {"backend", CLI_VALUE, "NAME",
      "auto (default), cpu, reference or cuda: the full crossing counts (check, render, the "
      "optimizer's start) and, with cuda (auto: on a GPU, for graphs of mean degree >= 8 and "
@@ -272,6 +277,12 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         return TSR_EXIT_USAGE;
     }
     opt.chains = (int)chains;
+    if ((v = cli_get(cmd, args, "sync-every")) &&
+        (!cli_parse_double(v, 0, 0.999, &opt.sync_every) ||
+         (opt.sync_every > 0 && opt.sync_every < 0.01))) {
+        cli_error(cmd, "--sync-every wants 0 or a share from 0.01 to 0.999, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
     const char *svg = cli_get(cmd, args, "svg");
     const char *checkpoint = cli_get(cmd, args, "checkpoint");
 
@@ -372,9 +383,9 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
                   want == 1 ? "one input" : "an input and an output");
         return TSR_EXIT_USAGE;
     }
-    static const char *const optimize_only[] = {"time",          "moves",  "seed",  "init",
-                                                "svg",           "checkpoint", "chains",
-                                                "save-interval", "phase1", "dense"};
+    static const char *const optimize_only[] = {
+        "time",   "moves",         "seed",   "init",  "svg",       "checkpoint",
+        "chains", "save-interval", "phase1", "dense", "sync-every"};
     if (strcmp(sub, "optimize") != 0)
         for (size_t i = 0; i < sizeof optimize_only / sizeof *optimize_only; i++)
             if (cli_get(cmd, &args, optimize_only[i])) {
