@@ -1,10 +1,17 @@
 /* The top resolution of a tile-component reconstructed in bands of rows (j2k_int.h describes
- * the slots and the window; decode.c runs the groups).
+ * the window; decode.c runs the groups).
  *
  * Geometry: the top resolution's rows are positions P in [y0, y0 + rh) (absolute). Even P is
  * low-pass row P / 2 (the resolution below, from tc->data, then the HL band), odd P high-pass
  * row (P - 1) / 2 (the LH and HH bands); in both cases the band row is floor(P / 2), so group g
  * (band rows [g G, g G + G)) holds the positions [2 g G, 2 g G + 2 G).
+ *
+ * Schedule: after group k (g = g_first + k) the positions before 2 (g + 1) G are decoded, i.e.
+ * rows [0, T) relative to y0 (T = rh after the last group). The group completes rows [a, b)
+ * with b = T - M (rh after the last group; b = a when T - M <= a), reconstructed in the window
+ * [w0, w1) = [a - M (0 at least), T). Group k's own rows [T_prev, T) lie inside it, and the rows
+ * before them ([w0, T_prev), at most 2 M) were decoded in the previous window and are kept
+ * (carry) before that window is transformed.
  *
  * Exactness: the last level's vertical lifting (F.3.8) moves information one row per step: 2
  * steps for 5/3, 4 for 9/7 (the K scaling is per sample). A window [w0, w1) lifted on its own,
@@ -15,75 +22,92 @@
 
 #include <string.h>
 
-static uint32_t top_rw(const tsr__j2k_tilecomp *tc)
+static uint32_t ngroups(const tsr__j2k_res *r, uint32_t G)
 {
-    const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
-    return r->x1 - r->x0;
+    return ((r->y1 - 1) / 2) / G - (r->y0 / 2) / G + 1;
 }
 
 size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M)
 {
     const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
-    size_t n = 0;
-    for (uint32_t b = 0; b < 3; b++)
-        n += (size_t)2 * G * (r->bands[b].x1 - r->bands[b].x0);
-    return n + (size_t)(2 * G + 2 * M) * top_rw(tc);
+    return (size_t)4 * ngroups(r, G) + (size_t)(2 * G + 4 * M) * (r->x1 - r->x0);
 }
 
-void tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
-                         int32_t *mem)
-{
-    const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
-    bb->G = G;
-    bb->M = M;
-    bb->g_first = (r->y0 / 2) / G;
-    bb->g_last = ((r->y1 - 1) / 2) / G;
-    for (uint32_t b = 0; b < 3; b++) {
-        bb->bw[b] = r->bands[b].x1 - r->bands[b].x0;
-        bb->slot[b] = mem;
-        mem += (size_t)2 * G * bb->bw[b];
-    }
-    bb->win = mem;
-    bb->win_cap = 2 * G + 2 * M;
-}
-
-void tsr__j2k_bands_span(const tsr__j2k_bands *bb, uint32_t y0, uint32_t rh, uint32_t g, uint32_t a,
-                         uint32_t *b, uint32_t *w0, uint32_t *w1)
-{
-    /* positions before 2 (g + 1) G are decoded */
-    const uint64_t end = (uint64_t)2 * (g + 1) * bb->G;
-    const uint32_t t = g >= bb->g_last || end >= (uint64_t)y0 + rh ? rh : (uint32_t)(end - y0);
-    *b = t == rh ? rh : t > a + bb->M ? t - bb->M : a;
-    *w0 = a > bb->M ? a - bb->M : 0;
-    *w1 = t;
-}
-
-void tsr__j2k_bands_synth(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t w0,
-                          uint32_t w1, int rev, int32_t *scratch, size_t per_thread, int threads)
+int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
+                        int32_t *mem)
 {
     const tsr__j2k_res *r = &tc->res[tc->dec_res - 1], *low = &tc->res[tc->dec_res - 2];
-    const uint32_t rw = r->x1 - r->x0, snx = low->x1 - low->x0, y0 = r->y0;
-    /* low rows (even positions) first, then high rows, in position order */
-    const uint32_t p0 = y0 + w0, p1 = y0 + w1;
-    const uint32_t nlow = (p1 + 1) / 2 - (p0 + 1) / 2;
-    (void)threads;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && w1 - w0 > 16)
-    for (uint32_t p = p0; p < p1; p++) {
-        const uint32_t m = p / 2;
-        int32_t *row;
-        const int32_t *lo, *hi;
-        if ((p & 1) == 0) {
-            row = bb->win + (size_t)(m - (p0 + 1) / 2) * rw;
-            lo = tc->data + (size_t)(m - low->y0) * tc->stride;
-            hi = tsr__j2k_bands_row(bb, 0, m);
-        } else {
-            row = bb->win + (size_t)(nlow + m - p0 / 2) * rw;
-            lo = tsr__j2k_bands_row(bb, 1, m);
-            hi = tsr__j2k_bands_row(bb, 2, m);
-        }
-        memcpy(row, lo, (size_t)snx * sizeof *row);
-        memcpy(row + snx, hi, (size_t)(rw - snx) * sizeof *row);
+    bb->G = G;
+    bb->M = M;
+    bb->y0 = r->y0;
+    bb->rh = r->y1 - r->y0;
+    bb->rw = r->x1 - r->x0;
+    bb->snx = low->x1 - low->x0;
+    bb->g_first = (r->y0 / 2) / G;
+    bb->g_last = ((r->y1 - 1) / 2) / G;
+    bb->win_cap = 2 * G + 2 * M;
+    bb->span = (uint32_t *)mem;
+    mem += (size_t)4 * ngroups(r, G);
+    bb->win = mem;
+    bb->carry = mem + (size_t)bb->win_cap * bb->rw;
+    uint32_t a = 0;
+    for (uint32_t g = bb->g_first; g <= bb->g_last; g++) {
+        uint32_t *s = bb->span + (size_t)4 * (g - bb->g_first);
+        const uint64_t end = (uint64_t)2 * (g + 1) * G; /* positions before it are decoded */
+        const uint32_t t =
+            g == bb->g_last || end >= (uint64_t)bb->y0 + bb->rh ? bb->rh : (uint32_t)(end - bb->y0);
+        s[0] = a;
+        s[1] = t == bb->rh ? bb->rh : t > a + M ? t - M : a;
+        s[2] = a > M ? a - M : 0;
+        s[3] = t;
+        a = s[1];
+        /* the window, and what the next window keeps from it (carry: 2 M rows) */
+        if (s[3] - s[2] > bb->win_cap || (g < bb->g_last && s[3] - (a > M ? a - M : 0) > 2 * M))
+            return -1;
     }
-    tsr__dwt_level(bb->win, rw, rw, w1 - w0, snx, nlow, r->x0, p0, rev, scratch, per_thread,
-                   threads);
+    return 0;
+}
+
+/* Window row of position p (absolute) in group k's window. */
+static size_t win_row(const tsr__j2k_bands *bb, uint32_t k, uint32_t p)
+{
+    const uint32_t p0 = bb->y0 + bb->span[4 * k + 2], p1 = bb->y0 + bb->span[4 * k + 3];
+    if ((p & 1) == 0)
+        return p / 2 - (p0 + 1) / 2;
+    const uint32_t nlow = (p1 + 1) / 2 - (p0 + 1) / 2;
+    return nlow + p / 2 - p0 / 2;
+}
+
+int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y)
+{
+    const uint32_t k = y / bb->G - bb->g_first;
+    const uint32_t p = 2 * y + (b == 0 ? 0 : 1); /* HL: low rows, LH and HH: high rows */
+    return bb->win + win_row(bb, k, p) * bb->rw + (b == 1 ? 0 : bb->snx);
+}
+
+void tsr__j2k_bands_group(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t k,
+                          int rev, int32_t *scratch, size_t per_thread, int threads)
+{
+    const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
+    const uint32_t *s = bb->span + (size_t)4 * k, rw = bb->rw;
+    const uint32_t p0 = bb->y0 + s[2], p1 = bb->y0 + s[3];
+    const uint32_t prev = bb->y0 + (k ? bb->span[4 * (k - 1) + 3] : s[2]);
+    /* rows kept from the previous window (positions [p0, prev)), then the low halves of the
+     * group's own low rows */
+    for (uint32_t p = p0; p < prev; p++)
+        memcpy(bb->win + win_row(bb, k, p) * rw, bb->carry + (size_t)(p - p0) * rw,
+               (size_t)rw * sizeof *bb->win);
+    for (uint32_t p = prev + (prev & 1); p < p1; p += 2)
+        memcpy(bb->win + win_row(bb, k, p) * rw, tc->data + (size_t)(p / 2 - low->y0) * tc->stride,
+               (size_t)bb->snx * sizeof *bb->win);
+    /* the next window's rows from this one, before the transform */
+    if (bb->g_first + k < bb->g_last) {
+        const uint32_t q0 = bb->y0 + s[4 + 2];
+        for (uint32_t p = q0; p < p1; p++)
+            memcpy(bb->carry + (size_t)(p - q0) * rw, bb->win + win_row(bb, k, p) * rw,
+                   (size_t)rw * sizeof *bb->win);
+    }
+    if (s[1] > s[0])
+        tsr__dwt_level(bb->win, rw, rw, p1 - p0, bb->snx, (p1 + 1) / 2 - (p0 + 1) / 2,
+                       tc->res[tc->dec_res - 1].x0, p0, rev, scratch, per_thread, threads);
 }

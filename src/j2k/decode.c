@@ -632,7 +632,8 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
         tc->stride = low->x1 - low->x0;
         tc->external = 1; /* freed with the block */
         at += tc->stride * (size_t)(low->y1 - low->y0);
-        tsr__j2k_bands_init(&(*bands)[c], tc, G, M, at);
+        if (tsr__j2k_bands_init(&(*bands)[c], tc, G, M, at))
+            return tsr__fail(ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
         at += tsr__j2k_bands_size(tc, G, M);
     }
     return TSR_OK;
@@ -675,31 +676,24 @@ static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr_
         c0++;
     const tsr__j2k_res *top = &t->comps[c0].res[t->comps[c0].dec_res - 1];
     const tsr__j2k_bands *b0 = &bands[c0];
-    const uint32_t rh = top->y1 - top->y0, rw = top->x1 - top->x0;
-    uint32_t a = 0;
-    for (uint32_t g = b0->g_first; g <= b0->g_last && !J->fatal; g++) {
-        tsr__j2k_jobs_run(J, tcp, t, t2, g - b0->g_first + 1, threads, ws, d->ws_size);
+    for (uint32_t k = 0; k <= b0->g_last - b0->g_first && !J->fatal; k++) {
+        tsr__j2k_jobs_run(J, tcp, t, t2, k + 1, threads, ws, d->ws_size);
         if (J->fatal)
             break;
-        uint32_t b, w0, w1;
-        tsr__j2k_bands_span(b0, top->y0, rh, g, a, &b, &w0, &w1);
-        if (b == a)
-            continue;
-        if (w1 - w0 > b0->win_cap)
-            return tsr__fail(d->ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
         for (uint32_t c = 0; c < t->ncomps; c++) {
             if (t->comps[c].skip)
                 continue;
-            tsr__j2k_bands_synth(&bands[c], &t->comps[c], w0, w1, tcp->tccps[c].qmfbid == 1,
-                                 scratch, per, threads);
+            tsr__j2k_bands_group(&bands[c], &t->comps[c], k, tcp->tccps[c].qmfbid == 1, scratch,
+                                 per, threads);
             plans[c].src = bands[c].win;
-            plans[c].src_stride = rw;
+            plans[c].src_stride = b0->rw;
             plans[c].src_x0 = top->x0;
-            plans[c].src_y0 = (int64_t)top->y0 + w0;
+            plans[c].src_y0 = (int64_t)top->y0 + b0->span[4 * k + 2];
         }
-        output_rows(d, plans, outs, nout, rgb ? rw : 0, tcp->tccps[0].qmfbid == 1,
-                    (int64_t)top->y0 + a, (int64_t)top->y0 + b, threads);
-        a = b;
+        const uint32_t a = b0->span[4 * k], b = b0->span[4 * k + 1];
+        if (b > a)
+            output_rows(d, plans, outs, nout, rgb ? b0->rw : 0, tcp->tccps[0].qmfbid == 1,
+                        (int64_t)top->y0 + a, (int64_t)top->y0 + b, threads);
     }
     return tsr__j2k_jobs_finish(d->ctx, J, t, &d->s->warn);
 }

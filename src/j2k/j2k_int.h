@@ -451,38 +451,39 @@ void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J);
 
 /* ---- the top resolution in bands of code-block rows (bands.c) ------------------------------
  * The top resolution's HL, LH and HH code-blocks are decoded a group of G band rows at a time
- * (G a multiple of their code-block height, so each block lies in one group) into two slots
- * that alternate; the resolution below is whole, in tc->data (tc->stride apart). After group g
- * the rows it completes are reconstructed in a window (tsr__j2k_bands_span says which). */
+ * (G a multiple of their code-block height, so each block lies in one group) straight into a
+ * window of rows of the top resolution; the resolution below is whole, in tc->data (tc->stride
+ * apart). After group k its window is completed (rows shared with the previous window, the
+ * resolution below) and the rows the group completes are reconstructed there. */
 struct tsr__j2k_bands {
     uint32_t G;               /* band rows per group */
     uint32_t g_first, g_last; /* groups (absolute band row / G) the top resolution spans */
     uint32_t M;               /* lifting reach in rows: 2 (5/3) or 4 (9/7) */
-    int32_t *slot[3];         /* HL, LH, HH: 2 x G rows of bw[b] samples; group g at g & 1 */
-    uint32_t bw[3];
-    int32_t *win;     /* window: up to win_cap rows of the top resolution, rw samples each */
+    uint32_t y0, rh, rw, snx; /* the top resolution: first row, rows, columns, low columns */
+    /* per group k (from g_first): rows [a, b) it completes and its window [w0, w1), relative
+     * to y0; rows [0, a) are done before it */
+    uint32_t *span;   /* 4 per group: a, b, w0, w1 */
+    int32_t *win;     /* the window: up to win_cap rows of rw samples, deinterleaved: the low
+                         rows (even positions) first, each low columns first (tsr__dwt_level) */
+    int32_t *carry;   /* up to 2 M rows of rw: the next window's rows from this one, as decoded */
     uint32_t win_cap; /* 2 G + 2 M */
 };
-/* Samples of memory bands for tile-component tc need (its top resolution; G, M as above). */
+/* Memory (in int32 units) bands for tile-component tc need (its top resolution; G, M). */
 size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M);
-void tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
-                         int32_t *mem);
-/* Band b's (0 HL, 1 LH, 2 HH) row y (absolute band coordinates, in group g - 1 or g). */
-static inline int32_t *tsr__j2k_bands_row(const tsr__j2k_bands *bb, uint32_t b, uint32_t y)
-{
-    const uint32_t g = y / bb->G;
-    return bb->slot[b] + ((size_t)(g & 1) * bb->G + (y - g * bb->G)) * bb->bw[b];
-}
-/* After group g (rows [0, *a) of the top resolution, relative, already output): the rows
- * [*a, *b) it completes and the window [*w0, *w1) they are reconstructed in; the caller then
- * sets *a = *b. rh: the top resolution's height, y0: its first row. */
-void tsr__j2k_bands_span(const tsr__j2k_bands *bb, uint32_t y0, uint32_t rh, uint32_t g, uint32_t a,
-                         uint32_t *b, uint32_t *w0, uint32_t *w1);
-/* Rows [w0, w1) of the top resolution of tc into bb->win: its samples from tc->data and the
- * slots, then the last level's inverse DWT. Rows at least M from a window end that is not the
- * resolution's end are exact (the lifting there reads only rows inside the window). */
-void tsr__j2k_bands_synth(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t w0,
-                          uint32_t w1, int rev, int32_t *scratch, size_t per_thread, int threads);
+/* Sets up bb in mem (tsr__j2k_bands_size units); 0, or -1 when a window or a carry would
+ * exceed its room (not expected: the schedule bounds both). */
+int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
+                        int32_t *mem);
+/* Where band b's (0 HL, 1 LH, 2 HH) row y (absolute band coordinates) goes in its group's
+ * window (rows rw samples apart). */
+int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y);
+/* Completes group k's window of tile-component tc once its code-blocks are decoded (rows kept
+ * from the previous window, the resolution below), keeps what the next window needs, and
+ * reconstructs it with the last level's inverse DWT when the group completes rows. Rows at
+ * least M from a window end that is not the resolution's end are exact (the lifting there
+ * reads only rows inside the window). */
+void tsr__j2k_bands_group(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t k,
+                          int rev, int32_t *scratch, size_t per_thread, int threads);
 
 /* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
  * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at

@@ -24,19 +24,23 @@ void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t 
     }
 }
 
-/* The exact case with n and wide constants after inlining, so that the loop vectorises. */
+/* The exact case with n and wide constants after inlining. The rows and offsets are copied
+ * into locals first: byte stores may alias anything the caller's arrays hold, so reading
+ * through s and off would reload them for every sample. */
 static inline __attribute__((always_inline)) void pack_exact(const int32_t *const s[4],
                                                              const int32_t off[4], uint32_t n,
                                                              int wide, uint32_t k, void *out)
 {
     uint8_t *restrict o8 = out;
     uint16_t *restrict o16 = out;
+    const int32_t *restrict r[4] = {s[0], s[1], s[2], s[3]};
+    const int32_t o[4] = {off[0], off[1], off[2], off[3]};
     for (uint32_t x = 0; x < k; x++)
         for (uint32_t c = 0; c < n; c++) {
             if (wide)
-                o16[(size_t)x * n + c] = (uint16_t)(s[c][x] + off[c]);
+                o16[(size_t)x * n + c] = (uint16_t)(r[c][x] + o[c]);
             else
-                o8[(size_t)x * n + c] = (uint8_t)(s[c][x] + off[c]);
+                o8[(size_t)x * n + c] = (uint8_t)(r[c][x] + o[c]);
         }
 }
 

@@ -39,10 +39,9 @@ static void place(const tsr__j2k_tile *t, const tsr__j2k_bands *bands, uint32_t 
     const tsr__j2k_tilecomp *tc = &t->comps[c];
     const tsr__j2k_bands *bb = bands ? &bands[c] : NULL;
     if (bb && r == tc->dec_res - 1) {
-        const uint32_t b = band->orient - 1u, g = cb->y0 / bb->G;
-        *out = tsr__j2k_bands_row(bb, b, cb->y0) + (cb->x0 - band->x0);
-        *stride = bb->bw[b];
-        *key = g - bb->g_first + 1u;
+        *out = tsr__j2k_bands_at(bb, band->orient - 1u, cb->y0) + (cb->x0 - band->x0);
+        *stride = bb->rw;
+        *key = cb->y0 / bb->G - bb->g_first + 1u;
         return;
     }
     /* the deinterleaved layout of resolution r */
