@@ -1,10 +1,10 @@
 /* tsr_j2k_decode_image against the planes: each codestream of the conformance and HTJ2K sets and
- * of the kept fuzz inputs is decoded with random options (reduced resolution, layers, a region,
- * a component subset or order, palette on/off, 1 or 2 threads) through tsr_j2k_decode_alloc and
- * through tsr_j2k_decode_image into images prefilled with two different patterns (rows padded
- * past their end). The image entry must fail exactly where the planes make no image (1-4
- * planes of one size, <= 16 bits) or the planes decode fails, with the same status; otherwise
- * both images must hold the planes' samples converted by the rule of j2k.h (computed here
+ * of the kept fuzz inputs is decoded in full and with one set of random options (reduced
+ * resolution, layers, a region, a component subset or order, palette off; 1 or 2 threads) through
+ * tsr_j2k_decode_alloc and through tsr_j2k_decode_image into images prefilled with two different
+ * patterns (rows padded past their end). The image entry must fail exactly where the planes make no
+ * image (1-4 planes of one size, <= 16 bits) or the planes decode fails, with the same status;
+ * otherwise both images must hold the planes' samples converted by the rule of j2k.h (computed here
  * independently, in 64-bit arithmetic), with the padding untouched. Skips without
  * ../shared/data. */
 #define _POSIX_C_SOURCE 200809L
@@ -130,7 +130,7 @@ static void check_stream(tsr_ctx *ctx, tsr_rng *rng, const char *path)
         return;
     }
     uint32_t comps[4];
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < 2; rep++) {
         tsr_j2k_decode_options o;
         tsr_j2k_decode_options_init(&o);
         o.threads = tsr_rng_range(rng, 1, 2);
@@ -211,7 +211,7 @@ int main(void)
         check_dir(ctx, &rng, dir);
     }
     printf("image decodes compared: %d, refused as no image: %d\n", compared, refused);
-    CHECK(compared > 200);
+    CHECK(compared > 120);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_j2k_image");
 }
