@@ -110,6 +110,42 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
         }                                                                                          \
     } while (0)
 
+/* The same decision as TSR__MQD_DECODE without branches on the decision itself, for contexts
+ * whose MPS and LPS are about equally likely (magnitude refinement, signs, significance
+ * propagation), where the branches of TSR__MQD_DECODE mispredict about every other time.
+ * With A' = A - Qe: the lower sub-interval (Chigh < Qe) gives A = Qe, the upper C -= Qe << 16 and
+ * A = A'; the decision is the LPS exactly when "lower" differs from "A' < Qe" (the conditional
+ * exchange of C.3.2); the state moves (NMPS or NLPS) only when A then needs renormalising. Only
+ * the renormalisation's byte-in (when CT runs out) is a branch. */
+#define TSR__MQD_DECODE_BF(d, cxp, a, c, ct, bp, end)                                              \
+    do {                                                                                           \
+        const uint32_t cx_ = *(cxp);                                                               \
+        const tsr__mqc_state *st_ = &tsr__mqc_states[cx_];                                         \
+        const uint32_t qe_ = st_->qe, as_ = (a) - qe_;                                             \
+        const uint32_t lo_ = ((c) >> 16) < qe_;                                                    \
+        const uint32_t lps_ = lo_ ^ (as_ < qe_);                                                   \
+        const uint32_t cu_ = (c) - (qe_ << 16);                                                    \
+        (a) = lo_ ? qe_ : as_;                                                                     \
+        (c) = lo_ ? (c) : cu_;                                                                     \
+        (d) = (cx_ & 1) ^ lps_;                                                                    \
+        const uint32_t nx_ = lps_ ? st_->nlps : st_->nmps;                                         \
+        *(cxp) = (uint8_t)((a) < 0x8000 ? nx_ : cx_);                                              \
+        const uint32_t n_ = (uint32_t)__builtin_clz(a) - 16;                                       \
+        if (n_ < (ct)) {                                                                           \
+            (a) <<= n_;                                                                            \
+            (c) <<= n_;                                                                            \
+            (ct) -= n_;                                                                            \
+        } else if (n_) {                                                                           \
+            do {                                                                                   \
+                if ((ct) == 0)                                                                     \
+                    TSR__MQD_BYTEIN(c, ct, bp, end);                                               \
+                (a) <<= 1;                                                                         \
+                (c) <<= 1;                                                                         \
+                (ct)--;                                                                            \
+            } while ((a) < 0x8000);                                                                \
+        }                                                                                          \
+    } while (0)
+
 /* Function form (tests, cold paths). */
 static inline int tsr__mqd_decode(tsr__mqd *d, uint8_t *cx)
 {

@@ -266,6 +266,14 @@ AI uint32_t mq_dec(mqr *r, uint8_t *cxp)
     return d;
 }
 
+/* the same for near-equiprobable contexts (mqc.h, TSR__MQD_DECODE_BF) */
+AI uint32_t mq_dec_bf(mqr *r, uint8_t *cxp)
+{
+    uint32_t d;
+    TSR__MQD_DECODE_BF(d, cxp, r->a, r->c, r->ct, r->bp, r->end);
+    return d;
+}
+
 #define MQ_LOAD(D) mqr R = {(D)->mq.a, (D)->mq.c, (D)->mq.ct, (D)->mq.bp, (D)->mq.end}
 #define MQ_SAVE(D)                                                                                 \
     do {                                                                                           \
@@ -318,9 +326,9 @@ AI void sp_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3
 {
     uint32_t fl = *f;
     if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
-        if (mq_dec(R, &cx[zc[fl & F_NBR]])) {
+        if (mq_dec_bf(R, &cx[zc[fl & F_NBR]])) {
             uint32_t s = sc[SC_IDX(fl)];
-            uint32_t sb = mq_dec(R, &cx[s & 0x1F]) ^ (s >> 7);
+            uint32_t sb = mq_dec_bf(R, &cx[s & 0x1F]) ^ (s >> 7);
             set_sig(f, k, ss, sb, vc);
             *m = v3;
         }
@@ -408,23 +416,18 @@ static void pass_magref(dec *d, uint32_t bpl, int raw)
     for (uint32_t st = 0; st * 4 < d->h; st++) {
         uint16_t *f = d->flags + (st + 1) * ss + 4;
         uint32_t *m = d->mag + (st + 1) * ss + 4;
-        const uint32_t n = d->h - st * 4 < 4 ? d->h - st * 4 : 4;
         for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-            if (!mr_lanes(load4(f)))
-                continue;
-            for (uint32_t k = 0; k < n; k++) {
-                uint32_t fl = f[k];
-                if ((fl & (F_SIG | F_VISIT)) == F_SIG) {
-                    uint32_t bit;
-                    if (raw) {
-                        bit = raw_bit(&d->raw);
-                    } else {
-                        uint32_t c = (fl & F_REF) ? 16 : (fl & F_NBR) ? 15 : 14;
-                        bit = mq_dec(&R, &cx[c]);
-                    }
-                    m[k] = bit ? m[k] + half : m[k] - half;
-                    f[k] = (uint16_t)(fl | F_REF);
-                }
+            /* the lanes to refine (MagRef changes no significance, so the set is fixed; the
+             * unused lanes of a partial stripe are never significant) */
+            for (uint64_t lanes = mr_lanes(load4(f)); lanes; lanes &= lanes - 1) {
+                const uint32_t k = (uint32_t)__builtin_ctzll(lanes) >> 4, fl = f[k];
+                uint32_t bit;
+                if (raw)
+                    bit = raw_bit(&d->raw);
+                else
+                    bit = mq_dec_bf(&R, &cx[(fl & F_REF) ? 16 : 14 + !!(fl & F_NBR)]);
+                m[k] = bit ? m[k] + half : m[k] - half;
+                f[k] = (uint16_t)(fl | F_REF);
             }
         }
     }
@@ -438,7 +441,7 @@ AI void cu_sign(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3
 {
     (void)zc;
     uint32_t s = sc[SC_IDX(*f)];
-    uint32_t sb = mq_dec(R, &cx[s & 0x1F]) ^ (s >> 7);
+    uint32_t sb = mq_dec_bf(R, &cx[s & 0x1F]) ^ (s >> 7);
     set_sig(f, k, ss, sb, vc);
     *m = v3;
 }
@@ -448,10 +451,16 @@ AI void cu_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3
 {
     uint32_t fl = *f;
     if (!(fl & (F_SIG | F_VISIT))) {
-        if (mq_dec(R, &cx[zc[fl & F_NBR]]))
+        if (mq_dec_bf(R, &cx[zc[fl & F_NBR]]))
             cu_sign(CTXA, R, f, m, k, v3, ss, vc);
     }
-    *f &= (uint16_t)~F_VISIT;
+}
+
+/* Clears the visited bits of the stripe column at f (after its last cleanup step). */
+static inline void clear_visit(uint16_t *f)
+{
+    const uint64_t v = load4(f) & ~LANES(F_VISIT);
+    memcpy(f, &v, 8);
 }
 
 /* Cleanup pass; returns the segmentation symbol check result (1 = ok) when segsym. */
@@ -469,9 +478,8 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
         if (st < d->nfull) {
             for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
                 const uint64_t v = load4(f);
-                if (!cu_lanes(v)) { /* nothing to code: clear the visited bits */
-                    const uint64_t nv = v & ~LANES(F_VISIT);
-                    memcpy(f, &nv, 8);
+                if (!cu_lanes(v)) { /* nothing to code */
+                    clear_visit(f);
                     continue;
                 }
                 if (!(v & busy)) {
@@ -505,6 +513,7 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
                 cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
                 cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
                 cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                clear_visit(f);
             }
         } else {
             const uint32_t n = d->h - st * 4;
@@ -514,6 +523,7 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
                     cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
                 if (n > 2)
                     cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
+                clear_visit(f);
             }
         }
     }
@@ -530,18 +540,49 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
     return ok;
 }
 
-/* Writes the output (t1.h, 3.) from the magnitudes and signs. */
+/* One output value without ROI: the magnitude (with its fractional bit dropped when reversible)
+ * where the flags say significant, else 0 (the magnitudes of insignificant coefficients are
+ * whatever the workspace held: masked, never used), negated where negative. */
+AI int32_t out_value(uint32_t fl, uint32_t m, uint32_t sh)
+{
+    const uint32_t v = (m >> sh) & (0u - ((fl >> 8) & 1u)), neg = 0u - ((fl >> 11) & 1u);
+    return (int32_t)((v ^ neg) - neg);
+}
+
+/* Writes the output (t1.h, 3.) from the magnitudes and signs, stripe by stripe: a stripe
+ * column's 4 lanes go to 4 rows. */
 static void finish(const tsr__t1_block *blk, const dec *d, int32_t *out, size_t stride)
 {
     const uint32_t w = blk->w, h = blk->h, s = blk->roi_shift;
     const int rev = blk->reversible;
-    for (uint32_t y = 0; y < h; y++) {
-        const uint16_t *f = d->flags + (y / 4 + 1) * d->ss + 4 + (y & 3);
-        const uint32_t *m = d->mag + (y / 4 + 1) * d->ss + 4 + (y & 3);
-        int32_t *o = out + (size_t)y * stride;
-        for (uint32_t x = 0; x < w; x++) {
-            uint32_t fl = f[4 * x];
-            o[x] = (fl & F_SIG) ? tsr__t1_recon(m[4 * x], fl & F_SGN, s, rev) : 0;
+    if (s) {
+        for (uint32_t y = 0; y < h; y++) {
+            const uint16_t *f = d->flags + (y / 4 + 1) * d->ss + 4 + (y & 3);
+            const uint32_t *m = d->mag + (y / 4 + 1) * d->ss + 4 + (y & 3);
+            int32_t *o = out + (size_t)y * stride;
+            for (uint32_t x = 0; x < w; x++) {
+                uint32_t fl = f[4 * x];
+                o[x] = (fl & F_SIG) ? tsr__t1_recon(m[4 * x], fl & F_SGN, s, rev) : 0;
+            }
+        }
+        return;
+    }
+    const uint32_t sh = rev ? 1 : 0;
+    for (uint32_t st = 0; st * 4 < h; st++) {
+        const uint16_t *f = d->flags + (st + 1) * d->ss + 4;
+        const uint32_t *m = d->mag + (st + 1) * d->ss + 4;
+        int32_t *o = out + (size_t)st * 4 * stride;
+        if (st < d->nfull) {
+            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+                o[x] = out_value(f[0], m[0], sh);
+                o[stride + x] = out_value(f[1], m[1], sh);
+                o[2 * stride + x] = out_value(f[2], m[2], sh);
+                o[3 * stride + x] = out_value(f[3], m[3], sh);
+            }
+        } else {
+            for (uint32_t k = 0; k < h - st * 4; k++)
+                for (uint32_t x = 0; x < w; x++)
+                    o[k * stride + x] = out_value(f[4 * x + k], m[4 * x + k], sh);
         }
     }
 }
@@ -621,7 +662,8 @@ int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t 
     d->zc = l->zc[blk->orient];
     d->sc = l->sc;
     /* flags of every stripe incl. the two padding stripes; magnitudes are written when a
-     * coefficient becomes significant and read only for significant ones */
+     * coefficient becomes significant and used only for significant ones (finish masks the
+     * others) */
     memset(ws->flags, 0, (size_t)((blk->h + 3) / 4 + 2) * d->ss * sizeof(uint16_t));
     reset_contexts(d->cx);
 

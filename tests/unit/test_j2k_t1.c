@@ -1,8 +1,10 @@
-/* Tier-1 tests: the MQ decoder against a T.800 Annex C MQ encoder written here; EBCOT round trips
+/* Tier-1 tests: the MQ decoder against a T.800 Annex C MQ encoder written here, and its
+ * branch-free decision form in lockstep with the branchy one; EBCOT round trips
  * through a small, slow, independent EBCOT encoder (T.800 Annex D) for random code-blocks of
  * many sizes, every orientation and every combination of the six Part-1 style bits, truncated
- * after every pass; ROI maxshift; truncation of the data at every byte offset and garbage data
- * (run under ASan/UBSan in the sanitizer build); the segment rule against Table D.9.
+ * after every pass (workspace and output poisoned before each decode); ROI maxshift;
+ * truncation of the data at every byte offset and garbage data (run under ASan/UBSan in the
+ * sanitizer build); the segment rule against Table D.9.
  * HT (T.814): the CxtVLC rows of Annex C (complete prefix codes, consistent fields) and the
  * generated lookup table; the HT block decoder on garbage code-blocks of every shape (random
  * cleanup / refinement segments, placeholder passes, Scup valid or not, ROI, vertically causal)
@@ -64,6 +66,75 @@ static void test_mq_roundtrip(tsr_rng *rng)
     }
 }
 
+/* TSR__MQD_DECODE_BF (the branch-free decision) in lockstep with TSR__MQD_DECODE: the same
+ * decision, context byte and registers after every step, on encoder output, on random bytes
+ * (0xFF runs, marker-like pairs), and running past the end of the data. */
+static int mqd_decode_bf(tsr__mqd *d, uint8_t *cx)
+{
+    uint32_t a = d->a, c = d->c, ct = d->ct;
+    const uint8_t *bp = d->bp, *end = d->end;
+    int r;
+    TSR__MQD_DECODE_BF(r, cx, a, c, ct, bp, end);
+    d->a = a;
+    d->c = c;
+    d->ct = ct;
+    d->bp = bp;
+    return r;
+}
+
+static void test_mq_branch_free(tsr_rng *rng)
+{
+    enum { N = 6000 };
+    static uint8_t buf[N * 2 + 64];
+    long steps = 0, bad = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        uint8_t cx1[19], cx2[19];
+        int prob[19];
+        for (int i = 0; i < 19; i++) {
+            cx1[i] = cx2[i] = TSR__MQC_CX((trial * 19 + i) % 47, (trial + i) & 1);
+            prob[i] = tsr_rng_range(rng, 0, 1000);
+        }
+        uint32_t len;
+        const uint8_t *src;
+        if (trial % 2 == 0) { /* encoder output */
+            mqe e;
+            mqe_init(&e, buf);
+            int n = tsr_rng_range(rng, 0, N);
+            uint8_t ecx[19];
+            memcpy(ecx, cx1, sizeof ecx);
+            for (int i = 0; i < n; i++) {
+                int k = tsr_rng_range(rng, 0, 18);
+                mqe_encode(&e, &ecx[k], tsr_rng_range(rng, 0, 999) < prob[k]);
+            }
+            len = mqe_flush(&e);
+            src = e.start;
+        } else { /* garbage */
+            len = (uint32_t)tsr_rng_range(rng, 0, 400);
+            tsr_rng_fill(rng, buf, len);
+            for (uint32_t i = 0; i + 1 < len; i++)
+                if (tsr_rng_range(rng, 0, 7) == 0)
+                    buf[i] = 0xFF;
+            src = buf;
+        }
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, src, len);
+        tsr__mqd d1, d2;
+        tsr__mqd_init(&d1, copy, len);
+        d2 = d1;
+        const int n = (int)len * 12 + 200;
+        for (int i = 0; i < n; i++) {
+            int k = tsr_rng_range(rng, 0, 18);
+            int r1 = tsr__mqd_decode(&d1, &cx1[k]), r2 = mqd_decode_bf(&d2, &cx2[k]);
+            bad += r1 != r2 || cx1[k] != cx2[k] || d1.a != d2.a || d1.c != d2.c ||
+                   d1.ct != d2.ct || d1.bp != d2.bp;
+            steps++;
+        }
+        free(copy);
+    }
+    printf("mq branch-free: %ld decisions in lockstep, %ld differences\n", steps, bad);
+    CHECK(bad == 0);
+}
+
 /* Expected output after the first np passes (t1.h, 3.). */
 static int32_t expect(const ebenc *e, int i, int np, int roi, int rev)
 {
@@ -101,6 +172,12 @@ static int decode_np(const ebenc *e, int np, int roi, int mb, int zbp, int rev, 
         left -= (int)segs[ns].npasses;
         ns++;
     }
+    /* poisoned workspace (its magnitudes are read only where the flags say significant) and
+     * output rows (every sample must be written) */
+    memset(g_ws, 0xA5, g_wss);
+    for (int y = 0; y < e->h; y++)
+        for (size_t x = 0; x < (size_t)e->w; x++)
+            out[(size_t)y * stride + x] = 0x55555555;
     tsr__t1_block blk = {.w = (uint32_t)e->w, .h = (uint32_t)e->h, .orient = (uint8_t)e->orient,
                          .style = (uint8_t)e->style, .zero_bp = (uint8_t)zbp, .mb = (uint8_t)mb,
                          .roi_shift = (uint8_t)roi, .reversible = (uint8_t)rev,
@@ -468,6 +545,7 @@ int main(void)
     test_segment_rule();
     test_api();
     test_mq_roundtrip(&rng);
+    test_mq_branch_free(&rng);
     test_ebcot(&rng);
     test_truncation(&rng);
     test_ht_tables();
