@@ -464,7 +464,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
 
     tsr__team t;
     memset(&t, 0, sizeof t);
-    t.n = opt->chains ? opt->chains
+    t.n = opt->chains                                     ? opt->chains
           : tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1
                                                           : ctx->threads;
     t.snap_chain = -1;
@@ -502,8 +502,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
         st = chain_setup(ctx, &t, i, l, opt, kind, co.t0);
     for (int i = 0; i < t.n && st == TSR_OK; i++) {
         if (pthread_create(&t.c[i].thread, NULL, chain_main, &t.c[i]) != 0) {
-            st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread",
-                           i);
+            st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread", i);
             pthread_mutex_lock(&t.lock);
             t.active -= t.n - i; /* never at a barrier */
             pthread_mutex_unlock(&t.lock);

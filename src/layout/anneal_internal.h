@@ -13,7 +13,7 @@ typedef struct tsr__team tsr__team;
 
 /* One annealing chain: its own drawing, evaluator state, random stream and schedule. */
 typedef struct tsr__annealer {
-    tsr_ctx *ctx; /* the chain's own context (anneal_chains.c): its errors stay its own */
+    tsr_ctx *ctx;  /* the chain's own context (anneal_chains.c): its errors stay its own */
     tsr_layout *l; /* the chain's drawing (annealed in place) */
     const tsr_layout_optimize_options *opt;
     tsr__team *team; /* the chains of the run; index: this chain's place among them */

@@ -84,8 +84,8 @@ static void test_chains_are_runs(tsr_ctx *ctx, tsr_rng *r)
     CHECK(same_drawing(all, again) && rn2.best_chain == rn.best_chain);
     check_drawing(ctx, all, &rn.best);
     printf("4 chains: K %lld %lld %lld %lld -> kept chain %d (K %lld)\n", (long long)r1[0].best.K,
-           (long long)r1[1].best.K, (long long)r1[2].best.K, (long long)r1[3].best.K,
-           rn.best_chain, (long long)rn.best.K);
+           (long long)r1[1].best.K, (long long)r1[2].best.K, (long long)r1[3].best.K, rn.best_chain,
+           (long long)rn.best.K);
     /* equal scores: the lowest chain wins (a 4-cycle drawn without crossings, kept as is) */
     tsr_layout *c;
     CHECK_OK(ctx, tsr_layout_alloc(ctx, 4, 4, &c));
@@ -185,8 +185,8 @@ static void test_saves_and_stop(tsr_ctx *ctx, tsr_rng *r)
     CHECK_OK(ctx, tsr_layout_read(ctx, path, &back));
     CHECK(same_drawing(l, back)); /* the last save is the result */
     tsr_layout_free(ctx, back);
-    printf("saves: %d progress calls, %d saved files read back, kept chain %d (K %lld)\n",
-           w.calls, w.files, res.best_chain, (long long)res.best.K);
+    printf("saves: %d progress calls, %d saved files read back, kept chain %d (K %lld)\n", w.calls,
+           w.files, res.best_chain, (long long)res.best.K);
     /* a stop request: TSR_ERR_INTERRUPTED, the best valid drawing kept and saved (sync points
      * every 1% of 60 s: chains wait there for each other and must still stop) */
     remove(path);

@@ -214,8 +214,8 @@ static int on_progress(void *user, const tsr_layout_progress *p)
                 "n_K=%lld C=%lld  T=%.3g  %.0f moves/s%s%s\n",
                 p->elapsed, p->chain, p->chains, p->phase, (long long)p->current.K,
                 (long long)p->current.n_K, (long long)p->current.C, (long long)p->best.K,
-                (long long)p->best.n_K, (long long)p->best.C, p->temperature,
-                p->moves_per_second, p->note ? "  " : "", p->note ? p->note : "");
+                (long long)p->best.n_K, (long long)p->best.C, p->temperature, p->moves_per_second,
+                p->note ? "  " : "", p->note ? p->note : "");
     }
     return stop_requested != 0;
 }
@@ -245,7 +245,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         cli_error(cmd, "--time wants a positive number of seconds, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    if ((v = cli_get(cmd, args, "moves")) && (!cli_parse_u64(v, &opt.max_moves) || !opt.max_moves)) {
+    if ((v = cli_get(cmd, args, "moves")) &&
+        (!cli_parse_u64(v, &opt.max_moves) || !opt.max_moves)) {
         cli_error(cmd, "--moves wants a positive integer, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
@@ -255,8 +256,7 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         cli_error(cmd, "--seed wants a non-negative integer, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    if ((v = cli_get(cmd, args, "init")) &&
-        tsr_layout_init_parse(v, &opt.init) != TSR_OK) {
+    if ((v = cli_get(cmd, args, "init")) && tsr_layout_init_parse(v, &opt.init) != TSR_OK) {
         cli_error(cmd, "--init wants auto, keep, stress or random, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
@@ -271,7 +271,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     }
     opt.spatial = cli_get(cmd, args, "dense") == NULL;
     long long chains = 0;
-    if ((v = cli_get(cmd, args, "chains")) && !cli_parse_int(v, 1, TSR_LAYOUT_MAX_CHAINS, &chains)) {
+    if ((v = cli_get(cmd, args, "chains")) &&
+        !cli_parse_int(v, 1, TSR_LAYOUT_MAX_CHAINS, &chains)) {
         cli_error(cmd, "--chains wants an integer from 1 to %d, not '%s'", TSR_LAYOUT_MAX_CHAINS,
                   v);
         return TSR_EXIT_USAGE;
@@ -372,8 +373,10 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
     int rc = cli_parse(cmd, argc - 1, argv + 1, &args);
     if (rc)
         return rc < 0 ? TSR_EXIT_OK : rc;
-    int want = strcmp(sub, "check") == 0 ? 1 : strcmp(sub, "optimize") == 0 ? 2
-               : strcmp(sub, "render") == 0 ? 2 : -1;
+    int want = strcmp(sub, "check") == 0      ? 1
+               : strcmp(sub, "optimize") == 0 ? 2
+               : strcmp(sub, "render") == 0   ? 2
+                                              : -1;
     if (want < 0) {
         cli_error(cmd, "unknown sub-command '%s' (check, optimize, render)", sub);
         return TSR_EXIT_USAGE;
