@@ -56,25 +56,33 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
         }                                                                                          \
     } while (0)
 
-/* RENORMD (T.800 C.3.3): shift A left until its bit 15 is set, bringing in a byte whenever CT
- * reaches 0. The shift count is known from A's leading zeros; when CT covers it (the usual
- * case) it is done in one step, otherwise bit by bit as in the standard. */
-#define TSR__MQD_RENORM(a, c, ct, bp, end)                                                         \
+/* RENORMD (T.800 C.3.3) in steps: TSR__MQD_SHIFT shifts A and C left by n bits (n a variable;
+ * 0 does nothing), bringing in a byte whenever CT has reached 0 and more bits are needed, as the
+ * standard's bit-by-bit loop does; when CT covers n (the usual case) in one step, otherwise in
+ * steps of at most CT bits. TSR__MQD_RENORM shifts until A's bit 15 is set. */
+#define TSR__MQD_SHIFT(n, a, c, ct, bp, end)                                                       \
     do {                                                                                           \
-        uint32_t n_ = (uint32_t)__builtin_clz(a) - 16;                                             \
-        if (n_ < (ct)) {                                                                           \
-            (a) <<= n_;                                                                            \
-            (c) <<= n_;                                                                            \
-            (ct) -= n_;                                                                            \
-        } else {                                                                                   \
+        if ((n) < (ct)) {                                                                          \
+            (a) <<= (n);                                                                           \
+            (c) <<= (n);                                                                           \
+            (ct) -= (n);                                                                           \
+        } else if (n) {                                                                            \
             do {                                                                                   \
                 if ((ct) == 0)                                                                     \
                     TSR__MQD_BYTEIN(c, ct, bp, end);                                               \
-                (a) <<= 1;                                                                         \
-                (c) <<= 1;                                                                         \
-                (ct)--;                                                                            \
-            } while ((a) < 0x8000);                                                                \
+                const uint32_t s_ = (n) < (ct) ? (n) : (ct);                                       \
+                (a) <<= s_;                                                                        \
+                (c) <<= s_;                                                                        \
+                (ct) -= s_;                                                                        \
+                (n) -= s_;                                                                         \
+            } while (n);                                                                           \
         }                                                                                          \
+    } while (0)
+
+#define TSR__MQD_RENORM(a, c, ct, bp, end)                                                         \
+    do {                                                                                           \
+        uint32_t n_ = (uint32_t)__builtin_clz(a) - 16;                                             \
+        TSR__MQD_SHIFT(n_, a, c, ct, bp, end);                                                     \
     } while (0)
 
 /* DECODE (T.800 C.3.2) of one decision in context byte *cxp into d (0/1), local registers. */
@@ -116,7 +124,7 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
  * With A' = A - Qe: the lower sub-interval (Chigh < Qe) gives A = Qe, the upper C -= Qe << 16 and
  * A = A'; the decision is the LPS exactly when "lower" differs from "A' < Qe" (the conditional
  * exchange of C.3.2); the state moves (NMPS or NLPS) only when A then needs renormalising. Only
- * the renormalisation's byte-in (when CT runs out) is a branch. */
+ * the renormalisation branches (whether CT covers the shift). */
 #define TSR__MQD_DECODE_BF(d, cxp, a, c, ct, bp, end)                                              \
     do {                                                                                           \
         const uint32_t cx_ = *(cxp);                                                               \
@@ -130,20 +138,8 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
         (d) = (cx_ & 1) ^ lps_;                                                                    \
         const uint32_t nx_ = lps_ ? st_->nlps : st_->nmps;                                         \
         *(cxp) = (uint8_t)((a) < 0x8000 ? nx_ : cx_);                                              \
-        const uint32_t n_ = (uint32_t)__builtin_clz(a) - 16;                                       \
-        if (n_ < (ct)) {                                                                           \
-            (a) <<= n_;                                                                            \
-            (c) <<= n_;                                                                            \
-            (ct) -= n_;                                                                            \
-        } else if (n_) {                                                                           \
-            do {                                                                                   \
-                if ((ct) == 0)                                                                     \
-                    TSR__MQD_BYTEIN(c, ct, bp, end);                                               \
-                (a) <<= 1;                                                                         \
-                (c) <<= 1;                                                                         \
-                (ct)--;                                                                            \
-            } while ((a) < 0x8000);                                                                \
-        }                                                                                          \
+        uint32_t n_ = (uint32_t)__builtin_clz(a) - 16; /* 0: no renormalisation */                 \
+        TSR__MQD_SHIFT(n_, a, c, ct, bp, end);                                                     \
     } while (0)
 
 /* Function form (tests, cold paths). */
