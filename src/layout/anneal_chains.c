@@ -190,7 +190,10 @@ static void *chain_main(void *arg)
     publish(c);
     c->pub.st = st;
     c->pub.done = 1;
-    if (--t->active > 0 && t->arrived == t->active)
+    t->active--;
+    if (st != TSR_OK) /* its drawing may be half updated: no sync point may hand it on */
+        stop_all(t);
+    else if (t->active > 0 && t->arrived == t->active)
         complete_barrier(t); /* the others were waiting for this chain only */
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);

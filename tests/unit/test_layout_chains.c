@@ -261,6 +261,9 @@ static void test_allocation_failures(tsr_rng *r)
             break;
         }
         CHECK(st == TSR_ERR_OUT_OF_MEMORY && tsr_ctx_last_error(ctx)[0] != '\0');
+        if (st != TSR_ERR_OUT_OF_MEMORY)
+            fprintf(stderr, "allocation %d failed: %s: %s\n", k, tsr_status_name(st),
+                    tsr_ctx_last_error(ctx));
         failures++;
         tsr_layout_free(plain, c);
         tsr_ctx_destroy(ctx);
