@@ -21,6 +21,9 @@
 #include "j2k/j2k_int.h"
 
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static uint32_t ngroups(const tsr__j2k_res *r, uint32_t G)
 {
@@ -85,29 +88,86 @@ int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y)
     return bb->win + win_row(bb, k, p) * bb->rw + (b == 1 ? 0 : bb->snx);
 }
 
-void tsr__j2k_bands_group(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t k,
-                          int rev, int32_t *scratch, size_t per_thread, int threads)
+/* The calling OpenMP thread's part of a scratch buffer of `per_thread` words per thread. */
+static int32_t *thread_scratch(int32_t *scratch, size_t per_thread)
 {
-    const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
-    const uint32_t *s = bb->span + (size_t)4 * k, rw = bb->rw;
-    const uint32_t p0 = bb->y0 + s[2], p1 = bb->y0 + s[3];
-    const uint32_t prev = bb->y0 + (k ? bb->span[4 * (k - 1) + 3] : s[2]);
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    return scratch + (size_t)tid * per_thread;
+}
+
+/* The first decoded component's bands (every decoded component has the same schedule). */
+static const tsr__j2k_bands *first_bands(const tsr__j2k_bands *bands, const tsr__j2k_tile *t)
+{
+    uint32_t c = 0;
+    while (t->comps[c].skip)
+        c++;
+    return &bands[c];
+}
+
+void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, uint32_t k)
+{
+    const tsr__j2k_bands *b0 = first_bands(bands, t);
+    const uint32_t *s = b0->span + (size_t)4 * k, rw = b0->rw;
+    const uint32_t p0 = b0->y0 + s[2], n = s[3] - s[2];
+    const uint32_t prev = b0->y0 + (k ? b0->span[4 * (k - 1) + 3] : s[2]);
+    const size_t total = (size_t)t->ncomps * n;
     /* rows kept from the previous window (positions [p0, prev)), then the low halves of the
      * group's own low rows */
-    for (uint32_t p = p0; p < prev; p++)
-        memcpy(bb->win + win_row(bb, k, p) * rw, bb->carry + (size_t)(p - p0) * rw,
-               (size_t)rw * sizeof *bb->win);
-    for (uint32_t p = prev + (prev & 1); p < p1; p += 2)
-        memcpy(bb->win + win_row(bb, k, p) * rw, tc->data + (size_t)(p / 2 - low->y0) * tc->stride,
-               (size_t)bb->snx * sizeof *bb->win);
-    /* the next window's rows from this one, before the transform */
-    if (bb->g_first + k < bb->g_last) {
-        const uint32_t q0 = bb->y0 + s[4 + 2];
-        for (uint32_t p = q0; p < p1; p++)
-            memcpy(bb->carry + (size_t)(p - q0) * rw, bb->win + win_row(bb, k, p) * rw,
-                   (size_t)rw * sizeof *bb->win);
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < total; i++) {
+        const uint32_t c = (uint32_t)(i / n), p = p0 + (uint32_t)(i % n);
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_bands *bb = &bands[c];
+        int32_t *row = bb->win + win_row(bb, k, p) * rw;
+        if (p < prev)
+            memcpy(row, bb->carry + (size_t)(p - p0) * rw, (size_t)rw * sizeof *row);
+        else if ((p & 1) == 0)
+            memcpy(row, tc->data + (size_t)(p / 2 - tc->res[tc->dec_res - 2].y0) * tc->stride,
+                   (size_t)bb->snx * sizeof *row);
     }
-    if (s[1] > s[0])
-        tsr__dwt_level(bb->win, rw, rw, p1 - p0, bb->snx, (p1 + 1) / 2 - (p0 + 1) / 2,
-                       tc->res[tc->dec_res - 1].x0, p0, rev, scratch, per_thread, threads);
+}
+
+void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
+                        const tsr__j2k_tcp *tcp, uint32_t k, int32_t *scratch, size_t per_thread)
+{
+    const tsr__j2k_bands *b0 = first_bands(bands, t);
+    const uint32_t *s = b0->span + (size_t)4 * k, rw = b0->rw;
+    const uint32_t p0 = b0->y0 + s[2], p1 = b0->y0 + s[3], n = p1 - p0;
+    const uint32_t q0 = b0->g_first + k < b0->g_last ? b0->y0 + s[4 + 2] : p1;
+    const int lift = s[1] > s[0];
+    /* per row: what the next window keeps from it (as decoded), then the horizontal lifting */
+    const size_t total = (size_t)t->ncomps * n;
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < total; i++) {
+        const uint32_t c = (uint32_t)(i / n), p = p0 + (uint32_t)(i % n);
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_bands *bb = &bands[c];
+        int32_t *row = bb->win + win_row(bb, k, p) * rw;
+        if (p >= q0)
+            memcpy(bb->carry + (size_t)(p - q0) * rw, row, (size_t)rw * sizeof *row);
+        if (lift)
+            tsr__dwt_hrow(row, rw, bb->snx, tc->res[tc->dec_res - 1].x0, tcp->tccps[c].qmfbid == 1,
+                          thread_scratch(scratch, per_thread));
+    }
+    if (!lift)
+        return;
+    /* the columns, in strips */
+    const uint32_t nstrips = (rw + TSR__DWT_STRIP - 1) / TSR__DWT_STRIP,
+                   sny = (p1 + 1) / 2 - (p0 + 1) / 2;
+    const size_t vtotal = (size_t)t->ncomps * nstrips;
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < vtotal; i++) {
+        const uint32_t c = (uint32_t)(i / nstrips);
+        if (t->comps[c].skip)
+            continue;
+        tsr__dwt_vstrip(bands[c].win, rw, rw, n, sny, p0, tcp->tccps[c].qmfbid == 1,
+                        (uint32_t)(i % nstrips), thread_scratch(scratch, per_thread));
+    }
 }

@@ -480,46 +480,52 @@ static int is_output(const dec *d, uint32_t c)
     return 0;
 }
 
-/* Rows [ya, yb) (absolute, the top resolution) of a decoded tile: the inverse colour transform
+/* Row y (absolute, the top resolution) of a decoded tile: the inverse colour transform
  * (G.2 / G.3) of components 0..2 over rgb_w samples when rgb_w > 0 (their plans' sources), then
  * the output of the n components comps[], each through its plan: into its plane, or, for an
  * image (whose channels are then comps[0..n), of one geometry), in place followed by the
- * image row's pixels. Each row is done while it is in cache. */
+ * image row's pixels. The row is done while it is in cache. */
+static void output_row(const dec *d, const store_plan *plan, const uint32_t *comps, uint32_t n,
+                       size_t rgb_w, int rev, int64_t y)
+{
+    if (rgb_w) {
+        int32_t *r0 = src_row(&plan[0], y, plan[0].src_x0);
+        int32_t *r1 = src_row(&plan[1], y, plan[1].src_x0);
+        int32_t *r2 = src_row(&plan[2], y, plan[2].src_x0);
+        if (rev)
+            tsr__mct_rct_inverse(r0, r1, r2, rgb_w);
+        else
+            tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, rgb_w);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const store_plan *s = &plan[comps[i]];
+        if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
+            continue;
+        const tsr_j2k_plane *p = s->p;
+        s->row(s, y,
+               d->img ? src_row(s, y, s->x0)
+                      : p->data + (size_t)(y - p->y0) * p->stride + (size_t)(s->x0 - p->x0));
+    }
+    const store_plan *s0 = d->img ? &plan[comps[0]] : NULL;
+    if (s0 && y >= s0->y0 && y < s0->y1 && s0->x1 > s0->x0) {
+        const int32_t *px[4] = {NULL, NULL, NULL, NULL};
+        for (uint32_t i = 0; i < n; i++)
+            px[i] = src_row(&plan[comps[i]], y, s0->x0);
+        const size_t pixel = (size_t)n * (d->pix.wide ? 2 : 1);
+        uint8_t *o = (uint8_t *)d->img->data + (size_t)(y - s0->p->y0) * d->img->stride +
+                     (size_t)(s0->x0 - s0->p->x0) * pixel;
+        tsr__j2k_pixels_row(&d->pix, px, (uint32_t)(s0->x1 - s0->x0), o);
+    }
+}
+
+/* Rows [ya, yb) through output_row(), with `threads` threads. */
 static void output_rows(const dec *d, const store_plan *plan, const uint32_t *comps, uint32_t n,
                         size_t rgb_w, int rev, int64_t ya, int64_t yb, int threads)
 {
     (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && yb - ya > 32)
-    for (int64_t y = ya; y < yb; y++) {
-        if (rgb_w) {
-            int32_t *r0 = src_row(&plan[0], y, plan[0].src_x0);
-            int32_t *r1 = src_row(&plan[1], y, plan[1].src_x0);
-            int32_t *r2 = src_row(&plan[2], y, plan[2].src_x0);
-            if (rev)
-                tsr__mct_rct_inverse(r0, r1, r2, rgb_w);
-            else
-                tsr__mct_ict_inverse((float *)r0, (float *)r1, (float *)r2, rgb_w);
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            const store_plan *s = &plan[comps[i]];
-            if (y < s->y0 || y >= s->y1 || s->x1 <= s->x0)
-                continue;
-            const tsr_j2k_plane *p = s->p;
-            s->row(s, y,
-                   d->img ? src_row(s, y, s->x0)
-                          : p->data + (size_t)(y - p->y0) * p->stride + (size_t)(s->x0 - p->x0));
-        }
-        const store_plan *s0 = d->img ? &plan[comps[0]] : NULL;
-        if (s0 && y >= s0->y0 && y < s0->y1 && s0->x1 > s0->x0) {
-            const int32_t *px[4] = {NULL, NULL, NULL, NULL};
-            for (uint32_t i = 0; i < n; i++)
-                px[i] = src_row(&plan[comps[i]], y, s0->x0);
-            const size_t pixel = (size_t)n * (d->pix.wide ? 2 : 1);
-            uint8_t *o = (uint8_t *)d->img->data + (size_t)(y - s0->p->y0) * d->img->stride +
-                         (size_t)(s0->x0 - s0->p->x0) * pixel;
-            tsr__j2k_pixels_row(&d->pix, px, (uint32_t)(s0->x1 - s0->x0), o);
-        }
-    }
+    for (int64_t y = ya; y < yb; y++)
+        output_row(d, plan, comps, n, rgb_w, rev, y);
 }
 
 /* Whether the colour transform of a tile cannot be done: 1 components 0..2 of different sizes,
@@ -665,7 +671,9 @@ static void output_tile(const dec *d, const tsr__j2k_tile *t, const store_plan *
 
 /* The top resolution of a banded tile, group by group: its code-blocks (jobs of key 1 + the
  * group), the rows they complete in each component's window, their colour transform and
- * output; then the jobs' warnings, or the error of a block that could not be decoded. */
+ * output; then the jobs' warnings, or the error of a block that could not be decoded. One
+ * parallel region for the whole tile: each group's steps are worksharing loops of its team,
+ * separated by their barriers (the code-blocks and the window fill share one). */
 static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
                                const tsr__j2k_t2 *t2, tsr__j2k_jobs *J, const tsr__j2k_bands *bands,
                                store_plan *plans, const uint32_t *outs, uint32_t nout, int rgb,
@@ -676,24 +684,32 @@ static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr_
         c0++;
     const tsr__j2k_res *top = &t->comps[c0].res[t->comps[c0].dec_res - 1];
     const tsr__j2k_bands *b0 = &bands[c0];
-    for (uint32_t k = 0; k <= b0->g_last - b0->g_first && !J->fatal; k++) {
-        tsr__j2k_jobs_run(J, tcp, t, t2, k + 1, threads, ws, d->ws_size);
+    const uint32_t ngroups = b0->g_last - b0->g_first + 1;
+    const int rev = tcp->tccps[0].qmfbid == 1;
+    (void)threads;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    for (uint32_t k = 0; k < ngroups; k++) {
+        /* J->fatal is written only by the jobs and read after the barrier that ends them, so
+         * every thread leaves at the same group */
+        tsr__j2k_jobs_run_team(J, tcp, t, t2, k + 1, ws, d->ws_size);
+        tsr__j2k_bands_fill(bands, t, k);
         if (J->fatal)
             break;
+#pragma omp single nowait
         for (uint32_t c = 0; c < t->ncomps; c++) {
             if (t->comps[c].skip)
                 continue;
-            tsr__j2k_bands_group(&bands[c], &t->comps[c], k, tcp->tccps[c].qmfbid == 1, scratch,
-                                 per, threads);
             plans[c].src = bands[c].win;
             plans[c].src_stride = b0->rw;
             plans[c].src_x0 = top->x0;
             plans[c].src_y0 = (int64_t)top->y0 + b0->span[4 * k + 2];
         }
-        const uint32_t a = b0->span[4 * k], b = b0->span[4 * k + 1];
-        if (b > a)
-            output_rows(d, plans, outs, nout, rgb ? b0->rw : 0, tcp->tccps[0].qmfbid == 1,
-                        (int64_t)top->y0 + a, (int64_t)top->y0 + b, threads);
+        tsr__j2k_bands_dwt(bands, t, tcp, k, scratch, per);
+        const int64_t ya = (int64_t)top->y0 + b0->span[4 * k],
+                      yb = (int64_t)top->y0 + b0->span[4 * k + 1];
+#pragma omp for schedule(static)
+        for (int64_t y = ya; y < yb; y++)
+            output_row(d, plans, outs, nout, rgb ? b0->rw : 0, rev, y);
     }
     return tsr__j2k_jobs_finish(d->ctx, J, t, &d->s->warn);
 }

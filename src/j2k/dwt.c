@@ -16,6 +16,8 @@
  *
  * The per-level passes are in dwt_level.h, compiled here and, for AVX2, in dwt_avx2.c. */
 #define DWT_LEVEL_2D level_2d_base
+#define DWT_HROW hrow_base
+#define DWT_VSTRIP vstrip_base
 #define DWT_SCOPE static
 #include "j2k/dwt_level.h"
 #include "j2k/t1_internal.h"
@@ -26,6 +28,10 @@
 void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                             uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                             size_t scratch_per_thread, int threads);
+void tsr__dwt_hrow_avx2(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev,
+                        int32_t *tmp);
+void tsr__dwt_vstrip_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
+                          uint32_t y0, int rev, uint32_t s, int32_t *tmp);
 
 /* ---- 5/3 --------------------------------------------------------------------------------- */
 
@@ -113,6 +119,18 @@ void tsr__dwt_level(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint
 {
     (tsr__ht_simd() ? tsr__dwt_level_2d_avx2 : level_2d_base)(
         data, stride, rw, rh, snx, sny, x0, y0, rev, scratch, per_thread, threads);
+}
+
+void tsr__dwt_hrow(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev, int32_t *tmp)
+{
+    (tsr__ht_simd() ? tsr__dwt_hrow_avx2 : hrow_base)(row, rw, snx, x0, rev, tmp);
+}
+
+void tsr__dwt_vstrip(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
+                     uint32_t y0, int rev, uint32_t s, int32_t *tmp)
+{
+    (tsr__ht_simd() ? tsr__dwt_vstrip_avx2 : vstrip_base)(data, stride, rw, rh, sny, y0, rev, s,
+                                                          tmp);
 }
 
 static void inverse(tsr__j2k_tilecomp *tc, uint32_t nres, int rev, int32_t *scratch,

@@ -1,11 +1,12 @@
 /* The inverse DWT's per-level passes (dwt.c describes the transform, the layout and the
  * rounding), written once and compiled twice: by dwt.c for the baseline instruction set and
- * by dwt_avx2.c for AVX2. DWT_LEVEL_2D names the level function, DWT_SCOPE its linkage.
+ * by dwt_avx2.c for AVX2. DWT_LEVEL_2D names the level function, DWT_HROW and DWT_VSTRIP its
+ * row and column-strip steps (callable on their own), DWT_SCOPE their linkage.
  * Both builds run the same C operations in the same order (integer lifting; float multiplies
  * and adds, never fused: the build has -ffp-contract=off and AVX2 does not imply FMA), so
  * their outputs are identical bit for bit; only the compiler's vector width differs. */
-#if !defined(DWT_LEVEL_2D) || !defined(DWT_SCOPE)
-#error "define DWT_LEVEL_2D and DWT_SCOPE (static or nothing) before including dwt_level.h"
+#if !defined(DWT_LEVEL_2D) || !defined(DWT_HROW) || !defined(DWT_VSTRIP) || !defined(DWT_SCOPE)
+#error "define DWT_LEVEL_2D, DWT_HROW, DWT_VSTRIP and DWT_SCOPE (static or nothing) first"
 #endif
 #include "j2k/j2k_int.h"
 
@@ -14,7 +15,7 @@
 #include <omp.h>
 #endif
 
-#define LANES 64 /* columns per strip of the vertical pass */
+#define LANES TSR__DWT_STRIP /* columns per strip of the vertical pass */
 
 /* Standard lifting parameters (T.800 Table F.4). */
 static const float ALPHA = -1.586134342059924f;
@@ -249,75 +250,87 @@ static inline void prefetch_lanes(const int32_t *p, uint32_t nl)
         __builtin_prefetch(p + k, 1, 3);
 }
 
+/* Row `row` of a level (rw samples: snx low ones first, the first at absolute column x0)
+ * lifted and interleaved in place; tmp: rw words. */
+DWT_SCOPE void DWT_HROW(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev, int32_t *tmp)
+{
+    uint32_t cx = x0 & 1, dn = rw - snx;
+    /* lift in the split layout, then interleave: low samples at cx, cx+2, ... */
+    if (rev)
+        dwt53_split(row, snx, row + snx, dn, cx);
+    else
+        dwt97_split((float *)row, snx, (float *)row + snx, dn, cx);
+    interleave(tmp, rw, cx ? row + snx : row, cx ? row : row + snx);
+    memcpy(row, tmp, (size_t)rw * sizeof *row);
+}
+
+/* Columns [LANES s, LANES s + LANES) of a level (of rw) lifted in place: rows [0, rh) of data,
+ * `stride` apart, the sny low rows first, the first at absolute row y0; tmp: rh * LANES words. */
+DWT_SCOPE void DWT_VSTRIP(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
+                          uint32_t y0, int rev, uint32_t s, int32_t *tmp)
+{
+    uint32_t cy = y0 & 1;
+    uint32_t xs = s * LANES;
+    uint32_t nl = rw - xs < LANES ? rw - xs : LANES;
+    uint32_t dn = rh - sny;
+    if (nl < LANES)
+        memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
+    if (rh == 1 || rev) {
+        for (uint32_t i = 0; i < rh; i++) {
+            if (i + PF_AHEAD < rh)
+                prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
+            const uint32_t t = i < sny ? cy + 2 * i : 1 - cy + 2 * (i - sny);
+            copy_lanes(tmp + (size_t)t * LANES, data + (size_t)i * stride + xs, nl);
+        }
+        if (rh == 1 && rev)
+            dwt53_lanes(tmp, rh, y0);
+        else if (rh == 1)
+            dwt97_lanes((float *)tmp, rh, y0);
+        else
+            fused53_lanes(tmp, rh, cy);
+    } else {
+        /* gather with the K / 1/K scaling of step 1, then two fused sweeps */
+        const float invk = 1.0f / KAPPA;
+        float *ft = (float *)tmp;
+        for (uint32_t i = 0; i < sny; i++) {
+            if (i + PF_AHEAD < rh)
+                prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
+            const float *src = (const float *)(data + (size_t)i * stride + xs);
+            float *d = ft + (size_t)(cy + 2 * i) * LANES;
+            for (uint32_t k = 0; k < nl; k++)
+                d[k] = src[k] * KAPPA;
+        }
+        for (uint32_t i = 0; i < dn; i++) {
+            if (sny + i + PF_AHEAD < rh)
+                prefetch_lanes(data + (size_t)(sny + i + PF_AHEAD) * stride + xs, nl);
+            const float *src = (const float *)(data + (size_t)(sny + i) * stride + xs);
+            float *d = ft + (size_t)(1 - cy + 2 * i) * LANES;
+            for (uint32_t k = 0; k < nl; k++)
+                d[k] = src[k] * invk;
+        }
+        fused97_lanes(ft, rh, cy, DELTA, GAMMA);
+        fused97_lanes(ft, rh, cy, BETA, ALPHA);
+    }
+    for (uint32_t i = 0; i < rh; i++)
+        copy_lanes(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl);
+}
+
 /* One level: rows [0, rh) of width rw (sn low samples first), then columns. T is int32_t or
  * float (same size); the lifting functions are chosen by `rev`. Contract in dwt.c. */
 DWT_SCOPE void DWT_LEVEL_2D(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                             uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                             size_t scratch_per_thread, int threads)
 {
-    uint32_t cx = x0 & 1, cy = y0 & 1;
     (void)threads;
     /* Horizontal. */
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rh > 16)
-    for (uint32_t y = 0; y < rh; y++) {
-        int32_t *tmp = thread_scratch(scratch, scratch_per_thread);
-        int32_t *row = data + (size_t)y * stride;
-        uint32_t dn = rw - snx;
-        /* lift in the split layout, then interleave: low samples at cx, cx+2, ... */
-        if (rev)
-            dwt53_split(row, snx, row + snx, dn, cx);
-        else
-            dwt97_split((float *)row, snx, (float *)row + snx, dn, cx);
-        interleave(tmp, rw, cx ? row + snx : row, cx ? row : row + snx);
-        memcpy(row, tmp, (size_t)rw * sizeof *row);
-    }
+    for (uint32_t y = 0; y < rh; y++)
+        DWT_HROW(data + (size_t)y * stride, rw, snx, x0, rev,
+                 thread_scratch(scratch, scratch_per_thread));
     /* Vertical, LANES columns at a time. */
     uint32_t nstrips = (rw + LANES - 1) / LANES;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nstrips > 1)
-    for (uint32_t s = 0; s < nstrips; s++) {
-        int32_t *tmp = thread_scratch(scratch, scratch_per_thread);
-        uint32_t xs = s * LANES;
-        uint32_t nl = rw - xs < LANES ? rw - xs : LANES;
-        uint32_t dn = rh - sny;
-        if (nl < LANES)
-            memset(tmp, 0, (size_t)rh * LANES * sizeof *tmp);
-        if (rh == 1 || rev) {
-            for (uint32_t i = 0; i < rh; i++) {
-                if (i + PF_AHEAD < rh)
-                    prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
-                const uint32_t t = i < sny ? cy + 2 * i : 1 - cy + 2 * (i - sny);
-                copy_lanes(tmp + (size_t)t * LANES, data + (size_t)i * stride + xs, nl);
-            }
-            if (rh == 1 && rev)
-                dwt53_lanes(tmp, rh, y0);
-            else if (rh == 1)
-                dwt97_lanes((float *)tmp, rh, y0);
-            else
-                fused53_lanes(tmp, rh, cy);
-        } else {
-            /* gather with the K / 1/K scaling of step 1, then two fused sweeps */
-            const float invk = 1.0f / KAPPA;
-            float *ft = (float *)tmp;
-            for (uint32_t i = 0; i < sny; i++) {
-                if (i + PF_AHEAD < rh)
-                    prefetch_lanes(data + (size_t)(i + PF_AHEAD) * stride + xs, nl);
-                const float *src = (const float *)(data + (size_t)i * stride + xs);
-                float *d = ft + (size_t)(cy + 2 * i) * LANES;
-                for (uint32_t k = 0; k < nl; k++)
-                    d[k] = src[k] * KAPPA;
-            }
-            for (uint32_t i = 0; i < dn; i++) {
-                if (sny + i + PF_AHEAD < rh)
-                    prefetch_lanes(data + (size_t)(sny + i + PF_AHEAD) * stride + xs, nl);
-                const float *src = (const float *)(data + (size_t)(sny + i) * stride + xs);
-                float *d = ft + (size_t)(1 - cy + 2 * i) * LANES;
-                for (uint32_t k = 0; k < nl; k++)
-                    d[k] = src[k] * invk;
-            }
-            fused97_lanes(ft, rh, cy, DELTA, GAMMA);
-            fused97_lanes(ft, rh, cy, BETA, ALPHA);
-        }
-        for (uint32_t i = 0; i < rh; i++)
-            copy_lanes(data + (size_t)i * stride + xs, tmp + (size_t)i * LANES, nl);
-    }
+    for (uint32_t s = 0; s < nstrips; s++)
+        DWT_VSTRIP(data, stride, rw, rh, sny, y0, rev, s,
+                   thread_scratch(scratch, scratch_per_thread));
 }

@@ -373,6 +373,13 @@ void tsr__dwt97_inverse2(tsr__j2k_tilecomp *tc, uint32_t nres, int32_t *scratch,
 void tsr__dwt_level(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                     uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                     size_t per_thread, int threads);
+/* The level's two steps on their own (the same build choice): its horizontal pass on one row
+ * (tmp: rw words), and its vertical pass on the columns [TSR__DWT_STRIP s, TSR__DWT_STRIP
+ * (s + 1)) of rw (tmp: rh * TSR__DWT_STRIP words), once every row is through the first. */
+#define TSR__DWT_STRIP 64
+void tsr__dwt_hrow(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev, int32_t *tmp);
+void tsr__dwt_vstrip(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
+                     uint32_t y0, int rev, uint32_t s, int32_t *tmp);
 /* 1-D inverses on an interleaved line x[0..n) whose first sample is at absolute position i0
  * (even: low-pass first). Exposed for unit tests. */
 void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0);
@@ -444,6 +451,11 @@ tsr_status tsr__j2k_jobs_make(tsr_ctx *ctx, const tsr__j2k_tile *t, const tsr__j
  * (ws: threads x ws_size bytes). */
 void tsr__j2k_jobs_run(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
                        const tsr__j2k_t2 *t2, uint32_t key, int threads, void *ws, size_t ws_size);
+/* The same as a worksharing loop of the calling OpenMP team (every thread of the innermost
+ * parallel region calls it, or one thread outside any), without a barrier at its end: the
+ * workspaces are the team threads'. */
+void tsr__j2k_jobs_run_team(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                            const tsr__j2k_t2 *t2, uint32_t key, void *ws, size_t ws_size);
 /* The error of a fatal block, else TSR_OK after the warnings of the blocks that failed. */
 tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
                                 tsr__j2k_warn *warn);
@@ -477,13 +489,18 @@ int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_
 /* Where band b's (0 HL, 1 LH, 2 HH) row y (absolute band coordinates) goes in its group's
  * window (rows rw samples apart). */
 int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y);
-/* Completes group k's window of tile-component tc once its code-blocks are decoded (rows kept
- * from the previous window, the resolution below), keeps what the next window needs, and
- * reconstructs it with the last level's inverse DWT when the group completes rows. Rows at
- * least M from a window end that is not the resolution's end are exact (the lifting there
- * reads only rows inside the window). */
-void tsr__j2k_bands_group(const tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t k,
-                          int rev, int32_t *scratch, size_t per_thread, int threads);
+/* Group k of every decoded component of tile t (bands: one per component, the same schedule)
+ * in two steps, each a worksharing loop of the calling OpenMP team (called by every thread of
+ * the innermost parallel region, or by one thread outside any), with the barrier at its end:
+ * fill completes the windows (rows kept from the previous window, the resolution below; it
+ * writes no row a code-block of the group writes), dwt (once the group's code-blocks are
+ * decoded) keeps what the next window needs and reconstructs the windows with the last
+ * level's inverse DWT when the group completes rows. Rows at least M from a window end that
+ * is not the resolution's end are exact (the lifting there reads only rows inside the
+ * window). scratch: a team thread's part is per_thread words (tsr__dwt_level's bound). */
+void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, uint32_t k);
+void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
+                        const tsr__j2k_tcp *tcp, uint32_t k, int32_t *scratch, size_t per_thread);
 
 /* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
  * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at
