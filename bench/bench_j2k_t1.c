@@ -182,7 +182,8 @@ static int bench_image(const char *path, int repeats, tsr_bench_table *t)
     int cw = w, ch = h;
     for (int l = 1; l <= 5; l++) {
         int nw = (cw + 1) / 2, nh = (ch + 1) / 2;
-        int r[3][5] = {{nw, 0, cw - nw, nh, 1}, {0, nh, nw, ch - nh, 2}, {nw, nh, cw - nw, ch - nh, 3}};
+        int r[3][5] = {
+            {nw, 0, cw - nw, nh, 1}, {0, nh, nw, ch - nh, 2}, {nw, nh, cw - nw, ch - nh, 3}};
         for (int k = 0; k < 3; k++) {
             bx0[nb] = r[k][0];
             by0[nb] = r[k][1];
@@ -227,10 +228,14 @@ static int bench_image(const char *path, int repeats, tsr_bench_table *t)
                 ib.bufs[ib.n] = buf;
                 ib.segs[ib.n] = E.nsegs ? E.segs[0] : (tsr__t1_seg){buf, 0, 0};
                 ib.bytes += E.nsegs ? E.segs[0].len : 0;
-                ib.blk[ib.n] = (tsr__t1_block){.w = (uint32_t)cbw, .h = (uint32_t)cbh,
-                                               .orient = (uint8_t)bo[b], .mb = (uint8_t)K,
-                                               .reversible = 1, .npasses = (uint32_t)np,
-                                               .nsegs = np ? 1 : 0, .segs = &ib.segs[ib.n]};
+                ib.blk[ib.n] = (tsr__t1_block){.w = (uint32_t)cbw,
+                                               .h = (uint32_t)cbh,
+                                               .orient = (uint8_t)bo[b],
+                                               .mb = (uint8_t)K,
+                                               .reversible = 1,
+                                               .npasses = (uint32_t)np,
+                                               .nsegs = np ? 1 : 0,
+                                               .segs = &ib.segs[ib.n]};
                 ib.n++;
             }
     free(img);
@@ -239,8 +244,10 @@ static int bench_image(const char *path, int repeats, tsr_bench_table *t)
     if (!rc) {
         double ns = st.median_us * 1000.0 / ((double)w * h);
         const char *row[] = {tsr_bench_fmt("image %dx%d lossless (%d blocks)", w, h, ib.n),
-                             tsr_bench_fmt("%.2f", ib.bytes * 8.0 / ((double)w * h)), "all",
-                             tsr_bench_fmt("%.2f", ns), tsr_bench_fmt("%.1f", 1000.0 / ns),
+                             tsr_bench_fmt("%.2f", ib.bytes * 8.0 / ((double)w * h)),
+                             "all",
+                             tsr_bench_fmt("%.2f", ns),
+                             tsr_bench_fmt("%.1f", 1000.0 / ns),
                              tsr_bench_fmt("%.1f", 100.0 * (st.max_us - st.min_us) / st.median_us)};
         tsr_bench_table_row(t, row);
     }
@@ -277,10 +284,10 @@ int main(int argc, char **argv)
     };
     static ebenc E;
     static int32_t coef[BW * BH];
-    static const char *hdr[] = {"case", "coded bits/coef", "passes", "ns/coef", "Mcoef/s",
-                                "spread %"};
-    tsr_bench_table *t = tsr_bench_table_new("Tier-1 Part-1 decode, 64x64 blocks, 1 thread", 6,
-                                             hdr);
+    static const char *hdr[] = {"case",    "coded bits/coef", "passes",
+                                "ns/coef", "Mcoef/s",         "spread %"};
+    tsr_bench_table *t =
+        tsr_bench_table_new("Tier-1 Part-1 decode, 64x64 blocks, 1 thread", 6, hdr);
     bset *S = calloc(1, sizeof *S);
     S->wss = tsr__t1_workspace_size();
     S->ws = malloc(S->wss);
@@ -320,10 +327,15 @@ int main(int argc, char **argv)
                 bytes += S->segs[i][ns].len;
                 ns++;
             }
-            S->blk[i] = (tsr__t1_block){.w = BW, .h = BH, .orient = 1,
-                                        .style = (uint8_t)bc->style, .zero_bp = 0,
-                                        .mb = (uint8_t)K, .reversible = (uint8_t)bc->reversible,
-                                        .npasses = (uint32_t)keep, .nsegs = (uint32_t)ns,
+            S->blk[i] = (tsr__t1_block){.w = BW,
+                                        .h = BH,
+                                        .orient = 1,
+                                        .style = (uint8_t)bc->style,
+                                        .zero_bp = 0,
+                                        .mb = (uint8_t)K,
+                                        .reversible = (uint8_t)bc->reversible,
+                                        .npasses = (uint32_t)keep,
+                                        .nsegs = (uint32_t)ns,
                                         .segs = S->segs[i]};
             passes += keep;
         }

@@ -213,8 +213,7 @@ static void run_once(bstate *s, ev k, batch *b)
         break;
     }
 #else
-    default:
-        break;
+    default: break;
 #endif
     }
 }
@@ -427,7 +426,9 @@ int main(int argc, char **argv)
             tsr_bench_stats_of(us, nr, &sp);
             const char *cells[6] = {tsr_bench_fmt("launch + completion only, P = %d", P1),
                                     tsr_bench_fmt("%.1f", sp.median_us),
-                                    tsr_bench_fmt("%.1f-%.1f", sp.min_us, sp.max_us), "-", "-",
+                                    tsr_bench_fmt("%.1f-%.1f", sp.min_us, sp.max_us),
+                                    "-",
+                                    "-",
                                     "-"};
             tsr_bench_table_row(t1, cells);
         }

@@ -32,12 +32,12 @@ extern "C" {
  * input order; edges refer to node indices. */
 typedef struct tsr_layout {
     int32_t num_nodes, num_edges;
-    int32_t width, height; /* canvas [0,width]x[0,height] */
-    int32_t *x, *y;        /* num_nodes coordinates */
-    int32_t *edge_u, *edge_v; /* num_edges endpoint indices */
-    char **node_id;        /* num_nodes id texts as in the input (without quotes) */
+    int32_t width, height;      /* canvas [0,width]x[0,height] */
+    int32_t *x, *y;             /* num_nodes coordinates */
+    int32_t *edge_u, *edge_v;   /* num_edges endpoint indices */
+    char **node_id;             /* num_nodes id texts as in the input (without quotes) */
     uint8_t *node_id_is_string; /* 1: the id was a JSON string; 0: a number (written unquoted) */
-    int has_coordinates;   /* 0 when read from GraphML or an edge list: needs an initial layout */
+    int has_coordinates; /* 0 when read from GraphML or an edge list: needs an initial layout */
 } tsr_layout;
 
 /* Allocates a drawing with n nodes and m edges (all fields zeroed, ids NULL, canvas default). */
@@ -101,8 +101,8 @@ typedef enum tsr_layout_init {
     TSR_LAYOUT_INIT_AUTO = 0, /* no coordinates: stress; else the input's coordinates or the stress
                                * layout, whichever scores lower (the input scored as read) */
     TSR_LAYOUT_INIT_KEEP,
-    TSR_LAYOUT_INIT_STRESS,   /* stress layout (SGD on graph distances), snapped, collisions repaired */
-    TSR_LAYOUT_INIT_RANDOM    /* uniform distinct random points */
+    TSR_LAYOUT_INIT_STRESS, /* stress layout (SGD on graph distances), snapped, repaired */
+    TSR_LAYOUT_INIT_RANDOM  /* uniform distinct random points */
 } tsr_layout_init;
 
 /* "auto", "keep", "stress", "random"; parse returns TSR_ERR_INVALID_ARGUMENT for others. */
@@ -110,16 +110,16 @@ const char *tsr_layout_init_name(tsr_layout_init init);
 tsr_status tsr_layout_init_parse(const char *name, tsr_layout_init *out);
 
 typedef struct tsr_layout_progress {
-    double elapsed;      /* seconds since the start */
-    double time_limit;   /* seconds, 0 = none */
-    int phase;           /* 1: sum of squared crossing counts, 2: k */
+    double elapsed;    /* seconds since the start */
+    double time_limit; /* seconds, 0 = none */
+    int phase;         /* 1: sum of squared crossing counts, 2: k */
     tsr_layout_score current, best;
     double temperature;
     double moves_per_second;
     uint64_t moves, accepted; /* summed over the chains (moves_per_second too) */
-    const char *note;    /* non-NULL for one-off events ("restart from best", "spatial overflow") */
-    int chain, chains;   /* the chain holding the best drawing (phase, current, temperature are
-                          * its own), of how many */
+    const char *note;  /* non-NULL for one-off events ("restart from best", "spatial overflow") */
+    int chain, chains; /* the chain holding the best drawing (phase, current, temperature are
+                        * its own), of how many */
 } tsr_layout_progress;
 
 /* Called about every progress_interval seconds and at events, always from the thread that called
@@ -128,28 +128,28 @@ typedef struct tsr_layout_progress {
 typedef int (*tsr_layout_progress_fn)(void *user, const tsr_layout_progress *p);
 
 typedef struct tsr_layout_optimize_options {
-    double time_limit;      /* seconds; default 60; 0 = no limit (max_moves must be set) */
-    uint64_t max_moves;     /* proposals; 0 = none. When set, the schedule follows moves instead
-                             * of time, so a seed gives the same drawing whatever the speed */
-    uint64_t seed;          /* default 1 */
-    tsr_layout_init init;   /* default AUTO */
-    const char *save_path;  /* when set, the best valid drawing is written here (JSON, atomic) every
-                             * save_interval seconds when it improved, and before returning */
+    double time_limit;     /* seconds; default 60; 0 = no limit (max_moves must be set) */
+    uint64_t max_moves;    /* proposals; 0 = none. When set, the schedule follows moves instead
+                            * of time, so a seed gives the same drawing whatever the speed */
+    uint64_t seed;         /* default 1 */
+    tsr_layout_init init;  /* default AUTO */
+    const char *save_path; /* when set, the best valid drawing is written here (JSON, atomic) every
+                            * save_interval seconds when it improved, and before returning */
     const char *checkpoint_path; /* like save_path; a later run may start from it (init keep) */
-    double save_interval;   /* seconds; default 10 */
+    double save_interval;        /* seconds; default 10 */
     tsr_layout_progress_fn progress;
     void *progress_user;
     double progress_interval; /* seconds; default 0.5 */
     double phase1_fraction;   /* share of the budget for the squared-counts phase; default 0.3 */
     int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
-    int chains; /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
-                 * (default): the context's CPU thread count (1 on the reference backend). All
-                 * start from the same start drawing (made with `seed`); from there chain i walks
-                 * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would,
-                 * so chain 0 is the one-chain run, and max_moves is each chain's budget. The best
-                 * drawing over the chains is kept (the lowest chain index among equal scores), so
-                 * a seed, a move budget and a chain count give the same drawing however the
-                 * threads run. */
+    int chains;        /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
+                        * (default): the context's CPU thread count (1 on the reference backend). All
+                        * start from the same start drawing (made with `seed`); from there chain i walks
+                        * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would,
+                        * so chain 0 is the one-chain run, and max_moves is each chain's budget. The best
+                        * drawing over the chains is kept (the lowest chain index among equal scores), so
+                        * a seed, a move budget and a chain count give the same drawing however the
+                        * threads run. */
     double sync_every; /* "go with the winners": 0 (default) none; else, in [0.01, 1), at the
                         * budget shares 1 - k * sync_every above phase1_fraction (k = 1, 2, ...)
                         * every chain waits for the others, then restarts from the best drawing
@@ -168,11 +168,11 @@ void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt);
 typedef struct tsr_layout_optimize_result {
     tsr_layout_score initial; /* of the valid starting drawing (after repair/init) */
     tsr_layout_score best;
-    int repaired;             /* nodes moved to make the input valid */
+    int repaired;                       /* nodes moved to make the input valid */
     uint64_t moves, accepted, restarts; /* summed over the chains */
     uint64_t dense_fallbacks; /* spatial queries answered by the dense path (overflow, size) */
     double seconds;
-    int chains, best_chain;   /* chains run; the one whose drawing was kept */
+    int chains, best_chain; /* chains run; the one whose drawing was kept */
 } tsr_layout_optimize_result;
 
 /* Makes the drawing valid (moving the fewest nodes it can, to the nearest valid points), gives it

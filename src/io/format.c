@@ -7,14 +7,10 @@
 const char *tsr_format_name(tsr_format format)
 {
     switch (format) {
-    case TSR_FORMAT_PNG:
-        return "png";
-    case TSR_FORMAT_JPEG:
-        return "jpeg";
-    case TSR_FORMAT_PNM:
-        return "pnm";
-    case TSR_FORMAT_UNKNOWN:
-        break;
+    case TSR_FORMAT_PNG: return "png";
+    case TSR_FORMAT_JPEG: return "jpeg";
+    case TSR_FORMAT_PNM: return "pnm";
+    case TSR_FORMAT_UNKNOWN: break;
     }
     return "unknown";
 }

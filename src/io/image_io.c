@@ -29,17 +29,10 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
         *format = f;
     st = TSR_ERR_UNSUPPORTED;
     switch (f) {
-    case TSR_FORMAT_PNG:
-        st = tsr__png_decode(ctx, data, len, out);
-        break;
-    case TSR_FORMAT_JPEG:
-        st = tsr__jpeg_decode(ctx, data, len, out);
-        break;
-    case TSR_FORMAT_PNM:
-        st = tsr__pnm_decode(ctx, data, len, out);
-        break;
-    case TSR_FORMAT_UNKNOWN:
-        break;
+    case TSR_FORMAT_PNG: st = tsr__png_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_JPEG: st = tsr__jpeg_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_PNM: st = tsr__pnm_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_UNKNOWN: break;
     }
     if (st == TSR_OK) {
         ctx->message[0] = '\0'; /* an optional allocation libpng did without may have left one */
@@ -186,10 +179,8 @@ static tsr_status check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img
                              "PNM (PGM/PPM) cannot store an alpha channel (%d channels given)",
                              (int)img->channels);
         return TSR_OK;
-    case TSR_FORMAT_PNG:
-        return TSR_OK;
-    case TSR_FORMAT_UNKNOWN:
-        break;
+    case TSR_FORMAT_PNG: return TSR_OK;
+    case TSR_FORMAT_UNKNOWN: break;
     }
     return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown output format %d", (int)f);
 }
@@ -233,15 +224,9 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     if (st != TSR_OK)
         return st; /* the message names the path */
     switch (f) {
-    case TSR_FORMAT_PNG:
-        st = tsr__png_encode(ctx, img, o.png_compression, &af);
-        break;
-    case TSR_FORMAT_JPEG:
-        st = tsr__jpeg_encode(ctx, img, o.jpeg_quality, &af);
-        break;
-    default:
-        st = tsr__pnm_encode(ctx, img, &af);
-        break;
+    case TSR_FORMAT_PNG: st = tsr__png_encode(ctx, img, o.png_compression, &af); break;
+    case TSR_FORMAT_JPEG: st = tsr__jpeg_encode(ctx, img, o.jpeg_quality, &af); break;
+    default: st = tsr__pnm_encode(ctx, img, &af); break;
     }
     if (st != TSR_OK) {
         tsr__atomic_abort(ctx, &af);

@@ -69,24 +69,17 @@ static void on_error_exit(j_common_ptr cinfo)
     jpeg_state *s = state_of(cinfo);
     tsr_status st = TSR_ERR_CORRUPT;
     switch (cinfo->err->msg_code) {
-    case JERR_OUT_OF_MEMORY:
-        st = TSR_ERR_OUT_OF_MEMORY;
-        break;
-    case JERR_NO_BACKING_STORE: /* needs more than max_memory_to_use */
-        st = TSR_ERR_LIMIT;
-        break;
+    case JERR_OUT_OF_MEMORY: st = TSR_ERR_OUT_OF_MEMORY; break;
+    case JERR_NO_BACKING_STORE: /* needs more than max_memory_to_use */ st = TSR_ERR_LIMIT; break;
     case JERR_IMAGE_TOO_BIG:
-    case JERR_WIDTH_OVERFLOW:
-        st = TSR_ERR_LIMIT;
-        break;
+    case JERR_WIDTH_OVERFLOW: st = TSR_ERR_LIMIT; break;
     case JERR_BAD_PRECISION:   /* 12- and 16-bit JPEG */
     case JERR_SOF_UNSUPPORTED: /* lossless and hierarchical processes */
     case JERR_NOT_COMPILED:    /* a feature this libjpeg lacks */
     case JERR_ARITH_NOTIMPL:   /* arithmetic coding in a build without it */
         st = TSR_ERR_UNSUPPORTED;
         break;
-    default:
-        break;
+    default: break;
     }
     if (s->have_compress && st == TSR_ERR_CORRUPT)
         st = TSR_ERR_INTERNAL; /* encoding our own valid image: not a corrupt input */

@@ -75,10 +75,8 @@ static tsr_status header_field(tsr_ctx *ctx, pnm_reader *r, const char *what, ui
                                uint32_t *out)
 {
     switch (read_uint(r, limit, out)) {
-    case 1:
-        return TSR_OK;
-    case 0:
-        return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: header ends before the %s", what);
+    case 1: return TSR_OK;
+    case 0: return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: header ends before the %s", what);
     case -2:
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNM: %s above %lu in header", what,
                          (unsigned long)limit);

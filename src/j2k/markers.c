@@ -52,46 +52,26 @@ void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
 static const char *marker_name(uint32_t m)
 {
     switch (m) {
-    case M_CAP:
-        return "CAP";
-    case M_SIZ:
-        return "SIZ";
-    case M_COD:
-        return "COD";
-    case M_COC:
-        return "COC";
-    case M_TLM:
-        return "TLM";
-    case M_PLM:
-        return "PLM";
-    case M_PLT:
-        return "PLT";
-    case M_CPF:
-        return "CPF";
-    case M_QCD:
-        return "QCD";
-    case M_QCC:
-        return "QCC";
-    case M_RGN:
-        return "RGN";
-    case M_POC:
-        return "POC";
-    case M_PPM:
-        return "PPM";
-    case M_PPT:
-        return "PPT";
-    case M_CRG:
-        return "CRG";
-    case M_COM:
-        return "COM";
-    case M_SOT:
-        return "SOT";
-    case M_SOD:
-        return "SOD";
-    case M_EOC:
-        return "EOC";
-    default:
-        return "marker";
+    case M_CAP: return "CAP";
+    case M_SIZ: return "SIZ";
+    case M_COD: return "COD";
+    case M_COC: return "COC";
+    case M_TLM: return "TLM";
+    case M_PLM: return "PLM";
+    case M_PLT: return "PLT";
+    case M_CPF: return "CPF";
+    case M_QCD: return "QCD";
+    case M_QCC: return "QCC";
+    case M_RGN: return "RGN";
+    case M_POC: return "POC";
+    case M_PPM: return "PPM";
+    case M_PPT: return "PPT";
+    case M_CRG: return "CRG";
+    case M_COM: return "COM";
+    case M_SOT: return "SOT";
+    case M_SOD: return "SOD";
+    case M_EOC: return "EOC";
+    default: return "marker";
     }
 }
 
@@ -599,22 +579,14 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             st = read_cod(ctx, cs, &cs->deflt, p, n, pos, 1);
             cs->has_cod = 1;
             break;
-        case M_COC:
-            st = read_coc(ctx, cs, &cs->deflt, p, n, pos, 2);
-            break;
+        case M_COC: st = read_coc(ctx, cs, &cs->deflt, p, n, pos, 2); break;
         case M_QCD:
             st = read_qcd(ctx, cs, &cs->deflt, p, n, pos, 1);
             cs->has_qcd = 1;
             break;
-        case M_QCC:
-            st = read_qcc(ctx, cs, &cs->deflt, p, n, pos, 2);
-            break;
-        case M_RGN:
-            st = read_rgn(ctx, cs, &cs->deflt, p, n, pos);
-            break;
-        case M_POC:
-            st = read_poc(ctx, cs, &cs->deflt, p, n, pos);
-            break;
+        case M_QCC: st = read_qcc(ctx, cs, &cs->deflt, p, n, pos, 2); break;
+        case M_RGN: st = read_rgn(ctx, cs, &cs->deflt, p, n, pos); break;
+        case M_POC: st = read_poc(ctx, cs, &cs->deflt, p, n, pos); break;
         case M_PPM:
             if (n < 1)
                 return FAIL(TSR_ERR_CORRUPT, pos, "PPM marker segment too short");
@@ -636,8 +608,7 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
         case M_PLM:
         case M_CRG:
         case M_COM:
-        case M_CPF:
-            break; /* informative or index only: the decoder does not need them */
+        case M_CPF: break; /* informative or index only: the decoder does not need them */
         case M_PLT:
         case M_PPT:
         case M_SOD:
@@ -788,8 +759,7 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             case M_POC:
             case M_PPT:
             case M_PLT:
-            case M_COM:
-                break;
+            case M_COM: break;
             case M_SIZ:
             case M_PPM:
             case M_TLM:
@@ -924,21 +894,11 @@ tsr_status tsr__j2k_tile_params(tsr_ctx *ctx, tsr__j2k_cs *cs, uint32_t tile, ts
             const uint8_t *p = cs->data + q + 4;
             size_t n = L - 2;
             switch (m) {
-            case M_COD:
-                st = read_cod(ctx, cs, tcp, p, n, q, 3);
-                break;
-            case M_COC:
-                st = read_coc(ctx, cs, tcp, p, n, q, 4);
-                break;
-            case M_QCD:
-                st = read_qcd(ctx, cs, tcp, p, n, q, 3);
-                break;
-            case M_QCC:
-                st = read_qcc(ctx, cs, tcp, p, n, q, 4);
-                break;
-            case M_RGN:
-                st = read_rgn(ctx, cs, tcp, p, n, q);
-                break;
+            case M_COD: st = read_cod(ctx, cs, tcp, p, n, q, 3); break;
+            case M_COC: st = read_coc(ctx, cs, tcp, p, n, q, 4); break;
+            case M_QCD: st = read_qcd(ctx, cs, tcp, p, n, q, 3); break;
+            case M_QCC: st = read_qcc(ctx, cs, tcp, p, n, q, 4); break;
+            case M_RGN: st = read_rgn(ctx, cs, tcp, p, n, q); break;
             case M_POC:
                 if (!tile_poc) {
                     tcp->npoc = 0; /* a tile's POC replaces the main header's */
@@ -960,8 +920,7 @@ tsr_status tsr__j2k_tile_params(tsr_ctx *ctx, tsr__j2k_cs *cs, uint32_t tile, ts
                 ppt_total += n - 1;
                 npieces++;
                 break;
-            default:
-                break;
+            default: break;
             }
             if (st)
                 return st;

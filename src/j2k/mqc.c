@@ -2,6 +2,7 @@
 #include "j2k/mqc.h"
 
 /* T.800 Table C.2: index, Qe, NMPS, NLPS, SWITCH for the 47 states. */
+/* clang-format off */
 #define TSR__MQC_TABLE(X)                                                                          \
     X(0, 0x5601, 1, 1, 1) X(1, 0x3401, 2, 6, 0) X(2, 0x1801, 3, 9, 0) X(3, 0x0AC1, 4, 12, 0)         \
     X(4, 0x0521, 5, 29, 0) X(5, 0x0221, 38, 33, 0) X(6, 0x5601, 7, 6, 1) X(7, 0x5401, 8, 14, 0)     \
@@ -18,11 +19,12 @@
     X(38, 0x0111, 39, 36, 0) X(39, 0x0085, 40, 37, 0) X(40, 0x0049, 41, 38, 0)                      \
     X(41, 0x0025, 42, 39, 0) X(42, 0x0015, 43, 40, 0) X(43, 0x0009, 44, 41, 0)                      \
     X(44, 0x0005, 45, 42, 0) X(45, 0x0001, 45, 43, 0) X(46, 0x5601, 46, 46, 0)
+/* clang-format on */
 
 /* Two context bytes per state: MPS 0 and MPS 1. */
 #define TSR__MQC_ENTRY(i, q, nm, nl, sw)                                                           \
-    {q, (uint8_t)((nm) * 2 + 0), (uint8_t)((nl) * 2 + (0 ^ (sw)))},                                \
-        {q, (uint8_t)((nm) * 2 + 1), (uint8_t)((nl) * 2 + (1 ^ (sw)))},
+    {q, (uint8_t)((nm)*2 + 0), (uint8_t)((nl)*2 + (0 ^ (sw)))},                                    \
+        {q, (uint8_t)((nm)*2 + 1), (uint8_t)((nl)*2 + (1 ^ (sw)))},
 
 const tsr__mqc_state tsr__mqc_states[94] = {TSR__MQC_TABLE(TSR__MQC_ENTRY)};
 

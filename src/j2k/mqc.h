@@ -23,7 +23,7 @@ typedef struct tsr__mqc_state {
 extern const tsr__mqc_state tsr__mqc_states[94];
 
 /* context byte for state index i and MPS m */
-#define TSR__MQC_CX(i, m) ((uint8_t)((i) * 2 + (m)))
+#define TSR__MQC_CX(i, m) ((uint8_t)((i)*2 + (m)))
 
 typedef struct tsr__mqd {
     uint32_t c;
@@ -93,24 +93,24 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
         (a) -= qe_;                                                                                \
         if (((c) >> 16) < qe_) {                                                                   \
             if ((a) < qe_) {                                                                       \
-                (d) = *(cxp) & 1;                                                                  \
+                (d) = *(cxp)&1;                                                                    \
                 *(cxp) = st_->nmps;                                                                \
             } else {                                                                               \
-                (d) = (*(cxp) & 1) ^ 1;                                                            \
+                (d) = (*(cxp)&1) ^ 1;                                                              \
                 *(cxp) = st_->nlps;                                                                \
             }                                                                                      \
             (a) = qe_;                                                                             \
             TSR__MQD_RENORM(a, c, ct, bp, end);                                                    \
         } else {                                                                                   \
             (c) -= qe_ << 16;                                                                      \
-            if ((a) & 0x8000) {                                                                    \
-                (d) = *(cxp) & 1;                                                                  \
+            if ((a)&0x8000) {                                                                      \
+                (d) = *(cxp)&1;                                                                    \
             } else {                                                                               \
                 if ((a) < qe_) {                                                                   \
-                    (d) = (*(cxp) & 1) ^ 1;                                                        \
+                    (d) = (*(cxp)&1) ^ 1;                                                          \
                     *(cxp) = st_->nlps;                                                            \
                 } else {                                                                           \
-                    (d) = *(cxp) & 1;                                                              \
+                    (d) = *(cxp)&1;                                                                \
                     *(cxp) = st_->nmps;                                                            \
                 }                                                                                  \
                 TSR__MQD_RENORM(a, c, ct, bp, end);                                                \
@@ -129,7 +129,7 @@ void tsr__mqd_init(tsr__mqd *d, const uint8_t *data, uint32_t len);
     do {                                                                                           \
         const uint32_t cx_ = *(cxp);                                                               \
         const tsr__mqc_state *st_ = &tsr__mqc_states[cx_];                                         \
-        const uint32_t qe_ = st_->qe, as_ = (a) - qe_;                                             \
+        const uint32_t qe_ = st_->qe, as_ = (a)-qe_;                                               \
         const uint32_t lo_ = ((c) >> 16) < qe_;                                                    \
         const uint32_t lps_ = lo_ ^ (as_ < qe_);                                                   \
         const uint32_t cu_ = (c) - (qe_ << 16);                                                    \

@@ -49,30 +49,14 @@ void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], u
 {
     if (pk->exact) {
         switch (pk->n * 2 + (uint32_t)pk->wide) {
-        case 2:
-            pack_exact(s, pk->off, 1, 0, k, out);
-            return;
-        case 3:
-            pack_exact(s, pk->off, 1, 1, k, out);
-            return;
-        case 4:
-            pack_exact(s, pk->off, 2, 0, k, out);
-            return;
-        case 5:
-            pack_exact(s, pk->off, 2, 1, k, out);
-            return;
-        case 6:
-            pack_exact(s, pk->off, 3, 0, k, out);
-            return;
-        case 7:
-            pack_exact(s, pk->off, 3, 1, k, out);
-            return;
-        case 8:
-            pack_exact(s, pk->off, 4, 0, k, out);
-            return;
-        default:
-            pack_exact(s, pk->off, 4, 1, k, out);
-            return;
+        case 2: pack_exact(s, pk->off, 1, 0, k, out); return;
+        case 3: pack_exact(s, pk->off, 1, 1, k, out); return;
+        case 4: pack_exact(s, pk->off, 2, 0, k, out); return;
+        case 5: pack_exact(s, pk->off, 2, 1, k, out); return;
+        case 6: pack_exact(s, pk->off, 3, 0, k, out); return;
+        case 7: pack_exact(s, pk->off, 3, 1, k, out); return;
+        case 8: pack_exact(s, pk->off, 4, 0, k, out); return;
+        default: pack_exact(s, pk->off, 4, 1, k, out); return;
         }
     }
     for (uint32_t x = 0; x < k; x++)

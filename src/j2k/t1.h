@@ -190,7 +190,7 @@ size_t tsr__t1_workspace_size(void);
 /* Decodes one code-block into out (stride in int32 elements, >= w). Every return but
  * TSR__T1_EINVAL has written all w x h samples (decoded, or zero where the block could not be
  * decoded); decode.c relies on it, as its planes are not cleared beforehand. */
-int tsr__t1_decode(const tsr__t1_block *blk, void *ws, size_t ws_size, int32_t *out,
-                   size_t stride, unsigned *warnings);
+int tsr__t1_decode(const tsr__t1_block *blk, void *ws, size_t ws_size, int32_t *out, size_t stride,
+                   unsigned *warnings);
 
 #endif

@@ -42,9 +42,10 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
                    unsigned *warnings);
 /* Which HT cleanup pass tsr__ht_decode runs: 1 = the AVX2 one (ht_decode_avx2.c), only where the
  * CPU has AVX2 and BMI2; 0 = the scalar reference. dwt.c picks its level passes' AVX2 build
- * (dwt_avx2.c) and decode.c its output rows' (store_avx2.c) by the same switch. Decided at the first call: 1 where possible
- * unless the environment variable TSR_J2K_SCALAR is set and not "0". tsr__ht_set_simd() overrides
- * it (tests: both paths on the same input); both give identical results. */
+ * (dwt_avx2.c) and decode.c its output rows' (store_avx2.c) by the same switch. Decided at the
+ * first call: 1 where possible unless the environment variable TSR_J2K_SCALAR is set and not "0".
+ * tsr__ht_set_simd() overrides it (tests: both paths on the same input); both give identical
+ * results. */
 int tsr__ht_simd(void);
 void tsr__ht_set_simd(int on);
 

@@ -13,8 +13,7 @@ typedef struct sink {
     size_t capacity, count;
 } sink;
 
-static void add(sink *s, tsr_layout_violation_kind kind, int32_t a, int32_t b, int32_t e,
-                int32_t f)
+static void add(sink *s, tsr_layout_violation_kind kind, int32_t a, int32_t b, int32_t e, int32_t f)
 {
     if (s->count < s->capacity)
         s->items[s->count] = (tsr_layout_violation){kind, a, b, e, f};

@@ -1,6 +1,7 @@
 /* Full crossing counts on the CPU: the single-threaded reference (pairs e < f, the definition in
  * layout.h) and the OpenMP version (each edge against the edges whose bounding boxes meet its
- * own, found in a list sorted by left x: every pair is tested twice, no atomics, same numbers). tsr_layout_evaluate dispatches on the context's backend. */
+ * own, found in a list sorted by left x: every pair is tested twice, no atomics, same numbers).
+ * tsr_layout_evaluate dispatches on the context's backend. */
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 #include "layout/layout_cuda.h"
@@ -140,13 +141,9 @@ tsr_status tsr_layout_evaluate(tsr_ctx *ctx, const tsr_layout *l, tsr_layout_sco
     if (!counts && (st = tsr__alloc(ctx, bytes, (void **)&counts)) != TSR_OK)
         return st;
     switch (tsr_ctx_backend(ctx)) {
-    case TSR_BACKEND_REFERENCE:
-        tsr__count_reference(l, counts);
-        break;
+    case TSR_BACKEND_REFERENCE: tsr__count_reference(l, counts); break;
 #ifdef TSR_HAVE_CUDA
-    case TSR_BACKEND_CUDA:
-        st = tsr__layout_cuda_count(ctx, l, counts);
-        break;
+    case TSR_BACKEND_CUDA: st = tsr__layout_cuda_count(ctx, l, counts); break;
 #endif
     default: /* cpu; OpenCL has no layout kernels: the CPU path gives the same numbers */
         st = tsr__count_parallel(ctx, l, counts, ctx->threads);

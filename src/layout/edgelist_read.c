@@ -18,8 +18,8 @@ static tsr_status ensure_node(tsr__layout_builder *b, const char *id, size_t len
     return tsr__builder_node(b, id, len, 0, INT64_MIN, INT64_MIN, line, 0);
 }
 
-tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len,
-                                      const char *name, tsr_layout **out)
+tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                      tsr_layout **out)
 {
     tsr__layout_builder b;
     tsr__builder_init(&b, ctx, name);

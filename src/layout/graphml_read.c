@@ -48,8 +48,8 @@ static int skip_past(xml *x, const char *pat)
 
 static int is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.' || c == ':' || (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.' || c == ':' || (unsigned char)c >= 0x80;
 }
 
 static void skip_space(xml *x)
@@ -79,7 +79,8 @@ static int decode_value(const char *s, size_t len, char *out, size_t cap, size_t
         static const struct {
             const char *name;
             char c;
-        } ents[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+        } ents[] = {
+            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
         int found = 0;
         for (size_t k = 0; k < 5 && !found; k++)
             if (strlen(ents[k].name) == n && memcmp(ents[k].name, s + i, n) == 0) {
@@ -95,7 +96,7 @@ static int decode_value(const char *s, size_t len, char *out, size_t cap, size_t
             int hex = s[i + 2] == 'x';
             for (size_t k = (size_t)(hex ? 3 : 2); k + 1 < n; k++) {
                 char d = s[i + k];
-                int v = d >= '0' && d <= '9'   ? d - '0'
+                int v = d >= '0' && d <= '9'          ? d - '0'
                         : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
                         : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10
                                                       : -1;
@@ -152,8 +153,8 @@ static tsr_status get_attr(xml *x, int line, const char *elem, const xattr *a, i
     return TSR_OK;
 }
 
-tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len,
-                                     const char *name, tsr_layout **out)
+tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                     tsr_layout **out)
 {
     tsr__layout_builder b;
     tsr__builder_init(&b, ctx, name);

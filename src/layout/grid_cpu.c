@@ -63,9 +63,7 @@ static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax
             size_t cell = (size_t)(c * g->gy + r);
             int32_t *items = g->items ? g->items + cell * (size_t)g->cap : NULL;
             switch (op) {
-            case OP_COUNT:
-                g->count[cell]++;
-                break;
+            case OP_COUNT: g->count[cell]++; break;
             case OP_INSERT:
                 if (g->count[cell] >= g->cap) {
                     g->stale = TSR__GRID_CELL_FULL;
@@ -126,7 +124,9 @@ tsr_status tsr__grid_build(tsr_ctx *ctx, const tsr_layout *l, int32_t cell_size,
         double floor_size = ceil(sqrt(area / cells));
         if (want < floor_size)
             want = floor_size;
-        cell_size = want < 1 ? 1 : want > TSR_LAYOUT_MAX_CANVAS ? TSR_LAYOUT_MAX_CANVAS : (int32_t)want;
+        cell_size = want < 1                       ? 1
+                    : want > TSR_LAYOUT_MAX_CANVAS ? TSR_LAYOUT_MAX_CANVAS
+                                                   : (int32_t)want;
     }
     g->cell = cell_size;
     g->gx = l->width / cell_size + 1;

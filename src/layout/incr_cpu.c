@@ -70,10 +70,9 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, max_degree(&inc->adj, l->num_nodes), sizeof(tsr__star_arm),
                       (void **)&inc->star)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
-        (st = tsr__count_parallel(ctx, l, inc->count,
-                                  tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1
-                                                                                : ctx->threads)) !=
-            TSR_OK) {
+        (st = tsr__count_parallel(
+             ctx, l, inc->count,
+             tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads)) != TSR_OK) {
         tsr__incr_release(ctx, inc);
         return st;
     }

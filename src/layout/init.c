@@ -1,7 +1,8 @@
-/* Initial layouts and repair: the start layout of the optimizer, a stress layout by stochastic gradient descent (Zheng, Pawar and
- * Goodman, "Graph Drawing by Stochastic Gradient Descent", IEEE TVCG 2019: pairs visited in
- * random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta annealed exponentially), uniform
- * random points, and the repair that moves offending nodes to the nearest valid grid points. */
+/* Initial layouts and repair: the start layout of the optimizer, a stress layout by stochastic
+ * gradient descent (Zheng, Pawar and Goodman, "Graph Drawing by Stochastic Gradient Descent", IEEE
+ * TVCG 2019: pairs visited in random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta
+ * annealed exponentially), uniform random points, and the repair that moves offending nodes to the
+ * nearest valid grid points. */
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
@@ -12,12 +13,7 @@
 
 /* Beyond ALL_PAIRS_MAX_NODES nodes, pivots (BFS sources) are drawn so that about PIVOT_PAIRS
  * node-pivot pairs are kept, but never fewer than MIN_PIVOTS. */
-enum {
-    ALL_PAIRS_MAX_NODES = 3000,
-    PIVOT_PAIRS = 1 << 21,
-    MIN_PIVOTS = 64,
-    SGD_ITERATIONS = 30
-};
+enum { ALL_PAIRS_MAX_NODES = 3000, PIVOT_PAIRS = 1 << 21, MIN_PIVOTS = 64, SGD_ITERATIONS = 30 };
 
 typedef struct pair {
     int32_t i, j;
@@ -30,8 +26,7 @@ typedef struct pair {
  * in order of distance (Dijkstra for two lengths); a node enters each queue at most once, and an
  * entry whose distance was since improved is skipped. Without marked nodes: breadth first. */
 static void distances(const tsr_layout *l, const tsr__layout_adj *adj, const uint8_t *stretch,
-                      int32_t s, int32_t *dist, int32_t *q1, int32_t *d1, int32_t *q2,
-                      int32_t *d2)
+                      int32_t s, int32_t *dist, int32_t *q1, int32_t *d1, int32_t *q2, int32_t *d2)
 {
     for (int32_t i = 0; i < l->num_nodes; i++)
         dist[i] = -1;
@@ -214,7 +209,8 @@ static int find_spot(const tsr_layout *l, const tsr__layout_adj *adj, const tsr_
                 continue;
             /* the segment's line must separate no corner set entirely: corners all strictly on
              * one side means the segment misses the window */
-            int32_t wx0 = (int32_t)(cx - R < 0 ? 0 : cx - R), wy0 = (int32_t)(cy - R < 0 ? 0 : cy - R);
+            int32_t wx0 = (int32_t)(cx - R < 0 ? 0 : cx - R),
+                    wy0 = (int32_t)(cy - R < 0 ? 0 : cy - R);
             int32_t wx1 = (int32_t)(cx + R > l->width ? l->width : cx + R);
             int32_t wy1 = (int32_t)(cy + R > l->height ? l->height : cy + R);
             int s0 = tsr__orient(l->x[a], l->y[a], l->x[b], l->y[b], wx0, wy0);
@@ -227,7 +223,8 @@ static int find_spot(const tsr_layout *l, const tsr__layout_adj *adj, const tsr_
         }
         for (; r <= R; r++) {
             for (int64_t k = -r; k <= r; k++) {
-                int64_t pts[4][2] = {{cx + k, cy - r}, {cx + k, cy + r}, {cx - r, cy + k}, {cx + r, cy + k}};
+                int64_t pts[4][2] = {
+                    {cx + k, cy - r}, {cx + k, cy + r}, {cx - r, cy + k}, {cx + r, cy + k}};
                 for (int q = 0; q < 4; q++) {
                     int64_t px = pts[q][0], py = pts[q][1];
                     if ((q >= 2 && (k == -r || k == r)) || px < 0 || py < 0 || px > l->width ||
@@ -265,9 +262,10 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
         *moved = 0;
     for (int32_t e = 0; e < l->num_edges; e++)
         if (l->edge_u[e] == l->edge_v[e])
-            return tsr__fail(ctx, TSR_ERR_CORRUPT,
-                             "layout: edge %d is a self-loop at node '%s'; no valid drawing has one",
-                             (int)e, l->node_id[l->edge_u[e]] ? l->node_id[l->edge_u[e]] : "?");
+            return tsr__fail(
+                ctx, TSR_ERR_CORRUPT,
+                "layout: edge %d is a self-loop at node '%s'; no valid drawing has one", (int)e,
+                l->node_id[l->edge_u[e]] ? l->node_id[l->edge_u[e]] : "?");
     if ((uint64_t)l->width + 1 > 0 &&
         ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1) < (uint64_t)l->num_nodes)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: the canvas has fewer points than nodes");
@@ -295,7 +293,8 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
             break;
         memset(bad, 0, (size_t)l->num_nodes);
         for (size_t k = 0; k < total; k++) {
-            if (items[k].kind == TSR_LAYOUT_NODE_ON_EDGE || items[k].kind == TSR_LAYOUT_OUTSIDE_CANVAS)
+            if (items[k].kind == TSR_LAYOUT_NODE_ON_EDGE ||
+                items[k].kind == TSR_LAYOUT_OUTSIDE_CANVAS)
                 bad[items[k].node_a] = 1, relevant++;
             else if (items[k].kind == TSR_LAYOUT_COINCIDENT_NODES)
                 bad[items[k].node_b] = 1, relevant++;
@@ -344,8 +343,7 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
 }
 
 /* Score of the drawing as it stands (valid or not: crossings are defined either way). */
-static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts,
-                           tsr_layout_score *s)
+static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, tsr_layout_score *s)
 {
     tsr_status st = tsr__count_parallel(
         ctx, l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
@@ -376,8 +374,8 @@ static int some_edge_above(const tsr_layout *l, int64_t bound)
 
 /* The generated start: the stress layout, or the stress layout with the long chains set aside
  * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored. */
-static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t seed,
-                                  int32_t *counts, tsr_layout **out, tsr_layout_score *score)
+static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t seed, int32_t *counts,
+                                  tsr_layout **out, tsr_layout_score *score)
 {
     tsr_layout *s = NULL, *c = NULL;
     tsr_layout_score chains;

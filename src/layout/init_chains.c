@@ -164,8 +164,8 @@ tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, i
      * the kept chains moved to the front in order (writes never pass the chain being read) */
     for (int32_t c = 0; c < nchains; c++) {
         int32_t len = start[c + 1] - start[c];
-        mark[c] = !near_in_core(l, &adj, chain, end[2 * c], end[2 * c + 1], 2 * (len + 1) - 1,
-                                dist, queue);
+        mark[c] = !near_in_core(l, &adj, chain, end[2 * c], end[2 * c + 1], 2 * (len + 1) - 1, dist,
+                                queue);
     }
     int32_t kept = 0, from = 0;
     used = 0;

@@ -25,8 +25,8 @@ static int col_of(const jparser *j, const char *at)
 
 static tsr_status jfail(jparser *j, const char *at, const char *what)
 {
-    return tsr__fail(j->b->ctx, TSR_ERR_CORRUPT, "%s:%d:%d: %s", j->b->name, j->line,
-                     col_of(j, at), what);
+    return tsr__fail(j->b->ctx, TSR_ERR_CORRUPT, "%s:%d:%d: %s", j->b->name, j->line, col_of(j, at),
+                     what);
 }
 
 static void skip_ws(jparser *j)
@@ -56,7 +56,8 @@ static tsr_status expect(jparser *j, char c, const char *what)
 
 static tsr_status buf_put(jparser *j, const char *s, size_t n)
 {
-    tsr_status st = tsr__layout_grow(j->b->ctx, (void **)&j->buf, &j->buf_cap, j->buf_len + n + 1, 1);
+    tsr_status st =
+        tsr__layout_grow(j->b->ctx, (void **)&j->buf, &j->buf_cap, j->buf_len + n + 1, 1);
     if (st != TSR_OK)
         return st;
     memcpy(j->buf + j->buf_len, s, n);
@@ -318,7 +319,8 @@ static tsr_status parse_object(jparser *j, member_fn member, void *user)
             return st;
         char key[16];
         snprintf(key, sizeof key, "%s", strlen(j->buf) < sizeof key ? j->buf : "");
-        if ((st = expect(j, ':', "':' expected")) != TSR_OK || (st = member(j, key, user)) != TSR_OK)
+        if ((st = expect(j, ':', "':' expected")) != TSR_OK ||
+            (st = member(j, key, user)) != TSR_OK)
             return st;
         skip_ws(j);
         if (j->p < j->end && *j->p == ',') {
@@ -446,8 +448,8 @@ static tsr_status node_element(jparser *j, void *user)
     if (s->has_x != s->has_y)
         return tsr__fail(j->b->ctx, TSR_ERR_CORRUPT, "%s:%d:%d: node '%.64s' has only one of x, y",
                          j->b->name, line, col, s->a.text);
-    return tsr__builder_node(j->b, s->a.text, s->a.len, s->a.is_string,
-                             s->has_x ? s->x : INT64_MIN, s->has_y ? s->y : INT64_MIN, line, col);
+    return tsr__builder_node(j->b, s->a.text, s->a.len, s->a.is_string, s->has_x ? s->x : INT64_MIN,
+                             s->has_y ? s->y : INT64_MIN, line, col);
 }
 
 static tsr_status edge_member(jparser *j, const char *key, void *user)
@@ -508,8 +510,8 @@ static tsr_status top_member(jparser *j, const char *key, void *user)
         if (st != TSR_OK)
             return st;
         if (v < 0)
-            return jfail(j, at, is_w ? "\"width\" must not be negative"
-                                     : "\"height\" must not be negative");
+            return jfail(
+                j, at, is_w ? "\"width\" must not be negative" : "\"height\" must not be negative");
         if (is_w)
             j->b->width = v;
         else

@@ -115,9 +115,8 @@ tsr_status tsr_layout_clone(tsr_ctx *ctx, const tsr_layout *src, tsr_layout **ou
     memcpy(l->edge_v, src->edge_v, m * sizeof *l->edge_v);
     memcpy(l->node_id_is_string, src->node_id_is_string, n);
     for (size_t i = 0; i < n; i++)
-        if (src->node_id[i] &&
-            (st = dup_text(ctx, src->node_id[i], strlen(src->node_id[i]), &l->node_id[i])) !=
-                TSR_OK) {
+        if (src->node_id[i] && (st = dup_text(ctx, src->node_id[i], strlen(src->node_id[i]),
+                                              &l->node_id[i])) != TSR_OK) {
             tsr_layout_free(ctx, l);
             return st;
         }
@@ -183,8 +182,8 @@ void tsr__builder_release(tsr__layout_builder *b)
         tsr__free(ctx, b->edge_src[i]);
         tsr__free(ctx, b->edge_dst[i]);
     }
-    void *arrays[] = {b->ids,      b->id_is_string, b->x,         b->y,       b->edge_src,
-                      b->edge_dst, b->edge_line,    b->edge_col,  b->table};
+    void *arrays[] = {b->ids,      b->id_is_string, b->x,        b->y,    b->edge_src,
+                      b->edge_dst, b->edge_line,    b->edge_col, b->table};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         tsr__free(ctx, arrays[i]);
     memset(b, 0, sizeof *b);
@@ -327,9 +326,10 @@ tsr_status tsr__builder_finish(tsr__layout_builder *b, tsr_layout **out)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "%s: canvas %lldx%lld exceeds the limit of 2^30",
                          b->name, (long long)w, (long long)h);
     if ((uint64_t)(w + 1) * (uint64_t)(h + 1) < (uint64_t)b->nnodes)
-        return tsr__fail(ctx, TSR_ERR_LIMIT,
-                         "%s: the canvas [0,%lld]x[0,%lld] has fewer grid points than the %zu nodes",
-                         b->name, (long long)w, (long long)h, b->nnodes);
+        return tsr__fail(
+            ctx, TSR_ERR_LIMIT,
+            "%s: the canvas [0,%lld]x[0,%lld] has fewer grid points than the %zu nodes", b->name,
+            (long long)w, (long long)h, b->nnodes);
     for (size_t i = 0; i < b->nnodes && b->all_coordinates; i++)
         if (b->x[i] < 0 || b->y[i] < 0 || b->x[i] > TSR_LAYOUT_MAX_CANVAS ||
             b->y[i] > TSR_LAYOUT_MAX_CANVAS)

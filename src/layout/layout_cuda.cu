@@ -168,8 +168,8 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     block_proposal(pp, prop, nprop, p, &v, &px, &py);
     const int32_t ox = d.x[v], oy = d.y[v];
     tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0, 0,
-                         0, NULL, &invalid);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0, 0, 0,
+                         NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
@@ -383,7 +383,8 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                              "layout: edge %d is a self-loop (the CUDA evaluators need none)",
                              (int)e);
-    const size_t star_bytes = (size_t)(maxdeg ? maxdeg : 1) * TSR__LCD_STAR_ARRAYS * sizeof(int32_t);
+    const size_t star_bytes =
+        (size_t)(maxdeg ? maxdeg : 1) * TSR__LCD_STAR_ARRAYS * sizeof(int32_t);
     const size_t shared_static = 256 + sizeof(tsr__lcd_spatial_shared) + 32 * sizeof(tsr__lcd_acc);
     if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
@@ -428,13 +429,12 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
         CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<false>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<true>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(
+            eval_dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
         CREATE_TRY(cudaFuncSetAttribute(
             eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(
-            probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
+        CREATE_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)star_bytes));
     }
     cudaStream_t s = ctx->cuda->stream;
     CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
@@ -673,11 +673,11 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
-                                                        g->rows);
+                                                       g->rows);
         TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
     }
-    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
-                                                                g->rows, next_seq(g), g->dout);
+    full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(
+        drawing_of(g), g->pp, g->dprop, nprop, g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
     return collect_scores(ctx, g, nprop, 0, score, invalid);
 }

@@ -268,10 +268,9 @@ TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_s
  * generation gen and counts them in the window of sh (kbase, w). Thread 0 clears *invalid.
  * s->deg must be v's degree. */
 TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *ec,
-                                      const int32_t *eu, const int32_t *ev,
-                                      const int32_t *adj_off, const int32_t *adj_edges,
-                                      const int32_t *c, tsr__lcd_star *s, unsigned *st,
-                                      unsigned gen, int32_t kbase, int32_t w,
+                                      const int32_t *eu, const int32_t *ev, const int32_t *adj_off,
+                                      const int32_t *adj_edges, const int32_t *c, tsr__lcd_star *s,
+                                      unsigned *st, unsigned gen, int32_t kbase, int32_t w,
                                       tsr__lcd_spatial_shared *sh, int *invalid)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
@@ -320,8 +319,7 @@ TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t 
                                      int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
                                      tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
-    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx,
-                  by = d->by;
+    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
     if (fa == v || fb == v)
         return;
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);

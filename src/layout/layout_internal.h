@@ -19,9 +19,9 @@ typedef struct tsr__layout_builder {
     size_t nnodes, node_cap;
     char **ids;
     uint8_t *id_is_string;
-    int64_t *x, *y;       /* INT64_MIN when absent */
+    int64_t *x, *y; /* INT64_MIN when absent */
     size_t nedges, edge_cap;
-    char **edge_src, **edge_dst; /* id texts */
+    char **edge_src, **edge_dst;   /* id texts */
     int32_t *edge_line, *edge_col; /* where the edge was read, for messages (0 = unknown) */
     /* open-addressed id -> node index + 1 (0 = empty) */
     int32_t *table;
@@ -47,10 +47,10 @@ tsr_status tsr__builder_finish(tsr__layout_builder *b, tsr_layout **out);
 /* Format readers: data need not be NUL-terminated. */
 tsr_status tsr__layout_parse_json(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                                   tsr_layout **out);
-tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len,
-                                     const char *name, tsr_layout **out);
-tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len,
-                                      const char *name, tsr_layout **out);
+tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                     tsr_layout **out);
+tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                      tsr_layout **out);
 
 /* ---- adjacency (CSR): node -> incident edge ids ---- */
 typedef struct tsr__layout_adj {
@@ -73,8 +73,8 @@ void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *
 typedef struct tsr__occupancy {
     uint64_t *keys; /* (x << 32 | y) + 1, 0 = empty; deleted = UINT64_MAX */
     int32_t *node;
-    size_t cap;     /* power of two */
-    size_t used;    /* live + deleted */
+    size_t cap;  /* power of two */
+    size_t used; /* live + deleted */
 } tsr__occupancy;
 tsr_status tsr__occ_build(tsr_ctx *ctx, const tsr_layout *l, tsr__occupancy *o);
 void tsr__occ_release(tsr_ctx *ctx, tsr__occupancy *o);
@@ -89,8 +89,8 @@ tsr_status tsr__occ_move(tsr_ctx *ctx, tsr__occupancy *o, int32_t v, int32_t x0,
  * the endpoints on any of v's new edges. Returns 1 when valid. */
 /* The node part of tsr__move_valid (canvas, free point, v's new edges free of nodes); the caller
  * tests the point against the edges (all of them, or the spatial index's candidates). */
-int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj,
-                          const tsr__occupancy *o, int32_t v, int32_t px, int32_t py);
+int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *o,
+                          int32_t v, int32_t px, int32_t py);
 int tsr__move_valid(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *o,
                     int32_t v, int32_t px, int32_t py);
 
@@ -110,13 +110,13 @@ typedef enum tsr__grid_reason {
 
 typedef struct tsr__grid {
     int32_t cell, gx, gy, cap;
-    int32_t *count; /* gx*gy */
-    int32_t *items; /* gx*gy*cap */
+    int32_t *count;         /* gx*gy */
+    int32_t *items;         /* gx*gy*cap */
     tsr__grid_reason stale; /* TSR__GRID_OK while the index is exact */
     uint32_t *stamp;        /* per edge (nedges) */
     int32_t nedges;
     uint32_t gen;
-    int32_t *cand;          /* candidate edges of the current query */
+    int32_t *cand;           /* candidate edges of the current query */
     int32_t ncand, max_cand; /* a query with more candidates falls back (default nedges) */
     int64_t max_query_cells; /* cells one segment may visit in a query (default all) */
 } tsr__grid;
@@ -150,8 +150,8 @@ typedef struct tsr__incr {
     tsr_layout *l; /* coordinates are updated on commit */
     tsr__layout_adj adj;
     tsr__occupancy occ;
-    int32_t *count;    /* c(e) */
-    int64_t *hist;     /* hist[c] = #{e : c(e) = c}, c in [0, m] */
+    int32_t *count; /* c(e) */
+    int64_t *hist;  /* hist[c] = #{e : c(e) = c}, c in [0, m] */
     tsr_layout_score score;
     /* proposal scratch */
     int32_t *delta, *touched;
@@ -160,7 +160,7 @@ typedef struct tsr__incr {
     tsr__star_arm *star; /* the moving node's incident edges (max degree entries) */
     int32_t nstar;
     int32_t pv, px, py;
-    int pending;       /* a valid proposal awaits commit or reject */
+    int pending; /* a valid proposal awaits commit or reject */
     tsr_layout_score pscore;
     /* spatial index */
     int use_grid;

@@ -32,8 +32,10 @@ tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const ch
     if (data[i] == '<')
         return tsr__layout_parse_graphml(ctx, data, len, name, out);
     if (data[i] == '[')
-        return tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: a JSON array is not a graph (an object with "
-                                               "\"nodes\" and \"edges\" is)", name);
+        return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                         "%s: a JSON array is not a graph (an object with "
+                         "\"nodes\" and \"edges\" is)",
+                         name);
     return tsr__layout_parse_edgelist(ctx, data, len, name, out);
 }
 
@@ -173,8 +175,7 @@ tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *
         ob_id(o, l, l->edge_v[e]);
         ob_printf(o, "}");
     }
-    ob_printf(o, "\n  ],\n  \"width\": %d,\n  \"height\": %d\n}\n", (int)l->width,
-              (int)l->height);
+    ob_printf(o, "\n  ],\n  \"width\": %d,\n  \"height\": %d\n}\n", (int)l->width, (int)l->height);
     st = ob_close(o);
     tsr__free(ctx, o);
     return st;
@@ -242,16 +243,18 @@ tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *l, const char *p
         int32_t e = order[i], u = l->edge_u[e], v = l->edge_v[e];
         double f = s.K > 0 ? (double)counts[e] / (double)s.K : 0;
         if (s.K > 0 && counts[e] == s.K)
-            ob_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d00\" "
-                         "stroke-width=\"%g\"><title>edge %d: %d crossings</title></line>\n",
+            ob_printf(o,
+                      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d00\" "
+                      "stroke-width=\"%g\"><title>edge %d: %d crossings</title></line>\n",
                       (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], 2.5 * unit, (int)e,
                       (int)counts[e]);
         else {
             int g = 190 - (int)(150 * f);
-            ob_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"rgb(%d,%d,%d)\" "
-                         "stroke-width=\"%g\"/>\n",
-                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], g + (int)(60 * f),
-                      g, g, unit * (0.6 + f));
+            ob_printf(o,
+                      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"rgb(%d,%d,%d)\" "
+                      "stroke-width=\"%g\"/>\n",
+                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], g + (int)(60 * f), g,
+                      g, unit * (0.6 + f));
         }
     }
     for (int32_t i = 0; i < l->num_nodes; i++)

@@ -179,8 +179,8 @@ static int32_t gcd32(int32_t a, int32_t b)
     return a;
 }
 
-int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj,
-                          const tsr__occupancy *o, int32_t v, int32_t px, int32_t py)
+int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__occupancy *o,
+                          int32_t v, int32_t px, int32_t py)
 {
     if (px < 0 || py < 0 || px > l->width || py > l->height)
         return 0;
@@ -203,8 +203,7 @@ int tsr__move_valid_nodes(const tsr_layout *l, const tsr__layout_adj *adj,
             }
         } else {
             for (int32_t u = 0; u < l->num_nodes; u++)
-                if (u != v && u != w &&
-                    tsr__point_on_segment(l->x[u], l->y[u], px, py, wx, wy))
+                if (u != v && u != w && tsr__point_on_segment(l->x[u], l->y[u], px, py, wx, wy))
                     return 0;
         }
     }
@@ -218,8 +217,7 @@ int tsr__move_valid(const tsr_layout *l, const tsr__layout_adj *adj, const tsr__
         return 0;
     for (int32_t e = 0; e < l->num_edges; e++) {
         int32_t a = l->edge_u[e], b = l->edge_v[e];
-        if (a != v && b != v &&
-            tsr__point_on_segment(px, py, l->x[a], l->y[a], l->x[b], l->y[b]))
+        if (a != v && b != v && tsr__point_on_segment(px, py, l->x[a], l->y[a], l->x[b], l->y[b]))
             return 0;
     }
     return 1;

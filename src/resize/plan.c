@@ -333,18 +333,12 @@ static void tsr__exact_axis(int ssize, int dsize, double inv_scale, int frac_bit
 const char *tsr__resize_path_name(tsr__resize_path path)
 {
     switch (path) {
-    case TSR__RESIZE_COPY:
-        return "copy";
-    case TSR__RESIZE_NEAREST:
-        return "nearest";
-    case TSR__RESIZE_SEPARABLE:
-        return "separable";
-    case TSR__RESIZE_AREA_FAST:
-        return "area-fast";
-    case TSR__RESIZE_AREA:
-        return "area";
-    case TSR__RESIZE_LINEAR_EXACT:
-        return "linear-exact";
+    case TSR__RESIZE_COPY: return "copy";
+    case TSR__RESIZE_NEAREST: return "nearest";
+    case TSR__RESIZE_SEPARABLE: return "separable";
+    case TSR__RESIZE_AREA_FAST: return "area-fast";
+    case TSR__RESIZE_AREA: return "area";
+    case TSR__RESIZE_LINEAR_EXACT: return "linear-exact";
     }
     return "?";
 }
@@ -458,8 +452,7 @@ tsr_status tsr__resize_plan_build(tsr_ctx *ctx, tsr__resize_plan *p, int32_t src
     memset(&lay, 0, sizeof lay);
     tsr_status st;
     switch (p->path) {
-    case TSR__RESIZE_COPY:
-        return TSR_OK;
+    case TSR__RESIZE_COPY: return TSR_OK;
 
     case TSR__RESIZE_NEAREST: {
         lay.elem[TSR__RT_XOFS] = lay.elem[TSR__RT_YOFS] = sizeof(int32_t);

@@ -124,22 +124,14 @@ static void copy_stripe(void *arg, int s, int slot)
 TSR__HOT static void nn_row(const int32_t *xo, int w, int fast, size_t ps, const char *s, char *d)
 {
     switch (ps) {
-    case 1:
-        NN_ROW(1, 1) break;
-    case 2:
-        NN_ROW(2, 2) break;
-    case 3:
-        NN_ROW(3, 4) break;
-    case 4:
-        NN_ROW(4, 4) break;
-    case 6:
-        NN_ROW(6, 8) break;
-    case 8:
-        NN_ROW(8, 8) break;
-    case 12:
-        NN_ROW(12, 16) break;
-    default:
-        NN_ROW(16, 16) break;
+    case 1: NN_ROW(1, 1) break;
+    case 2: NN_ROW(2, 2) break;
+    case 3: NN_ROW(3, 4) break;
+    case 4: NN_ROW(4, 4) break;
+    case 6: NN_ROW(6, 8) break;
+    case 8: NN_ROW(8, 8) break;
+    case 12: NN_ROW(12, 16) break;
+    default: NN_ROW(16, 16) break;
     }
 }
 
@@ -582,12 +574,9 @@ static float af_load(const tsr_image *img, int y, int e)
 {
     const char *row = CROW(img, y);
     switch (img->depth) {
-    case TSR_U8:
-        return (float)((const uint8_t *)row)[e];
-    case TSR_U16:
-        return (float)((const uint16_t *)row)[e];
-    default:
-        return ((const float *)row)[e];
+    case TSR_U8: return (float)((const uint8_t *)row)[e];
+    case TSR_U16: return (float)((const uint16_t *)row)[e];
+    default: return ((const float *)row)[e];
     }
 }
 
@@ -601,15 +590,9 @@ static void af_store(tsr_image *img, int y, int e, float v)
 {
     char *row = ROW(img, y);
     switch (img->depth) {
-    case TSR_U8:
-        ((uint8_t *)row)[e] = sat_u8f(v);
-        break;
-    case TSR_U16:
-        ((uint16_t *)row)[e] = sat_u16f(v);
-        break;
-    default:
-        ((float *)row)[e] = v;
-        break;
+    case TSR_U8: ((uint8_t *)row)[e] = sat_u8f(v); break;
+    case TSR_U16: ((uint16_t *)row)[e] = sat_u16f(v); break;
+    default: ((float *)row)[e] = v; break;
     }
 }
 
@@ -733,9 +716,7 @@ static void area_store(const tsr__resize_plan *p, const float *acc, int simd, ch
         for (; e < width; e++)
             ((uint16_t *)d)[e] = sat_u16f(acc[e]);
         break;
-    default:
-        memcpy(d, acc, (size_t)width * sizeof(float));
-        break;
+    default: memcpy(d, acc, (size_t)width * sizeof(float)); break;
     }
 }
 
@@ -973,18 +954,12 @@ tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr
 {
     cpu_job job = {plan, src, dst, tsr__rcpu_avx2(), NULL, 0, 0, NULL};
     switch (plan->path) {
-    case TSR__RESIZE_COPY:
-        return run_rows(ctx, &job, 0, copy_stripe);
-    case TSR__RESIZE_NEAREST:
-        return run_rows(ctx, &job, 0, nearest_stripe);
-    case TSR__RESIZE_SEPARABLE:
-        return cpu_separable(ctx, plan, src, dst);
-    case TSR__RESIZE_AREA_FAST:
-        return run_rows(ctx, &job, 0, area_fast_stripe);
-    case TSR__RESIZE_AREA:
-        return cpu_area(ctx, plan, src, dst);
-    case TSR__RESIZE_LINEAR_EXACT:
-        return cpu_linear_exact(ctx, plan, src, dst);
+    case TSR__RESIZE_COPY: return run_rows(ctx, &job, 0, copy_stripe);
+    case TSR__RESIZE_NEAREST: return run_rows(ctx, &job, 0, nearest_stripe);
+    case TSR__RESIZE_SEPARABLE: return cpu_separable(ctx, plan, src, dst);
+    case TSR__RESIZE_AREA_FAST: return run_rows(ctx, &job, 0, area_fast_stripe);
+    case TSR__RESIZE_AREA: return cpu_area(ctx, plan, src, dst);
+    case TSR__RESIZE_LINEAR_EXACT: return cpu_linear_exact(ctx, plan, src, dst);
     }
     return tsr__fail(ctx, TSR_ERR_INTERNAL, "resize: unknown plan path");
 }

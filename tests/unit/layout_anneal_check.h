@@ -158,8 +158,8 @@ static void lac_run_all(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     }
     /* every path of the walk ran: proposals decided from the evaluator's results in both phases,
      * proposals discarded after a stop, restarts (the evaluator reloaded) */
-    CHECK(lac_cases >= 6 && lac_total.decided > 0 && lac_total.phase2 > 0 && lac_total.discarded > 0 &&
-          lac_restarts > 0);
+    CHECK(lac_cases >= 6 && lac_total.decided > 0 && lac_total.phase2 > 0 &&
+          lac_total.discarded > 0 && lac_restarts > 0);
     printf("all cases: %llu calls, %llu scored, %llu decided, %llu discarded, %llu restarts\n",
            (unsigned long long)lac_total.calls, (unsigned long long)lac_total.scored,
            (unsigned long long)lac_total.decided, (unsigned long long)lac_total.discarded,

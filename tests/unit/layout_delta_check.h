@@ -196,7 +196,9 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
         }
         /* the excess target: none, or at, below and far below the base's K */
         const int64_t K = be->score(g).K, below = K - 1 - (round % 4 - 1) * (K / 4 + 1),
-                      t = round % 4 == 0 ? INT64_MAX : below < -1 ? -1 : below;
+                      t = round % 4 == 0 ? INT64_MAX
+                          : below < -1   ? -1
+                                         : below;
         be->set_target(g, t);
         for (int kind = 0; kind < 4; kind++) {
             if (kind == 3 && round >= full_rounds)

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- MQ encoder (T.800 C.2) ------------------------------------------------------------------- */
+/* ---- MQ encoder (T.800 C.2) -------------------------------------------------------------------
+ */
 typedef struct mqe {
     uint32_t a, c, ct;
     uint8_t *bp, *start;
@@ -110,7 +111,8 @@ static uint32_t mqe_flush(mqe *e)
     return (uint32_t)(e->bp - e->start);
 }
 
-/* ---- EBCOT encoder (T.800 Annex D), slow and independent of the decoder ------------------------ */
+/* ---- EBCOT encoder (T.800 Annex D), slow and independent of the decoder ------------------------
+ */
 enum { MAXA = 4096, MAXSEG = 256 };
 
 typedef struct ebenc {
@@ -169,8 +171,8 @@ static int enc_zc(const ebenc *e, int x, int y)
 {
     int H = nsig(e, x, y, -1, 0) + nsig(e, x, y, 1, 0);
     int V = nsig(e, x, y, 0, -1) + nsig(e, x, y, 0, 1);
-    int D = nsig(e, x, y, -1, -1) + nsig(e, x, y, 1, -1) + nsig(e, x, y, -1, 1) +
-            nsig(e, x, y, 1, 1);
+    int D =
+        nsig(e, x, y, -1, -1) + nsig(e, x, y, 1, -1) + nsig(e, x, y, -1, 1) + nsig(e, x, y, 1, 1);
     /* Table D.1 as rows of (primary, secondary, diagonal) conditions */
     if (e->orient == 3) {
         static const int hh[4][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 7}, {8, 8, 8}};

@@ -125,8 +125,8 @@ static void test_mq_branch_free(tsr_rng *rng)
         for (int i = 0; i < n; i++) {
             int k = tsr_rng_range(rng, 0, 18);
             int r1 = tsr__mqd_decode(&d1, &cx1[k]), r2 = mqd_decode_bf(&d2, &cx2[k]);
-            bad += r1 != r2 || cx1[k] != cx2[k] || d1.a != d2.a || d1.c != d2.c ||
-                   d1.ct != d2.ct || d1.bp != d2.bp;
+            bad += r1 != r2 || cx1[k] != cx2[k] || d1.a != d2.a || d1.c != d2.c || d1.ct != d2.ct ||
+                   d1.bp != d2.bp;
             steps++;
         }
         free(copy);
@@ -178,10 +178,17 @@ static int decode_np(const ebenc *e, int np, int roi, int mb, int zbp, int rev, 
     for (int y = 0; y < e->h; y++)
         for (size_t x = 0; x < (size_t)e->w; x++)
             out[(size_t)y * stride + x] = 0x55555555;
-    tsr__t1_block blk = {.w = (uint32_t)e->w, .h = (uint32_t)e->h, .orient = (uint8_t)e->orient,
-                         .style = (uint8_t)e->style, .zero_bp = (uint8_t)zbp, .mb = (uint8_t)mb,
-                         .roi_shift = (uint8_t)roi, .reversible = (uint8_t)rev,
-                         .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+    tsr__t1_block blk = {.w = (uint32_t)e->w,
+                         .h = (uint32_t)e->h,
+                         .orient = (uint8_t)e->orient,
+                         .style = (uint8_t)e->style,
+                         .zero_bp = (uint8_t)zbp,
+                         .mb = (uint8_t)mb,
+                         .roi_shift = (uint8_t)roi,
+                         .reversible = (uint8_t)rev,
+                         .npasses = (uint32_t)np,
+                         .nsegs = (uint32_t)ns,
+                         .segs = segs};
     return tsr__t1_decode(&blk, g_ws, g_wss, out, stride, warn);
 }
 
@@ -211,10 +218,10 @@ static void gen_coefs(tsr_rng *rng, int32_t *c, int n, int K, int roi)
 
 static void test_ebcot(tsr_rng *rng)
 {
-    static const int sizes[][2] = {{1, 1}, {1, 5},  {5, 1},   {2, 3},   {3, 4},  {4, 4},
-                                   {7, 9}, {8, 8},  {13, 6},  {16, 16}, {17, 5}, {32, 32},
-                                   {33, 31}, {64, 64}, {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
-                                   {128, 32}, {16, 256}};
+    static const int sizes[][2] = {{1, 1},    {1, 5},    {5, 1},    {2, 3},    {3, 4},
+                                   {4, 4},    {7, 9},    {8, 8},    {13, 6},   {16, 16},
+                                   {17, 5},   {32, 32},  {33, 31},  {64, 64},  {1024, 4},
+                                   {4, 1024}, {1, 1024}, {1024, 1}, {128, 32}, {16, 256}};
     static int32_t coef[MAXA];
     static int32_t out[1030 * 1030];
     static uint8_t buf[1 << 20];
@@ -257,15 +264,15 @@ static void test_ebcot(tsr_rng *rng)
                                 fprintf(stderr,
                                         "ebcot mismatch: style 0x%02x %dx%d orient %d K %d roi %d "
                                         "rev %d passes %d/%d at (%d,%d): got %d want %d (rc %d)\n",
-                                        style, e->w, e->h, e->orient, e->K, roi, rev, n, np, x,
-                                        y, out[(size_t)y * stride + x], want, rc);
+                                        style, e->w, e->h, e->orient, e->K, roi, rev, n, np, x, y,
+                                        out[(size_t)y * stride + x], want, rc);
                             mism = 1;
                             break;
                         }
                     }
                 if (rc != TSR__T1_OK && !blk_bad)
-                    fprintf(stderr, "ebcot rc %d warn %u: style 0x%02x %dx%d passes %d\n", rc,
-                            warn, style, e->w, e->h, n);
+                    fprintf(stderr, "ebcot rc %d warn %u: style 0x%02x %dx%d passes %d\n", rc, warn,
+                            style, e->w, e->h, n);
                 blk_bad |= mism;
                 if (n == np)
                     break;
@@ -313,10 +320,16 @@ static void test_truncation(tsr_rng *rng)
                     segs[k].data = copies[k];
                     segs[k].len = len;
                 }
-                tsr__t1_block blk = {.w = (uint32_t)e->w, .h = (uint32_t)e->h,
-                                     .orient = (uint8_t)e->orient, .style = (uint8_t)e->style,
-                                     .zero_bp = 0, .mb = (uint8_t)e->K, .reversible = 1,
-                                     .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+                tsr__t1_block blk = {.w = (uint32_t)e->w,
+                                     .h = (uint32_t)e->h,
+                                     .orient = (uint8_t)e->orient,
+                                     .style = (uint8_t)e->style,
+                                     .zero_bp = 0,
+                                     .mb = (uint8_t)e->K,
+                                     .reversible = 1,
+                                     .npasses = (uint32_t)np,
+                                     .nsegs = (uint32_t)ns,
+                                     .segs = segs};
                 for (int i = 0; i < e->w * e->h; i++)
                     out[i] = 0x55555555;
                 int rc = tsr__t1_decode(&blk, g_ws, g_wss, out, (size_t)e->w, NULL);
@@ -354,7 +367,9 @@ static void test_truncation(tsr_rng *rng)
                              .mb = (uint8_t)tsr_rng_range(rng, 0, 30),
                              .roi_shift = (uint8_t)tsr_rng_range(rng, 0, 1),
                              .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
-                             .npasses = (uint32_t)np, .nsegs = (uint32_t)ns, .segs = segs};
+                             .npasses = (uint32_t)np,
+                             .nsegs = (uint32_t)ns,
+                             .segs = segs};
         int rc = tsr__t1_decode(&blk, g_ws, g_wss, out, blk.w, NULL);
         CHECK(rc != TSR__T1_EINVAL);
         runs++;
@@ -436,7 +451,7 @@ static void test_ht_garbage(tsr_rng *rng)
     int runs = 0, accepted = 0, rcs[4] = {0};
     for (int t = 0; t < 3000; t++) {
         static const uint32_t shapes[][2] = {{1, 1}, {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
-                                             {3, 5}, {64, 64}, {2, 2}, {1023, 3}, {5, 819}};
+                                             {3, 5}, {64, 64},  {2, 2},    {1023, 3}, {5, 819}};
         uint32_t w, h;
         if (t % 4 == 0) {
             w = shapes[(t / 4) % 10][0];
@@ -479,7 +494,8 @@ static void test_ht_garbage(tsr_rng *rng)
         }
     }
     printf("HT garbage/truncation: %d decodes (%d ok, %d warn, %d corrupt; %d accepted blocks "
-           "truncated)\n", runs, rcs[0], rcs[1], rcs[2], accepted);
+           "truncated)\n",
+           runs, rcs[0], rcs[1], rcs[2], accepted);
     CHECK(rcs[0] > 0 && rcs[2] > 0);
 }
 

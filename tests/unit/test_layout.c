@@ -220,8 +220,8 @@ static int matches_full(tsr__incr *inc)
 }
 
 /* Thousands of random accepted moves with a full recount check along the way. */
-static void incremental_drift(tsr_rng *r, int n, int m, int32_t w, int32_t h, int use_grid,
-                              int cap, int moves)
+static void incremental_drift(tsr_rng *r, int n, int m, int32_t w, int32_t h, int use_grid, int cap,
+                              int moves)
 {
     tsr_layout *l = random_drawing(r, n, m, w, h);
     tsr__incr inc;
@@ -235,7 +235,8 @@ static void incremental_drift(tsr_rng *r, int n, int m, int32_t w, int32_t h, in
     for (int t = 0; accepted < moves && t < moves * 20; t++) {
         int32_t v = tsr_rng_range(r, 0, n - 1);
         int32_t rad = tsr_rng_range(r, 0, 3) == 0 ? (w > h ? w : h) : 1 + (w > h ? w : h) / 8;
-        int32_t px = l->x[v] + tsr_rng_range(r, -rad, rad), py = l->y[v] + tsr_rng_range(r, -rad, rad);
+        int32_t px = l->x[v] + tsr_rng_range(r, -rad, rad),
+                py = l->y[v] + tsr_rng_range(r, -rad, rad);
         px = px < 0 ? 0 : px > w ? w : px;
         py = py < 0 ? 0 : py > h ? h : py;
         int valid_slow = tsr__move_valid(l, &inc.adj, &inc.occ, v, px, py);
@@ -275,8 +276,8 @@ static void test_cases(void)
     CHECK_OK(ctx, tsr_layout_alloc(ctx, 12, 7, &l));
     l->width = l->height = 100;
     l->has_coordinates = 1;
-    int32_t xy[12][2] = {{0, 5}, {10, 5}, {5, 0}, {5, 2}, {80, 80}, {90, 90}, {50, 50},
-                         {30, 60}, {20, 70}, {40, 70}, {30, 75}, {25, 50}};
+    int32_t xy[12][2] = {{0, 5},   {10, 5},  {5, 0},   {5, 2},   {80, 80}, {90, 90},
+                         {50, 50}, {30, 60}, {20, 70}, {40, 70}, {30, 75}, {25, 50}};
     for (int i = 0; i < 12; i++) {
         l->x[i] = xy[i][0];
         l->y[i] = xy[i][1];
@@ -305,8 +306,8 @@ static void test_cases(void)
         CHECK(inc.count[0] == 0 && inc.count[1] == 0);
         CHECK(matches_full(&inc));
         /* a point on an edge (interior and end point) or on a node is rejected */
-        CHECK(tsr__incr_propose(&inc, 6, 5, 5) == 0);  /* interior of e0 */
-        CHECK(tsr__incr_propose(&inc, 6, 10, 5) == 0); /* node 1 */
+        CHECK(tsr__incr_propose(&inc, 6, 5, 5) == 0);   /* interior of e0 */
+        CHECK(tsr__incr_propose(&inc, 6, 10, 5) == 0);  /* node 1 */
         CHECK(tsr__incr_propose(&inc, 6, 50, 50) == 0); /* its own point: not a move */
         /* degree 0: moves without changing any count */
         CHECK(tsr__incr_propose(&inc, 6, 51, 50) == 1 && inc.pscore.C == 0);
@@ -479,7 +480,8 @@ static tsr_layout *grid_graph(int G, int extra_nodes, int extra_edges)
     return l;
 }
 
-/* Adds a path of `len` new nodes (from node index `first`, edges from index `e`) between a and b. */
+/* Adds a path of `len` new nodes (from node index `first`, edges from index `e`) between a and b.
+ */
 static void add_chain(tsr_layout *l, int32_t a, int32_t b, int32_t first, int32_t len, int32_t e)
 {
     for (int32_t i = 0; i <= len; i++) {
@@ -497,8 +499,8 @@ static void test_chain_start(void)
     enum { G = 12, L1 = 6, L2 = 3 };
     int m = 2 * G * (G - 1);
     tsr_layout *l = grid_graph(G, L1 + L2, L1 + 1 + L2 + 1), *s, *a;
-    add_chain(l, 0, G * G - 1, G * G, L1, m);                 /* 7 edges, grid distance 22 */
-    add_chain(l, 0, G + 1, G * G + L1, L2, m + L1 + 1);       /* 4 edges, grid distance 2 */
+    add_chain(l, 0, G * G - 1, G * G, L1, m);           /* 7 edges, grid distance 22 */
+    add_chain(l, 0, G + 1, G * G + L1, L2, m + L1 + 1); /* 4 edges, grid distance 2 */
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &s));
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &a));
     int found = -1;
@@ -532,9 +534,9 @@ static void test_chain_start(void)
     /* no shortcut chain: a grid, a cycle of degree-2 nodes, a loop back to one node, duplicate
      * edges and a self-loop; nothing is laid out */
     l = grid_graph(G, 8, 5 + 3 + 2);
-    add_chain(l, 5, 5 + G, G * G, 4, m);                      /* 5 edges, distance 1: no shortcut */
-    add_chain(l, 7, 7, G * G + 4, 2, m + 5);                  /* back to node 7 */
-    l->edge_u[m + 8] = l->edge_v[m + 8] = G * G + 6;          /* self-loop + one edge: degree 3 */
+    add_chain(l, 5, 5 + G, G * G, 4, m);             /* 5 edges, distance 1: no shortcut */
+    add_chain(l, 7, 7, G * G + 4, 2, m + 5);         /* back to node 7 */
+    l->edge_u[m + 8] = l->edge_v[m + 8] = G * G + 6; /* self-loop + one edge: degree 3 */
     l->edge_u[m + 9] = G * G + 6, l->edge_v[m + 9] = G * G + 7;
     for (int32_t v = 0; v < l->num_nodes; v++)
         l->x[v] = l->y[v] = 3;
@@ -551,10 +553,10 @@ static void test_short_shortcuts(void)
     enum { G = 12 };
     int m = 2 * G * (G - 1);
     tsr_layout *l = grid_graph(G, 5, 9);
-    add_chain(l, 0, G * G - 1, G * G, 1, m);          /* grid distance 22: shortcut */
-    add_chain(l, 5, 5 + G + 1, G * G + 1, 1, m + 2);  /* grid distance 2 */
-    add_chain(l, 2, G * G - 3, G * G + 2, 2, m + 4);  /* two interior nodes */
-    add_chain(l, 7, 7, G * G + 4, 1, m + 7);          /* both edges to node 7 */
+    add_chain(l, 0, G * G - 1, G * G, 1, m);         /* grid distance 22: shortcut */
+    add_chain(l, 5, 5 + G + 1, G * G + 1, 1, m + 2); /* grid distance 2 */
+    add_chain(l, 2, G * G - 3, G * G + 2, 2, m + 4); /* two interior nodes */
+    add_chain(l, 7, 7, G * G + 4, 1, m + 7);         /* both edges to node 7 */
     tsr__layout_adj adj;
     uint8_t stretch[G * G + 5];
     CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
@@ -612,8 +614,8 @@ int main(void)
     test_count_random(&r);
     incremental_drift(&r, 50, 120, 1000000, 1000000, 0, 0, 3000); /* dense, canvas 10^6 */
     incremental_drift(&r, 50, 120, 1000000, 1000000, 1, 0, 3000); /* spatial */
-    incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);           /* small crowded canvas */
-    incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);          /* forced overflow */
+    incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);          /* small crowded canvas */
+    incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);         /* forced overflow */
     test_optimize();
     test_dense_equals_spatial();
     test_auto_start();

@@ -23,7 +23,7 @@ typedef struct emu {
     int32_t target; /* the excess target (emu_set_target; INT32_MAX: none) */
     int64_t *dx;    /* max_prop: the last launch's excess changes */
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
-    int32_t *star; /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
+    int32_t *star;        /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
     tsr__lcd_edge *first; /* per thread: the dense kernel's edge loaded before the star */
     tsr_layout_score score;
     unsigned *stamp;
@@ -65,9 +65,9 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
     emu *g = h;
     if (!g)
         return;
-    void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,   g->adj_off,
-                 g->adj_edges,  g->c,          g->hist,  g->rows, g->star, g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,   g->first, g->dx};
+    void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,    g->adj_off,
+                 g->adj_edges,  g->c,          g->hist,  g->rows, g->star,  g->stamp,
+                 g->grid_count, g->grid_items, g->cells, g->acc,  g->first, g->dx};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -179,8 +179,12 @@ static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uin
 static tsr__lcd_star emu_star(emu *g, int32_t v)
 {
     int32_t md = g->maxdeg ? g->maxdeg : 1;
-    tsr__lcd_star s = {g->star,          g->star + md,     g->star + 2 * md,
-                       g->star + 3 * md, g->star + 4 * md, g->star + 5 * md,
+    tsr__lcd_star s = {g->star,
+                       g->star + md,
+                       g->star + 2 * md,
+                       g->star + 3 * md,
+                       g->star + 4 * md,
+                       g->star + 5 * md,
                        g->adj_off[v + 1] - g->adj_off[v]};
     return s;
 }
@@ -227,8 +231,8 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
     tsr__lcd_star s = emu_star(g, v);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
-                             st, g->gen, kbase, g->window, &sh, &invalid);
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s, st,
+                             g->gen, kbase, g->window, &sh, &invalid);
         tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
                                g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
     }
@@ -261,8 +265,8 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p],
-                        &invalid[p], &g->dx[p]);
+        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p], &invalid[p],
+                        &g->dx[p]);
     return st;
 }
 

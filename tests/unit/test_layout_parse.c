@@ -1,5 +1,6 @@
 /* Layout readers: must-accept and must-reject lists (JSON, GraphML, edge list), messages that
- * name the place, ids of any kind mapped internally, unknown keys ignored, and a JSON round trip. */
+ * name the place, ids of any kind mapped internally, unknown keys ignored, and a JSON round trip.
+ */
 #define _XOPEN_SOURCE 700
 #include "testlib.h"
 
