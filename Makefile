@@ -10,7 +10,7 @@ CUDA_ARCHS ?=
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCHS),-DTSR_CUDA_ARCHS=$(CUDA_ARCHS))
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all deps build demo test test-asan install bench clean
+.PHONY: all deps build demo test test-asan install bench format clean
 
 all: build
 
@@ -41,6 +41,10 @@ install: build
 
 bench: build
 	/usr/bin/python3 bench/bench_resize.py --bench $(BUILD)/bench/bench_resize
+
+# clang-format over every tracked C, header and CUDA source (the lint test checks it)
+format:
+	git ls-files '*.c' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out

@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, tested on the CPU by PoCL
   python3-numpy python3-opencv           # oracle tests and benchmark peers (/usr/bin/python3)
   clang libclang-rt-14-dev               # libFuzzer targets
+  clang-format                           # the formatting test (tests/lint)
   libopenjp2-tools grokj2k-tools openjph-tools  # JPEG 2000 cross-checks and benchmark peers
   imagemagick                            # carve benchmark peer (-liquid-rescale, liblqr)
 )

@@ -55,6 +55,7 @@ tsr__t1_ws *tsr__t1_ws_align(void *ws, size_t size)
 }
 
 /* ---- flags ---------------------------------------------------------------------------------- */
+/* clang-format off */
 enum {
     F_N = 1u << 0, F_S = 1u << 1, F_W = 1u << 2, F_E = 1u << 3, /* neighbour significant */
     F_NW = 1u << 4, F_NE = 1u << 5, F_SW = 1u << 6, F_SE = 1u << 7,
@@ -64,6 +65,7 @@ enum {
     F_SGN = 1u << 11,  /* negative */
     F_NS = 1u << 12, F_SS = 1u << 13, F_WS = 1u << 14, F_ES = 1u << 15 /* neighbour negative */
 };
+/* clang-format on */
 #define F_NBR 0xFFu
 
 /* contexts (T.800 Table D.7 numbering) */
@@ -251,7 +253,7 @@ AI void set_sig(uint16_t *f, const int k, const ptrdiff_t ss, uint32_t s, int vc
     f[dn + 4] |= F_NW;
 }
 
-#define SC_IDX(f) (((f) & 0xFu) | (((f) >> 8) & 0xF0u))
+#define SC_IDX(f) (((f)&0xFu) | (((f) >> 8) & 0xF0u))
 
 /* MQ registers as locals of a pass function */
 typedef struct mqr {
@@ -289,7 +291,7 @@ static inline uint64_t load4(const uint16_t *f)
     memcpy(&v, f, 8);
     return v;
 }
-#define LANES(m) ((uint64_t)(m) * 0x0001000100010001ull)
+#define LANES(m) ((uint64_t)(m)*0x0001000100010001ull)
 
 /* Lane tests on 4 flag words at once (bit 8 of each lane set where the test holds):
  * sp_lanes: insignificant with a significant neighbour (coded in SigProp);
@@ -309,7 +311,8 @@ static inline uint64_t cu_lanes(uint64_t v)
     return ~(v | v >> 1) & LANES(F_SIG);
 }
 
-/* --- significance propagation ------------------------------------------------------------------ */
+/* --- significance propagation ------------------------------------------------------------------
+ */
 /* The context tables and states are passed as locals, never re-read through d: every context
  * update is a store through a char type, which would otherwise force reloads. */
 #define CTXP const uint8_t *zc, const uint8_t *sc, uint8_t *cx
@@ -336,8 +339,8 @@ AI void sp_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3
     }
 }
 
-AI void sp_step_raw(dec *d, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
-                    const ptrdiff_t ss, const int vc)
+AI void sp_step_raw(dec *d, uint16_t *f, uint32_t *m, const int k, uint32_t v3, const ptrdiff_t ss,
+                    const int vc)
 {
     uint32_t fl = *f;
     if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
@@ -404,7 +407,8 @@ static void pass_sigprop(dec *d, uint32_t bpl, int raw)
     CTX_SAVE(d);
 }
 
-/* --- magnitude refinement ---------------------------------------------------------------------- */
+/* --- magnitude refinement ----------------------------------------------------------------------
+ */
 static void pass_magref(dec *d, uint32_t bpl, int raw)
 {
     MQ_LOAD(d);
@@ -503,9 +507,7 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
                         cu_sign(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
                         cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
                         break;
-                    default:
-                        cu_sign(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
-                        break;
+                    default: cu_sign(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc); break;
                     }
                     continue;
                 }
@@ -613,8 +615,8 @@ void tsr__t1_zero_out(const tsr__t1_block *blk, int32_t *out, size_t stride)
         memset(out + (size_t)y * stride, 0, blk->w * sizeof(int32_t));
 }
 
-int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t *out,
-                   size_t stride, unsigned *warnings)
+int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t *out, size_t stride,
+                   unsigned *warnings)
 {
     unsigned warn = 0;
     if (warnings)

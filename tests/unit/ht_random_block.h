@@ -26,12 +26,16 @@ static tsr__t1_block ht_random_block(tsr_rng *rng, uint32_t w, uint32_t h, const
         segs[ns++] = (tsr__t1_seg){ref, lref, nref};
     for (uint32_t k = 0; k < ns; k++)
         np += segs[k].npasses;
-    tsr__t1_block blk = {.w = w, .h = h, .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
+    tsr__t1_block blk = {.w = w,
+                         .h = h,
+                         .orient = (uint8_t)tsr_rng_range(rng, 0, 3),
                          .style = (uint8_t)(0x40 | (tsr_rng_range(rng, 0, 1) ? 0x08 : 0)),
                          .zero_bp = (uint8_t)tsr_rng_range(rng, 0, zero_bp_max),
                          .mb = (uint8_t)tsr_rng_range(rng, 1, 30),
                          .reversible = (uint8_t)tsr_rng_range(rng, 0, 1),
-                         .npasses = np, .nsegs = ns, .segs = segs};
+                         .npasses = np,
+                         .nsegs = ns,
+                         .segs = segs};
     if (blk.mb < 30 && tsr_rng_range(rng, 0, roi_one_in - 1) == 0)
         blk.roi_shift = (uint8_t)tsr_rng_range(rng, 1, 31 - blk.mb);
     return blk;

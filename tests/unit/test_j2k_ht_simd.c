@@ -73,7 +73,7 @@ static void test_random_blocks(tsr_rng *rng)
         if (t % 50)
             continue;
         for (uint32_t len = 0; len < lcup; len += 1 + lcup / 40) { /* truncations */
-            segs[segs[0].npasses == 1 ? 0 : 1].len = len; /* the cleanup segment */
+            segs[segs[0].npasses == 1 ? 0 : 1].len = len;          /* the cleanup segment */
             bad += !same_block(&blk, &rc);
             runs++;
         }
