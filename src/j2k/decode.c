@@ -376,6 +376,16 @@ static tsr_status check_options(tsr_ctx *ctx, const tsr_j2k_decode_options *opt)
     return TSR_OK;
 }
 
+/* opt, or the defaults written into *dflt when opt is NULL (every entry point accepts NULL). */
+static const tsr_j2k_decode_options *options_or_default(const tsr_j2k_decode_options *opt,
+                                                        tsr_j2k_decode_options *dflt)
+{
+    if (opt)
+        return opt;
+    tsr_j2k_decode_options_init(dflt);
+    return dflt;
+}
+
 tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
                                  const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                                  uint32_t *num_planes)
@@ -384,10 +394,7 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
     if (st)
         return st;
     tsr_j2k_decode_options dflt;
-    if (!opt) {
-        tsr_j2k_decode_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = options_or_default(opt, &dflt);
     if (!num_planes)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL num_planes");
     if ((st = check_options(ctx, opt)))
@@ -948,10 +955,7 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
     if (st)
         return st;
     tsr_j2k_decode_options dflt;
-    if (!opt) {
-        tsr_j2k_decode_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = options_or_default(opt, &dflt);
     if (result)
         memset(result, 0, sizeof *result);
     if ((st = check_options(ctx, opt)))
@@ -1315,10 +1319,7 @@ tsr_status tsr_j2k_decode_image_layout(tsr_ctx *ctx, const void *data, size_t le
     if (!desc)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL image descriptor");
     tsr_j2k_decode_options dflt;
-    if (!opt) {
-        tsr_j2k_decode_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = options_or_default(opt, &dflt);
     tsr_j2k_plane p[4];
     uint32_t n;
     int direct;
@@ -1335,10 +1336,7 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     if (!out)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL output image");
     tsr_j2k_decode_options dflt;
-    if (!opt) {
-        tsr_j2k_decode_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = options_or_default(opt, &dflt);
     tsr_j2k_plane p[4];
     uint32_t n;
     int direct;
