@@ -8,9 +8,9 @@
  * independently, in 64-bit arithmetic), with the padding untouched. Skips without
  * ../shared/data. */
 #define _POSIX_C_SOURCE 200809L
+#include "j2k_stream_walk.h"
 #include "testlib.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,48 +167,29 @@ static void check_stream(tsr_ctx *ctx, tsr_rng *rng, const char *path)
     free(data);
 }
 
-static void check_dir(tsr_ctx *ctx, tsr_rng *rng, const char *dir)
+typedef struct walk {
+    tsr_ctx *ctx;
+    tsr_rng *rng;
+} walk;
+
+static void check_path(const char *path, void *user)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *dot = strrchr(e->d_name, '.');
-        if (e->d_name[0] == '.' || (dot && (!strcmp(dot, ".md") || !strcmp(dot, ".txt"))) ||
-            !strcmp(e->d_name, "COPYRIGHT"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        check_stream(ctx, rng, path);
-    }
-    closedir(d);
+    const walk *w = user;
+    check_stream(w->ctx, w->rng, path);
 }
 
 int main(void)
 {
-    const char *root = tsr_test_data("j2k");
-    if (!root) {
-        printf("SKIP: ../shared/data/j2k is absent\n");
-        return TSR_TEST_SKIP;
-    }
-    char base[2048], dir[2200];
-    snprintf(base, sizeof base, "%s", root);
     tsr_ctx *ctx;
     if (tsr_ctx_create(NULL, &ctx) != TSR_OK)
         return 1;
     tsr_rng rng;
     tsr_rng_seed(&rng, 20261130);
-    snprintf(dir, sizeof dir, "%s/conformance", base);
-    check_dir(ctx, &rng, dir);
-    snprintf(dir, sizeof dir, "%s/htj2k", base);
-    check_dir(ctx, &rng, dir);
-    const char *tests = getenv("TSR_TESTS");
-    if (tests) {
-        snprintf(dir, sizeof dir, "%s/fuzz/corpus/j2k_decode", tests);
-        check_dir(ctx, &rng, dir);
-        snprintf(dir, sizeof dir, "%s/fuzz/crashers/j2k_decode", tests);
-        check_dir(ctx, &rng, dir);
+    walk w = {ctx, &rng};
+    if (!j2k_walk_streams(check_path, &w)) {
+        printf("SKIP: ../shared/data/j2k is absent\n");
+        tsr_ctx_destroy(ctx);
+        return TSR_TEST_SKIP;
     }
     printf("image decodes compared: %d, refused as no image: %d\n", compared, refused);
     CHECK(compared > 120);
