@@ -1,9 +1,11 @@
 /* Every stream a whole-decoder j2k test runs over: the conformance and HTJ2K streams of
  * ../shared/data/j2k and, when TSR_TESTS names the tests folder, the j2k fuzz corpus and its
- * kept crashers (text files such as README.md and COPYRIGHT are skipped). */
+ * kept crashers (text files such as README.md and COPYRIGHT are skipped), each read into memory
+ * with its main header. */
 #ifndef TSR_TEST_J2K_STREAM_WALK_H
 #define TSR_TEST_J2K_STREAM_WALK_H
 
+#include "tessera/j2k.h"
 #include "testlib.h"
 
 #include <dirent.h>
@@ -11,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Calls fn(path, user) for each stream; returns 0 (and calls nothing) when the shared data is
- * absent, so the caller can skip. */
-static int j2k_walk_streams(void (*fn)(const char *path, void *user), void *user)
+typedef void (*j2k_stream_fn)(const char *path, const uint8_t *data, size_t len,
+                              const tsr_j2k_info *info, void *user);
+
+/* Calls fn for each stream whose main header reads (on ctx); returns 0 (and calls nothing) when
+ * the shared data is absent, so the caller can skip. */
+static int j2k_walk_streams(tsr_ctx *ctx, j2k_stream_fn fn, void *user)
 {
     const char *root = tsr_test_data("j2k");
     if (!root)
@@ -41,7 +46,12 @@ static int j2k_walk_streams(void (*fn)(const char *path, void *user), void *user
                 continue;
             char path[4400];
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            fn(path, user);
+            size_t len;
+            uint8_t *data = tsr_test_read_file(path, &len);
+            tsr_j2k_info info;
+            if (data && tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) == TSR_OK)
+                fn(path, data, len, &info, user);
+            free(data);
         }
         closedir(d);
     }

@@ -118,39 +118,31 @@ static void check_options(tsr_ctx *ctx, const char *path, const uint8_t *data, s
     tsr_j2k_planes_free(ctx, pl, np);
 }
 
-static void check_stream(tsr_ctx *ctx, tsr_rng *rng, const char *path)
+static void check_stream(tsr_ctx *ctx, tsr_rng *rng, const char *path, const uint8_t *data,
+                         size_t len, const tsr_j2k_info *info)
 {
-    size_t len;
-    uint8_t *data = tsr_test_read_file(path, &len);
-    if (!data)
-        return;
-    tsr_j2k_info info;
-    if (tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) != TSR_OK) {
-        free(data);
-        return;
-    }
     uint32_t comps[4];
     for (int rep = 0; rep < 2; rep++) {
         tsr_j2k_decode_options o;
         tsr_j2k_decode_options_init(&o);
         o.threads = tsr_rng_range(rng, 1, 2);
         const int v = rep == 0 ? 0 : tsr_rng_range(rng, 1, 5);
-        if (v == 1 && info.levels > 0)
-            o.reduce = (uint32_t)tsr_rng_range(rng, 1, info.levels < 3 ? (int)info.levels : 3);
+        if (v == 1 && info->levels > 0)
+            o.reduce = (uint32_t)tsr_rng_range(rng, 1, info->levels < 3 ? (int)info->levels : 3);
         if (v == 2)
             o.layers = 1;
-        if (v == 3 && info.width > 1 && info.height > 1) {
-            o.region_x = (uint32_t)tsr_rng_range(rng, 0, (int)(info.width - 1));
-            o.region_y = (uint32_t)tsr_rng_range(rng, 0, (int)(info.height - 1));
-            o.region_w = (uint32_t)tsr_rng_range(rng, 1, (int)info.width);
-            o.region_h = (uint32_t)tsr_rng_range(rng, 1, (int)info.height);
+        if (v == 3 && info->width > 1 && info->height > 1) {
+            o.region_x = (uint32_t)tsr_rng_range(rng, 0, (int)(info->width - 1));
+            o.region_y = (uint32_t)tsr_rng_range(rng, 0, (int)(info->height - 1));
+            o.region_w = (uint32_t)tsr_rng_range(rng, 1, (int)info->width);
+            o.region_h = (uint32_t)tsr_rng_range(rng, 1, (int)info->height);
         }
-        if (v == 4 && info.num_components > 0) {
+        if (v == 4 && info->num_components > 0) {
             /* a subset in some order */
             uint32_t n = (uint32_t)tsr_rng_range(
-                rng, 1, info.num_components < 4 ? (int)info.num_components : 4);
+                rng, 1, info->num_components < 4 ? (int)info->num_components : 4);
             for (uint32_t i = 0; i < n; i++)
-                comps[i] = (uint32_t)tsr_rng_range(rng, 0, (int)info.num_components - 1);
+                comps[i] = (uint32_t)tsr_rng_range(rng, 0, (int)info->num_components - 1);
             int dup = 0;
             for (uint32_t i = 0; i < n; i++)
                 for (uint32_t j = 0; j < i; j++)
@@ -164,7 +156,6 @@ static void check_stream(tsr_ctx *ctx, tsr_rng *rng, const char *path)
             o.apply_palette = 0;
         check_options(ctx, path, data, len, &o);
     }
-    free(data);
 }
 
 typedef struct walk {
@@ -172,10 +163,11 @@ typedef struct walk {
     tsr_rng *rng;
 } walk;
 
-static void check_path(const char *path, void *user)
+static void check_path(const char *path, const uint8_t *data, size_t len, const tsr_j2k_info *info,
+                       void *user)
 {
     const walk *w = user;
-    check_stream(w->ctx, w->rng, path);
+    check_stream(w->ctx, w->rng, path, data, len, info);
 }
 
 int main(void)
@@ -186,7 +178,7 @@ int main(void)
     tsr_rng rng;
     tsr_rng_seed(&rng, 20261130);
     walk w = {ctx, &rng};
-    if (!j2k_walk_streams(check_path, &w)) {
+    if (!j2k_walk_streams(ctx, check_path, &w)) {
         printf("SKIP: ../shared/data/j2k is absent\n");
         tsr_ctx_destroy(ctx);
         return TSR_TEST_SKIP;

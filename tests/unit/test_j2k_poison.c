@@ -56,31 +56,23 @@ static void free_planes(tsr_j2k_plane *p, uint32_t n)
 }
 
 /* The full decode and one of the other four option sets, taking turns from stream to stream. */
-static void check_stream(tsr_ctx *ctx, const char *path, int turn)
+static void check_stream(tsr_ctx *ctx, const char *path, const uint8_t *data, size_t len,
+                         const tsr_j2k_info *info, int turn)
 {
-    size_t len;
-    uint8_t *data = tsr_test_read_file(path, &len);
-    if (!data)
-        return;
-    tsr_j2k_info info;
-    if (tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) != TSR_OK) {
-        free(data);
-        return;
-    }
     const uint32_t comp0 = 0;
     for (int v = 0; v < 5; v = v ? 5 : 1 + turn % 4) {
         tsr_j2k_decode_options o;
         tsr_j2k_decode_options_init(&o);
         o.threads = 1 + (v & 1);
         if (v == 1)
-            o.reduce = info.levels > 0 ? 1 : 0;
+            o.reduce = info->levels > 0 ? 1 : 0;
         if (v == 2)
             o.layers = 1;
         if (v == 3) {
-            o.region_x = info.width / 4;
-            o.region_y = info.height / 3;
-            o.region_w = info.width / 2 + 1;
-            o.region_h = info.height / 3 + 1;
+            o.region_x = info->width / 4;
+            o.region_y = info->height / 3;
+            o.region_w = info->width / 2 + 1;
+            o.region_h = info->height / 3 + 1;
         }
         if (v == 4) {
             o.components = &comp0;
@@ -112,13 +104,13 @@ static void check_stream(tsr_ctx *ctx, const char *path, int turn)
         free_planes(a, na);
         free_planes(b, nb);
     }
-    free(data);
 }
 
-static void check_path(const char *path, void *user)
+static void check_path(const char *path, const uint8_t *data, size_t len, const tsr_j2k_info *info,
+                       void *user)
 {
     static int turn;
-    check_stream(user, path, turn++);
+    check_stream(user, path, data, len, info, turn++);
 }
 
 int main(void)
@@ -126,7 +118,7 @@ int main(void)
     tsr_ctx *ctx;
     if (tsr_ctx_create(NULL, &ctx) != TSR_OK)
         return 1;
-    if (!j2k_walk_streams(check_path, ctx)) {
+    if (!j2k_walk_streams(ctx, check_path, ctx)) {
         printf("SKIP: ../shared/data/j2k is absent\n");
         tsr_ctx_destroy(ctx);
         return TSR_TEST_SKIP;
