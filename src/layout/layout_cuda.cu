@@ -13,6 +13,7 @@ extern "C" {
 }
 #include "layout/layout_cuda_logic.h"
 
+#include <cooperative_groups.h>
 #include <string.h>
 
 namespace
@@ -148,19 +149,63 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
     return s;
 }
 
-/* Dense evaluation, block p = proposal p. COMMIT (one block, one proposal, hist_ not NULL): the
- * new counts go to d.c and hist_, and the node's point to d.x, d.y; the evaluating instance has
- * no commit code (a smaller kernel). A thread's first edge is loaded before the star, so its
- * loads overlap the star's dependent chain. */
+/* Phase 2 of a dense block whose proposal is split over a cluster of `parts` blocks
+ * (layout_cuda_logic.h, tsr__lcd_dense_parts; one edge per thread, `first`): the block visits its
+ * arms; then rank 0 sums the ranks' changes of its edge into *a and copies the other ranks' arm
+ * changes into its star (distributed shared memory). Returns 1 on rank 0, which goes on to phase
+ * 3; the other ranks are done (they wait until rank 0 has read their shared memory). */
+__device__ int dense_parts(const tsr__lcd_edge &first, int t, int nt, int32_t m, int32_t v,
+                           int32_t ox, int32_t oy, int32_t px, int32_t py, tsr__lcd_star &s,
+                           int32_t parts, tsr__lcd_acc *a, int *invalid)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    /* no clusters: never launched with parts > 1 (tsr__layout_cuda.max_parts) */
+    (void)first, (void)t, (void)nt, (void)m, (void)v, (void)ox, (void)oy, (void)px, (void)py;
+    (void)s, (void)parts, (void)a, (void)invalid;
+    __trap();
+    return 0;
+#else
+    namespace cg = cooperative_groups;
+    __shared__ int32_t df_part[DENSE_THREADS];
+    cg::cluster_group cl = cg::this_cluster();
+    const int32_t r = (int32_t)cl.block_rank();
+    int32_t i0, i1;
+    tsr__lcd_part_arms(s.deg, parts, r, &i0, &i1);
+    if (t < m)
+        df_part[t] = tsr__lcd_part_thread(&first, v, ox, oy, px, py, &s, i0, i1, invalid);
+    cl.sync();
+    if (r == 0) {
+        if (t < m) {
+            int32_t df = df_part[t];
+            for (int32_t k = 1; k < parts; k++)
+                df += *cl.map_shared_rank(&df_part[t], k);
+            tsr__lcd_part_sum_thread(&first, v, df, a);
+        }
+        for (int32_t i = t; i < s.deg; i += nt) {
+            const int32_t k = tsr__lcd_arm_part(s.deg, parts, i);
+            if (k)
+                s.acc[i] = *cl.map_shared_rank(&s.acc[i], k);
+        }
+    }
+    cl.sync();
+    return r == 0;
+#endif
+}
+
+/* Dense evaluation of proposal blockIdx.x / parts (parts > 1: a cluster of that many blocks,
+ * dense_parts). COMMIT (one block, one proposal, parts 1, hist_ not NULL): the new counts go to
+ * d.c and hist_, and the node's point to d.x, d.y; the evaluating instance has no commit code (a
+ * smaller kernel). A thread's first edge is loaded before the star, so its loads overlap the
+ * star's dependent chain. */
 template <bool COMMIT>
 __global__ void __launch_bounds__(COMMIT_THREADS)
     eval_dense_kernel(dev_drawing d, int32_t maxdeg, const __grid_constant__ prop_params pp,
-                      const int32_t *__restrict__ prop, int nprop, int32_t *hist_, uint32_t seq,
-                      tsr__lcd_out *out)
+                      const int32_t *__restrict__ prop, int nprop, int32_t parts, int32_t *hist_,
+                      uint32_t seq, tsr__lcd_out *out)
 {
     int32_t *const hist = COMMIT ? hist_ : NULL;
     __shared__ int invalid;
-    const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
+    const int p = (int)blockIdx.x / parts, t = threadIdx.x, nt = blockDim.x;
     tsr__lcd_edge first;
     if (t < d.m)
         tsr__lcd_edge_load(t, d.ec, d.eu, d.ev, d.c, &first);
@@ -173,9 +218,14 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     __syncthreads();
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
-    tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
-                          t < d.m ? &first : NULL, &a, &invalid, hist);
-    __syncthreads();
+    if (!COMMIT && parts > 1) {
+        if (!dense_parts(first, t, nt, d.m, v, ox, oy, px, py, s, parts, &a, &invalid))
+            return; /* a rank other than 0: its part is in rank 0's sums */
+    } else {
+        tsr__lcd_dense_thread(t, nt, d.m, v, ox, oy, px, py, d.ec, d.eu, d.ev, d.c, &s,
+                              t < d.m ? &first : NULL, &a, &invalid, hist);
+        __syncthreads();
+    }
     tsr__lcd_incident_thread(t, nt, d.c, &s, &a, hist);
     block_reduce_write(a, &invalid, 0, seq, out + p);
     if (hist) /* after the reduction's barrier: no thread reads coordinates now */
@@ -276,6 +326,7 @@ __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_p
 
 struct tsr__layout_cuda {
     int32_t n, m, max_prop, maxdeg;
+    int32_t max_parts; /* the largest cluster of dense parts the device runs (1: none) */
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
     int32_t *hist;      /* histogram of the base counts, m + 1 */
@@ -344,6 +395,47 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
     if (g->hout)
         cudaFreeHost(g->hout);
     tsr__free(ctx, g);
+}
+
+/* The launch of a dense evaluation of nprop proposals split into `parts` (a cluster of that many
+ * blocks per proposal when parts > 1). */
+static cudaLaunchConfig_t dense_config(tsr_ctx *ctx, const tsr__layout_cuda *g, int nprop,
+                                       int32_t parts, cudaLaunchAttribute *cluster)
+{
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = dim3((unsigned)(nprop * parts));
+    cfg.blockDim = dim3(DENSE_THREADS);
+    cfg.dynamicSmemBytes = g->star_bytes;
+    cfg.stream = ctx->cuda->stream;
+    if (parts > 1) {
+        cluster->id = cudaLaunchAttributeClusterDimension;
+        cluster->val.clusterDim.x = (unsigned)parts;
+        cluster->val.clusterDim.y = 1;
+        cluster->val.clusterDim.z = 1;
+        cfg.attrs = cluster;
+        cfg.numAttrs = 1;
+    }
+    return cfg;
+}
+
+/* The largest power of two <= MAX_PARTS of dense parts the device can run as one cluster (1:
+ * clusters unavailable, before sm_90, or a graph too large for one edge per thread). */
+static int32_t dense_max_parts(tsr_ctx *ctx, const tsr__layout_cuda *g)
+{
+    if (ctx->cuda->prop.major < 9 || g->m > DENSE_THREADS)
+        return 1;
+    for (int32_t q = TSR__LCD_MAX_PARTS; q > 1; q /= 2) {
+        cudaLaunchAttribute cluster;
+        cudaLaunchConfig_t cfg = dense_config(ctx, g, 1, q, &cluster);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, eval_dense_kernel<false>, &cfg) ==
+                cudaSuccess &&
+            clusters > 0)
+            return q;
+        (void)cudaGetLastError(); /* not sticky: clear it */
+    }
+    return 1;
 }
 
 static dev_drawing drawing_of(const tsr__layout_cuda *g)
@@ -436,6 +528,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
         CREATE_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)star_bytes));
     }
+    g->max_parts = dense_max_parts(ctx, g);
     cudaStream_t s = ctx->cuda->stream;
     CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
@@ -614,14 +707,21 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
-    const unsigned threads = hist ? COMMIT_THREADS : DENSE_THREADS;
-    if (hist)
-        eval_dense_kernel<true><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
-            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, hist, next_seq(g), g->dout);
-    else
-        eval_dense_kernel<false><<<(unsigned)nprop, threads, g->star_bytes, ctx->cuda->stream>>>(
-            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, NULL, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, hist ? "eval_dense_kernel (commit)" : "eval_dense_kernel");
+    if (hist) {
+        eval_dense_kernel<true>
+            <<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
+                drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
+    } else {
+        int32_t parts = tsr__lcd_dense_parts(g->m, nprop, ctx->cuda->prop.multiProcessorCount);
+        while (parts > g->max_parts)
+            parts /= 2;
+        cudaLaunchAttribute cluster;
+        const cudaLaunchConfig_t cfg = dense_config(ctx, g, nprop, parts, &cluster);
+        TSR_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, eval_dense_kernel<false>, drawing_of(g),
+                                             g->maxdeg, g->pp, (const int32_t *)g->dprop, nprop,
+                                             parts, (int32_t *)NULL, next_seq(g), g->dout));
+    }
     return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }
 

@@ -308,28 +308,31 @@ TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t 
     d->c = c[f];
 }
 
-/* Phase 2 for one edge d->f (loaded by tsr__lcd_edge_load): moving v from (ox,oy) to (px,py)
- * against f. Returns at once for f incident to v (its change comes from the arms). Sets *invalid
- * when (px,py) lies on f. Else adds f's new count to *a, each arm's change to the arm's
- * accumulator, and, with hist (commit), writes the new count to c[f] (only this thread touches
- * c[f]) and moves f in the histogram. (q,w) crosses f = ab exactly when q and w lie strictly on
+/* Whether edge d is incident to v (its change comes from the arms, not from phase 2). */
+TSR__LCD_FN int tsr__lcd_incident(const tsr__lcd_edge *d, int32_t v)
+{
+    return d->fa == v || d->fb == v;
+}
+
+/* Phase 2 for one edge d->f not incident to v (loaded by tsr__lcd_edge_load), moving v from
+ * (ox,oy) to (px,py), against the arms i0..i1-1 of the star: returns the change of f's count
+ * from those arms and adds each arm's change to the arm's accumulator; sets *invalid (and
+ * returns 0) when (px,py) lies on f. (q,w) crosses f = ab exactly when q and w lie strictly on
  * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
  * once per point. */
-TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
-                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
+TSR__LCD_FN int32_t tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t ox, int32_t oy, int32_t px,
+                                         int32_t py, const tsr__lcd_star *s, int32_t i0, int32_t i1,
+                                         int *invalid)
 {
-    const int32_t f = d->f, fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
-    if (fa == v || fb == v)
-        return;
+    const int32_t fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
     int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
     if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
-        return;
+        return 0;
     }
     int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
     int32_t df = 0;
-    for (int32_t i = 0; i < s->deg; i++) {
+    for (int32_t i = i0; i < i1; i++) {
         int32_t w = s->w[i];
         if (w == fa || w == fb)
             continue;
@@ -353,6 +356,20 @@ TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t 
             TSR__LCD_ATOMIC_ADD(&s->acc[i], now - was);
         }
     }
+    return df;
+}
+
+/* Phase 2 for one edge d->f against the whole star: returns at once for f incident to v; else
+ * adds f's new count to *a (tsr__lcd_edge_change) and, with hist (commit), writes the new count
+ * to c[f] (only this thread touches c[f]) and moves f in the histogram. A proposal whose point
+ * lies on an edge is invalid: its other results are not used. */
+TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
+{
+    if (tsr__lcd_incident(d, v))
+        return;
+    const int32_t f = d->f, df = tsr__lcd_edge_change(d, ox, oy, px, py, s, 0, s->deg, invalid);
     const int32_t old = d->c;
     tsr__lcd_acc_add(a, old, old + df);
     if (hist && df) {
@@ -393,6 +410,60 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
         if (f < m)
             tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
     }
+}
+
+/* Dense launches of a small graph (m <= DENSE_THREADS: one edge per thread) split each
+ * proposal's star over `parts` blocks of a thread-block cluster, so that a proposal's arm visits
+ * run on `parts` SMs (the visit of one edge against every arm is a long dependent chain per
+ * thread, and a block of 512 threads keeps its SM's issue slots busy: bench/notes/layout.md,
+ * "Arms over a cluster"). Block rank r visits the arms tsr__lcd_part_arms gives it; rank 0 adds
+ * the ranks' changes of every edge and the arms' changes (distributed shared memory), then
+ * reduces as a one-block proposal does. Parts per proposal: the largest power of two up to
+ * MAX_PARTS that keeps nprop x parts blocks within the device's SMs. */
+enum { TSR__LCD_MAX_PARTS = 8 };
+
+TSR__LCD_FN int32_t tsr__lcd_dense_parts(int32_t m, int32_t nprop, int32_t sms)
+{
+    int32_t q = TSR__LCD_MAX_PARTS;
+    if (m > TSR__LCD_DENSE_THREADS)
+        return 1;
+    while (q > 1 && (int64_t)nprop * q > sms)
+        q /= 2;
+    return q;
+}
+
+/* Arms of part r of `parts` for a star of degree deg: i0..i1-1 (consecutive runs of
+ * ceil(deg / parts); the last parts may be empty). */
+TSR__LCD_FN void tsr__lcd_part_arms(int32_t deg, int32_t parts, int32_t r, int32_t *i0, int32_t *i1)
+{
+    const int32_t per = (deg + parts - 1) / parts, lo = r * per;
+    *i0 = lo < deg ? lo : deg;
+    *i1 = lo + per < deg ? lo + per : deg;
+}
+
+/* The part whose arms hold arm i (deg > 0). */
+TSR__LCD_FN int32_t tsr__lcd_arm_part(int32_t deg, int32_t parts, int32_t i)
+{
+    return i / ((deg + parts - 1) / parts);
+}
+
+/* Phase 2 of a part, thread t < m (edge t, loaded before the star into *d): the change of edge
+ * t's count from the part's arms i0..i1-1 (0 for an edge incident to v). */
+TSR__LCD_FN int32_t tsr__lcd_part_thread(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                         int32_t px, int32_t py, const tsr__lcd_star *s, int32_t i0,
+                                         int32_t i1, int *invalid)
+{
+    return tsr__lcd_incident(d, v) ? 0
+                                   : tsr__lcd_edge_change(d, ox, oy, px, py, s, i0, i1, invalid);
+}
+
+/* Rank 0, thread t < m, once the parts' changes of edge t are summed into df: adds the edge's
+ * new count to *a. */
+TSR__LCD_FN void tsr__lcd_part_sum_thread(const tsr__lcd_edge *d, int32_t v, int32_t df,
+                                          tsr__lcd_acc *a)
+{
+    if (!tsr__lcd_incident(d, v))
+        tsr__lcd_acc_add(a, d->c, d->c + df);
 }
 
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells

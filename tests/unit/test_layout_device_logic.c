@@ -23,7 +23,8 @@ typedef struct emu {
     int32_t target; /* the excess target (emu_set_target; INT32_MAX: none) */
     int64_t *dx;    /* max_prop: the last launch's excess changes */
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c, *hist, *rows;
-    int32_t *star;        /* TSR__LCD_STAR_ARRAYS x maxdeg: the block's shared star */
+    int32_t *star;        /* MAX_PARTS x STAR_ARRAYS x maxdeg: each cluster block's shared star */
+    int32_t *df_part;     /* MAX_PARTS x DENSE_THREADS: each cluster block's changes of its edges */
     tsr__lcd_edge *first; /* per thread: the dense kernel's edge loaded before the star */
     tsr_layout_score score;
     unsigned *stamp;
@@ -65,9 +66,9 @@ static void emu_destroy(tsr_ctx *ctx, void *h)
     emu *g = h;
     if (!g)
         return;
-    void *p[] = {g->x,          g->y,          g->ec,    g->eu,   g->ev,    g->adj_off,
-                 g->adj_edges,  g->c,          g->hist,  g->rows, g->star,  g->stamp,
-                 g->grid_count, g->grid_items, g->cells, g->acc,  g->first, g->dx};
+    void *p[] = {g->x,     g->y,    g->ec,    g->eu,   g->ev,     g->adj_off,    g->adj_edges,
+                 g->c,     g->hist, g->rows,  g->star, g->stamp,  g->grid_count, g->grid_items,
+                 g->cells, g->acc,  g->first, g->dx,   g->df_part};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     free(g);
@@ -101,7 +102,9 @@ static tsr_status emu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layou
     g->c = dup_n(NULL, m * 4);
     g->hist = dup_n(NULL, (m + 1) * 4);
     g->rows = dup_n(NULL, P * m * 4);
-    g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * TSR__LCD_STAR_ARRAYS * 4);
+    g->star = dup_n(NULL, (size_t)(g->maxdeg ? g->maxdeg : 1) * TSR__LCD_STAR_ARRAYS * 4 *
+                              TSR__LCD_MAX_PARTS);
+    g->df_part = dup_n(NULL, (size_t)TSR__LCD_MAX_PARTS * TSR__LCD_DENSE_THREADS * 4);
     g->first = dup_n(NULL, TSR__LCD_COMMIT_THREADS * sizeof(tsr__lcd_edge));
     g->stamp = dup_n(NULL, P * m * 4);
     g->gen = 0xfffffff0u; /* wraps within the test's launches: the reset path runs */
@@ -176,30 +179,74 @@ static void emu_reduce(emu *g, int nt, int invalid, tsr_layout_score *score, uin
     *inv = (uint8_t)(invalid != 0);
 }
 
-static tsr__lcd_star emu_star(emu *g, int32_t v)
+/* The shared star of cluster block r (0 for a block of its own). */
+static tsr__lcd_star emu_star(emu *g, int32_t v, int r)
 {
-    int32_t md = g->maxdeg ? g->maxdeg : 1;
-    tsr__lcd_star s = {g->star,
-                       g->star + md,
-                       g->star + 2 * md,
-                       g->star + 3 * md,
-                       g->star + 4 * md,
-                       g->star + 5 * md,
+    int32_t md = g->maxdeg ? g->maxdeg : 1, *m = g->star + (size_t)r * TSR__LCD_STAR_ARRAYS * md;
+    tsr__lcd_star s = {m,
+                       m + md,
+                       m + 2 * md,
+                       m + 3 * md,
+                       m + 4 * md,
+                       m + 5 * md,
                        g->adj_off[v + 1] - g->adj_off[v]};
     return s;
 }
 
-/* eval_dense_kernel, one block (proposal v to px,py), nt threads, phase by phase; commit with
- * the histogram as the commit launch does. */
-static void emu_dense_block(emu *g, int nt, int32_t v, int32_t px, int32_t py, int commit,
+/* eval_dense_kernel's cluster of `parts` blocks for one proposal (dense_parts), the edges
+ * loaded into g->first: every block its star and its arms' changes of every edge, then rank 0's
+ * sums, its copies of the other ranks' arm changes, phase 3 and the reduction. */
+static void emu_dense_parts(emu *g, int nt, int parts, int32_t v, int32_t px, int32_t py,
                             tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
     const int32_t ox = g->x[v], oy = g->y[v];
+    tsr__lcd_star s[TSR__LCD_MAX_PARTS];
+    int invalid[TSR__LCD_MAX_PARTS];
+    memset(g->df_part, 0x5a, (size_t)TSR__LCD_MAX_PARTS * TSR__LCD_DENSE_THREADS * 4);
+    for (int r = parts - 1; r >= 0; r--) {
+        s[r] = emu_star(g, v, r);
+        invalid[r] = 0x5a; /* shared memory starts undefined */
+        for (int t = 0; t < nt; t++)
+            tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
+                                 &s[r], NULL, 0, 0, 0, NULL, &invalid[r]);
+        int32_t i0, i1;
+        tsr__lcd_part_arms(s[r].deg, parts, r, &i0, &i1);
+        for (int t = 0; t < nt && t < g->m; t++)
+            g->df_part[r * TSR__LCD_DENSE_THREADS + t] =
+                tsr__lcd_part_thread(&g->first[t], v, ox, oy, px, py, &s[r], i0, i1, &invalid[r]);
+    }
+    for (int t = 0; t < nt; t++) {
+        tsr__lcd_acc_init(&g->acc[t], g->target);
+        if (t < g->m) {
+            int32_t df = 0;
+            for (int r = 0; r < parts; r++)
+                df += g->df_part[r * TSR__LCD_DENSE_THREADS + t];
+            tsr__lcd_part_sum_thread(&g->first[t], v, df, &g->acc[t]);
+        }
+    }
+    for (int32_t i = 0; i < s[0].deg; i++)
+        s[0].acc[i] = s[tsr__lcd_arm_part(s[0].deg, parts, i)].acc[i];
+    for (int t = 0; t < nt; t++)
+        tsr__lcd_incident_thread(t, nt, g->c, &s[0], &g->acc[t], NULL);
+    emu_reduce(g, nt, invalid[0], score, inv, dx);
+}
+
+/* eval_dense_kernel, one proposal (v to px,py) on a block of nt threads, or on a cluster of
+ * `parts` blocks (emu_dense_parts), phase by phase; commit (one block) with the histogram as the
+ * commit launch does. */
+static void emu_dense_block(emu *g, int nt, int parts, int32_t v, int32_t px, int32_t py,
+                            int commit, tsr_layout_score *score, uint8_t *inv, int64_t *dx)
+{
+    const int32_t ox = g->x[v], oy = g->y[v];
     int32_t *hist = commit ? g->hist : NULL;
-    tsr__lcd_star s = emu_star(g, v);
+    tsr__lcd_star s = emu_star(g, v, 0);
     int invalid = 0x5a; /* shared memory starts undefined */
     for (int t = 0; t < nt && t < g->m; t++)
         tsr__lcd_edge_load(t, g->ec, g->eu, g->ev, g->c, &g->first[t]);
+    if (parts > 1) {
+        emu_dense_parts(g, nt, parts, v, px, py, score, inv, dx);
+        return;
+    }
     for (int t = 0; t < nt; t++)
         tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
                              NULL, 0, 0, 0, NULL, &invalid);
@@ -229,7 +276,7 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
     int invalid = 0x5a;
     for (int t = 0; t < nt; t++)
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
-    tsr__lcd_star s = emu_star(g, v);
+    tsr__lcd_star s = emu_star(g, v, 0);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s, st,
                              g->gen, kbase, g->window, &sh, &invalid);
@@ -264,9 +311,11 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, nprop, node, px, py);
+    /* the H200's 132 SMs decide the parts per proposal, as they do there */
+    const int parts = tsr__lcd_dense_parts(g->m, nprop, 132);
     for (int p = 0; p < nprop && st == TSR_OK; p++)
-        emu_dense_block(g, TSR__LCD_DENSE_THREADS, node[p], px[p], py[p], 0, &score[p], &invalid[p],
-                        &g->dx[p]);
+        emu_dense_block(g, TSR__LCD_DENSE_THREADS, parts, node[p], px[p], py[p], 0, &score[p],
+                        &invalid[p], &g->dx[p]);
     return st;
 }
 
@@ -278,7 +327,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (st != TSR_OK)
         return st;
     uint8_t inv;
-    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, v, x, y, 1, score, &inv, &g->dx[0]);
+    emu_dense_block(g, TSR__LCD_COMMIT_THREADS, 1, v, x, y, 1, score, &inv, &g->dx[0]);
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
