@@ -37,35 +37,39 @@ struct dev_drawing {
 };
 
 /* The first PARAM_PROPS proposals of a launch travel in its parameters (the constant bank: no
- * read of host memory on the kernel's critical path); the rest are read from the mapped proposal
- * array (node[nprop], px[nprop], py[nprop]). */
+ * read of host memory on the kernel's critical path), with the node's run in the adjacency (so
+ * the star's first load is its edges, not the offsets); the rest are read from the mapped
+ * proposal array (node[nprop], px[nprop], py[nprop]) and their runs from the device offsets. */
 enum { PARAM_PROPS = 64 };
 struct prop_params {
     int32_t node[PARAM_PROPS], px[PARAM_PROPS], py[PARAM_PROPS];
+    int32_t off[PARAM_PROPS], deg[PARAM_PROPS]; /* adj_edges[off .. off + deg) of node */
     int32_t target; /* the excess target of every accumulator (tsr__layout_cuda_set_target) */
 };
 
-/* Block p's proposal (node, point): from the parameters, or read once from the mapped array into
- * shared memory (a barrier; block-uniform branch). */
-__device__ void block_proposal(const prop_params &pp, const int32_t *prop, int nprop, int p,
-                               int32_t *v, int32_t *px, int32_t *py)
+/* A proposal as a block reads it: node v to (px, py); v's incident edges are
+ * adj_edges[off .. off + deg). */
+struct block_prop {
+    int32_t v, px, py, off, deg;
+};
+
+/* Block p's proposal: from the parameters, or read once from the mapped array and the offsets
+ * into shared memory (a barrier; block-uniform branch). */
+__device__ block_prop block_proposal(const prop_params &pp, const int32_t *prop, int nprop, int p,
+                                     const int32_t *adj_off)
 {
-    if (p < PARAM_PROPS) {
-        *v = pp.node[p];
-        *px = pp.px[p];
-        *py = pp.py[p];
-        return;
-    }
-    __shared__ int32_t q[3];
+    if (p < PARAM_PROPS)
+        return block_prop{pp.node[p], pp.px[p], pp.py[p], pp.off[p], pp.deg[p]};
+    __shared__ block_prop q;
     if (threadIdx.x == 0) {
-        q[0] = prop[p];
-        q[1] = prop[nprop + p];
-        q[2] = prop[2 * nprop + p];
+        q.v = prop[p];
+        q.px = prop[nprop + p];
+        q.py = prop[2 * nprop + p];
+        q.off = adj_off[q.v];
+        q.deg = adj_off[q.v + 1] - q.off;
     }
     __syncthreads();
-    *v = q[0];
-    *px = q[1];
-    *py = q[2];
+    return q;
 }
 
 /* c(e) for every edge: the seed's Day-22 baseline. */
@@ -79,29 +83,41 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* Phase 4: block reduction of the threads' accumulators; thread 0 writes *out, then, after a
- * system-scope fence, out->seq = seq (the host polls it: wait_results). Every thread of the
- * block calls it (blockDim a multiple of 32, at most 1024). */
+/* *a merged over the 32 lanes of the warp (every lane calls it; lane 0 ends with the sum). */
+__device__ void warp_merge(tsr__lcd_acc *a)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        tsr__lcd_acc b;
+        b.dphi = __shfl_down_sync(0xffffffffu, a->dphi, o);
+        b.dsum = __shfl_down_sync(0xffffffffu, a->dsum, o);
+        b.dx = __shfl_down_sync(0xffffffffu, a->dx, o);
+        b.k = __shfl_down_sync(0xffffffffu, a->k, o);
+        b.nk = __shfl_down_sync(0xffffffffu, a->nk, o);
+        b.t = a->t;
+        tsr__lcd_acc_merge(a, &b);
+    }
+}
+
+/* Phase 4: block reduction of the threads' accumulators (each warp's by shuffles, then the warps'
+ * sums by warp 0's shuffles); thread 0 writes *out, then, after a system-scope fence, out->seq =
+ * seq (the host polls it: wait_results). Every thread of the block calls it (blockDim a multiple
+ * of 32, at most 1024). */
 __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
                                    tsr__lcd_out *out)
 {
     __shared__ tsr__lcd_acc warp_acc[32];
-    for (int o = 16; o > 0; o >>= 1) {
-        tsr__lcd_acc b;
-        b.dphi = __shfl_down_sync(0xffffffffu, a.dphi, o);
-        b.dsum = __shfl_down_sync(0xffffffffu, a.dsum, o);
-        b.dx = __shfl_down_sync(0xffffffffu, a.dx, o);
-        b.k = __shfl_down_sync(0xffffffffu, a.k, o);
-        b.nk = __shfl_down_sync(0xffffffffu, a.nk, o);
-        b.t = a.t;
-        tsr__lcd_acc_merge(&a, &b);
-    }
+    warp_merge(&a);
     if ((threadIdx.x & 31) == 0)
         warp_acc[threadIdx.x >> 5] = a;
     __syncthreads();
+    if (threadIdx.x >= 32)
+        return;
+    if (threadIdx.x < (blockDim.x >> 5))
+        a = warp_acc[threadIdx.x];
+    else
+        tsr__lcd_acc_init(&a, a.t); /* the merge's identity */
+    warp_merge(&a);
     if (threadIdx.x == 0) {
-        for (unsigned w = 1; w < blockDim.x >> 5; w++)
-            tsr__lcd_acc_merge(&a, &warp_acc[w]);
         tsr__lcd_out r;
         r.dphi = a.dphi;
         r.dsum = a.dsum;
@@ -209,11 +225,10 @@ __global__ void __launch_bounds__(COMMIT_THREADS)
     tsr__lcd_edge first;
     if (t < d.m)
         tsr__lcd_edge_load(t, d.ec, d.eu, d.ev, d.c, &first);
-    int32_t v, px, py;
-    block_proposal(pp, prop, nprop, p, &v, &px, &py);
-    const int32_t ox = d.x[v], oy = d.y[v];
-    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, NULL, 0, 0, 0,
+    const block_prop q = block_proposal(pp, prop, nprop, p, d.adj_off);
+    const int32_t v = q.v, px = q.px, py = q.py, ox = d.x[v], oy = d.y[v];
+    tsr__lcd_star s = block_star(maxdeg, q.deg);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, q.off, d.adj_edges, d.c, &s, NULL, 0, 0, 0,
                          NULL, &invalid);
     __syncthreads();
     tsr__lcd_acc a;
@@ -254,15 +269,14 @@ __global__ void eval_spatial_kernel(dev_drawing d, int32_t maxdeg,
     __shared__ int invalid;
     __shared__ tsr__lcd_spatial_shared sh;
     const int p = blockIdx.x, t = threadIdx.x, nt = blockDim.x;
-    int32_t v, px, py;
-    block_proposal(pp, prop, nprop, p, &v, &px, &py);
-    const int32_t ox = d.x[v], oy = d.y[v];
+    const block_prop q = block_proposal(pp, prop, nprop, p, d.adj_off);
+    const int32_t v = q.v, px = q.px, py = q.py, ox = d.x[v], oy = d.y[v];
     unsigned *st = g.stamp + (size_t)p * (size_t)d.m;
     int32_t *cells = g.cells + (size_t)p * (size_t)g.cells_cap;
     tsr__lcd_spatial_begin_thread(t, nt, &sh);
     __syncthreads();
-    tsr__lcd_star s = block_star(maxdeg, d.adj_off[v + 1] - d.adj_off[v]);
-    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, d.adj_off, d.adj_edges, d.c, &s, st, g.gen,
+    tsr__lcd_star s = block_star(maxdeg, q.deg);
+    tsr__lcd_star_thread(t, nt, v, d.ec, d.eu, d.ev, q.off, d.adj_edges, d.c, &s, st, g.gen,
                          g.kbase, g.window, &sh, &invalid);
     tsr__lcd_raster_thread(t, nt, g.cell, g.gx, g.gy, d.x, d.y, d.eu, d.ev, d.adj_off, d.adj_edges,
                            v, px, py, cells, g.cells_cap, &sh);
@@ -294,8 +308,8 @@ __global__ void full_rows_kernel(dev_drawing d, const __grid_constant__ prop_par
                                  int32_t *__restrict__ rows)
 {
     const int p = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
-    int32_t v, px, py;
-    block_proposal(pp, prop, nprop, p, &v, &px, &py);
+    const block_prop q = block_proposal(pp, prop, nprop, p, d.adj_off);
+    const int32_t v = q.v, px = q.px, py = q.py;
     if (e >= d.m)
         return;
     rows[(size_t)p * d.m + e] = tsr__lcd_count_edge(e, d.x, d.y, d.eu, d.ev, d.m, v, px, py);
@@ -311,8 +325,8 @@ __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_p
     const int p = blockIdx.x, t = threadIdx.x;
     if (t == 0)
         invalid = 0;
-    int32_t v, px, py;
-    block_proposal(pp, prop, nprop, p, &v, &px, &py);
+    const block_prop q = block_proposal(pp, prop, nprop, p, d.adj_off);
+    const int32_t v = q.v, px = q.px, py = q.py;
     __syncthreads(); /* publishes invalid = 0 */
     tsr__lcd_acc a;
     tsr__lcd_acc_init(&a, pp.target);
@@ -329,13 +343,14 @@ struct tsr__layout_cuda {
     int32_t max_parts; /* the largest cluster of dense parts the device runs (1: none) */
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
-    int32_t *hist;      /* histogram of the base counts, m + 1 */
-    prop_params pp;     /* the first PARAM_PROPS proposals of one launch, passed as parameters */
-    int32_t *hprop;     /* mapped host memory: node, px, py of one launch (3 x nprop) */
-    int32_t *dprop;     /* its device address */
-    tsr__lcd_out *hout; /* mapped host memory: one result per proposal, written by the kernels */
-    tsr__lcd_out *dout; /* its device address */
-    uint32_t seq;       /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
+    int32_t *hist;         /* histogram of the base counts, m + 1 */
+    prop_params pp;        /* the first PARAM_PROPS proposals of one launch, passed as parameters */
+    int32_t *adj_off_host; /* the adjacency's offsets (n + 1): pp's runs */
+    int32_t *hprop;        /* mapped host memory: node, px, py of one launch (3 x nprop) */
+    int32_t *dprop;        /* its device address */
+    tsr__lcd_out *hout;    /* mapped host memory: one result per proposal, written by the kernels */
+    tsr__lcd_out *dout;    /* its device address */
+    uint32_t seq;          /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
     /* spatial (allocated on first use) */
@@ -394,6 +409,7 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hprop);
     if (g->hout)
         cudaFreeHost(g->hout);
+    tsr__free(ctx, g->adj_off_host);
     tsr__free(ctx, g);
 }
 
@@ -499,10 +515,13 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     const size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)(m ? m : 1) * 4;
     const size_t pb = (size_t)max_proposals * 3 * 4,
                  ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
-    if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK) { /* also ec's staging */
+    if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK || /* also ec's staging */
+        (st = tsr__alloc(ctx, nb + 4, (void **)&g->adj_off_host)) != TSR_OK) {
+        tsr__free(ctx, counts);
         tsr__layout_cuda_destroy(ctx, g);
         return st;
     }
+    memcpy(g->adj_off_host, adj->offset, (size_t)(n + 1) * 4);
     CREATE_TRY(cudaMalloc((void **)&g->x, nb));
     CREATE_TRY(cudaMalloc((void **)&g->y, nb));
     CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
@@ -637,6 +656,10 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
     memcpy(g->pp.node, node, (size_t)np * 4);
     memcpy(g->pp.px, px, (size_t)np * 4);
     memcpy(g->pp.py, py, (size_t)np * 4);
+    for (int p = 0; p < np; p++) {
+        g->pp.off[p] = g->adj_off_host[node[p]];
+        g->pp.deg[p] = g->adj_off_host[node[p] + 1] - g->pp.off[p];
+    }
     memcpy(g->hprop, node, (size_t)nprop * 4);
     memcpy(g->hprop + nprop, px, (size_t)nprop * 4);
     memcpy(g->hprop + 2 * nprop, py, (size_t)nprop * 4);

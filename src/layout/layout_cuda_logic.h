@@ -266,15 +266,15 @@ TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_s
  * (the other end's point and the base count are loaded beside the edge's ends, not after them),
  * zeroes their accumulators; with a stamp row st (spatial), claims the incident edges for
  * generation gen and counts them in the window of sh (kbase, w). Thread 0 clears *invalid.
- * s->deg must be v's degree. */
+ * v's incident edges are adj_edges[off .. off + s->deg). */
 TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *ec,
-                                      const int32_t *eu, const int32_t *ev, const int32_t *adj_off,
+                                      const int32_t *eu, const int32_t *ev, int32_t off,
                                       const int32_t *adj_edges, const int32_t *c, tsr__lcd_star *s,
                                       unsigned *st, unsigned gen, int32_t kbase, int32_t w,
                                       tsr__lcd_spatial_shared *sh, int *invalid)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
-        const int32_t e = adj_edges[adj_off[v] + i], a = eu[e], b = ev[e], ce = c[e];
+        const int32_t e = adj_edges[off + i], a = eu[e], b = ev[e], ce = c[e];
         int32_t ax, ay, bx, by;
         TSR__LCD_EDGE_XY(ec, e, ax, ay, bx, by);
         s->e[i] = e;

@@ -207,7 +207,7 @@ static void emu_dense_parts(emu *g, int nt, int parts, int32_t v, int32_t px, in
         s[r] = emu_star(g, v, r);
         invalid[r] = 0x5a; /* shared memory starts undefined */
         for (int t = 0; t < nt; t++)
-            tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c,
+            tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off[v], g->adj_edges, g->c,
                                  &s[r], NULL, 0, 0, 0, NULL, &invalid[r]);
         int32_t i0, i1;
         tsr__lcd_part_arms(s[r].deg, parts, r, &i0, &i1);
@@ -248,7 +248,7 @@ static void emu_dense_block(emu *g, int nt, int parts, int32_t v, int32_t px, in
         return;
     }
     for (int t = 0; t < nt; t++)
-        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s,
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off[v], g->adj_edges, g->c, &s,
                              NULL, 0, 0, 0, NULL, &invalid);
     for (int t = 0; t < nt; t++) {
         tsr__lcd_acc_init(&g->acc[t], g->target);
@@ -278,8 +278,8 @@ static int emu_spatial_block(emu *g, const tsr__grid *grid, int p, int32_t v, in
         tsr__lcd_spatial_begin_thread(t, nt, &sh);
     tsr__lcd_star s = emu_star(g, v, 0);
     for (int t = 0; t < nt; t++) {
-        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off, g->adj_edges, g->c, &s, st,
-                             g->gen, kbase, g->window, &sh, &invalid);
+        tsr__lcd_star_thread(t, nt, v, g->ec, g->eu, g->ev, g->adj_off[v], g->adj_edges, g->c, &s,
+                             st, g->gen, kbase, g->window, &sh, &invalid);
         tsr__lcd_raster_thread(t, nt, grid->cell, grid->gx, grid->gy, g->x, g->y, g->eu, g->ev,
                                g->adj_off, g->adj_edges, v, px, py, cells, g->cells_cap, &sh);
     }
