@@ -604,22 +604,66 @@ static uint32_t bands_groups(const tsr__j2k_tile *t, const tsr__j2k_bands *bands
     return 0;
 }
 
-/* The memory of a banded tile in one block (*mem, prefaulted): per decoded component the
- * resolution below the top (its tc->data) and its bands (*bands, one per component). */
+/* Whether the resolution below the top of a banded tile can live in the output image's own
+ * memory, and then its row length in bytes (*lrow; the decoded components' rows side by side).
+ * Its rows are read only by the window fill (bands.c), and group k's fill has copied every low
+ * row of the positions before T (its span's end) before the group's output rows, which end at
+ * T - M at most (M >= 2), are written. With the image's row i at i S bytes (the image equal to
+ * the top resolution of the one tile: image row i is position y0 + i) and low row q at q lrow,
+ * lrow >= 2 S: the rows not yet copied are q >= ceil((y0 + T) / 2) - ceil(y0 / 2) >= (T - 1) / 2,
+ * at bytes >= (T - 1) S, beyond every image row written so far (< (T - M) S). The last group
+ * writes the rest after its fill has copied every low row. So where, in addition, the low rows
+ * fit in the image's bytes, no image row overwrites a low row still to be read. In practice: 8-bit
+ * tight images of even width and height (then lrow = 2 S and the low rows fill the image). The
+ * caller's image is fully written by the output rows in any case. */
+static int low_in_image(const dec *d, const tsr__j2k_tile *t, size_t *lrow)
+{
+    const tsr_image *img = d->img;
+    if (!img || d->pix.wide || ((uintptr_t)img->data & 3) || img->height < 1)
+        return 0;
+    const size_t S = img->stride,
+                 bytes = S * (size_t)(img->height - 1) + (size_t)img->width * d->pix.n;
+    size_t row = 0, rows = 0;
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_res *top = &tc->res[tc->dec_res - 1], *low = &tc->res[tc->dec_res - 2];
+        const tsr_j2k_plane *p = &d->dst[c];
+        if (!is_output(d, c) || top->x0 != p->x0 || top->y0 != p->y0 ||
+            top->x1 - top->x0 != p->width || top->y1 - top->y0 != p->height)
+            return 0;
+        row += (size_t)4 * (low->x1 - low->x0);
+        rows = low->y1 - low->y0;
+        n++;
+    }
+    if (n != d->pix.n || row < 2 * S || rows > bytes / row)
+        return 0;
+    *lrow = row;
+    return 1;
+}
+
+/* The memory of a banded tile in one block (*mem, prefaulted): per decoded component its
+ * bands (*bands, one per component) and the resolution below the top (its tc->data), unless
+ * that is in the output image (low_in_image). */
 static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, int threads,
                               tsr__j2k_bands **bands, int32_t **mem)
 {
     tsr_ctx *ctx = d->ctx;
     uint32_t G, M;
     bands_geometry(t, tcp, &G, &M);
-    size_t total = 0, n;
+    size_t lrow = 0;
+    const int in_image = low_in_image(d, t, &lrow);
+    size_t total = 0, n = 0;
     for (uint32_t c = 0; c < t->ncomps; c++) {
         const tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
         const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
         const size_t m = tsr__j2k_bands_size(tc, G, M);
-        if (!tsr__size_mul((size_t)(low->x1 - low->x0), (size_t)(low->y1 - low->y0), &n) ||
+        if ((!in_image &&
+             !tsr__size_mul((size_t)(low->x1 - low->x0), (size_t)(low->y1 - low->y0), &n)) ||
             n > SIZE_MAX - m || total > SIZE_MAX - n - m)
             return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
         total += n + m;
@@ -635,16 +679,22 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
         return st;
     if (bytes >= ((size_t)1 << 20))
         tsr__j2k_prefault(*mem, bytes, threads); /* fresh memory: populate it now */
-    int32_t *at = *mem;
+    int32_t *at = *mem, *img_at = in_image ? (int32_t *)d->img->data : NULL;
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
         const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
-        tc->data = at;
-        tc->stride = low->x1 - low->x0;
-        tc->external = 1; /* freed with the block */
-        at += tc->stride * (size_t)(low->y1 - low->y0);
+        tc->external = 1; /* freed with the block, or the image's */
+        if (in_image) {
+            tc->data = img_at;
+            tc->stride = lrow / 4;
+            img_at += low->x1 - low->x0;
+        } else {
+            tc->data = at;
+            tc->stride = low->x1 - low->x0;
+            at += tc->stride * (size_t)(low->y1 - low->y0);
+        }
         if (tsr__j2k_bands_init(&(*bands)[c], tc, G, M, at))
             return tsr__fail(ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
         at += tsr__j2k_bands_size(tc, G, M);

@@ -2,11 +2,12 @@
  * of the kept fuzz inputs is decoded in full and with one set of random options (reduced
  * resolution, layers, a region, a component subset or order, palette off; 1 or 2 threads) through
  * tsr_j2k_decode_alloc and through tsr_j2k_decode_image into images prefilled with two different
- * patterns (rows padded past their end). The image entry must fail exactly where the planes make no
- * image (1-4 planes of one size, <= 16 bits) or the planes decode fails, with the same status;
- * otherwise both images must hold the planes' samples converted by the rule of j2k.h (computed here
- * independently, in 64-bit arithmetic), with the padding untouched. Skips without
- * ../shared/data. */
+ * patterns (one tight, as the CLI's, where a banded tile may keep its resolution below the top in
+ * the image's memory; one with rows padded past their end). The image entry must fail exactly where
+ * the planes make no image (1-4 planes of one size, <= 16 bits) or the planes decode fails, with
+ * the same status; otherwise both images must hold the planes' samples converted by the rule of
+ * j2k.h (computed here independently, in 64-bit arithmetic), with the padding untouched. Skips
+ * without ../shared/data. */
 #define _POSIX_C_SOURCE 200809L
 #include "j2k_stream_walk.h"
 #include "testlib.h"
@@ -71,18 +72,18 @@ static void check_options(tsr_ctx *ctx, const char *path, const uint8_t *data, s
     }
     const int wide = desc.depth == TSR_U16;
     const size_t es = wide ? 2 : 1, row = (size_t)desc.width * (size_t)desc.channels * es;
-    const size_t stride = row + PAD * es;
+    const size_t strides[2] = {row, row + PAD * es}; /* tight (the CLI's), padded */
     uint8_t *img[2];
     tsr_status si[2];
     for (int k = 0; k < 2; k++) {
-        img[k] = malloc(stride * (size_t)desc.height);
+        img[k] = malloc(strides[k] * (size_t)desc.height);
         if (!img[k]) {
             CHECK(0);
             return;
         }
-        memset(img[k], k ? 0xA5 : 0x5A, stride * (size_t)desc.height);
+        memset(img[k], k ? 0xA5 : 0x5A, strides[k] * (size_t)desc.height);
         tsr_image out = desc;
-        out.stride = stride;
+        out.stride = strides[k];
         out.data = img[k];
         si[k] = tsr_j2k_decode_image(ctx, data, len, o, &out, NULL);
         CHECK(si[k] == sp);
@@ -95,7 +96,7 @@ static void check_options(tsr_ctx *ctx, const char *path, const uint8_t *data, s
         int bad = 0;
         for (int32_t y = 0; y < desc.height && !bad; y++)
             for (int k = 0; k < 2; k++) {
-                const uint8_t *r = img[k] + (size_t)y * stride;
+                const uint8_t *r = img[k] + (size_t)y * strides[k];
                 for (int32_t x = 0; x < desc.width; x++)
                     for (uint32_t c = 0; c < np; c++) {
                         const size_t at = (size_t)x * np + c;
@@ -103,7 +104,7 @@ static void check_options(tsr_ctx *ctx, const char *path, const uint8_t *data, s
                         if (got != expect(&pl[c], pl[c].data[(size_t)y * pl[c].stride + x], wide))
                             bad = 1;
                     }
-                for (size_t b = row; b < stride; b++)
+                for (size_t b = row; b < strides[k]; b++)
                     if (r[b] != (k ? 0xA5 : 0x5A))
                         bad = 2;
             }
