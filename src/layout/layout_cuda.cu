@@ -16,8 +16,6 @@ extern "C" {
 #include <cooperative_groups.h>
 #include <string.h>
 
-#include <utility>
-
 namespace
 {
 
@@ -168,14 +166,10 @@ __device__ tsr__lcd_star block_star(int32_t maxdeg, int32_t deg)
 }
 
 /* Phase 2 of a dense block whose proposal is split over a cluster of `parts` blocks
- * (layout_cuda_logic.h, tsr__lcd_dense_parts; one edge per thread, `first`), called after the
- * star's barrier: the block visits its arms; a rank other than 0 then stores its changes of the
- * edges and its arms' changes into rank 0's shared memory (distributed shared memory), and rank 0
- * sums its thread's edge into *a. Two cluster barrier phases: the first, arrived at before the
- * visit and waited for after it, ensures rank 0 runs and has cleared its arms before any remote
- * store; the second publishes the stores to rank 0, which reads only its own shared memory, so
- * no rank waits for another's reads. Returns 1 on rank 0, which goes on to phase 3; the other
- * ranks are done. */
+ * (layout_cuda_logic.h, tsr__lcd_dense_parts; one edge per thread, `first`): the block visits its
+ * arms; then rank 0 sums the ranks' changes of its edge into *a and copies the other ranks' arm
+ * changes into its star (distributed shared memory). Returns 1 on rank 0, which goes on to phase
+ * 3; the other ranks are done (they wait until rank 0 has read their shared memory). */
 __device__ int dense_parts(const tsr__lcd_edge &first, int t, int nt, int32_t m, int32_t v,
                            int32_t ox, int32_t oy, int32_t px, int32_t py, tsr__lcd_star &s,
                            int32_t parts, tsr__lcd_acc *a, int *invalid)
@@ -188,33 +182,29 @@ __device__ int dense_parts(const tsr__lcd_edge &first, int t, int nt, int32_t m,
     return 0;
 #else
     namespace cg = cooperative_groups;
-    __shared__ int32_t df_part[TSR__LCD_MAX_PARTS][DENSE_THREADS]; /* rank 0's: rank r's row r */
+    __shared__ int32_t df_part[DENSE_THREADS];
     cg::cluster_group cl = cg::this_cluster();
-    auto started = cl.barrier_arrive();
     const int32_t r = (int32_t)cl.block_rank();
     int32_t i0, i1;
     tsr__lcd_part_arms(s.deg, parts, r, &i0, &i1);
-    const int32_t df =
-        t < m ? tsr__lcd_part_thread(&first, v, ox, oy, px, py, &s, i0, i1, invalid) : 0;
-    if (r != 0)
-        __syncthreads(); /* the block's arm changes are complete */
-    cl.barrier_wait(std::move(started));
-    if (r != 0) {
-        if (t < m)
-            *cl.map_shared_rank(&df_part[r][t], 0) = df;
-        for (int32_t i = i0 + t; i < i1; i += nt)
-            *cl.map_shared_rank(&s.acc[i], 0) = s.acc[i];
+    if (t < m)
+        df_part[t] = tsr__lcd_part_thread(&first, v, ox, oy, px, py, &s, i0, i1, invalid);
+    cl.sync();
+    if (r == 0) {
+        if (t < m) {
+            int32_t df = df_part[t];
+            for (int32_t k = 1; k < parts; k++)
+                df += *cl.map_shared_rank(&df_part[t], k);
+            tsr__lcd_part_sum_thread(&first, v, df, a);
+        }
+        for (int32_t i = t; i < s.deg; i += nt) {
+            const int32_t k = tsr__lcd_arm_part(s.deg, parts, i);
+            if (k)
+                s.acc[i] = *cl.map_shared_rank(&s.acc[i], k);
+        }
     }
-    cl.sync(); /* release / acquire: the other ranks' stores are visible to rank 0 */
-    if (r != 0)
-        return 0;
-    if (t < m) {
-        int32_t sum = df;
-        for (int32_t k = 1; k < parts; k++)
-            sum += df_part[k][t];
-        tsr__lcd_part_sum_thread(&first, v, sum, a);
-    }
-    return 1;
+    cl.sync();
+    return r == 0;
 #endif
 }
 

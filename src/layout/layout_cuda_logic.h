@@ -416,10 +416,10 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
  * proposal's star over `parts` blocks of a thread-block cluster, so that a proposal's arm visits
  * run on `parts` SMs (the visit of one edge against every arm is a long dependent chain per
  * thread, and a block of 512 threads keeps its SM's issue slots busy: bench/notes/layout.md,
- * "Arms over a cluster"). Block rank r visits the arms tsr__lcd_part_arms gives it and stores its
- * changes of every edge and its arms' changes into rank 0's shared memory (distributed shared
- * memory); rank 0 adds them, then reduces as a one-block proposal does. Parts per proposal: the
- * largest power of two up to MAX_PARTS that keeps nprop x parts blocks within the device's SMs. */
+ * "Arms over a cluster"). Block rank r visits the arms tsr__lcd_part_arms gives it; rank 0 adds
+ * the ranks' changes of every edge and the arms' changes (distributed shared memory), then
+ * reduces as a one-block proposal does. Parts per proposal: the largest power of two up to
+ * MAX_PARTS that keeps nprop x parts blocks within the device's SMs. */
 enum { TSR__LCD_MAX_PARTS = 8 };
 
 TSR__LCD_FN int32_t tsr__lcd_dense_parts(int32_t m, int32_t nprop, int32_t sms)
@@ -439,6 +439,12 @@ TSR__LCD_FN void tsr__lcd_part_arms(int32_t deg, int32_t parts, int32_t r, int32
     const int32_t per = (deg + parts - 1) / parts, lo = r * per;
     *i0 = lo < deg ? lo : deg;
     *i1 = lo + per < deg ? lo + per : deg;
+}
+
+/* The part whose arms hold arm i (deg > 0). */
+TSR__LCD_FN int32_t tsr__lcd_arm_part(int32_t deg, int32_t parts, int32_t i)
+{
+    return i / ((deg + parts - 1) / parts);
 }
 
 /* Phase 2 of a part, thread t < m (edge t, loaded before the star into *d): the change of edge

@@ -194,9 +194,8 @@ static tsr__lcd_star emu_star(emu *g, int32_t v, int r)
 }
 
 /* eval_dense_kernel's cluster of `parts` blocks for one proposal (dense_parts), the edges
- * loaded into g->first: every block its star and its arms' changes of every edge, the other
- * ranks' stores of their arm changes into rank 0's star, then rank 0's sums, phase 3 and the
- * reduction. */
+ * loaded into g->first: every block its star and its arms' changes of every edge, then rank 0's
+ * sums, its copies of the other ranks' arm changes, phase 3 and the reduction. */
 static void emu_dense_parts(emu *g, int nt, int parts, int32_t v, int32_t px, int32_t py,
                             tsr_layout_score *score, uint8_t *inv, int64_t *dx)
 {
@@ -225,12 +224,8 @@ static void emu_dense_parts(emu *g, int nt, int parts, int32_t v, int32_t px, in
             tsr__lcd_part_sum_thread(&g->first[t], v, df, &g->acc[t]);
         }
     }
-    for (int r = 1; r < parts; r++) { /* rank r's stores of its arms into rank 0's star */
-        int32_t i0, i1;
-        tsr__lcd_part_arms(s[r].deg, parts, r, &i0, &i1);
-        for (int32_t i = i0; i < i1; i++)
-            s[0].acc[i] = s[r].acc[i];
-    }
+    for (int32_t i = 0; i < s[0].deg; i++)
+        s[0].acc[i] = s[tsr__lcd_arm_part(s[0].deg, parts, i)].acc[i];
     for (int t = 0; t < nt; t++)
         tsr__lcd_incident_thread(t, nt, g->c, &s[0], &g->acc[t], NULL);
     emu_reduce(g, nt, invalid[0], score, inv, dx);
