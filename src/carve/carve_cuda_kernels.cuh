@@ -158,7 +158,14 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
     __shared__ uint64_t sv[WARPS];
     __shared__ int32_t sx[WARPS];
     __shared__ int32_t exits[TSR__CC_MAX_BANDS];
-    __shared__ uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W];
+    /* the hops' windows, then (after the hops' last barrier) each warp's band words and path */
+    __shared__ union {
+        uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W];
+        struct {
+            uint32_t words[WARPS][TSR__CC_BAND][TSR__CC_EXP_WORDS];
+            int32_t xr[WARPS][TSR__CC_BAND];
+        } exp;
+    } sm;
     __shared__ int32_t go, hx;
     if (P.state->stop)
         return;
@@ -188,30 +195,25 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
     for (int32_t b0 = nb - 1, x0 = xe; b0 >= 1; b0 -= TSR__CC_HOP_G) {
         uint16_t hv[TSR__CC_HOP_G];
         tsr__cc_hop_load(&P, w, b0, x0, t, hv);
-#pragma unroll
-        for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
-            if (tsr__cc_hop_has(b0, j, t))
-                win[j][t] = hv[j];
+        tsr__cc_hop_store(w, b0, x0, t, hv, sm.win);
         __syncthreads();
         if (t == 0)
-            hx = tsr__cc_hop_walk(win, b0, x0, exits);
+            hx = tsr__cc_hop_walk(sm.win, b0, x0, exits);
         __syncthreads();
         x0 = hx;
     }
     int32_t sd = 0;
     for (int32_t b = warp; b < nb; b += WARPS) {
         const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
-        int32_t x = b == nb - 1 ? xe : exits[b]; /* the hops wrote exits[0 .. nb - 2] */
+        const int32_t x = b == nb - 1 ? xe : exits[b]; /* the hops wrote exits[0 .. nb - 2] */
         const int32_t word0 = tsr__cc_expand_word0(x);
-        uint32_t ew[TSR__CC_EXP_WORDS];
-        tsr__cc_expand_load(&P, b, word0, lane, ew);
-        int32_t mine = x;
-        for (int32_t r = last; r > 0; r--) {
-            x += __shfl_sync(FULL, tsr__cc_expand_code(ew, word0, x), r) - 1;
-            if (lane == r - 1)
-                mine = x;
-        }
-        sd += tsr__cc_expand_store(&P, b, lane, mine);
+        tsr__cc_expand_load(&P, b, word0, lane, sm.exp.words[warp][lane]);
+        __syncwarp();
+        if (lane == 0)
+            tsr__cc_expand_walk(sm.exp.words[warp], word0, last, x, sm.exp.xr[warp]);
+        __syncwarp();
+        sd += tsr__cc_expand_store(&P, b, lane, sm.exp.xr[warp][lane]);
+        __syncwarp(); /* the next band's loads overwrite the words and the path */
     }
     sd = __reduce_add_sync(FULL, sd);
     if (lane == 0)

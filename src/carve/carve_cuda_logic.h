@@ -41,8 +41,10 @@
  *                                          shuffles, one barrier, warp 0's shuffles); the
  *                                          bands' exits by hops in groups (tsr__cc_hop_*);
  *                                          one warp per band expands its rows: each lane loads
- *                                          one row's back-pointer words around the band's exit,
- *                                          then the path walks up by shuffles; drop counts
+ *                                          one row's back-pointer words around the band's exit
+ *                                          into shared memory, then lane 0 walks the path up
+ *                                          (tsr__cc_expand_walk) and every lane stores its
+ *                                          row's column; drop counts
  *                                          summed; thread 0 updates the state
  *     remove                               one block per row: chunks of THREADS x E columns
  *                                          right of the seam, all reads, barrier, all writes
@@ -474,25 +476,44 @@ enum {
 };
 typedef char tsr__cc_hop_fits[(int)TSR__CC_HOP_W <= (int)TSR__CC_SEL_THREADS ? 1 : -1];
 
-/* Whether thread t holds column t of the window of entry row b0 - j. */
-TSR__CC_FN int tsr__cc_hop_has(int32_t b0, int32_t j, int32_t t)
+/* Whether thread t holds column t of the window of entry row b0 - j: the row exists, the column
+ * is inside the window (t <= 2 R j) and inside the image (x = x0 - R j + t in [0, w)). A window
+ * column outside the image is never walked to (a path stays in the image), so it is left
+ * unwritten. */
+TSR__CC_FN int tsr__cc_hop_has(int32_t b0, int32_t j, int32_t t, int32_t x, int32_t w)
 {
-    return b0 - j >= 1 && t <= 2 * TSR__CC_BAND * j;
+    return b0 - j >= 1 && t <= 2 * TSR__CC_BAND * j && (uint32_t)x < (uint32_t)w;
 }
 
-/* Thread t's loads for the group below band b0 (exit x0) at width w: v[j] for every j it has
- * (window column t = image column x0 - R j + t, clamped into the row: a clamped one is never
- * walked to). */
+/* Thread t's loads for the group below band b0 (exit x0) at width w: v[j] for every j it has.
+ * The image column and the element offset step by constants from one j to the next (few
+ * instructions per load: the group's loads are issue-bound, 1024 threads on one SM). */
 TSR__CC_FN void tsr__cc_hop_load(const tsr__cc_planes *P, int32_t w, int32_t b0, int32_t x0,
                                  int32_t t, uint16_t v[TSR__CC_HOP_G])
 {
+    int32_t x = x0 + t;
+    int64_t o = (int64_t)b0 * P->pitch;
     TSR__CC_UNROLL
-    for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
-        if (tsr__cc_hop_has(b0, j, t)) {
-            int32_t x = x0 - TSR__CC_BAND * j + t;
-            x = x < 0 ? 0 : x >= w ? w - 1 : x;
-            v[j] = P->entry[(int64_t)(b0 - j) * P->pitch + x];
-        }
+    for (int32_t j = 0; j < TSR__CC_HOP_G; j++) {
+        if (tsr__cc_hop_has(b0, j, t, x, w))
+            v[j] = P->entry[o + x];
+        x -= TSR__CC_BAND;
+        o -= P->pitch;
+    }
+}
+
+/* Thread t's stores of its loads (tsr__cc_hop_load) into the group's windows. */
+TSR__CC_FN void tsr__cc_hop_store(int32_t w, int32_t b0, int32_t x0, int32_t t,
+                                  const uint16_t v[TSR__CC_HOP_G],
+                                  uint16_t win[TSR__CC_HOP_G][TSR__CC_HOP_W])
+{
+    int32_t x = x0 + t;
+    TSR__CC_UNROLL
+    for (int32_t j = 0; j < TSR__CC_HOP_G; j++) {
+        if (tsr__cc_hop_has(b0, j, t, x, w))
+            win[j][t] = v[j];
+        x -= TSR__CC_BAND;
+    }
 }
 
 /* Thread 0, after the group's windows are stored: exits[b0 - 1] ... down to band max(b0 - G, 0);
@@ -517,7 +538,7 @@ TSR__CC_FN int32_t tsr__cc_expand_word0(int32_t xe)
 }
 
 /* select, expansion of band b, lane `lane`: the window words of row y0 + lane (zeros past the
- * band's last row). */
+ * band's last row), which the kernel keeps in shared memory for the walk. */
 TSR__CC_FN void tsr__cc_expand_load(const tsr__cc_planes *P, int32_t b, int32_t word0, int32_t lane,
                                     uint32_t win[TSR__CC_EXP_WORDS])
 {
@@ -528,17 +549,23 @@ TSR__CC_FN void tsr__cc_expand_load(const tsr__cc_planes *P, int32_t b, int32_t 
         win[j] = y < P->h ? row[word0 + j] : 0;
 }
 
-/* The code of column x in a lane's window words (x inside the window). */
-TSR__CC_FN int32_t tsr__cc_expand_code(const uint32_t win[TSR__CC_EXP_WORDS], int32_t word0,
-                                       int32_t x)
+/* select, expansion of a band by one thread: from the band's exit column x in its row `last`,
+ * walks up through the rows' window words (win[r]: row y0 + r, tsr__cc_expand_load) and writes
+ * the path's column of every row r <= last to xr[r]. One thread walks: a step is a shared load
+ * and four operations (a walk by shuffles, every lane computing its own row's code, issued ~4x
+ * as many instructions, and 32 warps share one SM). */
+typedef char tsr__cc_lane_per_band_row[TSR__CC_LANES == TSR__CC_BAND ? 1 : -1];
+
+TSR__CC_FN void tsr__cc_expand_walk(const uint32_t win[TSR__CC_BAND][TSR__CC_EXP_WORDS],
+                                    int32_t word0, int32_t last, int32_t x,
+                                    int32_t xr[TSR__CC_BAND])
 {
-    const int32_t j = (x >> 4) - word0;
-    const uint32_t v = j == 0   ? win[0]
-                       : j == 1 ? win[1]
-                       : j == 2 ? win[2]
-                       : j == 3 ? win[3]
-                                : win[4];
-    return (int32_t)((v >> ((x & 15) * 2)) & 3);
+    xr[last] = x;
+    for (int32_t r = last; r > 0; r--) {
+        const uint32_t v = win[r][(x >> 4) - word0];
+        x += (int32_t)((v >> ((x & 15) * 2)) & 3) - 1;
+        xr[r - 1] = x;
+    }
 }
 
 /* select, expansion of band b, lane `lane` after the walk (x: the seam's column in row

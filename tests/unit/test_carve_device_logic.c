@@ -168,29 +168,27 @@ static void launch_select(emu *e, int32_t w)
         for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
             tsr__cc_hop_load(P, w, b0, x0, t, hv[t]);
         for (int32_t t = TSR__CC_SEL_THREADS - 1; t >= 0; t--)
-            for (int32_t j = 0; j < TSR__CC_HOP_G; j++)
-                if (tsr__cc_hop_has(b0, j, t))
-                    win[j][t] = hv[t][j];
+            tsr__cc_hop_store(w, b0, x0, t, hv[t], win);
         x0 = tsr__cc_hop_walk((const uint16_t(*)[TSR__CC_HOP_W])win, b0, x0, exits);
     }
-    /* every band expanded by one warp: lanes load their row's words, then the walk */
+    /* every band expanded by one warp: lanes load their row's words, lane 0 walks, every lane
+     * stores its row (rows past the image's last are never stored: their path entries stay
+     * poisoned) */
     int32_t sd = 0;
     for (int32_t b = nb - 1; b >= 0; b--) {
         const int32_t y0 = b * TSR__CC_BAND;
         const int32_t last = (P->h - y0 < TSR__CC_BAND ? P->h - y0 : TSR__CC_BAND) - 1;
-        int32_t x = b == nb - 1 ? xe : exits[b], mine[TSR__CC_LANES];
+        const int32_t x = b == nb - 1 ? xe : exits[b];
         const int32_t word0 = tsr__cc_expand_word0(x);
-        uint32_t ew[TSR__CC_LANES][TSR__CC_EXP_WORDS];
-        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
-            tsr__cc_expand_load(P, b, word0, lane, ew[lane]);
-            mine[lane] = x;
-        }
-        for (int32_t r = last; r > 0; r--) {
-            x += tsr__cc_expand_code(ew[r], word0, x) - 1;
-            mine[r - 1] = x;
-        }
+        uint32_t ew[TSR__CC_BAND][TSR__CC_EXP_WORDS];
+        int32_t xr[TSR__CC_BAND];
+        poison(ew, sizeof ew);
+        poison(xr, sizeof xr);
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-            sd += tsr__cc_expand_store(P, b, lane, mine[lane]);
+            tsr__cc_expand_load(P, b, word0, lane, ew[lane]);
+        tsr__cc_expand_walk((const uint32_t(*)[TSR__CC_EXP_WORDS])ew, word0, last, x, xr);
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+            sd += tsr__cc_expand_store(P, b, lane, xr[lane]);
     }
     tsr__cc_select_finish(P, xe, sd);
 }
