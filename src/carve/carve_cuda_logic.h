@@ -486,19 +486,20 @@ TSR__CC_FN int tsr__cc_hop_has(int32_t b0, int32_t j, int32_t t, int32_t x, int3
 }
 
 /* Thread t's loads for the group below band b0 (exit x0) at width w: v[j] for every j it has.
- * The image column and the element offset step by constants from one j to the next (few
- * instructions per load: the group's loads are issue-bound, 1024 threads on one SM). */
+ * One 64-bit row address and 32-bit element offsets from it (entry row b0 - j, column x: offset
+ * x - j pitch, within int32 as pitch <= 65535 + 128 and j < 16), so that no address stays live
+ * across the loads: all of them in flight at once with no register spilled (a spilled load
+ * result makes the warp wait for that load before issuing the next). */
 TSR__CC_FN void tsr__cc_hop_load(const tsr__cc_planes *P, int32_t w, int32_t b0, int32_t x0,
                                  int32_t t, uint16_t v[TSR__CC_HOP_G])
 {
+    const uint16_t *row = P->entry + (int64_t)b0 * P->pitch;
     int32_t x = x0 + t;
-    int64_t o = (int64_t)b0 * P->pitch;
     TSR__CC_UNROLL
     for (int32_t j = 0; j < TSR__CC_HOP_G; j++) {
         if (tsr__cc_hop_has(b0, j, t, x, w))
-            v[j] = P->entry[o + x];
+            v[j] = row[x - j * P->pitch];
         x -= TSR__CC_BAND;
-        o -= P->pitch;
     }
 }
 
