@@ -422,6 +422,10 @@ void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t 
 /* Pixels [0, k) into out from s[c][0 .. k), the stored samples of channel c. */
 void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], uint32_t k,
                          void *out);
+/* Its 3-channel 8-bit exact case for AVX2 (pixels_avx2.c): the pixels [0, x) of a row, x the
+ * largest multiple of 16 <= k, returned; the same bytes as pixels.c's loop. */
+uint32_t tsr__j2k_pack3_avx2(const int32_t *const s[3], const int32_t off[3], uint32_t k,
+                             uint8_t *out);
 
 /* ---- code-block jobs (tier1.c) ----------------------------------------------------------- */
 typedef struct tsr__j2k_bands tsr__j2k_bands;

@@ -4,6 +4,7 @@
  * otherwise, maxval 255 or 65535. When every precision equals the output's (8 or 16), that is
  * v + off, which the packing loops do without the division. */
 #include "j2k/j2k_int.h"
+#include "j2k/t1_internal.h"
 
 void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t n, int wide)
 {
@@ -53,7 +54,13 @@ void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], u
         case 3: pack_exact(s, pk->off, 1, 1, k, out); return;
         case 4: pack_exact(s, pk->off, 2, 0, k, out); return;
         case 5: pack_exact(s, pk->off, 2, 1, k, out); return;
-        case 6: pack_exact(s, pk->off, 3, 0, k, out); return;
+        case 6: {
+            /* 8-bit RGB: 16-pixel groups with byte shuffles where the AVX2 builds run */
+            const uint32_t x = tsr__ht_simd() ? tsr__j2k_pack3_avx2(s, pk->off, k, out) : 0;
+            const int32_t *const rest[4] = {s[0] + x, s[1] + x, s[2] + x, NULL};
+            pack_exact(rest, pk->off, 3, 0, k - x, (uint8_t *)out + (size_t)x * 3);
+            return;
+        }
         case 7: pack_exact(s, pk->off, 3, 1, k, out); return;
         case 8: pack_exact(s, pk->off, 4, 0, k, out); return;
         default: pack_exact(s, pk->off, 4, 1, k, out); return;

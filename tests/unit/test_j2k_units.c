@@ -2,7 +2,8 @@
  * from the standard's description, 5/3 perfect reconstruction (F.3) for every length and
  * parity, the 9/7 line on constant signals, the 2D inverse DWT's AVX2 build against its baseline
  * build (identical bits on random tile-components of every size class), the output row pass's
- * AVX2 build against its baseline build (random plans, special floats), progression orders and POC
+ * AVX2 build against its baseline build (random plans, special floats), the 8-bit RGB pixel
+ * packing's AVX2 groups against the C loop, progression orders and POC
  * (B.12) on synthetic headers (every packet exactly once, in the order's nesting), and the public
  * API's argument checks; the output helpers (prefaulting, the PGX writer). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
@@ -277,6 +278,44 @@ static void test_store_simd(tsr_rng *rng)
         free(b);
     }
     CHECK(!bad);
+}
+
+/* The 8-bit 3-channel pixel packing (pixels.c) with the AVX2 groups (pixels_avx2.c) against
+ * the C loop alone: random rows of every length 0..80 and some long ones, samples in range
+ * and far outside it (|v| <= 2^30; the output is the low byte of v + offset either way), random
+ * offsets; the same bytes, nothing written past 3 k bytes (both outputs start from the same
+ * poison). On a CPU without AVX2 both runs take the C loop. */
+static void test_pack3_simd(tsr_rng *rng)
+{
+    enum { MAXK = 700 };
+    static int32_t rows[3][MAXK];
+    static uint8_t a[3 * MAXK + 16], b[3 * MAXK + 16];
+    tsr__j2k_pixels pk;
+    tsr_j2k_plane p[3];
+    memset(p, 0, sizeof p);
+    for (int c = 0; c < 3; c++)
+        p[c].precision = 8;
+    int bad = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        const uint32_t k = rep < 81 ? (uint32_t)rep : (uint32_t)tsr_rng_range(rng, 0, MAXK);
+        for (int c = 0; c < 3; c++)
+            p[c].is_signed = tsr_rng_range(rng, 0, 1);
+        tsr__j2k_pixels_init(&pk, p, 3, 0);
+        CHECK(pk.exact);
+        for (int c = 0; c < 3; c++)
+            for (uint32_t x = 0; x < k; x++)
+                rows[c][x] = rep % 4 ? (int32_t)tsr_rng_range(rng, -128, 255)
+                                     : (int32_t)((uint32_t)tsr_rng_next(rng) >> 1) - (1 << 30);
+        const int32_t *const s[4] = {rows[0], rows[1], rows[2], NULL};
+        memset(a, rep & 0xFF, sizeof a);
+        memset(b, rep & 0xFF, sizeof b);
+        tsr__ht_set_simd(0);
+        tsr__j2k_pixels_row(&pk, s, k, a);
+        tsr__ht_set_simd(1);
+        tsr__j2k_pixels_row(&pk, s, k, b);
+        bad += memcmp(a, b, sizeof a) != 0;
+    }
+    CHECK(bad == 0);
 }
 
 /* The 2D inverse DWT of a random tile-component (5/3 on integers, 9/7 on float bits) through
@@ -622,6 +661,7 @@ int main(void)
     test_dwt(&rng);
     test_dwt_simd(&rng);
     test_store_simd(&rng);
+    test_pack3_simd(&rng);
     test_progression(ctx);
     test_api(ctx);
     test_prefault(&rng);
