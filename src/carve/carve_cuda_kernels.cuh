@@ -167,13 +167,12 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
         } exp;
     } sm;
     __shared__ int32_t go, hx;
-    const int32_t stop = P.state->stop; /* in flight with the last row's loads: harmless reads */
+    if (P.state->stop)
+        return;
     const int32_t t = threadIdx.x, lane = t % TSR__CC_LANES, warp = t / TSR__CC_LANES;
     uint64_t v;
     int32_t x;
     tsr__cc_argmin_partial(&P, w, t, TSR__CC_SEL_THREADS, &v, &x);
-    if (stop)
-        return;
     argmin_warp(&v, &x);
     if (lane == 0) {
         sv[warp] = v;
@@ -203,31 +202,18 @@ __global__ void __launch_bounds__(TSR__CC_SEL_THREADS)
         __syncthreads();
         x0 = hx;
     }
-    /* each warp expands bands warp, warp + WARPS, ...: a band's words go to shared memory, then
-     * the next band's loads are issued, so they are in flight during this band's walk */
-    int32_t sd = 0, b = warp, xb = 0, word0 = 0;
-    uint32_t words[TSR__CC_EXP_WORDS];
-    if (b < nb) {
-        xb = b == nb - 1 ? xe : exits[b]; /* the hops wrote exits[0 .. nb - 2] */
-        word0 = tsr__cc_expand_word0(xb);
-        tsr__cc_expand_load(&P, b, word0, lane, words);
-    }
-    for (; b < nb; b += WARPS) {
-        for (int32_t j = 0; j < TSR__CC_EXP_WORDS; j++)
-            sm.exp.words[warp][lane][j] = words[j];
-        const int32_t bn = b + WARPS, xn = bn < nb ? (bn == nb - 1 ? xe : exits[bn]) : 0;
-        const int32_t word0n = tsr__cc_expand_word0(xn);
-        if (bn < nb)
-            tsr__cc_expand_load(&P, bn, word0n, lane, words);
+    int32_t sd = 0;
+    for (int32_t b = warp; b < nb; b += WARPS) {
+        const int32_t y0 = b * TSR__CC_BAND, last = min(TSR__CC_BAND, P.h - y0) - 1;
+        const int32_t x = b == nb - 1 ? xe : exits[b]; /* the hops wrote exits[0 .. nb - 2] */
+        const int32_t word0 = tsr__cc_expand_word0(x);
+        tsr__cc_expand_load(&P, b, word0, lane, sm.exp.words[warp][lane]);
         __syncwarp();
         if (lane == 0)
-            tsr__cc_expand_walk(sm.exp.words[warp], word0,
-                                min(TSR__CC_BAND, P.h - b * TSR__CC_BAND) - 1, xb, sm.exp.xr[warp]);
+            tsr__cc_expand_walk(sm.exp.words[warp], word0, last, x, sm.exp.xr[warp]);
         __syncwarp();
         sd += tsr__cc_expand_store(&P, b, lane, sm.exp.xr[warp][lane]);
-        __syncwarp(); /* the next band's words and path overwrite these */
-        xb = xn;
-        word0 = word0n;
+        __syncwarp(); /* the next band's loads overwrite the words and the path */
     }
     sd = __reduce_add_sync(FULL, sd);
     if (lane == 0)
