@@ -2,18 +2,29 @@
  * involving v's incident edges I(v): for every other edge f, new_cross - old_cross against each
  * e in I(v) is added to both c(f) and c(e). Candidates f are all edges (dense) or those listed in
  * the spatial index's cells along the old segments, the new segments and the new point (the old
- * region reveals crossings that disappear). */
+ * region reveals crossings that disappear). The visit of the candidates has an AVX2 build
+ * (incr_avx2.c, chosen by tsr__incr_simd()) with the same results in the same order. */
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
 #include "core/minmax.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Memory the spatial index may take (bytes); proposals per window of the index's cost check, and
- * proposals then taken by the dense path when it did not pay. */
-enum { GRID_MEMORY_LIMIT = 256 << 20, GRID_WINDOW = 64, DENSE_RUN = 4096 };
+ * proposals then taken by the dense path when it did not pay; the share of the edges (1/n) a
+ * window's queries may list on average before it does not pay, with the scalar and the AVX2
+ * visit (whose dense path skips most edges far from the star for a few instructions each:
+ * measured on A4/A7/A9, bench/notes/layout.md "Vectorised incremental visit"). */
+enum {
+    GRID_MEMORY_LIMIT = 256 << 20,
+    GRID_WINDOW = 64,
+    DENSE_RUN = 4096,
+    GRID_SHARE_SCALAR = 2,
+    GRID_SHARE_AVX2 = 16
+};
 
 static tsr_status alloc_n(tsr_ctx *ctx, size_t n, size_t elem, void **out)
 {
@@ -45,6 +56,40 @@ static size_t max_degree(const tsr__layout_adj *adj, int32_t n)
     return (size_t)d;
 }
 
+static int g_simd = -1; /* tsr__incr_simd(): -1 until first asked */
+
+int tsr__incr_simd(void)
+{
+    int s = __atomic_load_n(&g_simd, __ATOMIC_RELAXED);
+    if (s < 0) {
+        const char *e = getenv("TSR_LAYOUT_SCALAR");
+        s = tsr__incr_cpu_avx2() && !(e && e[0] && strcmp(e, "0") != 0);
+        __atomic_store_n(&g_simd, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
+void tsr__incr_set_simd(int on)
+{
+    __atomic_store_n(&g_simd, on && tsr__incr_cpu_avx2(), __ATOMIC_RELAXED);
+}
+
+/* The AVX2 visit's copy of every edge's end points from l. */
+static void copy_ends(tsr__incr *inc, int32_t e)
+{
+    const tsr_layout *l = inc->l;
+    inc->eax[e] = l->x[l->edge_u[e]];
+    inc->eay[e] = l->y[l->edge_u[e]];
+    inc->ebx[e] = l->x[l->edge_v[e]];
+    inc->eby[e] = l->y[l->edge_v[e]];
+}
+
+static void copy_all_ends(tsr__incr *inc)
+{
+    for (int32_t e = 0; e < inc->l->num_edges; e++)
+        copy_ends(inc, e);
+}
+
 tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc)
 {
     tsr__grid_release(ctx, &inc->grid);
@@ -58,7 +103,8 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
     memset(inc, 0, sizeof *inc);
     inc->l = l;
     inc->use_grid = use_grid;
-    size_t m = (size_t)l->num_edges;
+    inc->simd = tsr__incr_simd();
+    size_t m = (size_t)l->num_edges, maxdeg;
     tsr_status st;
     if ((st = tsr__adj_build(ctx, l, &inc->adj)) != TSR_OK ||
         (st = tsr__occ_build(ctx, l, &inc->occ)) != TSR_OK ||
@@ -67,8 +113,16 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->delta)) != TSR_OK ||
         (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->touched)) != TSR_OK ||
         (st = alloc_n(ctx, m, 1, (void **)&inc->mark)) != TSR_OK ||
-        (st = alloc_n(ctx, max_degree(&inc->adj, l->num_nodes), sizeof(tsr__star_arm),
-                      (void **)&inc->star)) != TSR_OK ||
+        (maxdeg = max_degree(&inc->adj, l->num_nodes),
+         (st = alloc_n(ctx, maxdeg, sizeof(tsr__star_arm), (void **)&inc->star)) != TSR_OK) ||
+        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eax)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eay)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->ebx)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eby)) != TSR_OK ||
+        (st = alloc_n(ctx, maxdeg, TSR__ARM64 * sizeof(int64_t), (void **)&inc->star64)) !=
+            TSR_OK ||
+        (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_now)) != TSR_OK ||
+        (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_was)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
         (st = tsr__count_parallel(
              ctx, l, inc->count,
@@ -76,6 +130,7 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         tsr__incr_release(ctx, inc);
         return st;
     }
+    copy_all_ends(inc);
     rescore(inc);
     return TSR_OK;
 }
@@ -91,16 +146,14 @@ void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc)
     tsr__free(ctx, inc->touched);
     tsr__free(ctx, inc->mark);
     tsr__free(ctx, inc->star);
+    tsr__free(ctx, inc->eax);
+    tsr__free(ctx, inc->eay);
+    tsr__free(ctx, inc->ebx);
+    tsr__free(ctx, inc->eby);
+    tsr__free(ctx, inc->star64);
+    tsr__free(ctx, inc->arm_now);
+    tsr__free(ctx, inc->arm_was);
     memset(inc, 0, sizeof *inc);
-}
-
-static inline void touch(tsr__incr *inc, int32_t e, int32_t d)
-{
-    if (!inc->mark[e]) {
-        inc->mark[e] = 1;
-        inc->touched[inc->ntouched++] = e;
-    }
-    inc->delta[e] += d;
 }
 
 static void clear_scratch(tsr__incr *inc)
@@ -190,11 +243,31 @@ static inline int visit(tsr__incr *inc, int32_t f, int32_t v, int32_t ox, int32_
         int now = sp == -sw && splits(px, py, s->x, s->y, ax, ay, bx, by);
         int was = so == -sw && splits(ox, oy, s->x, s->y, ax, ay, bx, by);
         if (now != was) {
-            touch(inc, f, now - was);
-            touch(inc, s->e, now - was);
+            tsr__incr_touch(inc, f, now - was);
+            tsr__incr_touch(inc, s->e, now - was);
         }
     }
     return 1;
+}
+
+/* Visits the candidates cand[0..n) (NULL: every edge) with the AVX2 or the scalar visit; 0 when
+ * (px,py) lies on one of them (scratch cleared). */
+static int visit_all(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t px,
+                     int32_t py)
+{
+    const int32_t ox = inc->l->x[v], oy = inc->l->y[v];
+    int ok = 1;
+    if (inc->simd)
+        ok = tsr__incr_visit_avx2(inc, cand, n, v, ox, oy, px, py);
+    else if (cand)
+        for (int32_t i = 0; i < n && ok; i++)
+            ok = visit(inc, cand[i], v, ox, oy, px, py);
+    else
+        for (int32_t f = 0; f < n && ok; f++)
+            ok = visit(inc, f, v, ox, oy, px, py);
+    if (!ok)
+        clear_scratch(inc);
+    return ok;
 }
 
 int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
@@ -203,7 +276,6 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     inc->pending = 0;
     if (!tsr__move_valid_nodes(l, &inc->adj, &inc->occ, v, px, py))
         return 0;
-    int32_t ox = l->x[v], oy = l->y[v];
     gather_star(inc, v, px, py);
     int dense = 1;
     if (inc->use_grid && inc->dense_run > 0) {
@@ -211,33 +283,28 @@ int tsr__incr_propose(tsr__incr *inc, int32_t v, int32_t px, int32_t py)
     } else if (inc->use_grid) {
         inc->grid_queries++;
         tsr__grid_reason r = gather(inc, v, px, py);
-        /* When the queries of a window list more than half the edges on average, the index
-         * costs more than it saves: the next DENSE_RUN proposals take the dense path. */
+        /* When the queries of a window list more than 1/GRID_SHARE_* of the edges on average,
+         * the index costs more than it saves: the next DENSE_RUN proposals take the dense path
+         * (either path gives the same results). */
         inc->window_cand += r == TSR__GRID_OK ? (uint64_t)inc->grid.ncand : (uint64_t)l->num_edges;
         if (++inc->window == GRID_WINDOW) {
-            if (inc->window_cand * 2 > (uint64_t)GRID_WINDOW * (uint64_t)l->num_edges)
+            if (inc->window_cand * (uint64_t)(inc->simd ? GRID_SHARE_AVX2 : GRID_SHARE_SCALAR) >
+                (uint64_t)GRID_WINDOW * (uint64_t)l->num_edges)
                 inc->dense_run = DENSE_RUN;
             inc->window = 0;
             inc->window_cand = 0;
         }
         if (r == TSR__GRID_OK) {
             dense = 0;
-            for (int32_t i = 0; i < inc->grid.ncand; i++)
-                if (!visit(inc, inc->grid.cand[i], v, ox, oy, px, py)) {
-                    clear_scratch(inc);
-                    return 0;
-                }
+            if (!visit_all(inc, inc->grid.cand, inc->grid.ncand, v, px, py))
+                return 0;
         } else {
             inc->dense_fallbacks++;
             inc->last_fallback = r;
         }
     }
-    if (dense)
-        for (int32_t f = 0; f < l->num_edges; f++)
-            if (!visit(inc, f, v, ox, oy, px, py)) {
-                clear_scratch(inc);
-                return 0;
-            }
+    if (dense && !visit_all(inc, NULL, l->num_edges, v, px, py))
+        return 0;
     /* Score after the move: histogram updated and restored around the K scan. */
     tsr_layout_score s = inc->score;
     int64_t dsum = 0, kmax = s.K;
@@ -304,6 +371,7 @@ static tsr_status move_node(tsr_ctx *ctx, tsr__incr *inc, int32_t v, int32_t px,
     for (int32_t k = inc->adj.offset[v]; k < inc->adj.offset[v + 1]; k++) {
         int32_t e = inc->adj.edges[k], w = l->edge_u[e] == v ? l->edge_v[e] : l->edge_u[e];
         tsr__grid_insert(&inc->grid, e, px, py, l->x[w], l->y[w]);
+        copy_ends(inc, e);
     }
     return st;
 }
@@ -349,6 +417,7 @@ tsr_status tsr__incr_load(tsr_ctx *ctx, tsr__incr *inc, const int32_t *x, const 
     inc->pending = 0;
     memcpy(l->x, x, (size_t)l->num_nodes * sizeof *x);
     memcpy(l->y, y, (size_t)l->num_nodes * sizeof *y);
+    copy_all_ends(inc);
     tsr_status st = TSR_OK;
     if (counts)
         memcpy(inc->count, counts, (size_t)l->num_edges * sizeof *counts);

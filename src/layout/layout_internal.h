@@ -159,6 +159,14 @@ typedef struct tsr__incr {
     int32_t ntouched;
     tsr__star_arm *star; /* the moving node's incident edges (max degree entries) */
     int32_t nstar;
+    /* the AVX2 visit (incr_avx2.c): every edge's end points (edge_u's, then edge_v's), a copy of
+     * l's coordinates kept current on commit, apply and load, so four edges load as vectors;
+     * per-proposal scratch of max degree entries: the star's broadcast values (TSR__ARM64
+     * each) and each arm's lanes that cross the candidates now and before the move */
+    int64_t *eax, *eay, *ebx, *eby;
+    int64_t *star64;
+    uint8_t *arm_now, *arm_was;
+    int simd; /* 1: the AVX2 visit (set by init from tsr__incr_simd(); tests may flip it) */
     int32_t pv, px, py;
     int pending; /* a valid proposal awaits commit or reject */
     tsr_layout_score pscore;
@@ -172,6 +180,32 @@ typedef struct tsr__incr {
     int32_t window, dense_run;
     tsr__grid_reason last_fallback;
 } tsr__incr;
+
+/* Adds d to edge e's pending change, listing e in touched the first time. */
+static inline void tsr__incr_touch(tsr__incr *inc, int32_t e, int32_t d)
+{
+    if (!inc->mark[e]) {
+        inc->mark[e] = 1;
+        inc->touched[inc->ntouched++] = e;
+    }
+    inc->delta[e] += d;
+}
+
+/* Which candidate visit tsr__incr_init selects: 1 = the AVX2 one (incr_avx2.c), only where the
+ * CPU has AVX2; 0 = the scalar one of incr_cpu.c. Decided at the first call: 1 where possible
+ * unless the environment variable TSR_LAYOUT_SCALAR is set and not "0". tsr__incr_set_simd()
+ * overrides it (tests: both paths). Both give the same touched list, deltas and scores. */
+int tsr__incr_simd(void);
+void tsr__incr_set_simd(int on);
+/* incr_avx2.c: whether the CPU runs the AVX2 visit (0 off x86-64), and that visit: the
+ * candidates cand[0..n) (cand NULL: every edge, n = num_edges) of moving v from (ox,oy) to
+ * (px,py), against the star gathered in inc->star, their changes added to the scratch in the
+ * scalar visit's order. Returns 0 when (px,py) lies on a candidate (the caller clears the
+ * scratch), else 1. */
+enum { TSR__ARM64 = 6 };
+int tsr__incr_cpu_avx2(void);
+int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
+                         int32_t oy, int32_t px, int32_t py);
 
 /* Sets up counts (full recount on the context's CPU threads), adjacency, occupancy and, when
  * use_grid, the spatial index. The drawing must be valid. */

@@ -577,6 +577,148 @@ static void test_short_shortcuts(void)
     tsr_layout_free(ctx, l);
 }
 
+/* A drawing for the visit comparison: n nodes on a w x w canvas, uniform or (near) within 7 of
+ * the canvas's corners (coordinates near 0 and w, many collinear triples); node 0 is an end of
+ * every third edge (high degree), node n-1 of none (degree 0); duplicate edges allowed. */
+static tsr_layout *visit_drawing(tsr_rng *r, int n, int m, int32_t w, int near)
+{
+    tsr_layout *l;
+    CHECK_OK(ctx, tsr_layout_alloc(ctx, n, m, &l));
+    l->width = l->height = w;
+    l->has_coordinates = 1;
+    for (int i = 0; i < n; i++) {
+        int32_t x = tsr_rng_range(r, 0, w), y = tsr_rng_range(r, 0, w);
+        if (near) {
+            x = tsr_rng_range(r, 0, 1) ? tsr_rng_range(r, 0, 7) : w - tsr_rng_range(r, 0, 7);
+            y = tsr_rng_range(r, 0, 1) ? tsr_rng_range(r, 0, 7) : w - tsr_rng_range(r, 0, 7);
+        }
+        l->x[i] = x;
+        l->y[i] = y;
+    }
+    for (int e = 0; e < m; e++) {
+        int u = e % 3 == 0 ? 0 : tsr_rng_range(r, 0, n - 2), v;
+        do
+            v = tsr_rng_range(r, 0, n - 2);
+        while (v == u);
+        l->edge_u[e] = u;
+        l->edge_v[e] = v;
+    }
+    CHECK_OK(ctx, tsr_layout_repair(ctx, l, NULL));
+    return l;
+}
+
+static int32_t clamp_to(int64_t x, int32_t w)
+{
+    return (int32_t)(x < 0 ? 0 : x > w ? w : x);
+}
+
+/* The AVX2 visit against the scalar one (inc->simd flipped between the two proposals of the same
+ * move): validity, score, excess, the touched list in order and every delta; one move in three
+ * committed, with a full recount now and then. Moves: the hub, the isolated node, random nodes;
+ * to random points, near the node, beside another node, and onto an edge's line (on it, at its
+ * end points, or on its extension). Returns the moves compared. */
+static long visit_compare(tsr_rng *r, tsr_layout *l, int use_grid, int moves, long *on_edge,
+                          long *changed)
+{
+    const int32_t n = l->num_nodes, m = l->num_edges, w = l->width;
+    tsr__incr inc;
+    CHECK_OK(ctx, tsr__incr_init(ctx, &inc, l, use_grid));
+    int32_t *touched = calloc((size_t)m + 1, 4), *delta = calloc((size_t)m + 1, 4);
+    long compared = 0;
+    for (int t = 0; t < moves; t++) {
+        int32_t v = t % 5 == 0 ? 0 : t % 5 == 1 ? n - 1 : tsr_rng_range(r, 0, n - 1), x, y;
+        int kind = tsr_rng_range(r, 0, 3);
+        if (kind == 0) {
+            x = tsr_rng_range(r, 0, w);
+            y = tsr_rng_range(r, 0, w);
+        } else if (kind == 1 || kind == 2) {
+            int32_t o = kind == 1 ? v : tsr_rng_range(r, 0, n - 1), d = kind == 1 ? w / 8 + 1 : 1;
+            x = clamp_to((int64_t)l->x[o] + tsr_rng_range(r, -d, d), w);
+            y = clamp_to((int64_t)l->y[o] + tsr_rng_range(r, -d, d), w);
+        } else {
+            int32_t e = tsr_rng_range(r, 0, m - 1), a = l->edge_u[e], b = l->edge_v[e];
+            int64_t dx = (int64_t)l->x[b] - l->x[a], dy = (int64_t)l->y[b] - l->y[a];
+            int s = tsr_rng_range(r, 0, 3); /* a + (b - a) * {1/2, 2, -1, 1} */
+            int64_t num = s == 0 ? 1 : s == 1 ? 2 : s == 2 ? -1 : 1, den = s == 0 ? 2 : 1;
+            x = clamp_to(l->x[a] + dx * num / den, w);
+            y = clamp_to(l->y[a] + dy * num / den, w);
+        }
+        inc.simd = 0;
+        int ok0 = tsr__incr_propose(&inc, v, x, y);
+        tsr_layout_score s0 = inc.pscore;
+        int32_t nt = inc.ntouched;
+        int64_t ex0 = ok0 ? tsr__incr_pending_excess(&inc, s0.K / 2) : 0;
+        for (int32_t i = 0; i < nt; i++) {
+            touched[i] = inc.touched[i];
+            delta[i] = inc.delta[inc.touched[i]];
+        }
+        if (ok0)
+            tsr__incr_reject(&inc);
+        inc.simd = 1;
+        int ok1 = tsr__incr_propose(&inc, v, x, y);
+        CHECK(ok0 == ok1);
+        compared++;
+        if (!ok1) {
+            *on_edge += tsr__move_valid_nodes(l, &inc.adj, &inc.occ, v, x, y);
+            continue;
+        }
+        CHECK(tsr_layout_score_compare(&s0, &inc.pscore) == 0 && s0.n_K == inc.pscore.n_K);
+        CHECK(ex0 == tsr__incr_pending_excess(&inc, s0.K / 2));
+        CHECK(nt == inc.ntouched);
+        int same = nt == inc.ntouched;
+        for (int32_t i = 0; same && i < nt; i++)
+            same = touched[i] == inc.touched[i] && delta[i] == inc.delta[inc.touched[i]];
+        CHECK(same);
+        *changed += nt > 0;
+        if (t % 3 == 0)
+            CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
+        else
+            tsr__incr_reject(&inc);
+        if (t % 101 == 0)
+            CHECK(matches_full(&inc));
+    }
+    CHECK(matches_full(&inc));
+    tsr__incr_release(ctx, &inc);
+    free(touched);
+    free(delta);
+    return compared;
+}
+
+/* Both visits agree move by move (where the CPU has AVX2): dense and spatial, on canvases of
+ * 10^6 and 2^30 (uniform and near the corners), and crowded 30 x 30 and 16 x 16 ones full of
+ * collinear points; on-edge rejections and changed counts must occur. */
+static void test_visit_simd(void)
+{
+    if (!tsr__incr_cpu_avx2()) {
+        fprintf(stderr, "layout: no AVX2 here, the AVX2 visit is not compared\n");
+        return;
+    }
+    tsr_rng r;
+    tsr_rng_seed(&r, 4242);
+    long compared = 0, on_edge = 0, changed = 0;
+    const struct {
+        int n, m;
+        int32_t w;
+        int near;
+    } cases[] = {{60, 200, 1000000, 0},
+                 {40, 120, TSR_LAYOUT_MAX_CANVAS, 1},
+                 {50, 150, TSR_LAYOUT_MAX_CANVAS, 0},
+                 {70, 220, 30, 0},
+                 {12, 30, 16, 0},
+                 {30, 90, 1000000, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int grid = 0; grid < 2; grid++) {
+            tsr_layout *l = visit_drawing(&r, cases[c].n, cases[c].m, cases[c].w, cases[c].near);
+            compared += visit_compare(&r, l, grid, 1500, &on_edge, &changed);
+            tsr_layout_free(ctx, l);
+        }
+    fprintf(stderr,
+            "layout: AVX2 visit = scalar visit on %ld moves (%ld on an edge, %ld changing "
+            "counts)\n",
+            compared, on_edge, changed);
+    CHECK(on_edge > 100 && changed > 1000);
+}
+
 static void test_dense_equals_spatial(void)
 {
     tsr_rng r;
@@ -606,18 +748,23 @@ int main(void)
         return 1;
     test_examples();
     test_contest_inputs();
-    test_cases();
-    test_generation_wrap();
     test_big_canvas();
     tsr_rng r;
     tsr_rng_seed(&r, 1234);
     test_count_random(&r);
-    incremental_drift(&r, 50, 120, 1000000, 1000000, 0, 0, 3000); /* dense, canvas 10^6 */
-    incremental_drift(&r, 50, 120, 1000000, 1000000, 1, 0, 3000); /* spatial */
-    incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);          /* small crowded canvas */
-    incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);         /* forced overflow */
+    test_visit_simd();
+    /* the incremental tests with the scalar visit, then with the AVX2 one (where the CPU has it) */
+    for (int pass = 0; pass < 2; pass++) {
+        tsr__incr_set_simd(pass);
+        test_cases();
+        test_generation_wrap();
+        incremental_drift(&r, 50, 120, 1000000, 1000000, 0, 0, 3000); /* dense, canvas 10^6 */
+        incremental_drift(&r, 50, 120, 1000000, 1000000, 1, 0, 3000); /* spatial */
+        incremental_drift(&r, 120, 300, 60, 60, 1, 0, 3000);          /* small crowded canvas */
+        incremental_drift(&r, 60, 150, 500, 500, 1, 2, 1500);         /* forced overflow */
+        test_dense_equals_spatial();
+    }
     test_optimize();
-    test_dense_equals_spatial();
     test_auto_start();
     test_chain_start();
     test_short_shortcuts();
