@@ -9,8 +9,8 @@
 
 #include "core/checked.h"
 #include "core/minmax.h"
+#include "core/simd_switch.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Memory the spatial index may take (bytes); proposals per window of the index's cost check, and
@@ -56,22 +56,16 @@ static size_t max_degree(const tsr__layout_adj *adj, int32_t n)
     return (size_t)d;
 }
 
-static int g_simd = -1; /* tsr__incr_simd(): -1 until first asked */
+static tsr__simd_switch g_simd = TSR__SIMD_SWITCH("TSR_LAYOUT_SCALAR", tsr__incr_cpu_avx2);
 
 int tsr__incr_simd(void)
 {
-    int s = __atomic_load_n(&g_simd, __ATOMIC_RELAXED);
-    if (s < 0) {
-        const char *e = getenv("TSR_LAYOUT_SCALAR");
-        s = tsr__incr_cpu_avx2() && !(e && e[0] && strcmp(e, "0") != 0);
-        __atomic_store_n(&g_simd, s, __ATOMIC_RELAXED);
-    }
-    return s;
+    return tsr__simd_on(&g_simd);
 }
 
 void tsr__incr_set_simd(int on)
 {
-    __atomic_store_n(&g_simd, on && tsr__incr_cpu_avx2(), __ATOMIC_RELAXED);
+    tsr__simd_set(&g_simd, on);
 }
 
 /* The AVX2 visit's copy of every edge's end points from l. */
