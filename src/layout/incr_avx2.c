@@ -1,16 +1,19 @@
 /* The candidate visit of tsr__incr_propose (incr_cpu.c) for AVX2 machines: four candidate edges
- * at a time in 64-bit lanes, their end points loaded from the evaluator's copy (eax, eay, ebx,
+ * at a time in 64-bit lanes (visit4), or eight in 32-bit lanes (visit8) where the canvas is small
+ * (inc->small: sides <= 32767), their end points loaded from the evaluator's copy (eax, eay, ebx,
  * eby). Per candidate block the sides of the candidate's line for the new and the old point and
  * the point-on-edge test; per arm of the moving node's star, without branches, the orientations
- * of incr_cpu.c's visit in all four lanes. Every orientation compares two signed 32 x 32 -> 64-bit
- * products of coordinate differences (|difference| <= 2^30, _mm256_mul_epi32), exactly as
- * tsr__orient; orientations are never multiplied together. The scalar visit's box filter and
- * shared end test are left out: they only skip pairs whose result is "no change" (a proper
- * crossing lies in both boxes; an arm ending at an end of f has orient(a,b,w) = 0), and here
- * skipping would cost a branch per arm. The changes are then added candidate by candidate, arm by
- * arm, as the scalar visit adds them, so the touched list, the deltas and every score are the
- * scalar visit's. Built for x86-64 with GCC or clang; elsewhere stubs that incr_cpu.c never calls
- * (tsr__incr_cpu_avx2() is 0). */
+ * of incr_cpu.c's visit in all lanes. Every orientation compares two signed products of
+ * coordinate differences, exactly as tsr__orient: in visit4 32 x 32 -> 64-bit products
+ * (|difference| <= 2^30, _mm256_mul_epi32); in visit8 32-bit products (|difference| <= 32767, so
+ * each product and hence their comparison lies within +-2^30: _mm256_mullo_epi32 is exact);
+ * orientations are never multiplied together. visit8 is visit4 at twice the lanes, line for line.
+ * The scalar visit's box filter and shared end test are left out: they only skip pairs whose result
+ * is "no change" (a proper crossing lies in both boxes; an arm ending at an end of f has
+ * orient(a,b,w) = 0), and here skipping would cost a branch per arm. The changes are then added
+ * candidate by candidate, arm by arm, as the scalar visit adds them, so the touched list, the
+ * deltas and every score are the scalar visit's. Built for x86-64 with GCC or clang; elsewhere
+ * stubs that incr_cpu.c never calls (tsr__incr_cpu_avx2() is 0). */
 #include "core/target.h"
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
@@ -25,8 +28,8 @@ int tsr__incr_cpu_avx2(void)
 TSR__TARGET_BEGIN("avx2")
 #include <immintrin.h>
 
-/* One arm's values in star64 (TSR__ARM64 int64 each), broadcast per candidate block: its far end
- * w's point, and w minus the new and the old point. */
+/* One arm's values in star_values (TSR__ARM_VALUES each), broadcast per candidate block: its far
+ * end w's point, and w minus the new and the old point. */
 enum { A_WX, A_WY, A_DPX, A_DPY, A_DOX, A_DOY };
 
 /* Lanes where x1 * y2 - y1 * x2 is positive, negative (low 32 bits of each lane, signed). */
@@ -45,9 +48,57 @@ static inline int lanes(__m256i m)
     return _mm256_movemask_pd(_mm256_castsi256_pd(m));
 }
 
-static inline __m256i bcast(const int64_t *p)
+static inline __m256i bcast(const int32_t *p)
 {
     return _mm256_set1_epi64x(*p);
+}
+
+/* Four int32 from p, sign-extended into 64-bit lanes. */
+static inline __m256i load4(const int32_t *p)
+{
+    return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* 32-bit lanes: where x1 * y2 - y1 * x2 is positive, negative (|x|, |y| <= 32767). */
+static inline sides cross8(__m256i x1, __m256i y2, __m256i y1, __m256i x2)
+{
+    const __m256i l = _mm256_mullo_epi32(x1, y2), r = _mm256_mullo_epi32(y1, x2);
+    return (sides){_mm256_cmpgt_epi32(l, r), _mm256_cmpgt_epi32(r, l)};
+}
+
+static inline int lanes8(__m256i m)
+{
+    return _mm256_movemask_ps(_mm256_castsi256_ps(m));
+}
+
+/* The changes found by a visit (bit j of arm_now[k] / arm_was[k]: candidate f[j] crosses arm k
+ * after / before the move) in the scalar visit's order: candidate by candidate (the lanes in
+ * `any`, the ones that change), then arm by arm. */
+static void add_changes(tsr__incr *inc, const int32_t *f, int any)
+{
+    const int32_t nstar = inc->nstar;
+    for (; any; any &= any - 1) {
+        const int j = __builtin_ctz((unsigned)any);
+        for (int32_t k = 0; k < nstar; k++) {
+            const int d = (inc->arm_now[k] >> j & 1) - (inc->arm_was[k] >> j & 1);
+            if (d) {
+                tsr__incr_touch(inc, f[j], d);
+                tsr__incr_touch(inc, inc->star[k].e, d);
+            }
+        }
+    }
+}
+
+/* Whether the new point lies on one of the candidates f[j] for the lanes j in `on` (those whose
+ * line holds the point). */
+static int on_any(const tsr__incr *inc, const int32_t *f, int on, int32_t px, int32_t py)
+{
+    for (; on; on &= on - 1) {
+        const int32_t e = f[__builtin_ctz((unsigned)on)];
+        if (tsr__point_on_segment(px, py, inc->eax[e], inc->eay[e], inc->ebx[e], inc->eby[e]))
+            return 1;
+    }
+    return 0;
 }
 
 /* The moving node v, its old and new points, and the box of its star before and after the move,
@@ -80,20 +131,15 @@ static int visit4(tsr__incr *inc, const move *mv, const int32_t f[4], int live, 
     const __m256i box = _mm256_sub_epi64(bx, mv->ox4), boy = _mm256_sub_epi64(by, mv->oy4);
     /* orient(a,b,p) = dbx (py - ay) - dby (px - ax) = dby apx - dbx apy */
     const sides sp = cross(dby, apx, dbx, apy), so = cross(dby, aox, dbx, aoy);
-    int on = act & ~lanes(_mm256_or_si256(sp.pos, sp.neg));
-    for (; on; on &= on - 1) {
-        const int32_t e = f[__builtin_ctz((unsigned)on)];
-        if (tsr__point_on_segment(mv->px, mv->py, (int32_t)inc->eax[e], (int32_t)inc->eay[e],
-                                  (int32_t)inc->ebx[e], (int32_t)inc->eby[e]))
-            return 0;
-    }
+    if (on_any(inc, f, act & ~lanes(_mm256_or_si256(sp.pos, sp.neg)), mv->px, mv->py))
+        return 0;
     /* locals: the byte stores below would otherwise make every inc field reload */
     const int32_t nstar = inc->nstar;
-    const int64_t *const star64 = inc->star64;
+    const int32_t *const star_values = inc->star_values;
     uint8_t *const arm_now = inc->arm_now, *const arm_was = inc->arm_was;
     int any = 0;
     for (int32_t k = 0; k < nstar; k++) {
-        const int64_t *s = star64 + (size_t)k * TSR__ARM64;
+        const int32_t *s = star_values + (size_t)k * TSR__ARM_VALUES;
         const sides sw = cross(dbx, _mm256_sub_epi64(bcast(s + A_WY), ay), dby,
                                _mm256_sub_epi64(bcast(s + A_WX), ax));
         /* w strictly on the other side of f's line than the new (old) point; none when w is an
@@ -119,16 +165,108 @@ static int visit4(tsr__incr *inc, const move *mv, const int32_t f[4], int live, 
         arm_was[k] = (uint8_t)o;
         any |= n ^ o;
     }
-    /* the changes in the scalar visit's order: candidate by candidate, then arm by arm */
-    for (; any; any &= any - 1) {
-        const int j = __builtin_ctz((unsigned)any);
-        for (int32_t k = 0; k < nstar; k++) {
-            const int d = (arm_now[k] >> j & 1) - (arm_was[k] >> j & 1);
-            if (d) {
-                tsr__incr_touch(inc, f[j], d);
-                tsr__incr_touch(inc, inc->star[k].e, d);
-            }
+    add_changes(inc, f, any);
+    return 1;
+}
+
+/* The moving node and its box, broadcast in 32-bit lanes (visit8). */
+typedef struct move8 {
+    int32_t px, py;
+    __m256i v, px8, py8, ox8, oy8, x0, y0, x1, y1;
+} move8;
+
+/* visit4 for eight candidates in 32-bit lanes (inc->small). */
+static int visit8(tsr__incr *inc, const move8 *mv, const int32_t f[8], int live, __m256i eu,
+                  __m256i ev, __m256i ax, __m256i ay, __m256i bx, __m256i by)
+{
+    __m256i skip = _mm256_or_si256(_mm256_cmpeq_epi32(eu, mv->v), _mm256_cmpeq_epi32(ev, mv->v));
+    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(mv->x0, _mm256_max_epi32(ax, bx)));
+    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(_mm256_min_epi32(ax, bx), mv->x1));
+    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(mv->y0, _mm256_max_epi32(ay, by)));
+    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(_mm256_min_epi32(ay, by), mv->y1));
+    const int act = live & ~lanes8(skip);
+    if (!act)
+        return 1;
+    const __m256i dbx = _mm256_sub_epi32(bx, ax), dby = _mm256_sub_epi32(by, ay);
+    const __m256i apx = _mm256_sub_epi32(ax, mv->px8), apy = _mm256_sub_epi32(ay, mv->py8);
+    const __m256i bpx = _mm256_sub_epi32(bx, mv->px8), bpy = _mm256_sub_epi32(by, mv->py8);
+    const __m256i aox = _mm256_sub_epi32(ax, mv->ox8), aoy = _mm256_sub_epi32(ay, mv->oy8);
+    const __m256i box = _mm256_sub_epi32(bx, mv->ox8), boy = _mm256_sub_epi32(by, mv->oy8);
+    const sides sp = cross8(dby, apx, dbx, apy), so = cross8(dby, aox, dbx, aoy);
+    if (on_any(inc, f, act & ~lanes8(_mm256_or_si256(sp.pos, sp.neg)), mv->px, mv->py))
+        return 0;
+    const int32_t nstar = inc->nstar;
+    const int32_t *const star_values = inc->star_values;
+    uint8_t *const arm_now = inc->arm_now, *const arm_was = inc->arm_was;
+    int any = 0;
+    for (int32_t k = 0; k < nstar; k++) {
+        const int32_t *s = star_values + (size_t)k * TSR__ARM_VALUES;
+        const sides sw = cross8(dbx, _mm256_sub_epi32(_mm256_set1_epi32(s[A_WY]), ay), dby,
+                                _mm256_sub_epi32(_mm256_set1_epi32(s[A_WX]), ax));
+        const __m256i opp_p =
+            _mm256_or_si256(_mm256_and_si256(sp.pos, sw.neg), _mm256_and_si256(sp.neg, sw.pos));
+        const __m256i opp_o =
+            _mm256_or_si256(_mm256_and_si256(so.pos, sw.neg), _mm256_and_si256(so.neg, sw.pos));
+        const __m256i dpx = _mm256_set1_epi32(s[A_DPX]), dpy = _mm256_set1_epi32(s[A_DPY]);
+        const __m256i dox = _mm256_set1_epi32(s[A_DOX]), doy = _mm256_set1_epi32(s[A_DOY]);
+        const sides pa = cross8(dpx, apy, dpy, apx), pb = cross8(dpx, bpy, dpy, bpx);
+        const sides oa = cross8(dox, aoy, doy, aox), ob = cross8(dox, boy, doy, box);
+        const __m256i now =
+            _mm256_and_si256(opp_p, _mm256_or_si256(_mm256_and_si256(pa.pos, pb.neg),
+                                                    _mm256_and_si256(pa.neg, pb.pos)));
+        const __m256i was =
+            _mm256_and_si256(opp_o, _mm256_or_si256(_mm256_and_si256(oa.pos, ob.neg),
+                                                    _mm256_and_si256(oa.neg, ob.pos)));
+        const int n = act & lanes8(now), o = act & lanes8(was);
+        arm_now[k] = (uint8_t)n;
+        arm_was[k] = (uint8_t)o;
+        any |= n ^ o;
+    }
+    add_changes(inc, f, any);
+    return 1;
+}
+
+/* The candidates of visit8: cand[0..n) (cand NULL: every edge). */
+static int visit_all8(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
+                      int32_t oy, int32_t px, int32_t py, int32_t x0, int32_t y0, int32_t x1,
+                      int32_t y1)
+{
+    const move8 mv = {px,
+                      py,
+                      _mm256_set1_epi32(v),
+                      _mm256_set1_epi32(px),
+                      _mm256_set1_epi32(py),
+                      _mm256_set1_epi32(ox),
+                      _mm256_set1_epi32(oy),
+                      _mm256_set1_epi32(x0),
+                      _mm256_set1_epi32(y0),
+                      _mm256_set1_epi32(x1),
+                      _mm256_set1_epi32(y1)};
+    const tsr_layout *l = inc->l;
+    int32_t i = 0;
+    if (!cand)
+        for (; i + 8 <= n; i += 8) {
+            const int32_t f[8] = {i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7};
+#define TSR__LOAD8(p) _mm256_loadu_si256((const __m256i *)((p) + i))
+            if (!visit8(inc, &mv, f, 255, TSR__LOAD8(l->edge_u), TSR__LOAD8(l->edge_v),
+                        TSR__LOAD8(inc->eax), TSR__LOAD8(inc->eay), TSR__LOAD8(inc->ebx),
+                        TSR__LOAD8(inc->eby)))
+                return 0;
+#undef TSR__LOAD8
         }
+    /* candidate lists and the dense tail: gathered; lanes past n repeat the block's first */
+    for (; i < n; i += 8) {
+        int32_t f[8];
+        for (int j = 0; j < 8; j++)
+            f[j] = cand ? cand[i + j < n ? i + j : i] : i + j < n ? i + j : i;
+        const int live = n - i >= 8 ? 255 : (1 << (n - i)) - 1;
+        const __m256i ix = _mm256_loadu_si256((const __m256i *)f);
+        if (!visit8(
+                inc, &mv, f, live, _mm256_i32gather_epi32(l->edge_u, ix, 4),
+                _mm256_i32gather_epi32(l->edge_v, ix, 4), _mm256_i32gather_epi32(inc->eax, ix, 4),
+                _mm256_i32gather_epi32(inc->eay, ix, 4), _mm256_i32gather_epi32(inc->ebx, ix, 4),
+                _mm256_i32gather_epi32(inc->eby, ix, 4)))
+            return 0;
     }
     return 1;
 }
@@ -144,14 +282,16 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
         y0 = a->y0 < y0 ? a->y0 : y0;
         x1 = a->x1 > x1 ? a->x1 : x1;
         y1 = a->y1 > y1 ? a->y1 : y1;
-        int64_t *s = inc->star64 + (size_t)k * TSR__ARM64;
+        int32_t *s = inc->star_values + (size_t)k * TSR__ARM_VALUES;
         s[A_WX] = a->x;
         s[A_WY] = a->y;
-        s[A_DPX] = (int64_t)a->x - px;
-        s[A_DPY] = (int64_t)a->y - py;
-        s[A_DOX] = (int64_t)a->x - ox;
-        s[A_DOY] = (int64_t)a->y - oy;
+        s[A_DPX] = a->x - px; /* coordinates in [0, 2^30]: no overflow */
+        s[A_DPY] = a->y - py;
+        s[A_DOX] = a->x - ox;
+        s[A_DOY] = a->y - oy;
     }
+    if (inc->small)
+        return visit_all8(inc, cand, n, v, ox, oy, px, py, x0, y0, x1, y1);
     const move mv = {px,
                      py,
                      _mm256_set1_epi64x(v),
@@ -164,8 +304,6 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
                      _mm256_set1_epi64x(x1),
                      _mm256_set1_epi64x(y1)};
     const tsr_layout *l = inc->l;
-    const long long *eax = (const long long *)inc->eax, *eay = (const long long *)inc->eay,
-                    *ebx = (const long long *)inc->ebx, *eby = (const long long *)inc->eby;
     int32_t i = 0;
     if (!cand)
         for (; i + 4 <= n; i += 4) {
@@ -174,10 +312,8 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
                 _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(l->edge_u + i)));
             const __m256i ev =
                 _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(l->edge_v + i)));
-            if (!visit4(inc, &mv, f, 15, eu, ev, _mm256_loadu_si256((const __m256i *)(eax + i)),
-                        _mm256_loadu_si256((const __m256i *)(eay + i)),
-                        _mm256_loadu_si256((const __m256i *)(ebx + i)),
-                        _mm256_loadu_si256((const __m256i *)(eby + i))))
+            if (!visit4(inc, &mv, f, 15, eu, ev, load4(inc->eax + i), load4(inc->eay + i),
+                        load4(inc->ebx + i), load4(inc->eby + i)))
                 return 0;
         }
     /* candidate lists and the dense tail: gathered; lanes past n repeat the block's first */
@@ -189,8 +325,10 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
         const __m128i ix = _mm_loadu_si128((const __m128i *)f);
         if (!visit4(inc, &mv, f, live, _mm256_cvtepi32_epi64(_mm_i32gather_epi32(l->edge_u, ix, 4)),
                     _mm256_cvtepi32_epi64(_mm_i32gather_epi32(l->edge_v, ix, 4)),
-                    _mm256_i32gather_epi64(eax, ix, 8), _mm256_i32gather_epi64(eay, ix, 8),
-                    _mm256_i32gather_epi64(ebx, ix, 8), _mm256_i32gather_epi64(eby, ix, 8)))
+                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eax, ix, 4)),
+                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eay, ix, 4)),
+                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->ebx, ix, 4)),
+                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eby, ix, 4))))
             return 0;
     }
     return 1;

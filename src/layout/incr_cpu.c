@@ -98,6 +98,7 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
     inc->l = l;
     inc->use_grid = use_grid;
     inc->simd = tsr__incr_simd();
+    inc->small = l->width <= TSR__SMALL_CANVAS && l->height <= TSR__SMALL_CANVAS;
     size_t m = (size_t)l->num_edges, maxdeg;
     tsr_status st;
     if ((st = tsr__adj_build(ctx, l, &inc->adj)) != TSR_OK ||
@@ -109,12 +110,12 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, m, 1, (void **)&inc->mark)) != TSR_OK ||
         (maxdeg = max_degree(&inc->adj, l->num_nodes),
          (st = alloc_n(ctx, maxdeg, sizeof(tsr__star_arm), (void **)&inc->star)) != TSR_OK) ||
-        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eax)) != TSR_OK ||
-        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eay)) != TSR_OK ||
-        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->ebx)) != TSR_OK ||
-        (st = alloc_n(ctx, m, sizeof(int64_t), (void **)&inc->eby)) != TSR_OK ||
-        (st = alloc_n(ctx, maxdeg, TSR__ARM64 * sizeof(int64_t), (void **)&inc->star64)) !=
-            TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->eax)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->eay)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->ebx)) != TSR_OK ||
+        (st = alloc_n(ctx, m, sizeof(int32_t), (void **)&inc->eby)) != TSR_OK ||
+        (st = alloc_n(ctx, maxdeg, TSR__ARM_VALUES * sizeof(int32_t),
+                      (void **)&inc->star_values)) != TSR_OK ||
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_now)) != TSR_OK ||
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_was)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
@@ -144,7 +145,7 @@ void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc)
     tsr__free(ctx, inc->eay);
     tsr__free(ctx, inc->ebx);
     tsr__free(ctx, inc->eby);
-    tsr__free(ctx, inc->star64);
+    tsr__free(ctx, inc->star_values);
     tsr__free(ctx, inc->arm_now);
     tsr__free(ctx, inc->arm_was);
     memset(inc, 0, sizeof *inc);

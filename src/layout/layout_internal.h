@@ -160,13 +160,16 @@ typedef struct tsr__incr {
     tsr__star_arm *star; /* the moving node's incident edges (max degree entries) */
     int32_t nstar;
     /* the AVX2 visit (incr_avx2.c): every edge's end points (edge_u's, then edge_v's), a copy of
-     * l's coordinates kept current on commit, apply and load, so four edges load as vectors;
-     * per-proposal scratch of max degree entries: the star's broadcast values (TSR__ARM64
+     * l's coordinates kept current on commit, apply and load, so candidates load as vectors;
+     * per-proposal scratch of max degree entries: the star's broadcast values (TSR__ARM_VALUES
      * each) and each arm's lanes that cross the candidates now and before the move */
-    int64_t *eax, *eay, *ebx, *eby;
-    int64_t *star64;
+    int32_t *eax, *eay, *ebx, *eby;
+    int32_t *star_values;
     uint8_t *arm_now, *arm_was;
-    int simd; /* 1: the AVX2 visit (set by init from tsr__incr_simd(); tests may flip it) */
+    int simd;  /* 1: the AVX2 visit (set by init from tsr__incr_simd(); tests may flip it) */
+    int small; /* canvas sides <= TSR__SMALL_CANVAS: every orientation's two products and their
+                * comparison fit in int32, so the AVX2 visit takes 8 candidates in 32-bit lanes
+                * instead of 4 in 64-bit ones (set by init from the canvas) */
     int32_t pv, px, py;
     int pending; /* a valid proposal awaits commit or reject */
     tsr_layout_score pscore;
@@ -202,7 +205,7 @@ void tsr__incr_set_simd(int on);
  * (px,py), against the star gathered in inc->star, their changes added to the scratch in the
  * scalar visit's order. Returns 0 when (px,py) lies on a candidate (the caller clears the
  * scratch), else 1. */
-enum { TSR__ARM64 = 6 };
+enum { TSR__ARM_VALUES = 6, TSR__SMALL_CANVAS = 32767 };
 int tsr__incr_cpu_avx2(void);
 int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
                          int32_t oy, int32_t px, int32_t py);

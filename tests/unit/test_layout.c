@@ -685,8 +685,10 @@ static long visit_compare(tsr_rng *r, tsr_layout *l, int use_grid, int moves, lo
 }
 
 /* Both visits agree move by move (where the CPU has AVX2): dense and spatial, on canvases of
- * 10^6 and 2^30 (uniform and near the corners), and crowded 30 x 30 and 16 x 16 ones full of
- * collinear points; on-edge rejections and changed counts must occur. */
+ * 10^6 and 2^30 (uniform and near the corners; the 64-bit lanes), 32767 (the largest canvas of
+ * the 32-bit lanes: products up to 32767^2, near the corners) and 32768 (the smallest of the
+ * 64-bit ones), and crowded 30 x 30 and 16 x 16 ones full of collinear points; on-edge
+ * rejections and changed counts must occur. */
 static void test_visit_simd(void)
 {
     if (!tsr__incr_cpu_avx2()) {
@@ -703,6 +705,9 @@ static void test_visit_simd(void)
     } cases[] = {{60, 200, 1000000, 0},
                  {40, 120, TSR_LAYOUT_MAX_CANVAS, 1},
                  {50, 150, TSR_LAYOUT_MAX_CANVAS, 0},
+                 {40, 120, TSR__SMALL_CANVAS, 1},
+                 {50, 150, TSR__SMALL_CANVAS, 0},
+                 {40, 120, TSR__SMALL_CANVAS + 1, 1},
                  {70, 220, 30, 0},
                  {12, 30, 16, 0},
                  {30, 90, 1000000, 1}};
