@@ -48,11 +48,6 @@ static inline int lanes(__m256i m)
     return _mm256_movemask_pd(_mm256_castsi256_pd(m));
 }
 
-static inline __m256i bcast(const int32_t *p)
-{
-    return _mm256_set1_epi64x(*p);
-}
-
 /* Four int32 from p, sign-extended into 64-bit lanes. */
 static inline __m256i load4(const int32_t *p)
 {
@@ -102,146 +97,107 @@ static int on_any(const tsr__incr *inc, const int32_t *f, int on, int32_t px, in
 }
 
 /* The moving node v, its old and new points, and the box of its star before and after the move,
- * broadcast. */
+ * broadcast in the lanes of the visit (64-bit for visit4, 32-bit for visit8). */
 typedef struct move {
     int32_t px, py;
-    __m256i v, px4, py4, ox4, oy4, x0, y0, x1, y1;
+    __m256i v, pxs, pys, oxs, oys, x0, y0, x1, y1;
 } move;
 
-/* Visits the candidates f[0..3] (lanes in `live`) with end points (ax,ay) (node eu) and (bx,by)
- * (node ev): incr_cpu.c's visit for four edges. Returns 0 when the new point lies on one. */
+/* The body of visit4 and visit8, written once for both lane widths: SUB, GT, EQ are the lanes'
+ * subtraction, signed greater-than and equality, CROSS the sides of two products, LANES the
+ * lane mask, BCAST an arm value broadcast, and the move's vectors are in the same lanes. For
+ * candidates f[j] (lanes in `live`) with end points (ax,ay) (node eu) and (bx,by) (node ev):
+ * incr_cpu.c's visit; 0 when the new point lies on one of them. */
+#define TSR__VISIT_BODY(SUB, GT, EQ, CROSS, LANES, BCAST)                                          \
+    do {                                                                                           \
+        /* candidates incident to v are recounted elsewhere; a proper crossing lies in both        \
+         * segments' boxes, so none changes for a candidate whose box misses the star's            \
+         * (coordinates are in [0, 2^30]: 32-bit min/max serve the 64-bit lanes too) */            \
+        __m256i skip = _mm256_or_si256(EQ(eu, mv->v), EQ(ev, mv->v));                              \
+        skip = _mm256_or_si256(skip, GT(mv->x0, _mm256_max_epi32(ax, bx)));                        \
+        skip = _mm256_or_si256(skip, GT(_mm256_min_epi32(ax, bx), mv->x1));                        \
+        skip = _mm256_or_si256(skip, GT(mv->y0, _mm256_max_epi32(ay, by)));                        \
+        skip = _mm256_or_si256(skip, GT(_mm256_min_epi32(ay, by), mv->y1));                        \
+        const int act = live & ~LANES(skip);                                                       \
+        if (!act)                                                                                  \
+            return 1;                                                                              \
+        const __m256i dbx = SUB(bx, ax), dby = SUB(by, ay);                                        \
+        const __m256i apx = SUB(ax, mv->pxs), apy = SUB(ay, mv->pys);                              \
+        const __m256i bpx = SUB(bx, mv->pxs), bpy = SUB(by, mv->pys);                              \
+        const __m256i aox = SUB(ax, mv->oxs), aoy = SUB(ay, mv->oys);                              \
+        const __m256i box = SUB(bx, mv->oxs), boy = SUB(by, mv->oys);                              \
+        /* orient(a,b,p) = dbx (py - ay) - dby (px - ax) = dby apx - dbx apy */                    \
+        const sides sp = CROSS(dby, apx, dbx, apy), so = CROSS(dby, aox, dbx, aoy);                \
+        if (on_any(inc, f, act & ~LANES(_mm256_or_si256(sp.pos, sp.neg)), mv->px, mv->py))         \
+            return 0;                                                                              \
+        /* locals: the byte stores below would otherwise make every inc field reload */            \
+        const int32_t nstar = inc->nstar;                                                          \
+        const int32_t *const star_values = inc->star_values;                                       \
+        uint8_t *const arm_now = inc->arm_now, *const arm_was = inc->arm_was;                      \
+        int any = 0;                                                                               \
+        for (int32_t k = 0; k < nstar; k++) {                                                      \
+            const int32_t *s = star_values + (size_t)k * TSR__ARM_VALUES;                          \
+            const sides sw = CROSS(dbx, SUB(BCAST(s[A_WY]), ay), dby, SUB(BCAST(s[A_WX]), ax));    \
+            /* w strictly on the other side of f's line than the new (old) point; none when w is   \
+             * an end of f (sw = 0) */                                                             \
+            const __m256i opp_p = _mm256_or_si256(_mm256_and_si256(sp.pos, sw.neg),                \
+                                                  _mm256_and_si256(sp.neg, sw.pos));               \
+            const __m256i opp_o = _mm256_or_si256(_mm256_and_si256(so.pos, sw.neg),                \
+                                                  _mm256_and_si256(so.neg, sw.pos));               \
+            /* a and b strictly on opposite sides of the arm's line, after and before the move:    \
+             * orient(p,w,a) = (wx - px)(ay - py) - (wy - py)(ax - px) */                          \
+            const __m256i dpx = BCAST(s[A_DPX]), dpy = BCAST(s[A_DPY]);                            \
+            const __m256i dox = BCAST(s[A_DOX]), doy = BCAST(s[A_DOY]);                            \
+            const sides pa = CROSS(dpx, apy, dpy, apx), pb = CROSS(dpx, bpy, dpy, bpx);            \
+            const sides oa = CROSS(dox, aoy, doy, aox), ob = CROSS(dox, boy, doy, box);            \
+            const __m256i now =                                                                    \
+                _mm256_and_si256(opp_p, _mm256_or_si256(_mm256_and_si256(pa.pos, pb.neg),          \
+                                                        _mm256_and_si256(pa.neg, pb.pos)));        \
+            const __m256i was =                                                                    \
+                _mm256_and_si256(opp_o, _mm256_or_si256(_mm256_and_si256(oa.pos, ob.neg),          \
+                                                        _mm256_and_si256(oa.neg, ob.pos)));        \
+            const int n = act & LANES(now), o = act & LANES(was);                                  \
+            arm_now[k] = (uint8_t)n;                                                               \
+            arm_was[k] = (uint8_t)o;                                                               \
+            any |= n ^ o;                                                                          \
+        }                                                                                          \
+        add_changes(inc, f, any);                                                                  \
+        return 1;                                                                                  \
+    } while (0)
+
+/* Four candidates f[0..3] in 64-bit lanes. */
 static int visit4(tsr__incr *inc, const move *mv, const int32_t f[4], int live, __m256i eu,
                   __m256i ev, __m256i ax, __m256i ay, __m256i bx, __m256i by)
 {
-    /* candidates incident to v are recounted elsewhere; a proper crossing lies in both
-     * segments' boxes, so none changes for a candidate whose box misses the star's (coordinates
-     * are in [0, 2^30]: 32-bit min/max give the 64-bit lanes') */
-    __m256i skip = _mm256_or_si256(_mm256_cmpeq_epi64(eu, mv->v), _mm256_cmpeq_epi64(ev, mv->v));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi64(mv->x0, _mm256_max_epi32(ax, bx)));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi64(_mm256_min_epi32(ax, bx), mv->x1));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi64(mv->y0, _mm256_max_epi32(ay, by)));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi64(_mm256_min_epi32(ay, by), mv->y1));
-    const int act = live & ~lanes(skip);
-    if (!act)
-        return 1;
-    const __m256i dbx = _mm256_sub_epi64(bx, ax), dby = _mm256_sub_epi64(by, ay);
-    const __m256i apx = _mm256_sub_epi64(ax, mv->px4), apy = _mm256_sub_epi64(ay, mv->py4);
-    const __m256i bpx = _mm256_sub_epi64(bx, mv->px4), bpy = _mm256_sub_epi64(by, mv->py4);
-    const __m256i aox = _mm256_sub_epi64(ax, mv->ox4), aoy = _mm256_sub_epi64(ay, mv->oy4);
-    const __m256i box = _mm256_sub_epi64(bx, mv->ox4), boy = _mm256_sub_epi64(by, mv->oy4);
-    /* orient(a,b,p) = dbx (py - ay) - dby (px - ax) = dby apx - dbx apy */
-    const sides sp = cross(dby, apx, dbx, apy), so = cross(dby, aox, dbx, aoy);
-    if (on_any(inc, f, act & ~lanes(_mm256_or_si256(sp.pos, sp.neg)), mv->px, mv->py))
-        return 0;
-    /* locals: the byte stores below would otherwise make every inc field reload */
-    const int32_t nstar = inc->nstar;
-    const int32_t *const star_values = inc->star_values;
-    uint8_t *const arm_now = inc->arm_now, *const arm_was = inc->arm_was;
-    int any = 0;
-    for (int32_t k = 0; k < nstar; k++) {
-        const int32_t *s = star_values + (size_t)k * TSR__ARM_VALUES;
-        const sides sw = cross(dbx, _mm256_sub_epi64(bcast(s + A_WY), ay), dby,
-                               _mm256_sub_epi64(bcast(s + A_WX), ax));
-        /* w strictly on the other side of f's line than the new (old) point; none when w is an
-         * end of f (sw = 0) */
-        const __m256i opp_p =
-            _mm256_or_si256(_mm256_and_si256(sp.pos, sw.neg), _mm256_and_si256(sp.neg, sw.pos));
-        const __m256i opp_o =
-            _mm256_or_si256(_mm256_and_si256(so.pos, sw.neg), _mm256_and_si256(so.neg, sw.pos));
-        /* a and b strictly on opposite sides of the arm's line, after and before the move:
-         * orient(p,w,a) = (wx - px)(ay - py) - (wy - py)(ax - px) */
-        const __m256i dpx = bcast(s + A_DPX), dpy = bcast(s + A_DPY);
-        const __m256i dox = bcast(s + A_DOX), doy = bcast(s + A_DOY);
-        const sides pa = cross(dpx, apy, dpy, apx), pb = cross(dpx, bpy, dpy, bpx);
-        const sides oa = cross(dox, aoy, doy, aox), ob = cross(dox, boy, doy, box);
-        const __m256i now =
-            _mm256_and_si256(opp_p, _mm256_or_si256(_mm256_and_si256(pa.pos, pb.neg),
-                                                    _mm256_and_si256(pa.neg, pb.pos)));
-        const __m256i was =
-            _mm256_and_si256(opp_o, _mm256_or_si256(_mm256_and_si256(oa.pos, ob.neg),
-                                                    _mm256_and_si256(oa.neg, ob.pos)));
-        const int n = act & lanes(now), o = act & lanes(was);
-        arm_now[k] = (uint8_t)n;
-        arm_was[k] = (uint8_t)o;
-        any |= n ^ o;
-    }
-    add_changes(inc, f, any);
-    return 1;
+    TSR__VISIT_BODY(_mm256_sub_epi64, _mm256_cmpgt_epi64, _mm256_cmpeq_epi64, cross, lanes,
+                    _mm256_set1_epi64x);
 }
 
-/* The moving node and its box, broadcast in 32-bit lanes (visit8). */
-typedef struct move8 {
-    int32_t px, py;
-    __m256i v, px8, py8, ox8, oy8, x0, y0, x1, y1;
-} move8;
-
-/* visit4 for eight candidates in 32-bit lanes (inc->small). */
-static int visit8(tsr__incr *inc, const move8 *mv, const int32_t f[8], int live, __m256i eu,
+/* Eight candidates f[0..7] in 32-bit lanes (inc->small). */
+static int visit8(tsr__incr *inc, const move *mv, const int32_t f[8], int live, __m256i eu,
                   __m256i ev, __m256i ax, __m256i ay, __m256i bx, __m256i by)
 {
-    __m256i skip = _mm256_or_si256(_mm256_cmpeq_epi32(eu, mv->v), _mm256_cmpeq_epi32(ev, mv->v));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(mv->x0, _mm256_max_epi32(ax, bx)));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(_mm256_min_epi32(ax, bx), mv->x1));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(mv->y0, _mm256_max_epi32(ay, by)));
-    skip = _mm256_or_si256(skip, _mm256_cmpgt_epi32(_mm256_min_epi32(ay, by), mv->y1));
-    const int act = live & ~lanes8(skip);
-    if (!act)
-        return 1;
-    const __m256i dbx = _mm256_sub_epi32(bx, ax), dby = _mm256_sub_epi32(by, ay);
-    const __m256i apx = _mm256_sub_epi32(ax, mv->px8), apy = _mm256_sub_epi32(ay, mv->py8);
-    const __m256i bpx = _mm256_sub_epi32(bx, mv->px8), bpy = _mm256_sub_epi32(by, mv->py8);
-    const __m256i aox = _mm256_sub_epi32(ax, mv->ox8), aoy = _mm256_sub_epi32(ay, mv->oy8);
-    const __m256i box = _mm256_sub_epi32(bx, mv->ox8), boy = _mm256_sub_epi32(by, mv->oy8);
-    const sides sp = cross8(dby, apx, dbx, apy), so = cross8(dby, aox, dbx, aoy);
-    if (on_any(inc, f, act & ~lanes8(_mm256_or_si256(sp.pos, sp.neg)), mv->px, mv->py))
-        return 0;
-    const int32_t nstar = inc->nstar;
-    const int32_t *const star_values = inc->star_values;
-    uint8_t *const arm_now = inc->arm_now, *const arm_was = inc->arm_was;
-    int any = 0;
-    for (int32_t k = 0; k < nstar; k++) {
-        const int32_t *s = star_values + (size_t)k * TSR__ARM_VALUES;
-        const sides sw = cross8(dbx, _mm256_sub_epi32(_mm256_set1_epi32(s[A_WY]), ay), dby,
-                                _mm256_sub_epi32(_mm256_set1_epi32(s[A_WX]), ax));
-        const __m256i opp_p =
-            _mm256_or_si256(_mm256_and_si256(sp.pos, sw.neg), _mm256_and_si256(sp.neg, sw.pos));
-        const __m256i opp_o =
-            _mm256_or_si256(_mm256_and_si256(so.pos, sw.neg), _mm256_and_si256(so.neg, sw.pos));
-        const __m256i dpx = _mm256_set1_epi32(s[A_DPX]), dpy = _mm256_set1_epi32(s[A_DPY]);
-        const __m256i dox = _mm256_set1_epi32(s[A_DOX]), doy = _mm256_set1_epi32(s[A_DOY]);
-        const sides pa = cross8(dpx, apy, dpy, apx), pb = cross8(dpx, bpy, dpy, bpx);
-        const sides oa = cross8(dox, aoy, doy, aox), ob = cross8(dox, boy, doy, box);
-        const __m256i now =
-            _mm256_and_si256(opp_p, _mm256_or_si256(_mm256_and_si256(pa.pos, pb.neg),
-                                                    _mm256_and_si256(pa.neg, pb.pos)));
-        const __m256i was =
-            _mm256_and_si256(opp_o, _mm256_or_si256(_mm256_and_si256(oa.pos, ob.neg),
-                                                    _mm256_and_si256(oa.neg, ob.pos)));
-        const int n = act & lanes8(now), o = act & lanes8(was);
-        arm_now[k] = (uint8_t)n;
-        arm_was[k] = (uint8_t)o;
-        any |= n ^ o;
-    }
-    add_changes(inc, f, any);
-    return 1;
+    TSR__VISIT_BODY(_mm256_sub_epi32, _mm256_cmpgt_epi32, _mm256_cmpeq_epi32, cross8, lanes8,
+                    _mm256_set1_epi32);
 }
+#undef TSR__VISIT_BODY
 
 /* The candidates of visit8: cand[0..n) (cand NULL: every edge). */
 static int visit_all8(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
                       int32_t oy, int32_t px, int32_t py, int32_t x0, int32_t y0, int32_t x1,
                       int32_t y1)
 {
-    const move8 mv = {px,
-                      py,
-                      _mm256_set1_epi32(v),
-                      _mm256_set1_epi32(px),
-                      _mm256_set1_epi32(py),
-                      _mm256_set1_epi32(ox),
-                      _mm256_set1_epi32(oy),
-                      _mm256_set1_epi32(x0),
-                      _mm256_set1_epi32(y0),
-                      _mm256_set1_epi32(x1),
-                      _mm256_set1_epi32(y1)};
+    const move mv = {px,
+                     py,
+                     _mm256_set1_epi32(v),
+                     _mm256_set1_epi32(px),
+                     _mm256_set1_epi32(py),
+                     _mm256_set1_epi32(ox),
+                     _mm256_set1_epi32(oy),
+                     _mm256_set1_epi32(x0),
+                     _mm256_set1_epi32(y0),
+                     _mm256_set1_epi32(x1),
+                     _mm256_set1_epi32(y1)};
     const tsr_layout *l = inc->l;
     int32_t i = 0;
     if (!cand)
