@@ -182,49 +182,76 @@ static int visit8(tsr__incr *inc, const move *mv, const int32_t f[8], int live, 
 }
 #undef TSR__VISIT_BODY
 
-/* The candidates of visit8: cand[0..n) (cand NULL: every edge). */
-static int visit_all8(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
-                      int32_t oy, int32_t px, int32_t py, int32_t x0, int32_t y0, int32_t x1,
-                      int32_t y1)
+/* The lanes of visit4 (64-bit, from int32 sign-extended) and visit8 (32-bit): W int32 loaded
+ * from p, and gathered from p at the indices ix (IX: the block's W candidate indices f). */
+static inline __m128i ix4(const int32_t *f)
 {
-    const move mv = {px,
-                     py,
-                     _mm256_set1_epi32(v),
-                     _mm256_set1_epi32(px),
-                     _mm256_set1_epi32(py),
-                     _mm256_set1_epi32(ox),
-                     _mm256_set1_epi32(oy),
-                     _mm256_set1_epi32(x0),
-                     _mm256_set1_epi32(y0),
-                     _mm256_set1_epi32(x1),
-                     _mm256_set1_epi32(y1)};
-    const tsr_layout *l = inc->l;
-    int32_t i = 0;
-    if (!cand)
-        for (; i + 8 <= n; i += 8) {
-            const int32_t f[8] = {i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7};
-#define TSR__LOAD8(p) _mm256_loadu_si256((const __m256i *)((p) + i))
-            if (!visit8(inc, &mv, f, 255, TSR__LOAD8(l->edge_u), TSR__LOAD8(l->edge_v),
-                        TSR__LOAD8(inc->eax), TSR__LOAD8(inc->eay), TSR__LOAD8(inc->ebx),
-                        TSR__LOAD8(inc->eby)))
-                return 0;
-#undef TSR__LOAD8
-        }
-    /* candidate lists and the dense tail: gathered; lanes past n repeat the block's first */
-    for (; i < n; i += 8) {
-        int32_t f[8];
-        for (int j = 0; j < 8; j++)
-            f[j] = cand ? cand[i + j < n ? i + j : i] : i + j < n ? i + j : i;
-        const int live = n - i >= 8 ? 255 : (1 << (n - i)) - 1;
-        const __m256i ix = _mm256_loadu_si256((const __m256i *)f);
-        if (!visit8(
-                inc, &mv, f, live, _mm256_i32gather_epi32(l->edge_u, ix, 4),
-                _mm256_i32gather_epi32(l->edge_v, ix, 4), _mm256_i32gather_epi32(inc->eax, ix, 4),
-                _mm256_i32gather_epi32(inc->eay, ix, 4), _mm256_i32gather_epi32(inc->ebx, ix, 4),
-                _mm256_i32gather_epi32(inc->eby, ix, 4)))
-            return 0;
-    }
-    return 1;
+    return _mm_loadu_si128((const __m128i *)f);
+}
+
+static inline __m256i gather4(const int32_t *p, __m128i ix)
+{
+    return _mm256_cvtepi32_epi64(_mm_i32gather_epi32(p, ix, 4));
+}
+
+static inline __m256i load8(const int32_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
+static inline __m256i ix8(const int32_t *f)
+{
+    return _mm256_loadu_si256((const __m256i *)f);
+}
+
+static inline __m256i gather8(const int32_t *p, __m256i ix)
+{
+    return _mm256_i32gather_epi32(p, ix, 4);
+}
+
+/* The candidates cand[0..n) (cand NULL: every edge) in blocks of W through VISIT: every edge's
+ * full blocks loaded (LOAD), candidate lists and the last block gathered (IX, IXT, GATHER),
+ * lanes past n repeating the block's first. Returns 0 when the new point lies on a candidate. */
+#define TSR__VISIT_ALL(W, VISIT, LOAD, IXT, IX, GATHER)                                            \
+    do {                                                                                           \
+        const tsr_layout *l = inc->l;                                                              \
+        for (int32_t i = 0; i < n; i += W) {                                                       \
+            int32_t f[W];                                                                          \
+            for (int j = 0; j < W; j++)                                                            \
+                f[j] = cand ? cand[i + j < n ? i + j : i] : i + j < n ? i + j : i;                 \
+            const int full = n - i >= W, live = full ? (1 << W) - 1 : (1 << (n - i)) - 1;          \
+            int ok;                                                                                \
+            if (!cand && full) {                                                                   \
+                ok = VISIT(inc, mv, f, live, LOAD(l->edge_u + i), LOAD(l->edge_v + i),             \
+                           LOAD(inc->eax + i), LOAD(inc->eay + i), LOAD(inc->ebx + i),             \
+                           LOAD(inc->eby + i));                                                    \
+            } else {                                                                               \
+                const IXT ix = IX(f);                                                              \
+                ok = VISIT(inc, mv, f, live, GATHER(l->edge_u, ix), GATHER(l->edge_v, ix),         \
+                           GATHER(inc->eax, ix), GATHER(inc->eay, ix), GATHER(inc->ebx, ix),       \
+                           GATHER(inc->eby, ix));                                                  \
+            }                                                                                      \
+            if (!ok)                                                                               \
+                return 0;                                                                          \
+        }                                                                                          \
+        return 1;                                                                                  \
+    } while (0)
+
+static int visit_all4(tsr__incr *inc, const move *mv, const int32_t *cand, int32_t n)
+{
+    TSR__VISIT_ALL(4, visit4, load4, __m128i, ix4, gather4);
+}
+
+static int visit_all8(tsr__incr *inc, const move *mv, const int32_t *cand, int32_t n)
+{
+    TSR__VISIT_ALL(8, visit8, load8, __m256i, ix8, gather8);
+}
+#undef TSR__VISIT_ALL
+
+/* A value broadcast into the lanes of visit4 (wide) or visit8. */
+static inline __m256i lanes_of(int wide, int32_t x)
+{
+    return wide ? _mm256_set1_epi64x(x) : _mm256_set1_epi32(x);
 }
 
 int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t v, int32_t ox,
@@ -246,48 +273,19 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
         s[A_DOX] = a->x - ox;
         s[A_DOY] = a->y - oy;
     }
-    if (inc->small)
-        return visit_all8(inc, cand, n, v, ox, oy, px, py, x0, y0, x1, y1);
+    const int wide = !inc->small;
     const move mv = {px,
                      py,
-                     _mm256_set1_epi64x(v),
-                     _mm256_set1_epi64x(px),
-                     _mm256_set1_epi64x(py),
-                     _mm256_set1_epi64x(ox),
-                     _mm256_set1_epi64x(oy),
-                     _mm256_set1_epi64x(x0),
-                     _mm256_set1_epi64x(y0),
-                     _mm256_set1_epi64x(x1),
-                     _mm256_set1_epi64x(y1)};
-    const tsr_layout *l = inc->l;
-    int32_t i = 0;
-    if (!cand)
-        for (; i + 4 <= n; i += 4) {
-            const int32_t f[4] = {i, i + 1, i + 2, i + 3};
-            const __m256i eu =
-                _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(l->edge_u + i)));
-            const __m256i ev =
-                _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(l->edge_v + i)));
-            if (!visit4(inc, &mv, f, 15, eu, ev, load4(inc->eax + i), load4(inc->eay + i),
-                        load4(inc->ebx + i), load4(inc->eby + i)))
-                return 0;
-        }
-    /* candidate lists and the dense tail: gathered; lanes past n repeat the block's first */
-    for (; i < n; i += 4) {
-        int32_t f[4];
-        for (int j = 0; j < 4; j++)
-            f[j] = cand ? cand[i + j < n ? i + j : i] : i + j < n ? i + j : i;
-        const int live = n - i >= 4 ? 15 : (1 << (n - i)) - 1;
-        const __m128i ix = _mm_loadu_si128((const __m128i *)f);
-        if (!visit4(inc, &mv, f, live, _mm256_cvtepi32_epi64(_mm_i32gather_epi32(l->edge_u, ix, 4)),
-                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(l->edge_v, ix, 4)),
-                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eax, ix, 4)),
-                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eay, ix, 4)),
-                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->ebx, ix, 4)),
-                    _mm256_cvtepi32_epi64(_mm_i32gather_epi32(inc->eby, ix, 4))))
-            return 0;
-    }
-    return 1;
+                     lanes_of(wide, v),
+                     lanes_of(wide, px),
+                     lanes_of(wide, py),
+                     lanes_of(wide, ox),
+                     lanes_of(wide, oy),
+                     lanes_of(wide, x0),
+                     lanes_of(wide, y0),
+                     lanes_of(wide, x1),
+                     lanes_of(wide, y1)};
+    return wide ? visit_all4(inc, &mv, cand, n) : visit_all8(inc, &mv, cand, n);
 }
 TSR__TARGET_END
 #else
