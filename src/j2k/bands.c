@@ -107,6 +107,20 @@ static const tsr__j2k_bands *first_bands(const tsr__j2k_bands *bands, const tsr_
     return &bands[c];
 }
 
+/* Item i of a loop over group k's rows (positions p0 .. p0 + n) of every component, component by
+ * component: sets *c and *p, and returns the row's place in the component's window (row width
+ * rw), or NULL when the component is not decoded. */
+static int32_t *group_row(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, uint32_t k,
+                          uint32_t rw, uint32_t p0, uint32_t n, size_t i, uint32_t *c, uint32_t *p)
+{
+    *c = (uint32_t)(i / n);
+    *p = p0 + (uint32_t)(i % n);
+    if (t->comps[*c].skip)
+        return NULL;
+    const tsr__j2k_bands *bb = &bands[*c];
+    return bb->win + win_row(bb, k, *p) * rw;
+}
+
 void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, uint32_t k)
 {
     const tsr__j2k_bands *b0 = first_bands(bands, t);
@@ -118,12 +132,12 @@ void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, ui
      * group's own low rows */
 #pragma omp for schedule(static)
     for (size_t i = 0; i < total; i++) {
-        const uint32_t c = (uint32_t)(i / n), p = p0 + (uint32_t)(i % n);
-        const tsr__j2k_tilecomp *tc = &t->comps[c];
-        if (tc->skip)
+        uint32_t c, p;
+        int32_t *row = group_row(bands, t, k, rw, p0, n, i, &c, &p);
+        if (!row)
             continue;
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
         const tsr__j2k_bands *bb = &bands[c];
-        int32_t *row = bb->win + win_row(bb, k, p) * rw;
         if (p < prev)
             memcpy(row, bb->carry + (size_t)(p - p0) * rw, (size_t)rw * sizeof *row);
         else if ((p & 1) == 0)
@@ -144,12 +158,12 @@ void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
     const size_t total = (size_t)t->ncomps * n;
 #pragma omp for schedule(static)
     for (size_t i = 0; i < total; i++) {
-        const uint32_t c = (uint32_t)(i / n), p = p0 + (uint32_t)(i % n);
-        const tsr__j2k_tilecomp *tc = &t->comps[c];
-        if (tc->skip)
+        uint32_t c, p;
+        int32_t *row = group_row(bands, t, k, rw, p0, n, i, &c, &p);
+        if (!row)
             continue;
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
         const tsr__j2k_bands *bb = &bands[c];
-        int32_t *row = bb->win + win_row(bb, k, p) * rw;
         if (p >= q0)
             memcpy(bb->carry + (size_t)(p - q0) * rw, row, (size_t)rw * sizeof *row);
         if (lift)
