@@ -12,8 +12,9 @@
 #define TSR__CC_N(name) TSR__CC_CAT(name, TSR__CC_KB)
 #define TSR__CC_LANE_T TSR__CC_N(tsr__cc_lane)
 
-/* A DP lane's registers: the keys of its C columns in the current row (the paths' origins are
- * found after the band from the codes it leaves in shared memory: tsr__cc_lane_entry). */
+/* A DP lane's registers: the keys of its C columns in the current row, scaled (<< TSR__CC_Q,
+ * the low bits 0; the paths' origins are found after the band from the codes it leaves in
+ * shared memory: tsr__cc_lane_entry). */
 typedef struct TSR__CC_LANE_T {
     TSR__CC_KEY m[TSR__CC_C];
 } TSR__CC_LANE_T;
@@ -34,7 +35,7 @@ TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
         const TSR__CC_KEY v = x >= 0 && x < w ? TSR__CC_N(TSR__CC_LOAD_L2_)(hand + x)
                                               : tag << TSR__CC_N(TSR__CC_TAG_SHIFT);
         ready &= (v >> TSR__CC_N(TSR__CC_TAG_SHIFT)) == tag;
-        L->m[c] = v & TSR__CC_N(TSR__CC_KEY_MASK);
+        L->m[c] = (v & TSR__CC_N(TSR__CC_KEY_MASK)) << TSR__CC_Q;
     }
     return ready;
 }
@@ -51,9 +52,19 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
         const int32_t x = it->base + lane * TSR__CC_C + c, i = lane * TSR__CC_C + c;
         uint32_t dl, dc, dr;
         tsr__cc_costs(P, w, sb, 0, i, x, &dl, &dc, &dr);
-        L->m[c] = (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[0][i]) : 0) + dc;
+        L->m[c] = (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[0][i]) << TSR__CC_Q : 0) + dc;
     }
     tsr__cc_put_codes(P, w, it, 0, lane, 0x55u, 0);
+}
+
+/* min(a + b, c): one instruction (VIADDMNMX) for 32-bit keys on sm_90, emulated elsewhere. */
+TSR__CC_FN TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, TSR__CC_KEY c)
+{
+#if defined(__CUDA_ARCH__) && TSR__CC_KB == 32
+    return __viaddmin_u32(a, b, c);
+#else
+    return a + b < c ? a + b : c;
+#endif
 }
 
 /* dp, row k > 0 of the item, or k = 0 of a band b > 0 (y0 + k < h), lane `lane`: its C cells
@@ -87,23 +98,24 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
         uint32_t dl, dc, dr;
         tsr__cc_costs(P, w, sb, k, i, x, &dl, &dc, &dr);
-        /* backward: dl = dc = dr, added after the comparison */
+        /* backward: dl = dc = dr, added after the choice */
         const TSR__CC_KEY al = P->forward ? dl : 0, ac = P->forward ? dc : 0,
                           ar = P->forward ? dr : 0;
+        /* candidates scaled, with their codes 0, 1, 2 in the low bits (TSR__CC_Q): the least
+         * is the least key, and among equal keys the leftmost choice, as dp_cpu.c's strict <;
+         * a missing candidate (image border) is `none` or left out */
         const TSR__CC_KEY cl = !border || x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
-        const TSR__CC_KEY cr = !border || x < w - 1 ? pm[c + 2] + ar : none;
-        /* the choice and its key chosen by the same two compares */
-        const int c1 = cc < cl;
-        TSR__CC_KEY best = c1 ? cc : cl;
-        const int c2 = cr < best;
-        best = c2 ? cr : best;
-        const TSR__CC_KEY pen = P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) : 0;
-        L->m[c] = pen + best + (P->forward ? 0 : dc);
-        /* the code's bits by two selects of constants (c is a constant once unrolled) */
-        const uint32_t cb = c1 ? 1u << (2 * c) : 0u;
-        codes |= c2 ? 2u << (2 * c) : cb;
-        if (P->pair)
-            pairs |= (uint32_t)((cr < cc) | (cc < cl) << 1) << (2 * c);
+        const TSR__CC_KEY cr = pm[c + 2] + ar;
+        const int has_r = !border || x < w - 1;
+        TSR__CC_KEY best = TSR__CC_N(tsr__cc_addmin)(cc, 1, cl);
+        best = has_r ? TSR__CC_N(tsr__cc_addmin)(cr, 2, best) : best;
+        const uint32_t code = (uint32_t)best & 3u;
+        const TSR__CC_KEY pen =
+            P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) << TSR__CC_Q : 0;
+        L->m[c] = (best & ~(TSR__CC_KEY)3) + pen + (P->forward ? 0 : dc);
+        codes |= code << (2 * c);
+        if (P->pair) /* strict compares of the coded candidates are those of their keys */
+            pairs |= (uint32_t)((has_r && cr + 2 < cc + 1) | (cc + 1 < cl) << 1) << (2 * c);
     }
     sb->cd[k][lane] = (uint8_t)codes;
     tsr__cc_put_codes(P, w, it, k, lane, codes, pairs);
@@ -122,8 +134,8 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         if (x1 + c < w)
-            P->TSR__CC_N(hand)[o + x1 + c] = L->m[c] | (TSR__CC_KEY)(gen & 31)
-                                                           << TSR__CC_N(TSR__CC_TAG_SHIFT);
+            P->TSR__CC_N(hand)[o + x1 + c] = L->m[c] >> TSR__CC_Q |
+                                             (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
 }
 
 #ifdef __cplusplus

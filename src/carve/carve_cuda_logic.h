@@ -118,6 +118,13 @@ typedef char tsr__cc_strip_is_two_lanes[TSR__CC_STRIP == 2 * TSR__CC_LANES ? 1 :
 #define TSR__CC_TAG_SHIFT32 27
 #define TSR__CC_KEY_MASK64 (((uint64_t)1 << TSR__CC_TAG_SHIFT64) - 1)
 #define TSR__CC_KEY_MASK32 (((uint32_t)1 << TSR__CC_TAG_SHIFT32) - 1)
+/* The DP's keys in registers and its transition costs (tsr__cc_costs, the staged energies) are
+ * scaled by 4: a candidate carries its code (0 left, 1 centre, 2 right) in the two low bits, so
+ * one minimum gives the least key and, among equal keys, dp_cpu.c's choice (strict <: left before
+ * centre before right), and a strict compare of two candidates with different codes is the
+ * strict compare of their keys. Scaled keys stay below 2^27 (32-bit) and 2^61 (64-bit); the
+ * hand keys are stored unscaled. */
+#define TSR__CC_Q 2
 #define TSR__CC_KEEP_BIT 1
 #define TSR__CC_DROP_BIT 2
 
@@ -246,8 +253,8 @@ TSR__CC_FN int tsr__cc_item_interior(const tsr__cc_item *it, int32_t w)
 }
 
 /* An item's band inputs in shared memory: window column i of band row r (luma: row y0 - 1 + r,
- * the row above included for forward costs). Luma and mask columns outside the image hold 0,
- * energies there are garbage (tsr__cc_stage_lane). */
+ * the row above included for forward costs). Luma and mask columns outside the image hold 0;
+ * energies are scaled (TSR__CC_Q), garbage outside the image (tsr__cc_stage_lane). */
 typedef struct tsr__cc_stage {
     uint16_t en[TSR__CC_BAND][TSR__CC_WIN];
     uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN];
@@ -335,13 +342,15 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
             const uint32_t V = tsr__cc_absdiff4(wd[j + 2], wd[j]);
             TSR__CC_UNROLL
             for (int32_t c = 0; c < TSR__CC_C; c++)
-                sb->en[r0 + j][i0 + c] = (uint16_t)((H >> 8 * c & 255) + (V >> 8 * c & 255));
+                sb->en[r0 + j][i0 + c] =
+                    (uint16_t)(((H >> 8 * c & 255) + (V >> 8 * c & 255)) << TSR__CC_Q);
         }
     }
 }
 
 /* The transition costs of window column i (image column x) in band row k, from the staged
- * inputs: backward, the energy for all three candidates; forward, CL, CU, CR. */
+ * inputs, scaled (TSR__CC_Q): backward, the energy for all three candidates; forward, CL, CU,
+ * CR. */
 TSR__CC_FN void tsr__cc_costs(const tsr__cc_planes *P, int32_t w, const tsr__cc_stage *sb,
                               int32_t k, int32_t i, int32_t x, uint32_t *dl, uint32_t *dc,
                               uint32_t *dr)
@@ -354,9 +363,10 @@ TSR__CC_FN void tsr__cc_costs(const tsr__cc_planes *P, int32_t w, const tsr__cc_
     const int32_t l = row[x > 0 && i > 0 ? i - 1 : i];
     const int32_t r = row[x < w - 1 && i < TSR__CC_WIN - 1 ? i + 1 : i];
     const int32_t u = sb->lu[k][i];
-    *dc = (uint32_t)tsr__cc_absdiff(r, l);
-    *dl = *dc + (uint32_t)tsr__cc_absdiff(u, l);
-    *dr = *dc + (uint32_t)tsr__cc_absdiff(u, r);
+    const uint32_t cu = (uint32_t)tsr__cc_absdiff(r, l);
+    *dc = cu << TSR__CC_Q;
+    *dl = (cu + (uint32_t)tsr__cc_absdiff(u, l)) << TSR__CC_Q;
+    *dr = (cu + (uint32_t)tsr__cc_absdiff(u, r)) << TSR__CC_Q;
 }
 
 /* Whether the lane whose first column is x1 holds output columns of its item. */
