@@ -159,12 +159,105 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-/* The trace's four instances need more than the default 48 KB of dynamic shared memory. */
+/* Hopper's bulk copies into shared memory, completed on an mbarrier (shared-window addresses). */
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(uint64_t *bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/* Group q's code and pair rows (top = h - 1 - q G down to max(top - G + 1, 1), ascending) into
+ * buffer q & 1 (code rows, then pair rows, G rows each), completing on bar[q & 1]. One thread.
+ * The buffer's earlier reads by the warp must be ordered before (the caller's __syncwarp). */
+__device__ __forceinline__ void trace_warp_issue(const tsr__cc_planes &P, uint8_t *stage,
+                                                 uint64_t *bar, int32_t q)
+{
+    const int32_t G = TSR__CC_TRACE_G, rb = P.pitch / 4, top = P.h - 1 - q * G;
+    const int32_t bot = top - G + 1 > 1 ? top - G + 1 : 1;
+    const uint32_t bytes = (uint32_t)((top - bot + 1) * rb); /* rb: a multiple of 16 */
+    const uint32_t b = smem_addr(bar + (q & 1));
+    uint8_t *dst = stage + (size_t)(q & 1) * 2 * G * rb;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(2 * bytes)
+                 : "memory");
+    for (int32_t plane = 0; plane < 2; plane++)
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+            "%2, [%3];" ::"r"(smem_addr(dst + plane * G * rb)),
+            "l"((plane ? P.pair : P.back) + (int64_t)bot * rb), "r"(bytes), "r"(b)
+            : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    uint32_t ok = 0;
+    while (!ok)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+}
+
+/* The warp trace (tsr__cc_trace_warp_s(P.pitch, k) == S): one warp, S seams per lane in
+ * registers, each row's columns stored to cols; group q of TRACE_G rows read from buffer q & 1,
+ * the next group's bulk copies issued by lane 0 before it (the n-th use of a buffer completes
+ * its mbarrier's phase n). */
+template <int S>
+__global__ void __launch_bounds__(TSR__CC_LANES)
+    trace_warp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    extern __shared__ __align__(16) uint8_t smem[];
+    __shared__ uint64_t bar[2];
+    const int32_t G = TSR__CC_TRACE_G, lane = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    const int32_t groups = (h - 1 + G - 1) / G; /* rows h - 1 .. 1 */
+    int32_t x[S];
+    TSR__CC_UNROLL
+    for (int32_t i = 0; i < S; i++) {
+        const int32_t j = lane * S + i;
+        x[i] = j < k ? P.cols[(int64_t)(h - 1) * k + j] : 0;
+    }
+    if (lane == 0) {
+        mbar_init(&bar[0]);
+        mbar_init(&bar[1]);
+        if (groups > 0)
+            trace_warp_issue(P, smem, bar, 0);
+    }
+    __syncwarp();
+    for (int32_t q = 0; q < groups; q++) {
+        if (lane == 0 && q + 1 < groups)
+            trace_warp_issue(P, smem, bar, q + 1);
+        mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
+        const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
+        const uint8_t *cb = smem + (size_t)(q & 1) * 2 * G * rb, *pb = cb + G * rb;
+        for (int32_t y = top; y >= bot; y--) {
+            const int32_t o = (y - bot) * rb;
+            const int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
+            const int32_t xr = __shfl_down_sync(FULL, x[0], 1);
+            int32_t nx[S];
+            tsr__cc_trace_lane(w, k, lane, S, x, xl, xr, cb + o, pb + o, nx);
+            int32_t *row = P.cols + (int64_t)(y - 1) * k;
+            TSR__CC_UNROLL
+            for (int32_t i = 0; i < S; i++) {
+                if (lane * S + i < k)
+                    row[lane * S + i] = nx[i];
+                x[i] = nx[i];
+            }
+        }
+        __syncwarp(); /* every lane's reads of buffer q & 1 before lane 0 refills it */
+    }
+}
+
+/* The traces' instances need more than the default 48 KB of dynamic shared memory. */
 inline cudaError_t trace_setup()
 {
-    void (*const f[4])(tsr__cc_planes, int32_t, int32_t) = {trace_kernel<0, 0>, trace_kernel<0, 1>,
-                                                            trace_kernel<1, 0>, trace_kernel<1, 1>};
-    for (int i = 0; i < 4; i++) {
+    void (*const f[8])(tsr__cc_planes, int32_t, int32_t) = {
+        trace_kernel<0, 0>,   trace_kernel<0, 1>,   trace_kernel<1, 0>,   trace_kernel<1, 1>,
+        trace_warp_kernel<1>, trace_warp_kernel<2>, trace_warp_kernel<4>, trace_warp_kernel<8>};
+    for (int i = 0; i < 8; i++) {
         const cudaError_t e = cudaFuncSetAttribute(
             (const void *)f[i], cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
         if (e != cudaSuccess)
@@ -209,8 +302,31 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
         __syncthreads();
         c = sc;
     }
-    for (int32_t xo = t; xo < w - k; xo += TSR__CC_GATHER_THREADS)
-        tsr__cc_gather_cell(&P, y, xo, tsr__cc_gather_src(c, k, xo));
+    enum { E = TSR__CC_GATHER_E };
+    static_assert(E == 4, "one 4-byte luma store and two 4-byte orig stores per thread");
+    const int64_t o = (int64_t)y * P.pitch; /* pitch: a multiple of 64 */
+    for (int32_t x0 = t * E; x0 < w - k; x0 += TSR__CC_GATHER_THREADS * E) {
+        const int32_t n = w - k - x0 < E ? w - k - x0 : E;
+        int32_t xs[E];
+        tsr__cc_gather_srcs(c, k, x0, n, xs);
+        if (n < E) {
+            for (int32_t i = 0; i < n; i++)
+                tsr__cc_gather_cell(&P, y, x0 + i, xs[i]);
+            continue;
+        }
+        uint32_t l = 0, m = 0, g[2] = {0, 0};
+        TSR__CC_UNROLL
+        for (int32_t i = 0; i < E; i++) {
+            l |= (uint32_t)P.luma[o + xs[i]] << 8 * i;
+            g[i / 2] |= (uint32_t)P.orig[o + xs[i]] << 16 * (i % 2);
+            if (P.mask)
+                m |= (uint32_t)P.mask[o + xs[i]] << 8 * i;
+        }
+        *(uint32_t *)(P.luma2 + o + x0) = l;
+        *(uint2 *)(P.orig2 + o + x0) = make_uint2(g[0], g[1]);
+        if (P.mask)
+            *(uint32_t *)(P.mask2 + o + x0) = m;
+    }
 }
 
 /* One batch pass's kernels after its DP: topk, trace, sum, gather (carve_cuda_batch_logic.h's
@@ -226,8 +342,18 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
         cudaEventRecord(ev[1], s);
     const unsigned threads = k < 1024 ? (unsigned)(k + 31) / 32 * 32 : 1024;
     const size_t smem = (size_t)tsr__cc_trace_smem(P.pitch, k);
+    const size_t wsmem = (size_t)2 * 2 * TSR__CC_TRACE_G * (size_t)(P.pitch / 4);
     const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch, k);
-    if (shpos && staged)
+    const int32_t ws = tsr__cc_trace_warp_s(P.pitch, k);
+    if (ws == 1)
+        trace_warp_kernel<1><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
+    else if (ws == 2)
+        trace_warp_kernel<2><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
+    else if (ws == 4)
+        trace_warp_kernel<4><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
+    else if (ws == 8)
+        trace_warp_kernel<8><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
+    else if (shpos && staged)
         trace_kernel<1, 1><<<1, threads, smem, s>>>(P, w, k);
     else if (shpos)
         trace_kernel<1, 0><<<1, threads, smem, s>>>(P, w, k);

@@ -13,18 +13,18 @@
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
  *            count of keys == v, a block scan of its selected count, the columns written in
  *            order into row h-1 of cols.
- *   trace    one block, one thread per seam (strided when k > threads), rows h-1 .. 1, one
- *            barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the code and pair bits of
- *            (y, cols[y][j])). The rows go in groups of TRACE_G; when k <= TRACE_KS a group's
- *            positions stay in shared memory and each thread writes its own seams' rows to cols
- *            once at the group's end (else every row is written to cols and read back), and the
- *            code and pair rows of the next group are staged by cp.async when they fit (else
- *            read from global memory).
- *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
- *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
- *   gather   one block per row: output column x' < w - k takes column x' + #{j : cols[j] - j <=
- *            x'} of luma/mask/orig into luma2/mask2/orig2 (the host swaps the planes).
- *   the next DP at w - k. */
+ *   trace    k <= 256 (and rows up to ~25K columns): one warp, every seam's column in
+ *            registers (tsr__cc_trace_warp_s, tsr__cc_trace_lane), each row's columns stored to
+ *            cols. Else one block, one thread per seam (strided when k > threads), rows h-1 .. 1,
+ * one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the code and pair bits of (y,
+ * cols[y][j])). The rows go in groups of TRACE_G; when k <= TRACE_KS a group's positions stay in
+ * shared memory and each thread writes its own seams' rows to cols once at the group's end (else
+ * every row is written to cols and read back), and the code and pair rows of the next group are
+ * staged by cp.async when they fit (else read from global memory). sum      one thread per removed
+ * pixel: its energy part (batch.c's pixel_energy), its drop bit (object removal), its start-of-pass
+ * column into rec; warp sums, atomics. gather   one block per row, GATHER_E adjacent output columns
+ * per thread: output column x' < w - k takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig
+ * into luma2/mask2/orig2 (the host swaps the planes). the next DP at w - k. */
 #ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
 #define TSR_CARVE_CUDA_BATCH_LOGIC_H
 
@@ -36,6 +36,7 @@ enum {
     TSR__CC_TRACE_KS = 4096, /* seams whose positions the trace keeps in shared memory */
     TSR__CC_GATHER_THREADS = 256,
     TSR__CC_GATHER_KS = 8192,       /* removed columns per row the gather stages in shared memory */
+    TSR__CC_GATHER_E = 4,           /* output columns per gather thread (one 4-byte luma store) */
     TSR__CC_TRACE_SMEM = 200 * 1024 /* the trace's shared-memory budget (bytes) */
 };
 
@@ -147,14 +148,42 @@ TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t x
     int32_t hi = !has_r || xr - x >= 3 ? x + 1 : x;
     lo = lo < 0 ? 0 : lo;
     hi = hi > w - 1 ? w - 1 : hi;
+    /* the four outcomes, then one choice (selects, no branches) */
     const int32_t sh = (x & 3) * 2;
-    if (lo < x && hi > x)
-        return x + ((code >> sh) & 3) - 1;
-    if (hi > x)
-        return x + ((pair >> sh) & 1);
-    if (lo < x)
-        return x - 1 + ((pair >> (sh + 1)) & 1);
-    return x;
+    const int32_t full = x + ((code >> sh) & 3) - 1, right = x + ((pair >> sh) & 1);
+    const int32_t left = x - 1 + ((pair >> (sh + 1)) & 1);
+    const int l = lo<x, r = hi> x;
+    return l && r ? full : r ? right : l ? left : x;
+}
+
+/* The warp trace (trace_warp_kernel): one warp holds every seam's column in registers, lane
+ * `lane` seams lane * s .. lane * s + s - 1 (s = 1, 2, 4 or 8: k <= 32 s), the neighbours across
+ * lanes by shuffles, no barrier; the code and pair rows of TRACE_G rows come into shared memory
+ * by two bulk copies (TMA) per group, one group ahead. Returns s, or 0 when the warp trace does
+ * not apply (k > 256, or the two buffers of the group's rows exceed TRACE_SMEM: then trace). */
+TSR__CC_FN int32_t tsr__cc_trace_warp_s(int32_t pitch, int32_t k)
+{
+    if (2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4) >
+        TSR__CC_TRACE_SMEM)
+        return 0;
+    return k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : k <= 256 ? 8 : 0;
+}
+
+/* The warp trace, lane `lane`, one row y: x[0 .. s-1] its seams' columns in row y, xl the column
+ * of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the next lane's
+ * first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx (a seam
+ * j >= k keeps its column). */
+TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
+                                   int32_t xl, int32_t xr, const uint8_t *cr, const uint8_t *pr,
+                                   int32_t *nx)
+{
+    TSR__CC_UNROLL
+    for (int32_t i = 0; i < s; i++) {
+        const int32_t j = lane * s + i, l = i > 0 ? x[i - 1] : xl, r = i < s - 1 ? x[i + 1] : xr;
+        nx[i] = j < k ? tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, cr[x[i] >> 2],
+                                           pr[x[i] >> 2])
+                      : x[i];
+    }
 }
 
 /* ---- sum ---- */
@@ -183,19 +212,29 @@ TSR__CC_FN uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int3
 
 /* ---- gather ---- */
 
-/* The source column of output column xo of a row whose k removed columns are c[0..k)
- * (increasing): xo + #{j : c[j] - j <= xo} (c[j] - j does not decrease: a binary search). */
-TSR__CC_FN int32_t tsr__cc_gather_src(const int32_t *c, int32_t k, int32_t xo)
+/* gather, output columns xo0 .. xo0 + n - 1 (n <= TSR__CC_GATHER_E) of a row whose removed
+ * columns are c[0 .. k-1] (increasing): output column xo takes column xo + #{j : c[j] - j <=
+ * xo} (c[j] - j does not decrease: the count found once by a binary search, then stepped).
+ * Their source columns into xs. */
+TSR__CC_FN void tsr__cc_gather_srcs(const int32_t *c, int32_t k, int32_t xo0, int32_t n,
+                                    int32_t *xs)
 {
     int32_t lo = 0, hi = k;
     while (lo < hi) {
         const int32_t mid = (lo + hi) / 2;
-        if (c[mid] - mid <= xo)
+        if (c[mid] - mid <= xo0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return xo + lo;
+    TSR__CC_UNROLL
+    for (int32_t i = 0; i < TSR__CC_GATHER_E; i++) {
+        if (i >= n)
+            break;
+        while (lo < k && c[lo] - lo <= xo0 + i)
+            lo++;
+        xs[i] = xo0 + i + lo;
+    }
 }
 
 /* gather, output column xo of row y taken from column xs. */

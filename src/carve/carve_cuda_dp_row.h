@@ -134,8 +134,8 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         if (x1 + c < w)
-            P->TSR__CC_N(hand)[o + x1 + c] = L->m[c] >> TSR__CC_Q |
-                                             (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
+            P->TSR__CC_N(hand)[o + x1 + c] =
+                L->m[c] >> TSR__CC_Q | (TSR__CC_KEY)(gen & 31) << TSR__CC_N(TSR__CC_TAG_SHIFT);
 }
 
 #ifdef __cplusplus

@@ -65,9 +65,10 @@ static void largest_keys(void)
 
 /* Batch mode (carve_cuda_batch_kernels.cuh) against the CPU batch path: random shapes, both
  * energies, both directions (width and height, so horizontal passes too), keep and drop masks,
- * object removal, the adaptive and fixed K; plus the kernels' fallbacks: rows too wide for the
- * trace's staged code rows (> ~24K columns), more seams than the trace keeps in shared memory
- * (K > 4096), both at once, and more than the gather stages (K > 8192). */
+ * object removal, the adaptive and fixed K (up to 300: every form of the trace); plus the kernels'
+ * fallbacks: rows too wide for the trace's staged code rows (> ~24K columns), more seams than the
+ * trace keeps in shared memory (K > 4096), both at once, and more than the gather stages (K >
+ * 8192). */
 static void batch_cases(tsr_rng *r)
 {
     static const int shapes[][2] = {{2, 1},    {2, 40},   {3, 7},    {3, 300},  {9, 200},
@@ -110,6 +111,24 @@ static void batch_cases(tsr_rng *r)
             tsr_image_free(ref, &drop);
             tsr_image_free(ref, &src);
         }
+    /* passes of 33 to 300 seams: the warp trace with 2, 4 and 8 seams a lane, the block trace
+     * past 256 */
+    static const int wide_k[] = {33, 100, 129, 256, 300};
+    for (int i = 0; i < 5; i++) {
+        if (quick && i != 2)
+            continue;
+        tsr_image src;
+        CHECK_OK(ref, tsr_image_alloc(ref, &src, 1100, 40, 3, TSR_U8));
+        fill_image(r, &src, i);
+        tsr_carve_options o;
+        tsr_carve_options_init(&o);
+        o.mode = TSR_CARVE_BATCH;
+        o.energy = i & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+        o.batch_seams = wide_k[i];
+        o.width = 1100 - 2 * wide_k[i] - i;
+        compare(&src, &o, "batch warp trace");
+        tsr_image_free(ref, &src);
+    }
     static const int big[][3] = {
         {24100, 20, 0}, {9000, 6, 5000}, {9000, 4, 8500}, {26000, 4, 4200}};
     for (size_t s = 0; s < (quick ? 0 : sizeof big / sizeof big[0]); s++)

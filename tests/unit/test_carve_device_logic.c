@@ -73,6 +73,7 @@ static int32_t *block_order(emu *e, int32_t n)
  * launch writes is poisoned first (the keys with the previous launch's tag, as stale keys on the
  * device), so a missing store shows (as a deadlock: abort) and so does a read of a wrong one. */
 static int64_t dp_keys[2]; /* DP launches run with 32-bit keys, with 64-bit keys */
+static int64_t traces[2];  /* batch traces run in the block form, in the warp form */
 
 static void launch_dp(emu *e, int32_t w, uint32_t gen)
 {
@@ -366,13 +367,50 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
         tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], (int32_t)cnt[t], 1);
 }
 
-/* trace: one barrier per row; the seams of a row in descending order. */
-static void launch_trace(emu *e, int32_t w, int32_t k)
+/* trace, the warp form (k <= 256): every lane's row step from the lanes' columns of row y, its
+ * neighbours across lanes as the shuffles give them, the lanes in descending order. */
+static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s)
 {
     const tsr__cc_planes *P = &e->P;
     const int32_t rb = P->pitch / 4;
+    int32_t x[TSR__CC_LANES][8], nx[TSR__CC_LANES][8];
+    for (int32_t lane = 0; lane < TSR__CC_LANES; lane++)
+        for (int32_t i = 0; i < s; i++) {
+            const int32_t j = lane * s + i;
+            x[lane][i] = j < k ? P->cols[(size_t)(P->h - 1) * (size_t)k + (size_t)j] : 0;
+        }
+    for (int32_t y = P->h - 1; y >= 1; y--) {
+        const uint8_t *cr = P->back + (size_t)y * (size_t)rb,
+                      *pr = P->pair + (size_t)y * (size_t)rb;
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
+            /* __shfl_up / __shfl_down: lane 0 and lane 31 read their own values */
+            const int32_t xl = x[lane > 0 ? lane - 1 : 0][s - 1];
+            const int32_t xr = x[lane < TSR__CC_LANES - 1 ? lane + 1 : lane][0];
+            tsr__cc_trace_lane(w, k, lane, s, x[lane], xl, xr, cr, pr, nx[lane]);
+        }
+        for (int32_t lane = 0; lane < TSR__CC_LANES; lane++)
+            for (int32_t i = 0; i < s; i++) {
+                const int32_t j = lane * s + i;
+                if (j < k)
+                    P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = nx[lane][i];
+                x[lane][i] = nx[lane][i];
+            }
+    }
+}
+
+/* trace: the warp form where it applies, else one barrier per row (the seams of a row in
+ * descending order). */
+static void launch_trace(emu *e, int32_t w, int32_t k)
+{
+    const tsr__cc_planes *P = &e->P;
+    const int32_t rb = P->pitch / 4, s = tsr__cc_trace_warp_s(P->pitch, k);
     e->launches++;
     poison(P->cols, (size_t)(P->h - 1) * (size_t)k * 4);
+    traces[s > 0]++;
+    if (s) {
+        trace_warp(e, w, k, s);
+        return;
+    }
     for (int32_t y = P->h - 1; y >= 1; y--) {
         const int32_t *cur = P->cols + (size_t)y * (size_t)k;
         for (int32_t j = k - 1; j >= 0; j--) {
@@ -415,8 +453,14 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
     for (int32_t b = 0; b < P->h; b++) {
         const int32_t y = order[b];
         const int32_t *c = P->cols + (size_t)y * (size_t)k;
-        for (int32_t xo = w - k - 1; xo >= 0; xo--)
-            tsr__cc_gather_cell(P, y, xo, tsr__cc_gather_src(c, k, xo));
+        for (int32_t x0 = (w - k - 1) / TSR__CC_GATHER_E * TSR__CC_GATHER_E; x0 >= 0;
+             x0 -= TSR__CC_GATHER_E) {
+            const int32_t n = w - k - x0 < TSR__CC_GATHER_E ? w - k - x0 : TSR__CC_GATHER_E;
+            int32_t xs[TSR__CC_GATHER_E];
+            tsr__cc_gather_srcs(c, k, x0, n, xs);
+            for (int32_t i = 0; i < n; i++)
+                tsr__cc_gather_cell(P, y, x0 + i, xs[i]);
+        }
     }
     free(order);
     uint8_t *l = P->luma, *m = P->mask;
@@ -656,13 +700,22 @@ int main(void)
     for (int t = 0; t < 8; t++)
         one_case(&r, 380, 10 * TSR__CC_BAND, 1 + t % 3, t & 1 ? FILL_DIAG_LEFT : FILL_DIAG_RIGHT,
                  t & 2 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, (t & 4) != 0, 0, 0, 12, -1);
+    /* batch passes of 33 to 300 seams: the warp trace with 2, 4 and 8 seams a lane, and the
+     * block trace past 256 */
+    static const int32_t wide_k[] = {33, 100, 129, 256, 300};
+    for (int i = 0; i < 5; i++)
+        one_case(&r, 1100, 40, 3, i, i & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, i == 2, 0, 0,
+                 2 * wide_k[i], wide_k[i]);
     /* over a million pixels: the host gather in parallel */
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
     fprintf(stderr,
-            "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit\n",
-            cases, mismatches, (long long)dp_keys[0], (long long)dp_keys[1]);
+            "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit; "
+            "batch traces: %lld block, %lld warp\n",
+            cases, mismatches, (long long)dp_keys[0], (long long)dp_keys[1], (long long)traces[0],
+            (long long)traces[1]);
     CHECK(dp_keys[0] > 0 && dp_keys[1] > 0);
+    CHECK(traces[0] > 0 && traces[1] > 0);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve_device_logic");
 }
