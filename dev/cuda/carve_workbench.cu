@@ -112,10 +112,22 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
             ms[i] += f / BATCH_REPEATS;
         }
     }
+    /* the pass's DP (pair bits stored): generations 2, 3, ... at the same width */
+    double dp = 0;
+    for (int r = 0; r < BATCH_REPEATS && r + 2 <= n; r++) {
+        CK(cudaEventRecord(ev[0], s));
+        dp_launch(c->P, g->w, (uint32_t)(r + 2), NULL, s);
+        CK(cudaEventRecord(ev[1], s));
+        CK(cudaEventSynchronize(ev[1]));
+        CK(cudaGetLastError());
+        float f;
+        CK(cudaEventElapsedTime(&f, ev[0], ev[1]));
+        dp += f / BATCH_REPEATS;
+    }
     printf("  batch pass of %d seams, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), "
-           "sum %.4f, gather %.4f, total %.4f\n",
+           "sum %.4f, gather %.4f, total %.4f; the DP with pair bits %.4f\n",
            (int)n, (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
-           ms[0] + ms[1] + ms[2] + ms[3]);
+           ms[0] + ms[1] + ms[2] + ms[3], dp);
     for (int i = 0; i < 5; i++)
         cudaEventDestroy(ev[i]);
     tsr__carve_cuda_close(ctx, c);

@@ -232,18 +232,17 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
             trace_warp_issue(P, smem, bar, q + 1);
         mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
         const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
-        const uint8_t *cb = smem + (size_t)(q & 1) * 2 * G * rb, *pb = cb + G * rb;
-        for (int32_t y = top; y >= bot; y--) {
-            const int32_t o = (y - bot) * rb;
+        const uint8_t *cb = smem + (size_t)(q & 1) * 2 * G * rb + (top - bot) * rb;
+        int32_t *out = P.cols + (int64_t)(top - 1) * k + lane * S; /* row y - 1, this lane */
+        for (int32_t y = top; y >= bot; y--, cb -= rb, out -= k) {
             const int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
             const int32_t xr = __shfl_down_sync(FULL, x[0], 1);
             int32_t nx[S];
-            tsr__cc_trace_lane(w, k, lane, S, x, xl, xr, cb + o, pb + o, nx);
-            int32_t *row = P.cols + (int64_t)(y - 1) * k;
+            tsr__cc_trace_lane(w, k, lane, S, x, xl, xr, cb, cb + G * rb, nx);
             TSR__CC_UNROLL
             for (int32_t i = 0; i < S; i++) {
                 if (lane * S + i < k)
-                    row[lane * S + i] = nx[i];
+                    out[i] = nx[i];
                 x[i] = nx[i];
             }
         }

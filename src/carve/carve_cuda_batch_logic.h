@@ -171,8 +171,10 @@ TSR__CC_FN int32_t tsr__cc_trace_warp_s(int32_t pitch, int32_t k)
 
 /* The warp trace, lane `lane`, one row y: x[0 .. s-1] its seams' columns in row y, xl the column
  * of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the next lane's
- * first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx (a seam
- * j >= k keeps its column). */
+ * first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx. A seam
+ * j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
+ * codes and pair bits never leave it), and seam k - 1 has no right neighbour, so it is never
+ * read; the caller stores seams j < k only. */
 TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
                                    int32_t xl, int32_t xr, const uint8_t *cr, const uint8_t *pr,
                                    int32_t *nx)
@@ -180,9 +182,7 @@ TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s
     TSR__CC_UNROLL
     for (int32_t i = 0; i < s; i++) {
         const int32_t j = lane * s + i, l = i > 0 ? x[i - 1] : xl, r = i < s - 1 ? x[i + 1] : xr;
-        nx[i] = j < k ? tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, cr[x[i] >> 2],
-                                           pr[x[i] >> 2])
-                      : x[i];
+        nx[i] = tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, cr[x[i] >> 2], pr[x[i] >> 2]);
     }
 }
 
