@@ -158,6 +158,29 @@ EOF
   cmp -s "$tmp/jph.pgx" "$tmp/jphcs.pgx" && ok || bad "JPH decodes like its codestream"
 fi
 
+# PNM/PNG output goes through a temporary file: an HT stream that fails leaves no file (nor a
+# temporary one) and one error line naming the byte; a truncated one still gives the whole
+# image, with a warning
+if [ -r "$ht" ]; then
+  mkdir "$tmp/rows"
+  head -c 60 "$ht" > "$tmp/rows/cut.j2k"
+  for ext in ppm png; do
+    expect 1 "$tool" j2k decode "$tmp/rows/cut.j2k" "$tmp/rows/cut.$ext"
+    [ "$(ls -A "$tmp/rows")" = "cut.j2k" ] && ok || bad "a failed $ext decode left files: $(ls -A "$tmp/rows")"
+    [ "$(wc -l < "$tmp/err.txt")" -eq 1 ] && grep -q "at byte" "$tmp/err.txt" && ok || bad "one error line: $(cat "$tmp/err.txt")"
+  done
+  head -c $(( $(wc -c < "$ht") * 2 / 3 )) "$ht" > "$tmp/rows/part.j2k"
+  expect 0 "$tool" j2k decode "$tmp/rows/part.j2k" "$tmp/rows/part.pgm" --threads 2
+  grep -q "warning" "$tmp/err.txt" && ok || bad "truncated HT stream: no warning"
+  python3 - "$tmp/rows/part.pgm" <<'EOF' && ok || bad "truncated HT stream: the image is not whole"
+import re, sys
+b = open(sys.argv[1], 'rb').read()
+m = re.match(rb'(P[56])\s+(\d+)\s+(\d+)\s+(\d+)\s', b)
+n = int(m[2]) * int(m[3]) * (3 if m[1] == b'P6' else 1) * (1 if int(m[4]) < 256 else 2)
+sys.exit(0 if len(b) - m.end() == n else 1)
+EOF
+fi
+
 # PNM output against the PGX planes of the same decode, through the documented mapping
 # (v + 2^(p-1) for signed samples, then v * maxval / (2^p - 1) rounded): 8-bit RGB as stored,
 # 4-bit signed gray and 12-bit RGB rescaled, 16-bit RGB (the path with its own image buffer);
