@@ -124,6 +124,16 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
         CK(cudaEventElapsedTime(&f, ev[0], ev[1]));
         dp += f / BATCH_REPEATS;
     }
+    /* one more, traced (its stamps as for exact mode's DP) */
+    const size_t ntr = (size_t)tsr__cc_bands(g->h) * (size_t)tsr__cc_strips(g->w) * 5;
+    uint64_t *dtrace;
+    CK(cudaMalloc((void **)&dtrace, ntr * sizeof(uint64_t)));
+    dp_launch(c->P, g->w, (uint32_t)BATCH_REPEATS + 2, dtrace, s);
+    CK(cudaStreamSynchronize(s));
+    std::vector<uint64_t> tr(ntr);
+    CK(cudaMemcpy(tr.data(), dtrace, ntr * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    cudaFree(dtrace);
+    report_trace(tr, c->P, g->w);
     printf("  batch pass of %d seams, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), "
            "sum %.4f, gather %.4f, total %.4f; the DP with pair bits %.4f\n",
            (int)n, (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
