@@ -73,6 +73,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         P.mask = NULL;
     if (!Batch)
         P.pair = NULL;
+    else /* the row step's pair stores without a branch per row */
+        __builtin_assume(P.pair != NULL);
     __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
