@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(1024)
                                     : P.pair + (int64_t)y * rb;
             for (int32_t j = t; j < k; j += T) {
                 const int32_t x = cur[j];
-                const int32_t xl = j > 0 ? cur[j - 1] : -2, xr = j < k - 1 ? cur[j + 1] : w + 1;
-                nxt[j] = tsr__cc_batch_step(x, xl, xr, cr[x >> 2], pr[x >> 2]);
+                const int32_t xl = j > 0 ? cur[j - 1] : 0, xr = j < k - 1 ? cur[j + 1] : 0;
+                nxt[j] = tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, cr[x >> 2], pr[x >> 2]);
             }
             __syncthreads();
         }

@@ -137,22 +137,23 @@ TSR__CC_FN int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
 }
 
 /* trace, one seam's step from row y to y-1: x its column in row y, xl / xr its neighbours'
- * columns (xl = -2 when it has no left neighbour, xr = w + 1 when it has no right one), code /
- * pair the bytes of row y holding x's back-pointer code and pair bits. batch.c's rule: the DP's
- * choice within [x - 1 unless the left neighbour is less than 3 columns away, x + 1 unless the
- * right one is], clamped to the row: the full range is the code, [x, x + 1] is bit A, [x - 1,
- * x] is bit B. The clamping is in the sentinels: a neighbour lies inside the row, so x - xl >= 3
- * implies x >= 1 and xr - x >= 3 implies x <= w - 2, and the sentinels give exactly those. The
- * outcome as d = the column offset + 1, chosen by selects (no branches). */
-TSR__CC_FN int32_t tsr__cc_batch_step(int32_t x, int32_t xl, int32_t xr, uint8_t code, uint8_t pair)
+ * (has_l / has_r: whether it has them), code / pair the bytes of row y holding x's back-pointer
+ * code and pair bits. batch.c's rule: the DP's choice within [x - 1 unless the left neighbour is
+ * less than 3 columns away, x + 1 unless the right one is], clamped to the row: the full range is
+ * the code, [x, x + 1] is bit A, [x - 1, x] is bit B. */
+TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t xl, int has_r,
+                                      int32_t xr, uint8_t code, uint8_t pair)
 {
-    const uint32_t v = ((uint32_t)code | (uint32_t)pair << 8) >> ((x & 3) * 2);
-    const int l = x - xl >= 3, r = xr - x >= 3;
-    const int32_t d = l && r ? (int32_t)(v & 3)
-                      : r    ? (int32_t)((v >> 8) & 1) + 1
-                      : l    ? (int32_t)((v >> 9) & 1)
-                             : 1;
-    return x + d - 1;
+    int32_t lo = !has_l || x - xl >= 3 ? x - 1 : x;
+    int32_t hi = !has_r || xr - x >= 3 ? x + 1 : x;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > w - 1 ? w - 1 : hi;
+    /* the four outcomes, then one choice (selects, no branches) */
+    const int32_t sh = (x & 3) * 2;
+    const int32_t full = x + ((code >> sh) & 3) - 1, right = x + ((pair >> sh) & 1);
+    const int32_t left = x - 1 + ((pair >> (sh + 1)) & 1);
+    const int l = lo<x, r = hi> x;
+    return l && r ? full : r ? right : l ? left : x;
 }
 
 /* The warp trace (trace_warp_kernel): one warp holds every seam's column in registers, lane
@@ -169,21 +170,19 @@ TSR__CC_FN int32_t tsr__cc_trace_warp_s(int32_t pitch, int32_t k)
 }
 
 /* The warp trace, lane `lane`, one row y: x[0 .. s-1] its seams' columns in row y, xl the column
- * of seam lane * s - 1 (the previous lane's last; unused by seam 0), xr of seam lane * s + s (the
- * next lane's first; unused by seam k - 1, which has the sentinel w + 1), cr / pr row y's code
- * and pair bytes; writes their columns in row y - 1 to nx. A seam j >= k (a lane's padding) is
- * stepped too, without a branch: its neighbours are columns of the row, so it stays inside the
- * row, and no seam below k reads it; the caller stores seams j < k only. */
+ * of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the next lane's
+ * first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx. A seam
+ * j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
+ * codes and pair bits never leave it), and seam k - 1 has no right neighbour, so it is never
+ * read; the caller stores seams j < k only. */
 TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
                                    int32_t xl, int32_t xr, const uint8_t *cr, const uint8_t *pr,
                                    int32_t *nx)
 {
     TSR__CC_UNROLL
     for (int32_t i = 0; i < s; i++) {
-        const int32_t j = lane * s + i;
-        const int32_t l = j == 0 ? -2 : i > 0 ? x[i - 1] : xl;
-        const int32_t r = j == k - 1 ? w + 1 : i < s - 1 ? x[i + 1] : xr;
-        nx[i] = tsr__cc_batch_step(x[i], l, r, cr[x[i] >> 2], pr[x[i] >> 2]);
+        const int32_t j = lane * s + i, l = i > 0 ? x[i - 1] : xl, r = i < s - 1 ? x[i + 1] : xr;
+        nx[i] = tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, cr[x[i] >> 2], pr[x[i] >> 2]);
     }
 }
 

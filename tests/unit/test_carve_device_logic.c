@@ -415,10 +415,10 @@ static void launch_trace(emu *e, int32_t w, int32_t k)
         const int32_t *cur = P->cols + (size_t)y * (size_t)k;
         for (int32_t j = k - 1; j >= 0; j--) {
             const int32_t x = cur[j];
-            P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] =
-                tsr__cc_batch_step(x, j > 0 ? cur[j - 1] : -2, j < k - 1 ? cur[j + 1] : w + 1,
-                                   P->back[(size_t)y * (size_t)rb + (size_t)(x >> 2)],
-                                   P->pair[(size_t)y * (size_t)rb + (size_t)(x >> 2)]);
+            P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = tsr__cc_batch_step(
+                w, x, j > 0, j > 0 ? cur[j - 1] : 0, j < k - 1, j < k - 1 ? cur[j + 1] : 0,
+                P->back[(size_t)y * (size_t)rb + (size_t)(x >> 2)],
+                P->pair[(size_t)y * (size_t)rb + (size_t)(x >> 2)]);
         }
     }
 }
