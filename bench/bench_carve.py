@@ -9,8 +9,20 @@ for ImageMagick the same command without -liquid-rescale is timed and subtracted
 --repeats runs. Batch quality = removed energy in batch mode / removed energy in exact mode
 (backward energy sums from tessera's report; 1.0 is exact).
 
+On the CUDA backend tessera also reports its GPU time of the seam passes (device_ms: from the
+first DP to the last seam, CUDA events, uploads and the host's image work excluded), the measure
+the seed study prints ("GPU carving time": events around its seam loop, after the upload).
+--seed DIR runs the seed study's programs beside it (github YuXiangLo/NTUPDP2026, built by the
+user from its cuda/ folder; not part of tessera): DIR/seam_carve_tiled IN N OUT (exact) and
+DIR/seam_carve_batch IN N OUT batch, on the same PNG, the time per seam parsed from their output.
+The bytes floor per exact seam (--copy-gbs: the device's measured copy bandwidth) counts what a
+seam must move: the DP reads every luma byte and writes 2 bits of back-pointer per pixel (1.25 B
+per pixel), and the removal shifts luma (1 B) and the start-of-pass column (2 B) of half a row on
+average, read and written (3 B per pixel): 4.25 B per pixel of the current image.
+
 usage: bench_carve.py TESSERA [--seams 50] [--repeats 3] [--sizes 1920x1080,3840x2160]
                               [--images a.jpg,b.jpg] [--backends cpu,cuda] [--json out.json]
+                              [--seed DIR] [--copy-gbs 4000]
 (--images: names in ../shared/data/images, or paths.)
 """
 import argparse
@@ -45,6 +57,18 @@ def tessera(tool, src, out, width, extra, repeats):
     return statistics.median(ms), rep
 
 
+def seed(prog, src, out, seams, extra, repeats):
+    """Median ms per seam the seed study's program prints ("... (X ms/seam) ...")."""
+    ms = []
+    for _ in range(repeats):
+        o = run([prog, src, str(seams), out] + extra)[1]
+        line = [l for l in o.splitlines() if "ms/seam" in l]
+        if not line:
+            raise RuntimeError("%s: no 'ms/seam' in its output" % prog)
+        ms.append(float(line[0].split("(")[1].split()[0]))
+    return statistics.median(ms)
+
+
 def magick(src, out, w, h, seams, repeats):
     env = dict(os.environ, MAGICK_THREAD_LIMIT="1")
     full, base = [], []
@@ -64,6 +88,8 @@ def main():
     ap.add_argument("--backends", default="cpu")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--json")
+    ap.add_argument("--seed", help="folder with the seed study's seam_carve_tiled and _batch")
+    ap.add_argument("--copy-gbs", type=float, default=4000.0)
     a = ap.parse_args()
     have_magick = os.path.exists("/usr/bin/convert") and "liquid" in subprocess.run(
         ["/usr/bin/convert", "-list", "command"], stdout=subprocess.PIPE, text=True).stdout.lower()
@@ -86,12 +112,32 @@ def main():
                         ms, rep = tessera(a.tool, src, out, w - a.seams, ex, a.repeats)
                         key = "%s%s" % (be, "_t" + th if be == "cpu" else "")
                         row[key + "_exact_ms_per_seam"] = ms / a.seams
+                        if be == "cuda":
+                            row["cuda_exact_device_ms_per_seam"] = rep["device_ms"] / a.seams
                         exact_energy = rep["removed_energy"]
                         ms, rep = tessera(a.tool, src, out, w - a.seams, ex + ["--mode", "batch"],
                                           a.repeats)
                         row[key + "_batch_ms_per_seam"] = ms / a.seams
+                        if be == "cuda":
+                            row["cuda_batch_device_ms_per_seam"] = rep["device_ms"] / a.seams
                         row[key + "_batch_k"] = a.seams / max(1, rep["dp_passes"])
                         row["batch_energy_vs_exact"] = rep["removed_energy"] / max(1, exact_energy)
+                # bytes an exact seam must move, at the mean width of the run, over the copy
+                # bandwidth (see the module comment)
+                row["bytes_floor_ms_per_seam"] = 4.25 * (w - a.seams / 2) * h / (a.copy_gbs * 1e6)
+                if "cuda_exact_device_ms_per_seam" in row:
+                    row["cuda_exact_device_floor_fraction"] = (
+                        row["bytes_floor_ms_per_seam"] / row["cuda_exact_device_ms_per_seam"])
+                if a.seed:
+                    row["seed_tiled_ms_per_seam"] = seed(os.path.join(a.seed, "seam_carve_tiled"),
+                                                         src, out, a.seams, [], a.repeats)
+                    row["seed_batch_ms_per_seam"] = seed(os.path.join(a.seed, "seam_carve_batch"),
+                                                         src, out, a.seams, ["batch"], a.repeats)
+                    if "cuda_exact_device_ms_per_seam" in row:
+                        row["seed_tiled_over_cuda_exact_device"] = (
+                            row["seed_tiled_ms_per_seam"] / row["cuda_exact_device_ms_per_seam"])
+                        row["seed_batch_over_cuda_batch_device"] = (
+                            row["seed_batch_ms_per_seam"] / row["cuda_batch_device_ms_per_seam"])
                 if have_magick:
                     row["imagemagick_ms_per_seam"] = magick(src, out, w, h, a.seams,
                                                             a.repeats) / a.seams

@@ -62,6 +62,9 @@ typedef struct tsr_carve_report {
     int64_t dp_passes;                              /* dynamic-programming passes over the image */
     uint64_t removed_energy; /* sum over removed seams of the seam's energy (the energy part of
                                 its DP cost: backward e, or forward M), for quality reports */
+    double device_ms;        /* CUDA backend: GPU time of the seam passes, from each pass's
+                                first DP to its last seam (CUDA events; uploads, downloads and
+                                the host's image work excluded); 0 on the CPU backends */
 } tsr_carve_report;
 
 typedef struct tsr_carve_options {

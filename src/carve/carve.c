@@ -237,6 +237,7 @@ static tsr_status carve_side(carve_job *j, int horiz, int32_t delta, int until_d
             *(horiz ? &j->rep.inserted_horizontal : &j->rep.inserted_vertical) += delta;
     }
     j->rep.dp_passes += p.dp_passes;
+    j->rep.device_ms += p.device_ms;
     if (horiz) {
         if (st == TSR_OK) {
             tsr__carve_grid back;

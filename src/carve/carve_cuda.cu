@@ -51,6 +51,10 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
+    if (c->t0)
+        cudaEventDestroy(c->t0);
+    if (c->t1)
+        cudaEventDestroy(c->t1);
     tsr__free(ctx, c);
 }
 
@@ -102,6 +106,7 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
     TSR_CUDA_CHECK_LAUNCH(ctx, "orig_init_kernel");
     c->gen = 1;
+    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t0, s));
     tsr_status st = launch_dp(ctx, c, w, 1);
     if (st != TSR_OK)
         return st;
@@ -168,6 +173,13 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
             tsr__carve_cuda_close(ctx, c);
             return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
         }
+    }
+    cudaError_t e = cudaEventCreate(&c->t0);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&c->t1);
+    if (e != cudaSuccess) {
+        tsr__carve_cuda_close(ctx, c);
+        return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
     }
     tsr__cc_state init;
     memset(&init, 0, sizeof init);
@@ -261,11 +273,21 @@ extern "C" tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     cudaStream_t s = ctx->cuda->stream;
     const int32_t wn = c->w0 - removed, h = c->P.h;
     const size_t es = sizeof(uint16_t);
+    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t1, s));
     TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(orig, (size_t)wn * es, c->P.orig, (size_t)c->P.pitch * es,
                                         (size_t)wn * es, (size_t)h, cudaMemcpyDeviceToHost, s));
     if (removed > 0)
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec, c->P.rec, (size_t)removed * (size_t)h * es,
                                           cudaMemcpyDeviceToHost, s));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms)
+{
+    float f = 0;
+    TSR_CUDA_TRY(ctx, cudaEventSynchronize(c->t1));
+    TSR_CUDA_TRY(ctx, cudaEventElapsedTime(&f, c->t0, c->t1));
+    *ms = f;
     return TSR_OK;
 }

@@ -41,6 +41,8 @@ tsr_status tsr__carve_cuda_state(tsr_ctx *ctx, tsr__carve_cuda *c, tsr__cc_state
  * rec[s * h + y] (removed pixels' start-of-pass columns, s < removed). */
 tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t removed, uint16_t *orig,
                                  uint16_t *rec);
+/* After fetch: the GPU time from the pass's first DP to its last enqueued seam (ms). */
+tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms);
 void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
 
 /* pass_device.c: a device pass through a table of operations (the CUDA launchers above, or the
@@ -55,7 +57,8 @@ typedef struct tsr__carve_dev_ops {
     tsr_status (*batch)(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed, int more);
     tsr_status (*state)(tsr_ctx *ctx, void *dev, tsr__cc_state *st);
     tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec);
-    void (*close)(tsr_ctx *ctx, void *dev); /* NULL dev: no-op */
+    tsr_status (*device_ms)(tsr_ctx *ctx, void *dev, double *ms); /* after fetch; NULL: no timer */
+    void (*close)(tsr_ctx *ctx, void *dev);                       /* NULL dev: no-op */
 } tsr__carve_dev_ops;
 tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                        tsr__carve_pass *p, const tsr__carve_dev_ops *ops);

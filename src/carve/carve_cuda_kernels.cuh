@@ -18,8 +18,9 @@
 struct tsr__carve_cuda {
     tsr__cc_planes P;
     int32_t w0, count;
-    uint32_t gen; /* the generation of the last DP launched */
-    int32_t kmax; /* batch mode: the passes' largest K (0: exact mode) */
+    uint32_t gen;       /* the generation of the last DP launched */
+    int32_t kmax;       /* batch mode: the passes' largest K (0: exact mode) */
+    cudaEvent_t t0, t1; /* recorded before the first DP and when the result is fetched */
 };
 
 namespace

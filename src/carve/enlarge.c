@@ -89,12 +89,14 @@ static tsr_status insert_round(tsr_ctx *ctx, tsr__carve_grid *g, int32_t k, tsr_
     q.marks = NULL;
     q.dp_passes = 0;
     q.energy_sum = 0;
+    q.device_ms = 0;
     if (w == 1) { /* the only seam of a 1-column image is its column */
         memset(rec, 0, n);
     } else if ((st = tsr__carve_remove_seams(ctx, &copy, k, &q)) != TSR_OK) {
         goto done;
     }
     p->dp_passes += q.dp_passes;
+    p->device_ms += q.device_ms;
     if (!tsr__size_mul((size_t)w, (size_t)h, &n) || (st = tsr__alloc(ctx, n, &mem)) != TSR_OK)
         goto done;
     dup = mem;

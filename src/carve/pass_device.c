@@ -143,8 +143,11 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     if ((st = tsr__alloc(ctx, n2, &mem)) != TSR_OK)
         goto done;
     rec = mem;
-    if ((st = ops->fetch(ctx, dev, s.removed, orig, rec)) != TSR_OK)
+    double ms = 0;
+    if ((st = ops->fetch(ctx, dev, s.removed, orig, rec)) != TSR_OK ||
+        (ops->device_ms && (st = ops->device_ms(ctx, dev, &ms)) != TSR_OK))
         goto done;
+    p->device_ms += ms;
     tsr__carve_apply_seams(g, s.removed, orig, rec, p);
     p->removed = s.removed;
     p->dp_passes += passes;
@@ -187,13 +190,17 @@ static tsr_status cuda_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t 
 {
     return tsr__carve_cuda_fetch(ctx, dev, removed, orig, rec);
 }
+static tsr_status cuda_device_ms(tsr_ctx *ctx, void *dev, double *ms)
+{
+    return tsr__carve_cuda_device_ms(ctx, dev, ms);
+}
 static void cuda_close(tsr_ctx *ctx, void *dev)
 {
     tsr__carve_cuda_close(ctx, dev);
 }
 
-static const tsr__carve_dev_ops cuda_ops = {cuda_open,  cuda_seams, cuda_batch,
-                                            cuda_state, cuda_fetch, cuda_close};
+static const tsr__carve_dev_ops cuda_ops = {cuda_open,  cuda_seams,     cuda_batch, cuda_state,
+                                            cuda_fetch, cuda_device_ms, cuda_close};
 
 tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                         tsr__carve_pass *p)

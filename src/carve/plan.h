@@ -135,6 +135,7 @@ typedef struct tsr__carve_pass {
     int32_t removed;     /* out: seams removed */
     int64_t dp_passes;   /* out: DP passes run */
     uint64_t energy_sum; /* out: sum of the removed seams' energy parts */
+    double device_ms;    /* out: GPU time of the device passes (tsr_carve_report.device_ms) */
 } tsr__carve_pass;
 
 /* Removes up to `count` vertical seams from g (exact or batch, per p). */

@@ -510,8 +510,8 @@ static void emu_close(tsr_ctx *ctx, void *dev)
     free(e);
 }
 
-static const tsr__carve_dev_ops emu_ops = {emu_open,  emu_seams, emu_batch,
-                                           emu_state, emu_fetch, emu_close};
+static const tsr__carve_dev_ops emu_ops = {emu_open,  emu_seams, emu_batch, emu_state,
+                                           emu_fetch, NULL,      emu_close};
 
 /* ---- the comparison ---- */
 static tsr_ctx *ctx;
