@@ -107,15 +107,19 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
         const TSR__CC_KEY cl = !border || x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
         const TSR__CC_KEY cr = pm[c + 2] + ar;
         const int has_r = !border || x < w - 1;
-        TSR__CC_KEY best = TSR__CC_N(tsr__cc_addmin)(cc, 1, cl);
-        best = has_r ? TSR__CC_N(tsr__cc_addmin)(cr, 2, best) : best;
+        const TSR__CC_KEY lc = TSR__CC_N(tsr__cc_addmin)(cc, 1, cl); /* left against centre */
+        const TSR__CC_KEY best = has_r ? TSR__CC_N(tsr__cc_addmin)(cr, 2, lc) : lc;
         const uint32_t code = (uint32_t)best & 3u;
         const TSR__CC_KEY pen =
             P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) << TSR__CC_Q : 0;
         L->m[c] = (best & ~(TSR__CC_KEY)3) + pen + (P->forward ? 0 : dc);
         codes |= code << (2 * c);
-        if (P->pair) /* strict compares of the coded candidates are those of their keys */
-            pairs |= (uint32_t)((has_r && cr + 2 < cc + 1) | (cc + 1 < cl) << 1) << (2 * c);
+        if (P->pair) { /* the pair bits as the codes of two more minima: A = right < centre
+                          (the right's code 2 wins), B = centre < left (lc's code is 1) */
+            const uint32_t a =
+                has_r ? (uint32_t)(TSR__CC_N(tsr__cc_addmin)(cr, 2, cc + 1) >> 1) & 1u : 0u;
+            pairs |= (a | ((uint32_t)lc & 1u) << 1) << (2 * c);
+        }
     }
     sb->cd[k][lane] = (uint8_t)codes;
     tsr__cc_put_codes(P, w, it, k, lane, codes, pairs);
