@@ -201,52 +201,68 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
                      : "memory");
 }
 
-/* The warp trace (tsr__cc_trace_warp_s(P.pitch, k) == S): one warp, S seams per lane in
- * registers, each row's columns stored to cols; group q of TRACE_G rows read from buffer q & 1,
- * the next group's bulk copies issued by lane 0 before it (the n-th use of a buffer completes
- * its mbarrier's phase n). */
-template <int S>
-__global__ void __launch_bounds__(TSR__CC_LANES)
+/* The warp trace (tsr__cc_trace_warp_form(P.pitch, k) gives S and W): W warps, S seams per
+ * lane in registers, each row's columns stored to cols; group q of TRACE_G rows read from
+ * buffer q & 1, the next group's bulk copies issued by thread 0 before it (the n-th use of a
+ * buffer completes its mbarrier's phase n). With W > 1 the warps' edge columns go through
+ * `edge` (by row parity: a warp can be one row ahead of another, never two) and one barrier
+ * per row. */
+template <int S, int W>
+__global__ void __launch_bounds__(TSR__CC_LANES *W)
     trace_warp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
     const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
     extern __shared__ __align__(16) uint8_t smem[];
     __shared__ uint64_t bar[2];
-    const int32_t G = TSR__CC_TRACE_G, lane = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    __shared__ int32_t edge[2][2][W]; /* [row parity][warp's first seam, last seam][warp] */
+    const int32_t G = TSR__CC_TRACE_G, g = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    const int32_t lane = g % TSR__CC_LANES, v = g / TSR__CC_LANES;
     const int32_t groups = (h - 1 + G - 1) / G; /* rows h - 1 .. 1 */
     int32_t x[S];
     TSR__CC_UNROLL
     for (int32_t i = 0; i < S; i++) {
-        const int32_t j = lane * S + i;
+        const int32_t j = g * S + i;
         x[i] = j < k ? P.cols[(int64_t)(h - 1) * k + j] : 0;
     }
-    if (lane == 0) {
+    if (g == 0) {
         mbar_init(&bar[0]);
         mbar_init(&bar[1]);
         if (groups > 0)
             trace_warp_issue(P, smem, bar, 0);
     }
-    __syncwarp();
+    __syncthreads();
+    int32_t par = 0;
     for (int32_t q = 0; q < groups; q++) {
-        if (lane == 0 && q + 1 < groups)
+        if (g == 0 && q + 1 < groups)
             trace_warp_issue(P, smem, bar, q + 1);
         mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
         const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
         const uint8_t *cb = smem + (size_t)(q & 1) * 2 * G * rb + (top - bot) * rb;
-        int32_t *out = P.cols + (int64_t)(top - 1) * k + lane * S; /* row y - 1, this lane */
-        for (int32_t y = top; y >= bot; y--, cb -= rb, out -= k) {
-            const int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
-            const int32_t xr = __shfl_down_sync(FULL, x[0], 1);
+        int32_t *out = P.cols + (int64_t)(top - 1) * k + g * S; /* row y - 1, this lane */
+        for (int32_t y = top; y >= bot; y--, cb -= rb, out -= k, par ^= 1) {
+            int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
+            int32_t xr = __shfl_down_sync(FULL, x[0], 1);
+            if (W > 1) {
+                if (lane == 0)
+                    edge[par][0][v] = x[0];
+                if (lane == TSR__CC_LANES - 1)
+                    edge[par][1][v] = x[S - 1];
+                __syncthreads();
+                if (lane == 0 && v > 0)
+                    xl = edge[par][1][v - 1];
+                if (lane == TSR__CC_LANES - 1 && v < W - 1)
+                    xr = edge[par][0][v + 1];
+            }
             int32_t nx[S];
-            tsr__cc_trace_lane(w, k, lane, S, x, xl, xr, cb, cb + G * rb, nx);
+            tsr__cc_trace_lane(w, k, g, S, x, xl, xr, cb, cb + G * rb, nx);
             TSR__CC_UNROLL
             for (int32_t i = 0; i < S; i++) {
-                if (lane * S + i < k)
+                if (g * S + i < k)
                     out[i] = nx[i];
                 x[i] = nx[i];
             }
         }
-        __syncwarp(); /* every lane's reads of buffer q & 1 before lane 0 refills it */
+        __syncthreads(); /* every thread's reads of buffer q & 1 before thread 0 refills it */
     }
 }
 
@@ -254,8 +270,9 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
 inline cudaError_t trace_setup()
 {
     void (*const f[8])(tsr__cc_planes, int32_t, int32_t) = {
-        trace_kernel<0, 0>,   trace_kernel<0, 1>,   trace_kernel<1, 0>,   trace_kernel<1, 1>,
-        trace_warp_kernel<1>, trace_warp_kernel<2>, trace_warp_kernel<4>, trace_warp_kernel<8>};
+        trace_kernel<0, 0>,      trace_kernel<0, 1>,      trace_kernel<1, 0>,
+        trace_kernel<1, 1>,      trace_warp_kernel<1, 1>, trace_warp_kernel<2, 1>,
+        trace_warp_kernel<2, 2>, trace_warp_kernel<2, 4>};
     for (int i = 0; i < 8; i++) {
         const cudaError_t e = cudaFuncSetAttribute(
             (const void *)f[i], cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
@@ -343,15 +360,17 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
     const size_t smem = (size_t)tsr__cc_trace_smem(P.pitch, k);
     const size_t wsmem = (size_t)2 * 2 * TSR__CC_TRACE_G * (size_t)(P.pitch / 4);
     const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch, k);
-    const int32_t ws = tsr__cc_trace_warp_s(P.pitch, k);
-    if (ws == 1)
-        trace_warp_kernel<1><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
-    else if (ws == 2)
-        trace_warp_kernel<2><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
-    else if (ws == 4)
-        trace_warp_kernel<4><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
-    else if (ws == 8)
-        trace_warp_kernel<8><<<1, TSR__CC_LANES, wsmem, s>>>(P, w, k);
+    int32_t ws = 0, ww = 0;
+    const int warp_form = tsr__cc_trace_warp_form(P.pitch, k, &ws, &ww);
+    const unsigned wt = (unsigned)(TSR__CC_LANES * ww);
+    if (warp_form && ws == 1)
+        trace_warp_kernel<1, 1><<<1, wt, wsmem, s>>>(P, w, k);
+    else if (warp_form && ww == 1)
+        trace_warp_kernel<2, 1><<<1, wt, wsmem, s>>>(P, w, k);
+    else if (warp_form && ww == 2)
+        trace_warp_kernel<2, 2><<<1, wt, wsmem, s>>>(P, w, k);
+    else if (warp_form)
+        trace_warp_kernel<2, 4><<<1, wt, wsmem, s>>>(P, w, k);
     else if (shpos && staged)
         trace_kernel<1, 1><<<1, threads, smem, s>>>(P, w, k);
     else if (shpos)

@@ -13,18 +13,21 @@
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
  *            count of keys == v, a block scan of its selected count, the columns written in
  *            order into row h-1 of cols.
- *   trace    k <= 256 (and rows up to ~25K columns): one warp, every seam's column in
- *            registers (tsr__cc_trace_warp_s, tsr__cc_trace_lane), each row's columns stored to
- *            cols. Else one block, one thread per seam (strided when k > threads), rows h-1 .. 1,
- * one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the code and pair bits of (y,
- * cols[y][j])). The rows go in groups of TRACE_G; when k <= TRACE_KS a group's positions stay in
- * shared memory and each thread writes its own seams' rows to cols once at the group's end (else
- * every row is written to cols and read back), and the code and pair rows of the next group are
- * staged by cp.async when they fit (else read from global memory). sum      one thread per removed
- * pixel: its energy part (batch.c's pixel_energy), its drop bit (object removal), its start-of-pass
- * column into rec; warp sums, atomics. gather   one block per row, GATHER_E adjacent output columns
- * per thread: output column x' < w - k takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig
- * into luma2/mask2/orig2 (the host swaps the planes). the next DP at w - k. */
+ *   trace    k <= 256 (rows up to ~25K columns): 1 to 4 warps, every seam's column in
+ *            registers (tsr__cc_trace_warp_form, tsr__cc_trace_lane), each row's columns
+ *            stored to cols. Else one block, one thread per seam (strided when k > threads),
+ *            rows h-1 .. 1, one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the
+ *            code and pair bits of (y, cols[y][j])). The rows go in groups of TRACE_G; when
+ *            k <= TRACE_KS a group's positions stay in shared memory and each thread writes
+ *            its own seams' rows to cols once at the group's end (else every row is written
+ *            to cols and read back), and the code and pair rows of the next group are staged
+ *            by cp.async when they fit (else read from global memory).
+ *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
+ *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
+ *   gather   one block per row, GATHER_E adjacent output columns per thread: output column
+ *            x' < w - k takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig into
+ *            luma2/mask2/orig2 (the host swaps the planes).
+ *   the next DP at w - k. */
 #ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
 #define TSR_CARVE_CUDA_BATCH_LOGIC_H
 
@@ -156,23 +159,28 @@ TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t x
     return l && r ? full : r ? right : l ? left : x;
 }
 
-/* The warp trace (trace_warp_kernel): one warp holds every seam's column in registers, lane
- * `lane` seams lane * s .. lane * s + s - 1 (s = 1, 2, 4 or 8: k <= 32 s), the neighbours across
- * lanes by shuffles, no barrier; the code and pair rows of TRACE_G rows come into shared memory
- * by two bulk copies (TMA) per group, one group ahead. Returns s, or 0 when the warp trace does
- * not apply (k > 256, or the two buffers of the group's rows exceed TRACE_SMEM: then trace). */
-TSR__CC_FN int32_t tsr__cc_trace_warp_s(int32_t pitch, int32_t k)
+/* The warp trace (trace_warp_kernel): W warps hold every seam's column in registers, lane g
+ * (of the block: 32 W lanes) seams g * s .. g * s + s - 1, the neighbours across lanes by
+ * shuffles and, between warps, through shared memory with one barrier per row; the code and
+ * pair rows of TRACE_G rows come into shared memory by two bulk copies (TMA) per group, one
+ * group ahead. The forms, by k: <= 32: s = 1, one warp; <= 64: s = 2, one warp; <= 128 and <=
+ * 256: s = 2 on two and four warps (one warp's issue limits s = 4: 0.19 against 0.10 us a row
+ * at s = 2). Returns 0 when the warp trace does not apply (k > 256, or the two buffers of the
+ * group's rows exceed TRACE_SMEM: then trace), else 1 with *s and *warps. */
+TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int32_t *warps)
 {
-    if (2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4) >
-        TSR__CC_TRACE_SMEM)
+    if (k > 256 || 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4) >
+                       TSR__CC_TRACE_SMEM)
         return 0;
-    return k <= 32 ? 1 : k <= 64 ? 2 : k <= 128 ? 4 : k <= 256 ? 8 : 0;
+    *s = k <= 32 ? 1 : 2;
+    *warps = k <= 64 ? 1 : k <= 128 ? 2 : 4;
+    return 1;
 }
 
-/* The warp trace, lane `lane`, one row y: x[0 .. s-1] its seams' columns in row y, xl the column
- * of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the next lane's
- * first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx. A seam
- * j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
+/* The warp trace, lane `lane` of the block, one row y: x[0 .. s-1] its seams' columns in row y,
+ * xl the column of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the
+ * next lane's first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx.
+ * A seam j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
  * codes and pair bits never leave it), and seam k - 1 has no right neighbour, so it is never
  * read; the caller stores seams j < k only. */
 TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,

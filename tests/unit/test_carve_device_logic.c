@@ -368,32 +368,33 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
 }
 
 /* trace, the warp form (k <= 256): every lane's row step from the lanes' columns of row y, its
- * neighbours across lanes as the shuffles give them, the lanes in descending order. */
-static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s)
+ * neighbours across lanes (and warps) as the shuffles and the edge exchange give them, the
+ * lanes in descending order. */
+static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t rb = P->pitch / 4;
-    int32_t x[TSR__CC_LANES][8], nx[TSR__CC_LANES][8];
-    for (int32_t lane = 0; lane < TSR__CC_LANES; lane++)
+    const int32_t rb = P->pitch / 4, lanes = TSR__CC_LANES * warps;
+    int32_t x[4 * TSR__CC_LANES][2], nx[4 * TSR__CC_LANES][2];
+    for (int32_t g = 0; g < lanes; g++)
         for (int32_t i = 0; i < s; i++) {
-            const int32_t j = lane * s + i;
-            x[lane][i] = j < k ? P->cols[(size_t)(P->h - 1) * (size_t)k + (size_t)j] : 0;
+            const int32_t j = g * s + i;
+            x[g][i] = j < k ? P->cols[(size_t)(P->h - 1) * (size_t)k + (size_t)j] : 0;
         }
     for (int32_t y = P->h - 1; y >= 1; y--) {
         const uint8_t *cr = P->back + (size_t)y * (size_t)rb,
                       *pr = P->pair + (size_t)y * (size_t)rb;
-        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--) {
-            /* __shfl_up / __shfl_down: lane 0 and lane 31 read their own values */
-            const int32_t xl = x[lane > 0 ? lane - 1 : 0][s - 1];
-            const int32_t xr = x[lane < TSR__CC_LANES - 1 ? lane + 1 : lane][0];
-            tsr__cc_trace_lane(w, k, lane, s, x[lane], xl, xr, cr, pr, nx[lane]);
+        for (int32_t g = lanes - 1; g >= 0; g--) {
+            /* the block's first and last lanes read their own values (unused: sentinels) */
+            const int32_t xl = x[g > 0 ? g - 1 : 0][s - 1];
+            const int32_t xr = x[g < lanes - 1 ? g + 1 : g][0];
+            tsr__cc_trace_lane(w, k, g, s, x[g], xl, xr, cr, pr, nx[g]);
         }
-        for (int32_t lane = 0; lane < TSR__CC_LANES; lane++)
+        for (int32_t g = 0; g < lanes; g++)
             for (int32_t i = 0; i < s; i++) {
-                const int32_t j = lane * s + i;
+                const int32_t j = g * s + i;
                 if (j < k)
-                    P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = nx[lane][i];
-                x[lane][i] = nx[lane][i];
+                    P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = nx[g][i];
+                x[g][i] = nx[g][i];
             }
     }
 }
@@ -403,12 +404,14 @@ static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s)
 static void launch_trace(emu *e, int32_t w, int32_t k)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t rb = P->pitch / 4, s = tsr__cc_trace_warp_s(P->pitch, k);
+    const int32_t rb = P->pitch / 4;
+    int32_t s = 0, warps = 0;
+    const int warp_form = tsr__cc_trace_warp_form(P->pitch, k, &s, &warps);
     e->launches++;
     poison(P->cols, (size_t)(P->h - 1) * (size_t)k * 4);
-    traces[s > 0]++;
-    if (s) {
-        trace_warp(e, w, k, s);
+    traces[warp_form]++;
+    if (warp_form) {
+        trace_warp(e, w, k, s, warps);
         return;
     }
     for (int32_t y = P->h - 1; y >= 1; y--) {
