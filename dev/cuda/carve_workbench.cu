@@ -112,6 +112,29 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
             ms[i] += f / BATCH_REPEATS;
         }
     }
+    /* the warp trace's other form for 65..256 seams, s = 2 on 2 or 4 warps (the library runs
+       s = 1 on 4 or 8): the same pass, timed alone */
+    double alt = 0;
+    int32_t alt_s = 0, alt_w = 0;
+    if (k > 64 && k <= 256 && tsr__cc_trace_warp_form(c->P.pitch, k, &alt_s, &alt_w)) {
+        void (*f)(tsr__cc_planes, int32_t, int32_t) =
+            k <= 128 ? trace_warp_kernel<2, 2> : trace_warp_kernel<2, 4>;
+        const size_t smem = (size_t)2 * 2 * TSR__CC_TRACE_G * (size_t)(c->P.pitch / 4);
+        CK(cudaFuncSetAttribute((const void *)f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem));
+        for (int r = 0; r < BATCH_REPEATS; r++) {
+            CK(cudaEventRecord(ev[0], s));
+            f<<<1, k <= 128 ? 64 : 128, smem, s>>>(c->P, g->w, k);
+            CK(cudaEventRecord(ev[1], s));
+            CK(cudaEventSynchronize(ev[1]));
+            CK(cudaGetLastError());
+            float t;
+            CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
+            alt += t / BATCH_REPEATS;
+        }
+        printf("  the trace at s = 2 on %d warps instead: %.4f ms (%.3f us per row)\n",
+               k <= 128 ? 2 : 4, alt, alt * 1e3 / (g->h - 1));
+    }
     /* the pass's DP (pair bits stored): generations 2, 3, ... at the same width */
     double dp = 0;
     for (int r = 0; r < BATCH_REPEATS && r + 2 <= n; r++) {

@@ -272,7 +272,7 @@ inline cudaError_t trace_setup()
     void (*const f[8])(tsr__cc_planes, int32_t, int32_t) = {
         trace_kernel<0, 0>,      trace_kernel<0, 1>,      trace_kernel<1, 0>,
         trace_kernel<1, 1>,      trace_warp_kernel<1, 1>, trace_warp_kernel<2, 1>,
-        trace_warp_kernel<2, 2>, trace_warp_kernel<2, 4>};
+        trace_warp_kernel<1, 4>, trace_warp_kernel<1, 8>};
     for (int i = 0; i < 8; i++) {
         const cudaError_t e = cudaFuncSetAttribute(
             (const void *)f[i], cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
@@ -363,14 +363,14 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
     int32_t ws = 0, ww = 0;
     const int warp_form = tsr__cc_trace_warp_form(P.pitch, k, &ws, &ww);
     const unsigned wt = (unsigned)(TSR__CC_LANES * ww);
-    if (warp_form && ws == 1)
-        trace_warp_kernel<1, 1><<<1, wt, wsmem, s>>>(P, w, k);
-    else if (warp_form && ww == 1)
+    if (warp_form && ws == 2)
         trace_warp_kernel<2, 1><<<1, wt, wsmem, s>>>(P, w, k);
-    else if (warp_form && ww == 2)
-        trace_warp_kernel<2, 2><<<1, wt, wsmem, s>>>(P, w, k);
+    else if (warp_form && ww == 1)
+        trace_warp_kernel<1, 1><<<1, wt, wsmem, s>>>(P, w, k);
+    else if (warp_form && ww == 4)
+        trace_warp_kernel<1, 4><<<1, wt, wsmem, s>>>(P, w, k);
     else if (warp_form)
-        trace_warp_kernel<2, 4><<<1, wt, wsmem, s>>>(P, w, k);
+        trace_warp_kernel<1, 8><<<1, wt, wsmem, s>>>(P, w, k);
     else if (shpos && staged)
         trace_kernel<1, 1><<<1, threads, smem, s>>>(P, w, k);
     else if (shpos)

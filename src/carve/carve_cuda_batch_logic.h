@@ -164,16 +164,17 @@ TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t x
  * shuffles and, between warps, through shared memory with one barrier per row; the code and
  * pair rows of TRACE_G rows come into shared memory by two bulk copies (TMA) per group, one
  * group ahead. The forms, by k: <= 32: s = 1, one warp; <= 64: s = 2, one warp; <= 128 and <=
- * 256: s = 2 on two and four warps (one warp's issue limits s = 4: 0.19 against 0.10 us a row
- * at s = 2). Returns 0 when the warp trace does not apply (k > 256, or the two buffers of the
- * group's rows exceed TRACE_SMEM: then trace), else 1 with *s and *warps. */
+ * 256: s = 1 on four and eight warps (one warp's issue limits s = 4: 0.19 against 0.10 us a
+ * row at s = 2; two warps at s = 2: 0.13). Returns 0 when the warp trace does not apply
+ * (k > 256, or the two buffers of the group's rows exceed TRACE_SMEM: then trace), else 1 with
+ * *s and *warps. */
 TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int32_t *warps)
 {
     if (k > 256 || 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4) >
                        TSR__CC_TRACE_SMEM)
         return 0;
-    *s = k <= 32 ? 1 : 2;
-    *warps = k <= 64 ? 1 : k <= 128 ? 2 : 4;
+    *s = k > 32 && k <= 64 ? 2 : 1;
+    *warps = k <= 64 ? 1 : k <= 128 ? 4 : 8;
     return 1;
 }
 

@@ -112,7 +112,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (tr)
         tr[4] = global_ns();
     __syncwarp();
-    tsr__cc_lane_entry(&P, w, &it, &sb, lane);
+    if (!Batch) /* the origins are select's (exact mode); the batch trace reads codes and pairs */
+        tsr__cc_lane_entry(&P, w, &it, &sb, lane);
 }
 
 template <int Batch>

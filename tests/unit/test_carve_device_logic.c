@@ -374,7 +374,7 @@ static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
 {
     const tsr__cc_planes *P = &e->P;
     const int32_t rb = P->pitch / 4, lanes = TSR__CC_LANES * warps;
-    int32_t x[4 * TSR__CC_LANES][2], nx[4 * TSR__CC_LANES][2];
+    int32_t x[8 * TSR__CC_LANES][2], nx[8 * TSR__CC_LANES][2];
     for (int32_t g = 0; g < lanes; g++)
         for (int32_t i = 0; i < s; i++) {
             const int32_t j = g * s + i;
