@@ -93,7 +93,7 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
        expansion's window loads: zero them once */
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.back, 0, (size_t)h * dp / 4, s));
     if (c->P.pair) /* staged in whole rows by the batch trace: defined past the width too */
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.pair, 0, (size_t)h * dp / 4, s));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.pair, 0, (size_t)h * dp / 2, s));
     /* tag 0: never the tag of the generation reading it (the first launch is generation 1) */
     if (c->P.hand64)
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand64, 0,
@@ -162,7 +162,7 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));
     if (kmax > 0) {
         c->kmax = kmax;
-        DEV_ALLOC(c->P.pair, cells / 4);
+        DEV_ALLOC(c->P.pair, cells / 4 * sizeof(uint16_t));
         DEV_ALLOC(c->P.cols, (size_t)h * (size_t)kmax * sizeof(int32_t));
         DEV_ALLOC(c->P.luma2, cells);
         if (g->mask)

@@ -88,34 +88,32 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
     tsr__cc_topk_emit(&P, k, a, b, prefix, need, eqb, (int32_t)nb, 1);
 }
 
-/* trace: copies group q's code and pair rows (rows top, top - 1, ... down to row 1, at most G)
- * into buffer q & 1 of the stage, 16 bytes per cp.async, a row's chunks strided over the
- * threads (no divisions). */
+/* trace: copies group q's pair rows (rows top, top - 1, ... down to row 1, at most G) into
+ * buffer q & 1 of the stage, 16 bytes per cp.async, a row's chunks strided over the threads (no
+ * divisions). */
 __device__ void trace_issue(const tsr__cc_planes &P, uint8_t *stage, int32_t q)
 {
-    const int32_t top = P.h - 1 - q * TSR__CC_TRACE_G, rb = P.pitch / 4;
+    const int32_t top = P.h - 1 - q * TSR__CC_TRACE_G, rb = P.pitch / 2; /* bytes a row */
     if (top < 1)
         return;
     const int32_t n = top < TSR__CC_TRACE_G ? top : TSR__CC_TRACE_G, chunks = rb / 16;
-    for (int32_t plane = 0; plane < 2; plane++) {
-        const uint8_t *src = (plane ? P.pair : P.back) + (int64_t)top * rb;
-        uint8_t *dst = stage + ((q & 1) * 2 + plane) * TSR__CC_TRACE_G * rb;
-        for (int32_t r = 0; r < n; r++, src -= rb, dst += rb)
-            for (int32_t c = (int32_t)threadIdx.x; c < chunks; c += (int32_t)blockDim.x)
-                __pipeline_memcpy_async(dst + c * 16, src + c * 16, 16);
-    }
+    const uint8_t *src = (const uint8_t *)P.pair + (int64_t)top * rb;
+    uint8_t *dst = stage + (q & 1) * TSR__CC_TRACE_G * rb;
+    for (int32_t r = 0; r < n; r++, src -= rb, dst += rb)
+        for (int32_t c = (int32_t)threadIdx.x; c < chunks; c += (int32_t)blockDim.x)
+            __pipeline_memcpy_async(dst + c * 16, src + c * 16, 16);
 }
 
 /* One instance per placement of the positions (ShPos: shared memory, written to cols once per
- * group; else cols itself, row by row) and of the code and pair rows (Staged: shared memory, one
- * group ahead; else global memory), so that every access has a known address space. */
+ * group; else cols itself, row by row) and of the pair rows (Staged: shared memory, one group
+ * ahead; else global memory), so that every access has a known address space. */
 template <int ShPos, int Staged>
 __global__ void __launch_bounds__(1024)
     trace_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
     const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
     extern __shared__ __align__(16) uint8_t smem[];
-    const int32_t T = (int32_t)blockDim.x, t = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    const int32_t T = (int32_t)blockDim.x, t = (int32_t)threadIdx.x, h = P.h, rw = P.pitch / 4;
     uint8_t *stage = smem;
     int32_t *pos = (int32_t *)(smem + (Staged ? tsr__cc_trace_stage_bytes(P.pitch) : 0));
     if (ShPos)
@@ -137,15 +135,14 @@ __global__ void __launch_bounds__(1024)
         for (int32_t y = top; y >= bot; y--) {
             const int32_t *cur = ShPos ? pos + (top - y) * k : P.cols + (int64_t)y * k;
             int32_t *nxt = ShPos ? pos + (top - y + 1) * k : P.cols + (int64_t)(y - 1) * k;
-            const uint8_t *cr = Staged ? stage + ((q & 1) * 2 * TSR__CC_TRACE_G + top - y) * rb
-                                       : P.back + (int64_t)y * rb;
-            const uint8_t *pr = Staged
-                                    ? stage + (((q & 1) * 2 + 1) * TSR__CC_TRACE_G + top - y) * rb
-                                    : P.pair + (int64_t)y * rb;
+            const uint16_t *row =
+                Staged ? (const uint16_t *)stage + ((q & 1) * TSR__CC_TRACE_G + top - y) * rw
+                       : P.pair + (int64_t)y * rw;
             for (int32_t j = t; j < k; j += T) {
                 const int32_t x = cur[j];
                 const int32_t xl = j > 0 ? cur[j - 1] : 0, xr = j < k - 1 ? cur[j + 1] : 0;
-                nxt[j] = tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, cr[x >> 2], pr[x >> 2]);
+                nxt[j] =
+                    tsr__cc_batch_step(w, x, j > 0, xl, j < k - 1, xr, tsr__cc_batch_nib(row, x));
             }
             __syncthreads();
         }
@@ -169,26 +166,23 @@ __device__ __forceinline__ void mbar_init(uint64_t *bar)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-/* Group q's code and pair rows (top = h - 1 - q G down to max(top - G + 1, 1), ascending) into
- * buffer q & 1 (code rows, then pair rows, G rows each), completing on bar[q & 1]. One thread.
- * The buffer's earlier reads by the warp must be ordered before (the caller's __syncwarp). */
+/* Group q's pair rows (top = h - 1 - q G down to max(top - G + 1, 1), ascending: contiguous in
+ * the plane) into buffer q & 1 (G rows), one bulk copy completing on bar[q & 1]. One thread.
+ * The buffer's earlier reads by the block must be ordered before (the caller's barrier). */
 __device__ __forceinline__ void trace_warp_issue(const tsr__cc_planes &P, uint8_t *stage,
                                                  uint64_t *bar, int32_t q)
 {
-    const int32_t G = TSR__CC_TRACE_G, rb = P.pitch / 4, top = P.h - 1 - q * G;
+    const int32_t G = TSR__CC_TRACE_G, rb = P.pitch / 2, top = P.h - 1 - q * G; /* rb: bytes */
     const int32_t bot = top - G + 1 > 1 ? top - G + 1 : 1;
     const uint32_t bytes = (uint32_t)((top - bot + 1) * rb); /* rb: a multiple of 16 */
     const uint32_t b = smem_addr(bar + (q & 1));
-    uint8_t *dst = stage + (size_t)(q & 1) * 2 * G * rb;
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(2 * bytes)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes)
                  : "memory");
-    for (int32_t plane = 0; plane < 2; plane++)
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
-            "%2, [%3];" ::"r"(smem_addr(dst + plane * G * rb)),
-            "l"((plane ? P.pair : P.back) + (int64_t)bot * rb), "r"(bytes), "r"(b)
-            : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(smem_addr(stage + (size_t)(q & 1) * G * rb)),
+                 "l"((const uint8_t *)P.pair + (int64_t)bot * rb), "r"(bytes), "r"(b)
+                 : "memory");
 }
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
 {
@@ -215,7 +209,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
     extern __shared__ __align__(16) uint8_t smem[];
     __shared__ uint64_t bar[2];
     __shared__ int32_t edge[2][2][W]; /* [row parity][warp's first seam, last seam][warp] */
-    const int32_t G = TSR__CC_TRACE_G, g = (int32_t)threadIdx.x, h = P.h, rb = P.pitch / 4;
+    const int32_t G = TSR__CC_TRACE_G, g = (int32_t)threadIdx.x, h = P.h, rw = P.pitch / 4;
     const int32_t lane = g % TSR__CC_LANES, v = g / TSR__CC_LANES;
     const int32_t groups = (h - 1 + G - 1) / G; /* rows h - 1 .. 1 */
     int32_t x[S];
@@ -237,9 +231,9 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
             trace_warp_issue(P, smem, bar, q + 1);
         mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
         const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
-        const uint8_t *cb = smem + (size_t)(q & 1) * 2 * G * rb + (top - bot) * rb;
+        const uint16_t *row = (const uint16_t *)smem + (size_t)(q & 1) * G * rw + (top - bot) * rw;
         int32_t *out = P.cols + (int64_t)(top - 1) * k + g * S; /* row y - 1, this lane */
-        for (int32_t y = top; y >= bot; y--, cb -= rb, out -= k, par ^= 1) {
+        for (int32_t y = top; y >= bot; y--, row -= rw, out -= k, par ^= 1) {
             int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
             int32_t xr = __shfl_down_sync(FULL, x[0], 1);
             if (W > 1) {
@@ -254,7 +248,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
                     xr = edge[par][0][v + 1];
             }
             int32_t nx[S];
-            tsr__cc_trace_lane(w, k, g, S, x, xl, xr, cb, cb + G * rb, nx);
+            tsr__cc_trace_lane(w, k, g, S, x, xl, xr, row, nx);
             TSR__CC_UNROLL
             for (int32_t i = 0; i < S; i++) {
                 if (g * S + i < k)
@@ -358,7 +352,7 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
         cudaEventRecord(ev[1], s);
     const unsigned threads = k < 1024 ? (unsigned)(k + 31) / 32 * 32 : 1024;
     const size_t smem = (size_t)tsr__cc_trace_smem(P.pitch, k);
-    const size_t wsmem = (size_t)2 * 2 * TSR__CC_TRACE_G * (size_t)(P.pitch / 4);
+    const size_t wsmem = (size_t)tsr__cc_trace_stage_bytes(P.pitch);
     const int shpos = tsr__cc_trace_pos_shared(k), staged = tsr__cc_trace_staged(P.pitch, k);
     int32_t ws = 0, ww = 0;
     const int warp_form = tsr__cc_trace_warp_form(P.pitch, k, &ws, &ww);

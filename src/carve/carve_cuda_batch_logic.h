@@ -13,14 +13,14 @@
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
  *            count of keys == v, a block scan of its selected count, the columns written in
  *            order into row h-1 of cols.
- *   trace    k <= 256 (rows up to ~25K columns): 1 to 4 warps, every seam's column in
+ *   trace    k <= 256 (rows up to ~25K columns): 1 to 8 warps, every seam's column in
  *            registers (tsr__cc_trace_warp_form, tsr__cc_trace_lane), each row's columns
  *            stored to cols. Else one block, one thread per seam (strided when k > threads),
  *            rows h-1 .. 1, one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the
- *            code and pair bits of (y, cols[y][j])). The rows go in groups of TRACE_G; when
- *            k <= TRACE_KS a group's positions stay in shared memory and each thread writes
- *            its own seams' rows to cols once at the group's end (else every row is written
- *            to cols and read back), and the code and pair rows of the next group are staged
+ *            nibble (code, pair bits) of (y, cols[y][j])). The rows go in groups of TRACE_G;
+ *            when k <= TRACE_KS a group's positions stay in shared memory and each thread
+ *            writes its own seams' rows to cols once at the group's end (else every row is
+ *            written to cols and read back), and the pair rows of the next group are staged
  *            by cp.async when they fit (else read from global memory).
  *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
  *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
@@ -113,8 +113,8 @@ TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t
 
 /* ---- trace ---- */
 
-/* The trace's shared memory: first, when staged, the code and pair rows (two buffers of TRACE_G
- * rows of each); then, when k <= TRACE_KS, TRACE_G + 1 rows of the seams' positions (slot 0: the
+/* The trace's shared memory: first, when staged, the pair rows (two buffers of TRACE_G
+ * rows); then, when k <= TRACE_KS, TRACE_G + 1 rows of the seams' positions (slot 0: the
  * group's top row, slot s: s rows below it; written to cols once per group). Positions take
  * precedence: the rows are staged only when both fit the budget. */
 TSR__CC_FN int tsr__cc_trace_pos_shared(int32_t k)
@@ -127,7 +127,7 @@ TSR__CC_FN int32_t tsr__cc_trace_pos_bytes(int32_t k)
 }
 TSR__CC_FN int32_t tsr__cc_trace_stage_bytes(int32_t pitch)
 {
-    return 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4);
+    return 2 /* buffers */ * TSR__CC_TRACE_G * (pitch / 2) /* a pair row's bytes */;
 }
 TSR__CC_FN int tsr__cc_trace_staged(int32_t pitch, int32_t k)
 {
@@ -140,23 +140,29 @@ TSR__CC_FN int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
 }
 
 /* trace, one seam's step from row y to y-1: x its column in row y, xl / xr its neighbours'
- * (has_l / has_r: whether it has them), code / pair the bytes of row y holding x's back-pointer
- * code and pair bits. batch.c's rule: the DP's choice within [x - 1 unless the left neighbour is
- * less than 3 columns away, x + 1 unless the right one is], clamped to the row: the full range is
- * the code, [x, x + 1] is bit A, [x - 1, x] is bit B. */
+ * (has_l / has_r: whether it has them), nib the nibble of (y, x) in the DP's pair plane: its
+ * back-pointer code (bits 0-1) and pair bits (A bit 2, B bit 3). batch.c's rule: the DP's choice
+ * within [x - 1 unless the left neighbour is less than 3 columns away, x + 1 unless the right
+ * one is], clamped to the row: the full range is the code, [x, x + 1] is bit A, [x - 1, x] is
+ * bit B. */
 TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t xl, int has_r,
-                                      int32_t xr, uint8_t code, uint8_t pair)
+                                      int32_t xr, uint32_t nib)
 {
     int32_t lo = !has_l || x - xl >= 3 ? x - 1 : x;
     int32_t hi = !has_r || xr - x >= 3 ? x + 1 : x;
     lo = lo < 0 ? 0 : lo;
     hi = hi > w - 1 ? w - 1 : hi;
     /* the four outcomes, then one choice (selects, no branches) */
-    const int32_t sh = (x & 3) * 2;
-    const int32_t full = x + ((code >> sh) & 3) - 1, right = x + ((pair >> sh) & 1);
-    const int32_t left = x - 1 + ((pair >> (sh + 1)) & 1);
+    const int32_t full = x + (int32_t)(nib & 3) - 1, right = x + (int32_t)(nib >> 2 & 1);
+    const int32_t left = x - 1 + (int32_t)(nib >> 3 & 1);
     const int l = lo<x, r = hi> x;
     return l && r ? full : r ? right : l ? left : x;
+}
+
+/* The nibble of column x in a row of the pair plane. */
+TSR__CC_FN uint32_t tsr__cc_batch_nib(const uint16_t *row, int32_t x)
+{
+    return (uint32_t)row[x >> 2] >> (x & 3) * 4 & 15u;
 }
 
 /* The warp trace (trace_warp_kernel): W warps hold every seam's column in registers, lane g
@@ -170,8 +176,7 @@ TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t x
  * *s and *warps. */
 TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int32_t *warps)
 {
-    if (k > 256 || 2 /* buffers */ * 2 /* code and pair */ * TSR__CC_TRACE_G * (pitch / 4) >
-                       TSR__CC_TRACE_SMEM)
+    if (k > 256 || tsr__cc_trace_stage_bytes(pitch) > TSR__CC_TRACE_SMEM)
         return 0;
     *s = k > 32 && k <= 64 ? 2 : 1;
     *warps = k <= 64 ? 1 : k <= 128 ? 4 : 8;
@@ -180,18 +185,17 @@ TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int
 
 /* The warp trace, lane `lane` of the block, one row y: x[0 .. s-1] its seams' columns in row y,
  * xl the column of seam lane * s - 1 (the previous lane's last), xr of seam lane * s + s (the
- * next lane's first), cr / pr row y's code and pair bytes; writes their columns in row y - 1 to nx.
+ * next lane's first), row: row y of the pair plane; writes their columns in row y - 1 to nx.
  * A seam j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
  * codes and pair bits never leave it), and seam k - 1 has no right neighbour, so it is never
  * read; the caller stores seams j < k only. */
 TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
-                                   int32_t xl, int32_t xr, const uint8_t *cr, const uint8_t *pr,
-                                   int32_t *nx)
+                                   int32_t xl, int32_t xr, const uint16_t *row, int32_t *nx)
 {
     TSR__CC_UNROLL
     for (int32_t i = 0; i < s; i++) {
         const int32_t j = lane * s + i, l = i > 0 ? x[i - 1] : xl, r = i < s - 1 ? x[i + 1] : xr;
-        nx[i] = tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, cr[x[i] >> 2], pr[x[i] >> 2]);
+        nx[i] = tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, tsr__cc_batch_nib(row, x[i]));
     }
 }
 

@@ -41,8 +41,8 @@ TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
 }
 
 /* dp, band 0's first row (the image's row 0), lane `lane`: each cell's key is its own cost
- * (backward: the energy; forward: CU) plus the mask term. Its codes (1) and pair bits (0) are
- * stored but never read: seams are traced from row h - 1 up to row 1. */
+ * (backward: the energy; forward: CU) plus the mask term. Its codes (1; batch mode: nibbles 1)
+ * are stored but never read: seams are traced from row h - 1 up to row 1. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
                                               const tsr__cc_item *it, const tsr__cc_stage *sb,
                                               int32_t lane, TSR__CC_LANE_T *L)
@@ -54,7 +54,7 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
         tsr__cc_costs(P, w, sb, 0, i, x, &dl, &dc, &dr);
         L->m[c] = (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[0][i]) << TSR__CC_Q : 0) + dc;
     }
-    tsr__cc_put_codes(P, w, it, 0, lane, 0x55u, 0);
+    tsr__cc_put_codes(P, w, it, 0, lane, P->pair ? 0x1111u : 0x55u);
 }
 
 /* min(a + b, c): one instruction (VIADDMNMX) for 32-bit keys on sm_90, emulated elsewhere. */
@@ -77,8 +77,9 @@ TSR__CC_FN TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, T
  * tsr__cc_item_interior: no window column at the image's edges) skips that test. Every cell of
  * the window is computed: a cell inside the trapezoid and the image (the valid ones) reads only
  * cells valid one row up, so what the others hold (garbage: unsigned sums wrap) never reaches an
- * output. Every lane puts its byte of codes into sb->cd[k] (for tsr__cc_lane_entry); the output
- * lanes also store it (and, in batch mode, their byte of pair bits) to the planes. */
+ * output. Exact mode: every lane puts its byte of codes into sb->cd[k] (for
+ * tsr__cc_lane_entry) and the output lanes store it to back; batch mode: the output lanes store
+ * their word of nibbles (codes and pair bits) to pair. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, tsr__cc_stage *sb, int32_t k,
                                             int32_t lane, TSR__CC_LANE_T *L, TSR__CC_KEY lm,
@@ -91,7 +92,7 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         pm[c + 1] = L->m[c];
-    uint32_t codes = 0, pairs = 0;
+    uint32_t codes = 0;
     const TSR__CC_KEY none = (TSR__CC_KEY) ~(TSR__CC_KEY)0;
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
@@ -113,16 +114,19 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
         const TSR__CC_KEY pen =
             P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) << TSR__CC_Q : 0;
         L->m[c] = (best & ~(TSR__CC_KEY)3) + pen + (P->forward ? 0 : dc);
-        codes |= code << (2 * c);
-        if (P->pair) { /* the pair bits as the codes of two more minima: A = right < centre
-                          (the right's code 2 wins), B = centre < left (lc's code is 1) */
+        if (P->pair) { /* the cell's nibble: the code, and the pair bits as the codes of two
+                          more minima: A = right < centre (the right's code 2 wins), B =
+                          centre < left (lc's code is 1) */
             const uint32_t a =
                 has_r ? (uint32_t)(TSR__CC_N(tsr__cc_addmin)(cr, 2, cc + 1) >> 1) & 1u : 0u;
-            pairs |= (a | ((uint32_t)lc & 1u) << 1) << (2 * c);
+            codes |= (code | a << 2 | ((uint32_t)lc & 1u) << 3) << (4 * c);
+        } else {
+            codes |= code << (2 * c);
         }
     }
-    sb->cd[k][lane] = (uint8_t)codes;
-    tsr__cc_put_codes(P, w, it, k, lane, codes, pairs);
+    if (!P->pair) /* for the origins (tsr__cc_lane_entry: exact mode only) */
+        sb->cd[k][lane] = (uint8_t)codes;
+    tsr__cc_put_codes(P, w, it, k, lane, codes);
 }
 
 /* dp, lane `lane` after the item's last row: its output columns' keys tagged with generation gen

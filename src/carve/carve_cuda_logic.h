@@ -148,8 +148,10 @@ typedef struct tsr__cc_planes {
     uint16_t *rec;
     tsr__cc_state *state;
     /* batch mode only (NULL in exact mode; carve_cuda_batch_logic.h): */
-    uint8_t *pair;          /* h x pitch / 4: per cell 2 bits, A (bit 0) = right candidate <
-                               centre, B (bit 1) = centre < left, as the DP compared them */
+    uint16_t *pair;         /* h x pitch / 4 words, per cell a nibble (the DP writes it instead
+                               of `back`): its code (bits 0-1) and its pair bits, A (bit 2) =
+                               right candidate < centre, B (bit 3) = centre < left, as the DP
+                               compared them */
     int32_t *cols;          /* h x K: the pass's removed columns, cols[y * k + j], increasing */
     uint8_t *luma2, *mask2; /* the gather's destination planes (swapped with luma, mask, orig */
     uint16_t *orig2;        /* after every pass) */
@@ -375,19 +377,21 @@ TSR__CC_FN int tsr__cc_output_lane(const tsr__cc_item *it, int32_t x1)
     return x1 >= it->base + TSR__CC_BAND && x1 < it->base + TSR__CC_BAND + TSR__CC_STRIP;
 }
 
-/* dp: an output lane stores its byte of codes of the item's row k (and, in batch mode, of pair
- * bits). The row's offset as the item's first row plus k rows (k * pitch / 4 < 2^31), so that the
- * compiler steps it by an add per row. */
+/* dp: an output lane stores its codes of the item's row k: a byte of four 2-bit codes to back,
+ * or in batch mode a word of four nibbles (code and pair bits) to pair. The row's offset as the
+ * item's first row plus k rows (k * pitch / 4 < 2^31), so that the compiler steps it by an add
+ * per row. */
 TSR__CC_FN void tsr__cc_put_codes(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                  int32_t k, int32_t lane, uint32_t codes, uint32_t pairs)
+                                  int32_t k, int32_t lane, uint32_t codes)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C, pq = P->pitch / 4;
     if (!tsr__cc_output_lane(it, x1) || x1 >= w)
         return;
     const int64_t o = (int64_t)it->y0 * pq + x1 / 4 + k * pq;
-    P->back[o] = (uint8_t)codes;
     if (P->pair)
-        P->pair[o] = (uint8_t)pairs;
+        P->pair[o] = (uint16_t)codes;
+    else
+        P->back[o] = (uint8_t)codes;
 }
 
 /* The lane state, band load, first row, row step and store for each key type. */

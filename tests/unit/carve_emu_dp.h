@@ -49,8 +49,9 @@ static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket,
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
         EMU_N(tsr__cc_lane_store)(P, w, &it, lane, gen, &L[lane]);
-    for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-        tsr__cc_lane_entry(P, w, &it, &sb, lane);
+    if (!P->pair) /* dp_kernel: the origins in exact mode only */
+        for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
+            tsr__cc_lane_entry(P, w, &it, &sb, lane);
 }
 
 #undef EMU_LANE

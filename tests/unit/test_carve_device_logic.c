@@ -92,7 +92,7 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
     poison(P->entry, e->bcells * 2);
     poison(P->back, e->cells / 4);
     if (P->pair)
-        poison(P->pair, e->cells / 4);
+        poison(P->pair, e->cells / 2);
     const uint32_t items = (uint32_t)(tsr__cc_bands(P->h) * tsr__cc_strips(w));
     P->tickets[gen - 1] += items;
     uint32_t *todo = xmalloc(items * sizeof *todo), *ready = xmalloc(items * sizeof *ready);
@@ -253,7 +253,7 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     P->state = &e->state;
     if (kmax > 0) { /* batch mode's planes */
         e->kmax = kmax;
-        P->pair = xmalloc(cells / 4);
+        P->pair = xmalloc(cells / 2);
         P->cols = xmalloc((size_t)h * (size_t)kmax * 4);
         P->luma2 = xmalloc(cells);
         P->mask2 = P->mask ? xmalloc(cells) : NULL;
@@ -373,7 +373,7 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
 static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t rb = P->pitch / 4, lanes = TSR__CC_LANES * warps;
+    const int32_t rw = P->pitch / 4, lanes = TSR__CC_LANES * warps;
     int32_t x[8 * TSR__CC_LANES][2], nx[8 * TSR__CC_LANES][2];
     for (int32_t g = 0; g < lanes; g++)
         for (int32_t i = 0; i < s; i++) {
@@ -381,13 +381,13 @@ static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
             x[g][i] = j < k ? P->cols[(size_t)(P->h - 1) * (size_t)k + (size_t)j] : 0;
         }
     for (int32_t y = P->h - 1; y >= 1; y--) {
-        const uint8_t *cr = P->back + (size_t)y * (size_t)rb,
-                      *pr = P->pair + (size_t)y * (size_t)rb;
+        const uint16_t *row = P->pair + (size_t)y * (size_t)rw;
         for (int32_t g = lanes - 1; g >= 0; g--) {
-            /* the block's first and last lanes read their own values (unused: sentinels) */
+            /* the block's first and last lanes read their own values (unused: seam 0 has no
+               left neighbour, seam k - 1 no right one) */
             const int32_t xl = x[g > 0 ? g - 1 : 0][s - 1];
             const int32_t xr = x[g < lanes - 1 ? g + 1 : g][0];
-            tsr__cc_trace_lane(w, k, g, s, x[g], xl, xr, cr, pr, nx[g]);
+            tsr__cc_trace_lane(w, k, g, s, x[g], xl, xr, row, nx[g]);
         }
         for (int32_t g = 0; g < lanes; g++)
             for (int32_t i = 0; i < s; i++) {
@@ -404,7 +404,7 @@ static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
 static void launch_trace(emu *e, int32_t w, int32_t k)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t rb = P->pitch / 4;
+    const int32_t rw = P->pitch / 4;
     int32_t s = 0, warps = 0;
     const int warp_form = tsr__cc_trace_warp_form(P->pitch, k, &s, &warps);
     e->launches++;
@@ -420,8 +420,7 @@ static void launch_trace(emu *e, int32_t w, int32_t k)
             const int32_t x = cur[j];
             P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = tsr__cc_batch_step(
                 w, x, j > 0, j > 0 ? cur[j - 1] : 0, j < k - 1, j < k - 1 ? cur[j + 1] : 0,
-                P->back[(size_t)y * (size_t)rb + (size_t)(x >> 2)],
-                P->pair[(size_t)y * (size_t)rb + (size_t)(x >> 2)]);
+                tsr__cc_batch_nib(P->pair + (size_t)y * (size_t)rw, x));
         }
     }
 }
