@@ -157,6 +157,30 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
                                 const tsr_j2k_decode_options *opt, tsr_image *out,
                                 tsr_j2k_result *result);
 
+/* The image of tsr_j2k_decode_image() handed over in row order instead of stored: sink gets
+ * rows [y, y + count) (count >= 1) at `rows`, `stride` bytes apart, each row packed exactly as
+ * that image would hold it (channels interleaved, u8 or u16 in native byte order; the
+ * descriptor from tsr_j2k_decode_image_layout() gives width, channels and depth). The pointer
+ * is valid during the call only. Calls come one at a time, in order of y, from the calling
+ * thread or one of the decode's threads, and on success every row 0 .. height - 1 has been
+ * given exactly once. A sink that returns non-zero stops the decode: no further call comes and
+ * the decode returns TSR_ERR_INTERRUPTED. On any failure the rows already given are a partial
+ * image and should be discarded (what the sink does with them is its own business).
+ * Memory: where the image is one tile with data whose top decoded resolution is the whole
+ * image, with at least one wavelet level left after opt->reduce, every decoded component an
+ * output channel on one grid, no palette or sYCC, the rows go to the sink as the top level's
+ * groups of code-block rows complete them, and neither the image nor the resolution below the
+ * top is held whole (with two levels left, that resolution is rebuilt in groups of rows too and
+ * only the one below it, 1/16 of the samples, is whole; with one, the resolution below is).
+ * Otherwise (several tiles, a tile without data, a region smaller than the image, no level
+ * left, a component subset of a colour-transformed image, a palette, sYCC, subsampled outputs)
+ * the decode fills an image of its own and then hands its rows over in one call. */
+typedef int (*tsr_j2k_row_sink)(void *user, const void *rows, size_t stride, uint32_t y,
+                                uint32_t count);
+tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, tsr_j2k_row_sink sink, void *user,
+                               tsr_j2k_result *result);
+
 /* Writes planes as PGX (the conformance format): one plane to `path`; several to path with
  * "_0", "_1", ... inserted before the extension. Each file is written atomically. */
 tsr_status tsr_j2k_save_pgx(tsr_ctx *ctx, const char *path, const tsr_j2k_plane *planes,

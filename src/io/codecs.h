@@ -30,6 +30,26 @@ tsr_status tsr__jpeg_encode(tsr_ctx *ctx, const tsr_image *img, int quality, tsr
 /* img has 1 or 3 channels (P5 / P6), u8 (maxval 255) or u16 (maxval 65535). */
 tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
 
+/* The same encoders row by row (row_writer.c), for an image described by img (its data is not
+ * used): begin (PNG) or the header (PNM), then rows top to bottom, count at a time, `stride`
+ * bytes apart, then the end (PNG); the bytes are those of the whole-image calls above, which
+ * are made of these steps. A PNG encoder from begin is freed by tsr__png_encode_free (also
+ * after a failure). */
+typedef struct tsr__png_enc tsr__png_enc;
+tsr_status tsr__png_encode_begin(tsr_ctx *ctx, const tsr_image *img, int level,
+                                 tsr__atomic_file *af, tsr__png_enc **out);
+tsr_status tsr__png_encode_rows(tsr__png_enc *e, const void *rows, size_t stride, size_t count);
+tsr_status tsr__png_encode_end(tsr__png_enc *e);
+void tsr__png_encode_free(tsr__png_enc *e);
+tsr_status tsr__pnm_encode_header(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
+tsr_status tsr__pnm_encode_rows(tsr_ctx *ctx, const tsr_image *img, const void *rows, size_t stride,
+                                size_t count, tsr__atomic_file *af);
+
+/* image_io.c: whether format f can hold img (TSR_OK, else fails naming what it cannot), and a
+ * failure's message prefixed with the path ("PATH: message"), as tsr_image_save reports them. */
+tsr_status tsr__image_check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img);
+tsr_status tsr__image_prefix_path(tsr_ctx *ctx, tsr_status st, const char *path);
+
 /* 1 when this machine stores integers little-endian (16-bit samples are swapped for files). */
 static inline int tsr__host_is_little_endian(void)
 {

@@ -58,7 +58,7 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
 }
 
 /* Puts "<path>: " before the context's message. */
-static tsr_status prefix_path(tsr_ctx *ctx, tsr_status st, const char *path)
+tsr_status tsr__image_prefix_path(tsr_ctx *ctx, tsr_status st, const char *path)
 {
     char msg[sizeof ctx->message];
     memcpy(msg, ctx->message, sizeof msg);
@@ -138,7 +138,7 @@ tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_fo
         tsr__free(ctx, data);
     }
     if (st != TSR_OK)
-        return prefix_path(ctx, st, path);
+        return tsr__image_prefix_path(ctx, st, path);
     return TSR_OK;
 }
 
@@ -153,7 +153,7 @@ void tsr_save_options_init(tsr_save_options *opt)
 }
 
 /* Whether the format can hold the image; fails with a message naming what it cannot. */
-static tsr_status check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img)
+tsr_status tsr__image_check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img)
 {
     if (img->memory != TSR_MEMORY_HOST)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "saving needs an image in host memory");
@@ -215,9 +215,9 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     }
     st = tsr_image_check(ctx, img);
     if (st == TSR_OK)
-        st = check_savable(ctx, f, img);
+        st = tsr__image_check_savable(ctx, f, img);
     if (st != TSR_OK)
-        return prefix_path(ctx, st, path);
+        return tsr__image_prefix_path(ctx, st, path);
 
     tsr__atomic_file af;
     st = tsr__atomic_open(ctx, path, &af);
@@ -230,7 +230,7 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     }
     if (st != TSR_OK) {
         tsr__atomic_abort(ctx, &af);
-        return prefix_path(ctx, st, path);
+        return tsr__image_prefix_path(ctx, st, path);
     }
     return tsr__atomic_commit(ctx, &af); /* aborts by itself on failure; names the path */
 }

@@ -196,33 +196,36 @@ tsr_status tsr__pnm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_im
     return TSR_OK;
 }
 
-tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af)
+tsr_status tsr__pnm_encode_header(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af)
 {
     char header[64];
-    int wide = img->depth == TSR_U16;
     int n = snprintf(header, sizeof header, "P%c\n%d %d\n%d\n", img->channels == 1 ? '5' : '6',
-                     (int)img->width, (int)img->height, wide ? 65535 : 255);
-    tsr_status st = tsr__atomic_write(ctx, af, header, (size_t)n);
-    if (st != TSR_OK)
-        return st;
-    /* The raster goes out in one write when it lies tight in memory as the file wants it,
-     * else in pieces of about 1 MB of rows (copied, or byte-swapped for 16-bit samples on a
+                     (int)img->width, (int)img->height, img->depth == TSR_U16 ? 65535 : 255);
+    return tsr__atomic_write(ctx, af, header, (size_t)n);
+}
+
+tsr_status tsr__pnm_encode_rows(tsr_ctx *ctx, const tsr_image *img, const void *rows, size_t stride,
+                                size_t count, tsr__atomic_file *af)
+{
+    /* The rows go out in one write when they lie tight in memory as the file wants them, else
+     * in pieces of about 1 MB of rows (copied, or byte-swapped for 16-bit samples on a
      * little-endian host), not one write per row: a 4K frame is 2160 system calls otherwise. */
+    int wide = img->depth == TSR_U16;
     size_t row = (size_t)img->width * (size_t)img->channels * (wide ? 2 : 1);
-    size_t h = (size_t)img->height;
+    size_t h = count;
     int swap = wide && tsr__host_is_little_endian();
-    if (!swap && img->stride == row)
-        return tsr__atomic_write(ctx, af, img->data, row * h); /* tsr_image_check bounds it */
-    size_t rows = ((size_t)1 << 20) / row;
-    rows = rows < 1 ? 1 : rows > h ? h : rows;
+    if (!swap && stride == row)
+        return tsr__atomic_write(ctx, af, rows, row * h); /* the caller bounds it */
+    size_t piece = ((size_t)1 << 20) / row;
+    piece = piece < 1 ? 1 : piece > h ? h : piece;
     void *buf;
-    st = tsr__alloc(ctx, rows * row, &buf);
+    tsr_status st = tsr__alloc(ctx, piece * row, &buf);
     if (st != TSR_OK)
         return st;
-    for (size_t y = 0; st == TSR_OK && y < h; y += rows) {
-        size_t k = h - y < rows ? h - y : rows;
+    for (size_t y = 0; st == TSR_OK && y < h; y += piece) {
+        size_t k = h - y < piece ? h - y : piece;
         for (size_t i = 0; i < k; i++) {
-            const uint8_t *src = (const uint8_t *)img->data + (y + i) * img->stride;
+            const uint8_t *src = (const uint8_t *)rows + (y + i) * stride;
             uint8_t *b = (uint8_t *)buf + i * row;
             if (!swap) {
                 memcpy(b, src, row);
@@ -238,4 +241,12 @@ tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file 
     }
     tsr__free(ctx, buf);
     return st;
+}
+
+tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af)
+{
+    tsr_status st = tsr__pnm_encode_header(ctx, img, af);
+    if (st != TSR_OK)
+        return st;
+    return tsr__pnm_encode_rows(ctx, img, img->data, img->stride, (size_t)img->height, af);
 }

@@ -1,8 +1,8 @@
-/* The top resolution of a tile-component reconstructed in bands of rows (j2k_int.h describes
- * the window; decode.c runs the groups).
+/* A resolution of a tile-component (the top one, or the one below it) reconstructed in bands of
+ * rows (j2k_int.h describes the window; decode.c runs the groups).
  *
- * Geometry: the top resolution's rows are positions P in [y0, y0 + rh) (absolute). Even P is
- * low-pass row P / 2 (the resolution below, from tc->data, then the HL band), odd P high-pass
+ * Geometry: the resolution's rows are positions P in [y0, y0 + rh) (absolute). Even P is
+ * low-pass row P / 2 (the resolution below, from bb->low, then the HL band), odd P high-pass
  * row (P - 1) / 2 (the LH and HH bands); in both cases the band row is floor(P / 2), so group g
  * (band rows [g G, g G + G)) holds the positions [2 g G, 2 g G + 2 G).
  *
@@ -30,16 +30,21 @@ static uint32_t ngroups(const tsr__j2k_res *r, uint32_t G)
     return ((r->y1 - 1) / 2) / G - (r->y0 / 2) / G + 1;
 }
 
-size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M)
+size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t ri, uint32_t G, uint32_t M)
 {
-    const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
+    const tsr__j2k_res *r = &tc->res[ri];
     return (size_t)4 * ngroups(r, G) + (size_t)(2 * G + 4 * M) * (r->x1 - r->x0);
 }
 
-int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
-                        int32_t *mem)
+int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t ri, uint32_t G,
+                        uint32_t M, int32_t *mem)
 {
-    const tsr__j2k_res *r = &tc->res[tc->dec_res - 1], *low = &tc->res[tc->dec_res - 2];
+    const tsr__j2k_res *r = &tc->res[ri], *low = &tc->res[ri - 1];
+    bb->r = ri;
+    bb->low = tc->data;
+    bb->low_stride = tc->stride;
+    bb->low_y0 = low->y0;
+    bb->low_cap = 0;
     bb->G = G;
     bb->M = M;
     bb->y0 = r->y0;
@@ -107,6 +112,13 @@ static const tsr__j2k_bands *first_bands(const tsr__j2k_bands *bands, const tsr_
     return &bands[c];
 }
 
+/* Low row q (absolute) of bb's resolution. */
+static int32_t *low_row(const tsr__j2k_bands *bb, uint32_t q)
+{
+    const uint32_t i = q - bb->low_y0;
+    return bb->low + (size_t)(bb->low_cap ? i % bb->low_cap : i) * bb->low_stride;
+}
+
 /* Item i of a loop over group k's rows (positions p0 .. p0 + n) of every component, component by
  * component: sets *c and *p, and returns the row's place in the component's window (row width
  * rw), or NULL when the component is not decoded. */
@@ -136,13 +148,11 @@ void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, ui
         int32_t *row = group_row(bands, t, k, rw, p0, n, i, &c, &p);
         if (!row)
             continue;
-        const tsr__j2k_tilecomp *tc = &t->comps[c];
         const tsr__j2k_bands *bb = &bands[c];
         if (p < prev)
             memcpy(row, bb->carry + (size_t)(p - p0) * rw, (size_t)rw * sizeof *row);
         else if ((p & 1) == 0)
-            memcpy(row, tc->data + (size_t)(p / 2 - tc->res[tc->dec_res - 2].y0) * tc->stride,
-                   (size_t)bb->snx * sizeof *row);
+            memcpy(row, low_row(bb, p / 2), (size_t)bb->snx * sizeof *row);
     }
 }
 
@@ -167,7 +177,7 @@ void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
         if (p >= q0)
             memcpy(bb->carry + (size_t)(p - q0) * rw, row, (size_t)rw * sizeof *row);
         if (lift)
-            tsr__dwt_hrow(row, rw, bb->snx, tc->res[tc->dec_res - 1].x0, tcp->tccps[c].qmfbid == 1,
+            tsr__dwt_hrow(row, rw, bb->snx, tc->res[bb->r].x0, tcp->tccps[c].qmfbid == 1,
                           thread_scratch(scratch, per_thread));
     }
     if (!lift)
@@ -184,4 +194,56 @@ void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
         tsr__dwt_vstrip(bands[c].win, rw, rw, n, sny, p0, tcp->tccps[c].qmfbid == 1,
                         (uint32_t)(i % nstrips), thread_scratch(scratch, per_thread));
     }
+}
+
+void tsr__j2k_bands_pass_up(const tsr__j2k_bands *bands, const tsr__j2k_bands *up,
+                            const tsr__j2k_tile *t, uint32_t k)
+{
+    const tsr__j2k_bands *b0 = first_bands(bands, t);
+    const uint32_t *s = b0->span + (size_t)4 * k, rw = b0->rw, n = s[1] - s[0];
+    const size_t total = (size_t)t->ncomps * n;
+    /* after the DWT, window row i is position y0 + w0 + i */
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < total; i++) {
+        const uint32_t c = (uint32_t)(i / n), rel = s[0] + (uint32_t)(i % n);
+        if (t->comps[c].skip)
+            continue;
+        memcpy(low_row(&up[c], b0->y0 + rel), bands[c].win + (size_t)(rel - s[2]) * rw,
+               (size_t)rw * sizeof(int32_t));
+    }
+}
+
+/* The rows of the resolution below the top (from its first) that the top's group k reads: low
+ * rows [*q0, *q1) (its window's even positions). */
+static void low_rows_of(const tsr__j2k_bands *top, uint32_t k, uint32_t *q0, uint32_t *q1)
+{
+    const uint32_t *s = top->span + (size_t)4 * k;
+    *q0 = (top->y0 + s[2] + 1) / 2 - top->low_y0;
+    *q1 = (top->y0 + s[3] + 1) / 2 - top->low_y0;
+}
+
+int tsr__j2k_bands_due(const tsr__j2k_bands *top, const tsr__j2k_bands *below, uint32_t k,
+                       uint32_t g)
+{
+    uint32_t q0, q1;
+    low_rows_of(top, k, &q0, &q1);
+    return g <= below->g_last - below->g_first && (g ? below->span[4 * (g - 1) + 1] : 0) < q1;
+}
+
+uint32_t tsr__j2k_bands_ring_rows(const tsr__j2k_bands *top, const tsr__j2k_bands *below)
+{
+    /* the schedule run ahead: after the groups below that are due before top group k, rows
+     * [0, done) are written; the oldest row group k reads is q0, and every row written later
+     * takes the place of one cap rows before it */
+    const uint32_t ntop = top->g_last - top->g_first + 1;
+    uint32_t g = 0, done = 0, cap = 1;
+    for (uint32_t k = 0; k < ntop; k++) {
+        while (tsr__j2k_bands_due(top, below, k, g))
+            done = below->span[4 * g++ + 1];
+        uint32_t q0, q1;
+        low_rows_of(top, k, &q0, &q1);
+        if (done > q0 && done - q0 > cap)
+            cap = done - q0;
+    }
+    return cap;
 }

@@ -425,6 +425,15 @@ typedef struct dec {
     tsr_image *img;       /* tsr_j2k_decode_image: the output, else NULL */
     tsr__j2k_pixels pix;  /* the image's pixels (img) */
     uint32_t img_comp[4]; /* the image's channels: their codestream components (img) */
+    /* tsr_j2k_decode_rows: the sink; img->data is NULL while the rows are streamed (a banded
+     * tile that is the image packs them into chunk, chunk_rows rows of img->stride bytes), else
+     * it is an image of the decode's own (own_img), handed to the sink at the end */
+    tsr_j2k_row_sink sink;
+    void *user;
+    uint8_t *chunk;
+    uint32_t chunk_rows;
+    int own_img;
+    int stopped; /* the sink asked to stop */
     uint32_t layers;
     int threads;
     void *t1_ws; /* threads * ws_size */
@@ -487,13 +496,24 @@ static int is_output(const dec *d, uint32_t c)
     return 0;
 }
 
+/* Where row y (absolute, the top resolution) of an image output starts in the image memory
+ * (d->img->data; NULL when y is not an image row), the image's channels being comps[]. */
+static uint8_t *image_row(const dec *d, const store_plan *plan, const uint32_t *comps, int64_t y)
+{
+    const store_plan *s0 = &plan[comps[0]];
+    if (y < s0->y0 || y >= s0->y1)
+        return NULL;
+    return (uint8_t *)d->img->data + (size_t)(y - s0->p->y0) * d->img->stride;
+}
+
 /* Row y (absolute, the top resolution) of a decoded tile: the inverse colour transform
  * (G.2 / G.3) of components 0..2 over rgb_w samples when rgb_w > 0 (their plans' sources), then
  * the output of the n components comps[], each through its plan: into its plane, or, for an
  * image (whose channels are then comps[0..n), of one geometry), in place followed by the
- * image row's pixels. The row is done while it is in cache. */
+ * image row's pixels into out (the image row of y: image_row(), or a row of the chunk of
+ * streamed rows). The row is done while it is in cache. */
 static void output_row(const dec *d, const store_plan *plan, const uint32_t *comps, uint32_t n,
-                       size_t rgb_w, int rev, int64_t y)
+                       size_t rgb_w, int rev, int64_t y, uint8_t *out)
 {
     if (rgb_w) {
         int32_t *r0 = src_row(&plan[0], y, plan[0].src_x0);
@@ -519,9 +539,8 @@ static void output_row(const dec *d, const store_plan *plan, const uint32_t *com
         for (uint32_t i = 0; i < n; i++)
             px[i] = src_row(&plan[comps[i]], y, s0->x0);
         const size_t pixel = (size_t)n * (d->pix.wide ? 2 : 1);
-        uint8_t *o = (uint8_t *)d->img->data + (size_t)(y - s0->p->y0) * d->img->stride +
-                     (size_t)(s0->x0 - s0->p->x0) * pixel;
-        tsr__j2k_pixels_row(&d->pix, px, (uint32_t)(s0->x1 - s0->x0), o);
+        tsr__j2k_pixels_row(&d->pix, px, (uint32_t)(s0->x1 - s0->x0),
+                            out + (size_t)(s0->x0 - s0->p->x0) * pixel);
     }
 }
 
@@ -532,7 +551,7 @@ static void output_rows(const dec *d, const store_plan *plan, const uint32_t *co
     (void)threads;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && yb - ya > 32)
     for (int64_t y = ya; y < yb; y++)
-        output_row(d, plan, comps, n, rgb_w, rev, y);
+        output_row(d, plan, comps, n, rgb_w, rev, y, d->img ? image_row(d, plan, comps, y) : NULL);
 }
 
 /* Whether the colour transform of a tile cannot be done: 1 components 0..2 of different sizes,
@@ -574,10 +593,11 @@ static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
     return first != NULL;
 }
 
-/* Band rows per group for a banded tile: at least 32, a multiple of every top code-block
- * height; the lifting reach: 4 rows where a component is irreversible, else 2. */
-static void bands_geometry(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, uint32_t *G,
-                           uint32_t *M)
+/* Band rows per group for resolution dec_res - 1 - lv of a banded tile (lv 0: the top, 1: the
+ * one below): at least 32, a multiple of every code-block height there; the lifting reach: 4
+ * rows where a component is irreversible, else 2. */
+static void bands_geometry(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, uint32_t lv,
+                           uint32_t *G, uint32_t *M)
 {
     *G = 32;
     *M = 2;
@@ -586,7 +606,7 @@ static void bands_geometry(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, uint
         if (tc->skip)
             continue;
         for (uint32_t b = 0; b < 3; b++) {
-            const uint32_t h = 1u << tc->res[tc->dec_res - 1].bands[b].ycb;
+            const uint32_t h = 1u << tc->res[tc->dec_res - 1 - lv].bands[b].ycb;
             if (h > *G)
                 *G = h;
         }
@@ -604,6 +624,23 @@ static uint32_t bands_groups(const tsr__j2k_tile *t, const tsr__j2k_bands *bands
     return 0;
 }
 
+/* Whether every decoded component of a banded tile is an image channel whose top resolution is
+ * the whole image (its plane): then the tile's output rows are the image's rows. */
+static int top_is_image(const dec *d, const tsr__j2k_tile *t)
+{
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
+        const tsr_j2k_plane *p = &d->dst[c];
+        if (!is_output(d, c) || top->x0 != p->x0 || top->y0 != p->y0 ||
+            top->x1 - top->x0 != p->width || top->y1 - top->y0 != p->height)
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether the resolution below the top of a banded tile can live in the output image's own
  * memory, and then its row length in bytes (*lrow; the decoded components' rows side by side).
  * Its rows are read only by the window fill (bands.c), and group k's fill has copied every low
@@ -619,7 +656,8 @@ static uint32_t bands_groups(const tsr__j2k_tile *t, const tsr__j2k_bands *bands
 static int low_in_image(const dec *d, const tsr__j2k_tile *t, size_t *lrow)
 {
     const tsr_image *img = d->img;
-    if (!img || d->pix.wide || ((uintptr_t)img->data & 3) || img->height < 1)
+    if (!img || !img->data || d->pix.wide || ((uintptr_t)img->data & 3) || img->height < 1 ||
+        !top_is_image(d, t))
         return 0;
     const size_t S = img->stride,
                  bytes = S * (size_t)(img->height - 1) + (size_t)img->width * d->pix.n;
@@ -629,11 +667,7 @@ static int low_in_image(const dec *d, const tsr__j2k_tile *t, size_t *lrow)
         const tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
-        const tsr__j2k_res *top = &tc->res[tc->dec_res - 1], *low = &tc->res[tc->dec_res - 2];
-        const tsr_j2k_plane *p = &d->dst[c];
-        if (!is_output(d, c) || top->x0 != p->x0 || top->y0 != p->y0 ||
-            top->x1 - top->x0 != p->width || top->y1 - top->y0 != p->height)
-            return 0;
+        const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
         row += (size_t)4 * (low->x1 - low->x0);
         rows = low->y1 - low->y0;
         n++;
@@ -644,24 +678,58 @@ static int low_in_image(const dec *d, const tsr__j2k_tile *t, size_t *lrow)
     return 1;
 }
 
+/* Whether the resolution below the top of a banded tile goes in bands too (its rows then pass
+ * through a ring to the top's windows, and only the resolution below it is whole): where the
+ * rows are streamed (no image memory to keep that resolution in, low_in_image), every decoded
+ * component has that resolution and the one below it, of one geometry. */
+static int below_in_bands(const dec *d, const tsr__j2k_tile *t)
+{
+    if (!d->img || d->img->data)
+        return 0;
+    const tsr__j2k_res *first = NULL;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (tc->skip)
+            continue;
+        if (tc->dec_res < 3)
+            return 0;
+        const tsr__j2k_res *r = &tc->res[tc->dec_res - 2];
+        if (r->x1 <= r->x0 || r->y1 <= r->y0)
+            return 0;
+        if (first &&
+            (r->x0 != first->x0 || r->y0 != first->y0 || r->x1 != first->x1 || r->y1 != first->y1))
+            return 0;
+        first = r;
+    }
+    return first != NULL;
+}
+
 /* The memory of a banded tile in one block (*mem, prefaulted): per decoded component its
- * bands (*bands, one per component) and the resolution below the top (its tc->data), unless
- * that is in the output image (low_in_image). */
+ * bands (*bands, one per component), those of the resolution below when that is in bands too
+ * (*below, else NULL) with the ring its rows pass through (*ring), and the whole resolution
+ * below the last one in bands (its tc->data), unless that is in the output image
+ * (low_in_image). */
 static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, int threads,
-                              tsr__j2k_bands **bands, int32_t **mem)
+                              tsr__j2k_bands **bands, tsr__j2k_bands **below, int32_t **mem,
+                              int32_t **ring)
 {
     tsr_ctx *ctx = d->ctx;
-    uint32_t G, M;
-    bands_geometry(t, tcp, &G, &M);
+    uint32_t G, M, G1 = 0;
+    bands_geometry(t, tcp, 0, &G, &M);
+    const uint32_t lv = below_in_bands(d, t) ? 2 : 1; /* levels in bands */
+    if (lv == 2)
+        bands_geometry(t, tcp, 1, &G1, &M);
     size_t lrow = 0;
-    const int in_image = low_in_image(d, t, &lrow);
+    const int in_image = lv == 1 && low_in_image(d, t, &lrow);
     size_t total = 0, n = 0;
     for (uint32_t c = 0; c < t->ncomps; c++) {
         const tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
-        const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
-        const size_t m = tsr__j2k_bands_size(tc, G, M);
+        const tsr__j2k_res *low = &tc->res[tc->dec_res - 1 - lv];
+        size_t m = tsr__j2k_bands_size(tc, tc->dec_res - 1, G, M);
+        if (lv == 2)
+            m += tsr__j2k_bands_size(tc, tc->dec_res - 2, G1, M);
         if ((!in_image &&
              !tsr__size_mul((size_t)(low->x1 - low->x0), (size_t)(low->y1 - low->y0), &n)) ||
             n > SIZE_MAX - m || total > SIZE_MAX - n - m)
@@ -672,19 +740,23 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
     tsr_status st;
     if (!tsr__size_mul(total ? total : 1, sizeof(int32_t), &bytes))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
-    if ((st = tsr__alloc(ctx, (size_t)t->ncomps * sizeof **bands, (void **)bands)))
+    if ((st = tsr__alloc(ctx, (size_t)t->ncomps * lv * sizeof **bands, (void **)bands)))
         return st;
-    memset(*bands, 0, (size_t)t->ncomps * sizeof **bands);
+    memset(*bands, 0, (size_t)t->ncomps * lv * sizeof **bands);
+    *below = lv == 2 ? *bands + t->ncomps : NULL;
     if ((st = tsr__alloc(ctx, bytes, (void **)mem)))
         return st;
     if (bytes >= ((size_t)1 << 20))
         tsr__j2k_prefault(*mem, bytes, threads); /* fresh memory: populate it now */
     int32_t *at = *mem, *img_at = in_image ? (int32_t *)d->img->data : NULL;
+    uint32_t c0 = t->ncomps, ndec = 0;
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
-        const tsr__j2k_res *low = &tc->res[tc->dec_res - 2];
+        c0 = c0 < c ? c0 : c;
+        ndec++;
+        const tsr__j2k_res *low = &tc->res[tc->dec_res - 1 - lv];
         tc->external = 1; /* freed with the block, or the image's */
         if (in_image) {
             tc->data = img_at;
@@ -695,9 +767,33 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
             tc->stride = low->x1 - low->x0;
             at += tc->stride * (size_t)(low->y1 - low->y0);
         }
-        if (tsr__j2k_bands_init(&(*bands)[c], tc, G, M, at))
-            return tsr__fail(ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
-        at += tsr__j2k_bands_size(tc, G, M);
+        for (uint32_t l = 0; l < lv; l++) {
+            const uint32_t r = tc->dec_res - 1 - l, g = l ? G1 : G;
+            if (tsr__j2k_bands_init(&(*bands)[c + l * t->ncomps], tc, r, g, M, at))
+                return tsr__fail(ctx, TSR_ERR_INTERNAL, "tile %u: band window overflows", t->index);
+            at += tsr__j2k_bands_size(tc, r, g, M);
+        }
+    }
+    if (lv == 1)
+        return TSR_OK;
+    /* the ring: per component cap rows of the resolution below the top */
+    const uint32_t cap = tsr__j2k_bands_ring_rows(&(*bands)[c0], &(*below)[c0]),
+                   rw1 = (*below)[c0].rw;
+    if (!tsr__size_mul3((size_t)cap * ndec, rw1, sizeof(int32_t), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
+    if ((st = tsr__alloc(ctx, bytes, (void **)ring)))
+        return st;
+    if (bytes >= ((size_t)1 << 20))
+        tsr__j2k_prefault(*ring, bytes, threads);
+    at = *ring;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        if (t->comps[c].skip)
+            continue;
+        tsr__j2k_bands *top = &(*bands)[c];
+        top->low = at;
+        top->low_stride = rw1;
+        top->low_cap = cap;
+        at += (size_t)cap * rw1;
     }
     return TSR_OK;
 }
@@ -726,15 +822,46 @@ static void output_tile(const dec *d, const tsr__j2k_tile *t, const store_plan *
         output_rows(d, plans, outs + k, 1, 0, 0, plans[outs[k]].y0, plans[outs[k]].y1, threads);
 }
 
+/* Rows [ya, yb) of a banded tile's group through output_row() by the calling team (a
+ * worksharing loop with its barrier): into the image, or, while rows are streamed, in chunks of
+ * d->chunk_rows packed into d->chunk, each handed to the sink by one thread once packed (the
+ * next chunk waits for it, so the rows go out in order). Returns d->stopped (the same in every
+ * thread: it is written in the single construct, read after its barrier). */
+static int group_rows(dec *d, const store_plan *plans, const uint32_t *outs, uint32_t nout,
+                      size_t rgb_w, int rev, int64_t ya, int64_t yb)
+{
+    if (d->img->data) {
+#pragma omp for schedule(static)
+        for (int64_t y = ya; y < yb; y++)
+            output_row(d, plans, outs, nout, rgb_w, rev, y, image_row(d, plans, outs, y));
+        return 0;
+    }
+    const size_t S = d->img->stride;
+    const int64_t y0 = plans[outs[0]].p->y0; /* the image's first row (top_is_image) */
+    for (int64_t c0 = ya; c0 < yb && !d->stopped; c0 += d->chunk_rows) {
+        const int64_t c1 = yb - c0 < d->chunk_rows ? yb : c0 + d->chunk_rows;
+#pragma omp for schedule(static)
+        for (int64_t y = c0; y < c1; y++)
+            output_row(d, plans, outs, nout, rgb_w, rev, y, d->chunk + (size_t)(y - c0) * S);
+#pragma omp single
+        d->stopped = d->sink(d->user, d->chunk, S, (uint32_t)(c0 - y0), (uint32_t)(c1 - c0)) != 0;
+    }
+    return d->stopped;
+}
+
 /* The top resolution of a banded tile, group by group: its code-blocks (jobs of key 1 + the
  * group), the rows they complete in each component's window, their colour transform and
- * output; then the jobs' warnings, or the error of a block that could not be decoded. One
+ * output (group_rows); then the jobs' warnings, or the error of a block that could not be
+ * decoded, or TSR_ERR_INTERRUPTED when the row sink stopped the decode. Where the resolution
+ * below is in bands too (below), its groups due before a top group (tsr__j2k_bands_due) run first,
+ * in the same steps, their completed rows passed up into the ring the top's windows read. One
  * parallel region for the whole tile: each group's steps are worksharing loops of its team,
  * separated by their barriers (the code-blocks and the window fill share one). */
-static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+static tsr_status output_bands(dec *d, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
                                const tsr__j2k_t2 *t2, tsr__j2k_jobs *J, const tsr__j2k_bands *bands,
-                               store_plan *plans, const uint32_t *outs, uint32_t nout, int rgb,
-                               int32_t *scratch, size_t per, int threads, void *ws)
+                               const tsr__j2k_bands *below, store_plan *plans, const uint32_t *outs,
+                               uint32_t nout, int rgb, int32_t *scratch, size_t per, int threads,
+                               void *ws)
 {
     uint32_t c0 = 0;
     while (t->comps[c0].skip)
@@ -745,9 +872,19 @@ static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr_
     const int rev = tcp->tccps[0].qmfbid == 1;
     (void)threads;
 #pragma omp parallel num_threads(threads) if (threads > 1)
-    for (uint32_t k = 0; k < ngroups; k++) {
-        /* J->fatal is written only by the jobs and read after the barrier that ends them, so
-         * every thread leaves at the same group */
+    for (uint32_t k = 0, g = 0, failed = 0; k < ngroups; k++) {
+        /* J->fatal is written only by the jobs and read after the barrier that ends them (and
+         * before the next barrier), so every thread leaves at the same group */
+        while (below && tsr__j2k_bands_due(b0, &below[c0], k, g)) {
+            tsr__j2k_jobs_run_team(J, tcp, t, t2, ngroups + 1 + g, ws, d->ws_size);
+            tsr__j2k_bands_fill(below, t, g);
+            if ((failed = J->fatal != TSR_OK))
+                break;
+            tsr__j2k_bands_dwt(below, t, tcp, g, scratch, per);
+            tsr__j2k_bands_pass_up(below, bands, t, g++);
+        }
+        if (failed)
+            break;
         tsr__j2k_jobs_run_team(J, tcp, t, t2, k + 1, ws, d->ws_size);
         tsr__j2k_bands_fill(bands, t, k);
         if (J->fatal)
@@ -764,11 +901,40 @@ static tsr_status output_bands(const dec *d, const tsr__j2k_tcp *tcp, const tsr_
         tsr__j2k_bands_dwt(bands, t, tcp, k, scratch, per);
         const int64_t ya = (int64_t)top->y0 + b0->span[4 * k],
                       yb = (int64_t)top->y0 + b0->span[4 * k + 1];
-#pragma omp for schedule(static)
-        for (int64_t y = ya; y < yb; y++)
-            output_row(d, plans, outs, nout, rgb ? b0->rw : 0, rev, y);
+        if (group_rows(d, plans, outs, nout, rgb ? b0->rw : 0, rev, ya, yb))
+            break;
     }
-    return tsr__j2k_jobs_finish(d->ctx, J, t, &d->s->warn);
+    tsr_status st = tsr__j2k_jobs_finish(d->ctx, J, t, &d->s->warn);
+    if (!st && d->stopped)
+        st = tsr__fail(d->ctx, TSR_ERR_INTERRUPTED, "j2k decode: stopped by the row sink");
+    return st;
+}
+
+/* Row output (d->sink): an image of the decode's own for the rows to go to, when they cannot
+ * be streamed (populated now, like a caller's image in tsr_j2k_decode_image). */
+static tsr_status own_image(dec *d, int threads)
+{
+    tsr_image *img = d->img;
+    const size_t bytes = img->stride * (size_t)img->height; /* tsr_image_check bounds it */
+    tsr_status st = tsr__alloc(d->ctx, bytes, &img->data);
+    if (st)
+        return st;
+    d->own_img = 1;
+    tsr__j2k_prefault(img->data, bytes, threads);
+    return TSR_OK;
+}
+
+/* Streamed rows: the chunk the output rows are packed into before each sink call, about
+ * 256 KB (the rows are still in the L2 cache when the sink writes them), at least 8 rows per
+ * thread, at most the image. */
+static tsr_status chunk_alloc(dec *d, int threads)
+{
+    const size_t S = d->img->stride, h = (size_t)d->img->height;
+    size_t rows = ((size_t)256 << 10) / S;
+    if (rows < (size_t)8 * threads)
+        rows = (size_t)8 * threads;
+    d->chunk_rows = (uint32_t)(rows < h ? rows : h);
+    return tsr__alloc(d->ctx, (size_t)d->chunk_rows * S, (void **)&d->chunk);
 }
 
 /* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
@@ -786,8 +952,9 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     int32_t *scratch = NULL;
     store_plan *plans = NULL;
     uint32_t *outs = NULL;
-    tsr__j2k_bands *bands = NULL; /* per component (banded) */
-    int32_t *bmem = NULL;         /* their memory */
+    tsr__j2k_bands *bands = NULL;       /* per component (banded) */
+    tsr__j2k_bands *below = NULL;       /* per component, the resolution below the top (in bands) */
+    int32_t *bmem = NULL, *ring = NULL; /* their memory */
     tsr__j2k_jobs jobs;
     memset(&jobs, 0, sizeof jobs);
     memset(&tcp, 0, sizeof tcp);
@@ -812,12 +979,19 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     if (st)
         goto out;
     /* Samples: for the top resolution in bands (image output, bands.c) the resolution below
-     * and the band buffers; else in place in the destination plane when the tile-component
-     * lies inside it (tiles are disjoint), else a buffer of its own. Every coefficient is
-     * written by its code-block job. */
+     * (or, with that one in bands too, the one below it: bands_alloc) and the band buffers;
+     * else in place in the destination plane when the tile-component lies inside it (tiles
+     * are disjoint), else a buffer of its own. Every coefficient is written by its code-block
+     * job. */
     const int rgb = mct && !t.comps[0].skip;
     const int banded = can_band(d, &t, rgb && mct_mismatch(&t, &tcp));
-    if (banded && (st = bands_alloc(d, &t, &tcp, threads, &bands, &bmem)))
+    if (d->sink && !d->img->data) {
+        /* rows for a sink: streamed where the tile is the image, else into an image first */
+        st = banded && top_is_image(d, &t) ? chunk_alloc(d, threads) : own_image(d, threads);
+        if (st)
+            goto out;
+    }
+    if (banded && (st = bands_alloc(d, &t, &tcp, threads, &bands, &below, &bmem, &ring)))
         goto out;
     for (uint32_t c = 0; c < t.ncomps && !banded; c++) {
         tsr__j2k_tilecomp *tc = &t.comps[c];
@@ -888,10 +1062,12 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
                         ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2, &d->s->warn);
     if (st)
         goto out;
-    /* Code-blocks (all, or those below the top resolution), then the inverse DWT (all levels,
-     * or those below the top). */
-    if ((st = tsr__j2k_jobs_make(ctx, &t, &t2, banded ? bands : NULL,
-                                 banded ? bands_groups(&t, bands) + 1 : 1, threads, &jobs)))
+    /* Code-blocks (all, or those below the resolutions in bands), then the inverse DWT (all
+     * levels, or those below the resolutions in bands). */
+    if ((st = tsr__j2k_jobs_make(
+             ctx, &t, &t2, banded ? bands : NULL, below,
+             banded ? bands_groups(&t, bands) + (below ? bands_groups(&t, below) : 0) + 1 : 1,
+             threads, &jobs)))
         goto out;
     tsr__j2k_jobs_run(&jobs, &tcp, &t, &t2, 0, threads, ws, d->ws_size);
     if (!banded || jobs.fatal) {
@@ -913,7 +1089,7 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
         tsr__j2k_tilecomp *tc = &t.comps[c];
         if (tc->skip)
             continue;
-        const uint32_t nres = banded ? tc->dec_res - 1 : tc->dec_res;
+        const uint32_t nres = tc->dec_res - (below ? 2 : banded ? 1 : 0);
         if (tcp.tccps[c].qmfbid == 1)
             tsr__dwt53_inverse2(tc, nres, scratch, threads);
         else
@@ -946,14 +1122,15 @@ static tsr_status decode_tile(dec *d, uint32_t tile, int threads, void *ws)
             outs[nout] = d->img_comp[nout];
     const int rev = tcp.tccps[0].qmfbid == 1;
     if (banded)
-        st = output_bands(d, &tcp, &t, &t2, &jobs, bands, plans, outs, nout, rgb, scratch, per,
-                          threads, ws);
+        st = output_bands(d, &tcp, &t, &t2, &jobs, bands, below, plans, outs, nout, rgb, scratch,
+                          per, threads, ws);
     else
         output_tile(d, &t, plans, outs, nout, rgb, rev, threads);
 out:
     tsr__j2k_jobs_free(ctx, &jobs);
     tsr__free(ctx, bands);
     tsr__free(ctx, bmem);
+    tsr__free(ctx, ring);
     tsr__free(ctx, plans);
     tsr__free(ctx, scratch);
     tsr__free(ctx, ppt);
@@ -994,12 +1171,21 @@ static void fill_zero_pixels(tsr_image *img, const tsr__j2k_pixels *pix, int thr
         }
 }
 
+/* Hands a whole image to a row sink (tsr_j2k_decode_rows), in one call. */
+static tsr_status give_image(tsr_ctx *ctx, const tsr_image *img, tsr_j2k_row_sink sink, void *user)
+{
+    if (sink(user, img->data, img->stride, 0, (uint32_t)img->height))
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED, "j2k decode: stopped by the row sink");
+    return TSR_OK;
+}
+
 /* tsr_j2k_decode(), or with img != NULL the direct case of tsr_j2k_decode_image(): planes are
- * then the layout's (data NULL) and the samples go to img as pix describes. */
+ * then the layout's (data NULL) and the samples go to img as pix describes; with a sink (that
+ * of tsr_j2k_decode_rows) img is a descriptor without data, and the rows go to the sink. */
 static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
                               const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                               uint32_t num_planes, tsr_image *img, const tsr__j2k_pixels *pix,
-                              tsr_j2k_result *result)
+                              tsr_j2k_row_sink sink, void *user, tsr_j2k_result *result)
 {
     tsr_status st = tsr__enter(ctx);
     if (st)
@@ -1055,6 +1241,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         d.pix = *pix;
         for (uint32_t i = 0; i < num_planes; i++)
             d.img_comp[i] = L.ch[i].comp;
+        d.sink = sink;
+        d.user = user;
     }
     size_t pbytes;
     if (!tsr__size_mul(s.cs.ncomps, sizeof *d.dst, &pbytes)) {
@@ -1135,6 +1323,11 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         }
         todo[ntodo++] = tile;
     }
+    /* rows are streamed only from a single banded tile (decode_tile decides) */
+    if (sink && (ntodo != 1 || hole) && (st = own_image(&d, d.threads))) {
+        tsr__free(ctx, todo);
+        goto out;
+    }
     if (hole && img)
         fill_zero_pixels(img, &d.pix, d.threads);
     for (uint32_t c = 0; hole && c < s.cs.ncomps; c++) {
@@ -1184,6 +1377,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
     tsr__free(ctx, todo);
     if (st)
         goto out;
+    if (d.own_img && (st = give_image(ctx, img, sink, user)))
+        goto out;
     if (L.sycc)
         sycc_to_rgb(&s.cs, &L, tmp, planes, d.threads);
     if (L.palette || L.sycc) {
@@ -1220,6 +1415,11 @@ out:
             tsr__free(ctx, tmp[c].data);
         tsr__free(ctx, tmp);
     }
+    if (d.own_img) {
+        tsr__free(ctx, img->data);
+        img->data = NULL;
+    }
+    tsr__free(ctx, d.chunk);
     tsr__free(ctx, d.dst);
     tsr__free(ctx, d.t1_ws);
     layout_free(ctx, &L);
@@ -1231,7 +1431,7 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
                           const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                           uint32_t num_planes, tsr_j2k_result *result)
 {
-    return decode_core(ctx, data, len, opt, planes, num_planes, NULL, NULL, result);
+    return decode_core(ctx, data, len, opt, planes, num_planes, NULL, NULL, NULL, NULL, result);
 }
 
 tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
@@ -1407,7 +1607,7 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     const int threads = decode_threads(ctx, opt);
     tsr__j2k_prefault(out->data, out->stride * (size_t)(out->height - 1) + want.stride, threads);
     if (direct)
-        return decode_core(ctx, data, len, opt, p, n, out, &pix, result);
+        return decode_core(ctx, data, len, opt, p, n, out, &pix, NULL, NULL, result);
     /* Through the planes: decode, then pixels row by row. */
     tsr_j2k_plane *pl;
     uint32_t np;
@@ -1424,4 +1624,36 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     }
     tsr_j2k_planes_free(ctx, pl, np);
     return TSR_OK;
+}
+
+tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, tsr_j2k_row_sink sink, void *user,
+                               tsr_j2k_result *result)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!sink)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL row sink");
+    tsr_j2k_decode_options dflt;
+    opt = options_or_default(opt, &dflt);
+    tsr_j2k_plane p[4];
+    uint32_t n;
+    int direct;
+    tsr_image img;
+    if ((st = image_layout(ctx, data, len, opt, p, &n, &img, &direct)))
+        return st;
+    if (direct) {
+        tsr__j2k_pixels pix;
+        tsr__j2k_pixels_init(&pix, p, n, img.depth == TSR_U16);
+        return decode_core(ctx, data, len, opt, p, n, &img, &pix, sink, user, result);
+    }
+    /* palette, sYCC or several grids: the image first */
+    if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels, img.depth)))
+        return st;
+    st = tsr_j2k_decode_image(ctx, data, len, opt, &img, result);
+    if (!st)
+        st = give_image(ctx, &img, sink, user);
+    tsr_image_free(ctx, &img);
+    return st;
 }

@@ -433,8 +433,9 @@ struct tsr__j2k_job;
 struct tsr__t1_seg;
 /* The code-blocks of a tile's decoded resolutions and requested components, in order of their
  * key: 0, or for a block of the top resolution of a component decoded in bands, 1 + its
- * group's index from the first. Each job writes every coefficient of its block
- * (zeros without contributions). */
+ * group's index from the first, and for one of the resolution below when that is in bands
+ * too, 1 + the top's groups + its group's index. Each job writes every coefficient of its
+ * block (zeros without contributions). */
 typedef struct tsr__j2k_jobs {
     uint32_t *first, *order; /* the t2 chunks by code-block, layer order kept */
     struct tsr__j2k_job *jobs;
@@ -447,10 +448,11 @@ typedef struct tsr__j2k_jobs {
     tsr_status fatal;         /* a block the decoder could not handle (later jobs still run) */
     uint32_t nwarn_blocks, ncorrupt;
 } tsr__j2k_jobs;
-/* bands: per component (all decoded in bands) or NULL; nkeys: keys in use (1 without). */
+/* bands: per component (all decoded in bands) or NULL; below: the bands of the resolution
+ * below the top, per component, or NULL; nkeys: keys in use (1 without). */
 tsr_status tsr__j2k_jobs_make(tsr_ctx *ctx, const tsr__j2k_tile *t, const tsr__j2k_t2 *t2,
-                              const tsr__j2k_bands *bands, uint32_t nkeys, int threads,
-                              tsr__j2k_jobs *J);
+                              const tsr__j2k_bands *bands, const tsr__j2k_bands *below,
+                              uint32_t nkeys, int threads, tsr__j2k_jobs *J);
 /* Decodes and dequantises the jobs of one key with `threads` threads and their t1 workspaces
  * (ws: threads x ws_size bytes). */
 void tsr__j2k_jobs_run(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
@@ -465,17 +467,24 @@ tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr_
                                 tsr__j2k_warn *warn);
 void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J);
 
-/* ---- the top resolution in bands of code-block rows (bands.c) ------------------------------
- * The top resolution's HL, LH and HH code-blocks are decoded a group of G band rows at a time
- * (G a multiple of their code-block height, so each block lies in one group) straight into a
- * window of rows of the top resolution; the resolution below is whole, in tc->data (tc->stride
- * apart). After group k its window is completed (rows shared with the previous window, the
- * resolution below) and the rows the group completes are reconstructed there. */
+/* ---- a resolution in bands of code-block rows (bands.c) ------------------------------------
+ * Resolution r's HL, LH and HH code-blocks (r: the top decoded one, or the one below it when
+ * that is banded too) are decoded a group of G band rows at a time (G a multiple of their
+ * code-block height, so each block lies in one group) straight into a window of rows of
+ * resolution r; the rows of resolution r - 1 (its low rows) come from `low`: the whole
+ * resolution (tc->data, tc->stride apart), or a ring of low_cap rows that a banded resolution
+ * r - 1 fills as it completes them. After group k its window is completed (rows shared with
+ * the previous window, the low rows) and the rows the group completes are reconstructed
+ * there. */
 struct tsr__j2k_bands {
+    uint32_t r;               /* the resolution */
+    int32_t *low;             /* resolution r - 1: row q (absolute) at (q - low_y0) or, with */
+    size_t low_stride;        /* low_cap, ((q - low_y0) mod low_cap) low_stride samples */
+    uint32_t low_y0, low_cap; /* from low */
     uint32_t G;               /* band rows per group */
-    uint32_t g_first, g_last; /* groups (absolute band row / G) the top resolution spans */
+    uint32_t g_first, g_last; /* groups (absolute band row / G) the resolution spans */
     uint32_t M;               /* lifting reach in rows: 2 (5/3) or 4 (9/7) */
-    uint32_t y0, rh, rw, snx; /* the top resolution: first row, rows, columns, low columns */
+    uint32_t y0, rh, rw, snx; /* the resolution: first row, rows, columns, low columns */
     /* per group k (from g_first): rows [a, b) it completes and its window [w0, w1), relative
      * to y0; rows [0, a) are done before it */
     uint32_t *span;   /* 4 per group: a, b, w0, w1 */
@@ -484,12 +493,13 @@ struct tsr__j2k_bands {
     int32_t *carry;   /* up to 2 M rows of rw: the next window's rows from this one, as decoded */
     uint32_t win_cap; /* 2 G + 2 M */
 };
-/* Memory (in int32 units) bands for tile-component tc need (its top resolution; G, M). */
-size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M);
-/* Sets up bb in mem (tsr__j2k_bands_size units); 0, or -1 when a window or a carry would
+/* Memory (in int32 units) bands for resolution r >= 1 of tile-component tc need (G, M). */
+size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t r, uint32_t G, uint32_t M);
+/* Sets up bb for resolution r in mem (tsr__j2k_bands_size units), its low rows from tc->data
+ * (the caller may point them at a ring afterwards); 0, or -1 when a window or a carry would
  * exceed its room (not expected: the schedule bounds both). */
-int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t G, uint32_t M,
-                        int32_t *mem);
+int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t r, uint32_t G,
+                        uint32_t M, int32_t *mem);
 /* Where band b's (0 HL, 1 LH, 2 HH) row y (absolute band coordinates) goes in its group's
  * window (rows rw samples apart). */
 int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y);
@@ -505,6 +515,19 @@ int32_t *tsr__j2k_bands_at(const tsr__j2k_bands *bb, uint32_t b, uint32_t y);
 void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, uint32_t k);
 void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
                         const tsr__j2k_tcp *tcp, uint32_t k, int32_t *scratch, size_t per_thread);
+/* After tsr__j2k_bands_dwt of group k: the rows the group completes, copied into the low rows
+ * (a ring) of `up`, the bands of the resolution above (a worksharing loop with its barrier). */
+void tsr__j2k_bands_pass_up(const tsr__j2k_bands *bands, const tsr__j2k_bands *up,
+                            const tsr__j2k_tile *t, uint32_t k);
+/* Two resolutions in bands (top: the top's bands, below: the resolution below it, whose
+ * completed rows reach the top's windows through a ring; one component's, every component
+ * has the same schedule): whether group g below must run before top group k (it exists and
+ * the groups before it leave low rows that top group k reads undone), run in that order for
+ * each k; and the rows the ring must hold so that no row is written over before the last top
+ * group that reads it. */
+int tsr__j2k_bands_due(const tsr__j2k_bands *top, const tsr__j2k_bands *below, uint32_t k,
+                       uint32_t g);
+uint32_t tsr__j2k_bands_ring_rows(const tsr__j2k_bands *top, const tsr__j2k_bands *below);
 
 /* Asks the system to back [p, p + n) with memory now, in one call per thread on `threads`
  * disjoint pieces (1: one call on the calling thread), instead of one page fault per page at

@@ -1,6 +1,6 @@
 /* The code-blocks of a tile as jobs (decode.c runs them): contributions gathered per block,
  * decoded by t1 (t1.h), dequantised (irreversible: E.1.1.2), in parallel. Jobs are ordered by a
- * key (0 for all, or the band-row group of a top-resolution block decoded in bands, bands.c)
+ * key (0 for all, or the band-row group of a block of a resolution decoded in bands, bands.c)
  * so that a caller can run them group by group. */
 #include "j2k/j2k_int.h"
 #include "j2k/t1.h"
@@ -32,16 +32,21 @@ void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J)
 }
 
 /* Where code-block cb of band `band` (resolution r of component c) goes and its key. */
-static void place(const tsr__j2k_tile *t, const tsr__j2k_bands *bands, uint32_t c, uint32_t r,
-                  const tsr__j2k_band *band, const tsr__j2k_cblk *cb, int32_t **out, size_t *stride,
-                  uint32_t *key)
+static void place(const tsr__j2k_tile *t, const tsr__j2k_bands *bands, const tsr__j2k_bands *below,
+                  uint32_t c, uint32_t r, const tsr__j2k_band *band, const tsr__j2k_cblk *cb,
+                  int32_t **out, size_t *stride, uint32_t *key)
 {
     const tsr__j2k_tilecomp *tc = &t->comps[c];
     const tsr__j2k_bands *bb = bands ? &bands[c] : NULL;
-    if (bb && r == tc->dec_res - 1) {
+    uint32_t key0 = 1;
+    if (bb && below && r == below[c].r) {
+        key0 += bb->g_last - bb->g_first + 1u; /* after the top's groups */
+        bb = &below[c];
+    }
+    if (bb && r == bb->r) {
         *out = tsr__j2k_bands_at(bb, band->orient - 1u, cb->y0) + (cb->x0 - band->x0);
         *stride = bb->rw;
-        *key = cb->y0 / bb->G - bb->g_first + 1u;
+        *key = cb->y0 / bb->G - bb->g_first + key0;
         return;
     }
     /* the deinterleaved layout of resolution r */
@@ -59,8 +64,8 @@ static void place(const tsr__j2k_tile *t, const tsr__j2k_bands *bands, uint32_t 
 }
 
 tsr_status tsr__j2k_jobs_make(tsr_ctx *ctx, const tsr__j2k_tile *t, const tsr__j2k_t2 *t2,
-                              const tsr__j2k_bands *bands, uint32_t nkeys, int threads,
-                              tsr__j2k_jobs *J)
+                              const tsr__j2k_bands *bands, const tsr__j2k_bands *below,
+                              uint32_t nkeys, int threads, tsr__j2k_jobs *J)
 {
     tsr_status st;
     memset(J, 0, sizeof *J);
@@ -116,7 +121,7 @@ tsr_status tsr__j2k_jobs_make(tsr_ctx *ctx, const tsr__j2k_tile *t, const tsr__j
                     jb->comp = (uint16_t)c;
                     jb->band = band;
                     jb->empty = J->first[g + 1] == J->first[g];
-                    place(t, bands, c, r, band, t->cblk_ptr[g], &jb->out, &jb->stride,
+                    place(t, bands, below, c, r, band, t->cblk_ptr[g], &jb->out, &jb->stride,
                           &keys[njobs]);
                     njobs++;
                 }

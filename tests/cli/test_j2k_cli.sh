@@ -169,6 +169,13 @@ if [ -r "$ht" ]; then
     [ "$(ls -A "$tmp/rows")" = "cut.j2k" ] && ok || bad "a failed $ext decode left files: $(ls -A "$tmp/rows")"
     [ "$(wc -l < "$tmp/err.txt")" -eq 1 ] && grep -q "at byte" "$tmp/err.txt" && ok || bad "one error line: $(cat "$tmp/err.txt")"
   done
+  # a write that fails part-way (the file size limit) stops the decode and leaves nothing
+  for ext in pgm png; do
+    (trap '' XFSZ; ulimit -f 1; "$tool" j2k decode "$ht" "$tmp/rows/big.$ext" >"$tmp/out.txt" 2>"$tmp/err.txt")
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "cannot write" "$tmp/err.txt" && ok || bad "failed $ext write: exit $rc, $(cat "$tmp/err.txt")"
+    [ "$(ls -A "$tmp/rows")" = "cut.j2k" ] && ok || bad "a failed $ext write left files: $(ls -A "$tmp/rows")"
+  done
   head -c $(( $(wc -c < "$ht") * 2 / 3 )) "$ht" > "$tmp/rows/part.j2k"
   expect 0 "$tool" j2k decode "$tmp/rows/part.j2k" "$tmp/rows/part.pgm" --threads 2
   grep -q "warning" "$tmp/err.txt" && ok || bad "truncated HT stream: no warning"

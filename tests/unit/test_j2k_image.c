@@ -6,8 +6,10 @@
  * the image's memory; one with rows padded past their end). The image entry must fail exactly where
  * the planes make no image (1-4 planes of one size, <= 16 bits) or the planes decode fails, with
  * the same status; otherwise both images must hold the planes' samples converted by the rule of
- * j2k.h (computed here independently, in 64-bit arithmetic), with the padding untouched. Skips
- * without ../shared/data. */
+ * j2k.h (computed here independently, in 64-bit arithmetic), with the padding untouched.
+ * tsr_j2k_decode_rows, with the same options, must give the same status, and its sink every row
+ * once, in order, with the tight image's bytes; a sink that stops after its first call must get
+ * no other call and the decode must return TSR_ERR_INTERRUPTED. Skips without ../shared/data. */
 #define _POSIX_C_SOURCE 200809L
 #include "j2k_stream_walk.h"
 #include "testlib.h"
@@ -16,7 +18,64 @@
 #include <string.h>
 
 enum { PAD = 7 };
-static int compared, refused;
+static int compared, refused, streamed;
+
+/* A row sink collecting the rows into a tight image (poisoned first), checking their order. */
+typedef struct rows_got {
+    uint8_t *img;
+    size_t row;       /* bytes of a row */
+    uint32_t height;  /* rows of the image */
+    uint32_t next;    /* the row the next call must start at */
+    uint32_t calls;   /* sink calls */
+    int bad;          /* a call out of order, past the end, or with a short stride */
+    uint32_t stop_at; /* return non-zero from this call on (0: never) */
+} rows_got;
+
+static int take_rows(void *user, const void *rows, size_t stride, uint32_t y, uint32_t count)
+{
+    rows_got *g = user;
+    g->calls++;
+    if (y != g->next || count < 1 || count > g->height - y || stride < g->row)
+        g->bad = 1;
+    else
+        for (uint32_t i = 0; i < count; i++)
+            memcpy(g->img + (size_t)(y + i) * g->row, (const uint8_t *)rows + i * stride, g->row);
+    g->next = y + count;
+    return g->stop_at && g->calls >= g->stop_at;
+}
+
+/* tsr_j2k_decode_rows with these options against the image decode (status want, tight image
+ * ref when want is TSR_OK), then once more with a sink that stops at its first call. */
+static void check_rows(tsr_ctx *ctx, const char *path, const uint8_t *data, size_t len,
+                       const tsr_j2k_decode_options *o, const tsr_image *desc, tsr_status want,
+                       const uint8_t *ref)
+{
+    const size_t row = (size_t)desc->width * (size_t)desc->channels *
+                       (desc->depth == TSR_U16 ? 2 : 1),
+                 bytes = row * (size_t)desc->height;
+    rows_got g = {malloc(bytes), row, (uint32_t)desc->height, 0, 0, 0, 0};
+    if (!g.img) {
+        CHECK(0);
+        return;
+    }
+    memset(g.img, 0xC3, bytes);
+    tsr_status st = tsr_j2k_decode_rows(ctx, data, len, o, take_rows, &g, NULL);
+    CHECK(st == want);
+    CHECK(!g.bad);
+    if (st == TSR_OK) {
+        CHECK(g.next == g.height);
+        CHECK(memcmp(g.img, ref, bytes) == 0);
+        if (g.bad || g.next != g.height || memcmp(g.img, ref, bytes))
+            fprintf(stderr, "%s: decode_rows gave other rows than decode_image\n", path);
+        streamed++;
+        rows_got s = {g.img, row, g.height, 0, 0, 0, 1};
+        CHECK(tsr_j2k_decode_rows(ctx, data, len, o, take_rows, &s, NULL) == TSR_ERR_INTERRUPTED);
+        CHECK(s.calls == 1 && !s.bad);
+    } else if (st != want) {
+        fprintf(stderr, "%s: decode_rows %d, decode_image %d\n", path, (int)st, (int)want);
+    }
+    free(g.img);
+}
 
 /* The pixel value of a plane sample by the rule of j2k.h. */
 static uint32_t expect(const tsr_j2k_plane *p, int32_t v, int wide)
@@ -114,6 +173,7 @@ static void check_options(tsr_ctx *ctx, const char *path, const uint8_t *data, s
         CHECK(!bad);
         compared++;
     }
+    check_rows(ctx, path, data, len, o, &desc, si[0], img[0]);
     free(img[0]);
     free(img[1]);
     tsr_j2k_planes_free(ctx, pl, np);
@@ -184,8 +244,9 @@ int main(void)
         tsr_ctx_destroy(ctx);
         return TSR_TEST_SKIP;
     }
-    printf("image decodes compared: %d, refused as no image: %d\n", compared, refused);
-    CHECK(compared > 120);
+    printf("image decodes compared: %d, refused as no image: %d, row decodes compared: %d\n",
+           compared, refused, streamed);
+    CHECK(compared > 120 && streamed == compared);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_j2k_image");
 }

@@ -1,6 +1,7 @@
 /* tessera j2k: JPEG 2000 decoding (`decode`) and header inspection (`info`). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "io/row_writer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -171,6 +172,14 @@ static int no_image(const cli_command *cmd, const tsr_j2k_plane *p, uint32_t n, 
     return TSR_EXIT_FAILURE;
 }
 
+/* tsr_j2k_decode_rows' sink: the rows into the output file; stops the decode when that fails
+ * (the writer keeps the message). */
+static int write_rows(void *user, const void *rows, size_t stride, uint32_t y, uint32_t count)
+{
+    (void)y; /* in order: the writer appends */
+    return tsr__row_writer_rows(user, rows, stride, count) != TSR_OK;
+}
+
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
     const char *in = args->positional[1], *out = args->positional[2];
@@ -235,16 +244,23 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     tsr_image img = {0};
     double t0 = cli_now(), t1;
     tsr_status st = TSR_OK;
-    /* PNG/PNM: straight into the 8- or 16-bit image where the decode makes one; PGX, and images
-     * the library cannot make, through the int32 planes (the latter for the error messages
-     * below, after any decoding error). */
+    /* PNG/PNM: the 8- or 16-bit image's rows straight into the file as the decode finishes them,
+     * where the decode makes an image (else, where the writer refuses the file, into an image
+     * that is saved afterwards, which reports the same refusal after the decode as before);
+     * PGX, and images the library cannot make, through the int32 planes (the latter for the
+     * error messages below, after any decoding error). */
     char why[256] = "";
-    int direct = !pgx;
+    int direct = !pgx, streamed = 0;
+    tsr__row_writer rw;
     if (direct) {
         st = tsr_j2k_decode_image_layout(ctx, data, len, &opt, &img);
         if (st) {
             snprintf(why, sizeof why, "%s", tsr_ctx_last_error(ctx));
             direct = 0;
+        } else if (tsr__row_writer_open(ctx, out, &img, &rw) == TSR_OK) {
+            streamed = 1;
+            t0 = cli_now();
+            st = tsr_j2k_decode_rows(ctx, data, len, &opt, write_rows, &rw, &res);
         } else if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels,
                                          img.depth))) {
             free(data);
@@ -258,6 +274,15 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         st = tsr_j2k_decode_alloc(ctx, data, len, &opt, &planes, &n, &res);
     t1 = cli_now();
     free(data);
+    if (st && streamed) {
+        /* no file: a failed write names the output, anything else the input */
+        tsr__row_writer_abort(&rw);
+        if (rw.status) {
+            cli_error(cmd, "%s", rw.message);
+            return TSR_EXIT_FAILURE;
+        }
+        return cli_fail(cmd, ctx, st, in);
+    }
     if (st) {
         tsr_image_free(ctx, &img);
         return cli_fail(cmd, ctx, st, in);
@@ -270,7 +295,7 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         n = (uint32_t)img.channels;
         width = (uint32_t)img.width;
         height = (uint32_t)img.height;
-        st = tsr_image_save(ctx, out, &img, NULL);
+        st = streamed ? tsr__row_writer_close(&rw) : tsr_image_save(ctx, out, &img, NULL);
         rc = st ? cli_fail(cmd, ctx, st, out) : 0;
     } else if (pgx) {
         st = tsr_j2k_save_pgx(ctx, out, planes, n);
