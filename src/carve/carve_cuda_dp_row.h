@@ -69,16 +69,17 @@ TSR__CC_FN TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, T
 
 /* dp, row k > 0 of the item, or k = 0 of a band b > 0 (y0 + k < h), lane `lane`: its C cells
  * from the previous row (its own registers, and lm / rm: the keys of the columns just left and
- * right of its range, the neighbour lanes' edge values). dp_cpu.c's cell: candidates left,
- * centre, right compared with strict <, each plus its transition cost (backward: the energy for
- * all three, which leaves the order as it is; no key is near the type's top; forward: CL, CU,
- * CR), plus the mask term. A missing candidate (image border) is left out; border = 0 (an
- * interior item, tsr__cc_item_interior: no window column at the image's edges) skips that
- * test. Every cell of the window is computed: a cell inside the trapezoid and the image (the
- * valid ones) reads only cells valid one row up, so what the others hold (garbage: unsigned
- * sums wrap) never reaches an output. Exact mode: every lane puts its byte of codes into sb->cd[k]
- * (for tsr__cc_lane_entry) and the output lanes store it to back; batch mode: the output lanes
- * store their word of nibbles (codes and pair bits) to pair. */
+ * right of its range, the neighbour lanes' edge values). dp_cpu.c's cell:
+ * candidates left, centre, right compared with strict <, each plus its transition cost
+ * (backward: the energy for all three, so it is added once after the comparison: the same
+ * order, no key is near the type's top; forward: CL, CU, CR), plus the mask term. A missing
+ * candidate (image border) is `none`, never strictly smaller; border = 0 (an interior item,
+ * tsr__cc_item_interior: no window column at the image's edges) skips that test. Every cell of
+ * the window is computed: a cell inside the trapezoid and the image (the valid ones) reads only
+ * cells valid one row up, so what the others hold (garbage: unsigned sums wrap) never reaches an
+ * output. Exact mode: every lane puts its byte of codes into sb->cd[k] (for
+ * tsr__cc_lane_entry) and the output lanes store it to back; batch mode: the output lanes store
+ * their word of nibbles (codes and pair bits) to pair. */
 TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
                                             const tsr__cc_item *it, tsr__cc_stage *sb, int32_t k,
                                             int32_t lane, TSR__CC_LANE_T *L, TSR__CC_KEY lm,
@@ -92,42 +93,36 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
     for (int32_t c = 0; c < TSR__CC_C; c++)
         pm[c + 1] = L->m[c];
     uint32_t codes = 0;
+    const TSR__CC_KEY none = (TSR__CC_KEY) ~(TSR__CC_KEY)0;
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
         uint32_t dl, dc, dr;
         tsr__cc_costs(P, w, sb, k, i, x, &dl, &dc, &dr);
+        /* backward: dl = dc = dr, added after the choice */
+        const TSR__CC_KEY al = P->forward ? dl : 0, ac = P->forward ? dc : 0,
+                          ar = P->forward ? dr : 0;
         /* candidates scaled, with their codes 0, 1, 2 in the low bits (TSR__CC_Q): the least
-         * is the least key, and among equal keys the leftmost choice, as dp_cpu.c's strict <.
-         * Each candidate's offset holds its code, its transition cost (forward: CL, CU, CR;
-         * backward: the energy, the same for all three) and the cell's mask term (the same for
-         * all three): so the minimum is the cell's key, and the neighbour lane's key (lm: cell
-         * 0's left, rm: cell C-1's right), the last to arrive, meets one add-and-min. A
-         * missing candidate (image border) is left out. */
-        const TSR__CC_KEY base =
-            (P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) << TSR__CC_Q : 0) +
-            (P->forward ? 0 : dc);
-        const TSR__CC_KEY ol = base + (P->forward ? dl : 0);
-        const TSR__CC_KEY oc = base + (P->forward ? dc : 0) + 1;
-        const TSR__CC_KEY orr = base + (P->forward ? dr : 0) + 2;
-        const TSR__CC_KEY vl = pm[c], vc = pm[c + 1], vr = pm[c + 2];
-        const int has_l = !border || x > 0, has_r = !border || x < w - 1;
-        /* lc: left against centre; rc: right against centre */
-        const TSR__CC_KEY lc = has_l ? TSR__CC_N(tsr__cc_addmin)(vc, oc, vl + ol) : vc + oc;
-        const TSR__CC_KEY rc = has_r ? TSR__CC_N(tsr__cc_addmin)(vc, oc, vr + orr) : vc + oc;
-        TSR__CC_KEY best;
-        if (c == 0) /* lm last */
-            best = has_l ? TSR__CC_N(tsr__cc_addmin)(vl, ol, rc) : rc;
-        else /* rm (cell C-1) last */
-            best = has_r ? TSR__CC_N(tsr__cc_addmin)(vr, orr, lc) : lc;
+         * is the least key, and among equal keys the leftmost choice, as dp_cpu.c's strict <;
+         * a missing candidate (image border) is `none` or left out */
+        const TSR__CC_KEY cl = !border || x > 0 ? pm[c] + al : none, cc = pm[c + 1] + ac;
+        const TSR__CC_KEY cr = pm[c + 2] + ar;
+        const int has_r = !border || x < w - 1;
+        const TSR__CC_KEY lc = TSR__CC_N(tsr__cc_addmin)(cc, 1, cl); /* left against centre */
+        const TSR__CC_KEY best = has_r ? TSR__CC_N(tsr__cc_addmin)(cr, 2, lc) : lc;
         const uint32_t code = (uint32_t)best & 3u;
-        L->m[c] = best & ~(TSR__CC_KEY)3;
-        if (P->pair) /* the cell's nibble: the code, and the pair bits as the codes of the two
-                        other minima: A = right < centre (rc's code is 2), B = centre < left
-                        (lc's code is 1) */
-            codes |= (code | ((uint32_t)rc & 2u) << 1 | ((uint32_t)lc & 1u) << 3) << (4 * c);
-        else
+        const TSR__CC_KEY pen =
+            P->mask ? (TSR__CC_KEY)tsr__cc_pen(P, sb->mk[k][i]) << TSR__CC_Q : 0;
+        L->m[c] = (best & ~(TSR__CC_KEY)3) + pen + (P->forward ? 0 : dc);
+        if (P->pair) { /* the cell's nibble: the code, and the pair bits as the codes of two
+                          more minima: A = right < centre (the right's code 2 wins), B =
+                          centre < left (lc's code is 1) */
+            const uint32_t a =
+                has_r ? (uint32_t)(TSR__CC_N(tsr__cc_addmin)(cr, 2, cc + 1) >> 1) & 1u : 0u;
+            codes |= (code | a << 2 | ((uint32_t)lc & 1u) << 3) << (4 * c);
+        } else {
             codes |= code << (2 * c);
+        }
     }
     if (!P->pair) /* for the origins (tsr__cc_lane_entry: exact mode only) */
         sb->cd[k][lane] = (uint8_t)codes;
