@@ -86,6 +86,25 @@ static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &
            (band_end[nb - 1] - band_end[0]) / 1e3 / (nb > 1 ? nb - 1 : 1));
 }
 
+/* The mean milliseconds of launch(r), r = 0 .. repeats - 1, each timed alone by events ev[0..1]
+ * on stream s. */
+template <typename Launch>
+static double mean_ms(cudaStream_t s, cudaEvent_t *ev, int repeats, Launch launch)
+{
+    double sum = 0;
+    for (int r = 0; r < repeats; r++) {
+        CK(cudaEventRecord(ev[0], s));
+        launch(r);
+        CK(cudaEventRecord(ev[1], s));
+        CK(cudaEventSynchronize(ev[1]));
+        CK(cudaGetLastError());
+        float f;
+        CK(cudaEventElapsedTime(&f, ev[0], ev[1]));
+        sum += f;
+    }
+    return repeats > 0 ? sum / repeats : 0;
+}
+
 /* Batch mode: per-kernel times of the first pass of n seams (see the file comment). */
 static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
 {
@@ -114,39 +133,21 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     }
     /* the warp trace's other form for 65..256 seams, s = 2 on 2 or 4 warps (the library runs
        s = 1 on 4 or 8): the same pass, timed alone */
-    double alt = 0;
-    int32_t alt_s = 0, alt_w = 0;
-    if (k > 64 && k <= 256 && tsr__cc_trace_warp_form(c->P.pitch, k, &alt_s, &alt_w)) {
+    if (k > 64 && k <= 256 && tsr__cc_trace_stage_bytes(c->P.pitch) <= TSR__CC_TRACE_SMEM) {
         void (*f)(tsr__cc_planes, int32_t, int32_t) =
             k <= 128 ? trace_warp_kernel<2, 2> : trace_warp_kernel<2, 4>;
-        const size_t smem = (size_t)2 * 2 * TSR__CC_TRACE_G * (size_t)(c->P.pitch / 4);
+        const size_t smem = (size_t)tsr__cc_trace_stage_bytes(c->P.pitch);
         CK(cudaFuncSetAttribute((const void *)f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));
-        for (int r = 0; r < BATCH_REPEATS; r++) {
-            CK(cudaEventRecord(ev[0], s));
+        const double alt = mean_ms(s, ev, BATCH_REPEATS, [&](int) {
             f<<<1, k <= 128 ? 64 : 128, smem, s>>>(c->P, g->w, k);
-            CK(cudaEventRecord(ev[1], s));
-            CK(cudaEventSynchronize(ev[1]));
-            CK(cudaGetLastError());
-            float t;
-            CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
-            alt += t / BATCH_REPEATS;
-        }
+        });
         printf("  the trace at s = 2 on %d warps instead: %.4f ms (%.3f us per row)\n",
                k <= 128 ? 2 : 4, alt, alt * 1e3 / (g->h - 1));
     }
     /* the pass's DP (pair bits stored): generations 2, 3, ... at the same width */
-    double dp = 0;
-    for (int r = 0; r < BATCH_REPEATS && r + 2 <= n; r++) {
-        CK(cudaEventRecord(ev[0], s));
-        dp_launch(c->P, g->w, (uint32_t)(r + 2), NULL, s);
-        CK(cudaEventRecord(ev[1], s));
-        CK(cudaEventSynchronize(ev[1]));
-        CK(cudaGetLastError());
-        float f;
-        CK(cudaEventElapsedTime(&f, ev[0], ev[1]));
-        dp += f / BATCH_REPEATS;
-    }
+    const double dp = mean_ms(s, ev, std::min(BATCH_REPEATS, (int)n - 1),
+                              [&](int r) { dp_launch(c->P, g->w, (uint32_t)(r + 2), NULL, s); });
     /* one more, traced (its stamps as for exact mode's DP) */
     const size_t ntr = (size_t)tsr__cc_bands(g->h) * (size_t)tsr__cc_strips(g->w) * 5;
     uint64_t *dtrace;
