@@ -14,9 +14,11 @@
  * quarter of the width, after the library's open (first DP with the pair bits), its kernels
  * (carve_cuda_batch_kernels.cuh's batch_launch) timed one by one with events, BATCH_REPEATS times
  * (the pass reads only what its DP wrote, so a repeat does the same work), and the trace's time
- * per image row. Last, the barrier probe (barrier_probe below): what a block-wide barrier per
- * row costs with global accesses in flight, the question the incremental DP's measurement left
- * (bench/notes/carve.md). usage: carve_workbench_cuda [--small] (--small: 1080p only). */
+ * per image row; for 65..256 seams also the trace's other warp form (s = 2 a lane), and the
+ * pass's DP with pair bits, timed alone and traced. Last, the barrier probe (barrier_probe below):
+ * what a block-wide barrier per row costs with global accesses in flight, the question the
+ * incremental DP's measurement left (bench/notes/carve.md). usage: carve_workbench_cuda [--small]
+ * (--small: 1080p only). */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
