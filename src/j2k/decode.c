@@ -568,21 +568,18 @@ static int mct_mismatch(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp)
     return 0;
 }
 
-/* Where the top resolution goes in bands (bands.c): image output, every decoded
- * tile-component with at least one level and the same (non-empty) top resolution, and a
- * colour transform that can be done (else the whole-tile path reports it in its turn). */
-static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
+/* Whether every decoded tile-component has resolution dec_res - 1 - lv and the one below it,
+ * with that resolution non-empty and of one geometry across them. */
+static int same_level(const tsr__j2k_tile *t, uint32_t lv)
 {
-    if (!d->img || bad_rgb)
-        return 0;
     const tsr__j2k_res *first = NULL;
     for (uint32_t c = 0; c < t->ncomps; c++) {
         const tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
-        if (tc->dec_res < 2)
+        if (tc->dec_res < lv + 2)
             return 0;
-        const tsr__j2k_res *r = &tc->res[tc->dec_res - 1];
+        const tsr__j2k_res *r = &tc->res[tc->dec_res - 1 - lv];
         if (r->x1 <= r->x0 || r->y1 <= r->y0)
             return 0;
         if (first &&
@@ -591,6 +588,14 @@ static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
         first = r;
     }
     return first != NULL;
+}
+
+/* Where the top resolution goes in bands (bands.c): image output, every decoded
+ * tile-component with at least one level and the same (non-empty) top resolution, and a
+ * colour transform that can be done (else the whole-tile path reports it in its turn). */
+static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
+{
+    return d->img && !bad_rgb && same_level(t, 0);
 }
 
 /* Band rows per group for resolution dec_res - 1 - lv of a banded tile (lv 0: the top, 1: the
@@ -684,24 +689,7 @@ static int low_in_image(const dec *d, const tsr__j2k_tile *t, size_t *lrow)
  * component has that resolution and the one below it, of one geometry. */
 static int below_in_bands(const dec *d, const tsr__j2k_tile *t)
 {
-    if (!d->img || d->img->data)
-        return 0;
-    const tsr__j2k_res *first = NULL;
-    for (uint32_t c = 0; c < t->ncomps; c++) {
-        const tsr__j2k_tilecomp *tc = &t->comps[c];
-        if (tc->skip)
-            continue;
-        if (tc->dec_res < 3)
-            return 0;
-        const tsr__j2k_res *r = &tc->res[tc->dec_res - 2];
-        if (r->x1 <= r->x0 || r->y1 <= r->y0)
-            return 0;
-        if (first &&
-            (r->x0 != first->x0 || r->y0 != first->y0 || r->x1 != first->x1 || r->y1 != first->y1))
-            return 0;
-        first = r;
-    }
-    return first != NULL;
+    return d->img && !d->img->data && same_level(t, 1);
 }
 
 /* The memory of a banded tile in one block (*mem, prefaulted): per decoded component its
