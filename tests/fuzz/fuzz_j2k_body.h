@@ -8,9 +8,36 @@
 
 #include "fuzz_ctx.h"
 
+#include <string.h>
+
+/* tsr_j2k_decode_rows' sink in the contract: the rows must come in order, once each, equal to
+ * the image's (img); a mismatch is counted in bad and stops the decode. */
+typedef struct tsr_fuzz_j2k_rows {
+    const tsr_image *img;
+    uint32_t next; /* the next row expected */
+    int bad;
+} tsr_fuzz_j2k_rows;
+
+static int tsr_fuzz_j2k_sink(void *user, const void *rows, size_t stride, uint32_t y,
+                             uint32_t count)
+{
+    tsr_fuzz_j2k_rows *r = (tsr_fuzz_j2k_rows *)user;
+    const size_t row_bytes =
+        (size_t)r->img->width * (size_t)r->img->channels * (r->img->depth == TSR_U16 ? 2 : 1);
+    if (y != r->next || count < 1 || y + count > (uint32_t)r->img->height)
+        r->bad = 1;
+    for (uint32_t i = 0; i < count && !r->bad; i++)
+        if (memcmp((const uint8_t *)rows + (size_t)i * stride,
+                   (const uint8_t *)r->img->data + (size_t)(y + i) * r->img->stride, row_bytes))
+            r->bad = 1;
+    r->next = y + count;
+    return r->bad;
+}
+
 /* After a successful planes decode: the interleaved image entry (tsr_j2k_decode_image) must
  * decode too where its layout makes an image, into the pixels j2k.h's rule makes of the planes,
- * and its layout must refuse only with a message. Returns 1 when the contract was broken. */
+ * and its layout must refuse only with a message; the row entry (tsr_j2k_decode_rows) must give
+ * that image's rows, in order, each once. Returns 1 when the contract was broken. */
 static int tsr_fuzz_j2k_image(tsr_ctx *ctx, const uint8_t *data, size_t size,
                               const tsr_j2k_decode_options *o, const tsr_j2k_plane *p, uint32_t n)
 {
@@ -34,6 +61,11 @@ static int tsr_fuzz_j2k_image(tsr_ctx *ctx, const uint8_t *data, size_t size,
                 if (got != (v * m * 2 + den) / (2 * den))
                     bad = 1;
             }
+    if (!bad) {
+        tsr_fuzz_j2k_rows rows = {&img, 0, 0};
+        bad = tsr_j2k_decode_rows(ctx, data, size, o, tsr_fuzz_j2k_sink, &rows, NULL) != TSR_OK ||
+              rows.bad || rows.next != (uint32_t)img.height;
+    }
     tsr_image_free(ctx, &img);
     return bad;
 }
