@@ -8,13 +8,14 @@
  * host-transposed grid), planes of h x pitch: luma (u8), optional mask bits (u8), the column
  * each live pixel had at the start of the pass (`orig`, u16: sides <= 65535), no energy plane
  * (the DP computes the backward energy of its band from luma when it stages it); DP outputs:
- * 2-bit back-pointer codes (`back`, four columns a byte), and per band of R
- * rows the keys of its last row (`hand64`, plan.h's key, when the grid has a mask, else
+ * 2-bit back-pointer codes (`back`, four columns a byte; batch mode: `pair`, a nibble per
+ * column with the pair bits, carve_cuda_batch_logic.h), and per band of R rows the keys of its
+ * last row (`hand64`, plan.h's key, when the grid has a mask, else
  * `hand32`, the energy part: the DP's key type, carve_cuda_dp_row.h) and, for each of them, the
- * column of the previous band's last row the path comes from (`entry`); the current seam xs[h]; the
- * removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop flag, seams
- * removed, drop pixels left, energy sum). Pixels never go to the device: the host gathers them
- * once at the end of the pass from `orig` (tsr__carve_apply_seams).
+ * column of the previous band's last row the path comes from (`entry`, exact mode); the current
+ * seam xs[h]; the removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop
+ * flag, seams removed, drop pixels left, energy sum). Pixels never go to the device: the host
+ * gathers them once at the end of the pass from `orig` (tsr__carve_apply_seams).
  *
  * The DP (one launch per DP, kernel dp): items of (band b, strip s), one warp each; a warp
  * holds a window of WIN = 32 lanes x C columns starting R columns left of its strip of S = WIN -
