@@ -14,18 +14,84 @@ static inline int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static inline int64_t ceil_div(int64_t a, int64_t b)
+/* The column or row of canvas coordinate v in [0, 2^31): v / cell by the reciprocal set up in
+ * tsr__grid_build. With l = ceil(log2 cell) and mul = ceil(2^(32+l) / cell) = (2^(32+l) + e) /
+ * cell, 0 <= e < cell <= 2^l: v * mul / 2^(32+l) = v / cell + v * e / (cell * 2^(32+l)), and
+ * v * e < 2^(31+l) keeps the excess below 1 / cell, so the floor is exact; v * mul < 2^64. */
+static inline int64_t cell_of(const tsr__grid *g, int32_t v)
 {
-    return -floor_div(-a, b);
+    return (int64_t)(((uint64_t)(uint32_t)v * g->div_mul) >> g->div_shift);
 }
 
 typedef enum raster_op { OP_COUNT, OP_INSERT, OP_REMOVE, OP_QUERY } raster_op;
 
-/* Visits every cell containing a point of segment (ax,ay)-(bx,by): for each column the segment
- * spans, the rows between floor and ceil of its y over that column's x range. Returns the reason
- * to stop (only queries stop early). */
+/* The query's state, held in locals while it runs (stores to stamp/cand would otherwise make
+ * every field of g be reloaded per item). */
+typedef struct query_state {
+    uint32_t *stamp, gen;
+    int32_t *cand, ncand;
+    int64_t visited, max_cells;
+} query_state;
+
+/* Appends to q->cand the edges listed in the n consecutive cells from `first` that are not yet
+ * stamped with this query's generation, stamping them. Branch-free: every item is written at
+ * cand[ncand] and kept only when fresh, so cand needs room for one more than the distinct edges
+ * (nedges + 1). Not inlined, so that its loops keep every value in a register. */
+static __attribute__((noinline)) void take(const tsr__grid *g, size_t first, int64_t n,
+                                           query_state *q)
+{
+    const int32_t *restrict count = g->count + first;
+    const int32_t *restrict items = g->items + first * (size_t)g->cap;
+    const size_t cap = (size_t)g->cap;
+    uint32_t *restrict stamp = q->stamp;
+    int32_t *restrict cand = q->cand;
+    const uint32_t gen = q->gen;
+    int32_t nc = q->ncand;
+    for (int64_t i = 0; i < n; i++, items += cap)
+        for (int32_t k = 0, listed = count[i]; k < listed; k++) {
+            const int32_t f = items[k];
+            const int32_t fresh = stamp[f] != gen;
+            stamp[f] = gen;
+            cand[nc] = f;
+            nc += fresh;
+        }
+    q->ncand = nc;
+}
+
+/* Counts, inserts or removes edge e in the cells of rows r0..r1 of column c. */
+static inline void cells(tsr__grid *g, raster_op op, int32_t e, int64_t c, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r <= r1; r++) {
+        size_t cell = (size_t)(c * g->gy + r);
+        int32_t *items = g->items ? g->items + cell * (size_t)g->cap : NULL;
+        switch (op) {
+        case OP_COUNT: g->count[cell]++; break;
+        case OP_INSERT:
+            if (g->count[cell] >= g->cap) {
+                g->stale = TSR__GRID_CELL_FULL;
+                break;
+            }
+            items[g->count[cell]++] = e;
+            break;
+        case OP_REMOVE:
+            for (int32_t k = 0; k < g->count[cell]; k++)
+                if (items[k] == e) {
+                    items[k] = items[--g->count[cell]];
+                    break;
+                }
+            break;
+        case OP_QUERY: break; /* whole columns at once, by take */
+        }
+    }
+}
+
+/* Visits every cell containing a point of segment (ax,ay)-(bx,by) (coordinates in [0, 2^30]):
+ * for each column the segment spans, the rows between floor and ceil of its y over that column's
+ * x range. y(x) = ay + dy * (x - ax) / dx is exact rational; its floor and ceil at the column
+ * boundaries x = (c+1) * cell are stepped as quotient and remainder (two divisions per segment,
+ * not per column). Returns the reason to stop (only queries stop early). */
 static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax, int32_t ay,
-                               int32_t bx, int32_t by, int64_t *visited)
+                               int32_t bx, int32_t by, query_state *q)
 {
     if (ax > bx || (ax == bx && ay > by)) {
         int32_t t = ax;
@@ -36,63 +102,46 @@ static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax
         by = t;
     }
     const int64_t s = g->cell;
-    int64_t c0 = ax / s, c1 = bx / s;
-    if (c1 >= g->gx)
-        c1 = g->gx - 1;
+    const int64_t c0 = cell_of(g, ax), cb = cell_of(g, bx), c1 = cb < g->gx ? cb : g->gx - 1;
+    const int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
+    /* y at the boundary after column c is ay + yq + yr / dx, 0 <= yr < dx; the step to the next
+     * boundary is dy * s = sq * dx + sr */
+    int64_t yq = 0, yr = 0, sq = 0, sr = 0;
+    if (cb > c0) {
+        const int64_t n = dy * ((c0 + 1) * s - ax), st = dy * s;
+        yq = floor_div(n, dx);
+        yr = n - yq * dx;
+        sq = floor_div(st, dx);
+        sr = st - sq * dx;
+    }
+    int64_t fl = ay, cl = ay; /* floor and ceil of y at the column's left edge */
     for (int64_t c = c0; c <= c1; c++) {
-        int64_t ylo, yhi;
-        if (ax == bx) {
-            ylo = ay < by ? ay : by;
-            yhi = ay < by ? by : ay;
-        } else {
-            int64_t xl = c * s > ax ? c * s : ax, xr = (c + 1) * s < bx ? (c + 1) * s : bx;
-            int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
-            /* y(x) = ay + dy * (x - ax) / dx, exact rational; floor/ceil outward */
-            int64_t nl = dy * (xl - ax), nr = dy * (xr - ax);
-            int64_t fl = ay + floor_div(nl, dx), cl = ay + ceil_div(nl, dx);
-            int64_t fr = ay + floor_div(nr, dx), cr = ay + ceil_div(nr, dx);
-            ylo = fl < fr ? fl : fr;
-            yhi = cl > cr ? cl : cr;
-        }
-        int64_t r0 = ylo / s, r1 = yhi / s;
-        if (r0 < 0)
-            r0 = 0;
-        if (r1 >= g->gy)
-            r1 = g->gy - 1;
-        for (int64_t r = r0; r <= r1; r++) {
-            size_t cell = (size_t)(c * g->gy + r);
-            int32_t *items = g->items ? g->items + cell * (size_t)g->cap : NULL;
-            switch (op) {
-            case OP_COUNT: g->count[cell]++; break;
-            case OP_INSERT:
-                if (g->count[cell] >= g->cap) {
-                    g->stale = TSR__GRID_CELL_FULL;
-                    break;
-                }
-                items[g->count[cell]++] = e;
-                break;
-            case OP_REMOVE:
-                for (int32_t k = 0; k < g->count[cell]; k++)
-                    if (items[k] == e) {
-                        items[k] = items[--g->count[cell]];
-                        break;
-                    }
-                break;
-            case OP_QUERY:
-                if (++*visited > g->max_query_cells)
-                    return TSR__GRID_QUERY_TOO_LARGE;
-                for (int32_t k = 0; k < g->count[cell]; k++) {
-                    int32_t f = items[k];
-                    if (g->stamp[f] != g->gen) {
-                        g->stamp[f] = g->gen;
-                        if (g->ncand >= g->max_cand)
-                            return TSR__GRID_QUERY_TOO_LARGE;
-                        g->cand[g->ncand++] = f;
-                    }
-                }
-                break;
+        int64_t fr = by, cr = by; /* ... and at its right edge (the last column ends at bx) */
+        if (c < cb) {
+            fr = ay + yq;
+            cr = fr + (yr != 0);
+            yq += sq;
+            yr += sr;
+            if (yr >= dx) {
+                yr -= dx;
+                yq++;
             }
         }
+        const int64_t ylo = fl < fr ? fl : fr, yhi = cl > cr ? cl : cr;
+        int64_t r0 = cell_of(g, (int32_t)ylo), r1 = cell_of(g, (int32_t)yhi);
+        if (r1 >= g->gy)
+            r1 = g->gy - 1;
+        if (op == OP_QUERY) {
+            /* the whole column is counted before it is listed: on a query too large the
+             * candidates are dropped anyway, so only the reason matters */
+            if ((q->visited += r1 - r0 + 1) > q->max_cells)
+                return TSR__GRID_QUERY_TOO_LARGE;
+            take(g, (size_t)(c * g->gy + r0), r1 - r0 + 1, q);
+        } else {
+            cells(g, op, e, c, r0, r1);
+        }
+        fl = fr;
+        cl = cr;
     }
     return TSR__GRID_OK;
 }
@@ -129,6 +178,10 @@ tsr_status tsr__grid_build(tsr_ctx *ctx, const tsr_layout *l, int32_t cell_size,
                                                    : (int32_t)want;
     }
     g->cell = cell_size;
+    g->div_shift = 32;
+    while ((INT64_C(1) << (g->div_shift - 32)) < cell_size)
+        g->div_shift++;
+    g->div_mul = ((UINT64_C(1) << g->div_shift) + (uint64_t)cell_size - 1) / (uint64_t)cell_size;
     g->gx = l->width / cell_size + 1;
     g->gy = l->height / cell_size + 1;
     size_t ncell, bytes;
@@ -162,7 +215,7 @@ tsr_status tsr__grid_build(tsr_ctx *ctx, const tsr_layout *l, int32_t cell_size,
     size_t sbytes = (size_t)(m ? m : 1) * sizeof(uint32_t);
     if ((st = tsr__alloc(ctx, ibytes, (void **)&g->items)) != TSR_OK ||
         (st = tsr__alloc(ctx, sbytes, (void **)&g->stamp)) != TSR_OK ||
-        (st = tsr__alloc(ctx, sbytes, (void **)&g->cand)) != TSR_OK) {
+        (st = tsr__alloc(ctx, sbytes + sizeof(int32_t), (void **)&g->cand)) != TSR_OK) {
         tsr__grid_release(ctx, g);
         return st;
     }
@@ -170,7 +223,6 @@ tsr_status tsr__grid_build(tsr_ctx *ctx, const tsr_layout *l, int32_t cell_size,
     memset(g->stamp, 0, sbytes);
     g->gen = 1;
     g->nedges = m;
-    g->max_cand = m;
     g->max_query_cells = (int64_t)ncell;
     for (int32_t e = 0; e < m; e++) {
         int32_t u = l->edge_u[e], v = l->edge_v[e];
@@ -208,6 +260,12 @@ tsr__grid_reason tsr__grid_query_begin(tsr__grid *g)
 tsr__grid_reason tsr__grid_query_segment(tsr__grid *g, int32_t ax, int32_t ay, int32_t bx,
                                          int32_t by)
 {
-    int64_t visited = 0;
-    return raster(g, OP_QUERY, -1, ax, ay, bx, by, &visited);
+    query_state q = {.stamp = g->stamp,
+                     .gen = g->gen,
+                     .cand = g->cand,
+                     .ncand = g->ncand,
+                     .max_cells = g->max_query_cells};
+    tsr__grid_reason why = raster(g, OP_QUERY, -1, ax, ay, bx, by, &q);
+    g->ncand = q.ncand;
+    return why;
 }

@@ -110,14 +110,16 @@ typedef enum tsr__grid_reason {
 
 typedef struct tsr__grid {
     int32_t cell, gx, gy, cap;
+    uint64_t div_mul; /* v / cell == v * div_mul >> div_shift for v in [0, 2^31) */
+    int32_t div_shift;
     int32_t *count;         /* gx*gy */
     int32_t *items;         /* gx*gy*cap */
     tsr__grid_reason stale; /* TSR__GRID_OK while the index is exact */
     uint32_t *stamp;        /* per edge (nedges) */
     int32_t nedges;
     uint32_t gen;
-    int32_t *cand;           /* candidate edges of the current query */
-    int32_t ncand, max_cand; /* a query with more candidates falls back (default nedges) */
+    int32_t *cand;           /* candidate edges of the current query (room for nedges + 1) */
+    int32_t ncand;           /* at most nedges: each edge is listed once */
     int64_t max_query_cells; /* cells one segment may visit in a query (default all) */
 } tsr__grid;
 
