@@ -1,6 +1,6 @@
 # Shared by the CLI tests (sourced): a temporary folder removed on exit, pass/fail counters,
 # `expect CODE CMD...` (runs CMD with stdout/stderr in $tmp/out.txt and $tmp/err.txt and checks
-# its exit code), and `finish NAME` (prints "N passed, M failed" and exits non-zero on failure).
+# its exit code), `expect_stopped CMD...` (below), and `finish NAME` (prints "N passed, M failed" and exits non-zero on failure).
 set -u
 tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
 tmp=$(mktemp -d)
@@ -13,6 +13,20 @@ expect() {
   "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
   local got=$?
   if [ "$got" -eq "$want" ]; then ok; else bad "exit $got (want $want): $*"; cat "$tmp/err.txt" >&2; fi
+}
+# `expect_stopped CMD...`: CMD (whose outputs go to "$tmp/stop/") gets SIGTERM half a second
+# after it starts and must exit 130 leaving that folder empty (no output, no temporary file).
+expect_stopped() {
+  rm -rf "$tmp/stop"; mkdir "$tmp/stop"
+  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" &
+  local pid=$!
+  sleep 0.5
+  kill -TERM $pid
+  wait $pid
+  local got=$?
+  [ "$got" -eq 130 ] && ok || bad "exit $got (want 130) after SIGTERM: $*"
+  grep -q "interrupted by SIGTERM" "$tmp/err.txt" && ok || bad "no 'interrupted' message: $*"
+  [ -z "$(ls -A "$tmp/stop")" ] && ok || bad "SIGTERM left files: $(ls -A "$tmp/stop")"
 }
 finish() {
   echo "$1: $pass passed, $fail failed"

@@ -98,4 +98,10 @@ expect 0 "$tool" carve "$s" "$tmp/m3.ppm" --map "$tmp/map.png" --width 5 --quiet
 expect 1 "$tool" carve "$tmp/w.png" "$tmp/m4.ppm" --map "$tmp/map.png" --width 50; one_line map mismatch
 [ ! -e "$tmp/m4.ppm" ] && ok || bad "map mismatch left an output"
 
+# SIGTERM during a long carve: exit 130, nothing written (a 1200x1200 noise image, reference
+# backend: seconds of work).
+{ printf 'P5\n1200 1200\n255\n'; head -c 1440000 /dev/urandom; } > "$tmp/noise.pgm"
+expect_stopped "$tool" carve "$tmp/noise.pgm" "$tmp/stop/n.png" --width 400 --backend reference \
+  --seams "$tmp/stop/n_seams.png"
+
 finish test_carve_cli

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +207,56 @@ void cli_print_man(const cli_command *cmd, FILE *f)
                "backend (auto, cpu, reference, cuda, opencl).\n.SH SEE ALSO\ntessera(1)\n");
 }
 
+/* The signal cli_stop_catch caught first; 0 while none. */
+static volatile sig_atomic_t stop_signal;
+static struct sigaction saved_int, saved_term;
+static int catching;
+
+static void on_stop_signal(int sig)
+{
+    if (stop_signal) { /* the second: what the signal does by default */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    stop_signal = sig;
+}
+
+void cli_stop_catch(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, NULL, &saved_int);
+    sigaction(SIGTERM, NULL, &saved_term);
+    if (saved_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (saved_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
+    catching = 1;
+}
+
+void cli_stop_release(void)
+{
+    if (!catching)
+        return;
+    sigaction(SIGINT, &saved_int, NULL);
+    sigaction(SIGTERM, &saved_term, NULL);
+    catching = 0;
+}
+
+int cli_stop_requested(void)
+{
+    return stop_signal != 0;
+}
+
 int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what)
 {
+    if (st == TSR_ERR_INTERRUPTED && stop_signal) {
+        cli_error(cmd, "interrupted by %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        return TSR_EXIT_INTERRUPTED;
+    }
     const char *msg = ctx ? tsr_ctx_last_error(ctx) : "";
     if (!msg || !*msg)
         msg = tsr_strerror(st);
@@ -220,11 +269,23 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
     return TSR_EXIT_FAILURE;
 }
 
+/* The progress of the library's calls on the command's context (one context a process). */
+static cli_progress context_progress;
+
+static int on_context_progress(void *user, const char *stage, double done, double total)
+{
+    cli_progress_update(user, stage, done, total);
+    return cli_stop_requested();
+}
+
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
 {
     *ctx = NULL;
     tsr_ctx_options opt;
     tsr_ctx_options_init(&opt);
+    cli_progress_init(&context_progress, quiet);
+    opt.progress = on_context_progress;
+    opt.progress_user = &context_progress;
     const char *backend = cli_get(cmd, args, "backend");
     if (!backend)
         backend = getenv("TSR_BACKEND");
@@ -265,6 +326,7 @@ double cli_now(void)
 void cli_progress_init(cli_progress *p, int quiet)
 {
     p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->since = 0;
     p->last_print = 0;
 }
 
@@ -272,19 +334,26 @@ void cli_progress_update(cli_progress *p, const char *stage, double done, double
 {
     if (!p->enabled)
         return;
-    double now = cli_now();
-    if (done < total && now - p->last_print < 0.1)
-        return;
-    p->last_print = now;
-    fprintf(stderr, "\r%s: %.0f/%.0f (%.0f%%)   ", stage, done, total,
-            total > 0 ? 100.0 * done / total : 100.0);
-    fflush(stderr);
+    const double now = cli_now();
+    const int last = done >= total;
+    if (p->since == 0)
+        p->since = now;
+    const int show = last ? p->last_print > 0 : now - p->since >= 0.5 && now - p->last_print >= 0.1;
+    if (show) {
+        fprintf(stderr, "\r%s: %.0f/%.0f (%.0f%%)   %s", stage, done, total,
+                total > 0 ? 100.0 * done / total : 100.0, last ? "\n" : "");
+        fflush(stderr);
+        p->last_print = now;
+    }
+    if (last)
+        p->since = p->last_print = 0;
 }
 
 void cli_progress_end(cli_progress *p)
 {
     if (p->enabled && p->last_print > 0)
         fputc('\n', stderr);
+    p->since = p->last_print = 0;
 }
 
 void cli_json_string(FILE *f, const char *s)

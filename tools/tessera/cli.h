@@ -63,18 +63,35 @@ void cli_error(const cli_command *cmd, const char *fmt, ...) __attribute__((form
  * code for that status. */
 int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what);
 
-/* Creates the context from --backend (default: env TSR_BACKEND, else auto) and --threads.
- * Tells on stderr when auto falls back to the CPU (unless quiet). Returns 0 or an exit code. */
+/* Creates the context from --backend (default: env TSR_BACKEND, else auto) and --threads, with
+ * the library's progress on stderr (cli_progress, unless quiet) and cancellation by
+ * cli_stop_requested. Tells on stderr when auto falls back to the CPU (unless quiet). Returns 0
+ * or an exit code. */
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
 
-/* Progress on stderr, only when stderr is a terminal and not quiet. */
+/* Progress on stderr, only when stderr is a terminal and not quiet: "stage: done/total (N%)" on
+ * one line rewritten in place, first after half a second of a stage (short work prints
+ * nothing), then at most ten times a second; the report with done >= total ends the stage's
+ * line. The context from cli_open_context reports the library's progress this way. */
 typedef struct cli_progress {
     int enabled;
-    double last_print;
+    double since;      /* when the current stage's first report came; 0 before it */
+    double last_print; /* when its line was last printed; 0 while it has not been */
 } cli_progress;
 void cli_progress_init(cli_progress *p, int quiet);
 void cli_progress_update(cli_progress *p, const char *stage, double done, double total);
+/* Ends a line left open by a stage that stopped early (an error). */
 void cli_progress_end(cli_progress *p);
+
+/* Stopping long work on SIGINT or SIGTERM. Between cli_stop_catch and cli_stop_release the first
+ * such signal only sets a flag: cli_stop_requested() turns 1, the context's progress callback
+ * then cancels the library call in progress (TSR_ERR_INTERRUPTED), and the command removes its
+ * temporary output and exits 130 (cli_fail says "interrupted"). A second signal ends the
+ * process the usual way. A signal the process was started ignoring (SIGINT in a background job)
+ * stays ignored. */
+void cli_stop_catch(void);
+void cli_stop_release(void);
+int cli_stop_requested(void);
 
 /* Strict number parsing for option values: the whole string must be the number and lie in
  * [lo, hi]; each returns 1 and stores it, or 0 (leaving *out alone). */

@@ -189,6 +189,7 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     tsr_ctx *ctx = NULL;
     if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
         return rc;
+    cli_stop_catch();
     tsr_image src = {0}, dst = {0}, keep_img = {0}, drop_img = {0}, ov = {0}, map_img = {0};
     tsr_format format = TSR_FORMAT_PNG;
     tsr_carve_report rep;
@@ -282,6 +283,7 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
                ms, seams_total ? ms / seams_total : 0.0, rep.device_ms, map ? "true" : "false");
     }
 done:
+    cli_stop_release();
     if (rc != 0)
         take_back(&outs);
     tsr_image_free(ctx, &src);

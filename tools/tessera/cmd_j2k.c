@@ -173,11 +173,11 @@ static int no_image(const cli_command *cmd, const tsr_j2k_plane *p, uint32_t n, 
 }
 
 /* tsr_j2k_decode_rows' sink: the rows into the output file; stops the decode when that fails
- * (the writer keeps the message). */
+ * (the writer keeps the message) or on a stop signal. */
 static int write_rows(void *user, const void *rows, size_t stride, uint32_t y, uint32_t count)
 {
     (void)y; /* in order: the writer appends */
-    return tsr__row_writer_rows(user, rows, stride, count) != TSR_OK;
+    return tsr__row_writer_rows(user, rows, stride, count) != TSR_OK || cli_stop_requested();
 }
 
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
@@ -358,7 +358,9 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     rc = cli_open_context(cmd, &args, 1, &ctx);
     if (rc)
         return rc;
+    cli_stop_catch();
     rc = is_info ? run_info(cmd, &args, ctx) : run_decode(cmd, &args, ctx);
+    cli_stop_release();
     tsr_ctx_destroy(ctx);
     return rc;
 }

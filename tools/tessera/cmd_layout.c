@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,14 +53,6 @@ static const cli_option layout_options[] = {
      "CPU threads for full counts and optimize's default --chains (default 0: all cores)."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 static void print_score(FILE *f, const tsr_layout_score *s)
 {
@@ -217,7 +208,7 @@ static int on_progress(void *user, const tsr_layout_progress *p)
                 (long long)p->best.n_K, (long long)p->best.C, p->temperature, p->moves_per_second,
                 p->note ? "  " : "", p->note ? p->note : "");
     }
-    return stop_requested != 0;
+    return cli_stop_requested();
 }
 
 /* Whether a and b draw the same graph (ids and edges in the same order). */
@@ -315,16 +306,10 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     progress_state ps = {quiet, -1e9};
     opt.progress = on_progress;
     opt.progress_user = &ps;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cli_stop_catch();
     tsr_layout_optimize_result res;
     st = tsr_layout_optimize(ctx, l, &opt, &res);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cli_stop_release();
     if (st != TSR_OK && st != TSR_ERR_INTERRUPTED) {
         rc = cli_fail(cmd, ctx, st, in);
         goto done;

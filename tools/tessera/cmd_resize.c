@@ -240,13 +240,21 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         }
         cli_progress progress;
         cli_progress_init(&progress, job.quiet || !batch);
+        cli_stop_catch();
         const int chunk = 16;
-        for (int i = 0; i < ninputs && rc == 0; i += chunk) {
-            int n = ninputs - i < chunk ? ninputs - i : chunk;
-            rc = resize_chunk(&job, args.positional + i, outs + i, (size_t)n);
-            cli_progress_update(&progress, "resize", i + n, ninputs);
+        int done = 0;
+        while (done < ninputs && rc == 0 && !cli_stop_requested()) {
+            int n = ninputs - done < chunk ? ninputs - done : chunk;
+            rc = resize_chunk(&job, args.positional + done, outs + done, (size_t)n);
+            done += n;
+            cli_progress_update(&progress, "resize", done, ninputs);
         }
+        cli_stop_release();
         cli_progress_end(&progress);
+        if (rc == 0 && done < ninputs) {
+            cli_error(cmd, "interrupted after %d of %d images (those are written)", done, ninputs);
+            rc = TSR_EXIT_INTERRUPTED;
+        }
         if (job.json)
             printf("\n  ], \"ok\": %s}\n", rc == 0 ? "true" : "false");
     }
