@@ -20,9 +20,15 @@ seam must move: the DP reads every luma byte and writes 2 bits of back-pointer p
 per pixel), and the removal shifts luma (1 B) and the start-of-pass column (2 B) of half a row on
 average, read and written (3 B per pixel): 4.25 B per pixel of the current image.
 
+--optimal RxC also times `--order optimal` removing R rows and C columns (the whole call,
+carve_ms: the transport map of 2RC seam searches, then the R + C removals) on the backends of
+--optimal-backends (default cuda: the host loop takes minutes at 1080p), and reports its removed
+energy over width-first's for the same target (below 1.0: the order found less energy to cut).
+
 usage: bench_carve.py TESSERA [--seams 50] [--repeats 3] [--sizes 1920x1080,3840x2160]
                               [--images a.jpg,b.jpg] [--backends cpu,cuda] [--json out.json]
-                              [--seed DIR] [--copy-gbs 4000]
+                              [--seed DIR] [--copy-gbs 4000] [--optimal RxC]
+                              [--optimal-backends cuda]
 (--images: names in ../shared/data/images, or paths.)
 """
 import argparse
@@ -49,9 +55,12 @@ def run(cmd, env=None):
 
 
 def tessera(tool, src, out, width, extra, repeats):
+    """The median carve_ms of `repeats` runs and the last run's report (width None: the target
+    is in extra)."""
     ms, rep = [], None
+    size = ["--width", str(width)] if width is not None else []
     for _ in range(repeats):
-        _, o = run([tool, "carve", src, out, "--width", str(width), "--json", "--quiet"] + extra)
+        _, o = run([tool, "carve", src, out, "--json", "--quiet"] + size + extra)
         rep = json.loads(o)
         ms.append(rep["carve_ms"])
     return statistics.median(ms), rep
@@ -90,6 +99,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--seed", help="folder with the seed study's seam_carve_tiled and _batch")
     ap.add_argument("--copy-gbs", type=float, default=4000.0)
+    ap.add_argument("--optimal", help="RxC: also time --order optimal removing R rows, C columns")
+    ap.add_argument("--optimal-backends", default="cuda")
     a = ap.parse_args()
     have_magick = os.path.exists("/usr/bin/convert") and "liquid" in subprocess.run(
         ["/usr/bin/convert", "-list", "command"], stdout=subprocess.PIPE, text=True).stdout.lower()
@@ -122,6 +133,16 @@ def main():
                             row["cuda_batch_device_ms_per_seam"] = rep["device_ms"] / a.seams
                         row[key + "_batch_k"] = a.seams / max(1, rep["dp_passes"])
                         row["batch_energy_vs_exact"] = rep["removed_energy"] / max(1, exact_energy)
+                if a.optimal:
+                    rr, cc = (int(v) for v in a.optimal.split("x"))
+                    for be in a.optimal_backends.split(","):
+                        size_opt = ["--size", "%dx%d" % (w - cc, h - rr), "--backend", be]
+                        ms, rep = tessera(a.tool, src, out, None, size_opt + ["--order", "optimal"],
+                                          a.repeats)
+                        row["%s_optimal_%s_ms" % (be, a.optimal)] = ms
+                        _, wf = tessera(a.tool, src, out, None, size_opt, 1)
+                        row["%s_optimal_energy_vs_width_first" % be] = (
+                            rep["removed_energy"] / max(1, wf["removed_energy"]))
                 # bytes an exact seam must move, at the mean width of the run, over the copy
                 # bandwidth (see the module comment)
                 row["bytes_floor_ms_per_seam"] = 4.25 * (w - a.seams / 2) * h / (a.copy_gbs * 1e6)

@@ -45,6 +45,16 @@ tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t remov
 tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms);
 void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
 
+/* order_cuda.cu: whether the optimal order's transport map for r horizontal and c vertical
+ * removals from g runs on the context's device (its longest side fits the DP's shared memory
+ * and its images 80% of the free device memory); else order.c's host loop runs it. */
+int tsr__carve_cuda_order_fits(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c);
+/* tsr__carve_optimal_order on the device: the same moves (kind and pen: the DP's energy and
+ * key terms of g, as tsr__carve_dp_penalties sets them). */
+tsr_status tsr__carve_cuda_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r,
+                                         int32_t c, tsr_carve_energy kind, const uint64_t pen[4],
+                                         char *moves);
+
 /* pass_device.c: a device pass through a table of operations (the CUDA launchers above, or the
  * CPU emulation in test_carve_device_logic), the same contract as tsr__carve_remove_seams for
  * both modes (count already checked; object removal: count = w - 1). open's kmax: 0 for exact

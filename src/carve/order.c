@@ -5,11 +5,15 @@
  * to (i,j), and E is a seam's energy (the energy part of its key, so masks steer which seams are
  * taken but do not enter T). Ties take the vertical removal. Row by row, one image per column
  * of T is kept (image(i-1,j) is replaced by image(i,j)), so memory is c+1 images; time is
- * 2*r*c + r + c single-seam removals. */
+ * 2*r*c + r + c single-seam removals. On the GPU (order_cuda.cu) the same map is filled by
+ * anti-diagonals, their cells at once. */
 #include "carve/plan.h"
 
 #include "core/checked.h"
 #include "core/ctx.h"
+#ifdef TSR_HAVE_CUDA
+#include "carve/carve_cuda.h"
+#endif
 
 #include <string.h>
 
@@ -42,9 +46,31 @@ static tsr_status remove_one(tsr_ctx *ctx, const tsr__carve_grid *src, int horiz
     return st;
 }
 
+void tsr__carve_order_walk(const char *choice, int32_t r, int32_t c, char *moves)
+{
+    /* from (r, c) back to (0, 0): the moves come out last first */
+    const size_t cols = (size_t)c + 1;
+    for (size_t i = (size_t)r, j = (size_t)c, k = (size_t)r + (size_t)c; k > 0; k--) {
+        char m = choice[i * cols + j];
+        moves[k - 1] = m;
+        if (m == 'h')
+            i--;
+        else
+            j--;
+    }
+}
+
 tsr_status tsr__carve_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c,
                                     const tsr__carve_pass *proto, char *moves)
 {
+#ifdef TSR_HAVE_CUDA
+    if (proto->backend == TSR_BACKEND_CUDA && tsr__carve_cuda_order_fits(ctx, g, r, c)) {
+        tsr__carve_dp pens;
+        memset(&pens, 0, sizeof pens);
+        tsr__carve_dp_penalties(&pens, g);
+        return tsr__carve_cuda_optimal_order(ctx, g, r, c, proto->energy, pens.pen, moves);
+    }
+#endif
     const size_t cols = (size_t)c + 1;
     size_t n, nt;
     tsr__carve_grid *img = NULL;
@@ -106,15 +132,7 @@ tsr_status tsr__carve_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int3
             }
         }
     }
-    /* Walk back from (r, c); the moves come out last first. */
-    for (size_t i = (size_t)r, j = (size_t)c, k = (size_t)r + (size_t)c; k > 0; k--) {
-        char m = choice[i * cols + j];
-        moves[k - 1] = m;
-        if (m == 'h')
-            i--;
-        else
-            j--;
-    }
+    tsr__carve_order_walk(choice, r, c, moves);
 done:
     if (img)
         for (size_t j = 0; j < cols; j++)

@@ -159,10 +159,13 @@ static void random_cases(tsr_rng *r)
             o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
             if (w > 1 && h > 1 && w * h <= (quick ? 2000 : 20000))
                 compare(&src, &o, "object removal");
-            /* Optimal order on small images. */
+            /* Optimal order on small images: both energies, with and without masks. */
             if (!quick && w >= 3 && h >= 3 && w * h <= 4000) {
                 tsr_carve_options_init(&o);
                 o.order = TSR_CARVE_OPTIMAL;
+                o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+                o.keep = t & 2 ? &keep : NULL;
+                o.drop = t & 4 ? &drop : NULL;
                 o.width = w - 2 - (t % 3);
                 o.height = h - 1 - (t % 2);
                 if (o.width >= 1 && o.height >= 1)

@@ -5,7 +5,8 @@
  * every order, with and without masks, object removal, exact and batch; seam overlay and report
  * too), with the CUDA outputs poisoned before each call; plus seam-order maps, larger images
  * (several strips and bands), the largest keys (largest_keys: the 32-bit keys' bound), a
- * batch-mode sweep (batch_cases) and a real image from
+ * batch-mode sweep (batch_cases), the optimal order's device transport map (optimal_orders)
+ * and a real image from
  * ../shared/data when present. Skips (77) where there is no CUDA device. Prints ms/seam at
  * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1
  * (compute-sanitizer): a small subset, no timing. */
@@ -33,6 +34,52 @@ static void larger(tsr_rng *r)
             compare(&src, &o, "larger");
             tsr_image_free(ref, &src);
         }
+}
+
+/* The optimal order's transport map on the device (order_cuda.cu) against the host's: more
+ * rows than columns removed and the reverse, a single row or column, both energies, keep and
+ * drop masks, a real image; the seam sequence and so the bytes must match. */
+static void optimal_orders(tsr_rng *r)
+{
+    static const int cases[][4] = {{64, 48, 10, 20},
+                                   {150, 90, 30, 12},
+                                   {97, 130, 1, 25},
+                                   {120, 77, 25, 1},
+                                   {300, 200, 16, 16}};
+    for (size_t k = 0; k < (quick ? 1 : sizeof cases / sizeof cases[0]); k++)
+        for (int t = 0; t < (quick ? 1 : 4); t++) {
+            const int w = cases[k][0], h = cases[k][1];
+            tsr_image src, keep, drop;
+            CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, 3, TSR_U8));
+            fill_image(r, &src, (int)k + t);
+            CHECK_OK(ref, tsr_image_alloc(ref, &keep, w, h, 1, TSR_U8));
+            CHECK_OK(ref, tsr_image_alloc(ref, &drop, w, h, 1, TSR_U8));
+            fill_mask(r, &keep, 3);
+            fill_mask(r, &drop, 3);
+            tsr_carve_options o;
+            tsr_carve_options_init(&o);
+            o.order = TSR_CARVE_OPTIMAL;
+            o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
+            o.keep = t == 2 ? &keep : NULL;
+            o.drop = t == 3 ? &drop : NULL;
+            o.width = w - cases[k][3];
+            o.height = h - cases[k][2];
+            compare(&src, &o, "optimal order (device map)");
+            tsr_image_free(ref, &keep);
+            tsr_image_free(ref, &drop);
+            tsr_image_free(ref, &src);
+        }
+    const char *path = quick ? NULL : tsr_test_data("images/chelsea.png");
+    tsr_image src;
+    if (path && tsr_image_load(ref, path, &src, NULL) == TSR_OK) {
+        tsr_carve_options o;
+        tsr_carve_options_init(&o);
+        o.order = TSR_CARVE_OPTIMAL;
+        o.width = src.width - 30;
+        o.height = src.height - 20;
+        compare(&src, &o, "optimal order (chelsea)");
+        tsr_image_free(ref, &src);
+    }
 }
 
 /* The largest keys: TSR_CARVE_MAX_SIDE rows of 2-pixel stripes both ways (every interior pixel's
@@ -249,6 +296,7 @@ int main(void)
     larger(&r);
     largest_keys();
     batch_cases(&r);
+    optimal_orders(&r);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     if (mismatches == 0 && !quick)
         timing(&r);
