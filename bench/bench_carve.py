@@ -140,6 +140,8 @@ def main():
                         ms, rep = tessera(a.tool, src, out, None, size_opt + ["--order", "optimal"],
                                           a.repeats)
                         row["%s_optimal_%s_ms" % (be, a.optimal)] = ms
+                        if be == "cuda":
+                            row["cuda_optimal_device_ms"] = rep["device_ms"]
                         _, wf = tessera(a.tool, src, out, None, size_opt, 1)
                         row["%s_optimal_energy_vs_width_first" % be] = (
                             rep["removed_energy"] / max(1, wf["removed_energy"]))

@@ -64,7 +64,8 @@ typedef struct tsr_carve_report {
                                 its DP cost: backward e, or forward M), for quality reports */
     double device_ms;        /* CUDA backend: GPU time of the seam passes, from each pass's
                                 first DP to its last seam (CUDA events; uploads, downloads and
-                                the host's image work excluded); 0 on the CPU backends */
+                                the host's image work excluded), and of the optimal order's
+                                transport map and removals; 0 on the CPU backends */
 } tsr_carve_report;
 
 typedef struct tsr_carve_options {

@@ -4,6 +4,9 @@
 
 #include "core/checked.h"
 #include "core/ctx.h"
+#ifdef TSR_HAVE_CUDA
+#include "carve/carve_cuda.h"
+#endif
 
 #include <string.h>
 
@@ -286,9 +289,27 @@ static tsr_status remove_object(carve_job *j, const tsr_image *drop)
     return carve_side(j, horiz, n, 0, NULL);
 }
 
-/* Removes r horizontal and c vertical seams in the order of least total energy. */
+/* Removes r horizontal and c vertical seams in the order of least total energy: on the CUDA
+ * backend map and removals on the device where they fit there, else the host's map and then its
+ * moves, run by run. */
 static tsr_status carve_optimal(carve_job *j, int32_t r, int32_t c)
 {
+#ifdef TSR_HAVE_CUDA
+    if (j->proto.backend == TSR_BACKEND_CUDA && tsr__carve_cuda_order_fits(j->ctx, &j->g, r, c)) {
+        uint64_t energy = 0;
+        double ms = 0;
+        tsr_status st =
+            tsr__carve_optimal_device(j->ctx, &j->g, r, c, &j->proto, j->marks, &energy, &ms);
+        if (st == TSR_OK) {
+            j->rep.removed_energy += energy;
+            j->rep.removed_vertical += c;
+            j->rep.removed_horizontal += r;
+            j->rep.dp_passes += (int64_t)r + c;
+            j->rep.device_ms += ms;
+        }
+        return st;
+    }
+#endif
     char *moves;
     void *mem;
     tsr_status st = tsr__alloc(j->ctx, (size_t)r + (size_t)c, &mem);

@@ -45,15 +45,26 @@ tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t remov
 tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms);
 void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
 
-/* order_cuda.cu: whether the optimal order's transport map for r horizontal and c vertical
- * removals from g runs on the context's device (its longest side fits the DP's shared memory
- * and its images 80% of the free device memory); else order.c's host loop runs it. */
+/* order_cuda.cu: whether the optimal order of r horizontal and c vertical removals from g runs
+ * on the context's device (its longest side fits the DP's shared memory and its images and
+ * seams 80% of the free device memory); else carve.c runs order.c's host loop. */
 int tsr__carve_cuda_order_fits(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c);
-/* tsr__carve_optimal_order on the device: the same moves (kind and pen: the DP's energy and
- * key terms of g, as tsr__carve_dp_penalties sets them). */
-tsr_status tsr__carve_cuda_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r,
-                                         int32_t c, tsr_carve_energy kind, const uint64_t pen[4],
-                                         char *moves);
+/* The optimal order on the device, applied: the transport map of tsr__carve_optimal_order
+ * (the same choices), then the r + c seams of its path, each as the map found it on its image,
+ * removed in order. keep[y * (w - c) + x] receives the position y0 * w + x0 in g of the result's
+ * pixel (x, y); *energy = T(r, c), the removed seams' energy; *ms: the device time from the
+ * upload to the last removal. kind and pen: the DP's energy and key terms of g (as
+ * tsr__carve_dp_penalties sets them). */
+tsr_status tsr__carve_cuda_optimal(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c,
+                                   tsr_carve_energy kind, const uint64_t pen[4], uint32_t *keep,
+                                   uint64_t *energy, double *ms);
+
+/* order.c: tsr__carve_cuda_optimal, then g replaced by the (w - c) x (h - r) result, every
+ * plane gathered once (rows in parallel on proto->threads); marks (when not NULL, and g has an
+ * index) get 1 at the index of every removed pixel; *energy and *ms as there. */
+tsr_status tsr__carve_optimal_device(tsr_ctx *ctx, tsr__carve_grid *g, int32_t r, int32_t c,
+                                     const tsr__carve_pass *proto, uint8_t *marks, uint64_t *energy,
+                                     double *ms);
 
 /* pass_device.c: a device pass through a table of operations (the CUDA launchers above, or the
  * CPU emulation in test_carve_device_logic), the same contract as tsr__carve_remove_seams for

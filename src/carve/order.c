@@ -6,7 +6,7 @@
  * taken but do not enter T). Ties take the vertical removal. Row by row, one image per column
  * of T is kept (image(i-1,j) is replaced by image(i,j)), so memory is c+1 images; time is
  * 2*r*c + r + c single-seam removals. On the GPU (order_cuda.cu) the same map is filled by
- * anti-diagonals, their cells at once. */
+ * anti-diagonals, their cells at once, and its path applied there too. */
 #include "carve/plan.h"
 
 #include "core/checked.h"
@@ -63,14 +63,6 @@ void tsr__carve_order_walk(const char *choice, int32_t r, int32_t c, char *moves
 tsr_status tsr__carve_optimal_order(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c,
                                     const tsr__carve_pass *proto, char *moves)
 {
-#ifdef TSR_HAVE_CUDA
-    if (proto->backend == TSR_BACKEND_CUDA && tsr__carve_cuda_order_fits(ctx, g, r, c)) {
-        tsr__carve_dp pens;
-        memset(&pens, 0, sizeof pens);
-        tsr__carve_dp_penalties(&pens, g);
-        return tsr__carve_cuda_optimal_order(ctx, g, r, c, proto->energy, pens.pen, moves);
-    }
-#endif
     const size_t cols = (size_t)c + 1;
     size_t n, nt;
     tsr__carve_grid *img = NULL;
@@ -142,3 +134,74 @@ done:
     tsr__free(ctx, choice);
     return st;
 }
+
+#ifdef TSR_HAVE_CUDA
+tsr_status tsr__carve_optimal_device(tsr_ctx *ctx, tsr__carve_grid *g, int32_t r, int32_t c,
+                                     const tsr__carve_pass *proto, uint8_t *marks, uint64_t *energy,
+                                     double *ms)
+{
+    const int32_t w = g->w, wn = g->w - c, hn = g->h - r;
+    const size_t gp = (size_t)g->pitch;
+    uint32_t *keep = NULL;
+    uint8_t *gone = NULL;
+    tsr__carve_grid out;
+    memset(&out, 0, sizeof out);
+    size_t n;
+    void *mem;
+    tsr_status st;
+    if (!tsr__size_mul3((size_t)wn, (size_t)hn, sizeof *keep, &n))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: the result's positions overflow");
+    if ((st = tsr__alloc(ctx, n, &mem)) != TSR_OK)
+        return st;
+    keep = mem;
+    tsr__carve_dp pens;
+    memset(&pens, 0, sizeof pens);
+    tsr__carve_dp_penalties(&pens, g);
+    if ((st = tsr__carve_cuda_optimal(ctx, g, r, c, proto->energy, pens.pen, keep, energy, ms)) !=
+            TSR_OK ||
+        (st = tsr__carve_grid_alloc(ctx, &out, wn, hn, wn, g->channels, g->depth, g->px != 0,
+                                    g->mask != NULL, g->index != NULL)) != TSR_OK)
+        goto done;
+    out.has_keep = g->has_keep;
+    out.has_drop = g->has_drop;
+    /* the survivors, gathered once (rows in parallel from TSR__CARVE_PARALLEL_MIN pixels) */
+    const int threads = proto->threads > 1 ? proto->threads : 1;
+    (void)threads;
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)wn * hn >= TSR__CARVE_PARALLEL_MIN)
+    for (int32_t y = 0; y < hn; y++)
+        for (int32_t x = 0; x < wn; x++) {
+            const uint32_t p = keep[(size_t)y * (size_t)wn + (size_t)x];
+            const size_t from = (size_t)(p / (uint32_t)w) * gp + (size_t)(p % (uint32_t)w);
+            const size_t to = (size_t)y * (size_t)wn + (size_t)x;
+            if (out.pix)
+                memcpy(out.pix + to * out.px, g->pix + from * g->px, g->px);
+            out.luma[to] = g->luma[from];
+            if (out.mask)
+                out.mask[to] = g->mask[from];
+            if (out.index)
+                out.index[to] = g->index[from];
+        }
+    /* the overlay: every pixel of g that did not survive */
+    if (marks && g->index) {
+        if ((st = tsr__alloc(ctx, (size_t)w * (size_t)g->h, &mem)) != TSR_OK)
+            goto done;
+        gone = mem;
+        memset(gone, 1, (size_t)w * (size_t)g->h);
+        for (size_t i = 0; i < (size_t)wn * (size_t)hn; i++)
+            gone[keep[i]] = 0;
+        for (int32_t y = 0; y < g->h; y++)
+            for (int32_t x = 0; x < w; x++)
+                if (gone[(size_t)y * (size_t)w + (size_t)x])
+                    marks[g->index[(size_t)y * gp + (size_t)x]] = 1;
+    }
+    tsr__carve_grid_free(ctx, g);
+    *g = out;
+    memset(&out, 0, sizeof out);
+done:
+    tsr__carve_grid_free(ctx, &out);
+    tsr__free(ctx, keep);
+    tsr__free(ctx, gone);
+    return st;
+}
+#endif

@@ -156,8 +156,8 @@ tsr_status tsr__carve_insert_seams(struct tsr_ctx *ctx, tsr__carve_grid *g, int3
                                    tsr__carve_pass *p, uint8_t *marks);
 
 /* order.c: the optimal order of r horizontal and c vertical removals (Avidan and Shamir's
- * transport map) as a string of r + c moves ('h' or 'v') into moves[0..r+c). On a CUDA pass
- * (proto->backend) the map is filled on the device (order_cuda.cu) where it fits there. */
+ * transport map) as a string of r + c moves ('h' or 'v') into moves[0..r+c), on the host (the
+ * CUDA backend's version, map and removals on the device: tsr__carve_cuda_optimal). */
 tsr_status tsr__carve_optimal_order(struct tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r,
                                     int32_t c, const tsr__carve_pass *proto, char *moves);
 /* The moves from the map's choices ((r+1) x (c+1), row-major, 'h' or 'v' at every cell but
