@@ -85,36 +85,25 @@ __global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ 
     counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
-/* The sum of v over the 32 lanes (every lane gets it), by three 32-bit warp reductions
- * (REDUX): v = a 2^42 + b 2^21 + c with b, c in [0, 2^21) and a = v >> 42, so the sums of b and
- * of c stay below 2^26 and the sum of a within int32, and the sum is exact wherever it fits in
- * int64. */
-__device__ __forceinline__ int64_t warp_sum64(int64_t v)
-{
-    const unsigned c = (unsigned)v & 0x1fffffu, b = (unsigned)(v >> 21) & 0x1fffffu;
-    const int a = (int)(v >> 42);
-    const unsigned sc = __reduce_add_sync(0xffffffffu, c), sb = __reduce_add_sync(0xffffffffu, b);
-    const int sa = __reduce_add_sync(0xffffffffu, a);
-    return (int64_t)sa * ((int64_t)1 << 42) + (int64_t)sb * ((int64_t)1 << 21) + (int64_t)sc;
-}
-
-/* *a merged over the 32 lanes of the warp (every lane calls it and ends with the merge): the
- * sums by warp_sum64, K as the lanes' maximum and n_K as the sum of the n_K of the lanes at it,
- * which is what tsr__lcd_acc_merge in any order gives. */
+/* *a merged over the 32 lanes of the warp (every lane calls it; lane 0 ends with the sum). */
 __device__ void warp_merge(tsr__lcd_acc *a)
 {
-    a->dphi = warp_sum64(a->dphi);
-    a->dsum = warp_sum64(a->dsum);
-    a->dx = warp_sum64(a->dx);
-    const int k = __reduce_max_sync(0xffffffffu, a->k);
-    a->nk = __reduce_add_sync(0xffffffffu, a->k == k ? a->nk : 0);
-    a->k = k;
+    for (int o = 16; o > 0; o >>= 1) {
+        tsr__lcd_acc b;
+        b.dphi = __shfl_down_sync(0xffffffffu, a->dphi, o);
+        b.dsum = __shfl_down_sync(0xffffffffu, a->dsum, o);
+        b.dx = __shfl_down_sync(0xffffffffu, a->dx, o);
+        b.k = __shfl_down_sync(0xffffffffu, a->k, o);
+        b.nk = __shfl_down_sync(0xffffffffu, a->nk, o);
+        b.t = a->t;
+        tsr__lcd_acc_merge(a, &b);
+    }
 }
 
-/* Phase 4: block reduction of the threads' accumulators (each warp's by warp_merge, then the
- * warps' by warp 0's); thread 0 writes *out, then, after a system-scope fence, out->seq = seq
- * (the host polls it: wait_results). Every thread of the block calls it (blockDim a multiple of
- * 32, at most 1024). */
+/* Phase 4: block reduction of the threads' accumulators (each warp's by shuffles, then the warps'
+ * sums by warp 0's shuffles); thread 0 writes *out, then, after a system-scope fence, out->seq =
+ * seq (the host polls it: wait_results). Every thread of the block calls it (blockDim a multiple
+ * of 32, at most 1024). */
 __device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
                                    tsr__lcd_out *out)
 {
