@@ -59,7 +59,7 @@ struct tm_params {
     uint64_t *key;               /* [orientation][slot]: the seam's key */
     int32_t *col;                /* [orientation][slot]: its last-row column */
     uint64_t *t;                 /* [parity][slot]: T of the slot's image */
-    char *choice;                /* (r + 1) x (c + 1): 'h' or 'v' (row 0, column 0: unset) */
+    char *choice; /* (r + 1) x (c + 1): 'h' or 'v' (cell (0, 0): 'v', for its transpose) */
     uint64_t pen[4];
     int forward;
 };
