@@ -6,6 +6,7 @@
  * minimum wins. k = e + p, p = the mask term of the cell (plan.h). */
 #include "carve/plan.h"
 
+#include "carve/dp_cell.h"
 #include "core/checked.h"
 #include "core/ctx.h"
 
@@ -63,11 +64,6 @@ void tsr__carve_dp_penalties(tsr__carve_dp *d, const tsr__carve_grid *g)
     d->pen[TSR__CARVE_KEEP | TSR__CARVE_DROP] = keep;
 }
 
-static inline tsr__carve_cost absdiff(int a, int b)
-{
-    return (tsr__carve_cost)(a > b ? a - b : b - a);
-}
-
 void tsr__carve_dp_span(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, int32_t x0,
                         int32_t x1, int32_t *lo, int32_t *hi)
 {
@@ -78,30 +74,12 @@ void tsr__carve_dp_span(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, i
     const tsr__carve_cost *pm = y > 0 ? d->cost + (size_t)(y - 1) * dp : NULL;
     int8_t *bp = d->back + (size_t)y * dp;
     int32_t clo = x1, chi = x0 - 1;
-
     if (d->kind == TSR_CARVE_BACKWARD) {
         const uint16_t *e = d->energy + (size_t)y * dp;
         for (int32_t x = x0; x < x1; x++) {
-            tsr__carve_cost v = e[x] + (mask ? d->pen[mask[x]] : 0);
             int8_t b = 0;
-            if (pm) {
-                tsr__carve_cost best;
-                if (x > 0) {
-                    best = pm[x - 1];
-                    b = -1;
-                    if (pm[x] < best) {
-                        best = pm[x];
-                        b = 0;
-                    }
-                } else {
-                    best = pm[x];
-                }
-                if (x < w - 1 && pm[x + 1] < best) {
-                    best = pm[x + 1];
-                    b = 1;
-                }
-                v += best;
-            }
+            const tsr__carve_cost v =
+                e[x] + (mask ? d->pen[mask[x]] : 0) + (pm ? tsr__carve_dp_best(pm, x, w, &b) : 0);
             if (m[x] != v) {
                 if (x < clo)
                     clo = x;
@@ -115,33 +93,10 @@ void tsr__carve_dp_span(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, i
         const uint8_t *up = y > 0 ? g->luma + (size_t)(y - 1) * gp : NULL;
         for (int32_t x = x0; x < x1; x++) {
             const int l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
-            const tsr__carve_cost cu = absdiff(r, l);
-            tsr__carve_cost v = mask ? d->pen[mask[x]] : 0;
             int8_t b = 0;
-            if (pm) {
-                const int u = up[x];
-                tsr__carve_cost best;
-                if (x > 0) {
-                    best = pm[x - 1] + cu + absdiff(u, l);
-                    b = -1;
-                    if (pm[x] + cu < best) {
-                        best = pm[x] + cu;
-                        b = 0;
-                    }
-                } else {
-                    best = pm[x] + cu;
-                }
-                if (x < w - 1) {
-                    tsr__carve_cost c = pm[x + 1] + cu + absdiff(u, r);
-                    if (c < best) {
-                        best = c;
-                        b = 1;
-                    }
-                }
-                v += best;
-            } else {
-                v += cu;
-            }
+            const tsr__carve_cost v = (mask ? d->pen[mask[x]] : 0) +
+                                      (pm ? tsr__carve_dp_best_forward(pm, x, w, l, r, up[x], &b)
+                                          : tsr__carve_absdiff(r, l));
             if (m[x] != v) {
                 if (x < clo)
                     clo = x;

@@ -26,6 +26,7 @@
 extern "C" {
 #include "carve/carve_cuda.h"
 }
+#include "carve/dp_cell.h"
 
 #include <cuda_pipeline.h>
 #include <string.h>
@@ -83,11 +84,6 @@ __device__ __forceinline__ tm_view view_of(const tm_params &p, int par, int32_t 
     return v;
 }
 
-__device__ __forceinline__ uint64_t absdiff(int a, int b)
-{
-    return (uint64_t)(a > b ? a - b : b - a);
-}
-
 /* dp_cpu.c's cell x of a row from the previous row's keys pm (NULL on row 0): its key and code.
  * row, up, dn: the luma of the row, the one above and the one below (clamped: the row itself at
  * the image's edge); mrow: the row's mask or NULL. */
@@ -96,54 +92,15 @@ __device__ __forceinline__ uint64_t dp_cell(const tm_params &p, int32_t w, int32
                                             const uint8_t *dn, const uint8_t *mrow,
                                             const uint64_t *pm, int8_t *code)
 {
-    const int32_t xl = x > 0 ? x - 1 : 0, xr = x < w - 1 ? x + 1 : w - 1;
-    const int l = row[xl], r = row[xr];
+    const int l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
     uint64_t k = mrow ? p.pen[mrow[x]] : 0;
-    int8_t b = 0;
-    if (!p.forward) {
-        k += absdiff(r, l) + absdiff(dn[x], up[x]);
-        if (pm) {
-            uint64_t best = pm[x];
-            if (x > 0) {
-                best = pm[x - 1];
-                b = -1;
-                if (pm[x] < best) {
-                    best = pm[x];
-                    b = 0;
-                }
-            }
-            if (x < w - 1 && pm[x + 1] < best) {
-                best = pm[x + 1];
-                b = 1;
-            }
-            k += best;
-        }
-    } else {
-        const uint64_t cu = absdiff(r, l);
-        if (pm) {
-            const int u = up[x];
-            uint64_t best = pm[x] + cu;
-            if (x > 0) {
-                best = pm[x - 1] + cu + absdiff(u, l);
-                b = -1;
-                if (pm[x] + cu < best) {
-                    best = pm[x] + cu;
-                    b = 0;
-                }
-            }
-            if (x < w - 1) {
-                const uint64_t cr = pm[x + 1] + cu + absdiff(u, r);
-                if (cr < best) {
-                    best = cr;
-                    b = 1;
-                }
-            }
-            k += best;
-        } else {
-            k += cu;
-        }
-    }
-    *code = b;
+    *code = 0;
+    if (!p.forward) /* energy_cpu.c's backward energy, then the least predecessor */
+        k += tsr__carve_absdiff(r, l) + tsr__carve_absdiff(dn[x], up[x]) +
+             (pm ? tsr__carve_dp_best(pm, x, w, code) : 0);
+    else
+        k +=
+            pm ? tsr__carve_dp_best_forward(pm, x, w, l, r, up[x], code) : tsr__carve_absdiff(r, l);
     return k;
 }
 
