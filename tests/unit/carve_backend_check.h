@@ -53,6 +53,26 @@ static void fill_mask(tsr_rng *r, tsr_image *m, int density)
             ((uint8_t *)m->data)[i] = 255;
 }
 
+/* A case: a random w x h image of cn channels and depth (fill_image's kind), then a keep and a
+ * drop mask of its size (fill_mask's densities); free_case releases all three. */
+static void make_case(tsr_rng *r, int w, int h, int cn, tsr_depth depth, int kind, int keep_density,
+                      int drop_density, tsr_image *src, tsr_image *keep, tsr_image *drop)
+{
+    CHECK_OK(ref, tsr_image_alloc(ref, src, w, h, cn, depth));
+    fill_image(r, src, kind);
+    CHECK_OK(ref, tsr_image_alloc(ref, keep, w, h, 1, TSR_U8));
+    CHECK_OK(ref, tsr_image_alloc(ref, drop, w, h, 1, TSR_U8));
+    fill_mask(r, keep, keep_density);
+    fill_mask(r, drop, drop_density);
+}
+
+static void free_case(tsr_image *src, tsr_image *keep, tsr_image *drop)
+{
+    tsr_image_free(ref, keep);
+    tsr_image_free(ref, drop);
+    tsr_image_free(ref, src);
+}
+
 static int same_image(const tsr_image *a, const tsr_image *b)
 {
     size_t row = (size_t)a->width * (size_t)a->channels * tsr_depth_size(a->depth);
@@ -124,14 +144,8 @@ static void random_cases(tsr_rng *r)
             if (quick && ((s != 10 && s != 12) || (t != 1 && t != 2)))
                 continue;
             tsr_image src, keep, drop;
-            int cn = 1 + (t + (int)s) % 4;
-            tsr_depth depth = (t & 3) == 3 ? TSR_U16 : TSR_U8;
-            CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, cn, depth));
-            fill_image(r, &src, t + (int)s);
-            CHECK_OK(ref, tsr_image_alloc(ref, &keep, w, h, 1, TSR_U8));
-            CHECK_OK(ref, tsr_image_alloc(ref, &drop, w, h, 1, TSR_U8));
-            fill_mask(r, &keep, 2);
-            fill_mask(r, &drop, 2);
+            make_case(r, w, h, 1 + (t + (int)s) % 4, (t & 3) == 3 ? TSR_U16 : TSR_U8, t + (int)s, 2,
+                      2, &src, &keep, &drop);
             tsr_carve_options o;
             tsr_carve_options_init(&o);
             o.energy = t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD;
@@ -171,9 +185,7 @@ static void random_cases(tsr_rng *r)
                 if (o.width >= 1 && o.height >= 1)
                     compare(&src, &o, "optimal order");
             }
-            tsr_image_free(ref, &keep);
-            tsr_image_free(ref, &drop);
-            tsr_image_free(ref, &src);
+            free_case(&src, &keep, &drop);
         }
 }
 

@@ -50,12 +50,7 @@ static void optimal_orders(tsr_rng *r)
         for (int t = 0; t < (quick ? 1 : 4); t++) {
             const int w = cases[k][0], h = cases[k][1];
             tsr_image src, keep, drop;
-            CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, 3, TSR_U8));
-            fill_image(r, &src, (int)k + t);
-            CHECK_OK(ref, tsr_image_alloc(ref, &keep, w, h, 1, TSR_U8));
-            CHECK_OK(ref, tsr_image_alloc(ref, &drop, w, h, 1, TSR_U8));
-            fill_mask(r, &keep, 3);
-            fill_mask(r, &drop, 3);
+            make_case(r, w, h, 3, TSR_U8, (int)k + t, 3, 3, &src, &keep, &drop);
             tsr_carve_options o;
             tsr_carve_options_init(&o);
             o.order = TSR_CARVE_OPTIMAL;
@@ -65,9 +60,7 @@ static void optimal_orders(tsr_rng *r)
             o.width = w - cases[k][3];
             o.height = h - cases[k][2];
             compare(&src, &o, "optimal order (device map)");
-            tsr_image_free(ref, &keep);
-            tsr_image_free(ref, &drop);
-            tsr_image_free(ref, &src);
+            free_case(&src, &keep, &drop);
         }
     const char *path = quick ? NULL : tsr_test_data("images/chelsea.png");
     tsr_image src;
@@ -127,12 +120,7 @@ static void batch_cases(tsr_rng *r)
             if (quick && (s != 7 || t > 3))
                 continue;
             tsr_image src, keep, drop;
-            CHECK_OK(ref, tsr_image_alloc(ref, &src, w, h, 1 + t % 4, TSR_U8));
-            fill_image(r, &src, t + (int)s);
-            CHECK_OK(ref, tsr_image_alloc(ref, &keep, w, h, 1, TSR_U8));
-            CHECK_OK(ref, tsr_image_alloc(ref, &drop, w, h, 1, TSR_U8));
-            fill_mask(r, &keep, 2);
-            fill_mask(r, &drop, 3);
+            make_case(r, w, h, 1 + t % 4, TSR_U8, t + (int)s, 2, 3, &src, &keep, &drop);
             tsr_carve_options o;
             tsr_carve_options_init(&o);
             o.mode = TSR_CARVE_BATCH;
@@ -154,9 +142,7 @@ static void batch_cases(tsr_rng *r)
             o.drop = &drop;
             if (w > 1 && h > 1)
                 compare(&src, &o, "batch object removal");
-            tsr_image_free(ref, &keep);
-            tsr_image_free(ref, &drop);
-            tsr_image_free(ref, &src);
+            free_case(&src, &keep, &drop);
         }
     /* passes of 33 to 300 seams: the warp trace with 2, 4 and 8 seams a lane, the block trace
      * past 256 */
