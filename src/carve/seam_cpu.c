@@ -21,44 +21,6 @@ tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_
     return key;
 }
 
-/* Removes element x from a row of n elements of es bytes. */
-static inline void cut(void *row, int32_t x, int32_t n, size_t es)
-{
-    uint8_t *r = row;
-    memmove(r + (size_t)x * es, r + (size_t)(x + 1) * es, (size_t)(n - 1 - x) * es);
-}
-
-void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, uint32_t *rec,
-                       int threads)
-{
-    (void)threads;
-    const int32_t w = g->w;
-    const size_t gp = (size_t)g->pitch;
-#pragma omp parallel for schedule(static)                                                          \
-    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
-    for (int32_t y = 0; y < g->h; y++) {
-        const int32_t x = xs[y];
-        const size_t o = (size_t)y * gp;
-        if (rec)
-            rec[y] = g->index[o + (size_t)x];
-        if (g->pix)
-            cut(g->pix + o * g->px, x, w, g->px);
-        cut(g->luma + o, x, w, 1);
-        if (g->mask)
-            cut(g->mask + o, x, w, 1);
-        if (g->index)
-            cut(g->index + o, x, w, sizeof(uint32_t));
-        if (d) {
-            const size_t od = (size_t)y * (size_t)d->pitch;
-            if (d->energy)
-                cut(d->energy + od, x, w, sizeof(uint16_t));
-            cut(d->cost + od, x, w, sizeof(tsr__carve_cost));
-            cut(d->back + od, x, w, 1);
-        }
-    }
-    g->w = w - 1;
-}
-
 /* Removes the k sorted columns cols[0..k) from a row of n elements of es bytes. */
 static void cut_many(void *row, const int32_t *cols, int32_t k, int32_t n, size_t es)
 {
@@ -72,27 +34,51 @@ static void cut_many(void *row, const int32_t *cols, int32_t k, int32_t n, size_
     }
 }
 
+/* Removes the k sorted columns c[0..k) from row y of every plane of g (still g->w wide) and,
+ * when d is not NULL, of d's planes; rec (when not NULL) receives their index values at
+ * rec[j * h + y]. */
+static void remove_from_row(tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, const int32_t *c,
+                            int32_t k, uint32_t *rec)
+{
+    const int32_t w = g->w;
+    const size_t o = (size_t)y * (size_t)g->pitch;
+    if (rec)
+        for (int32_t j = 0; j < k; j++)
+            rec[(size_t)j * (size_t)g->h + (size_t)y] = g->index[o + (size_t)c[j]];
+    if (g->pix)
+        cut_many(g->pix + o * g->px, c, k, w, g->px);
+    cut_many(g->luma + o, c, k, w, 1);
+    if (g->mask)
+        cut_many(g->mask + o, c, k, w, 1);
+    if (g->index)
+        cut_many(g->index + o, c, k, w, sizeof(uint32_t));
+    if (d) {
+        const size_t od = (size_t)y * (size_t)d->pitch;
+        if (d->energy)
+            cut_many(d->energy + od, c, k, w, sizeof(uint16_t));
+        cut_many(d->cost + od, c, k, w, sizeof(tsr__carve_cost));
+        cut_many(d->back + od, c, k, w, 1);
+    }
+}
+
+void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, uint32_t *rec,
+                       int threads)
+{
+    (void)threads;
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
+    for (int32_t y = 0; y < g->h; y++)
+        remove_from_row(g, d, y, xs + y, 1, rec);
+    g->w--;
+}
+
 void tsr__carve_remove_many(tsr__carve_grid *g, const int32_t *cols, int32_t k, uint32_t *rec,
                             int threads)
 {
     (void)threads;
-    const int32_t w = g->w;
-    const size_t gp = (size_t)g->pitch;
 #pragma omp parallel for schedule(static)                                                          \
     num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
-    for (int32_t y = 0; y < g->h; y++) {
-        const int32_t *c = cols + (size_t)y * (size_t)k;
-        const size_t o = (size_t)y * gp;
-        if (rec)
-            for (int32_t j = 0; j < k; j++)
-                rec[(size_t)j * (size_t)g->h + (size_t)y] = g->index[o + (size_t)c[j]];
-        if (g->pix)
-            cut_many(g->pix + o * g->px, c, k, w, g->px);
-        cut_many(g->luma + o, c, k, w, 1);
-        if (g->mask)
-            cut_many(g->mask + o, c, k, w, 1);
-        if (g->index)
-            cut_many(g->index + o, c, k, w, sizeof(uint32_t));
-    }
-    g->w = w - k;
+    for (int32_t y = 0; y < g->h; y++)
+        remove_from_row(g, NULL, y, cols + (size_t)y * (size_t)k, k, rec);
+    g->w -= k;
 }
