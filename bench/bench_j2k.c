@@ -12,18 +12,23 @@
  * planes, "lib image" tsr_j2k_decode_image into a preallocated 8-bit RGB image (what the
  * program decodes into for PPM output); "tessera cli" and the peers are whole programs (start,
  * read, decode, write a PPM to /dev/shm), the fair comparison. ojph_expand has no threads option:
- * its figure is 1 thread.
+ * its figure is 1 thread. "peak MB": the largest resident set of tessera's program and of
+ * opj_decompress (wait4's ru_maxrss, the last run), the issue's memory comparison.
  *
  * Usage: bench_j2k [--dir DIR] [--threads 1,2] [--sizes 2k,4k,8k] [--repeats N] [--json F]
  *                  [--tool PATH_TO_tessera] [--codings p1,ht] */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include "harness.h"
 #include "tessera/tessera.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int file_exists(const char *p)
@@ -104,15 +109,119 @@ static int run_lib_image(void *user, int iter, double *us)
     return tsr_j2k_decode_image(j->ctx, j->data, j->len, &j->opt, &j->img, NULL) != TSR_OK;
 }
 
-static int run_cmd(void *user, int iter, double *us)
+/* Programs are started by a small spawner process forked at the start of main: a process's
+ * peak resident memory (ru_maxrss) counts the memory of the process it was forked from, so
+ * forking the programs from this one, which holds the images, would report its size instead
+ * of theirs. The spawner reads a request (argv as NUL-separated strings, after its byte count),
+ * runs the program with stdout and stderr to /dev/null, waits for it with wait4 and answers
+ * {exit ok, peak KB}. */
+static int spawn_req = -1, spawn_resp = -1;
+
+static void spawner(int req, int resp)
+{
+    static char buf[8192];
+    uint32_t n;
+    while (read(req, &n, sizeof n) == (ssize_t)sizeof n && n < sizeof buf &&
+           read(req, buf, n) == (ssize_t)n) {
+        char *argv[32];
+        int argc = 0;
+        for (uint32_t i = 0; i < n && argc < 31; i += (uint32_t)strlen(buf + i) + 1)
+            argv[argc++] = buf + i;
+        argv[argc] = NULL;
+        long answer[2] = {0, 0};
+        const pid_t pid = fork();
+        if (pid == 0) {
+            const int fd = open("/dev/null", O_WRONLY);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+            }
+            execvp(argv[0], argv);
+            _exit(127);
+        }
+        int status;
+        struct rusage ru;
+        if (pid > 0 && wait4(pid, &status, 0, &ru) == pid) {
+            answer[0] = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            answer[1] = ru.ru_maxrss;
+        }
+        if (write(resp, answer, sizeof answer) != (ssize_t)sizeof answer)
+            break;
+    }
+    _exit(0);
+}
+
+/* Forks the spawner; 0 or -1. */
+static int start_spawner(void)
+{
+    int a[2], b[2];
+    if (pipe(a) || pipe(b))
+        return -1;
+    const pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        spawner(a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    spawn_req = a[1];
+    spawn_resp = b[0];
+    return 0;
+}
+
+/* A program run for tsr_bench_measure: argv (NULL-terminated) through the spawner; peak_kb:
+ * the last run's peak resident memory. */
+typedef struct prog_run {
+    const char *argv[16];
+    long peak_kb;
+} prog_run;
+
+static int run_prog(void *user, int iter, double *us)
 {
     (void)iter;
     (void)us;
-    return system((const char *)user) != 0;
+    prog_run *p = user;
+    char buf[8192];
+    uint32_t n = 0;
+    for (int i = 0; p->argv[i]; i++) {
+        const size_t l = strlen(p->argv[i]) + 1;
+        if (n + l > sizeof buf)
+            return -1;
+        memcpy(buf + n, p->argv[i], l);
+        n += (uint32_t)l;
+    }
+    long answer[2];
+    if (write(spawn_req, &n, sizeof n) != (ssize_t)sizeof n ||
+        write(spawn_req, buf, n) != (ssize_t)n ||
+        read(spawn_resp, answer, sizeof answer) != (ssize_t)sizeof answer)
+        return -1;
+    p->peak_kb = answer[1];
+    return !answer[0];
+}
+
+/* Measures one program: its MSamples/s into cell (and *rate), its peak memory in MB into mb;
+ * "n/a" cells stay when it fails. */
+static void measure_prog(prog_run *p, int repeats, double samples, char cell[32], char mb[32],
+                         double *rate)
+{
+    tsr_bench_stats s;
+    if (tsr_bench_measure(run_prog, p, 1, repeats, &s) != 0)
+        return;
+    *rate = samples / s.median_us;
+    snprintf(cell, 32, "%.1f", *rate);
+    if (mb)
+        snprintf(mb, 32, "%.0f", (double)p->peak_kb / 1024.0);
 }
 
 int main(int argc, char **argv)
 {
+    if (start_spawner()) {
+        perror("bench_j2k: the program spawner");
+        return 1;
+    }
     const char *dir = "/tmp/tsr_j2k_bench", *threads_arg = "1,2", *sizes_arg = "2k,4k,8k";
     const char *json = NULL, *tool = NULL, *codings_arg = "p1,ht";
     int repeats = 3;
@@ -163,11 +272,12 @@ int main(int argc, char **argv)
                    {"HT lossy", 1, "ojph_compress -i %s -o %s -qstep 0.005"}};
     tsr_image src;
     int have_src = 0;
-    static const char *headers[] = {
-        "size",        "coding",         "threads",        "tessera lib", "lib image",
-        "tessera cli", "opj_decompress", "grk_decompress", "ojph_expand", "cli/best peer"};
-    tsr_bench_table *table =
-        tsr_bench_table_new("JPEG 2000 decode, MSamples/s (median)", 10, headers);
+    static const char *headers[] = {"size",           "coding",         "threads",
+                                    "tessera lib",    "lib image",      "tessera cli",
+                                    "opj_decompress", "grk_decompress", "ojph_expand",
+                                    "cli/best peer",  "cli peak MB",    "opj peak MB"};
+    tsr_bench_table *table = tsr_bench_table_new(
+        "JPEG 2000 decode, MSamples/s (median); peak resident memory of the programs", 12, headers);
     for (size_t si = 0; si < 3; si++) {
         if (!strstr(sizes_arg, sizes[si].name))
             continue;
@@ -241,7 +351,8 @@ int main(int argc, char **argv)
                     continue;
                 tsr_bench_stats s;
                 char c_lib[32] = "n/a", c_img[32] = "n/a", c_cli[32] = "n/a", c_opj[32] = "n/a",
-                     c_grk[32] = "n/a", c_ojph[32] = "n/a", c_ratio[32] = "n/a";
+                     c_grk[32] = "n/a", c_ojph[32] = "n/a", c_ratio[32] = "n/a",
+                     c_cli_mb[32] = "n/a", c_opj_mb[32] = "n/a";
                 double cli = 0, best = 0;
                 job.opt.threads = th;
                 if (lib_ok && tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0)
@@ -252,53 +363,37 @@ int main(int argc, char **argv)
                     snprintf(c_img, sizeof c_img, "%.1f", samples / s.median_us);
                 else if (img_ok)
                     snprintf(c_img, sizeof c_img, "error");
+                char tbuf[16];
+                snprintf(tbuf, sizeof tbuf, "%d", th);
+                const char *out_ppm = "/dev/shm/tsr_bench_j2k.ppm";
+                double v = 0;
                 if (tool) {
-                    snprintf(cmd, sizeof cmd,
-                             "%s j2k decode %s /dev/shm/tsr_bench_j2k.ppm --threads %d --quiet "
-                             ">/dev/null 2>&1",
-                             tool, stream, th);
-                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
-                        cli = samples / s.median_us;
-                        snprintf(c_cli, sizeof c_cli, "%.1f", cli);
-                    } else {
-                        snprintf(c_cli, sizeof c_cli, "error");
-                    }
+                    prog_run p = {{tool, "j2k", "decode", stream, out_ppm, "--threads", tbuf,
+                                   "--quiet", NULL},
+                                  0};
+                    snprintf(c_cli, sizeof c_cli, "error");
+                    measure_prog(&p, repeats, samples, c_cli, c_cli_mb, &cli);
                 }
                 if (has_opj) {
-                    snprintf(cmd, sizeof cmd,
-                             "opj_decompress -i %s -o /dev/shm/tsr_bench_j2k.ppm -threads %d "
-                             ">/dev/null 2>&1",
-                             stream, th);
-                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
-                        double v = samples / s.median_us;
-                        best = v > best ? v : best;
-                        snprintf(c_opj, sizeof c_opj, "%.1f", v);
-                    }
+                    prog_run p = {
+                        {"opj_decompress", "-i", stream, "-o", out_ppm, "-threads", tbuf, NULL}, 0};
+                    measure_prog(&p, repeats, samples, c_opj, c_opj_mb, &v);
+                    best = v > best ? v : best;
                 }
                 if (has_grk) {
-                    snprintf(cmd, sizeof cmd,
-                             "grk_decompress -i %s -o /dev/shm/tsr_bench_j2k.ppm -H %d "
-                             ">/dev/null 2>&1",
-                             stream, th);
-                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
-                        double v = samples / s.median_us;
-                        best = v > best ? v : best;
-                        snprintf(c_grk, sizeof c_grk, "%.1f", v);
-                    }
+                    prog_run p = {{"grk_decompress", "-i", stream, "-o", out_ppm, "-H", tbuf, NULL},
+                                  0};
+                    measure_prog(&p, repeats, samples, c_grk, NULL, &v);
+                    best = v > best ? v : best;
                 }
                 if (has_ojph && codings[ci].ht && th == 1) {
-                    snprintf(cmd, sizeof cmd,
-                             "ojph_expand -i %s -o /dev/shm/tsr_bench_j2k.ppm >/dev/null 2>&1",
-                             stream);
-                    if (tsr_bench_measure(run_cmd, cmd, 1, repeats, &s) == 0) {
-                        double v = samples / s.median_us;
-                        best = v > best ? v : best;
-                        snprintf(c_ojph, sizeof c_ojph, "%.1f", v);
-                    }
+                    prog_run p = {{"ojph_expand", "-i", stream, "-o", out_ppm, NULL}, 0};
+                    measure_prog(&p, repeats, samples, c_ojph, NULL, &v);
+                    best = v > best ? v : best;
                 }
                 if (cli > 0 && best > 0)
                     snprintf(c_ratio, sizeof c_ratio, "%.2f", cli / best);
-                const char *row[10] = {sizes[si].name,
+                const char *row[12] = {sizes[si].name,
                                        codings[ci].name,
                                        tsr_bench_fmt("%d", th),
                                        c_lib,
@@ -307,7 +402,9 @@ int main(int argc, char **argv)
                                        c_opj,
                                        c_grk,
                                        c_ojph,
-                                       c_ratio};
+                                       c_ratio,
+                                       c_cli_mb,
+                                       c_opj_mb};
                 tsr_bench_table_row(table, row);
                 fprintf(stderr, "%s %s t%d: lib %s image %s cli %s opj %s grk %s ojph %s\n",
                         sizes[si].name, codings[ci].name, th, c_lib, c_img, c_cli, c_opj, c_grk,
