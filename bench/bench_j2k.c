@@ -16,7 +16,8 @@
  * opj_decompress (wait4's ru_maxrss, the last run), the issue's memory comparison.
  *
  * Usage: bench_j2k [--dir DIR] [--threads 1,2] [--sizes 2k,4k,8k] [--repeats N] [--json F]
- *                  [--tool PATH_TO_tessera] [--codings p1,ht] */
+ *                  [--tool PATH_TO_tessera] [--codings p1,ht] [--lib no]
+ * (--lib no: only the programs, without the two library columns: a third of the time.) */
 #define _DEFAULT_SOURCE /* wait4 */
 #include "harness.h"
 #include "tessera/tessera.h"
@@ -224,7 +225,7 @@ int main(int argc, char **argv)
     }
     const char *dir = "/tmp/tsr_j2k_bench", *threads_arg = "1,2", *sizes_arg = "2k,4k,8k";
     const char *json = NULL, *tool = NULL, *codings_arg = "p1,ht";
-    int repeats = 3;
+    int repeats = 3, with_lib = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--dir"))
             dir = argv[i + 1];
@@ -240,6 +241,8 @@ int main(int argc, char **argv)
             tool = argv[i + 1];
         else if (!strcmp(argv[i], "--codings"))
             codings_arg = argv[i + 1];
+        else if (!strcmp(argv[i], "--lib"))
+            with_lib = strcmp(argv[i + 1], "no") != 0;
         else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
@@ -355,13 +358,14 @@ int main(int argc, char **argv)
                      c_cli_mb[32] = "n/a", c_opj_mb[32] = "n/a";
                 double cli = 0, best = 0;
                 job.opt.threads = th;
-                if (lib_ok && tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0)
+                if (with_lib && lib_ok && tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0)
                     snprintf(c_lib, sizeof c_lib, "%.1f", samples / s.median_us);
-                else if (lib_ok)
+                else if (with_lib && lib_ok)
                     snprintf(c_lib, sizeof c_lib, "error");
-                if (img_ok && tsr_bench_measure(run_lib_image, &job, 1, repeats, &s) == 0)
+                if (with_lib && img_ok &&
+                    tsr_bench_measure(run_lib_image, &job, 1, repeats, &s) == 0)
                     snprintf(c_img, sizeof c_img, "%.1f", samples / s.median_us);
-                else if (img_ok)
+                else if (with_lib && img_ok)
                     snprintf(c_img, sizeof c_img, "error");
                 char tbuf[16];
                 snprintf(tbuf, sizeof tbuf, "%d", th);
