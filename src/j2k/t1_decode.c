@@ -1,11 +1,12 @@
 /* Part-1 EBCOT code-block decoder (T.800 Annex D) and the segment rule of t1.h.
  *
- * State: one 16-bit flag word per coefficient in a (w+2) x (h+2) array with a one-coefficient
- * border, so that neighbours never need bounds checks. Each word keeps the coefficient's own
- * significance / sign / "visited in this plane" / "refined before" bits and, maintained as
- * coefficients become significant, the significance of its 8 neighbours and the signs of its
- * 4 direct neighbours; the context of any decision is then one table lookup. Magnitudes live in
- * a separate uint32 array (w x h) with ONE fractional bit: after the cleanup or SigProp pass of
+ * State: one 32-bit word per stripe column (4 samples) in an array with a border of one column
+ * and one stripe, so that neighbour updates never need bounds checks. The word keeps the
+ * significance of the column's samples and of all their neighbours (rows -1..4 of the own, west
+ * and east columns), the column's signs and its samples' "visited in this plane" / "refined
+ * before" bits (layout below); the zero-coding context of a sample is one table lookup on a
+ * shifted word, its sign context one on its own and the two neighbour words. Magnitudes live in
+ * a separate uint32 array with ONE fractional bit: after the cleanup or SigProp pass of
  * plane b makes a coefficient significant it holds 3 << b (= 2*2^b + 2^b: the value plus half the
  * step of plane b), and every MagRef pass of plane b adds or subtracts 2^b (bit 1 / bit 0), so
  * the lowest set bit is always the half step of the last plane decoded for it (t1.h, 3.).
@@ -54,28 +55,37 @@ tsr__t1_ws *tsr__t1_ws_align(void *ws, size_t size)
     return (tsr__t1_ws *)q;
 }
 
-/* ---- flags ---------------------------------------------------------------------------------- */
-/* clang-format off */
+/* ---- flags: one 32-bit word per stripe column ------------------------------------------------
+ * A stripe column is 4 samples (rows 0..3 of a stripe). Its word holds:
+ *   bits 0..17  significance of the 3 x 6 neighbourhood: row r = -1..4 (-1: the last row of the
+ *               stripe above, 4: the first row of the stripe below) at bits 3(r+1) + 0 / 1 / 2
+ *               for the west / own / east column;
+ *   bit 18      sign of row -1 (own column);
+ *   rows k = 0..4: sign at 19 + 3k (row 4: bit 31); rows 0..3: refined at 20 + 3k, visited at
+ *               21 + 3k.
+ * So the word shifted right by 3k is lane k's view at fixed positions (V_*): its 3 x 3
+ * significance window in bits 0..8 (itself bit 4), its own and the south sign, its refined and
+ * visited bits (own sign 19, south sign 22); the north sign is bit 16 of the view, bit 18 of the
+ * word for lane 0. Signs are set only for significant samples; the words of the padding (one
+ * column left and right, one stripe above and below) only ever gain significance bits of real
+ * samples. */
 enum {
-    F_N = 1u << 0, F_S = 1u << 1, F_W = 1u << 2, F_E = 1u << 3, /* neighbour significant */
-    F_NW = 1u << 4, F_NE = 1u << 5, F_SW = 1u << 6, F_SE = 1u << 7,
-    F_SIG = 1u << 8,   /* significant */
-    F_VISIT = 1u << 9, /* coded in this plane's SigProp pass */
-    F_REF = 1u << 10,  /* refined at least once */
-    F_SGN = 1u << 11,  /* negative */
-    F_NS = 1u << 12, F_SS = 1u << 13, F_WS = 1u << 14, F_ES = 1u << 15 /* neighbour negative */
+    V_NBR = 0x1EFu,   /* the 8 neighbours in a lane view */
+    V_SIG = 1u << 4,  /* significant */
+    V_REF = 1u << 20, /* refined at least once */
+    V_VIS = 1u << 21  /* coded in this plane's SigProp pass */
 };
-/* clang-format on */
-#define F_NBR 0xFFu
+#define LANE3 0x249u            /* bit 3k for k = 0..3 */
+#define VIS_ALL (LANE3 * V_VIS) /* the visited bits of the 4 lanes */
 
 /* contexts (T.800 Table D.7 numbering) */
 enum { CX_ZC = 0, CX_SC = 9, CX_MR = 14, CX_RL = 17, CX_UNI = 18, CX_N = 19 };
 
-/* Zero-coding contexts, T.800 Table D.1, indexed by orientation and the 8 neighbour bits. */
-static uint8_t zc_ctx(int orient, unsigned nb)
+/* Zero-coding context, T.800 Table D.1, of a lane's 3 x 3 window (bit 4, itself, ignored). */
+static uint8_t zc_ctx(int orient, unsigned win)
 {
-    int h = !!(nb & F_W) + !!(nb & F_E), v = !!(nb & F_N) + !!(nb & F_S);
-    int d = !!(nb & F_NW) + !!(nb & F_NE) + !!(nb & F_SW) + !!(nb & F_SE);
+    int h = (win >> 3 & 1) + (win >> 5 & 1), v = (win >> 1 & 1) + (win >> 7 & 1);
+    int d = (win & 1) + (win >> 2 & 1) + (win >> 6 & 1) + (win >> 8 & 1);
     if (orient == TSR__T1_HL) {
         int t = h;
         h = v;
@@ -130,8 +140,17 @@ static uint8_t sc_ctx(unsigned idx)
     return (uint8_t)(cx | x << 7);
 }
 
+/* The sign-context index (sc_ctx) of lane k of the column word cw, with we / ew the west and
+ * east columns' words (their own-sign bit of row k is the west / east neighbour's sign). */
+static inline uint32_t sc_idx(uint32_t cw, const uint32_t k, uint32_t we, uint32_t ew)
+{
+    const uint32_t sh = 3 * k, v = cw >> sh, n = k ? v >> 12 : cw >> 14;
+    return (v >> 1 & 1) | (v >> 6 & 2) | (v >> 1 & 4) | (v >> 2 & 8) | (n & 0x10) |
+           (v >> 17 & 0x20) | (we >> (sh + 13) & 0x40) | (ew >> (sh + 12) & 0x80);
+}
+
 typedef struct luts {
-    uint8_t zc[4][256];
+    uint8_t zc[4][512];
     uint8_t sc[256];
 } luts;
 
@@ -141,15 +160,15 @@ static int g_luts_ready;
 static void luts_build(luts *l)
 {
     for (int o = 0; o < 4; o++)
-        for (unsigned i = 0; i < 256; i++)
+        for (unsigned i = 0; i < 512; i++)
             l->zc[o][i] = zc_ctx(o, i);
     for (unsigned i = 0; i < 256; i++)
         l->sc[i] = sc_ctx(i);
 }
 
 /* The tables are a pure function of nothing: building them twice concurrently writes the same
- * bytes, but to stay clear of data races we build them into a local copy once per call site
- * where not ready (cheap: 1.3 KB) -- see get_luts. */
+ * bytes, but to stay clear of data races they are built once, under a spin lock, into a local
+ * copy that is then published. */
 static const luts *get_luts(void)
 {
     if (!__atomic_load_n(&g_luts_ready, __ATOMIC_ACQUIRE)) {
@@ -214,17 +233,13 @@ static inline uint32_t raw_bit(rawd *r)
 }
 
 /* ---- the decoder ----------------------------------------------------------------------------- */
-/* Layout: stripe-column major. Coefficient (x, y) lives at
- *   idx(x, y) = (y / 4 + 1) * ss + (x + 1) * 4 + (y & 3),   ss = (w + 2) * 4
- * so the 4 coefficients of a stripe column are adjacent (one 64-bit load tests them all), west /
- * east neighbours are at -4 / +4, and the north neighbour of lane 0 is lane 3 of the previous
- * stripe (-ss + 3). One padding stripe above and below and one padding column left and right
- * (plus the unused lanes of a partial last stripe) absorb every neighbour update. Magnitudes use
- * the same indices. */
+/* Layout: the word of stripe column (x, stripe st) is cols[(st + 1) * fs + x + 1], fs = w + 2
+ * (padding stripe above and below, padding column left and right: every neighbour update lands
+ * inside). Magnitudes: mag[st * 4w + 4x + k] for row 4st + k. */
 typedef struct dec {
-    uint16_t *flags;
+    uint32_t *cols;
     uint32_t *mag;
-    uint32_t w, h, ss, nfull; /* nfull: number of full stripes */
+    uint32_t w, h, fs, nfull; /* nfull: number of full stripes */
     int vcausal;
     const uint8_t *zc; /* zc table for the orientation */
     const uint8_t *sc;
@@ -235,25 +250,28 @@ typedef struct dec {
 
 #define AI static inline __attribute__((always_inline))
 
-/* Marks the coefficient at f (lane k of its stripe column) significant with sign s (1 =
- * negative) and tells its neighbours. */
-AI void set_sig(uint16_t *f, const int k, const ptrdiff_t ss, uint32_t s, int vcausal)
+/* Marks lane k of the stripe column at f significant with sign s (1 = negative): its own word
+ * (*cw, the caller's copy of *f, stored by the caller), the west and east words, and at a stripe
+ * edge the three words of the stripe above (row 4; not when vertically causal) or below (row
+ * -1). */
+AI void set_sig(uint32_t *f, uint32_t *cw, const uint32_t k, const ptrdiff_t fs, uint32_t s,
+                int vcausal)
 {
-    const ptrdiff_t up = k ? -1 : -ss + 3, dn = k != 3 ? 1 : ss - 3;
-    *f |= (uint16_t)(F_SIG | (s ? F_SGN : 0));
-    if (!(vcausal && k == 0)) {
-        f[up - 4] |= F_SE;
-        f[up] |= (uint16_t)(F_S | (s ? F_SS : 0));
-        f[up + 4] |= F_SW;
+    const uint32_t sh = 3 * k;
+    *cw |= (V_SIG | s << 19) << sh;
+    f[-1] |= 0x20u << sh;
+    f[1] |= 0x08u << sh;
+    if (k == 0 && !vcausal) {
+        f[-fs - 1] |= 1u << 17;
+        f[-fs] |= 1u << 16 | s << 31;
+        f[-fs + 1] |= 1u << 15;
     }
-    f[-4] |= (uint16_t)(F_E | (s ? F_ES : 0));
-    f[4] |= (uint16_t)(F_W | (s ? F_WS : 0));
-    f[dn - 4] |= F_NE;
-    f[dn] |= (uint16_t)(F_N | (s ? F_NS : 0));
-    f[dn + 4] |= F_NW;
+    if (k == 3) {
+        f[fs - 1] |= 1u << 2;
+        f[fs] |= 1u << 1 | s << 18;
+        f[fs + 1] |= 1u << 0;
+    }
 }
-
-#define SC_IDX(f) (((f)&0xFu) | (((f) >> 8) & 0xF0u))
 
 /* MQ registers as locals of a pass function */
 typedef struct mqr {
@@ -285,34 +303,24 @@ AI uint32_t mq_dec_bf(mqr *r, uint8_t *cxp)
         (D)->mq.bp = R.bp;                                                                         \
     } while (0)
 
-static inline uint64_t load4(const uint16_t *f)
-{
-    uint64_t v;
-    memcpy(&v, f, 8);
-    return v;
-}
-#define LANES(m) ((uint64_t)(m)*0x0001000100010001ull)
-
-/* Lane tests on 4 flag words at once (bit 8 of each lane set where the test holds):
+/* Lane masks of a column word (bit 3k set where the test holds for lane k):
  * sp_lanes: insignificant with a significant neighbour (coded in SigProp);
  * mr_lanes: significant and not visited (coded in MagRef);
  * cu_lanes: neither significant nor visited (coded in cleanup). */
-static inline uint64_t sp_lanes(uint64_t v)
+static inline uint32_t sp_lanes(uint32_t cw)
 {
-    uint64_t nb = ((v & LANES(F_NBR)) + LANES(0xFF)) & LANES(F_SIG);
-    return nb & ~v;
+    const uint32_t t = cw & 0x3FFFFu, row = (t | t >> 1 | t >> 2) & 0x9249u; /* rows -1..4 */
+    return (row | row >> 3 | row >> 6) & ~(cw >> 4) & LANE3;
 }
-static inline uint64_t mr_lanes(uint64_t v)
+static inline uint32_t mr_lanes(uint32_t cw)
 {
-    return v & ~(v >> 1) & LANES(F_SIG);
+    return cw >> 4 & ~(cw >> 21) & LANE3;
 }
-static inline uint64_t cu_lanes(uint64_t v)
+static inline uint32_t cu_lanes(uint32_t cw)
 {
-    return ~(v | v >> 1) & LANES(F_SIG);
+    return ~(cw >> 4 | cw >> 21) & LANE3;
 }
 
-/* --- significance propagation ------------------------------------------------------------------
- */
 /* The context tables and states are passed as locals, never re-read through d: every context
  * update is a store through a char type, which would otherwise force reloads. */
 #define CTXP const uint8_t *zc, const uint8_t *sc, uint8_t *cx
@@ -324,31 +332,40 @@ static inline uint64_t cu_lanes(uint64_t v)
     memcpy(cxl, (D)->cx, CX_N)
 #define CTX_SAVE(D) memcpy((D)->cx, cxl, CX_N)
 
-AI void sp_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
-                const ptrdiff_t ss, const int vc)
+/* Sign decision of lane k (view v) and its significance. */
+AI void mq_sign(CTXP, mqr *R, uint32_t *f, uint32_t *cw, uint32_t *m, const uint32_t k, uint32_t v3,
+                const ptrdiff_t fs, const int vc)
 {
-    uint32_t fl = *f;
-    if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
-        if (mq_dec_bf(R, &cx[zc[fl & F_NBR]])) {
-            uint32_t s = sc[SC_IDX(fl)];
-            uint32_t sb = mq_dec_bf(R, &cx[s & 0x1F]) ^ (s >> 7);
-            set_sig(f, k, ss, sb, vc);
-            *m = v3;
-        }
-        *f |= F_VISIT;
+    (void)zc;
+    const uint32_t s = sc[sc_idx(*cw, k, f[-1], f[1])];
+    const uint32_t sb = mq_dec_bf(R, &cx[s & 0x1F]) ^ (s >> 7);
+    set_sig(f, cw, k, fs, sb, vc);
+    m[k] = v3;
+}
+
+/* --- significance propagation ------------------------------------------------------------------
+ */
+AI void sp_step(CTXP, mqr *R, uint32_t *f, uint32_t *cw, uint32_t *m, const uint32_t k, uint32_t v3,
+                const ptrdiff_t fs, const int vc)
+{
+    const uint32_t v = *cw >> 3 * k;
+    if (!(v & V_SIG) && (v & V_NBR)) {
+        if (mq_dec_bf(R, &cx[zc[v & 0x1FFu]]))
+            mq_sign(CTXA, R, f, cw, m, k, v3, fs, vc);
+        *cw |= V_VIS << 3 * k;
     }
 }
 
-AI void sp_step_raw(dec *d, uint16_t *f, uint32_t *m, const int k, uint32_t v3, const ptrdiff_t ss,
-                    const int vc)
+AI void sp_step_raw(dec *d, uint32_t *f, uint32_t *cw, uint32_t *m, const uint32_t k, uint32_t v3,
+                    const ptrdiff_t fs, const int vc)
 {
-    uint32_t fl = *f;
-    if ((fl & (F_SIG | F_NBR)) > 0 && (fl & (F_SIG | F_NBR)) < F_SIG) {
+    const uint32_t v = *cw >> 3 * k;
+    if (!(v & V_SIG) && (v & V_NBR)) {
         if (raw_bit(&d->raw)) {
-            set_sig(f, k, ss, raw_bit(&d->raw), vc);
-            *m = v3;
+            set_sig(f, cw, k, fs, raw_bit(&d->raw), vc);
+            m[k] = v3;
         }
-        *f |= F_VISIT;
+        *cw |= V_VIS << 3 * k;
     }
 }
 
@@ -357,50 +374,37 @@ static void pass_sigprop(dec *d, uint32_t bpl, int raw)
     MQ_LOAD(d);
     CTX_LOCALS(d);
     const uint32_t w = d->w, v3 = 3u << bpl;
-    const ptrdiff_t ss = d->ss;
+    const ptrdiff_t fs = d->fs;
     const int vc = d->vcausal;
     for (uint32_t st = 0; st * 4 < d->h; st++) {
-        uint16_t *f = d->flags + (st + 1) * ss + 4;
-        uint32_t *m = d->mag + (st + 1) * ss + 4;
-        if (st < d->nfull) {
-            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-                if (!sp_lanes(load4(f)))
-                    continue;
+        uint32_t *f = d->cols + (st + 1) * fs + 1;
+        uint32_t *m = d->mag + (size_t)st * 4 * w;
+        const uint32_t n = st < d->nfull ? 4 : d->h - st * 4;
+        for (uint32_t x = 0; x < w; x++, f++, m += 4) {
+            uint32_t cw = *f;
+            if (!sp_lanes(cw))
+                continue;
+            if (n == 4) {
                 if (raw) {
-                    sp_step_raw(d, f + 0, m + 0, 0, v3, ss, vc);
-                    sp_step_raw(d, f + 1, m + 1, 1, v3, ss, vc);
-                    sp_step_raw(d, f + 2, m + 2, 2, v3, ss, vc);
-                    sp_step_raw(d, f + 3, m + 3, 3, v3, ss, vc);
+                    sp_step_raw(d, f, &cw, m, 0, v3, fs, vc);
+                    sp_step_raw(d, f, &cw, m, 1, v3, fs, vc);
+                    sp_step_raw(d, f, &cw, m, 2, v3, fs, vc);
+                    sp_step_raw(d, f, &cw, m, 3, v3, fs, vc);
                 } else {
-                    sp_step(CTXA, &R, f + 0, m + 0, 0, v3, ss, vc);
-                    sp_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                    sp_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                    sp_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                    sp_step(CTXA, &R, f, &cw, m, 0, v3, fs, vc);
+                    sp_step(CTXA, &R, f, &cw, m, 1, v3, fs, vc);
+                    sp_step(CTXA, &R, f, &cw, m, 2, v3, fs, vc);
+                    sp_step(CTXA, &R, f, &cw, m, 3, v3, fs, vc);
                 }
-            }
-        } else {
-            const uint32_t n = d->h - st * 4;
-            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-                if (!sp_lanes(load4(f)))
-                    continue;
+            } else {
                 for (uint32_t k = 0; k < n; k++) {
-                    if (raw) {
-                        if (k == 0)
-                            sp_step_raw(d, f, m, 0, v3, ss, vc);
-                        else if (k == 1)
-                            sp_step_raw(d, f + 1, m + 1, 1, v3, ss, vc);
-                        else
-                            sp_step_raw(d, f + 2, m + 2, 2, v3, ss, vc);
-                    } else {
-                        if (k == 0)
-                            sp_step(CTXA, &R, f, m, 0, v3, ss, vc);
-                        else if (k == 1)
-                            sp_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                        else
-                            sp_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                    }
+                    if (raw)
+                        sp_step_raw(d, f, &cw, m, k, v3, fs, vc);
+                    else
+                        sp_step(CTXA, &R, f, &cw, m, k, v3, fs, vc);
                 }
             }
+            *f = cw;
         }
     }
     MQ_SAVE(d);
@@ -416,23 +420,27 @@ static void pass_magref(dec *d, uint32_t bpl, int raw)
     (void)zc;
     (void)sc;
     const uint32_t w = d->w, half = 1u << bpl;
-    const ptrdiff_t ss = d->ss;
     for (uint32_t st = 0; st * 4 < d->h; st++) {
-        uint16_t *f = d->flags + (st + 1) * ss + 4;
-        uint32_t *m = d->mag + (st + 1) * ss + 4;
-        for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
+        uint32_t *f = d->cols + (st + 1) * d->fs + 1;
+        uint32_t *m = d->mag + (size_t)st * 4 * w;
+        for (uint32_t x = 0; x < w; x++, f++, m += 4) {
             /* the lanes to refine (MagRef changes no significance, so the set is fixed; the
              * unused lanes of a partial stripe are never significant) */
-            for (uint64_t lanes = mr_lanes(load4(f)); lanes; lanes &= lanes - 1) {
-                const uint32_t k = (uint32_t)__builtin_ctzll(lanes) >> 4, fl = f[k];
+            uint32_t lanes = mr_lanes(*f);
+            if (!lanes)
+                continue;
+            uint32_t cw = *f;
+            for (; lanes; lanes &= lanes - 1) {
+                const uint32_t sh = (uint32_t)__builtin_ctz(lanes), k = sh * 11 >> 5, v = cw >> sh;
                 uint32_t bit;
                 if (raw)
                     bit = raw_bit(&d->raw);
                 else
-                    bit = mq_dec_bf(&R, &cx[(fl & F_REF) ? 16 : 14 + !!(fl & F_NBR)]);
+                    bit = mq_dec_bf(&R, &cx[(v & V_REF) ? 16 : 14 + !!(v & V_NBR)]);
                 m[k] = bit ? m[k] + half : m[k] - half;
-                f[k] = (uint16_t)(fl | F_REF);
+                cw |= V_REF << sh;
             }
+            *f = cw;
         }
     }
     MQ_SAVE(d);
@@ -440,92 +448,74 @@ static void pass_magref(dec *d, uint32_t bpl, int raw)
 }
 
 /* --- cleanup ---------------------------------------------------------------------------------- */
-AI void cu_sign(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
-                const ptrdiff_t ss, const int vc)
+AI void cu_step(CTXP, mqr *R, uint32_t *f, uint32_t *cw, uint32_t *m, const uint32_t k, uint32_t v3,
+                const ptrdiff_t fs, const int vc)
 {
-    (void)zc;
-    uint32_t s = sc[SC_IDX(*f)];
-    uint32_t sb = mq_dec_bf(R, &cx[s & 0x1F]) ^ (s >> 7);
-    set_sig(f, k, ss, sb, vc);
-    *m = v3;
-}
-
-AI void cu_step(CTXP, mqr *R, uint16_t *f, uint32_t *m, const int k, uint32_t v3,
-                const ptrdiff_t ss, const int vc)
-{
-    uint32_t fl = *f;
-    if (!(fl & (F_SIG | F_VISIT))) {
-        if (mq_dec_bf(R, &cx[zc[fl & F_NBR]]))
-            cu_sign(CTXA, R, f, m, k, v3, ss, vc);
+    const uint32_t v = *cw >> 3 * k;
+    if (!(v & (V_SIG | V_VIS))) {
+        if (mq_dec_bf(R, &cx[zc[v & 0x1FFu]]))
+            mq_sign(CTXA, R, f, cw, m, k, v3, fs, vc);
     }
 }
 
-/* Clears the visited bits of the stripe column at f (after its last cleanup step). */
-static inline void clear_visit(uint16_t *f)
-{
-    const uint64_t v = load4(f) & ~LANES(F_VISIT);
-    memcpy(f, &v, 8);
-}
-
-/* Cleanup pass; returns the segmentation symbol check result (1 = ok) when segsym. */
+/* Cleanup pass; returns the segmentation symbol check result (1 = ok) when segsym. Clears the
+ * visited bits of every column (after its last step). */
 static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
 {
     MQ_LOAD(d);
     CTX_LOCALS(d);
     const uint32_t w = d->w, v3 = 3u << bpl;
-    const ptrdiff_t ss = d->ss;
+    const ptrdiff_t fs = d->fs;
     const int vc = d->vcausal;
-    const uint64_t busy = LANES(F_SIG | F_VISIT | F_NBR);
     for (uint32_t st = 0; st * 4 < d->h; st++) {
-        uint16_t *f = d->flags + (st + 1) * ss + 4;
-        uint32_t *m = d->mag + (st + 1) * ss + 4;
+        uint32_t *f = d->cols + (st + 1) * fs + 1;
+        uint32_t *m = d->mag + (size_t)st * 4 * w;
         if (st < d->nfull) {
-            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-                const uint64_t v = load4(f);
-                if (!cu_lanes(v)) { /* nothing to code */
-                    clear_visit(f);
-                    continue;
-                }
-                if (!(v & busy)) {
+            for (uint32_t x = 0; x < w; x++, f++, m += 4) {
+                uint32_t cw = *f;
+                if (cw == 0) {
+                    /* run-length mode: all 4 insignificant, none visited, no significant
+                     * neighbour */
                     if (!mq_dec(&R, &cx[CX_RL]))
                         continue;
                     uint32_t r = mq_dec(&R, &cx[CX_UNI]) << 1;
                     r |= mq_dec(&R, &cx[CX_UNI]);
                     switch (r) {
                     case 0:
-                        cu_sign(CTXA, &R, f, m, 0, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        mq_sign(CTXA, &R, f, &cw, m, 0, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 1, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 2, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 3, v3, fs, vc);
                         break;
                     case 1:
-                        cu_sign(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        mq_sign(CTXA, &R, f, &cw, m, 1, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 2, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 3, v3, fs, vc);
                         break;
                     case 2:
-                        cu_sign(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                        cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
+                        mq_sign(CTXA, &R, f, &cw, m, 2, v3, fs, vc);
+                        cu_step(CTXA, &R, f, &cw, m, 3, v3, fs, vc);
                         break;
-                    default: cu_sign(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc); break;
+                    default: mq_sign(CTXA, &R, f, &cw, m, 3, v3, fs, vc); break;
                     }
+                    *f = cw;
                     continue;
                 }
-                cu_step(CTXA, &R, f + 0, m + 0, 0, v3, ss, vc);
-                cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                cu_step(CTXA, &R, f + 3, m + 3, 3, v3, ss, vc);
-                clear_visit(f);
+                if (cu_lanes(cw)) {
+                    cu_step(CTXA, &R, f, &cw, m, 0, v3, fs, vc);
+                    cu_step(CTXA, &R, f, &cw, m, 1, v3, fs, vc);
+                    cu_step(CTXA, &R, f, &cw, m, 2, v3, fs, vc);
+                    cu_step(CTXA, &R, f, &cw, m, 3, v3, fs, vc);
+                }
+                *f = cw & ~VIS_ALL;
             }
         } else {
             const uint32_t n = d->h - st * 4;
-            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-                cu_step(CTXA, &R, f, m, 0, v3, ss, vc);
-                if (n > 1)
-                    cu_step(CTXA, &R, f + 1, m + 1, 1, v3, ss, vc);
-                if (n > 2)
-                    cu_step(CTXA, &R, f + 2, m + 2, 2, v3, ss, vc);
-                clear_visit(f);
+            for (uint32_t x = 0; x < w; x++, f++, m += 4) {
+                uint32_t cw = *f;
+                for (uint32_t k = 0; k < n; k++)
+                    cu_step(CTXA, &R, f, &cw, m, k, v3, fs, vc);
+                *f = cw & ~VIS_ALL;
             }
         }
     }
@@ -542,12 +532,13 @@ static int pass_cleanup(dec *d, uint32_t bpl, int segsym)
     return ok;
 }
 
-/* One output value without ROI: the magnitude (with its fractional bit dropped when reversible)
- * where the flags say significant, else 0 (the magnitudes of insignificant coefficients are
- * whatever the workspace held: masked, never used), negated where negative. */
-AI int32_t out_value(uint32_t fl, uint32_t m, uint32_t sh)
+/* One output value without ROI: lane k's magnitude (with its fractional bit dropped when
+ * reversible) where its word says significant, else 0 (the magnitudes of insignificant samples
+ * are whatever the workspace held: masked, never used), negated where negative. */
+AI int32_t out_value(uint32_t cw, const uint32_t k, uint32_t m, uint32_t sh)
 {
-    const uint32_t v = (m >> sh) & (0u - ((fl >> 8) & 1u)), neg = 0u - ((fl >> 11) & 1u);
+    const uint32_t v = (m >> sh) & (0u - (cw >> (3 * k + 4) & 1u));
+    const uint32_t neg = 0u - (cw >> (3 * k + 19) & 1u);
     return (int32_t)((v ^ neg) - neg);
 }
 
@@ -557,34 +548,33 @@ static void finish(const tsr__t1_block *blk, const dec *d, int32_t *out, size_t 
 {
     const uint32_t w = blk->w, h = blk->h, s = blk->roi_shift;
     const int rev = blk->reversible;
-    if (s) {
-        for (uint32_t y = 0; y < h; y++) {
-            const uint16_t *f = d->flags + (y / 4 + 1) * d->ss + 4 + (y & 3);
-            const uint32_t *m = d->mag + (y / 4 + 1) * d->ss + 4 + (y & 3);
-            int32_t *o = out + (size_t)y * stride;
-            for (uint32_t x = 0; x < w; x++) {
-                uint32_t fl = f[4 * x];
-                o[x] = (fl & F_SIG) ? tsr__t1_recon(m[4 * x], fl & F_SGN, s, rev) : 0;
-            }
-        }
-        return;
-    }
     const uint32_t sh = rev ? 1 : 0;
     for (uint32_t st = 0; st * 4 < h; st++) {
-        const uint16_t *f = d->flags + (st + 1) * d->ss + 4;
-        const uint32_t *m = d->mag + (st + 1) * d->ss + 4;
+        const uint32_t *f = d->cols + (st + 1) * d->fs + 1;
+        const uint32_t *m = d->mag + (size_t)st * 4 * w;
         int32_t *o = out + (size_t)st * 4 * stride;
-        if (st < d->nfull) {
-            for (uint32_t x = 0; x < w; x++, f += 4, m += 4) {
-                o[x] = out_value(f[0], m[0], sh);
-                o[stride + x] = out_value(f[1], m[1], sh);
-                o[2 * stride + x] = out_value(f[2], m[2], sh);
-                o[3 * stride + x] = out_value(f[3], m[3], sh);
+        const uint32_t n = st < d->nfull ? 4 : h - st * 4;
+        if (s) {
+            for (uint32_t k = 0; k < n; k++)
+                for (uint32_t x = 0; x < w; x++) {
+                    const uint32_t cw = f[x];
+                    o[k * stride + x] =
+                        cw >> (3 * k + 4) & 1
+                            ? tsr__t1_recon(m[4 * x + k], cw >> (3 * k + 19) & 1, s, rev)
+                            : 0;
+                }
+        } else if (n == 4) {
+            for (uint32_t x = 0; x < w; x++, m += 4) {
+                const uint32_t cw = f[x];
+                o[x] = out_value(cw, 0, m[0], sh);
+                o[stride + x] = out_value(cw, 1, m[1], sh);
+                o[2 * stride + x] = out_value(cw, 2, m[2], sh);
+                o[3 * stride + x] = out_value(cw, 3, m[3], sh);
             }
         } else {
-            for (uint32_t k = 0; k < h - st * 4; k++)
+            for (uint32_t k = 0; k < n; k++)
                 for (uint32_t x = 0; x < w; x++)
-                    o[k * stride + x] = out_value(f[4 * x + k], m[4 * x + k], sh);
+                    o[k * stride + x] = out_value(f[x], k, m[4 * x + k], sh);
         }
     }
 }
@@ -656,17 +646,16 @@ int tsr__t1_decode(const tsr__t1_block *blk, void *wsp, size_t ws_size, int32_t 
     const luts *l = get_luts();
     d->w = blk->w;
     d->h = blk->h;
-    d->ss = (blk->w + 2) * 4;
+    d->fs = blk->w + 2;
     d->nfull = blk->h / 4;
-    d->flags = ws->flags;
+    d->cols = ws->cols;
     d->mag = ws->mag;
     d->vcausal = !!(blk->style & TSR__T1_STYLE_VCAUSAL);
     d->zc = l->zc[blk->orient];
     d->sc = l->sc;
-    /* flags of every stripe incl. the two padding stripes; magnitudes are written when a
-     * coefficient becomes significant and used only for significant ones (finish masks the
-     * others) */
-    memset(ws->flags, 0, (size_t)((blk->h + 3) / 4 + 2) * d->ss * sizeof(uint16_t));
+    /* the words of every stripe incl. the two padding stripes; magnitudes are written when a
+     * sample becomes significant and used only for significant ones (finish masks the others) */
+    memset(ws->cols, 0, (size_t)((blk->h + 3) / 4 + 2) * d->fs * sizeof *ws->cols);
     reset_contexts(d->cx);
 
     const unsigned style = blk->style;

@@ -7,12 +7,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Part-1 state arrays: (ceil(h/4) + 2) stripes of (w + 2) * 4 entries; at most 3 * 1026 * 4 */
+/* HT state arrays (flags, mag): at most 12320 entries; Part-1 magnitudes (mag): ceil(h/4) stripes
+ * of 4w entries, at most 6552 (h = 5, w = 819) */
 #define TSR__T1_FLAGS_MAX 12320u
+/* Part-1 column words: (ceil(h/4) + 2) stripes of w + 2 words; at most 4 * 821 (h = 5, w = 819;
+ * w * h <= 4096) */
+#define TSR__T1_COLS_MAX 3284u
 
 typedef struct tsr__t1_ws {
     uint16_t flags[TSR__T1_FLAGS_MAX];
     uint32_t mag[TSR__T1_FLAGS_MAX];
+    uint32_t cols[TSR__T1_COLS_MAX];
     /* HT: per-quad scratch (exponents, significance, sigprop/magref state) */
     uint8_t ht_scratch[32768];
 } tsr__t1_ws;

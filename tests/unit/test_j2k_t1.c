@@ -218,10 +218,11 @@ static void gen_coefs(tsr_rng *rng, int32_t *c, int n, int K, int roi)
 
 static void test_ebcot(tsr_rng *rng)
 {
-    static const int sizes[][2] = {{1, 1},    {1, 5},    {5, 1},    {2, 3},    {3, 4},
-                                   {4, 4},    {7, 9},    {8, 8},    {13, 6},   {16, 16},
-                                   {17, 5},   {32, 32},  {33, 31},  {64, 64},  {1024, 4},
-                                   {4, 1024}, {1, 1024}, {1024, 1}, {128, 32}, {16, 256}};
+    /* 819x5: the most Part-1 column words (t1_internal.h) */
+    static const int sizes[][2] = {{1, 1},    {1, 5},    {5, 1},    {2, 3},    {3, 4},    {4, 4},
+                                   {7, 9},    {8, 8},    {13, 6},   {16, 16},  {17, 5},   {32, 32},
+                                   {33, 31},  {64, 64},  {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
+                                   {128, 32}, {16, 256}, {819, 5}};
     static int32_t coef[MAXA];
     static int32_t out[1030 * 1030];
     static uint8_t buf[1 << 20];
