@@ -10,7 +10,7 @@
 tsr_status tsr__resize_ref(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                            tsr_image *dst);
 
-/* CPU parallel (resize_cpu.c, OpenMP, ctx->threads): bit-identical to the reference. */
+/* CPU parallel (resize_cpu.c and its path files, ctx->threads): bit-identical to the reference. */
 tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                            tsr_image *dst);
 

@@ -1,7 +1,7 @@
 /* AVX2 inner loops of the CPU resize (contracts in resize_cpu_simd.h). Integer loops are exact
  * by construction; the float loop does plan.h's multiplies and adds one by one in its order
  * (mul, add: no FMA, which would round once instead of twice). Built for x86-64 with GCC; the
- * file compiles to stubs elsewhere and resize_cpu.c then runs its plain loops. */
+ * file compiles to stubs elsewhere and the resize_cpu_*.c paths then run their plain loops. */
 #include "resize/resize_cpu_simd.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

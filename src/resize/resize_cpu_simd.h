@@ -1,4 +1,4 @@
-/* The vector inner loops of the CPU resize (resize_cpu.c), one file per instruction set:
+/* The vector inner loops of the CPU resize (resize_cpu_*.c), one file per instruction set:
  * resize_cpu_avx2.c (x86-64 AVX2). Each loop computes a prefix of a row with the same integer or
  * float operations as the plain loop it accelerates (plan.h's formulas, no reassociation of a
  * float sum, no FMA) and returns how many elements it did; the caller finishes the row with the
@@ -42,7 +42,8 @@ int tsr__rcpu_avx2(void);
 /* h[e] for e < 8*w->groups from source row s (see tsr__rcpu_hwin), ksize 4 or 8. */
 int tsr__rcpu_hrow_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int32_t *h);
 
-/* The same for ksize 2 (one pair), storing h >> 4 as int16 (it fits: see resize_cpu.c). */
+/* The same for ksize 2 (one pair), storing h >> 4 as int16 (it fits: see resize_cpu_separable.c).
+ */
 int tsr__rcpu_hrow_lin_u8_avx2(const tsr__rcpu_hwin *w, const uint8_t *s, int16_t *h);
 
 /* u8 linear vertical pass from rows of h >> 4, elements [0, n rounded down to 32):
