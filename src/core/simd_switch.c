@@ -4,18 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tsr__simd_on(tsr__simd_switch *s)
+static int env_set(const char *name)
 {
-    int on = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
-    if (on < 0) {
-        const char *e = getenv(s->env);
-        on = s->has() && !(e && e[0] && strcmp(e, "0") != 0);
-        __atomic_store_n(&s->state, on, __ATOMIC_RELAXED);
-    }
-    return on;
+    const char *e = name ? getenv(name) : NULL;
+    return e && e[0] && strcmp(e, "0") != 0;
 }
 
-void tsr__simd_set(tsr__simd_switch *s, int on)
+static int cap(tsr__simd_switch *s, int level)
 {
-    __atomic_store_n(&s->state, on && s->has(), __ATOMIC_RELAXED);
+    const int has = s->has();
+    return level < has ? level : has;
+}
+
+int tsr__simd_on(tsr__simd_switch *s)
+{
+    int level = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+    if (level < 0) {
+        level = env_set(s->env) ? 0 : cap(s, env_set(s->env_wide) ? 2 : 1);
+        __atomic_store_n(&s->state, level, __ATOMIC_RELAXED);
+    }
+    return level;
+}
+
+void tsr__simd_set(tsr__simd_switch *s, int level)
+{
+    __atomic_store_n(&s->state, level > 0 ? cap(s, level) : 0, __ATOMIC_RELAXED);
 }

@@ -1,26 +1,34 @@
-/* A run-time choice between a module's SIMD build and its portable path: on where the processor
- * runs the SIMD build (`has`), unless the environment variable `env` is set and not "0" (the
- * portable path forced, for comparisons; both paths give the same results). Decided on first use
- * and cached; tests may set it either way (on only where the processor has it). One static
- * switch per module:
- *   static tsr__simd_switch sw = TSR__SIMD_SWITCH("TSR_X_SCALAR", has_avx2); */
+/* A run-time choice among a module's builds: level 0 is its portable path, 1 its SIMD build, 2 a
+ * wider SIMD build where the module has one. `has` gives the highest level this processor runs
+ * (a module with one SIMD build returns 0 or 1). The environment variable `env` set and not "0"
+ * forces level 0; level 2 runs only where `env_wide` (NULL where there is no level 2) is set and
+ * not "0" (a wider build that is not faster everywhere, for comparisons); every level gives the
+ * same results. Decided on first use and cached; tests may set any level (capped at what the
+ * processor runs). One static switch per module:
+ *   static tsr__simd_switch sw = TSR__SIMD_SWITCH("TSR_X_SCALAR", has_avx2);
+ *   static tsr__simd_switch sw = TSR__SIMD_SWITCH2("TSR_X_SCALAR", "TSR_X_AVX512", level); */
 #ifndef TSR_CORE_SIMD_SWITCH_H
 #define TSR_CORE_SIMD_SWITCH_H
 
 typedef struct tsr__simd_switch {
-    const char *env;  /* forces the portable path when set and not "0" */
-    int (*has)(void); /* whether this processor runs the SIMD build */
-    int state;        /* -1 until first asked, then 0 or 1 (atomic accesses) */
+    const char *env;      /* forces level 0 when set and not "0" */
+    const char *env_wide; /* allows level 2 when set and not "0"; NULL: none */
+    int (*has)(void);     /* the highest level this processor runs */
+    int state;            /* -1 until first asked, then the level (atomic accesses) */
 } tsr__simd_switch;
 
 #define TSR__SIMD_SWITCH(env, has)                                                                 \
     {                                                                                              \
-        (env), (has), -1                                                                           \
+        (env), 0, (has), -1                                                                        \
+    }
+#define TSR__SIMD_SWITCH2(env, env_wide, has)                                                      \
+    {                                                                                              \
+        (env), (env_wide), (has), -1                                                               \
     }
 
-/* 1 when the SIMD build is to run. Thread-safe. */
+/* The level to run (0: the portable path). Thread-safe. */
 int tsr__simd_on(tsr__simd_switch *s);
-/* Sets the choice (on only where the processor has the SIMD build). */
-void tsr__simd_set(tsr__simd_switch *s, int on);
+/* Sets the level (capped at the highest one the processor runs). */
+void tsr__simd_set(tsr__simd_switch *s, int level);
 
 #endif

@@ -33,7 +33,8 @@ static uint32_t ngroups(const tsr__j2k_res *r, uint32_t G)
 size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t ri, uint32_t G, uint32_t M)
 {
     const tsr__j2k_res *r = &tc->res[ri];
-    return (size_t)4 * ngroups(r, G) + (size_t)(2 * G + 4 * M) * (r->x1 - r->x0);
+    return tsr__j2k_line_words((size_t)4 * ngroups(r, G)) +
+           tsr__j2k_line_words((size_t)(2 * G + 4 * M) * (r->x1 - r->x0));
 }
 
 int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_t ri, uint32_t G,
@@ -55,7 +56,7 @@ int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_
     bb->g_last = ((r->y1 - 1) / 2) / G;
     bb->win_cap = 2 * G + 2 * M;
     bb->span = (uint32_t *)mem;
-    mem += (size_t)4 * ngroups(r, G);
+    mem += tsr__j2k_line_words((size_t)4 * ngroups(r, G));
     bb->win = mem;
     bb->carry = mem + (size_t)bb->win_cap * bb->rw;
     uint32_t a = 0;

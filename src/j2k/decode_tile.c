@@ -34,7 +34,8 @@ typedef tsr__j2k_layout layout;
 typedef tsr__j2k_dec dec;
 
 /* Output of one decoded tile-component (tsr__j2k_store_plan, j2k_int.h); the row pass is in
- * store_row.h, compiled here and, for AVX2, in store_avx2.c. */
+ * store_row.h, compiled here, for AVX2 in store_avx2.c and for AVX-512 in store_avx512.c, and
+ * chosen by tsr__ht_simd()'s level. */
 typedef tsr__j2k_store_plan store_plan;
 
 #define STORE_ROW tsr__j2k_store_row_base
@@ -48,7 +49,9 @@ static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_co
 {
     const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
     store_plan s;
-    s.row = tsr__ht_simd() ? tsr__j2k_store_row_avx2 : tsr__j2k_store_row_base;
+    static void (*const rows[3])(const store_plan *, int64_t, int32_t *) = {
+        tsr__j2k_store_row_base, tsr__j2k_store_row_avx2, tsr__j2k_store_row_avx512};
+    s.row = rows[tsr__ht_simd()];
     s.src = tc->data;
     s.src_stride = tc->stride;
     s.p = p;
@@ -313,9 +316,9 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
             m += tsr__j2k_bands_size(tc, tc->dec_res - 2, G1, M);
         if ((!in_image &&
              !tsr__size_mul((size_t)(low->x1 - low->x0), (size_t)(low->y1 - low->y0), &n)) ||
-            n > SIZE_MAX - m || total > SIZE_MAX - n - m)
+            n > SIZE_MAX - 15 - m || total > SIZE_MAX - 15 - n - m)
             return tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u is too large", t->index);
-        total += n + m;
+        total += tsr__j2k_line_words(n) + m; /* each part on whole 64-byte lines */
     }
     size_t bytes;
     tsr_status st;
@@ -346,7 +349,7 @@ static tsr_status bands_alloc(dec *d, tsr__j2k_tile *t, const tsr__j2k_tcp *tcp,
         } else {
             tc->data = at;
             tc->stride = low->x1 - low->x0;
-            at += tc->stride * (size_t)(low->y1 - low->y0);
+            at += tsr__j2k_line_words(tc->stride * (size_t)(low->y1 - low->y0));
         }
         for (uint32_t l = 0; l < lv; l++) {
             const uint32_t r = tc->dec_res - 1 - l, g = l ? G1 : G;

@@ -14,7 +14,8 @@
  *      (the library is built without -ffast-math and x86-64 baseline has no FMA); output is
  *      rounded to nearest by the caller after the colour transform.
  *
- * The per-level passes are in dwt_level.h, compiled here and, for AVX2, in dwt_avx2.c. */
+ * The per-level passes are in dwt_level.h, compiled here, for AVX2 in dwt_avx2.c and for
+ * AVX-512 in dwt_avx512.c. */
 #define DWT_LEVEL_2D level_2d_base
 #define DWT_HROW hrow_base
 #define DWT_VSTRIP vstrip_base
@@ -22,16 +23,23 @@
 #include "j2k/dwt_level.h"
 #include "j2k/t1_internal.h"
 
-/* The same level compiled for AVX2 (dwt_avx2.c), used where tsr__ht_simd() says the decoder's
- * AVX2 paths run (an AVX2 + BMI2 CPU and TSR_J2K_SCALAR unset); a stub that is never called on
- * other targets. */
-void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
-                            uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
-                            size_t scratch_per_thread, int threads);
-void tsr__dwt_hrow_avx2(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev,
-                        int32_t *tmp);
-void tsr__dwt_vstrip_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
-                          uint32_t y0, int rev, uint32_t s, int32_t *tmp);
+/* The same level compiled for AVX2 (dwt_avx2.c) and for AVX-512 (dwt_avx512.c), indexed by
+ * tsr__ht_simd()'s level (ht_decode.c: 1 on an AVX2 + BMI2 CPU, 2 where it also has AVX-512
+ * F/BW/DQ/VL and TSR_J2K_AVX512 is set, 0 otherwise or with TSR_J2K_SCALAR set); never called
+ * on other targets, where the level is 0. */
+typedef void level_fn(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
+                      uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
+                      size_t scratch_per_thread, int threads);
+typedef void hrow_fn(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev, int32_t *tmp);
+typedef void vstrip_fn(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
+                       uint32_t y0, int rev, uint32_t s, int32_t *tmp);
+level_fn tsr__dwt_level_2d_avx2, tsr__dwt_level_2d_avx512;
+hrow_fn tsr__dwt_hrow_avx2, tsr__dwt_hrow_avx512;
+vstrip_fn tsr__dwt_vstrip_avx2, tsr__dwt_vstrip_avx512;
+static level_fn *const LEVEL_2D[3] = {level_2d_base, tsr__dwt_level_2d_avx2,
+                                      tsr__dwt_level_2d_avx512};
+static hrow_fn *const HROW[3] = {hrow_base, tsr__dwt_hrow_avx2, tsr__dwt_hrow_avx512};
+static vstrip_fn *const VSTRIP[3] = {vstrip_base, tsr__dwt_vstrip_avx2, tsr__dwt_vstrip_avx512};
 
 /* ---- 5/3 --------------------------------------------------------------------------------- */
 
@@ -117,20 +125,19 @@ void tsr__dwt_level(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint
                     uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                     size_t per_thread, int threads)
 {
-    (tsr__ht_simd() ? tsr__dwt_level_2d_avx2 : level_2d_base)(
-        data, stride, rw, rh, snx, sny, x0, y0, rev, scratch, per_thread, threads);
+    LEVEL_2D[tsr__ht_simd()](data, stride, rw, rh, snx, sny, x0, y0, rev, scratch, per_thread,
+                             threads);
 }
 
 void tsr__dwt_hrow(int32_t *row, uint32_t rw, uint32_t snx, uint32_t x0, int rev, int32_t *tmp)
 {
-    (tsr__ht_simd() ? tsr__dwt_hrow_avx2 : hrow_base)(row, rw, snx, x0, rev, tmp);
+    HROW[tsr__ht_simd()](row, rw, snx, x0, rev, tmp);
 }
 
 void tsr__dwt_vstrip(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t sny,
                      uint32_t y0, int rev, uint32_t s, int32_t *tmp)
 {
-    (tsr__ht_simd() ? tsr__dwt_vstrip_avx2 : vstrip_base)(data, stride, rw, rh, sny, y0, rev, s,
-                                                          tmp);
+    VSTRIP[tsr__ht_simd()](data, stride, rw, rh, sny, y0, rev, s, tmp);
 }
 
 static void inverse(tsr__j2k_tilecomp *tc, uint32_t nres, int rev, int32_t *scratch,

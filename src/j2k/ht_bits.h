@@ -321,9 +321,11 @@ AI uint32_t quad_bound(uint32_t q, const uint32_t *p, uint32_t u)
     return ((r & (r - 1)) ? kq : 1) + u;
 }
 
-/* The cleanup pass compiled for AVX2 (ht_decode_avx2.c, ht_cleanup.h's contract), and whether
- * this CPU can run it: 0 on other CPUs and compilers, where the first is never called. */
+/* The cleanup pass compiled for AVX2 (ht_decode_avx2.c, ht_cleanup.h's contract), and the
+ * decoder's builds this CPU runs (tsr__ht_simd's levels): 2 with AVX2, BMI2 and AVX-512 F, BW,
+ * DQ and VL, 1 with AVX2 and BMI2 (this pass), 0 on other CPUs and compilers, where the first is
+ * never called. */
 int tsr__ht_cleanup_avx2(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn);
-int tsr__ht_cpu_avx2(void);
+int tsr__ht_cpu_level(void);
 
 #endif

@@ -8,10 +8,16 @@
 #include "j2k/ht_bits.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* compiled for the baseline instruction set: it runs before anything else here */
-int tsr__ht_cpu_avx2(void)
+/* compiled for the baseline instruction set: it runs before anything else here. GCC's and
+ * clang's checks of AVX-512 features also require the OS to save the zmm state (XCR0). */
+int tsr__ht_cpu_level(void)
 {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") ? 1 : 0;
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi2"))
+        return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")
+               ? 2
+               : 1;
 }
 
 TSR__TARGET_BEGIN("avx2,bmi,bmi2") /* clang too: the fuzz build runs this pass */
@@ -133,7 +139,7 @@ TSR__TARGET_END
 
 #else
 
-int tsr__ht_cpu_avx2(void)
+int tsr__ht_cpu_level(void)
 {
     return 0;
 }
@@ -141,7 +147,7 @@ int tsr__ht_cpu_avx2(void)
 int tsr__ht_cleanup_avx2(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn)
 {
     (void)b, (void)d, (void)lcup, (void)kc, (void)warn;
-    return TSR__T1_EINVAL; /* never called: tsr__ht_cpu_avx2() is 0 */
+    return TSR__T1_EINVAL; /* never called: tsr__ht_cpu_level() is 0 */
 }
 
 #endif

@@ -10,10 +10,11 @@
  *   t2.c      packet headers and code-block contributions (B.9, B.10; T.814 B.3)
  *   t1_*.c    code-block decoding (Annex C, D; T.814) -- see t1.h, another engineer's stage
  *   dwt.c     inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
- *             dwt_level.h, also compiled for AVX2 by dwt_avx2.c
+ *             dwt_level.h, also compiled for AVX2 by dwt_avx2.c and AVX-512 by dwt_avx512.c
  *   mct.c     inverse RCT / ICT (Annex G), DC level shift
  *   decode.c  the public API: orchestration, dequantisation (Annex E), output; its row
- *             pass in store_row.h, also compiled for AVX2 by store_avx2.c
+ *             pass in store_row.h, also compiled for AVX2 by store_avx2.c and AVX-512 by
+ *             store_avx512.c
  *   pgx.c     PGX writer
  *   prefault.c populating fresh output planes in one system call
  * Host-side parse and validation first; then independent code-blocks; then whole-array passes. */
@@ -395,8 +396,9 @@ void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);
  * rounding, clamping to [lo, hi]. The decoded samples of row y (absolute, top resolution) start
  * at src + (y - src_y0) * src_stride, column src_x0 first. row(s, y, dst) writes row y's samples
  * [x0, x1) to dst[0 .. x1 - x0) (dst may be the source itself: element by element in place);
- * the baseline build (decode.c) or the AVX2 one (store_avx2.c; a stub off x86-64 that is never
- * chosen there), chosen by tsr__ht_simd(); both write the same values. */
+ * the baseline build (decode_tile.c), the AVX2 one (store_avx2.c; a stub off x86-64 that is
+ * never chosen there) or the AVX-512 one (store_avx512.c), chosen by tsr__ht_simd()'s level; all
+ * write the same values. */
 typedef struct tsr__j2k_store_plan {
     void (*row)(const struct tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
     int32_t *src;
@@ -407,6 +409,7 @@ typedef struct tsr__j2k_store_plan {
 } tsr__j2k_store_plan;
 void tsr__j2k_store_row_base(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
 void tsr__j2k_store_row_avx2(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
+void tsr__j2k_store_row_avx512(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst);
 
 /* Interleaved 8- or 16-bit pixels from stored rows (pixels.c): n channels (1..4) of the given
  * planes' precision and signedness, each scaled to the full output range (tsr_j2k_decode_image
@@ -493,8 +496,15 @@ struct tsr__j2k_bands {
     int32_t *carry;   /* up to 2 M rows of rw: the next window's rows from this one, as decoded */
     uint32_t win_cap; /* 2 G + 2 M */
 };
-/* Memory (in int32 units) bands for resolution r >= 1 of tile-component tc need (G, M). */
+/* Memory (in int32 units) bands for resolution r >= 1 of tile-component tc need (G, M): a
+ * whole number of 64-byte lines, the window starting on one (given mem on one), so that the
+ * DWT's 16-lane loads and stores of the window's rows do not straddle cache lines. */
 size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t r, uint32_t G, uint32_t M);
+/* n int32 words rounded up to whole 64-byte lines (n < SIZE_MAX - 15). */
+static inline size_t tsr__j2k_line_words(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
 /* Sets up bb for resolution r in mem (tsr__j2k_bands_size units), its low rows from tc->data
  * (the caller may point them at a ring afterwards); 0, or -1 when a window or a carry would
  * exceed its room (not expected: the schedule bounds both). */

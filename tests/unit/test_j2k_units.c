@@ -1,9 +1,8 @@
 /* Unit tests of the JPEG 2000 decoder's stages: tag trees (B.10.2) against an encoder written
  * from the standard's description, 5/3 perfect reconstruction (F.3) for every length and
- * parity, the 9/7 line on constant signals, the 2D inverse DWT's AVX2 build against its baseline
- * build (identical bits on random tile-components of every size class), the output row pass's
- * AVX2 build against its baseline build (random plans, special floats), the 8-bit RGB pixel
- * packing's AVX2 groups against the C loop, progression orders and POC
+ * parity, the 9/7 line on constant signals (the DWT's and the output row pass's SIMD builds are
+ * compared in test_j2k_builds.c), the 8-bit RGB pixel packing's AVX2 groups against the C loop,
+ * progression orders and POC
  * (B.12) on synthetic headers (every packet exactly once, in the order's nesting), and the public
  * API's argument checks; the output helpers (prefaulting, the PGX writer). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
@@ -174,112 +173,6 @@ static void test_dwt(tsr_rng *rng)
         }
 }
 
-/* A random sample for the output row pass: integers over the whole int32 range or near the
- * clamp bounds; floats with ties, NaN, infinities, huge and tiny values (as bits). */
-static int32_t store_sample(tsr_rng *rng, int is_float, int64_t hi)
-{
-    const int k = tsr_rng_range(rng, 0, 9);
-    if (!is_float) {
-        if (k < 3)
-            return (int32_t)tsr_rng_next(rng);
-        return (int32_t)(tsr_rng_range(rng, -3, 3) + (k < 6 ? 0 : hi) +
-                         (int64_t)tsr_rng_range(rng, -100000, 100000) * (k & 1));
-    }
-    static const float special[] = {0.5f,   -0.5f,  1.5f,       -2.5f,  1e10f,
-                                    -1e10f, 4.1e9f, 8388607.5f, 1e-40f, -0.0f};
-    float f;
-    if (k == 0) {
-        const uint32_t bits = (uint32_t)tsr_rng_next(rng); /* any pattern: NaN, inf, denormal */
-        memcpy(&f, &bits, sizeof f);
-    } else if (k == 1) {
-        f = special[tsr_rng_range(rng, 0, 9)];
-    } else {
-        f = (float)tsr_rng_range(rng, -2000000, 2000000) / 1000.0f * (float)(hi + 1) / 1000.0f;
-        if (k == 2)
-            f = (float)(int32_t)f + 0.5f; /* a tie */
-    }
-    int32_t v;
-    memcpy(&v, &f, sizeof v);
-    return v;
-}
-
-/* The output row pass (store_row.h) of random plans through its baseline and AVX2 builds (on a
- * CPU without AVX2 only the baseline runs): the same plane samples, rows and columns outside
- * the plan untouched (both planes start from the same poison). */
-static void test_store_simd(tsr_rng *rng)
-{
-    tsr__ht_set_simd(1);
-    const int simd = tsr__ht_simd();
-    int bad = 0;
-    for (int rep = 0; rep < 400 && !bad; rep++) {
-        tsr__j2k_tilecomp tc;
-        memset(&tc, 0, sizeof tc);
-        tsr_j2k_plane pa;
-        memset(&pa, 0, sizeof pa);
-        tsr__j2k_store_plan s;
-        memset(&s, 0, sizeof s);
-        const uint32_t prec =
-            (uint32_t)(rep % 5 == 0 ? tsr_rng_range(rng, 1, 31) : tsr_rng_range(rng, 1, 16));
-        const int sgnd = tsr_rng_range(rng, 0, 1);
-        s.is_float = rep & 1;
-        s.lo = sgnd ? -((int64_t)1 << (prec - 1)) : 0;
-        s.hi = sgnd ? ((int64_t)1 << (prec - 1)) - 1 : ((int64_t)1 << prec) - 1;
-        s.shift = sgnd ? 0 : (int64_t)1 << (prec - 1);
-        s.src_x0 = tsr_rng_range(rng, 0, 40);
-        s.src_y0 = tsr_rng_range(rng, 0, 40);
-        tc.data_w = (uint32_t)tsr_rng_range(rng, 1, rep % 10 == 0 ? 600 : 70);
-        tc.data_h = (uint32_t)tsr_rng_range(rng, 1, 12);
-        tc.stride = tc.data_w + (size_t)tsr_rng_range(rng, 0, 5);
-        pa.x0 = (uint32_t)(s.src_x0 + tsr_rng_range(rng, -3, 3) + 3);
-        pa.y0 = (uint32_t)(s.src_y0 + tsr_rng_range(rng, -2, 2) + 2);
-        s.src_x0 += 3;
-        s.src_y0 += 2;
-        pa.width = (uint32_t)tsr_rng_range(rng, 1, (int)tc.data_w + 6);
-        pa.height = (uint32_t)tsr_rng_range(rng, 1, (int)tc.data_h + 4);
-        pa.stride = pa.width + (size_t)tsr_rng_range(rng, 0, 5);
-        s.x0 = s.src_x0 > pa.x0 ? s.src_x0 : pa.x0;
-        s.y0 = s.src_y0 > pa.y0 ? s.src_y0 : pa.y0;
-        s.x1 = s.src_x0 + tc.data_w < (int64_t)pa.x0 + pa.width ? s.src_x0 + tc.data_w
-                                                                : (int64_t)pa.x0 + pa.width;
-        s.y1 = s.src_y0 + tc.data_h < (int64_t)pa.y0 + pa.height ? s.src_y0 + tc.data_h
-                                                                 : (int64_t)pa.y0 + pa.height;
-        const size_t nt = tc.stride * tc.data_h, np = pa.stride * pa.height;
-        tc.data = malloc(nt * sizeof *tc.data);
-        int32_t *a = malloc(np * sizeof *a), *b = malloc(np * sizeof *b);
-        if (!tc.data || !a || !b) {
-            CHECK(0);
-            free(tc.data);
-            free(a);
-            free(b);
-            return;
-        }
-        for (size_t i = 0; i < nt; i++)
-            tc.data[i] = store_sample(rng, s.is_float, s.hi);
-        for (size_t i = 0; i < np; i++)
-            a[i] = b[i] = (int32_t)tsr_rng_next(rng);
-        pa.data = a;
-        s.src = tc.data;
-        s.src_stride = tc.stride;
-        for (int64_t y = s.src_y0 - 2; y < s.src_y0 + (int64_t)tc.data_h + 2; y++) {
-            /* the destination of column x0 of row y; rows outside the plan get NULL, which
-             * the row pass must not touch */
-            const int in = y >= s.y0 && y < s.y1;
-            const size_t at = in ? (size_t)(y - pa.y0) * pa.stride + (size_t)(s.x0 - pa.x0) : 0;
-            tsr__j2k_store_row_base(&s, y, in ? a + at : NULL);
-            if (simd)
-                tsr__j2k_store_row_avx2(&s, y, in ? b + at : NULL);
-            else
-                tsr__j2k_store_row_base(&s, y, in ? b + at : NULL);
-        }
-        if (memcmp(a, b, np * sizeof *a))
-            bad = 1;
-        free(tc.data);
-        free(a);
-        free(b);
-    }
-    CHECK(!bad);
-}
-
 /* The 8-bit 3-channel pixel packing (pixels.c) with the AVX2 groups (pixels_avx2.c) against
  * the C loop alone: random rows of every length 0..80 and some long ones, samples in range
  * and far outside it (|v| <= 2^30; the output is the low byte of v + offset either way), random
@@ -316,77 +209,6 @@ static void test_pack3_simd(tsr_rng *rng)
         bad += memcmp(a, b, sizeof a) != 0;
     }
     CHECK(bad == 0);
-}
-
-/* The 2D inverse DWT of a random tile-component (5/3 on integers, 9/7 on float bits) through
- * the baseline and the AVX2 level passes (tsr__ht_set_simd chooses; on a CPU without AVX2 both
- * runs take the baseline): the same bits, and the samples beyond each row's end untouched. */
-static void test_dwt_simd(tsr_rng *rng)
-{
-    int bad = 0;
-    for (int rep = 0; rep < 300 && !bad; rep++) {
-        tsr__j2k_tilecomp tc;
-        memset(&tc, 0, sizeof tc);
-        tc.x0 = (uint32_t)tsr_rng_range(rng, 0, 40);
-        tc.y0 = (uint32_t)tsr_rng_range(rng, 0, 40);
-        const int big = rep % 10 == 0; /* a few past one 64-column strip and many rows */
-        tc.x1 = tc.x0 + (uint32_t)tsr_rng_range(rng, 1, big ? 700 : 150);
-        tc.y1 = tc.y0 + (uint32_t)tsr_rng_range(rng, 1, big ? 300 : 150);
-        tc.numres = tc.dec_res = (uint32_t)tsr_rng_range(rng, 1, 7);
-        for (uint32_t r = 0; r < tc.numres; r++) {
-            const uint32_t sh = tc.numres - 1 - r, d = 1u << sh;
-            tc.res[r].x0 = (tc.x0 + d - 1) >> sh;
-            tc.res[r].y0 = (tc.y0 + d - 1) >> sh;
-            tc.res[r].x1 = (tc.x1 + d - 1) >> sh;
-            tc.res[r].y1 = (tc.y1 + d - 1) >> sh;
-        }
-        tc.data_w = tc.x1 - tc.x0;
-        tc.data_h = tc.y1 - tc.y0;
-        tc.stride = tc.data_w + (size_t)tsr_rng_range(rng, 0, 9);
-        const int rev = rep & 1, threads = 1 + ((rep >> 1) & 1);
-        const size_t n = tc.stride * tc.data_h, per = tsr__dwt_scratch_per_thread(&tc);
-        int32_t *src = malloc(n * sizeof *src), *a = malloc(n * sizeof *a);
-        int32_t *b = malloc(n * sizeof *b), *scratch = malloc(per * 2 * sizeof *scratch);
-        if (!src || !a || !b || !scratch) {
-            CHECK(0);
-            free(src);
-            free(a);
-            free(b);
-            free(scratch);
-            return;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int32_t v = tsr_rng_range(rng, -5000, 5000);
-            if (rev) {
-                src[i] = v;
-            } else {
-                float f = (float)v * 0.37f;
-                memcpy(&src[i], &f, sizeof f);
-            }
-        }
-        for (int simd = 0; simd < 2; simd++) {
-            int32_t *x = simd ? b : a;
-            memcpy(x, src, n * sizeof *x);
-            tsr__ht_set_simd(simd);
-            tc.data = x;
-            if (rev)
-                tsr__dwt53_inverse2(&tc, tc.dec_res, scratch, threads);
-            else
-                tsr__dwt97_inverse2(&tc, tc.dec_res, scratch, threads);
-        }
-        if (memcmp(a, b, n * sizeof *a))
-            bad = 1;
-        for (size_t y = 0; y < tc.data_h; y++)
-            for (size_t x = tc.data_w; x < tc.stride; x++)
-                if (b[y * tc.stride + x] != src[y * tc.stride + x])
-                    bad = 1;
-        free(src);
-        free(a);
-        free(b);
-        free(scratch);
-    }
-    tsr__ht_set_simd(1);
-    CHECK(!bad);
 }
 
 /* ---- progression -------------------------------------------------------------------------- */
@@ -659,8 +481,6 @@ int main(void)
         return 1;
     test_tag_trees(&rng);
     test_dwt(&rng);
-    test_dwt_simd(&rng);
-    test_store_simd(&rng);
     test_pack3_simd(&rng);
     test_progression(ctx);
     test_api(ctx);
