@@ -45,13 +45,15 @@ static inline int32_t tsr__t1_recon(uint32_t mag2, uint32_t neg, uint32_t roi, i
 /* HT code-block (ht_decode.c); blk validated, w, h > 0. */
 int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_t stride,
                    unsigned *warnings);
-/* Which HT cleanup pass tsr__ht_decode runs: 1 = the AVX2 one (ht_decode_avx2.c), only where the
- * CPU has AVX2 and BMI2; 0 = the scalar reference. dwt.c picks its level passes' AVX2 build
- * (dwt_avx2.c) and decode.c its output rows' (store_avx2.c) by the same switch. Decided at the
- * first call: 1 where possible unless the environment variable TSR_J2K_SCALAR is set and not "0".
- * tsr__ht_set_simd() overrides it (tests: both paths on the same input); both give identical
- * results. */
+/* The decoder's vector level: 0 = the portable code, 1 = AVX2 (and BMI2), 2 = AVX2 plus the
+ * AVX-512 F/BW/DQ/VL builds. tsr__ht_decode runs the AVX2 HT cleanup (ht_decode_avx2.c) from
+ * level 1; dwt.c and decode_tile.c index their level passes' and output rows' builds
+ * (dwt_avx2.c, dwt_avx512.c, store_avx2.c, store_avx512.c) by it. Decided at the first call:
+ * the highest level the CPU runs, but at most 1 unless TSR_J2K_AVX512 is set and not "0" (not
+ * faster on the machines measured), and 0 when TSR_J2K_SCALAR is set and not "0".
+ * tsr__ht_set_simd() overrides it (tests: every level on the same input, capped at what the CPU
+ * runs); all levels give identical results. */
 int tsr__ht_simd(void);
-void tsr__ht_set_simd(int on);
+void tsr__ht_set_simd(int level);
 
 #endif
