@@ -266,16 +266,14 @@ extern "C" tsr_status tsr__carve_cuda_state(tsr_ctx *ctx, tsr__carve_cuda *c, ts
 }
 
 extern "C" tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t removed,
-                                            uint16_t *orig, uint16_t *rec)
+                                            uint16_t *rec)
 {
     if (removed < 0 || removed > c->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: CUDA fetch of %d seams", (int)removed);
     cudaStream_t s = ctx->cuda->stream;
-    const int32_t wn = c->w0 - removed, h = c->P.h;
+    const int32_t h = c->P.h;
     const size_t es = sizeof(uint16_t);
     TSR_CUDA_TRY(ctx, cudaEventRecord(c->t1, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(orig, (size_t)wn * es, c->P.orig, (size_t)c->P.pitch * es,
-                                        (size_t)wn * es, (size_t)h, cudaMemcpyDeviceToHost, s));
     if (removed > 0)
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec, c->P.rec, (size_t)removed * (size_t)h * es,
                                           cudaMemcpyDeviceToHost, s));

@@ -1,8 +1,8 @@
 /* The CUDA seam-removal pass's host interface (carve_cuda.cu, built only with CUDA: callers
  * guard their calls with TSR_HAVE_CUDA). One handle holds one pass: the grid's luma and mask
  * uploaded once, then any number of exact vertical seams (or batch passes of K seams) removed
- * on the device without a host round trip per seam, then the survivors' start-of-pass columns
- * and the removed columns fetched once for the host gather (tsr__carve_apply_seams). Kernel
+ * on the device without a host round trip per seam, then the removed pixels' start-of-pass
+ * columns fetched once for the host gather (tsr__carve_apply_seams). Kernel
  * bodies: carve_cuda_logic.h and carve_cuda_batch_logic.h (run on the CPU by
  * test_carve_device_logic). */
 #ifndef TSR_CARVE_CUDA_H
@@ -37,10 +37,8 @@ tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w, in
 tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t first, int32_t n);
 /* Waits for the enqueued work and copies the state back. */
 tsr_status tsr__carve_cuda_state(tsr_ctx *ctx, tsr__carve_cuda *c, tsr__cc_state *st);
-/* After `removed` seams: orig[y * (w - removed) + x] (survivors' start-of-pass columns) and
- * rec[s * h + y] (removed pixels' start-of-pass columns, s < removed). */
-tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t removed, uint16_t *orig,
-                                 uint16_t *rec);
+/* After `removed` seams: rec[s * h + y] (removed pixels' start-of-pass columns, s < removed). */
+tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t removed, uint16_t *rec);
 /* After fetch: the GPU time from the pass's first DP to its last enqueued seam (ms). */
 tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms);
 void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c);
@@ -77,17 +75,19 @@ typedef struct tsr__carve_dev_ops {
     tsr_status (*seams)(tsr_ctx *ctx, void *dev, int32_t first, int32_t n);
     tsr_status (*batch)(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed, int more);
     tsr_status (*state)(tsr_ctx *ctx, void *dev, tsr__cc_state *st);
-    tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec);
+    tsr_status (*fetch)(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *rec);
     tsr_status (*device_ms)(tsr_ctx *ctx, void *dev, double *ms); /* after fetch; NULL: no timer */
     void (*close)(tsr_ctx *ctx, void *dev);                       /* NULL dev: no-op */
 } tsr__carve_dev_ops;
 tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                        tsr__carve_pass *p, const tsr__carve_dev_ops *ops);
-/* The host gather after a device pass of `removed` seams: record/marks from rec (start-of-pass
- * columns, seam after seam), then every plane of g compacted to the survivors listed in orig
- * (rows of g->w - removed start-of-pass columns; rows in parallel on p->threads). */
-void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *orig,
-                            const uint16_t *rec, tsr__carve_pass *p);
+/* The host gather after a device pass of `removed` seams: record/marks from rec (the removed
+ * pixels' start-of-pass columns, rec[seam * h + y]), then every row of every plane of g without
+ * its removed columns (rows in parallel on p->threads; scratch: p->threads x (removed +
+ * 2 ceil(g->w / 64)) int32). Returns -1, g unchanged in width, when a row's removed columns are
+ * not `removed` distinct columns of the row (the device's seams overlapped). */
+int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *rec,
+                           int32_t *scratch, tsr__carve_pass *p);
 /* CUDA builds only: tsr__carve_remove_seams_dev with carve_cuda.cu's launchers. */
 tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                         tsr__carve_pass *p);

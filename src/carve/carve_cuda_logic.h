@@ -15,7 +15,7 @@
  * column of the previous band's last row the path comes from (`entry`, exact mode); the current
  * seam xs[h]; the removed pixels' start-of-pass columns rec[seam * h + y]; a small state word (stop
  * flag, seams removed, drop pixels left, energy sum). Pixels never go to the device: the host
- * gathers them once at the end of the pass from `orig` (tsr__carve_apply_seams).
+ * removes the rec columns from its rows once at the end of the pass (tsr__carve_apply_seams).
  *
  * The DP (one launch per DP, kernel dp): items of (band b, strip s), one warp each; a warp
  * holds a window of WIN = 32 lanes x C columns starting R columns left of its strip of S = WIN -

@@ -1,7 +1,7 @@
 /* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams
- * (exact mode) or batch passes on a device, polls its state, fetches the result once and gathers
- * the grid on the host. The device is reached through a table of operations: carve_cuda.cu's
- * launchers in CUDA builds, and the CPU emulation of the same kernels in
+ * (exact mode) or batch passes on a device, polls its state, fetches the removed columns once and
+ * gathers the grid on the host. The device is reached through a table of operations:
+ * carve_cuda.cu's launchers in CUDA builds, and the CPU emulation of the same kernels in
  * tests/unit/test_carve_device_logic.c, so the test runs this very loop. */
 #include "carve/plan.h"
 
@@ -10,14 +10,17 @@
 #include "core/ctx.h"
 
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Seams enqueued between two polls of the device state (progress, object removal's end). */
 enum { POLL_SEAMS = 32 };
 
-void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *orig,
-                            const uint16_t *rec, tsr__carve_pass *p)
+int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *rec,
+                           int32_t *scratch, tsr__carve_pass *p)
 {
-    const int32_t h = g->h, wn = g->w - removed;
+    const int32_t h = g->h, w = g->w, words = (w + 63) / 64;
     const size_t gp = (size_t)g->pitch;
     for (int32_t s = 0; s < removed; s++)
         for (int32_t y = 0; y < h; y++) {
@@ -28,30 +31,41 @@ void tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t 
             if (p->marks)
                 p->marks[v] = 1;
         }
-    /* rows are independent: in parallel from TSR__CARVE_PARALLEL_MIN pixels (8K: ~100 ms on one
-       thread, the largest host cost of a pass) */
+    /* Rows are independent: in parallel from TSR__CARVE_PARALLEL_MIN pixels. A row's removed
+       columns come sorted out of a bitmap of its columns, then the row is cut once (a memmove
+       a run of survivors). */
     const int threads = p->threads > 1 ? p->threads : 1;
-    (void)threads;
-#pragma omp parallel for schedule(static)                                                          \
-    num_threads(threads) if (threads > 1 && (int64_t)h * wn >= TSR__CARVE_PARALLEL_MIN)
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(|                                              \
+                                                    : bad)                                         \
+    num_threads(threads) if (threads > 1 && (int64_t)h * w >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < h; y++) {
-        const uint16_t *o = orig + (size_t)y * (size_t)wn;
-        const size_t r = (size_t)y * gp;
-        /* o is increasing with o[x] >= x: an in-place forward gather. */
-        for (int32_t x = 0; x < wn; x++) {
-            const size_t from = r + o[x], to = r + (size_t)x;
-            if (from == to)
-                continue;
-            if (g->pix)
-                memcpy(g->pix + to * g->px, g->pix + from * g->px, g->px);
-            g->luma[to] = g->luma[from];
-            if (g->mask)
-                g->mask[to] = g->mask[from];
-            if (g->index)
-                g->index[to] = g->index[from];
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        int32_t *cols = scratch + (size_t)t * (size_t)(removed + 2 * words);
+        uint64_t *bits = (uint64_t *)(cols + removed);
+        memset(bits, 0, (size_t)words * sizeof *bits);
+        for (int32_t s = 0; s < removed; s++) {
+            const uint16_t c = rec[(size_t)s * (size_t)h + (size_t)y];
+            bits[c >> 6] |= (uint64_t)1 << (c & 63);
         }
+        int32_t k = 0;
+        for (int32_t i = 0; i < words; i++)
+            for (uint64_t m = bits[i]; m && k < removed; m &= m - 1)
+                cols[k++] = i * 64 + __builtin_ctzll(m);
+        if (k != removed || (k > 0 && cols[k - 1] >= w)) {
+            bad = 1;
+            continue;
+        }
+        tsr__carve_remove_from_row(g, NULL, y, cols, k, NULL);
     }
-    g->w = wn;
+    if (bad)
+        return -1;
+    g->w = w - removed;
+    return 0;
 }
 
 /* Batch mode: pass.c's batch loop (K per pass from tsr__carve_batch_k, object removal ends
@@ -97,7 +111,8 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     for (int i = 0; i < 4; i++)
         pen[i] = pens.pen[i];
     void *dev = NULL;
-    uint16_t *orig = NULL, *rec = NULL;
+    uint16_t *rec = NULL;
+    int32_t *scratch = NULL;
     tsr__cc_state s;
     memset(&s, 0, sizeof s);
     const int32_t kmax = batch ? tsr__carve_batch_k(g->w, count, p->batch_seams) : 0;
@@ -132,30 +147,36 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     }
     size_t n1, n2;
     void *mem;
-    if (!tsr__size_mul3((size_t)g->h, (size_t)(g->w - s.removed), sizeof *orig, &n1) ||
+    const int32_t threads = p->threads > 1 ? p->threads : 1, words = (g->w + 63) / 64;
+    /* the gather's scratch: per thread, a row's removed columns and a bitmap of its columns */
+    if (!tsr__size_mul3((size_t)threads, (size_t)s.removed + 2 * (size_t)words, sizeof(int32_t),
+                        &n1) ||
         !tsr__size_mul3((size_t)g->h, (size_t)(s.removed ? s.removed : 1), sizeof *rec, &n2)) {
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: seam records overflow");
         goto done;
     }
     if ((st = tsr__alloc(ctx, n1, &mem)) != TSR_OK)
         goto done;
-    orig = mem;
+    scratch = mem;
     if ((st = tsr__alloc(ctx, n2, &mem)) != TSR_OK)
         goto done;
     rec = mem;
     double ms = 0;
-    if ((st = ops->fetch(ctx, dev, s.removed, orig, rec)) != TSR_OK ||
+    if ((st = ops->fetch(ctx, dev, s.removed, rec)) != TSR_OK ||
         (ops->device_ms && (st = ops->device_ms(ctx, dev, &ms)) != TSR_OK))
         goto done;
     p->device_ms += ms;
-    tsr__carve_apply_seams(g, s.removed, orig, rec, p);
+    if (tsr__carve_apply_seams(g, s.removed, rec, scratch, p) != 0) {
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: the device's seams overlap in a row");
+        goto done;
+    }
     p->removed = s.removed;
     p->dp_passes += passes;
     p->energy_sum += s.energy_sum;
     st = tsr__progress(ctx, "carve", (double)p->removed, (double)p->removed);
 done:
     ops->close(ctx, dev);
-    tsr__free(ctx, orig);
+    tsr__free(ctx, scratch);
     tsr__free(ctx, rec);
     return st;
 }
@@ -185,10 +206,9 @@ static tsr_status cuda_state(tsr_ctx *ctx, void *dev, tsr__cc_state *s)
 {
     return tsr__carve_cuda_state(ctx, dev, s);
 }
-static tsr_status cuda_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig,
-                             uint16_t *rec)
+static tsr_status cuda_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *rec)
 {
-    return tsr__carve_cuda_fetch(ctx, dev, removed, orig, rec);
+    return tsr__carve_cuda_fetch(ctx, dev, removed, rec);
 }
 static tsr_status cuda_device_ms(tsr_ctx *ctx, void *dev, double *ms)
 {

@@ -110,6 +110,11 @@ tsr__carve_cost tsr__carve_backtrack(const tsr__carve_grid *g, const tsr__carve_
  * index values (rec[y] = g->index[y][xs[y]]). g->w decreases by one. */
 void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, uint32_t *rec,
                        int threads);
+/* Removes the k sorted columns c[0..k) from row y of every plane of g (still g->w wide: the
+ * caller sets g->w after its last row) and, when d is not NULL, of d's planes; rec (when not
+ * NULL) receives their index values at rec[j * h + y]. */
+void tsr__carve_remove_from_row(tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, const int32_t *c,
+                                int32_t k, uint32_t *rec);
 /* Removes k pixels from every row: cols[y*k + j], increasing in j (batch mode). */
 void tsr__carve_remove_many(tsr__carve_grid *g, const int32_t *cols, int32_t k, uint32_t *rec,
                             int threads);

@@ -34,11 +34,8 @@ static void cut_many(void *row, const int32_t *cols, int32_t k, int32_t n, size_
     }
 }
 
-/* Removes the k sorted columns c[0..k) from row y of every plane of g (still g->w wide) and,
- * when d is not NULL, of d's planes; rec (when not NULL) receives their index values at
- * rec[j * h + y]. */
-static void remove_from_row(tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, const int32_t *c,
-                            int32_t k, uint32_t *rec)
+void tsr__carve_remove_from_row(tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, const int32_t *c,
+                                int32_t k, uint32_t *rec)
 {
     const int32_t w = g->w;
     const size_t o = (size_t)y * (size_t)g->pitch;
@@ -68,7 +65,7 @@ void tsr__carve_remove(tsr__carve_grid *g, tsr__carve_dp *d, const int32_t *xs, 
 #pragma omp parallel for schedule(static)                                                          \
     num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++)
-        remove_from_row(g, d, y, xs + y, 1, rec);
+        tsr__carve_remove_from_row(g, d, y, xs + y, 1, rec);
     g->w--;
 }
 
@@ -79,6 +76,6 @@ void tsr__carve_remove_many(tsr__carve_grid *g, const int32_t *cols, int32_t k, 
 #pragma omp parallel for schedule(static)                                                          \
     num_threads(threads) if (threads > 1 && (int64_t)g->w * g->h >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < g->h; y++)
-        remove_from_row(g, NULL, y, cols + (size_t)y * (size_t)k, k, rec);
+        tsr__carve_remove_from_row(g, NULL, y, cols + (size_t)y * (size_t)k, k, rec);
     g->w -= k;
 }

@@ -485,15 +485,11 @@ static tsr_status emu_state(tsr_ctx *ctx, void *dev, tsr__cc_state *st)
     return TSR_OK;
 }
 
-static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *orig, uint16_t *rec)
+static tsr_status emu_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *rec)
 {
     emu *e = dev;
     if (removed < 0 || removed > e->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: fetch %d", (int)removed);
-    const int32_t wn = e->w0 - removed;
-    for (int32_t y = 0; y < e->P.h; y++)
-        memcpy(orig + (size_t)y * (size_t)wn, e->P.orig + (size_t)y * (size_t)e->P.pitch,
-               (size_t)wn * 2);
     memcpy(rec, e->P.rec, (size_t)removed * (size_t)e->P.h * 2);
     return TSR_OK;
 }
