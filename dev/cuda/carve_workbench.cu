@@ -226,9 +226,9 @@ static int one_size(tsr_ctx *ctx, int32_t W, int32_t H, int check, int masked)
     int rc = 0;
     if (check) {
         tsr__cc_state st;
-        std::vector<uint16_t> orig((size_t)(W - SEAMS) * H), rec((size_t)SEAMS * H);
+        std::vector<uint16_t> rec((size_t)SEAMS * H);
         if (tsr__carve_cuda_state(ctx, c, &st) != TSR_OK ||
-            tsr__carve_cuda_fetch(ctx, c, st.removed, orig.data(), rec.data()) != TSR_OK)
+            tsr__carve_cuda_fetch(ctx, c, st.removed, rec.data()) != TSR_OK)
             return 2;
         tsr__carve_pass p;
         memset(&p, 0, sizeof p);
