@@ -17,6 +17,11 @@
 /* Seams enqueued between two polls of the device state (progress, object removal's end). */
 enum { POLL_SEAMS = 32 };
 
+size_t tsr__carve_apply_slice(int32_t removed, int32_t w)
+{
+    return 2 * (size_t)((w + 63) / 64) + (size_t)((removed + 1) & ~1);
+}
+
 int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *rec,
                            int32_t *scratch, tsr__carve_pass *p)
 {
@@ -36,8 +41,7 @@ int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *
        a run of survivors). */
     const int threads = p->threads > 1 ? p->threads : 1;
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(|                                              \
-                                                    : bad)                                         \
+#pragma omp parallel for schedule(static)                                                          \
     num_threads(threads) if (threads > 1 && (int64_t)h * w >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < h; y++) {
 #ifdef _OPENMP
@@ -45,18 +49,24 @@ int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *
 #else
         const int t = 0;
 #endif
-        int32_t *cols = scratch + (size_t)t * (size_t)(removed + 2 * words);
-        uint64_t *bits = (uint64_t *)(cols + removed);
+        /* the thread's slice: the bitmap (64-bit words, first), then the columns; slices of
+           an even number of int32 so that every bitmap is 8-byte aligned */
+        uint64_t *bits =
+            (uint64_t *)(scratch + (size_t)t * (size_t)tsr__carve_apply_slice(removed, w));
+        int32_t *cols = (int32_t *)(bits + words);
         memset(bits, 0, (size_t)words * sizeof *bits);
-        for (int32_t s = 0; s < removed; s++) {
+        int32_t in_row = 1, k = 0;
+        for (int32_t s = 0; s < removed && in_row; s++) {
             const uint16_t c = rec[(size_t)s * (size_t)h + (size_t)y];
-            bits[c >> 6] |= (uint64_t)1 << (c & 63);
+            in_row = c < w;
+            if (in_row)
+                bits[c >> 6] |= (uint64_t)1 << (c & 63);
         }
-        int32_t k = 0;
         for (int32_t i = 0; i < words; i++)
             for (uint64_t m = bits[i]; m && k < removed; m &= m - 1)
                 cols[k++] = i * 64 + __builtin_ctzll(m);
-        if (k != removed || (k > 0 && cols[k - 1] >= w)) {
+        if (!in_row || k != removed) {
+#pragma omp atomic write
             bad = 1;
             continue;
         }
@@ -147,9 +157,8 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     }
     size_t n1, n2;
     void *mem;
-    const int32_t threads = p->threads > 1 ? p->threads : 1, words = (g->w + 63) / 64;
-    /* the gather's scratch: per thread, a row's removed columns and a bitmap of its columns */
-    if (!tsr__size_mul3((size_t)threads, (size_t)s.removed + 2 * (size_t)words, sizeof(int32_t),
+    const int32_t threads = p->threads > 1 ? p->threads : 1;
+    if (!tsr__size_mul3((size_t)threads, tsr__carve_apply_slice(s.removed, g->w), sizeof(int32_t),
                         &n1) ||
         !tsr__size_mul3((size_t)g->h, (size_t)(s.removed ? s.removed : 1), sizeof *rec, &n2)) {
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "carve: seam records overflow");
