@@ -84,9 +84,9 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
 /* The host gather after a device pass of `removed` seams: record/marks from rec (the removed
  * pixels' start-of-pass columns, rec[seam * h + y]), then every row of every plane of g without
  * its removed columns (rows in parallel on p->threads; scratch: 8-byte aligned, p->threads x
- * tsr__carve_apply_slice(removed, g->w) int32). Returns -1, g unchanged in width, when a row's
- * removed columns are not `removed` distinct columns of the row (the device's seams
- * overlapped). */
+ * tsr__carve_apply_slice(removed, g->w) int32). Returns -1 when a row's removed columns are not
+ * `removed` distinct columns of the row (the device's seams overlapped): g keeps its width, its
+ * rows are then undefined (the caller fails the pass). */
 size_t tsr__carve_apply_slice(int32_t removed, int32_t w);
 int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *rec,
                            int32_t *scratch, tsr__carve_pass *p);

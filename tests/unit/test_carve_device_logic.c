@@ -646,6 +646,33 @@ static void one_case(tsr_rng *r, int32_t w, int32_t h, int channels, int kind,
     tsr__carve_grid_free(ctx, &b);
 }
 
+/* The host gather by itself: a 10 x 2 luma grid, rows 0..9 and 10..19, two removed columns a
+ * row given in seam order (unsorted within a row): the survivors in order and the width; then
+ * rows whose removed columns repeat or leave the row: -1, the width unchanged. */
+static void gather_cases(void)
+{
+    tsr__carve_grid g;
+    CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, &g, 10, 2, 10, 1, TSR_U8, 0, 0, 0));
+    for (int i = 0; i < 20; i++)
+        g.luma[i] = (uint8_t)i;
+    tsr__carve_pass p;
+    memset(&p, 0, sizeof p);
+    p.threads = 1;
+    int32_t scratch[64];
+    CHECK(tsr__carve_apply_slice(2, 10) <= sizeof scratch / sizeof scratch[0]);
+    const uint16_t rec[4] = {7, 0, 2, 9}; /* seam 0: rows 7, 0; seam 1: rows 2, 9 */
+    CHECK(tsr__carve_apply_seams(&g, 2, rec, scratch, &p) == 0);
+    CHECK(g.w == 8);
+    static const uint8_t want[2][8] = {{0, 1, 3, 4, 5, 6, 8, 9}, {11, 12, 13, 14, 15, 16, 17, 18}};
+    for (int y = 0; y < 2; y++)
+        CHECK(memcmp(g.luma + (size_t)y * 10, want[y], 8) == 0);
+    const uint16_t twice[4] = {3, 1, 3, 5}; /* row 0 loses column 3 twice */
+    CHECK(tsr__carve_apply_seams(&g, 2, twice, scratch, &p) == -1 && g.w == 8);
+    const uint16_t outside[4] = {1, 8, 2, 3}; /* row 1's column 8 is past the width */
+    CHECK(tsr__carve_apply_seams(&g, 2, outside, scratch, &p) == -1 && g.w == 8);
+    tsr__carve_grid_free(ctx, &g);
+}
+
 int main(void)
 {
     tsr_ctx_options co;
@@ -656,6 +683,7 @@ int main(void)
     CHECK(sizeof(tsr__carve_cost) == sizeof(uint64_t));
     CHECK(TSR__CC_DROP_B == TSR__CARVE_DROP_B);
     CHECK(TSR__CC_KEEP_BIT == TSR__CARVE_KEEP && TSR__CC_DROP_BIT == TSR__CARVE_DROP);
+    gather_cases();
     tsr_rng r;
     tsr_rng_seed(&r, 4);
     /* Shapes: 1-3 columns, tall and thin, wide and short, many strips (S = 64) and bands
