@@ -61,7 +61,7 @@ static void fill(tsr__carve_grid *g)
 /* Prints the DP trace of one launch of `items` items at width w. */
 static void report_trace(const std::vector<uint64_t> &tr, const tsr__cc_planes &P, int32_t w)
 {
-    const int32_t ns = tsr__cc_strips(w), nb = tsr__cc_bands(P.h);
+    const int32_t ns = tsr__cc_strips(w), nb = (int32_t)tsr__cc_dp_items(&P, w) / ns; /* slots */
     uint64_t t0 = ~0ull;
     for (int32_t i = 0; i < nb * ns; i++)
         t0 = std::min(t0, tr[(size_t)i * 5]);
@@ -123,8 +123,10 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     for (int i = 0; i < 5; i++)
         CK(cudaEventCreate(&ev[i]));
     double ms[4] = {0, 0, 0, 0};
+    /* the trace's rows: the bottom half's (the longer of the two traced side by side) */
+    const double trows = g->h - g->h / 2 > 1 ? g->h - g->h / 2 - 1 : 1;
     for (int r = 0; r < BATCH_REPEATS; r++) {
-        batch_launch(c->P, g->w, k, 0, s, ev);
+        batch_launch(c->P, g->w, k, 0, 1, s, ev);
         CK(cudaEventSynchronize(ev[4]));
         CK(cudaGetLastError());
         for (int i = 0; i < 4; i++) {
@@ -142,16 +144,16 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
         CK(cudaFuncSetAttribute((const void *)f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));
         const double alt = mean_ms(s, ev, BATCH_REPEATS, [&](int) {
-            f<<<1, k <= 128 ? 64 : 128, smem, s>>>(c->P, g->w, k);
+            f<<<2, k <= 128 ? 64 : 128, smem, s>>>(c->P, g->w, k);
         });
         printf("  the trace at s = 2 on %d warps instead: %.4f ms (%.3f us per row)\n",
-               k <= 128 ? 2 : 4, alt, alt * 1e3 / (g->h - 1));
+               k <= 128 ? 2 : 4, alt, alt * 1e3 / trows);
     }
     /* the pass's DP (pair bits stored): generations 2, 3, ... at the same width */
     const double dp = mean_ms(s, ev, std::min(BATCH_REPEATS, (int)n - 1),
                               [&](int r) { dp_launch(c->P, g->w, (uint32_t)(r + 2), NULL, s); });
     /* one more, traced (its stamps as for exact mode's DP) */
-    const size_t ntr = (size_t)tsr__cc_bands(g->h) * (size_t)tsr__cc_strips(g->w) * 5;
+    const size_t ntr = (size_t)tsr__cc_dp_items(&c->P, g->w) * 5;
     uint64_t *dtrace;
     CK(cudaMalloc((void **)&dtrace, ntr * sizeof(uint64_t)));
     dp_launch(c->P, g->w, (uint32_t)BATCH_REPEATS + 2, dtrace, s);
@@ -162,7 +164,7 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     report_trace(tr, c->P, g->w);
     printf("  batch pass of %d seams, K = %d (ms): topk %.4f, trace %.4f (%.3f us per row), "
            "sum %.4f, gather %.4f, total %.4f; the DP with pair bits %.4f\n",
-           (int)n, (int)k, ms[0], ms[1], ms[1] * 1e3 / (g->h - 1), ms[2], ms[3],
+           (int)n, (int)k, ms[0], ms[1], ms[1] * 1e3 / trows, ms[2], ms[3],
            ms[0] + ms[1] + ms[2] + ms[3], dp);
     for (int i = 0; i < 5; i++)
         cudaEventDestroy(ev[i]);

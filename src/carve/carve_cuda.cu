@@ -95,12 +95,11 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     if (c->P.pair) /* staged in whole rows by the batch trace: defined past the width too */
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.pair, 0, (size_t)h * dp / 2, s));
     /* tag 0: never the tag of the generation reading it (the first launch is generation 1) */
+    const size_t hand = (size_t)tsr__cc_hand_bands(h, c->kmax > 0) * dp;
     if (c->P.hand64)
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand64, 0,
-                                          (size_t)tsr__cc_bands(h) * dp * sizeof(uint64_t), s));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand64, 0, hand * sizeof(uint64_t), s));
     else
-        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand32, 0,
-                                          (size_t)tsr__cc_bands(h) * dp * sizeof(uint32_t), s));
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.hand32, 0, hand * sizeof(uint32_t), s));
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(c->P.tickets, 0, (size_t)c->count * sizeof(uint32_t), s));
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
@@ -135,7 +134,7 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
         return st;
     memset(c, 0, sizeof *c);
     const int32_t w = g->w, h = g->h;
-    const int32_t pitch = tsr__cc_pitch(w), nb = tsr__cc_bands(h);
+    const int32_t pitch = tsr__cc_pitch(w), nb = tsr__cc_hand_bands(h, kmax > 0);
     const size_t cells = (size_t)pitch * (size_t)h, bcells = (size_t)nb * (size_t)pitch;
     c->w0 = w;
     c->count = count;
@@ -214,8 +213,10 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
         removed + k > c->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: CUDA batch pass of %d seams at width %d",
                          (int)k, (int)w);
-    batch_launch(c->P, w, k, removed, ctx->cuda->stream, NULL);
+    batch_launch(c->P, w, k, removed, more, ctx->cuda->stream, NULL);
     TSR_CUDA_CHECK_LAUNCH(ctx, "batch kernels");
+    if (!more) /* no gather after the last pass: the host removes the seams from rec */
+        return TSR_OK;
     /* the gathered planes become the pass's (the launches above already hold their copies) */
     uint8_t *l = c->P.luma, *m = c->P.mask;
     uint16_t *o = c->P.orig;
@@ -226,8 +227,6 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     c->P.orig = c->P.orig2;
     c->P.orig2 = o;
     const int32_t wn = w - k;
-    if (!more)
-        return TSR_OK;
     if (c->gen >= (uint32_t)c->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: more CUDA DP launches than seams");
     return launch_dp(ctx, c, wn, ++c->gen);

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
             hist[t] = 0;
         __syncthreads();
         for (int32_t x = a; x < b; x++) {
-            const int32_t d = tsr__cc_topk_digit(tsr__cc_last_key(&P, x), prefix, s);
+            const int32_t d = tsr__cc_topk_digit(tsr__cc_meet_key(&P, x), prefix, s);
             if (d >= 0)
                 atomicAdd(&hist[d], 1u);
         }
@@ -104,21 +104,25 @@ __device__ void trace_issue(const tsr__cc_planes &P, uint8_t *stage, int32_t q)
             __pipeline_memcpy_async(dst + c * 16, src + c * 16, 16);
 }
 
-/* One instance per placement of the positions (ShPos: shared memory, written to cols once per
+/* The trace of one half per block (block 0 the top, 1 the bottom: tsr__cc_half's views). One
+ * instance per placement of the positions (ShPos: shared memory, written to cols once per
  * group; else cols itself, row by row) and of the pair rows (Staged: shared memory, one group
  * ahead; else global memory), so that every access has a known address space. */
 template <int ShPos, int Staged>
 __global__ void __launch_bounds__(1024)
     trace_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
-    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    tsr__cc_half(&P, (int)blockIdx.x, k);
+    if (P.h < 1) /* the top half of a one-row grid */
+        return;
     extern __shared__ __align__(16) uint8_t smem[];
     const int32_t T = (int32_t)blockDim.x, t = (int32_t)threadIdx.x, h = P.h, rw = P.pitch / 4;
     uint8_t *stage = smem;
     int32_t *pos = (int32_t *)(smem + (Staged ? tsr__cc_trace_stage_bytes(P.pitch) : 0));
     if (ShPos)
         for (int32_t j = t; j < k; j += T)
-            pos[j] = P.cols[(int64_t)(h - 1) * k + j];
+            pos[j] = tsr__cc_cols_row(&P, k, h - 1)[j];
     if (Staged) {
         trace_issue(P, stage, 0);
         __pipeline_commit();
@@ -133,8 +137,8 @@ __global__ void __launch_bounds__(1024)
         }
         __syncthreads();
         for (int32_t y = top; y >= bot; y--) {
-            const int32_t *cur = ShPos ? pos + (top - y) * k : P.cols + (int64_t)y * k;
-            int32_t *nxt = ShPos ? pos + (top - y + 1) * k : P.cols + (int64_t)(y - 1) * k;
+            const int32_t *cur = ShPos ? pos + (top - y) * k : tsr__cc_cols_row(&P, k, y);
+            int32_t *nxt = ShPos ? pos + (top - y + 1) * k : tsr__cc_cols_row(&P, k, y - 1);
             const uint16_t *row =
                 Staged ? (const uint16_t *)stage + ((q & 1) * TSR__CC_TRACE_G + top - y) * rw
                        : P.pair + (int64_t)y * rw;
@@ -150,7 +154,7 @@ __global__ void __launch_bounds__(1024)
                       slot 0 (read by others only after the next group's barrier) */
             for (int32_t j = t; j < k; j += T) {
                 for (int32_t s = 1; s <= top - bot + 1; s++)
-                    P.cols[(int64_t)(top - s) * k + j] = pos[s * k + j];
+                    tsr__cc_cols_row(&P, k, top - s)[j] = pos[s * k + j];
                 pos[j] = pos[(top - bot + 1) * k + j];
             }
     }
@@ -195,7 +199,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
                      : "memory");
 }
 
-/* The warp trace (tsr__cc_trace_warp_form(P.pitch, k) gives S and W): W warps, S seams per
+/* The warp trace of one half per block (as trace_kernel; tsr__cc_trace_warp_form(P.pitch, k)
+ * gives S and W): W warps, S seams per
  * lane in registers, each row's columns stored to cols; group q of TRACE_G rows read from
  * buffer q & 1, the next group's bulk copies issued by thread 0 before it (the n-th use of a
  * buffer completes its mbarrier's phase n). With W > 1 the warps' edge columns go through
@@ -205,7 +210,10 @@ template <int S, int W>
 __global__ void __launch_bounds__(TSR__CC_LANES *W)
     trace_warp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
-    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    tsr__cc_half(&P, (int)blockIdx.x, k);
+    if (P.h < 1) /* the top half of a one-row grid */
+        return;
     extern __shared__ __align__(16) uint8_t smem[];
     __shared__ uint64_t bar[2];
     __shared__ int32_t edge[2][2][W]; /* [row parity][warp's first seam, last seam][warp] */
@@ -216,7 +224,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
     TSR__CC_UNROLL
     for (int32_t i = 0; i < S; i++) {
         const int32_t j = g * S + i;
-        x[i] = j < k ? P.cols[(int64_t)(h - 1) * k + j] : 0;
+        x[i] = j < k ? tsr__cc_cols_row(&P, k, h - 1)[j] : 0;
     }
     if (g == 0) {
         mbar_init(&bar[0]);
@@ -226,14 +234,15 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
     }
     __syncthreads();
     int32_t par = 0;
+    const int64_t cs = P.flip ? -(int64_t)k : (int64_t)k; /* cols: one row to the next */
     for (int32_t q = 0; q < groups; q++) {
         if (g == 0 && q + 1 < groups)
             trace_warp_issue(P, smem, bar, q + 1);
         mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
         const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
         const uint16_t *row = (const uint16_t *)smem + (size_t)(q & 1) * G * rw + (top - bot) * rw;
-        int32_t *out = P.cols + (int64_t)(top - 1) * k + g * S; /* row y - 1, this lane */
-        for (int32_t y = top; y >= bot; y--, row -= rw, out -= k, par ^= 1) {
+        int32_t *out = tsr__cc_cols_row(&P, k, top - 1) + g * S; /* row y - 1, this lane */
+        for (int32_t y = top; y >= bot; y--, row -= rw, out -= cs, par ^= 1) {
             int32_t xl = __shfl_up_sync(FULL, x[S - 1], 1);
             int32_t xr = __shfl_down_sync(FULL, x[0], 1);
             if (W > 1) {
@@ -339,10 +348,10 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
     }
 }
 
-/* One batch pass's kernels after its DP: topk, trace, sum, gather (carve_cuda_batch_logic.h's
- * order; the energy and the next DP are the caller's). ev: NULL, or 5 events recorded before
- * each kernel and after the last (the workbench's timing). */
-inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed,
+/* One batch pass's kernels after its DP: topk, trace, sum and, when gather (not after the last
+ * pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). ev: NULL, or 5
+ * events recorded before each kernel and after the last (the workbench's timing). */
+inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed, int gather,
                          cudaStream_t s, cudaEvent_t *ev)
 {
     if (ev)
@@ -358,29 +367,30 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
     const int warp_form = tsr__cc_trace_warp_form(P.pitch, k, &ws, &ww);
     const unsigned wt = (unsigned)(TSR__CC_LANES * ww);
     if (warp_form && ws == 2)
-        trace_warp_kernel<2, 1><<<1, wt, wsmem, s>>>(P, w, k);
+        trace_warp_kernel<2, 1><<<2, wt, wsmem, s>>>(P, w, k);
     else if (warp_form && ww == 1)
-        trace_warp_kernel<1, 1><<<1, wt, wsmem, s>>>(P, w, k);
+        trace_warp_kernel<1, 1><<<2, wt, wsmem, s>>>(P, w, k);
     else if (warp_form && ww == 4)
-        trace_warp_kernel<1, 4><<<1, wt, wsmem, s>>>(P, w, k);
+        trace_warp_kernel<1, 4><<<2, wt, wsmem, s>>>(P, w, k);
     else if (warp_form)
-        trace_warp_kernel<1, 8><<<1, wt, wsmem, s>>>(P, w, k);
+        trace_warp_kernel<1, 8><<<2, wt, wsmem, s>>>(P, w, k);
     else if (shpos && staged)
-        trace_kernel<1, 1><<<1, threads, smem, s>>>(P, w, k);
+        trace_kernel<1, 1><<<2, threads, smem, s>>>(P, w, k);
     else if (shpos)
-        trace_kernel<1, 0><<<1, threads, smem, s>>>(P, w, k);
+        trace_kernel<1, 0><<<2, threads, smem, s>>>(P, w, k);
     else if (staged)
-        trace_kernel<0, 1><<<1, threads, smem, s>>>(P, w, k);
+        trace_kernel<0, 1><<<2, threads, smem, s>>>(P, w, k);
     else
-        trace_kernel<0, 0><<<1, threads, smem, s>>>(P, w, k);
+        trace_kernel<0, 0><<<2, threads, smem, s>>>(P, w, k);
     if (ev)
         cudaEventRecord(ev[2], s);
     const int64_t n = (int64_t)P.h * k;
     batch_sum_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(P, w, k, removed);
     if (ev)
         cudaEventRecord(ev[3], s);
-    gather_kernel<<<(unsigned)P.h, TSR__CC_GATHER_THREADS,
-                    k <= TSR__CC_GATHER_KS ? (size_t)k * sizeof(int32_t) : 0, s>>>(P, w, k);
+    if (gather)
+        gather_kernel<<<(unsigned)P.h, TSR__CC_GATHER_THREADS,
+                        k <= TSR__CC_GATHER_KS ? (size_t)k * sizeof(int32_t) : 0, s>>>(P, w, k);
     if (ev)
         cudaEventRecord(ev[4], s);
 }

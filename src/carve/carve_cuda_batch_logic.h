@@ -3,31 +3,30 @@
  * the CPU for every thread against batch.c. The planes are carve_cuda_logic.h's, with the batch
  * ones (pair, cols, luma2/mask2/orig2).
  *
- * One batch pass of k seams at width w (batch.c's definition), after a DP that also stored the
- * pair bits:
- *   topk     one block of TOPK_THREADS: the k smallest (key, column) of the last row. Radix
+ * One batch pass of k seams at width w (batch.c's definition: two halves, carve_cuda_logic.h's
+ * views), after a DP of both halves that also stored the pair bits:
+ *   topk     one block of TOPK_THREADS: the k smallest (meeting key, column). Radix
  *            select over the masked keys, 8 digits of 8 bits from the top: a shared histogram of
  *            the digit among the columns that match the prefix so far, then one warp picks the
  *            digit holding the need-th smallest (lane l: bins 8l..8l+7); after 8 digits the
  *            prefix is the threshold key v and need the number of columns with key v to take
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
  *            count of keys == v, a block scan of its selected count, the columns written in
- *            order into row h-1 of cols.
- *   trace    k <= 256 (rows up to ~25K columns): 1 to 8 warps, every seam's column in
+ *            order into rows m-1 and m of cols.
+ *   trace    one block per half (its view), from the half's last row to its row 0, the two
+ *            side by side. k <= 256 (rows up to ~25K columns): 1 to 8 warps, every seam's column in
  *            registers (tsr__cc_trace_warp_form, tsr__cc_trace_lane), each row's columns
  *            stored to cols. Else one block, one thread per seam (strided when k > threads),
- *            rows h-1 .. 1, one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1], the
- *            nibble (code, pair bits) of (y, cols[y][j])). The rows go in groups of TRACE_G;
- *            when k <= TRACE_KS a group's positions stay in shared memory and each thread
- *            writes its own seams' rows to cols once at the group's end (else every row is
- *            written to cols and read back), and the pair rows of the next group are staged
- *            by cp.async when they fit (else read from global memory).
- *   sum      one thread per removed pixel: its energy part (batch.c's pixel_energy), its drop
- *            bit (object removal), its start-of-pass column into rec; warp sums, atomics.
- *   gather   one block per row, GATHER_E adjacent output columns per thread: output column
- *            x' < w - k takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig into
- *            luma2/mask2/orig2 (the host swaps the planes).
- *   the next DP at w - k. */
+ *            the half's rows h-1 .. 1, one barrier per row: cols[y-1][j] = step(cols[y][j-1..j+1],
+ * the nibble (code, pair bits) of (y, cols[y][j])). The rows go in groups of TRACE_G; when k <=
+ * TRACE_KS a group's positions stay in shared memory and each thread writes its own seams' rows to
+ * cols once at the group's end (else every row is written to cols and read back), and the pair rows
+ * of the next group are staged by cp.async when they fit (else read from global memory). sum one
+ * thread per removed pixel: its energy part (batch.c's pixel_energy), its drop bit (object
+ * removal), its start-of-pass column into rec; warp sums, atomics. gather   (not after the last
+ * pass) one block per row, GATHER_E adjacent output columns per thread: output column x' < w - k
+ * takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig into luma2/mask2/orig2 (the host
+ * swaps the planes). the next DP at w - k. */
 #ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
 #define TSR_CARVE_CUDA_BATCH_LOGIC_H
 
@@ -45,10 +44,13 @@ enum {
 
 /* ---- topk ---- */
 
-/* The masked key of column x of the last row. */
-TSR__CC_FN uint64_t tsr__cc_last_key(const tsr__cc_planes *P, int32_t x)
+/* The meeting key of column x (the whole planes): the masked keys of the halves' last rows
+ * (rows m-1 and m of the grid) added; the bottom half's alone when the top half is empty. */
+TSR__CC_FN uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
 {
-    return tsr__cc_hand_key(P, tsr__cc_bands(P->h) - 1, x);
+    const int32_t m = P->h / 2, nt = tsr__cc_bands(m);
+    return (m > 0 ? tsr__cc_hand_key(P, nt - 1, x) : 0) +
+           tsr__cc_hand_key(P, nt + tsr__cc_bands(P->h - m) - 1, x);
 }
 
 /* topk thread t of T: its contiguous columns [*a, *b). */
@@ -88,16 +90,18 @@ TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t be
 /* topk, columns [a, b) after the threshold v and need are known. A column is selected when its
  * key < v, or == v and fewer than need keys == v are left of it (eq_before of them left of a).
  * mode < 0: returns the number of keys == v; mode 0: the number of selected columns; mode > 0:
- * also writes them to row h-1 of cols (k per row) from index out_before. */
+ * also writes them to rows m-1 (when m > 0) and m of cols (k per row; m = h / 2: the halves'
+ * last rows) from index out_before. */
 TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t a, int32_t b,
                                      uint64_t v, uint32_t need, uint32_t eq_before,
                                      int32_t out_before, int mode)
 {
     int32_t n = 0;
     uint32_t eq = eq_before;
-    int32_t *row = P->cols + (int64_t)(P->h - 1) * k;
+    const int32_t m = P->h / 2;
+    int32_t *row = P->cols + (int64_t)m * k, *up = m > 0 ? row - k : row;
     for (int32_t x = a; x < b; x++) {
-        const uint64_t key = tsr__cc_last_key(P, x);
+        const uint64_t key = tsr__cc_meet_key(P, x);
         if (mode < 0) {
             n += key == v;
             continue;
@@ -105,7 +109,7 @@ TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t
         const int sel = key < v || (key == v && eq < need);
         eq += key == v;
         if (sel && mode > 0)
-            row[out_before + n] = x;
+            row[out_before + n] = up[out_before + n] = x;
         n += sel;
     }
     return n;

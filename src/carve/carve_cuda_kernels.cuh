@@ -59,7 +59,8 @@ __device__ __forceinline__ void dp_rows(const tsr__cc_planes *P, int32_t w, cons
 
 /* One warp per item; `gen` is this launch's generation (the tag of the keys it stores).
  * Instantiated for Forward = P.forward, Masked = (P.mask != NULL: 64-bit keys, else 32-bit) and
- * Batch = (P.pair != NULL: the pair bits stored too): dp_launch below.
+ * Batch = (P.pair != NULL: the pair bits stored too, the items over both halves of the grid,
+ * tsr__cc_item_of): dp_launch below.
  * trace (the workbench; NULL in the library): per ticket, the global timer at the item's start,
  * after staging, after the wait, after its rows and after its key stores (5 values); the
  * origins (entry) follow, off the bands' critical path. */
@@ -120,7 +121,7 @@ template <int Batch>
 inline void dp_launch_mode(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
                            cudaStream_t s)
 {
-    const unsigned items = (unsigned)(tsr__cc_bands(P.h) * tsr__cc_strips(w));
+    const unsigned items = tsr__cc_dp_items(&P, w);
     if (P.forward && P.mask)
         dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.forward)

@@ -157,6 +157,8 @@ typedef struct tsr__cc_planes {
     uint8_t *luma2, *mask2; /* the gather's destination planes (swapped with luma, mask, orig */
     uint16_t *orig2;        /* after every pass) */
     int32_t pitch, h;       /* pitch: elements per row, a multiple of TSR__CC_PITCH_ALIGN */
+    int32_t flip;           /* batch mode's bottom half (tsr__cc_half): the view's rows of luma,
+                               mask and cols run upwards from the pointers; else 0 */
     int32_t forward;        /* 0 backward, 1 forward */
     int32_t until;          /* object removal: stop when no drop pixel is left or a seam has none */
     uint64_t pen[4];        /* key term per mask code (tsr__carve_dp_penalties) */
@@ -229,6 +231,57 @@ TSR__CC_FN uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
 #endif
 }
 
+/* ---- batch mode's halves (batch.c) ----
+ * A batch pass carves the top half (rows 0 .. m-1, m = h / 2) and the bottom half upside down
+ * as two images of their own. A half is a view of the planes (tsr__cc_half): the top one is the
+ * planes with h = m; the bottom one has h - m rows, luma and mask from row h-1 upwards (flip),
+ * its own rows of pair bits (from row m) and of hand keys (after the top half's bands), and its
+ * rows of cols from row h-1 upwards. The DP and the trace work on views; topk, sum and gather
+ * on the whole planes. */
+
+/* Rows of hand keys (bands) a grid of h rows needs: both halves' in batch mode. */
+TSR__CC_FN int32_t tsr__cc_hand_bands(int32_t h, int batch)
+{
+    return batch ? tsr__cc_bands(h / 2) + tsr__cc_bands(h - h / 2) : tsr__cc_bands(h);
+}
+
+/* Turns the whole planes *P of a batch pass of k seams into the view of its top (bottom = 0) or
+ * bottom half. */
+TSR__CC_FN void tsr__cc_half(tsr__cc_planes *P, int bottom, int32_t k)
+{
+    const int32_t m = P->h / 2;
+    if (!bottom) {
+        P->h = m;
+        return;
+    }
+    const int64_t last = (int64_t)(P->h - 1) * P->pitch;
+    const int64_t hand = (int64_t)tsr__cc_bands(m) * P->pitch;
+    P->luma += last;
+    if (P->mask)
+        P->mask += last;
+    if (P->hand64)
+        P->hand64 += hand;
+    else
+        P->hand32 += hand;
+    P->pair += (int64_t)m * (P->pitch / 4);
+    if (P->cols)
+        P->cols += (int64_t)(P->h - 1) * k;
+    P->flip = 1;
+    P->h -= m;
+}
+
+/* Elements from one row of luma (or mask) of a view to its next row. */
+TSR__CC_FN int64_t tsr__cc_lrow(const tsr__cc_planes *P)
+{
+    return P->flip ? -(int64_t)P->pitch : (int64_t)P->pitch;
+}
+
+/* Row r of a view's cols (k seams a row). */
+TSR__CC_FN int32_t *tsr__cc_cols_row(const tsr__cc_planes *P, int32_t k, int32_t r)
+{
+    return P->cols + (P->flip ? -(int64_t)r : (int64_t)r) * k;
+}
+
 /* ---- DP ---- */
 
 /* One item of a DP launch: band b (rows y0 .. y0 + rows - 1), strip s (output columns
@@ -237,11 +290,29 @@ typedef struct tsr__cc_item {
     int32_t b, s, y0, rows, base;
 } tsr__cc_item;
 
-/* The item of ticket t (band-major) at width w. */
-TSR__CC_FN void tsr__cc_item_of(const tsr__cc_planes *P, int32_t w, uint32_t t, tsr__cc_item *it)
+/* The items of a DP launch at width w: a band of strips per band of the grid, or of each half
+ * in batch mode. */
+TSR__CC_FN uint32_t tsr__cc_dp_items(const tsr__cc_planes *P, int32_t w)
+{
+    return (uint32_t)(tsr__cc_hand_bands(P->h, P->pair != NULL) * tsr__cc_strips(w));
+}
+
+/* The item of ticket t at width w, band-major: in exact mode over the grid; in batch mode *P
+ * (the whole planes) becomes the view of the item's half, and the bands alternate: band b of
+ * the top half, then band b of the bottom half, while the top half has bands, then the bottom
+ * half's last (it has at most one more). Either way the items an item waits for (band b-1 of
+ * its half) hold smaller tickets. */
+TSR__CC_FN void tsr__cc_item_of(tsr__cc_planes *P, int32_t w, uint32_t t, tsr__cc_item *it)
 {
     const int32_t ns = tsr__cc_strips(w);
-    it->b = (int32_t)(t / (uint32_t)ns);
+    int32_t b = (int32_t)(t / (uint32_t)ns);
+    if (P->pair) {
+        const int32_t nt = tsr__cc_bands(P->h / 2);
+        const int bottom = b >= 2 * nt || (b & 1);
+        b = b >= 2 * nt ? b - nt : b / 2;
+        tsr__cc_half(P, bottom, 0); /* the DP reads no cols */
+    }
+    it->b = b;
     it->s = (int32_t)(t % (uint32_t)ns);
     it->y0 = it->b * TSR__CC_BAND;
     it->rows = P->h - it->y0 < TSR__CC_BAND ? P->h - it->y0 : TSR__CC_BAND;
@@ -278,6 +349,7 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
                                    int32_t lane, tsr__cc_stage *sb)
 {
     const int32_t i0 = lane * TSR__CC_C;
+    const int64_t lrow = tsr__cc_lrow(P);
     int32_t xc[TSR__CC_C], in[TSR__CC_C];
     TSR__CC_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
@@ -291,7 +363,7 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
             TSR__CC_UNROLL
             for (int32_t j = 0; j < 8; j++) {
                 const int32_t r = r0 + j < it->rows ? r0 + j : it->rows - 1, y = it->y0 + r;
-                const int64_t o = (int64_t)(y < 0 ? 0 : y) * P->pitch;
+                const int64_t o = (int64_t)(y < 0 ? 0 : y) * lrow;
                 TSR__CC_UNROLL
                 for (int32_t c = 0; c < TSR__CC_C; c++) {
                     m[j][c] = P->mask ? TSR__CC_LOAD_RO(P->mask + o + xc[c]) : 0;
@@ -325,13 +397,13 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
         for (int32_t j = 0; j < 10; j++) {
             int32_t y = it->y0 + r0 - 1 + j;
             y = y < 0 ? 0 : y >= P->h ? P->h - 1 : y;
-            wd[j] = tsr__cc_word4(P->luma + (int64_t)y * P->pitch + xw);
+            wd[j] = tsr__cc_word4(P->luma + y * lrow + xw);
         }
         TSR__CC_UNROLL
         for (int32_t j = 0; j < 8; j++) {
             const int32_t y = it->y0 + r0 + j < P->h ? it->y0 + r0 + j : P->h - 1;
-            lb[j] = TSR__CC_LOAD_RO(P->luma + (int64_t)y * P->pitch + xl);
-            rb[j] = TSR__CC_LOAD_RO(P->luma + (int64_t)y * P->pitch + xr);
+            lb[j] = TSR__CC_LOAD_RO(P->luma + y * lrow + xl);
+            rb[j] = TSR__CC_LOAD_RO(P->luma + y * lrow + xr);
         }
         TSR__CC_UNROLL
         for (int32_t j = 0; j < 8; j++) {

@@ -9,7 +9,7 @@
  * previous row whose cumulative key changed, widened by one. The stored arrays are shifted with
  * the seam, so a recomputed cell is compared with its old value in place; propagation stops where
  * nothing changes. The result is the same arrays a full recomputation gives, hence the same seams.
- * Batch mode runs a full energy and DP per pass in both backends (batch.c picks the seams). */
+ * Batch mode runs a full energy and DP per pass in both backends (batch.c: two halves). */
 #include "carve/plan.h"
 
 #include "carve/carve_cuda.h"
@@ -93,6 +93,8 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
         return st;
     tsr__carve_dp_penalties(&d, g);
     int32_t *xs = NULL, *cols = NULL, *scratch = NULL;
+    tsr__carve_grid flip; /* batch mode: the bottom half upside down (batch.c) */
+    memset(&flip, 0, sizeof flip);
     size_t n;
     void *mem;
     if (!tsr__size_mul((size_t)g->h, sizeof *xs, &n) || (st = tsr__alloc(ctx, n, &mem)) != TSR_OK)
@@ -109,6 +111,9 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
             (st = tsr__alloc(ctx, n, &mem)) != TSR_OK)
             goto done;
         scratch = mem;
+        if ((st = tsr__carve_grid_alloc(ctx, &flip, g->w, g->h - g->h / 2, g->pitch, g->channels,
+                                        g->depth, 0, g->mask != NULL, 0)) != TSR_OK)
+            goto done;
     }
     int64_t drops = p->until_drop_gone ? tsr__carve_grid_drops(g) : 0;
     int fresh = 1; /* the DP arrays must be computed in full */
@@ -120,9 +125,7 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
             goto done;
         if (batch) {
             int32_t k = tsr__carve_batch_k(g->w, count - p->removed, p->batch_seams);
-            tsr__carve_energy_all(g, &d, threads);
-            tsr__carve_dp_all(g, &d, threads);
-            p->energy_sum += tsr__carve_batch_select(g, &d, k, cols, scratch);
+            p->energy_sum += tsr__carve_batch_select(g, &d, &flip, k, cols, scratch, threads);
             if (p->marks)
                 for (size_t i = 0; i < (size_t)g->h * (size_t)k; i++)
                     p->marks[g->index[(i / (size_t)k) * (size_t)g->pitch + (size_t)cols[i]]] = 1;
@@ -171,6 +174,7 @@ done:
     tsr__free(ctx, xs);
     tsr__free(ctx, cols);
     tsr__free(ctx, scratch);
+    tsr__carve_grid_free(ctx, &flip);
     tsr__carve_dp_free(ctx, &d);
     return st;
 }

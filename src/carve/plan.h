@@ -147,10 +147,13 @@ typedef struct tsr__carve_pass {
 tsr_status tsr__carve_remove_seams(struct tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                    tsr__carve_pass *p);
 
-/* batch.c: chooses k disjoint, connected, non-crossing seams from one finished DP into
- * cols[y*k + j] (increasing in j). Returns the sum of the chosen seams' energy parts. */
-uint64_t tsr__carve_batch_select(const tsr__carve_grid *g, const tsr__carve_dp *d, int32_t k,
-                                 int32_t *cols, int32_t *scratch);
+/* batch.c: one batch pass's DPs (the two halves of g, batch.c's comment) into d (g's rows;
+ * energy plane for backward energy), then k disjoint, connected, non-crossing seams into
+ * cols[y*k + j] (increasing in j). flip: a grid with luma (and a mask when g has one) of at
+ * least h - h/2 rows of g->w columns, overwritten; heap: k ints. Returns the sum of the chosen
+ * seams' energy parts. */
+uint64_t tsr__carve_batch_select(const tsr__carve_grid *g, tsr__carve_dp *d, tsr__carve_grid *flip,
+                                 int32_t k, int32_t *cols, int32_t *heap, int threads);
 /* The adaptive K: max(1, floor(w / 64)), at most `left`. */
 int32_t tsr__carve_batch_k(int32_t w, int32_t left, int32_t fixed);
 

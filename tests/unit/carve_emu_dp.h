@@ -21,11 +21,12 @@ static int EMU_N(item_ready)(const tsr__cc_planes *P, int32_t w, const tsr__cc_i
 
 /* One DP item (one warp), all its lanes in lockstep: the shuffles read the lanes' registers as
  * they were before the row. */
-static void EMU_N(run_item)(const tsr__cc_planes *P, int32_t w, uint32_t ticket, uint32_t gen)
+static void EMU_N(run_item)(const tsr__cc_planes *whole, int32_t w, uint32_t ticket, uint32_t gen)
 {
     static tsr__cc_stage sb;
     EMU_LANE L[TSR__CC_LANES], prev[TSR__CC_LANES];
     tsr__cc_item it;
+    tsr__cc_planes V = *whole, *P = &V; /* the item's view (its half in batch mode) */
     tsr__cc_item_of(P, w, ticket, &it);
     poison(&sb, sizeof sb);
     poison(L, sizeof L);

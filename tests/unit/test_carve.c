@@ -256,25 +256,51 @@ static void test_incremental(tsr_rng *r)
         }
 }
 
-/* Batch seams: K per row, distinct and increasing, each connected, all in range. */
+/* The key of a batch seam by batch.c's definition, computed independently of it: the top half
+ * (rows 0 .. m-1) and the bottom half upside down, each keyed by path_key as an image of its
+ * own (m = h / 2; the seam crosses the cut straight). */
+static tsr__carve_cost halves_key(const uint8_t *Y, const uint8_t *M, int w, int h, int fwd,
+                                  int has_keep, int has_drop, const int *xs)
+{
+    const int m = h / 2, hb = h - m;
+    uint8_t fy[64], fm[64];
+    int fx[8];
+    for (int r = 0; r < hb; r++) {
+        memcpy(fy + r * w, Y + (h - 1 - r) * w, (size_t)w);
+        memcpy(fm + r * w, M + (h - 1 - r) * w, (size_t)w);
+        fx[r] = xs[h - 1 - r];
+    }
+    return (m > 0 ? path_key(Y, M, w, m, fwd, has_keep, has_drop, xs) : 0) +
+           path_key(fy, fm, w, hb, fwd, has_keep, has_drop, fx);
+}
+
+/* Batch seams: K per row, distinct and increasing, each connected, all in range; and K = 1 by
+ * brute force on small images: no connected path crossing the cut straight has a smaller key
+ * by the halves' definition. */
 static void test_batch_invariants(tsr_rng *r)
 {
-    for (int t = 0; t < 60; t++) {
-        int w = tsr_rng_range(r, 2, 120), h = tsr_rng_range(r, 1, 60);
-        int k = tsr_rng_range(r, 1, w - 1);
-        uint8_t *Y = malloc((size_t)(w * h));
+    for (int t = 0; t < 160; t++) {
+        const int small = t >= 60;
+        int w = small ? tsr_rng_range(r, 2, 6) : tsr_rng_range(r, 2, 120);
+        int h = small ? tsr_rng_range(r, 1, 6) : tsr_rng_range(r, 1, 60);
+        int k = tsr_rng_range(r, 1, w - 1), fwd = t & 1, masks = (t >> 1) & 3;
+        uint8_t *Y = malloc((size_t)(w * h)), *M = malloc((size_t)(w * h));
         random_luma(r, Y, w, h, t);
-        tsr__carve_grid g;
+        for (int i = 0; i < w * h; i++)
+            M[i] = (uint8_t)(small && masks ? tsr_rng_range(r, 0, 3) & masks : 0);
+        tsr__carve_grid g, flip;
         tsr__carve_dp d;
         grid_from(&g, w, h, Y);
-        CHECK_OK(ctx, tsr__carve_dp_alloc(ctx, &d, t & 1 ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD,
-                                          w, h));
+        memcpy(g.mask, M, (size_t)(w * h));
+        g.has_keep = small && (masks & 1) != 0;
+        g.has_drop = small && (masks & 2) != 0;
+        CHECK_OK(ctx, tsr__carve_grid_alloc(ctx, &flip, w, h - h / 2, w, 1, TSR_U8, 0, 1, 0));
+        CHECK_OK(ctx,
+                 tsr__carve_dp_alloc(ctx, &d, fwd ? TSR_CARVE_FORWARD : TSR_CARVE_BACKWARD, w, h));
         tsr__carve_dp_penalties(&d, &g);
-        tsr__carve_energy_all(&g, &d, 1);
-        tsr__carve_dp_all(&g, &d, 1);
         int32_t *cols = malloc(sizeof *cols * (size_t)(h * k)),
                 *heap = malloc(sizeof *heap * (size_t)k);
-        tsr__carve_batch_select(&g, &d, k, cols, heap);
+        tsr__carve_batch_select(&g, &d, &flip, k, cols, heap, 1);
         int ok = 1;
         for (int y = 0; y < h; y++)
             for (int j = 0; j < k; j++) {
@@ -284,27 +310,43 @@ static void test_batch_invariants(tsr_rng *r)
                     ok &= c > cols[y * k + j - 1];
                 if (y > 0)
                     ok &= iabs(c - cols[(y - 1) * k + j]) <= 1;
+                if (y == h / 2 && y > 0)
+                    ok &= c == cols[(y - 1) * k + j];
             }
         CHECK(ok);
-        /* K = 1 is the exact seam. */
-        int32_t *xs = malloc(sizeof *xs * (size_t)h);
-        tsr__carve_backtrack(&g, &d, xs);
-        tsr__carve_batch_select(&g, &d, 1, cols, heap);
-        int same = 1;
-        for (int y = 0; y < h; y++)
-            same &= cols[y] == xs[y];
-        CHECK(same);
-        if (!same) {
-            fprintf(stderr, "batch k=1 %dx%d:", w, h);
+        if (small) {
+            tsr__carve_batch_select(&g, &d, &flip, 1, cols, heap, 1);
+            int seam[6], p[6] = {0}, best_ok = 1;
             for (int y = 0; y < h; y++)
-                fprintf(stderr, " %d/%d", xs[y], cols[y]);
-            fprintf(stderr, "\n");
+                seam[y] = cols[y];
+            const tsr__carve_cost key = halves_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, seam);
+            for (;;) {
+                int connected = 1;
+                for (int y = 1; y < h; y++)
+                    connected &= iabs(p[y] - p[y - 1]) <= 1;
+                if (h > 1)
+                    connected &= p[h / 2] == p[h / 2 - 1];
+                if (connected && halves_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
+                    best_ok = 0;
+                int y = 0;
+                while (y < h && ++p[y] == w)
+                    p[y++] = 0;
+                if (y == h)
+                    break;
+            }
+            if (!best_ok)
+                fprintf(stderr,
+                        "batch k=1 %dx%d fwd %d masks %d: a straight-crossing path has a "
+                        "smaller key\n",
+                        w, h, fwd, masks);
+            CHECK(best_ok);
         }
-        free(xs);
         free(cols);
         free(heap);
         free(Y);
+        free(M);
         tsr__carve_dp_free(ctx, &d);
+        tsr__carve_grid_free(ctx, &flip);
         tsr__carve_grid_free(ctx, &g);
     }
     CHECK(tsr__carve_batch_k(7680, 1000, 0) == 120);

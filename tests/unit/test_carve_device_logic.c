@@ -93,7 +93,7 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
     poison(P->back, e->cells / 4);
     if (P->pair)
         poison(P->pair, e->cells / 2);
-    const uint32_t items = (uint32_t)(tsr__cc_bands(P->h) * tsr__cc_strips(w));
+    const uint32_t items = tsr__cc_dp_items(P, w);
     P->tickets[gen - 1] += items;
     uint32_t *todo = xmalloc(items * sizeof *todo), *ready = xmalloc(items * sizeof *ready);
     uint32_t left = items;
@@ -103,8 +103,9 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
         uint32_t nr = 0;
         for (uint32_t i = 0; i < left; i++) {
             tsr__cc_item it;
-            tsr__cc_item_of(P, w, todo[i], &it);
-            if (P->hand64 ? item_ready64(P, w, &it, gen) : item_ready32(P, w, &it, gen))
+            tsr__cc_planes V = *P; /* the item's view (its half in batch mode) */
+            tsr__cc_item_of(&V, w, todo[i], &it);
+            if (P->hand64 ? item_ready64(&V, w, &it, gen) : item_ready32(&V, w, &it, gen))
                 ready[nr++] = i;
         }
         if (nr == 0) {
@@ -229,7 +230,7 @@ static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_ene
     e->w0 = w;
     e->count = count;
     e->cells = cells;
-    e->bcells = (size_t)tsr__cc_bands(h) * (size_t)pitch;
+    e->bcells = (size_t)tsr__cc_hand_bands(h, kmax > 0) * (size_t)pitch;
     tsr__cc_planes *P = &e->P;
     P->pitch = pitch;
     P->h = h;
@@ -310,7 +311,8 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
     static int32_t a[T], b[T];
     static uint32_t cnt[T], eqb[T];
     e->launches++;
-    poison(P->cols + (size_t)(P->h - 1) * (size_t)k, (size_t)k * 4);
+    poison(P->cols + (size_t)(P->h / 2 > 0 ? P->h / 2 - 1 : 0) * (size_t)k,
+           (size_t)(P->h / 2 > 0 ? 2 : 1) * (size_t)k * 4);
     for (int32_t t = T - 1; t >= 0; t--)
         tsr__cc_topk_range(w, t, T, &a[t], &b[t]);
     uint64_t prefix = 0;
@@ -320,7 +322,7 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
         memset(hist, 0, sizeof hist);
         for (int32_t t = T - 1; t >= 0; t--)
             for (int32_t x = a[t]; x < b[t]; x++) {
-                const int32_t d = tsr__cc_topk_digit(tsr__cc_last_key(P, x), prefix, s);
+                const int32_t d = tsr__cc_topk_digit(tsr__cc_meet_key(P, x), prefix, s);
                 if (d >= 0)
                     hist[d]++;
             }
@@ -367,21 +369,20 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
         tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], (int32_t)cnt[t], 1);
 }
 
-/* trace, the warp form (k <= 256): every lane's row step from the lanes' columns of row y, its
- * neighbours across lanes (and warps) as the shuffles and the edge exchange give them, the
- * lanes in descending order. */
-static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
+/* trace, the warp form (k <= 256), one half (its view V): every lane's row step from the
+ * lanes' columns of row y, its neighbours across lanes (and warps) as the shuffles and the edge
+ * exchange give them, the lanes in descending order. */
+static void trace_warp(const tsr__cc_planes *V, int32_t w, int32_t k, int32_t s, int32_t warps)
 {
-    const tsr__cc_planes *P = &e->P;
-    const int32_t rw = P->pitch / 4, lanes = TSR__CC_LANES * warps;
+    const int32_t rw = V->pitch / 4, lanes = TSR__CC_LANES * warps;
     int32_t x[8 * TSR__CC_LANES][2], nx[8 * TSR__CC_LANES][2];
     for (int32_t g = 0; g < lanes; g++)
         for (int32_t i = 0; i < s; i++) {
             const int32_t j = g * s + i;
-            x[g][i] = j < k ? P->cols[(size_t)(P->h - 1) * (size_t)k + (size_t)j] : 0;
+            x[g][i] = j < k ? tsr__cc_cols_row(V, k, V->h - 1)[j] : 0;
         }
-    for (int32_t y = P->h - 1; y >= 1; y--) {
-        const uint16_t *row = P->pair + (size_t)y * (size_t)rw;
+    for (int32_t y = V->h - 1; y >= 1; y--) {
+        const uint16_t *row = V->pair + (size_t)y * (size_t)rw;
         for (int32_t g = lanes - 1; g >= 0; g--) {
             /* the block's first and last lanes read their own values (unused: seam 0 has no
                left neighbour, seam k - 1 no right one) */
@@ -393,34 +394,43 @@ static void trace_warp(emu *e, int32_t w, int32_t k, int32_t s, int32_t warps)
             for (int32_t i = 0; i < s; i++) {
                 const int32_t j = g * s + i;
                 if (j < k)
-                    P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = nx[g][i];
+                    tsr__cc_cols_row(V, k, y - 1)[j] = nx[g][i];
                 x[g][i] = nx[g][i];
             }
     }
 }
 
-/* trace: the warp form where it applies, else one barrier per row (the seams of a row in
- * descending order). */
+/* trace: one block per half (the bottom one first), each in the warp form where it applies,
+ * else one barrier per row (the seams of a row in descending order). Every row but the halves'
+ * last ones (rows m-1 and m, topk's) is poisoned first. */
 static void launch_trace(emu *e, int32_t w, int32_t k)
 {
     const tsr__cc_planes *P = &e->P;
-    const int32_t rw = P->pitch / 4;
+    const int32_t rw = P->pitch / 4, m = P->h / 2;
     int32_t s = 0, warps = 0;
     const int warp_form = tsr__cc_trace_warp_form(P->pitch, k, &s, &warps);
     e->launches++;
-    poison(P->cols, (size_t)(P->h - 1) * (size_t)k * 4);
-    traces[warp_form]++;
-    if (warp_form) {
-        trace_warp(e, w, k, s, warps);
-        return;
-    }
-    for (int32_t y = P->h - 1; y >= 1; y--) {
-        const int32_t *cur = P->cols + (size_t)y * (size_t)k;
-        for (int32_t j = k - 1; j >= 0; j--) {
-            const int32_t x = cur[j];
-            P->cols[(size_t)(y - 1) * (size_t)k + (size_t)j] = tsr__cc_batch_step(
-                w, x, j > 0, j > 0 ? cur[j - 1] : 0, j < k - 1, j < k - 1 ? cur[j + 1] : 0,
-                tsr__cc_batch_nib(P->pair + (size_t)y * (size_t)rw, x));
+    if (m > 1)
+        poison(P->cols, (size_t)(m - 1) * (size_t)k * 4);
+    poison(P->cols + (size_t)(m + 1) * (size_t)k, (size_t)(P->h - m - 1) * (size_t)k * 4);
+    for (int bottom = 1; bottom >= 0; bottom--) {
+        tsr__cc_planes V = *P;
+        tsr__cc_half(&V, bottom, k);
+        if (V.h < 1)
+            continue;
+        traces[warp_form]++;
+        if (warp_form) {
+            trace_warp(&V, w, k, s, warps);
+            continue;
+        }
+        for (int32_t y = V.h - 1; y >= 1; y--) {
+            const int32_t *cur = tsr__cc_cols_row(&V, k, y);
+            for (int32_t j = k - 1; j >= 0; j--) {
+                const int32_t x = cur[j];
+                tsr__cc_cols_row(&V, k, y - 1)[j] = tsr__cc_batch_step(
+                    w, x, j > 0, j > 0 ? cur[j - 1] : 0, j < k - 1, j < k - 1 ? cur[j + 1] : 0,
+                    tsr__cc_batch_nib(V.pair + (size_t)y * (size_t)rw, x));
+            }
         }
     }
 }
@@ -445,6 +455,8 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
         e->state.drops -= drop;
     }
     free(order);
+    if (!more) /* no gather after the last pass (carve_cuda.cu) */
+        return TSR_OK;
     /* gather: rows shuffled, the destination planes poisoned first */
     e->launches++;
     poison(P->luma2, e->cells);
@@ -473,8 +485,7 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
     P->mask2 = m;
     P->orig = P->orig2;
     P->orig2 = o;
-    if (more)
-        launch_dp(e, w - k, ++e->gen);
+    launch_dp(e, w - k, ++e->gen);
     return TSR_OK;
 }
 
