@@ -45,20 +45,38 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
     __shared__ uint32_t hist[256];
     __shared__ uint32_t sums[32];
     __shared__ uint64_t s_prefix;
+    __shared__ unsigned long long s_any;
     __shared__ uint32_t s_need;
-    const int32_t t = (int32_t)threadIdx.x;
+    const int32_t t = (int32_t)threadIdx.x, lane = t & 31;
     int32_t a, b;
     tsr__cc_topk_range(w, t, TSR__CC_TOPK_THREADS, &a, &b);
+    /* every thread's range has at most `per` columns: loops of that many steps keep the warp
+       converged for the match below */
+    const int32_t per = (w + TSR__CC_TOPK_THREADS - 1) / TSR__CC_TOPK_THREADS;
+    if (t == 0)
+        s_any = 0;
+    __syncthreads();
+    uint64_t any = 0;
+    for (int32_t x = a; x < b; x++)
+        any |= tsr__cc_meet_key(&P, x);
+    const uint32_t lo = __reduce_or_sync(FULL, (uint32_t)any);
+    const uint32_t hi = __reduce_or_sync(FULL, (uint32_t)(any >> 32));
+    if (lane == 0 && (lo | hi))
+        atomicOr(&s_any, (unsigned long long)hi << 32 | lo);
+    __syncthreads();
     uint64_t prefix = 0;
     uint32_t need = (uint32_t)k;
-    for (int32_t s = 56; s >= 0; s -= 8) {
+    for (int32_t s = tsr__cc_topk_first_shift(s_any); s >= 0; s -= 8) {
         if (t < 256)
             hist[t] = 0;
         __syncthreads();
-        for (int32_t x = a; x < b; x++) {
-            const int32_t d = tsr__cc_topk_digit(tsr__cc_meet_key(&P, x), prefix, s);
-            if (d >= 0)
-                atomicAdd(&hist[d], 1u);
+        for (int32_t i = 0; i < per; i++) {
+            const int32_t x = a + i;
+            const int32_t d = x < b ? tsr__cc_topk_digit(tsr__cc_meet_key(&P, x), prefix, s) : -1;
+            /* lanes with the same digit add once (the top digits are shared by most keys) */
+            const uint32_t peers = __match_any_sync(FULL, d);
+            if (d >= 0 && lane == __ffs(peers) - 1)
+                atomicAdd(&hist[d], (uint32_t)__popc(peers));
         }
         __syncthreads();
         if (t < 32) {

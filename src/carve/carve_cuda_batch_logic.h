@@ -6,8 +6,9 @@
  * One batch pass of k seams at width w (batch.c's definition: two halves, carve_cuda_logic.h's
  * views), after a DP of both halves that also stored the pair bits:
  *   topk     one block of TOPK_THREADS: the k smallest (meeting key, column). Radix
- *            select over the masked keys, 8 digits of 8 bits from the top: a shared histogram of
- *            the digit among the columns that match the prefix so far, then one warp picks the
+ *            select over the masked keys, digits of 8 bits from the highest one any key has
+ *            (the keys' OR first): a shared histogram of the digit among the columns that match
+ *            the prefix so far (one atomic per distinct digit of a warp), then one warp picks the
  *            digit holding the need-th smallest (lane l: bins 8l..8l+7); after 8 digits the
  *            prefix is the threshold key v and need the number of columns with key v to take
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
@@ -60,6 +61,16 @@ TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, 
     const int32_t lo = t * per;
     *a = lo < w ? lo : w;
     *b = lo + per < w ? lo + per : w;
+}
+
+/* The first digit's shift: the digits above the highest set bit of `any` (the OR of every key)
+ * are 0 in every key, so the select starts at the highest digit with a set bit (0 when none). */
+TSR__CC_FN int32_t tsr__cc_topk_first_shift(uint64_t any)
+{
+    int32_t s = 56;
+    while (s > 0 && (any >> s) == 0)
+        s -= 8;
+    return s;
 }
 
 /* Digit s (bits s..s+7) of key when its bits above s + 7 equal the prefix's, else -1. */

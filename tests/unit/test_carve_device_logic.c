@@ -315,9 +315,12 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
            (size_t)(P->h / 2 > 0 ? 2 : 1) * (size_t)k * 4);
     for (int32_t t = T - 1; t >= 0; t--)
         tsr__cc_topk_range(w, t, T, &a[t], &b[t]);
+    uint64_t any = 0;
+    for (int32_t x = 0; x < w; x++)
+        any |= tsr__cc_meet_key(P, x);
     uint64_t prefix = 0;
     uint32_t need = (uint32_t)k;
-    for (int32_t s = 56; s >= 0; s -= 8) {
+    for (int32_t s = tsr__cc_topk_first_shift(any); s >= 0; s -= 8) {
         uint32_t hist[256];
         memset(hist, 0, sizeof hist);
         for (int32_t t = T - 1; t >= 0; t--)
