@@ -31,6 +31,15 @@ unsigned blocks_for(int64_t n, int per)
     return (unsigned)((n + per - 1) / per);
 }
 
+/* t1, after the pass's last kernel is enqueued (device_ms: the GPU's span from the first DP to
+ * there, without the host's reads of the state or of the seams). */
+tsr_status record_end(tsr_ctx *ctx, tsr__carve_cuda *c)
+{
+    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t1, ctx->cuda->stream));
+    c->ended = 1;
+    return TSR_OK;
+}
+
 /* The DP of generation gen (1: the pass's first; seam k's: k + 2) at width w. */
 tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w, uint32_t gen)
 {
@@ -104,14 +113,12 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     const int64_t cells = (int64_t)w * h;
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
     TSR_CUDA_CHECK_LAUNCH(ctx, "orig_init_kernel");
+    /* The host buffers above are pageable and the caller's: the copies finish before the pass's
+       kernels are enqueued (which then run back to back, without a host round trip). */
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     c->gen = 1;
     TSR_CUDA_TRY(ctx, cudaEventRecord(c->t0, s));
-    tsr_status st = launch_dp(ctx, c, w, 1);
-    if (st != TSR_OK)
-        return st;
-    /* The host buffers above are pageable and the caller's: finish before returning. */
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    return TSR_OK;
+    return launch_dp(ctx, c, w, 1);
 }
 
 /* Both modes' open (kmax: 0 exact mode, else the batch passes' largest K). */
@@ -216,7 +223,7 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     batch_launch(c->P, w, k, removed, more, ctx->cuda->stream, NULL);
     TSR_CUDA_CHECK_LAUNCH(ctx, "batch kernels");
     if (!more) /* no gather after the last pass: the host removes the seams from rec */
-        return TSR_OK;
+        return record_end(ctx, c);
     /* the gathered planes become the pass's (the launches above already hold their copies) */
     uint8_t *l = c->P.luma, *m = c->P.mask;
     uint16_t *o = c->P.orig;
@@ -253,7 +260,7 @@ extern "C" tsr_status tsr__carve_cuda_seams(tsr_ctx *ctx, tsr__carve_cuda *c, in
                 return st;
         }
     }
-    return TSR_OK;
+    return first + n == c->count ? record_end(ctx, c) : TSR_OK;
 }
 
 extern "C" tsr_status tsr__carve_cuda_state(tsr_ctx *ctx, tsr__carve_cuda *c, tsr__cc_state *st)
@@ -272,7 +279,9 @@ extern "C" tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, in
     cudaStream_t s = ctx->cuda->stream;
     const int32_t h = c->P.h;
     const size_t es = sizeof(uint16_t);
-    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t1, s));
+    tsr_status st = c->ended ? TSR_OK : record_end(ctx, c); /* object removal stopped early */
+    if (st != TSR_OK)
+        return st;
     if (removed > 0)
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec, c->P.rec, (size_t)removed * (size_t)h * es,
                                           cudaMemcpyDeviceToHost, s));

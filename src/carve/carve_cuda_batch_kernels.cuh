@@ -51,14 +51,15 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
     int32_t a, b;
     tsr__cc_topk_range(w, t, TSR__CC_TOPK_THREADS, &a, &b);
     /* every thread's range has at most `per` columns: loops of that many steps keep the warp
-       converged for the match below */
+       converged for the match below; its keys are read once (all loads in flight) */
     const int32_t per = (w + TSR__CC_TOPK_THREADS - 1) / TSR__CC_TOPK_THREADS;
+    uint64_t keys[TSR__CC_TOPK_PER];
     if (t == 0)
         s_any = 0;
     __syncthreads();
     uint64_t any = 0;
     for (int32_t x = a; x < b; x++)
-        any |= tsr__cc_meet_key(&P, x);
+        any |= keys[x - a] = tsr__cc_meet_key(&P, x);
     const uint32_t lo = __reduce_or_sync(FULL, (uint32_t)any);
     const uint32_t hi = __reduce_or_sync(FULL, (uint32_t)(any >> 32));
     if (lane == 0 && (lo | hi))
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
         __syncthreads();
         for (int32_t i = 0; i < per; i++) {
             const int32_t x = a + i;
-            const int32_t d = x < b ? tsr__cc_topk_digit(tsr__cc_meet_key(&P, x), prefix, s) : -1;
+            const int32_t d = x < b ? tsr__cc_topk_digit(keys[i], prefix, s) : -1;
             /* lanes with the same digit add once (the top digits are shared by most keys) */
             const uint32_t peers = __match_any_sync(FULL, d);
             if (d >= 0 && lane == __ffs(peers) - 1)
@@ -99,11 +100,11 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
         prefix = s_prefix;
         need = s_need;
     }
-    const uint32_t eq = (uint32_t)tsr__cc_topk_emit(&P, k, a, b, prefix, need, 0, 0, -1);
+    const uint32_t eq = (uint32_t)tsr__cc_topk_emit(&P, k, keys, a, b, prefix, need, 0, 0, -1);
     const uint32_t eqb = block_exclusive_scan(eq, sums);
-    const uint32_t n = (uint32_t)tsr__cc_topk_emit(&P, k, a, b, prefix, need, eqb, 0, 0);
+    const uint32_t n = (uint32_t)tsr__cc_topk_emit(&P, k, keys, a, b, prefix, need, eqb, 0, 0);
     const uint32_t nb = block_exclusive_scan(n, sums);
-    tsr__cc_topk_emit(&P, k, a, b, prefix, need, eqb, (int32_t)nb, 1);
+    tsr__cc_topk_emit(&P, k, keys, a, b, prefix, need, eqb, (int32_t)nb, 1);
 }
 
 /* trace: copies group q's pair rows (rows top, top - 1, ... down to row 1, at most G) into

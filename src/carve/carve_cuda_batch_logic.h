@@ -35,6 +35,7 @@
 
 enum {
     TSR__CC_TOPK_THREADS = 1024,
+    TSR__CC_TOPK_PER = 64,   /* columns a topk thread holds at most (65535 / 1024, rounded up) */
     TSR__CC_TRACE_G = 8,     /* rows of codes per staged group */
     TSR__CC_TRACE_KS = 4096, /* seams whose positions the trace keeps in shared memory */
     TSR__CC_GATHER_THREADS = 256,
@@ -53,6 +54,8 @@ TSR__CC_FN uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
     return (m > 0 ? tsr__cc_hand_key(P, nt - 1, x) : 0) +
            tsr__cc_hand_key(P, nt + tsr__cc_bands(P->h - m) - 1, x);
 }
+
+typedef char tsr__cc_topk_fits[TSR__CC_TOPK_THREADS * TSR__CC_TOPK_PER >= 65535 ? 1 : -1];
 
 /* topk thread t of T: its contiguous columns [*a, *b). */
 TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, int32_t *b)
@@ -98,21 +101,22 @@ TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t be
     return 0;
 }
 
-/* topk, columns [a, b) after the threshold v and need are known. A column is selected when its
+/* topk, columns [a, b) (their meeting keys: keys[0 .. b-a)) after the threshold v and need are
+ * known. A column is selected when its
  * key < v, or == v and fewer than need keys == v are left of it (eq_before of them left of a).
  * mode < 0: returns the number of keys == v; mode 0: the number of selected columns; mode > 0:
  * also writes them to rows m-1 (when m > 0) and m of cols (k per row; m = h / 2: the halves'
  * last rows) from index out_before. */
-TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, int32_t a, int32_t b,
-                                     uint64_t v, uint32_t need, uint32_t eq_before,
-                                     int32_t out_before, int mode)
+TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, const uint64_t *keys,
+                                     int32_t a, int32_t b, uint64_t v, uint32_t need,
+                                     uint32_t eq_before, int32_t out_before, int mode)
 {
     int32_t n = 0;
     uint32_t eq = eq_before;
     const int32_t m = P->h / 2;
     int32_t *row = P->cols + (int64_t)m * k, *up = m > 0 ? row - k : row;
     for (int32_t x = a; x < b; x++) {
-        const uint64_t key = tsr__cc_meet_key(P, x);
+        const uint64_t key = keys[x - a];
         if (mode < 0) {
             n += key == v;
             continue;

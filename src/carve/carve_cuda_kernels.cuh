@@ -20,7 +20,8 @@ struct tsr__carve_cuda {
     int32_t w0, count;
     uint32_t gen;       /* the generation of the last DP launched */
     int32_t kmax;       /* batch mode: the passes' largest K (0: exact mode) */
-    cudaEvent_t t0, t1; /* recorded before the first DP and when the result is fetched */
+    cudaEvent_t t0, t1; /* recorded before the first DP and after the last kernel */
+    int ended;          /* t1 recorded */
 };
 
 namespace
@@ -41,12 +42,6 @@ __device__ __forceinline__ uint64_t global_ns()
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
-}
-
-/* Whether dp_kernel's instance stages into dynamic shared memory of tsr__cc_stage_bytes. */
-__host__ __device__ constexpr bool dp_stage_dynamic(int forward, int masked, int batch)
-{
-    return batch && !forward && !masked;
 }
 
 /* dp: the item's rows after its first (band 0) or from the previous band's last row, the lane
@@ -83,13 +78,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         P.pair = NULL;
     else /* the row step's pair stores without a branch per row */
         __builtin_assume(P.pair != NULL);
-    /* batch mode with backward energy and no mask: only the energies (tsr__cc_stage_bytes, the
-       launch's dynamic size: twice the resident items, which bound that DP at 8K); else all of
-       the stage, static (ptxas gives those instances the registers they were tuned with) */
-    extern __shared__ __align__(16) uint8_t dp_smem[];
-    __shared__ tsr__cc_stage sb_static;
-    tsr__cc_stage &sb =
-        dp_stage_dynamic(Forward, Masked, Batch) ? *(tsr__cc_stage *)(void *)dp_smem : sb_static;
+    __shared__ tsr__cc_stage sb;
     if (P.state->stop)
         return;
     const int32_t lane = (int32_t)threadIdx.x;
@@ -134,17 +123,14 @@ inline void dp_launch_mode(const tsr__cc_planes &P, int32_t w, uint32_t gen, uin
                            cudaStream_t s)
 {
     const unsigned items = tsr__cc_dp_items(&P, w);
-    const size_t sm = dp_stage_dynamic(P.forward, P.mask != NULL, Batch)
-                          ? tsr__cc_stage_bytes(P.forward, P.mask != NULL, Batch)
-                          : 0;
     if (P.forward && P.mask)
-        dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, sm, s>>>(P, w, gen, trace);
+        dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.forward)
-        dp_kernel<1, 0, Batch><<<items, TSR__CC_LANES, sm, s>>>(P, w, gen, trace);
+        dp_kernel<1, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else if (P.mask)
-        dp_kernel<0, 1, Batch><<<items, TSR__CC_LANES, sm, s>>>(P, w, gen, trace);
+        dp_kernel<0, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
     else
-        dp_kernel<0, 0, Batch><<<items, TSR__CC_LANES, sm, s>>>(P, w, gen, trace);
+        dp_kernel<0, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
 }
 
 /* The DP launch of generation gen at width w (the instance for P's energy kind, mask and

@@ -55,7 +55,6 @@
 #ifndef TSR_CARVE_CUDA_LOGIC_H
 #define TSR_CARVE_CUDA_LOGIC_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -329,26 +328,14 @@ TSR__CC_FN int tsr__cc_item_interior(const tsr__cc_item *it, int32_t w)
 
 /* An item's band inputs in shared memory: window column i of band row r (luma: row y0 - 1 + r,
  * the row above included for forward costs). Luma and mask columns outside the image hold 0;
- * energies are scaled (TSR__CC_Q), garbage outside the image (tsr__cc_stage_lane). The planes an
- * instance of the DP does not use are last (tsr__cc_stage_bytes). */
+ * energies are scaled (TSR__CC_Q), garbage outside the image (tsr__cc_stage_lane). */
 typedef struct tsr__cc_stage {
-    uint16_t en[TSR__CC_BAND][TSR__CC_WIN];    /* backward energy only */
-    uint8_t cd[TSR__CC_BAND][TSR__CC_LANES];   /* exact mode only: the band's codes, a byte per
-                                                  lane and row (the row step writes them) */
-    uint8_t mk[TSR__CC_BAND][TSR__CC_WIN];     /* with a mask only */
-    uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN]; /* forward energy only */
+    uint16_t en[TSR__CC_BAND][TSR__CC_WIN];
+    uint8_t lu[TSR__CC_BAND + 1][TSR__CC_WIN];
+    uint8_t mk[TSR__CC_BAND][TSR__CC_WIN];
+    uint8_t cd[TSR__CC_BAND][TSR__CC_LANES]; /* the band's codes, a byte per lane and row (the
+                                                 row step writes them) */
 } tsr__cc_stage;
-
-/* The bytes of the stage a DP instance touches (a prefix of the struct; all of it for forward
- * energy): fewer bytes of shared memory per one-warp block let more items be resident, which
- * bounds the batch DP at 8K (bench/notes/carve.md). */
-TSR__CC_FN uint32_t tsr__cc_stage_bytes(int forward, int masked, int batch)
-{
-    return forward  ? (uint32_t)sizeof(tsr__cc_stage)
-           : masked ? (uint32_t)offsetof(tsr__cc_stage, lu)
-           : !batch ? (uint32_t)offsetof(tsr__cc_stage, mk)
-                    : (uint32_t)offsetof(tsr__cc_stage, cd);
-}
 
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
  * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are

@@ -23,21 +23,18 @@ static int EMU_N(item_ready)(const tsr__cc_planes *P, int32_t w, const tsr__cc_i
  * they were before the row. */
 static void EMU_N(run_item)(const tsr__cc_planes *whole, int32_t w, uint32_t ticket, uint32_t gen)
 {
+    static tsr__cc_stage sb;
     EMU_LANE L[TSR__CC_LANES], prev[TSR__CC_LANES];
     tsr__cc_item it;
     tsr__cc_planes V = *whole, *P = &V; /* the item's view (its half in batch mode) */
     tsr__cc_item_of(P, w, ticket, &it);
-    /* only the stage's prefix the kernel instance has (tsr__cc_stage_bytes): a touch past it
-       is a heap overflow under ASan */
-    const size_t sbytes = tsr__cc_stage_bytes(P->forward, P->mask != NULL, P->pair != NULL);
-    tsr__cc_stage *sb = xmalloc(sbytes);
-    poison(sb, sbytes);
+    poison(&sb, sizeof sb);
     poison(L, sizeof L);
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-        tsr__cc_stage_lane(P, w, &it, lane, sb);
+        tsr__cc_stage_lane(P, w, &it, lane, &sb);
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
         if (it.b == 0)
-            EMU_N(tsr__cc_lane_first)(P, w, &it, sb, lane, &L[lane]);
+            EMU_N(tsr__cc_lane_first)(P, w, &it, &sb, lane, &L[lane]);
         else if (!EMU_N(tsr__cc_lane_load)(P, w, &it, lane, gen, &L[lane]))
             abort(); /* launch_dp runs only ready items */
     const int border = !tsr__cc_item_interior(&it, w);
@@ -48,15 +45,14 @@ static void EMU_N(run_item)(const tsr__cc_planes *whole, int32_t w, uint32_t tic
             const EMU_LANE *l = &prev[lane > 0 ? lane - 1 : lane];
             const EMU_LANE *r = &prev[lane < TSR__CC_LANES - 1 ? lane + 1 : lane];
             EMU_N(tsr__cc_lane_row)
-            (P, w, &it, sb, k, lane, &L[lane], l->m[TSR__CC_C - 1], r->m[0], border);
+            (P, w, &it, &sb, k, lane, &L[lane], l->m[TSR__CC_C - 1], r->m[0], border);
         }
     }
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
         EMU_N(tsr__cc_lane_store)(P, w, &it, lane, gen, &L[lane]);
     if (!P->pair) /* dp_kernel: the origins in exact mode only */
         for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)
-            tsr__cc_lane_entry(P, w, &it, sb, lane);
-    free(sb);
+            tsr__cc_lane_entry(P, w, &it, &sb, lane);
 }
 
 #undef EMU_LANE

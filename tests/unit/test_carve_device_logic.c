@@ -315,9 +315,9 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
            (size_t)(P->h / 2 > 0 ? 2 : 1) * (size_t)k * 4);
     for (int32_t t = T - 1; t >= 0; t--)
         tsr__cc_topk_range(w, t, T, &a[t], &b[t]);
-    uint64_t any = 0;
+    uint64_t any = 0, *keys = xmalloc((size_t)w * sizeof *keys); /* the threads' key caches */
     for (int32_t x = 0; x < w; x++)
-        any |= tsr__cc_meet_key(P, x);
+        any |= keys[x] = tsr__cc_meet_key(P, x);
     uint64_t prefix = 0;
     uint32_t need = (uint32_t)k;
     for (int32_t s = tsr__cc_topk_first_shift(any); s >= 0; s -= 8) {
@@ -325,7 +325,7 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
         memset(hist, 0, sizeof hist);
         for (int32_t t = T - 1; t >= 0; t--)
             for (int32_t x = a[t]; x < b[t]; x++) {
-                const int32_t d = tsr__cc_topk_digit(tsr__cc_meet_key(P, x), prefix, s);
+                const int32_t d = tsr__cc_topk_digit(keys[x], prefix, s);
                 if (d >= 0)
                     hist[d]++;
             }
@@ -354,10 +354,11 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
     uint32_t run = 0;
     for (int32_t t = 0; t < T; t++) {
         eqb[t] = run;
-        run += (uint32_t)tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, 0, 0, -1);
+        run += (uint32_t)tsr__cc_topk_emit(P, k, keys + a[t], a[t], b[t], prefix, need, 0, 0, -1);
     }
     for (int32_t t = T - 1; t >= 0; t--)
-        cnt[t] = (uint32_t)tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], 0, 0);
+        cnt[t] =
+            (uint32_t)tsr__cc_topk_emit(P, k, keys + a[t], a[t], b[t], prefix, need, eqb[t], 0, 0);
     run = 0;
     for (int32_t t = 0; t < T; t++) {
         const uint32_t n = cnt[t];
@@ -369,7 +370,8 @@ static void launch_topk(emu *e, int32_t w, int32_t k)
         abort();
     }
     for (int32_t t = T - 1; t >= 0; t--)
-        tsr__cc_topk_emit(P, k, a[t], b[t], prefix, need, eqb[t], (int32_t)cnt[t], 1);
+        tsr__cc_topk_emit(P, k, keys + a[t], a[t], b[t], prefix, need, eqb[t], (int32_t)cnt[t], 1);
+    free(keys);
 }
 
 /* trace, the warp form (k <= 256), one half (its view V): every lane's row step from the
