@@ -338,9 +338,8 @@ typedef struct tsr__cc_stage {
 } tsr__cc_stage;
 
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
- * Eight rows at a time (backward energy in batch mode: 16): every load first (unconditional,
- * at clamped coordinates, so they are all in flight together), then the stores (0 outside the
- * image). Backward energy: computed here
+ * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are
+ * all in flight together), then the stores (0 outside the image). Backward energy: computed here
  * from luma (energy_cpu.c's clamped differences), from the lane's aligned word of C = 4 columns
  * in rows y - 1, y, y + 1 (rows clamped into the image) and the bytes just left and right of it
  * (columns clamped: the one-sided differences at the image's edges; the image's last column,
@@ -392,32 +391,23 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
     const int32_t xw = x1 < 0 ? 0 : x1 > w - 1 ? (w - 1) & ~3 : x1; /* x1 is a multiple of 4 */
     const int32_t xl = x1 - 1 < 0 ? 0 : x1 - 1 > w - 1 ? w - 1 : x1 - 1;
     const int32_t xr = x1 + 4 > w - 1 ? w - 1 : x1 + 4 < 0 ? 0 : x1 + 4;
-    /* rows a group of loads: 16 in batch mode (its DP is bound by the items' staging, a wait
-       for each group's loads: half the rounds), 8 in exact mode (there the stage hides behind
-       the wait for the previous band; its instances keep the registers they were tuned with) */
-    enum { G8 = 8, G16 = 16 };
-    const int32_t G = P->pair ? G16 : G8;
-    for (int32_t r0 = 0; r0 < it->rows; r0 += G) {
-        uint32_t wd[G16 + 2], lb[G16], rb[G16]; /* wd[j]: row y0 + r0 - 1 + j */
+    for (int32_t r0 = 0; r0 < it->rows; r0 += 8) {
+        uint32_t wd[10], lb[8], rb[8]; /* wd[j]: row y0 + r0 - 1 + j */
         TSR__CC_UNROLL
-        for (int32_t j = 0; j < G16 + 2; j++) {
-            if (j >= G + 2)
-                break;
+        for (int32_t j = 0; j < 10; j++) {
             int32_t y = it->y0 + r0 - 1 + j;
             y = y < 0 ? 0 : y >= P->h ? P->h - 1 : y;
             wd[j] = tsr__cc_word4(P->luma + y * lrow + xw);
         }
         TSR__CC_UNROLL
-        for (int32_t j = 0; j < G16; j++) {
-            if (j >= G)
-                break;
+        for (int32_t j = 0; j < 8; j++) {
             const int32_t y = it->y0 + r0 + j < P->h ? it->y0 + r0 + j : P->h - 1;
             lb[j] = TSR__CC_LOAD_RO(P->luma + y * lrow + xl);
             rb[j] = TSR__CC_LOAD_RO(P->luma + y * lrow + xr);
         }
         TSR__CC_UNROLL
-        for (int32_t j = 0; j < G16; j++) {
-            if (j >= G || r0 + j >= it->rows)
+        for (int32_t j = 0; j < 8; j++) {
+            if (r0 + j >= it->rows)
                 break;
             const uint32_t Y = wd[j + 1];
             uint32_t R = Y >> 8 | rb[j] << 24;
