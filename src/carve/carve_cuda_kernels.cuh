@@ -96,15 +96,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         tr[1] = global_ns();
     typename std::conditional<Masked != 0, tsr__cc_lane64, tsr__cc_lane32>::type L;
     if (it.b > 0) {
-        /* batch mode backs off (20 ns doubling to 320): at 8K its resident items' polls were ten
-           times the stage's loads and kept those waiting (run k3's ncu); exact mode polls every
-           20 ns (its bands are its critical path) */
-        uint32_t ns = 20;
-        while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L))) {
-            __nanosleep(ns);
-            if (Batch && ns < 320)
-                ns *= 2;
-        }
+        while (!__all_sync(FULL, tsr__cc_lane_load(&P, w, &it, lane, gen, &L)))
+            __nanosleep(20);
     } else {
         tsr__cc_lane_first(&P, w, &it, &sb, lane, &L);
     }

@@ -337,6 +337,40 @@ typedef struct tsr__cc_stage {
                                                  row step writes them) */
 } tsr__cc_stage;
 
+/* tsr__cc_stage_lane's backward energies, lane column i0, for an item with no window column
+ * and no row (with the rows above and below it) at the grid's edges: nothing is clamped, every
+ * load is at an immediate offset from its row's pointer (the word, the bytes just left and right
+ * of it) and the rows' pointers step by one add, so a row takes about a third of the general
+ * path's instructions. The same energies as that path. */
+TSR__CC_FN void tsr__cc_stage_energy_interior(const tsr__cc_planes *P, const tsr__cc_item *it,
+                                              int32_t i0, tsr__cc_stage *sb)
+{
+    const int64_t lrow = tsr__cc_lrow(P);
+    const uint8_t *p = P->luma + (int64_t)(it->y0 - 1) * lrow + it->base + i0; /* row y0 - 1 */
+    for (int32_t r0 = 0; r0 < it->rows; r0 += 8, p += 8 * lrow) {
+        uint32_t wd[10], lb[8], rb[8]; /* wd[j]: row y0 + r0 - 1 + j */
+        const uint8_t *q = p;
+        TSR__CC_UNROLL
+        for (int32_t j = 0; j < 10; j++, q += lrow) {
+            wd[j] = tsr__cc_word4(q);
+            if (j >= 1 && j <= 8) {
+                lb[j - 1] = TSR__CC_LOAD_RO(q - 1);
+                rb[j - 1] = TSR__CC_LOAD_RO(q + 4);
+            }
+        }
+        TSR__CC_UNROLL
+        for (int32_t j = 0; j < 8; j++) {
+            const uint32_t Y = wd[j + 1];
+            const uint32_t H = tsr__cc_absdiff4(Y >> 8 | rb[j] << 24, Y << 8 | lb[j]);
+            const uint32_t V = tsr__cc_absdiff4(wd[j + 2], wd[j]);
+            TSR__CC_UNROLL
+            for (int32_t c = 0; c < TSR__CC_C; c++)
+                sb->en[r0 + j][i0 + c] =
+                    (uint16_t)(((H >> 8 * c & 255) + (V >> 8 * c & 255)) << TSR__CC_Q);
+        }
+    }
+}
+
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
  * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are
  * all in flight together), then the stores (0 outside the image). Backward energy: computed here
@@ -387,6 +421,12 @@ TSR__CC_FN void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr
         }
     if (P->forward)
         return;
+    /* batch mode's DP is bound by its items' instructions, most of them staging (run k3's ncu):
+       its interior items take the short path (exact mode's stage hides behind its wait) */
+    if (P->pair && tsr__cc_item_interior(it, w) && it->y0 >= 1 && it->y0 + it->rows < P->h) {
+        tsr__cc_stage_energy_interior(P, it, i0, sb);
+        return;
+    }
     const int32_t x1 = it->base + i0, edge = w - 1 - x1;
     const int32_t xw = x1 < 0 ? 0 : x1 > w - 1 ? (w - 1) & ~3 : x1; /* x1 is a multiple of 4 */
     const int32_t xl = x1 - 1 < 0 ? 0 : x1 - 1 > w - 1 ? w - 1 : x1 - 1;

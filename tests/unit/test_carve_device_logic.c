@@ -751,6 +751,8 @@ int main(void)
     /* over a million pixels: the host gather in parallel */
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 3, -1);
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
+    /* batch mode's interior items (tsr__cc_stage_energy_interior): many bands and strips */
+    one_case(&r, 700, 600, 3, 1, TSR_CARVE_BACKWARD, 0, 0, 0, 40, 0);
     fprintf(stderr,
             "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit; "
             "batch traces: %lld block, %lld warp\n",
