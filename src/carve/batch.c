@@ -5,7 +5,12 @@
  * as it is, the bottom half upside down (its energy, forward costs and DP are those of the
  * flipped half; a half's edge rows use the one-sided vertical difference, as any image's).
  * The two DPs are independent, and so are the two traces below, which is what lets a device
- * run them side by side: each is a chain of h / 2 dependent rows instead of h.
+ * run them side by side: each is a chain of h / 2 dependent rows instead of h. A half's DP
+ * also restarts in segments of about 512 rows counted from the cut (carve_cuda_logic.h's
+ * tsr__cc_seg: each segment's energy and DP are again those of an image of its own), so a
+ * device runs every segment's DP at once; the trace below does not restart: stepping from a
+ * segment's first row into the previous segment it compares that segment's last row of M, as
+ * it does within one.
  *
  * The seams cross the cut straight (the same column in rows m-1 and m) at the K smallest
  * meeting keys M_top(m-1, x) + M_bottom(m, x) (leftmost first among equal keys; for h = 1 the
@@ -27,6 +32,8 @@
  * the columns move per pass, which keeps the seams of one pass far apart on most images while
  * cutting the DP passes of a 8K image by ~120x. */
 #include "carve/plan.h"
+
+#include "carve/carve_cuda_logic.h" /* the segment rule, tsr__cc_seg (plain C) */
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +134,24 @@ static tsr__carve_dp dp_rows(const tsr__carve_dp *d, int32_t r0, int32_t rows)
     return v;
 }
 
+/* The DP of half grid hg into hd (its rows), segment by segment (tsr__cc_seg), each segment's
+ * energy and DP those of an image of its own. */
+static void dp_half(const tsr__carve_grid *hg, const tsr__carve_dp *hd, int threads)
+{
+    for (int32_t j = 0; j < tsr__cc_segs(hg->h); j++) {
+        int32_t start, rows;
+        tsr__cc_seg(hg->h, j, &start, &rows);
+        const size_t o = (size_t)start * (size_t)hg->pitch;
+        tsr__carve_grid sg = *hg;
+        sg.h = rows;
+        sg.luma += o;
+        sg.mask = hg->mask ? hg->mask + o : NULL;
+        tsr__carve_dp sd = dp_rows(hd, start, rows);
+        tsr__carve_energy_all(&sg, &sd, threads);
+        tsr__carve_dp_all(&sg, &sd, threads);
+    }
+}
+
 /* Traces k seams through half grid hg (its DP hd) from its last row up to its row 0: half row
  * y's columns are at last - (hg->h - 1 - y) * step (step: +k or -k elements of cols), the last
  * row's already there. */
@@ -171,12 +196,9 @@ uint64_t tsr__carve_batch_select(const tsr__carve_grid *g, tsr__carve_dp *d, tsr
     top.h = m;
     flip_bottom(g, m, flip);
     tsr__carve_dp dt = dp_rows(d, 0, m), db = dp_rows(d, m, hb);
-    if (m > 0) {
-        tsr__carve_energy_all(&top, &dt, threads);
-        tsr__carve_dp_all(&top, &dt, threads);
-    }
-    tsr__carve_energy_all(flip, &db, threads);
-    tsr__carve_dp_all(flip, &db, threads);
+    if (m > 0)
+        dp_half(&top, &dt, threads);
+    dp_half(flip, &db, threads);
     /* The meeting keys, in place of the bottom half's last row (no trace reads a half's last
        row of keys: a step from row y compares row y-1). */
     tsr__carve_cost *meet = db.cost + (size_t)(hb - 1) * dp;

@@ -107,6 +107,14 @@ __global__ void __launch_bounds__(TSR__CC_TOPK_THREADS)
     tsr__cc_topk_emit(&P, k, keys, a, b, prefix, need, eqb, (int32_t)nb, 1);
 }
 
+__global__ void join_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t n)
+{
+    const tsr__cc_planes P = Pg; /* registers: see carve_cuda_kernels.cuh */
+    const int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n)
+        tsr__cc_join(&P, w, i);
+}
+
 /* trace: copies group q's pair rows (rows top, top - 1, ... down to row 1, at most G) into
  * buffer q & 1 of the stage, 16 bytes per cp.async, a row's chunks strided over the threads (no
  * divisions). */
@@ -367,15 +375,18 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
     }
 }
 
-/* One batch pass's kernels after its DP: topk, trace, sum and, when gather (not after the last
- * pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). ev: NULL, or 5
- * events recorded before each kernel and after the last (the workbench's timing). */
+/* One batch pass's kernels after its DP: topk, join, trace, sum and, when gather (not after
+ * the last pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). ev: NULL,
+ * or 5 events recorded before each kernel and after the last (the workbench's timing). */
 inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed, int gather,
                          cudaStream_t s, cudaEvent_t *ev)
 {
     if (ev)
         cudaEventRecord(ev[0], s);
     topk_kernel<<<1, TSR__CC_TOPK_THREADS, 0, s>>>(P, w, k);
+    const int32_t joins = tsr__cc_joins(P.h) * ((w + 3) / 4);
+    if (joins > 0)
+        join_kernel<<<(unsigned)(joins + 255) / 256, 256, 0, s>>>(P, w, joins);
     if (ev)
         cudaEventRecord(ev[1], s);
     const unsigned threads = k < 1024 ? (unsigned)(k + 31) / 32 * 32 : 1024;

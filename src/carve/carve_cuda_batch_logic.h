@@ -3,8 +3,8 @@
  * the CPU for every thread against batch.c. The planes are carve_cuda_logic.h's, with the batch
  * ones (pair, cols, luma2/mask2/orig2).
  *
- * One batch pass of k seams at width w (batch.c's definition: two halves, carve_cuda_logic.h's
- * views), after a DP of both halves that also stored the pair bits:
+ * One batch pass of k seams at width w (batch.c's definition: two halves in segments,
+ * carve_cuda_logic.h's views), after a DP of every segment that also stored the pair bits:
  *   topk     one block of TOPK_THREADS: the k smallest (meeting key, column). Radix
  *            select over the masked keys, digits of 8 bits from the highest one any key has
  *            (the keys' OR first): a shared histogram of the digit among the columns that match
@@ -14,6 +14,8 @@
  *            (the leftmost ones). Then each thread's contiguous columns: a block scan of its
  *            count of keys == v, a block scan of its selected count, the columns written in
  *            order into rows m-1 and m of cols.
+ *   join     one thread per 4 columns of every segment's first row but the image edges':
+ *            the nibbles the DP would have stored there without its restart (tsr__cc_join).
  *   trace    one block per half (its view), from the half's last row to its row 0, the two
  *            side by side. k <= 256 (rows up to ~25K columns): 1 to 8 warps, every seam's column in
  *            registers (tsr__cc_trace_warp_form, tsr__cc_trace_lane), each row's columns
@@ -46,13 +48,23 @@ enum {
 
 /* ---- topk ---- */
 
+/* The hand row of the last band of a half's last segment (the one at the cut): view v of hh
+ * rows. */
+TSR__CC_FN int32_t tsr__cc_cut_band(int32_t hh, int32_t v, int32_t nbv)
+{
+    int32_t start, rows;
+    tsr__cc_seg(hh, tsr__cc_segs(hh) - 1, &start, &rows);
+    return v * nbv + tsr__cc_bands(rows) - 1;
+}
+
 /* The meeting key of column x (the whole planes): the masked keys of the halves' last rows
  * (rows m-1 and m of the grid) added; the bottom half's alone when the top half is empty. */
 TSR__CC_FN uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
 {
-    const int32_t m = P->h / 2, nt = tsr__cc_bands(m);
-    return (m > 0 ? tsr__cc_hand_key(P, nt - 1, x) : 0) +
-           tsr__cc_hand_key(P, nt + tsr__cc_bands(P->h - m) - 1, x);
+    const int32_t m = P->h / 2, gt = tsr__cc_segs(m), nbv = tsr__cc_view_bands(P->h);
+    const int32_t last = tsr__cc_views(P->h) - 1;
+    return (m > 0 ? tsr__cc_hand_key(P, tsr__cc_cut_band(m, gt - 1, nbv), x) : 0) +
+           tsr__cc_hand_key(P, tsr__cc_cut_band(P->h - m, last, nbv), x);
 }
 
 typedef char tsr__cc_topk_fits[TSR__CC_TOPK_THREADS * TSR__CC_TOPK_PER >= 65535 ? 1 : -1];
@@ -128,6 +140,63 @@ TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, const u
         n += sel;
     }
     return n;
+}
+
+/* ---- join ---- */
+
+/* The segment starts a batch pass's join rewrites: every segment's first row but the image
+ * edge's, in both halves. */
+TSR__CC_FN int32_t tsr__cc_joins(int32_t h)
+{
+    return tsr__cc_views(h) - 2;
+}
+
+/* join, thread i of tsr__cc_joins(h) * ceil(w / 4) at width w (the whole planes): the nibbles
+ * of 4 columns of segment j's first row (half row y, j >= 1), where the DP restarted, become
+ * those a DP running on would have stored: the code and pair bits of the previous segment's
+ * last row of keys (its hand keys) plus, for forward energy, the transition costs from the half's
+ * row y - 1 (batch.c's trace compares exactly these). So the trace steps across segments as
+ * within them. */
+TSR__CC_FN void tsr__cc_join(const tsr__cc_planes *P, int32_t w, int32_t i)
+{
+    const int32_t words = (w + 3) / 4, n = i / words, x0 = (i % words) * 4;
+    const int32_t gt = tsr__cc_segs(P->h / 2), nbv = tsr__cc_view_bands(P->h);
+    const int32_t top_joins = gt - 1, bottom = n >= top_joins;
+    const int32_t j = bottom ? n - top_joins + 1 : n + 1, v = (bottom ? gt : 0) + j;
+    tsr__cc_planes H = *P;
+    tsr__cc_half(&H, bottom, 0);
+    int32_t y, rows, ps, prows;
+    tsr__cc_seg(H.h, j, &y, &rows);
+    tsr__cc_seg(H.h, j - 1, &ps, &prows);
+    const int32_t hb = (v - 1) * nbv + tsr__cc_bands(prows) - 1; /* previous segment, last band */
+    const int64_t lrow = tsr__cc_lrow(&H);
+    const uint8_t *row = H.luma + y * lrow, *up = row - lrow;
+    uint32_t word = 0;
+    for (int32_t c = 0; c < 4 && x0 + c < w; c++) {
+        const int32_t x = x0 + c, has_l = x > 0, has_r = x < w - 1;
+        uint64_t tl = 0, tc = 0, tr = 0;
+        if (P->forward) {
+            const int32_t l = row[has_l ? x - 1 : x], r = row[has_r ? x + 1 : x];
+            tc = (uint64_t)tsr__cc_absdiff(l, r);
+            tl = tc + (uint64_t)tsr__cc_absdiff(up[x], l);
+            tr = tc + (uint64_t)tsr__cc_absdiff(up[x], r);
+        }
+        const uint64_t vc = tsr__cc_hand_key(P, hb, x) + tc;
+        const uint64_t vl = has_l ? tsr__cc_hand_key(P, hb, x - 1) + tl : 0;
+        const uint64_t vr = has_r ? tsr__cc_hand_key(P, hb, x + 1) + tr : 0;
+        /* leftmost least (strict <), and the pair bits as the DP's row step defines them */
+        uint32_t code = has_l ? 0u : 1u;
+        uint64_t best = has_l ? vl : vc;
+        if (has_l && vc < vl) {
+            code = 1;
+            best = vc;
+        }
+        if (has_r && vr < best)
+            code = 2;
+        const uint32_t a = has_r && vr < vc, b = !has_l || vc < vl;
+        word |= (code | a << 2 | b << 3) << (4 * c);
+    }
+    H.pair[(int64_t)y * (H.pitch / 4) + x0 / 4] = (uint16_t)word;
 }
 
 /* ---- trace ---- */

@@ -90,7 +90,8 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (tr)
         tr[0] = global_ns();
     tsr__cc_item it;
-    tsr__cc_item_of(&P, w, t, &it);
+    if (!tsr__cc_item_of(&P, w, t, &it))
+        return; /* batch mode: a band past its view's */
     tsr__cc_stage_lane(&P, w, &it, lane, &sb);
     if (tr)
         tr[1] = global_ns();

@@ -231,18 +231,49 @@ TSR__CC_FN uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
 #endif
 }
 
-/* ---- batch mode's halves (batch.c) ----
+/* ---- batch mode's halves and segments (batch.c) ----
  * A batch pass carves the top half (rows 0 .. m-1, m = h / 2) and the bottom half upside down
- * as two images of their own. A half is a view of the planes (tsr__cc_half): the top one is the
- * planes with h = m; the bottom one has h - m rows, luma and mask from row h-1 upwards (flip),
- * its own rows of pair bits (from row m) and of hand keys (after the top half's bands), and its
- * rows of cols from row h-1 upwards. The DP and the trace work on views; topk, sum and gather
+ * as two images of their own, and each half's DP restarts in segments (tsr__cc_seg). A half is a
+ * view of the planes (tsr__cc_half, the trace's): the top one is the planes with h = m; the
+ * bottom one has h - m rows, luma and mask from row h-1 upwards (flip), its own rows of pair
+ * bits (from row m) and its rows of cols from row h-1 upwards. A segment is a view of a half
+ * (tsr__cc_segment, the DP's) with its own rows of hand keys. topk, join, sum and gather work
  * on the whole planes. */
 
-/* Rows of hand keys (bands) a grid of h rows needs: both halves' in batch mode. */
+enum { TSR__CC_SEG_ROWS = 512 }; /* a half's DP restarts about every this many rows */
+
+/* The segments of a half of hh rows: G = ceil(hh / SEG_ROWS) of S = ceil(hh / G) rows, counted
+ * from the cut (the half's last row), so segment j (0: at the image's edge) starts at half row
+ * *start and has *rows rows: segment 0 the rest, hh - (G - 1) S <= S. */
+TSR__CC_FN int32_t tsr__cc_segs(int32_t hh)
+{
+    return hh <= TSR__CC_SEG_ROWS ? 1 : (hh + TSR__CC_SEG_ROWS - 1) / TSR__CC_SEG_ROWS;
+}
+TSR__CC_FN void tsr__cc_seg(int32_t hh, int32_t j, int32_t *start, int32_t *rows)
+{
+    const int32_t g = tsr__cc_segs(hh), S = (hh + g - 1) / g, first = hh - (g - 1) * S;
+    *start = j == 0 ? 0 : first + (j - 1) * S;
+    *rows = j == 0 ? first : S;
+}
+
+/* The DP's views of a batch pass over a grid of h rows (the top half's segments, then the
+ * bottom half's), and the bands each is given (its hand keys: the longest segment's). */
+TSR__CC_FN int32_t tsr__cc_views(int32_t h)
+{
+    return tsr__cc_segs(h / 2) + tsr__cc_segs(h - h / 2);
+}
+TSR__CC_FN int32_t tsr__cc_view_bands(int32_t h)
+{
+    const int32_t t = h / 2, b = h - t;
+    const int32_t st = (t + tsr__cc_segs(t) - 1) / tsr__cc_segs(t);
+    const int32_t sb = (b + tsr__cc_segs(b) - 1) / tsr__cc_segs(b);
+    return tsr__cc_bands(st > sb ? st : sb);
+}
+
+/* Rows of hand keys (bands) a grid of h rows needs: every view's in batch mode. */
 TSR__CC_FN int32_t tsr__cc_hand_bands(int32_t h, int batch)
 {
-    return batch ? tsr__cc_bands(h / 2) + tsr__cc_bands(h - h / 2) : tsr__cc_bands(h);
+    return batch ? tsr__cc_views(h) * tsr__cc_view_bands(h) : tsr__cc_bands(h);
 }
 
 /* Turns the whole planes *P of a batch pass of k seams into the view of its top (bottom = 0) or
@@ -255,14 +286,9 @@ TSR__CC_FN void tsr__cc_half(tsr__cc_planes *P, int bottom, int32_t k)
         return;
     }
     const int64_t last = (int64_t)(P->h - 1) * P->pitch;
-    const int64_t hand = (int64_t)tsr__cc_bands(m) * P->pitch;
     P->luma += last;
     if (P->mask)
         P->mask += last;
-    if (P->hand64)
-        P->hand64 += hand;
-    else
-        P->hand32 += hand;
     P->pair += (int64_t)m * (P->pitch / 4);
     if (P->cols)
         P->cols += (int64_t)(P->h - 1) * k;
@@ -274,6 +300,25 @@ TSR__CC_FN void tsr__cc_half(tsr__cc_planes *P, int bottom, int32_t k)
 TSR__CC_FN int64_t tsr__cc_lrow(const tsr__cc_planes *P)
 {
     return P->flip ? -(int64_t)P->pitch : (int64_t)P->pitch;
+}
+
+/* Turns the whole planes *P of a batch pass into the DP's view v (tsr__cc_views). */
+TSR__CC_FN void tsr__cc_segment(tsr__cc_planes *P, int32_t v)
+{
+    const int32_t gt = tsr__cc_segs(P->h / 2), nbv = tsr__cc_view_bands(P->h);
+    const int64_t hand = (int64_t)v * nbv * P->pitch;
+    if (P->hand64)
+        P->hand64 += hand;
+    else
+        P->hand32 += hand;
+    tsr__cc_half(P, v >= gt, 0); /* the DP reads no cols */
+    int32_t start, rows;
+    tsr__cc_seg(P->h, v >= gt ? v - gt : v, &start, &rows);
+    P->luma += start * tsr__cc_lrow(P);
+    if (P->mask)
+        P->mask += start * tsr__cc_lrow(P);
+    P->pair += (int64_t)start * (P->pitch / 4);
+    P->h = rows;
 }
 
 /* Row r of a view's cols (k seams a row). */
@@ -290,33 +335,34 @@ typedef struct tsr__cc_item {
     int32_t b, s, y0, rows, base;
 } tsr__cc_item;
 
-/* The items of a DP launch at width w: a band of strips per band of the grid, or of each half
- * in batch mode. */
+/* The tickets of a DP launch at width w: a band of strips per band of the grid, or in batch
+ * mode of each view, every view given the longest one's bands (the extra tickets are empty). */
 TSR__CC_FN uint32_t tsr__cc_dp_items(const tsr__cc_planes *P, int32_t w)
 {
     return (uint32_t)(tsr__cc_hand_bands(P->h, P->pair != NULL) * tsr__cc_strips(w));
 }
 
 /* The item of ticket t at width w, band-major: in exact mode over the grid; in batch mode *P
- * (the whole planes) becomes the view of the item's half, and the bands alternate: band b of
- * the top half, then band b of the bottom half, while the top half has bands, then the bottom
- * half's last (it has at most one more). Either way the items an item waits for (band b-1 of
- * its half) hold smaller tickets. */
-TSR__CC_FN void tsr__cc_item_of(tsr__cc_planes *P, int32_t w, uint32_t t, tsr__cc_item *it)
+ * (the whole planes) becomes the item's view, the views taking turns band by band (band b of
+ * every view, then band b + 1 ...), and 0 is returned for an empty ticket (a band past its
+ * view's). Either way the items an item waits for (band b-1 of its view) hold smaller tickets. */
+TSR__CC_FN int tsr__cc_item_of(tsr__cc_planes *P, int32_t w, uint32_t t, tsr__cc_item *it)
 {
     const int32_t ns = tsr__cc_strips(w);
     int32_t b = (int32_t)(t / (uint32_t)ns);
     if (P->pair) {
-        const int32_t nt = tsr__cc_bands(P->h / 2);
-        const int bottom = b >= 2 * nt || (b & 1);
-        b = b >= 2 * nt ? b - nt : b / 2;
-        tsr__cc_half(P, bottom, 0); /* the DP reads no cols */
+        const int32_t nv = tsr__cc_views(P->h);
+        tsr__cc_segment(P, b % nv);
+        b /= nv;
+        if (b >= tsr__cc_bands(P->h))
+            return 0;
     }
     it->b = b;
     it->s = (int32_t)(t % (uint32_t)ns);
     it->y0 = it->b * TSR__CC_BAND;
     it->rows = P->h - it->y0 < TSR__CC_BAND ? P->h - it->y0 : TSR__CC_BAND;
     it->base = it->s * TSR__CC_STRIP - TSR__CC_BAND;
+    return 1;
 }
 
 /* Whether no window column of the item is at the image's edges (0 or w - 1) or outside: then

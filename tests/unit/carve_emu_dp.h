@@ -26,8 +26,9 @@ static void EMU_N(run_item)(const tsr__cc_planes *whole, int32_t w, uint32_t tic
     static tsr__cc_stage sb;
     EMU_LANE L[TSR__CC_LANES], prev[TSR__CC_LANES];
     tsr__cc_item it;
-    tsr__cc_planes V = *whole, *P = &V; /* the item's view (its half in batch mode) */
-    tsr__cc_item_of(P, w, ticket, &it);
+    tsr__cc_planes V = *whole, *P = &V; /* the item's view (its segment in batch mode) */
+    if (!tsr__cc_item_of(P, w, ticket, &it))
+        return; /* an empty ticket */
     poison(&sb, sizeof sb);
     poison(L, sizeof L);
     for (int32_t lane = TSR__CC_LANES - 1; lane >= 0; lane--)

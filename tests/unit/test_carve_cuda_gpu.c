@@ -162,6 +162,21 @@ static void batch_cases(tsr_rng *r)
         compare(&src, &o, "batch warp trace");
         tsr_image_free(ref, &src);
     }
+    /* halves of several segments (the DP's restarts and the joins): tall images */
+    static const int tall[][2] = {{700, 2100}, {300, 5000}};
+    for (size_t s = 0; s < (quick ? 1 : 2); s++)
+        for (int e = 0; e < 2; e++) {
+            tsr_image src;
+            CHECK_OK(ref, tsr_image_alloc(ref, &src, tall[s][0], tall[s][1], 3, TSR_U8));
+            fill_image(r, &src, (int)s + e + 1);
+            tsr_carve_options o;
+            tsr_carve_options_init(&o);
+            o.mode = TSR_CARVE_BATCH;
+            o.energy = (tsr_carve_energy)e;
+            o.width = tall[s][0] - 40;
+            compare(&src, &o, "batch segments");
+            tsr_image_free(ref, &src);
+        }
     static const int big[][3] = {
         {24100, 20, 0}, {9000, 6, 5000}, {9000, 4, 8500}, {26000, 4, 4200}};
     for (size_t s = 0; s < (quick ? 0 : sizeof big / sizeof big[0]); s++)

@@ -74,6 +74,7 @@ static int32_t *block_order(emu *e, int32_t n)
  * device), so a missing store shows (as a deadlock: abort) and so does a read of a wrong one. */
 static int64_t dp_keys[2]; /* DP launches run with 32-bit keys, with 64-bit keys */
 static int64_t traces[2];  /* batch traces run in the block form, in the warp form */
+static int64_t joins;      /* batch passes whose halves had more than one segment */
 
 static void launch_dp(emu *e, int32_t w, uint32_t gen)
 {
@@ -103,9 +104,9 @@ static void launch_dp(emu *e, int32_t w, uint32_t gen)
         uint32_t nr = 0;
         for (uint32_t i = 0; i < left; i++) {
             tsr__cc_item it;
-            tsr__cc_planes V = *P; /* the item's view (its half in batch mode) */
-            tsr__cc_item_of(&V, w, todo[i], &it);
-            if (P->hand64 ? item_ready64(&V, w, &it, gen) : item_ready32(&V, w, &it, gen))
+            tsr__cc_planes V = *P; /* the item's view (its segment in batch mode) */
+            if (!tsr__cc_item_of(&V, w, todo[i], &it) || /* an empty ticket: done at once */
+                (P->hand64 ? item_ready64(&V, w, &it, gen) : item_ready32(&V, w, &it, gen)))
                 ready[nr++] = i;
         }
         if (nr == 0) {
@@ -448,6 +449,16 @@ static tsr_status emu_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32
     if (!P->pair || k < 1 || k > e->kmax || k > w - 1 || removed + k > e->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "emu: batch pass of %d at %d", (int)k, (int)w);
     launch_topk(e, w, k);
+    /* join: one thread per 4 columns of a segment's first row, in a shuffled order */
+    const int32_t nj = tsr__cc_joins(P->h) * ((w + 3) / 4);
+    if (nj > 0) {
+        e->launches++;
+        int32_t *jorder = block_order(e, nj);
+        for (int32_t i = 0; i < nj; i++)
+            tsr__cc_join(P, w, jorder[i]);
+        free(jorder);
+        joins++;
+    }
     launch_trace(e, w, k);
     /* sum: one thread per removed pixel, in a shuffled order */
     e->launches++;
@@ -753,13 +764,18 @@ int main(void)
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
     /* batch mode's interior items (tsr__cc_stage_energy_interior): many bands and strips */
     one_case(&r, 700, 600, 3, 1, TSR_CARVE_BACKWARD, 0, 0, 0, 40, 0);
+    /* halves of more than one segment (tsr__cc_seg; the joins): both energies, a mask, K = 1 */
+    one_case(&r, 130, 1100, 1, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 12, 0);
+    one_case(&r, 130, 1100, 1, 1, TSR_CARVE_FORWARD, 1, 1, 0, 12, 3);
+    one_case(&r, 70, 2300, 1, 2, TSR_CARVE_FORWARD, 0, 0, 0, 5, 1);
     fprintf(stderr,
             "%d cases, %d mismatches; DP launches: %lld with 32-bit keys, %lld with 64-bit; "
-            "batch traces: %lld block, %lld warp\n",
+            "batch traces: %lld block, %lld warp; batch passes with joins: %lld\n",
             cases, mismatches, (long long)dp_keys[0], (long long)dp_keys[1], (long long)traces[0],
-            (long long)traces[1]);
+            (long long)traces[1], (long long)joins);
     CHECK(dp_keys[0] > 0 && dp_keys[1] > 0);
     CHECK(traces[0] > 0 && traces[1] > 0);
+    CHECK(joins > 0);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve_device_logic");
 }
