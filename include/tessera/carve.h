@@ -39,7 +39,7 @@ typedef enum tsr_carve_mode {
     TSR_CARVE_EXACT = 0, /* one seam per DP pass: the exact definition (default) */
     TSR_CARVE_BATCH      /* K disjoint connected seams per pass, the top and bottom halves
                             carved towards the middle row independently, their DPs restarting
-                            every ~512 rows (approximate, fast) */
+                            every ~1024 rows (approximate, fast) */
 } tsr_carve_mode;
 
 typedef enum tsr_carve_order {

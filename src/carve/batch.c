@@ -6,7 +6,7 @@
  * flipped half; a half's edge rows use the one-sided vertical difference, as any image's).
  * The two DPs are independent, and so are the two traces below, which is what lets a device
  * run them side by side: each is a chain of h / 2 dependent rows instead of h. A half's DP
- * also restarts in segments of about 512 rows counted from the cut (carve_cuda_logic.h's
+ * also restarts in segments of about 1024 rows counted from the cut (carve_cuda_logic.h's
  * tsr__cc_seg: each segment's energy and DP are again those of an image of its own), so a
  * device runs every segment's DP at once; the trace below does not restart: stepping from a
  * segment's first row into the previous segment it compares that segment's last row of M, as

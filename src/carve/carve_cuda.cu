@@ -174,13 +174,18 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
         if (g->mask)
             DEV_ALLOC(c->P.mask2, cells);
         DEV_ALLOC(c->P.orig2, cells * sizeof(uint16_t));
-        const cudaError_t e = trace_setup();
-        if (e != cudaSuccess) {
-            tsr__carve_cuda_close(ctx, c);
-            return tsr__cuda_error(ctx, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
-        }
     }
-    cudaError_t e = cudaEventCreate(&c->t0);
+    /* every kernel of the pass loaded before its first event (kernel_load) */
+    cudaError_t e = kmax > 0 ? batch_load() : kernel_load((const void *)select_kernel);
+    if (e == cudaSuccess && kmax == 0)
+        e = kernel_load((const void *)remove_kernel);
+    if (e == cudaSuccess)
+        e = kernel_load((const void *)dp_kernel_for(c->P));
+    if (e != cudaSuccess) {
+        tsr__carve_cuda_close(ctx, c);
+        return tsr__cuda_error(ctx, e, "loading the carve kernels", __FILE__, __LINE__);
+    }
+    e = cudaEventCreate(&c->t0);
     if (e == cudaSuccess)
         e = cudaEventCreate(&c->t1);
     if (e != cudaSuccess) {

@@ -375,6 +375,19 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
     }
 }
 
+/* Loads the batch pass's other kernels (the traces: trace_setup) now; see kernel_load. */
+inline cudaError_t batch_load()
+{
+    cudaError_t e = trace_setup();
+    if (e == cudaSuccess)
+        e = kernel_load((const void *)topk_kernel);
+    if (e == cudaSuccess)
+        e = kernel_load((const void *)join_kernel);
+    if (e == cudaSuccess)
+        e = kernel_load((const void *)batch_sum_kernel);
+    return e == cudaSuccess ? kernel_load((const void *)gather_kernel) : e;
+}
+
 /* One batch pass's kernels after its DP: topk, join, trace, sum and, when gather (not after
  * the last pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). ev: NULL,
  * or 5 events recorded before each kernel and after the last (the workbench's timing). */

@@ -119,30 +119,31 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
         tsr__cc_lane_entry(&P, w, &it, &sb, lane);
 }
 
-template <int Batch>
-inline void dp_launch_mode(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
-                           cudaStream_t s)
+typedef void (*dp_fn)(tsr__cc_planes, int32_t, uint32_t, uint64_t *);
+
+/* The DP instance for P's energy kind, mask and mode. */
+inline dp_fn dp_kernel_for(const tsr__cc_planes &P)
 {
-    const unsigned items = tsr__cc_dp_items(&P, w);
-    if (P.forward && P.mask)
-        dp_kernel<1, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
-    else if (P.forward)
-        dp_kernel<1, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
-    else if (P.mask)
-        dp_kernel<0, 1, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
-    else
-        dp_kernel<0, 0, Batch><<<items, TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+    if (P.pair)
+        return P.forward ? (P.mask ? dp_kernel<1, 1, 1> : dp_kernel<1, 0, 1>)
+                         : (P.mask ? dp_kernel<0, 1, 1> : dp_kernel<0, 0, 1>);
+    return P.forward ? (P.mask ? dp_kernel<1, 1, 0> : dp_kernel<1, 0, 0>)
+                     : (P.mask ? dp_kernel<0, 1, 0> : dp_kernel<0, 0, 0>);
 }
 
-/* The DP launch of generation gen at width w (the instance for P's energy kind, mask and
- * mode). */
+/* The DP launch of generation gen at width w. */
 inline void dp_launch(const tsr__cc_planes &P, int32_t w, uint32_t gen, uint64_t *trace,
                       cudaStream_t s)
 {
-    if (P.pair)
-        dp_launch_mode<1>(P, w, gen, trace, s);
-    else
-        dp_launch_mode<0>(P, w, gen, trace, s);
+    dp_kernel_for(P)<<<tsr__cc_dp_items(&P, w), TSR__CC_LANES, 0, s>>>(P, w, gen, trace);
+}
+
+/* Loads kernel f now (CUDA loads a kernel at its first launch by default: in a fresh process
+ * that host time, between a pass's events, would count as idle GPU time in device_ms). */
+inline cudaError_t kernel_load(const void *f)
+{
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, f);
 }
 
 /* select's warp step of the argmin: every lane ends with its warp's leftmost minimum (shuffles

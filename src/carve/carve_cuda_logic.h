@@ -240,7 +240,10 @@ TSR__CC_FN uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
  * (tsr__cc_segment, the DP's) with its own rows of hand keys. topk, join, sum and gather work
  * on the whole planes. */
 
-enum { TSR__CC_SEG_ROWS = 512 }; /* a half's DP restarts about every this many rows */
+enum {
+    TSR__CC_SEG_ROWS = 1024
+}; /* a half's DP restarts about every this many rows (one
+      segment up to 2048-row images) */
 
 /* The segments of a half of hh rows: G = ceil(hh / SEG_ROWS) of S = ceil(hh / G) rows, counted
  * from the cut (the half's last row), so segment j (0: at the image's edge) starts at half row

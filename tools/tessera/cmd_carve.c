@@ -20,7 +20,7 @@ static const cli_option carve_options[] = {
     {"mode", CLI_VALUE, "NAME",
      "exact (default: one seam per pass, the definition) or batch (K disjoint seams per pass, "
      "K = width/64 unless --batch-seams; each pass carves the top and the bottom half towards "
-     "the middle row, side by side, their DPs restarting every ~512 rows, and the seams cross "
+     "the middle row, side by side, their DPs restarting every ~1024 rows, and the seams cross "
      "it straight; approximate, much faster)."},
     {"batch-seams", CLI_VALUE, "K", "Seams per pass in batch mode (default: adaptive)."},
     {"order", CLI_VALUE, "NAME",
