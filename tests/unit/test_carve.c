@@ -135,6 +135,25 @@ static tsr__carve_cost path_key(const uint8_t *Y, const uint8_t *mask, int w, in
 #undef L
 }
 
+/* Whether path p (h rows) moves at most one column per row and, when cut > 0, crosses from row
+ * cut - 1 to row cut straight. */
+static int connected(const int *p, int h, int cut)
+{
+    int ok = cut <= 0 || p[cut] == p[cut - 1];
+    for (int y = 1; y < h; y++)
+        ok &= iabs(p[y] - p[y - 1]) <= 1;
+    return ok;
+}
+
+/* Steps p[0..h) to the next of the w^h column tuples; 0 after the last (p back at all zeros). */
+static int next_path(int *p, int w, int h)
+{
+    int y = 0;
+    while (y < h && ++p[y] == w)
+        p[y++] = 0;
+    return y < h;
+}
+
 /* Brute force over every connected path of small images: the DP's seam has the least key. */
 static void test_brute_force(tsr_rng *r)
 {
@@ -167,18 +186,10 @@ static void test_brute_force(tsr_rng *r)
         CHECK(path_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, seam) == key);
         /* Every path: none has a smaller key. */
         int p[5] = {0}, best_ok = 1;
-        for (;;) {
-            int connected = 1;
-            for (int y = 1; y < h; y++)
-                connected &= iabs(p[y] - p[y - 1]) <= 1;
-            if (connected && path_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
+        do
+            if (connected(p, h, 0) && path_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
                 best_ok = 0;
-            int y = 0;
-            while (y < h && ++p[y] == w)
-                p[y++] = 0;
-            if (y == h)
-                break;
-        }
+        while (next_path(p, w, h));
         CHECK(best_ok);
         tsr__carve_dp_free(ctx, &d);
         tsr__carve_grid_free(ctx, &g);
@@ -320,20 +331,11 @@ static void test_batch_invariants(tsr_rng *r)
             for (int y = 0; y < h; y++)
                 seam[y] = cols[y];
             const tsr__carve_cost key = halves_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, seam);
-            for (;;) {
-                int connected = 1;
-                for (int y = 1; y < h; y++)
-                    connected &= iabs(p[y] - p[y - 1]) <= 1;
-                if (h > 1)
-                    connected &= p[h / 2] == p[h / 2 - 1];
-                if (connected && halves_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
+            do
+                if (connected(p, h, h / 2) &&
+                    halves_key(Y, M, w, h, fwd, g.has_keep, g.has_drop, p) < key)
                     best_ok = 0;
-                int y = 0;
-                while (y < h && ++p[y] == w)
-                    p[y++] = 0;
-                if (y == h)
-                    break;
-            }
+            while (next_path(p, w, h));
             if (!best_ok)
                 fprintf(stderr,
                         "batch k=1 %dx%d fwd %d masks %d: a straight-crossing path has a "
