@@ -32,7 +32,8 @@
  * 0 (band 0's first row) is its own step (tsr__cc_lane_first*), so the row step has no first-row
  * case. The origins (entry) are read by select only: an item finds them after storing its keys,
  * from the codes of its band kept in shared memory (tsr__cc_lane_entry), so the row step carries
- * keys alone.
+ * keys alone. In batch mode one launch runs the DP of every segment of both halves (views of the
+ * planes, "batch mode's halves and segments" below), their bands taking turns.
  *
  * Launch order (carve_cuda.cu; the emulation repeats it):
  *   dp (generation 1)                      one warp per item (above)
@@ -240,10 +241,8 @@ TSR__CC_FN uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
  * (tsr__cc_segment, the DP's) with its own rows of hand keys. topk, join, sum and gather work
  * on the whole planes. */
 
-enum {
-    TSR__CC_SEG_ROWS = 1024
-}; /* a half's DP restarts about every this many rows (one
-      segment up to 2048-row images) */
+/* A half's DP restarts about every this many rows (one segment a half up to 2048-row images). */
+enum { TSR__CC_SEG_ROWS = 1024 };
 
 /* The segments of a half of hh rows: G = ceil(hh / SEG_ROWS) of S = ceil(hh / G) rows, counted
  * from the cut (the half's last row), so segment j (0: at the image's edge) starts at half row
