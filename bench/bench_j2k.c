@@ -408,8 +408,8 @@ int main(int argc, char **argv)
                 char *cell[4];
                 int np = 0;
                 if (tool) {
-                    p[np] = (prog_run){{tool, "j2k", "decode", stream, out_ppm, "--threads",
-                                        tbuf, "--quiet", NULL},
+                    p[np] = (prog_run){{tool, "j2k", "decode", stream, out_ppm, "--threads", tbuf,
+                                        "--quiet", NULL},
                                        0};
                     cell[np++] = c_cli;
                 }
