@@ -139,9 +139,14 @@ typedef struct tsr_layout_optimize_options {
     double save_interval;        /* seconds; default 10 */
     tsr_layout_progress_fn progress;
     void *progress_user;
-    double progress_interval; /* seconds; default 0.5 */
-    double phase1_fraction;   /* share of the budget for the squared-counts phase; default 0.3 */
-    int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
+    double progress_interval;   /* seconds; default 0.5 */
+    double phase1_fraction;     /* share of the budget for the squared-counts phase of the chains
+                                 * 0, 2, 4, ...; default 0.3 */
+    double phase1_fraction_odd; /* the same share for the chains 1, 3, 5, ...; default 0.02. The
+                                 * two make a portfolio: a long phase 1 suits random dense graphs
+                                 * (GD 2025's A6), a short one graphs whose k sits on a few long
+                                 * paths through a structure the start layout drew well (A9) */
+    int spatial;                /* 1 (default): use the uniform-grid index when it pays; 0: dense */
     int chains;        /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
                         * (default): the context's CPU thread count (1 on the reference backend). All
                         * start from the same start drawing (made with `seed`); from there chain i walks
@@ -151,7 +156,8 @@ typedef struct tsr_layout_optimize_options {
                         * a seed, a move budget and a chain count give the same drawing however the
                         * threads run. */
     double sync_every; /* "go with the winners": 0 (default) none; else, in [0.01, 1), at the
-                        * budget shares 1 - k * sync_every above phase1_fraction (k = 1, 2, ...)
+                        * budget shares 1 - k * sync_every above both phase-1 shares (k = 1, 2,
+                        * ...)
                         * every chain waits for the others, then restarts from the best drawing
                         * over the chains, keeping its own random stream, temperature and phase.
                         * Still deterministic at a fixed move budget (chain i is then no longer

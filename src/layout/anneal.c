@@ -358,7 +358,7 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
     a->best = a->inc.score;
     a->cur_is_best = 1;
     a->anneal_start = tsr__anneal_now() - a->t0;
-    a->phase = a->opt->phase1_fraction > 0 ? 1 : 2;
+    a->phase = a->phase1 > 0 ? 1 : 2;
     a->target = a->best.K - 1;
     if ((st = start_radius(ctx, l, &a->radius0)) != TSR_OK)
         return st;
@@ -387,7 +387,7 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
         if (!a->can_move || frac >= 1 || (opt->time_limit > 0 && elapsed >= opt->time_limit) ||
             a->best.K == 0)
             break;
-        if (a->phase == 1 && frac >= opt->phase1_fraction) {
+        if (a->phase == 1 && frac >= a->phase1) {
             a->phase = 2;
             a->target = a->best.K - 1;
             refresh_hot(a);
@@ -396,7 +396,7 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
             a->moves_at_best = a->moves;
         }
         /* local progress in the phase, 0..1 */
-        double pend = a->phase == 1 ? opt->phase1_fraction : 1.0;
+        double pend = a->phase == 1 ? a->phase1 : 1.0;
         double pstart = a->phase == 1 ? 0 : a->phase_start_frac;
         double pf = fmin(fmax((frac - pstart) / fmax(1e-9, pend - pstart), 0), 1);
         if (a->phase == 1)

@@ -375,6 +375,7 @@ void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt)
     opt->save_interval = 10;
     opt->progress_interval = 0.5;
     opt->phase1_fraction = 0.3;
+    opt->phase1_fraction_odd = 0.02;
     opt->spatial = 1;
 }
 
@@ -423,6 +424,7 @@ static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layou
     c->a.opt = opt;
     c->a.team = t;
     c->a.index = i;
+    c->a.phase1 = i % 2 ? opt->phase1_fraction_odd : opt->phase1_fraction;
     c->a.t0 = t0;
     return tsr_layout_clone(ctx, l, &c->l);
 }
@@ -441,10 +443,10 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     if (!l)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
     if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
-        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1))
-        return tsr__fail(
-            ctx, TSR_ERR_INVALID_ARGUMENT,
-            "layout: give a time limit or a move budget, and a phase-1 share in [0,1]");
+        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1) ||
+        !(opt->phase1_fraction_odd >= 0 && opt->phase1_fraction_odd <= 1))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "layout: give a time limit or a move budget, and phase-1 shares in [0,1]");
     if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
     if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS)
@@ -474,7 +476,10 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     t.alloc = ctx->opt.allocator;
     t.active = t.n;
     const size_t m = l->num_edges ? (size_t)l->num_edges : 1;
-    while (opt->sync_every > 0 && 1 - (t.nsync + 1) * opt->sync_every > opt->phase1_fraction)
+    const double phase1_max = opt->phase1_fraction > opt->phase1_fraction_odd
+                                  ? opt->phase1_fraction
+                                  : opt->phase1_fraction_odd;
+    while (opt->sync_every > 0 && 1 - (t.nsync + 1) * opt->sync_every > phase1_max)
         t.nsync++;
     co.t = &t;
     size_t n = (size_t)l->num_nodes;

@@ -28,6 +28,7 @@ typedef struct tsr__annealer {
     double anneal_start; /* seconds after t0 when the search began (after the start layout) */
     uint64_t moves, accepted, restarts, moves_at_best;
     int phase;
+    double phase1; /* this chain's phase-1 share of the budget (anneal_chains.c: by its index) */
     double temperature;
     /* the schedule (fixed at init) */
     int can_move; /* the drawing has a node to move, an edge, and a free point */

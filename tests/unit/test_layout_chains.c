@@ -1,10 +1,12 @@
 /* The optimizer's chains (anneal_chains.c) on the CPU backend: N chains are N one-chain runs
- * (chain i = seed + i * TSR_LAYOUT_CHAIN_SEED_STEP from the same start) whose best drawing is
+ * (chain i = seed + i * TSR_LAYOUT_CHAIN_SEED_STEP from the same start, with the phase-1 share
+ * of its parity) whose best drawing is
  * kept, lowest chain first among equal scores; deterministic, with sync points too; the batch
  * walk under chains (and syncs) gives the sequential walk's drawing; periodic saves are whole,
  * valid drawings no better than the best reported; a stop request keeps the best drawing, also
  * with chains waiting at sync points; every allocation failing in turn is reported (never a
- * crash, a hang or a leak under ASan); bad chain counts and sync shares are refused. */
+ * crash, a hang or a leak under ASan); bad chain counts, sync shares and phase-1 shares are
+ * refused. */
 #include "testlib.h"
 
 #include "layout_anneal_check.h"
@@ -60,9 +62,11 @@ static void test_chains_are_runs(tsr_ctx *ctx, tsr_rng *r)
     tsr_layout_optimize_result r1[N], rn, rn2;
     uint64_t moves = 0;
     int want = 0;
+    const double even = opt.phase1_fraction, odd = opt.phase1_fraction_odd;
     for (int i = 0; i < N; i++) {
         CHECK_OK(ctx, tsr_layout_clone(ctx, l, &one[i]));
         opt.seed = 11 + (uint64_t)i * TSR_LAYOUT_CHAIN_SEED_STEP;
+        opt.phase1_fraction = i % 2 ? odd : even; /* a one-chain run is chain 0: even */
         opt.chains = 1;
         CHECK_OK(ctx, tsr_layout_optimize(ctx, one[i], &opt, &r1[i]));
         CHECK(r1[i].chains == 1 && r1[i].best_chain == 0);
@@ -72,6 +76,7 @@ static void test_chains_are_runs(tsr_ctx *ctx, tsr_rng *r)
     }
     opt.seed = 11;
     opt.chains = N;
+    opt.phase1_fraction = even;
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &all));
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &again));
     memset(&rn, 0xA5, sizeof rn);
@@ -306,6 +311,12 @@ int main(void)
     static const double bad_sync[] = {-0.1, 0.005, 1, 2};
     for (int i = 0; i < 4; i++) {
         opt.sync_every = bad_sync[i];
+        CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
+    }
+    opt.sync_every = 0;
+    static const double bad_share[] = {-0.01, 1.01};
+    for (int i = 0; i < 2; i++) {
+        opt.phase1_fraction_odd = bad_share[i];
         CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
     }
     tsr_layout_free(ctx, k);
