@@ -405,6 +405,19 @@ int cli_parse_double(const char *s, double lo, double hi, double *out)
     return 1;
 }
 
+int cli_parse_double_pair(const char *s, double lo, double hi, double *a, double *b)
+{
+    const char *comma = strchr(s, ',');
+    char first[64];
+    if (!comma)
+        return cli_parse_double(s, lo, hi, a) && (*b = *a, 1);
+    if ((size_t)(comma - s) >= sizeof first)
+        return 0;
+    memcpy(first, s, (size_t)(comma - s));
+    first[comma - s] = '\0';
+    return cli_parse_double(first, lo, hi, a) && cli_parse_double(comma + 1, lo, hi, b);
+}
+
 int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h)
 {
     const char *x = strpbrk(s, "xX");

@@ -98,6 +98,8 @@ int cli_stop_requested(void);
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_double(const char *s, double lo, double hi, double *out); /* finite only */
+/* "A" or "A,B", each in [lo, hi] as cli_parse_double wants; "A" alone sets both. */
+int cli_parse_double_pair(const char *s, double lo, double hi, double *a, double *b);
 /* "WxH" with both sides in [1, max_side]. */
 int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h);
 

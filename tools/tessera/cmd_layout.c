@@ -229,25 +229,6 @@ static int same_graph(const tsr_layout *a, const tsr_layout *b)
     return 1;
 }
 
-/* --phase1 F or F,G: the even chains' share, and the odd chains' (F when absent). */
-static int parse_phase1(const char *v, tsr_layout_optimize_options *opt)
-{
-    char even[64];
-    const char *comma = strchr(v, ',');
-    size_t len = comma ? (size_t)(comma - v) : strlen(v);
-    if (len >= sizeof even)
-        return 0;
-    memcpy(even, v, len);
-    even[len] = '\0';
-    if (!cli_parse_double(even, 0, 1, &opt->phase1_fraction))
-        return 0;
-    if (!comma) {
-        opt->phase1_fraction_odd = opt->phase1_fraction;
-        return 1;
-    }
-    return cli_parse_double(comma + 1, 0, 1, &opt->phase1_fraction_odd);
-}
-
 static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
                         const char *out)
 {
@@ -279,7 +260,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         cli_error(cmd, "--save-interval wants a positive number of seconds, not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    if ((v = cli_get(cmd, args, "phase1")) && !parse_phase1(v, &opt)) {
+    if ((v = cli_get(cmd, args, "phase1")) &&
+        !cli_parse_double_pair(v, 0, 1, &opt.phase1_fraction, &opt.phase1_fraction_odd)) {
         cli_error(cmd, "--phase1 wants one or two shares from 0 to 1 (F or F,G), not '%s'", v);
         return TSR_EXIT_USAGE;
     }

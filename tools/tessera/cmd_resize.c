@@ -27,21 +27,6 @@ static const cli_option resize_options[] = {
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
-/* Parses "F" or "FX,FY": positive finite factors. */
-static int parse_scale(const char *s, double *fx, double *fy)
-{
-    const char *comma = strchr(s, ',');
-    char first[64];
-    if (!comma)
-        return cli_parse_double(s, 1e-300, 1e300, fx) && (*fy = *fx, 1);
-    if ((size_t)(comma - s) >= sizeof first)
-        return 0;
-    memcpy(first, s, (size_t)(comma - s));
-    first[comma - s] = '\0';
-    return cli_parse_double(first, 1e-300, 1e300, fx) &&
-           cli_parse_double(comma + 1, 1e-300, 1e300, fy);
-}
-
 static const char *depth_name(tsr_depth d)
 {
     return d == TSR_U8 ? "u8" : d == TSR_U16 ? "u16" : "f32";
@@ -167,7 +152,7 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         return TSR_EXIT_USAGE;
     }
     if (scale) {
-        if (!parse_scale(scale, &job.fx, &job.fy)) {
+        if (!cli_parse_double_pair(scale, 1e-300, 1e300, &job.fx, &job.fy)) {
             cli_error(cmd, "--scale wants F or FX,FY with positive finite numbers, not '%s'",
                       scale);
             return TSR_EXIT_USAGE;
