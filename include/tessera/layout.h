@@ -150,8 +150,9 @@ typedef struct tsr_layout_optimize_options {
     int chains;        /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
                         * (default): the context's CPU thread count (1 on the reference backend). All
                         * start from the same start drawing (made with `seed`); from there chain i walks
-                        * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would,
-                        * so chain 0 is the one-chain run, and max_moves is each chain's budget. The best
+                        * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would
+                        * (an odd chain with phase1_fraction_odd as its phase1_fraction), so chain 0 is
+                        * the one-chain run, and max_moves is each chain's budget. The best
                         * drawing over the chains is kept (the lowest chain index among equal scores), so
                         * a seed, a move budget and a chain count give the same drawing however the
                         * threads run. */

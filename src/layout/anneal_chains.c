@@ -26,6 +26,7 @@
  * trajectory is the sequential walk's, a run gives the same drawing on either backend. */
 #include "layout/anneal_internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -476,9 +477,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     t.alloc = ctx->opt.allocator;
     t.active = t.n;
     const size_t m = l->num_edges ? (size_t)l->num_edges : 1;
-    const double phase1_max = opt->phase1_fraction > opt->phase1_fraction_odd
-                                  ? opt->phase1_fraction
-                                  : opt->phase1_fraction_odd;
+    const double phase1_max = fmax(opt->phase1_fraction, opt->phase1_fraction_odd);
     while (opt->sync_every > 0 && 1 - (t.nsync + 1) * opt->sync_every > phase1_max)
         t.nsync++;
     co.t = &t;
