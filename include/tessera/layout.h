@@ -156,6 +156,10 @@ typedef struct tsr_layout_optimize_options {
                         * drawing over the chains is kept (the lowest chain index among equal scores), so
                         * a seed, a move budget and a chain count give the same drawing however the
                         * threads run. */
+    int gpu_chains;    /* when the search runs its chains' evaluations on a GPU (backend cuda, or
+                        * auto on a dense graph with a GPU present): how many chains, the first ones,
+                        * do so; the others walk on the CPU. 0 (default): every chain. The drawing
+                        * does not depend on it (the GPU walk is the CPU walk, faster) */
     double sync_every; /* "go with the winners": 0 (default) none; else, in [0.01, 1), at the
                         * budget shares 1 - k * sync_every above both phase-1 shares (k = 1, 2,
                         * ...)

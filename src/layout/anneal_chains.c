@@ -17,13 +17,10 @@
  * the lowest failing chain's message), a share of the CPU threads (for its evaluator's full count)
  * and the caller's allocator behind a lock, since that allocator need not be thread-safe.
  *
- * The CUDA batch evaluator: only chain 0 holds one; the others take the sequential walk on the
- * CPU. The evaluators keep their buffers, mapped result words and launch numbers per evaluator,
- * but every launch, copy and synchronisation goes to the context's one stream
- * (ctx->cuda->stream), the commit synchronises that stream (so it would wait for the other chains'
- * launches too), and the full count's scratch is the context's: several GPU chains would need a
- * device handle (stream, scratch) per chain, not built or measured here. Since the batch walk's
- * trajectory is the sequential walk's, a run gives the same drawing on either backend. */
+ * The CUDA batch walk: the first opt->gpu_chains chains (all by default) hold a CUDA evaluator
+ * each, with its own buffers, mapped result words and stream, so their launches and waits run
+ * side by side on the one device; the others take the sequential walk on the CPU. Since the
+ * batch walk's trajectory is the sequential walk's, a run gives the same drawing either way. */
 #include "layout/anneal_internal.h"
 
 #include <math.h>
@@ -420,7 +417,9 @@ static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layou
     c->ctx.opt.allocator.user = t;
     c->ctx.opt.progress = NULL;
     c->seed = chain_seed(opt->seed, i);
-    c->kind = kind == TSR__BATCH_CUDA && i > 0 ? TSR__BATCH_NONE : kind;
+    c->kind = kind == TSR__BATCH_CUDA && opt->gpu_chains > 0 && i >= opt->gpu_chains
+                  ? TSR__BATCH_NONE
+                  : kind;
     c->a.ctx = &c->ctx;
     c->a.opt = opt;
     c->a.team = t;
@@ -450,9 +449,10 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
                          "layout: give a time limit or a move budget, and phase-1 shares in [0,1]");
     if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
-    if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: chains must be 0 to %d",
-                         TSR_LAYOUT_MAX_CHAINS);
+    if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS || opt->gpu_chains < 0 ||
+        opt->gpu_chains > TSR_LAYOUT_MAX_CHAINS)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "layout: chains and gpu_chains must be 0 to %d", TSR_LAYOUT_MAX_CHAINS);
     if (!(opt->sync_every == 0 || (opt->sync_every >= 0.01 && opt->sync_every < 1)))
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "layout: sync_every must be 0 (none) or in [0.01, 1)");

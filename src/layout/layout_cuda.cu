@@ -341,6 +341,7 @@ __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_p
 } // namespace
 
 struct tsr__layout_cuda {
+    cudaStream_t stream; /* the evaluator's own: chains with one evaluator each run side by side */
     int32_t n, m, max_prop, maxdeg;
     int32_t max_parts; /* the largest cluster of dense parts the device runs (1: none) */
     size_t star_bytes;
@@ -411,6 +412,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hprop);
     if (g->hout)
         cudaFreeHost(g->hout);
+    if (g->stream)
+        cudaStreamDestroy(g->stream);
     tsr__free(ctx, g->adj_off_host);
     tsr__free(ctx, g);
 }
@@ -425,7 +428,7 @@ static cudaLaunchConfig_t dense_config(tsr_ctx *ctx, const tsr__layout_cuda *g, 
     cfg.gridDim = dim3((unsigned)(nprop * parts));
     cfg.blockDim = dim3(DENSE_THREADS);
     cfg.dynamicSmemBytes = g->star_bytes;
-    cfg.stream = ctx->cuda->stream;
+    cfg.stream = g->stream;
     if (parts > 1) {
         cluster->id = cudaLaunchAttributeClusterDimension;
         cluster->val.clusterDim.x = (unsigned)parts;
@@ -524,6 +527,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
         return st;
     }
     memcpy(g->adj_off_host, adj->offset, (size_t)(n + 1) * 4);
+    CREATE_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     CREATE_TRY(cudaMalloc((void **)&g->x, nb));
     CREATE_TRY(cudaMalloc((void **)&g->y, nb));
     CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
@@ -550,7 +554,7 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
                                         (int)star_bytes));
     }
     g->max_parts = dense_max_parts(ctx, g);
-    cudaStream_t s = ctx->cuda->stream;
+    cudaStream_t s = g->stream;
     CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     CREATE_TRY(cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
@@ -597,7 +601,7 @@ extern "C" tsr_layout_score tsr__layout_cuda_score(const tsr__layout_cuda *g)
 
 extern "C" tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t *counts)
 {
-    cudaStream_t s = ctx->cuda->stream;
+    cudaStream_t s = g->stream;
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(counts, g->c, (size_t)g->m * 4, cudaMemcpyDeviceToHost, s));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     return TSR_OK;
@@ -685,7 +689,7 @@ static uint32_t next_seq(tsr__layout_cuda *g)
 static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync)
 {
     if (sync) {
-        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(g->stream));
         return TSR_OK;
     }
     unsigned polls = 0;
@@ -695,7 +699,7 @@ static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
             continue;
         }
         if (++polls % 1024 == 0) {
-            const cudaError_t e = cudaStreamQuery(ctx->cuda->stream);
+            const cudaError_t e = cudaStreamQuery(g->stream);
             if (e != cudaErrorNotReady && e != cudaSuccess)
                 return tsr__cuda_error(ctx, e, "layout evaluation", __FILE__, __LINE__);
             if (e == cudaSuccess && __atomic_load_n(&g->hout[p].seq, __ATOMIC_ACQUIRE) != g->seq)
@@ -733,9 +737,8 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     if (st != TSR_OK)
         return st;
     if (hist) {
-        eval_dense_kernel<true>
-            <<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-                drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
+        eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, g->stream>>>(
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
         TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
     } else {
         int32_t parts = tsr__lcd_dense_parts(g->m, nprop, ctx->cuda->prop.multiProcessorCount);
@@ -762,8 +765,8 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, ctx->cuda->stream>>>(
-        g->pp, next_seq(g), g->dout);
+    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, g->stream>>>(g->pp, next_seq(g),
+                                                                               g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
     return wait_results(ctx, g, nprop, 0);
 }
@@ -794,7 +797,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     if (!g->rows)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->rows,
                                      (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4));
-    cudaStream_t s = ctx->cuda->stream;
+    cudaStream_t s = g->stream;
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
@@ -815,7 +818,7 @@ static tsr_status upload_grid(tsr_ctx *ctx, tsr__layout_cuda *g, const tsr__grid
     if (g->grid_uploaded && g->grid_version == grid_version && g->grid_cells == ncell &&
         g->grid_cap == (size_t)grid->cap)
         return TSR_OK;
-    cudaStream_t s = ctx->cuda->stream;
+    cudaStream_t s = g->stream;
     if (g->grid_cells != ncell || g->grid_cap != (size_t)grid->cap) {
         cudaFree(g->grid_count);
         cudaFree(g->grid_items);
@@ -848,7 +851,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
     if (!grid->items || grid->stale != TSR__GRID_OK)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: spatial index stale (reason %d)",
                          (int)grid->stale);
-    cudaStream_t s = ctx->cuda->stream;
+    cudaStream_t s = g->stream;
     const size_t rows = (size_t)g->max_prop * (size_t)(g->m ? g->m : 1);
     if (!g->cells)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->cells, (size_t)g->max_prop * PER_PROP_CELLS * 4));

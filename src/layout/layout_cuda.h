@@ -25,7 +25,9 @@ tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *co
  * - commit: applies one proposal (which must be valid on the current base) to the device
  *   counts and coordinates and returns its score, which becomes the base score.
  * The kernels' per-thread bodies are layout_cuda_logic.h's (run on the CPU, phase by phase, by
- * test_layout_device_logic). */
+ * test_layout_device_logic). Each evaluator launches, copies and waits on its own stream, so
+ * evaluators driven from different host threads (the annealer's chains) run side by side; one
+ * evaluator is used by one thread at a time. */
 typedef struct tsr__layout_cuda tsr__layout_cuda;
 /* Uploads l and adj, counts on the device. TSR_ERR_INVALID_ARGUMENT for a self-loop or a
  * proposal count outside 1..65535, TSR_ERR_LIMIT when a node's star does not fit in a block's

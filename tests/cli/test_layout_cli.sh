@@ -9,7 +9,7 @@ data=${TSR_DATA:-../shared/data}
 expect 0 "$tool" help
 grep -q "layout" "$tmp/out.txt" && ok || bad "help lists layout"
 expect 0 "$tool" layout --help
-for opt in json time moves seed init svg checkpoint chains sync-every backend quiet; do
+for opt in json time moves seed init svg checkpoint chains gpu-chains sync-every backend quiet; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "layout --help documents --$opt"
 done
 expect 0 "$tool" help --man layout
@@ -33,7 +33,7 @@ grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "k4 score"
 expect 0 "$tool" layout check "$tmp/k4.json" --json
 /usr/bin/python3 -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
 
-for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2" "--phase1 0.3,2" "--phase1 0.3," "--phase1 ,0.3" "--chains 0" "--chains x" "--chains 1025" "--sync-every 1" "--sync-every 0.001" "--sync-every x"; do
+for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2" "--phase1 0.3,2" "--phase1 0.3," "--phase1 ,0.3" "--chains 0" "--chains x" "--chains 1025" "--gpu-chains -1" "--gpu-chains x" "--gpu-chains 1025" "--sync-every 1" "--sync-every 0.001" "--sync-every x"; do
   expect 2 "$tool" layout optimize "$tmp/k4.json" "$tmp/o.json" $opt
 done
 [ ! -e "$tmp/o.json" ] && ok || bad "usage error left an output"

@@ -308,6 +308,11 @@ int main(void)
     opt.chains = TSR_LAYOUT_MAX_CHAINS + 1;
     CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
     opt.chains = 2;
+    opt.gpu_chains = -1;
+    CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
+    opt.gpu_chains = TSR_LAYOUT_MAX_CHAINS + 1;
+    CHECK_STATUS(tsr_layout_optimize(ctx, k, &opt, &res), TSR_ERR_INVALID_ARGUMENT);
+    opt.gpu_chains = 0;
     static const double bad_sync[] = {-0.1, 0.005, 1, 2};
     for (int i = 0; i < 4; i++) {
         opt.sync_every = bad_sync[i];

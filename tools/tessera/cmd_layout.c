@@ -39,9 +39,12 @@ static const cli_option layout_options[] = {
      "start drawing; the best drawing over them is kept (saved, checkpointed, drawn as SVG; "
      "among equal scores the lowest chain). Chain i's random stream comes from the seed and i "
      "(chain 0's is the one-chain run's), --moves is each chain's budget, and a seed, --moves "
-     "and N give the same drawing however the threads run. With the cuda backend chain 0 "
-     "scores on the GPU and the others on the CPU (the same walk, so the same drawing). "
-     "Default: --threads (all cores; 1 on the reference backend)."},
+     "and N give the same drawing however the threads run. Default: --threads (all cores; 1 on "
+     "the reference backend)."},
+    {"gpu-chains", CLI_VALUE, "N",
+     "optimize: when the moves are scored on the GPU (see --backend), only the first N chains "
+     "do so and the others walk on the CPU; each GPU chain has its own stream. The walk is the "
+     "same either way, so is the drawing. Default 0: every chain. Example: --gpu-chains 1."},
     {"sync-every", CLI_VALUE, "F",
      "optimize: \"go with the winners\": in the k phase, at the budget shares 1 - F, 1 - 2F, "
      "... every chain waits for the others and restarts from the best drawing over them (its "
@@ -274,6 +277,14 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         return TSR_EXIT_USAGE;
     }
     opt.chains = (int)chains;
+    long long gpu_chains = 0;
+    if ((v = cli_get(cmd, args, "gpu-chains")) &&
+        !cli_parse_int(v, 0, TSR_LAYOUT_MAX_CHAINS, &gpu_chains)) {
+        cli_error(cmd, "--gpu-chains wants an integer from 0 to %d, not '%s'",
+                  TSR_LAYOUT_MAX_CHAINS, v);
+        return TSR_EXIT_USAGE;
+    }
+    opt.gpu_chains = (int)gpu_chains;
     if ((v = cli_get(cmd, args, "sync-every")) &&
         (!cli_parse_double(v, 0, 0.999, &opt.sync_every) ||
          (opt.sync_every > 0 && opt.sync_every < 0.01))) {
@@ -377,8 +388,8 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
         return TSR_EXIT_USAGE;
     }
     static const char *const optimize_only[] = {
-        "time",   "moves",         "seed",   "init",  "svg",       "checkpoint",
-        "chains", "save-interval", "phase1", "dense", "sync-every"};
+        "time",   "moves",         "seed",   "init",  "svg",        "checkpoint",
+        "chains", "save-interval", "phase1", "dense", "sync-every", "gpu-chains"};
     if (strcmp(sub, "optimize") != 0)
         for (size_t i = 0; i < sizeof optimize_only / sizeof *optimize_only; i++)
             if (cli_get(cmd, &args, optimize_only[i])) {
