@@ -2,7 +2,10 @@
  * proposals (move node v to (x, y)); every GPU evaluator returns, per proposal, the objective
  * (K, n_K, Phi, C) after the move and an invalid flag (layout_cuda.h), never P x m counts.
  *   table 1, the seed's case (128 nodes / 512 edges, random drawing on a 10^6 canvas, P = 32):
- *     time per launch of P proposals (host clock around the call, results on the host):
+ *     time per launch of P proposals: the round trip (host clock around the call, results on the
+ *     host: what the annealer waits for) and, for the CUDA rows, the device time (events on the
+ *     evaluator's stream before its first kernel and after its last, in a second pass of fresh
+ *     batches, since recording events adds host time to the round trip):
  *     cpu full      tsr__count_reference of each moved drawing (P recounts)
  *     cpu incr      tsr__incr_propose + reject, P times (dense: every edge against the star)
  *     cuda full     tsr__layout_cuda_eval_full: every edge of every proposal's drawing recounted
@@ -236,8 +239,36 @@ static const char *paths_text(const bstate *s)
 #endif
 }
 
+/* The device time of a CUDA evaluator k (or the probe when k < 0, P = b->P) over `repeats` fresh
+ * batches after one warm-up: events around each call's kernels (tsr__layout_cuda_time_launches). */
+static tsr_bench_stats device_time(bstate *s, int k, batch *b, int repeats)
+{
+    tsr_bench_stats st = {0};
+#ifdef TSR_HAVE_CUDA
+    double *us = malloc(sizeof(double) * (size_t)repeats);
+    if (tsr__layout_cuda_time_launches(s->gctx, s->g, 1) != TSR_OK)
+        die(s->gctx, "events");
+    for (int r = -1; r < repeats; r++) {
+        make_batch(s->l, b);
+        if (k < 0 && tsr__layout_cuda_probe(s->gctx, s->g, b->P) != TSR_OK)
+            die(s->gctx, "probe launch");
+        if (k >= 0)
+            run_once(s, (ev)k, b);
+        if (r >= 0 && tsr__layout_cuda_last_device_us(s->gctx, s->g, &us[r]) != TSR_OK)
+            die(s->gctx, "event time");
+    }
+    if (tsr__layout_cuda_time_launches(s->gctx, s->g, 0) != TSR_OK)
+        die(s->gctx, "events");
+    tsr_bench_stats_of(us, repeats, &st);
+    free(us);
+#else
+    (void)s, (void)k, (void)b, (void)repeats;
+#endif
+    return st;
+}
+
 /* Median/min/max microseconds per launch of P proposals over `repeats` fresh batches after one
- * warm-up; the warm-up batch of a GPU evaluator is checked against cpu incr. */
+ * warm-up (host clock); the warm-up batch of a GPU evaluator is checked against cpu incr. */
 static tsr_bench_stats time_ev(bstate *s, ev k, batch *b, int repeats, int ncheck, int *checked)
 {
     double *us = malloc(sizeof(double) * (size_t)repeats);
@@ -364,35 +395,43 @@ int main(int argc, char **argv)
            repeats);
 
     /* ---- table 1: the seed's case, per launch of P = 32 ---- */
-    const char *h1[] = {"evaluator",   "us per launch",    "spread",
-                        "proposals/s", "cuda full / this", "checked"};
+    const char *h1[] = {"evaluator",     "us per launch",        "spread",
+                        "proposals/s",   "full / this",          "device us",
+                        "device spread", "full / this (device)", "checked"};
     tsr_bench_table *t1 =
-        tsr_bench_table_new("seed case 128 nodes / 512 edges, P = 32 per launch", 6, h1);
+        tsr_bench_table_new("seed case 128 nodes / 512 edges, P = 32 per launch", 9, h1);
     {
         const int P = 32;
         bstate s;
         state_init(&s, ctx, gctx, drawing(ctx, 128, 512, 0), P);
         batch b;
         batch_alloc(&b, P);
-        tsr_bench_stats st[6];
+        tsr_bench_stats st[6], dev[6];
+        memset(dev, 0, sizeof dev);
         int checked[6] = {0}, have[6] = {0};
         for (int k = CPU_FULL; k <= CUDA_SPATIAL; k++) {
             if (k == CPU_SPATIAL || (k >= CUDA_FULL && !gctx))
                 continue;
             st[k] = time_ev(&s, (ev)k, &b, repeats, P, &checked[k]);
+            if (k >= CUDA_FULL)
+                dev[k] = device_time(&s, k, &b, repeats);
             have[k] = 1;
         }
         for (int k = CPU_FULL; k <= CUDA_SPATIAL; k++) {
             if (!have[k])
                 continue;
-            const char *cells[6] = {
+            const int cuda = k >= CUDA_FULL;
+            const char *cells[9] = {
                 ev_name[k],
                 tsr_bench_fmt("%.1f", st[k].median_us),
                 tsr_bench_fmt("%.1f-%.1f", st[k].min_us, st[k].max_us),
                 tsr_bench_fmt("%.3g", P * 1e6 / st[k].median_us),
                 have[CUDA_FULL] ? tsr_bench_fmt("%.2f", st[CUDA_FULL].median_us / st[k].median_us)
                                 : "-",
-                k >= CUDA_FULL ? tsr_bench_fmt("%d", checked[k]) : "-"};
+                cuda ? tsr_bench_fmt("%.1f", dev[k].median_us) : "-",
+                cuda ? tsr_bench_fmt("%.1f-%.1f", dev[k].min_us, dev[k].max_us) : "-",
+                cuda ? tsr_bench_fmt("%.2f", dev[CUDA_FULL].median_us / dev[k].median_us) : "-",
+                cuda ? tsr_bench_fmt("%d", checked[k]) : "-"};
             tsr_bench_table_row(t1, cells);
         }
         /* the fixed cost (one proposal per launch) and its growth with P */
@@ -401,10 +440,14 @@ int main(int argc, char **argv)
             batch_alloc(&b1, P1);
             int checked1 = 0;
             tsr_bench_stats s1 = time_ev(&s, CUDA_DENSE, &b1, repeats, P1, &checked1);
-            const char *cells[6] = {tsr_bench_fmt("cuda dense, P = %d", P1),
+            tsr_bench_stats d1 = device_time(&s, CUDA_DENSE, &b1, repeats);
+            const char *cells[9] = {tsr_bench_fmt("cuda dense, P = %d", P1),
                                     tsr_bench_fmt("%.1f", s1.median_us),
                                     tsr_bench_fmt("%.1f-%.1f", s1.min_us, s1.max_us),
                                     tsr_bench_fmt("%.3g", P1 * 1e6 / s1.median_us),
+                                    "-",
+                                    tsr_bench_fmt("%.1f", d1.median_us),
+                                    tsr_bench_fmt("%.1f-%.1f", d1.min_us, d1.max_us),
                                     "-",
                                     tsr_bench_fmt("%d", checked1)};
             tsr_bench_table_row(t1, cells);
@@ -424,10 +467,17 @@ int main(int argc, char **argv)
             }
             tsr_bench_stats sp;
             tsr_bench_stats_of(us, nr, &sp);
-            const char *cells[6] = {tsr_bench_fmt("launch + completion only, P = %d", P1),
+            batch b1;
+            batch_alloc(&b1, P1);
+            tsr_bench_stats dp = device_time(&s, -1, &b1, repeats);
+            batch_free(&b1);
+            const char *cells[9] = {tsr_bench_fmt("launch + completion only, P = %d", P1),
                                     tsr_bench_fmt("%.1f", sp.median_us),
                                     tsr_bench_fmt("%.1f-%.1f", sp.min_us, sp.max_us),
                                     "-",
+                                    "-",
+                                    tsr_bench_fmt("%.1f", dp.median_us),
+                                    tsr_bench_fmt("%.1f-%.1f", dp.min_us, dp.max_us),
                                     "-",
                                     "-"};
             tsr_bench_table_row(t1, cells);
@@ -507,7 +557,9 @@ int main(int argc, char **argv)
     }
     tsr_bench_table_print(t2, stdout);
     printf("us per launch: host clock around one call (proposals up, one score per proposal "
-           "down); checked: proposals of the warm-up batches compared with cpu incr (all equal)\n");
+           "down); device us: events on the evaluator's stream around the call's kernels (a "
+           "second pass); checked: proposals of the warm-up batches compared with cpu incr (all "
+           "equal)\n");
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), "gpu",
                               gctx ? tsr_ctx_device_name(gctx) : "none", NULL};

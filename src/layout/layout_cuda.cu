@@ -365,7 +365,15 @@ struct tsr__layout_cuda {
     unsigned gen;
     int32_t cells_cap, window; /* tsr__layout_cuda_set_limits */
     uint64_t paths[3];         /* spatial proposals per path, since create */
+    int timing;                /* tsr__layout_cuda_time_launches: events around each launch call */
+    cudaEvent_t ev_start, ev_stop;
 };
+
+/* Records the start (stop = 0) or stop event of a timed launch call (a no-op when not timing). */
+static cudaError_t mark(tsr__layout_cuda *g, int stop)
+{
+    return g->timing ? cudaEventRecord(stop ? g->ev_stop : g->ev_start, g->stream) : cudaSuccess;
+}
 
 static tsr_status need_cuda(tsr_ctx *ctx)
 {
@@ -414,6 +422,10 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hout);
     if (g->stream)
         cudaStreamDestroy(g->stream);
+    if (g->ev_start)
+        cudaEventDestroy(g->ev_start);
+    if (g->ev_stop)
+        cudaEventDestroy(g->ev_stop);
     tsr__free(ctx, g->adj_off_host);
     tsr__free(ctx, g);
 }
@@ -736,6 +748,7 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
     tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
     if (st != TSR_OK)
         return st;
+    TSR_CUDA_TRY(ctx, mark(g, 0));
     if (hist) {
         eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, g->stream>>>(
             drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
@@ -750,6 +763,7 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
                                              g->maxdeg, g->pp, (const int32_t *)g->dprop, nprop,
                                              parts, (int32_t *)NULL, next_seq(g), g->dout));
     }
+    TSR_CUDA_TRY(ctx, mark(g, 1));
     return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }
 
@@ -765,9 +779,11 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
+    TSR_CUDA_TRY(ctx, mark(g, 0));
     probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, g->stream>>>(g->pp, next_seq(g),
                                                                                g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
+    TSR_CUDA_TRY(ctx, mark(g, 1));
     return wait_results(ctx, g, nprop, 0);
 }
 
@@ -798,6 +814,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->rows,
                                      (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4));
     cudaStream_t s = g->stream;
+    TSR_CUDA_TRY(ctx, mark(g, 0));
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
@@ -807,6 +824,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(
         drawing_of(g), g->pp, g->dprop, nprop, g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
+    TSR_CUDA_TRY(ctx, mark(g, 1));
     return collect_scores(ctx, g, nprop, 0, score, invalid);
 }
 
@@ -871,12 +889,35 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->grid_count, g->grid_items, grid->cell, grid->gx, grid->gy, (int32_t)g->grid_cap,
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
+    TSR_CUDA_TRY(ctx, mark(g, 0));
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
         drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
+    TSR_CUDA_TRY(ctx, mark(g, 1));
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++)
         g->paths[g->hout[p].path]++;
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_time_launches(tsr_ctx *ctx, tsr__layout_cuda *g, int on)
+{
+    if (on && !g->ev_start) {
+        TSR_CUDA_TRY(ctx, cudaEventCreate(&g->ev_start));
+        TSR_CUDA_TRY(ctx, cudaEventCreate(&g->ev_stop));
+    }
+    g->timing = on;
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_last_device_us(tsr_ctx *ctx, tsr__layout_cuda *g, double *us)
+{
+    if (!g->ev_stop)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: launches are not being timed");
+    float ms = 0;
+    TSR_CUDA_TRY(ctx, cudaEventSynchronize(g->ev_stop));
+    TSR_CUDA_TRY(ctx, cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop));
+    *us = 1e3 * ms;
     return TSR_OK;
 }
