@@ -3,9 +3,8 @@
  * (K, n_K, Phi, C) after the move and an invalid flag (layout_cuda.h), never P x m counts.
  *   table 1, the seed's case (128 nodes / 512 edges, random drawing on a 10^6 canvas, P = 32):
  *     time per launch of P proposals: the round trip (host clock around the call, results on the
- *     host: what the annealer waits for) and, for the CUDA rows, the device time (events on the
- *     evaluator's stream before its first kernel and after its last, in a second pass of fresh
- *     batches, since recording events adds host time to the round trip):
+ *     host: what the annealer waits for) and, for cuda full and dense, the device time (20
+ *     back-to-back launches replayed from a CUDA graph, events around the replay, per launch):
  *     cpu full      tsr__count_reference of each moved drawing (P recounts)
  *     cpu incr      tsr__incr_propose + reject, P times (dense: every edge against the star)
  *     cuda full     tsr__layout_cuda_eval_full: every edge of every proposal's drawing recounted
@@ -239,26 +238,23 @@ static const char *paths_text(const bstate *s)
 #endif
 }
 
-/* The device time of a CUDA evaluator k (or the probe when k < 0, P = b->P) over `repeats` fresh
- * batches after one warm-up: events around each call's kernels (tsr__layout_cuda_time_launches). */
-static tsr_bench_stats device_time(bstate *s, int k, batch *b, int repeats)
+/* The device time per launch of CUDA_DENSE or CUDA_FULL over `repeats` fresh batches (median):
+ * REPLAY_LAUNCHES back-to-back launches replayed from a CUDA graph (tsr__layout_cuda_replay_us).
+ * Zeros for the other evaluators. */
+enum { REPLAY_LAUNCHES = 20 };
+static tsr_bench_stats device_time(bstate *s, ev k, batch *b, int repeats)
 {
     tsr_bench_stats st = {0};
 #ifdef TSR_HAVE_CUDA
+    if (k != CUDA_DENSE && k != CUDA_FULL)
+        return st;
     double *us = malloc(sizeof(double) * (size_t)repeats);
-    if (tsr__layout_cuda_time_launches(s->gctx, s->g, 1) != TSR_OK)
-        die(s->gctx, "events");
-    for (int r = -1; r < repeats; r++) {
+    for (int r = 0; r < repeats; r++) {
         make_batch(s->l, b);
-        if (k < 0 && tsr__layout_cuda_probe(s->gctx, s->g, b->P) != TSR_OK)
-            die(s->gctx, "probe launch");
-        if (k >= 0)
-            run_once(s, (ev)k, b);
-        if (r >= 0 && tsr__layout_cuda_last_device_us(s->gctx, s->g, &us[r]) != TSR_OK)
-            die(s->gctx, "event time");
+        if (tsr__layout_cuda_replay_us(s->gctx, s->g, k == CUDA_FULL, b->P, b->node, b->px, b->py,
+                                       REPLAY_LAUNCHES, &us[r]) != TSR_OK)
+            die(s->gctx, "graph replay");
     }
-    if (tsr__layout_cuda_time_launches(s->gctx, s->g, 0) != TSR_OK)
-        die(s->gctx, "events");
     tsr_bench_stats_of(us, repeats, &st);
     free(us);
 #else
@@ -414,13 +410,13 @@ int main(int argc, char **argv)
                 continue;
             st[k] = time_ev(&s, (ev)k, &b, repeats, P, &checked[k]);
             if (k >= CUDA_FULL)
-                dev[k] = device_time(&s, k, &b, repeats);
+                dev[k] = device_time(&s, (ev)k, &b, repeats);
             have[k] = 1;
         }
         for (int k = CPU_FULL; k <= CUDA_SPATIAL; k++) {
             if (!have[k])
                 continue;
-            const int cuda = k >= CUDA_FULL;
+            const int cuda = k == CUDA_FULL || k == CUDA_DENSE;
             const char *cells[9] = {
                 ev_name[k],
                 tsr_bench_fmt("%.1f", st[k].median_us),
@@ -431,7 +427,7 @@ int main(int argc, char **argv)
                 cuda ? tsr_bench_fmt("%.1f", dev[k].median_us) : "-",
                 cuda ? tsr_bench_fmt("%.1f-%.1f", dev[k].min_us, dev[k].max_us) : "-",
                 cuda ? tsr_bench_fmt("%.2f", dev[CUDA_FULL].median_us / dev[k].median_us) : "-",
-                cuda ? tsr_bench_fmt("%d", checked[k]) : "-"};
+                k >= CUDA_FULL ? tsr_bench_fmt("%d", checked[k]) : "-"};
             tsr_bench_table_row(t1, cells);
         }
         /* the fixed cost (one proposal per launch) and its growth with P */
@@ -467,17 +463,13 @@ int main(int argc, char **argv)
             }
             tsr_bench_stats sp;
             tsr_bench_stats_of(us, nr, &sp);
-            batch b1;
-            batch_alloc(&b1, P1);
-            tsr_bench_stats dp = device_time(&s, -1, &b1, repeats);
-            batch_free(&b1);
             const char *cells[9] = {tsr_bench_fmt("launch + completion only, P = %d", P1),
                                     tsr_bench_fmt("%.1f", sp.median_us),
                                     tsr_bench_fmt("%.1f-%.1f", sp.min_us, sp.max_us),
                                     "-",
                                     "-",
-                                    tsr_bench_fmt("%.1f", dp.median_us),
-                                    tsr_bench_fmt("%.1f-%.1f", dp.min_us, dp.max_us),
+                                    "-",
+                                    "-",
                                     "-",
                                     "-"};
             tsr_bench_table_row(t1, cells);
@@ -557,8 +549,9 @@ int main(int argc, char **argv)
     }
     tsr_bench_table_print(t2, stdout);
     printf("us per launch: host clock around one call (proposals up, one score per proposal "
-           "down); device us: events on the evaluator's stream around the call's kernels (a "
-           "second pass); checked: proposals of the warm-up batches compared with cpu incr (all "
+           "down); device us: per launch of 20 back-to-back launches replayed from a CUDA "
+           "graph (events around the replay); checked: proposals of the warm-up batches compared "
+           "with cpu incr (all "
            "equal)\n");
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), "gpu",

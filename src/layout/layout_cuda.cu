@@ -365,15 +365,7 @@ struct tsr__layout_cuda {
     unsigned gen;
     int32_t cells_cap, window; /* tsr__layout_cuda_set_limits */
     uint64_t paths[3];         /* spatial proposals per path, since create */
-    int timing;                /* tsr__layout_cuda_time_launches: events around each launch call */
-    cudaEvent_t ev_start, ev_stop;
 };
-
-/* Records the start (stop = 0) or stop event of a timed launch call (a no-op when not timing). */
-static cudaError_t mark(tsr__layout_cuda *g, int stop)
-{
-    return g->timing ? cudaEventRecord(stop ? g->ev_stop : g->ev_start, g->stream) : cudaSuccess;
-}
 
 static tsr_status need_cuda(tsr_ctx *ctx)
 {
@@ -422,10 +414,6 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hout);
     if (g->stream)
         cudaStreamDestroy(g->stream);
-    if (g->ev_start)
-        cudaEventDestroy(g->ev_start);
-    if (g->ev_stop)
-        cudaEventDestroy(g->ev_stop);
     tsr__free(ctx, g->adj_off_host);
     tsr__free(ctx, g);
 }
@@ -738,17 +726,10 @@ static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, i
     return TSR_OK;
 }
 
-/* One dense launch: uploads the proposals, runs eval_dense_kernel (with hist, the commit: one
- * block of COMMIT_THREADS that also writes the device state, waited for by a synchronisation)
- * and collects the scores. */
-static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const int32_t *node,
-                            const int32_t *px, const int32_t *py, int32_t *hist,
-                            tsr_layout_score *score, uint8_t *invalid)
+/* Launches eval_dense_kernel on the uploaded proposals (with hist, the commit: one block of
+ * COMMIT_THREADS that also writes the device state); no wait. */
+static tsr_status launch_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int32_t *hist)
 {
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st != TSR_OK)
-        return st;
-    TSR_CUDA_TRY(ctx, mark(g, 0));
     if (hist) {
         eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, g->stream>>>(
             drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
@@ -763,8 +744,19 @@ static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const 
                                              g->maxdeg, g->pp, (const int32_t *)g->dprop, nprop,
                                              parts, (int32_t *)NULL, next_seq(g), g->dout));
     }
-    TSR_CUDA_TRY(ctx, mark(g, 1));
-    return collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
+    return TSR_OK;
+}
+
+/* One dense evaluation (or, with hist, the commit, waited for by a synchronisation): uploads the
+ * proposals, launches and collects the scores. */
+static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const int32_t *node,
+                            const int32_t *px, const int32_t *py, int32_t *hist,
+                            tsr_layout_score *score, uint8_t *invalid)
+{
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st == TSR_OK)
+        st = launch_dense(ctx, g, nprop, hist);
+    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
 }
 
 extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
@@ -779,11 +771,9 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
 {
     if (nprop < 1 || nprop > g->max_prop)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    TSR_CUDA_TRY(ctx, mark(g, 0));
     probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, g->stream>>>(g->pp, next_seq(g),
                                                                                g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
-    TSR_CUDA_TRY(ctx, mark(g, 1));
     return wait_results(ctx, g, nprop, 0);
 }
 
@@ -802,19 +792,13 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
     return TSR_OK;
 }
 
-extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                                 const int32_t *node, const int32_t *px,
-                                                 const int32_t *py, tsr_layout_score *score,
-                                                 uint8_t *invalid)
+/* Launches the full evaluation of the uploaded proposals (rows, then their reduction); no wait. */
+static tsr_status launch_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
 {
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st != TSR_OK)
-        return st;
     if (!g->rows)
         TSR_CUDA_TRY(ctx, cudaMalloc((void **)&g->rows,
                                      (size_t)g->max_prop * (size_t)(g->m ? g->m : 1) * 4));
     cudaStream_t s = g->stream;
-    TSR_CUDA_TRY(ctx, mark(g, 0));
     if (g->m > 0) {
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
@@ -824,8 +808,75 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(
         drawing_of(g), g->pp, g->dprop, nprop, g->rows, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
-    TSR_CUDA_TRY(ctx, mark(g, 1));
-    return collect_scores(ctx, g, nprop, 0, score, invalid);
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                                 const int32_t *node, const int32_t *px,
+                                                 const int32_t *py, tsr_layout_score *score,
+                                                 uint8_t *invalid)
+{
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st == TSR_OK)
+        st = launch_full(ctx, g, nprop);
+    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
+}
+
+/* Bench hook (layout_cuda.h). The capture needs the rows allocated before it (no allocation
+ * while capturing): one eager launch first. */
+extern "C" tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int full,
+                                                 int nprop, const int32_t *node, const int32_t *px,
+                                                 const int32_t *py, int launches, double *us)
+{
+    if (launches < 1)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: at least one launch to replay");
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st == TSR_OK && full && !g->rows)
+        st = launch_full(ctx, g, nprop);
+    if (st != TSR_OK)
+        return st;
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(g->stream));
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cudaError_t e = cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeRelaxed);
+    for (int i = 0; e == cudaSuccess && st == TSR_OK && i < launches; i++)
+        st = full ? launch_full(ctx, g, nprop) : launch_dense(ctx, g, nprop, NULL);
+    const cudaError_t end = cudaStreamEndCapture(g->stream, &graph);
+    if (e == cudaSuccess)
+        e = end;
+    if (e == cudaSuccess && st == TSR_OK)
+        e = cudaGraphInstantiate(&exec, graph, 0);
+    for (int i = 0; i < 2 && e == cudaSuccess && st == TSR_OK; i++)
+        e = cudaEventCreate(&ev[i]);
+    float ms = 0;
+    if (e == cudaSuccess && st == TSR_OK) {
+        /* one warm-up replay, then the timed one */
+        e = cudaGraphLaunch(exec, g->stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[0], g->stream);
+        if (e == cudaSuccess)
+            e = cudaGraphLaunch(exec, g->stream);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(ev[1], g->stream);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&ms, ev[0], ev[1]);
+    }
+    for (int i = 0; i < 2; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    if (st != TSR_OK)
+        return st;
+    if (e != cudaSuccess)
+        return tsr__cuda_error(ctx, e, "layout: graph replay", __FILE__, __LINE__);
+    *us = 1e3 * ms / launches;
+    return TSR_OK;
 }
 
 /* Device copy of the host index, refreshed when its version or shape changes. */
@@ -889,35 +940,12 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->grid_count, g->grid_items, grid->cell, grid->gx, grid->gy, (int32_t)g->grid_cap,
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
-    TSR_CUDA_TRY(ctx, mark(g, 0));
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
         drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
     TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
-    TSR_CUDA_TRY(ctx, mark(g, 1));
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++)
         g->paths[g->hout[p].path]++;
-    return TSR_OK;
-}
-
-extern "C" tsr_status tsr__layout_cuda_time_launches(tsr_ctx *ctx, tsr__layout_cuda *g, int on)
-{
-    if (on && !g->ev_start) {
-        TSR_CUDA_TRY(ctx, cudaEventCreate(&g->ev_start));
-        TSR_CUDA_TRY(ctx, cudaEventCreate(&g->ev_stop));
-    }
-    g->timing = on;
-    return TSR_OK;
-}
-
-extern "C" tsr_status tsr__layout_cuda_last_device_us(tsr_ctx *ctx, tsr__layout_cuda *g, double *us)
-{
-    if (!g->ev_stop)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: launches are not being timed");
-    float ms = 0;
-    TSR_CUDA_TRY(ctx, cudaEventSynchronize(g->ev_stop));
-    TSR_CUDA_TRY(ctx, cudaEventElapsedTime(&ms, g->ev_start, g->ev_stop));
-    *us = 1e3 * ms;
     return TSR_OK;
 }

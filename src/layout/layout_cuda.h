@@ -79,12 +79,14 @@ tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g, int ce
 /* Bench hook: a launch of nprop blocks (1..max_proposals) that evaluate nothing and complete as
  * an evaluation does, waited for as one: the fixed cost of the launch and completion path. */
 tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop);
-/* Bench hook: with `on`, every later launch call (evaluations, probe, commit) records an event
- * on the evaluator's stream before its first kernel and one after its last, and
- * tsr__layout_cuda_last_device_us gives the device time between the two of the last call: the
- * kernels as the GPU runs them, without the host's launch call and its wait for the results. */
-tsr_status tsr__layout_cuda_time_launches(tsr_ctx *ctx, tsr__layout_cuda *g, int on);
-tsr_status tsr__layout_cuda_last_device_us(tsr_ctx *ctx, tsr__layout_cuda *g, double *us);
+/* Bench hook: the device time of one evaluation (dense, or with `full` the full one) of these
+ * proposals, as `launches` back-to-back launches captured in a CUDA graph and replayed once
+ * after one warm-up replay, timed by events around the replay (us = its time / launches): the
+ * kernels as the GPU runs them, without the host's launch calls and waits (METHOD.md's way to
+ * time small launches). The scores are not collected; later calls are unaffected. */
+tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop,
+                                      const int32_t *node, const int32_t *px, const int32_t *py,
+                                      int launches, double *us);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
  * move's score, also returned). TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not
  * incident to v: the device state is then undefined and the evaluator must be recreated. */

@@ -2,7 +2,8 @@
  * per launch (dense, spatial, full) whose scores (K, n_K, Phi, C) and invalid flags must equal
  * the CPU incremental evaluator's (and a full recount's for some), and committed moves whose
  * device counts must equal the CPU full count, on random drawings (canvases of 10^6, 80 and 2^30,
- * with a hub and an isolated node) and the GD 2025 example. Skips (77) without a CUDA device. The
+ * with a hub and an isolated node) and the GD 2025 example; the bench's graph replays leave later
+ * evaluations unchanged. Skips (77) without a CUDA device. The
  * sequence is layout_delta_check.h's, which test_layout_device_logic also runs on the kernels'
  * logic on the CPU (no GPU needed). */
 #include "testlib.h"
@@ -133,6 +134,42 @@ int main(void)
         node[0] = 20;
         CHECK_STATUS(tsr__layout_cuda_eval_full(ctx, g, 1, node, px, py, s, inv),
                      TSR_ERR_INVALID_ARGUMENT); /* no such node */
+        tsr__layout_cuda_destroy(ctx, g);
+        tsr__adj_release(ctx, &adj);
+        tsr_layout_free(ctx, l);
+    }
+    /* the bench's graph replays: a time for each, and the evaluations after them unchanged */
+    {
+        tsr_rng r;
+        tsr_rng_seed(&r, 4);
+        tsr_layout *l = ldc_random_drawing(ctx, &r, 64, 200, 1000000, 1000000, 0);
+        tsr__layout_adj adj;
+        CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
+        tsr__layout_cuda *g = NULL;
+        CHECK_OK(ctx, tsr__layout_cuda_create(ctx, l, &adj, 8, &g));
+        int32_t node[8], px[8], py[8];
+        for (int p = 0; p < 8; p++) {
+            node[p] = tsr_rng_range(&r, 0, 63);
+            px[p] = tsr_rng_range(&r, 0, 1000000);
+            py[p] = tsr_rng_range(&r, 0, 1000000);
+        }
+        tsr_layout_score before[8], dense[8], full[8];
+        uint8_t inv0[8], inv1[8], inv2[8];
+        CHECK_OK(ctx, tsr__layout_cuda_eval_dense(ctx, g, 8, node, px, py, before, inv0));
+        double us_dense = 0, us_full = 0;
+        CHECK_OK(ctx, tsr__layout_cuda_replay_us(ctx, g, 0, 8, node, px, py, 5, &us_dense));
+        CHECK_OK(ctx, tsr__layout_cuda_replay_us(ctx, g, 1, 8, node, px, py, 5, &us_full));
+        CHECK(us_dense > 0 && us_full > 0);
+        CHECK_STATUS(tsr__layout_cuda_replay_us(ctx, g, 0, 8, node, px, py, 0, &us_dense),
+                     TSR_ERR_INVALID_ARGUMENT);
+        CHECK_OK(ctx, tsr__layout_cuda_eval_dense(ctx, g, 8, node, px, py, dense, inv1));
+        CHECK_OK(ctx, tsr__layout_cuda_eval_full(ctx, g, 8, node, px, py, full, inv2));
+        for (int p = 0; p < 8; p++) {
+            CHECK(inv0[p] == inv1[p] && inv1[p] == inv2[p]);
+            if (!inv0[p])
+                CHECK(tsr_layout_score_compare(&before[p], &dense[p]) == 0 &&
+                      tsr_layout_score_compare(&dense[p], &full[p]) == 0);
+        }
         tsr__layout_cuda_destroy(ctx, g);
         tsr__adj_release(ctx, &adj);
         tsr_layout_free(ctx, l);
