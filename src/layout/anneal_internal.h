@@ -140,8 +140,9 @@ int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st);
 
 /* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
  * context's backend); every kind gives the same drawing at a fixed move budget. With the CUDA
- * kind only chain 0 holds a GPU evaluator; the other chains take the sequential walk (the same
- * trajectory: see anneal_chains.c). stats (may be NULL): summed over the chains. */
+ * kind the first opt->gpu_chains chains (0: all) hold a GPU evaluator each; the others take the
+ * sequential walk (the same trajectory: see anneal_chains.c). stats (may be NULL): summed over
+ * the chains. */
 tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
                                      const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
                                      tsr_layout_optimize_result *result, tsr__batch_stats *stats);
