@@ -323,8 +323,8 @@ static double commit_check(bstate *s, batch *b)
                 continue;
             tsr_layout_score got;
             const double t0 = tsr_bench_now_us();
-            if (tsr__layout_cuda_commit(s->gctx, s->g, b->node[p], b->px[p], b->py[p], &got) !=
-                TSR_OK)
+            if (tsr__layout_cuda_commit(s->gctx, s->g, b->node[p], b->px[p], b->py[p], &got,
+                                        NULL) != TSR_OK)
                 die(s->gctx, "commit");
             const double dt = tsr_bench_now_us() - t0;
             if (!tsr__incr_propose(&s->dense, b->node[p], b->px[p], b->py[p]) ||

@@ -156,8 +156,7 @@ static tsr_status commit_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, int32_t v, 
     tsr_status st = TSR_OK;
 #ifdef TSR_HAVE_CUDA
     if (b->kind == TSR__BATCH_CUDA) {
-        if ((st = tsr__layout_cuda_commit(ctx, b->g, v, x, y, &s)) == TSR_OK)
-            st = tsr__layout_cuda_counts(ctx, b->g, b->counts);
+        st = tsr__layout_cuda_commit(ctx, b->g, v, x, y, &s, b->counts);
     }
 #endif
     if (b->kind == TSR__BATCH_CPU) {

@@ -353,6 +353,7 @@ struct tsr__layout_cuda {
     int32_t *dprop;        /* its device address */
     tsr__lcd_out *hout;    /* mapped host memory: one result per proposal, written by the kernels */
     tsr__lcd_out *dout;    /* its device address */
+    int32_t *hcounts;      /* pinned host memory (m): the counts a commit downloads */
     uint32_t seq;          /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
     tsr_layout_score score; /* the base's */
     int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
@@ -412,6 +413,8 @@ extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
         cudaFreeHost(g->hprop);
     if (g->hout)
         cudaFreeHost(g->hout);
+    if (g->hcounts)
+        cudaFreeHost(g->hcounts);
     if (g->stream)
         cudaStreamDestroy(g->stream);
     tsr__free(ctx, g->adj_off_host);
@@ -747,24 +750,15 @@ static tsr_status launch_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
     return TSR_OK;
 }
 
-/* One dense evaluation (or, with hist, the commit, waited for by a synchronisation): uploads the
- * proposals, launches and collects the scores. */
-static tsr_status run_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, const int32_t *node,
-                            const int32_t *px, const int32_t *py, int32_t *hist,
-                            tsr_layout_score *score, uint8_t *invalid)
-{
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st == TSR_OK)
-        st = launch_dense(ctx, g, nprop, hist);
-    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, hist != NULL, score, invalid);
-}
-
 extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                                   const int32_t *node, const int32_t *px,
                                                   const int32_t *py, tsr_layout_score *score,
                                                   uint8_t *invalid)
 {
-    return run_dense(ctx, g, nprop, node, px, py, NULL, score, invalid);
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st == TSR_OK)
+        st = launch_dense(ctx, g, nprop, NULL);
+    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
 }
 
 extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
@@ -777,17 +771,32 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
     return wait_results(ctx, g, nprop, 0);
 }
 
+/* The commit kernel, then (with counts) the copy of the new counts queued behind it, so that
+ * the one stream synchronisation of the commit covers both. */
 extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v,
-                                              int32_t x, int32_t y, tsr_layout_score *score)
+                                              int32_t x, int32_t y, tsr_layout_score *score,
+                                              int32_t *counts)
 {
     uint8_t invalid;
-    const tsr_status st = run_dense(ctx, g, 1, &v, &x, &y, g->hist, score, &invalid);
+    tsr_status st = upload_proposals(ctx, g, 1, &v, &x, &y);
+    if (st == TSR_OK)
+        st = launch_dense(ctx, g, 1, g->hist);
     if (st != TSR_OK)
+        return st;
+    if (counts && g->m > 0) {
+        if (!g->hcounts)
+            TSR_CUDA_TRY(ctx, cudaHostAlloc((void **)&g->hcounts, (size_t)g->m * 4, 0));
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(g->hcounts, g->c, (size_t)g->m * 4,
+                                          cudaMemcpyDeviceToHost, g->stream));
+    }
+    if ((st = collect_scores(ctx, g, 1, 1, score, &invalid)) != TSR_OK)
         return st;
     if (invalid)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "layout: committed move of node %d to (%d, %d) lies on an edge", (int)v,
                          (int)x, (int)y);
+    if (counts && g->m > 0)
+        memcpy(counts, g->hcounts, (size_t)g->m * 4);
     g->score = *score;
     return TSR_OK;
 }

@@ -88,10 +88,12 @@ tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int ful
                                       const int32_t *node, const int32_t *px, const int32_t *py,
                                       int launches, double *us);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
- * move's score, also returned). TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not
- * incident to v: the device state is then undefined and the evaluator must be recreated. */
+ * move's score, also returned); with counts (may be NULL), also the new per-edge counts (m
+ * entries), downloaded behind the commit so that one synchronisation waits for both.
+ * TSR_ERR_INVALID_ARGUMENT when the point lies on an edge not incident to v: the device state is
+ * then undefined and the evaluator must be recreated. */
 tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t v, int32_t x,
-                                   int32_t y, tsr_layout_score *score);
+                                   int32_t y, tsr_layout_score *score, int32_t *counts);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,7 @@ typedef struct ldc_backend {
     void (*set_target)(void *g, int64_t t);
     int64_t (*excess)(const void *g, int p);
     tsr_status (*commit)(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
-                         tsr_layout_score *score);
+                         tsr_layout_score *score, int32_t *counts);
 } ldc_backend;
 
 /* Proposals compared, mismatching ones, spatial launches refused (TSR_ERR_LIMIT: stale index),
@@ -229,12 +229,17 @@ static void ldc_check_eval(tsr_ctx *ctx, const ldc_backend *be, tsr_rng *r, tsr_
             CHECK(tsr__incr_propose(&inc, node[p], px[p], py[p]));
             tsr_layout_score got;
             memset(&got, 0x5a, sizeof got);
-            CHECK_OK(ctx, be->commit(ctx, g, node[p], px[p], py[p], &got));
+            memset(dev, 0x5a, (size_t)m * 4);
+            /* every other commit also returns the new counts (one synchronisation) */
+            CHECK_OK(ctx,
+                     be->commit(ctx, g, node[p], px[p], py[p], &got, ldc_commits % 2 ? dev : NULL));
             CHECK(ldc_same_score(&got, &inc.pscore));
             CHECK_OK(ctx, tsr__incr_commit(ctx, &inc));
             version++;
             base = be->score(g);
             CHECK(ldc_same_score(&base, &inc.score));
+            if (ldc_commits % 2)
+                CHECK(memcmp(dev, inc.count, (size_t)m * 4) == 0);
             memset(dev, 0x5a, (size_t)m * 4);
             CHECK_OK(ctx, be->counts(ctx, g, dev));
             CHECK(memcmp(dev, inc.count, (size_t)m * 4) == 0);

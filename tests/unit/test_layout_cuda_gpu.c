@@ -72,9 +72,9 @@ static void cu_paths(const void *g, uint64_t paths[3])
 }
 
 static tsr_status cu_commit(tsr_ctx *ctx, void *g, int32_t v, int32_t x, int32_t y,
-                            tsr_layout_score *score)
+                            tsr_layout_score *score, int32_t *counts)
 {
-    return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score);
+    return tsr__layout_cuda_commit(ctx, (tsr__layout_cuda *)g, v, x, y, score, counts);
 }
 
 static void cu_set_target(void *g, int64_t t)

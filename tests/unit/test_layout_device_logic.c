@@ -320,7 +320,7 @@ static tsr_status emu_dense(tsr_ctx *ctx, void *h, int nprop, const int32_t *nod
 }
 
 static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_t y,
-                             tsr_layout_score *score)
+                             tsr_layout_score *score, int32_t *counts)
 {
     emu *g = h;
     tsr_status st = emu_check(ctx, g, 1, &v, &x, &y);
@@ -331,7 +331,7 @@ static tsr_status emu_commit(tsr_ctx *ctx, void *h, int32_t v, int32_t x, int32_
     if (inv)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "emu: committed move lies on an edge");
     g->score = *score;
-    return TSR_OK;
+    return counts ? emu_counts(ctx, g, counts) : TSR_OK;
 }
 
 static tsr_status emu_full(tsr_ctx *ctx, void *h, int nprop, const int32_t *node, const int32_t *px,
@@ -497,7 +497,7 @@ static void check_definition(tsr_ctx *ctx, tsr_rng *r)
             CHECK(ldc_same_score(&full[p], &want));
             if (!committed) { /* the commit leaves exactly the recount's counts */
                 tsr_layout_score got;
-                CHECK_OK(ctx, emu_commit(ctx, g, v, px[p], py[p], &got));
+                CHECK_OK(ctx, emu_commit(ctx, g, v, px[p], py[p], &got, NULL));
                 CHECK(ldc_same_score(&got, &want));
                 CHECK(memcmp(((emu *)g)->c, c1, (size_t)m * 4) == 0);
                 committed = 1;
