@@ -750,17 +750,6 @@ static tsr_status launch_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
     return TSR_OK;
 }
 
-extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
-                                                  const int32_t *node, const int32_t *px,
-                                                  const int32_t *py, tsr_layout_score *score,
-                                                  uint8_t *invalid)
-{
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st == TSR_OK)
-        st = launch_dense(ctx, g, nprop, NULL);
-    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
-}
-
 extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
 {
     if (nprop < 1 || nprop > g->max_prop)
@@ -820,15 +809,37 @@ static tsr_status launch_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
     return TSR_OK;
 }
 
+/* Launches a dense (full = 0) or full evaluation of the uploaded proposals; no wait. */
+static tsr_status launch_eval(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop)
+{
+    return full ? launch_full(ctx, g, nprop) : launch_dense(ctx, g, nprop, NULL);
+}
+
+/* One dense or full evaluation: uploads the proposals, launches and collects the scores. */
+static tsr_status evaluate(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop,
+                           const int32_t *node, const int32_t *px, const int32_t *py,
+                           tsr_layout_score *score, uint8_t *invalid)
+{
+    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    if (st == TSR_OK)
+        st = launch_eval(ctx, g, full, nprop);
+    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
+}
+
+extern "C" tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+                                                  const int32_t *node, const int32_t *px,
+                                                  const int32_t *py, tsr_layout_score *score,
+                                                  uint8_t *invalid)
+{
+    return evaluate(ctx, g, 0, nprop, node, px, py, score, invalid);
+}
+
 extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                                  const int32_t *node, const int32_t *px,
                                                  const int32_t *py, tsr_layout_score *score,
                                                  uint8_t *invalid)
 {
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st == TSR_OK)
-        st = launch_full(ctx, g, nprop);
-    return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
+    return evaluate(ctx, g, 1, nprop, node, px, py, score, invalid);
 }
 
 /* Bench hook (layout_cuda.h). The capture needs the rows allocated before it (no allocation
@@ -850,7 +861,7 @@ extern "C" tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda 
     cudaEvent_t ev[2] = {NULL, NULL};
     cudaError_t e = cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeRelaxed);
     for (int i = 0; e == cudaSuccess && st == TSR_OK && i < launches; i++)
-        st = full ? launch_full(ctx, g, nprop) : launch_dense(ctx, g, nprop, NULL);
+        st = launch_eval(ctx, g, full, nprop);
     const cudaError_t end = cudaStreamEndCapture(g->stream, &graph);
     if (e == cudaSuccess)
         e = end;
