@@ -238,16 +238,14 @@ static const char *paths_text(const bstate *s)
 #endif
 }
 
-/* The device time per launch of CUDA_DENSE or CUDA_FULL over `repeats` fresh batches (median):
- * REPLAY_LAUNCHES back-to-back launches replayed from a CUDA graph (tsr__layout_cuda_replay_us).
- * Zeros for the other evaluators. */
+/* The device time per launch of CUDA_DENSE or CUDA_FULL (k) over `repeats` fresh batches
+ * (median): REPLAY_LAUNCHES back-to-back launches replayed from a CUDA graph
+ * (tsr__layout_cuda_replay_us). */
 enum { REPLAY_LAUNCHES = 20 };
 static tsr_bench_stats device_time(bstate *s, ev k, batch *b, int repeats)
 {
     tsr_bench_stats st = {0};
 #ifdef TSR_HAVE_CUDA
-    if (k != CUDA_DENSE && k != CUDA_FULL)
-        return st;
     double *us = malloc(sizeof(double) * (size_t)repeats);
     for (int r = 0; r < repeats; r++) {
         make_batch(s->l, b);
@@ -409,7 +407,7 @@ int main(int argc, char **argv)
             if (k == CPU_SPATIAL || (k >= CUDA_FULL && !gctx))
                 continue;
             st[k] = time_ev(&s, (ev)k, &b, repeats, P, &checked[k]);
-            if (k >= CUDA_FULL)
+            if (k == CUDA_FULL || k == CUDA_DENSE)
                 dev[k] = device_time(&s, (ev)k, &b, repeats);
             have[k] = 1;
         }
@@ -551,8 +549,7 @@ int main(int argc, char **argv)
     printf("us per launch: host clock around one call (proposals up, one score per proposal "
            "down); device us: per launch of 20 back-to-back launches replayed from a CUDA "
            "graph (events around the replay); checked: proposals of the warm-up batches compared "
-           "with cpu incr (all "
-           "equal)\n");
+           "with cpu incr (all equal)\n");
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), "gpu",
                               gctx ? tsr_ctx_device_name(gctx) : "none", NULL};

@@ -99,18 +99,12 @@ static void rb_poison(tsr_image *img, int pattern)
 typedef tsr_status (*rb_run_fn)(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
                                 const tsr_resize_options *opt, void *user);
 
-static int rb_quick(void)
-{
-    const char *q = getenv("TSR_TEST_QUICK");
-    return q && *q && *q != '0';
-}
-
 /* The sweep: for every size, interp, depth and channel count, reference vs backend. */
 static void rb_sweep(tsr_ctx *ref, tsr_ctx *ctx, rb_run_fn run, void *user, const char *label)
 {
     tsr_rng rng;
     tsr_rng_seed(&rng, 20261129);
-    int quick = rb_quick();
+    int quick = tsr_test_quick();
     int mismatches = 0, cases = 0;
     size_t nsizes = sizeof rb_sizes / sizeof rb_sizes[0];
     for (size_t si = 0; si < nsizes; si++) {

@@ -292,8 +292,7 @@ int main(void)
     if (tsr_ctx_create(&co, &other) != TSR_OK)
         return 1;
     printf("device: %s\n", tsr_ctx_device_name(other));
-    const char *q = getenv("TSR_TEST_QUICK");
-    quick = q && *q == '1';
+    quick = tsr_test_quick();
     tsr_rng r;
     tsr_rng_seed(&r, 44);
     random_cases(&r);

@@ -9,8 +9,6 @@
 
 #include "layout_anneal_check.h"
 
-#include <stdlib.h>
-
 /* Built only in CUDA builds (tests/CMakeLists.txt: *_cuda* names). */
 
 int main(void)
@@ -28,8 +26,7 @@ int main(void)
     o.backend = TSR_BACKEND_CPU;
     if (tsr_ctx_create(&o, &cpu) != TSR_OK)
         return 1;
-    const char *q = getenv("TSR_TEST_QUICK");
-    const int quick = q && *q && *q != '0';
+    const int quick = tsr_test_quick();
     static const int contest[] = {3, 6};
     if (!quick)
         lac_run_all(cpu, cuda, TSR__BATCH_CUDA, contest, 2, 12000);

@@ -117,7 +117,7 @@ int main(void)
 
     rb_sweep(ref, ctx, run_host, NULL, "cuda host images");
     rb_sweep(ref, ctx, run_device, NULL, "cuda device images");
-    if (!rb_quick())
+    if (!tsr_test_quick())
         rb_sweep(ref, ctx, run_device, (void *)1, "cuda device source, host destination");
     rb_factors(ref, ctx, run_host, NULL, "cuda");
     check_batch(ref, ctx);

@@ -66,6 +66,12 @@ void tsr_rng_fill(tsr_rng *r, void *buf, size_t n)
     }
 }
 
+int tsr_test_quick(void)
+{
+    const char *q = getenv("TSR_TEST_QUICK");
+    return q && *q && *q != '0';
+}
+
 const char *tsr_test_data(const char *relative)
 {
     static char path[4096];

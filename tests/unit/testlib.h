@@ -76,4 +76,8 @@ int tsr_test_replay_dir(const char *sub, int (*one)(const uint8_t *data, size_t 
 /* Path of a file under ../shared/data (TSR_DATA), or NULL (with a note) when absent. */
 const char *tsr_test_data(const char *relative);
 
+/* Nonzero when TSR_TEST_QUICK is set to something other than empty or "0": GPU tests then run a
+ * reduced set, so that compute-sanitizer finishes. */
+int tsr_test_quick(void);
+
 #endif
