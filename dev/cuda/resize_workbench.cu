@@ -13,8 +13,9 @@
  *                 <=16-row tiles, 256 threads, horizontal results in a few KB of shared memory,
  *                 4 elements per thread in the vertical pass); includes the call's host work
  *   0             (printed first per case) host time of building the plan, part of every call
- * Then the floors of an upscale's traffic (empty launch, stores alone, a 2x expand without
- * arithmetic) and the breakdown of every library kernel (breakdown below).
+ * Then DRAM bandwidth by read:write mix at 1 GiB (mix_bandwidth), the floors of an upscale's
+ * traffic (empty launch, stores alone, a 2x expand without arithmetic) and the breakdown of
+ * every library kernel (breakdown below).
  *
  * Cases: 3-channel u8 linear, those of bench_resize that take the separable linear path
  * (1080p->720p, 1080p->4K, 4K->8K; the exact halvings take OpenCV's area path instead).
@@ -105,6 +106,27 @@ __global__ void floor_expand2c(const int4 *__restrict__ a, int4 *__restrict__ b,
 }
 
 __global__ void floor_empty() {}
+
+/* The same stores with the streaming (evict-first) cache hint. */
+__global__ void floor_write_cs(int4 *__restrict__ b, size_t n, int v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        __stcs(b + i, make_int4(v, v ^ (int)i, v + (int)i, ~v));
+}
+
+/* Reads only: each thread folds its 16-byte loads into one word, written once (4 bytes per
+ * thread, nothing next to the reads). */
+__global__ void floor_read(const int4 *__restrict__ a, size_t n, int *__restrict__ sink)
+{
+    int acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const int4 v = a[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
 
 /* 2: texture (uchar4 texels, normalized float reads, linear filter) */
 __global__ void v2_texture(cudaTextureObject_t tex, uchar *dst, int dw, int dh, int dstride,
@@ -271,6 +293,55 @@ static void upscale_floors(cudaStream_t stream, int repeats, double copy_gbs)
         cudaFree(a);
         cudaFree(b);
     }
+}
+
+/* DRAM bandwidth by read:write mix at a size where the ramp does not count (1 GiB written or
+ * read): reads only, writes only (plain and streaming stores, and cudaMemsetAsync), the 1:1 copy
+ * of main(), and the 1:4 mix of a 2x upscale (floor_expand2c, 256 MiB read, 1 GiB written).
+ * It answers whether the upscales' write-heavy traffic can move at the copy bandwidth that the
+ * floors assume. */
+static void mix_bandwidth(cudaStream_t stream, int repeats, double copy_gbs, int sms)
+{
+    const size_t out = (size_t)1 << 30, in = out / 4;
+    const int grid = sms * 16;
+    int4 *a, *b;
+    int *sink;
+    CK(cudaMalloc(&a, out));
+    CK(cudaMalloc(&b, out));
+    CK(cudaMalloc(&sink, (size_t)grid * 256 * sizeof(int)));
+    CK(cudaMemset(a, 0x5a, out));
+    const int srow16 = 3840 * 3 / 16, rows = (int)(in / ((size_t)srow16 * 16));
+    const size_t mixed = (size_t)srow16 * 16 * rows * 5; /* bytes read + written */
+    const struct {
+        const char *name;
+        size_t bytes;
+        double us;
+    } r[] = {
+        {"reads only (1 GiB)", out,
+         time_launch(stream, repeats,
+                     [&](int) { floor_read<<<grid, 256, 0, stream>>>(a, out / 16, sink); })},
+        {"writes only, plain stores (1 GiB)", out,
+         time_launch(stream, repeats,
+                     [&](int k) { floor_write<<<grid, 256, 0, stream>>>(b, out / 16, k); })},
+        {"writes only, streaming stores (1 GiB)", out,
+         time_launch(stream, repeats,
+                     [&](int k) { floor_write_cs<<<grid, 256, 0, stream>>>(b, out / 16, k); })},
+        {"writes only, cudaMemsetAsync (1 GiB)", out,
+         time_launch(stream, repeats,
+                     [&](int k) { CK(cudaMemsetAsync(b, k & 0xff, out, stream)); })},
+        {"1:4 read:write, 2x expand (1.25 GiB)", mixed,
+         time_launch(stream, repeats,
+                     [&](int) { floor_expand2c<<<grid, 256, 0, stream>>>(a, b, srow16, rows); })},
+    };
+    printf("\nDRAM bandwidth by read:write mix (events, median; copy 1:1 above: %.0f GB/s)\n"
+           "| traffic | MB | us | GB/s | of copy |\n|---|---|---|---|---|\n",
+           copy_gbs);
+    for (const auto &x : r)
+        printf("| %s | %.0f | %.1f | %.0f | %.2f |\n", x.name, x.bytes / 1e6, x.us,
+               x.bytes / (x.us * 1e3), x.bytes / (x.us * 1e3) / copy_gbs);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(sink);
 }
 
 /* Where the time of one tsr_resize call goes, per case and interpolation (library kernels):
@@ -441,6 +512,7 @@ int main(int argc, char **argv)
         cudaFree(b);
     }
 
+    mix_bandwidth(stream, repeats, copy_gbs, prop.multiProcessorCount);
     upscale_floors(stream, repeats, copy_gbs);
 
     tsr_ctx_options o;

@@ -32,7 +32,8 @@ enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, S
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
  * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans), so the workbench can time the variants side by side. */
+ * take its plans); bit 12 gives k_up2_u8 and k_dn32_u8 streaming (evict-first) stores, so the
+ * workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -192,7 +193,9 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0
+                            ? tsr__resize_cuda_variant & 4096 ? 2 : 1
+                            : 0;
         switch (pl->cn) {
         case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
@@ -213,7 +216,9 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         const dim3 grid(((pl->dst_w + 7) / 8 + DN32_NT - 1) / DN32_NT,
                         pl->dst_h / 2 < 65535 ? pl->dst_h / 2 : 65535);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
-        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
+        const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0
+                            ? tsr__resize_cuda_variant & 4096 ? 2 : 1
+                            : 0;
 #define TSR_DN32(CN, MODE) k_dn32_u8<CN, MODE><<<grid, DN32_NT, 0, stream>>>(s, d, p, w, als, ald)
         switch (pl->cn * 4 + pl->dn32) {
         case 5: TSR_DN32(1, TSR__DN32_LINEAR); break;
