@@ -34,8 +34,7 @@ TSR__RT_FN uint32_t tsr__rt_ld32(const uint8_t *p)
 
 /* Stores thread t's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow
  * (dw pixels): 8-byte stores when `al` (host-checked: the rows start 8-byte aligned) and all 8
- * pixels lie in the row, else the bytes that do; al == 2 makes them streaming (evict-first)
- * stores on the device (a workbench variant). (16-byte stores where the rows allow were
+ * pixels lie in the row, else the bytes that do. (16-byte stores where the rows allow were
  * measured no faster: bench/notes/resize.md, run 26.) */
 TSR__RT_FN void tsr__rt_store8px(uint8_t *TSR__RT_RESTRICT drow, int32_t dw, int cn, int32_t t,
                                  int al, const uint32_t *wd)
@@ -47,10 +46,7 @@ TSR__RT_FN void tsr__rt_store8px(uint8_t *TSR__RT_RESTRICT drow, int32_t dw, int
             if (k < cn) {
                 const uint64_t v = (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32;
 #ifdef __CUDA_ARCH__
-                if (al == 2)
-                    __stcs((unsigned long long *)(d + 8 * k), v);
-                else
-                    *(uint64_t *)(d + 8 * k) = v;
+                *(uint64_t *)(d + 8 * k) = v;
 #else
                 memcpy(d + 8 * k, &v, 8);
 #endif

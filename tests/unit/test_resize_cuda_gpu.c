@@ -12,20 +12,28 @@ static tsr_status run_host(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
     return tsr_resize(ctx, src, dst, opt);
 }
 
-/* Copies a host image to a new device image with a padded pitch, and back. */
-static int to_device(const tsr_image *h, tsr_image *d)
+/* Copies a host image to a new device image with a padded pitch whose rows start `off` bytes
+ * past the allocation's aligned rows (free with cudaFree(data - off)), and back. */
+static int to_device_at(const tsr_image *h, tsr_image *d, size_t off)
 {
     *d = *h;
     d->memory = TSR_MEMORY_CUDA;
     size_t row = (size_t)h->width * h->channels * tsr_depth_size(h->depth);
     size_t pitch = 0;
-    if (cudaMallocPitch(&d->data, &pitch, row, (size_t)h->height) != cudaSuccess)
+    void *base;
+    if (cudaMallocPitch(&base, &pitch, row + off, (size_t)h->height) != cudaSuccess)
         return 0;
+    d->data = (char *)base + off;
     d->stride = pitch;
     /* a pageable cudaMemcpy2D may return before its DMA lands: synchronise */
     return cudaMemcpy2D(d->data, pitch, h->data, h->stride, row, (size_t)h->height,
                         cudaMemcpyHostToDevice) == cudaSuccess &&
            cudaDeviceSynchronize() == cudaSuccess;
+}
+
+static int to_device(const tsr_image *h, tsr_image *d)
+{
+    return to_device_at(h, d, 0);
 }
 
 static int to_host(const tsr_image *d, tsr_image *h)
@@ -104,6 +112,52 @@ static void check_batch(tsr_ctx *ref, tsr_ctx *ctx)
         free(s[i].data), free(w[i].data), free(g[i].data);
 }
 
+/* Exact 2x linear u8 on device images, against the reference with the output poisoned: sizes
+ * with several 512-pixel column blocks and a partial last one, row bands with a partial last
+ * one, and rows that are not a multiple of 16 bytes; rows 16-byte aligned (k_up2s_u8, staged
+ * source), the source 4 bytes off (k_up2_u8), and the destination 4 bytes off (byte stores). */
+static void check_up2_tiles(tsr_ctx *ref, tsr_ctx *ctx)
+{
+    static const int sizes[][2] = {{513, 2}, {1100, 37}, {2050, 301}, {1600, 1203}, {4, 9}};
+    static const size_t offs[][2] = {{0, 0}, {4, 0}, {0, 4}};
+    tsr_rng rng;
+    tsr_rng_seed(&rng, 2026113);
+    int runs = 0, bad = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int cn = 1; cn <= 4; cn++) {
+            if (tsr_test_quick() && (k > 1 || cn != 3))
+                continue;
+            const int sw = sizes[k][0], sh = sizes[k][1];
+            tsr_image src, want, got, ds, dd;
+            if (!rb_alloc(ctx, &src, sw, sh, cn, TSR_U8, 0) ||
+                !rb_alloc(ctx, &want, 2 * sw, 2 * sh, cn, TSR_U8, 0) ||
+                !rb_alloc(ctx, &got, 2 * sw, 2 * sh, cn, TSR_U8, 0)) {
+                CHECK(0 && "out of memory");
+                return;
+            }
+            rb_fill(&rng, &src);
+            tsr_resize_options opt;
+            tsr_resize_options_init(&opt);
+            opt.interp = TSR_INTERP_LINEAR;
+            CHECK_OK(ref, tsr_resize(ref, &src, &want, &opt));
+            for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
+                rb_poison(&got, 0x5a + (int)o);
+                CHECK(to_device_at(&src, &ds, offs[o][0]) && to_device_at(&got, &dd, offs[o][1]));
+                CHECK_OK(ctx, tsr_resize(ctx, &ds, &dd, &opt));
+                CHECK(cudaDeviceSynchronize() == cudaSuccess && to_host(&dd, &got));
+                runs++;
+                if (!rb_rows_equal(&want, &got) && ++bad <= 8)
+                    fprintf(stderr, "up2 tiles: mismatch %dx%d cn %d offsets %zu/%zu\n", sw, sh, cn,
+                            offs[o][0], offs[o][1]);
+                cudaFree((char *)ds.data - offs[o][0]);
+                cudaFree((char *)dd.data - offs[o][1]);
+            }
+            free(src.data), free(want.data), free(got.data);
+        }
+    CHECK(bad == 0);
+    printf("up2 tiles: %d runs compared with the reference, %d mismatches\n", runs, bad);
+}
+
 int main(void)
 {
     if (!tsr_backend_available(TSR_BACKEND_CUDA)) {
@@ -121,6 +175,7 @@ int main(void)
         rb_sweep(ref, ctx, run_device, (void *)1, "cuda device source, host destination");
     rb_factors(ref, ctx, run_host, NULL, "cuda");
     check_batch(ref, ctx);
+    check_up2_tiles(ref, ctx);
 
     /* a caller's stream: device work is queued on it */
     {
