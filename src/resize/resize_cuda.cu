@@ -32,8 +32,7 @@ enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, S
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
  * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
  * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans); bit 12 keeps k_up2_u8 (unstaged) where k_up2s_u8 would run, so the
- * workbench can time the variants side by side. */
+ * take its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
 int tsr__resize_cuda_variant = 0;
 
@@ -129,26 +128,14 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
 
-/* Resident blocks per SM of k_up2_u8<CN>, or of k_up2s_u8<CN> with its largest tile. */
-template <int CN> static int up2_blocks_per_sm(bool staged)
-{
-    int n = 0;
-    if (staged)
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2s_u8<CN>, UP2_NT,
-                                                      (UP2_THMAX + 2) * up2s_pitch(CN));
-    else
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<CN>, UP2_NT, 0);
-    return n > 0 ? n : 1;
-}
-
-/* Source rows per k_up2_u8 / k_up2s_u8 thread: the fewest that fit the grid (gx blocks per row
- * band) in one wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above
- * it (the prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a
- * last wave runs those blocks with the GPU mostly idle; but walks longer than 8 rows were slower
- * (4K->8K: 17 rows in one wave 55.6 us, 8 rows in 2.05 waves 48.1; bench/notes/resize.md, run
- * 25). Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8 that still gives
+/* Source rows per k_up2_u8 thread: the fewest that fit the grid (gx blocks per row band) in one
+ * wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above it (the
+ * prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a last wave
+ * runs those blocks with the GPU mostly idle; but walks longer than 8 rows were slower (4K->8K:
+ * 17 rows in one wave 55.6 us, 8 rows in 2.05 waves 48.1; bench/notes/resize.md, run 25).
+ * Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8 that still gives
  * >= LN_BLOCKS blocks); bit 7: the same for LN_BLOCKS / 2. */
-static int up2_rows(tsr_ctx *ctx, int cn, bool staged, int gx, int h)
+static int up2_rows(tsr_ctx *ctx, int cn, int gx, int h)
 {
     int th;
     if (tsr__resize_cuda_variant & (16 | 128)) {
@@ -157,18 +144,29 @@ static int up2_rows(tsr_ctx *ctx, int cn, bool staged, int gx, int h)
         while (th > 1 && gx * ((h + th - 1) / th) < target)
             th /= 2;
     } else {
-        /* a property of the binary and the device architecture: computed once per kernel;
-         * concurrent first calls store the same value */
-        static std::atomic<int> per_sm[2][5];
-        std::atomic<int> &n = per_sm[staged][cn];
-        if (!n.load(std::memory_order_relaxed))
-            n.store(cn == 1   ? up2_blocks_per_sm<1>(staged)
-                    : cn == 2 ? up2_blocks_per_sm<2>(staged)
-                    : cn == 3 ? up2_blocks_per_sm<3>(staged)
-                              : up2_blocks_per_sm<4>(staged),
-                    std::memory_order_relaxed);
+        /* resident blocks per SM of each instance (a property of the binary and the device
+         * architecture: computed once; concurrent first calls store the same value) */
+        static std::atomic<int> per_sm[5];
+        if (!per_sm[cn].load(std::memory_order_relaxed)) {
+            int n = 0;
+            switch (cn) {
+            case 1:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0);
+                break;
+            case 2:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0);
+                break;
+            case 3:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0);
+                break;
+            default:
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0);
+                break;
+            }
+            per_sm[cn].store(n > 0 ? n : 1, std::memory_order_relaxed);
+        }
         const int bands =
-            n.load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
+            per_sm[cn].load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
         th = bands > 0 ? (h + bands - 1) / bands : UP2_THMAX;
         th = th < 1 ? 1 : th > UP2_THMAX ? UP2_THMAX : th;
     }
@@ -191,25 +189,17 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
-        /* staged when the source rows start 16-byte aligned (cp.async); dev knob bit 12: never */
-        const bool staged =
-            (((size_t)s | (size_t)p.sstride) & 15) == 0 && !(tsr__resize_cuda_variant & 4096);
-        const int th = up2_rows(ctx, pl->cn, staged, gx, pl->src_h);
+        const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, (pl->src_h + th - 1) / th);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
         const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
-        const size_t smem = staged ? (size_t)(th + 2) * up2s_pitch(pl->cn) : 0;
-#define TSR_UP2(CN)                                                                                \
-    staged ? k_up2s_u8<CN><<<grid, UP2_NT, smem, stream>>>(s, d, p, th, ald)                       \
-           : k_up2_u8<CN><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald)
         switch (pl->cn) {
-        case 1: TSR_UP2(1); break;
-        case 2: TSR_UP2(2); break;
-        case 3: TSR_UP2(3); break;
-        default: TSR_UP2(4); break;
+        case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 3: k_up2_u8<3><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
         }
-#undef TSR_UP2
-        TSR_CUDA_CHECK_LAUNCH(ctx, staged ? "k_up2s_u8" : "k_up2_u8");
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }
     if (pl->dn32 && !(tsr__resize_cuda_variant & 2048)) {

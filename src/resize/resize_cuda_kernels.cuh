@@ -503,61 +503,7 @@ __global__ void __launch_bounds__(UP2_NT)
     if (4 * t >= p.sw)
         return;
     tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th, al_src,
-                    al_dst, -2);
-}
-
-/* Bytes per source row that k_up2s_u8 stages for one block: the block's 4*UP2_NT pixels and 16
- * bytes on each side (a thread reads one pixel left and two right of its four). */
-__host__ __device__ constexpr int up2s_pitch(int cn)
-{
-    return UP2_NT * 4 * cn + 32;
-}
-
-/* k_up2_u8 with the block's source rows staged in shared memory (source rows 16-byte aligned):
- * the rows a block reads (its tile and the row above, clamped) are copied with 16-byte cp.async
- * as they lie in the image, the first two rows as one group and the rest as a second, so that
- * every row's DRAM latency is paid once per block, not once per thread and row (ncu, run n2: the
- * unstaged kernel's warps spent 47% of their stall cycles waiting on their row loads). The
- * thread body is k_up2_u8's, given a pointer that maps image rows and bytes onto the staged
- * copy; it waits for the second group before fetching the tile's third row. Threads past the
- * row's end stay to the barriers (their stores are skipped by the body). Dynamic shared memory:
- * (th + 2) * up2s_pitch(CN) bytes. */
-template <int CN>
-__global__ void __launch_bounds__(UP2_NT)
-    k_up2s_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
-              int al_dst)
-{
-    extern __shared__ __align__(16) uchar up2s_rows[];
-    constexpr int pitch = up2s_pitch(CN);
-    const int m0 = blockIdx.y * th;
-    const int r0 = m0 > 0 ? m0 - 1 : 0, r1 = min(m0 + th, p.sh - 1);
-    const int64_t g0 = (int64_t)blockIdx.x * UP2_NT * 4 * CN - 16; /* image byte of staged 0 */
-    const int64_t rowbytes = (int64_t)p.sw * CN;
-    for (int r = r0; r <= r1; r++) {
-        const uchar *srow = src + (int64_t)r * p.sstride;
-        uchar *srow_staged = up2s_rows + (r - r0) * pitch;
-        for (int j = threadIdx.x; j < pitch / 16; j += UP2_NT) {
-            const int64_t g = g0 + 16 * j;
-            if (g >= 0 && g + 16 <= rowbytes) {
-                const unsigned sa = (unsigned)__cvta_generic_to_shared(srow_staged + 16 * j);
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(srow + g)
-                             : "memory");
-            } else {
-                for (int k = 0; k < 16; k++) /* the row's last, partial chunk */
-                    if (g + k >= 0 && g + k < rowbytes)
-                        srow_staged[16 * j + k] = srow[g + k];
-            }
-        }
-        if (r == min(r0 + 1, r1)) /* the first group: the rows of the first output rows */
-            asm volatile("cp.async.commit_group;" ::: "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory"); /* the second, possibly empty */
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
-    __syncthreads();
-    const int t = blockIdx.x * UP2_NT + threadIdx.x;
-    /* staged byte (r - r0) * pitch + x - g0 holds image row r, byte x */
-    const uchar *rows = up2s_rows - (int64_t)r0 * pitch - g0;
-    tsr__up2_thread(rows, pitch, dst, p.dstride, p.sw, p.sh, CN, t, m0, th, 1, al_dst, r0 + 1);
+                    al_dst);
 }
 
 /* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128

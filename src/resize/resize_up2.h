@@ -137,32 +137,17 @@ TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l
     *q3 = 48u * u;
 }
 
-/* The wait of a staged kernel (k_up2s_u8) for the second group of its shared-memory copies, with
- * the block's barrier: called by every thread of the block at the same row. Nothing on the host,
- * where the rows are always in memory. */
-#ifdef __CUDA_ARCH__
-#define TSR__UP2_STAGE_WAIT()                                                                      \
-    do {                                                                                           \
-        asm volatile("cp.async.wait_all;" ::: "memory");                                           \
-        __syncthreads();                                                                           \
-    } while (0)
-#else
-#define TSR__UP2_STAGE_WAIT() ((void)0)
-#endif
-
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
  * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
  * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
  * row's two output rows are made as soon as its u are known; the next row's words are fetched
  * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
- * (host-checked). At row m == wait_at (the same for the whole block; < m0 - 1 for never) the
- * thread calls TSR__UP2_STAGE_WAIT before fetching the next row: the source rows from the
- * tile's third on are then a staged kernel's second copy group. */
+ * (host-checked). */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
-                                int al_dst, int32_t wait_at)
+                                int al_dst)
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t q1p[NL], q3p[NL];
@@ -176,8 +161,6 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
                 ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
                 od[k] = tsr__up2_perm(wd[k], 0, 0x4341);
             }
-        if (m == wait_at)
-            TSR__UP2_STAGE_WAIT();
         /* the next row's words are in flight while this row is computed */
         if (m + 1 <= m0 + th && m + 1 <= h)
             tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,

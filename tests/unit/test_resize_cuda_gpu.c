@@ -112,10 +112,10 @@ static void check_batch(tsr_ctx *ref, tsr_ctx *ctx)
         free(s[i].data), free(w[i].data), free(g[i].data);
 }
 
-/* Exact 2x linear u8 on device images, against the reference with the output poisoned: sizes
- * with several 512-pixel column blocks and a partial last one, row bands with a partial last
- * one, and rows that are not a multiple of 16 bytes; rows 16-byte aligned (k_up2s_u8, staged
- * source), the source 4 bytes off (k_up2_u8), and the destination 4 bytes off (byte stores). */
+/* Exact 2x linear u8 (k_up2_u8) on device images, against the reference with the output
+ * poisoned: sizes with several 512-pixel column blocks and a partial last one, row bands with a
+ * partial last one, and rows that are not a multiple of 16 bytes; rows aligned (word loads,
+ * 8-byte stores), the source 4 bytes off, and the destination 4 bytes off (byte stores). */
 static void check_up2_tiles(tsr_ctx *ref, tsr_ctx *ctx)
 {
     static const int sizes[][2] = {{513, 2}, {1100, 37}, {2050, 301}, {1600, 1203}, {4, 9}};
