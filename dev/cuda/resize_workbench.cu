@@ -61,7 +61,8 @@ __global__ void v1_copy(const int4 *__restrict__ a, int4 *__restrict__ b, size_t
 
 /* Floors of an upscale's memory traffic (no resize arithmetic): 16-byte stores only, and a 2x
  * "expand" with the traffic shape of a 2x upscale (each 16 source bytes of row y read once,
- * 32 bytes written to each of rows 2y and 2y+1, all accesses 16-byte and contiguous per warp). */
+ * 32 bytes written to each of rows 2y and 2y+1 by one lane's two 16-byte stores, so each warp
+ * store covers every other 16 bytes of its span; floor_expand2c makes them contiguous). */
 __global__ void floor_write(int4 *__restrict__ b, size_t n, int v)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -249,8 +250,8 @@ static double time_launch(cudaStream_t stream, int repeats, F launch, double *lo
 }
 
 /* What the hardware gives an upscale's traffic without any arithmetic: an empty launch, 16-byte
- * stores alone, and floor_expand2 at the byte counts of the 2x upscales (3-channel u8), each
- * over buffers rotated beyond 4x the L2. */
+ * stores alone, and floor_expand2c / floor_expand2 (contiguous / lane-strided stores) at the
+ * byte counts of the 2x upscales (3-channel u8), each over buffers rotated beyond 4x the L2. */
 static void upscale_floors(cudaStream_t stream, int repeats, double copy_gbs)
 {
     printf("\nupscale floors (no arithmetic; events, median)\n| probe | MB moved | us | GB/s | "
@@ -287,7 +288,8 @@ static void upscale_floors(cudaStream_t stream, int repeats, double copy_gbs)
                (sb + db) / 1e6, tc, (sb + db) / (tc * 1e3), (sb + db) / (tc * 1e3) / copy_gbs);
         printf("| %s: 16-byte stores of the output | %.1f | %.1f | %.0f | %.2f |\n", u.name,
                db / 1e6, tw, db / (tw * 1e3), db / (tw * 1e3) / copy_gbs);
-        printf("| %s: 2x expand (read source, write output) | %.1f | %.1f | %.0f | %.2f |\n",
+        printf("| %s: 2x expand, lane-strided stores (16 bytes, 32 apart) | %.1f | %.1f | %.0f | "
+               "%.2f |\n",
                u.name, (sb + db) / 1e6, te, (sb + db) / (te * 1e3),
                (sb + db) / (te * 1e3) / copy_gbs);
         cudaFree(a);
