@@ -23,8 +23,12 @@
 #include <stdio.h> /* jpeglib.h needs FILE and size_t first */
 #include <string.h>
 
-#include <jerror.h>
 #include <jpeglib.h>
+
+/* after jpeglib.h: jerror.h numbers its message codes by JPEG_LIB_VERSION, which jpeglib.h
+ * defines (62 on Debian; 80 for libjpeg-turbo built with the jpeg8 ABI, as on Ubuntu); included
+ * first, the codes were the v6b ones whatever the library, so a jpeg8 build misread its errors */
+#include <jerror.h>
 
 /* A file with more scans than this is refused: libjpeg accepts any number of progressive scans,
  * and each one can cost a pass over the whole coefficient buffer (a denial of service that
