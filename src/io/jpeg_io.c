@@ -80,7 +80,9 @@ static void on_error_exit(j_common_ptr cinfo)
     case JERR_BAD_PRECISION:   /* 12- and 16-bit JPEG */
     case JERR_SOF_UNSUPPORTED: /* lossless and hierarchical processes */
     case JERR_NOT_COMPILED:    /* a feature this libjpeg lacks */
+#if JPEG_LIB_VERSION < 70      /* later ABIs report it as JERR_NOT_COMPILED */
     case JERR_ARITH_NOTIMPL:   /* arithmetic coding in a build without it */
+#endif
         st = TSR_ERR_UNSUPPORTED;
         break;
     default: break;
