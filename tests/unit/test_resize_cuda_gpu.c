@@ -142,7 +142,15 @@ static void check_up2_tiles(tsr_ctx *ref, tsr_ctx *ctx)
             CHECK_OK(ref, tsr_resize(ref, &src, &want, &opt));
             for (size_t o = 0; o < sizeof offs / sizeof offs[0]; o++) {
                 rb_poison(&got, 0x5a + (int)o);
-                CHECK(to_device_at(&src, &ds, offs[o][0]) && to_device_at(&got, &dd, offs[o][1]));
+                if (!to_device_at(&src, &ds, offs[o][0])) {
+                    CHECK(0 && "device out of memory");
+                    break;
+                }
+                if (!to_device_at(&got, &dd, offs[o][1])) {
+                    CHECK(0 && "device out of memory");
+                    cudaFree((char *)ds.data - offs[o][0]);
+                    break;
+                }
                 CHECK_OK(ctx, tsr_resize(ctx, &ds, &dd, &opt));
                 CHECK(cudaDeviceSynchronize() == cudaSuccess && to_host(&dd, &got));
                 runs++;
