@@ -13,7 +13,8 @@ static tsr_status run_host(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
 }
 
 /* Copies a host image to a new device image with a padded pitch whose rows start `off` bytes
- * past the allocation's aligned rows (free with cudaFree(data - off)), and back. */
+ * past the allocation's aligned rows (free with cudaFree(data - off); nothing is left allocated
+ * when it fails), and back. */
 static int to_device_at(const tsr_image *h, tsr_image *d, size_t off)
 {
     *d = *h;
@@ -26,9 +27,12 @@ static int to_device_at(const tsr_image *h, tsr_image *d, size_t off)
     d->data = (char *)base + off;
     d->stride = pitch;
     /* a pageable cudaMemcpy2D may return before its DMA lands: synchronise */
-    return cudaMemcpy2D(d->data, pitch, h->data, h->stride, row, (size_t)h->height,
-                        cudaMemcpyHostToDevice) == cudaSuccess &&
-           cudaDeviceSynchronize() == cudaSuccess;
+    if (cudaMemcpy2D(d->data, pitch, h->data, h->stride, row, (size_t)h->height,
+                     cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaDeviceSynchronize() == cudaSuccess)
+        return 1;
+    cudaFree(base);
+    return 0;
 }
 
 static int to_device(const tsr_image *h, tsr_image *d)
