@@ -353,6 +353,7 @@ static void mix_bandwidth(cudaStream_t stream, int repeats, double copy_gbs, int
  *   V=n   as C with the dev knob tsr__resize_cuda_variant = n (resize_cuda.cu lists its bits),
  *         one column per value of the environment variable TSR_WB_VARIANTS (comma-separated;
  *         default "12,6": k_up2_u8 off with tall k_lin2_u8 tiles, and run 10's k_stile_u8)
+ * The breakdown's images have TSR_WB_CN channels (1-4, default 3).
  * B and C outputs are checked against the reference backend (poisoned output first). */
 static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats, double copy_gbs,
                       size_t l2)
@@ -368,7 +369,8 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
     const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
                                   TSR_INTERP_AREA};
     const char *inames[] = {"linear", "nearest", "cubic", "area"};
-    const int cn = 3;
+    const char *cv = getenv("TSR_WB_CN");
+    const int cn = cv && atoi(cv) >= 1 && atoi(cv) <= 4 ? atoi(cv) : 3;
     std::vector<int> knobs;
     const char *kv = getenv("TSR_WB_VARIANTS");
     for (const char *q = kv ? kv : "12,6"; *q;) {
@@ -377,10 +379,11 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
             q++;
         q += *q == ',';
     }
-    printf("\nbreakdown of the library call (u8 3-channel; A host plan build, B call without "
+    printf("\nbreakdown of the library call (u8 %d-channel; A host plan build, B call without "
            "plan build, C kernel alone, V=n kernel with dev knob n; GB/s and of-copy from C over "
            "source+output bytes)\n| case | interp | path | A plan us | B upload+kernel us | "
-           "C kernel us | C spread | C GB/s | C of copy |");
+           "C kernel us | C spread | C GB/s | C of copy |",
+           cn);
     for (int k : knobs)
         printf(" V=%d us |", k);
     printf(" exact |\n|---|---|---|---|---|---|---|---|---|");

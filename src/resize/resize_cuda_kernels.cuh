@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
  * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
  * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
- * writing 8-byte words; two elements per 32-bit operation (six integer operations per lane word
+ * writing 8-byte words; two elements per 32-bit operation (five integer operations per lane word
  * of two elements, resize_up2.h), no shared memory. */
 enum { UP2_NT = 128, UP2_THMAX = 8 };
 

@@ -32,29 +32,40 @@ TSR__RT_FN uint32_t tsr__rt_ld32(const uint8_t *p)
 #endif
 }
 
+/* Whether thread t's 8 pixels of a dw-pixel row lie inside it and may be stored as 8-byte
+ * words (al: host-checked, the rows start 8-byte aligned). */
+TSR__RT_FN int tsr__rt_store8px_whole(int32_t dw, int32_t t, int al)
+{
+    return al && TSR__RT_PX * t + TSR__RT_PX <= dw;
+}
+
+/* Stores 8*cn bytes (packed little-endian in wd[2*cn]) at the 8-byte aligned address d. */
+TSR__RT_FN void tsr__rt_store8px_words(uint8_t *TSR__RT_RESTRICT d, int cn, const uint32_t *wd)
+{
+    TSR__RT_UNROLL
+    for (int k = 0; k < TSR__RT_CNMAX; k++)
+        if (k < cn) {
+            const uint64_t v = (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32;
+#ifdef __CUDA_ARCH__
+            *(uint64_t *)(d + 8 * k) = v;
+#else
+            memcpy(d + 8 * k, &v, 8);
+#endif
+        }
+}
+
 /* Stores thread t's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow
- * (dw pixels): 8-byte stores when `al` (host-checked: the rows start 8-byte aligned) and all 8
- * pixels lie in the row, else the bytes that do. (16-byte stores where the rows allow were
- * measured no faster: bench/notes/resize.md, run 26.) */
+ * (dw pixels): 8-byte stores when tsr__rt_store8px_whole, else the bytes that lie in the row.
+ * (16-byte stores where the rows allow were measured no faster: bench/notes/resize.md, run 26.) */
 TSR__RT_FN void tsr__rt_store8px(uint8_t *TSR__RT_RESTRICT drow, int32_t dw, int cn, int32_t t,
                                  int al, const uint32_t *wd)
 {
     uint8_t *d = drow + (int64_t)TSR__RT_PX * t * cn;
-    if (al && TSR__RT_PX * t + TSR__RT_PX <= dw) {
-        TSR__RT_UNROLL
-        for (int k = 0; k < TSR__RT_CNMAX; k++)
-            if (k < cn) {
-                const uint64_t v = (uint64_t)wd[2 * k] | (uint64_t)wd[2 * k + 1] << 32;
-#ifdef __CUDA_ARCH__
-                *(uint64_t *)(d + 8 * k) = v;
-#else
-                memcpy(d + 8 * k, &v, 8);
-#endif
-            }
-    } else {
+    if (tsr__rt_store8px_whole(dw, t, al))
+        tsr__rt_store8px_words(d, cn, wd);
+    else
         for (int i = 0; i < TSR__RT_PX * cn && TSR__RT_PX * t + i / cn < dw; i++)
             d[i] = (uint8_t)(wd[i / 4] >> (8 * (i % 4)));
-    }
 }
 
 #endif

@@ -34,7 +34,10 @@
  *   f <= 48: lanes <= 48960 + 16320 + 128 = 65408 < 2^16 (no carry into the hi lane), bits 6-15
  *   of a lane hold S exactly (S <= 1022, f < 64 cannot carry into bit 6), so byte 1 of the lane,
  *   bits 8-15, is S >> 2, the output. The final permutation takes bytes 1 and 3 of the lane words
- *   of elements e, e+2 and e+1, e+3. */
+ *   of elements e, e+2 and e+1, e+3.
+ * A row's state per lane word is mk = u & 0x03fc03fc (q1 = 16*mk) and q3c = q3 + 128 (one
+ * multiply-add), so each sum is one multiply-add: 16*mk + q3c' and 16*mk' + q3c; five integer
+ * operations per lane word besides the permutations. */
 #ifndef TSR_RESIZE_UP2_H
 #define TSR_RESIZE_UP2_H
 
@@ -127,72 +130,137 @@ TSR__RT_FN uint32_t tsr__up2_u2(const uint32_t *ev, const uint32_t *od, int cn, 
            3u * tsr__up2_pair(ev, od, cn, tsr__up2_y(cn, e), tsr__up2_y(cn, e + 2));
 }
 
-/* q1 = 64*floor(u/4) and q3 = 48u (unmasked) of lane word l, as above: elements
- * e = 4(l/2) + l%2 (lo lane) and e + 2 (hi lane). */
-TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *q1,
-                           uint32_t *q3)
+/* The state of lane word l of one source row (elements e = 4(l/2) + l%2, lo lane, and e + 2):
+ * mk = u & 0x03fc03fc = 4*floor(u/4) per lane (so 16*mk = q1 above) and q3c = 48u + 0x00800080
+ * (q3 plus the rounding constant of the sums). */
+TSR__RT_FN void tsr__up2_q(const uint32_t *ev, const uint32_t *od, int cn, int l, uint32_t *mk,
+                           uint32_t *q3c)
 {
     const uint32_t u = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2);
-    *q1 = (u << 4) & 0x3fc03fc0u;
-    *q3 = 48u * u;
+    *mk = u & 0x03fc03fcu;
+    *q3c = 48u * u + 0x00800080u;
+}
+
+/* Splits one row's fetched words wd into ev (bytes 0 and 2 of each word in its lanes) and od
+ * (bytes 1 and 3). */
+TSR__RT_FN void tsr__up2_split(const uint32_t *wd, int cn, uint32_t *ev, uint32_t *od)
+{
+    TSR__RT_UNROLL
+    for (int k = 0; k < 6; k++)
+        if (k < (4 + 5 * cn + 3) / 4) { /* the words tsr__up2_fetch filled */
+            ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
+            od[k] = tsr__up2_perm(wd[k], 0, 0x4341);
+        }
+}
+
+/* The state mk, q3c of every lane word of the row whose fetched words are wd. */
+TSR__RT_FN void tsr__up2_state(const uint32_t *wd, int cn, uint32_t *mk, uint32_t *q3c)
+{
+    uint32_t ev[6], od[6];
+    tsr__up2_split(wd, cn, ev, od);
+    TSR__RT_UNROLL
+    for (int l = 0; l < 4 * TSR__UP2_CNMAX; l++)
+        if (l < 4 * cn)
+            tsr__up2_q(ev, od, cn, l, &mk[l], &q3c[l]);
+}
+
+/* One thread's walk down its tile (tsr__up2_thread): the images, the thread's column block t,
+ * its source rows m0 .. last and how it may access memory. */
+typedef struct {
+    const uint8_t *TSR__RT_RESTRICT src;
+    uint8_t *TSR__RT_RESTRICT dst;
+    int32_t sstride, dstride, w, h, cn, t, m0, last;
+    int fast;   /* tsr__up2_fast: aligned word loads */
+    int al_dst; /* output rows start 8-byte aligned (host-checked) */
+} tsr__up2_walk;
+
+/* Source row m of walk k: its words are in wd; fetches the next row's words into wd (unless m
+ * is the last row), computes the row's state into mk, q3c and stores the output rows it makes
+ * with the previous row's state mkp, q3cp. *so: offset of the row fetched last; dodd: offset
+ * of output row 2m-1 (offsets, not pointers: 8 registers fewer with nvcc 13). interior (a constant
+ * at each call): the thread's loads are aligned words and its stores whole 8-byte words, so that
+ * neither the byte-wise paths nor their registers are in the interior threads' loop. */
+TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int interior, int32_t m, int64_t *so,
+                              int64_t dodd, uint32_t *wd, const uint32_t *mkp, const uint32_t *q3cp,
+                              uint32_t *mk, uint32_t *q3c)
+{
+    const int cn = k->cn;
+    uint32_t ev[6], od[6], odd[2 * TSR__UP2_CNMAX], even[2 * TSR__UP2_CNMAX];
+    tsr__up2_split(wd, cn, ev, od);
+    if (m < k->last) { /* the next row, in flight while this one is computed */
+        if (m + 1 < k->h)
+            *so += k->sstride;
+        tsr__up2_fetch(k->src + *so, k->w, cn, k->t, interior ? 1 : k->fast, wd);
+    }
+    /* output word i of both rows from lane words 2i and 2i+1 (elements 4i, 4i+2 and 4i+1,
+     * 4i+3): byte 1 of each lane of the sums (16*mk + q3c' and 16*mk' + q3c) */
+    TSR__RT_UNROLL
+    for (int i = 0; i < 2 * TSR__UP2_CNMAX; i++)
+        if (i < 2 * cn) {
+            tsr__up2_q(ev, od, cn, 2 * i, &mk[2 * i], &q3c[2 * i]);
+            tsr__up2_q(ev, od, cn, 2 * i + 1, &mk[2 * i + 1], &q3c[2 * i + 1]);
+            odd[i] = tsr__up2_perm(16u * mk[2 * i] + q3cp[2 * i],
+                                   16u * mk[2 * i + 1] + q3cp[2 * i + 1], 0x7351);
+            even[i] = tsr__up2_perm(16u * mkp[2 * i] + q3c[2 * i],
+                                    16u * mkp[2 * i + 1] + q3c[2 * i + 1], 0x7351);
+            if (interior && i % 2) { /* each 8-byte word as soon as it is made */
+                const int64_t o = dodd + (int64_t)TSR__RT_PX * k->t * cn + 4 * (i - 1);
+                if (m > k->m0)
+                    tsr__rt_store8px_words(k->dst + o, 1, odd + i - 1);
+                if (m < k->last)
+                    tsr__rt_store8px_words(k->dst + o + k->dstride, 1, even + i - 1);
+            }
+        }
+    if (!interior) {
+        if (m > k->m0)
+            tsr__rt_store8px(k->dst + dodd, 2 * k->w, cn, k->t, k->al_dst, odd);
+        if (m < k->last)
+            tsr__rt_store8px(k->dst + dodd + k->dstride, 2 * k->w, cn, k->t, k->al_dst, even);
+    }
+}
+
+/* Walk k from row m0 - 1 (clamped) to row last; interior as for tsr__up2_step. The walk
+ * alternates two state arrays (a and b) so that no state is copied between rows. */
+TSR__RT_FN void tsr__up2_run(const tsr__up2_walk *k, int interior)
+{
+    enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
+    uint32_t mka[NL], q3a[NL], mkb[NL], q3b[NL], wd[6];
+    const int fast = interior ? 1 : k->fast;
+    const int32_t m0 = k->m0;
+    tsr__up2_fetch(k->src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * k->sstride, k->w, k->cn, k->t, fast,
+                   wd);
+    tsr__up2_state(wd, k->cn, mka, q3a);
+    int64_t so = (int64_t)m0 * k->sstride, dodd = ((int64_t)2 * m0 - 1) * k->dstride;
+    const int64_t dstep = 2 * (int64_t)k->dstride;
+    tsr__up2_fetch(k->src + so, k->w, k->cn, k->t, fast, wd);
+    for (int32_t m = m0;; dodd += dstep) {
+        tsr__up2_step(k, interior, m, &so, dodd, wd, mka, q3a, mkb, q3b);
+        if (++m > k->last)
+            break;
+        dodd += dstep;
+        tsr__up2_step(k, interior, m, &so, dodd, wd, mkb, q3b, mka, q3a);
+        if (++m > k->last)
+            break;
+    }
 }
 
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
- * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). The state
- * between source rows is q1 (masked) and q3 (unmasked) of the previous row per lane word; the
- * lane word of output word k's elements 4k, 4k+2 is index 2k, of 4k+1, 4k+3 index 2k+1. Each
- * row's two output rows are made as soon as its u are known; the next row's words are fetched
- * before the current row is computed. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned
- * (host-checked). */
+ * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). Source row
+ * m (m0 <= m <= last = min(m0 + th, h)) with the row before it makes output rows 2m-1 (not for
+ * m = m0: the tile above owns it) and 2m (not for m = last); source rows are clamped into
+ * [0, h-1]. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
                                 int al_dst)
 {
-    enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
-    uint32_t q1p[NL], q3p[NL];
-    uint32_t wd[6], ev[6], od[6];
+    const int32_t last = m0 + th < h ? m0 + th : h;
     const int fast = tsr__up2_fast(w, cn, t, al_src);
-    tsr__up2_fetch(src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * sstride, w, cn, t, fast, wd);
-    for (int32_t m = m0 - 1; m <= m0 + th && m <= h; m++) {
-        TSR__RT_UNROLL
-        for (int k = 0; k < 6; k++)
-            if (k < (4 + 5 * cn + 3) / 4) { /* the words tsr__up2_fetch filled */
-                ev[k] = tsr__up2_perm(wd[k], 0, 0x4240);
-                od[k] = tsr__up2_perm(wd[k], 0, 0x4341);
-            }
-        /* the next row's words are in flight while this row is computed */
-        if (m + 1 <= m0 + th && m + 1 <= h)
-            tsr__up2_fetch(src + (int64_t)(m + 1 < h ? m + 1 : h - 1) * sstride, w, cn, t, fast,
-                           wd);
-        if (m < m0) { /* the row above the tile: its q only */
-            TSR__RT_UNROLL
-            for (int l = 0; l < NL; l++)
-                if (l < 4 * cn)
-                    tsr__up2_q(ev, od, cn, l, &q1p[l], &q3p[l]);
-            continue;
-        }
-        uint32_t odd[NL], even[NL]; /* rows 2m-1 and 2m: lane words, then packed in place */
-        TSR__RT_UNROLL
-        for (int l = 0; l < NL; l++)
-            if (l < 4 * cn) {
-                uint32_t q1, q3;
-                tsr__up2_q(ev, od, cn, l, &q1, &q3);
-                odd[l] = q3p[l] + q1 + 0x00800080u;
-                even[l] = q1p[l] + q3 + 0x00800080u;
-                q1p[l] = q1, q3p[l] = q3;
-            }
-        TSR__RT_UNROLL
-        for (int k = 0; k < 2 * TSR__UP2_CNMAX; k++)
-            if (k < 2 * cn) {
-                odd[k] = tsr__up2_perm(odd[2 * k], odd[2 * k + 1], 0x7351);
-                even[k] = tsr__up2_perm(even[2 * k], even[2 * k + 1], 0x7351);
-            }
-        if (m > m0)
-            tsr__rt_store8px(dst + (int64_t)(2 * m - 1) * dstride, 2 * w, cn, t, al_dst, odd);
-        if (m < m0 + th && m < h)
-            tsr__rt_store8px(dst + (int64_t)(2 * m) * dstride, 2 * w, cn, t, al_dst, even);
-    }
+    const tsr__up2_walk k = {src, dst, sstride, dstride, w, h, cn, t, m0, last, fast, al_dst};
+    if (k.fast && tsr__rt_store8px_whole(2 * w, t, al_dst))
+        tsr__up2_run(&k, 1);
+    else
+        tsr__up2_run(&k, 0);
 }
 
 #endif
