@@ -203,18 +203,21 @@ TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int interior, int32_t m, i
                                    16u * mk[2 * i + 1] + q3cp[2 * i + 1], 0x7351);
             even[i] = tsr__up2_perm(16u * mkp[2 * i] + q3c[2 * i],
                                     16u * mkp[2 * i + 1] + q3c[2 * i + 1], 0x7351);
-            if (interior && i % 2) { /* each 8-byte word as soon as it is made */
-                const int64_t o = dodd + (int64_t)TSR__RT_PX * k->t * cn + 4 * (i - 1);
-                if (m > k->m0)
-                    tsr__rt_store8px_words(k->dst + o, 1, odd + i - 1);
-                if (m < k->last)
-                    tsr__rt_store8px_words(k->dst + o + k->dstride, 1, even + i - 1);
-            }
         }
-    if (!interior) {
-        if (m > k->m0)
+    /* each row's words back to back: issued interleaved with the arithmetic (one 8-byte word of
+     * each row as soon as it was made), the stores doubled the L2 write sectors and the time
+     * (run o1) */
+    const int64_t o = dodd + (int64_t)TSR__RT_PX * k->t * cn;
+    if (m > k->m0) {
+        if (interior)
+            tsr__rt_store8px_words(k->dst + o, cn, odd);
+        else
             tsr__rt_store8px(k->dst + dodd, 2 * k->w, cn, k->t, k->al_dst, odd);
-        if (m < k->last)
+    }
+    if (m < k->last) {
+        if (interior)
+            tsr__rt_store8px_words(k->dst + o + k->dstride, cn, even);
+        else
             tsr__rt_store8px(k->dst + dodd + k->dstride, 2 * k->w, cn, k->t, k->al_dst, even);
     }
 }
