@@ -495,7 +495,7 @@ __global__ void __launch_bounds__(LN_NT, 8)
 enum { UP2_NT = 128, UP2_THMAX = 8 };
 
 template <int CN>
-__global__ void __launch_bounds__(UP2_NT)
+__global__ void __launch_bounds__(UP2_NT, CN == 4 ? 1 : 8)
     k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
              int al_src, int al_dst)
 {

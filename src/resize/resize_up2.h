@@ -161,7 +161,7 @@ TSR__RT_FN void tsr__up2_state(const uint32_t *wd, int cn, uint32_t *mk, uint32_
     TSR__RT_UNROLL
     for (int l = 0; l < 4 * TSR__UP2_CNMAX; l++)
         if (l < 4 * cn)
-            tsr__up2_q(ev, od, cn, l, &mk[l], &q3c[l]);
+            mk[l] = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2), q3c[l] = 0;
 }
 
 /* One thread's walk down its tile (tsr__up2_thread): the images, the thread's column block t,
@@ -197,12 +197,14 @@ TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int interior, int32_t m, i
     TSR__RT_UNROLL
     for (int i = 0; i < 2 * TSR__UP2_CNMAX; i++)
         if (i < 2 * cn) {
-            tsr__up2_q(ev, od, cn, 2 * i, &mk[2 * i], &q3c[2 * i]);
-            tsr__up2_q(ev, od, cn, 2 * i + 1, &mk[2 * i + 1], &q3c[2 * i + 1]);
-            odd[i] = tsr__up2_perm(16u * mk[2 * i] + q3cp[2 * i],
-                                   16u * mk[2 * i + 1] + q3cp[2 * i + 1], 0x7351);
-            even[i] = tsr__up2_perm(16u * mkp[2 * i] + q3c[2 * i],
-                                    16u * mkp[2 * i + 1] + q3c[2 * i + 1], 0x7351);
+            const uint32_t u0 = tsr__up2_u2(ev, od, cn, 4 * i),
+                           u1 = tsr__up2_u2(ev, od, cn, 4 * i + 1);
+            const uint32_t p0 = mkp[2 * i], p1 = mkp[2 * i + 1];
+            odd[i] = tsr__up2_perm(16u * (u0 & 0x03fc03fcu) + 48u * p0 + 0x00800080u,
+                                   16u * (u1 & 0x03fc03fcu) + 48u * p1 + 0x00800080u, 0x7351);
+            even[i] = tsr__up2_perm(16u * (p0 & 0x03fc03fcu) + 48u * u0 + 0x00800080u,
+                                    16u * (p1 & 0x03fc03fcu) + 48u * u1 + 0x00800080u, 0x7351);
+            mk[2 * i] = u0, mk[2 * i + 1] = u1;
         }
     /* each row's words back to back: issued interleaved with the arithmetic (one 8-byte word of
      * each row as soon as it was made), the stores doubled the L2 write sectors and the time
