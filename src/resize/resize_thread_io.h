@@ -54,6 +54,29 @@ TSR__RT_FN void tsr__rt_store8px_words(uint8_t *TSR__RT_RESTRICT d, int cn, cons
         }
 }
 
+#ifdef __CUDA_ARCH__
+/* Warp-contiguous stores of rows whose lanes own 8*cn bytes each (lane l's at d0 + 8*cn*l):
+ * each lane puts its 8-byte words into the row's stage (64*cn words of shared memory) with
+ * tsr__rt_stage8; after a __syncwarp, tsr__rt_flush8 stores the warp's 256*cn bytes so that
+ * each warp store writes 256 contiguous bytes (whole 32-byte sectors), where lane-strided
+ * 8-byte stores leave the L2 partial sectors to merge (bench/notes/resize.md, session o); a
+ * second __syncwarp before the stage is refilled. */
+__device__ __forceinline__ void tsr__rt_stage8(uint32_t *stage, int cn, int k, uint32_t lo,
+                                               uint32_t hi)
+{
+    ((uint2 *)stage)[(threadIdx.x & 31) * cn + k] = make_uint2(lo, hi);
+}
+
+__device__ __forceinline__ void tsr__rt_flush8(uint8_t *d0, int cn, const uint32_t *stage)
+{
+    const int l = threadIdx.x & 31;
+#pragma unroll
+    for (int k = 0; k < TSR__RT_CNMAX; k++)
+        if (k < cn)
+            *(uint2 *)(d0 + 8 * (32 * k + l)) = ((const uint2 *)stage)[32 * k + l];
+}
+#endif
+
 /* Stores thread t's 8*cn bytes of one output row (packed little-endian in wd[2*cn]) at drow
  * (dw pixels): 8-byte stores when tsr__rt_store8px_whole, else the bytes that lie in the row.
  * (16-byte stores where the rows allow were measured no faster: bench/notes/resize.md, run 26.) */

@@ -161,7 +161,7 @@ TSR__RT_FN void tsr__up2_state(const uint32_t *wd, int cn, uint32_t *mk, uint32_
     TSR__RT_UNROLL
     for (int l = 0; l < 4 * TSR__UP2_CNMAX; l++)
         if (l < 4 * cn)
-            mk[l] = tsr__up2_u2(ev, od, cn, 4 * (l / 2) + l % 2), q3c[l] = 0;
+            tsr__up2_q(ev, od, cn, l, &mk[l], &q3c[l]);
 }
 
 /* One thread's walk down its tile (tsr__up2_thread): the images, the thread's column block t,
@@ -170,17 +170,35 @@ typedef struct {
     const uint8_t *TSR__RT_RESTRICT src;
     uint8_t *TSR__RT_RESTRICT dst;
     int32_t sstride, dstride, w, h, cn, t, m0, last;
-    int fast;   /* tsr__up2_fast: aligned word loads */
-    int al_dst; /* output rows start 8-byte aligned (host-checked) */
+    int fast;        /* tsr__up2_fast: aligned word loads */
+    int al_dst;      /* output rows start 8-byte aligned (host-checked) */
+    uint32_t *stage; /* CUDA: the warp's 128*cn words of shared memory (two rows' stages) */
 } tsr__up2_walk;
+
+/* How a walk loads and stores (a constant at each call of tsr__up2_run, so that each mode's
+ * loop holds only its own paths and registers). */
+enum {
+    TSR__UP2_EDGE,     /* byte-wise loads and stores where needed (tsr__up2_fetch, store8px) */
+    TSR__UP2_INTERIOR, /* aligned word loads, whole 8-byte stores (host) */
+    TSR__UP2_WARP      /* CUDA: aligned word loads, every lane of the warp interior: the rows
+                          stored through shared memory as contiguous 8-byte words per warp */
+};
+
+/* Stores walk k's packed output words wd[2*cn] of the output row at offset o (modes EDGE and
+ * INTERIOR). */
+TSR__RT_FN void tsr__up2_store(const tsr__up2_walk *k, int mode, int64_t o, const uint32_t *wd)
+{
+    if (mode == TSR__UP2_INTERIOR)
+        tsr__rt_store8px_words(k->dst + o + (int64_t)TSR__RT_PX * k->t * k->cn, k->cn, wd);
+    else
+        tsr__rt_store8px(k->dst + o, 2 * k->w, k->cn, k->t, k->al_dst, wd);
+}
 
 /* Source row m of walk k: its words are in wd; fetches the next row's words into wd (unless m
  * is the last row), computes the row's state into mk, q3c and stores the output rows it makes
  * with the previous row's state mkp, q3cp. *so: offset of the row fetched last; dodd: offset
- * of output row 2m-1 (offsets, not pointers: 8 registers fewer with nvcc 13). interior (a constant
- * at each call): the thread's loads are aligned words and its stores whole 8-byte words, so that
- * neither the byte-wise paths nor their registers are in the interior threads' loop. */
-TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int interior, int32_t m, int64_t *so,
+ * of output row 2m-1 (offsets, not pointers: 8 registers fewer with nvcc 13). mode: as above. */
+TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int mode, int32_t m, int64_t *so,
                               int64_t dodd, uint32_t *wd, const uint32_t *mkp, const uint32_t *q3cp,
                               uint32_t *mk, uint32_t *q3c)
 {
@@ -190,47 +208,54 @@ TSR__RT_FN void tsr__up2_step(const tsr__up2_walk *k, int interior, int32_t m, i
     if (m < k->last) { /* the next row, in flight while this one is computed */
         if (m + 1 < k->h)
             *so += k->sstride;
-        tsr__up2_fetch(k->src + *so, k->w, cn, k->t, interior ? 1 : k->fast, wd);
+        tsr__up2_fetch(k->src + *so, k->w, cn, k->t, mode != TSR__UP2_EDGE || k->fast, wd);
     }
     /* output word i of both rows from lane words 2i and 2i+1 (elements 4i, 4i+2 and 4i+1,
      * 4i+3): byte 1 of each lane of the sums (16*mk + q3c' and 16*mk' + q3c) */
     TSR__RT_UNROLL
     for (int i = 0; i < 2 * TSR__UP2_CNMAX; i++)
         if (i < 2 * cn) {
-            const uint32_t u0 = tsr__up2_u2(ev, od, cn, 4 * i),
-                           u1 = tsr__up2_u2(ev, od, cn, 4 * i + 1);
-            const uint32_t p0 = mkp[2 * i], p1 = mkp[2 * i + 1];
-            odd[i] = tsr__up2_perm(16u * (u0 & 0x03fc03fcu) + 48u * p0 + 0x00800080u,
-                                   16u * (u1 & 0x03fc03fcu) + 48u * p1 + 0x00800080u, 0x7351);
-            even[i] = tsr__up2_perm(16u * (p0 & 0x03fc03fcu) + 48u * u0 + 0x00800080u,
-                                    16u * (p1 & 0x03fc03fcu) + 48u * u1 + 0x00800080u, 0x7351);
-            mk[2 * i] = u0, mk[2 * i + 1] = u1;
+            tsr__up2_q(ev, od, cn, 2 * i, &mk[2 * i], &q3c[2 * i]);
+            tsr__up2_q(ev, od, cn, 2 * i + 1, &mk[2 * i + 1], &q3c[2 * i + 1]);
+            odd[i] = tsr__up2_perm(16u * mk[2 * i] + q3cp[2 * i],
+                                   16u * mk[2 * i + 1] + q3cp[2 * i + 1], 0x7351);
+            even[i] = tsr__up2_perm(16u * mkp[2 * i] + q3c[2 * i],
+                                    16u * mkp[2 * i + 1] + q3c[2 * i + 1], 0x7351);
+#ifdef __CUDA_ARCH__
+            if (mode == TSR__UP2_WARP && i % 2) { /* staged as made: no registers held */
+                tsr__rt_stage8(k->stage, cn, i / 2, odd[i - 1], odd[i]);
+                tsr__rt_stage8(k->stage + 64 * cn, cn, i / 2, even[i - 1], even[i]);
+            }
+#endif
         }
+#ifdef __CUDA_ARCH__
+    if (mode == TSR__UP2_WARP) {
+        const int64_t o = dodd + (int64_t)TSR__RT_PX * (k->t & ~31) * cn; /* the warp's lane 0 */
+        __syncwarp();
+        if (m > k->m0)
+            tsr__rt_flush8(k->dst + o, cn, k->stage);
+        if (m < k->last)
+            tsr__rt_flush8(k->dst + o + k->dstride, cn, k->stage + 64 * cn);
+        __syncwarp();
+        return;
+    }
+#endif
     /* each row's words back to back: issued interleaved with the arithmetic (one 8-byte word of
      * each row as soon as it was made), the stores doubled the L2 write sectors and the time
      * (run o1) */
-    const int64_t o = dodd + (int64_t)TSR__RT_PX * k->t * cn;
-    if (m > k->m0) {
-        if (interior)
-            tsr__rt_store8px_words(k->dst + o, cn, odd);
-        else
-            tsr__rt_store8px(k->dst + dodd, 2 * k->w, cn, k->t, k->al_dst, odd);
-    }
-    if (m < k->last) {
-        if (interior)
-            tsr__rt_store8px_words(k->dst + o + k->dstride, cn, even);
-        else
-            tsr__rt_store8px(k->dst + dodd + k->dstride, 2 * k->w, cn, k->t, k->al_dst, even);
-    }
+    if (m > k->m0)
+        tsr__up2_store(k, mode, dodd, odd);
+    if (m < k->last)
+        tsr__up2_store(k, mode, dodd + k->dstride, even);
 }
 
-/* Walk k from row m0 - 1 (clamped) to row last; interior as for tsr__up2_step. The walk
+/* Walk k from row m0 - 1 (clamped) to row last in the given mode. The walk
  * alternates two state arrays (a and b) so that no state is copied between rows. */
-TSR__RT_FN void tsr__up2_run(const tsr__up2_walk *k, int interior)
+TSR__RT_FN void tsr__up2_run(const tsr__up2_walk *k, int mode)
 {
     enum { NL = 4 * TSR__UP2_CNMAX }; /* lane words per row: 2 per output word */
     uint32_t mka[NL], q3a[NL], mkb[NL], q3b[NL], wd[6];
-    const int fast = interior ? 1 : k->fast;
+    const int fast = mode != TSR__UP2_EDGE || k->fast;
     const int32_t m0 = k->m0;
     tsr__up2_fetch(k->src + (int64_t)(m0 > 0 ? m0 - 1 : 0) * k->sstride, k->w, k->cn, k->t, fast,
                    wd);
@@ -239,33 +264,49 @@ TSR__RT_FN void tsr__up2_run(const tsr__up2_walk *k, int interior)
     const int64_t dstep = 2 * (int64_t)k->dstride;
     tsr__up2_fetch(k->src + so, k->w, k->cn, k->t, fast, wd);
     for (int32_t m = m0;; dodd += dstep) {
-        tsr__up2_step(k, interior, m, &so, dodd, wd, mka, q3a, mkb, q3b);
+        tsr__up2_step(k, mode, m, &so, dodd, wd, mka, q3a, mkb, q3b);
         if (++m > k->last)
             break;
         dodd += dstep;
-        tsr__up2_step(k, interior, m, &so, dodd, wd, mkb, q3b, mka, q3a);
+        tsr__up2_step(k, mode, m, &so, dodd, wd, mkb, q3b, mka, q3a);
         if (++m > k->last)
             break;
     }
+}
+
+/* Whether thread t's loads are aligned words and its stores whole 8-byte words. */
+TSR__RT_FN int tsr__up2_interior(int32_t w, int cn, int32_t t, int al_src, int al_dst)
+{
+    return tsr__up2_fast(w, cn, t, al_src) && tsr__rt_store8px_whole(2 * w, t, al_dst);
 }
 
 /* Thread t (output pixels 8t .. 8t+7) of the tile of source rows [m0, m0 + th): output rows
  * 2*m0 .. 2*(m0 + th) - 1 of a w x h -> 2w x 2h resize (rows past 2h are skipped). Source row
  * m (m0 <= m <= last = min(m0 + th, h)) with the row before it makes output rows 2m-1 (not for
  * m = m0: the tile above owns it) and 2m (not for m = last); source rows are clamped into
- * [0, h-1]. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). */
+ * [0, h-1]. al_src: rows start 4-byte aligned; al_dst: 8-byte aligned (host-checked). stage
+ * (CUDA, else NULL): the warp's 128*cn words of shared memory; the threads t of a warp are then
+ * 32 consecutive ones from a multiple of 32, all of which call this function. */
 TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sstride,
                                 uint8_t *TSR__RT_RESTRICT dst, int32_t dstride, int32_t w,
                                 int32_t h, int cn, int32_t t, int32_t m0, int32_t th, int al_src,
-                                int al_dst)
+                                int al_dst, uint32_t *stage)
 {
     const int32_t last = m0 + th < h ? m0 + th : h;
     const int fast = tsr__up2_fast(w, cn, t, al_src);
-    const tsr__up2_walk k = {src, dst, sstride, dstride, w, h, cn, t, m0, last, fast, al_dst};
-    if (k.fast && tsr__rt_store8px_whole(2 * w, t, al_dst))
-        tsr__up2_run(&k, 1);
-    else
-        tsr__up2_run(&k, 0);
+    const tsr__up2_walk k = {src, dst, sstride, dstride, w,      h,    cn,
+                             t,   m0,  last,    fast,    al_dst, stage};
+#ifdef __CUDA_ARCH__
+    /* the warp's lanes are interior from its first to its last (an interval of t), uniformly */
+    const int32_t t0 = t & ~31;
+    if (stage && 4 * (t0 + 31) < w && tsr__up2_interior(w, cn, t0, al_src, al_dst) &&
+        tsr__up2_interior(w, cn, t0 + 31, al_src, al_dst)) {
+        tsr__up2_run(&k, TSR__UP2_WARP);
+        return;
+    }
+#endif
+    tsr__up2_run(&k,
+                 tsr__up2_interior(w, cn, t, al_src, al_dst) ? TSR__UP2_INTERIOR : TSR__UP2_EDGE);
 }
 
 #endif

@@ -23,7 +23,7 @@ static void emulate(const uint8_t *src, int32_t ss, uint8_t *dst, int32_t ds, in
     const int32_t threads = (w + 3) / 4;
     for (int32_t m0 = 0; m0 < h; m0 += th)
         for (int32_t t = threads - 1; t >= 0; t--)
-            tsr__up2_thread(src, ss, dst, ds, w, h, cn, t, m0, th, al_src, al_dst);
+            tsr__up2_thread(src, ss, dst, ds, w, h, cn, t, m0, th, al_src, al_dst, NULL);
 }
 
 static int plan_up2(int sw, int sh, int dw, int dh, int cn, tsr_interp interp)
