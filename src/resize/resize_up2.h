@@ -46,26 +46,41 @@
 /* Source pixels per thread (8 output pixels) and the most channels. */
 enum { TSR__UP2_PX = 4, TSR__UP2_CNMAX = TSR__RT_CNMAX };
 
-/* Whether thread t reads its source rows as aligned words: pixels 4t-1 .. 4t+4 lie inside the
- * row and `al` (host-checked: rows start 4-byte aligned). */
+/* Whether thread t reads its source rows as aligned words (`al`, host-checked: rows start
+ * 4-byte aligned): its words from byte 4*t*cn - 4 lie inside the row, but for two that
+ * tsr__up2_fetch makes from their neighbours instead: the first word of thread 0 (pixel -1,
+ * clamped to pixel 0) and the last word of the thread that ends the row (4t + 4 = w: pixel w,
+ * clamped to w - 1). So with w a multiple of 4, every thread of a row reads words, and a
+ * warp at the image's edge is as fast as the others (the kernel's time is its slowest
+ * warp's: a warp of byte-wise and word-wise lanes made the whole kernel up to 1.7x slower,
+ * bench/notes/resize.md, session o). */
 TSR__RT_FN int tsr__up2_fast(int32_t w, int cn, int32_t t, int al)
 {
     const int nw = (4 + 5 * cn + 3) / 4;
-    return al && 4 * t * cn - 4 >= 0 && 4 * t * cn - 4 + 4 * nw <= w * cn;
+    return al && ((int64_t)4 * t * cn - 4 + 4 * nw <= (int64_t)w * cn || 4 * t + 4 == w);
 }
 
 /* The thread's source bytes of one row as little-endian words wd[0..6): byte 4 - cn + i of wd
- * is pixel 4t-1 + i/cn, channel i%cn (i < 6*cn). `fast`: the aligned words from byte
- * 4*t*cn - 4 of the row; otherwise the bytes one by one with the pixel index clamped into
- * [0, w-1] (the image's border threads and unaligned images). */
+ * is pixel 4t-1 + i/cn, channel i%cn (i < 6*cn). `fast` (tsr__up2_fast): the aligned words from
+ * byte 4*t*cn - 4 of the row, the first one (t = 0) and the last one (4t + 4 = w) made by
+ * shifting their neighbour (its cn bytes next to the missing pixel are that pixel's clamped
+ * copy); otherwise the bytes one by one with the pixel index clamped into [0, w-1] (unaligned
+ * images and the last thread of rows whose width is not a multiple of 4). */
 TSR__RT_FN void tsr__up2_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t w, int cn, int32_t t,
                                int fast, uint32_t *wd)
 {
+    const int nw = (4 + 5 * cn + 3) / 4; /* words: the last one is word cn + 1 */
     if (fast) {
+        const int first = t == 0, last = 4 * t + 4 == w;
         TSR__RT_UNROLL
         for (int k = 0; k < 6; k++)
-            if (k < (4 + 5 * cn + 3) / 4)
+            if (k < nw && !(first && k == 0) && !(last && k == nw - 1))
                 wd[k] = tsr__rt_ld32(row + 4 * t * cn - 4 + 4 * k);
+        if (first) /* bytes 4-cn..3 = pixel 0 = bytes 0..cn-1 of word 1 */
+            wd[0] = wd[1] << (8 * (4 - cn));
+        if (last) /* bytes 0..cn-1 of the last word = pixel w-1 = the top cn bytes of the one before
+                   */
+            wd[nw - 1] = wd[nw - 2] >> (8 * (4 - cn));
         return;
     }
     TSR__RT_UNROLL
