@@ -30,7 +30,7 @@ enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, S
  * k_lin2_u8 4 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
  * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
  * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
- * for 2x fewer; bits 4 and 7 give k_up2_u8 older grid shapes (up2_rows); bits 8 and 9 give
+ * for 2x fewer; bit 4 gives k_up2_u8 its older grid shape (up2_bands); bits 8 and 9 give
  * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
  * take its plans), so the workbench can time the variants side by side. */
 extern "C" int tsr__resize_cuda_variant;
@@ -128,51 +128,42 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
 
-/* Source rows per k_up2_u8 thread: the fewest that fit the grid (gx blocks per row band) in one
- * wave of resident blocks, at most UP2_THMAX. Every row band re-reads the row above it (the
- * prologue), so fewer, taller bands cost less, and a grid that ends a few blocks into a last wave
- * runs those blocks with the GPU mostly idle; but walks longer than 8 rows were slower (4K->8K:
- * 17 rows in one wave 55.6 us, 8 rows in 2.05 waves 48.1; bench/notes/resize.md, run 25).
- * Dev knob bit 4: run 21's rule instead (the tallest power of two <= 8 that still gives
- * >= LN_BLOCKS blocks); bit 7: the same for LN_BLOCKS / 2. */
-static int up2_rows(tsr_ctx *ctx, int cn, int gx, int h)
+/* Row bands of k_up2_u8's grid (gx blocks per band; band b holds source rows b*h/nb ..
+ * (b+1)*h/nb - 1): whole waves of resident blocks, the fewest waves whose bands hold at most
+ * UP2_THMAX rows. Every band re-reads the row above it (the prologue), so fewer, taller bands
+ * cost less; walks of 17 rows were slower than two waves of 8 (bench/notes/resize.md, run 25).
+ * Filling every wave keeps all resident slots busy to the end: a grid that ends a few blocks
+ * into a wave runs those blocks with the GPU mostly idle, and one that leaves slots empty has
+ * fewer warps to hide its loads (session o). Dev knob bit 4: the rule before session o (bands
+ * of equal height, the fewest rows that fit one wave, at most 8: waves not filled). */
+static int up2_bands(tsr_ctx *ctx, int cn, int gx, int h)
 {
-    int th;
-    if (tsr__resize_cuda_variant & (16 | 128)) {
-        const int target = tsr__resize_cuda_variant & 128 ? LN_BLOCKS / 2 : LN_BLOCKS;
-        th = 8;
-        while (th > 1 && gx * ((h + th - 1) / th) < target)
-            th /= 2;
-    } else {
-        /* resident blocks per SM of each instance (a property of the binary and the device
-         * architecture: computed once; concurrent first calls store the same value) */
-        static std::atomic<int> per_sm[5];
-        if (!per_sm[cn].load(std::memory_order_relaxed)) {
-            int n = 0;
-            switch (cn) {
-            case 1:
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0);
-                break;
-            case 2:
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0);
-                break;
-            case 3:
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0);
-                break;
-            default:
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0);
-                break;
-            }
-            per_sm[cn].store(n > 0 ? n : 1, std::memory_order_relaxed);
+    /* resident blocks per SM of each instance (a property of the binary and the device
+     * architecture: computed once; concurrent first calls store the same value) */
+    static std::atomic<int> per_sm[5];
+    if (!per_sm[cn].load(std::memory_order_relaxed)) {
+        int n = 0;
+        switch (cn) {
+        case 1: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<1>, UP2_NT, 0); break;
+        case 2: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<2>, UP2_NT, 0); break;
+        case 3: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<3>, UP2_NT, 0); break;
+        default: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k_up2_u8<4>, UP2_NT, 0); break;
         }
-        const int bands =
-            per_sm[cn].load(std::memory_order_relaxed) * ctx->cuda->prop.multiProcessorCount / gx;
-        th = bands > 0 ? (h + bands - 1) / bands : UP2_THMAX;
-        th = th < 1 ? 1 : th > UP2_THMAX ? UP2_THMAX : th;
+        per_sm[cn].store(n > 0 ? n : 1, std::memory_order_relaxed);
     }
-    while ((h + th - 1) / th > 65535)
-        th *= 2;
-    return th;
+    int64_t wave = (int64_t)per_sm[cn].load(std::memory_order_relaxed) *
+                   ctx->cuda->prop.multiProcessorCount / gx; /* bands per wave */
+    wave = wave < 1 ? 1 : wave;
+    int64_t nb;
+    if (tsr__resize_cuda_variant & 16) {
+        int64_t th = (h + wave - 1) / wave;
+        th = th < 1 ? 1 : th > 8 ? 8 : th;
+        nb = (h + th - 1) / th;
+    } else {
+        nb = (h + UP2_THMAX * wave - 1) / (UP2_THMAX * wave) * wave;
+    }
+    nb = nb > h ? h : nb;
+    return (int)(nb > 65535 ? 65535 : nb);
 }
 
 /* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
@@ -189,15 +180,15 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
     if (pl->up2 && !(tsr__resize_cuda_variant & 4)) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
-        const int th = up2_rows(ctx, pl->cn, gx, pl->src_h);
-        const dim3 grid(gx, (pl->src_h + th - 1) / th);
+        const int nb = up2_bands(ctx, pl->cn, gx, pl->src_h);
+        const dim3 grid(gx, nb);
         const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
         const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
         switch (pl->cn) {
-        case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
-        case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
-        case 3: k_up2_u8<3><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
-        default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, th, als, ald); break;
+        case 1: k_up2_u8<1><<<grid, UP2_NT, 0, stream>>>(s, d, p, nb, als, ald); break;
+        case 2: k_up2_u8<2><<<grid, UP2_NT, 0, stream>>>(s, d, p, nb, als, ald); break;
+        case 3: k_up2_u8<3><<<grid, UP2_NT, 0, stream>>>(s, d, p, nb, als, ald); break;
+        default: k_up2_u8<4><<<grid, UP2_NT, 0, stream>>>(s, d, p, nb, als, ald); break;
         }
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;

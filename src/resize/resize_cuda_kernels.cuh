@@ -488,23 +488,27 @@ __global__ void __launch_bounds__(LN_NT, 8)
 }
 
 /* Exact 2x linear upscale (plan.up2, both axes): resize_up2.h's thread body. 128 threads per
- * block; a thread makes 8 output pixels of the 2*th output rows of th source rows, reading its
- * 6 source pixels of each row with aligned 32-bit loads (L1 shares them between neighbours) and
- * writing 8-byte words, each warp's contiguous through shared memory (resize_thread_io.h); two
- * elements per 32-bit operation (five integer operations per lane word, resize_up2.h). */
-enum { UP2_NT = 128, UP2_THMAX = 8 };
+ * block; a thread makes 8 output pixels of the output rows of its band's source rows (nb bands
+ * of at most UP2_THMAX rows, resize_cuda.cu's up2_bands), reading its 6 source pixels of each
+ * row with aligned 32-bit loads (L1 shares them between neighbours) and writing 8-byte words,
+ * each warp's contiguous through shared memory (resize_thread_io.h); two elements per 32-bit
+ * operation (five integer operations per lane word, resize_up2.h). */
+enum { UP2_NT = 128, UP2_THMAX = 10 };
 
 template <int CN>
 __global__ void __launch_bounds__(UP2_NT, CN == 4 ? 7 : 8)
-    k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int th,
+    k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int nb,
              int al_src, int al_dst)
 {
     __shared__ uint32_t stage[UP2_NT / 32][128 * CN];
     const int t = blockIdx.x * UP2_NT + threadIdx.x;
     if (4 * t >= p.sw)
         return;
-    tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, blockIdx.y * th, th, al_src,
-                    al_dst, stage[threadIdx.x / 32]);
+    /* band blockIdx.y of nb: its rows as evenly divided as integers allow */
+    const int m0 = (int)((int64_t)blockIdx.y * p.sh / nb);
+    const int m1 = (int)((int64_t)(blockIdx.y + 1) * p.sh / nb);
+    tsr__up2_thread(src, p.sstride, dst, p.dstride, p.sw, p.sh, CN, t, m0, m1 - m0, al_src, al_dst,
+                    stage[threadIdx.x / 32]);
 }
 
 /* Exact 3:2 downscale, linear, area or nearest (plan.dn32): resize_dn32.h's thread body. 128

@@ -86,14 +86,14 @@ TSR__RT_FN void tsr__up2_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t w, i
     TSR__RT_UNROLL
     for (int k = 0; k < 6; k++)
         wd[k] = 0;
-    TSR__RT_UNROLL
-    for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++)
-        if (i < 6 * cn) {
-            int32_t x = 4 * t - 1 + i / cn;
-            x = x < 0 ? 0 : x > w - 1 ? w - 1 : x;
-            const int o = i + 4 - cn;
-            wd[o / 4] |= (uint32_t)row[x * cn + i % cn] << (8 * (o % 4));
-        }
+    TSR__RT_ROLLED /* the edge threads' path: few registers (no offsets held across rows) */
+        for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++) if (i < 6 * cn)
+    {
+        int32_t x = 4 * t - 1 + i / cn;
+        x = x < 0 ? 0 : x > w - 1 ? w - 1 : x;
+        const int o = i + 4 - cn;
+        wd[o / 4] |= (uint32_t)row[x * cn + i % cn] << (8 * (o % 4));
+    }
 }
 
 /* __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the pair (x, y), x first. */
@@ -312,16 +312,19 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
     const tsr__up2_walk k = {src, dst, sstride, dstride, w,      h,    cn,
                              t,   m0,  last,    fast,    al_dst, stage};
 #ifdef __CUDA_ARCH__
-    /* the warp's lanes are interior from its first to its last (an interval of t), uniformly */
+    /* the warp's lanes are interior from its first to its last (an interval of t), uniformly;
+     * the warps at the image's edges take the edge path (one loop fewer in the kernel: its
+     * registers are the most of the three) */
     const int32_t t0 = t & ~31;
     if (stage && 4 * (t0 + 31) < w && tsr__up2_interior(w, cn, t0, al_src, al_dst) &&
-        tsr__up2_interior(w, cn, t0 + 31, al_src, al_dst)) {
+        tsr__up2_interior(w, cn, t0 + 31, al_src, al_dst))
         tsr__up2_run(&k, TSR__UP2_WARP);
-        return;
-    }
-#endif
+    else
+        tsr__up2_run(&k, TSR__UP2_EDGE);
+#else
     tsr__up2_run(&k,
                  tsr__up2_interior(w, cn, t, al_src, al_dst) ? TSR__UP2_INTERIOR : TSR__UP2_EDGE);
+#endif
 }
 
 #endif
