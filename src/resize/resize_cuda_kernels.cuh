@@ -495,8 +495,16 @@ __global__ void __launch_bounds__(LN_NT, 8)
  * operation (five integer operations per lane word, resize_up2.h). */
 enum { UP2_NT = 128, UP2_THMAX = 10 };
 
+/* Resident blocks per SM of k_up2_u8<cn>: as many as the registers of its interior (warp) path
+ * allow without spilling in any path (nvcc 13: 48, 64, 70 and 96 registers for 1-4 channels);
+ * 7 and 8 blocks measured alike at 3 channels (session o). */
+constexpr int up2_min_blocks(int cn)
+{
+    return cn == 4 ? 5 : cn == 3 ? 7 : 8;
+}
+
 template <int CN>
-__global__ void __launch_bounds__(UP2_NT, CN == 4 ? 7 : 8)
+__global__ void __launch_bounds__(UP2_NT, up2_min_blocks(CN))
     k_up2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, rk_params p, int nb,
              int al_src, int al_dst)
 {

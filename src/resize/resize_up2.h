@@ -86,13 +86,15 @@ TSR__RT_FN void tsr__up2_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t w, i
     TSR__RT_UNROLL
     for (int k = 0; k < 6; k++)
         wd[k] = 0;
-    TSR__RT_ROLLED /* the edge threads' path: few registers (no offsets held across rows) */
-        for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++) if (i < 6 * cn)
-    {
-        int32_t x = 4 * t - 1 + i / cn;
-        x = x < 0 ? 0 : x > w - 1 ? w - 1 : x;
-        const int o = i + 4 - cn;
-        wd[o / 4] |= (uint32_t)row[x * cn + i % cn] << (8 * (o % 4));
+    /* the edge path: rolled, so that no byte offsets are held in registers across rows */
+    TSR__RT_ROLLED
+    for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++) {
+        if (i < 6 * cn) {
+            int32_t x = 4 * t - 1 + i / cn;
+            x = x < 0 ? 0 : x > w - 1 ? w - 1 : x;
+            const int o = i + 4 - cn;
+            wd[o / 4] |= (uint32_t)row[x * cn + i % cn] << (8 * (o % 4));
+        }
     }
 }
 
