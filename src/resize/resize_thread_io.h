@@ -10,12 +10,10 @@
 #ifdef __CUDACC__
 #define TSR__RT_FN static __host__ __device__ __forceinline__
 #define TSR__RT_UNROLL _Pragma("unroll")
-#define TSR__RT_ROLLED _Pragma("unroll 1")
 #define TSR__RT_RESTRICT __restrict__
 #else
 #define TSR__RT_FN static inline
 #define TSR__RT_UNROLL
-#define TSR__RT_ROLLED
 #define TSR__RT_RESTRICT restrict
 #endif
 

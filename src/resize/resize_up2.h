@@ -86,8 +86,7 @@ TSR__RT_FN void tsr__up2_fetch(const uint8_t *TSR__RT_RESTRICT row, int32_t w, i
     TSR__RT_UNROLL
     for (int k = 0; k < 6; k++)
         wd[k] = 0;
-    /* the edge path: rolled, so that no byte offsets are held in registers across rows */
-    TSR__RT_ROLLED
+    TSR__RT_UNROLL
     for (int i = 0; i < 6 * TSR__UP2_CNMAX; i++) {
         if (i < 6 * cn) {
             int32_t x = 4 * t - 1 + i / cn;
