@@ -2,13 +2,13 @@
  * build has NPP, on the same random (never zero) 3-channel u8 images, side by side.
  *
  * Cases 4K->1080p, 1080p->720p, 1080p->4K, 8K->4K, 4K->8K (and, only when --cases names them,
- * 1918x1080-2x and 3838x2160-2x); interpolations linear, nearest, cubic, area. GPU columns time
- * device-resident images with CUDA events on a stream the benchmark owns (the library queues its
- * work there and returns), so they show kernel time plus launch; the "e2e" column is the same call
- * on host images (upload, kernel, download). Inputs rotate among enough copies to exceed the L2
- * several times. Bytes counted are the bytes a kernel must touch: the source rows (and 32-byte
- * sectors within them) that any tap reads, plus the output. The copy bandwidth is measured in the
- * same run with a 1 GiB device-to-device copy.
+ * 1918x1080-2x, 3838x2160-2x and 1917x1080-2:3); interpolations linear, nearest, cubic, area. GPU
+ * columns time device-resident images with CUDA events on a stream the benchmark owns (the library
+ * queues its work there and returns), so they show kernel time plus launch; the "e2e" column is the
+ * same call on host images (upload, kernel, download). Inputs rotate among enough copies to exceed
+ * the L2 several times. Bytes counted are the bytes a kernel must touch: the source rows (and
+ * 32-byte sectors within them) that any tap reads, plus the output. The copy bandwidth is measured
+ * in the same run with a 1 GiB device-to-device copy.
  *
  * usage: bench_resize [--json FILE] [--repeats N] [--warmup N] [--threads N]
  *                     [--cases LIST] [--interps LIST] [--no-cpu] [--no-opencl]
@@ -35,13 +35,13 @@ typedef struct bcase {
     int extra; /* run only when --cases names it */
 } bcase;
 
-/* The issue's five cases, and 2x upscales of widths that are not a multiple of 4 (their last
- * thread in k_up2_u8 reads bytes, not words). */
+/* The issue's five cases, and exact 2x and 2:3 resizes whose rows are not word-aligned (3-channel
+ * widths that are not a multiple of 4), which k_up2_u8 and k_dn32_u8 would read byte by byte. */
 static const bcase cases[] = {
     {"4k-1080p", 3840, 2160, 1920, 1080, 0},     {"1080p-720p", 1920, 1080, 1280, 720, 0},
     {"1080p-4k", 1920, 1080, 3840, 2160, 0},     {"8k-4k", 7680, 4320, 3840, 2160, 0},
     {"4k-8k", 3840, 2160, 7680, 4320, 0},        {"1918x1080-2x", 1918, 1080, 3836, 2160, 1},
-    {"3838x2160-2x", 3838, 2160, 7676, 4320, 1},
+    {"3838x2160-2x", 3838, 2160, 7676, 4320, 1}, {"1917x1080-2:3", 1917, 1080, 1278, 720, 1},
 };
 static const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
                                      TSR_INTERP_AREA};
