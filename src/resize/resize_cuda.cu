@@ -178,9 +178,10 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         return TSR_OK;
     }
     int gy = pl->dst_h < 65535 ? pl->dst_h : 65535;
-    /* k_up2_u8 wants word-aligned rows (source 4 bytes, output 8): with others every thread
-     * would take its byte-wise path, 12-15x slower than with aligned rows and 4x slower than the
-     * generic kernels (1918x1080 -> 2x: 201 us, 1080p -> 4K 15.7 us; session o) */
+    /* k_up2_u8 and k_dn32_u8 want word-aligned rows (source 4 bytes, output 8): with others
+     * every thread would take its byte-wise path, 12-15x slower than with aligned rows and 2-4x
+     * slower than the generic kernels (1918x1080 -> 2x: 208 us against 53 generic; 1917x1080 ->
+     * 1278x720: 34 us, NPP 13; bench/results/resize-h200-2026-11-30-o.md) */
     const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
     const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
     if (pl->up2 && als && ald && !(tsr__resize_cuda_variant & 4)) {
@@ -196,7 +197,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }
-    if (pl->dn32 && !(tsr__resize_cuda_variant & 2048)) {
+    if (pl->dn32 && als && ald && !(tsr__resize_cuda_variant & 2048)) {
         dn32_weights w = {};
         if (pl->dn32 == TSR__DN32_AREA) {
             const float *xw = (const float *)pl->table[TSR__RT_XCOEF];
