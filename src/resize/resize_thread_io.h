@@ -1,6 +1,7 @@
 /* Memory access shared by the thread bodies of resize_up2.h and resize_dn32.h, which are
  * compiled as C11 (host, for the CPU tests that run them) and as CUDA C++ (the kernels): the
- * qualifiers, a 32-bit load, and the store of one thread's 8 output pixels of one row. */
+ * qualifiers, a 32-bit load, the store of one thread's 8 output pixels of one row, and (CUDA
+ * only) a warp's stores of such rows through shared memory as contiguous words. */
 #ifndef TSR_RESIZE_THREAD_IO_H
 #define TSR_RESIZE_THREAD_IO_H
 

@@ -314,8 +314,9 @@ TSR__RT_FN void tsr__up2_thread(const uint8_t *TSR__RT_RESTRICT src, int32_t sst
                              t,   m0,  last,    fast,    al_dst, stage};
 #ifdef __CUDA_ARCH__
     /* the warp's lanes are interior from its first to its last (an interval of t), uniformly;
-     * the warps at the image's edges take the edge path (one loop fewer in the kernel: its
-     * registers are the most of the three) */
+     * a warp with a lane that is not (the last one of rows whose width is not a multiple of 4)
+     * takes the edge path as a whole: one loop fewer in the kernel than a choice per lane, and
+     * the edge loop's registers are the most of the three */
     const int32_t t0 = t & ~31;
     if (stage && 4 * (t0 + 31) < w && tsr__up2_interior(w, cn, t0, al_src, al_dst) &&
         tsr__up2_interior(w, cn, t0 + 31, al_src, al_dst))
