@@ -20,7 +20,7 @@ struct tsr__opencl {
     cl_context context;
     cl_command_queue queue; /* in-order */
     cl_device_type type;
-    char name[192];
+    char name[224]; /* device (127), platform (63) and the decoration: never truncated */
     struct {
         const char *key; /* static string naming the program (its source's name) */
         cl_program program;
