@@ -127,6 +127,34 @@ tsr_status tsr__progress(tsr_ctx *ctx, const char *stage, double done, double to
     return TSR_OK;
 }
 
+void *tsr__ctx_state(const tsr_ctx *ctx, const tsr__ctx_state_kind *kind)
+{
+    for (int i = 0; i < TSR__CTX_STATES; i++)
+        if (ctx->states[i].kind == kind)
+            return ctx->states[i].state;
+    return NULL;
+}
+
+tsr_status tsr__ctx_state_get(tsr_ctx *ctx, const tsr__ctx_state_kind *kind, size_t size,
+                              void **out)
+{
+    *out = tsr__ctx_state(ctx, kind);
+    if (*out)
+        return TSR_OK;
+    int i = 0;
+    while (i < TSR__CTX_STATES && ctx->states[i].kind)
+        i++;
+    if (i == TSR__CTX_STATES)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "context: no room for the %s state", kind->name);
+    tsr_status st = tsr__alloc(ctx, size, out);
+    if (st != TSR_OK)
+        return st;
+    memset(*out, 0, size);
+    ctx->states[i].kind = kind;
+    ctx->states[i].state = *out;
+    return TSR_OK;
+}
+
 static tsr_status open_backend(tsr_ctx *ctx)
 {
     tsr_backend want = ctx->opt.backend;
@@ -219,9 +247,9 @@ void tsr_ctx_destroy(tsr_ctx *ctx)
 {
     if (!ctx)
         return;
-    for (int i = 0; i < TSR__SLOT_COUNT; i++)
-        if (ctx->slots[i].destroy)
-            ctx->slots[i].destroy(ctx, ctx->slots[i].state);
+    for (int i = TSR__CTX_STATES - 1; i >= 0; i--)
+        if (ctx->states[i].kind && ctx->states[i].kind->destroy)
+            ctx->states[i].kind->destroy(ctx, ctx->states[i].state);
     tsr__cuda_close(ctx->cuda);
     tsr__opencl_close(ctx->opencl);
     ctx->opt.allocator.free(ctx->opt.allocator.user, ctx);

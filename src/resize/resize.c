@@ -168,6 +168,9 @@ static void tsr__plan_cache_destroy(tsr_ctx *ctx, void *state)
     tsr__free(ctx, cache);
 }
 
+static const tsr__ctx_state_kind tsr__plan_cache_kind = {"resize plan cache",
+                                                         tsr__plan_cache_destroy};
+
 /* Whether a cached plan was built from exactly these arguments. */
 static int tsr__plan_matches(const tsr__resize_plan *p, const tsr_image *src, const tsr_image *dst,
                              tsr_interp interp, double inv_x, double inv_y)
@@ -188,14 +191,10 @@ static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src, co
     tsr_status st = tsr__resize_args(ctx, src, dst, opt, &inv_x, &inv_y);
     if (st != TSR_OK)
         return st;
-    tsr__ctx_slot *slot = &ctx->slots[TSR__SLOT_RESIZE];
-    if (!slot->state) {
-        if ((st = tsr__alloc(ctx, sizeof(tsr__plan_cache), &slot->state)) != TSR_OK)
-            return st;
-        memset(slot->state, 0, sizeof(tsr__plan_cache));
-        slot->destroy = tsr__plan_cache_destroy;
-    }
-    tsr__plan_cache *cache = slot->state;
+    tsr__plan_cache *cache;
+    if ((st = tsr__ctx_state_get(ctx, &tsr__plan_cache_kind, sizeof *cache, (void **)&cache)) !=
+        TSR_OK)
+        return st;
     int hit = 0;
     while (hit < cache->count &&
            !tsr__plan_matches(&cache->plans[hit], src, dst, opt->interp, inv_x, inv_y))

@@ -3,9 +3,9 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels: resize_cuda_kernels.cuh (included below).
  * Images: device images (TSR_MEMORY_CUDA) are used in place; host images are staged through the
- * context's pinned buffers and device scratch (no allocation once warm). The plan's tables are
- * copied to device scratch on the stream when the plan differs from the last one copied there
- * (plan ids).
+ * page-locked and device buffers resize keeps on the context (struct lane: no allocation once
+ * warm). The plan's tables are copied to a lane's table buffer on the stream when the plan
+ * differs from the last one copied there (plan ids).
  * Synchronisation: with a stream of the caller's (tsr_ctx_options.cuda_stream) and device images
  * the work is only queued on it; otherwise the call returns when the output is written. */
 #include "cuda/cuda_internal.cuh"
@@ -22,7 +22,43 @@ extern "C" {
 #include <math.h>
 #include <string.h>
 
-enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, SLOT_TAB2 = 5 };
+/* What resize keeps on a context between calls: per lane (the context's stream, and the second
+ * stream of a batch) the device copies of the source, destination and plan tables, and the
+ * page-locked staging of host images. A lane's buffers are used by one image at a time. */
+struct lane {
+    tsr__cuda_buffer src, dst, tab;    /* device */
+    tsr__cuda_buffer pin_src, pin_dst; /* page-locked host */
+};
+struct resize_cuda_state {
+    struct lane lanes[2];
+};
+
+static void resize_cuda_state_destroy(tsr_ctx *ctx, void *state)
+{
+    struct resize_cuda_state *rs = (struct resize_cuda_state *)state;
+    if (ctx->cuda)
+        cudaStreamSynchronize(ctx->cuda->stream);
+    for (int k = 0; k < 2; k++) {
+        struct lane *l = &rs->lanes[k];
+        tsr__cuda_buffer_free(&l->src);
+        tsr__cuda_buffer_free(&l->dst);
+        tsr__cuda_buffer_free(&l->tab);
+        tsr__cuda_host_buffer_free(&l->pin_src);
+        tsr__cuda_host_buffer_free(&l->pin_dst);
+    }
+    tsr__free(ctx, rs);
+}
+
+static const tsr__ctx_state_kind resize_cuda_kind = {"resize CUDA buffers",
+                                                     resize_cuda_state_destroy};
+
+static tsr_status lanes_of(tsr_ctx *ctx, struct lane **out)
+{
+    struct resize_cuda_state *rs;
+    tsr_status st = tsr__ctx_state_get(ctx, &resize_cuda_kind, sizeof *rs, (void **)&rs);
+    *out = st == TSR_OK ? rs->lanes : NULL;
+    return st;
+}
 
 #include "resize/resize_cuda_kernels.cuh"
 
@@ -360,21 +396,22 @@ extern "C" tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_pl
                   (cudaStream_t)stream);
 }
 
-/* Uploads the plan's tables to device buffer slot `slot` on `stream`; fills *p (strides given). */
-static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot, size_t sstride,
-                                size_t dstride, cudaStream_t stream, rk_params *p, uchar **dtab)
+/* Uploads the plan's tables to device buffer `tab` on `stream`; fills *p (strides given). */
+static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, tsr__cuda_buffer *tab,
+                                size_t sstride, size_t dstride, cudaStream_t stream, rk_params *p,
+                                uchar **dtab)
 {
     size_t tbytes = tsr__resize_gpu_params(pl, sstride, dstride, p);
     if (!tbytes)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "image row stride or plan tables too large for the CUDA kernels");
-    void *t = NULL;
-    tsr_status st = tsr__cuda_scratch(ctx, slot, tbytes, &t);
+    tsr_status st = tsr__cuda_buffer_reserve(ctx, tab, tbytes);
     if (st != TSR_OK)
         return st;
+    void *t = tab->ptr;
     *dtab = (uchar *)t;
     /* Tables of this very plan (the context caches plans) are already there: skip the copy. */
-    uint64_t *tag = &ctx->cuda->scratch_tag[slot];
+    uint64_t *tag = &tab->tag;
     if (*tag == pl->id)
         return TSR_OK;
     *tag = 0;
@@ -414,12 +451,11 @@ static int row_bytes(const tsr__resize_plan *pl, int dst, size_t *out)
     return 1;
 }
 
-/* One image on `stream` with scratch slots (ss, sd, st) and pinned slots (ss, sd). When the
- * destination is a host image, its rows are left in pinned slot sd and *pending is set: the
- * caller synchronizes `stream` and then calls finish_host_dst. */
+/* One image on `stream` with the buffers of lane l. When the destination is a host image, its
+ * rows are left in l->pin_dst and *pending is set: the caller synchronizes `stream` and then
+ * calls finish_host_dst. */
 static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_image *src,
-                          tsr_image *dst, cudaStream_t stream, int ss, int sd, int stab,
-                          int *pending)
+                          tsr_image *dst, cudaStream_t stream, struct lane *l, int *pending)
 {
     size_t srow, drow;
     *pending = 0;
@@ -434,9 +470,11 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     } else {
         void *pin, *dev;
         size_t bytes = srow * (size_t)pl->src_h;
-        if ((st = tsr__cuda_pinned(ctx, ss, bytes, &pin)) != TSR_OK ||
-            (st = tsr__cuda_scratch(ctx, ss, bytes, &dev)) != TSR_OK)
+        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_src, bytes)) != TSR_OK ||
+            (st = tsr__cuda_buffer_reserve(ctx, &l->src, bytes)) != TSR_OK)
             return st;
+        pin = l->pin_src.ptr;
+        dev = l->src.ptr;
         for (int y = 0; y < pl->src_h; y++)
             memcpy((uchar *)pin + (size_t)y * srow,
                    (const uchar *)src->data + (size_t)y * src->stride, srow);
@@ -446,32 +484,31 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     if (dst->memory == TSR_MEMORY_CUDA) {
         d = (uchar *)dst->data, dstride = dst->stride;
     } else {
-        void *dev;
-        if ((st = tsr__cuda_scratch(ctx, sd, drow * (size_t)pl->dst_h, &dev)) != TSR_OK)
+        if ((st = tsr__cuda_buffer_reserve(ctx, &l->dst, drow * (size_t)pl->dst_h)) != TSR_OK)
             return st;
-        d = (uchar *)dev, dstride = drow;
+        d = (uchar *)l->dst.ptr, dstride = drow;
     }
     rk_params p;
     uchar *t;
-    if ((st = upload_tables(ctx, pl, stab, sstride, dstride, stream, &p, &t)) != TSR_OK)
+    if ((st = upload_tables(ctx, pl, &l->tab, sstride, dstride, stream, &p, &t)) != TSR_OK)
         return st;
     if ((st = launch(ctx, pl, s, d, t, p, stream)) != TSR_OK)
         return st;
     if (dst->memory != TSR_MEMORY_CUDA) {
-        void *pin;
         size_t bytes = drow * (size_t)pl->dst_h;
-        if ((st = tsr__cuda_pinned(ctx, sd, bytes, &pin)) != TSR_OK)
+        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_dst, bytes)) != TSR_OK)
             return st;
-        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(pin, d, bytes, cudaMemcpyDeviceToHost, stream));
+        TSR_CUDA_TRY(ctx,
+                     cudaMemcpyAsync(l->pin_dst.ptr, d, bytes, cudaMemcpyDeviceToHost, stream));
         *pending = 1;
     }
     return TSR_OK;
 }
 
-static void finish_host_dst(tsr_ctx *ctx, const tsr__resize_plan *pl, tsr_image *dst, int sd)
+static void finish_host_dst(const tsr__resize_plan *pl, tsr_image *dst, const struct lane *l)
 {
     size_t drow = (size_t)pl->dst_w * pl->cn * pl->depth;
-    const uchar *pin = (const uchar *)ctx->cuda->pinned[sd];
+    const uchar *pin = (const uchar *)l->pin_dst.ptr;
     for (int y = 0; y < pl->dst_h; y++)
         memcpy((uchar *)dst->data + (size_t)y * dst->stride, pin + (size_t)y * drow, drow);
 }
@@ -495,18 +532,21 @@ extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *pla
         TSR_CUDA_TRY(ctx, e2);
     }
     int pending = 0;
-    tsr_status st = run_one(ctx, plan, src, dst, c->stream, SLOT_SRC, SLOT_DST, SLOT_TAB, &pending);
+    struct lane *lanes;
+    tsr_status st = lanes_of(ctx, &lanes);
+    if (st == TSR_OK)
+        st = run_one(ctx, plan, src, dst, c->stream, &lanes[0], &pending);
     if (st != TSR_OK)
         return st;
     int host = src->memory != TSR_MEMORY_CUDA || dst->memory != TSR_MEMORY_CUDA;
     if (host || c->own_stream)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
     if (pending)
-        finish_host_dst(ctx, plan, dst, SLOT_DST);
+        finish_host_dst(plan, dst, &lanes[0]);
     return TSR_OK;
 }
 
-/* Batch: images alternate between two streams with their own scratch and pinned slots, so the
+/* Batch: images alternate between two streams with their own lanes of buffers, so the
  * host copy into pinned memory and the upload of image i overlap the kernel and download of
  * image i-1 on the other stream. Device images run on the context's stream one after another. */
 extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
@@ -522,8 +562,9 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     cudaEvent_t start = NULL;
     tsr_status st = TSR_OK;
     size_t prev[2] = {(size_t)-1, (size_t)-1}; /* image whose host output waits on stream k */
-    const int ss[2] = {SLOT_SRC, SLOT_SRC2}, sd[2] = {SLOT_DST, SLOT_DST2},
-              stb[2] = {SLOT_TAB, SLOT_TAB2};
+    struct lane *lanes;
+    if ((st = lanes_of(ctx, &lanes)) != TSR_OK)
+        return st;
     cudaError_t e;
     if ((e = cudaEventCreateWithFlags(&start, cudaEventDisableTiming)) != cudaSuccess)
         return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
@@ -546,11 +587,11 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
             break;
         }
         if (prev[k] != (size_t)-1) {
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
             prev[k] = (size_t)-1;
         }
         int pending = 0;
-        st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], ss[k], sd[k], stb[k], &pending);
+        st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], &lanes[k], &pending);
         if (st == TSR_OK && pending)
             prev[k] = i;
     }
@@ -561,7 +602,7 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     }
     for (int k = 0; k < 2; k++)
         if (prev[k] != (size_t)-1 && st == TSR_OK)
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
     if (st == TSR_OK)
         completed = count;
     /* On failure the images before the failing one on the same pipeline are done; report only
