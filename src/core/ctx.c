@@ -155,24 +155,19 @@ tsr_status tsr__ctx_state_get(tsr_ctx *ctx, const tsr__ctx_state_kind *kind, siz
     return TSR_OK;
 }
 
+/* A device backend asked for explicitly is opened now, so that a context asking for a GPU
+ * where there is none fails at once; under auto nothing is opened until an operation picks a
+ * device (core/backend.c), and the context starts out on the CPU. */
 static tsr_status open_backend(tsr_ctx *ctx)
 {
     tsr_backend want = ctx->opt.backend;
     if (want == TSR_BACKEND_AUTO) {
-        if (tsr__cuda_device_count() > 0) {
-            if (tsr__cuda_open(ctx, ctx->opt.device, ctx->opt.cuda_stream, &ctx->cuda) == TSR_OK) {
-                ctx->backend = TSR_BACKEND_CUDA;
-                return TSR_OK;
-            }
-            tsr__cuda_close(ctx->cuda); /* a device that fails to open: fall back to the CPU */
-            ctx->cuda = NULL;
-            ctx->failed = 0;
-            ctx->message[0] = '\0';
-        }
-        ctx->backend = TSR_BACKEND_CPU; /* OpenCL is used in auto only when asked for */
+        ctx->backend = TSR_BACKEND_CPU;
+        ctx->backend_reason = "auto: no operation has run yet";
         return TSR_OK;
     }
     ctx->backend = want;
+    ctx->backend_reason = "asked for";
     if (want == TSR_BACKEND_CUDA) {
         if (tsr__cuda_device_count() <= 0)
             return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "%s", tsr__cuda_unavailable_reason());
@@ -184,6 +179,28 @@ static tsr_status open_backend(tsr_ctx *ctx)
         return tsr__opencl_open(ctx, ctx->opt.device, &ctx->opencl);
     }
     return TSR_OK;
+}
+
+void tsr__ctx_set_backend(tsr_ctx *ctx, tsr_backend backend, const char *reason)
+{
+    ctx->backend = backend;
+    ctx->backend_reason = reason;
+    switch (backend) {
+    case TSR_BACKEND_CUDA:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s", tsr__cuda_device_name(ctx->cuda));
+        break;
+    case TSR_BACKEND_OPENCL:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
+                 tsr__opencl_device_name(ctx->opencl));
+        break;
+    case TSR_BACKEND_REFERENCE:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU reference, 1 thread");
+        break;
+    default:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d thread%s", ctx->threads,
+                 ctx->threads == 1 ? "" : "s");
+        break;
+    }
 }
 
 tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
@@ -223,22 +240,7 @@ tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
         *out = ctx; /* carries the message; the caller destroys it */
         return st;
     }
-    switch (ctx->backend) {
-    case TSR_BACKEND_CUDA:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "%s", tsr__cuda_device_name(ctx->cuda));
-        break;
-    case TSR_BACKEND_OPENCL:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
-                 tsr__opencl_device_name(ctx->opencl));
-        break;
-    case TSR_BACKEND_REFERENCE:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU reference, 1 thread");
-        break;
-    default:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d thread%s", ctx->threads,
-                 ctx->threads == 1 ? "" : "s");
-        break;
-    }
+    tsr__ctx_set_backend(ctx, ctx->backend, ctx->backend_reason);
     *out = ctx;
     return TSR_OK;
 }
@@ -263,6 +265,11 @@ const char *tsr_ctx_last_error(const tsr_ctx *ctx)
 tsr_backend tsr_ctx_backend(const tsr_ctx *ctx)
 {
     return ctx->backend;
+}
+
+const char *tsr_ctx_backend_reason(const tsr_ctx *ctx)
+{
+    return ctx->backend_reason;
 }
 
 const char *tsr_ctx_device_name(const tsr_ctx *ctx)

@@ -22,9 +22,10 @@ struct tsr__opencl;           /* src/opencl/opencl_device.h */
 
 struct tsr_ctx {
     tsr_ctx_options opt;
-    tsr_backend backend; /* resolved: never TSR_BACKEND_AUTO */
-    int threads;         /* resolved CPU thread count, >= 1 */
-    int failed;          /* a fatal device error happened: every later call returns BAD_STATE */
+    tsr_backend backend;        /* of the last operation (core/backend.h); never AUTO */
+    const char *backend_reason; /* why it was chosen (a static string) */
+    int threads;                /* resolved CPU thread count, >= 1 */
+    int failed; /* a fatal device error happened: every later call returns BAD_STATE */
     struct tsr__cuda *cuda;
     struct tsr__opencl *opencl;
     struct {
@@ -51,8 +52,14 @@ tsr_status tsr__enter(tsr_ctx *ctx);
 tsr_status tsr__alloc(tsr_ctx *ctx, size_t size, void **out);
 void tsr__free(tsr_ctx *ctx, void *ptr);
 
+/* Records the backend an operation runs on and why (core/backend.h calls it). */
+void tsr__ctx_set_backend(tsr_ctx *ctx, tsr_backend backend, const char *reason);
+
 /* The context's state of `kind`; NULL when none was stored. */
 void *tsr__ctx_state(const tsr_ctx *ctx, const tsr__ctx_state_kind *kind);
+/* Records the backend an operation runs on and why (core/backend.h calls it). */
+void tsr__ctx_set_backend(tsr_ctx *ctx, tsr_backend backend, const char *reason);
+
 /* The context's state of `kind`, made on first use as `size` zeroed bytes (fails with a message
  * on allocation failure). The context owns it from then on: kind->destroy receives it. */
 tsr_status tsr__ctx_state_get(tsr_ctx *ctx, const tsr__ctx_state_kind *kind, size_t size,
