@@ -60,17 +60,13 @@ static tsr_status lanes_of(tsr_ctx *ctx, struct lane **out)
     return st;
 }
 
+#include "resize/resize_cuda.h"
 #include "resize/resize_cuda_kernels.cuh"
 
-/* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
- * k_lin2_u8 4 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
- * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
- * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
- * for 2x fewer; bit 4 gives k_up2_u8 its older grid shape (up2_bands); bits 8 and 9 give
- * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans), so the workbench can time the variants side by side. */
-extern "C" int tsr__resize_cuda_variant;
-int tsr__resize_cuda_variant = 0;
+/* The library's launch shapes (tsr__resize_cuda_tuning, resize_gpu.h): k_lin2_u8 with 8
+ * elements a thread on grids of LN2_BLOCKS blocks, k_areaw_u8 aiming at 2^18 threads, every
+ * specialised kernel on. */
+static const tsr__resize_cuda_tuning library_tuning = {8, 512, 262144, 0, 0, 0};
 
 enum { WALK_RMAX = 32 };
 
@@ -127,14 +123,15 @@ static int area_max_taps(const tsr__resize_plan *pl)
  * walk itself; bench/notes/resize.md, runs 17-19), the staged row pitch W in tap pairs
  * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a
  * bound, like stile_rows'; the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM
- * or the grid in 65535 rows. LN_BLOCKS is the grid size the other kernels aim for. */
-enum { LN_BLOCKS = 2048, LN2_BLOCKS = 512 };
+ * or the grid in 65535 rows; target: the blocks to aim for (tuning.lin2_blocks). LN_BLOCKS is the
+ * grid size the other kernels aim for. */
+enum { LN_BLOCKS = 2048 };
 struct lin2_shape {
     dim3 grid;
     int th, W, nrmax;
     size_t smem;
 };
-static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
+static int lin2_geometry(const tsr__resize_plan *pl, int ept, int target, lin2_shape *g)
 {
     const int32_t *xofs = (const int32_t *)pl->table[TSR__RT_XOFS];
     const int cn = pl->cn, n = pl->dst_w * cn, te = LN_NT * ept, gx = (n + te - 1) / te;
@@ -149,9 +146,6 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
     int th = LN_THMAX;
-    const int target = tsr__resize_cuda_variant & 8      ? LN2_BLOCKS * 4
-                       : tsr__resize_cuda_variant & 1024 ? LN2_BLOCKS / 2
-                                                         : LN2_BLOCKS;
     while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < target)
         th /= 2;
     while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
@@ -170,8 +164,7 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
  * cost less; walks of 17 rows were slower than two waves of 8 (bench/notes/resize.md, run 25).
  * Filling every wave keeps all resident slots busy to the end: a grid that ends a few blocks
  * into a wave runs those blocks with the GPU mostly idle, and one that leaves slots empty has
- * fewer warps to hide its loads (session o). Dev knob bit 4: the rule before session o (bands
- * of equal height, the fewest rows that fit one wave, at most 8: waves not filled). */
+ * fewer warps to hide its loads. */
 static int up2_bands(tsr_ctx *ctx, int cn, int gx, int h)
 {
     /* resident blocks per SM of each instance (a property of the binary and the device
@@ -190,22 +183,16 @@ static int up2_bands(tsr_ctx *ctx, int cn, int gx, int h)
     int64_t wave = (int64_t)per_sm[cn].load(std::memory_order_relaxed) *
                    ctx->cuda->prop.multiProcessorCount / gx; /* bands per wave */
     wave = wave < 1 ? 1 : wave;
-    int64_t nb;
-    if (tsr__resize_cuda_variant & 16) {
-        int64_t th = (h + wave - 1) / wave;
-        th = th < 1 ? 1 : th > 8 ? 8 : th;
-        nb = (h + th - 1) / th;
-    } else {
-        nb = (h + UP2_THMAX * wave - 1) / (UP2_THMAX * wave) * wave;
-    }
+    int64_t nb = (h + UP2_THMAX * wave - 1) / (UP2_THMAX * wave) * wave;
     nb = nb > h ? h : nb;
     return (int)(nb > 65535 ? 65535 : nb);
 }
 
-/* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
- * p; t is the device copy of the tables. */
+/* Launches the kernels for one image on `stream` in the shapes of `tu`. s, d are device
+ * pointers with the strides in p; t is the device copy of the tables. */
 static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *s, uchar *d,
-                         const uchar *t, const rk_params &p, cudaStream_t stream)
+                         const uchar *t, const rk_params &p, cudaStream_t stream,
+                         const tsr__resize_cuda_tuning &tu)
 {
     if (pl->path == TSR__RESIZE_COPY) {
         size_t row = (size_t)pl->dst_w * pl->cn * pl->depth;
@@ -220,7 +207,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
      * 1278x720: 34 us, NPP 13; bench/results/resize-h200-2026-11-30-o.md) */
     const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
     const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
-    if (pl->up2 && als && ald && !(tsr__resize_cuda_variant & 4)) {
+    if (pl->up2 && als && ald && !tu.no_up2) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
         const int nb = up2_bands(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, nb);
@@ -233,7 +220,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }
-    if (pl->dn32 && als && ald && !(tsr__resize_cuda_variant & 2048)) {
+    if (pl->dn32 && als && ald && !tu.no_dn32) {
         dn32_weights w = {};
         if (pl->dn32 == TSR__DN32_AREA) {
             const float *xw = (const float *)pl->table[TSR__RT_XCOEF];
@@ -265,8 +252,8 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     const int lin2_plan =
         pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs && pl->src_w <= LN_XMAX * pl->dst_w;
     lin2_shape lg;
-    const int ept = tsr__resize_cuda_variant & 1 ? 4 : 8;
-    if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
+    const int ept = tu.lin2_ept == 4 ? 4 : 8;
+    if (!tu.no_lin2 && lin2_plan && lin2_geometry(pl, ept, tu.lin2_blocks, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
 #define TSR_LIN2(CN, EPT)                                                                          \
@@ -317,10 +304,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
         const int mt = area_max_taps(pl), n = pl->dst_w * pl->cn;
         const int gx = (n + AW_NT * AW_EPT - 1) / (AW_NT * AW_EPT);
-        const int R = walk_rows(gx, AW_NT, pl->dst_h,
-                                tsr__resize_cuda_variant & 256   ? 524288
-                                : tsr__resize_cuda_variant & 512 ? 131072
-                                                                 : 262144);
+        const int R = walk_rows(gx, AW_NT, pl->dst_h, tu.area_threads);
         if (R && mt <= 4) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
@@ -383,17 +367,16 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     return TSR_OK;
 }
 
-/* For dev/cuda/resize_workbench.cu (not public): the kernels alone on device images, with the
- * plan's tables already in device memory `tab` in the layout of tsr__resize_gpu_params. */
 extern "C" tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_plan *pl,
                                               const void *s, size_t sstride, void *d,
-                                              size_t dstride, const void *tab, void *stream)
+                                              size_t dstride, const void *tab, void *stream,
+                                              const tsr__resize_cuda_tuning *tuning)
 {
     rk_params p;
     if (!tsr__resize_gpu_params(pl, sstride, dstride, &p))
         return tsr__fail(ctx, TSR_ERR_LIMIT, "stride too large");
     return launch(ctx, pl, (const uchar *)s, (uchar *)d, (const uchar *)tab, p,
-                  (cudaStream_t)stream);
+                  (cudaStream_t)stream, tuning ? *tuning : library_tuning);
 }
 
 /* Uploads the plan's tables to device buffer `tab` on `stream`; fills *p (strides given). */
@@ -492,7 +475,7 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     uchar *t;
     if ((st = upload_tables(ctx, pl, &l->tab, sstride, dstride, stream, &p, &t)) != TSR_OK)
         return st;
-    if ((st = launch(ctx, pl, s, d, t, p, stream)) != TSR_OK)
+    if ((st = launch(ctx, pl, s, d, t, p, stream, library_tuning)) != TSR_OK)
         return st;
     if (dst->memory != TSR_MEMORY_CUDA) {
         size_t bytes = drow * (size_t)pl->dst_h;
