@@ -1,6 +1,7 @@
 /* The context: backend policy, device, allocators, limits and the last error message. */
 #include "core/ctx.h"
 
+#include "core/names.h"
 #include "cuda/cuda_device.h"
 #include "opencl/opencl_device.h"
 
@@ -15,22 +16,16 @@ static const char *const backend_names[] = {"auto", "cpu", "reference", "cuda", 
 
 const char *tsr_backend_name(tsr_backend backend)
 {
-    if ((unsigned)backend >= sizeof backend_names / sizeof backend_names[0])
-        return "unknown";
-    return backend_names[backend];
+    return tsr__name_of(backend_names, TSR__NAMES_COUNT(backend_names), (int)backend, "unknown");
 }
 
 tsr_status tsr_backend_parse(const char *name, tsr_backend *out)
 {
-    if (!name || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (unsigned i = 0; i < sizeof backend_names / sizeof backend_names[0]; i++) {
-        if (strcmp(name, backend_names[i]) == 0) {
-            *out = (tsr_backend)i;
-            return TSR_OK;
-        }
-    }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st = tsr__name_parse(backend_names, TSR__NAMES_COUNT(backend_names), name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_backend)v;
+    return st;
 }
 
 int tsr_backend_available(tsr_backend backend)

@@ -3,31 +3,27 @@
 
 #include "core/backend.h"
 #include "core/checked.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <string.h>
 
 static const char *const tsr__interp_names[] = {"nearest", "linear",   "cubic",
                                                 "area",    "lanczos4", "linear-exact"};
-enum { TSR__INTERP_COUNT = (int)(sizeof tsr__interp_names / sizeof tsr__interp_names[0]) };
+enum { TSR__INTERP_COUNT = TSR__NAMES_COUNT(tsr__interp_names) };
 
 const char *tsr_interp_name(tsr_interp interp)
 {
-    if ((int)interp < 0 || (int)interp >= TSR__INTERP_COUNT)
-        return "?";
-    return tsr__interp_names[interp];
+    return tsr__name_of(tsr__interp_names, TSR__INTERP_COUNT, (int)interp, "?");
 }
 
 tsr_status tsr_interp_parse(const char *name, tsr_interp *out)
 {
-    if (!name || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < TSR__INTERP_COUNT; i++)
-        if (strcmp(name, tsr__interp_names[i]) == 0) {
-            *out = (tsr_interp)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st = tsr__name_parse(tsr__interp_names, TSR__INTERP_COUNT, name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_interp)v;
+    return st;
 }
 
 void tsr_resize_options_init(tsr_resize_options *opt)
