@@ -10,6 +10,8 @@
  * the work is only queued on it; otherwise the call returns when the output is written. */
 #include "cuda/cuda_internal.cuh"
 
+#include "core/copy_rows.h"
+
 #include "resize/resize.cl"
 extern "C" {
 #include "resize/resize_backends.h"
@@ -458,9 +460,7 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
             return st;
         pin = l->pin_src.ptr;
         dev = l->src.ptr;
-        for (int y = 0; y < pl->src_h; y++)
-            memcpy((uchar *)pin + (size_t)y * srow,
-                   (const uchar *)src->data + (size_t)y * src->stride, srow);
+        tsr__copy_rows(ctx, pin, srow, src->data, src->stride, srow, (size_t)pl->src_h);
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(dev, pin, bytes, cudaMemcpyHostToDevice, stream));
         s = (const uchar *)dev, sstride = srow;
     }
@@ -488,12 +488,11 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     return TSR_OK;
 }
 
-static void finish_host_dst(const tsr__resize_plan *pl, tsr_image *dst, const struct lane *l)
+static void finish_host_dst(const tsr_ctx *ctx, const tsr__resize_plan *pl, tsr_image *dst,
+                            const struct lane *l)
 {
     size_t drow = (size_t)pl->dst_w * pl->cn * pl->depth;
-    const uchar *pin = (const uchar *)l->pin_dst.ptr;
-    for (int y = 0; y < pl->dst_h; y++)
-        memcpy((uchar *)dst->data + (size_t)y * dst->stride, pin + (size_t)y * drow, drow);
+    tsr__copy_rows(ctx, dst->data, dst->stride, l->pin_dst.ptr, drow, drow, (size_t)pl->dst_h);
 }
 
 extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan,
@@ -525,7 +524,7 @@ extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *pla
     if (host || c->own_stream)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
     if (pending)
-        finish_host_dst(plan, dst, &lanes[0]);
+        finish_host_dst(ctx, plan, dst, &lanes[0]);
     return TSR_OK;
 }
 
@@ -570,7 +569,7 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
             break;
         }
         if (prev[k] != (size_t)-1) {
-            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
+            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], &lanes[k]);
             prev[k] = (size_t)-1;
         }
         int pending = 0;
@@ -585,7 +584,7 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     }
     for (int k = 0; k < 2; k++)
         if (prev[k] != (size_t)-1 && st == TSR_OK)
-            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
+            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], &lanes[k]);
     if (st == TSR_OK)
         completed = count;
     /* On failure the images before the failing one on the same pipeline are done; report only

@@ -2,8 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
+#include "core/backend.h"
 #include "core/checked.h"
+#include "core/copy_rows.h"
 #include "core/ctx.h"
+#include "core/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +72,81 @@ static void test_backends(void)
     bad.allocator.alloc = NULL;
     bad.allocator.free = free_hook; /* one hook without the other */
     CHECK_STATUS(tsr_ctx_create(&bad, &ctx), TSR_ERR_INVALID_ARGUMENT);
+}
+
+/* The one rule of backend choice (core/backend.h): an explicit request the operation does not
+ * offer is TSR_ERR_NO_BACKEND naming the operation; auto takes the operation's pick and reason;
+ * a device pick where none can be used runs on the CPU and says so. */
+static void test_backend_choice(void)
+{
+    const unsigned host =
+        TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE);
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    tsr_ctx *ctx = NULL;
+    CHECK_OK(ctx, tsr_ctx_create(&opt, &ctx));
+    CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_CPU); /* auto opens nothing at creation */
+    CHECK(ctx->cuda == NULL && ctx->opencl == NULL);
+    tsr_backend b = TSR_BACKEND_AUTO;
+    CHECK_OK(ctx, tsr__backend_choose(ctx, "op", host, TSR_BACKEND_REFERENCE, "small", &b));
+    CHECK(b == TSR_BACKEND_REFERENCE && strcmp(tsr_ctx_backend_reason(ctx), "small") == 0);
+    CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE);
+    if (!tsr_backend_available(TSR_BACKEND_CUDA)) {
+        CHECK_OK(ctx, tsr__backend_choose(ctx, "op", host | TSR__BACKEND_BIT(TSR_BACKEND_CUDA),
+                                          TSR_BACKEND_CUDA, "large", &b));
+        CHECK(b == TSR_BACKEND_CPU && strstr(tsr_ctx_backend_reason(ctx), "no usable CUDA"));
+        CHECK(!ctx->failed && ctx->message[0] == '\0');
+    }
+    tsr_ctx_destroy(ctx);
+    opt.backend = TSR_BACKEND_REFERENCE;
+    CHECK_OK(ctx, tsr_ctx_create(&opt, &ctx));
+    CHECK_STATUS(tsr__backend_choose(ctx, "carve", TSR__BACKEND_BIT(TSR_BACKEND_CPU),
+                                     TSR_BACKEND_CPU, "x", &b),
+                 TSR_ERR_NO_BACKEND);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "carve has no reference backend") != NULL);
+    CHECK_OK(ctx, tsr__backend_choose(ctx, "op", host, TSR_BACKEND_CPU, "x", &b));
+    CHECK(b == TSR_BACKEND_REFERENCE && strcmp(tsr_ctx_backend_reason(ctx), "asked for") == 0);
+    tsr_ctx_destroy(ctx);
+
+    static const char *const names[] = {"zero", NULL, "two"};
+    int v = -1;
+    CHECK(strcmp(tsr__name_of(names, TSR__NAMES_COUNT(names), 2, "?"), "two") == 0);
+    CHECK(strcmp(tsr__name_of(names, TSR__NAMES_COUNT(names), 1, "?"), "?") == 0);
+    CHECK(strcmp(tsr__name_of(names, TSR__NAMES_COUNT(names), -1, "?"), "?") == 0);
+    CHECK(tsr__name_parse(names, TSR__NAMES_COUNT(names), "two", &v) == TSR_OK && v == 2);
+    CHECK(tsr__name_parse(names, TSR__NAMES_COUNT(names), "one", &v) == TSR_ERR_INVALID_ARGUMENT);
+}
+
+/* tsr__copy_rows on 1 and 4 threads, strided and packed, small and over a MiB: every byte of
+ * every row lands, and nothing outside the rows is written. */
+static void test_copy_rows(void)
+{
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        opt.threads = threads;
+        tsr_ctx *ctx = NULL;
+        CHECK_OK(ctx, tsr_ctx_create(&opt, &ctx));
+        static const size_t shapes[][3] = {{7, 3, 0}, {5000, 700, 0}, {5000, 700, 13}, {1, 1, 1}};
+        for (size_t s = 0; s < 4; s++) {
+            const size_t rb = shapes[s][0], rows = shapes[s][1], pad = shapes[s][2];
+            unsigned char *src = malloc((rb + pad) * rows), *dst = malloc((rb + 2 * pad) * rows);
+            for (size_t i = 0; i < (rb + pad) * rows; i++)
+                src[i] = (unsigned char)(i * 7 + 3);
+            memset(dst, 0xa5, (rb + 2 * pad) * rows);
+            tsr__copy_rows(ctx, dst, rb + 2 * pad, src, rb + pad, rb, rows);
+            int same = 1;
+            for (size_t y = 0; y < rows; y++) {
+                same &= memcmp(dst + y * (rb + 2 * pad), src + y * (rb + pad), rb) == 0;
+                for (size_t i = rb; i < rb + 2 * pad; i++)
+                    same &= dst[y * (rb + 2 * pad) + i] == 0xa5;
+            }
+            CHECK(same);
+            free(src);
+            free(dst);
+        }
+        tsr_ctx_destroy(ctx);
+    }
 }
 
 typedef struct counting {
@@ -190,6 +268,8 @@ int main(void)
 {
     test_status();
     test_backends();
+    test_backend_choice();
+    test_copy_rows();
     test_allocator_and_limits();
     test_image_check();
     test_checked();
