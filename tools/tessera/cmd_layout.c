@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,10 @@
 
 static const cli_option layout_options[] = {
     {"json", CLI_FLAG, NULL, "check: print the report as JSON on stdout."},
+    {"max-violations", CLI_VALUE, "N",
+     "check: list at most N violations (default 20; 0: none, \"all\": every one); the count "
+     "of all of them is always given (\"and 1,234 more\", JSON \"violation_count\" and "
+     "\"violations_listed\")."},
     {"time", CLI_VALUE, "SECONDS", "optimize: time budget (default 60)."},
     {"moves", CLI_VALUE, "N",
      "optimize: budget in proposed moves; the schedule then follows moves, not time, so a seed "
@@ -120,38 +125,80 @@ static void text_violation(const tsr_layout *l, const tsr_layout_violation *v)
     }
 }
 
-/* layout check IN [--json]: exit 0 when valid, 1 when not (or on failure). */
+/* n with thousands separators ("49,991,003"); buf holds at least 32 bytes. */
+static const char *grouped(size_t n, char *buf)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%zu", n), o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* layout check IN [--json] [--max-violations N]: exit 0 when valid, 1 when not (or on failure).
+ * At most N violations are listed (the library counts them all without storing them), so a
+ * drawing with billions of them (every node of a coordinate-free graph on one point) prints a
+ * few lines. */
 static int run_check(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in)
 {
+    size_t limit = 20;
+    const char *v = cli_get(cmd, args, "max-violations");
+    if (v && strcmp(v, "all") == 0) {
+        limit = SIZE_MAX;
+    } else if (v) {
+        long long n;
+        if (!cli_parse_int(v, 0, INT32_MAX, &n)) {
+            cli_error(cmd, "--max-violations wants a count from 0 or 'all', not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        limit = (size_t)n;
+    }
     tsr_layout *l = NULL;
     tsr_layout_violation *items = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
         return cli_fail(cmd, ctx, st, NULL);
     int rc = TSR_EXIT_FAILURE;
-    size_t total = 0;
+    size_t total = 0, listed = 0;
     tsr_layout_score s;
-    if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK ||
-        (total && !(items = malloc(total * sizeof *items))) ||
-        (st = tsr_layout_check(ctx, l, items, total, &total)) != TSR_OK ||
-        (st = tsr_layout_evaluate(ctx, l, &s, NULL)) != TSR_OK) {
-        rc = cli_fail(cmd, ctx, st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st, in);
-        goto done;
+    if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK)
+        goto failed;
+    listed = total < limit ? total : limit;
+    if (listed && !(items = malloc(listed * sizeof *items))) {
+        st = TSR_ERR_OUT_OF_MEMORY;
+        goto failed;
     }
+    if (listed && (st = tsr_layout_check(ctx, l, items, listed, &total)) != TSR_OK)
+        goto failed;
+    if (!l->has_coordinates) {
+        /* Every node on one point: no two edges cross (a crossing needs endpoints strictly on
+         * both sides of a line), so every count is 0; not counted, since the sweep over edge
+         * boxes would visit every pair of these boxes, which all meet at the point. */
+        memset(&s, 0, sizeof s);
+        s.n_K = l->num_edges;
+    } else if ((st = tsr_layout_evaluate(ctx, l, &s, NULL)) != TSR_OK) {
+        goto failed;
+    }
+    char buf[32];
     if (cli_get(cmd, args, "json")) {
         printf("{\"file\": ");
         cli_json_string(stdout, in);
         printf(", \"nodes\": %d, \"edges\": %d, \"width\": %d, \"height\": %d, "
                "\"has_coordinates\": %s, \"valid\": %s, \"K\": %lld, \"n_K\": %lld, \"Phi\": %lld, "
-               "\"C\": %lld, \"violation_count\": %zu, \"violations\": [",
+               "\"C\": %lld, \"violation_count\": %zu, \"violations_listed\": %zu, "
+               "\"violations\": [",
                (int)l->num_nodes, (int)l->num_edges, (int)l->width, (int)l->height,
                l->has_coordinates ? "true" : "false", total ? "false" : "true", (long long)s.K,
-               (long long)s.n_K, (long long)s.Phi, (long long)s.C, total);
-        for (size_t i = 0; i < total; i++) {
+               (long long)s.n_K, (long long)s.Phi, (long long)s.C, total, listed);
+        for (size_t i = 0; i < listed; i++) {
             printf("%s\n    ", i ? "," : "");
             json_violation(l, &items[i]);
         }
-        printf("%s]}\n", total ? "\n  " : "");
+        printf("%s]}\n", listed ? "\n  " : "");
     } else {
         printf("%s: %d nodes, %d edges, canvas %dx%d\n", in, (int)l->num_nodes, (int)l->num_edges,
                (int)l->width, (int)l->height);
@@ -161,14 +208,20 @@ static int run_check(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         print_score(stdout, &s);
         printf("\n");
         if (total) {
-            printf("INVALID: %zu violation%s\n", total, total == 1 ? "" : "s");
-            for (size_t i = 0; i < total; i++)
+            printf("INVALID: %s violation%s\n", grouped(total, buf), total == 1 ? "" : "s");
+            for (size_t i = 0; i < listed; i++)
                 text_violation(l, &items[i]);
+            if (total > listed)
+                printf("  and %s more (--max-violations N lists more)\n",
+                       grouped(total - listed, buf));
         } else {
             printf("valid\n");
         }
     }
     rc = total ? TSR_EXIT_FAILURE : TSR_EXIT_OK;
+    goto done;
+failed:
+    rc = cli_fail(cmd, ctx, st, in);
 done:
     free(items);
     tsr_layout_free(ctx, l);
@@ -400,6 +453,10 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "--json applies to check only");
         return TSR_EXIT_USAGE;
     }
+    if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "max-violations")) {
+        cli_error(cmd, "--max-violations applies to check only");
+        return TSR_EXIT_USAGE;
+    }
     tsr_ctx *ctx = NULL;
     int quiet = cli_get(cmd, &args, "quiet") != NULL || strcmp(sub, "optimize") != 0;
     if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
@@ -417,7 +474,7 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
 const cli_command cli_cmd_layout = {
     "layout",
     "k-planar grid drawings: check, optimize (simulated annealing), render as SVG",
-    "check IN [--json]\n"
+    "check IN [--json] [--max-violations N]\n"
     "       tessera layout optimize IN OUT [--time S] [--seed N] [--init auto|keep|stress|random] "
     "[--svg FILE] [--checkpoint FILE] [options]\n"
     "       tessera layout render IN OUT.svg",
@@ -428,14 +485,16 @@ const cli_command cli_cmd_layout = {
     "Two edges cross when they share no endpoint and each one's endpoints lie strictly on "
     "opposite sides of the other's line; the score is K = max crossings on an edge, n_K = edges "
     "with K, Phi = sum of squared counts, C = crossings, compared in that order. "
-    "check prints the score and every violation of validity (node outside the canvas, two nodes "
-    "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges) and "
+    "check prints the score and the violations of validity (node outside the canvas, two nodes "
+    "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges; the "
+    "first 20 are listed, with the count of the rest) and "
     "exits 0 when the drawing is valid, 1 when not. "
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
     "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
     "render draws IN as SVG with the most crossed edges in red.",
     layout_options,
     "  tessera layout check drawing.json\n"
+    "  tessera layout check drawing.json --json --max-violations all\n"
     "  tessera layout optimize Automatic-1.json best.json --time 20 --svg best.svg\n"
     "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
     "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"
