@@ -117,10 +117,27 @@ static void ob_json_string(outbuf *o, const char *s)
     ob_printf(o, "\"");
 }
 
+/* Whether s is a JSON integer as a writer would spell it (RFC 8259 section 6, without "-0"):
+ * "-"? and "0" or digits not starting with 0. Edge-list names such as "a", "01", "+2" or "0x10"
+ * are not, and are written as strings. */
+static int is_canonical_integer(const char *s)
+{
+    int negative = *s == '-';
+    s += negative;
+    if (*s < '0' || *s > '9' || (s[0] == '0' && (s[1] || negative)))
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return *s == '\0';
+}
+
+/* A node id: a JSON number where the input had one and it is a canonical integer, else a string
+ * (the readers take either and compare ids by their text, so a drawing written here reads back
+ * as the same graph). */
 static void ob_id(outbuf *o, const tsr_layout *l, int32_t v)
 {
     if (l->node_id && l->node_id[v]) {
-        if (l->node_id_is_string[v])
+        if (l->node_id_is_string[v] || !is_canonical_integer(l->node_id[v]))
             ob_json_string(o, l->node_id[v]);
         else
             ob_printf(o, "%s", l->node_id[v]);

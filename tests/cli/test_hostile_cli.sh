@@ -66,4 +66,15 @@ $py -c "
 import json,sys; j=json.load(open('$tmp/out.txt'))
 sys.exit(0 if j['violation_count']==int(open('$tmp/grid.expect').read().split()[0]) and len(j['violations'])==3 else 1)" && ok || bad "grid drawing: capped list, full count"
 
+# --- edge-list names in written JSON --------------------------------------------------------------
+printf 'a b\nb c\nc a\n01 +2\n0x10 -0\n7 -3\n"q" a\\b\n' >"$tmp/ids.txt"
+expect 0 "$tool" layout optimize "$tmp/ids.txt" "$tmp/ids.json" --moves 200 --quiet
+$py -c "
+import json,sys; j=json.load(open('$tmp/ids.json'))
+ids=[n['id'] for n in j['nodes']]
+sys.exit(0 if ids==['a','b','c','01','+2','0x10','-0',7,-3,'\"q\"','a\\\\b'] and j['edges'][0]=={'source':'a','target':'b'} else 1)" && ok || bad "edge-list ids: JSON strings unless canonical integers"
+expect 0 "$tool" layout optimize "$tmp/ids.txt" "$tmp/ids2.json" --moves 200 --checkpoint "$tmp/ids.json"
+grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "checkpoint of string ids resumes"
+expect 0 "$tool" layout check "$tmp/ids.json"
+
 finish test_hostile_cli
