@@ -2,7 +2,9 @@
 # What a new user and a crafted input find (bounded work, ids that stay JSON, output paths and
 # formats): `layout check` of a coordinate-free graph prints a bounded report and counts every
 # violation exactly (against a brute-force count in Python); edge-list ids are written as JSON
-# strings unless they are canonical integers, and a checkpoint made of them resumes.
+# strings unless they are canonical integers, and a checkpoint made of them resumes; outputs are
+# checked before any work; the output's extension chooses the format; special outputs (standard
+# output, devices, FIFOs, symlinks) are written through, modes kept, output = input refused.
 data=${TSR_DATA:-../shared/data}
 . "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
 py=/usr/bin/python3
@@ -76,5 +78,120 @@ sys.exit(0 if ids==['a','b','c','01','+2','0x10','-0',7,-3,'\"q\"','a\\\\b'] and
 expect 0 "$tool" layout optimize "$tmp/ids.txt" "$tmp/ids2.json" --moves 200 --checkpoint "$tmp/ids.json"
 grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "checkpoint of string ids resumes"
 expect 0 "$tool" layout check "$tmp/ids.json"
+
+# --- outputs are checked before any work (a path that cannot be written fails at once) ------------
+src=${TSR_TESTS}/data/sample.png
+printf 'a b\nb c\nc a\nc d\n' >"$tmp/g.txt"
+quick() { # quick CODE SECONDS CMD...: exits CODE within SECONDS
+  local want=$1 limit=$2; shift 2
+  timeout "$limit" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local got=$?
+  [ "$got" -eq "$want" ] && ok || bad "exit $got (want $want within ${limit}s): $*"
+}
+mkdir "$tmp/w"
+quick 1 5 "$tool" layout optimize "$tmp/g.txt" "$tmp/nope/o.json" --time 30 --quiet
+grep -q "nope/o.json: folder '.*nope': No such file" "$tmp/err.txt" && ok || bad "missing folder: message"
+quick 1 5 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.json" --time 30 --svg "$tmp/nope/o.svg" --quiet
+quick 1 5 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.json" --time 30 --checkpoint "$tmp/nope/c.json" --quiet
+quick 1 5 "$tool" layout optimize "$tmp/g.txt" "$tmp/w" --time 30 --quiet
+quick 1 5 "$tool" layout render "$tmp/g.txt" "$tmp/nope/r.svg"
+quick 1 5 "$tool" resize "$src" "$tmp/nope/r.png" --size 8x8 --quiet
+quick 1 5 "$tool" carve "$src" "$tmp/w/c.png" --width 100 --seams "$tmp/nope/s.png" --quiet
+quick 1 5 "$tool" carve "$src" "$tmp/w/c.png" --width 100 --save-map "$tmp/nope/m.png" --quiet
+if [ "$(id -u)" -ne 0 ]; then
+  mkdir "$tmp/ro"; chmod 555 "$tmp/ro"
+  quick 1 5 "$tool" layout optimize "$tmp/g.txt" "$tmp/ro/o.json" --time 30 --quiet
+  quick 1 5 "$tool" resize "$src" "$tmp/ro/r.png" --size 8x8 --quiet
+  cp "$src" "$tmp/w/ro.png"; chmod 444 "$tmp/w/ro.png"
+  quick 1 5 "$tool" resize "$src" "$tmp/w/ro.png" --size 8x8 --quiet
+  cmp -s "$src" "$tmp/w/ro.png" && ok || bad "read-only output replaced"
+  chmod 755 "$tmp/ro"
+else
+  echo "note: running as root; the read-only folder and file cases are skipped" >&2
+fi
+[ -z "$(ls -A "$tmp/w")" ] && ok || bad "failed checks left files: $(ls -A "$tmp/w")"
+
+# --- the output's extension chooses the format; one tessera cannot write is a usage error -----------
+for ext in webp tif jp2 bmp; do
+  expect 2 "$tool" resize "$src" "$tmp/w/r.$ext" --size 8x8 --quiet
+  grep -q "cannot write .$ext files here (it writes .png, .jpg" "$tmp/err.txt" && ok || bad ".$ext: message names it and the formats"
+done
+expect 2 "$tool" carve "$src" "$tmp/w/c.tif" --width 100 --quiet
+expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.svg" --moves 10 --quiet
+expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.json" --svg "$tmp/w/o.png" --moves 10 --quiet
+expect 2 "$tool" layout render "$tmp/g.txt" "$tmp/w/r.png"
+[ -z "$(ls -A "$tmp/w")" ] && ok || bad "refused formats left files: $(ls -A "$tmp/w")"
+magic() { head -c "$2" "$1" | od -An -tx1 | tr -d ' \n'; }
+expect 0 "$tool" resize "$src" "$tmp/w/r.PNG" --size 8x8 --quiet
+[ "$(magic "$tmp/w/r.PNG" 4)" = 89504e47 ] && ok || bad ".PNG is PNG"
+expect 0 "$tool" resize "$src" "$tmp/w/r.jpeg" --size 8x8 --quiet
+[ "$(magic "$tmp/w/r.jpeg" 3)" = ffd8ff ] && ok || bad ".jpeg is JPEG"
+expect 0 "$tool" resize "$src" "$tmp/w/r.ppm" --size 8x8 --quiet
+[ "$(head -c 2 "$tmp/w/r.ppm")" = P6 ] && ok || bad ".ppm is P6"
+expect 0 "$tool" resize "$src" "$tmp/w/r.pnm" --size 8x8 --quiet
+[ "$(head -c 2 "$tmp/w/r.pnm")" = P6 ] && ok || bad ".pnm of colour is P6"
+expect 0 "$tool" resize "$src" "$tmp/w/noext" --size 8x8 --quiet
+[ "$(magic "$tmp/w/noext" 4)" = 89504e47 ] && ok || bad "no extension: the input's format"
+expect 1 "$tool" resize "$src" "$tmp/w/c.pgm" --size 8x8 --quiet
+grep -q "PGM holds gray images" "$tmp/err.txt" && ok || bad "colour into .pgm: message"
+[ ! -e "$tmp/w/c.pgm" ] && ok || bad "colour into .pgm wrote a file"
+{ printf 'P5\n4 4\n255\n'; head -c 16 /dev/zero; } >"$tmp/gray.pgm"
+expect 0 "$tool" resize "$tmp/gray.pgm" "$tmp/w/g.pnm" --size 2x2 --quiet
+[ "$(head -c 2 "$tmp/w/g.pnm")" = P5 ] && ok || bad ".pnm of gray is P5"
+expect 1 "$tool" resize "$tmp/gray.pgm" "$tmp/w/g.ppm" --size 2x2 --quiet
+expect 0 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.graphml" --moves 100 --quiet
+grep -q '<graphml' "$tmp/w/o.graphml" && ok || bad ".graphml is GraphML"
+"$tool" layout check "$tmp/w/o.graphml" >"$tmp/out.txt" 2>"$tmp/err.txt"
+grep -q "4 nodes, 4 edges" "$tmp/out.txt" && ok || bad ".graphml reads back"
+expect 0 "$tool" layout render "$tmp/g.txt" "$tmp/w/picture"
+grep -q '<svg' "$tmp/w/picture" && ok || bad "render without an extension: SVG"
+
+# --- special outputs: standard output, devices, FIFOs, symlinks, modes; output = input -------------
+rm -rf "$tmp/w"; mkdir "$tmp/w"
+# As root, a tool that renames over its output would replace the system's /dev/null and
+# /dev/stdout: root runs use /dev/fd/1 (in /proc, where a rename fails) and a device node of
+# their own instead.
+if [ "$(id -u)" -eq 0 ]; then
+  so=/dev/fd/1; mknod "$tmp/null" c 1 3; null=$tmp/null
+else
+  so=/dev/stdout; null=/dev/null
+fi
+"$tool" resize "$src" "$so" --size 8x8 --quiet >"$tmp/w/so.png" && ok || bad "$so"
+[ "$(magic "$tmp/w/so.png" 4)" = 89504e47 ] && ok || bad "$so got the PNG"
+"$tool" resize - - --size 8x8 --quiet <"$src" >"$tmp/w/dash.png" && ok || bad "- to -"
+cmp -s "$tmp/w/so.png" "$tmp/w/dash.png" && ok || bad "'-' in and out: same bytes"
+"$tool" resize "$src" - --size 8x8 --quiet | head -c 4 | od -An -tx1 | grep -q "89 50 4e 47" && ok || bad "- to a pipe"
+expect 0 "$tool" resize "$src" "$null" --size 8x8 --quiet
+[ -c "$null" ] && ok || bad "$null is no longer a device"
+mkfifo "$tmp/w/fifo.png"
+cat "$tmp/w/fifo.png" >"$tmp/w/from_fifo" &
+expect 0 "$tool" resize "$src" "$tmp/w/fifo.png" --size 8x8 --quiet
+wait
+[ -p "$tmp/w/fifo.png" ] && cmp -s "$tmp/w/from_fifo" "$tmp/w/so.png" && ok || bad "FIFO written through"
+rm -f "$tmp/w/fifo.png"
+ln -s target.png "$tmp/w/link.png"
+expect 0 "$tool" resize "$src" "$tmp/w/link.png" --size 8x8 --quiet
+[ -L "$tmp/w/link.png" ] && cmp -s "$tmp/w/target.png" "$tmp/w/so.png" && ok || bad "dangling symlink: its target written, the link kept"
+expect 0 "$tool" resize "$src" "$tmp/w/link.png" --size 9x9 --quiet
+[ -L "$tmp/w/link.png" ] && ok || bad "symlink replaced by a file"
+cp "$tmp/w/so.png" "$tmp/w/mode.png"; chmod 640 "$tmp/w/mode.png"
+expect 0 "$tool" resize "$src" "$tmp/w/mode.png" --size 9x9 --quiet
+[ "$(stat -c %a "$tmp/w/mode.png")" = 640 ] && ok || bad "mode of a replaced file kept ($(stat -c %a "$tmp/w/mode.png"))"
+cp "$src" "$tmp/w/self.png"
+expect 2 "$tool" resize "$tmp/w/self.png" "$tmp/w/self.png" --size 8x8 --quiet
+grep -q "is the input" "$tmp/err.txt" && ok || bad "output = input: message"
+cmp -s "$src" "$tmp/w/self.png" && ok || bad "output = input: input untouched"
+expect 2 "$tool" resize "$tmp/w/self.png" "$tmp/w/../w/self.png" --size 8x8 --quiet
+expect 0 "$tool" resize "$tmp/w/self.png" "$tmp/w/self.png" --size 8x8 --quiet --overwrite
+cmp -s "$tmp/w/self.png" "$tmp/w/so.png" && ok || bad "--overwrite replaces the input"
+expect 2 "$tool" carve "$src" "$tmp/w/c.png" --width 100 --seams "$tmp/w/c.png" --quiet
+cp "$tmp/ids.json" "$tmp/w/in.json"
+expect 2 "$tool" layout optimize "$tmp/w/in.json" "$tmp/w/o.json" --checkpoint "$tmp/w/in.json" --moves 10 --quiet
+expect 2 "$tool" layout optimize "$tmp/w/in.json" "$tmp/w/in.json" --moves 10 --quiet
+expect 2 "$tool" layout optimize "$tmp/w/in.json" "$tmp/w/o.json" --checkpoint - --moves 10 --quiet
+# OUT "-": one JSON document, however often the search saves
+"$tool" layout optimize "$tmp/g.txt" - --time 1.5 --save-interval 0.1 --quiet >"$tmp/w/o.json" && ok || bad "optimize to -"
+$py -c "import json; json.load(open('$tmp/w/o.json'))" && ok || bad "optimize to -: one JSON document"
+"$tool" layout check - <"$tmp/w/o.json" >/dev/null && ok || bad "layout check reads -"
 
 finish test_hostile_cli

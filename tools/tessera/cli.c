@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "io/atomic_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -354,6 +356,50 @@ void cli_progress_end(cli_progress *p)
     if (p->enabled && p->last_print > 0)
         fputc('\n', stderr);
     p->since = p->last_print = 0;
+}
+
+int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *inputs, int ninputs,
+                      cli_output *outs, int nouts, int overwrite)
+{
+    for (int i = 0; i < nouts; i++) {
+        cli_output *o = &outs[i];
+        if (!o->path)
+            continue;
+        o->format = TSR__FILE_NONE;
+        if (tsr__file_format_of(o->path) != TSR__FILE_NONE || o->fallback != TSR__FILE_NONE) {
+            if (tsr__output_format(ctx, o->path, o->writable, o->fallback, &o->format) != TSR_OK) {
+                cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
+                return TSR_EXIT_USAGE;
+            }
+        }
+        tsr__output_kind kind;
+        if (tsr__output_probe(ctx, o->path, &kind) != TSR_OK) {
+            cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
+            return TSR_EXIT_FAILURE;
+        }
+        o->stream = kind == TSR__OUTPUT_STREAM;
+        for (int j = 0; j < i; j++)
+            if (outs[j].path && tsr__same_file(outs[j].path, o->path)) {
+                cli_error(cmd, "%s '%s' and %s '%s' name the same file", outs[j].what, outs[j].path,
+                          o->what, o->path);
+                return TSR_EXIT_USAGE;
+            }
+        for (int j = 0; j < ninputs && !overwrite; j++)
+            if (inputs[j] && strcmp(inputs[j], "-") != 0 && /* "-" in is standard input */
+                tsr__same_file(inputs[j], o->path)) {
+                cli_error(cmd, "%s '%s' is the input '%s' (--overwrite replaces it)", o->what,
+                          o->path, inputs[j]);
+                return TSR_EXIT_USAGE;
+            }
+    }
+    return 0;
+}
+
+int cli_check_output(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out,
+                     unsigned writable)
+{
+    cli_output o = {out, "OUT", writable, TSR__FILE_NONE, TSR__FILE_NONE, 0};
+    return cli_check_outputs(cmd, ctx, &in, 1, &o, 1, 0);
 }
 
 void cli_json_string(FILE *f, const char *s)

@@ -63,6 +63,9 @@ static const cli_option layout_options[] = {
      "default."},
     {"threads", CLI_VALUE, "N",
      "CPU threads for full counts and optimize's default --chains (default 0: all cores)."},
+    {"overwrite", CLI_FLAG, NULL,
+     "optimize, render: allow OUT (or --checkpoint) to be the input file, which is then "
+     "replaced."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
@@ -228,8 +231,13 @@ done:
     return rc;
 }
 
-static int run_render(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out)
+static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
+                      const char *out)
 {
+    cli_output o = {out, "OUT", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0};
+    int rc = cli_check_outputs(cmd, ctx, &in, 1, &o, 1, cli_get(cmd, args, "overwrite") != NULL);
+    if (rc)
+        return rc;
     tsr_layout *l = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
@@ -244,7 +252,7 @@ static int run_render(const cli_command *cmd, tsr_ctx *ctx, const char *in, cons
     }
     if (st == TSR_OK)
         st = tsr_layout_write_svg(ctx, l, out);
-    int rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
+    rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
     tsr_layout_free(ctx, l);
     return rc;
 }
@@ -347,11 +355,25 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     const char *svg = cli_get(cmd, args, "svg");
     const char *checkpoint = cli_get(cmd, args, "checkpoint");
 
+    /* OUT: JSON (saved as the search goes) or GraphML (written at the end); "-" or a name
+     * without an extension: JSON. The checkpoint is JSON and must be a file to resume from. */
+    cli_output outs[3] = {
+        {out, "OUT", TSR__FILE_BIT(TSR__FILE_JSON) | TSR__FILE_BIT(TSR__FILE_GRAPHML),
+         TSR__FILE_JSON, 0, 0},
+        {svg, "--svg", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0},
+        {checkpoint, "--checkpoint", TSR__FILE_BIT(TSR__FILE_JSON), TSR__FILE_JSON, 0, 0}};
+    int rc = cli_check_outputs(cmd, ctx, &in, 1, outs, 3, cli_get(cmd, args, "overwrite") != NULL);
+    if (rc)
+        return rc;
+    if (checkpoint && outs[2].stream) {
+        cli_error(cmd, "--checkpoint '%s' must be a file (it is read back to resume)", checkpoint);
+        return TSR_EXIT_USAGE;
+    }
+    const int out_graphml = outs[0].format == TSR__FILE_GRAPHML;
     tsr_layout *l = NULL, *resume = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
         return cli_fail(cmd, ctx, st, NULL);
-    int rc = TSR_EXIT_OK;
     struct stat sb;
     if (checkpoint && stat(checkpoint, &sb) == 0) {
         if ((st = tsr_layout_read(ctx, checkpoint, &resume)) != TSR_OK) {
@@ -370,7 +392,9 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         if (!quiet)
             fprintf(stderr, "tessera layout: resuming from checkpoint '%s'\n", checkpoint);
     }
-    opt.save_path = out;
+    /* The optimizer saves JSON as it goes: into OUT when OUT is a JSON file (not a stream,
+     * which would receive one drawing per save). */
+    opt.save_path = out_graphml || outs[0].stream ? NULL : out;
     opt.checkpoint_path = checkpoint;
     progress_state ps = {quiet, -1e9};
     opt.progress = on_progress;
@@ -385,7 +409,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     }
     /* The optimizer wrote OUT already (best drawing, atomically); write it again in case the
      * last save predates the end and draw the SVG. */
-    tsr_status wst = tsr_layout_write_json(ctx, l, out);
+    tsr_status wst =
+        out_graphml ? tsr_layout_write_graphml(ctx, l, out) : tsr_layout_write_json(ctx, l, out);
     if (wst == TSR_OK && svg)
         wst = tsr_layout_write_svg(ctx, l, svg);
     if (wst != TSR_OK) {
@@ -453,6 +478,10 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "--json applies to check only");
         return TSR_EXIT_USAGE;
     }
+    if (strcmp(sub, "check") == 0 && cli_get(cmd, &args, "overwrite")) {
+        cli_error(cmd, "--overwrite applies to optimize and render only");
+        return TSR_EXIT_USAGE;
+    }
     if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "max-violations")) {
         cli_error(cmd, "--max-violations applies to check only");
         return TSR_EXIT_USAGE;
@@ -464,7 +493,7 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
     if (strcmp(sub, "check") == 0)
         rc = run_check(cmd, &args, ctx, args.positional[0]);
     else if (strcmp(sub, "render") == 0)
-        rc = run_render(cmd, ctx, args.positional[0], args.positional[1]);
+        rc = run_render(cmd, &args, ctx, args.positional[0], args.positional[1]);
     else
         rc = run_optimize(cmd, &args, ctx, args.positional[0], args.positional[1]);
     tsr_ctx_destroy(ctx);
@@ -491,7 +520,11 @@ const cli_command cli_cmd_layout = {
     "exits 0 when the drawing is valid, 1 when not. "
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
     "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
-    "render draws IN as SVG with the most crossed edges in red.",
+    "render draws IN as SVG with the most crossed edges in red. "
+    "OUT's extension chooses its format: optimize writes .json (contest JSON, also for \"-\", "
+    "standard output, and names without an extension) or .graphml (written at the end; use "
+    "--checkpoint to keep the best drawing during the run), --svg and render write .svg; "
+    "another extension is an error. IN may be \"-\" (standard input).",
     layout_options,
     "  tessera layout check drawing.json\n"
     "  tessera layout check drawing.json --json --max-violations all\n"

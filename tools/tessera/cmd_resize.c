@@ -24,6 +24,7 @@ static const cli_option resize_options[] = {
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
     {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
+    {"overwrite", CLI_FLAG, NULL, "Allow an output to be its input file, which is then replaced."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
@@ -83,6 +84,8 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count)
     for (size_t i = 0; i < count && rc == 0; i++) {
         int32_t w, h;
         if ((st = tsr_image_load(job->ctx, in[i], &src[i], &format[i])) != TSR_OK ||
+            (st = tsr__file_format_check_channels(job->ctx, out[i], tsr__file_format_of(out[i]),
+                                                  src[i].channels)) != TSR_OK ||
             (st = output_size(job, &src[i], &w, &h)) != TSR_OK ||
             (st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
                 TSR_OK)
@@ -94,7 +97,7 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count)
     double ms = (cli_now() - t0) * 1e3 / (double)count;
     for (size_t i = 0; i < count && rc == 0; i++) {
         tsr_save_options save = job->save;
-        if (save.format == TSR_FORMAT_UNKNOWN && tsr_format_from_name(out[i]) == TSR_FORMAT_UNKNOWN)
+        if (tsr__file_format_of(out[i]) == TSR__FILE_NONE) /* "-", "out": the input's format */
             save.format = format[i];
         if ((st = tsr_image_save(job->ctx, out[i], &dst[i], &save)) != TSR_OK)
             rc = cli_fail(job->cmd, job->ctx, st, out[i]);
@@ -215,6 +218,17 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
 
     if (rc == 0)
         rc = cli_open_context(cmd, &args, job.quiet || job.json, &job.ctx);
+    cli_output *checks = rc == 0 ? calloc((size_t)ninputs, sizeof *checks) : NULL;
+    if (rc == 0 && !checks) {
+        cli_error(cmd, "out of memory");
+        rc = TSR_EXIT_FAILURE;
+    }
+    for (int i = 0; i < ninputs && rc == 0; i++)
+        checks[i] = (cli_output){outs[i], "output", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
+    if (rc == 0)
+        rc = cli_check_outputs(cmd, job.ctx, (const char *const *)args.positional, ninputs, checks,
+                               ninputs, cli_get(cmd, &args, "overwrite") != NULL);
+    free(checks);
     if (rc == 0) {
         if (job.json) {
             printf("{\"command\": \"resize\", \"interp\": \"%s\", \"backend\": \"%s\", "
@@ -257,9 +271,12 @@ const cli_command cli_cmd_resize = {
     "       tessera resize IN... FOLDER (--size WxH | --scale F[,FY]) [options]",
     "Resizes IN into OUT with OpenCV's cv::resize arithmetic (the C++ path, IPP off): for 8- "
     "and 16-bit images the output is bit-identical to OpenCV 4.6 for every interpolation and "
-    "backend. Input formats (PNG, JPEG, PNM) are recognised by content; the output format "
-    "follows OUT's extension (.png, .jpg, .pgm/.ppm/.pnm), or the input's format when OUT has "
-    "none of those. With several inputs, or when the last argument is a folder, every input is "
+    "backend. Input formats (PNG, JPEG, PNM) are recognised by content; IN may be \"-\" "
+    "(standard input). OUT's extension chooses the output format: .png, .jpg/.jpeg, .pgm "
+    "(gray), .ppm (colour) or .pnm (either); any other extension is an error, and OUT without "
+    "one (\"-\" for standard output) gets the input's format. An output that is the input "
+    "file is refused unless --overwrite. With several inputs, or when the last argument is a "
+    "folder, every input is "
     "written into that folder under its own file name, in batches that overlap transfers and "
     "kernels on the GPU. Outputs appear only when complete (written to a temporary file, then "
     "renamed).",
