@@ -194,4 +194,15 @@ expect 2 "$tool" layout optimize "$tmp/w/in.json" "$tmp/w/o.json" --checkpoint -
 $py -c "import json; json.load(open('$tmp/w/o.json'))" && ok || bad "optimize to -: one JSON document"
 "$tool" layout check - <"$tmp/w/o.json" >/dev/null && ok || bad "layout check reads -"
 
+# --- batch resize: every good file written, each bad one reported, exit 1 at the end -------------
+mkdir -p "$tmp/bin"
+cp "$src" "$tmp/bin/a.png"; head -c 300 "$src" >"$tmp/bin/b.png"; cp "$src" "$tmp/bin/c.png"
+echo hello >"$tmp/bin/d.png"; cp "$src" "$tmp/bin/e.png"
+expect 1 "$tool" resize "$tmp/bin/a.png" "$tmp/bin/b.png" "$tmp/bin/c.png" "$tmp/bin/d.png" "$tmp/bin/e.png" "$tmp/bout" --size 8x8 --quiet
+[ "$(ls "$tmp/bout" | tr '\n' ' ')" = "a.png c.png e.png " ] && ok || bad "batch: the good files written ($(ls "$tmp/bout" | tr '\n' ' '))"
+[ "$(grep -c 'b.png' "$tmp/err.txt")" -eq 1 ] && [ "$(grep -c 'd.png' "$tmp/err.txt")" -eq 1 ] && ok || bad "batch: one line per bad file"
+grep -q "2 of 5 images failed" "$tmp/err.txt" && ok || bad "batch: summary"
+expect 1 "$tool" resize "$tmp/bin/a.png" "$tmp/bin/b.png" "$tmp/bout2" --size 8x8 --json
+$py -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['failed']==1 and len(j['images'])==1 and not j['ok'] else 1)" && ok || bad "batch --json: failed count"
+
 finish test_hostile_cli
