@@ -205,4 +205,18 @@ grep -q "2 of 5 images failed" "$tmp/err.txt" && ok || bad "batch: summary"
 expect 1 "$tool" resize "$tmp/bin/a.png" "$tmp/bin/b.png" "$tmp/bout2" --size 8x8 --json
 $py -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['failed']==1 and len(j['images'])==1 and not j['ok'] else 1)" && ok || bad "batch --json: failed count"
 
+# --- progress: once a second on a terminal only; a log gets notes and the final line -------------
+ex=$data/graphs/gd2025-examples
+if [ -f "$ex/70-nodes.json" ]; then
+  expect 0 "$tool" layout optimize "$ex/70-nodes.json" "$tmp/p70.json" --time 2.5 --backend cpu
+  [ "$(grep -c 'moves/s' "$tmp/err.txt")" -eq 0 ] && ok || bad "progress lines in a log: $(grep -c 'moves/s' "$tmp/err.txt")"
+  [ "$(grep -c -- '->' "$tmp/err.txt")" -eq 1 ] && ok || bad "final line missing"
+  if command -v script >/dev/null; then
+    script -qc "'$tool' layout optimize '$ex/70-nodes.json' '$tmp/p70.json' --time 2.5 --backend cpu" /dev/null >"$tmp/tty.txt"
+    grep -q 'best K=.*moves/s  [0-9]*s left' "$tmp/tty.txt" && ok || bad "progress on a terminal"
+  fi
+else
+  echo "note: $ex absent; skipping the progress test" >&2
+fi
+
 finish test_hostile_cli

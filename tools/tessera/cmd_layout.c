@@ -259,22 +259,33 @@ static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
 
 typedef struct progress_state {
     int quiet;
+    int terminal; /* stderr is a terminal: a progress line every second */
     double last;
 } progress_state;
 
+/* Progress on stderr: one-off events (notes) in a line of their own unless --quiet; the state
+ * once a second only when stderr is a terminal (a log gets the notes and the final line). The
+ * best drawing is the best over every chain (p->chain holds it). */
 static int on_progress(void *user, const tsr_layout_progress *p)
 {
     progress_state *ps = user;
-    if (!ps->quiet && (p->note || p->elapsed - ps->last >= 1.0)) {
-        if (!p->note)
-            ps->last = p->elapsed;
+    if (ps->quiet)
+        return cli_stop_requested();
+    if (p->note) {
+        fprintf(stderr, "layout: %6.1fs: %s\n", p->elapsed, p->note);
+    } else if (ps->terminal && p->elapsed - ps->last >= 1.0) {
+        ps->last = p->elapsed;
+        char left[32] = "";
+        if (p->time_limit > 0)
+            snprintf(left, sizeof left, "  %.0fs left",
+                     p->time_limit > p->elapsed ? p->time_limit - p->elapsed : 0.0);
         fprintf(stderr,
-                "layout: %6.1fs chain %d/%d phase %d  K=%lld n_K=%lld C=%lld  best K=%lld "
-                "n_K=%lld C=%lld  T=%.3g  %.0f moves/s%s%s\n",
-                p->elapsed, p->chain, p->chains, p->phase, (long long)p->current.K,
-                (long long)p->current.n_K, (long long)p->current.C, (long long)p->best.K,
-                (long long)p->best.n_K, (long long)p->best.C, p->temperature, p->moves_per_second,
-                p->note ? "  " : "", p->note ? p->note : "");
+                "layout: %6.1fs phase %d  best K=%lld n_K=%lld C=%lld (chain %d of %d: K=%lld "
+                "n_K=%lld C=%lld, T=%.3g)  %.0f moves/s%s\n",
+                p->elapsed, p->phase, (long long)p->best.K, (long long)p->best.n_K,
+                (long long)p->best.C, p->chain, p->chains, (long long)p->current.K,
+                (long long)p->current.n_K, (long long)p->current.C, p->temperature,
+                p->moves_per_second, left);
     }
     return cli_stop_requested();
 }
@@ -396,7 +407,7 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
      * which would receive one drawing per save). */
     opt.save_path = out_graphml || outs[0].stream ? NULL : out;
     opt.checkpoint_path = checkpoint;
-    progress_state ps = {quiet, -1e9};
+    progress_state ps = {quiet, isatty(STDERR_FILENO), -1e9};
     opt.progress = on_progress;
     opt.progress_user = &ps;
     cli_stop_catch();
