@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                             tsr_layout **out)
@@ -52,6 +53,11 @@ tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out)
     FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return tsr__fail(ctx, TSR_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return tsr__fail(ctx, TSR_ERR_IO, "%s: is a folder, not a graph file", path);
+    }
     char *data = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

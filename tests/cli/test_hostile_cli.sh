@@ -219,4 +219,21 @@ else
   echo "note: $ex absent; skipping the progress test" >&2
 fi
 
+# --- messages say what is wrong -------------------------------------------------------------------
+expect 1 "$tool" resize "$src" "$tmp/m.png" --scale 0.0001 --quiet
+grep -q -- "--scale 0.0001,0.0001 makes no output size from 160x120" "$tmp/err.txt" && ok || bad "tiny --scale: message"
+expect 1 "$tool" resize "$src" "$tmp/m.png" --scale 1e9 --quiet
+grep -q -- "makes no output size" "$tmp/err.txt" && ok || bad "huge --scale: message"
+expect 1 "$tool" resize "$src" "$tmp/m.png" --size 100000x100000 --quiet
+grep -q "the 100000x100000 output: " "$tmp/err.txt" && ok || bad "huge --size: names the output"
+expect 2 "$tool" resize "$src" "$tmp/m.png" --size 8x8 --quality 50 --quiet
+grep -q -- "--quality applies to JPEG outputs" "$tmp/err.txt" && ok || bad "--quality for PNG: message"
+expect 2 "$tool" carve "$src" "$tmp/m.png" --width 100 --quality 50 --quiet
+expect 0 "$tool" resize "$src" "$tmp/m.jpg" --size 8x8 --quality 50 --quiet
+mkdir -p "$tmp/afolder"
+for c in "resize $tmp/afolder $tmp/m.png --size 8x8" "carve $tmp/afolder $tmp/m.png --width 8" "layout check $tmp/afolder"; do
+  expect 1 "$tool" $c --quiet
+  grep -q "afolder: is a folder, not a" "$tmp/err.txt" && ok || bad "folder as input ($c): $(cat "$tmp/err.txt")"
+done
+
 finish test_hostile_cli

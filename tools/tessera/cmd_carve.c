@@ -193,6 +193,12 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     const int json = cli_get(cmd, &args, "json") != NULL;
     const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
 
+    if (quality && tsr__file_format_of(out) != TSR__FILE_JPEG &&
+        tsr__file_format_of(out) != TSR__FILE_NONE &&
+        (!seams || tsr__file_format_of(seams) != TSR__FILE_JPEG)) {
+        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        return TSR_EXIT_USAGE;
+    }
     tsr_ctx *ctx = NULL;
     if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
         return rc;

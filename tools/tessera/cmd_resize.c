@@ -94,10 +94,15 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count, in
                                                          tsr__file_format_of(out[i]),
                                                          src[i].channels)) != TSR_OK) {
             cli_fail(job->cmd, job->ctx, st, NULL);
-        } else if ((st = output_size(job, &src[i], &w, &h)) != TSR_OK ||
-                   (st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
-                       TSR_OK) {
-            cli_fail(job->cmd, job->ctx, st, in[i]);
+        } else if (output_size(job, &src[i], &w, &h) != TSR_OK) {
+            cli_error(job->cmd,
+                      "%s: --scale %g,%g makes no output size from %dx%d (round(side x factor) "
+                      "must be 1 to 2147483647 on both sides)",
+                      in[i], job->fx, job->fy, (int)src[i].width, (int)src[i].height);
+        } else if ((st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
+                   TSR_OK) {
+            cli_error(job->cmd, "%s: the %dx%d output: %s", in[i], (int)w, (int)h,
+                      tsr_ctx_last_error(job->ctx));
         } else {
             bsrc[ngood] = src[i];
             bdst[ngood] = dst[i];
@@ -261,6 +266,15 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
     }
     for (int i = 0; i < ninputs && rc == 0; i++)
         checks[i] = (cli_output){outs[i], "output", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
+    int any_jpeg = 0; /* --quality is for JPEG outputs: one named .jpg, or one without an
+                       * extension (the input's format, which may be JPEG) */
+    for (int i = 0; i < ninputs && rc == 0; i++)
+        any_jpeg |= tsr__file_format_of(outs[i]) == TSR__FILE_JPEG ||
+                    tsr__file_format_of(outs[i]) == TSR__FILE_NONE;
+    if (rc == 0 && quality && !any_jpeg) {
+        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        rc = TSR_EXIT_USAGE;
+    }
     if (rc == 0)
         rc = cli_check_outputs(cmd, job.ctx, (const char *const *)args.positional, ninputs, checks,
                                ninputs, cli_get(cmd, &args, "overwrite") != NULL);
