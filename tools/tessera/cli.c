@@ -306,15 +306,6 @@ int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, ts
         opt.threads = (int)t;
     }
     tsr_status st = tsr_ctx_create(&opt, ctx);
-    if (st != TSR_OK && opt.backend == TSR_BACKEND_CUDA && st != TSR_ERR_UNSUPPORTED) {
-        /* the runtime's words ("CUDA driver version is insufficient") for what the user sees
-         * as no GPU */
-        cli_error(cmd, "--backend cuda: no usable CUDA GPU found (%s)",
-                  *ctx ? tsr_ctx_last_error(*ctx) : tsr_strerror(st));
-        tsr_ctx_destroy(*ctx);
-        *ctx = NULL;
-        return TSR_EXIT_FAILURE;
-    }
     if (st != TSR_OK) {
         int rc = cli_fail(cmd, *ctx, st, NULL);
         tsr_ctx_destroy(*ctx);
