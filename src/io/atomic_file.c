@@ -118,20 +118,12 @@ tsr_status tsr__output_probe(tsr_ctx *ctx, const char *path, tsr__output_kind *k
     return TSR_OK;
 }
 
-/* What a name stands for, for tsr__same_file: an existing regular file's device and inode, or a
- * new name's folder (device and inode) and last component. 0 when it is neither. */
-typedef struct file_identity {
-    dev_t dev;
-    ino_t ino;
-    char name[256]; /* "" for an existing file */
-} file_identity;
-
-static int identify(const char *path, file_identity *id)
+int tsr__file_identify(const char *path, tsr__file_identity *id)
 {
     char target[4096], folder[4096];
     struct stat sb;
     memset(id, 0, sizeof *id);
-    if (!follow_links(path, target, sizeof target))
+    if (strcmp(path, "-") == 0 || !follow_links(path, target, sizeof target))
         return 0;
     if (stat(target, &sb) == 0) {
         if (!S_ISREG(sb.st_mode))
@@ -149,15 +141,24 @@ static int identify(const char *path, file_identity *id)
     return 1;
 }
 
+int tsr__file_identity_compare(const tsr__file_identity *a, const tsr__file_identity *b)
+{
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino)
+        return a->ino < b->ino ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
 int tsr__same_file(const char *a, const char *b)
 {
     if (!a || !b)
         return 0;
     if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
         return strcmp(a, b) == 0;
-    file_identity ia, ib;
-    return identify(a, &ia) && identify(b, &ib) && ia.dev == ib.dev && ia.ino == ib.ino &&
-           strcmp(ia.name, ib.name) == 0;
+    tsr__file_identity ia, ib;
+    return tsr__file_identify(a, &ia) && tsr__file_identify(b, &ib) &&
+           tsr__file_identity_compare(&ia, &ib) == 0;
 }
 
 /* Opens path for writing directly (standard output, a device, a FIFO). */

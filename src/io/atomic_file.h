@@ -16,6 +16,7 @@
 #include "core/ctx.h"
 
 #include <stdio.h>
+#include <sys/types.h>
 
 /* How tsr__atomic_open will write a path (tsr__output_probe). */
 typedef enum tsr__output_kind {
@@ -40,6 +41,19 @@ typedef struct tsr__atomic_file {
  * existing folder it may create files in. kind (may be NULL) receives how it would be written.
  * Fails with TSR_ERR_IO and "PATH: reason". */
 tsr_status tsr__output_probe(tsr_ctx *ctx, const char *path, tsr__output_kind *kind);
+/* What a name stands for, to tell whether two names are one file: an existing regular file's
+ * device and inode (after symlinks), or a new name's folder (device and inode) and last
+ * component. */
+typedef struct tsr__file_identity {
+    dev_t dev;
+    ino_t ino;
+    char name[256]; /* "" for an existing file */
+} tsr__file_identity;
+/* Fills *id and returns 1, or returns 0 when path is neither ("-", a device, a FIFO, a name
+ * that cannot be resolved). */
+int tsr__file_identify(const char *path, tsr__file_identity *id);
+/* Orders identities (for sorting); 0 when they are one file. */
+int tsr__file_identity_compare(const tsr__file_identity *a, const tsr__file_identity *b);
 /* 1 when a and b name one file: the same existing regular file (device and inode, after
  * symlinks), the same new name in the same folder, or both "-"; else 0. */
 int tsr__same_file(const char *a, const char *b);
