@@ -79,6 +79,14 @@ expect 0 "$tool" layout optimize "$tmp/ids.txt" "$tmp/ids2.json" --moves 200 --c
 grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "checkpoint of string ids resumes"
 expect 0 "$tool" layout check "$tmp/ids.json"
 
+# GraphML output: names escaped as XML, read back as the same names
+printf 'a&b <c>\n<c> "d"\n"d" a&b\n' >"$tmp/xml.txt"
+expect 0 "$tool" layout optimize "$tmp/xml.txt" "$tmp/xml.graphml" --moves 50 --quiet
+"$tool" layout optimize "$tmp/xml.graphml" "$tmp/xml.json" --moves 50 --quiet && ok || bad "GraphML output reads back"
+$py -c "
+import json,sys; j=json.load(open('$tmp/xml.json'))
+sys.exit(0 if [n['id'] for n in j['nodes']]==['a&b','<c>','\"d\"'] else 1)" && ok || bad "GraphML output: names escaped and read back"
+
 # --- outputs are checked before any work (a path that cannot be written fails at once) ------------
 src=${TSR_TESTS}/data/sample.png
 printf 'a b\nb c\nc a\nc d\n' >"$tmp/g.txt"
