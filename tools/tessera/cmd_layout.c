@@ -531,7 +531,7 @@ const cli_command cli_cmd_layout = {
     "with K, Phi = sum of squared counts, C = crossings, compared in that order. "
     "check prints the score and the violations of validity (node outside the canvas, two nodes "
     "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges; the "
-    "first 20 are listed, with the count of the rest) and "
+    "first 20, or --max-violations N, are listed, with the count of the rest) and "
     "exits 0 when the drawing is valid, 1 when not. "
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
     "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
