@@ -8,6 +8,11 @@
 data=${TSR_DATA:-../shared/data}
 . "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
 py=/usr/bin/python3
+# Work inside the temporary folder, so that a tool that writes '-' or other relative names as
+# files leaves them there.
+data=$(cd "$data" 2>/dev/null && pwd || echo "$data")
+TSR_TESTS=$(cd "$TSR_TESTS" && pwd)
+cd "$tmp" || exit 1
 
 # --- layout check of a graph without coordinates: every node on (0, 0) --------------------------
 awk 'BEGIN{for(i=0;i<10000;i++)print i,(i*7919+1)%300000}' >"$tmp/e10k.txt"
