@@ -12,6 +12,7 @@ py=/usr/bin/python3
 # files leaves them there.
 data=$(cd "$data" 2>/dev/null && pwd || echo "$data")
 TSR_TESTS=$(cd "$TSR_TESTS" && pwd)
+tool=$(realpath "$tool")
 cd "$tmp" || exit 1
 
 # --- layout check of a graph without coordinates: every node on (0, 0) --------------------------
