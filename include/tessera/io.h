@@ -2,7 +2,9 @@
  *
  * Readers choose the format from the file's first bytes, never from its name. Writers choose it
  * from the output name's extension (or explicitly) and write through a temporary file in the
- * same folder that is renamed into place only when complete, so a failed write leaves nothing. */
+ * same folder that is renamed into place only when complete, so a failed write leaves nothing;
+ * a symlink is followed to its target and a replaced file keeps its mode, while "-" (standard
+ * output), devices and FIFOs are written directly. */
 #ifndef TESSERA_IO_H
 #define TESSERA_IO_H
 
@@ -23,7 +25,9 @@ typedef enum tsr_format {
 const char *tsr_format_name(tsr_format format);
 /* The format a file's first bytes announce (TSR_FORMAT_UNKNOWN when none matches). */
 tsr_format tsr_format_detect(const void *head, size_t len);
-/* The format an output file name asks for by its extension (.png, .jpg/.jpeg, .pgm/.ppm/.pnm). */
+/* The format an output file name asks for by its extension (.png, .jpg/.jpeg, .pgm/.ppm/.pnm);
+ * TSR_FORMAT_UNKNOWN for other extensions, which tsr_image_save refuses naming them. .pgm holds
+ * gray images only, .ppm colour only, .pnm either. */
 tsr_format tsr_format_from_name(const char *path);
 
 /* Decodes an image held in memory. Allocates out->data with tsr_image_alloc (free it with

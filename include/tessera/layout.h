@@ -56,6 +56,8 @@ tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const ch
                             tsr_layout **out);
 /* Writes contest JSON (ids as read) atomically: temporary file, then rename. */
 tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *layout, const char *path);
+/* Writes GraphML atomically: <node id> with "x"/"y" data (keys d_x, d_y), <edge source target>. */
+tsr_status tsr_layout_write_graphml(tsr_ctx *ctx, const tsr_layout *layout, const char *path);
 /* Writes an SVG picture atomically; the edges with the most crossings are drawn thick and red,
  * the rest shaded from grey by their count. */
 tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *layout, const char *path);

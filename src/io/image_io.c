@@ -1,5 +1,6 @@
 /* Image I/O dispatch: decode from memory, load a file, save a file atomically. */
 #include "io/codecs.h"
+#include "io/format.h"
 
 #include "core/checked.h"
 #include "core/ctx.h"
@@ -66,9 +67,61 @@ tsr_status tsr__image_prefix_path(tsr_ctx *ctx, tsr_status st, const char *path)
     return tsr__fail(ctx, st, "%s: %s", path, msg);
 }
 
-/* Reads a whole regular file into memory from the context's allocator. */
+/* Reads what is left of fd (a pipe, a FIFO, a terminal) into memory, growing the buffer, up to
+ * the context's max_memory. */
+static tsr_status read_stream(tsr_ctx *ctx, int fd, uint8_t **out, size_t *out_len)
+{
+    size_t len = 0, cap = 0;
+    uint8_t *buf = NULL;
+    tsr_status st = TSR_OK;
+    for (;;) {
+        if (len == cap) {
+            size_t grown = cap ? cap * 2 : (size_t)1 << 16;
+            void *p;
+            if (grown < cap) {
+                st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "input too large");
+                break;
+            }
+            if ((st = tsr__alloc(ctx, grown, &p)) != TSR_OK)
+                break;
+            if (len)
+                memcpy(p, buf, len);
+            tsr__free(ctx, buf);
+            buf = p;
+            cap = grown;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            st = tsr__fail(ctx, TSR_ERR_IO, "cannot read: %s", strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (ctx->opt.max_memory && len > ctx->opt.max_memory) {
+            st = tsr__fail(ctx, TSR_ERR_LIMIT, "input exceeds the memory limit");
+            break;
+        }
+    }
+    if (st == TSR_OK && len == 0)
+        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "empty input");
+    if (st != TSR_OK) {
+        tsr__free(ctx, buf);
+        return st;
+    }
+    *out = buf;
+    *out_len = len;
+    return TSR_OK;
+}
+
+/* Reads a whole file into memory from the context's allocator: a regular file by its size,
+ * "-" (standard input) and other files that are not folders as a stream. */
 static tsr_status read_file(tsr_ctx *ctx, const char *path, uint8_t **out, size_t *out_len)
 {
+    if (strcmp(path, "-") == 0)
+        return read_stream(ctx, STDIN_FILENO, out, out_len);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return tsr__fail(ctx, TSR_ERR_IO, "cannot open: %s", strerror(errno));
@@ -78,9 +131,14 @@ static tsr_status read_file(tsr_ctx *ctx, const char *path, uint8_t **out, size_
         close(fd);
         return tsr__fail(ctx, TSR_ERR_IO, "cannot stat: %s", strerror(e));
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (S_ISDIR(sb.st_mode)) {
         close(fd);
-        return tsr__fail(ctx, TSR_ERR_IO, "not a regular file");
+        return tsr__fail(ctx, TSR_ERR_IO, "is a folder, not an image file");
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        tsr_status st = read_stream(ctx, fd, out, out_len);
+        close(fd);
+        return st;
     }
     if (sb.st_size <= 0) {
         close(fd);
@@ -205,19 +263,20 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "PNG compression %d is outside 0..9",
                          o.png_compression);
     tsr_format f = o.format;
+    tsr__file_format named = TSR__FILE_NONE; /* PGM and PPM say which PNM */
     if (f == TSR_FORMAT_UNKNOWN) {
-        f = tsr_format_from_name(path);
-        if (f == TSR_FORMAT_UNKNOWN)
-            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                             "%s: cannot tell the format from the name (use .png, .jpg, .pgm "
-                             "or .ppm, or set the format)",
-                             path);
+        if ((st = tsr__output_format(ctx, path, TSR__WRITES_IMAGE, TSR__FILE_NONE, &named)) !=
+            TSR_OK)
+            return st;
+        f = tsr__file_format_image(named);
     }
     st = tsr_image_check(ctx, img);
     if (st == TSR_OK)
         st = tsr__image_check_savable(ctx, f, img);
     if (st != TSR_OK)
         return tsr__image_prefix_path(ctx, st, path);
+    if ((st = tsr__file_format_check_channels(ctx, path, named, img->channels)) != TSR_OK)
+        return st;
 
     tsr__atomic_file af;
     st = tsr__atomic_open(ctx, path, &af);

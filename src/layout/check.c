@@ -1,5 +1,8 @@
 /* Validity of a drawing (layout.h): nodes outside the canvas, coincident nodes, nodes on edges
- * they are not endpoints of, self-loops and duplicate edges; every violation is listed. */
+ * they are not endpoints of, self-loops and duplicate edges. Every violation is counted; the
+ * first `capacity` are listed. The work is O((n + m) log n) plus, for edges that are neither
+ * vertical nor degenerate, the nodes in their x range: a drawing without coordinates, whose
+ * edges are all degenerate, costs no more than its sort however many pairs it counts. */
 #include "layout/geometry.h"
 #include "layout/layout_internal.h"
 
@@ -50,6 +53,22 @@ static tsr_status alloc_i32(tsr_ctx *ctx, size_t n, int32_t **out)
     return tsr__alloc(ctx, bytes, (void **)out);
 }
 
+/* The first position in order (nodes sorted by (x, y)) whose node is not before (x, y), or with
+ * `after`, whose node is after it. */
+static int32_t bound(const tsr_layout *l, const int32_t *order, int32_t n, int32_t x, int32_t y,
+                     int after)
+{
+    int32_t first = 0, last = n;
+    while (first < last) {
+        int32_t mid = first + (last - first) / 2, w = order[mid];
+        if (l->x[w] < x || (l->x[w] == x && (l->y[w] < y || (after && l->y[w] == y))))
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    return first;
+}
+
 tsr_status tsr_layout_check(tsr_ctx *ctx, const tsr_layout *l, tsr_layout_violation *items,
                             size_t capacity, size_t *count)
 {
@@ -87,22 +106,29 @@ tsr_status tsr_layout_check(tsr_ctx *ctx, const tsr_layout *l, tsr_layout_violat
             first = i;
     }
 
-    /* Nodes on edges: nodes sorted by x (order), binary search the edge's x range. */
+    /* Nodes on edges, with the nodes sorted by (x, y) (order). A vertical or degenerate edge
+     * (both ends at one point, as in a graph without coordinates) holds exactly the nodes whose
+     * key lies in [(x, lo y), (x, hi y)]: one range found by binary search, counted without
+     * visiting it past the listing's capacity. Other edges visit the nodes of their x range. */
     for (int32_t e = 0; e < m; e++) {
         int32_t u = l->edge_u[e], v = l->edge_v[e];
         if (u == v)
             continue;
         int32_t ax = l->x[u], ay = l->y[u], bx = l->x[v], by = l->y[v];
-        int32_t lox = ax < bx ? ax : bx, hix = ax < bx ? bx : ax;
-        int32_t first = 0, last = n;
-        while (first < last) {
-            int32_t mid = first + (last - first) / 2;
-            if (l->x[order[mid]] < lox)
-                first = mid + 1;
-            else
-                last = mid;
+        if (ax == bx) {
+            int32_t first = bound(l, order, n, ax, ay < by ? ay : by, 0);
+            int32_t last = bound(l, order, n, ax, ay < by ? by : ay, 1);
+            /* u and v both lie in the range; every other node in it is on the edge. */
+            size_t total = s.count + (size_t)(last - first) - 2;
+            for (int32_t i = first; i < last && s.count < s.capacity; i++)
+                if (order[i] != u && order[i] != v)
+                    add(&s, TSR_LAYOUT_NODE_ON_EDGE, order[i], -1, e, -1);
+            s.count = total;
+            continue;
         }
-        for (int32_t i = first; i < n && l->x[order[i]] <= hix; i++) {
+        int32_t lox = ax < bx ? ax : bx, hix = ax < bx ? bx : ax;
+        for (int32_t i = bound(l, order, n, lox, INT32_MIN, 0); i < n && l->x[order[i]] <= hix;
+             i++) {
             int32_t w = order[i];
             if (w != u && w != v && tsr__point_on_segment(l->x[w], l->y[w], ax, ay, bx, by))
                 add(&s, TSR_LAYOUT_NODE_ON_EDGE, w, -1, e, -1);

@@ -1,4 +1,5 @@
-/* Reading by content (JSON, GraphML, edge list) and writing contest JSON and SVG, atomically. */
+/* Reading by content (JSON, GraphML, edge list) and writing contest JSON, GraphML and SVG,
+ * atomically. */
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                             tsr_layout **out)
@@ -47,9 +49,15 @@ tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out)
     if (!path || !out)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to read");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    const int from_stdin = strcmp(path, "-") == 0; /* "-": standard input */
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return tsr__fail(ctx, TSR_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return tsr__fail(ctx, TSR_ERR_IO, "%s: is a folder, not a graph file", path);
+    }
     char *data = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -63,9 +71,10 @@ tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out)
             break;
         }
     }
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     if (st == TSR_OK)
-        st = tsr_layout_parse(ctx, data, len, path, out);
+        st = tsr_layout_parse(ctx, data, len, from_stdin ? "<stdin>" : path, out);
     tsr__free(ctx, data);
     return st;
 }
@@ -117,10 +126,27 @@ static void ob_json_string(outbuf *o, const char *s)
     ob_printf(o, "\"");
 }
 
+/* Whether s is a JSON integer as a writer would spell it (RFC 8259 section 6, without "-0"):
+ * "-"? and "0" or digits not starting with 0. Edge-list names such as "a", "01", "+2" or "0x10"
+ * are not, and are written as strings. */
+static int is_canonical_integer(const char *s)
+{
+    int negative = *s == '-';
+    s += negative;
+    if (*s < '0' || *s > '9' || (s[0] == '0' && (s[1] || negative)))
+        return 0;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return *s == '\0';
+}
+
+/* A node id: a JSON number where the input had one and it is a canonical integer, else a string
+ * (the readers take either and compare ids by their text, so a drawing written here reads back
+ * as the same graph). */
 static void ob_id(outbuf *o, const tsr_layout *l, int32_t v)
 {
     if (l->node_id && l->node_id[v]) {
-        if (l->node_id_is_string[v])
+        if (l->node_id_is_string[v] || !is_canonical_integer(l->node_id[v]))
             ob_json_string(o, l->node_id[v]);
         else
             ob_printf(o, "%s", l->node_id[v]);
@@ -176,6 +202,72 @@ tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *
         ob_printf(o, "}");
     }
     ob_printf(o, "\n  ],\n  \"width\": %d,\n  \"height\": %d\n}\n", (int)l->width, (int)l->height);
+    st = ob_close(o);
+    tsr__free(ctx, o);
+    return st;
+}
+
+/* Text as XML attribute content (XML 1.0 section 2.4 and 3.3.3: &, <, > and quotes escaped,
+ * control characters as character references). */
+static void ob_xml_text(outbuf *o, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': ob_printf(o, "&amp;"); break;
+        case '<': ob_printf(o, "&lt;"); break;
+        case '>': ob_printf(o, "&gt;"); break;
+        case '"': ob_printf(o, "&quot;"); break;
+        default:
+            if (c < 0x20)
+                ob_printf(o, "&#%d;", c);
+            else
+                ob_printf(o, "%c", c);
+        }
+    }
+}
+
+static void ob_xml_id(outbuf *o, const tsr_layout *l, int32_t v)
+{
+    if (l->node_id && l->node_id[v])
+        ob_xml_text(o, l->node_id[v]);
+    else
+        ob_printf(o, "%d", (int)v);
+}
+
+tsr_status tsr_layout_write_graphml(tsr_ctx *ctx, const tsr_layout *l, const char *path)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!l || !path)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to write");
+    outbuf *o;
+    if ((st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
+        return st;
+    if ((st = ob_open(ctx, o, path)) != TSR_OK) {
+        tsr__free(ctx, o);
+        return st;
+    }
+    ob_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                 "  <key id=\"d_x\" for=\"node\" attr.name=\"x\" attr.type=\"int\"/>\n"
+                 "  <key id=\"d_y\" for=\"node\" attr.name=\"y\" attr.type=\"int\"/>\n"
+                 "  <graph id=\"G\" edgedefault=\"undirected\">\n");
+    for (int32_t i = 0; i < l->num_nodes; i++) {
+        ob_printf(o, "    <node id=\"");
+        ob_xml_id(o, l, i);
+        ob_printf(o, "\"><data key=\"d_x\">%d</data><data key=\"d_y\">%d</data></node>\n",
+                  (int)l->x[i], (int)l->y[i]);
+    }
+    for (int32_t e = 0; e < l->num_edges; e++) {
+        ob_printf(o, "    <edge source=\"");
+        ob_xml_id(o, l, l->edge_u[e]);
+        ob_printf(o, "\" target=\"");
+        ob_xml_id(o, l, l->edge_v[e]);
+        ob_printf(o, "\"/>\n");
+    }
+    ob_printf(o, "  </graph>\n</graphml>\n");
     st = ob_close(o);
     tsr__free(ctx, o);
     return st;

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "io/atomic_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -359,6 +361,96 @@ void cli_progress_end(cli_progress *p)
     if (p->enabled && p->last_print > 0)
         fputc('\n', stderr);
     p->since = p->last_print = 0;
+}
+
+/* A name among a command's inputs and outputs, sorted by identity to find two that are one
+ * file in O(n log n) (batches of thousands of images). */
+typedef struct named_file {
+    tsr__file_identity id;
+    int output; /* 1: an output, 0: an input */
+    int index;
+} named_file;
+
+static int cmp_named_file(const void *p, const void *q)
+{
+    const named_file *a = p, *b = q;
+    int c = tsr__file_identity_compare(&a->id, &b->id);
+    if (c)
+        return c;
+    if (a->output != b->output)
+        return a->output - b->output; /* inputs first */
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *inputs, int ninputs,
+                      cli_output *outs, int nouts, int overwrite)
+{
+    int stdout_user = -1;
+    for (int i = 0; i < nouts; i++) {
+        cli_output *o = &outs[i];
+        if (!o->path)
+            continue;
+        o->format = TSR__FILE_NONE;
+        if (tsr__file_format_of(o->path) != TSR__FILE_NONE || o->fallback != TSR__FILE_NONE) {
+            if (tsr__output_format(ctx, o->path, o->writable, o->fallback, &o->format) != TSR_OK) {
+                cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
+                return TSR_EXIT_USAGE;
+            }
+        }
+        tsr__output_kind kind;
+        if (tsr__output_probe(ctx, o->path, &kind) != TSR_OK) {
+            cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
+            return TSR_EXIT_FAILURE;
+        }
+        o->stream = kind == TSR__OUTPUT_STREAM;
+        if (strcmp(o->path, "-") == 0) {
+            if (stdout_user >= 0) {
+                cli_error(cmd, "%s and %s both name standard output ('-')", outs[stdout_user].what,
+                          o->what);
+                return TSR_EXIT_USAGE;
+            }
+            stdout_user = i;
+        }
+    }
+    /* Outputs that are one file, or an output that is an input ("-" as an input is standard
+     * input, never an output). */
+    named_file *all = calloc((size_t)ninputs + (size_t)nouts + 1, sizeof *all);
+    if (!all) {
+        cli_error(cmd, "out of memory");
+        return TSR_EXIT_FAILURE;
+    }
+    size_t n = 0;
+    for (int i = 0; i < nouts; i++)
+        if (outs[i].path && tsr__file_identify(outs[i].path, &all[n].id))
+            all[n].output = 1, all[n++].index = i;
+    for (int i = 0; i < ninputs && n; i++)
+        if (inputs[i] && tsr__file_identify(inputs[i], &all[n].id))
+            all[n].output = 0, all[n++].index = i;
+    qsort(all, n, sizeof *all, cmp_named_file);
+    int rc = 0;
+    for (size_t k = 1; k < n && !rc; k++) {
+        const named_file *a = &all[k - 1], *b = &all[k];
+        if (tsr__file_identity_compare(&a->id, &b->id) != 0 || !b->output)
+            continue;
+        if (a->output) {
+            cli_error(cmd, "%s '%s' and %s '%s' name the same file", outs[a->index].what,
+                      outs[a->index].path, outs[b->index].what, outs[b->index].path);
+            rc = TSR_EXIT_USAGE;
+        } else if (!overwrite) {
+            cli_error(cmd, "%s '%s' is the input '%s' (--overwrite replaces it)",
+                      outs[b->index].what, outs[b->index].path, inputs[a->index]);
+            rc = TSR_EXIT_USAGE;
+        }
+    }
+    free(all);
+    return rc;
+}
+
+int cli_check_output(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out,
+                     unsigned writable)
+{
+    cli_output o = {out, "OUT", writable, TSR__FILE_NONE, TSR__FILE_NONE, 0};
+    return cli_check_outputs(cmd, ctx, &in, 1, &o, 1, 0);
 }
 
 void cli_json_string(FILE *f, const char *s)

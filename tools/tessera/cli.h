@@ -4,6 +4,8 @@
 #ifndef TSR_CLI_H
 #define TSR_CLI_H
 
+#include "io/atomic_file.h"
+#include "io/format.h"
 #include "tessera/tessera.h"
 
 #include <stdio.h>
@@ -104,6 +106,34 @@ int cli_parse_double(const char *s, double lo, double hi, double *out); /* finit
 int cli_parse_double_pair(const char *s, double lo, double hi, double *a, double *b);
 /* "WxH" with both sides in [1, max_side]. */
 int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h);
+
+/* An output file a command will write, checked before any work by cli_check_outputs. */
+typedef struct cli_output {
+    const char *path;  /* NULL: not asked for */
+    const char *what;  /* how messages name it when two collide: "OUT", "--svg" */
+    unsigned writable; /* the formats it may be written in (a mask of TSR__FILE_BIT) */
+    /* The format of "-" and of a name without an extension; TSR__FILE_NONE: the input's
+     * format, which the command applies once the input is read (images). */
+    tsr__file_format fallback;
+    tsr__file_format format; /* out: the name's format, or the fallback; NONE while deferred */
+    int stream; /* out: standard output, a device or a FIFO: written directly, never replaced */
+} cli_output;
+
+/* The one check of a command's outputs, before it reads or computes anything: each output's
+ * format comes from its name (io/format.h: an extension tessera cannot write there is a
+ * usage error naming it and the formats it can write, exit 2); its path must be writable
+ * (tsr__output_probe: a missing or read-only folder, a read-only file, a folder given as a
+ * file fail with exit 1); two outputs may not name one file, and an output may not be one of
+ * the inputs unless `overwrite` (--overwrite) allows it (exit 2). Prints one line and returns
+ * the exit code, or 0. */
+int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *inputs, int ninputs,
+                      cli_output *outs, int nouts, int overwrite);
+
+/* cli_check_outputs for a command's one input and one output, which may be written in the
+ * formats of `writable` (TSR__FILE_BIT mask; a name without an extension passes to the
+ * command's own rule). */
+int cli_check_output(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out,
+                     unsigned writable);
 
 /* Writes s as a JSON string literal (with quotes and escapes). */
 void cli_json_string(FILE *f, const char *s);

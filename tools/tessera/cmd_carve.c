@@ -47,6 +47,7 @@ static const cli_option carve_options[] = {
      "path). The environment variable TSR_BACKEND sets the default."},
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
     {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
+    {"overwrite", CLI_FLAG, NULL, "Allow an output to be an input file, which is then replaced."},
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (sizes, seams, backend, time; device_ms: the GPU time of "
      "the seam passes on the cuda backend, 0 on the others)."},
@@ -99,12 +100,14 @@ static int save(const cli_command *cmd, tsr_ctx *ctx, carve_outputs *outs, const
                 const tsr_image *img, const tsr_save_options *base, tsr_format fallback)
 {
     tsr_save_options so = *base;
-    if (so.format == TSR_FORMAT_UNKNOWN && tsr_format_from_name(path) == TSR_FORMAT_UNKNOWN)
+    if (tsr__file_format_of(path) == TSR__FILE_NONE) /* "-", "out": the fallback format */
         so.format = fallback;
     tsr_status st = tsr_image_save(ctx, path, img, &so);
     if (st != TSR_OK)
         return cli_fail(cmd, ctx, st, path);
-    outs->paths[outs->written++] = path;
+    tsr__output_kind kind;
+    if (tsr__output_probe(ctx, path, &kind) == TSR_OK && kind != TSR__OUTPUT_STREAM)
+        outs->paths[outs->written++] = path; /* a file that a later failure takes back */
     return 0;
 }
 
@@ -190,9 +193,27 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     const int json = cli_get(cmd, &args, "json") != NULL;
     const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
 
+    if (quality && tsr__file_format_of(out) != TSR__FILE_JPEG &&
+        tsr__file_format_of(out) != TSR__FILE_NONE &&
+        (!seams || tsr__file_format_of(seams) != TSR__FILE_JPEG)) {
+        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        return TSR_EXIT_USAGE;
+    }
     tsr_ctx *ctx = NULL;
     if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
         return rc;
+    const char *inputs[] = {in, keep, drop, map};
+    cli_output checks[] = {
+        {out, "OUT", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
+        {seams, "--seams", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
+        {save_map, "--save-map",
+         TSR__FILE_BIT(TSR__FILE_PNG) | TSR__FILE_BIT(TSR__FILE_PGM) | TSR__FILE_BIT(TSR__FILE_PNM),
+         TSR__FILE_PNG, 0, 0}};
+    if ((rc = cli_check_outputs(cmd, ctx, inputs, 4, checks, 3,
+                                cli_get(cmd, &args, "overwrite") != NULL)) != 0) {
+        tsr_ctx_destroy(ctx);
+        return rc;
+    }
     cli_stop_catch();
     tsr_image src = {0}, dst = {0}, keep_img = {0}, drop_img = {0}, ov = {0}, map_img = {0};
     tsr_format format = TSR_FORMAT_PNG;
@@ -314,7 +335,10 @@ const cli_command cli_cmd_carve = {
     "backend, bit for bit; batch mode removes K disjoint seams per pass. Masks are exact rules: "
     "seams cross as few keep pixels as possible, then as many drop pixels as possible. 8- and "
     "16-bit gray, gray+alpha, RGB and RGBA images; alpha is carried. Sides up to 65535 pixels. "
-    "The output format follows OUT's extension (.png, .jpg, .pgm/.ppm/.pnm), else the input's.",
+    "OUT's extension chooses the output format (.png, .jpg/.jpeg, .pgm gray, .ppm colour, .pnm "
+    "either; another extension is an error); OUT without one (\"-\": standard output) gets "
+    "the input's format. IN may be \"-\" (standard input). An output that is an input is "
+    "refused unless --overwrite.",
     carve_options,
     "  tessera carve photo.jpg narrow.png --width 640\n"
     "  tessera carve photo.jpg small.png --size 800x500 --energy forward --order optimal\n"

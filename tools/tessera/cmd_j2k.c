@@ -227,7 +227,10 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.components = comps;
         opt.num_components = k;
     }
-    int pgx = ends_with(out, ".pgx");
+    int pgx = cli_check_output(cmd, ctx, in, out, TSR__WRITES_ROWS | TSR__FILE_BIT(TSR__FILE_PGX));
+    if (pgx)
+        return pgx;
+    pgx = ends_with(out, ".pgx");
     if (!pgx && tsr_format_from_name(out) != TSR_FORMAT_PNG &&
         tsr_format_from_name(out) != TSR_FORMAT_PNM) {
         cli_error(cmd, "output '%s': use a .pgx, .png, .pgm, .ppm or .pnm name", out);

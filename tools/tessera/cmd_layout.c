@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,10 @@
 
 static const cli_option layout_options[] = {
     {"json", CLI_FLAG, NULL, "check: print the report as JSON on stdout."},
+    {"max-violations", CLI_VALUE, "N",
+     "check: list at most N violations (default 20; 0: none, \"all\": every one); the count "
+     "of all of them is always given (\"and 1,234 more\", JSON \"violation_count\" and "
+     "\"violations_listed\")."},
     {"time", CLI_VALUE, "SECONDS", "optimize: time budget (default 60)."},
     {"moves", CLI_VALUE, "N",
      "optimize: budget in proposed moves; the schedule then follows moves, not time, so a seed "
@@ -58,6 +63,9 @@ static const cli_option layout_options[] = {
      "default."},
     {"threads", CLI_VALUE, "N",
      "CPU threads for full counts and optimize's default --chains (default 0: all cores)."},
+    {"overwrite", CLI_FLAG, NULL,
+     "optimize, render: allow OUT (or --checkpoint) to be the input file, which is then "
+     "replaced."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
@@ -120,38 +128,80 @@ static void text_violation(const tsr_layout *l, const tsr_layout_violation *v)
     }
 }
 
-/* layout check IN [--json]: exit 0 when valid, 1 when not (or on failure). */
+/* n with thousands separators ("49,991,003"); buf holds at least 32 bytes. */
+static const char *grouped(size_t n, char *buf)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%zu", n), o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* layout check IN [--json] [--max-violations N]: exit 0 when valid, 1 when not (or on failure).
+ * At most N violations are listed (the library counts them all without storing them), so a
+ * drawing with billions of them (every node of a coordinate-free graph on one point) prints a
+ * few lines. */
 static int run_check(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in)
 {
+    size_t limit = 20;
+    const char *v = cli_get(cmd, args, "max-violations");
+    if (v && strcmp(v, "all") == 0) {
+        limit = SIZE_MAX;
+    } else if (v) {
+        long long n;
+        if (!cli_parse_int(v, 0, INT32_MAX, &n)) {
+            cli_error(cmd, "--max-violations wants a count from 0 or 'all', not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        limit = (size_t)n;
+    }
     tsr_layout *l = NULL;
     tsr_layout_violation *items = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
         return cli_fail(cmd, ctx, st, NULL);
     int rc = TSR_EXIT_FAILURE;
-    size_t total = 0;
+    size_t total = 0, listed = 0;
     tsr_layout_score s;
-    if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK ||
-        (total && !(items = malloc(total * sizeof *items))) ||
-        (st = tsr_layout_check(ctx, l, items, total, &total)) != TSR_OK ||
-        (st = tsr_layout_evaluate(ctx, l, &s, NULL)) != TSR_OK) {
-        rc = cli_fail(cmd, ctx, st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st, in);
-        goto done;
+    if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK)
+        goto failed;
+    listed = total < limit ? total : limit;
+    if (listed && !(items = malloc(listed * sizeof *items))) {
+        st = TSR_ERR_OUT_OF_MEMORY;
+        goto failed;
     }
+    if (listed && (st = tsr_layout_check(ctx, l, items, listed, &total)) != TSR_OK)
+        goto failed;
+    if (!l->has_coordinates) {
+        /* Every node on one point: no two edges cross (a crossing needs endpoints strictly on
+         * both sides of a line), so every count is 0; not counted, since the sweep over edge
+         * boxes would visit every pair of these boxes, which all meet at the point. */
+        memset(&s, 0, sizeof s);
+        s.n_K = l->num_edges;
+    } else if ((st = tsr_layout_evaluate(ctx, l, &s, NULL)) != TSR_OK) {
+        goto failed;
+    }
+    char buf[32];
     if (cli_get(cmd, args, "json")) {
         printf("{\"file\": ");
         cli_json_string(stdout, in);
         printf(", \"nodes\": %d, \"edges\": %d, \"width\": %d, \"height\": %d, "
                "\"has_coordinates\": %s, \"valid\": %s, \"K\": %lld, \"n_K\": %lld, \"Phi\": %lld, "
-               "\"C\": %lld, \"violation_count\": %zu, \"violations\": [",
+               "\"C\": %lld, \"violation_count\": %zu, \"violations_listed\": %zu, "
+               "\"violations\": [",
                (int)l->num_nodes, (int)l->num_edges, (int)l->width, (int)l->height,
                l->has_coordinates ? "true" : "false", total ? "false" : "true", (long long)s.K,
-               (long long)s.n_K, (long long)s.Phi, (long long)s.C, total);
-        for (size_t i = 0; i < total; i++) {
+               (long long)s.n_K, (long long)s.Phi, (long long)s.C, total, listed);
+        for (size_t i = 0; i < listed; i++) {
             printf("%s\n    ", i ? "," : "");
             json_violation(l, &items[i]);
         }
-        printf("%s]}\n", total ? "\n  " : "");
+        printf("%s]}\n", listed ? "\n  " : "");
     } else {
         printf("%s: %d nodes, %d edges, canvas %dx%d\n", in, (int)l->num_nodes, (int)l->num_edges,
                (int)l->width, (int)l->height);
@@ -161,22 +211,33 @@ static int run_check(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         print_score(stdout, &s);
         printf("\n");
         if (total) {
-            printf("INVALID: %zu violation%s\n", total, total == 1 ? "" : "s");
-            for (size_t i = 0; i < total; i++)
+            printf("INVALID: %s violation%s\n", grouped(total, buf), total == 1 ? "" : "s");
+            for (size_t i = 0; i < listed; i++)
                 text_violation(l, &items[i]);
+            if (total > listed)
+                printf("  and %s more (--max-violations N lists more)\n",
+                       grouped(total - listed, buf));
         } else {
             printf("valid\n");
         }
     }
     rc = total ? TSR_EXIT_FAILURE : TSR_EXIT_OK;
+    goto done;
+failed:
+    rc = cli_fail(cmd, ctx, st, in);
 done:
     free(items);
     tsr_layout_free(ctx, l);
     return rc;
 }
 
-static int run_render(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out)
+static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
+                      const char *out)
 {
+    cli_output o = {out, "OUT", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0};
+    int rc = cli_check_outputs(cmd, ctx, &in, 1, &o, 1, cli_get(cmd, args, "overwrite") != NULL);
+    if (rc)
+        return rc;
     tsr_layout *l = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
@@ -186,34 +247,49 @@ static int run_render(const cli_command *cmd, tsr_ctx *ctx, const char *in, cons
         tsr_layout_optimize_options_init(&opt);
         opt.max_moves = 1;
         opt.time_limit = 0;
+        /* one stress layout: auto would also build and score its variant with long paths set
+         * aside, for a picture that does not need the lower of the two scores (10k edges:
+         * 15 s instead of 40 s) */
+        opt.init = TSR_LAYOUT_INIT_STRESS;
         tsr_layout_optimize_result res;
         st = tsr_layout_optimize(ctx, l, &opt, &res);
     }
     if (st == TSR_OK)
         st = tsr_layout_write_svg(ctx, l, out);
-    int rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
+    rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
     tsr_layout_free(ctx, l);
     return rc;
 }
 
 typedef struct progress_state {
     int quiet;
+    int terminal; /* stderr is a terminal: a progress line every second */
     double last;
 } progress_state;
 
+/* Progress on stderr: one-off events (notes) in a line of their own unless --quiet; the state
+ * once a second only when stderr is a terminal (a log gets the notes and the final line). The
+ * best drawing is the best over every chain (p->chain holds it). */
 static int on_progress(void *user, const tsr_layout_progress *p)
 {
     progress_state *ps = user;
-    if (!ps->quiet && (p->note || p->elapsed - ps->last >= 1.0)) {
-        if (!p->note)
-            ps->last = p->elapsed;
+    if (ps->quiet)
+        return cli_stop_requested();
+    if (p->note) {
+        fprintf(stderr, "layout: %6.1fs: %s\n", p->elapsed, p->note);
+    } else if (ps->terminal && p->elapsed - ps->last >= 1.0) {
+        ps->last = p->elapsed;
+        char left[32] = "";
+        if (p->time_limit > 0)
+            snprintf(left, sizeof left, "  %.0fs left",
+                     p->time_limit > p->elapsed ? p->time_limit - p->elapsed : 0.0);
         fprintf(stderr,
-                "layout: %6.1fs chain %d/%d phase %d  K=%lld n_K=%lld C=%lld  best K=%lld "
-                "n_K=%lld C=%lld  T=%.3g  %.0f moves/s%s%s\n",
-                p->elapsed, p->chain, p->chains, p->phase, (long long)p->current.K,
-                (long long)p->current.n_K, (long long)p->current.C, (long long)p->best.K,
-                (long long)p->best.n_K, (long long)p->best.C, p->temperature, p->moves_per_second,
-                p->note ? "  " : "", p->note ? p->note : "");
+                "layout: %6.1fs phase %d  best K=%lld n_K=%lld C=%lld (chain %d of %d: K=%lld "
+                "n_K=%lld C=%lld, T=%.3g)  %.0f moves/s%s\n",
+                p->elapsed, p->phase, (long long)p->best.K, (long long)p->best.n_K,
+                (long long)p->best.C, p->chain, p->chains, (long long)p->current.K,
+                (long long)p->current.n_K, (long long)p->current.C, p->temperature,
+                p->moves_per_second, left);
     }
     return cli_stop_requested();
 }
@@ -294,11 +370,25 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     const char *svg = cli_get(cmd, args, "svg");
     const char *checkpoint = cli_get(cmd, args, "checkpoint");
 
+    /* OUT: JSON (saved as the search goes) or GraphML (written at the end); "-" or a name
+     * without an extension: JSON. The checkpoint is JSON and must be a file to resume from. */
+    cli_output outs[3] = {
+        {out, "OUT", TSR__FILE_BIT(TSR__FILE_JSON) | TSR__FILE_BIT(TSR__FILE_GRAPHML),
+         TSR__FILE_JSON, 0, 0},
+        {svg, "--svg", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0},
+        {checkpoint, "--checkpoint", TSR__FILE_BIT(TSR__FILE_JSON), TSR__FILE_JSON, 0, 0}};
+    int rc = cli_check_outputs(cmd, ctx, &in, 1, outs, 3, cli_get(cmd, args, "overwrite") != NULL);
+    if (rc)
+        return rc;
+    if (checkpoint && outs[2].stream) {
+        cli_error(cmd, "--checkpoint '%s' must be a file (it is read back to resume)", checkpoint);
+        return TSR_EXIT_USAGE;
+    }
+    const int out_graphml = outs[0].format == TSR__FILE_GRAPHML;
     tsr_layout *l = NULL, *resume = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
         return cli_fail(cmd, ctx, st, NULL);
-    int rc = TSR_EXIT_OK;
     struct stat sb;
     if (checkpoint && stat(checkpoint, &sb) == 0) {
         if ((st = tsr_layout_read(ctx, checkpoint, &resume)) != TSR_OK) {
@@ -317,9 +407,11 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         if (!quiet)
             fprintf(stderr, "tessera layout: resuming from checkpoint '%s'\n", checkpoint);
     }
-    opt.save_path = out;
+    /* The optimizer saves JSON as it goes: into OUT when OUT is a JSON file (not a stream,
+     * which would receive one drawing per save). */
+    opt.save_path = out_graphml || outs[0].stream ? NULL : out;
     opt.checkpoint_path = checkpoint;
-    progress_state ps = {quiet, -1e9};
+    progress_state ps = {quiet, isatty(STDERR_FILENO), -1e9};
     opt.progress = on_progress;
     opt.progress_user = &ps;
     cli_stop_catch();
@@ -332,7 +424,8 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     }
     /* The optimizer wrote OUT already (best drawing, atomically); write it again in case the
      * last save predates the end and draw the SVG. */
-    tsr_status wst = tsr_layout_write_json(ctx, l, out);
+    tsr_status wst =
+        out_graphml ? tsr_layout_write_graphml(ctx, l, out) : tsr_layout_write_json(ctx, l, out);
     if (wst == TSR_OK && svg)
         wst = tsr_layout_write_svg(ctx, l, svg);
     if (wst != TSR_OK) {
@@ -400,6 +493,14 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "--json applies to check only");
         return TSR_EXIT_USAGE;
     }
+    if (strcmp(sub, "check") == 0 && cli_get(cmd, &args, "overwrite")) {
+        cli_error(cmd, "--overwrite applies to optimize and render only");
+        return TSR_EXIT_USAGE;
+    }
+    if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "max-violations")) {
+        cli_error(cmd, "--max-violations applies to check only");
+        return TSR_EXIT_USAGE;
+    }
     tsr_ctx *ctx = NULL;
     int quiet = cli_get(cmd, &args, "quiet") != NULL || strcmp(sub, "optimize") != 0;
     if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
@@ -407,7 +508,7 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
     if (strcmp(sub, "check") == 0)
         rc = run_check(cmd, &args, ctx, args.positional[0]);
     else if (strcmp(sub, "render") == 0)
-        rc = run_render(cmd, ctx, args.positional[0], args.positional[1]);
+        rc = run_render(cmd, &args, ctx, args.positional[0], args.positional[1]);
     else
         rc = run_optimize(cmd, &args, ctx, args.positional[0], args.positional[1]);
     tsr_ctx_destroy(ctx);
@@ -417,7 +518,7 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
 const cli_command cli_cmd_layout = {
     "layout",
     "k-planar grid drawings: check, optimize (simulated annealing), render as SVG",
-    "check IN [--json]\n"
+    "check IN [--json] [--max-violations N]\n"
     "       tessera layout optimize IN OUT [--time S] [--seed N] [--init auto|keep|stress|random] "
     "[--svg FILE] [--checkpoint FILE] [options]\n"
     "       tessera layout render IN OUT.svg",
@@ -428,14 +529,20 @@ const cli_command cli_cmd_layout = {
     "Two edges cross when they share no endpoint and each one's endpoints lie strictly on "
     "opposite sides of the other's line; the score is K = max crossings on an edge, n_K = edges "
     "with K, Phi = sum of squared counts, C = crossings, compared in that order. "
-    "check prints the score and every violation of validity (node outside the canvas, two nodes "
-    "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges) and "
+    "check prints the score and the violations of validity (node outside the canvas, two nodes "
+    "on one point, a node on an edge it is not an endpoint of, self-loops, duplicate edges; the "
+    "first 20, or --max-violations N, are listed, with the count of the rest) and "
     "exits 0 when the drawing is valid, 1 when not. "
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
     "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
-    "render draws IN as SVG with the most crossed edges in red.",
+    "render draws IN as SVG with the most crossed edges in red. "
+    "OUT's extension chooses its format: optimize writes .json (contest JSON, also for \"-\", "
+    "standard output, and names without an extension) or .graphml (written at the end; use "
+    "--checkpoint to keep the best drawing during the run), --svg and render write .svg; "
+    "another extension is an error. IN may be \"-\" (standard input).",
     layout_options,
     "  tessera layout check drawing.json\n"
+    "  tessera layout check drawing.json --json --max-violations all\n"
     "  tessera layout optimize Automatic-1.json best.json --time 20 --svg best.svg\n"
     "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
     "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"

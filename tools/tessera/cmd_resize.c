@@ -24,6 +24,7 @@ static const cli_option resize_options[] = {
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
     {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
+    {"overwrite", CLI_FLAG, NULL, "Allow an output to be its input file, which is then replaced."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
     {0}};
 
@@ -71,35 +72,78 @@ static void json_item(resize_job *job, const char *in, const char *out, const ts
            depth_name(src->depth), ms);
 }
 
-/* Loads, resizes and saves `count` images (in[i] -> out[i]) as one batch. */
-static int resize_chunk(resize_job *job, char **in, char **out, size_t count)
+/* Loads, resizes and saves `count` images (in[i] -> out[i]) as one batch. An image that fails
+ * (unreadable input, a size or format it cannot have, a failed write) is reported on stderr in
+ * one line and counted in *failed; the others are written. When the batch call itself fails,
+ * each image is resized alone, so that the report names the ones at fault. Returns 0, or
+ * TSR_EXIT_INTERRUPTED once a signal has stopped the work. */
+static int resize_chunk(resize_job *job, char **in, char **out, size_t count, int *failed)
 {
-    tsr_image src[16], dst[16];
+    tsr_image src[16], dst[16], bsrc[16], bdst[16];
     memset(src, 0, sizeof src);
     memset(dst, 0, sizeof dst);
     tsr_format format[16];
-    int rc = 0;
+    size_t good[16], ngood = 0;
     tsr_status st = TSR_OK;
-    for (size_t i = 0; i < count && rc == 0; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < count; i++) {
         int32_t w, h;
-        if ((st = tsr_image_load(job->ctx, in[i], &src[i], &format[i])) != TSR_OK ||
-            (st = output_size(job, &src[i], &w, &h)) != TSR_OK ||
-            (st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
-                TSR_OK)
-            rc = cli_fail(job->cmd, job->ctx, st, in[i]);
+        if ((st = tsr_image_load(job->ctx, in[i], &src[i], &format[i])) != TSR_OK) {
+            cli_fail(job->cmd, job->ctx, st, NULL); /* the message names the file */
+        } else if ((st = tsr__file_format_check_channels(job->ctx, out[i],
+                                                         tsr__file_format_of(out[i]),
+                                                         src[i].channels)) != TSR_OK) {
+            cli_fail(job->cmd, job->ctx, st, NULL);
+        } else if (output_size(job, &src[i], &w, &h) != TSR_OK) {
+            cli_error(job->cmd,
+                      "%s: --scale %g,%g makes no output size from %dx%d (round(side x factor) "
+                      "must be 1 to 2147483647 on both sides)",
+                      in[i], job->fx, job->fy, (int)src[i].width, (int)src[i].height);
+        } else if ((st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
+                   TSR_OK) {
+            cli_error(job->cmd, "%s: the %dx%d output: %s", in[i], (int)w, (int)h,
+                      tsr_ctx_last_error(job->ctx));
+        } else {
+            bsrc[ngood] = src[i];
+            bdst[ngood] = dst[i];
+            good[ngood++] = i;
+            continue;
+        }
+        ++*failed;
     }
     double t0 = cli_now();
-    if (rc == 0 && (st = tsr_resize_batch(job->ctx, src, dst, count, &job->opt, NULL)) != TSR_OK)
-        rc = cli_fail(job->cmd, job->ctx, st, count == 1 ? in[0] : "batch");
-    double ms = (cli_now() - t0) * 1e3 / (double)count;
-    for (size_t i = 0; i < count && rc == 0; i++) {
+    int resized[16] = {0};
+    if (ngood && (st = tsr_resize_batch(job->ctx, bsrc, bdst, ngood, &job->opt, NULL)) == TSR_OK) {
+        for (size_t k = 0; k < ngood; k++)
+            resized[k] = 1;
+    } else if (ngood && st == TSR_ERR_INTERRUPTED) {
+        rc = cli_fail(job->cmd, job->ctx, st, NULL);
+    } else {
+        for (size_t k = 0; k < ngood && rc == 0; k++) {
+            if ((st = tsr_resize(job->ctx, &bsrc[k], &bdst[k], &job->opt)) == TSR_OK) {
+                resized[k] = 1;
+            } else if (st == TSR_ERR_INTERRUPTED) {
+                rc = cli_fail(job->cmd, job->ctx, st, NULL);
+            } else {
+                cli_fail(job->cmd, job->ctx, st, in[good[k]]);
+                ++*failed;
+            }
+        }
+    }
+    double ms = ngood ? (cli_now() - t0) * 1e3 / (double)ngood : 0;
+    for (size_t k = 0; k < ngood && rc == 0; k++) {
+        size_t i = good[k];
+        if (!resized[k])
+            continue;
         tsr_save_options save = job->save;
-        if (save.format == TSR_FORMAT_UNKNOWN && tsr_format_from_name(out[i]) == TSR_FORMAT_UNKNOWN)
+        if (tsr__file_format_of(out[i]) == TSR__FILE_NONE) /* "-", "out": the input's format */
             save.format = format[i];
-        if ((st = tsr_image_save(job->ctx, out[i], &dst[i], &save)) != TSR_OK)
-            rc = cli_fail(job->cmd, job->ctx, st, out[i]);
-        else
+        if ((st = tsr_image_save(job->ctx, out[i], &dst[i], &save)) != TSR_OK) {
+            cli_fail(job->cmd, job->ctx, st, out[i]);
+            ++*failed;
+        } else {
             json_item(job, in[i], out[i], &src[i], &dst[i], ms);
+        }
     }
     for (size_t i = 0; i < count; i++) {
         tsr_image_free(job->ctx, &src[i]);
@@ -215,6 +259,26 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
 
     if (rc == 0)
         rc = cli_open_context(cmd, &args, job.quiet || job.json, &job.ctx);
+    cli_output *checks = rc == 0 ? calloc((size_t)ninputs, sizeof *checks) : NULL;
+    if (rc == 0 && !checks) {
+        cli_error(cmd, "out of memory");
+        rc = TSR_EXIT_FAILURE;
+    }
+    for (int i = 0; i < ninputs && rc == 0; i++)
+        checks[i] = (cli_output){outs[i], "output", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
+    int any_jpeg = 0; /* --quality is for JPEG outputs: one named .jpg, or one without an
+                       * extension (the input's format, which may be JPEG) */
+    for (int i = 0; i < ninputs && rc == 0; i++)
+        any_jpeg |= tsr__file_format_of(outs[i]) == TSR__FILE_JPEG ||
+                    tsr__file_format_of(outs[i]) == TSR__FILE_NONE;
+    if (rc == 0 && quality && !any_jpeg) {
+        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        rc = TSR_EXIT_USAGE;
+    }
+    if (rc == 0)
+        rc = cli_check_outputs(cmd, job.ctx, (const char *const *)args.positional, ninputs, checks,
+                               ninputs, cli_get(cmd, &args, "overwrite") != NULL);
+    free(checks);
     if (rc == 0) {
         if (job.json) {
             printf("{\"command\": \"resize\", \"interp\": \"%s\", \"backend\": \"%s\", "
@@ -227,10 +291,10 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         cli_progress_init(&progress, job.quiet || !batch);
         cli_stop_catch();
         const int chunk = 16;
-        int done = 0;
+        int done = 0, failed = 0;
         while (done < ninputs && rc == 0 && !cli_stop_requested()) {
             int n = ninputs - done < chunk ? ninputs - done : chunk;
-            rc = resize_chunk(&job, args.positional + done, outs + done, (size_t)n);
+            rc = resize_chunk(&job, args.positional + done, outs + done, (size_t)n, &failed);
             done += n;
             cli_progress_update(&progress, "resize", done, ninputs);
         }
@@ -240,8 +304,13 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
             cli_error(cmd, "interrupted after %d of %d images (those are written)", done, ninputs);
             rc = TSR_EXIT_INTERRUPTED;
         }
+        if (rc == 0 && failed) {
+            if (batch)
+                cli_error(cmd, "%d of %d images failed (the others are written)", failed, ninputs);
+            rc = TSR_EXIT_FAILURE;
+        }
         if (job.json) {
-            printf("\n  ], \"backend_reason\": ");
+            printf("\n  ], \"failed\": %d, \"backend_reason\": ", failed);
             cli_json_string(stdout, tsr_ctx_backend_reason(job.ctx));
             printf(", \"ok\": %s}\n", rc == 0 ? "true" : "false");
         }
@@ -262,12 +331,16 @@ const cli_command cli_cmd_resize = {
     "       tessera resize IN... FOLDER (--size WxH | --scale F[,FY]) [options]",
     "Resizes IN into OUT with OpenCV's cv::resize arithmetic (the C++ path, IPP off): for 8- "
     "and 16-bit images the output is bit-identical to OpenCV 4.6 for every interpolation and "
-    "backend. Input formats (PNG, JPEG, PNM) are recognised by content; the output format "
-    "follows OUT's extension (.png, .jpg, .pgm/.ppm/.pnm), or the input's format when OUT has "
-    "none of those. With several inputs, or when the last argument is a folder, every input is "
-    "written into that folder under its own file name, in batches that overlap transfers and "
-    "kernels on the GPU. Outputs appear only when complete (written to a temporary file, then "
-    "renamed).",
+    "backend. Input formats (PNG, JPEG, PNM) are recognised by content; IN may be \"-\" "
+    "(standard input). OUT's extension chooses the output format: .png, .jpg/.jpeg, .pgm "
+    "(gray), .ppm (colour) or .pnm (either); any other extension is an error, and OUT without "
+    "one (\"-\" for standard output) gets the input's format. An output that is the input "
+    "file is refused unless --overwrite. With several inputs, or when the last argument is a "
+    "folder, every input is written into that folder under its own file name, in batches that "
+    "overlap transfers and kernels on the GPU; an input that fails is reported on stderr (one "
+    "line each) and the others are written, with exit status 1 at the end. Files appear only "
+    "when complete (written to a temporary file, then renamed; standard output, devices and "
+    "FIFOs are written directly).",
     resize_options,
     "  tessera resize photo.jpg small.png --size 640x480\n"
     "  tessera resize scan.png half.png --scale 0.5 --interp area\n"
