@@ -2,72 +2,72 @@
  * which order), and the bridge between caller images and the working grid (plan.h). */
 #include "carve/plan.h"
 
+#include "carve/carve_cuda.h"
+#include "core/backend.h"
 #include "core/checked.h"
 #include "core/ctx.h"
-#ifdef TSR_HAVE_CUDA
-#include "carve/carve_cuda.h"
-#endif
 
 #include <string.h>
 
-static const char *const energy_names[] = {"backward", "forward"};
-static const char *const mode_names[] = {"exact", "batch"};
-static const char *const order_names[] = {"width-first", "height-first", "optimal"};
+/* The names of each public enum, indexed by value, NULL-terminated; name_at and name_index are
+ * the one lookup each way. */
+static const char *const energy_names[] = {"backward", "forward", NULL};
+static const char *const mode_names[] = {"exact", "batch", NULL};
+static const char *const order_names[] = {"width-first", "height-first", "optimal", NULL};
 
-#define NAMES(a) (sizeof a / sizeof a[0])
-
-static const char *name_of(const char *const *names, size_t n, unsigned v)
+/* names[v], or "unknown" past the table. */
+static const char *name_at(const char *const *names, unsigned v)
 {
-    return v < n ? names[v] : "unknown";
+    for (unsigned i = 0; names[i]; i++)
+        if (i == v)
+            return names[i];
+    return "unknown";
 }
 
-static tsr_status parse_name(const char *const *names, size_t n, const char *s, int *out)
+/* The value named s, or -1 (also for s NULL). */
+static int name_index(const char *const *names, const char *s)
 {
-    if (!s || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (int)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
 }
 
 const char *tsr_carve_energy_name(tsr_carve_energy e)
 {
-    return name_of(energy_names, NAMES(energy_names), (unsigned)e);
+    return name_at(energy_names, (unsigned)e);
 }
 const char *tsr_carve_mode_name(tsr_carve_mode m)
 {
-    return name_of(mode_names, NAMES(mode_names), (unsigned)m);
+    return name_at(mode_names, (unsigned)m);
 }
 const char *tsr_carve_order_name(tsr_carve_order o)
 {
-    return name_of(order_names, NAMES(order_names), (unsigned)o);
+    return name_at(order_names, (unsigned)o);
 }
 tsr_status tsr_carve_energy_parse(const char *name, tsr_carve_energy *out)
 {
-    int v;
-    tsr_status st = parse_name(energy_names, NAMES(energy_names), name, &v);
-    if (st == TSR_OK)
-        *out = (tsr_carve_energy)v;
-    return st;
+    const int v = out ? name_index(energy_names, name) : -1;
+    if (v < 0)
+        return TSR_ERR_INVALID_ARGUMENT;
+    *out = (tsr_carve_energy)v;
+    return TSR_OK;
 }
 tsr_status tsr_carve_mode_parse(const char *name, tsr_carve_mode *out)
 {
-    int v;
-    tsr_status st = parse_name(mode_names, NAMES(mode_names), name, &v);
-    if (st == TSR_OK)
-        *out = (tsr_carve_mode)v;
-    return st;
+    const int v = out ? name_index(mode_names, name) : -1;
+    if (v < 0)
+        return TSR_ERR_INVALID_ARGUMENT;
+    *out = (tsr_carve_mode)v;
+    return TSR_OK;
 }
 tsr_status tsr_carve_order_parse(const char *name, tsr_carve_order *out)
 {
-    int v;
-    tsr_status st = parse_name(order_names, NAMES(order_names), name, &v);
-    if (st == TSR_OK)
-        *out = (tsr_carve_order)v;
-    return st;
+    const int v = out ? name_index(order_names, name) : -1;
+    if (v < 0)
+        return TSR_ERR_INVALID_ARGUMENT;
+    *out = (tsr_carve_order)v;
+    return TSR_OK;
 }
 
 void tsr_carve_options_init(tsr_carve_options *opt)
@@ -188,14 +188,33 @@ static tsr_status make_grid(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_
     return TSR_OK;
 }
 
-/* The pass settings every removal of this call shares. */
-static void make_pass(tsr_ctx *ctx, const tsr_carve_options *opt, tsr__carve_pass *p)
+/* Images from this many pixels carve on CUDA under TSR_BACKEND_AUTO, smaller ones on the CPU.
+ * The threshold is to be measured (the image size at which the GPU's seam passes, with the
+ * device's start-up and the copies, first beat the CPU backend end to end); 1 megapixel is the
+ * stated value until then. */
+#define TSR__CARVE_CUDA_MIN_PIXELS 1000000u
+
+/* The backend of a carve of src: the one choice of the call, made here and passed down in the
+ * pass settings (tsr__carve_pass.backend). Offered: reference, cpu, cuda (OpenCL has no carve
+ * path: asking for it is TSR_ERR_NO_BACKEND). */
+static tsr_status tsr__carve_choose(tsr_ctx *ctx, const char *op, const tsr_image *src,
+                                    tsr_backend *out)
+{
+    const unsigned offered = TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) |
+                             TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_CUDA);
+    const int large = (uint64_t)src->width * (uint64_t)src->height >= TSR__CARVE_CUDA_MIN_PIXELS;
+    return tsr__backend_choose(ctx, op, offered, large ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
+                               large ? "large image: the GPU's seam passes are faster end to end"
+                                     : "small image: the CPU is faster end to end than a CUDA "
+                                       "start-up and the copies",
+                               out);
+}
+
+/* The pass settings every removal of this call shares, on backend b. */
+static void make_pass(tsr_ctx *ctx, const tsr_carve_options *opt, tsr_backend b, tsr__carve_pass *p)
 {
     memset(p, 0, sizeof *p);
-    /* OpenCL has no carve path: it runs the CPU one. CUDA: see pass.c. */
-    p->backend = ctx->backend == TSR_BACKEND_REFERENCE ? TSR_BACKEND_REFERENCE
-                 : ctx->backend == TSR_BACKEND_CUDA    ? TSR_BACKEND_CUDA
-                                                       : TSR_BACKEND_CPU;
+    p->backend = b;
     p->threads = ctx->threads;
     if (opt) {
         p->energy = opt->energy;
@@ -294,7 +313,6 @@ static tsr_status remove_object(carve_job *j, const tsr_image *drop)
  * moves, run by run. */
 static tsr_status carve_optimal(carve_job *j, int32_t r, int32_t c)
 {
-#ifdef TSR_HAVE_CUDA
     if (j->proto.backend == TSR_BACKEND_CUDA && tsr__carve_cuda_order_fits(j->ctx, &j->g, r, c)) {
         uint64_t energy = 0;
         double ms = 0;
@@ -309,7 +327,6 @@ static tsr_status carve_optimal(carve_job *j, int32_t r, int32_t c)
         }
         return st;
     }
-#endif
     char *moves;
     void *mem;
     tsr_status st = tsr__alloc(j->ctx, (size_t)r + (size_t)c, &mem);
@@ -408,10 +425,13 @@ tsr_status tsr_carve(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
                              (int)tsr_carve_overlay_channels(src->channels));
     }
 
+    tsr_backend b;
+    if ((st = tsr__carve_choose(ctx, "carve", src, &b)) != TSR_OK)
+        return st;
     carve_job j;
     memset(&j, 0, sizeof j);
     j.ctx = ctx;
-    make_pass(ctx, opt, &j.proto);
+    make_pass(ctx, opt, b, &j.proto);
     if (ov) {
         size_t n = (size_t)src->width * (size_t)src->height;
         void *mem;
@@ -472,9 +492,12 @@ tsr_status tsr_carve_map(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_opt
                          "carve: a 1-column image has no seam to order");
     const int32_t wmin = opt && opt->width > 0 && opt->width < src->width ? opt->width : 1;
     const int32_t n = src->width - wmin, h = src->height;
+    tsr_backend b;
+    if ((st = tsr__carve_choose(ctx, "carve map", src, &b)) != TSR_OK)
+        return st;
     tsr__carve_grid g;
     tsr__carve_pass p;
-    make_pass(ctx, opt, &p);
+    make_pass(ctx, opt, b, &p);
     p.mode = TSR_CARVE_EXACT;
     uint32_t *rec = NULL;
     size_t bytes;

@@ -6,7 +6,7 @@
  * minimum wins. k = e + p, p = the mask term of the cell (plan.h). */
 #include "carve/plan.h"
 
-#include "carve/dp_cell.h"
+#include "carve/dp_hd.h"
 #include "core/checked.h"
 #include "core/ctx.h"
 
