@@ -25,7 +25,7 @@
  * neighbours 3 or more apart cannot meet in one step, so every row loses exactly K distinct
  * pixels, the seams keep their order, and each moves at most one column per row. A seam with
  * room on both sides follows its half's back-pointers; only next to a neighbour does it deviate
- * (the seed's batch mode let seams merge there). The energy reported is the image's: every
+ * (so seams never merge). The energy reported is the image's: every
  * removed pixel's backward energy, or forward cost from the seam's pixel in the row above.
  *
  * Adaptive K: max(1, floor(w / 64)) seams per pass, never more than are left: at most 1.6% of

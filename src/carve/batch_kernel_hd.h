@@ -1,7 +1,7 @@
-/* The per-thread bodies of the CUDA batch-mode kernels (carve_cuda_batch.cu), written once as
- * __host__ __device__ functions (C11 and CUDA C++) so that test_carve_device_logic runs them on
- * the CPU for every thread against batch.c. The planes are pass_kernel_hd.h's, with the batch
- * ones (pair, cols, luma2/mask2/orig2).
+/* The per-thread bodies of the CUDA batch-mode kernels (carve_cuda_batch_kernels.cuh, launched
+ * by carve_cuda.cu), written once as TSR_HD functions (C11 and CUDA C++) so that
+ * test_carve_device_logic runs them on the CPU for every thread against batch.c. The planes are
+ * pass_kernel_hd.h's, with the batch ones (pair, cols, luma2/mask2/orig2).
  *
  * One batch pass of k seams at width w (batch.c's definition: two halves in segments,
  * pass_kernel_hd.h's views), after a DP of every segment that also stored the pair bits:
@@ -30,8 +30,8 @@
  * pass) one block per row, GATHER_E adjacent output columns per thread: output column x' < w - k
  * takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig into luma2/mask2/orig2 (the host
  * swaps the planes). the next DP at w - k. */
-#ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
-#define TSR_CARVE_CUDA_BATCH_LOGIC_H
+#ifndef TSR_CARVE_BATCH_KERNEL_HD_H
+#define TSR_CARVE_BATCH_KERNEL_HD_H
 
 #include "carve/seam_kernel_hd.h"
 

@@ -158,6 +158,36 @@ tsr_status tsr_carve_size(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_op
     return TSR_OK;
 }
 
+tsr_status tsr_carve_mask_from_image(tsr_ctx *ctx, const tsr_image *img, tsr_image *mask)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if ((st = check_host_image(ctx, img, "mask source")) != TSR_OK ||
+        (st = check_host_image(ctx, mask, "mask")) != TSR_OK)
+        return st;
+    if (img->depth != TSR_U8 && img->depth != TSR_U16)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "carve: a mask source must be 8- or 16-bit");
+    if (mask->depth != TSR_U8 || mask->channels != 1 || mask->width != img->width ||
+        mask->height != img->height)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "carve: the mask must be 8-bit with one channel, %dx%d", (int)img->width,
+                         (int)img->height);
+    const int32_t cn = img->channels, colour = cn >= 3 ? 3 : 1;
+    for (int32_t y = 0; y < img->height; y++) {
+        const uint8_t *s = (const uint8_t *)img->data + (size_t)y * img->stride;
+        uint8_t *d = (uint8_t *)mask->data + (size_t)y * mask->stride;
+        for (int32_t x = 0; x < img->width; x++) {
+            int on = 0;
+            for (int32_t c = 0; c < colour; c++)
+                on |= img->depth == TSR_U8 ? s[(size_t)x * cn + c] != 0
+                                           : ((const uint16_t *)s)[(size_t)x * cn + c] != 0;
+            d[x] = (uint8_t)(on ? 255 : 0);
+        }
+    }
+    return TSR_OK;
+}
+
 /* The working grid of src: pixels, luma, masks, and (for the overlay) each pixel's position. */
 static tsr_status make_grid(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_options *opt,
                             int with_index, int threads, tsr__carve_grid *g)

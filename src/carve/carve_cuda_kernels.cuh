@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (!tsr__cc_item_of(&P, w, t, &it))
         return; /* batch mode: a band past its view's */
     if (Batch)  /* again for the view's pair pointer (without it the row step's code stores
-                   branch on it: run k8, the rows 3x slower) */
+                   branch on it, which makes the rows 3x slower) */
         __builtin_assume(P.pair != NULL);
     tsr__cc_stage_lane(&P, w, &it, lane, &sb);
     if (tr)

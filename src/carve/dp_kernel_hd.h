@@ -144,7 +144,7 @@ TSR_HD void tsr__cc_stage_lane(const tsr__cc_planes *P, int32_t w, const tsr__cc
         }
     if (P->forward)
         return;
-    /* batch mode's DP is bound by its items' instructions, most of them staging (run k3's ncu):
+    /* batch mode's DP is bound by its items' instructions, most of them staging (profiled):
        its interior items take the short path (exact mode's stage hides behind its wait) */
     if (P->pair && tsr__cc_item_interior(it, w) && it->y0 >= 1 && it->y0 + it->rows < P->h) {
         tsr__cc_stage_energy_interior(P, it, i0, sb);
