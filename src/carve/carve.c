@@ -6,68 +6,49 @@
 #include "core/backend.h"
 #include "core/checked.h"
 #include "core/ctx.h"
+#include "core/names.h"
 
 #include <string.h>
 
-/* The names of each public enum, indexed by value, NULL-terminated; name_at and name_index are
- * the one lookup each way. */
-static const char *const energy_names[] = {"backward", "forward", NULL};
-static const char *const mode_names[] = {"exact", "batch", NULL};
-static const char *const order_names[] = {"width-first", "height-first", "optimal", NULL};
-
-/* names[v], or "unknown" past the table. */
-static const char *name_at(const char *const *names, unsigned v)
-{
-    for (unsigned i = 0; names[i]; i++)
-        if (i == v)
-            return names[i];
-    return "unknown";
-}
-
-/* The value named s, or -1 (also for s NULL). */
-static int name_index(const char *const *names, const char *s)
-{
-    for (int i = 0; s && names[i]; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
-}
+static const char *const energy_names[] = {"backward", "forward"};
+static const char *const mode_names[] = {"exact", "batch"};
+static const char *const order_names[] = {"width-first", "height-first", "optimal"};
 
 const char *tsr_carve_energy_name(tsr_carve_energy e)
 {
-    return name_at(energy_names, (unsigned)e);
+    return tsr__name_of(energy_names, TSR__NAMES_COUNT(energy_names), (int)e, "unknown");
 }
 const char *tsr_carve_mode_name(tsr_carve_mode m)
 {
-    return name_at(mode_names, (unsigned)m);
+    return tsr__name_of(mode_names, TSR__NAMES_COUNT(mode_names), (int)m, "unknown");
 }
 const char *tsr_carve_order_name(tsr_carve_order o)
 {
-    return name_at(order_names, (unsigned)o);
+    return tsr__name_of(order_names, TSR__NAMES_COUNT(order_names), (int)o, "unknown");
 }
 tsr_status tsr_carve_energy_parse(const char *name, tsr_carve_energy *out)
 {
-    const int v = out ? name_index(energy_names, name) : -1;
-    if (v < 0)
-        return TSR_ERR_INVALID_ARGUMENT;
-    *out = (tsr_carve_energy)v;
-    return TSR_OK;
+    int v;
+    tsr_status st = tsr__name_parse(energy_names, TSR__NAMES_COUNT(energy_names), name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_carve_energy)v;
+    return st;
 }
 tsr_status tsr_carve_mode_parse(const char *name, tsr_carve_mode *out)
 {
-    const int v = out ? name_index(mode_names, name) : -1;
-    if (v < 0)
-        return TSR_ERR_INVALID_ARGUMENT;
-    *out = (tsr_carve_mode)v;
-    return TSR_OK;
+    int v;
+    tsr_status st = tsr__name_parse(mode_names, TSR__NAMES_COUNT(mode_names), name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_carve_mode)v;
+    return st;
 }
 tsr_status tsr_carve_order_parse(const char *name, tsr_carve_order *out)
 {
-    const int v = out ? name_index(order_names, name) : -1;
-    if (v < 0)
-        return TSR_ERR_INVALID_ARGUMENT;
-    *out = (tsr_carve_order)v;
-    return TSR_OK;
+    int v;
+    tsr_status st = tsr__name_parse(order_names, TSR__NAMES_COUNT(order_names), name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_carve_order)v;
+    return st;
 }
 
 void tsr_carve_options_init(tsr_carve_options *opt)
