@@ -22,7 +22,7 @@
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
-#include "carve/carve_cuda.h"
+#include "carve/carve_cuda_pass.h"
 #include "carve/plan.h"
 }
 

@@ -1,6 +1,6 @@
 /* tessera carve: content-aware resizing by seam carving (Avidan and Shamir 2007), exact.
  *
- * The definition every backend reproduces bit for bit (issue 4, "Exact definition"):
+ * The definition every backend reproduces bit for bit:
  *   luma    Y = (77*R + 150*G + 29*B + 128) >> 8 (gray: Y = the sample); 16-bit images use the
  *           top 8 bits of each sample; alpha is carried, never used.
  *   energy  backward: e = |Y(x+1,y)-Y(x-1,y)| + |Y(x,y+1)-Y(x,y-1)|, indices clamped;
@@ -9,7 +9,8 @@
  *           left, centre, right with strict <; the seam ends at the leftmost minimum of the last
  *           row and follows the chosen predecessors back up.
  *   masks   seams are ranked by kept pixels crossed (fewest first), then drop pixels crossed
- *           (most first), then energy; implemented as one 64-bit key per cell (see carve.c).
+ *           (most first), then energy; implemented as one 64-bit key per cell, its mask
+ *           terms above every seam's energy.
  *   rows    horizontal seams are vertical seams of the transposed image.
  * Costs are unsigned 64-bit. Every side (input, output, intermediate) is at most
  * TSR_CARVE_MAX_SIDE pixels, which keeps the largest key below 2^59; larger sizes are rejected
@@ -94,6 +95,12 @@ tsr_status tsr_carve_size(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_op
                           int32_t *width, int32_t *height);
 /* Channels of the seam overlay for an input of `channels` channels: 3, or 4 with alpha. */
 int32_t tsr_carve_overlay_channels(int32_t channels);
+
+/* A keep or drop mask from an image of the input's size (a drawing over it, a segmentation):
+ * mask (u8, one channel, img's size, host memory, allocated by the caller) is 255 where any
+ * colour sample of img is nonzero (gray: the sample; RGB(A): R, G or B; alpha is ignored), else
+ * 0. img: u8 or u16, 1-4 channels, host memory. */
+tsr_status tsr_carve_mask_from_image(tsr_ctx *ctx, const tsr_image *img, tsr_image *mask);
 
 /* Carves src (u8 or u16, 1-4 channels, host memory) into dst, which the caller allocated with
  * the size from tsr_carve_size and src's channels and depth. opt may be NULL (then dst's size

@@ -6,8 +6,8 @@
  * flipped half; a half's edge rows use the one-sided vertical difference, as any image's).
  * The two DPs are independent, and so are the two traces below, which is what lets a device
  * run them side by side: each is a chain of h / 2 dependent rows instead of h. A half's DP
- * also restarts in segments of about 1024 rows counted from the cut (carve_cuda_logic.h's
- * tsr__cc_seg: each segment's energy and DP are again those of an image of its own), so a
+ * also restarts in segments of about 1024 rows counted from the cut (batch_hd.h's
+ * tsr__carve_batch_seg: each segment's energy and DP are again those of an image of its own), so a
  * device runs every segment's DP at once; the trace below does not restart: stepping from a
  * segment's first row into the previous segment it compares that segment's last row of M, as
  * it does within one.
@@ -25,7 +25,7 @@
  * neighbours 3 or more apart cannot meet in one step, so every row loses exactly K distinct
  * pixels, the seams keep their order, and each moves at most one column per row. A seam with
  * room on both sides follows its half's back-pointers; only next to a neighbour does it deviate
- * (the seed's batch mode let seams merge there). The energy reported is the image's: every
+ * (so seams never merge). The energy reported is the image's: every
  * removed pixel's backward energy, or forward cost from the seam's pixel in the row above.
  *
  * Adaptive K: max(1, floor(w / 64)) seams per pass, never more than are left: at most 1.6% of
@@ -33,7 +33,7 @@
  * cutting the DP passes of a 8K image by ~120x. */
 #include "carve/plan.h"
 
-#include "carve/carve_cuda_logic.h" /* the segment rule, tsr__cc_seg (plain C) */
+#include "carve/batch_hd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -134,13 +134,13 @@ static tsr__carve_dp dp_rows(const tsr__carve_dp *d, int32_t r0, int32_t rows)
     return v;
 }
 
-/* The DP of half grid hg into hd (its rows), segment by segment (tsr__cc_seg), each segment's
- * energy and DP those of an image of its own. */
+/* The DP of half grid hg into hd (its rows), segment by segment (tsr__carve_batch_seg), each
+ * segment's energy and DP those of an image of its own. */
 static void dp_half(const tsr__carve_grid *hg, const tsr__carve_dp *hd, int threads)
 {
-    for (int32_t j = 0; j < tsr__cc_segs(hg->h); j++) {
+    for (int32_t j = 0; j < tsr__carve_batch_segs(hg->h); j++) {
         int32_t start, rows;
-        tsr__cc_seg(hg->h, j, &start, &rows);
+        tsr__carve_batch_seg(hg->h, j, &start, &rows);
         const size_t o = (size_t)start * (size_t)hg->pitch;
         tsr__carve_grid sg = *hg;
         sg.h = rows;

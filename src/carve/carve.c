@@ -2,11 +2,11 @@
  * which order), and the bridge between caller images and the working grid (plan.h). */
 #include "carve/plan.h"
 
+#include "carve/carve_cuda.h"
+#include "core/backend.h"
 #include "core/checked.h"
 #include "core/ctx.h"
-#ifdef TSR_HAVE_CUDA
-#include "carve/carve_cuda.h"
-#endif
+#include "core/names.h"
 
 #include <string.h>
 
@@ -14,41 +14,22 @@ static const char *const energy_names[] = {"backward", "forward"};
 static const char *const mode_names[] = {"exact", "batch"};
 static const char *const order_names[] = {"width-first", "height-first", "optimal"};
 
-#define NAMES(a) (sizeof a / sizeof a[0])
-
-static const char *name_of(const char *const *names, size_t n, unsigned v)
-{
-    return v < n ? names[v] : "unknown";
-}
-
-static tsr_status parse_name(const char *const *names, size_t n, const char *s, int *out)
-{
-    if (!s || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (int)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
-}
-
 const char *tsr_carve_energy_name(tsr_carve_energy e)
 {
-    return name_of(energy_names, NAMES(energy_names), (unsigned)e);
+    return tsr__name_of(energy_names, TSR__NAMES_COUNT(energy_names), (int)e, "unknown");
 }
 const char *tsr_carve_mode_name(tsr_carve_mode m)
 {
-    return name_of(mode_names, NAMES(mode_names), (unsigned)m);
+    return tsr__name_of(mode_names, TSR__NAMES_COUNT(mode_names), (int)m, "unknown");
 }
 const char *tsr_carve_order_name(tsr_carve_order o)
 {
-    return name_of(order_names, NAMES(order_names), (unsigned)o);
+    return tsr__name_of(order_names, TSR__NAMES_COUNT(order_names), (int)o, "unknown");
 }
 tsr_status tsr_carve_energy_parse(const char *name, tsr_carve_energy *out)
 {
     int v;
-    tsr_status st = parse_name(energy_names, NAMES(energy_names), name, &v);
+    tsr_status st = tsr__name_parse(energy_names, TSR__NAMES_COUNT(energy_names), name, &v);
     if (st == TSR_OK)
         *out = (tsr_carve_energy)v;
     return st;
@@ -56,7 +37,7 @@ tsr_status tsr_carve_energy_parse(const char *name, tsr_carve_energy *out)
 tsr_status tsr_carve_mode_parse(const char *name, tsr_carve_mode *out)
 {
     int v;
-    tsr_status st = parse_name(mode_names, NAMES(mode_names), name, &v);
+    tsr_status st = tsr__name_parse(mode_names, TSR__NAMES_COUNT(mode_names), name, &v);
     if (st == TSR_OK)
         *out = (tsr_carve_mode)v;
     return st;
@@ -64,7 +45,7 @@ tsr_status tsr_carve_mode_parse(const char *name, tsr_carve_mode *out)
 tsr_status tsr_carve_order_parse(const char *name, tsr_carve_order *out)
 {
     int v;
-    tsr_status st = parse_name(order_names, NAMES(order_names), name, &v);
+    tsr_status st = tsr__name_parse(order_names, TSR__NAMES_COUNT(order_names), name, &v);
     if (st == TSR_OK)
         *out = (tsr_carve_order)v;
     return st;
@@ -158,6 +139,36 @@ tsr_status tsr_carve_size(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_op
     return TSR_OK;
 }
 
+tsr_status tsr_carve_mask_from_image(tsr_ctx *ctx, const tsr_image *img, tsr_image *mask)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if ((st = check_host_image(ctx, img, "mask source")) != TSR_OK ||
+        (st = check_host_image(ctx, mask, "mask")) != TSR_OK)
+        return st;
+    if (img->depth != TSR_U8 && img->depth != TSR_U16)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "carve: a mask source must be 8- or 16-bit");
+    if (mask->depth != TSR_U8 || mask->channels != 1 || mask->width != img->width ||
+        mask->height != img->height)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "carve: the mask must be 8-bit with one channel, %dx%d", (int)img->width,
+                         (int)img->height);
+    const int32_t cn = img->channels, colour = cn >= 3 ? 3 : 1;
+    for (int32_t y = 0; y < img->height; y++) {
+        const uint8_t *s = (const uint8_t *)img->data + (size_t)y * img->stride;
+        uint8_t *d = (uint8_t *)mask->data + (size_t)y * mask->stride;
+        for (int32_t x = 0; x < img->width; x++) {
+            int on = 0;
+            for (int32_t c = 0; c < colour; c++)
+                on |= img->depth == TSR_U8 ? s[(size_t)x * cn + c] != 0
+                                           : ((const uint16_t *)s)[(size_t)x * cn + c] != 0;
+            d[x] = (uint8_t)(on ? 255 : 0);
+        }
+    }
+    return TSR_OK;
+}
+
 /* The working grid of src: pixels, luma, masks, and (for the overlay) each pixel's position. */
 static tsr_status make_grid(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_options *opt,
                             int with_index, int threads, tsr__carve_grid *g)
@@ -188,14 +199,33 @@ static tsr_status make_grid(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_
     return TSR_OK;
 }
 
-/* The pass settings every removal of this call shares. */
-static void make_pass(tsr_ctx *ctx, const tsr_carve_options *opt, tsr__carve_pass *p)
+/* Images from this many pixels carve on CUDA under TSR_BACKEND_AUTO, smaller ones on the CPU.
+ * The threshold is to be measured (the image size at which the GPU's seam passes, with the
+ * device's start-up and the copies, first beat the CPU backend end to end); 1 megapixel is the
+ * stated value until then. */
+#define TSR__CARVE_CUDA_MIN_PIXELS 1000000u
+
+/* The backend of a carve of src: the one choice of the call, made here and passed down in the
+ * pass settings (tsr__carve_pass.backend). Offered: reference, cpu, cuda (OpenCL has no carve
+ * path: asking for it is TSR_ERR_NO_BACKEND). */
+static tsr_status tsr__carve_choose(tsr_ctx *ctx, const char *op, const tsr_image *src,
+                                    tsr_backend *out)
+{
+    const unsigned offered = TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) |
+                             TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_CUDA);
+    const int large = (uint64_t)src->width * (uint64_t)src->height >= TSR__CARVE_CUDA_MIN_PIXELS;
+    return tsr__backend_choose(ctx, op, offered, large ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
+                               large ? "large image: the GPU's seam passes are faster end to end"
+                                     : "small image: the CPU is faster end to end than a CUDA "
+                                       "start-up and the copies",
+                               out);
+}
+
+/* The pass settings every removal of this call shares, on backend b. */
+static void make_pass(tsr_ctx *ctx, const tsr_carve_options *opt, tsr_backend b, tsr__carve_pass *p)
 {
     memset(p, 0, sizeof *p);
-    /* OpenCL has no carve path: it runs the CPU one. CUDA: see pass.c. */
-    p->backend = ctx->backend == TSR_BACKEND_REFERENCE ? TSR_BACKEND_REFERENCE
-                 : ctx->backend == TSR_BACKEND_CUDA    ? TSR_BACKEND_CUDA
-                                                       : TSR_BACKEND_CPU;
+    p->backend = b;
     p->threads = ctx->threads;
     if (opt) {
         p->energy = opt->energy;
@@ -294,7 +324,6 @@ static tsr_status remove_object(carve_job *j, const tsr_image *drop)
  * moves, run by run. */
 static tsr_status carve_optimal(carve_job *j, int32_t r, int32_t c)
 {
-#ifdef TSR_HAVE_CUDA
     if (j->proto.backend == TSR_BACKEND_CUDA && tsr__carve_cuda_order_fits(j->ctx, &j->g, r, c)) {
         uint64_t energy = 0;
         double ms = 0;
@@ -309,7 +338,6 @@ static tsr_status carve_optimal(carve_job *j, int32_t r, int32_t c)
         }
         return st;
     }
-#endif
     char *moves;
     void *mem;
     tsr_status st = tsr__alloc(j->ctx, (size_t)r + (size_t)c, &mem);
@@ -408,10 +436,13 @@ tsr_status tsr_carve(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
                              (int)tsr_carve_overlay_channels(src->channels));
     }
 
+    tsr_backend b;
+    if ((st = tsr__carve_choose(ctx, "carve", src, &b)) != TSR_OK)
+        return st;
     carve_job j;
     memset(&j, 0, sizeof j);
     j.ctx = ctx;
-    make_pass(ctx, opt, &j.proto);
+    make_pass(ctx, opt, b, &j.proto);
     if (ov) {
         size_t n = (size_t)src->width * (size_t)src->height;
         void *mem;
@@ -472,9 +503,12 @@ tsr_status tsr_carve_map(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_opt
                          "carve: a 1-column image has no seam to order");
     const int32_t wmin = opt && opt->width > 0 && opt->width < src->width ? opt->width : 1;
     const int32_t n = src->width - wmin, h = src->height;
+    tsr_backend b;
+    if ((st = tsr__carve_choose(ctx, "carve map", src, &b)) != TSR_OK)
+        return st;
     tsr__carve_grid g;
     tsr__carve_pass p;
-    make_pass(ctx, opt, &p);
+    make_pass(ctx, opt, b, &p);
     p.mode = TSR_CARVE_EXACT;
     uint32_t *rec = NULL;
     size_t bytes;

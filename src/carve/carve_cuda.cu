@@ -1,21 +1,23 @@
-/* CUDA seam removal for one grid (carve_cuda.h): exact vertical seams, backward and forward
- * energy, masks through the 64-bit key (32-bit keys without a mask), bit-identical to the CPU
- * reference because every kernel body is carve_cuda_logic.h's integer code (also run on the CPU
- * by test_carve_device_logic).
+/* CUDA seam removal for one grid (carve_cuda_pass.h's handle, and carve_cuda.h's
+ * tsr__carve_remove_seams_cuda through pass_device.c's loop): exact vertical seams, backward and
+ * forward energy, masks through the 64-bit key (32-bit keys without a mask), bit-identical to
+ * the CPU reference because every kernel body is the *_kernel_hd.h headers' integer code (also
+ * run on the CPU by test_carve_device_logic).
  *
- * Per seam, three launches and no host round trip (carve_cuda_logic.h's launch order): select
+ * Per seam, three launches and no host round trip (pass_kernel_hd.h's launch order): select
  * (argmin, band hops, bands expanded by warps), remove (shift of luma/mask/orig right of the
  * seam), dp (one launch: warp items over bands x strips, the band's backward energy computed
  * from luma as it is staged, keys in registers, bands chained by generation-tagged keys in a
- * wavefront). The host polls
- * the state every few dozen seams. Batch mode (tsr__carve_cuda_batch): per pass of K seams
- * top-K, trace, sum, gather and the next DP (carve_cuda_batch_logic.h's launch order;
- * kernels in carve_cuda_batch_kernels.cuh). bench/notes/carve.md has the design and the
+ * wavefront). The host polls the state every few dozen seams. Batch mode (tsr__carve_cuda_batch):
+ * per pass of K seams top-K, trace, sum, gather and the next DP (batch_kernel_hd.h's launch
+ * order; kernels in carve_cuda_batch_kernels.cuh). bench/notes/carve.md has the design and the
  * measurements. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
 #include "carve/carve_cuda.h"
+#include "carve/carve_cuda_pass.h"
+#include "carve/pass_device.h"
 }
 
 #include <string.h>
@@ -35,7 +37,7 @@ unsigned blocks_for(int64_t n, int per)
  * there, without the host's reads of the state or of the seams). */
 tsr_status record_end(tsr_ctx *ctx, tsr__carve_cuda *c)
 {
-    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t1, ctx->cuda->stream));
+    TSR_CUDA_TRY(ctx, cudaEventRecord(c->timer.stop, ctx->cuda->stream));
     c->ended = 1;
     return TSR_OK;
 }
@@ -60,31 +62,9 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i])
             cudaFree(dev[i]);
-    if (c->t0)
-        cudaEventDestroy(c->t0);
-    if (c->t1)
-        cudaEventDestroy(c->t1);
+    tsr__cuda_timer_destroy(&c->timer);
     tsr__free(ctx, c);
 }
-
-#define DEV_ALLOC(ptr, bytes)                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = cudaMalloc((void **)&(ptr), (bytes));                                     \
-        if (e_ != cudaSuccess) {                                                                   \
-            tsr__carve_cuda_close(ctx, c);                                                         \
-            return tsr__cuda_error(ctx, e_, "cudaMalloc", __FILE__, __LINE__);                     \
-        }                                                                                          \
-    } while (0)
-
-/* On failure after the allocations: free and return the status. */
-#define OPEN_TRY(call)                                                                             \
-    do {                                                                                           \
-        tsr_status st_ = (call);                                                                   \
-        if (st_ != TSR_OK) {                                                                       \
-            tsr__carve_cuda_close(ctx, c);                                                         \
-            return st_;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_grid *g,
                             const tsr__cc_state *init)
@@ -117,7 +97,7 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
        kernels are enqueued (which then run back to back, without a host round trip). */
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     c->gen = 1;
-    TSR_CUDA_TRY(ctx, cudaEventRecord(c->t0, s));
+    TSR_CUDA_TRY(ctx, cudaEventRecord(c->timer.start, s));
     return launch_dp(ctx, c, w, 1);
 }
 
@@ -151,53 +131,56 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     c->P.until = until != 0;
     for (int i = 0; i < 4; i++)
         c->P.pen[i] = pen[i];
-    DEV_ALLOC(c->P.luma, cells);
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.luma, cells));
     if (g->mask)
-        DEV_ALLOC(c->P.mask, cells);
-    DEV_ALLOC(c->P.orig, cells * sizeof(uint16_t));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.mask, cells));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.orig, cells * sizeof(uint16_t)));
     if (g->mask) /* the DP's key type: plan.h's 64-bit key with mask terms, else the energy
-                    part in 32 bits (carve_cuda_dp_row.h) */
-        DEV_ALLOC(c->P.hand64, bcells * sizeof(uint64_t));
+                    part in 32 bits (dp_row_kernel_hd.h) */
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMalloc((void **)&c->P.hand64, bcells * sizeof(uint64_t)));
     else
-        DEV_ALLOC(c->P.hand32, bcells * sizeof(uint32_t));
-    DEV_ALLOC(c->P.entry, bcells * sizeof(uint16_t));
-    DEV_ALLOC(c->P.back, cells / 4);
-    DEV_ALLOC(c->P.tickets, (size_t)count * sizeof(uint32_t));
-    DEV_ALLOC(c->P.xs, (size_t)h * sizeof(int32_t));
-    DEV_ALLOC(c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t));
-    DEV_ALLOC(c->P.state, sizeof(tsr__cc_state));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMalloc((void **)&c->P.hand32, bcells * sizeof(uint32_t)));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.entry, bcells * sizeof(uint16_t)));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.back, cells / 4));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMalloc((void **)&c->P.tickets, (size_t)count * sizeof(uint32_t)));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.xs, (size_t)h * sizeof(int32_t)));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMalloc((void **)&c->P.rec, (size_t)count * (size_t)h * sizeof(uint16_t)));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.state, sizeof(tsr__cc_state)));
     if (kmax > 0) {
         c->kmax = kmax;
-        DEV_ALLOC(c->P.pair, cells / 4 * sizeof(uint16_t));
-        DEV_ALLOC(c->P.cols, (size_t)h * (size_t)kmax * sizeof(int32_t));
-        DEV_ALLOC(c->P.luma2, cells);
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMalloc((void **)&c->P.pair, cells / 4 * sizeof(uint16_t)));
+        TSR_CUDA_TRY_GOTO(
+            ctx, st, fail,
+            cudaMalloc((void **)&c->P.cols, (size_t)h * (size_t)kmax * sizeof(int32_t)));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.luma2, cells));
         if (g->mask)
-            DEV_ALLOC(c->P.mask2, cells);
-        DEV_ALLOC(c->P.orig2, cells * sizeof(uint16_t));
+            TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&c->P.mask2, cells));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMalloc((void **)&c->P.orig2, cells * sizeof(uint16_t)));
     }
     /* every kernel of the pass loaded before its first event (kernel_load) */
-    cudaError_t e = kmax > 0 ? batch_load() : kernel_load((const void *)select_kernel);
-    if (e == cudaSuccess && kmax == 0)
-        e = kernel_load((const void *)remove_kernel);
-    if (e == cudaSuccess)
-        e = kernel_load((const void *)dp_kernel_for(c->P));
-    if (e != cudaSuccess) {
-        tsr__carve_cuda_close(ctx, c);
-        return tsr__cuda_error(ctx, e, "loading the carve kernels", __FILE__, __LINE__);
-    }
-    e = cudaEventCreate(&c->t0);
-    if (e == cudaSuccess)
-        e = cudaEventCreate(&c->t1);
-    if (e != cudaSuccess) {
-        tsr__carve_cuda_close(ctx, c);
-        return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
-    }
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      kmax > 0 ? batch_load() : kernel_load((const void *)select_kernel));
+    if (kmax == 0)
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, kernel_load((const void *)remove_kernel));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, kernel_load((const void *)dp_kernel_for(c->P)));
+    if ((st = tsr__cuda_timer_create(ctx, &c->timer)) != TSR_OK)
+        goto fail;
     tsr__cc_state init;
     memset(&init, 0, sizeof init);
     init.drops = drops;
-    OPEN_TRY(open_work(ctx, c, g, &init));
+    if ((st = open_work(ctx, c, g, &init)) != TSR_OK)
+        goto fail;
     *out = c;
     return TSR_OK;
+fail:
+    tsr__carve_cuda_close(ctx, c);
+    return st;
 }
 
 extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g,
@@ -296,9 +279,54 @@ extern "C" tsr_status tsr__carve_cuda_fetch(tsr_ctx *ctx, tsr__carve_cuda *c, in
 
 extern "C" tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c, double *ms)
 {
-    float f = 0;
-    TSR_CUDA_TRY(ctx, cudaEventSynchronize(c->t1));
-    TSR_CUDA_TRY(ctx, cudaEventElapsedTime(&f, c->t0, c->t1));
-    *ms = f;
-    return TSR_OK;
+    return tsr__cuda_timer_ms(ctx, &c->timer, ms);
+}
+
+/* The device pass's operations for pass_device.c's loop. */
+namespace
+{
+
+tsr_status ops_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+                    const uint64_t pen[4], int32_t count, int32_t kmax, int until, int64_t drops,
+                    void **out)
+{
+    tsr__carve_cuda *c = NULL;
+    tsr_status st = open_pass(ctx, g, kind, pen, count, kmax, until, drops, &c);
+    *out = c;
+    return st;
+}
+tsr_status ops_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
+{
+    return tsr__carve_cuda_seams(ctx, (tsr__carve_cuda *)dev, first, n);
+}
+tsr_status ops_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed, int more)
+{
+    return tsr__carve_cuda_batch(ctx, (tsr__carve_cuda *)dev, w, k, removed, more);
+}
+tsr_status ops_state(tsr_ctx *ctx, void *dev, tsr__cc_state *s)
+{
+    return tsr__carve_cuda_state(ctx, (tsr__carve_cuda *)dev, s);
+}
+tsr_status ops_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *rec)
+{
+    return tsr__carve_cuda_fetch(ctx, (tsr__carve_cuda *)dev, removed, rec);
+}
+tsr_status ops_device_ms(tsr_ctx *ctx, void *dev, double *ms)
+{
+    return tsr__carve_cuda_device_ms(ctx, (tsr__carve_cuda *)dev, ms);
+}
+void ops_close(tsr_ctx *ctx, void *dev)
+{
+    tsr__carve_cuda_close(ctx, (tsr__carve_cuda *)dev);
+}
+
+const tsr__carve_dev_ops cuda_ops = {ops_open,  ops_seams,     ops_batch, ops_state,
+                                     ops_fetch, ops_device_ms, ops_close};
+
+} // namespace
+
+extern "C" tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                                   tsr__carve_pass *p)
+{
+    return tsr__carve_remove_seams_dev(ctx, g, count, p, &cuda_ops);
 }

@@ -1,9 +1,9 @@
-/* The CUDA batch-mode kernels (carve_cuda_batch_logic.h has the pass's launch order and the
+/* The CUDA batch-mode kernels (batch_kernel_hd.h has the pass's launch order and the
  * per-thread bodies), included by carve_cuda.cu after carve_cuda_kernels.cuh. */
 #ifndef TSR_CARVE_CUDA_BATCH_KERNELS_CUH
 #define TSR_CARVE_CUDA_BATCH_KERNELS_CUH
 
-#include "carve/carve_cuda_batch_logic.h"
+#include "carve/batch_kernel_hd.h"
 
 #include <cuda_pipeline.h>
 
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
     const int32_t lane = g % TSR__CC_LANES, v = g / TSR__CC_LANES;
     const int32_t groups = (h - 1 + G - 1) / G; /* rows h - 1 .. 1 */
     int32_t x[S];
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t i = 0; i < S; i++) {
         const int32_t j = g * S + i;
         x[i] = j < k ? tsr__cc_cols_row(&P, k, h - 1)[j] : 0;
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
             }
             int32_t nx[S];
             tsr__cc_trace_lane(w, k, g, S, x, xl, xr, row, nx);
-            TSR__CC_UNROLL
+            TSR_HD_UNROLL
             for (int32_t i = 0; i < S; i++) {
                 if (g * S + i < k)
                     out[i] = nx[i];
@@ -417,7 +417,7 @@ __global__ void __launch_bounds__(TSR__CC_GATHER_THREADS)
             continue;
         }
         uint32_t l = 0, m = 0, g[2] = {0, 0};
-        TSR__CC_UNROLL
+        TSR_HD_UNROLL
         for (int32_t i = 0; i < E; i++) {
             l |= (uint32_t)P.luma[o + xs[i]] << 8 * i;
             g[i / 2] |= (uint32_t)P.orig[o + xs[i]] << 16 * (i % 2);
@@ -456,7 +456,7 @@ inline void trace_warp_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int
 }
 
 /* One batch pass's kernels after its DP: topk, join, trace, sum and, when gather (not after
- * the last pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). bulk:
+ * the last pass), gather (batch_kernel_hd.h's order; the next DP is the caller's). bulk:
  * the device has sm_90's bulk copies (tsr__cuda's arch >= 90). ev: NULL, or 5 events recorded
  * before each kernel and after the last (the workbench's timing). */
 inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed, int gather,

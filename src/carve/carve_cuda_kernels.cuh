@@ -1,5 +1,5 @@
 /* The CUDA seam-carving kernels (the launch order and the per-thread bodies are in
- * carve_cuda_logic.h), shared by carve_cuda.cu (the library's launchers) and the carve
+ * pass_kernel_hd.h), shared by carve_cuda.cu (the library's launchers) and the carve
  * workbench under dev/cuda (which times them one by one). Every kernel first copies its planes
  * argument into a local variable: kept in registers, where reading the __grid_constant__
  * argument through a pointer after a byte store (which may alias anything) reloads it from the
@@ -7,21 +7,23 @@
 #ifndef TSR_CARVE_CUDA_KERNELS_CUH
 #define TSR_CARVE_CUDA_KERNELS_CUH
 
-#include "carve/carve_cuda_logic.h"
+#include "carve/carve_cuda_pass.h"
+#include "carve/seam_kernel_hd.h"
+#include "cuda/cuda_internal.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include <type_traits>
 
-/* One pass on the device (carve_cuda.h's handle). */
+/* One pass on the device (carve_cuda_pass.h's handle). */
 struct tsr__carve_cuda {
     tsr__cc_planes P;
     int32_t w0, count;
-    uint32_t gen;       /* the generation of the last DP launched */
-    int32_t kmax;       /* batch mode: the passes' largest K (0: exact mode) */
-    cudaEvent_t t0, t1; /* recorded before the first DP and after the last kernel */
-    int ended;          /* t1 recorded */
+    uint32_t gen;          /* the generation of the last DP launched */
+    int32_t kmax;          /* batch mode: the passes' largest K (0: exact mode) */
+    tsr__cuda_timer timer; /* start: before the first DP; stop: after the last kernel */
+    int ended;             /* timer.stop recorded */
 };
 
 namespace
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(TSR__CC_LANES)
     if (!tsr__cc_item_of(&P, w, t, &it))
         return; /* batch mode: a band past its view's */
     if (Batch)  /* again for the view's pair pointer (without it the row step's code stores
-                   branch on it: run k8, the rows 3x slower) */
+                   branch on it, which makes the rows 3x slower) */
         __builtin_assume(P.pair != NULL);
     tsr__cc_stage_lane(&P, w, &it, lane, &sb);
     if (tr)

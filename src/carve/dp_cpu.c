@@ -1,4 +1,4 @@
-/* The seam DP (issue 4), one row span at a time:
+/* The seam DP (tessera/carve.h's definition), one row span at a time:
  *   backward: M(0,x) = k(0,x); M(y,x) = k(y,x) + min(M(y-1,x-1), M(y-1,x), M(y-1,x+1))
  *   forward:  M(0,x) = CU(0,x) + p(0,x);
  *             M(y,x) = p(y,x) + min(M(y-1,x-1)+CL, M(y-1,x)+CU, M(y-1,x+1)+CR)
@@ -6,7 +6,7 @@
  * minimum wins. k = e + p, p = the mask term of the cell (plan.h). */
 #include "carve/plan.h"
 
-#include "carve/dp_cell.h"
+#include "carve/dp_hd.h"
 #include "core/checked.h"
 #include "core/ctx.h"
 

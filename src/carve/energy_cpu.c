@@ -1,6 +1,6 @@
-/* Backward energy (issue 4): e(x,y) = |Y(x+1,y) - Y(x-1,y)| + |Y(x,y+1) - Y(x,y-1)|, indices
- * clamped into the current image, so a border pixel uses a one-sided difference. At most 510.
- * Forward energy has no per-pixel plane: its transition costs are computed in the DP
+/* Backward energy (tessera/carve.h): e(x,y) = |Y(x+1,y) - Y(x-1,y)| + |Y(x,y+1) - Y(x,y-1)|,
+ * indices clamped into the current image, so a border pixel uses a one-sided difference. At most
+ * 510. Forward energy has no per-pixel plane: its transition costs are computed in the DP
  * (dp_cpu.c) from the luma directly. */
 #include "carve/plan.h"
 

@@ -1,9 +1,9 @@
-/* Enlargement (issue 4): to insert k seams, find the k seams that removal would take, on a copy
- * (luma, masks and each pixel's column; no pixels), then give every seam pixel p(x) a new pixel
- * right of it, (p(x) + p(x+1) + 1) >> 1 per channel, p(x+1) clamped to the row (the last column
- * is duplicated as is). Every inserted pixel's neighbours are pixels of the round's input, so the
- * result does not depend on the order in which the seams are inserted. The new pixel copies the
- * seam pixel's mask bits and index. Rounds insert at most max(1, floor(w/2)) seams (a 1-column
+/* Enlargement (tessera/carve.h): to insert k seams, find the k seams that removal would take, on a
+ * copy (luma, masks and each pixel's column; no pixels), then give every seam pixel p(x) a new
+ * pixel right of it, (p(x) + p(x+1) + 1) >> 1 per channel, p(x+1) clamped to the row (the last
+ * column is duplicated as is). Every inserted pixel's neighbours are pixels of the round's input,
+ * so the result does not depend on the order in which the seams are inserted. The new pixel copies
+ * the seam pixel's mask bits and index. Rounds insert at most max(1, floor(w/2)) seams (a 1-column
  * image grows by one column per round). */
 #include "carve/plan.h"
 

@@ -1,5 +1,6 @@
-/* Luma for seam carving (issue 4): Y = (77*R + 150*G + 29*B + 128) >> 8 for RGB(A); the sample
- * itself for gray(+alpha). 16-bit images use the top 8 bits of each sample. Alpha is ignored. */
+/* Luma for seam carving (tessera/carve.h): Y = (77*R + 150*G + 29*B + 128) >> 8 for RGB(A); the
+ * sample itself for gray(+alpha). 16-bit images use the top 8 bits of each sample. Alpha is
+ * ignored. */
 #include "carve/plan.h"
 
 void tsr__carve_luma_row(tsr__carve_grid *g, int32_t y, int32_t x0, int32_t x1)

@@ -9,11 +9,9 @@
  * anti-diagonals, their cells at once, and its path applied there too. */
 #include "carve/plan.h"
 
+#include "carve/carve_cuda.h"
 #include "core/checked.h"
 #include "core/ctx.h"
-#ifdef TSR_HAVE_CUDA
-#include "carve/carve_cuda.h"
-#endif
 
 #include <string.h>
 
@@ -135,7 +133,6 @@ done:
     return st;
 }
 
-#ifdef TSR_HAVE_CUDA
 tsr_status tsr__carve_optimal_device(tsr_ctx *ctx, tsr__carve_grid *g, int32_t r, int32_t c,
                                      const tsr__carve_pass *proto, uint8_t *marks, uint64_t *energy,
                                      double *ms)
@@ -204,4 +201,3 @@ done:
     tsr__free(ctx, gone);
     return st;
 }
-#endif

@@ -26,7 +26,7 @@
 extern "C" {
 #include "carve/carve_cuda.h"
 }
-#include "carve/dp_cell.h"
+#include "carve/dp_hd.h"
 
 #include <cuda_pipeline.h>
 #include <string.h>
@@ -418,15 +418,14 @@ extern "C" tsr_status tsr__carve_cuda_optimal(tsr_ctx *ctx, const tsr__carve_gri
                                       cells,
                                       cells * (size_t)side * sizeof(uint16_t),
                                       2 * (size_t)w0 * (size_t)h0 * sizeof(uint32_t)};
-    cudaError_t e = cudaSuccess;
+    tsr__cuda_timer timer = {NULL, NULL};
+    char *moves = NULL, *choice = NULL;
+    tsr_status st = TSR_OK;
+    uint32_t *pos[2];
     memset(q, 0, sizeof q);
-    for (int k = 0; k < TM_BUFFERS && e == cudaSuccess; k++)
+    for (int k = 0; k < TM_BUFFERS; k++)
         if (sizes[k])
-            e = cudaMalloc(&q[k], sizes[k]);
-    if (e != cudaSuccess) {
-        free_all(q);
-        return tsr__cuda_error(ctx, e, "cudaMalloc (transport map)", __FILE__, __LINE__);
-    }
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaMalloc(&q[k], sizes[k]));
     p.luma[0] = (uint8_t *)q[0];
     p.luma[1] = p.luma[0] + images;
     if (q[1]) {
@@ -439,53 +438,48 @@ extern "C" tsr_status tsr__carve_cuda_optimal(tsr_ctx *ctx, const tsr__carve_gri
     p.t = (uint64_t *)q[5];
     p.choice = (char *)q[6];
     p.seam = (uint16_t *)q[7];
-    uint32_t *pos[2] = {(uint32_t *)q[8], (uint32_t *)q[8] + (size_t)w0 * (size_t)h0};
-    cudaEvent_t ev[2] = {NULL, NULL};
-    char *moves = NULL, *choice = NULL;
-    tsr_status st = TSR_OK;
-#define TM_TRY(call)                                                                               \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            st = tsr__cuda_error(ctx, e_, #call, __FILE__, __LINE__);                              \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
-    TM_TRY(cudaFuncSetAttribute(tm_dp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)dp_smem(w0, h0, g->mask != NULL)));
-    TM_TRY(cudaEventCreate(&ev[0]));
-    TM_TRY(cudaEventCreate(&ev[1]));
+    pos[0] = (uint32_t *)q[8];
+    pos[1] = pos[0] + (size_t)w0 * (size_t)h0;
+    TSR_CUDA_TRY_GOTO(ctx, st, done,
+                      cudaFuncSetAttribute(tm_dp_kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)dp_smem(w0, h0, g->mask != NULL)));
+    if ((st = tsr__cuda_timer_create(ctx, &timer)) != TSR_OK)
+        goto done;
     /* diagonal 0: the input, normal orientation, then its transpose; T(0, 0) = 0 */
-    TM_TRY(cudaMemcpy2DAsync(p.luma[0], (size_t)p.pitch[0], g->luma, (size_t)g->pitch, (size_t)w0,
-                             (size_t)h0, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done,
+                      cudaMemcpy2DAsync(p.luma[0], (size_t)p.pitch[0], g->luma, (size_t)g->pitch,
+                                        (size_t)w0, (size_t)h0, cudaMemcpyHostToDevice, s));
     if (p.mask[0])
-        TM_TRY(cudaMemcpy2DAsync(p.mask[0], (size_t)p.pitch[0], g->mask, (size_t)g->pitch,
-                                 (size_t)w0, (size_t)h0, cudaMemcpyHostToDevice, s));
-    TM_TRY(cudaEventRecord(ev[0], s));
-    TM_TRY(cudaMemsetAsync(p.t, 0, sizeof(uint64_t), s));
+        TSR_CUDA_TRY_GOTO(ctx, st, done,
+                          cudaMemcpy2DAsync(p.mask[0], (size_t)p.pitch[0], g->mask,
+                                            (size_t)g->pitch, (size_t)w0, (size_t)h0,
+                                            cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaEventRecord(timer.start, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaMemsetAsync(p.t, 0, sizeof(uint64_t), s));
     /* cell (0, 0) "removed a vertical seam": its transpose goes normal -> transposed */
-    TM_TRY(cudaMemsetAsync(p.choice, 'v', 1, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaMemsetAsync(p.choice, 'v', 1, s));
     {
         const unsigned tiles =
             (unsigned)(((w0 + TM_TILE - 1) / TM_TILE) * ((h0 + TM_TILE - 1) / TM_TILE));
         const dim3 tb(TM_TILE, TM_TILE_ROWS);
         const unsigned cut_blocks = (unsigned)((side + TM_CUT_ROWS - 1) / TM_CUT_ROWS);
         tm_transpose_kernel<<<dim3(tiles, 1), tb, 0, s>>>(p, 0);
-        TM_TRY(cudaGetLastError());
+        TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
         for (int32_t d = 1; d <= r + c && st == TSR_OK; d++) {
             const int32_t lo = d - r > 0 ? d - r : 0, hi = d < c ? d : c;
             const int32_t plo = d - 1 - r > 0 ? d - 1 - r : 0, phi = d - 1 < c ? d - 1 : c;
             tm_dp_kernel<<<(unsigned)(2 * (phi - plo + 1)), TM_THREADS,
                            dp_smem(w0, h0, g->mask != NULL), s>>>(p, d, side);
-            TM_TRY(cudaGetLastError());
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
             tm_trace_kernel<<<(unsigned)(hi - lo + 1), 32, 0, s>>>(p, d);
-            TM_TRY(cudaGetLastError());
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
             tm_cut_kernel<<<dim3(cut_blocks, (unsigned)(hi - lo + 1)), TM_CUT_THREADS, 0, s>>>(p,
                                                                                                d);
-            TM_TRY(cudaGetLastError());
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
             tm_transpose_kernel<<<dim3(tiles, (unsigned)(hi - lo + 1)), tb, 0, s>>>(p, d);
-            TM_TRY(cudaGetLastError());
-            TM_TRY(cudaStreamSynchronize(s));
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
+            TSR_CUDA_TRY_GOTO(ctx, st, done, cudaStreamSynchronize(s));
             st = tsr__progress(ctx, "carve: transport map", d, r + c);
         }
     }
@@ -495,13 +489,15 @@ extern "C" tsr_status tsr__carve_cuda_optimal(tsr_ctx *ctx, const tsr__carve_gri
     if ((st = tsr__alloc(ctx, cells + (size_t)r + (size_t)c, (void **)&choice)) != TSR_OK)
         goto done;
     moves = choice + cells;
-    TM_TRY(cudaMemcpy(choice, p.choice, cells, cudaMemcpyDeviceToHost));
-    TM_TRY(cudaMemcpy(energy, p.t + (size_t)((r + c) & 1) * (size_t)p.slots + (size_t)(c % p.slots),
-                      sizeof *energy, cudaMemcpyDeviceToHost));
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaMemcpy(choice, p.choice, cells, cudaMemcpyDeviceToHost));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, done,
+        cudaMemcpy(energy, p.t + (size_t)((r + c) & 1) * (size_t)p.slots + (size_t)(c % p.slots),
+                   sizeof *energy, cudaMemcpyDeviceToHost));
     tsr__carve_order_walk(choice, r, c, moves);
     tm_identity_kernel<<<dim3((unsigned)(w0 + 255) / 256, (unsigned)h0), 256, 0, s>>>(pos[0], w0,
                                                                                       h0);
-    TM_TRY(cudaGetLastError());
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
     for (int32_t k = 0, i = 0, j = 0; k < r + c; k++) {
         const int horiz = moves[k] == 'h';
         const int32_t w = w0 - j, h = h0 - i; /* before the move */
@@ -510,24 +506,19 @@ extern "C" tsr_status tsr__carve_cuda_optimal(tsr_ctx *ctx, const tsr__carve_gri
         const uint16_t *seam = p.seam + ((size_t)i * (size_t)(c + 1) + (size_t)j) * (size_t)side;
         tm_apply_kernel<<<dim3((unsigned)(w + 255) / 256, (unsigned)h), 256, 0, s>>>(
             pos[k & 1], pos[!(k & 1)], w0, w, h, seam, horiz);
-        TM_TRY(cudaGetLastError());
+        TSR_CUDA_TRY_GOTO(ctx, st, done, cudaGetLastError());
     }
-    TM_TRY(cudaEventRecord(ev[1], s));
-    TM_TRY(cudaMemcpy2DAsync(keep, (size_t)(w0 - c) * sizeof(uint32_t), pos[(r + c) & 1],
-                             (size_t)w0 * sizeof(uint32_t), (size_t)(w0 - c) * sizeof(uint32_t),
-                             (size_t)(h0 - r), cudaMemcpyDeviceToHost, s));
-    TM_TRY(cudaStreamSynchronize(s));
-    {
-        float f = 0;
-        TM_TRY(cudaEventElapsedTime(&f, ev[0], ev[1]));
-        *ms = f;
-    }
-#undef TM_TRY
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaEventRecord(timer.stop, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done,
+                      cudaMemcpy2DAsync(keep, (size_t)(w0 - c) * sizeof(uint32_t), pos[(r + c) & 1],
+                                        (size_t)w0 * sizeof(uint32_t),
+                                        (size_t)(w0 - c) * sizeof(uint32_t), (size_t)(h0 - r),
+                                        cudaMemcpyDeviceToHost, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, done, cudaStreamSynchronize(s));
+    st = tsr__cuda_timer_ms(ctx, &timer, ms);
 done:
     tsr__free(ctx, choice);
-    for (int k = 0; k < 2; k++)
-        if (ev[k])
-            cudaEventDestroy(ev[k]);
+    tsr__cuda_timer_destroy(&timer);
     free_all(q);
     return st;
 }

@@ -80,11 +80,9 @@ tsr_status tsr__carve_remove_seams(tsr_ctx *ctx, tsr__carve_grid *g, int32_t cou
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "carve: cannot remove %d seams from an image %d pixels wide", (int)count,
                          (int)g->w);
-#ifdef TSR_HAVE_CUDA
     /* Both modes on the device (pass_device.c, carve_cuda.cu). */
     if (p->backend == TSR_BACKEND_CUDA)
         return tsr__carve_remove_seams_cuda(ctx, g, count, p);
-#endif
     const int threads = p->backend == TSR_BACKEND_REFERENCE ? 1 : p->threads;
     const int batch = p->mode == TSR_CARVE_BATCH;
     tsr__carve_dp d;

@@ -1,11 +1,8 @@
-/* The host side of a device seam-removal pass (CUDA backend): the loop that enqueues seams
+/* The host side of a device seam-removal pass (pass_device.h): the loop that enqueues seams
  * (exact mode) or batch passes on a device, polls its state, fetches the removed columns once and
- * gathers the grid on the host. The device is reached through a table of operations:
- * carve_cuda.cu's launchers in CUDA builds, and the CPU emulation of the same kernels in
- * tests/unit/test_carve_device_logic.c, so the test runs this very loop. */
-#include "carve/plan.h"
+ * gathers the grid on the host, through a table of operations. */
+#include "carve/pass_device.h"
 
-#include "carve/carve_cuda.h"
 #include "core/checked.h"
 #include "core/ctx.h"
 
@@ -189,51 +186,3 @@ done:
     tsr__free(ctx, rec);
     return st;
 }
-
-#ifdef TSR_HAVE_CUDA
-static tsr_status cuda_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                            const uint64_t pen[4], int32_t count, int32_t kmax, int until,
-                            int64_t drops, void **out)
-{
-    tsr__carve_cuda *c = NULL;
-    tsr_status st =
-        kmax > 0 ? tsr__carve_cuda_open_batch(ctx, g, kind, pen, count, kmax, until, drops, &c)
-                 : tsr__carve_cuda_open(ctx, g, kind, pen, count, until, drops, &c);
-    *out = c;
-    return st;
-}
-static tsr_status cuda_batch(tsr_ctx *ctx, void *dev, int32_t w, int32_t k, int32_t removed,
-                             int more)
-{
-    return tsr__carve_cuda_batch(ctx, dev, w, k, removed, more);
-}
-static tsr_status cuda_seams(tsr_ctx *ctx, void *dev, int32_t first, int32_t n)
-{
-    return tsr__carve_cuda_seams(ctx, dev, first, n);
-}
-static tsr_status cuda_state(tsr_ctx *ctx, void *dev, tsr__cc_state *s)
-{
-    return tsr__carve_cuda_state(ctx, dev, s);
-}
-static tsr_status cuda_fetch(tsr_ctx *ctx, void *dev, int32_t removed, uint16_t *rec)
-{
-    return tsr__carve_cuda_fetch(ctx, dev, removed, rec);
-}
-static tsr_status cuda_device_ms(tsr_ctx *ctx, void *dev, double *ms)
-{
-    return tsr__carve_cuda_device_ms(ctx, dev, ms);
-}
-static void cuda_close(tsr_ctx *ctx, void *dev)
-{
-    tsr__carve_cuda_close(ctx, dev);
-}
-
-static const tsr__carve_dev_ops cuda_ops = {cuda_open,  cuda_seams,     cuda_batch, cuda_state,
-                                            cuda_fetch, cuda_device_ms, cuda_close};
-
-tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
-                                        tsr__carve_pass *p)
-{
-    return tsr__carve_remove_seams_dev(ctx, g, count, p, &cuda_ops);
-}
-#endif

@@ -23,6 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tsr_ctx;
 
 typedef uint64_t tsr__carve_cost;
@@ -65,7 +69,8 @@ tsr_status tsr__carve_grid_transpose(struct tsr_ctx *ctx, const tsr__carve_grid 
 tsr_status tsr__carve_grid_copy(struct tsr_ctx *ctx, const tsr__carve_grid *src,
                                 tsr__carve_grid *dst, int32_t pitch);
 
-/* luma.c: Y of pixels [x0, x1) of row y into g->luma (issue 4's luma; 16-bit: top 8 bits). */
+/* luma.c: Y of pixels [x0, x1) of row y into g->luma (tessera/carve.h's luma; 16-bit: top 8 bits).
+ */
 void tsr__carve_luma_row(tsr__carve_grid *g, int32_t y, int32_t x0, int32_t x1);
 /* Computes the whole luma plane (rows in parallel when threads > 1). */
 void tsr__carve_luma_all(tsr__carve_grid *g, int threads);
@@ -127,8 +132,8 @@ void tsr__carve_update_after_removal(tsr__carve_grid *g, tsr__carve_dp *d, const
 
 /* A pass of seam removals on a grid: the loop every backend runs. */
 typedef struct tsr__carve_pass {
-    tsr_backend backend; /* TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA (both
-                            modes: pass_device.c + carve_cuda.cu) */
+    tsr_backend backend; /* chosen once per call by carve.c (TSR_BACKEND_REFERENCE, _CPU or
+                            _CUDA); the stages dispatch on it and on nothing else */
     tsr_carve_energy energy;
     tsr_carve_mode mode;
     int32_t batch_seams; /* 0 = adaptive */
@@ -165,11 +170,21 @@ tsr_status tsr__carve_insert_seams(struct tsr_ctx *ctx, tsr__carve_grid *g, int3
 
 /* order.c: the optimal order of r horizontal and c vertical removals (Avidan and Shamir's
  * transport map) as a string of r + c moves ('h' or 'v') into moves[0..r+c), on the host (the
- * CUDA backend's version, map and removals on the device: tsr__carve_cuda_optimal). */
+ * CUDA backend's version, map and removals on the device: tsr__carve_optimal_device). */
 tsr_status tsr__carve_optimal_order(struct tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r,
                                     int32_t c, const tsr__carve_pass *proto, char *moves);
 /* The moves from the map's choices ((r+1) x (c+1), row-major, 'h' or 'v' at every cell but
  * (0, 0)): the path from (r, c) back to (0, 0), first move first. */
 void tsr__carve_order_walk(const char *choice, int32_t r, int32_t c, char *moves);
+/* The optimal order on the device (carve_cuda.h's tsr__carve_cuda_optimal), then g replaced by
+ * the (w - c) x (h - r) result, every plane gathered once (rows in parallel on proto->threads);
+ * marks (when not NULL, and g has an index) get 1 at the index of every removed pixel; *energy =
+ * T(r, c), the removed seams' energy; *ms: the device time. */
+tsr_status tsr__carve_optimal_device(struct tsr_ctx *ctx, tsr__carve_grid *g, int32_t r, int32_t c,
+                                     const tsr__carve_pass *proto, uint8_t *marks, uint64_t *energy,
+                                     double *ms);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

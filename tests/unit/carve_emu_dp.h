@@ -1,6 +1,6 @@
 /* test_carve_device_logic's emulation of one DP item for one key type, included twice (no
  * include guard) with EMU_KB 64 and 32: the kernel dp_kernel's steps (carve_cuda_kernels.cuh)
- * through carve_cuda_dp_row.h's bodies of that width. */
+ * through dp_row_kernel_hd.h's bodies of that width. */
 #ifndef EMU_KB
 #error "carve_emu_dp.h: define EMU_KB (64 or 32) before including it"
 #endif

@@ -1,5 +1,6 @@
-/* Seam carving: the definitions of issue 4 checked by hand and by brute force, the incremental
- * update against full recomputation, batch-mode invariants, the seam-order map, bad input. */
+/* Seam carving: tessera/carve.h's definitions checked by hand and by brute force, the
+ * incremental update against full recomputation, batch-mode invariants, the seam-order map,
+ * masks from images, the backend choice, bad input. */
 #include "carve/plan.h"
 #include "core/ctx.h"
 #include "testlib.h"
@@ -502,6 +503,120 @@ static void test_api(tsr_rng *r)
     tsr_image_free(ctx, &src);
 }
 
+/* Sets row y of img (any depth) from v: samples in order. */
+static void set_row(tsr_image *img, int32_t y, const uint16_t *v)
+{
+    uint8_t *row = (uint8_t *)img->data + (size_t)y * img->stride;
+    for (int32_t i = 0; i < img->width * img->channels; i++) {
+        if (img->depth == TSR_U8)
+            row[i] = (uint8_t)v[i];
+        else
+            ((uint16_t *)row)[i] = v[i];
+    }
+}
+
+/* tsr_carve_mask_from_image: any nonzero colour sample gives 255, alpha never counts; the mask
+ * is poisoned before each call. */
+static void test_mask_from_image(void)
+{
+    static const struct {
+        int32_t w, h, cn;
+        tsr_depth depth;
+        uint16_t v[16];
+        uint8_t want[6];
+    } cases[] = {
+        /* gray + alpha: the gray sample decides */
+        {3, 2, 2, TSR_U8, {0, 255, 7, 0, 0, 0, 1, 1, 0, 9, 200, 0}, {0, 255, 0, 255, 0, 255}},
+        /* RGBA u16: R, G or B; a sample of 256 (low byte 0) counts */
+        {2,
+         2,
+         4,
+         TSR_U16,
+         {0, 0, 0, 65535, 0, 0, 1, 0, 0, 256, 0, 0, 0, 0, 0, 0},
+         {0, 255, 255, 0}},
+        /* RGB */
+        {2, 1, 3, TSR_U8, {0, 0, 0, 0, 0, 5}, {0, 255}},
+        /* gray */
+        {3, 1, 1, TSR_U16, {0, 65535, 2}, {0, 255, 255}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tsr_image img, m;
+        const int32_t w = cases[c].w, h = cases[c].h, cn = cases[c].cn;
+        CHECK_OK(ctx, tsr_image_alloc(ctx, &img, w, h, cn, cases[c].depth));
+        for (int32_t y = 0; y < h; y++)
+            set_row(&img, y, cases[c].v + (size_t)y * (size_t)(w * cn));
+        CHECK_OK(ctx, tsr_image_alloc(ctx, &m, w, h, 1, TSR_U8));
+        for (int32_t y = 0; y < h; y++)
+            memset((uint8_t *)m.data + (size_t)y * m.stride, 0x5A, (size_t)w);
+        CHECK_OK(ctx, tsr_carve_mask_from_image(ctx, &img, &m));
+        for (int32_t y = 0; y < h; y++)
+            for (int32_t x = 0; x < w; x++)
+                CHECK(((const uint8_t *)m.data)[(size_t)y * m.stride + (size_t)x] ==
+                      cases[c].want[y * w + x]);
+        tsr_image_free(ctx, &m);
+        tsr_image_free(ctx, &img);
+    }
+    tsr_image img, m;
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &img, 4, 3, 3, TSR_U8));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &m, 4, 3, 2, TSR_U8)); /* two channels */
+    CHECK_STATUS(tsr_carve_mask_from_image(ctx, &img, &m), TSR_ERR_INVALID_ARGUMENT);
+    tsr_image_free(ctx, &m);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &m, 4, 2, 1, TSR_U8)); /* another size */
+    CHECK_STATUS(tsr_carve_mask_from_image(ctx, &img, &m), TSR_ERR_INVALID_ARGUMENT);
+    tsr_image_free(ctx, &m);
+    tsr_image_free(ctx, &img);
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &img, 4, 3, 1, TSR_F32));
+    CHECK_OK(ctx, tsr_image_alloc(ctx, &m, 4, 3, 1, TSR_U8));
+    CHECK_STATUS(tsr_carve_mask_from_image(ctx, &img, &m), TSR_ERR_UNSUPPORTED);
+    tsr_image_free(ctx, &m);
+    tsr_image_free(ctx, &img);
+}
+
+/* Carves one seam off a w x h random gray image on c; returns the status. */
+static tsr_status carve_one(tsr_ctx *c, tsr_rng *r, int32_t w, int32_t h)
+{
+    tsr_image src, dst;
+    CHECK_OK(c, tsr_image_alloc(c, &src, w, h, 1, TSR_U8));
+    for (int32_t y = 0; y < h; y++)
+        tsr_rng_fill(r, (uint8_t *)src.data + (size_t)y * src.stride, (size_t)w);
+    CHECK_OK(c, tsr_image_alloc(c, &dst, w - 1, h, 1, TSR_U8));
+    tsr_status st = tsr_carve(c, &src, &dst, NULL);
+    tsr_image_free(c, &dst);
+    tsr_image_free(c, &src);
+    return st;
+}
+
+/* The backend choice: under auto an image below a megapixel carves on the CPU, one of a
+ * megapixel on CUDA where a device is usable (else on the CPU, saying so); an explicit OpenCL
+ * request is TSR_ERR_NO_BACKEND (carve has no OpenCL path), where a context can ask for it. */
+static void test_backend_choice(tsr_rng *r)
+{
+    tsr_ctx_options co;
+    tsr_ctx_options_init(&co);
+    co.backend = TSR_BACKEND_AUTO;
+    tsr_ctx *a;
+    CHECK_OK(ctx, tsr_ctx_create(&co, &a));
+    CHECK_OK(a, carve_one(a, r, 1000, 999));
+    CHECK(tsr_ctx_backend(a) == TSR_BACKEND_CPU);
+    CHECK(strstr(tsr_ctx_backend_reason(a), "small image") != NULL);
+    CHECK_OK(a, carve_one(a, r, 1000, 1000));
+    if (tsr_ctx_backend(a) == TSR_BACKEND_CUDA)
+        CHECK(strstr(tsr_ctx_backend_reason(a), "large image") != NULL);
+    else
+        CHECK(tsr_ctx_backend(a) == TSR_BACKEND_CPU &&
+              strstr(tsr_ctx_backend_reason(a), "no usable CUDA device") != NULL);
+    if (!tsr_backend_available(TSR_BACKEND_CUDA))
+        CHECK(tsr_ctx_backend(a) == TSR_BACKEND_CPU);
+    tsr_ctx_destroy(a);
+    co.backend = TSR_BACKEND_OPENCL;
+    if (!tsr_backend_available(TSR_BACKEND_OPENCL) || tsr_ctx_create(&co, &a) != TSR_OK) {
+        fprintf(stderr, "test_carve: no OpenCL device, the OpenCL request is not checked\n");
+        return;
+    }
+    CHECK_STATUS(carve_one(a, r, 20, 10), TSR_ERR_NO_BACKEND);
+    tsr_ctx_destroy(a);
+}
+
 int main(void)
 {
     tsr_ctx_options co;
@@ -518,6 +633,8 @@ int main(void)
     test_batch_invariants(&r);
     test_map(&r);
     test_api(&r);
+    test_mask_from_image();
+    test_backend_choice(&r);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_carve");
 }

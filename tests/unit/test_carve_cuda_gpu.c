@@ -13,7 +13,7 @@
  * (compute-sanitizer): a small subset, no timing. */
 #include "carve_backend_check.h"
 
-#include "carve/carve_cuda.h"
+#include "carve/carve_cuda_pass.h"
 #include "core/ctx.h"
 #include "cuda/cuda_device.h"
 

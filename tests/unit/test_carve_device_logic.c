@@ -1,7 +1,7 @@
 /* The CUDA carve kernels' logic on the CPU, no GPU needed: a host emulation of carve_cuda.cu's
  * launchers (device buffers as host arrays, the ones a launch must write before anything reads
  * them poisoned, columns past the width poisoned, shared memory poisoned per block) that runs
- * the kernels' own per-thread bodies (src/carve/carve_cuda_logic.h) for every thread of every
+ * the kernels' own per-thread bodies (src/carve's *_kernel_hd.h) for every thread of every
  * block of every launch, in launch order. Blocks of a launch run in a shuffled order, and
  * within a block every phase between two barriers with its threads in descending order (so a
  * read that depends on another thread's write in the same phase shows); a warp's rows run in
@@ -17,7 +17,8 @@
  * kernel code, not emulated: test_carve_cuda_gpu covers it. */
 #include "testlib.h"
 
-#include "carve/carve_cuda.h"
+#include "carve/batch_kernel_hd.h"
+#include "carve/pass_device.h"
 #include "carve/plan.h"
 #include "core/ctx.h"
 
@@ -764,7 +765,8 @@ int main(void)
     one_case(&r, 1100, 1000, 3, 0, TSR_CARVE_FORWARD, 0, 0, 0, 40, 0);
     /* batch mode's interior items (tsr__cc_stage_energy_interior): many bands and strips */
     one_case(&r, 700, 600, 3, 1, TSR_CARVE_BACKWARD, 0, 0, 0, 40, 0);
-    /* halves of more than one segment (tsr__cc_seg; the joins): both energies, a mask, K = 1 */
+    /* halves of more than one segment (tsr__carve_batch_seg; the joins): both energies, a mask, K =
+     * 1 */
     one_case(&r, 100, 2200, 1, 0, TSR_CARVE_BACKWARD, 0, 0, 0, 12, 4);
     one_case(&r, 100, 2200, 1, 1, TSR_CARVE_FORWARD, 1, 1, 0, 12, 3);
     one_case(&r, 70, 2300, 1, 2, TSR_CARVE_FORWARD, 0, 0, 0, 5, 1);

@@ -43,8 +43,9 @@ static const cli_option carve_options[] = {
     {"map", CLI_VALUE, "MAP",
      "Retarget with a saved seam-order map instead of carving: instant, to any smaller --width."},
     {"backend", CLI_VALUE, "NAME",
-     "auto (default), cpu, reference (single-threaded oracle), cuda or opencl (runs the CPU "
-     "path). The environment variable TSR_BACKEND sets the default."},
+     "auto (default: cuda for images from 1 megapixel when a device is usable, else cpu), cpu, "
+     "reference (single-threaded oracle) or cuda. The environment variable TSR_BACKEND sets the "
+     "default."},
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
     {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be an input file, which is then replaced."},
@@ -70,24 +71,11 @@ static tsr_status load_mask(tsr_ctx *ctx, const char *path, tsr_image *out)
     tsr_status st = tsr_image_load(ctx, path, &img, NULL);
     if (st != TSR_OK)
         return st;
-    if ((st = tsr_image_alloc(ctx, out, img.width, img.height, 1, TSR_U8)) != TSR_OK) {
-        tsr_image_free(ctx, &img);
-        return st;
-    }
-    const int cn = img.channels, colour = cn >= 3 ? 3 : 1;
-    for (int32_t y = 0; y < img.height; y++) {
-        const uint8_t *s = (const uint8_t *)img.data + (size_t)y * img.stride;
-        uint8_t *d = (uint8_t *)out->data + (size_t)y * out->stride;
-        for (int32_t x = 0; x < img.width; x++) {
-            int on = 0;
-            for (int c = 0; c < colour; c++)
-                on |= img.depth == TSR_U8 ? s[(size_t)x * cn + c] != 0
-                                          : ((const uint16_t *)s)[(size_t)x * cn + c] != 0;
-            d[x] = (uint8_t)(on ? 255 : 0);
-        }
-    }
+    if ((st = tsr_image_alloc(ctx, out, img.width, img.height, 1, TSR_U8)) == TSR_OK &&
+        (st = tsr_carve_mask_from_image(ctx, &img, out)) != TSR_OK)
+        tsr_image_free(ctx, out);
     tsr_image_free(ctx, &img);
-    return TSR_OK;
+    return st;
 }
 
 typedef struct carve_outputs {

@@ -1,12 +1,12 @@
-/* The DP lane's state and row step for one key type, included twice by carve_cuda_logic.h (no
+/* The DP lane's state and row step for one key type, included twice by dp_kernel_hd.h (no
  * include guard): with TSR__CC_KEY uint64_t and TSR__CC_KB 64 (grids with a mask: plan.h's key
  * with the mask terms, tag in bits 59..63 of the hand keys) and with uint32_t and 32 (grids
  * without a mask: the key is the energy part, < 510 * 65535 < 2^25, tag in bits 27..31). Every
  * name defined here ends in the key width (tsr__cc_lane64, tsr__cc_lane_row32, ...); C++ also
  * gets overloads without the suffix, so the kernel is written once for both. The contracts are
- * in carve_cuda_logic.h's DP comment. */
+ * in pass_kernel_hd.h's DP comment. */
 #ifndef TSR__CC_KEY
-#error "carve_cuda_dp_row.h: define TSR__CC_KEY and TSR__CC_KB before including it"
+#error "dp_row_kernel_hd.h: define TSR__CC_KEY and TSR__CC_KB before including it"
 #endif
 
 #define TSR__CC_N(name) TSR__CC_CAT(name, TSR__CC_KB)
@@ -22,14 +22,13 @@ typedef struct TSR__CC_LANE_T {
 /* dp, lane `lane` of an item of band b > 0: the previous band's last row (keys). Returns 1 when
  * every key it needs carries the tag of generation gen (stored by this launch), else 0 (the
  * caller polls again). */
-TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
-                                            const tsr__cc_item *it, int32_t lane, uint32_t gen,
-                                            TSR__CC_LANE_T *L)
+TSR_HD int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                        int32_t lane, uint32_t gen, TSR__CC_LANE_T *L)
 {
     const TSR__CC_KEY *hand = P->TSR__CC_N(hand) + (int64_t)(it->b - 1) * P->pitch;
     const TSR__CC_KEY tag = (TSR__CC_KEY)(gen & 31);
     int ready = 1;
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = it->base + lane * TSR__CC_C + c;
         const TSR__CC_KEY v = x >= 0 && x < w ? TSR__CC_N(TSR__CC_LOAD_L2_)(hand + x)
@@ -43,11 +42,11 @@ TSR__CC_FN int TSR__CC_N(tsr__cc_lane_load)(const tsr__cc_planes *P, int32_t w,
 /* dp, band 0's first row (the image's row 0), lane `lane`: each cell's key is its own cost
  * (backward: the energy; forward: CU) plus the mask term. Its codes (1; batch mode: nibbles 1)
  * are stored but never read: seams are traced from row h - 1 up to row 1. */
-TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
-                                              const tsr__cc_item *it, const tsr__cc_stage *sb,
-                                              int32_t lane, TSR__CC_LANE_T *L)
+TSR_HD void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w,
+                                          const tsr__cc_item *it, const tsr__cc_stage *sb,
+                                          int32_t lane, TSR__CC_LANE_T *L)
 {
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = it->base + lane * TSR__CC_C + c, i = lane * TSR__CC_C + c;
         uint32_t dl, dc, dr;
@@ -58,7 +57,7 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_first)(const tsr__cc_planes *P, int32_t w
 }
 
 /* min(a + b, c): one instruction (VIADDMNMX) for 32-bit keys on sm_90, emulated elsewhere. */
-TSR__CC_FN TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, TSR__CC_KEY c)
+TSR_HD TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, TSR__CC_KEY c)
 {
 #if defined(__CUDA_ARCH__) && TSR__CC_KB == 32
     return __viaddmin_u32(a, b, c);
@@ -80,21 +79,21 @@ TSR__CC_FN TSR__CC_KEY TSR__CC_N(tsr__cc_addmin)(TSR__CC_KEY a, TSR__CC_KEY b, T
  * output. Exact mode: every lane puts its byte of codes into sb->cd[k] (for
  * tsr__cc_lane_entry) and the output lanes store it to back; batch mode: the output lanes store
  * their word of nibbles (codes and pair bits) to pair. */
-TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
-                                            const tsr__cc_item *it, tsr__cc_stage *sb, int32_t k,
-                                            int32_t lane, TSR__CC_LANE_T *L, TSR__CC_KEY lm,
-                                            TSR__CC_KEY rm, int border)
+TSR_HD void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                                        tsr__cc_stage *sb, int32_t k, int32_t lane,
+                                        TSR__CC_LANE_T *L, TSR__CC_KEY lm, TSR__CC_KEY rm,
+                                        int border)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     TSR__CC_KEY pm[TSR__CC_C + 2];
     pm[0] = lm;
     pm[TSR__CC_C + 1] = rm;
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         pm[c + 1] = L->m[c];
     uint32_t codes = 0;
     const TSR__CC_KEY none = (TSR__CC_KEY) ~(TSR__CC_KEY)0;
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++) {
         const int32_t x = x1 + c, i = lane * TSR__CC_C + c;
         uint32_t dl, dc, dr;
@@ -131,15 +130,15 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_row)(const tsr__cc_planes *P, int32_t w,
 
 /* dp, lane `lane` after the item's last row: its output columns' keys tagged with generation gen
  * (what the next band polls for). */
-TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w,
-                                              const tsr__cc_item *it, int32_t lane, uint32_t gen,
-                                              const TSR__CC_LANE_T *L)
+TSR_HD void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w,
+                                          const tsr__cc_item *it, int32_t lane, uint32_t gen,
+                                          const TSR__CC_LANE_T *L)
 {
     const int32_t x1 = it->base + lane * TSR__CC_C;
     if (!tsr__cc_output_lane(it, x1))
         return;
     const int64_t o = (int64_t)it->b * P->pitch;
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t c = 0; c < TSR__CC_C; c++)
         if (x1 + c < w)
             P->TSR__CC_N(hand)[o + x1 + c] =
@@ -150,24 +149,24 @@ TSR__CC_FN void TSR__CC_N(tsr__cc_lane_store)(const tsr__cc_planes *P, int32_t w
 /* The kernel's names for this key type (overloads on the lane type; C++ linkage, as the header
  * may be included inside extern "C"). */
 extern "C++" {
-TSR__CC_FN int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                 int32_t lane, uint32_t gen, TSR__CC_LANE_T *L)
+TSR_HD int tsr__cc_lane_load(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                             int32_t lane, uint32_t gen, TSR__CC_LANE_T *L)
 {
     return TSR__CC_N(tsr__cc_lane_load)(P, w, it, lane, gen, L);
 }
-TSR__CC_FN void tsr__cc_lane_first(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                   const tsr__cc_stage *sb, int32_t lane, TSR__CC_LANE_T *L)
+TSR_HD void tsr__cc_lane_first(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                               const tsr__cc_stage *sb, int32_t lane, TSR__CC_LANE_T *L)
 {
     TSR__CC_N(tsr__cc_lane_first)(P, w, it, sb, lane, L);
 }
-TSR__CC_FN void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                 tsr__cc_stage *sb, int32_t k, int32_t lane, TSR__CC_LANE_T *L,
-                                 TSR__CC_KEY lm, TSR__CC_KEY rm, int border)
+TSR_HD void tsr__cc_lane_row(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                             tsr__cc_stage *sb, int32_t k, int32_t lane, TSR__CC_LANE_T *L,
+                             TSR__CC_KEY lm, TSR__CC_KEY rm, int border)
 {
     TSR__CC_N(tsr__cc_lane_row)(P, w, it, sb, k, lane, L, lm, rm, border);
 }
-TSR__CC_FN void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
-                                   int32_t lane, uint32_t gen, const TSR__CC_LANE_T *L)
+TSR_HD void tsr__cc_lane_store(const tsr__cc_planes *P, int32_t w, const tsr__cc_item *it,
+                               int32_t lane, uint32_t gen, const TSR__CC_LANE_T *L)
 {
     TSR__CC_N(tsr__cc_lane_store)(P, w, it, lane, gen, L);
 }

@@ -1,10 +1,10 @@
-/* The per-thread bodies of the CUDA batch-mode kernels (carve_cuda_batch.cu), written once as
- * __host__ __device__ functions (C11 and CUDA C++) so that test_carve_device_logic runs them on
- * the CPU for every thread against batch.c. The planes are carve_cuda_logic.h's, with the batch
- * ones (pair, cols, luma2/mask2/orig2).
+/* The per-thread bodies of the CUDA batch-mode kernels (carve_cuda_batch_kernels.cuh, launched
+ * by carve_cuda.cu), written once as TSR_HD functions (C11 and CUDA C++) so that
+ * test_carve_device_logic runs them on the CPU for every thread against batch.c. The planes are
+ * pass_kernel_hd.h's, with the batch ones (pair, cols, luma2/mask2/orig2).
  *
  * One batch pass of k seams at width w (batch.c's definition: two halves in segments,
- * carve_cuda_logic.h's views), after a DP of every segment that also stored the pair bits:
+ * pass_kernel_hd.h's views), after a DP of every segment that also stored the pair bits:
  *   topk     one block of TOPK_THREADS: the k smallest (meeting key, column). Radix
  *            select over the masked keys, digits of 8 bits from the highest one any key has
  *            (the keys' OR first): a shared histogram of the digit among the columns that match
@@ -30,10 +30,10 @@
  * pass) one block per row, GATHER_E adjacent output columns per thread: output column x' < w - k
  * takes column x' + #{j : cols[j] - j <= x'} of luma/mask/orig into luma2/mask2/orig2 (the host
  * swaps the planes). the next DP at w - k. */
-#ifndef TSR_CARVE_CUDA_BATCH_LOGIC_H
-#define TSR_CARVE_CUDA_BATCH_LOGIC_H
+#ifndef TSR_CARVE_BATCH_KERNEL_HD_H
+#define TSR_CARVE_BATCH_KERNEL_HD_H
 
-#include "carve/carve_cuda_logic.h"
+#include "carve/seam_kernel_hd.h"
 
 enum {
     TSR__CC_TOPK_THREADS = 1024,
@@ -50,18 +50,18 @@ enum {
 
 /* The hand row of the last band of a half's last segment (the one at the cut): view v of hh
  * rows. */
-TSR__CC_FN int32_t tsr__cc_cut_band(int32_t hh, int32_t v, int32_t nbv)
+TSR_HD int32_t tsr__cc_cut_band(int32_t hh, int32_t v, int32_t nbv)
 {
     int32_t start, rows;
-    tsr__cc_seg(hh, tsr__cc_segs(hh) - 1, &start, &rows);
+    tsr__carve_batch_seg(hh, tsr__carve_batch_segs(hh) - 1, &start, &rows);
     return v * nbv + tsr__cc_bands(rows) - 1;
 }
 
 /* The meeting key of column x (the whole planes): the masked keys of the halves' last rows
  * (rows m-1 and m of the grid) added; the bottom half's alone when the top half is empty. */
-TSR__CC_FN uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
+TSR_HD uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
 {
-    const int32_t m = P->h / 2, gt = tsr__cc_segs(m), nbv = tsr__cc_view_bands(P->h);
+    const int32_t m = P->h / 2, gt = tsr__carve_batch_segs(m), nbv = tsr__cc_view_bands(P->h);
     const int32_t last = tsr__cc_views(P->h) - 1;
     return (m > 0 ? tsr__cc_hand_key(P, tsr__cc_cut_band(m, gt - 1, nbv), x) : 0) +
            tsr__cc_hand_key(P, tsr__cc_cut_band(P->h - m, last, nbv), x);
@@ -70,7 +70,7 @@ TSR__CC_FN uint64_t tsr__cc_meet_key(const tsr__cc_planes *P, int32_t x)
 typedef char tsr__cc_topk_fits[TSR__CC_TOPK_THREADS * TSR__CC_TOPK_PER >= 65535 ? 1 : -1];
 
 /* topk thread t of T: its contiguous columns [*a, *b). */
-TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, int32_t *b)
+TSR_HD void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, int32_t *b)
 {
     const int32_t per = (w + T - 1) / T;
     const int32_t lo = t * per;
@@ -80,7 +80,7 @@ TSR__CC_FN void tsr__cc_topk_range(int32_t w, int32_t t, int32_t T, int32_t *a, 
 
 /* The first digit's shift: the digits above the highest set bit of `any` (the OR of every key)
  * are 0 in every key, so the select starts at the highest digit with a set bit (0 when none). */
-TSR__CC_FN int32_t tsr__cc_topk_first_shift(uint64_t any)
+TSR_HD int32_t tsr__cc_topk_first_shift(uint64_t any)
 {
     int32_t s = 56;
     while (s > 0 && (any >> s) == 0)
@@ -89,7 +89,7 @@ TSR__CC_FN int32_t tsr__cc_topk_first_shift(uint64_t any)
 }
 
 /* Digit s (bits s..s+7) of key when its bits above s + 7 equal the prefix's, else -1. */
-TSR__CC_FN int32_t tsr__cc_topk_digit(uint64_t key, uint64_t prefix, int32_t s)
+TSR_HD int32_t tsr__cc_topk_digit(uint64_t key, uint64_t prefix, int32_t s)
 {
     return ((key ^ prefix) >> s >> 8) == 0 ? (int32_t)((key >> s) & 255) : -1;
 }
@@ -97,8 +97,8 @@ TSR__CC_FN int32_t tsr__cc_topk_digit(uint64_t key, uint64_t prefix, int32_t s)
 /* topk pick, lane `lane` of the picking warp: bins 8 lane .. 8 lane + 7 of the histogram, before
  * = the sum of the bins below them. When the need-th smallest (need >= 1) falls in them: its
  * digit into *digit, the rank left inside that bin into *left, returns 1. */
-TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t before, uint32_t need,
-                                 int32_t *digit, uint32_t *left)
+TSR_HD int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t before, uint32_t need,
+                             int32_t *digit, uint32_t *left)
 {
     uint32_t c = before;
     for (int32_t i = 0; i < 8; i++) {
@@ -119,9 +119,9 @@ TSR__CC_FN int tsr__cc_topk_pick(const uint32_t *hist, int32_t lane, uint32_t be
  * mode < 0: returns the number of keys == v; mode 0: the number of selected columns; mode > 0:
  * also writes them to rows m-1 (when m > 0) and m of cols (k per row; m = h / 2: the halves'
  * last rows) from index out_before. */
-TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, const uint64_t *keys,
-                                     int32_t a, int32_t b, uint64_t v, uint32_t need,
-                                     uint32_t eq_before, int32_t out_before, int mode)
+TSR_HD int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, const uint64_t *keys,
+                                 int32_t a, int32_t b, uint64_t v, uint32_t need,
+                                 uint32_t eq_before, int32_t out_before, int mode)
 {
     int32_t n = 0;
     uint32_t eq = eq_before;
@@ -146,7 +146,7 @@ TSR__CC_FN int32_t tsr__cc_topk_emit(const tsr__cc_planes *P, int32_t k, const u
 
 /* The segment starts a batch pass's join rewrites: every segment's first row but the image
  * edge's, in both halves. */
-TSR__CC_FN int32_t tsr__cc_joins(int32_t h)
+TSR_HD int32_t tsr__cc_joins(int32_t h)
 {
     return tsr__cc_views(h) - 2;
 }
@@ -157,17 +157,17 @@ TSR__CC_FN int32_t tsr__cc_joins(int32_t h)
  * last row of keys (its hand keys) plus, for forward energy, the transition costs from the half's
  * row y - 1 (batch.c's trace compares exactly these). So the trace steps across segments as
  * within them. */
-TSR__CC_FN void tsr__cc_join(const tsr__cc_planes *P, int32_t w, int32_t i)
+TSR_HD void tsr__cc_join(const tsr__cc_planes *P, int32_t w, int32_t i)
 {
     const int32_t words = (w + 3) / 4, n = i / words, x0 = (i % words) * 4;
-    const int32_t gt = tsr__cc_segs(P->h / 2), nbv = tsr__cc_view_bands(P->h);
+    const int32_t gt = tsr__carve_batch_segs(P->h / 2), nbv = tsr__cc_view_bands(P->h);
     const int32_t top_joins = gt - 1, bottom = n >= top_joins;
     const int32_t j = bottom ? n - top_joins + 1 : n + 1, v = (bottom ? gt : 0) + j;
     tsr__cc_planes H = *P;
     tsr__cc_half(&H, bottom, 0);
     int32_t y, rows, ps, prows;
-    tsr__cc_seg(H.h, j, &y, &rows);
-    tsr__cc_seg(H.h, j - 1, &ps, &prows);
+    tsr__carve_batch_seg(H.h, j, &y, &rows);
+    tsr__carve_batch_seg(H.h, j - 1, &ps, &prows);
     const int32_t hb = (v - 1) * nbv + tsr__cc_bands(prows) - 1; /* previous segment, last band */
     const int64_t lrow = tsr__cc_lrow(&H);
     const uint8_t *row = H.luma + y * lrow, *up = row - lrow;
@@ -205,23 +205,23 @@ TSR__CC_FN void tsr__cc_join(const tsr__cc_planes *P, int32_t w, int32_t i)
  * rows); then, when k <= TRACE_KS, TRACE_G + 1 rows of the seams' positions (slot 0: the
  * group's top row, slot s: s rows below it; written to cols once per group). Positions take
  * precedence: the rows are staged only when both fit the budget. */
-TSR__CC_FN int tsr__cc_trace_pos_shared(int32_t k)
+TSR_HD int tsr__cc_trace_pos_shared(int32_t k)
 {
     return k <= TSR__CC_TRACE_KS;
 }
-TSR__CC_FN int32_t tsr__cc_trace_pos_bytes(int32_t k)
+TSR_HD int32_t tsr__cc_trace_pos_bytes(int32_t k)
 {
     return tsr__cc_trace_pos_shared(k) ? (TSR__CC_TRACE_G + 1) * k * (int32_t)sizeof(int32_t) : 0;
 }
-TSR__CC_FN int32_t tsr__cc_trace_stage_bytes(int32_t pitch)
+TSR_HD int32_t tsr__cc_trace_stage_bytes(int32_t pitch)
 {
     return 2 /* buffers */ * TSR__CC_TRACE_G * (pitch / 2) /* a pair row's bytes */;
 }
-TSR__CC_FN int tsr__cc_trace_staged(int32_t pitch, int32_t k)
+TSR_HD int tsr__cc_trace_staged(int32_t pitch, int32_t k)
 {
     return tsr__cc_trace_stage_bytes(pitch) + tsr__cc_trace_pos_bytes(k) <= TSR__CC_TRACE_SMEM;
 }
-TSR__CC_FN int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
+TSR_HD int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
 {
     return (tsr__cc_trace_staged(pitch, k) ? tsr__cc_trace_stage_bytes(pitch) : 0) +
            tsr__cc_trace_pos_bytes(k);
@@ -233,8 +233,8 @@ TSR__CC_FN int32_t tsr__cc_trace_smem(int32_t pitch, int32_t k)
  * within [x - 1 unless the left neighbour is less than 3 columns away, x + 1 unless the right
  * one is], clamped to the row: the full range is the code, [x, x + 1] is bit A, [x - 1, x] is
  * bit B. */
-TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t xl, int has_r,
-                                      int32_t xr, uint32_t nib)
+TSR_HD int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t xl, int has_r,
+                                  int32_t xr, uint32_t nib)
 {
     int32_t lo = !has_l || x - xl >= 3 ? x - 1 : x;
     int32_t hi = !has_r || xr - x >= 3 ? x + 1 : x;
@@ -248,7 +248,7 @@ TSR__CC_FN int32_t tsr__cc_batch_step(int32_t w, int32_t x, int has_l, int32_t x
 }
 
 /* The nibble of column x in a row of the pair plane. */
-TSR__CC_FN uint32_t tsr__cc_batch_nib(const uint16_t *row, int32_t x)
+TSR_HD uint32_t tsr__cc_batch_nib(const uint16_t *row, int32_t x)
 {
     return (uint32_t)row[x >> 2] >> (x & 3) * 4 & 15u;
 }
@@ -262,7 +262,7 @@ TSR__CC_FN uint32_t tsr__cc_batch_nib(const uint16_t *row, int32_t x)
  * row at s = 2; two warps at s = 2: 0.13). Returns 0 when the warp trace does not apply
  * (k > 256, or the two buffers of the group's rows exceed TRACE_SMEM: then trace), else 1 with
  * *s and *warps. */
-TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int32_t *warps)
+TSR_HD int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int32_t *warps)
 {
     if (k > 256 || tsr__cc_trace_stage_bytes(pitch) > TSR__CC_TRACE_SMEM)
         return 0;
@@ -277,10 +277,10 @@ TSR__CC_FN int tsr__cc_trace_warp_form(int32_t pitch, int32_t k, int32_t *s, int
  * A seam j >= k (a lane's padding) is stepped too, without a branch: it stays inside the row (the
  * codes and pair bits never leave it), and seam k - 1 has no right neighbour, so it is never
  * read; the caller stores seams j < k only. */
-TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
-                                   int32_t xl, int32_t xr, const uint16_t *row, int32_t *nx)
+TSR_HD void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s, const int32_t *x,
+                               int32_t xl, int32_t xr, const uint16_t *row, int32_t *nx)
 {
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t i = 0; i < s; i++) {
         const int32_t j = lane * s + i, l = i > 0 ? x[i - 1] : xl, r = i < s - 1 ? x[i + 1] : xr;
         nx[i] = tsr__cc_batch_step(w, x[i], j > 0, l, j < k - 1, r, tsr__cc_batch_nib(row, x[i]));
@@ -293,8 +293,8 @@ TSR__CC_FN void tsr__cc_trace_lane(int32_t w, int32_t k, int32_t lane, int32_t s
  * seams of the device pass before this one): records its start-of-pass column, sets *drop to its
  * drop bit (object removal only) and returns its energy part (batch.c's pixel_energy: backward,
  * the energy; forward, CU plus, when the seam moved, the left or right term). */
-TSR__CC_FN uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int32_t k,
-                                        int32_t removed, int32_t y, int32_t j, int32_t *drop)
+TSR_HD uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int32_t k, int32_t removed,
+                                    int32_t y, int32_t j, int32_t *drop)
 {
     const int32_t x = P->cols[(int64_t)y * k + j];
     const int32_t from = y > 0 ? P->cols[(int64_t)(y - 1) * k + j] : x;
@@ -317,8 +317,7 @@ TSR__CC_FN uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int3
  * columns are c[0 .. k-1] (increasing): output column xo takes column xo + #{j : c[j] - j <=
  * xo} (c[j] - j does not decrease: the count found once by a binary search, then stepped).
  * Their source columns into xs. */
-TSR__CC_FN void tsr__cc_gather_srcs(const int32_t *c, int32_t k, int32_t xo0, int32_t n,
-                                    int32_t *xs)
+TSR_HD void tsr__cc_gather_srcs(const int32_t *c, int32_t k, int32_t xo0, int32_t n, int32_t *xs)
 {
     int32_t lo = 0, hi = k;
     while (lo < hi) {
@@ -328,7 +327,7 @@ TSR__CC_FN void tsr__cc_gather_srcs(const int32_t *c, int32_t k, int32_t xo0, in
         else
             hi = mid;
     }
-    TSR__CC_UNROLL
+    TSR_HD_UNROLL
     for (int32_t i = 0; i < TSR__CC_GATHER_E; i++) {
         if (i >= n)
             break;
@@ -339,7 +338,7 @@ TSR__CC_FN void tsr__cc_gather_srcs(const int32_t *c, int32_t k, int32_t xo0, in
 }
 
 /* gather, output column xo of row y taken from column xs. */
-TSR__CC_FN void tsr__cc_gather_cell(const tsr__cc_planes *P, int32_t y, int32_t xo, int32_t xs)
+TSR_HD void tsr__cc_gather_cell(const tsr__cc_planes *P, int32_t y, int32_t xo, int32_t xs)
 {
     const int64_t o = (int64_t)y * P->pitch;
     P->luma2[o + xo] = P->luma[o + xs];
