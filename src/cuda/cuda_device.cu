@@ -103,13 +103,22 @@ extern "C" const char *tsr__cuda_device_name(const struct tsr__cuda *c)
     return c ? c->name : "none";
 }
 
+static void release(tsr__cuda_buffer *b, int host)
+{
+    if (b->ptr)
+        host ? cudaFreeHost(b->ptr) : cudaFree(b->ptr);
+    b->ptr = NULL;
+    b->size = 0;
+    b->tag = 0;
+}
+
 static tsr_status reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size, int host)
 {
     if (b->size >= size && b->ptr)
         return TSR_OK;
     if (b->ptr) {
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
-        host ? tsr__cuda_host_buffer_free(b) : tsr__cuda_buffer_free(b);
+        release(b, host);
     }
     b->tag = 0;
     if (host)
@@ -132,20 +141,12 @@ tsr_status tsr__cuda_host_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size
 
 void tsr__cuda_buffer_free(tsr__cuda_buffer *b)
 {
-    if (b->ptr)
-        cudaFree(b->ptr);
-    b->ptr = NULL;
-    b->size = 0;
-    b->tag = 0;
+    release(b, 0);
 }
 
 void tsr__cuda_host_buffer_free(tsr__cuda_buffer *b)
 {
-    if (b->ptr)
-        cudaFreeHost(b->ptr);
-    b->ptr = NULL;
-    b->size = 0;
-    b->tag = 0;
+    release(b, 1);
 }
 
 tsr_status tsr__cuda_timer_create(tsr_ctx *ctx, tsr__cuda_timer *t)
