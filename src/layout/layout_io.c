@@ -173,7 +173,8 @@ static tsr_status ob_close(outbuf *o)
     return tsr__atomic_commit(o->ctx, &o->af);
 }
 
-tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *path)
+/* The start of every writer: the call's checks, then an output buffer open on path. */
+static tsr_status ob_start(tsr_ctx *ctx, const tsr_layout *l, const char *path, outbuf **out)
 {
     tsr_status st = tsr__enter(ctx);
     if (st != TSR_OK)
@@ -187,6 +188,16 @@ tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *
         tsr__free(ctx, o);
         return st;
     }
+    *out = o;
+    return TSR_OK;
+}
+
+tsr_status tsr_layout_write_json(tsr_ctx *ctx, const tsr_layout *l, const char *path)
+{
+    outbuf *o;
+    tsr_status st = ob_start(ctx, l, path, &o);
+    if (st != TSR_OK)
+        return st;
     ob_printf(o, "{\n  \"nodes\": [");
     for (int32_t i = 0; i < l->num_nodes; i++) {
         ob_printf(o, "%s\n    {\"id\": ", i ? "," : "");
@@ -237,18 +248,10 @@ static void ob_xml_id(outbuf *o, const tsr_layout *l, int32_t v)
 
 tsr_status tsr_layout_write_graphml(tsr_ctx *ctx, const tsr_layout *l, const char *path)
 {
-    tsr_status st = tsr__enter(ctx);
+    outbuf *o;
+    tsr_status st = ob_start(ctx, l, path, &o);
     if (st != TSR_OK)
         return st;
-    if (!l || !path)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to write");
-    outbuf *o;
-    if ((st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
-        return st;
-    if ((st = ob_open(ctx, o, path)) != TSR_OK) {
-        tsr__free(ctx, o);
-        return st;
-    }
     ob_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
                  "  <key id=\"d_x\" for=\"node\" attr.name=\"x\" attr.type=\"int\"/>\n"
