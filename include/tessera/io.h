@@ -50,6 +50,9 @@ typedef struct tsr_save_options {
     tsr_format format;   /* TSR_FORMAT_UNKNOWN (default): from the file name's extension */
     int jpeg_quality;    /* 1..100, default 95 */
     int png_compression; /* 0..9, default 3 (zlib level; fast, as OpenCV's default is) */
+    int sync;            /* 1: fsync the file and its folder before the rename, so that the
+                            file survives a power loss; default 0 (atomic rename only, as
+                            OpenCV, OpenJPEG and ImageMagick write) */
 } tsr_save_options;
 
 void tsr_save_options_init(tsr_save_options *opt);

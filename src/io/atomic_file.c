@@ -294,7 +294,7 @@ tsr_status tsr__atomic_commit(tsr_ctx *ctx, tsr__atomic_file *af)
         af->fp = NULL;
         if (fclose(fp) != 0)
             st = tsr__fail(ctx, TSR_ERR_IO, "cannot close '%s': %s", af->path, strerror(errno));
-    } else if (fsync(fileno(af->fp)) != 0) {
+    } else if (af->sync && fsync(fileno(af->fp)) != 0) {
         st = tsr__fail(ctx, TSR_ERR_IO, "cannot sync '%s': %s", af->path, strerror(errno));
     } else {
         FILE *fp = af->fp;
@@ -309,7 +309,7 @@ tsr_status tsr__atomic_commit(tsr_ctx *ctx, tsr__atomic_file *af)
         tsr__atomic_abort(ctx, af);
         return st;
     }
-    if (!af->stream)
+    if (!af->stream && af->sync)
         sync_folder(af->dest);
     tsr__free(ctx, af->path);
     tsr__free(ctx, af->dest);

@@ -282,6 +282,7 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     st = tsr__atomic_open(ctx, path, &af);
     if (st != TSR_OK)
         return st; /* the message names the path */
+    af.sync = o.sync;
     switch (f) {
     case TSR_FORMAT_PNG: st = tsr__png_encode(ctx, img, o.png_compression, &af); break;
     case TSR_FORMAT_JPEG: st = tsr__jpeg_encode(ctx, img, o.jpeg_quality, &af); break;

@@ -160,7 +160,9 @@ static tsr_status ob_open(tsr_ctx *ctx, outbuf *o, const char *path)
     o->ctx = ctx;
     o->len = 0;
     o->st = TSR_OK;
-    return tsr__atomic_open(ctx, path, &o->af);
+    tsr_status st = tsr__atomic_open(ctx, path, &o->af);
+    o->af.sync = 1; /* a drawing is the result of a search that may have run for hours */
+    return st;
 }
 
 static tsr_status ob_close(outbuf *o)

@@ -315,6 +315,28 @@ int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, ts
     return 0;
 }
 
+int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so)
+{
+    const char *quality = cli_get(cmd, args, "quality"), *level = cli_get(cmd, args, "png-level");
+    long long v;
+    if (quality) {
+        if (!cli_parse_int(quality, 1, 100, &v)) {
+            cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
+            return TSR_EXIT_USAGE;
+        }
+        so->jpeg_quality = (int)v;
+    }
+    if (level) {
+        if (!cli_parse_int(level, 0, 9, &v)) {
+            cli_error(cmd, "--png-level wants 0 to 9, not '%s'", level);
+            return TSR_EXIT_USAGE;
+        }
+        so->png_compression = (int)v;
+    }
+    so->sync = cli_get(cmd, args, "sync") != NULL;
+    return 0;
+}
+
 void cli_note_backend(const cli_command *cmd, const tsr_ctx *ctx, int quiet)
 {
     if (!quiet)

@@ -48,6 +48,23 @@ typedef struct cli_args {
     int npositional;
 } cli_args;
 
+/* The options of every command that writes images, declared once: put CLI_IMAGE_OUTPUT_OPTIONS
+ * in the command's table and read them with cli_image_save_options. */
+#define CLI_IMAGE_OUTPUT_OPTIONS                                                                   \
+    {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},              \
+        {"png-level", CLI_VALUE, "N",                                                              \
+         "zlib level 0-9 of .png outputs (default 3; 1 is the fastest, 9 the smallest; the rows "  \
+         "compress on every thread)."},                                                            \
+    {                                                                                              \
+        "sync", CLI_FLAG, NULL,                                                                    \
+            "fsync each output file and its folder before the rename, so that it survives a "      \
+            "power "                                                                               \
+            "loss (default off: the rename alone never leaves a partial file)."                    \
+    }
+/* Reads --quality, --png-level and --sync into *so (already initialised); 0, or TSR_EXIT_USAGE
+ * after printing the error. */
+int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so);
+
 /* Parses argv (after the command name). Options may appear anywhere; "--" ends options.
  * On error prints one line to stderr and returns TSR_EXIT_USAGE; on --help prints the help and
  * returns -1 (the caller exits 0); otherwise returns 0. */

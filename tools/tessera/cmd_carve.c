@@ -47,7 +47,7 @@ static const cli_option carve_options[] = {
      "reference (single-threaded oracle) or cuda. The environment variable TSR_BACKEND sets the "
      "default."},
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
-    {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
+    CLI_IMAGE_OUTPUT_OPTIONS,
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be an input file, which is then replaced."},
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (sizes, seams, backend, time; device_ms: the GPU time of "
@@ -170,14 +170,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     tsr_save_options save_opt;
     tsr_save_options_init(&save_opt);
     const char *quality = cli_get(cmd, &args, "quality");
-    if (quality) {
-        long long q;
-        if (!cli_parse_int(quality, 1, 100, &q)) {
-            cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
-            return TSR_EXIT_USAGE;
-        }
-        save_opt.jpeg_quality = (int)q;
-    }
+    if ((rc = cli_image_save_options(cmd, &args, &save_opt)) != 0)
+        return rc;
     const int json = cli_get(cmd, &args, "json") != NULL;
     const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
 

@@ -22,7 +22,7 @@ static const cli_option resize_options[] = {
      "auto (default: CUDA when a GPU is present, else CPU), cpu, reference (single-threaded), "
      "cuda or opencl. The environment variable TSR_BACKEND sets the default."},
     {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
-    {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},
+    CLI_IMAGE_OUTPUT_OPTIONS,
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be its input file, which is then replaced."},
     {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
@@ -214,14 +214,8 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         return TSR_EXIT_USAGE;
     }
     const char *quality = cli_get(cmd, &args, "quality");
-    if (quality) {
-        long long q;
-        if (!cli_parse_int(quality, 1, 100, &q)) {
-            cli_error(cmd, "--quality wants 1 to 100, not '%s'", quality);
-            return TSR_EXIT_USAGE;
-        }
-        job.save.jpeg_quality = (int)q;
-    }
+    if ((rc = cli_image_save_options(cmd, &args, &job.save)) != 0)
+        return rc;
 
     /* One input and an output that is not a folder: single image. Otherwise the last argument
      * is a folder (created if missing) that receives every input under its own name. */
