@@ -186,6 +186,26 @@ tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
 tsr_status tsr_j2k_save_pgx(tsr_ctx *ctx, const char *path, const tsr_j2k_plane *planes,
                             uint32_t num_planes);
 
+/* What tsr_j2k_decode_save() did. */
+typedef struct tsr_j2k_save_result {
+    tsr_j2k_result decode;  /* what the decode met */
+    uint32_t planes;        /* PNG/PNM: the image's channels; PGX: the planes written */
+    uint32_t width, height; /* the image's, or the first plane's */
+    int output_failed;      /* the failure concerns the output file (writing it, its name),
+                               not the input; the message names the file */
+} tsr_j2k_save_result;
+
+/* Decodes into a file whose name gives the format: .pgx (tsr_j2k_save_pgx's files, each plane at
+ * its own size and depth) or .png, .pgm, .ppm, .pnm (tsr_j2k_decode_image()'s 8- or 16-bit
+ * image; where the decode makes no such image, TSR_ERR_UNSUPPORTED with the reason and a hint
+ * to use .pgx). PNG/PNM rows go into the file as tsr_j2k_decode_rows() hands them over, where
+ * the file can be written row by row. The output appears atomically: on any failure (also an
+ * interruption through the context's progress callback, which is asked between rows) no file
+ * is left. result may be NULL. */
+tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, const char *path,
+                               tsr_j2k_save_result *result);
+
 #ifdef __cplusplus
 }
 #endif

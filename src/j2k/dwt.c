@@ -25,8 +25,8 @@
 
 /* The same level compiled for AVX2 (dwt_avx2.c) and for AVX-512 (dwt_avx512.c), indexed by
  * tsr__ht_simd()'s level (ht_decode.c: 1 on an AVX2 + BMI2 CPU, 2 where it also has AVX-512
- * F/BW/DQ/VL and TSR_J2K_AVX512 is set, 0 otherwise or with TSR_J2K_SCALAR set); never called
- * on other targets, where the level is 0. */
+ * F/BW/DQ/VL and a test or benchmark selected it, 0 otherwise); never called on other targets,
+ * where the level is 0. */
 typedef void level_fn(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                       uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                       size_t scratch_per_thread, int threads);

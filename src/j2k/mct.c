@@ -1,7 +1,7 @@
 /* Inverse multiple-component transforms (T.800 Annex G): the reversible colour transform (RCT,
  * G.2, exact integers) and the irreversible one (ICT, G.3, float with the standard's
  * coefficients). Components 0, 1, 2 are Y, Cb (U), Cr (V) in and R, G, B out, in place. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
 {

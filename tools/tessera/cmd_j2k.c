@@ -1,7 +1,6 @@
 /* tessera j2k: JPEG 2000 decoding (`decode`) and header inspection (`info`). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "io/row_writer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -137,49 +136,6 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     return 0;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcasecmp(s + a - b, suf) == 0;
-}
-
-/* The message and exit status for decoded planes that make no PNG/PNM image (the library's
- * tsr_j2k_decode_image_layout said so; `why` is its message): the first reason found. */
-static int no_image(const cli_command *cmd, const tsr_j2k_plane *p, uint32_t n, const char *why)
-{
-    if (n < 1 || n > 4) {
-        cli_error(cmd, "%u components cannot be written as PNG/PNM; use a .pgx output", n);
-        return TSR_EXIT_FAILURE;
-    }
-    uint32_t maxprec = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (p[i].width != p[0].width || p[i].height != p[0].height) {
-            cli_error(cmd, "components have different sizes (subsampling); use a .pgx output");
-            return TSR_EXIT_FAILURE;
-        }
-        if (p[i].precision > maxprec)
-            maxprec = p[i].precision;
-    }
-    if (maxprec > 16) {
-        cli_error(cmd, "%u-bit samples cannot be written as PNG/PNM; use a .pgx output", maxprec);
-        return TSR_EXIT_FAILURE;
-    }
-    if (p[0].width == 0 || p[0].height == 0) {
-        cli_error(cmd, "the decoded image is empty");
-        return TSR_EXIT_FAILURE;
-    }
-    cli_error(cmd, "%s", why);
-    return TSR_EXIT_FAILURE;
-}
-
-/* tsr_j2k_decode_rows' sink: the rows into the output file; stops the decode when that fails
- * (the writer keeps the message) or on a stop signal. */
-static int write_rows(void *user, const void *rows, size_t stride, uint32_t y, uint32_t count)
-{
-    (void)y; /* in order: the writer appends */
-    return tsr__row_writer_rows(user, rows, stride, count) != TSR_OK || cli_stop_requested();
-}
-
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
     const char *in = args->positional[1], *out = args->positional[2];
@@ -227,7 +183,8 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.components = comps;
         opt.num_components = k;
     }
-    int pgx = ends_with(out, ".pgx");
+    size_t olen = strlen(out);
+    int pgx = olen >= 4 && strcasecmp(out + olen - 4, ".pgx") == 0;
     if (!pgx && tsr_format_from_name(out) != TSR_FORMAT_PNG &&
         tsr_format_from_name(out) != TSR_FORMAT_PNM) {
         cli_error(cmd, "output '%s': use a .pgx, .png, .pgm, .ppm or .pnm name", out);
@@ -238,83 +195,27 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     int rc = read_file(cmd, in, &data, &len);
     if (rc)
         return rc;
-    tsr_j2k_plane *planes = NULL;
-    uint32_t n = 0;
-    tsr_j2k_result res;
-    tsr_image img = {0};
-    double t0 = cli_now(), t1;
-    tsr_status st = TSR_OK;
-    /* PNG/PNM: the 8- or 16-bit image's rows straight into the file as the decode finishes them,
-     * where the decode makes an image (else, where the writer refuses the file, into an image
-     * that is saved afterwards, which reports the same refusal after the decode as before);
-     * PGX, and images the library cannot make, through the int32 planes (the latter for the
-     * error messages below, after any decoding error). */
-    char why[256] = "";
-    int direct = !pgx, streamed = 0;
-    tsr__row_writer rw;
-    if (direct) {
-        st = tsr_j2k_decode_image_layout(ctx, data, len, &opt, &img);
-        if (st) {
-            snprintf(why, sizeof why, "%s", tsr_ctx_last_error(ctx));
-            direct = 0;
-        } else if (tsr__row_writer_open(ctx, out, &img, &rw) == TSR_OK) {
-            streamed = 1;
-            t0 = cli_now();
-            st = tsr_j2k_decode_rows(ctx, data, len, &opt, write_rows, &rw, &res);
-        } else if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels,
-                                         img.depth))) {
-            free(data);
-            return cli_fail(cmd, ctx, st, "allocating the output");
-        } else {
-            t0 = cli_now();
-            st = tsr_j2k_decode_image(ctx, data, len, &opt, &img, &res);
-        }
-    }
-    if (!direct)
-        st = tsr_j2k_decode_alloc(ctx, data, len, &opt, &planes, &n, &res);
-    t1 = cli_now();
+    tsr_j2k_save_result res;
+    double t0 = cli_now();
+    tsr_status st = tsr_j2k_decode_save(ctx, data, len, &opt, out, &res);
+    double t1 = cli_now();
     free(data);
-    if (st && streamed) {
-        /* no file: a failed write names the output, anything else the input */
-        tsr__row_writer_abort(&rw);
-        if (rw.status) {
-            cli_error(cmd, "%s", rw.message);
-            return TSR_EXIT_FAILURE;
-        }
-        return cli_fail(cmd, ctx, st, in);
-    }
-    if (st) {
-        tsr_image_free(ctx, &img);
-        return cli_fail(cmd, ctx, st, in);
-    }
-    if (res.warnings && !cli_get(cmd, args, "quiet"))
-        fprintf(stderr, "tessera j2k: warning: %s%s\n", res.warning,
-                res.warnings > 1 ? " (and more)" : "");
-    uint32_t width = n ? planes[0].width : 0, height = n ? planes[0].height : 0;
-    if (direct) {
-        n = (uint32_t)img.channels;
-        width = (uint32_t)img.width;
-        height = (uint32_t)img.height;
-        st = streamed ? tsr__row_writer_close(&rw) : tsr_image_save(ctx, out, &img, NULL);
-        rc = st ? cli_fail(cmd, ctx, st, out) : 0;
-    } else if (pgx) {
-        st = tsr_j2k_save_pgx(ctx, out, planes, n);
-        rc = st ? cli_fail(cmd, ctx, st, out) : 0;
-    } else {
-        rc = no_image(cmd, planes, n, why);
-    }
-    if (rc == 0 && cli_get(cmd, args, "json")) {
+    if (st)
+        return cli_fail(cmd, ctx, st, res.output_failed ? out : in);
+    if (res.decode.warnings && !cli_get(cmd, args, "quiet"))
+        fprintf(stderr, "tessera j2k: warning: %s%s\n", res.decode.warning,
+                res.decode.warnings > 1 ? " (and more)" : "");
+    if (cli_get(cmd, args, "json")) {
         printf("{\"command\": \"j2k decode\", \"input\": ");
         cli_json_string(stdout, in);
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"planes\": %u, \"width\": %u, \"height\": %u, \"seconds\": %.6f, "
                "\"truncated\": %s, \"warnings\": %u}\n",
-               n, width, height, t1 - t0, res.truncated ? "true" : "false", res.warnings);
+               res.planes, res.width, res.height, t1 - t0, res.decode.truncated ? "true" : "false",
+               res.decode.warnings);
     }
-    tsr_image_free(ctx, &img);
-    tsr_j2k_planes_free(ctx, planes, n);
-    return rc;
+    return 0;
 }
 
 static int run_j2k(const cli_command *cmd, int argc, char **argv)
@@ -348,12 +249,14 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "j2k runs on the CPU: --backend cpu or reference, not '%s'", backend);
         return TSR_EXIT_USAGE;
     }
-    /* Decoding is CPU work for now: default to the cpu backend, quietly. */
-    if (!backend)
-        setenv("TSR_BACKEND",
-               getenv("TSR_BACKEND") && !strcmp(getenv("TSR_BACKEND"), "reference") ? "reference"
-                                                                                    : "cpu",
-               1);
+    /* JPEG 2000 is CPU work: without --backend, the cpu backend (reference where TSR_BACKEND
+     * names it), quietly, instead of auto's device probe. */
+    if (!backend) {
+        const char *env = getenv("TSR_BACKEND");
+        for (int i = 0; j2k_options[i].name; i++)
+            if (!strcmp(j2k_options[i].name, "backend"))
+                args.values[i] = env && !strcmp(env, "reference") ? "reference" : "cpu";
+    }
     tsr_ctx *ctx;
     rc = cli_open_context(cmd, &args, 1, &ctx);
     if (rc)
