@@ -175,8 +175,6 @@ void tsr__dwt_vstrip(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
  * (even: low-pass first). Exposed for unit tests. */
 void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0);
 void tsr__dwt97_line(float *x, uint32_t n, uint32_t i0);
-/* Forward 5/3 of a line (interleaved in place), for tests of perfect reconstruction. */
-void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);

@@ -67,28 +67,6 @@ void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0)
     }
 }
 
-void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
-{
-    uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            x[0] *= 2;
-        return;
-    }
-    if (n == 0)
-        return;
-    for (uint32_t i = 1 - cas; i < n; i += 2) {
-        int32_t a = i > 0 ? x[i - 1] : x[1];
-        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] -= (a + b) >> 1;
-    }
-    for (uint32_t i = cas; i < n; i += 2) {
-        int32_t a = i > 0 ? x[i - 1] : x[1];
-        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] += (a + b + 2) >> 2;
-    }
-}
-
 /* ---- 9/7 --------------------------------------------------------------------------------- */
 
 static inline void lift97(float *x, uint32_t n, uint32_t start, float c)

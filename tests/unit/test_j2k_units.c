@@ -9,6 +9,7 @@
 #include "testlib.h"
 
 #include "j2k/decode_stages.h"
+#include "j2k/encode_stages.h"
 #include "j2k/t1_internal.h"
 
 #include <stdio.h>
