@@ -1,4 +1,5 @@
-/* tessera j2k: JPEG 2000 decoding (`decode`) and header inspection (`info`). */
+/* tessera j2k: JPEG 2000 encoding (`encode`), decoding (`decode`) and header inspection (`info`).
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -16,9 +17,23 @@ static const cli_option j2k_options[] = {
     {"components", CLI_VALUE, "LIST",
      "decode: codestream components to decode, e.g. 0 or 0,2 (default: all, with JP2 palettes "
      "and channel definitions applied)."},
+    {"lossless", CLI_FLAG, NULL,
+     "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
+     "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
+     "Creversible=yes."},
+    {"levels", CLI_VALUE, "N",
+     "encode: wavelet decomposition levels, 0-32 (default 5, fewer for images whose smaller "
+     "side is under 32). opj_compress -n N+1; kdu_compress Clevels=N."},
+    {"cblk", CLI_VALUE, "WxH",
+     "encode: code-block size, powers of two from 4 to 1024, at most 4096 samples (default "
+     "64x64). opj_compress -b W,H; kdu_compress Cblk={H,W}."},
+    {"order", CLI_VALUE, "ORDER",
+     "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
+     "kdu_compress Corder."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     {"backend", CLI_VALUE, "NAME", "cpu (default for j2k) or reference (single-threaded)."},
-    {"json", CLI_FLAG, NULL, "info: print the parameters as JSON; decode: a JSON summary."},
+    {"json", CLI_FLAG, NULL,
+     "info: print the parameters as JSON; decode and encode: a JSON summary."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
     {0}};
 
@@ -218,6 +233,76 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     return 0;
 }
 
+static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
+{
+    const char *in = args->positional[1], *out = args->positional[2];
+    tsr_j2k_encode_options opt;
+    tsr_j2k_encode_options_init(&opt);
+    const char *v;
+    if ((v = cli_get(cmd, args, "levels"))) {
+        long long n;
+        if (!cli_parse_int(v, 0, 32, &n)) {
+            cli_error(cmd, "--levels wants a number from 0 to 32, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.levels = (int)n;
+    }
+    if ((v = cli_get(cmd, args, "cblk"))) {
+        int32_t w, h;
+        if (!cli_parse_size(v, 1024, &w, &h) || (w & (w - 1)) || (h & (h - 1)) || w < 4 || h < 4 ||
+            w * h > 4096) {
+            cli_error(cmd,
+                      "--cblk wants WxH, powers of two from 4 to 1024 with W*H <= 4096, not '%s'",
+                      v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.cblk_width = (uint32_t)w;
+        opt.cblk_height = (uint32_t)h;
+    }
+    if ((v = cli_get(cmd, args, "order"))) {
+        int k = -1;
+        for (int i = 0; i < 5; i++)
+            if (!strcasecmp(v, prog_name((tsr_j2k_progression)i)))
+                k = i;
+        if (k < 0) {
+            cli_error(cmd, "--order wants LRCP, RLCP, RPCL, PCRL or CPRL, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.order = (tsr_j2k_progression)k;
+    }
+    size_t olen = strlen(out);
+    const char *ext = olen >= 4 ? out + olen - 4 : "";
+    if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2")) {
+        cli_error(cmd, "output '%s': use a .j2k, .j2c (codestream) or .jp2 name", out);
+        return TSR_EXIT_USAGE;
+    }
+    tsr_image img;
+    tsr_status st = tsr_image_load(ctx, in, &img, NULL);
+    if (st)
+        return cli_fail(cmd, ctx, st, in);
+    size_t bytes = 0;
+    double t0 = cli_now();
+    st = tsr_j2k_encode_save(ctx, &img, &opt, out, &bytes);
+    double t1 = cli_now();
+    const int32_t w = img.width, h = img.height, ch = img.channels;
+    const int bits = img.depth == TSR_U16 ? 16 : 8;
+    tsr_image_free(ctx, &img);
+    if (st)
+        return cli_fail(cmd, ctx, st, in);
+    if (cli_get(cmd, args, "json")) {
+        printf("{\"command\": \"j2k encode\", \"input\": ");
+        cli_json_string(stdout, in);
+        printf(", \"output\": ");
+        cli_json_string(stdout, out);
+        printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
+               "\"lossless\": true, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
+               "\"seconds\": %.6f}\n",
+               w, h, ch, bits, prog_name(opt.order), bytes,
+               8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
+    }
+    return 0;
+}
+
 static int run_j2k(const cli_command *cmd, int argc, char **argv)
 {
     cli_args args;
@@ -227,17 +312,18 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     if (rc)
         return rc;
     if (args.npositional < 1) {
-        cli_error(cmd, "missing sub-command: decode or info (see --help)");
+        cli_error(cmd, "missing sub-command: encode, decode or info (see --help)");
         return TSR_EXIT_USAGE;
     }
     const char *sub = args.positional[0];
     int is_decode = strcmp(sub, "decode") == 0, is_info = strcmp(sub, "info") == 0;
-    if (!is_decode && !is_info) {
-        cli_error(cmd, "unknown sub-command '%s' (decode or info)", sub);
+    int is_encode = strcmp(sub, "encode") == 0;
+    if (!is_decode && !is_info && !is_encode) {
+        cli_error(cmd, "unknown sub-command '%s' (encode, decode or info)", sub);
         return TSR_EXIT_USAGE;
     }
-    if (is_decode && args.npositional != 3) {
-        cli_error(cmd, "decode wants IN OUT");
+    if ((is_decode || is_encode) && args.npositional != 3) {
+        cli_error(cmd, "%s wants IN OUT", sub);
         return TSR_EXIT_USAGE;
     }
     if (is_info && args.npositional != 2) {
@@ -262,7 +348,9 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     if (rc)
         return rc;
     cli_stop_catch();
-    rc = is_info ? run_info(cmd, &args, ctx) : run_decode(cmd, &args, ctx);
+    rc = is_info     ? run_info(cmd, &args, ctx)
+         : is_encode ? run_encode(cmd, &args, ctx)
+                     : run_decode(cmd, &args, ctx);
     cli_stop_release();
     tsr_ctx_destroy(ctx);
     return rc;
@@ -270,10 +358,18 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_cmd_j2k = {
     "j2k",
-    "decode JPEG 2000 (Part 1 and HTJ2K) codestreams and JP2/JPH files, inspect headers",
-    "decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] [--components LIST] "
-    "[--threads N]\n"
+    "encode images losslessly into JPEG 2000, decode JPEG 2000 (Part 1 and HTJ2K) codestreams "
+    "and JP2/JPH files, inspect headers",
+    "encode IN OUT [--lossless] [--levels N] [--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "[--threads N] [--json]\n"
+    "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
+    "[--components LIST] [--threads N]\n"
     "       tessera j2k info IN [--json]",
+    "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
+    "lossless JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 "
+    "the JP2 file format. One tile, one quality layer, maximal precincts; RCT for three or more "
+    "channels, reversible 5/3 wavelet. Any conforming decoder (tessera, opj_decompress, "
+    "kdu_expand) gives back the input exactly. The output appears atomically. "
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
@@ -282,6 +378,8 @@ const cli_command cli_cmd_j2k = {
     "warning. Malformed or unsupported input gives a message naming the problem and the byte "
     "offset, exit status 1 and no output. info: prints the main-header parameters.",
     j2k_options,
+    "  tessera j2k encode photo.png photo.jp2\n"
+    "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
