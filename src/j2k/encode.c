@@ -3,7 +3,8 @@
  * go through the RCT (G.2) when there are three or more, each component through the forward
  * 5/3 DWT (fdwt.c); the code-blocks are coded in parallel (t1_encode.c), then the packets
  * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
- * JP2 boxes.
+ * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
+ * may stop the encode there (TSR_ERR_INTERRUPTED).
  *
  * Quantisation: none (reversible); each sub-band's exponent is the components' precision plus
  * the band's gain (0 LL, 1 HL/LH, 2 HH; E.1.1.1), one QCD for every component, and the guard
@@ -260,6 +261,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t c = 0; c < nc; c++)
         tsr__fdwt53(&t.comps[c], tmp);
 
+    if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))
+        goto done;
+
     /* The code-blocks as jobs, in the tile's numbering. */
     const size_t njobs = t.ncblks;
     if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *jobs, (void **)&jobs)) ||
@@ -330,6 +334,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         goto done;
     }
 
+    if ((st = tsr__progress(ctx, "j2k encode", 3, 4)))
+        goto done;
+
     /* Guard bits for the largest coefficient, then each block's zero bit-planes. */
     uint32_t G = 2;
     for (size_t j = 0; j < njobs; j++) {
@@ -380,6 +387,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr__j2k_bytes_free(&head);
     tsr__j2k_bytes_free(&body);
     if (st)
+        goto done;
+    if ((st = tsr__progress(ctx, "j2k encode", 4, 4)))
         goto done;
     *data = out.p;
     *len = out.len;

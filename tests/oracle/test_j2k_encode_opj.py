@@ -1,0 +1,163 @@
+"""`tessera j2k encode --lossless` checked by an independent decoder: OpenJPEG's opj_decompress
+(Debian libopenjp2-tools) must give back every input sample exactly.
+
+Inputs: fresh random images (PNG written here, so every channel count and depth is covered:
+gray, gray+alpha, RGB, RGBA, 8 and 16 bits) of many shapes (1x1, 1xN, Nx1, 17x3, odd sizes,
+a long thin one), contents from full-range noise to constants, with every progression order,
+several level counts and code-block sizes, as raw codestreams and JP2; and the shared images
+(../shared/data/images). Each stream also decodes exactly through `tessera j2k decode`.
+
+Prints PASS/FAIL per case; exits 1 on any failure, 77 when the tools or the data are absent."""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+from pgx import read_pgx
+
+try:
+    import cv2
+except ImportError:  # pragma: no cover
+    cv2 = None
+
+TOOL = os.environ.get("TSR_TOOL")
+DATA = os.environ.get("TSR_DATA", os.path.join(os.path.dirname(__file__), "../../../shared/data"))
+OPJ_D = shutil.which("opj_decompress")
+ORDERS = ["LRCP", "RLCP", "RPCL", "PCRL", "CPRL"]
+
+
+def write_png(path, a):
+    """a: height x width x channels (1-4), uint8 or uint16 -> a PNG of colour type 0/4/2/6."""
+    h, w, c = a.shape
+    depth = 16 if a.dtype == np.uint16 else 8
+    ctype = {1: 0, 2: 4, 3: 2, 4: 6}[c]
+    raw = a.astype(">u2").tobytes() if depth == 16 else a.tobytes()
+    row = w * c * depth // 8
+    data = b"".join(b"\0" + raw[y * row:(y + 1) * row] for y in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, ctype,
+                                                                   0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(data)) + chunk(b"IEND", b""))
+
+
+def planes(folder, stem, n):
+    """The n decoded planes of a PGX decode into folder/stem.pgx (one component: that file, or
+    stem_0.pgx as opj_decompress names it; several: stem_0.pgx, stem_1.pgx, ...)."""
+    if n == 1 and os.path.exists(os.path.join(folder, stem + ".pgx")):
+        return [read_pgx(os.path.join(folder, stem + ".pgx"))[2]]
+    return [read_pgx(os.path.join(folder, "%s_%d.pgx" % (stem, i)))[2] for i in range(n)]
+
+
+def check(name, a, stream, tmp):
+    """Decodes stream with opj_decompress and tessera; both must equal a (h x w x c)."""
+    n = a.shape[2]
+    for who in ("opj", "tessera"):
+        d = tempfile.mkdtemp(dir=tmp)
+        if who == "opj":
+            r = subprocess.run([OPJ_D, "-i", stream, "-o", os.path.join(d, "x.pgx")],
+                               capture_output=True, text=True)
+        else:
+            r = subprocess.run([TOOL, "j2k", "decode", stream, os.path.join(d, "x.pgx")],
+                               capture_output=True, text=True)
+        if r.returncode != 0 or "error" in (r.stdout + r.stderr).lower():
+            return "%s: %s failed: %s" % (name, who, (r.stdout + r.stderr).strip()[-300:])
+        try:
+            got = planes(d, "x", n)
+        except (OSError, ValueError) as e:
+            return "%s: %s wrote no planes (%s)" % (name, who, e)
+        for i in range(n):
+            if got[i].shape != a.shape[:2] or not np.array_equal(got[i], a[:, :, i]):
+                bad = int(np.count_nonzero(got[i] != a[:, :, i])) if got[i].shape == a.shape[:2] \
+                    else -1
+                return "%s: %s component %d differs (%d samples)" % (name, who, i, bad)
+    return None
+
+
+def main():
+    if not (TOOL and OPJ_D):
+        print("SKIP: needs TSR_TOOL and opj_decompress")
+        return 77
+    rng = np.random.default_rng(0x0E2C)
+    tmp = tempfile.mkdtemp(prefix="tsr_j2k_enc_opj_")
+    fails = 0
+    cases = 0
+    try:
+        shapes = [(1, 1), (1, 23), (23, 1), (3, 17), (17, 3), (2, 2), (5, 7), (31, 33), (64, 64),
+                  (65, 127), (130, 9), (4, 300), (200, 151)]
+        cblks = ["64x64", "4x4", "8x16", "32x32", "1024x4", "4x1024", "16x64"]
+        k = 0
+        for (h, w) in shapes:
+            for c in (1, 2, 3, 4):
+                for depth in (8, 16):
+                    k += 1
+                    top = 255 if depth == 8 else 65535
+                    dt = np.uint8 if depth == 8 else np.uint16
+                    kind = k % 4
+                    if kind == 0:
+                        a = rng.integers(0, top + 1, size=(h, w, c))
+                    elif kind == 1:
+                        yy, xx = np.mgrid[0:h, 0:w]
+                        base = (xx * 5 + yy * 3)[:, :, None] * (1 if depth == 8 else 251)
+                        a = (base + np.arange(c)[None, None, :] * 40
+                             + rng.integers(0, 4, size=(h, w, c))) % (top + 1)
+                    elif kind == 2:
+                        a = np.full((h, w, c), [0, top, top // 2][k % 3])
+                    else:
+                        a = np.where(rng.integers(0, 30, size=(h, w, c)) == 0,
+                                     rng.integers(0, top + 1, size=(h, w, c)), 0)
+                    a = a.astype(dt)
+                    png = os.path.join(tmp, "in.png")
+                    write_png(png, a)
+                    order = ORDERS[k % 5]
+                    ext = ".jp2" if k % 3 == 0 else ".j2k"
+                    opts = ["--lossless", "--order", order, "--cblk", cblks[k % len(cblks)]]
+                    if k % 4 == 1:
+                        opts += ["--levels", str(k % 7)]
+                    stream = os.path.join(tmp, "s" + ext)
+                    name = "%dx%d c%d %d-bit %s %s" % (w, h, c, depth, ext, " ".join(opts))
+                    cases += 1
+                    r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts,
+                                       capture_output=True, text=True)
+                    err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
+                        check(name, a, stream, tmp)
+                    if err:
+                        print("FAIL", name, err)
+                        fails += 1
+                    else:
+                        print("PASS", name)
+        src = os.path.join(DATA, "images")
+        if cv2 is None or not os.path.isdir(src):
+            print("note: shared images or cv2 absent; random cases only")
+        else:
+            for f in ("astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg"):
+                img = cv2.imread(os.path.join(src, f), cv2.IMREAD_UNCHANGED)
+                if img is None:
+                    continue
+                rgb = img[:, :, ::-1] if img.ndim == 3 else img[:, :, None]
+                for order in ("LRCP", "RPCL", "CPRL"):
+                    stream = os.path.join(tmp, "s.jp2")
+                    cases += 1
+                    name = "%s %s" % (f, order)
+                    r = subprocess.run([TOOL, "j2k", "encode", os.path.join(src, f), stream,
+                                        "--order", order], capture_output=True, text=True)
+                    err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
+                        check(name, np.ascontiguousarray(rgb), stream, tmp)
+                    print("FAIL" if err else "PASS", name, err or "")
+                    fails += bool(err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d cases, %d failed" % (cases, fails))
+    return 1 if fails or cases < 100 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
