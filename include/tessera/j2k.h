@@ -212,11 +212,16 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
  * unsigned, one tile, one quality layer, maximal precincts, code-block style 0. Lossless coding
  * is the reversible colour transform (RCT) on the first three components when there are three
  * or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
- * exactly. Memory: about 4 bytes per sample of the image for the transformed components, the
- * coded bytes (at most about the size of the image for lossless data) and, per thread, 1 MB of
- * block coder state. */
+ * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band
+ * (no rate control yet: the step sets the quality). Memory: about 4 bytes per sample of the image
+ * for the transformed components, the coded bytes (at most about the size of the image for lossless
+ * data) and, per thread, 1 MB of block coder state. */
 typedef struct tsr_j2k_encode_options {
-    int lossless;                /* 1 (default): RCT + 5/3; 0 (lossy) is TSR_ERR_UNSUPPORTED */
+    int lossless;                /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
+                                    scalar quantisation (quant_step) */
+    float quant_step;            /* lossy: the quantisation step relative to the sample range
+                                    (2^precision), 0 < q <= 1 (default 1/256); each sub-band's
+                                    step is this over its synthesis norm (kdu_compress Qstep) */
     int levels;                  /* wavelet decomposition levels 0..32; -1 (default): 5, or
                                     floor(log2(smaller side)) where that is less */
     uint32_t cblk_width;         /* code-block size: powers of two 4..1024, at most 4096 */

@@ -1,12 +1,15 @@
-/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): lossless Part 1 codestreams of one tile and one
- * quality layer. The image's channels become components (DC level shift, G.1), the first three
- * go through the RCT (G.2) when there are three or more, each component through the forward
- * 5/3 DWT (fdwt.c); the code-blocks are coded in parallel (t1_encode.c), then the packets
- * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
- * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
- * may stop the encode there (TSR_ERR_INTERRUPTED).
+/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one quality
+ * layer. The image's channels become components (DC level shift, G.1), the first three go
+ * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
+ * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
+ * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
+ * (t1_encode.c), then the packets (t2_encode.c) and the marker segments (markers_write.c) make the
+ * codestream, optionally in JP2 boxes. The context's progress callback hears of each stage ("j2k
+ * encode", 1..4 of 4) and may stop the encode there (TSR_ERR_INTERRUPTED).
  *
- * Quantisation: none (reversible); each sub-band's exponent is the components' precision plus
+ * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
+ * that every coefficient's quantisation error weighs the same in the image.
+ * Reversible: no quantisation; each sub-band's exponent is the components' precision plus
  * the band's gain (0 LL, 1 HL/LH, 2 HH; E.1.1.1), one QCD for every component, and the guard
  * bits are as many as the largest coefficient needs (at least 2; the RCT's chroma differences
  * need one bit more than the precision, which the second guard bit holds). */
@@ -16,6 +19,7 @@
 #include "j2k/t1_encode.h"
 #include "tessera/io.h"
 
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 #ifdef _OPENMP
@@ -26,6 +30,7 @@ void tsr_j2k_encode_options_init(tsr_j2k_encode_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->lossless = 1;
+    opt->quant_step = 1.0f / 256;
     opt->levels = -1;
     opt->cblk_width = 64;
     opt->cblk_height = 64;
@@ -46,7 +51,9 @@ static int is_pow2(uint32_t v)
 
 /* One code-block to code: where its coefficients are and what came out. */
 typedef struct job {
-    const int32_t *src; /* the block's first coefficient in its tile-component */
+    const int32_t *src; /* the block's first coefficient in its tile-component (int32, or
+                           float with delta > 0) */
+    float delta;        /* irreversible: the sub-band's quantisation step; 0: reversible */
     size_t stride;
     uint32_t w, h;
     uint8_t orient;
@@ -70,9 +77,22 @@ typedef struct arena {
 static void code_block(job *jb, arena *a, size_t buf_cap, tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
-    for (uint32_t y = 0; y < jb->h; y++)
-        memcpy(a->coef + (size_t)y * jb->w, jb->src + (size_t)y * jb->stride,
-               jb->w * sizeof *a->coef);
+    if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
+        const float inv = 1.0f / jb->delta;
+        for (uint32_t y = 0; y < jb->h; y++) {
+            const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+            int32_t *dst = a->coef + (size_t)y * jb->w;
+            for (uint32_t x = 0; x < jb->w; x++) {
+                float q = fabsf(src[x]) * inv;
+                int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
+                dst[x] = src[x] < 0 ? -m : m;
+            }
+        }
+    } else {
+        for (uint32_t y = 0; y < jb->h; y++)
+            memcpy(a->coef + (size_t)y * jb->w, jb->src + (size_t)y * jb->stride,
+                   jb->w * sizeof *a->coef);
+    }
     const int K = tsr__t1_bitplanes(a->coef, n);
     jb->K = (uint8_t)K;
     jb->passes = 0;
@@ -116,9 +136,11 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (img->channels < 1 || img->channels > 4)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: 1 to 4 channels, not %d",
                          img->channels);
-    if (!o->lossless)
-        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "j2k encode: only lossless coding (RCT + 5/3) is implemented");
+    if (!o->lossless && !(o->quant_step > 0 && o->quant_step <= 1))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: quantisation step %g; it is relative to the sample range: "
+                         "0 < step <= 1",
+                         (double)o->quant_step);
     if (o->container != TSR_J2K_CODESTREAM && o->container != TSR_J2K_JP2)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "j2k encode: a raw codestream or JP2 (JPH needs HT coding)");
@@ -185,7 +207,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     const uint32_t nc = (uint32_t)img->channels, w = (uint32_t)img->width,
                    h = (uint32_t)img->height;
     const uint32_t prec = img->depth == TSR_U8 ? 8 : 16;
-    const int mct = nc >= 3;
+    const int mct = nc >= 3, rev = opt->lossless != 0;
+    tsr__dwt97_norms norms;
+    if (!rev && (st = tsr__dwt97_norms_init(ctx, &norms)))
+        return st;
+    const double qabs = (double)opt->quant_step * (double)(1u << prec);
     int threads = opt->threads > 0 ? opt->threads : ctx->threads;
     if (ctx->backend == TSR_BACKEND_REFERENCE || threads < 1)
         threads = 1;
@@ -213,8 +239,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tc->numres = (uint8_t)(levels + 1);
         tc->xcb = (uint8_t)xcb;
         tc->ycb = (uint8_t)ycb;
-        tc->qmfbid = 1;
-        tc->qntsty = 0;
+        tc->qmfbid = (uint8_t)rev;
+        tc->qntsty = rev ? 0 : 2;
         tc->numgbits = 2;
         tc->nsteps = (uint8_t)(3 * levels + 1);
         for (uint32_t r = 0; r <= levels; r++)
@@ -222,7 +248,19 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         for (uint32_t i = 0; i < tc->nsteps; i++) {
             uint32_t orient = i == 0 ? 0 : 1 + (i - 1) % 3;
             uint32_t gain = orient == 0 ? 0 : orient == 3 ? 2 : 1;
-            tc->steps[i].expn = (uint16_t)(prec + gain);
+            if (rev) {
+                tc->steps[i].expn = (uint16_t)(prec + gain);
+                continue;
+            }
+            /* equal image-domain error per coefficient: the step over the band's synthesis
+             * norm (level 1 the finest) */
+            uint32_t level = i == 0 ? levels : levels - (i - 1) / 3;
+            double delta = qabs / tsr__dwt97_norm(&norms, orient, level);
+            if (!tsr__j2k_step_encode(delta, prec + gain, &tc->steps[i]))
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                 "j2k encode: quantisation step %g is outside what QCD can "
+                                 "express for this image",
+                                 (double)opt->quant_step);
         }
     }
     tcp.prg = (uint8_t)opt->order;
@@ -253,13 +291,25 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             goto done;
         tc->stride = w;
         load_component(img, c, prec, tc->data);
+        if (!rev) /* the samples as floats, in place */
+            for (size_t i = 0; i < (size_t)w * h; i++) {
+                float f = (float)tc->data[i];
+                memcpy(&tc->data[i], &f, sizeof f);
+            }
     }
-    if (mct)
+    if (mct && rev)
         tsr__mct_rct_forward(t.comps[0].data, t.comps[1].data, t.comps[2].data, (size_t)w * h);
+    else if (mct)
+        tsr__mct_ict_forward((float *)(void *)t.comps[0].data, (float *)(void *)t.comps[1].data,
+                             (float *)(void *)t.comps[2].data, (size_t)w * h);
     if ((st = tsr__alloc(ctx, (size_t)(w > h ? w : h) * sizeof *tmp, (void **)&tmp)))
         goto done;
-    for (uint32_t c = 0; c < nc; c++)
-        tsr__fdwt53(&t.comps[c], tmp);
+    for (uint32_t c = 0; c < nc; c++) {
+        if (rev)
+            tsr__fdwt53(&t.comps[c], tmp);
+        else
+            tsr__fdwt97(&t.comps[c], (float *)(void *)tmp);
+    }
 
     if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))
         goto done;
@@ -293,6 +343,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                     jb->w = cb->x1 - cb->x0;
                     jb->h = cb->y1 - cb->y0;
                     jb->orient = band->orient;
+                    jb->delta = rev ? 0.0f : band->delta;
                     jb->comp = c;
                     jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
                 }

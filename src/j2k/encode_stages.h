@@ -3,8 +3,9 @@
  * Stages, one per file, in the order an encode runs them:
  *   encode.c        the public API: options, the image into tile-components, DC level shift
  *                   (G.1), code-blocks in parallel, the codestream and the file
- *   mct.c           forward RCT (G.2)
- *   fdwt.c          forward reversible 5/3 wavelet transform (F.4), the exact inverse of dwt.c
+ *   mct.c           forward RCT and ICT (G.2, G.3)
+ *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
+ *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
@@ -98,6 +99,34 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
  * each level's rows of its low samples first, then its high samples, low rows first.
  * tmp: max(width, height) words. */
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp);
+
+/* Forward ICT (G.3) in place, float: (R, G, B) -> (Y, Cb, Cr) with the standard's
+ * coefficients. */
+void tsr__mct_ict_forward(float *c0, float *c1, float *c2, size_t n);
+/* Forward 9/7 (F.4.8.2) of a line, interleaved in place: the decoder's inverse lifting steps
+ * run backwards in float (alpha, beta, gamma, delta, then 1/K and K scaling). */
+void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
+/* Forward 9/7 of a tile-component whose tc->data holds floats; the layout as tsr__fdwt53.
+ * tmp: max(width, height) floats. */
+void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp);
+
+/* ---- quantisation (quantise.c) ---------------------------------------------------------- */
+/* The L2 norm of the 9/7 synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at
+ * decomposition level `level` (1 the finest; LL: the coarsest level of the transform), as the
+ * decoder's inverse (tsr__dwt97_line) reconstructs it: the factor by which a unit error in one
+ * of its coefficients grows in the image (its square: the MSE weight). The table holds the 1-D
+ * norms up to TSR__DWT97_NORM_LEVELS; deeper levels extrapolate the last growth factor. */
+#define TSR__DWT97_NORM_LEVELS 10
+#define TSR__DWT97_NORM_BASE 32
+typedef struct tsr__dwt97_norms {
+    double lo[TSR__DWT97_NORM_LEVELS + 1], hi[TSR__DWT97_NORM_LEVELS + 1]; /* 1-D, per level */
+} tsr__dwt97_norms;
+tsr_status tsr__dwt97_norms_init(tsr_ctx *ctx, tsr__dwt97_norms *nt);
+double tsr__dwt97_norm(const tsr__dwt97_norms *nt, uint32_t orient, uint32_t level);
+/* Step size for a sub-band as exponent and mantissa (E.1.1.1: delta = 2^(R - e) (1 + m / 2^11),
+ * R = range_bits the band's nominal dynamic range): the representable step nearest below
+ * `delta` (> 0); 0 when it is out of the representable range. */
+int tsr__j2k_step_encode(double delta, uint32_t range_bits, tsr__j2k_step *out);
 
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
 /* A code-block's coded data: all passes in one layer, one codeword segment per entry (the

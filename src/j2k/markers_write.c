@@ -39,12 +39,18 @@ void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, 
     tsr__j2k_bytes_u8(out, tccp->ycb - 2u);
     tsr__j2k_bytes_u8(out, tccp->cblksty);
     tsr__j2k_bytes_u8(out, tccp->qmfbid);
-    /* QCD without quantisation (reversible): one exponent per sub-band (A.6.4, Table A.29) */
+    /* QCD (A.6.4): without quantisation (reversible) one exponent byte per sub-band (Table
+     * A.29), scalar expounded two bytes of exponent and mantissa (Table A.30) */
+    const int scalar = tccp->qntsty == 2;
     tsr__j2k_bytes_u16(out, 0xFF5C);
-    tsr__j2k_bytes_u16(out, 3 + tccp->nsteps);
-    tsr__j2k_bytes_u8(out, (uint32_t)tccp->numgbits << 5);
-    for (uint32_t i = 0; i < tccp->nsteps; i++)
-        tsr__j2k_bytes_u8(out, (uint32_t)tccp->steps[i].expn << 3);
+    tsr__j2k_bytes_u16(out, 3 + (scalar ? 2u : 1u) * tccp->nsteps);
+    tsr__j2k_bytes_u8(out, ((uint32_t)tccp->numgbits << 5) | tccp->qntsty);
+    for (uint32_t i = 0; i < tccp->nsteps; i++) {
+        if (scalar)
+            tsr__j2k_bytes_u16(out, ((uint32_t)tccp->steps[i].expn << 11) | tccp->steps[i].mant);
+        else
+            tsr__j2k_bytes_u8(out, (uint32_t)tccp->steps[i].expn << 3);
+    }
 }
 
 void tsr__j2k_write_tile_header(uint32_t tile, size_t body_len, tsr__j2k_bytes *out)

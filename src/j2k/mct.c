@@ -35,3 +35,13 @@ void tsr__mct_rct_forward(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
         c2[i] = r - g;
     }
 }
+
+void tsr__mct_ict_forward(float *c0, float *c1, float *c2, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float r = c0[i], g = c1[i], b = c2[i];
+        c0[i] = 0.299f * r + 0.587f * g + 0.114f * b;
+        c1[i] = -0.16875f * r - 0.33126f * g + 0.5f * b;
+        c2[i] = 0.5f * r - 0.41869f * g - 0.08131f * b;
+    }
+}

@@ -288,6 +288,18 @@ reject_encode 1 "corrupt input" "fake.png" "$tmp/fake.png" "$tmp/enc_out/x.jp2"
 head -c 200 "$tmp/e_rgba.png" > "$tmp/cut.png"
 reject_encode 1 "truncated input" "cut.png" "$tmp/cut.png" "$tmp/enc_out/x.jp2"
 
+# lossy: --qstep gives ICT + 9/7 (header says so), smaller files for larger steps
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/l1.j2k" --qstep 0.002 --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['lossless'] is False" && ok || bad "encode --qstep --json"
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/l2.j2k" --qstep 0.05
+[ "$(stat -c %s "$tmp/l2.j2k")" -lt "$(stat -c %s "$tmp/l1.j2k")" ] && ok || bad "a larger --qstep makes a smaller file"
+expect 0 "$tool" j2k info "$tmp/l2.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['transform']=='9/7' and d['mct']" && ok || bad "--qstep header"
+expect 0 "$tool" j2k decode "$tmp/l2.j2k" "$tmp/l2.ppm"
+reject_encode 2 "qstep and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 0.1 --lossless
+reject_encode 2 "qstep 0" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 0
+reject_encode 2 "qstep 2" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 2
+
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.
 if command -v opj_compress >/dev/null; then

@@ -1,4 +1,4 @@
-/* The lossless encoder (tsr_j2k_encode) through tessera's own decoder:
+/* The encoder (tsr_j2k_encode) through tessera's own decoder:
  * - random images of many shapes (1x1, 1xN, Nx1, 17x3, odd sizes, a few larger), 1-4 channels,
  *   8 and 16 bits, contents from noise over the full range to constant planes, every
  *   progression order, several level counts and code-block sizes, raw codestreams and JP2:
@@ -6,6 +6,8 @@
  *   warning, and its header reads back as encoded;
  * - the same bytes at 1 and 3 threads;
  * - the shared images (../shared/data/images; skipped without them);
+ * - lossy coding (ICT + 9/7 + quantisation): no decoder warning, the error within the bound
+ *   the step sets, sizes and errors ordered by the step;
  * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
@@ -204,6 +206,77 @@ static void test_shared_images(void)
     printf("shared images: %d\n", done);
 }
 
+/* Lossy (ICT + 9/7 + quantisation): decodes without warnings, the error bounded by the step
+ * and the file growing as the step shrinks. Bound: each coefficient's error is below its band's
+ * step delta_b = q 2^p / n_b (n_b the synthesis norm), so its image-domain share is below
+ * (q 2^p)^2 per sample (the 9/7 being close to orthogonal); the inverse ICT adds its rows'
+ * mean energy (< 3) for colour images; the final rounding 1/12. */
+static void test_lossy(tsr_rng *rng)
+{
+    static const int shapes[][3] = {{64, 48, 3}, {1, 1, 1},   {17, 3, 3},
+                                    {33, 29, 4}, {40, 41, 2}, {128, 96, 1}};
+    int bad = 0;
+    for (int si = 0; si < 6; si++)
+        for (int wide = 0; wide <= 1; wide++) {
+            tsr_image img;
+            CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1],
+                                            shapes[si][2], wide ? TSR_U16 : TSR_U8));
+            fill(rng, &img, 1);
+            size_t last_len = 0;
+            double last_mse = -1;
+            for (int k = 0; k < 3; k++) {
+                const float q = k == 0 ? 1.0f / 16 : k == 1 ? 1.0f / 128 : 1.0f / 1024;
+                tsr_j2k_encode_options opt;
+                tsr_j2k_encode_options_init(&opt);
+                opt.lossless = 0;
+                opt.quant_step = q;
+                opt.order = (tsr_j2k_progression)((si + k) % 5);
+                uint8_t *data = NULL;
+                size_t len = 0;
+                tsr_image out = {0};
+                tsr_j2k_result res = {0};
+                tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
+                if (!st)
+                    st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
+                if (!st)
+                    st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels,
+                                         out.depth);
+                if (!st)
+                    st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
+                double se = 0;
+                const size_t n = (size_t)img.width * img.height * img.channels;
+                for (int32_t y = 0; !st && y < img.height; y++)
+                    for (int32_t x = 0; x < img.width * img.channels; x++) {
+                        const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
+                        const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
+                        double d = wide ? (double)((const uint16_t *)(const void *)a)[x] -
+                                              ((const uint16_t *)(const void *)b)[x]
+                                        : (double)a[x] - b[x];
+                        se += d * d;
+                    }
+                const double mse = se / (double)n;
+                const double qabs = (double)q * (wide ? 65536.0 : 256.0);
+                const double bound = (img.channels >= 3 ? 3.0 : 1.0) * qabs * qabs + 1.0 / 12;
+                if (st || res.warnings || mse > bound ||
+                    (k && (len < last_len || mse > last_mse))) {
+                    fprintf(stderr,
+                            "lossy %dx%d c%d %s q 1/%g: %s, %zu bytes, MSE %g (bound %g, "
+                            "previous %g, %zu bytes), warnings %u\n",
+                            img.width, img.height, img.channels, wide ? "16-bit" : "8-bit", 1.0 / q,
+                            st ? tsr_ctx_last_error(g_ctx) : "ok", len, mse, bound, last_mse,
+                            last_len, res.warnings);
+                    bad++;
+                }
+                last_len = len;
+                last_mse = mse;
+                tsr_image_free(g_ctx, &out);
+                tsr_j2k_free(g_ctx, data);
+            }
+            tsr_image_free(g_ctx, &img);
+        }
+    CHECK(bad == 0);
+}
+
 static void test_bad_input(void)
 {
     tsr_image img;
@@ -217,7 +290,7 @@ static void test_bad_input(void)
         tsr_status want;
         void (*edit)(tsr_j2k_encode_options *);
     } cases[] = {
-        {"lossy", TSR_ERR_UNSUPPORTED, NULL},
+        {"lossy step 0", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"3x3 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"128x64 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"2048x2 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
@@ -228,7 +301,7 @@ static void test_bad_input(void)
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_j2k_encode_options_init(&opt);
         switch (i) {
-        case 0: opt.lossless = 0; break;
+        case 0: opt.lossless = 0, opt.quant_step = 0; break;
         case 1: opt.cblk_width = opt.cblk_height = 3; break;
         case 2: opt.cblk_width = 128; break;
         case 3: opt.cblk_width = 2048, opt.cblk_height = 2; break;
@@ -289,6 +362,7 @@ int main(void)
     test_random(&rng);
     test_threads(&rng);
     test_shared_images();
+    test_lossy(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

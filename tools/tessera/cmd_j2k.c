@@ -21,6 +21,10 @@ static const cli_option j2k_options[] = {
      "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
      "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
      "Creversible=yes."},
+    {"qstep", CLI_VALUE, "Q",
+     "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
+     "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
+     "larger is smaller and coarser). kdu_compress Qstep=Q; ojph_compress -qstep Q."},
     {"levels", CLI_VALUE, "N",
      "encode: wavelet decomposition levels, 0-32 (default 5, fewer for images whose smaller "
      "side is under 32). opj_compress -n N+1; kdu_compress Clevels=N."},
@@ -239,6 +243,19 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     tsr_j2k_encode_options opt;
     tsr_j2k_encode_options_init(&opt);
     const char *v;
+    if ((v = cli_get(cmd, args, "qstep"))) {
+        double q;
+        if (cli_get(cmd, args, "lossless")) {
+            cli_error(cmd, "--lossless and --qstep exclude each other");
+            return TSR_EXIT_USAGE;
+        }
+        if (!cli_parse_double(v, 1e-9, 1.0, &q)) {
+            cli_error(cmd, "--qstep wants a step in (0, 1], not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.lossless = 0;
+        opt.quant_step = (float)q;
+    }
     if ((v = cli_get(cmd, args, "levels"))) {
         long long n;
         if (!cli_parse_int(v, 0, 32, &n)) {
@@ -295,9 +312,9 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
-               "\"lossless\": true, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
+               "\"lossless\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
                "\"seconds\": %.6f}\n",
-               w, h, ch, bits, prog_name(opt.order), bytes,
+               w, h, ch, bits, opt.lossless ? "true" : "false", prog_name(opt.order), bytes,
                8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
     }
     return 0;
@@ -360,16 +377,18 @@ const cli_command cli_cmd_j2k = {
     "j2k",
     "encode images losslessly into JPEG 2000, decode JPEG 2000 (Part 1 and HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
-    "encode IN OUT [--lossless] [--levels N] [--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "encode IN OUT [--lossless | --qstep Q] [--levels N] [--cblk WxH] "
+    "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N]\n"
     "       tessera j2k info IN [--json]",
     "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
-    "lossless JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 "
-    "the JP2 file format. One tile, one quality layer, maximal precincts; RCT for three or more "
-    "channels, reversible 5/3 wavelet. Any conforming decoder (tessera, opj_decompress, "
-    "kdu_expand) gives back the input exactly. The output appears atomically. "
+    "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
+    "file format. One tile, one quality layer, maximal precincts. Lossless (default): RCT for "
+    "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
+    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--qstep): ICT and 9/7. "
+    "The output appears atomically. "
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
@@ -380,6 +399,7 @@ const cli_command cli_cmd_j2k = {
     j2k_options,
     "  tessera j2k encode photo.png photo.jp2\n"
     "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
+    "  tessera j2k encode photo.png small.jp2 --qstep 0.02\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
