@@ -222,6 +222,12 @@ typedef struct tsr_j2k_encode_options {
     float quant_step;            /* lossy: the quantisation step relative to the sample range
                                     (2^precision), 0 < q <= 1 (default 1/256); each sub-band's
                                     step is this over its synthesis norm (kdu_compress Qstep) */
+    double rate;                 /* lossy: bits per pixel of the whole file (all components
+                                    together; 0, the default: no rate control). PCRD-opt keeps
+                                    each code-block's passes that are worth their bytes, so that
+                                    the file is as large as it can be without exceeding
+                                    rate * width * height / 8 bytes. A rate beyond what
+                                    quant_step gives yields the quant_step file. */
     int levels;                  /* wavelet decomposition levels 0..32; -1 (default): 5, or
                                     floor(log2(smaller side)) where that is less */
     uint32_t cblk_width;         /* code-block size: powers of two 4..1024, at most 4096 */

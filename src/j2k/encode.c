@@ -54,6 +54,9 @@ typedef struct job {
     const int32_t *src; /* the block's first coefficient in its tile-component (int32, or
                            float with delta > 0) */
     float delta;        /* irreversible: the sub-band's quantisation step; 0: reversible */
+    double weight;      /* rate control: image-domain squared error of one step squared */
+    size_t hull_off;    /* rate control: its hull points in its thread's arena */
+    uint32_t nhull;
     size_t stride;
     uint32_t w, h;
     uint8_t orient;
@@ -69,12 +72,13 @@ typedef struct job {
 /* A thread's output bytes and its Tier-1 state. */
 typedef struct arena {
     tsr__j2k_bytes bytes;
+    tsr__j2k_bytes hulls; /* rate control: tsr__j2k_rd_point arrays */
     tsr__t1_enc *enc;
     int32_t *coef; /* TSR__T1_MAX_AREA */
     uint8_t *buf;  /* tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31) */
 } arena;
 
-static void code_block(job *jb, arena *a, size_t buf_cap, tsr_status *fail)
+static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
     if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
@@ -108,6 +112,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, tsr_status *fail)
     e->coef = a->coef;
     e->buf = a->buf;
     e->cap = buf_cap;
+    e->track = track;
     const int np = tsr__t1_encode_block(e);
     if (e->overflow || e->nsegs != 1) {
         __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
@@ -117,8 +122,14 @@ static void code_block(job *jb, arena *a, size_t buf_cap, tsr_status *fail)
     jb->len = e->segs[0].len;
     jb->off = a->bytes.len;
     tsr__j2k_bytes_put(&a->bytes, e->segs[0].data, e->segs[0].len);
-    if (a->bytes.st)
-        __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+    if (track) {
+        tsr__j2k_rd_point hull[TSR__T1_MAX_PASSES];
+        jb->nhull = tsr__j2k_rd_hull(e->pass_rate, e->pass_dist, (uint32_t)np, jb->weight, hull);
+        jb->hull_off = a->hulls.len;
+        tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
+    }
+    if (a->bytes.st || a->hulls.st)
+        __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
 /* The checks of the image and the options; fills the derived values. */
@@ -136,6 +147,11 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (img->channels < 1 || img->channels > 4)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: 1 to 4 channels, not %d",
                          img->channels);
+    if (o->rate != 0 && (o->lossless || !(o->rate > 0) || !(o->rate < 1e6)))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: a rate of %g bits per pixel; rate control applies to lossy "
+                         "coding, with a rate > 0",
+                         o->rate);
     if (!o->lossless && !(o->quant_step > 0 && o->quant_step <= 1))
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: quantisation step %g; it is relative to the sample range: "
@@ -344,6 +360,15 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                     jb->h = cb->y1 - cb->y0;
                     jb->orient = band->orient;
                     jb->delta = rev ? 0.0f : band->delta;
+                    if (!rev) { /* the ICT's inverse spreads a component's error over R, G, B
+                                   by its column's energy (G.3) */
+                        static const double ict[3] = {3.0, 0.34413 * 0.34413 + 1.772 * 1.772,
+                                                      1.402 * 1.402 + 0.71414 * 0.71414};
+                        const double n = tsr__dwt97_norm(&norms, band->orient,
+                                                         r == 0 ? tc->numres - 1 : tc->numres - r);
+                        const double dn = (double)band->delta * n;
+                        jb->weight = dn * dn * (mct && c < 3 ? ict[c] : 1.0);
+                    }
                     jb->comp = c;
                     jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
                 }
@@ -360,6 +385,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     memset(ar, 0, (size_t)threads * sizeof *ar);
     for (int i = 0; i < threads; i++) {
         tsr__j2k_bytes_init(&ar[i].bytes, ctx);
+        tsr__j2k_bytes_init(&ar[i].hulls, ctx);
         if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
             (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
@@ -376,7 +402,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #endif
         jobs[j].thread = tid;
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
-            code_block(&jobs[j], &ar[tid], buf_cap, &fail);
+            code_block(&jobs[j], &ar[tid], buf_cap, opt->rate > 0, &fail);
     }
     if (fail) {
         st = fail == TSR_ERR_INTERNAL
@@ -417,16 +443,42 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     }
 
     /* The codestream: main header, the tile's packets after its SOT/SOD, EOC; in JP2 boxes
-     * when asked (the boxes first: the codestream's length is known by then). */
-    tsr__j2k_bytes body;
+     * when asked (the boxes first: the codestream's length is known by then). With a rate,
+     * the packets get the bytes the headers and boxes leave of the target. */
+    tsr__j2k_bytes head, body;
+    tsr__j2k_bytes_init(&head, ctx);
     tsr__j2k_bytes_init(&body, ctx);
-    if ((st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, &body))) {
+    tsr__j2k_write_main_header(&cs, &tcp, &head);
+    if (opt->rate > 0) {
+        tsr__j2k_bytes boxes;
+        tsr__j2k_bytes_init(&boxes, ctx);
+        if (opt->container == TSR_J2K_JP2)
+            tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
+        const double target = opt->rate * (double)w * (double)h / 8.0;
+        const double fixed = (double)(head.len + boxes.len + 14 + 2);
+        tsr__j2k_bytes_free(&boxes);
+        const tsr__j2k_rd_point **hulls = NULL;
+        uint32_t *nhull = NULL;
+        if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
+            !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
+            for (size_t j = 0; j < njobs; j++) {
+                hulls[j] = (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
+                                                                     jobs[j].hull_off);
+                nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
+            }
+            st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes,
+                                       target - fixed, &body);
+        }
+        tsr__free(ctx, hulls);
+        tsr__free(ctx, nhull);
+    } else {
+        st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, &body);
+    }
+    if (st) {
+        tsr__j2k_bytes_free(&head);
         tsr__j2k_bytes_free(&body);
         goto done;
     }
-    tsr__j2k_bytes head;
-    tsr__j2k_bytes_init(&head, ctx);
-    tsr__j2k_write_main_header(&cs, &tcp, &head);
     tsr__j2k_write_tile_header(0, body.len, &head);
     const size_t cs_len = head.len + body.len + 2;
     if (opt->container == TSR_J2K_JP2)
@@ -450,6 +502,7 @@ done:
     if (ar)
         for (int i = 0; i < threads; i++) {
             tsr__j2k_bytes_free(&ar[i].bytes);
+            tsr__j2k_bytes_free(&ar[i].hulls);
             tsr__free(ctx, ar[i].enc);
             tsr__free(ctx, ar[i].coef);
             tsr__free(ctx, ar[i].buf);

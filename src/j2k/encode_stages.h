@@ -7,6 +7,7 @@
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
  *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
@@ -128,6 +129,21 @@ double tsr__dwt97_norm(const tsr__dwt97_norms *nt, uint32_t orient, uint32_t lev
  * `delta` (> 0); 0 when it is out of the representable range. */
 int tsr__j2k_step_encode(double delta, uint32_t range_bits, tsr__j2k_step *out);
 
+/* ---- rate control (rate.c) ------------------------------------------------------------------ */
+typedef struct tsr__j2k_rd_point {
+    uint16_t passes; /* passes kept */
+    uint32_t bytes;  /* their bytes */
+    double dist;     /* weighted distortion they remove */
+    double slope;    /* distortion removed per byte since the previous hull point */
+} tsr__j2k_rd_point;
+/* The lower convex hull of a block's truncation points (rate[p], sum of weight * dist[0..p]
+ * after pass p), slopes strictly decreasing; hull holds up to np points. Returns its size. */
+uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np, double weight,
+                          tsr__j2k_rd_point *hull);
+/* How many of the n hull points have a slope of at least lambda (the block keeps
+ * hull[k - 1].passes passes, none when k = 0). */
+uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lambda);
+
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
 /* A code-block's coded data: all passes in one layer, one codeword segment per entry (the
  * segment rule of t1.h for the style coded). */
@@ -140,6 +156,16 @@ typedef struct tsr__j2k_cblk_code {
     uint32_t seg_len[4];    /* per segment (nsegs <= 4 in the styles the encoder writes) */
     uint16_t seg_passes[4]; /* passes per segment */
 } tsr__j2k_cblk_code;
+
+/* Truncates the tile's code-blocks (block j: hulls[j], nhull[j] points, 0 when not coded;
+ * codes[j] its code, whose npasses and lengths this sets) so that their packets take as many
+ * bytes as fit in budget, and writes those packets into body (emptied first): PCRD-opt's
+ * threshold by bisection, then the bytes left to the steepest next hull points. Where not even
+ * the packets without data fit, those. */
+tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+                                 tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
+                                 const uint32_t *nhull, size_t n, tsr__j2k_cblk_code *codes,
+                                 double budget, tsr__j2k_bytes *body);
 
 /* Appends every packet of tile t (one layer) in tcp's progression order: codes[g] is the code
  * of the tile's code-block g (t->cblk_ptr numbering). */

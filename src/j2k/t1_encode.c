@@ -157,11 +157,30 @@ static void code_sign(tsr__t1_enc *e, int x, int y, int i)
     put_bit(e, cx, (e->coef[i] < 0) ^ xr);
 }
 
-static void make_significant(tsr__t1_enc *e, int i, int pass)
+/* The decoder's reconstruction, in steps, of magnitude mag known down to plane p (r = 1/2). */
+static double recon(int mag, int p)
+{
+    return (double)((mag >> p) << p) + 0.5 * (double)(1 << p);
+}
+
+/* The squared error removed when coefficient i's magnitude becomes known down to plane p
+ * (from plane p + 1, or from nothing when it just became significant). */
+static void track_error(tsr__t1_enc *e, int i, int p, int first)
+{
+    if (!e->track)
+        return;
+    const int mag = mag_of(e, i);
+    const double t = mag + 0.5, before = first ? t : t - recon(mag, p + 1),
+                 after = t - recon(mag, p);
+    e->dist += before * before - after * after;
+}
+
+static void make_significant(tsr__t1_enc *e, int i, int pass, int p)
 {
     e->sig[i] = 1;
     e->neg[i] = e->coef[i] < 0;
     e->sig_pass[i] = pass;
+    track_error(e, i, p, 1);
 }
 
 /* One pass of bit-plane p: type 0 significance propagation (D.3.1), 1 magnitude refinement
@@ -192,7 +211,7 @@ static void code_pass(tsr__t1_enc *e, int pass, int type, int p)
                     put_bit(e, 18, r & 1);
                     int i = (y0 + r) * w + x;
                     code_sign(e, x, y0 + r, i);
-                    make_significant(e, i, pass);
+                    make_significant(e, i, pass, p);
                     y = y0 + r + 1;
                 }
             }
@@ -204,7 +223,7 @@ static void code_pass(tsr__t1_enc *e, int pass, int type, int p)
                     put_bit(e, zc_context(e, x, y), bit);
                     if (bit) {
                         code_sign(e, x, y, i);
-                        make_significant(e, i, pass);
+                        make_significant(e, i, pass, p);
                     }
                     e->vis[i] = 1;
                 } else if (type == 1) {
@@ -215,13 +234,14 @@ static void code_pass(tsr__t1_enc *e, int pass, int type, int p)
                         cx = any_neighbour(e, x, y) ? 15 : 14;
                     put_bit(e, cx, bit);
                     e->ref[i] = 1;
+                    track_error(e, i, p, 0);
                 } else {
                     if (e->sig[i] || e->vis[i])
                         continue;
                     put_bit(e, zc_context(e, x, y), bit);
                     if (bit) {
                         code_sign(e, x, y, i);
-                        make_significant(e, i, pass);
+                        make_significant(e, i, pass, p);
                     }
                 }
             }
@@ -277,12 +297,32 @@ int tsr__t1_encode_block(tsr__t1_enc *e)
         }
         const int type = pass == 0 ? 2 : (pass - 1) % 3;
         const int p = e->K - 1 - (pass + 2) / 3;
+        e->dist = 0;
         code_pass(e, pass, type, p);
+        if (e->track) {
+            /* a truncation after this pass: the bytes out so far and the three that still hold
+             * C register's bits (T.800 C.2: at most 27 bits are pending) */
+            e->pass_dist[pass] = e->dist;
+            e->pass_rate[pass] = (uint32_t)(e->mq.bp - e->mq.start) + 3;
+        }
         if (e->style & TSR__T1_STYLE_RESET)
             reset_cx(e);
         if (pass + 1 == np || pass + 1 - seg_first == seg_max) {
             end_segment(e, pass + 1 - seg_first);
             seg_first = pass + 1;
+        }
+    }
+    if (e->track && e->nsegs == 1) {
+        /* rates within the flushed segment, never ending on 0xFF (a decoder would read it as
+         * the first half of a marker) */
+        const uint32_t total = e->segs[0].len;
+        for (int pass = 0; pass < np; pass++) {
+            uint32_t r = pass + 1 == np || e->pass_rate[pass] > total ? total : e->pass_rate[pass];
+            if (r > 1 && r < total && e->segs[0].data[r - 1] == 0xFF)
+                r--;
+            if (pass > 0 && r < e->pass_rate[pass - 1])
+                r = e->pass_rate[pass - 1];
+            e->pass_rate[pass] = r;
         }
     }
     return np;

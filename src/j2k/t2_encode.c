@@ -99,7 +99,7 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes, tsr__j2k_bytes *out)
 {
     /* the tag trees' leaves: the first layer of each block (0; 1 for "not in layer 0") and its
-     * zero bit-planes */
+     * zero bit-planes; each call starts from scratch, so it may be repeated (rate control) */
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         for (uint32_t r = 0; r < tc->numres; r++) {
@@ -111,6 +111,9 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
                     tsr__tgt_reset(&pr->incl);
                     tsr__tgt_reset(&pr->imsb);
                     for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
+                        tsr__j2k_cblk *cb = &band->cblks[pr->cblk0 + i];
+                        cb->included = 0; /* a fresh run: Lblock from 3 (B.10.7.1) */
+                        cb->lblock = 3;
                         const tsr__j2k_cblk_code *code = &codes[band->cblk_base + pr->cblk0 + i];
                         tsr__tgt_set_value(&pr->incl, i, code->npasses ? 0 : 1);
                         tsr__tgt_set_value(&pr->imsb, i, code->zero_bp);

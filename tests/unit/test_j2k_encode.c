@@ -8,10 +8,12 @@
  * - the shared images (../shared/data/images; skipped without them);
  * - lossy coding (ICT + 9/7 + quantisation): no decoder warning, the error within the bound
  *   the step sets, sizes and errors ordered by the step;
+ * - rate control: files within 1% below the byte target, errors falling as the rate grows;
  * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -277,6 +279,93 @@ static void test_lossy(tsr_rng *rng)
     CHECK(bad == 0);
 }
 
+/* Rate control: files at most the target and within 1% of it, decoding without warnings,
+ * errors falling as the rate grows; the same bytes at 1 and 2 threads. */
+static void test_rate(tsr_rng *rng)
+{
+    static const int shapes[][3] = {{256, 192, 3}, {200, 160, 1}, {160, 128, 4}};
+    int bad = 0;
+    for (int si = 0; si < 3; si++) {
+        tsr_image img;
+        CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1], shapes[si][2],
+                                        si == 1 ? TSR_U16 : TSR_U8));
+        /* content like a photograph's: smooth waves of random frequencies, edges, mild noise */
+        const double f1 = 0.02 + 0.1 * tsr_rng_range(rng, 0, 100) / 100.0,
+                     f2 = 0.03 + 0.2 * tsr_rng_range(rng, 0, 100) / 100.0;
+        const double top = si == 1 ? 65535.0 : 255.0;
+        for (int32_t y = 0; y < img.height; y++)
+            for (int32_t x = 0; x < img.width; x++)
+                for (int32_t c = 0; c < img.channels; c++) {
+                    double v = 0.5 + 0.25 * sin(x * f1 + c) * cos(y * f2 - c) +
+                               (x > img.width / 3 && y < img.height / 2 ? 0.15 : 0.0) +
+                               0.02 * (tsr_rng_range(rng, 0, 1000) / 1000.0 - 0.5);
+                    const size_t i = (size_t)x * img.channels + c;
+                    uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
+                    if (si == 1)
+                        ((uint16_t *)(void *)row)[i] = (uint16_t)(v * top);
+                    else
+                        row[i] = (uint8_t)(v * top);
+                }
+        double last_mse = 1e300;
+        for (int k = 0; k < 3; k++) {
+            const double rate = k == 0 ? 0.5 : k == 1 ? 1.0 : 2.0;
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.lossless = 0;
+            opt.quant_step = 1.0f / 1024;
+            opt.rate = rate;
+            opt.container = k == 1 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+            opt.threads = 1 + k % 2;
+            uint8_t *data = NULL;
+            size_t len = 0;
+            tsr_image out = {0};
+            tsr_j2k_result res = {0};
+            tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
+            if (!st)
+                st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
+            if (!st)
+                st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels, out.depth);
+            if (!st)
+                st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
+            double se = 0;
+            const size_t row = (size_t)img.width * img.channels;
+            for (int32_t y = 0; !st && y < img.height; y++)
+                for (size_t x = 0; x < row; x++) {
+                    const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
+                    const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
+                    double d = si == 1 ? (double)((const uint16_t *)(const void *)a)[x] -
+                                             ((const uint16_t *)(const void *)b)[x]
+                                       : (double)a[x] - b[x];
+                    se += d * d;
+                }
+            const double target = rate * img.width * img.height / 8;
+            if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
+                se >= last_mse) {
+                fprintf(stderr,
+                        "rate %g on %dx%d c%d: %s, %zu bytes for %.0f, error %g (before %g), "
+                        "warnings %u\n",
+                        rate, img.width, img.height, img.channels,
+                        st ? tsr_ctx_last_error(g_ctx) : "ok", len, target, se, last_mse,
+                        res.warnings);
+                bad++;
+            }
+            last_mse = se;
+            if (k == 2) { /* thread count does not change the bytes */
+                uint8_t *again = NULL;
+                size_t alen = 0;
+                opt.threads = 3;
+                CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &again, &alen));
+                CHECK(again && alen == len && memcmp(again, data, len) == 0);
+                tsr_j2k_free(g_ctx, again);
+            }
+            tsr_image_free(g_ctx, &out);
+            tsr_j2k_free(g_ctx, data);
+        }
+        tsr_image_free(g_ctx, &img);
+    }
+    CHECK(bad == 0);
+}
+
 static void test_bad_input(void)
 {
     tsr_image img;
@@ -297,6 +386,8 @@ static void test_bad_input(void)
         {"33 levels", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"order 9", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"JPH", TSR_ERR_UNSUPPORTED, NULL},
+        {"lossless rate", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"negative rate", TSR_ERR_INVALID_ARGUMENT, NULL},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_j2k_encode_options_init(&opt);
@@ -308,6 +399,8 @@ static void test_bad_input(void)
         case 4: opt.levels = 33; break;
         case 5: opt.order = (tsr_j2k_progression)9; break;
         case 6: opt.container = TSR_J2K_JPH; break;
+        case 7: opt.rate = 1; break;
+        case 8: opt.lossless = 0, opt.rate = -1; break;
         }
         data = (uint8_t *)&img;
         len = 99;
@@ -363,6 +456,7 @@ int main(void)
     test_threads(&rng);
     test_shared_images();
     test_lossy(&rng);
+    test_rate(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

@@ -21,10 +21,16 @@ static const cli_option j2k_options[] = {
      "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
      "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
      "Creversible=yes."},
+    {"rate", CLI_VALUE, "BPP",
+     "encode: lossy coding (ICT + 9/7) to a size: bits per pixel of the whole file, all "
+     "components together; the file is at most BPP * width * height / 8 bytes and within 1% of "
+     "it (PCRD-opt rate control; one value: quality layers are not implemented yet). "
+     "opj_compress -r 24/BPP for 8-bit RGB; kdu_compress -rate BPP."},
     {"qstep", CLI_VALUE, "Q",
      "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
      "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
-     "larger is smaller and coarser). kdu_compress Qstep=Q; ojph_compress -qstep Q."},
+     "larger is smaller and coarser); with --rate, the finest step, from which the rate "
+     "control truncates (default then 1/1024). kdu_compress Qstep=Q; ojph_compress -qstep Q."},
     {"levels", CLI_VALUE, "N",
      "encode: wavelet decomposition levels, 0-32 (default 5, fewer for images whose smaller "
      "side is under 32). opj_compress -n N+1; kdu_compress Clevels=N."},
@@ -256,6 +262,25 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.lossless = 0;
         opt.quant_step = (float)q;
     }
+    if ((v = cli_get(cmd, args, "rate"))) {
+        double bpp;
+        if (cli_get(cmd, args, "lossless")) {
+            cli_error(cmd, "--lossless and --rate exclude each other");
+            return TSR_EXIT_USAGE;
+        }
+        if (strchr(v, ',')) {
+            cli_error(cmd, "--rate takes one value for now (quality layers are not implemented)");
+            return TSR_EXIT_USAGE;
+        }
+        if (!cli_parse_double(v, 1e-6, 1e5, &bpp)) {
+            cli_error(cmd, "--rate wants bits per pixel above 0, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.lossless = 0;
+        opt.rate = bpp;
+        if (!cli_get(cmd, args, "qstep")) /* fine steps: the rate decides what is kept */
+            opt.quant_step = 1.0f / 1024;
+    }
     if ((v = cli_get(cmd, args, "levels"))) {
         long long n;
         if (!cli_parse_int(v, 0, 32, &n)) {
@@ -377,7 +402,7 @@ const cli_command cli_cmd_j2k = {
     "j2k",
     "encode images losslessly into JPEG 2000, decode JPEG 2000 (Part 1 and HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
-    "encode IN OUT [--lossless | --qstep Q] [--levels N] [--cblk WxH] "
+    "encode IN OUT [--lossless | --rate BPP | --qstep Q] [--levels N] [--cblk WxH] "
     "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
@@ -387,7 +412,8 @@ const cli_command cli_cmd_j2k = {
     "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
     "file format. One tile, one quality layer, maximal precincts. Lossless (default): RCT for "
     "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
-    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--qstep): ICT and 9/7. "
+    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --qstep): ICT and "
+    "9/7. "
     "The output appears atomically. "
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
@@ -400,6 +426,7 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode photo.png photo.jp2\n"
     "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
     "  tessera j2k encode photo.png small.jp2 --qstep 0.02\n"
+    "  tessera j2k encode photo.png web.jp2 --rate 1\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
