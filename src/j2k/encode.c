@@ -3,9 +3,10 @@
  * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
  * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
  * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c), then the packets (t2_encode.c) and the marker segments (markers_write.c) make the
- * codestream, optionally in JP2 boxes. The context's progress callback hears of each stage ("j2k
- * encode", 1..4 of 4) and may stop the encode there (TSR_ERR_INTERRUPTED).
+ * (t1_encode.c); with a rate they are truncated by PCRD-opt (rate.c); then the packets
+ * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
+ * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
+ * may stop the encode there (TSR_ERR_INTERRUPTED).
  *
  * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
  * that every coefficient's quantisation error weighs the same in the image.

@@ -300,6 +300,20 @@ reject_encode 2 "qstep and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/e
 reject_encode 2 "qstep 0" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 0
 reject_encode 2 "qstep 2" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 2
 
+# rate control: --rate BPP gives a file of at most BPP * w * h / 8 bytes, within 1% of it
+/usr/bin/python3 - "$tmp" <<'EOF'
+import sys, numpy as np, cv2
+yy, xx = np.mgrid[0:160, 0:200]
+v = 128 + 60 * np.sin(xx * 0.07) * np.cos(yy * 0.05) + 30 * (xx > 90) + np.random.default_rng(3).normal(0, 4, (160, 200))
+cv2.imwrite(sys.argv[1] + "/photo.ppm", np.dstack([v, v * 0.8, 255 - v]).clip(0, 255).astype(np.uint8))
+EOF
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/r.jp2" --rate 1 --json
+python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); n=os.path.getsize('$tmp/r.jp2'); t=200*160/8; assert d['bytes']==n and 0.99*t <= n <= t, (n, t)" && ok || bad "--rate 1: size within 1% below the target"
+expect 0 "$tool" j2k decode "$tmp/r.jp2" "$tmp/r.ppm"
+reject_encode 2 "rate and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1 --lossless
+reject_encode 2 "two rates" "one value" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,2
+reject_encode 2 "rate 0" "--rate wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 0
+
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.
 if command -v opj_compress >/dev/null; then

@@ -1,6 +1,8 @@
 """`tessera j2k encode` checked by an independent decoder, OpenJPEG's opj_decompress (Debian
 libopenjp2-tools): lossless streams must give back every input sample exactly, lossy ones
-(--qstep) the same samples as tessera's decoder within the 9/7 float tolerance.
+(--qstep) the same samples as tessera's decoder within the 9/7 float tolerance; rate-controlled
+ones (--rate, the shared images at 0.25-2 bpp) must be within 1% below the byte target and at
+1 bpp at least as good as opj_compress -r at the same rate (the table and BD-rate printed).
 
 Inputs: fresh random images (PNG written here, so every channel count and depth is covered:
 gray, gray+alpha, RGB, RGBA, 8 and 16 bits) of many shapes (1x1, 1xN, Nx1, 17x3, odd sizes,
@@ -114,6 +116,86 @@ def check_lossy(name, a, stream, tmp):
     return None
 
 
+def psnr(a, b):
+    mse = float(((a.astype(np.float64) - b.astype(np.float64)) ** 2).mean())
+    return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def bd_rate(r1, p1, r2, p2):
+    """Bjontegaard delta rate (%) of curve 2 against curve 1 (VCEG-M33): cubic fits of log rate
+    over PSNR, integrated over the PSNR range both cover; negative means curve 2 needs fewer
+    bytes for the same PSNR."""
+    l1, l2 = np.log(r1), np.log(r2)
+    f1, f2 = np.polyfit(p1, l1, 3), np.polyfit(p2, l2, 3)
+    lo, hi = max(min(p1), min(p2)), min(max(p1), max(p2))
+    i1 = np.polyval(np.polyint(f1), hi) - np.polyval(np.polyint(f1), lo)
+    i2 = np.polyval(np.polyint(f2), hi) - np.polyval(np.polyint(f2), lo)
+    return (np.exp((i2 - i1) / (hi - lo)) - 1) * 100
+
+
+def rate_table(tmp):
+    """--rate on the shared images (as PPM, which both tools read alike) at 0.25-2 bpp against
+    opj_compress -r: tessera's file at most the target and within 1% of it, decoding alike with
+    opj_decompress; its PSNR at 1 bpp at least OpenJPEG's. Prints the table and the BD-rate.
+    Returns the failures."""
+    opj_c = shutil.which("opj_compress")
+    src = os.path.join(DATA, "images")
+    if cv2 is None or opj_c is None or not os.path.isdir(src):
+        print("note: cv2, opj_compress or the shared images absent; no rate table")
+        return 0
+    fails = 0
+    rates = [0.25, 0.5, 1.0, 2.0]
+    print("| image | bpp | tessera bytes | tessera PSNR | opj bytes | opj PSNR |")
+    print("|---|---|---|---|---|---|")
+    for f in ("astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg"):
+        img = cv2.imread(os.path.join(src, f), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        ppm = os.path.join(tmp, "r.ppm")
+        cv2.imwrite(ppm, img)
+        h, w = img.shape[:2]
+        curves = {"t": ([], []), "o": ([], [])}
+        for bpp in rates:
+            target = bpp * w * h / 8
+            ts, os_ = os.path.join(tmp, "t.j2k"), os.path.join(tmp, "o.j2k")
+            r = subprocess.run([TOOL, "j2k", "encode", ppm, ts, "--rate", str(bpp)],
+                               capture_output=True, text=True)
+            r2 = subprocess.run([opj_c, "-i", ppm, "-o", os_, "-r", str(24.0 / bpp)],
+                                capture_output=True, text=True)
+            if r.returncode or r2.returncode:
+                print("FAIL rate %s %g: encode failed: %s" % (f, bpp, (r.stderr + r2.stderr)[-200:]))
+                fails += 1
+                continue
+            got = {}
+            for who, stream in (("t", ts), ("o", os_)):
+                out = os.path.join(tmp, who + ".ppm")
+                subprocess.run([OPJ_D, "-i", stream, "-o", out], capture_output=True)
+                got[who] = cv2.imread(out, cv2.IMREAD_COLOR)
+            tb, ob = os.path.getsize(ts), os.path.getsize(os_)
+            tp, op = psnr(img, got["t"]), psnr(img, got["o"])
+            d = os.path.join(tmp, "td.ppm")
+            subprocess.run([TOOL, "j2k", "decode", ts, d], capture_output=True)
+            mine = cv2.imread(d, cv2.IMREAD_COLOR)
+            print("| %s | %g | %d | %.2f | %d | %.2f |" % (f, bpp, tb, tp, ob, op))
+            curves["t"][0].append(tb)
+            curves["t"][1].append(tp)
+            curves["o"][0].append(ob)
+            curves["o"][1].append(op)
+            if tb > target or tb < 0.99 * target:
+                print("FAIL rate %s %g: %d bytes for a target of %.0f" % (f, bpp, tb, target))
+                fails += 1
+            if mine is None or np.abs(mine.astype(int) - got["t"].astype(int)).max() > 1:
+                print("FAIL rate %s %g: tessera and opj_decompress decode it differently" % (f, bpp))
+                fails += 1
+            if bpp == 1.0 and tp < op:
+                print("FAIL rate %s 1 bpp: PSNR %.2f below OpenJPEG's %.2f" % (f, tp, op))
+                fails += 1
+        if len(curves["t"][0]) == 4:
+            print("BD-rate %s (tessera against OpenJPEG, 0.25-2 bpp): %+.1f%%"
+                  % (f, bd_rate(curves["o"][0], curves["o"][1], curves["t"][0], curves["t"][1])))
+    return fails
+
+
 def main():
     if not (TOOL and OPJ_D):
         print("SKIP: needs TSR_TOOL and opj_decompress")
@@ -209,6 +291,7 @@ def main():
                         check(name, np.ascontiguousarray(rgb), stream, tmp)
                     print("FAIL" if err else "PASS", name, err or "")
                     fails += bool(err)
+        fails += rate_table(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d cases, %d failed" % (cases, fails))
