@@ -391,6 +391,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
             (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
             goto done;
+        memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
     tsr_status fail = TSR_OK;
 #ifdef _OPENMP

@@ -118,7 +118,7 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
     /* the smallest threshold whose packets fit, by bisection on its logarithm (the packets'
      * size falls as the threshold rises); lo: too big, hi: fits */
     double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
-    for (int it = 0; it < 48 && hi - lo > 1e-7; it++) {
+    for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
         const double mid = 0.5 * (lo + hi);
         truncate_all(hulls, nhull, n, exp(mid), codes);
         if ((st = packets(ctx, cs, tcp, t, codes, body)))

@@ -1,7 +1,7 @@
-/* Part 1 code-block encoder (t1_encode.h): T.800 D.3 passes with explicit neighbour queries
- * (the significance state of the eight neighbours read per coefficient; D.3.1's vertically
- * causal rule applied in the query), the contexts of Tables D.1-D.3, run-length coding in the
- * cleanup pass (D.3.4) and segment ends by the decoder's segment rule. */
+/* Part 1 code-block encoder (t1_encode.h): T.800 D.3 passes, the contexts of Tables D.1-D.3
+ * looked up from per-coefficient masks of significant neighbours (kept as coefficients become
+ * significant, with D.3.1's vertically causal rule), run-length coding in the cleanup pass
+ * (D.3.4) and segment ends by the decoder's segment rule. */
 #include "j2k/t1_encode.h"
 
 #include <string.h>
@@ -16,51 +16,20 @@ static void reset_cx(tsr__t1_enc *e)
 
 static int mag_of(const tsr__t1_enc *e, int i)
 {
-    int32_t v = e->coef[i];
-    return v < 0 ? -v : v;
+    return (int)e->mag[i];
 }
 
-/* Neighbour (x + dx, y + dy) of (x, y) significant, with the vertically causal rule. */
-static int nsig(const tsr__t1_enc *e, int x, int y, int dx, int dy)
-{
-    int nx = x + dx, ny = y + dy;
-    if (nx < 0 || ny < 0 || nx >= e->w || ny >= e->h)
-        return 0;
-    if ((e->style & TSR__T1_STYLE_VCAUSAL) && dy > 0 && ny / 4 != y / 4)
-        return 0;
-    return e->sig[ny * e->w + nx];
-}
+enum { NB_W = 1, NB_E = 2, NB_N = 4, NB_S = 8, NB_NW = 16, NB_NE = 32, NB_SW = 64, NB_SE = 128 };
 
-/* -1 / 0 / +1: a direct neighbour's contribution to the sign context. */
-static int nsgn(const tsr__t1_enc *e, int x, int y, int dx, int dy)
+/* Zero-coding context (Table D.1) for neighbour counts H, V, D. */
+static int zc_of(int orient, int H, int V, int D)
 {
-    if (!nsig(e, x, y, dx, dy))
-        return 0;
-    return e->neg[(y + dy) * e->w + x + dx] ? -1 : 1;
-}
-
-static int any_neighbour(const tsr__t1_enc *e, int x, int y)
-{
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-            if ((dx || dy) && nsig(e, x, y, dx, dy))
-                return 1;
-    return 0;
-}
-
-/* Zero-coding context (Table D.1). */
-static int zc_context(const tsr__t1_enc *e, int x, int y)
-{
-    int H = nsig(e, x, y, -1, 0) + nsig(e, x, y, 1, 0);
-    int V = nsig(e, x, y, 0, -1) + nsig(e, x, y, 0, 1);
-    int D =
-        nsig(e, x, y, -1, -1) + nsig(e, x, y, 1, -1) + nsig(e, x, y, -1, 1) + nsig(e, x, y, 1, 1);
-    if (e->orient == TSR__T1_HH) {
+    if (orient == TSR__T1_HH) {
         static const int hh[4][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 7}, {8, 8, 8}};
         int hv = H + V > 2 ? 2 : H + V;
         return hh[D > 3 ? 3 : D][hv];
     }
-    int P = e->orient == TSR__T1_HL ? V : H, S = e->orient == TSR__T1_HL ? H : V;
+    int P = orient == TSR__T1_HL ? V : H, S = orient == TSR__T1_HL ? H : V;
     if (P == 2)
         return 8;
     if (P == 1)
@@ -70,17 +39,78 @@ static int zc_context(const tsr__t1_enc *e, int x, int y)
     return D >= 2 ? 2 : D;
 }
 
+static void make_luts(tsr__t1_enc *e)
+{
+    for (int m = 0; m < 256; m++) {
+        const int H = !!(m & NB_W) + !!(m & NB_E), V = !!(m & NB_N) + !!(m & NB_S);
+        const int D = !!(m & NB_NW) + !!(m & NB_NE) + !!(m & NB_SW) + !!(m & NB_SE);
+        for (int o = 0; o < 4; o++)
+            e->zc_lut[o][m] = (uint8_t)zc_of(o, H, V, D);
+        /* low nibble: W, E, N, S significant; high nibble: the same ones negative */
+        const int c[4] = {(m & 1) ? ((m & 16) ? -1 : 1) : 0, (m & 2) ? ((m & 32) ? -1 : 1) : 0,
+                          (m & 4) ? ((m & 64) ? -1 : 1) : 0, (m & 8) ? ((m & 128) ? -1 : 1) : 0};
+        int hc = c[0] + c[1], vc = c[2] + c[3];
+        hc = hc > 1 ? 1 : hc < -1 ? -1 : hc;
+        vc = vc > 1 ? 1 : vc < -1 ? -1 : vc;
+        static const int ctx[3][3] = {{13, 12, 11}, {10, 9, 10}, {11, 12, 13}}; /* Table D.3 */
+        static const int xo[3][3] = {{0, 0, 0}, {0, 0, 1}, {1, 1, 1}};
+        e->sc_lut[m] = (uint8_t)ctx[1 - hc][1 - vc];
+        e->xr_lut[m] = (uint8_t)xo[1 - hc][1 - vc];
+    }
+    e->luts_ready = 1;
+}
+
+static int any_neighbour(const tsr__t1_enc *e, int x, int y)
+{
+    return e->nb[y * e->w + x] != 0;
+}
+
+/* Zero-coding context (Table D.1). */
+static int zc_context(const tsr__t1_enc *e, int x, int y)
+{
+    return e->zc_lut[e->orient][e->nb[y * e->w + x]];
+}
+
 /* Sign-coding context and XOR bit (Tables D.2, D.3). */
 static void sc_context(const tsr__t1_enc *e, int x, int y, int *cx, int *xr)
 {
-    int hc = nsgn(e, x, y, -1, 0) + nsgn(e, x, y, 1, 0);
-    int vc = nsgn(e, x, y, 0, -1) + nsgn(e, x, y, 0, 1);
-    hc = hc > 1 ? 1 : hc < -1 ? -1 : hc;
-    vc = vc > 1 ? 1 : vc < -1 ? -1 : vc;
-    static const int ctx[3][3] = {{13, 12, 11}, {10, 9, 10}, {11, 12, 13}}; /* [1-hc][1-vc] */
-    static const int xo[3][3] = {{0, 0, 0}, {0, 0, 1}, {1, 1, 1}};
-    *cx = ctx[1 - hc][1 - vc];
-    *xr = xo[1 - hc][1 - vc];
+    const int i = y * e->w + x;
+    const int m = (e->nb[i] & 15) | (e->nbneg[i] << 4);
+    *cx = e->sc_lut[m];
+    *xr = e->xr_lut[m];
+}
+
+/* Coefficient (x, y) became significant: its neighbours' masks learn it. A neighbour in the
+ * stripe above does not see it with vertically causal contexts (D.3.1: the next stripe's
+ * samples count as insignificant). */
+static void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
+{
+    const int w = e->w, h = e->h, i = y * w + x;
+    const int up = y > 0 && !((e->style & TSR__T1_STYLE_VCAUSAL) && y % 4 == 0);
+    if (x > 0) {
+        e->nb[i - 1] |= NB_E;
+        e->nbneg[i - 1] |= (uint8_t)(negative ? 2 : 0);
+    }
+    if (x + 1 < w) {
+        e->nb[i + 1] |= NB_W;
+        e->nbneg[i + 1] |= (uint8_t)(negative ? 1 : 0);
+    }
+    if (up) {
+        e->nb[i - w] |= NB_S;
+        e->nbneg[i - w] |= (uint8_t)(negative ? 8 : 0);
+        if (x > 0)
+            e->nb[i - w - 1] |= NB_SE;
+        if (x + 1 < w)
+            e->nb[i - w + 1] |= NB_SW;
+    }
+    if (y + 1 < h) {
+        e->nb[i + w] |= NB_N;
+        e->nbneg[i + w] |= (uint8_t)(negative ? 4 : 0);
+        if (x > 0)
+            e->nb[i + w - 1] |= NB_NE;
+        if (x + 1 < w)
+            e->nb[i + w + 1] |= NB_NW;
+    }
 }
 
 static void put_bit(tsr__t1_enc *e, int cx, int bit)
@@ -180,6 +210,7 @@ static void make_significant(tsr__t1_enc *e, int i, int pass, int p)
     e->sig[i] = 1;
     e->neg[i] = e->coef[i] < 0;
     e->sig_pass[i] = pass;
+    tell_neighbours(e, i % e->w, i / e->w, e->neg[i]);
     track_error(e, i, p, 1);
 }
 
@@ -281,8 +312,14 @@ int tsr__t1_encode_block(tsr__t1_enc *e)
     memset(e->vis, 0, n);
     memset(e->ref, 0, n);
     memset(e->neg, 0, n);
-    for (size_t i = 0; i < n; i++)
+    memset(e->nb, 0, n);
+    memset(e->nbneg, 0, n);
+    for (size_t i = 0; i < n; i++) {
         e->sig_pass[i] = 1 << 30;
+        e->mag[i] = (uint32_t)(e->coef[i] < 0 ? -(int64_t)e->coef[i] : e->coef[i]);
+    }
+    if (!e->luts_ready)
+        make_luts(e);
     reset_cx(e);
     e->nsegs = 0;
     e->used = 0;

@@ -7,7 +7,7 @@
  *
  * Coefficients are signed integers in the coded domain (sign and magnitude; |v| < 2^K, K the
  * block's coded bit-planes, K = Mb - zero bit-planes). The state is the encoder's workspace:
- * one per thread, reused for every block. */
+ * one per thread, zeroed before its first block and reused for every block. */
 #ifndef TSR_J2K_T1_ENCODE_H
 #define TSR_J2K_T1_ENCODE_H
 
@@ -41,6 +41,15 @@ typedef struct tsr__t1_enc {
     uint8_t sig[TSR__T1_MAX_AREA], vis[TSR__T1_MAX_AREA], ref[TSR__T1_MAX_AREA];
     uint8_t neg[TSR__T1_MAX_AREA];
     int sig_pass[TSR__T1_MAX_AREA];
+    /* per coefficient: which of its eight neighbours are significant as its contexts see them
+     * (bits W, E, N, S, NW, NE, SW, SE; the vertically causal rule applied), which of the four
+     * direct ones are negative (W, E, N, S), and its magnitude */
+    uint8_t nb[TSR__T1_MAX_AREA], nbneg[TSR__T1_MAX_AREA];
+    uint32_t mag[TSR__T1_MAX_AREA];
+    /* contexts from those masks: zero coding per orientation (Table D.1), sign coding and its
+     * XOR bit from the direct neighbours' significance (low nibble) and signs (high nibble) */
+    uint8_t zc_lut[4][256], sc_lut[256], xr_lut[256];
+    int luts_ready; /* the state must start zeroed: then the first block fills the tables */
     uint8_t cx[19];
     /* the segment being written */
     int raw;

@@ -30,7 +30,7 @@ static const cli_option j2k_options[] = {
      "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
      "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
      "larger is smaller and coarser); with --rate, the finest step, from which the rate "
-     "control truncates (default then 1/1024). kdu_compress Qstep=Q; ojph_compress -qstep Q."},
+     "control truncates. kdu_compress Qstep=Q; ojph_compress -qstep Q."},
     {"levels", CLI_VALUE, "N",
      "encode: wavelet decomposition levels, 0-32 (default 5, fewer for images whose smaller "
      "side is under 32). opj_compress -n N+1; kdu_compress Clevels=N."},
@@ -278,8 +278,6 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         opt.lossless = 0;
         opt.rate = bpp;
-        if (!cli_get(cmd, args, "qstep")) /* fine steps: the rate decides what is kept */
-            opt.quant_step = 1.0f / 1024;
     }
     if ((v = cli_get(cmd, args, "levels"))) {
         long long n;
