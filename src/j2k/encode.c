@@ -319,13 +319,14 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     else if (mct)
         tsr__mct_ict_forward((float *)(void *)t.comps[0].data, (float *)(void *)t.comps[1].data,
                              (float *)(void *)t.comps[2].data, (size_t)w * h);
-    if ((st = tsr__alloc(ctx, (size_t)(w > h ? w : h) * sizeof *tmp, (void **)&tmp)))
+    const size_t line = w > h ? w : h;
+    if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t c = 0; c < nc; c++) {
         if (rev)
-            tsr__fdwt53(&t.comps[c], tmp);
+            tsr__fdwt53(&t.comps[c], tmp, line, threads);
         else
-            tsr__fdwt97(&t.comps[c], (float *)(void *)tmp);
+            tsr__fdwt97(&t.comps[c], (float *)(void *)tmp, line, threads);
     }
 
     if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))

@@ -97,9 +97,10 @@ void tsr__mct_rct_forward(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 /* Forward 5/3 of a tile-component: tc->data holds its samples at full resolution (tc->stride
  * apart); on return resolution r's sub-bands lie as the decoder's inverse (dwt.c) reads them:
- * each level's rows of its low samples first, then its high samples, low rows first.
- * tmp: max(width, height) words. */
-void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp);
+ * each level's rows of its low samples first, then its high samples, low rows first. Lines
+ * run on `threads` threads; tmp: threads x per_thread words, per_thread >= max(width,
+ * height). */
+void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads);
 
 /* Forward ICT (G.3) in place, float: (R, G, B) -> (Y, Cb, Cr) with the standard's
  * coefficients. */
@@ -107,9 +108,9 @@ void tsr__mct_ict_forward(float *c0, float *c1, float *c2, size_t n);
 /* Forward 9/7 (F.4.8.2) of a line, interleaved in place: the decoder's inverse lifting steps
  * run backwards in float (alpha, beta, gamma, delta, then 1/K and K scaling). */
 void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
-/* Forward 9/7 of a tile-component whose tc->data holds floats; the layout as tsr__fdwt53.
- * tmp: max(width, height) floats. */
-void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp);
+/* Forward 9/7 of a tile-component whose tc->data holds floats; the layout, threads and tmp as
+ * tsr__fdwt53's. */
+void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads);
 
 /* ---- quantisation (quantise.c) ---------------------------------------------------------- */
 /* The L2 norm of the 9/7 synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at

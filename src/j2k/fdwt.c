@@ -5,6 +5,18 @@
 #include "j2k/encode_stages.h"
 
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
 
 void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
 {
@@ -43,17 +55,30 @@ static void analyse(int32_t *x, size_t step, uint32_t n, uint32_t i0, int32_t *t
         x[(size_t)k++ * step] = tmp[i];
 }
 
-void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp)
+void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
 {
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
         const tsr__j2k_res *res = &tc->res[r];
         const uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
         if (rw == 0 || rh == 0)
             continue;
-        for (uint32_t x = 0; x < rw; x++)
-            analyse(tc->data + x, tc->stride, rh, res->y0, tmp);
-        for (uint32_t y = 0; y < rh; y++)
-            analyse(tc->data + (size_t)y * tc->stride, 1, rw, res->x0, tmp);
+            /* every column, then every row: independent lines (the same result at any count) */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
+#endif
+        {
+            int32_t *t = tmp + (size_t)thread_id() * per_thread;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (uint32_t x = 0; x < rw; x++)
+                analyse(tc->data + x, tc->stride, rh, res->y0, t);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (uint32_t y = 0; y < rh; y++)
+                analyse(tc->data + (size_t)y * tc->stride, 1, rw, res->x0, t);
+        }
     }
 }
 
@@ -107,7 +132,7 @@ static void analyse97(float *x, size_t step, uint32_t n, uint32_t i0, float *tmp
         x[(size_t)k++ * step] = tmp[i];
 }
 
-void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp)
+void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
     float *data = (float *)(void *)tc->data;
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
@@ -115,9 +140,21 @@ void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp)
         const uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
         if (rw == 0 || rh == 0)
             continue;
-        for (uint32_t x = 0; x < rw; x++)
-            analyse97(data + x, tc->stride, rh, res->y0, tmp);
-        for (uint32_t y = 0; y < rh; y++)
-            analyse97(data + (size_t)y * tc->stride, 1, rw, res->x0, tmp);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
+#endif
+        {
+            float *t = tmp + (size_t)thread_id() * per_thread;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (uint32_t x = 0; x < rw; x++)
+                analyse97(data + x, tc->stride, rh, res->y0, t);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (uint32_t y = 0; y < rh; y++)
+                analyse97(data + (size_t)y * tc->stride, 1, rw, res->x0, t);
+        }
     }
 }
