@@ -212,10 +212,12 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
  * unsigned, one tile, one quality layer, maximal precincts, code-block style 0. Lossless coding
  * is the reversible colour transform (RCT) on the first three components when there are three
  * or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
- * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band
- * (no rate control yet: the step sets the quality). Memory: about 4 bytes per sample of the image
- * for the transformed components, the coded bytes (at most about the size of the image for lossless
- * data) and, per thread, 1 MB of block coder state. */
+ * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band;
+ * with a rate, PCRD-opt rate control truncates the code-blocks' passes to fit it. Memory:
+ * about 4 bytes per sample of the image for the transformed components, the coded bytes (at
+ * most about the size of the image), with a rate a few hundred bytes per code-block of
+ * truncation points, and per thread about 1 MB of block coder state and a line of wavelet
+ * scratch. */
 typedef struct tsr_j2k_encode_options {
     int lossless;                /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
                                     scalar quantisation (quant_step) */

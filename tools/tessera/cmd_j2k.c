@@ -398,7 +398,8 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_cmd_j2k = {
     "j2k",
-    "encode images losslessly into JPEG 2000, decode JPEG 2000 (Part 1 and HTJ2K) codestreams "
+    "encode images into JPEG 2000 (lossless, lossy, to a rate), decode JPEG 2000 (Part 1 and "
+    "HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
     "encode IN OUT [--lossless | --rate BPP | --qstep Q] [--levels N] [--cblk WxH] "
     "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
