@@ -1,6 +1,6 @@
 /* Tier-1 micro-benchmark: decodes Part-1 code-blocks many times and prints ns per coefficient.
  *
- * The blocks are encoded here with the test-only encoder (tests/unit/t1_testenc.h) from
+ * The blocks are encoded here with the library's Part 1 encoder (src/j2k/t1_encode.h) from
  * synthetic wavelet-like coefficients: a Laplacian magnitude distribution (as in the high-pass
  * sub-bands of natural images) with scale `b`, so "lossless 8-bit HL" is b = 4 with all passes,
  * "lossy" keeps only the passes of the upper planes. Rotates among several blocks so the timing
@@ -13,7 +13,7 @@
  * compressed losslessly (opj_compress defaults: 5 levels, 64x64 blocks).
  *
  *   bench_j2k_t1 [--json FILE] [--repeats N] [--pgm FILE] */
-#include "../tests/unit/t1_testenc.h"
+#include "j2k/t1_encode.h"
 #include "harness.h"
 #include "j2k/t1.h"
 
@@ -35,7 +35,7 @@ typedef struct bcase {
 
 typedef struct bset {
     uint8_t *buf[NBLK];
-    tsr__t1_seg segs[NBLK][MAXSEG];
+    tsr__t1_seg segs[NBLK][TSR__T1_MAX_SEGS];
     tsr__t1_block blk[NBLK];
     void *ws;
     size_t wss;
@@ -175,7 +175,7 @@ static int bench_image(const char *path, int repeats, tsr_bench_table *t)
     ib.wss = tsr__t1_workspace_size();
     ib.ws = malloc(ib.wss);
     ib.out = malloc(64 * 64 * sizeof(int32_t));
-    static ebenc E;
+    static tsr__t1_enc E;
     static int32_t coef[64 * 64];
     /* sub-band rectangles: level l (1..5) HL, LH, HH, then LL5 */
     int bx0[16], by0[16], bw_[16], bh_[16], bo[16], nb = 0;
@@ -224,7 +224,8 @@ static int bench_image(const char *path, int repeats, tsr_bench_table *t)
                 E.coef = coef;
                 uint8_t *buf = malloc(1 << 16);
                 E.buf = buf;
-                int np = enc_block(&E);
+                E.cap = 1 << 16;
+                int np = tsr__t1_encode_block(&E);
                 ib.bufs[ib.n] = buf;
                 ib.segs[ib.n] = E.nsegs ? E.segs[0] : (tsr__t1_seg){buf, 0, 0};
                 ib.bytes += E.nsegs ? E.segs[0].len : 0;
@@ -282,7 +283,7 @@ int main(int argc, char **argv)
         {"lossy b=30 top planes", 0, 30.0, 3, 0},
         {"lossless b=1 (sparse)", 0, 1.0, 0, 1},
     };
-    static ebenc E;
+    static tsr__t1_enc E;
     static int32_t coef[BW * BH];
     static const char *hdr[] = {"case",    "coded bits/coef", "passes",
                                 "ns/coef", "Mcoef/s",         "spread %"};
@@ -314,7 +315,8 @@ int main(int argc, char **argv)
             if (!S->buf[i])
                 S->buf[i] = malloc(1 << 20);
             E.buf = S->buf[i];
-            int np = enc_block(&E);
+            E.cap = 1 << 20;
+            int np = tsr__t1_encode_block(&E);
             int keep = np - 3 * bc->drop_planes;
             if (keep < 1)
                 keep = 1;

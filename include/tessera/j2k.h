@@ -1,5 +1,5 @@
 /* tessera JPEG 2000: decoding of ITU-T T.800 (Part 1) and T.814 (Part 15, HTJ2K) codestreams and
- * of JP2/JPH files.
+ * of JP2/JPH files; lossless Part 1 encoding (tsr_j2k_encode, at the end).
  *
  * Two calls: tsr_j2k_read_header() reads the main header (and the JP2 boxes) and describes the
  * image; tsr_j2k_decode() decodes into planar buffers that the caller owns. The caller first asks
@@ -185,6 +185,74 @@ tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
  * "_0", "_1", ... inserted before the extension. Each file is written atomically. */
 tsr_status tsr_j2k_save_pgx(tsr_ctx *ctx, const char *path, const tsr_j2k_plane *planes,
                             uint32_t num_planes);
+
+/* What tsr_j2k_decode_save() did. */
+typedef struct tsr_j2k_save_result {
+    tsr_j2k_result decode;  /* what the decode met */
+    uint32_t planes;        /* PNG/PNM: the image's channels; PGX: the planes written */
+    uint32_t width, height; /* the image's, or the first plane's */
+    int output_failed;      /* the failure concerns the output file (writing it, its name),
+                               not the input; the message names the file */
+} tsr_j2k_save_result;
+
+/* Decodes into a file whose name gives the format: .pgx (tsr_j2k_save_pgx's files, each plane at
+ * its own size and depth) or .png, .pgm, .ppm, .pnm (tsr_j2k_decode_image()'s 8- or 16-bit
+ * image; where the decode makes no such image, TSR_ERR_UNSUPPORTED with the reason and a hint
+ * to use .pgx). PNG/PNM rows go into the file as tsr_j2k_decode_rows() hands them over, where
+ * the file can be written row by row. The output appears atomically: on any failure (also an
+ * interruption through the context's progress callback, which is asked between rows) no file
+ * is left. result may be NULL. */
+tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, const char *path,
+                               tsr_j2k_save_result *result);
+
+/* ---- encoding ------------------------------------------------------------------------------
+ * tsr_j2k_encode() writes a Part 1 codestream (T.800) of an 8- or 16-bit host image of 1 to 4
+ * channels (gray, gray+alpha, RGB, RGBA): one component per channel at the image's precision,
+ * unsigned, one tile, one quality layer, maximal precincts, code-block style 0. Lossless coding
+ * is the reversible colour transform (RCT) on the first three components when there are three
+ * or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
+ * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band;
+ * with a rate, PCRD-opt rate control truncates the code-blocks' passes to fit it. Memory:
+ * about 4 bytes per sample of the image for the transformed components, the coded bytes (at
+ * most about the size of the image), with a rate a few hundred bytes per code-block of
+ * truncation points, and per thread about 1 MB of block coder state and a line of wavelet
+ * scratch. */
+typedef struct tsr_j2k_encode_options {
+    int lossless;                /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
+                                    scalar quantisation (quant_step) */
+    float quant_step;            /* lossy: the quantisation step relative to the sample range
+                                    (2^precision), 0 < q <= 1 (default 1/256); each sub-band's
+                                    step is this over its synthesis norm (kdu_compress Qstep) */
+    double rate;                 /* lossy: bits per pixel of the whole file (all components
+                                    together; 0, the default: no rate control). PCRD-opt keeps
+                                    each code-block's passes that are worth their bytes, so that
+                                    the file is as large as it can be without exceeding
+                                    rate * width * height / 8 bytes. A rate beyond what
+                                    quant_step gives yields the quant_step file. */
+    int levels;                  /* wavelet decomposition levels 0..32; -1 (default): 5, or
+                                    floor(log2(smaller side)) where that is less */
+    uint32_t cblk_width;         /* code-block size: powers of two 4..1024, at most 4096 */
+    uint32_t cblk_height;        /* samples (default 64x64) */
+    tsr_j2k_progression order;   /* packet order (default LRCP) */
+    tsr_j2k_container container; /* TSR_J2K_CODESTREAM (default) or TSR_J2K_JP2 (boxes: ihdr,
+                                    colr sRGB or greyscale, cdef for alpha) */
+    int threads;                 /* 0: the context's thread count (code-blocks in parallel) */
+} tsr_j2k_encode_options;
+void tsr_j2k_encode_options_init(tsr_j2k_encode_options *opt);
+
+/* Encodes img; *data receives the file's bytes (allocated through the context: free with
+ * tsr_j2k_free), *len their number. opt may be NULL (defaults). The output does not depend on
+ * the thread count. */
+tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *opt,
+                          uint8_t **data, size_t *len);
+void tsr_j2k_free(tsr_ctx *ctx, void *data);
+/* Encodes img into the file at path, whose name gives the container: .j2k or .j2c a raw
+ * codestream, .jp2 JP2 boxes (opt->container is ignored). The file appears atomically: on any
+ * failure no file is left and an existing one is untouched. bytes (may be NULL) receives the
+ * file's size. */
+tsr_status tsr_j2k_encode_save(tsr_ctx *ctx, const tsr_image *img,
+                               const tsr_j2k_encode_options *opt, const char *path, size_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* A resolution of a tile-component (the top one, or the one below it) reconstructed in bands of
- * rows (j2k_int.h describes the window; decode.c runs the groups).
+ * rows (decode_stages.h describes the window; decode.c runs the groups).
  *
  * Geometry: the resolution's rows are positions P in [y0, y0 + rh) (absolute). Even P is
  * low-pass row P / 2 (the resolution below, from bb->low, then the HL band), odd P high-pass
@@ -18,7 +18,7 @@
  * with the symmetric extension at its ends, therefore computes the same operations on the same
  * operands as the whole column for every row at least M = steps rows from an end of the window
  * that is not an end of the column; those are the only rows taken from it. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <string.h>
 #ifdef _OPENMP

@@ -528,8 +528,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
             goto out;
     }
     /* The tiles to decode (those meeting the window and holding data). Each writes every
-     * sample of the planes inside it (tier1() writes every coefficient, the output pass every
-     * sample), so the planes are cleared only where a tile without data leaves a hole. */
+     * sample of the planes inside it (each code-block job writes every coefficient, the output pass
+     * every sample), so the planes are cleared only where a tile without data leaves a hole. */
     uint32_t *todo = NULL, ntodo = 0;
     int hole = 0;
     if ((st = tsr__alloc(ctx, (size_t)s.cs.ntiles * sizeof *todo, (void **)&todo)))

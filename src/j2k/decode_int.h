@@ -4,7 +4,7 @@
 #ifndef TSR_J2K_DECODE_INT_H
 #define TSR_J2K_DECODE_INT_H
 
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 /* An opened codestream (raw or in a JP2 box) and its warnings. */
 typedef struct tsr__j2k_stream {

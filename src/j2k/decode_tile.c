@@ -3,7 +3,7 @@
  * groups of rows through bands.c), the inverse MCT and the output into planes, an image, or
  * the rows of tsr_j2k_decode_rows. decode.c runs the tiles.
  *
- * Integration with Tier 1 (t1.h, written by another engineer): per code-block this file passes
+ * Integration with Tier 1 (t1.h): per code-block this file passes
  * the clipped size, the sub-band orientation, the style byte (0x40 set for HT code-blocks and
  * clear for Part-1 ones in mixed mode), the zero bit-planes and Mb = G + exp - 1 and the RGN
  * shift, and the codeword segments, each one contiguous (pieces from several layers are copied
@@ -11,7 +11,7 @@
  * fractional bit (irreversible, multiplied here by delta_b / 2) straight into the
  * tile-component's array.
  *
- * One note on t1.h's segment rule (section 2), no change needed to its code: for an HT block
+ * On t1.h's segment rule (section 2): for an HT block
  * whose cleanup has not been seen, the rule's "avail - (avail - 1) % 3" assumes the segment
  * starts at a pass index that is a multiple of 3. Placeholder passes included in earlier layers
  * need not come in threes (the HTJ2K conformance streams ds0_ht_04/05/06, ds1_ht_03 have such
@@ -33,7 +33,7 @@ typedef tsr__j2k_stream stream;
 typedef tsr__j2k_layout layout;
 typedef tsr__j2k_dec dec;
 
-/* Output of one decoded tile-component (tsr__j2k_store_plan, j2k_int.h); the row pass is in
+/* Output of one decoded tile-component (tsr__j2k_store_plan, decode_stages.h); the row pass is in
  * store_row.h, compiled here, for AVX2 in store_avx2.c and for AVX-512 in store_avx512.c, and
  * chosen by tsr__ht_simd()'s level. */
 typedef tsr__j2k_store_plan store_plan;

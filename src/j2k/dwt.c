@@ -25,8 +25,8 @@
 
 /* The same level compiled for AVX2 (dwt_avx2.c) and for AVX-512 (dwt_avx512.c), indexed by
  * tsr__ht_simd()'s level (ht_decode.c: 1 on an AVX2 + BMI2 CPU, 2 where it also has AVX-512
- * F/BW/DQ/VL and TSR_J2K_AVX512 is set, 0 otherwise or with TSR_J2K_SCALAR set); never called
- * on other targets, where the level is 0. */
+ * F/BW/DQ/VL and a test or benchmark selected it, 0 otherwise); never called on other targets,
+ * where the level is 0. */
 typedef void level_fn(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                       uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,
                       size_t scratch_per_thread, int threads);
@@ -64,28 +64,6 @@ void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0)
         int32_t a = i > 0 ? x[i - 1] : x[1];
         int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
         x[i] += (a + b) >> 1;
-    }
-}
-
-void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
-{
-    uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            x[0] *= 2;
-        return;
-    }
-    if (n == 0)
-        return;
-    for (uint32_t i = 1 - cas; i < n; i += 2) {
-        int32_t a = i > 0 ? x[i - 1] : x[1];
-        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] -= (a + b) >> 1;
-    }
-    for (uint32_t i = cas; i < n; i += 2) {
-        int32_t a = i > 0 ? x[i - 1] : x[1];
-        int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] += (a + b + 2) >> 2;
     }
 }
 

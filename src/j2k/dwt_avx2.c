@@ -3,7 +3,7 @@
  * as the baseline build in dwt.c, which chooses between the two. Built for x86-64 with GCC or
  * clang; elsewhere a stub that dwt.c never calls (tsr__ht_simd() is 0 there). */
 #include "core/target.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 void tsr__dwt_level_2d_avx2(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                             uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,

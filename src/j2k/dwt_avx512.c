@@ -5,7 +5,7 @@
  * with GCC or clang; elsewhere the portable code under these names, which dwt.c never calls
  * (tsr__ht_simd() is 0 there). */
 #include "core/target.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 void tsr__dwt_level_2d_avx512(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uint32_t snx,
                               uint32_t sny, uint32_t x0, uint32_t y0, int rev, int32_t *scratch,

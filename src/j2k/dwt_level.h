@@ -8,7 +8,7 @@
 #if !defined(DWT_LEVEL_2D) || !defined(DWT_HROW) || !defined(DWT_VSTRIP) || !defined(DWT_SCOPE)
 #error "define DWT_LEVEL_2D, DWT_HROW, DWT_VSTRIP and DWT_SCOPE (static or nothing) first"
 #endif
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <string.h>
 #ifdef _OPENMP

@@ -231,11 +231,10 @@ static void refine_and_output(ht_blk *b, const tsr__t1_block *blk, uint32_t zblk
 /* The decoder's one choice of builds (simd_switch.h): level 1 runs the AVX2 builds (this
  * cleanup pass, ht_decode_avx2.c; the DWT's level passes, dwt_avx2.c; the output rows,
  * store_avx2.c; the RGB packing, pixels_avx2.c), level 2 the AVX-512 builds where there are
- * (dwt_avx512.c, store_avx512.c) and the AVX2 ones elsewhere. TSR_J2K_SCALAR=1 forces level 0
- * (the portable paths); level 2 only with TSR_J2K_AVX512=1 (on Zen 4 it measured 1-3% slower
- * than level 1: bench/notes/j2k-ht.md, section 13). */
-static tsr__simd_switch g_simd =
-    TSR__SIMD_SWITCH2("TSR_J2K_SCALAR", "TSR_J2K_AVX512", tsr__ht_cpu_level);
+ * (dwt_avx512.c, store_avx512.c) and the AVX2 ones elsewhere. The library runs level 1 at most
+ * (level 2 measured 1-3% slower on Zen 4: bench/notes/j2k-ht.md, section 13); tests and
+ * benchmarks select any level through tsr__ht_set_simd. */
+static tsr__simd_switch g_simd = TSR__SIMD_SWITCH(tsr__ht_cpu_level, 1);
 
 int tsr__ht_simd(void)
 {

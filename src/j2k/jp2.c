@@ -1,7 +1,7 @@
 /* JP2 (T.800 Annex I) and JPH (T.814 Annex D) file formats: the box structure around the
  * codestream. Read: signature, ftyp, jp2h (ihdr, colr, pclr, cmap, cdef; res and others skipped)
  * and the first jp2c. Every box length is checked against its parent. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/reader.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Codestream syntax: main header, tile-part headers and the tile-part index (T.800 Annex A;
  * T.814 A for CAP and the HT code-block style). Every field is validated before use; errors name
  * the marker and the byte offset in the file. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/reader.h"
 
 #include <stdarg.h>

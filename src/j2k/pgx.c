@@ -1,7 +1,7 @@
 /* PGX, the conformance format of T.803: a text header "PG ML +|- depth width height\n" then
  * the samples big-endian ("ML"), 1, 2 or 4 bytes each for depths up to 8, 16, 32. */
 #include "io/atomic_file.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <stdio.h>
 #include <string.h>

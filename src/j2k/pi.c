@@ -7,7 +7,7 @@
  * that point for each precinct once and sort, which visits the same sequence without walking
  * the grid (and without the step-size shortcuts that mis-order odd subsamplings).
  * A packet already emitted (by an earlier POC progression) is skipped. */
-#include "j2k/j2k_int.h"
+#include "j2k/codestream.h"
 
 #include <stdlib.h>
 #include <string.h>

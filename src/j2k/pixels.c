@@ -3,7 +3,7 @@
  * (2^p - 1), rounded to nearest (halves up), where off = 2^(p - 1) for signed components and 0
  * otherwise, maxval 255 or 65535. When every precision equals the output's (8 or 16), that is
  * v + off, which the packing loops do without the division. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/t1_internal.h"
 
 void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t n, int wide)

@@ -5,7 +5,7 @@
  * builds; tests/unit/test_j2k_units.c compares it with the C loop. Built for x86-64 with GCC or
  * clang; elsewhere a stub that pixels.c never calls. */
 #include "core/target.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 TSR__TARGET_BEGIN("avx2")

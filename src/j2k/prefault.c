@@ -4,7 +4,7 @@
  * one call at about half the cost (bench/notes/j2k.md, section 7), and calls from several
  * threads on disjoint pieces run side by side (section 20). */
 #define _DEFAULT_SOURCE
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <stdint.h>
 #if defined(__linux__)

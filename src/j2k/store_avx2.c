@@ -4,7 +4,7 @@
  * Built for x86-64 with GCC or clang; elsewhere a stub that decode.c never calls (tsr__ht_simd()
  * is 0 there). */
 #include "core/target.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 TSR__TARGET_BEGIN("avx2")

@@ -4,7 +4,7 @@
  * tsr__ht_simd()'s level. Built for x86-64 with GCC or clang; elsewhere the portable code under
  * this name, never called there (the level is 0). */
 #include "core/target.h"
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #define STORE_ROW tsr__j2k_store_row_avx512
 #define STORE_SCOPE

@@ -6,7 +6,7 @@
 #if !defined(STORE_ROW) || !defined(STORE_SCOPE)
 #error "define STORE_ROW and STORE_SCOPE (static or nothing) before including store_row.h"
 #endif
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <math.h>
 

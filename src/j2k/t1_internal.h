@@ -49,10 +49,10 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
  * AVX-512 F/BW/DQ/VL builds. tsr__ht_decode runs the AVX2 HT cleanup (ht_decode_avx2.c) from
  * level 1; dwt.c and decode_tile.c index their level passes' and output rows' builds
  * (dwt_avx2.c, dwt_avx512.c, store_avx2.c, store_avx512.c) by it. Decided at the first call:
- * the highest level the CPU runs, but at most 1 unless TSR_J2K_AVX512 is set and not "0" (not
- * faster on the machines measured), and 0 when TSR_J2K_SCALAR is set and not "0".
- * tsr__ht_set_simd() overrides it (tests: every level on the same input, capped at what the CPU
- * runs); all levels give identical results. */
+ * the highest level the CPU runs, but at most 1 (level 2 is not faster on the machines
+ * measured). tsr__ht_set_simd() is the internal hook that overrides it (tests and benchmarks:
+ * every level on the same input, capped at what the CPU runs; a negative level restores the
+ * default); all levels give identical results. */
 int tsr__ht_simd(void);
 void tsr__ht_set_simd(int level);
 

@@ -8,7 +8,7 @@
  * passes, bytes); the segment rule is the one t1.h states (tsr__t1_segment_max_passes).
  * A stream that ends inside a packet keeps what came before it (and the part of the body that is
  * there) and stops with a warning. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/reader.h"
 #include "j2k/t1.h"
 

@@ -1,7 +1,7 @@
 /* Tile, tile-component, resolution, sub-band, precinct and code-block geometry (T.800 B.3-B.7),
  * and the per-band quantisation parameters (E.1). All coordinates are on the reference grid's
  * integer lattice; 64-bit intermediates keep the shifts and sums exact. */
-#include "j2k/j2k_int.h"
+#include "j2k/codestream.h"
 
 #include <string.h>
 

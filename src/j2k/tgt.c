@@ -2,7 +2,7 @@
  * inclusion layer and the number of zero bit-planes. Decoding reads one bit per "is the value
  * equal to the current lower bound" question, from the root down to a leaf, sharing the known
  * lower bounds between leaves. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <limits.h>
 

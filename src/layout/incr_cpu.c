@@ -56,7 +56,7 @@ static size_t max_degree(const tsr__layout_adj *adj, int32_t n)
     return (size_t)d;
 }
 
-static tsr__simd_switch g_simd = TSR__SIMD_SWITCH("TSR_LAYOUT_SCALAR", tsr__incr_cpu_avx2);
+static tsr__simd_switch g_simd = TSR__SIMD_SWITCH(tsr__incr_cpu_avx2, 1);
 
 int tsr__incr_simd(void)
 {

@@ -197,9 +197,9 @@ static inline void tsr__incr_touch(tsr__incr *inc, int32_t e, int32_t d)
 }
 
 /* Which candidate visit tsr__incr_init selects: 1 = the AVX2 one (incr_avx2.c), only where the
- * CPU has AVX2; 0 = the scalar one of incr_cpu.c. Decided at the first call: 1 where possible
- * unless the environment variable TSR_LAYOUT_SCALAR is set and not "0". tsr__incr_set_simd()
- * overrides it (tests: both paths). Both give the same touched list, deltas and scores. */
+ * CPU has AVX2; 0 = the scalar one of incr_cpu.c. Decided at the first call: 1 where possible.
+ * tsr__incr_set_simd() overrides it (tests: both paths). Both give the same touched list,
+ * deltas and scores. */
 int tsr__incr_simd(void);
 void tsr__incr_set_simd(int on);
 /* incr_avx2.c: whether the CPU runs the AVX2 visit (0 off x86-64), and that visit: the

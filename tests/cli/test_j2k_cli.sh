@@ -225,6 +225,95 @@ sys.exit(0 if raster == bytes(exp) else 1)
 EOF
 done
 
+# encode: lossless round trips through tessera's decoder (and opj_decompress where present),
+# every progression order, options reflected in the header, JSON, and the must-reject list
+# (exit 2 for a bad command line, 1 for bad input, never an output file).
+"$tool" j2k --help > "$tmp/help.txt"
+for opt in lossless levels cblk order; do
+  grep -q -- "--$opt" "$tmp/help.txt" && ok || bad "j2k --help documents --$opt"
+done
+grep -q "opj_compress" "$tmp/help.txt" && ok || bad "j2k --help maps options to opj_compress"
+/usr/bin/python3 - "$tmp" <<'EOF'
+import sys, numpy as np, cv2
+t = sys.argv[1]
+rng = np.random.default_rng(7)
+cv2.imwrite(t + "/e_rgba.png", rng.integers(0, 256, size=(37, 53, 4), dtype=np.uint8))
+cv2.imwrite(t + "/e_g16.png", rng.integers(0, 65536, size=(19, 23), dtype=np.uint16))
+ramp = (np.arange(61 * 45).reshape(61, 45) % 251).astype(np.uint8)
+cv2.imwrite(t + "/e_rgb.ppm", np.dstack([ramp, ramp[::-1], ramp // 2]))
+EOF
+same() { # same A B: the two images hold the same samples
+  /usr/bin/python3 -c "import sys,cv2,numpy as np; a=cv2.imread(sys.argv[1],-1); b=cv2.imread(sys.argv[2],-1); sys.exit(0 if a is not None and b is not None and a.shape==b.shape and a.dtype==b.dtype and np.array_equal(a,b) else 1)" "$1" "$2"
+}
+expect 0 "$tool" j2k encode "$tmp/e_rgba.png" "$tmp/e.jp2" --json
+python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); assert d['bytes']==os.path.getsize('$tmp/e.jp2') and d['components']==4 and d['lossless']" && ok || bad "encode --json"
+expect 0 "$tool" j2k decode "$tmp/e.jp2" "$tmp/e_back.png"
+same "$tmp/e_rgba.png" "$tmp/e_back.png" && ok || bad "RGBA .jp2 round trip"
+expect 0 "$tool" j2k encode "$tmp/e_g16.png" "$tmp/g16.j2c" --levels 2 --cblk 4x4
+expect 0 "$tool" j2k decode "$tmp/g16.j2c" "$tmp/g16_back.png"
+same "$tmp/e_g16.png" "$tmp/g16_back.png" && ok || bad "16-bit gray .j2c round trip"
+for order in LRCP RLCP RPCL PCRL CPRL; do
+  expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/o.j2k" --order $order --levels 3 --cblk 32x16
+  expect 0 "$tool" j2k info "$tmp/o.j2k" --json
+  python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['progression']=='$order' and d['levels']==3 and d['code_block']==[32,16] and d['transform']=='5/3' and d['mct']" && ok || bad "encode --order $order: header"
+  expect 0 "$tool" j2k decode "$tmp/o.j2k" "$tmp/o.ppm"
+  same "$tmp/e_rgb.ppm" "$tmp/o.ppm" && ok || bad "encode --order $order: round trip"
+  if command -v opj_decompress >/dev/null; then
+    opj_decompress -i "$tmp/o.j2k" -o "$tmp/o_opj.ppm" >/dev/null 2>&1 && same "$tmp/e_rgb.ppm" "$tmp/o_opj.ppm" && ok || bad "encode --order $order: opj_decompress"
+  fi
+done
+printf 'P5\n1 1\n255\n\x7f' > "$tmp/one.pgm"
+expect 0 "$tool" j2k encode "$tmp/one.pgm" "$tmp/one.j2k"
+expect 0 "$tool" j2k decode "$tmp/one.j2k" "$tmp/one_back.pgm"
+cmp -s "$tmp/one.pgm" "$tmp/one_back.pgm" && ok || bad "1x1 round trip"
+# reject_encode CODE NAME MESSAGE ARGS...: encode must exit CODE with MESSAGE and leave no output
+reject_encode() {
+  local code=$1 name=$2 msg=$3; shift 3
+  rm -rf "$tmp/enc_out"; mkdir "$tmp/enc_out"
+  "$tool" j2k encode "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  local rc=$?
+  if [ $rc -ne "$code" ]; then bad "encode $name: exit $rc (want $code)"; return; fi
+  grep -q -- "$msg" "$tmp/err.txt" && ok || bad "encode $name: message '$(cat "$tmp/err.txt")' lacks '$msg'"
+  [ -z "$(ls -A "$tmp/enc_out")" ] && ok || bad "encode $name: left $(ls -A "$tmp/enc_out")"
+}
+reject_encode 2 "33 levels" "--levels wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --levels 33
+reject_encode 2 "3x3 blocks" "--cblk wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --cblk 3x3
+reject_encode 2 "128x64 blocks" "--cblk wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --cblk 128x64
+reject_encode 2 "bad order" "--order wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --order XYZ
+reject_encode 2 "bad extension" "use a .j2k" "$tmp/one.pgm" "$tmp/enc_out/x.bmp"
+reject_encode 2 "no output" "encode wants IN OUT" "$tmp/one.pgm"
+reject_encode 1 "missing input" "cannot open" "$tmp/nothere.png" "$tmp/enc_out/x.j2k"
+printf 'this is no png' > "$tmp/fake.png"
+reject_encode 1 "corrupt input" "fake.png" "$tmp/fake.png" "$tmp/enc_out/x.jp2"
+head -c 200 "$tmp/e_rgba.png" > "$tmp/cut.png"
+reject_encode 1 "truncated input" "cut.png" "$tmp/cut.png" "$tmp/enc_out/x.jp2"
+
+# lossy: --qstep gives ICT + 9/7 (header says so), smaller files for larger steps
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/l1.j2k" --qstep 0.002 --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['lossless'] is False" && ok || bad "encode --qstep --json"
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/l2.j2k" --qstep 0.05
+[ "$(stat -c %s "$tmp/l2.j2k")" -lt "$(stat -c %s "$tmp/l1.j2k")" ] && ok || bad "a larger --qstep makes a smaller file"
+expect 0 "$tool" j2k info "$tmp/l2.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['transform']=='9/7' and d['mct']" && ok || bad "--qstep header"
+expect 0 "$tool" j2k decode "$tmp/l2.j2k" "$tmp/l2.ppm"
+reject_encode 2 "qstep and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 0.1 --lossless
+reject_encode 2 "qstep 0" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 0
+reject_encode 2 "qstep 2" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 2
+
+# rate control: --rate BPP gives a file of at most BPP * w * h / 8 bytes, within 1% of it
+/usr/bin/python3 - "$tmp" <<'EOF'
+import sys, numpy as np, cv2
+yy, xx = np.mgrid[0:160, 0:200]
+v = 128 + 60 * np.sin(xx * 0.07) * np.cos(yy * 0.05) + 30 * (xx > 90) + np.random.default_rng(3).normal(0, 4, (160, 200))
+cv2.imwrite(sys.argv[1] + "/photo.ppm", np.dstack([v, v * 0.8, 255 - v]).clip(0, 255).astype(np.uint8))
+EOF
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/r.jp2" --rate 1 --json
+python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); n=os.path.getsize('$tmp/r.jp2'); t=200*160/8; assert d['bytes']==n and 0.99*t <= n <= t, (n, t)" && ok || bad "--rate 1: size within 1% below the target"
+expect 0 "$tool" j2k decode "$tmp/r.jp2" "$tmp/r.ppm"
+reject_encode 2 "rate and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1 --lossless
+reject_encode 2 "two rates" "one value" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,2
+reject_encode 2 "rate 0" "--rate wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 0
+
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.
 if command -v opj_compress >/dev/null; then

@@ -5,7 +5,7 @@
  * the baseline; the ones it lacks are named and skipped. */
 #include "testlib.h"
 
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/t1_internal.h"
 
 #include <stdio.h>

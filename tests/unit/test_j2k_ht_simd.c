@@ -6,7 +6,7 @@
  * - on every HTJ2K conformance codestream (../shared/data/j2k/htj2k), whole-image decodes at
  *   full and reduced resolution.
  * Skips (77) on a CPU or compiler without the AVX2 pass; the other j2k tests run whichever
- * pass this machine selects (AVX2 where present) and TSR_J2K_SCALAR=1 forces the scalar one. */
+ * pass this machine selects (AVX2 where present); test_j2k_builds compares the other builds. */
 #include "j2k/t1_internal.h"
 #include "tessera/j2k.h"
 #include "ht_random_block.h"

@@ -1,6 +1,6 @@
-/* Tier-1 tests: the MQ decoder against a T.800 Annex C MQ encoder written here, and its
- * branch-free decision form in lockstep with the branchy one; EBCOT round trips
- * through a small, slow, independent EBCOT encoder (T.800 Annex D) for random code-blocks of
+/* Tier-1 tests: the MQ decoder against the library's MQ encoder (mqc_encode.c, T.800 C.2), and
+ * its branch-free decision form in lockstep with the branchy one; EBCOT round trips through the
+ * library's Part 1 block encoder (t1_encode.c, T.800 Annex D) for random code-blocks of
  * many sizes, every orientation and every combination of the six Part-1 style bits, truncated
  * after every pass (workspace and output poisoned before each decode); ROI maxshift;
  * truncation of the data at every byte offset and garbage data (run under ASan/UBSan in the
@@ -14,9 +14,9 @@
 #include "j2k/ht_vlc_lut.h"
 #include "j2k/mqc.h"
 #include "j2k/t1.h"
+#include "j2k/t1_encode.h"
 #include "ht_random_block.h"
 #include "testlib.h"
-#include "t1_testenc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,11 @@ static void test_mq_roundtrip(tsr_rng *rng)
             cxs[i] = (uint8_t)tsr_rng_range(rng, 0, ncx - 1);
             syms[i] = tsr_rng_range(rng, 0, 999) < prob[cxs[i]];
         }
-        mqe e;
-        mqe_init(&e, buf);
+        tsr__mqe e;
+        tsr__mqe_init(&e, buf, sizeof buf);
         for (int i = 0; i < n; i++)
-            mqe_encode(&e, &ecx[cxs[i]], syms[i]);
-        uint32_t len = mqe_flush(&e);
+            tsr__mqe_encode(&e, &ecx[cxs[i]], syms[i]);
+        uint32_t len = tsr__mqe_flush(&e);
         CHECK(buf[0] == 0);
         /* decode from an exact-size heap copy so that ASan sees any overread */
         uint8_t *copy = malloc(len ? len : 1);
@@ -97,16 +97,16 @@ static void test_mq_branch_free(tsr_rng *rng)
         uint32_t len;
         const uint8_t *src;
         if (trial % 2 == 0) { /* encoder output */
-            mqe e;
-            mqe_init(&e, buf);
+            tsr__mqe e;
+            tsr__mqe_init(&e, buf, sizeof buf);
             int n = tsr_rng_range(rng, 0, N);
             uint8_t ecx[19];
             memcpy(ecx, cx1, sizeof ecx);
             for (int i = 0; i < n; i++) {
                 int k = tsr_rng_range(rng, 0, 18);
-                mqe_encode(&e, &ecx[k], tsr_rng_range(rng, 0, 999) < prob[k]);
+                tsr__mqe_encode(&e, &ecx[k], tsr_rng_range(rng, 0, 999) < prob[k]);
             }
-            len = mqe_flush(&e);
+            len = tsr__mqe_flush(&e);
             src = e.start;
         } else { /* garbage */
             len = (uint32_t)tsr_rng_range(rng, 0, 400);
@@ -136,11 +136,11 @@ static void test_mq_branch_free(tsr_rng *rng)
 }
 
 /* Expected output after the first np passes (t1.h, 3.). */
-static int32_t expect(const ebenc *e, int i, int np, int roi, int rev)
+static int32_t expect(const tsr__t1_enc *e, int i, int np, int roi, int rev)
 {
     if (e->sig_pass[i] >= np)
         return 0;
-    uint32_t q = (uint32_t)mag_of(e, i);
+    uint32_t q = (uint32_t)(e->coef[i] < 0 ? -e->coef[i] : e->coef[i]);
     int bs = 31 - __builtin_clz(q);
     int p = bs;
     for (int b = bs - 1; b >= 0; b--) {
@@ -160,7 +160,7 @@ static int32_t expect(const ebenc *e, int i, int np, int roi, int rev)
 static void *g_ws;
 static size_t g_wss;
 
-static int decode_np(const ebenc *e, int np, int roi, int mb, int zbp, int rev, int32_t *out,
+static int decode_np(const tsr__t1_enc *e, int np, int roi, int mb, int zbp, int rev, int32_t *out,
                      size_t stride, tsr__t1_seg *segs, unsigned *warn)
 {
     /* segments holding the first np passes */
@@ -223,15 +223,15 @@ static void test_ebcot(tsr_rng *rng)
                                    {7, 9},    {8, 8},    {13, 6},   {16, 16},  {17, 5},   {32, 32},
                                    {33, 31},  {64, 64},  {1024, 4}, {4, 1024}, {1, 1024}, {1024, 1},
                                    {128, 32}, {16, 256}, {819, 5}};
-    static int32_t coef[MAXA];
+    static int32_t coef[TSR__T1_MAX_AREA];
     static int32_t out[1030 * 1030];
     static uint8_t buf[1 << 20];
-    static ebenc E;
-    tsr__t1_seg segs[MAXSEG];
+    static tsr__t1_enc E;
+    tsr__t1_seg segs[TSR__T1_MAX_SEGS];
     int cases = 0, bad_blocks = 0, decodes = 0;
     for (int style = 0; style < 64; style++) {
         for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
-            ebenc *e = &E;
+            tsr__t1_enc *e = &E;
             e->w = sizes[si][0];
             e->h = sizes[si][1];
             /* big blocks only for some styles, to keep the run short */
@@ -247,7 +247,9 @@ static void test_ebcot(tsr_rng *rng)
             gen_coefs(rng, coef, e->w * e->h, e->K, roi);
             e->coef = coef;
             e->buf = buf;
-            int np = enc_block(e);
+            e->cap = sizeof buf;
+            e->cap = sizeof buf;
+            int np = tsr__t1_encode_block(e);
             size_t stride = (size_t)e->w + (size_t)tsr_rng_range(rng, 0, 3);
             /* every truncation point for small blocks, a few for large ones */
             int step = e->w * e->h > 256 ? 1 + np / 4 : 1;
@@ -291,14 +293,14 @@ static void test_ebcot(tsr_rng *rng)
  * terminate; output fully written. */
 static void test_truncation(tsr_rng *rng)
 {
-    static int32_t coef[MAXA];
+    static int32_t coef[TSR__T1_MAX_AREA];
     static int32_t out[64 * 64];
     static uint8_t buf[1 << 18];
-    static ebenc E;
-    tsr__t1_seg segs[MAXSEG];
+    static tsr__t1_enc E;
+    tsr__t1_seg segs[TSR__T1_MAX_SEGS];
     int runs = 0;
     for (int t = 0; t < 24; t++) {
-        ebenc *e = &E;
+        tsr__t1_enc *e = &E;
         e->w = tsr_rng_range(rng, 1, 64);
         e->h = tsr_rng_range(rng, 1, 64);
         e->orient = t & 3;
@@ -307,12 +309,12 @@ static void test_truncation(tsr_rng *rng)
         gen_coefs(rng, coef, e->w * e->h, e->K, 0);
         e->coef = coef;
         e->buf = buf;
-        int np = enc_block(e);
+        int np = tsr__t1_encode_block(e);
         int ns = e->nsegs;
         for (int s = 0; s < ns; s++) {
             for (uint32_t cut = 0; cut <= e->segs[s].len; cut++) {
                 /* heap copies of exactly the given bytes */
-                uint8_t *copies[MAXSEG];
+                uint8_t *copies[TSR__T1_MAX_SEGS];
                 for (int k = 0; k < ns; k++) {
                     uint32_t len = k == s ? cut : e->segs[k].len;
                     copies[k] = malloc(len ? len : 1);

@@ -7,7 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 
 #include <dirent.h>
 #include <stdlib.h>

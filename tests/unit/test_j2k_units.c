@@ -8,7 +8,8 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
 #include "testlib.h"
 
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
+#include "j2k/encode_stages.h"
 #include "j2k/t1_internal.h"
 
 #include <stdio.h>

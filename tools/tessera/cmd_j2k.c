@@ -1,7 +1,7 @@
-/* tessera j2k: JPEG 2000 decoding (`decode`) and header inspection (`info`). */
+/* tessera j2k: JPEG 2000 encoding (`encode`), decoding (`decode`) and header inspection (`info`).
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "io/row_writer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,9 +17,33 @@ static const cli_option j2k_options[] = {
     {"components", CLI_VALUE, "LIST",
      "decode: codestream components to decode, e.g. 0 or 0,2 (default: all, with JP2 palettes "
      "and channel definitions applied)."},
+    {"lossless", CLI_FLAG, NULL,
+     "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
+     "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
+     "Creversible=yes."},
+    {"rate", CLI_VALUE, "BPP",
+     "encode: lossy coding (ICT + 9/7) to a size: bits per pixel of the whole file, all "
+     "components together; the file is at most BPP * width * height / 8 bytes and within 1% of "
+     "it (PCRD-opt rate control; one value: quality layers are not implemented yet). "
+     "opj_compress -r 24/BPP for 8-bit RGB; kdu_compress -rate BPP."},
+    {"qstep", CLI_VALUE, "Q",
+     "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
+     "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
+     "larger is smaller and coarser); with --rate, the finest step, from which the rate "
+     "control truncates. kdu_compress Qstep=Q; ojph_compress -qstep Q."},
+    {"levels", CLI_VALUE, "N",
+     "encode: wavelet decomposition levels, 0-32 (default 5, fewer for images whose smaller "
+     "side is under 32). opj_compress -n N+1; kdu_compress Clevels=N."},
+    {"cblk", CLI_VALUE, "WxH",
+     "encode: code-block size, powers of two from 4 to 1024, at most 4096 samples (default "
+     "64x64). opj_compress -b W,H; kdu_compress Cblk={H,W}."},
+    {"order", CLI_VALUE, "ORDER",
+     "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
+     "kdu_compress Corder."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     {"backend", CLI_VALUE, "NAME", "cpu (default for j2k) or reference (single-threaded)."},
-    {"json", CLI_FLAG, NULL, "info: print the parameters as JSON; decode: a JSON summary."},
+    {"json", CLI_FLAG, NULL,
+     "info: print the parameters as JSON; decode and encode: a JSON summary."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
     {0}};
 
@@ -137,49 +161,6 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     return 0;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcasecmp(s + a - b, suf) == 0;
-}
-
-/* The message and exit status for decoded planes that make no PNG/PNM image (the library's
- * tsr_j2k_decode_image_layout said so; `why` is its message): the first reason found. */
-static int no_image(const cli_command *cmd, const tsr_j2k_plane *p, uint32_t n, const char *why)
-{
-    if (n < 1 || n > 4) {
-        cli_error(cmd, "%u components cannot be written as PNG/PNM; use a .pgx output", n);
-        return TSR_EXIT_FAILURE;
-    }
-    uint32_t maxprec = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (p[i].width != p[0].width || p[i].height != p[0].height) {
-            cli_error(cmd, "components have different sizes (subsampling); use a .pgx output");
-            return TSR_EXIT_FAILURE;
-        }
-        if (p[i].precision > maxprec)
-            maxprec = p[i].precision;
-    }
-    if (maxprec > 16) {
-        cli_error(cmd, "%u-bit samples cannot be written as PNG/PNM; use a .pgx output", maxprec);
-        return TSR_EXIT_FAILURE;
-    }
-    if (p[0].width == 0 || p[0].height == 0) {
-        cli_error(cmd, "the decoded image is empty");
-        return TSR_EXIT_FAILURE;
-    }
-    cli_error(cmd, "%s", why);
-    return TSR_EXIT_FAILURE;
-}
-
-/* tsr_j2k_decode_rows' sink: the rows into the output file; stops the decode when that fails
- * (the writer keeps the message) or on a stop signal. */
-static int write_rows(void *user, const void *rows, size_t stride, uint32_t y, uint32_t count)
-{
-    (void)y; /* in order: the writer appends */
-    return tsr__row_writer_rows(user, rows, stride, count) != TSR_OK || cli_stop_requested();
-}
-
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
     const char *in = args->positional[1], *out = args->positional[2];
@@ -230,7 +211,8 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     int pgx = cli_check_output(cmd, ctx, in, out, TSR__WRITES_ROWS | TSR__FILE_BIT(TSR__FILE_PGX));
     if (pgx)
         return pgx;
-    pgx = ends_with(out, ".pgx");
+    size_t olen = strlen(out);
+    pgx = olen >= 4 && strcasecmp(out + olen - 4, ".pgx") == 0;
     if (!pgx && tsr_format_from_name(out) != TSR_FORMAT_PNG &&
         tsr_format_from_name(out) != TSR_FORMAT_PNM) {
         cli_error(cmd, "output '%s': use a .pgx, .png, .pgm, .ppm or .pnm name", out);
@@ -241,83 +223,127 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     int rc = read_file(cmd, in, &data, &len);
     if (rc)
         return rc;
-    tsr_j2k_plane *planes = NULL;
-    uint32_t n = 0;
-    tsr_j2k_result res;
-    tsr_image img = {0};
-    double t0 = cli_now(), t1;
-    tsr_status st = TSR_OK;
-    /* PNG/PNM: the 8- or 16-bit image's rows straight into the file as the decode finishes them,
-     * where the decode makes an image (else, where the writer refuses the file, into an image
-     * that is saved afterwards, which reports the same refusal after the decode as before);
-     * PGX, and images the library cannot make, through the int32 planes (the latter for the
-     * error messages below, after any decoding error). */
-    char why[256] = "";
-    int direct = !pgx, streamed = 0;
-    tsr__row_writer rw;
-    if (direct) {
-        st = tsr_j2k_decode_image_layout(ctx, data, len, &opt, &img);
-        if (st) {
-            snprintf(why, sizeof why, "%s", tsr_ctx_last_error(ctx));
-            direct = 0;
-        } else if (tsr__row_writer_open(ctx, out, &img, &rw) == TSR_OK) {
-            streamed = 1;
-            t0 = cli_now();
-            st = tsr_j2k_decode_rows(ctx, data, len, &opt, write_rows, &rw, &res);
-        } else if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels,
-                                         img.depth))) {
-            free(data);
-            return cli_fail(cmd, ctx, st, "allocating the output");
-        } else {
-            t0 = cli_now();
-            st = tsr_j2k_decode_image(ctx, data, len, &opt, &img, &res);
-        }
-    }
-    if (!direct)
-        st = tsr_j2k_decode_alloc(ctx, data, len, &opt, &planes, &n, &res);
-    t1 = cli_now();
+    tsr_j2k_save_result res;
+    double t0 = cli_now();
+    tsr_status st = tsr_j2k_decode_save(ctx, data, len, &opt, out, &res);
+    double t1 = cli_now();
     free(data);
-    if (st && streamed) {
-        /* no file: a failed write names the output, anything else the input */
-        tsr__row_writer_abort(&rw);
-        if (rw.status) {
-            cli_error(cmd, "%s", rw.message);
-            return TSR_EXIT_FAILURE;
-        }
-        return cli_fail(cmd, ctx, st, in);
-    }
-    if (st) {
-        tsr_image_free(ctx, &img);
-        return cli_fail(cmd, ctx, st, in);
-    }
-    if (res.warnings && !cli_get(cmd, args, "quiet"))
-        fprintf(stderr, "tessera j2k: warning: %s%s\n", res.warning,
-                res.warnings > 1 ? " (and more)" : "");
-    uint32_t width = n ? planes[0].width : 0, height = n ? planes[0].height : 0;
-    if (direct) {
-        n = (uint32_t)img.channels;
-        width = (uint32_t)img.width;
-        height = (uint32_t)img.height;
-        st = streamed ? tsr__row_writer_close(&rw) : tsr_image_save(ctx, out, &img, NULL);
-        rc = st ? cli_fail(cmd, ctx, st, out) : 0;
-    } else if (pgx) {
-        st = tsr_j2k_save_pgx(ctx, out, planes, n);
-        rc = st ? cli_fail(cmd, ctx, st, out) : 0;
-    } else {
-        rc = no_image(cmd, planes, n, why);
-    }
-    if (rc == 0 && cli_get(cmd, args, "json")) {
+    if (st)
+        return cli_fail(cmd, ctx, st, res.output_failed ? out : in);
+    if (res.decode.warnings && !cli_get(cmd, args, "quiet"))
+        fprintf(stderr, "tessera j2k: warning: %s%s\n", res.decode.warning,
+                res.decode.warnings > 1 ? " (and more)" : "");
+    if (cli_get(cmd, args, "json")) {
         printf("{\"command\": \"j2k decode\", \"input\": ");
         cli_json_string(stdout, in);
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"planes\": %u, \"width\": %u, \"height\": %u, \"seconds\": %.6f, "
                "\"truncated\": %s, \"warnings\": %u}\n",
-               n, width, height, t1 - t0, res.truncated ? "true" : "false", res.warnings);
+               res.planes, res.width, res.height, t1 - t0, res.decode.truncated ? "true" : "false",
+               res.decode.warnings);
     }
+    return 0;
+}
+
+static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
+{
+    const char *in = args->positional[1], *out = args->positional[2];
+    tsr_j2k_encode_options opt;
+    tsr_j2k_encode_options_init(&opt);
+    const char *v;
+    if ((v = cli_get(cmd, args, "qstep"))) {
+        double q;
+        if (cli_get(cmd, args, "lossless")) {
+            cli_error(cmd, "--lossless and --qstep exclude each other");
+            return TSR_EXIT_USAGE;
+        }
+        if (!cli_parse_double(v, 1e-9, 1.0, &q)) {
+            cli_error(cmd, "--qstep wants a step in (0, 1], not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.lossless = 0;
+        opt.quant_step = (float)q;
+    }
+    if ((v = cli_get(cmd, args, "rate"))) {
+        double bpp;
+        if (cli_get(cmd, args, "lossless")) {
+            cli_error(cmd, "--lossless and --rate exclude each other");
+            return TSR_EXIT_USAGE;
+        }
+        if (strchr(v, ',')) {
+            cli_error(cmd, "--rate takes one value for now (quality layers are not implemented)");
+            return TSR_EXIT_USAGE;
+        }
+        if (!cli_parse_double(v, 1e-6, 1e5, &bpp)) {
+            cli_error(cmd, "--rate wants bits per pixel above 0, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.lossless = 0;
+        opt.rate = bpp;
+    }
+    if ((v = cli_get(cmd, args, "levels"))) {
+        long long n;
+        if (!cli_parse_int(v, 0, 32, &n)) {
+            cli_error(cmd, "--levels wants a number from 0 to 32, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.levels = (int)n;
+    }
+    if ((v = cli_get(cmd, args, "cblk"))) {
+        int32_t w, h;
+        if (!cli_parse_size(v, 1024, &w, &h) || (w & (w - 1)) || (h & (h - 1)) || w < 4 || h < 4 ||
+            w * h > 4096) {
+            cli_error(cmd,
+                      "--cblk wants WxH, powers of two from 4 to 1024 with W*H <= 4096, not '%s'",
+                      v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.cblk_width = (uint32_t)w;
+        opt.cblk_height = (uint32_t)h;
+    }
+    if ((v = cli_get(cmd, args, "order"))) {
+        int k = -1;
+        for (int i = 0; i < 5; i++)
+            if (!strcasecmp(v, prog_name((tsr_j2k_progression)i)))
+                k = i;
+        if (k < 0) {
+            cli_error(cmd, "--order wants LRCP, RLCP, RPCL, PCRL or CPRL, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.order = (tsr_j2k_progression)k;
+    }
+    size_t olen = strlen(out);
+    const char *ext = olen >= 4 ? out + olen - 4 : "";
+    if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2")) {
+        cli_error(cmd, "output '%s': use a .j2k, .j2c (codestream) or .jp2 name", out);
+        return TSR_EXIT_USAGE;
+    }
+    tsr_image img;
+    tsr_status st = tsr_image_load(ctx, in, &img, NULL);
+    if (st)
+        return cli_fail(cmd, ctx, st, in);
+    size_t bytes = 0;
+    double t0 = cli_now();
+    st = tsr_j2k_encode_save(ctx, &img, &opt, out, &bytes);
+    double t1 = cli_now();
+    const int32_t w = img.width, h = img.height, ch = img.channels;
+    const int bits = img.depth == TSR_U16 ? 16 : 8;
     tsr_image_free(ctx, &img);
-    tsr_j2k_planes_free(ctx, planes, n);
-    return rc;
+    if (st)
+        return cli_fail(cmd, ctx, st, in);
+    if (cli_get(cmd, args, "json")) {
+        printf("{\"command\": \"j2k encode\", \"input\": ");
+        cli_json_string(stdout, in);
+        printf(", \"output\": ");
+        cli_json_string(stdout, out);
+        printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
+               "\"lossless\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
+               "\"seconds\": %.6f}\n",
+               w, h, ch, bits, opt.lossless ? "true" : "false", prog_name(opt.order), bytes,
+               8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
+    }
+    return 0;
 }
 
 static int run_j2k(const cli_command *cmd, int argc, char **argv)
@@ -329,17 +355,18 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     if (rc)
         return rc;
     if (args.npositional < 1) {
-        cli_error(cmd, "missing sub-command: decode or info (see --help)");
+        cli_error(cmd, "missing sub-command: encode, decode or info (see --help)");
         return TSR_EXIT_USAGE;
     }
     const char *sub = args.positional[0];
     int is_decode = strcmp(sub, "decode") == 0, is_info = strcmp(sub, "info") == 0;
-    if (!is_decode && !is_info) {
-        cli_error(cmd, "unknown sub-command '%s' (decode or info)", sub);
+    int is_encode = strcmp(sub, "encode") == 0;
+    if (!is_decode && !is_info && !is_encode) {
+        cli_error(cmd, "unknown sub-command '%s' (encode, decode or info)", sub);
         return TSR_EXIT_USAGE;
     }
-    if (is_decode && args.npositional != 3) {
-        cli_error(cmd, "decode wants IN OUT");
+    if ((is_decode || is_encode) && args.npositional != 3) {
+        cli_error(cmd, "%s wants IN OUT", sub);
         return TSR_EXIT_USAGE;
     }
     if (is_info && args.npositional != 2) {
@@ -351,18 +378,22 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "j2k runs on the CPU: --backend cpu or reference, not '%s'", backend);
         return TSR_EXIT_USAGE;
     }
-    /* Decoding is CPU work for now: default to the cpu backend, quietly. */
-    if (!backend)
-        setenv("TSR_BACKEND",
-               getenv("TSR_BACKEND") && !strcmp(getenv("TSR_BACKEND"), "reference") ? "reference"
-                                                                                    : "cpu",
-               1);
+    /* JPEG 2000 is CPU work: without --backend, the cpu backend (reference where TSR_BACKEND
+     * names it), quietly, instead of auto's device probe. */
+    if (!backend) {
+        const char *env = getenv("TSR_BACKEND");
+        for (int i = 0; j2k_options[i].name; i++)
+            if (!strcmp(j2k_options[i].name, "backend"))
+                args.values[i] = env && !strcmp(env, "reference") ? "reference" : "cpu";
+    }
     tsr_ctx *ctx;
     rc = cli_open_context(cmd, &args, 1, &ctx);
     if (rc)
         return rc;
     cli_stop_catch();
-    rc = is_info ? run_info(cmd, &args, ctx) : run_decode(cmd, &args, ctx);
+    rc = is_info     ? run_info(cmd, &args, ctx)
+         : is_encode ? run_encode(cmd, &args, ctx)
+                     : run_decode(cmd, &args, ctx);
     cli_stop_release();
     tsr_ctx_destroy(ctx);
     return rc;
@@ -370,10 +401,22 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_cmd_j2k = {
     "j2k",
-    "decode JPEG 2000 (Part 1 and HTJ2K) codestreams and JP2/JPH files, inspect headers",
-    "decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] [--components LIST] "
-    "[--threads N]\n"
+    "encode images into JPEG 2000 (lossless, lossy, to a rate), decode JPEG 2000 (Part 1 and "
+    "HTJ2K) codestreams "
+    "and JP2/JPH files, inspect headers",
+    "encode IN OUT [--lossless | --rate BPP | --qstep Q] [--levels N] [--cblk WxH] "
+    "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "[--threads N] [--json]\n"
+    "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
+    "[--components LIST] [--threads N]\n"
     "       tessera j2k info IN [--json]",
+    "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
+    "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
+    "file format. One tile, one quality layer, maximal precincts. Lossless (default): RCT for "
+    "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
+    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --qstep): ICT and "
+    "9/7. "
+    "The output appears atomically. "
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
@@ -382,6 +425,10 @@ const cli_command cli_cmd_j2k = {
     "warning. Malformed or unsupported input gives a message naming the problem and the byte "
     "offset, exit status 1 and no output. info: prints the main-header parameters.",
     j2k_options,
+    "  tessera j2k encode photo.png photo.jp2\n"
+    "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
+    "  tessera j2k encode photo.png small.jp2 --qstep 0.02\n"
+    "  tessera j2k encode photo.png web.jp2 --rate 1\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"

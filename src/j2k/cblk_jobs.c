@@ -2,7 +2,7 @@
  * decoded by t1 (t1.h), dequantised (irreversible: E.1.1.2), in parallel. Jobs are ordered by a
  * key (0 for all, or the band-row group of a block of a resolution decoded in bands, bands.c)
  * so that a caller can run them group by group. */
-#include "j2k/j2k_int.h"
+#include "j2k/decode_stages.h"
 #include "j2k/t1.h"
 #include "j2k/t1_internal.h"
 

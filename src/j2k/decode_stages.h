@@ -1,46 +1,30 @@
-/* JPEG 2000 decoder internals shared by the stage files (not installed).
+/* The JPEG 2000 decoder's stages (not installed), over the codestream model of codestream.h.
  *
- * Stages, one per file, in the order the standard describes them:
- *   reader.h  bounded big-endian byte reads
- *   jp2.c     JP2/JPH boxes (T.800 Annex I, T.814 Annex D)
- *   markers.c main and tile-part headers (T.800 Annex A)
- *   tcd.c     tile / component / resolution / sub-band / precinct / code-block geometry (B.5-B.7)
- *   tgt.c     tag trees (B.10.2)
- *   pi.c      progression orders and POC (B.12)
- *   t2.c      packet headers and code-block contributions (B.9, B.10; T.814 B.3)
- *   t1_*.c    code-block decoding (Annex C, D; T.814) -- see t1.h, another engineer's stage
- *   dwt.c     inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
- *             dwt_level.h, also compiled for AVX2 by dwt_avx2.c and AVX-512 by dwt_avx512.c
- *   mct.c     inverse RCT / ICT (Annex G), DC level shift
- *   decode.c  the public API: orchestration, dequantisation (Annex E), output; its row
- *             pass in store_row.h, also compiled for AVX2 by store_avx2.c and AVX-512 by
- *             store_avx512.c
- *   pgx.c     PGX writer
- *   prefault.c populating fresh output planes in one system call
+ * Stages, one per file, in the order a decode runs them:
+ *   reader.h      bounded big-endian byte reads
+ *   jp2.c         JP2/JPH boxes (T.800 Annex I, T.814 Annex D)
+ *   markers.c     main and tile-part headers (T.800 Annex A), validated
+ *   t2.c          packet headers and code-block contributions (B.9, B.10; T.814 B.3)
+ *   cblk_jobs.c   the code-block jobs of a tile: their order, threads and error collection
+ *   t1_decode.c   Part 1 code-block decoding (Annex C, D; t1.h)
+ *   ht_decode.c   HT code-block decoding (T.814 Clause 7); its cleanup pass also for AVX2 in
+ *                 ht_decode_avx2.c
+ *   dwt.c         inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
+ *                 dwt_level.h, also compiled for AVX2 by dwt_avx2.c and AVX-512 by dwt_avx512.c
+ *   bands.c       the top resolutions rebuilt a group of code-block rows at a time
+ *   mct.c         inverse RCT / ICT (Annex G)
+ *   decode_tile.c one tile: dequantisation (Annex E), transforms, DC level shift and output; its
+ *                 row pass in store_row.h, also compiled for AVX2 by store_avx2.c and AVX-512 by
+ *                 store_avx512.c
+ *   pixels.c      interleaved 8- and 16-bit pixels (pixels_avx2.c: its RGB case for AVX2)
+ *   decode.c      the public API: options, output layout, tiles in order
+ *   pgx.c         PGX writer
+ *   prefault.c    populating fresh output planes in one system call
  * Host-side parse and validation first; then independent code-blocks; then whole-array passes. */
-#ifndef TSR_J2K_INT_H
-#define TSR_J2K_INT_H
+#ifndef TSR_J2K_DECODE_STAGES_H
+#define TSR_J2K_DECODE_STAGES_H
 
-#include "core/checked.h"
-#include "core/ctx.h"
-#include "tessera/j2k.h"
-
-#include <stddef.h>
-#include <stdint.h>
-
-#define TSR__J2K_MAX_RES 33   /* 32 decomposition levels + 1 */
-#define TSR__J2K_MAX_BANDS 97 /* 3 * 32 + 1 step sizes */
-#define TSR__J2K_MAX_COMPS 16384
-
-/* Warnings collected during a decode (the library never prints). */
-typedef struct tsr__j2k_warn {
-    uint32_t count;
-    int truncated;
-    char first[256];
-} tsr__j2k_warn;
-
-void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
+#include "j2k/codestream.h"
 /* ---- JP2 boxes ---------------------------------------------------------------------------- */
 typedef struct tsr__jp2_chan {
     uint16_t cmp; /* codestream component */
@@ -71,79 +55,7 @@ tsr_status tsr__jp2_read(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr__jp2
                          tsr__j2k_warn *warn);
 void tsr__jp2_free(tsr_ctx *ctx, tsr__jp2 *jp2);
 
-/* ---- coding parameters (markers.c) -------------------------------------------------------- */
-typedef struct tsr__j2k_step {
-    uint16_t expn, mant;
-} tsr__j2k_step;
-
-/* Tile-component coding parameters: COD/COC (SPcod) and QCD/QCC, RGN. */
-typedef struct tsr__j2k_tccp {
-    uint8_t csty;     /* Scoc bit 0: precinct sizes given */
-    uint8_t numres;   /* decomposition levels + 1 */
-    uint8_t xcb, ycb; /* code-block size exponents */
-    uint8_t cblksty;
-    uint8_t qmfbid; /* 1: 5/3 reversible, 0: 9/7 irreversible */
-    uint8_t prcw[TSR__J2K_MAX_RES], prch[TSR__J2K_MAX_RES];
-    uint8_t qntsty; /* 0 none, 1 scalar derived, 2 scalar expounded */
-    uint8_t numgbits;
-    uint8_t nsteps;
-    uint8_t roishift;
-    uint8_t cod_level, qcd_level; /* marker precedence (A.6): 1 main COD .. 4 tile COC */
-    tsr__j2k_step steps[TSR__J2K_MAX_BANDS];
-} tsr__j2k_tccp;
-
-typedef struct tsr__j2k_poc {
-    uint32_t rs, re, cs, ce, lye;
-    uint8_t prg;
-} tsr__j2k_poc;
-
-/* Tile coding parameters. */
-typedef struct tsr__j2k_tcp {
-    uint8_t csty; /* Scod: bit 1 SOP, bit 2 EPH (bit 0 per component in tccp) */
-    uint8_t prg;
-    uint16_t numlayers;
-    uint8_t mct;
-    uint32_t npoc, poc_cap;
-    tsr__j2k_poc *pocs;   /* ctx allocation */
-    tsr__j2k_tccp *tccps; /* ncomps, ctx allocation */
-} tsr__j2k_tcp;
-
-typedef struct tsr__j2k_comp {
-    uint8_t dx, dy, prec, sgnd;
-} tsr__j2k_comp;
-
-typedef struct tsr__j2k_tilepart {
-    uint32_t tile;
-    uint32_t tpsot;
-    size_t sot_off;          /* offset of the SOT marker */
-    size_t hdr_off, hdr_end; /* marker segments between SOT and SOD */
-    size_t body_off, body_len;
-    uint32_t next;           /* next tile-part of the same tile, UINT32_MAX at the end */
-    size_t ppm_off, ppm_len; /* this tile-part's packet headers inside cs->ppm (PPM) */
-} tsr__j2k_tilepart;
-
-typedef struct tsr__j2k_cs {
-    const uint8_t *data; /* the codestream */
-    size_t len;
-    size_t base; /* offset of the codestream in the file (for messages) */
-    uint16_t rsiz;
-    uint32_t x0, y0, x1, y1, tx0, ty0, tw, th, ntx, nty, ntiles;
-    uint32_t ncomps;
-    tsr__j2k_comp *comps;
-    tsr__j2k_tcp deflt; /* main-header defaults */
-    int has_cod, has_qcd;
-    int is_ht; /* HT code-blocks (CAP or a code-block style) */
-    uint32_t ntp, tp_cap;
-    tsr__j2k_tilepart *tps;
-    uint32_t *tile_first; /* ntiles, UINT32_MAX when absent */
-    uint32_t *tile_last;
-    uint8_t *ppm; /* concatenated Ippm (ctx allocation), NULL when no PPM */
-    size_t ppm_len;
-    int eoc_seen;
-    tsr__j2k_warn *warn;
-} tsr__j2k_cs;
-
-/* Parses the main header (SOC .. first SOT) and indexes every tile-part. Validates every field. */
+/* ---- codestream parsing (markers.c) ------------------------------------------------------ */
 tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t base, int main_only,
                           tsr__j2k_cs *cs, tsr__j2k_warn *warn);
 void tsr__j2k_cs_free(tsr_ctx *ctx, tsr__j2k_cs *cs);
@@ -156,38 +68,7 @@ tsr_status tsr__j2k_tcp_copy(tsr_ctx *ctx, const tsr__j2k_cs *cs, tsr__j2k_tcp *
                              const tsr__j2k_tcp *src);
 void tsr__j2k_tcp_free(tsr_ctx *ctx, tsr__j2k_tcp *tcp);
 
-static inline uint32_t tsr__ceildiv(uint32_t a, uint32_t b)
-{
-    return (uint32_t)(((uint64_t)a + b - 1) / b);
-}
-static inline uint32_t tsr__ceildivpow2(uint32_t a, uint32_t e)
-{
-    return (uint32_t)(((uint64_t)a + ((uint64_t)1 << e) - 1) >> e);
-}
-static inline uint32_t tsr__floorlog2(uint32_t v)
-{
-    return v ? 31u - (uint32_t)__builtin_clz(v) : 0;
-}
-
-/* ---- tag trees (tgt.c) -------------------------------------------------------------------- */
-typedef struct tsr__tgt_node {
-    int32_t parent; /* index, -1 for the root */
-    int32_t value;
-    int32_t low;
-    uint8_t known;
-} tsr__tgt_node;
-
-typedef struct tsr__tgt {
-    uint32_t w, h, nnodes;
-    tsr__tgt_node *nodes; /* leaves first (row-major), then each coarser level */
-} tsr__tgt;
-
-/* Number of nodes of a tag tree over w x h leaves. */
-size_t tsr__tgt_size(uint32_t w, uint32_t h);
-/* Builds the tree over caller storage of tsr__tgt_size(w, h) nodes, reset. */
-void tsr__tgt_init(tsr__tgt *t, uint32_t w, uint32_t h, tsr__tgt_node *storage);
-void tsr__tgt_reset(tsr__tgt *t);
-
+/* ---- packet-header bits and tag-tree decoding (tgt.c) ------------------------------------ */
 /* Packet-header bit reader with bit stuffing (B.10.1). */
 typedef struct tsr__bio {
     const uint8_t *p, *start, *end;
@@ -247,97 +128,6 @@ int tsr__tgt_decode(tsr__bio *b, tsr__tgt *t, uint32_t leaf, int32_t threshold);
 /* Decodes the full value of a leaf (reads until known), capped at cap; returns the value. */
 int32_t tsr__tgt_decode_value(tsr__bio *b, tsr__tgt *t, uint32_t leaf, int32_t cap);
 
-/* ---- geometry (tcd.c) --------------------------------------------------------------------- */
-typedef struct tsr__j2k_cblk {
-    uint32_t x0, y0, x1, y1; /* band coordinates */
-    /* Tier-2 state */
-    uint8_t included;
-    uint8_t zero_bp;
-    uint8_t lblock;
-    uint8_t is_ht;      /* HT code-block (mixed mode decides at first contribution) */
-    uint8_t ht_seen;    /* an HT cleanup segment with nonzero length was seen */
-    uint8_t ht_decided; /* mixed mode: HT or Part 1 decided */
-    uint8_t seg_open;   /* the last segment can take more passes */
-    uint8_t need;       /* inside the decoded region */
-    uint16_t npasses;
-    uint16_t nsegs;
-    uint16_t seg_passes, seg_max; /* the last segment's passes and maximum */
-    uint32_t nchunks;
-    uint32_t data_len;
-} tsr__j2k_cblk;
-
-typedef struct tsr__j2k_prec {
-    uint32_t cw, ch; /* code-blocks across and down */
-    uint32_t cblk0;  /* index of the first code-block in the band's array */
-    tsr__tgt incl, imsb;
-} tsr__j2k_prec;
-
-typedef struct tsr__j2k_band {
-    uint8_t orient; /* 0 LL, 1 HL, 2 LH, 3 HH */
-    uint32_t x0, y0, x1, y1;
-    uint32_t xcb, ycb; /* code-block size exponents in this band */
-    uint32_t mb;       /* magnitude bit-planes Mb = G + exp - 1 */
-    float delta;       /* quantisation step (irreversible) */
-    uint32_t ncblks;
-    tsr__j2k_cblk *cblks; /* precinct by precinct, each raster order */
-    tsr__j2k_prec *precs; /* res pw*ph */
-    uint32_t cblk_base;   /* index of cblks[0] in the tile's global code-block numbering */
-} tsr__j2k_band;
-
-typedef struct tsr__j2k_res {
-    uint32_t x0, y0, x1, y1;
-    uint32_t ppx, ppy; /* precinct size exponents */
-    uint32_t pw, ph;   /* precincts across and down */
-    uint32_t px0, py0; /* floor(x0 / 2^ppx): index of the first precinct column / row */
-    uint32_t nbands;
-    tsr__j2k_band bands[3];
-} tsr__j2k_res;
-
-typedef struct tsr__j2k_tilecomp {
-    uint32_t x0, y0, x1, y1;
-    uint32_t numres;  /* resolutions coded */
-    uint32_t dec_res; /* resolutions decoded (numres - reduce, >= 1) */
-    tsr__j2k_res res[TSR__J2K_MAX_RES];
-    int32_t *data;         /* data_h rows of data_w samples, stride apart (int32 or float bits) */
-    size_t data_w, data_h; /* dimensions of the decoded resolution */
-    size_t stride;         /* samples between rows */
-    int external;          /* data belongs to someone else (the caller's plane): not freed */
-    int skip;              /* not requested */
-} tsr__j2k_tilecomp;
-
-typedef struct tsr__j2k_tile {
-    uint32_t index;
-    uint32_t x0, y0, x1, y1;
-    uint32_t ncomps;
-    tsr__j2k_tilecomp *comps;
-    uint32_t ncblks;          /* all code-blocks of the tile */
-    tsr__j2k_cblk **cblk_ptr; /* global index -> code-block */
-    uint8_t *cblk_orient;
-    void *mem; /* one block holding bands' arrays */
-} tsr__j2k_tile;
-
-/* Region of interest for decoding, in each component's reference-grid coordinates. */
-typedef struct tsr__j2k_window {
-    uint32_t x0, y0, x1, y1; /* reference grid, absolute */
-} tsr__j2k_window;
-
-tsr_status tsr__tcd_init(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                         uint32_t tile, uint32_t reduce, const uint8_t *comp_mask,
-                         const tsr__j2k_window *win, tsr__j2k_tile *t);
-void tsr__tcd_free(tsr_ctx *ctx, tsr__j2k_tile *t);
-
-/* ---- progression (pi.c) ------------------------------------------------------------------- */
-/* Calls fn(user, layer, comp, res, precinct) for every packet of the tile in codestream order
- * (B.12, with POC). Stops early when fn returns nonzero (that value is returned). */
-typedef int (*tsr__pi_fn)(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p);
-/* work_limit (0: none) bounds the loop iterations, emitted or skipped: a POC list can make the
- * loops visit far more packets than the data could ever hold; past it *stopped is
- * TSR__PI_TOO_LONG. */
-#define TSR__PI_TOO_LONG 1000
-tsr_status tsr__pi_iterate(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                           const tsr__j2k_tile *t, tsr__pi_fn fn, void *user, int *stopped,
-                           uint64_t work_limit);
-
 /* ---- packets (t2.c) ----------------------------------------------------------------------- */
 typedef struct tsr__j2k_chunk {
     uint32_t cblk; /* global code-block index */
@@ -385,8 +175,6 @@ void tsr__dwt_vstrip(int32_t *data, size_t stride, uint32_t rw, uint32_t rh, uin
  * (even: low-pass first). Exposed for unit tests. */
 void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0);
 void tsr__dwt97_line(float *x, uint32_t n, uint32_t i0);
-/* Forward 5/3 of a line (interleaved in place), for tests of perfect reconstruction. */
-void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
 
 void tsr__mct_rct_inverse(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 void tsr__mct_ict_inverse(float *c0, float *c1, float *c2, size_t n);
@@ -430,7 +218,7 @@ void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], u
 uint32_t tsr__j2k_pack3_avx2(const int32_t *const s[3], const int32_t off[3], uint32_t k,
                              uint8_t *out);
 
-/* ---- code-block jobs (tier1.c) ----------------------------------------------------------- */
+/* ---- code-block jobs (cblk_jobs.c) ----------------------------------------------------------- */
 typedef struct tsr__j2k_bands tsr__j2k_bands;
 struct tsr__j2k_job;
 struct tsr__t1_seg;

@@ -1,0 +1,564 @@
+/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one quality
+ * layer. The image's channels become components (DC level shift, G.1), the first three go
+ * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
+ * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
+ * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
+ * (t1_encode.c); with a rate they are truncated by PCRD-opt (rate.c); then the packets
+ * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
+ * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
+ * may stop the encode there (TSR_ERR_INTERRUPTED).
+ *
+ * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
+ * that every coefficient's quantisation error weighs the same in the image.
+ * Reversible: no quantisation; each sub-band's exponent is the components' precision plus
+ * the band's gain (0 LL, 1 HL/LH, 2 HH; E.1.1.1), one QCD for every component, and the guard
+ * bits are as many as the largest coefficient needs (at least 2; the RCT's chroma differences
+ * need one bit more than the precision, which the second guard bit holds). */
+#include "core/checked.h"
+#include "io/atomic_file.h"
+#include "j2k/encode_stages.h"
+#include "j2k/t1_encode.h"
+#include "tessera/io.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void tsr_j2k_encode_options_init(tsr_j2k_encode_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->lossless = 1;
+    opt->quant_step = 1.0f / 256;
+    opt->levels = -1;
+    opt->cblk_width = 64;
+    opt->cblk_height = 64;
+    opt->order = TSR_J2K_LRCP;
+    opt->container = TSR_J2K_CODESTREAM;
+}
+
+void tsr_j2k_free(tsr_ctx *ctx, void *data)
+{
+    if (ctx)
+        tsr__free(ctx, data);
+}
+
+static int is_pow2(uint32_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+/* One code-block to code: where its coefficients are and what came out. */
+typedef struct job {
+    const int32_t *src; /* the block's first coefficient in its tile-component (int32, or
+                           float with delta > 0) */
+    float delta;        /* irreversible: the sub-band's quantisation step; 0: reversible */
+    double weight;      /* rate control: image-domain squared error of one step squared */
+    size_t hull_off;    /* rate control: its hull points in its thread's arena */
+    uint32_t nhull;
+    size_t stride;
+    uint32_t w, h;
+    uint8_t orient;
+    uint8_t K;     /* coded bit-planes */
+    uint32_t comp; /* component */
+    uint32_t si;   /* step-size index of its sub-band */
+    int thread;    /* whose arena holds its bytes */
+    size_t off;    /* where, in that arena */
+    uint32_t len;  /* bytes */
+    uint16_t passes;
+} job;
+
+/* A thread's output bytes and its Tier-1 state. */
+typedef struct arena {
+    tsr__j2k_bytes bytes;
+    tsr__j2k_bytes hulls; /* rate control: tsr__j2k_rd_point arrays */
+    tsr__t1_enc *enc;
+    int32_t *coef; /* TSR__T1_MAX_AREA */
+    uint8_t *buf;  /* tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31) */
+} arena;
+
+static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status *fail)
+{
+    const size_t n = (size_t)jb->w * jb->h;
+    if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
+        const float inv = 1.0f / jb->delta;
+        for (uint32_t y = 0; y < jb->h; y++) {
+            const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+            int32_t *dst = a->coef + (size_t)y * jb->w;
+            for (uint32_t x = 0; x < jb->w; x++) {
+                float q = fabsf(src[x]) * inv;
+                int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
+                dst[x] = src[x] < 0 ? -m : m;
+            }
+        }
+    } else {
+        for (uint32_t y = 0; y < jb->h; y++)
+            memcpy(a->coef + (size_t)y * jb->w, jb->src + (size_t)y * jb->stride,
+                   jb->w * sizeof *a->coef);
+    }
+    const int K = tsr__t1_bitplanes(a->coef, n);
+    jb->K = (uint8_t)K;
+    jb->passes = 0;
+    jb->len = 0;
+    if (K == 0)
+        return;
+    tsr__t1_enc *e = a->enc;
+    e->w = (int)jb->w;
+    e->h = (int)jb->h;
+    e->orient = jb->orient;
+    e->style = 0;
+    e->K = K;
+    e->coef = a->coef;
+    e->buf = a->buf;
+    e->cap = buf_cap;
+    e->track = track;
+    const int np = tsr__t1_encode_block(e);
+    if (e->overflow || e->nsegs != 1) {
+        __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
+        return;
+    }
+    jb->passes = (uint16_t)np;
+    jb->len = e->segs[0].len;
+    jb->off = a->bytes.len;
+    tsr__j2k_bytes_put(&a->bytes, e->segs[0].data, e->segs[0].len);
+    if (track) {
+        tsr__j2k_rd_point hull[TSR__T1_MAX_PASSES];
+        jb->nhull = tsr__j2k_rd_hull(e->pass_rate, e->pass_dist, (uint32_t)np, jb->weight, hull);
+        jb->hull_off = a->hulls.len;
+        tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
+    }
+    if (a->bytes.st || a->hulls.st)
+        __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
+}
+
+/* The checks of the image and the options; fills the derived values. */
+static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *o,
+                              uint32_t *levels, uint32_t *xcb, uint32_t *ycb)
+{
+    tsr_status st = tsr_image_check(ctx, img);
+    if (st)
+        return st;
+    if (img->memory != TSR_MEMORY_HOST)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: the image must be in host memory");
+    if (img->depth != TSR_U8 && img->depth != TSR_U16)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k encode: 8- or 16-bit samples only (this image has float samples)");
+    if (img->channels < 1 || img->channels > 4)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: 1 to 4 channels, not %d",
+                         img->channels);
+    if (o->rate != 0 && (o->lossless || !(o->rate > 0) || !(o->rate < 1e6)))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: a rate of %g bits per pixel; rate control applies to lossy "
+                         "coding, with a rate > 0",
+                         o->rate);
+    if (!o->lossless && !(o->quant_step > 0 && o->quant_step <= 1))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: quantisation step %g; it is relative to the sample range: "
+                         "0 < step <= 1",
+                         (double)o->quant_step);
+    if (o->container != TSR_J2K_CODESTREAM && o->container != TSR_J2K_JP2)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k encode: a raw codestream or JP2 (JPH needs HT coding)");
+    if ((unsigned)o->order > TSR_J2K_CPRL)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
+                         (int)o->order);
+    if (!is_pow2(o->cblk_width) || !is_pow2(o->cblk_height) || o->cblk_width < 4 ||
+        o->cblk_height < 4 || o->cblk_width > 1024 || o->cblk_height > 1024 ||
+        (uint64_t)o->cblk_width * o->cblk_height > 4096)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: code-blocks of %ux%u; sides are powers of two from 4 to "
+                         "1024 with at most 4096 samples (T.800 A.6.1)",
+                         o->cblk_width, o->cblk_height);
+    if (o->levels < -1 || o->levels > 32)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: %d decomposition levels; 0 to 32 (T.800 A.6.1)", o->levels);
+    if (o->levels >= 0) {
+        *levels = (uint32_t)o->levels;
+    } else {
+        uint32_t side = (uint32_t)(img->width < img->height ? img->width : img->height);
+        uint32_t fit = tsr__floorlog2(side);
+        *levels = fit < 5 ? fit : 5;
+    }
+    *xcb = tsr__floorlog2(o->cblk_width);
+    *ycb = tsr__floorlog2(o->cblk_height);
+    return TSR_OK;
+}
+
+/* The image's channel ch into tc->data with the DC level shift (G.1). */
+static void load_component(const tsr_image *img, uint32_t ch, uint32_t prec, int32_t *dst)
+{
+    const int32_t shift = 1 << (prec - 1);
+    const uint32_t w = (uint32_t)img->width, nc = (uint32_t)img->channels;
+    for (uint32_t y = 0; y < (uint32_t)img->height; y++) {
+        const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
+        int32_t *d = dst + (size_t)y * w;
+        if (img->depth == TSR_U8)
+            for (uint32_t x = 0; x < w; x++)
+                d[x] = (int32_t)row[(size_t)x * nc + ch] - shift;
+        else
+            for (uint32_t x = 0; x < w; x++)
+                d[x] = (int32_t)((const uint16_t *)(const void *)row)[(size_t)x * nc + ch] - shift;
+    }
+}
+
+tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *opt,
+                          uint8_t **data, size_t *len)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!img || !data || !len)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: NULL argument");
+    *data = NULL;
+    *len = 0;
+    tsr_j2k_encode_options defaults;
+    if (!opt) {
+        tsr_j2k_encode_options_init(&defaults);
+        opt = &defaults;
+    }
+    uint32_t levels = 0, xcb = 0, ycb = 0;
+    if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb)))
+        return st;
+    const uint32_t nc = (uint32_t)img->channels, w = (uint32_t)img->width,
+                   h = (uint32_t)img->height;
+    const uint32_t prec = img->depth == TSR_U8 ? 8 : 16;
+    const int mct = nc >= 3, rev = opt->lossless != 0;
+    tsr__dwt97_norms norms;
+    if (!rev && (st = tsr__dwt97_norms_init(ctx, &norms)))
+        return st;
+    const double qabs = (double)opt->quant_step * (double)(1u << prec);
+    int threads = opt->threads > 0 ? opt->threads : ctx->threads;
+    if (ctx->backend == TSR_BACKEND_REFERENCE || threads < 1)
+        threads = 1;
+
+    /* The codestream model: one tile, one layer, the image's components unsubsampled. */
+    tsr__j2k_comp comps[4];
+    tsr__j2k_tccp tccps[4];
+    tsr__j2k_cs cs;
+    tsr__j2k_tcp tcp;
+    memset(&cs, 0, sizeof cs);
+    memset(&tcp, 0, sizeof tcp);
+    memset(comps, 0, sizeof comps);
+    memset(tccps, 0, sizeof tccps);
+    cs.x1 = w;
+    cs.y1 = h;
+    cs.tw = w;
+    cs.th = h;
+    cs.ntx = cs.nty = cs.ntiles = 1;
+    cs.ncomps = nc;
+    cs.comps = comps;
+    for (uint32_t c = 0; c < nc; c++) {
+        comps[c].dx = comps[c].dy = 1;
+        comps[c].prec = (uint8_t)prec;
+        tsr__j2k_tccp *tc = &tccps[c];
+        tc->numres = (uint8_t)(levels + 1);
+        tc->xcb = (uint8_t)xcb;
+        tc->ycb = (uint8_t)ycb;
+        tc->qmfbid = (uint8_t)rev;
+        tc->qntsty = rev ? 0 : 2;
+        tc->numgbits = 2;
+        tc->nsteps = (uint8_t)(3 * levels + 1);
+        for (uint32_t r = 0; r <= levels; r++)
+            tc->prcw[r] = tc->prch[r] = 15;
+        for (uint32_t i = 0; i < tc->nsteps; i++) {
+            uint32_t orient = i == 0 ? 0 : 1 + (i - 1) % 3;
+            uint32_t gain = orient == 0 ? 0 : orient == 3 ? 2 : 1;
+            if (rev) {
+                tc->steps[i].expn = (uint16_t)(prec + gain);
+                continue;
+            }
+            /* equal image-domain error per coefficient: the step over the band's synthesis
+             * norm (level 1 the finest) */
+            uint32_t level = i == 0 ? levels : levels - (i - 1) / 3;
+            double delta = qabs / tsr__dwt97_norm(&norms, orient, level);
+            if (!tsr__j2k_step_encode(delta, prec + gain, &tc->steps[i]))
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                 "j2k encode: quantisation step %g is outside what QCD can "
+                                 "express for this image",
+                                 (double)opt->quant_step);
+        }
+    }
+    tcp.prg = (uint8_t)opt->order;
+    tcp.numlayers = 1;
+    tcp.mct = (uint8_t)mct;
+    tcp.tccps = tccps;
+
+    tsr__j2k_tile t;
+    job *jobs = NULL;
+    arena *ar = NULL;
+    tsr__j2k_cblk_code *codes = NULL;
+    int32_t *tmp = NULL;
+    tsr__j2k_bytes out;
+    tsr__j2k_bytes_init(&out, ctx);
+    const tsr__j2k_window win = {0, 0, w, h};
+    if ((st = tsr__tcd_init(ctx, &cs, &tcp, 0, 0, NULL, &win, &t)))
+        goto done;
+
+    /* Samples, colour transform, wavelet transform. */
+    size_t plane;
+    if (!tsr__size_mul((size_t)w, h, &plane) || !tsr__size_mul(plane, sizeof(int32_t), &plane)) {
+        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode: image size overflows");
+        goto done;
+    }
+    for (uint32_t c = 0; c < nc; c++) {
+        tsr__j2k_tilecomp *tc = &t.comps[c];
+        if ((st = tsr__alloc(ctx, plane, (void **)&tc->data)))
+            goto done;
+        tc->stride = w;
+        load_component(img, c, prec, tc->data);
+        if (!rev) /* the samples as floats, in place */
+            for (size_t i = 0; i < (size_t)w * h; i++) {
+                float f = (float)tc->data[i];
+                memcpy(&tc->data[i], &f, sizeof f);
+            }
+    }
+    if (mct && rev)
+        tsr__mct_rct_forward(t.comps[0].data, t.comps[1].data, t.comps[2].data, (size_t)w * h);
+    else if (mct)
+        tsr__mct_ict_forward((float *)(void *)t.comps[0].data, (float *)(void *)t.comps[1].data,
+                             (float *)(void *)t.comps[2].data, (size_t)w * h);
+    const size_t line = w > h ? w : h;
+    if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
+        goto done;
+    for (uint32_t c = 0; c < nc; c++) {
+        if (rev)
+            tsr__fdwt53(&t.comps[c], tmp, line, threads);
+        else
+            tsr__fdwt97(&t.comps[c], (float *)(void *)tmp, line, threads);
+    }
+
+    if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))
+        goto done;
+
+    /* The code-blocks as jobs, in the tile's numbering. */
+    const size_t njobs = t.ncblks;
+    if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *jobs, (void **)&jobs)) ||
+        (st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *codes, (void **)&codes)))
+        goto done;
+    memset(codes, 0, (njobs ? njobs : 1) * sizeof *codes);
+    for (uint32_t c = 0; c < nc; c++) {
+        tsr__j2k_tilecomp *tc = &t.comps[c];
+        for (uint32_t r = 0; r < tc->numres; r++) {
+            const tsr__j2k_res *res = &tc->res[r];
+            for (uint32_t b = 0; b < res->nbands; b++) {
+                const tsr__j2k_band *band = &res->bands[b];
+                size_t bx = 0, by = 0; /* the band's origin in the deinterleaved layout */
+                if (r > 0) {
+                    const tsr__j2k_res *low = &tc->res[r - 1];
+                    if (band->orient & 1)
+                        bx = low->x1 - low->x0;
+                    if (band->orient & 2)
+                        by = low->y1 - low->y0;
+                }
+                for (uint32_t k = 0; k < band->ncblks; k++) {
+                    const tsr__j2k_cblk *cb = &band->cblks[k];
+                    job *jb = &jobs[band->cblk_base + k];
+                    jb->src =
+                        tc->data + (by + cb->y0 - band->y0) * tc->stride + bx + cb->x0 - band->x0;
+                    jb->stride = tc->stride;
+                    jb->w = cb->x1 - cb->x0;
+                    jb->h = cb->y1 - cb->y0;
+                    jb->orient = band->orient;
+                    jb->delta = rev ? 0.0f : band->delta;
+                    if (!rev) { /* the ICT's inverse spreads a component's error over R, G, B
+                                   by its column's energy (G.3) */
+                        static const double ict[3] = {3.0, 0.34413 * 0.34413 + 1.772 * 1.772,
+                                                      1.402 * 1.402 + 0.71414 * 0.71414};
+                        const double n = tsr__dwt97_norm(&norms, band->orient,
+                                                         r == 0 ? tc->numres - 1 : tc->numres - r);
+                        const double dn = (double)band->delta * n;
+                        jb->weight = dn * dn * (mct && c < 3 ? ict[c] : 1.0);
+                    }
+                    jb->comp = c;
+                    jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
+                }
+            }
+        }
+    }
+
+    /* Tier 1, in parallel: each thread its state and its arena of coded bytes. */
+    if ((size_t)threads > njobs)
+        threads = njobs ? (int)njobs : 1;
+    const size_t buf_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31);
+    if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
+        goto done;
+    memset(ar, 0, (size_t)threads * sizeof *ar);
+    for (int i = 0; i < threads; i++) {
+        tsr__j2k_bytes_init(&ar[i].bytes, ctx);
+        tsr__j2k_bytes_init(&ar[i].hulls, ctx);
+        if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
+            (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
+            (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
+            goto done;
+        memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
+    }
+    tsr_status fail = TSR_OK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
+#endif
+    for (size_t j = 0; j < njobs; j++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        jobs[j].thread = tid;
+        if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
+            code_block(&jobs[j], &ar[tid], buf_cap, opt->rate > 0, &fail);
+    }
+    if (fail) {
+        st = fail == TSR_ERR_INTERNAL
+                 ? tsr__fail(ctx, fail, "j2k encode: a code-block's coded data overflowed")
+                 : fail;
+        goto done;
+    }
+
+    if ((st = tsr__progress(ctx, "j2k encode", 3, 4)))
+        goto done;
+
+    /* Guard bits for the largest coefficient, then each block's zero bit-planes. */
+    uint32_t G = 2;
+    for (size_t j = 0; j < njobs; j++) {
+        const uint32_t expn = tccps[jobs[j].comp].steps[jobs[j].si].expn;
+        if (jobs[j].K + 1u > expn + G)
+            G = jobs[j].K + 1u - expn;
+    }
+    if (G > 7) {
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "j2k encode: coefficients need %u guard bits", G);
+        goto done;
+    }
+    for (uint32_t c = 0; c < nc; c++)
+        tccps[c].numgbits = (uint8_t)G;
+    for (size_t j = 0; j < njobs; j++) {
+        const job *jb = &jobs[j];
+        const uint32_t mb = G + tccps[jb->comp].steps[jb->si].expn - 1;
+        tsr__j2k_cblk_code *code = &codes[j];
+        code->npasses = jb->passes;
+        code->zero_bp = (uint8_t)(mb - jb->K);
+        if (!jb->passes)
+            continue;
+        code->data = ar[jb->thread].bytes.p + jb->off;
+        code->len = jb->len;
+        code->nsegs = 1;
+        code->seg_len[0] = jb->len;
+        code->seg_passes[0] = jb->passes;
+    }
+
+    /* The codestream: main header, the tile's packets after its SOT/SOD, EOC; in JP2 boxes
+     * when asked (the boxes first: the codestream's length is known by then). With a rate,
+     * the packets get the bytes the headers and boxes leave of the target. */
+    tsr__j2k_bytes head, body;
+    tsr__j2k_bytes_init(&head, ctx);
+    tsr__j2k_bytes_init(&body, ctx);
+    tsr__j2k_write_main_header(&cs, &tcp, &head);
+    if (opt->rate > 0) {
+        tsr__j2k_bytes boxes;
+        tsr__j2k_bytes_init(&boxes, ctx);
+        if (opt->container == TSR_J2K_JP2)
+            tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
+        const double target = opt->rate * (double)w * (double)h / 8.0;
+        const double fixed = (double)(head.len + boxes.len + 14 + 2);
+        tsr__j2k_bytes_free(&boxes);
+        const tsr__j2k_rd_point **hulls = NULL;
+        uint32_t *nhull = NULL;
+        if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
+            !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
+            for (size_t j = 0; j < njobs; j++) {
+                hulls[j] = (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
+                                                                     jobs[j].hull_off);
+                nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
+            }
+            st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes,
+                                       target - fixed, &body);
+        }
+        tsr__free(ctx, hulls);
+        tsr__free(ctx, nhull);
+    } else {
+        st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, &body);
+    }
+    if (st) {
+        tsr__j2k_bytes_free(&head);
+        tsr__j2k_bytes_free(&body);
+        goto done;
+    }
+    tsr__j2k_write_tile_header(0, body.len, &head);
+    const size_t cs_len = head.len + body.len + 2;
+    if (opt->container == TSR_J2K_JP2)
+        tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, cs_len, &out);
+    tsr__j2k_bytes_put(&out, head.p, head.len);
+    tsr__j2k_bytes_put(&out, body.p, body.len);
+    tsr__j2k_bytes_u16(&out, 0xFFD9); /* EOC */
+    st = head.st ? head.st : out.st;
+    tsr__j2k_bytes_free(&head);
+    tsr__j2k_bytes_free(&body);
+    if (st)
+        goto done;
+    if ((st = tsr__progress(ctx, "j2k encode", 4, 4)))
+        goto done;
+    *data = out.p;
+    *len = out.len;
+    out.p = NULL;
+
+done:
+    tsr__j2k_bytes_free(&out);
+    if (ar)
+        for (int i = 0; i < threads; i++) {
+            tsr__j2k_bytes_free(&ar[i].bytes);
+            tsr__j2k_bytes_free(&ar[i].hulls);
+            tsr__free(ctx, ar[i].enc);
+            tsr__free(ctx, ar[i].coef);
+            tsr__free(ctx, ar[i].buf);
+        }
+    tsr__free(ctx, ar);
+    tsr__free(ctx, jobs);
+    tsr__free(ctx, codes);
+    tsr__free(ctx, tmp);
+    tsr__tcd_free(ctx, &t);
+    return st;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcasecmp(s + a - b, suf) == 0;
+}
+
+tsr_status tsr_j2k_encode_save(tsr_ctx *ctx, const tsr_image *img,
+                               const tsr_j2k_encode_options *opt, const char *path, size_t *bytes)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (bytes)
+        *bytes = 0;
+    if (!path)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: no output path");
+    tsr_j2k_encode_options o;
+    if (opt)
+        o = *opt;
+    else
+        tsr_j2k_encode_options_init(&o);
+    if (ends_with(path, ".jp2"))
+        o.container = TSR_J2K_JP2;
+    else if (ends_with(path, ".j2k") || ends_with(path, ".j2c"))
+        o.container = TSR_J2K_CODESTREAM;
+    else
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "output '%s': use a .j2k, .j2c (codestream) or .jp2 name", path);
+    uint8_t *data;
+    size_t len;
+    if ((st = tsr_j2k_encode(ctx, img, &o, &data, &len)))
+        return st;
+    tsr__atomic_file af;
+    if (!(st = tsr__atomic_open(ctx, path, &af))) {
+        if ((st = tsr__atomic_write(ctx, &af, data, len)))
+            tsr__atomic_abort(ctx, &af);
+        else
+            st = tsr__atomic_commit(ctx, &af);
+    }
+    tsr__free(ctx, data);
+    if (!st && bytes)
+        *bytes = len;
+    return st;
+}

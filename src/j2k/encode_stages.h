@@ -1,0 +1,188 @@
+/* The JPEG 2000 encoder's stages (not installed), over the codestream model of codestream.h.
+ *
+ * Stages, one per file, in the order an encode runs them:
+ *   encode.c        the public API: options, the image into tile-components, DC level shift
+ *                   (G.1), code-blocks in parallel, the codestream and the file
+ *   mct.c           forward RCT and ICT (G.2, G.3)
+ *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
+ *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
+ *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold
+ *   tgt_encode.c    tag-tree encoding (B.10.2)
+ *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
+ *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
+ *   bytes.c         growable output bytes */
+#ifndef TSR_J2K_ENCODE_STAGES_H
+#define TSR_J2K_ENCODE_STAGES_H
+
+#include "j2k/codestream.h"
+
+/* ---- output bytes (bytes.c) ----------------------------------------------------------------
+ * A buffer grown through the context's allocator. The first failure sticks in `st` (with the
+ * context's message) and makes every later write a no-op, so a writer checks once at the end. */
+typedef struct tsr__j2k_bytes {
+    tsr_ctx *ctx;
+    uint8_t *p;
+    size_t len, cap;
+    tsr_status st;
+} tsr__j2k_bytes;
+
+void tsr__j2k_bytes_init(tsr__j2k_bytes *b, tsr_ctx *ctx);
+void tsr__j2k_bytes_free(tsr__j2k_bytes *b);
+/* Room for `more` bytes after len; 0 on success. */
+int tsr__j2k_bytes_reserve(tsr__j2k_bytes *b, size_t more);
+void tsr__j2k_bytes_put(tsr__j2k_bytes *b, const void *data, size_t n);
+void tsr__j2k_bytes_u8(tsr__j2k_bytes *b, uint32_t v);
+void tsr__j2k_bytes_u16(tsr__j2k_bytes *b, uint32_t v); /* big-endian */
+void tsr__j2k_bytes_u32(tsr__j2k_bytes *b, uint32_t v); /* big-endian */
+/* Overwrites 4 bytes at off (< len - 3) with v, big-endian. */
+void tsr__j2k_bytes_set32(tsr__j2k_bytes *b, size_t off, uint32_t v);
+
+/* ---- packet-header bit writer (B.10.1) -----------------------------------------------------
+ * Bits most significant first; after a 0xFF byte the next byte carries 7 bits (its MSB 0). The
+ * inverse of decode_stages.h's tsr__bio reader, tsr__bio_align included. */
+typedef struct tsr__biow {
+    tsr__j2k_bytes *out;
+    uint32_t buf;
+    int ct;
+} tsr__biow;
+
+static inline void tsr__biow_init(tsr__biow *w, tsr__j2k_bytes *out)
+{
+    w->out = out;
+    w->buf = 0;
+    w->ct = 8;
+}
+static inline void tsr__biow_byteout(tsr__biow *w)
+{
+    w->buf = (w->buf << 8) & 0xffff;
+    w->ct = w->buf == 0xff00 ? 7 : 8;
+    tsr__j2k_bytes_u8(w->out, w->buf >> 8);
+}
+static inline void tsr__biow_bit(tsr__biow *w, uint32_t bit)
+{
+    if (w->ct == 0)
+        tsr__biow_byteout(w);
+    w->ct--;
+    w->buf |= (bit & 1u) << w->ct;
+}
+static inline void tsr__biow_bits(tsr__biow *w, uint32_t v, uint32_t n)
+{
+    while (n--)
+        tsr__biow_bit(w, (v >> n) & 1u);
+}
+/* Ends a packet header: the last partial byte, and a 0 byte after a final 0xFF. */
+static inline void tsr__biow_flush(tsr__biow *w)
+{
+    tsr__biow_byteout(w);
+    if (w->ct == 7)
+        tsr__biow_byteout(w);
+}
+
+/* ---- tag trees (tgt_encode.c) --------------------------------------------------------------- */
+/* Sets leaf `leaf`'s value; every ancestor keeps the minimum of its leaves (the tree starts
+ * from tsr__tgt_reset's "infinite" values). */
+void tsr__tgt_set_value(tsr__tgt *t, uint32_t leaf, int32_t value);
+/* Writes what a decoder needs to tell whether leaf's value is below threshold (B.10.2); the
+ * tree keeps what earlier calls wrote, as the decoder's does. A threshold above the value
+ * writes the whole value. */
+void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold);
+
+/* ---- transforms (mct.c, fdwt.c) ------------------------------------------------------------ */
+/* Forward RCT (G.2) in place: (R, G, B) -> (Y, Cb, Cr) = (floor((R + 2G + B) / 4), B - G,
+ * R - G). */
+void tsr__mct_rct_forward(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
+/* Forward 5/3 of a line (F.4.8.2 lifting, symmetric extension), interleaved in place; x[0] at
+ * absolute position i0 (even: a low-pass sample). */
+void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
+/* Forward 5/3 of a tile-component: tc->data holds its samples at full resolution (tc->stride
+ * apart); on return resolution r's sub-bands lie as the decoder's inverse (dwt.c) reads them:
+ * each level's rows of its low samples first, then its high samples, low rows first. Lines
+ * run on `threads` threads; tmp: threads x per_thread words, per_thread >= max(width,
+ * height). */
+void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads);
+
+/* Forward ICT (G.3) in place, float: (R, G, B) -> (Y, Cb, Cr) with the standard's
+ * coefficients. */
+void tsr__mct_ict_forward(float *c0, float *c1, float *c2, size_t n);
+/* Forward 9/7 (F.4.8.2) of a line, interleaved in place: the decoder's inverse lifting steps
+ * run backwards in float (alpha, beta, gamma, delta, then 1/K and K scaling). */
+void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
+/* Forward 9/7 of a tile-component whose tc->data holds floats; the layout, threads and tmp as
+ * tsr__fdwt53's. */
+void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads);
+
+/* ---- quantisation (quantise.c) ---------------------------------------------------------- */
+/* The L2 norm of the 9/7 synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at
+ * decomposition level `level` (1 the finest; LL: the coarsest level of the transform), as the
+ * decoder's inverse (tsr__dwt97_line) reconstructs it: the factor by which a unit error in one
+ * of its coefficients grows in the image (its square: the MSE weight). The table holds the 1-D
+ * norms up to TSR__DWT97_NORM_LEVELS; deeper levels extrapolate the last growth factor. */
+#define TSR__DWT97_NORM_LEVELS 10
+#define TSR__DWT97_NORM_BASE 32
+typedef struct tsr__dwt97_norms {
+    double lo[TSR__DWT97_NORM_LEVELS + 1], hi[TSR__DWT97_NORM_LEVELS + 1]; /* 1-D, per level */
+} tsr__dwt97_norms;
+tsr_status tsr__dwt97_norms_init(tsr_ctx *ctx, tsr__dwt97_norms *nt);
+double tsr__dwt97_norm(const tsr__dwt97_norms *nt, uint32_t orient, uint32_t level);
+/* Step size for a sub-band as exponent and mantissa (E.1.1.1: delta = 2^(R - e) (1 + m / 2^11),
+ * R = range_bits the band's nominal dynamic range): the representable step nearest below
+ * `delta` (> 0); 0 when it is out of the representable range. */
+int tsr__j2k_step_encode(double delta, uint32_t range_bits, tsr__j2k_step *out);
+
+/* ---- rate control (rate.c) ------------------------------------------------------------------ */
+typedef struct tsr__j2k_rd_point {
+    uint16_t passes; /* passes kept */
+    uint32_t bytes;  /* their bytes */
+    double dist;     /* weighted distortion they remove */
+    double slope;    /* distortion removed per byte since the previous hull point */
+} tsr__j2k_rd_point;
+/* The lower convex hull of a block's truncation points (rate[p], sum of weight * dist[0..p]
+ * after pass p), slopes strictly decreasing; hull holds up to np points. Returns its size. */
+uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np, double weight,
+                          tsr__j2k_rd_point *hull);
+/* How many of the n hull points have a slope of at least lambda (the block keeps
+ * hull[k - 1].passes passes, none when k = 0). */
+uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lambda);
+
+/* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
+/* A code-block's coded data: all passes in one layer, one codeword segment per entry (the
+ * segment rule of t1.h for the style coded). */
+typedef struct tsr__j2k_cblk_code {
+    const uint8_t *data; /* the segments back to back */
+    uint32_t len;        /* bytes, all segments */
+    uint16_t npasses;    /* 0: not included */
+    uint8_t zero_bp;     /* Mb - coded bit-planes */
+    uint8_t nsegs;
+    uint32_t seg_len[4];    /* per segment (nsegs <= 4 in the styles the encoder writes) */
+    uint16_t seg_passes[4]; /* passes per segment */
+} tsr__j2k_cblk_code;
+
+/* Truncates the tile's code-blocks (block j: hulls[j], nhull[j] points, 0 when not coded;
+ * codes[j] its code, whose npasses and lengths this sets) so that their packets take as many
+ * bytes as fit in budget, and writes those packets into body (emptied first): PCRD-opt's
+ * threshold by bisection, then the bytes left to the steepest next hull points. Where not even
+ * the packets without data fit, those. */
+tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+                                 tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
+                                 const uint32_t *nhull, size_t n, tsr__j2k_cblk_code *codes,
+                                 double budget, tsr__j2k_bytes *body);
+
+/* Appends every packet of tile t (one layer) in tcp's progression order: codes[g] is the code
+ * of the tile's code-block g (t->cblk_ptr numbering). */
+tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes, tsr__j2k_bytes *out);
+
+/* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
+/* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every
+ * component coded as tccps[0] says; tcp->tccps[0].steps holds the 3 L + 1 exponents). */
+void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+                                tsr__j2k_bytes *out);
+/* SOT of tile-part 0 of tile `tile` (one tile-part) with its Psot for a body of body_len
+ * bytes, then SOD. */
+void tsr__j2k_write_tile_header(uint32_t tile, size_t body_len, tsr__j2k_bytes *out);
+/* The JP2 signature, file type and header boxes (ihdr, colr; cdef for an alpha channel) for a
+ * codestream of cs's image, then the contiguous codestream box's header for cs_len bytes. */
+void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, size_t cs_len, tsr__j2k_bytes *out);
+
+#endif

@@ -1,0 +1,107 @@
+/* MQ arithmetic encoder (T.800 Annex C.2), internal to the Tier-1 encoder; the probability
+ * state table and the context bytes are the decoder's (mqc.h). Registers follow the standard's
+ * software conventions (C.2: C, A, CT, BP). Output goes to [start, end): a byte that would land
+ * at or past end is dropped and sets `overflow` (the caller sizes the buffer by
+ * tsr__t1_encode_bound, so this is a guard, not an expected outcome). */
+#ifndef TSR_J2K_MQC_ENCODE_H
+#define TSR_J2K_MQC_ENCODE_H
+
+#include "j2k/mqc.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tsr__mqe {
+    uint32_t a, c, ct;
+    uint8_t *bp;    /* the byte last written (B); start - 1 before the first */
+    uint8_t *start; /* the first byte of the segment */
+    uint8_t *end;
+    int overflow;
+} tsr__mqe;
+
+/* INITENC (C.2.8) on buf[0, cap): buf[0] is a scratch byte before the segment, which starts at
+ * buf + 1 (cap >= 2). */
+void tsr__mqe_init(tsr__mqe *e, uint8_t *buf, size_t cap);
+/* The coding steps, inline: PUT (a byte, bounded), BYTEOUT (C.2.7, Figure C.9: after a 0xFF
+ * only 7 bits go out; a carry into the previous byte propagates once), RENORME (C.2.6) and
+ * ENCODE (C.2.2: CODEMPS/CODELPS with the conditional exchange) of decision d in the context
+ * byte *cx (updated). */
+static inline void tsr__mqe_put(tsr__mqe *e, uint32_t byte)
+{
+    if (e->bp + 1 >= e->end) {
+        e->overflow = 1;
+        return;
+    }
+    e->bp++;
+    *e->bp = (uint8_t)byte;
+}
+
+/* BYTEOUT (C.2.7, Figure C.9): after a 0xFF only 7 bits go out (bit stuffing); a carry into
+ * the previous byte propagates once. */
+static inline void tsr__mqe_byteout(tsr__mqe *e)
+{
+    if (*e->bp == 0xFF) {
+        tsr__mqe_put(e, e->c >> 20);
+        e->c &= 0xFFFFF;
+        e->ct = 7;
+    } else if (e->c < 0x8000000) {
+        tsr__mqe_put(e, e->c >> 19);
+        e->c &= 0x7FFFF;
+        e->ct = 8;
+    } else {
+        (*e->bp)++;
+        if (*e->bp == 0xFF) {
+            e->c &= 0x7FFFFFF;
+            tsr__mqe_put(e, e->c >> 20);
+            e->c &= 0xFFFFF;
+            e->ct = 7;
+        } else {
+            tsr__mqe_put(e, e->c >> 19);
+            e->c &= 0x7FFFF;
+            e->ct = 8;
+        }
+    }
+}
+
+static inline void tsr__mqe_renorm(tsr__mqe *e)
+{
+    do {
+        e->a <<= 1;
+        e->c <<= 1;
+        e->ct--;
+        if (e->ct == 0)
+            tsr__mqe_byteout(e);
+    } while (!(e->a & 0x8000));
+}
+
+static inline void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, int d)
+{
+    const tsr__mqc_state *st = &tsr__mqc_states[*cx];
+    const uint32_t qe = st->qe;
+    e->a -= qe;
+    if (d == (*cx & 1)) { /* CODEMPS (C.2.5) */
+        if (!(e->a & 0x8000)) {
+            if (e->a < qe)
+                e->a = qe;
+            else
+                e->c += qe;
+            *cx = st->nmps;
+            tsr__mqe_renorm(e);
+        } else {
+            e->c += qe;
+        }
+    } else { /* CODELPS (C.2.4), with the conditional exchange */
+        if (e->a < qe)
+            e->c += qe;
+        else
+            e->a = qe;
+        *cx = st->nlps;
+        tsr__mqe_renorm(e);
+    }
+}
+
+/* FLUSH (C.2.9); returns the segment's length in bytes from e->start (a final 0xFF is not
+ * part of it). */
+uint32_t tsr__mqe_flush(tsr__mqe *e);
+
+#endif

@@ -1,0 +1,70 @@
+/* Tier-1 encoding of one Part 1 code-block (T.800 Annex D, EBCOT with the MQ coder of C.2): the
+ * three coding passes per bit-plane with the context rules of D.3 (Tables D.1-D.3), the
+ * code-block styles of Table A.19 (bypass, context reset, termination of every pass, vertically
+ * causal contexts, segmentation symbols), and the segments the decoder's segment rule expects
+ * (tsr__t1_segment_max_passes, t1.h section 2). The inverse of t1_decode.c: a block coded here
+ * and given to tsr__t1_decode with all its passes returns exactly its coefficients.
+ *
+ * Coefficients are signed integers in the coded domain (sign and magnitude; |v| < 2^K, K the
+ * block's coded bit-planes, K = Mb - zero bit-planes). The state is the encoder's workspace:
+ * one per thread, zeroed before its first block and reused for every block. */
+#ifndef TSR_J2K_T1_ENCODE_H
+#define TSR_J2K_T1_ENCODE_H
+
+#include "j2k/mqc_encode.h"
+#include "j2k/t1.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tsr__t1_enc {
+    /* inputs */
+    int w, h, orient, style; /* size (w * h <= TSR__T1_MAX_AREA), TSR__T1_LL.., style byte */
+    int K;                   /* bit-planes to code (0: none) */
+    const int32_t *coef;     /* w * h coefficients, row-major, |v| < 2^K */
+    uint8_t *buf;            /* output for all segments: cap bytes (tsr__t1_encode_bound) */
+    size_t cap;
+    int track; /* record each pass's truncation point (style 0: one MQ segment) */
+    /* outputs */
+    tsr__t1_seg segs[TSR__T1_MAX_SEGS]; /* data inside buf */
+    /* with track: bytes of the segment a decoder needs for passes 0..p (non-decreasing, the last
+     * one the whole segment), and the squared error pass p removes, in quantisation steps, for
+     * coefficients whose true magnitude is the middle of their quantisation bin (E.1.1.2's
+     * reconstruction, r = 1/2) */
+    uint32_t pass_rate[TSR__T1_MAX_PASSES];
+    double pass_dist[TSR__T1_MAX_PASSES];
+    double dist; /* the current pass's so far */
+    int nsegs;
+    int overflow; /* buf was too small: the segments are not usable */
+    /* per coefficient: significant, visited in this bit-plane, refined before, negative, and
+     * the pass that made it significant (1 << 30 while it is not) */
+    uint8_t sig[TSR__T1_MAX_AREA], vis[TSR__T1_MAX_AREA], ref[TSR__T1_MAX_AREA];
+    uint8_t neg[TSR__T1_MAX_AREA];
+    int sig_pass[TSR__T1_MAX_AREA];
+    /* per coefficient: which of its eight neighbours are significant as its contexts see them
+     * (bits W, E, N, S, NW, NE, SW, SE; the vertically causal rule applied), which of the four
+     * direct ones are negative (W, E, N, S), and its magnitude */
+    uint8_t nb[TSR__T1_MAX_AREA], nbneg[TSR__T1_MAX_AREA];
+    uint32_t mag[TSR__T1_MAX_AREA];
+    /* contexts from those masks: zero coding per orientation (Table D.1), sign coding and its
+     * XOR bit from the direct neighbours' significance (low nibble) and signs (high nibble) */
+    uint8_t zc_lut[4][256], sc_lut[256], xr_lut[256];
+    int luts_ready; /* the state must start zeroed: then the first block fills the tables */
+    uint8_t cx[19];
+    /* the segment being written */
+    int raw;
+    tsr__mqe mq;
+    uint8_t *segstart;
+    uint32_t rcur, rnb, rcap;
+    size_t rlen;
+    size_t used;
+} tsr__t1_enc;
+
+/* The number of bit-planes a block needs: the bit length of its largest magnitude. */
+int tsr__t1_bitplanes(const int32_t *coef, size_t n);
+/* Bytes of output that always suffice for a block of `area` coefficients and K bit-planes. */
+size_t tsr__t1_encode_bound(uint32_t area, int K);
+/* Encodes all 3K - 2 passes (none when K = 0) into e->segs; returns the number of passes. */
+int tsr__t1_encode_block(tsr__t1_enc *e);
+
+#endif

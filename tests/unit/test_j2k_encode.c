@@ -1,0 +1,463 @@
+/* The encoder (tsr_j2k_encode) through tessera's own decoder:
+ * - random images of many shapes (1x1, 1xN, Nx1, 17x3, odd sizes, a few larger), 1-4 channels,
+ *   8 and 16 bits, contents from noise over the full range to constant planes, every
+ *   progression order, several level counts and code-block sizes, raw codestreams and JP2:
+ *   each decodes bit-exactly to its input (the decoded image poisoned beforehand), without a
+ *   warning, and its header reads back as encoded;
+ * - the same bytes at 1 and 3 threads;
+ * - the shared images (../shared/data/images; skipped without them);
+ * - lossy coding (ICT + 9/7 + quantisation): no decoder warning, the error within the bound
+ *   the step sets, sizes and errors ordered by the step;
+ * - rate control: files within 1% below the byte target, errors falling as the rate grows;
+ * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
+#define _POSIX_C_SOURCE 200809L
+#include "testlib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static tsr_ctx *g_ctx;
+
+/* Random samples of kind k: 0 noise over the full range, 1 a smooth ramp with a little noise,
+ * 2 a constant (zero, the maximum or a middle value), 3 sparse spikes. */
+static void fill(tsr_rng *rng, tsr_image *img, int kind)
+{
+    const int wide = img->depth == TSR_U16;
+    const uint32_t maxv = wide ? 65535 : 255;
+    const uint32_t k = (uint32_t)tsr_rng_range(rng, 0, 2);
+    for (int32_t y = 0; y < img->height; y++)
+        for (int32_t x = 0; x < img->width * img->channels; x++) {
+            uint32_t v;
+            if (kind == 0)
+                v = (uint32_t)(tsr_rng_next(rng) % (maxv + 1));
+            else if (kind == 1)
+                v = ((uint32_t)(x * 7 + y * 3) * (wide ? 97u : 1u) +
+                     (uint32_t)tsr_rng_range(rng, 0, 3)) %
+                    (maxv + 1);
+            else if (kind == 2)
+                v = k == 0 ? 0 : k == 1 ? maxv : maxv / 2;
+            else
+                v = tsr_rng_range(rng, 0, 40) == 0 ? (uint32_t)(tsr_rng_next(rng) % (maxv + 1)) : 0;
+            uint8_t *row = (uint8_t *)img->data + (size_t)y * img->stride;
+            if (wide)
+                ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+            else
+                row[x] = (uint8_t)v;
+        }
+}
+
+/* Encodes, decodes and compares; returns 1 when the round trip is exact. */
+static int round_trip(const tsr_image *img, const tsr_j2k_encode_options *opt, const char *what)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    tsr_status st = tsr_j2k_encode(g_ctx, img, opt, &data, &len);
+    if (st) {
+        fprintf(stderr, "%s: encode failed: %s\n", what, tsr_ctx_last_error(g_ctx));
+        return 0;
+    }
+    int ok = 1;
+    tsr_j2k_info info;
+    tsr_j2k_component comps[4];
+    st = tsr_j2k_read_header(g_ctx, data, len, &info, comps, 4);
+    if (st || info.num_components != (uint32_t)img->channels ||
+        info.width != (uint32_t)img->width || info.height != (uint32_t)img->height ||
+        info.progression != opt->order || !info.reversible || info.layers != 1 ||
+        info.mct != (img->channels >= 3) ||
+        info.container != (opt->container == TSR_J2K_JP2 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM) ||
+        (opt->levels >= 0 && info.levels != (uint32_t)opt->levels) ||
+        comps[0].precision != (img->depth == TSR_U8 ? 8u : 16u)) {
+        fprintf(stderr, "%s: header reads back wrong (%s)\n", what,
+                st ? tsr_ctx_last_error(g_ctx) : "fields");
+        ok = 0;
+    }
+    tsr_image desc, out;
+    st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &desc);
+    if (!st && ok)
+        st = tsr_image_alloc(g_ctx, &out, desc.width, desc.height, desc.channels, desc.depth);
+    if (st || !ok) {
+        if (st)
+            fprintf(stderr, "%s: no image layout: %s\n", what, tsr_ctx_last_error(g_ctx));
+        tsr_j2k_free(g_ctx, data);
+        return 0;
+    }
+    memset(out.data, 0xA5, out.stride * (size_t)out.height);
+    tsr_j2k_result res;
+    st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
+    if (st || res.warnings || res.truncated) {
+        fprintf(stderr, "%s: decode: %s (warnings %u: %s)\n", what,
+                st ? tsr_ctx_last_error(g_ctx) : "ok", res.warnings, res.warning);
+        ok = 0;
+    } else if (out.width != img->width || out.height != img->height ||
+               out.channels != img->channels || out.depth != img->depth) {
+        fprintf(stderr, "%s: decoded image has another shape\n", what);
+        ok = 0;
+    } else {
+        const size_t row = (size_t)img->width * img->channels * tsr_depth_size(img->depth);
+        for (int32_t y = 0; y < img->height && ok; y++)
+            if (memcmp((const uint8_t *)img->data + (size_t)y * img->stride,
+                       (const uint8_t *)out.data + (size_t)y * out.stride, row)) {
+                fprintf(stderr, "%s: row %d differs\n", what, y);
+                ok = 0;
+            }
+    }
+    tsr_image_free(g_ctx, &out);
+    tsr_j2k_free(g_ctx, data);
+    return ok;
+}
+
+static void test_random(tsr_rng *rng)
+{
+    static const int sizes[][2] = {{1, 1},   {1, 37},  {29, 1},  {17, 3},   {2, 2},   {3, 5},
+                                   {5, 3},   {31, 33}, {64, 64}, {65, 63},  {7, 130}, {127, 45},
+                                   {200, 9}, {1, 2},   {2, 1},   {100, 100}};
+    static const int cblks[][2] = {{64, 64},  {4, 4},    {8, 16}, {32, 32},
+                                   {1024, 4}, {4, 1024}, {16, 8}};
+    int cases = 0, bad = 0;
+    for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++)
+        for (int nc = 1; nc <= 4; nc++)
+            for (int wide = 0; wide <= 1; wide++) {
+                tsr_image img;
+                CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, sizes[si][0], sizes[si][1], nc,
+                                                wide ? TSR_U16 : TSR_U8));
+                fill(rng, &img, tsr_rng_range(rng, 0, 3));
+                tsr_j2k_encode_options opt;
+                tsr_j2k_encode_options_init(&opt);
+                opt.order = (tsr_j2k_progression)((si + nc + wide) % 5);
+                opt.levels = tsr_rng_range(rng, 0, 2) ? -1 : tsr_rng_range(rng, 0, 7);
+                int cb = tsr_rng_range(rng, 0, 6);
+                opt.cblk_width = (uint32_t)cblks[cb][0];
+                opt.cblk_height = (uint32_t)cblks[cb][1];
+                opt.container = tsr_rng_range(rng, 0, 1) ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+                char what[160];
+                snprintf(what, sizeof what,
+                         "%dx%d, %d channels, %s, order %d, levels %d, code-blocks %ux%u, %s",
+                         img.width, img.height, nc, wide ? "16-bit" : "8-bit", (int)opt.order,
+                         opt.levels, opt.cblk_width, opt.cblk_height,
+                         opt.container == TSR_J2K_JP2 ? "JP2" : "codestream");
+                bad += !round_trip(&img, &opt, what);
+                cases++;
+                tsr_image_free(g_ctx, &img);
+            }
+    /* every progression order and level count on one image */
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 45, 38, 3, TSR_U8));
+    fill(rng, &img, 1);
+    for (int order = 0; order < 5; order++)
+        for (int levels = 0; levels <= 6; levels++) {
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.order = (tsr_j2k_progression)order;
+            opt.levels = levels;
+            opt.cblk_width = opt.cblk_height = 8;
+            char what[96];
+            snprintf(what, sizeof what, "45x38 RGB, order %d, levels %d", order, levels);
+            bad += !round_trip(&img, &opt, what);
+            cases++;
+        }
+    tsr_image_free(g_ctx, &img);
+    printf("random round trips: %d, %d failed\n", cases, bad);
+    CHECK(bad == 0);
+    CHECK(cases >= 160);
+}
+
+static void test_threads(tsr_rng *rng)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 300, 211, 3, TSR_U8));
+    fill(rng, &img, 1);
+    tsr_j2k_encode_options opt;
+    tsr_j2k_encode_options_init(&opt);
+    opt.cblk_width = opt.cblk_height = 16;
+    uint8_t *a = NULL, *b = NULL;
+    size_t la = 0, lb = 0;
+    opt.threads = 1;
+    CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &a, &la));
+    opt.threads = 3;
+    CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &b, &lb));
+    CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
+    tsr_j2k_free(g_ctx, a);
+    tsr_j2k_free(g_ctx, b);
+    tsr_image_free(g_ctx, &img);
+}
+
+static void test_shared_images(void)
+{
+    static const char *names[] = {"images/astronaut.png", "images/chelsea.png", "images/coffee.png",
+                                  "images/rocket.jpg"};
+    int done = 0;
+    for (int i = 0; i < 4; i++) {
+        const char *path = tsr_test_data(names[i]);
+        if (!path)
+            continue;
+        tsr_image img;
+        CHECK_OK(g_ctx, tsr_image_load(g_ctx, path, &img, NULL));
+        for (int order = 0; order < 5; order += 2) {
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.order = (tsr_j2k_progression)order;
+            char what[256];
+            snprintf(what, sizeof what, "%s, order %d", names[i], order);
+            CHECK(round_trip(&img, &opt, what));
+        }
+        tsr_image_free(g_ctx, &img);
+        done++;
+    }
+    printf("shared images: %d\n", done);
+}
+
+/* Lossy (ICT + 9/7 + quantisation): decodes without warnings, the error bounded by the step
+ * and the file growing as the step shrinks. Bound: each coefficient's error is below its band's
+ * step delta_b = q 2^p / n_b (n_b the synthesis norm), so its image-domain share is below
+ * (q 2^p)^2 per sample (the 9/7 being close to orthogonal); the inverse ICT adds its rows'
+ * mean energy (< 3) for colour images; the final rounding 1/12. */
+static void test_lossy(tsr_rng *rng)
+{
+    static const int shapes[][3] = {{64, 48, 3}, {1, 1, 1},   {17, 3, 3},
+                                    {33, 29, 4}, {40, 41, 2}, {128, 96, 1}};
+    int bad = 0;
+    for (int si = 0; si < 6; si++)
+        for (int wide = 0; wide <= 1; wide++) {
+            tsr_image img;
+            CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1],
+                                            shapes[si][2], wide ? TSR_U16 : TSR_U8));
+            fill(rng, &img, 1);
+            size_t last_len = 0;
+            double last_mse = -1;
+            for (int k = 0; k < 3; k++) {
+                const float q = k == 0 ? 1.0f / 16 : k == 1 ? 1.0f / 128 : 1.0f / 1024;
+                tsr_j2k_encode_options opt;
+                tsr_j2k_encode_options_init(&opt);
+                opt.lossless = 0;
+                opt.quant_step = q;
+                opt.order = (tsr_j2k_progression)((si + k) % 5);
+                uint8_t *data = NULL;
+                size_t len = 0;
+                tsr_image out = {0};
+                tsr_j2k_result res = {0};
+                tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
+                if (!st)
+                    st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
+                if (!st)
+                    st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels,
+                                         out.depth);
+                if (!st)
+                    st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
+                double se = 0;
+                const size_t n = (size_t)img.width * img.height * img.channels;
+                for (int32_t y = 0; !st && y < img.height; y++)
+                    for (int32_t x = 0; x < img.width * img.channels; x++) {
+                        const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
+                        const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
+                        double d = wide ? (double)((const uint16_t *)(const void *)a)[x] -
+                                              ((const uint16_t *)(const void *)b)[x]
+                                        : (double)a[x] - b[x];
+                        se += d * d;
+                    }
+                const double mse = se / (double)n;
+                const double qabs = (double)q * (wide ? 65536.0 : 256.0);
+                const double bound = (img.channels >= 3 ? 3.0 : 1.0) * qabs * qabs + 1.0 / 12;
+                if (st || res.warnings || mse > bound ||
+                    (k && (len < last_len || mse > last_mse))) {
+                    fprintf(stderr,
+                            "lossy %dx%d c%d %s q 1/%g: %s, %zu bytes, MSE %g (bound %g, "
+                            "previous %g, %zu bytes), warnings %u\n",
+                            img.width, img.height, img.channels, wide ? "16-bit" : "8-bit", 1.0 / q,
+                            st ? tsr_ctx_last_error(g_ctx) : "ok", len, mse, bound, last_mse,
+                            last_len, res.warnings);
+                    bad++;
+                }
+                last_len = len;
+                last_mse = mse;
+                tsr_image_free(g_ctx, &out);
+                tsr_j2k_free(g_ctx, data);
+            }
+            tsr_image_free(g_ctx, &img);
+        }
+    CHECK(bad == 0);
+}
+
+/* Rate control: files at most the target and within 1% of it, decoding without warnings,
+ * errors falling as the rate grows; the same bytes at 1 and 2 threads. */
+static void test_rate(tsr_rng *rng)
+{
+    static const int shapes[][3] = {{256, 192, 3}, {200, 160, 1}, {160, 128, 4}};
+    int bad = 0;
+    for (int si = 0; si < 3; si++) {
+        tsr_image img;
+        CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1], shapes[si][2],
+                                        si == 1 ? TSR_U16 : TSR_U8));
+        /* content like a photograph's: smooth waves of random frequencies, edges, mild noise */
+        const double f1 = 0.02 + 0.1 * tsr_rng_range(rng, 0, 100) / 100.0,
+                     f2 = 0.03 + 0.2 * tsr_rng_range(rng, 0, 100) / 100.0;
+        const double top = si == 1 ? 65535.0 : 255.0;
+        for (int32_t y = 0; y < img.height; y++)
+            for (int32_t x = 0; x < img.width; x++)
+                for (int32_t c = 0; c < img.channels; c++) {
+                    double v = 0.5 + 0.25 * sin(x * f1 + c) * cos(y * f2 - c) +
+                               (x > img.width / 3 && y < img.height / 2 ? 0.15 : 0.0) +
+                               0.02 * (tsr_rng_range(rng, 0, 1000) / 1000.0 - 0.5);
+                    const size_t i = (size_t)x * img.channels + c;
+                    uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
+                    if (si == 1)
+                        ((uint16_t *)(void *)row)[i] = (uint16_t)(v * top);
+                    else
+                        row[i] = (uint8_t)(v * top);
+                }
+        double last_mse = 1e300;
+        for (int k = 0; k < 3; k++) {
+            const double rate = k == 0 ? 0.5 : k == 1 ? 1.0 : 2.0;
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.lossless = 0;
+            opt.quant_step = 1.0f / 1024;
+            opt.rate = rate;
+            opt.container = k == 1 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+            opt.threads = 1 + k % 2;
+            uint8_t *data = NULL;
+            size_t len = 0;
+            tsr_image out = {0};
+            tsr_j2k_result res = {0};
+            tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
+            if (!st)
+                st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
+            if (!st)
+                st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels, out.depth);
+            if (!st)
+                st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
+            double se = 0;
+            const size_t row = (size_t)img.width * img.channels;
+            for (int32_t y = 0; !st && y < img.height; y++)
+                for (size_t x = 0; x < row; x++) {
+                    const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
+                    const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
+                    double d = si == 1 ? (double)((const uint16_t *)(const void *)a)[x] -
+                                             ((const uint16_t *)(const void *)b)[x]
+                                       : (double)a[x] - b[x];
+                    se += d * d;
+                }
+            const double target = rate * img.width * img.height / 8;
+            if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
+                se >= last_mse) {
+                fprintf(stderr,
+                        "rate %g on %dx%d c%d: %s, %zu bytes for %.0f, error %g (before %g), "
+                        "warnings %u\n",
+                        rate, img.width, img.height, img.channels,
+                        st ? tsr_ctx_last_error(g_ctx) : "ok", len, target, se, last_mse,
+                        res.warnings);
+                bad++;
+            }
+            last_mse = se;
+            if (k == 2) { /* thread count does not change the bytes */
+                uint8_t *again = NULL;
+                size_t alen = 0;
+                opt.threads = 3;
+                CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &again, &alen));
+                CHECK(again && alen == len && memcmp(again, data, len) == 0);
+                tsr_j2k_free(g_ctx, again);
+            }
+            tsr_image_free(g_ctx, &out);
+            tsr_j2k_free(g_ctx, data);
+        }
+        tsr_image_free(g_ctx, &img);
+    }
+    CHECK(bad == 0);
+}
+
+static void test_bad_input(void)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 16, 16, 3, TSR_U8));
+    memset(img.data, 7, img.stride * 16);
+    uint8_t *data = (uint8_t *)&img; /* must be cleared on failure */
+    size_t len = 99;
+    tsr_j2k_encode_options opt;
+    struct {
+        const char *what;
+        tsr_status want;
+        void (*edit)(tsr_j2k_encode_options *);
+    } cases[] = {
+        {"lossy step 0", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"3x3 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"128x64 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"2048x2 blocks", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"33 levels", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"order 9", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"JPH", TSR_ERR_UNSUPPORTED, NULL},
+        {"lossless rate", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"negative rate", TSR_ERR_INVALID_ARGUMENT, NULL},
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        tsr_j2k_encode_options_init(&opt);
+        switch (i) {
+        case 0: opt.lossless = 0, opt.quant_step = 0; break;
+        case 1: opt.cblk_width = opt.cblk_height = 3; break;
+        case 2: opt.cblk_width = 128; break;
+        case 3: opt.cblk_width = 2048, opt.cblk_height = 2; break;
+        case 4: opt.levels = 33; break;
+        case 5: opt.order = (tsr_j2k_progression)9; break;
+        case 6: opt.container = TSR_J2K_JPH; break;
+        case 7: opt.rate = 1; break;
+        case 8: opt.lossless = 0, opt.rate = -1; break;
+        }
+        data = (uint8_t *)&img;
+        len = 99;
+        tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
+        if (st != cases[i].want)
+            fprintf(stderr, "bad input '%s': %s (%s)\n", cases[i].what, tsr_status_name(st),
+                    tsr_ctx_last_error(g_ctx));
+        CHECK(st == cases[i].want);
+        CHECK(data == NULL && len == 0);
+        CHECK(strlen(tsr_ctx_last_error(g_ctx)) > 10);
+    }
+    /* images the encoder does not take */
+    tsr_image f;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &f, 8, 8, 1, TSR_F32));
+    CHECK_STATUS(tsr_j2k_encode(g_ctx, &f, NULL, &data, &len), TSR_ERR_UNSUPPORTED);
+    tsr_image_free(g_ctx, &f);
+    tsr_image broken = img;
+    broken.data = NULL;
+    CHECK(tsr_j2k_encode(g_ctx, &broken, NULL, &data, &len) != TSR_OK);
+    broken = img;
+    broken.channels = 5;
+    CHECK(tsr_j2k_encode(g_ctx, &broken, NULL, &data, &len) != TSR_OK);
+    CHECK_STATUS(tsr_j2k_encode(g_ctx, NULL, NULL, &data, &len), TSR_ERR_INVALID_ARGUMENT);
+    /* files: a bad name or a failed encode leaves nothing */
+    char dir[] = "/tmp/tsr_j2k_encode_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.bmp", dir);
+    CHECK_STATUS(tsr_j2k_encode_save(g_ctx, &img, NULL, path, NULL), TSR_ERR_INVALID_ARGUMENT);
+    CHECK(access(path, F_OK) != 0);
+    snprintf(path, sizeof path, "%s/out.jp2", dir);
+    tsr_j2k_encode_options_init(&opt);
+    opt.levels = 40;
+    CHECK_STATUS(tsr_j2k_encode_save(g_ctx, &img, &opt, path, NULL), TSR_ERR_INVALID_ARGUMENT);
+    CHECK(access(path, F_OK) != 0);
+    size_t bytes = 0;
+    CHECK_OK(g_ctx, tsr_j2k_encode_save(g_ctx, &img, NULL, path, &bytes));
+    size_t flen = 0;
+    unsigned char *file = tsr_test_read_file(path, &flen);
+    CHECK(file && flen == bytes && flen > 40 && memcmp(file + 4, "jP  ", 4) == 0);
+    free(file);
+    unlink(path);
+    rmdir(dir);
+    tsr_image_free(g_ctx, &img);
+}
+
+int main(void)
+{
+    g_ctx = tsr_test_reference_ctx();
+    tsr_rng rng;
+    tsr_rng_seed(&rng, 0xe2c0de);
+    test_random(&rng);
+    test_threads(&rng);
+    test_shared_images();
+    test_lossy(&rng);
+    test_rate(&rng);
+    test_bad_input();
+    tsr_ctx_destroy(g_ctx);
+    return tsr_test_finish("test_j2k_encode");
+}
