@@ -298,7 +298,9 @@ static void state_init(bstate *s, tsr_ctx *ctx, tsr_ctx *gctx, tsr_layout *l, in
     memcpy(s->moved->edge_v, l->edge_v, (size_t)l->num_edges * 4);
     s->moved->width = l->width, s->moved->height = l->height, s->moved->has_coordinates = 1;
 #ifdef TSR_HAVE_CUDA
-    if (gctx && tsr__layout_cuda_create(gctx, l, &s->dense.adj, maxP, &s->g) != TSR_OK)
+    tsr__layout_cuda_device dev;
+    if (gctx && (tsr__layout_cuda_device_of(gctx, &dev) != TSR_OK ||
+                 tsr__layout_cuda_create(gctx, &dev, l, &s->dense.adj, maxP, &s->g) != TSR_OK))
         die(gctx, "cuda evaluator");
 #else
     (void)maxP;

@@ -15,7 +15,7 @@
  * (then a seed gives the same drawing on every machine), else the share of the time left after the
  * start layout. With a batch evaluator (the CUDA backend, anneal_batch.c) the proposals of a group
  * are scored in batches and decided by the same steps in the same order, so the drawing is the
- * same. This file runs one chain; anneal_chains.c runs N of them and keeps the best. */
+ * same. This file runs one chain; anneal_team.c runs N of them and keeps the best. */
 #include "layout/anneal_internal.h"
 #include "layout/geometry.h"
 
@@ -369,7 +369,7 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
         a->t_start = sample_scale(a, a->radius0);
         a->t_end = a->t_start * 1e-3;
         if (kind != TSR__BATCH_NONE &&
-            (st = tsr__batch_create(ctx, kind, l, &a->inc.adj, &a->batch)) != TSR_OK)
+            (st = tsr__batch_create(ctx, kind, a->device, l, &a->inc.adj, &a->batch)) != TSR_OK)
             return st;
     }
     a->temperature = a->t_start;
@@ -430,7 +430,8 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
             a->moves_at_best = a->moves;
             a->restarts++;
         }
-        if (tsr__team_group_end(a, budget_fraction(a, tsr__anneal_now() - a->t0), &st) ||
+        if ((a->group_end &&
+             a->group_end(a->group_user, a, budget_fraction(a, tsr__anneal_now() - a->t0), &st)) ||
             st != TSR_OK)
             break;
     }

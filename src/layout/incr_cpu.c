@@ -56,7 +56,7 @@ static size_t max_degree(const tsr__layout_adj *adj, int32_t n)
     return (size_t)d;
 }
 
-static tsr__simd_switch g_simd = TSR__SIMD_SWITCH("TSR_LAYOUT_SCALAR", tsr__incr_cpu_avx2);
+static tsr__simd_switch g_simd = TSR__SIMD_SWITCH(NULL, tsr__incr_cpu_avx2);
 
 int tsr__incr_simd(void)
 {
@@ -119,9 +119,7 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_now)) != TSR_OK ||
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_was)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
-        (st = tsr__count_parallel(
-             ctx, l, inc->count,
-             tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads)) != TSR_OK) {
+        (st = tsr__count_parallel(ctx, l, inc->count, ctx->threads)) != TSR_OK) {
         tsr__incr_release(ctx, inc);
         return st;
     }

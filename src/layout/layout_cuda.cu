@@ -13,6 +13,7 @@
 extern "C" {
 #include "layout/layout_cuda.h"
 }
+#include "layout/layout_count_cuda.cuh"
 #include "layout/layout_cuda_logic.h"
 
 #include <cooperative_groups.h>
@@ -72,17 +73,6 @@ __device__ block_prop block_proposal(const prop_params &pp, const int32_t *prop,
     }
     __syncthreads();
     return q;
-}
-
-/* c(e) for every edge: the seed's Day-22 baseline. */
-__global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
-                             const int *__restrict__ eu, const int *__restrict__ ev, int m,
-                             int *__restrict__ counts)
-{
-    int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= m)
-        return;
-    counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
 }
 
 /* *a merged over the 32 lanes of the warp (every lane calls it; lane 0 ends with the sum). */
@@ -344,6 +334,7 @@ struct tsr__layout_cuda {
     cudaStream_t stream; /* the evaluator's own: chains with one evaluator each run side by side */
     int32_t n, m, max_prop, maxdeg;
     int32_t max_parts; /* the largest cluster of dense parts the device runs (1: none) */
+    int32_t arch, sms; /* the device's (tsr__layout_cuda_device) */
     size_t star_bytes;
     int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
     int32_t *hist;         /* histogram of the base counts, m + 1 */
@@ -368,47 +359,29 @@ struct tsr__layout_cuda {
     uint64_t paths[3];         /* spatial proposals per path, since create */
 };
 
-static tsr_status need_cuda(tsr_ctx *ctx)
+extern "C" tsr_status tsr__layout_cuda_device_of(tsr_ctx *ctx, tsr__layout_cuda_device *out)
 {
+    memset(out, 0, sizeof *out);
     if (!ctx->cuda)
         return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: the context has no CUDA device");
+    out->device = ctx->cuda->device;
+    out->arch = ctx->cuda->arch;
+    out->sms = ctx->cuda->prop.multiProcessorCount;
+    out->smem_per_block = ctx->cuda->prop.sharedMemPerBlockOptin;
     return TSR_OK;
 }
 
-/* The full count's device buffer, kept on the context between calls. */
-static void count_buffer_destroy(tsr_ctx *ctx, void *state)
+/* After every launch on g's stream: the launch's error and, in debug builds (TSR_DEBUG_SYNC), a
+ * synchronisation of the stream, so that a fault is reported against the kernel that caused it
+ * (TSR_CUDA_CHECK_LAUNCH for a stream of the evaluator's own). */
+static cudaError_t launch_error(const tsr__layout_cuda *g)
 {
-    tsr__cuda_buffer_free((tsr__cuda_buffer *)state);
-    tsr__free(ctx, state);
-}
-
-static const tsr__ctx_state_kind count_buffer_kind = {"layout count buffer", count_buffer_destroy};
-
-extern "C" tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts)
-{
-    tsr_status st = need_cuda(ctx);
-    if (st != TSR_OK)
-        return st;
-    int n = l->num_nodes, m = l->num_edges;
-    if (m == 0)
-        return TSR_OK;
-    cudaStream_t s = ctx->cuda->stream;
-    size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)m * 4;
-    tsr__cuda_buffer *b;
-    if ((st = tsr__ctx_state_get(ctx, &count_buffer_kind, sizeof *b, (void **)&b)) != TSR_OK ||
-        (st = tsr__cuda_buffer_reserve(ctx, b, 2 * nb + 3 * mb)) != TSR_OK)
-        return st;
-    void *buf = b->ptr;
-    int *x = (int *)buf, *y = x + (n ? n : 1), *eu = y + (n ? n : 1), *ev = eu + m, *c = ev + m;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(eu, l->edge_u, mb, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(ev, l->edge_v, mb, cudaMemcpyHostToDevice, s));
-    count_kernel<<<(m + 255) / 256, 256, 0, s>>>(x, y, eu, ev, m, c);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "count_kernel");
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(counts, c, mb, cudaMemcpyDeviceToHost, s));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    return TSR_OK;
+    cudaError_t e = cudaGetLastError();
+#ifdef TSR_DEBUG_SYNC
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(g->stream);
+#endif
+    return e;
 }
 
 extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
@@ -458,7 +431,7 @@ static cudaLaunchConfig_t dense_config(tsr_ctx *ctx, const tsr__layout_cuda *g, 
  * clusters unavailable, before sm_90, or a graph too large for one edge per thread). */
 static int32_t dense_max_parts(tsr_ctx *ctx, const tsr__layout_cuda *g)
 {
-    if (ctx->cuda->arch < 90 || g->m > DENSE_THREADS)
+    if (g->arch < 90 || g->m > DENSE_THREADS)
         return 1;
     for (int32_t q = TSR__LCD_MAX_PARTS; q > 1; q /= 2) {
         cudaLaunchAttribute cluster;
@@ -479,25 +452,14 @@ static dev_drawing drawing_of(const tsr__layout_cuda *g)
     return d;
 }
 
-/* Allocation inside create: on failure the half-built evaluator is released. */
-#define CREATE_TRY(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            tsr__free(ctx, counts);                                                                \
-            tsr__layout_cuda_destroy(ctx, g);                                                      \
-            return tsr__cuda_error(ctx, e_, #call, __FILE__, __LINE__);                            \
-        }                                                                                          \
-    } while (0)
-
-extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
-                                              const tsr__layout_adj *adj, int max_proposals,
-                                              tsr__layout_cuda **out)
+extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr__layout_cuda_device *device,
+                                              const tsr_layout *l, const tsr__layout_adj *adj,
+                                              int max_proposals, tsr__layout_cuda **out)
 {
     *out = NULL;
-    tsr_status st = need_cuda(ctx);
-    if (st != TSR_OK)
-        return st;
+    tsr_status st = TSR_OK;
+    if (!device)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: no CUDA device for the evaluator");
     if (max_proposals < 1 || max_proposals > 65535)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: 1 to 65535 proposals per launch");
     const int32_t n = l->num_nodes, m = l->num_edges;
@@ -513,19 +475,24 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     const size_t star_bytes =
         (size_t)(maxdeg ? maxdeg : 1) * TSR__LCD_STAR_ARRAYS * sizeof(int32_t);
     const size_t shared_static = 256 + sizeof(tsr__lcd_spatial_shared) + 32 * sizeof(tsr__lcd_acc);
-    if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
+    if (star_bytes + shared_static > device->smem_per_block)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "layout: a node of degree %d exceeds the CUDA evaluators' shared memory "
                          "(%zu bytes per block)",
-                         (int)maxdeg, (size_t)ctx->cuda->prop.sharedMemPerBlockOptin);
+                         (int)maxdeg, device->smem_per_block);
+    TSR_CUDA_TRY(ctx, cudaSetDevice(device->device));
     tsr__layout_cuda *g;
     int32_t *counts = NULL; /* host: the device's first counts, then the histogram */
+    int32_t *hist = NULL;
+    cudaStream_t s = NULL;
     if ((st = tsr__alloc(ctx, sizeof *g, (void **)&g)) != TSR_OK)
         return st;
     memset(g, 0, sizeof *g);
     g->n = n;
     g->m = m;
     g->max_prop = max_proposals;
+    g->arch = device->arch;
+    g->sms = device->sms;
     g->maxdeg = maxdeg;
     g->star_bytes = star_bytes;
     g->cells_cap = PER_PROP_CELLS;
@@ -535,77 +502,93 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     const size_t pb = (size_t)max_proposals * 3 * 4,
                  ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
     if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK || /* also ec's staging */
-        (st = tsr__alloc(ctx, nb + 4, (void **)&g->adj_off_host)) != TSR_OK) {
-        tsr__free(ctx, counts);
-        tsr__layout_cuda_destroy(ctx, g);
-        return st;
-    }
+        (st = tsr__alloc(ctx, nb + 4, (void **)&g->adj_off_host)) != TSR_OK)
+        goto fail;
     memcpy(g->adj_off_host, adj->offset, (size_t)(n + 1) * 4);
-    CREATE_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-    CREATE_TRY(cudaMalloc((void **)&g->x, nb));
-    CREATE_TRY(cudaMalloc((void **)&g->y, nb));
-    CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->ev, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->adj_off, nb + 4));
-    CREATE_TRY(cudaMalloc((void **)&g->adj_edges, 2 * mb));
-    CREATE_TRY(cudaMalloc((void **)&g->c, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->hist, mb + 4));
-    CREATE_TRY(cudaMalloc((void **)&g->ec, 4 * mb));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
-    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->x, nb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->y, nb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->eu, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->ev, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->adj_off, nb + 4));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->adj_edges, 2 * mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->c, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->hist, mb + 4));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->ec, 4 * mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
     memset(g->hout, 0, ob); /* seq 0: no launch's result */
-    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
-        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<false>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(
-            eval_dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(
-            eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_dense_kernel<false>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_dense_kernel<true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_spatial_kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(probe_kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
     }
     g->max_parts = dense_max_parts(ctx, g);
-    cudaStream_t s = g->stream;
-    CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(
+    s = g->stream;
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
         cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
+        cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
     tsr__lcd_edge_coords(m, l->x, l->y, l->edge_u, l->edge_v, counts);
-    CREATE_TRY(cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaStreamSynchronize(s)); /* before counts is reused */
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s)); /* before counts is reused */
     if (m > 0) {
-        count_kernel<<<(m + 255) / 256, 256, 0, s>>>(g->x, g->y, g->eu, g->ev, m, g->c);
-        CREATE_TRY(cudaGetLastError());
-        CREATE_TRY(cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s));
-        CREATE_TRY(cudaStreamSynchronize(s));
+        if ((st = tsr__layout_cuda_count_on(ctx, s, g->x, g->y, g->eu, g->ev, m, g->c)) != TSR_OK)
+            goto fail;
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
     }
     tsr__score_from_counts(counts, m, &g->score);
     /* the histogram of the counts (each in [0, m - 1]), built in place of them */
-    int32_t *hist = counts;
+    hist = counts;
     {
         int32_t *tmp = NULL;
-        if ((st = tsr__alloc(ctx, mb + 4, (void **)&tmp)) != TSR_OK) {
-            tsr__free(ctx, counts);
-            tsr__layout_cuda_destroy(ctx, g);
-            return st;
-        }
+        if ((st = tsr__alloc(ctx, mb + 4, (void **)&tmp)) != TSR_OK)
+            goto fail;
         memset(tmp, 0, mb + 4);
         for (int32_t e = 0; e < m; e++)
             tmp[counts[e]]++;
         tsr__free(ctx, counts);
         counts = hist = tmp;
     }
-    CREATE_TRY(cudaMemcpyAsync(g->hist, hist, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaStreamSynchronize(s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
+        cudaMemcpyAsync(g->hist, hist, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
     tsr__free(ctx, counts);
     *out = g;
     return TSR_OK;
+fail: /* the half-built evaluator is released */
+    tsr__free(ctx, counts);
+    tsr__layout_cuda_destroy(ctx, g);
+    return st;
 }
 
 extern "C" tsr_layout_score tsr__layout_cuda_score(const tsr__layout_cuda *g)
@@ -747,9 +730,9 @@ static tsr_status launch_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
     if (hist) {
         eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, g->stream>>>(
             drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
+        TSR_CUDA_TRY(ctx, launch_error(g));
     } else {
-        int32_t parts = tsr__lcd_dense_parts(g->m, nprop, ctx->cuda->prop.multiProcessorCount);
+        int32_t parts = tsr__lcd_dense_parts(g->m, nprop, g->sms);
         while (parts > g->max_parts)
             parts /= 2;
         cudaLaunchAttribute cluster;
@@ -767,7 +750,7 @@ extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, 
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
     probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, g->stream>>>(g->pp, next_seq(g),
                                                                                g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
+    TSR_CUDA_TRY(ctx, launch_error(g));
     return wait_results(ctx, g, nprop, 0);
 }
 
@@ -812,11 +795,11 @@ static tsr_status launch_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
                                                        g->rows);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
+        TSR_CUDA_TRY(ctx, launch_error(g));
     }
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(
         drawing_of(g), g->pp, g->dprop, nprop, g->rows, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
+    TSR_CUDA_TRY(ctx, launch_error(g));
     return TSR_OK;
 }
 
@@ -973,7 +956,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
         drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
+    TSR_CUDA_TRY(ctx, launch_error(g));
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++)

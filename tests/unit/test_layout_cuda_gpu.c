@@ -19,7 +19,10 @@ static tsr_status cu_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout
                             int max_proposals, void **out)
 {
     tsr__layout_cuda *g = NULL;
-    tsr_status st = tsr__layout_cuda_create(ctx, l, adj, max_proposals, &g);
+    tsr__layout_cuda_device dev;
+    tsr_status st = tsr__layout_cuda_device_of(ctx, &dev);
+    if (st == TSR_OK)
+        st = tsr__layout_cuda_create(ctx, &dev, l, adj, max_proposals, &g);
     *out = g;
     return st;
 }
@@ -123,8 +126,10 @@ int main(void)
         tsr__layout_adj adj;
         CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
         tsr__layout_cuda *g = NULL;
-        CHECK_STATUS(tsr__layout_cuda_create(ctx, l, &adj, 0, &g), TSR_ERR_INVALID_ARGUMENT);
-        CHECK_OK(ctx, tsr__layout_cuda_create(ctx, l, &adj, 8, &g));
+        tsr__layout_cuda_device dev;
+        CHECK_OK(ctx, tsr__layout_cuda_device_of(ctx, &dev));
+        CHECK_STATUS(tsr__layout_cuda_create(ctx, &dev, l, &adj, 0, &g), TSR_ERR_INVALID_ARGUMENT);
+        CHECK_OK(ctx, tsr__layout_cuda_create(ctx, &dev, l, &adj, 8, &g));
         int32_t node[9], px[9], py[9];
         for (int p = 0; p < 9; p++) {
             node[p] = tsr_rng_range(&r, 0, 19);
