@@ -60,7 +60,8 @@ typedef struct tsr__uphill {
     int seen, taken;
 } tsr__uphill;
 
-/* The next proposal: a node and its target point (draws from a->rng; reads the current drawing
+/* ---- the steps both walks share (anneal_steps.c) ----
+ * The next proposal: a node and its target point (draws from a->rng; reads the current drawing
  * and the hot lists). */
 int32_t tsr__anneal_choose_move(tsr__annealer *a, double radius, int32_t *px, int32_t *py);
 /* Energy change of moving to a drawing with score s in the current phase, given dx, the change
@@ -77,6 +78,12 @@ int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up);
  * the move (the commit itself is the caller's: a->inc must then hold the new drawing). */
 int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s);
 void tsr__anneal_after_commit(tsr__annealer *a, int better);
+/* Makes best_* hold the best drawing (copying the current one when it is the best). */
+void tsr__anneal_settle_best(tsr__annealer *a);
+/* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
+void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
+/* Its per-edge counts. */
+const int32_t *tsr__anneal_best_counts(const tsr__annealer *a);
 
 /* ---- batch evaluators (anneal_batch.c) ----
  * An evaluator holds its own copy of the current drawing and scores up to TSR__BATCH_MAX
@@ -134,10 +141,6 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
 /* Runs the chain's schedule to its end (budget, time, K = 0, or group_end asking it to stop); on
  * return best_* hold its best drawing (also after a failure). */
 tsr_status tsr__anneal_run(tsr__annealer *a);
-/* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
-void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
-/* Its per-edge counts. */
-const int32_t *tsr__anneal_best_counts(const tsr__annealer *a);
 /* Restarts the chain from the drawing (x, y) with per-edge counts `counts` and score s (a sync
  * point's best drawing), which becomes its best; its random stream, temperature and phase stay. */
 tsr_status tsr__anneal_adopt(tsr__annealer *a, const int32_t *x, const int32_t *y,

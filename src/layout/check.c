@@ -1,6 +1,6 @@
 /* Validity of a drawing (layout.h): nodes outside the canvas, coincident nodes, nodes on edges
  * they are not endpoints of, self-loops and duplicate edges; every violation is listed. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

@@ -2,7 +2,7 @@
  * layout.h) and the OpenMP version (each edge against the edges whose bounding boxes meet its
  * own, found in a list sorted by left x: every pair is tested twice, no atomics, same numbers).
  * tsr_layout_evaluate (layout_api.c) runs them on the backend it chose. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

@@ -4,7 +4,7 @@
  * the spatial index's cells along the old segments, the new segments and the new point (the old
  * region reveals crossings that disappear). The visit of the candidates has an AVX2 build
  * (incr_avx2.c, chosen by tsr__incr_simd()) with the same results in the same order. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

@@ -3,7 +3,7 @@
  * TVCG 2019: pairs visited in random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta
  * annealed exponentially), uniform random points, and the repair that moves offending nodes to the
  * nearest valid grid points. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

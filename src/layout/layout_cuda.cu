@@ -1,9 +1,9 @@
-/* CUDA crossing evaluators (layout_cuda.h): the full count of a drawing (one thread per edge over
- * all edges), and a device-resident drawing with its per-edge counts that evaluates P proposals
- * per launch (dense: one block per proposal over all edges, or, for a graph of at most 512 edges
- * on sm_90, a thread-block cluster of up to 8 blocks sharing the proposal's star; spatial: one
- * block per proposal over the grid cells' candidates; full: the seed's baseline, every edge
- * recounted) and returns one score per proposal, then commits an accepted one on the device. The
+/* The CUDA evaluator of proposals (layout_cuda.h): a device-resident drawing with its per-edge
+ * counts that evaluates P proposals per launch (dense: one block per proposal over all edges, or,
+ * for a graph of at most 512 edges on sm_90, a thread-block cluster of up to 8 blocks sharing the
+ * proposal's star; spatial: one block per proposal over the grid cells' candidates; full: every
+ * edge of every proposal's drawing recounted, the baseline the others are measured and tested
+ * against) and returns one score per proposal, then commits an accepted one on the device. The
  * kernels' per-thread bodies and the host cell raster live in layout_cuda_logic.h (__host__
  * __device__), which the CPU test test_layout_device_logic runs phase by phase against the CPU
  * evaluators.

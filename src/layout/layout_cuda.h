@@ -62,8 +62,9 @@ tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t *c
 tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                        const int32_t *node, const int32_t *px, const int32_t *py,
                                        tsr_layout_score *score, uint8_t *invalid);
-/* The baseline with the same outputs: every edge of every proposal's drawing recounted
- * against all m edges (one thread per (proposal, edge)), then reduced like the dense rows. */
+/* The baseline with the same outputs (tests and bench_layout_eval compare the others with it):
+ * every edge of every proposal's drawing recounted against all m edges (one thread per
+ * (proposal, edge)), then reduced like the dense rows. */
 tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                       const int32_t *node, const int32_t *px, const int32_t *py,
                                       tsr_layout_score *score, uint8_t *invalid);
