@@ -199,8 +199,10 @@ static void *chain_main(void *arg)
     t->active--;
     if (st != TSR_OK) /* its drawing may be half updated: no sync point may hand it on */
         stop_all(t);
-    else if (t->active > 0 && t->arrived == t->active)
+    else if (!t->stop && t->active > 0 && t->arrived == t->active)
         complete_barrier(t); /* the others were waiting for this chain only */
+    /* (once stopped, no barrier completes: `arrived` still counts chains that left the last one
+     * on the stop, and a chain may still be adopting from sync_*) */
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
     return NULL;

@@ -95,17 +95,6 @@ void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3]);
  * tests force the overflow and scan paths. */
 tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g, int cells_per_proposal,
                                        int window);
-/* Bench hook: a launch of nprop blocks (1..max_proposals) that evaluate nothing and complete as
- * an evaluation does, waited for as one: the fixed cost of the launch and completion path. */
-tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop);
-/* Bench hook: the device time of one evaluation (dense, or with `full` the full one) of these
- * proposals, as `launches` back-to-back launches captured in a CUDA graph and replayed once
- * after one warm-up replay, timed by events around the replay (us = its time / launches): the
- * kernels as the GPU runs them, without the host's launch calls and waits (METHOD.md's way to
- * time small launches). The scores are not collected; later calls are unaffected. */
-tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop,
-                                      const int32_t *node, const int32_t *px, const int32_t *py,
-                                      int launches, double *us);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
  * move's score, also returned); with counts (may be NULL), also the new per-edge counts (m
  * entries), downloaded behind the commit so that one synchronisation waits for both.
