@@ -13,13 +13,17 @@
  * every waiting chain then restarts from it. The sync points are budget shares, so with a move
  * budget every chain reaches them after the same moves and the run stays deterministic.
  *
- * A chain's context is a copy of the caller's with its own message (a failure is reported with
- * the lowest failing chain's message), a share of the CPU threads (for its evaluator's full count)
- * and the caller's allocator behind a lock, since that allocator need not be thread-safe.
+ * A chain has a context of its own, made from the caller's options (never a copy of the caller's
+ * context: its device and kept states stay the caller's), so its failure message is its own (a
+ * failure is reported with the lowest failing chain's message); it has a share of the CPU threads
+ * (for its evaluator's full count) and the caller's allocator behind a lock, since that allocator
+ * need not be thread-safe. The chains report to the coordinator through the annealer's group_end
+ * callback (anneal.c knows nothing of the team).
  *
  * The CUDA batch walk: the first opt->gpu_chains chains (all by default) hold a CUDA evaluator
- * each, with its own buffers, mapped result words and stream, so their launches and waits run
- * side by side on the one device; the others take the sequential walk on the CPU. Since the
+ * each, on the device facts read once from the caller's context (tsr__layout_cuda_device), with
+ * its own buffers, mapped result words and stream, so their launches and waits run side by side
+ * on the one device; the others take the sequential walk on the CPU. Since the
  * batch walk's trajectory is the sequential walk's, a run gives the same drawing either way. */
 #include "layout/anneal_internal.h"
 

@@ -1,4 +1,4 @@
-/* The optimizer's chains (anneal_chains.c) on the CPU backend: N chains are N one-chain runs
+/* The optimizer's chains (anneal_team.c) on the CPU backend: N chains are N one-chain runs
  * (chain i = seed + i * TSR_LAYOUT_CHAIN_SEED_STEP from the same start, with the phase-1 share
  * of its parity) whose best drawing is
  * kept, lowest chain first among equal scores; deterministic, with sync points too; the batch
