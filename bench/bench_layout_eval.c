@@ -29,7 +29,7 @@
 
 #include "layout/layout_internal.h"
 #ifdef TSR_HAVE_CUDA
-#include "layout/layout_cuda.h"
+#include "bench_layout_eval_cuda.h"
 #endif
 #include "tessera/tessera.h"
 
@@ -240,7 +240,7 @@ static const char *paths_text(const bstate *s)
 
 /* The device time per launch of CUDA_DENSE or CUDA_FULL (k) over `repeats` fresh batches
  * (median): REPLAY_LAUNCHES back-to-back launches replayed from a CUDA graph
- * (tsr__layout_cuda_replay_us). */
+ * (bench_layout_replay_us). */
 enum { REPLAY_LAUNCHES = 20 };
 static tsr_bench_stats device_time(bstate *s, ev k, batch *b, int repeats)
 {
@@ -249,8 +249,8 @@ static tsr_bench_stats device_time(bstate *s, ev k, batch *b, int repeats)
     double *us = malloc(sizeof(double) * (size_t)repeats);
     for (int r = 0; r < repeats; r++) {
         make_batch(s->l, b);
-        if (tsr__layout_cuda_replay_us(s->gctx, s->g, k == CUDA_FULL, b->P, b->node, b->px, b->py,
-                                       REPLAY_LAUNCHES, &us[r]) != TSR_OK)
+        if (bench_layout_replay_us(s->gctx, s->g, k == CUDA_FULL, b->P, b->node, b->px, b->py,
+                                   REPLAY_LAUNCHES, &us[r]) != TSR_OK)
             die(s->gctx, "graph replay");
     }
     tsr_bench_stats_of(us, repeats, &st);
@@ -298,7 +298,9 @@ static void state_init(bstate *s, tsr_ctx *ctx, tsr_ctx *gctx, tsr_layout *l, in
     memcpy(s->moved->edge_v, l->edge_v, (size_t)l->num_edges * 4);
     s->moved->width = l->width, s->moved->height = l->height, s->moved->has_coordinates = 1;
 #ifdef TSR_HAVE_CUDA
-    if (gctx && tsr__layout_cuda_create(gctx, l, &s->dense.adj, maxP, &s->g) != TSR_OK)
+    tsr__layout_cuda_device dev;
+    if (gctx && (tsr__layout_cuda_device_of(gctx, &dev) != TSR_OK ||
+                 tsr__layout_cuda_create(gctx, &dev, l, &s->dense.adj, maxP, &s->g) != TSR_OK))
         die(gctx, "cuda evaluator");
 #else
     (void)maxP;
@@ -454,7 +456,7 @@ int main(int argc, char **argv)
             const int nr = repeats < 64 ? repeats : 64;
             for (int r = -1; r < nr; r++) {
                 const double t0 = tsr_bench_now_us();
-                if (tsr__layout_cuda_probe(s.gctx, s.g, P1) != TSR_OK)
+                if (bench_layout_probe(s.gctx, s.g, P1) != TSR_OK)
                     die(s.gctx, "probe launch");
                 if (r >= 0)
                     us[r] = tsr_bench_now_us() - t0;

@@ -69,9 +69,10 @@ typedef struct tsr_layout_score {
 /* -1, 0, 1 as a is lexicographically better than, equal to, worse than b. */
 int tsr_layout_score_compare(const tsr_layout_score *a, const tsr_layout_score *b);
 
-/* Counts crossings on the context's backend (reference: one thread over pairs; cpu: OpenMP;
- * cuda: one thread per edge). edge_crossings (may be NULL) receives c(e) for every edge. Every
- * backend gives the same numbers. Self-loops cross nothing. */
+/* Counts crossings on the backend asked for (reference: one thread over pairs; cpu: OpenMP;
+ * cuda: one thread per edge; others: TSR_ERR_NO_BACKEND); auto takes the CPU, which finishes one
+ * count of a host drawing before a CUDA start-up would. edge_crossings (may be NULL) receives
+ * c(e) for every edge. Every backend gives the same numbers. Self-loops cross nothing. */
 tsr_status tsr_layout_evaluate(tsr_ctx *ctx, const tsr_layout *layout, tsr_layout_score *score,
                                int32_t *edge_crossings);
 
@@ -141,34 +142,36 @@ typedef struct tsr_layout_optimize_options {
     double save_interval;        /* seconds; default 10 */
     tsr_layout_progress_fn progress;
     void *progress_user;
-    double progress_interval;   /* seconds; default 0.5 */
-    double phase1_fraction;     /* share of the budget for the squared-counts phase of the chains
-                                 * 0, 2, 4, ...; default 0.3 */
-    double phase1_fraction_odd; /* the same share for the chains 1, 3, 5, ...; default 0.02. The
+    double progress_interval; /* seconds; default 0.5 */
+    double phase1_fraction;   /* share of the budget for the squared-counts phase of the chains
+                               * 0, 2, 4, ... (the odd ones: phase1_fraction_odd, below);
+                               * default 0.3 */
+    int spatial;              /* 1 (default): use the uniform-grid index when it pays; 0: dense */
+    /* Independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0 (default): the
+     * context's CPU thread count (1 on the reference backend). All start from the same start
+     * drawing (made with `seed`); from there chain i walks as a one-chain run with seed + i *
+     * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would (an odd chain with phase1_fraction_odd, below, as
+     * its phase1_fraction), so chain 0 is the one-chain run, and max_moves is each chain's budget.
+     * The best drawing over the chains is kept (the lowest chain index among equal scores), so a
+     * seed, a move budget and a chain count give the same drawing however the threads run. */
+    int chains;
+    /* "Go with the winners": 0 (default) none; else, in [0.01, 1), at the budget shares
+     * 1 - k * sync_every above both phase-1 shares (k = 1, 2, ...) every chain waits for the
+     * others, then restarts from the best drawing over the chains, keeping its own random stream,
+     * temperature and phase. Still deterministic at a fixed move budget (chain i is then no longer
+     * a one-chain run). */
+    double sync_every;
+
+    /* ---- Advanced: search tuning. These may change or go between versions; the defaults are
+     * what the library is tuned for. ---- */
+    double phase1_fraction_odd; /* phase1_fraction for the chains 1, 3, 5, ...; default 0.02. The
                                  * two make a portfolio: a long phase 1 suits random dense graphs
                                  * (GD 2025's A6), a short one graphs whose k sits on a few long
                                  * paths through a structure the start layout drew well (A9) */
-    int spatial;                /* 1 (default): use the uniform-grid index when it pays; 0: dense */
-    int chains;        /* independent annealing chains, one thread each, 1..TSR_LAYOUT_MAX_CHAINS; 0
-                        * (default): the context's CPU thread count (1 on the reference backend). All
-                        * start from the same start drawing (made with `seed`); from there chain i walks
-                        * as a one-chain run with seed + i * TSR_LAYOUT_CHAIN_SEED_STEP (mod 2^64) would
-                        * (an odd chain with phase1_fraction_odd as its phase1_fraction), so chain 0 is
-                        * the one-chain run, and max_moves is each chain's budget. The best
-                        * drawing over the chains is kept (the lowest chain index among equal scores), so
-                        * a seed, a move budget and a chain count give the same drawing however the
-                        * threads run. */
-    int gpu_chains;    /* when the search runs its chains' evaluations on a GPU (backend cuda, or
-                        * auto on a dense graph with a GPU present): how many chains, the first ones,
-                        * do so; the others walk on the CPU. 0 (default): every chain. The drawing
-                        * does not depend on it (the GPU walk is the CPU walk, faster) */
-    double sync_every; /* "go with the winners": 0 (default) none; else, in [0.01, 1), at the
-                        * budget shares 1 - k * sync_every above both phase-1 shares (k = 1, 2,
-                        * ...)
-                        * every chain waits for the others, then restarts from the best drawing
-                        * over the chains, keeping its own random stream, temperature and phase.
-                        * Still deterministic at a fixed move budget (chain i is then no longer
-                        * a one-chain run). */
+    int gpu_chains; /* when the search runs its chains' evaluations on a GPU (backend cuda, or
+                     * auto on a dense graph with a GPU present): how many chains, the first ones,
+                     * do so; the others walk on the CPU. 0 (default): every chain. The drawing
+                     * does not depend on it (the GPU walk is the CPU walk, faster) */
 } tsr_layout_optimize_options;
 
 #define TSR_LAYOUT_MAX_CHAINS 1024
@@ -192,7 +195,10 @@ typedef struct tsr_layout_optimize_result {
  * an initial layout as asked, then anneals it; on return `layout` holds the best valid drawing
  * found. Fails with TSR_ERR_LIMIT when the canvas has fewer points than nodes, TSR_ERR_CORRUPT for
  * self-loops (no valid drawing exists), TSR_ERR_INTERRUPTED when the progress callback asked to
- * stop (layout still holds the best drawing). result may be NULL. */
+ * stop (layout still holds the best drawing). result may be NULL. Backends: reference, cpu,
+ * cuda (every chain's proposals scored in batches on a CUDA evaluator of its own, see gpu_chains);
+ * auto takes cuda for a dense graph (mean degree >= 8 and degree x edges >= 20,000) where a GPU
+ * can be used, else the CPU; every backend gives the same drawing at a fixed move budget. */
 tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *layout,
                                const tsr_layout_optimize_options *opt,
                                tsr_layout_optimize_result *result);

@@ -16,19 +16,14 @@
 
 #include "core/checked.h"
 
-#ifdef TSR_HAVE_CUDA
-#include "layout/layout_cuda.h"
-#endif
-
 #include <string.h>
 
 struct tsr__batch_eval {
     tsr__batch_kind kind;
-    tsr_layout *copy; /* CPU kind: the evaluator's own drawing */
-    tsr__incr inc;    /* CPU kind: its incremental state */
-#ifdef TSR_HAVE_CUDA
+    tsr_layout *copy;    /* CPU kind: the evaluator's own drawing */
+    tsr__incr inc;       /* CPU kind: its incremental state */
     tsr__layout_cuda *g; /* CUDA kind */
-#endif
+    const tsr__layout_cuda_device *device;
     int32_t *counts; /* the evaluator's counts after a commit (m entries) */
     tsr__batch_stats stats;
     /* proposals per call: about two per expected acceptance, from the last window's rate */
@@ -51,10 +46,8 @@ static void release_evaluator(tsr_ctx *ctx, tsr__batch_eval *b)
     tsr__incr_release(ctx, &b->inc);
     tsr_layout_free(ctx, b->copy);
     b->copy = NULL;
-#ifdef TSR_HAVE_CUDA
     tsr__layout_cuda_destroy(ctx, b->g);
     b->g = NULL;
-#endif
 }
 
 static tsr_status load_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, const tsr_layout *l,
@@ -65,15 +58,11 @@ static tsr_status load_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, const tsr_lay
         tsr_status st = tsr_layout_clone(ctx, l, &b->copy);
         return st != TSR_OK ? st : tsr__incr_init(ctx, &b->inc, b->copy, 1);
     }
-#ifdef TSR_HAVE_CUDA
-    if (b->kind == TSR__BATCH_CUDA)
-        return tsr__layout_cuda_create(ctx, l, adj, TSR__BATCH_MAX, &b->g);
-#endif
-    (void)adj;
-    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: no batch evaluator of this kind here");
+    return tsr__layout_cuda_create(ctx, b->device, l, adj, TSR__BATCH_MAX, &b->g);
 }
 
-tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layout *l,
+tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind,
+                             const tsr__layout_cuda_device *device, const tsr_layout *l,
                              const tsr__layout_adj *adj, tsr__batch_eval **out)
 {
     tsr__batch_eval *b = NULL;
@@ -83,6 +72,7 @@ tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layou
         return st;
     memset(b, 0, sizeof *b);
     b->kind = kind;
+    b->device = device;
     b->want = 16;
     size_t bytes = 0;
     if (!tsr__size_mul(l->num_edges ? (size_t)l->num_edges : 1, sizeof(int32_t), &bytes))
@@ -125,7 +115,6 @@ static tsr_status evaluate(tsr_ctx *ctx, tsr__batch_eval *b, int n, int64_t targ
 {
     b->stats.calls++;
     b->stats.scored += (uint64_t)n;
-#ifdef TSR_HAVE_CUDA
     if (b->kind == TSR__BATCH_CUDA) {
         tsr__layout_cuda_set_target(b->g, target);
         tsr_status st = tsr__layout_cuda_eval_dense(ctx, b->g, n, b->snode, b->spx, b->spy,
@@ -134,8 +123,6 @@ static tsr_status evaluate(tsr_ctx *ctx, tsr__batch_eval *b, int n, int64_t targ
             b->dx[i] = tsr__layout_cuda_excess_change(b->g, i);
         return st;
     }
-#endif
-    (void)ctx;
     for (int i = 0; i < n; i++) {
         b->invalid[i] = !tsr__incr_propose(&b->inc, b->snode[i], b->spx[i], b->spy[i]);
         if (!b->invalid[i]) {
@@ -154,12 +141,9 @@ static tsr_status commit_evaluator(tsr_ctx *ctx, tsr__batch_eval *b, int32_t v, 
 {
     tsr_layout_score s = {0, 0, 0, 0};
     tsr_status st = TSR_OK;
-#ifdef TSR_HAVE_CUDA
-    if (b->kind == TSR__BATCH_CUDA) {
+    if (b->kind == TSR__BATCH_CUDA)
         st = tsr__layout_cuda_commit(ctx, b->g, v, x, y, &s, b->counts);
-    }
-#endif
-    if (b->kind == TSR__BATCH_CPU) {
+    else {
         if (!tsr__incr_propose(&b->inc, v, x, y))
             return tsr__fail(ctx, TSR_ERR_INTERNAL, "layout: batch commit of an invalid move");
         s = b->inc.pscore;

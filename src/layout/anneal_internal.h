@@ -1,23 +1,34 @@
-/* The annealer's state and the steps shared by its two walks (not installed): anneal.c runs one
- * chain's search and the sequential walk (one proposal scored and decided at a time on the CPU
- * incremental evaluator); anneal_batch.c the batch walk (P proposals scored in one call of a
- * batch evaluator against the unchanged base, then decided in order by the same steps);
- * anneal_chains.c the optimizer: N chains on N threads and the coordinator. */
+/* The annealer's state and its files (not installed), each calling only the ones below it:
+ *   anneal_team.c   the optimizer's chains: N chains on N threads and the coordinator;
+ *   anneal.c        one chain's search and the sequential walk (one proposal scored and decided
+ *                   at a time on the CPU incremental evaluator);
+ *   anneal_batch.c  the batch walk (P proposals scored in one call of a batch evaluator against
+ *                   the unchanged base, then decided in order by the same steps);
+ *   anneal_steps.c  the steps both walks share: drawing a proposal, its energy, the Metropolis
+ *                   decision, the bookkeeping of a commit.
+ * A chain reports to its coordinator through the group_end callback it was given. */
 #ifndef TSR_LAYOUT_ANNEAL_INTERNAL_H
 #define TSR_LAYOUT_ANNEAL_INTERNAL_H
 
+#include "layout/layout_cuda.h"
 #include "layout/layout_internal.h"
 
 typedef struct tsr__batch_eval tsr__batch_eval;
-typedef struct tsr__team tsr__team;
+typedef struct tsr__annealer tsr__annealer;
+
+/* Called by a chain after every group of proposals with the share of its budget used (its
+ * coordinator publishes the chain's state, serves requests, holds sync points there); returns
+ * nonzero when the chain is to stop, a failure in *st. */
+typedef int (*tsr__anneal_group_end_fn)(void *user, tsr__annealer *a, double frac, tsr_status *st);
 
 /* One annealing chain: its own drawing, evaluator state, random stream and schedule. */
-typedef struct tsr__annealer {
-    tsr_ctx *ctx;  /* the chain's own context (anneal_chains.c): its errors stay its own */
+struct tsr__annealer {
+    tsr_ctx *ctx;  /* the chain's own context (anneal_team.c): its errors stay its own */
     tsr_layout *l; /* the chain's drawing (annealed in place) */
     const tsr_layout_optimize_options *opt;
-    tsr__team *team; /* the chains of the run; index: this chain's place among them */
-    int index;
+    const tsr__layout_cuda_device *device; /* the GPU of a CUDA batch evaluator */
+    tsr__anneal_group_end_fn group_end;    /* NULL: none */
+    void *group_user;
     tsr__incr inc; /* the current drawing; the batch walk keeps it equal to the evaluator's */
     tsr__rng rng;
     /* best drawing: held in best_* unless cur_is_best (then the current drawing is it) */
@@ -28,7 +39,7 @@ typedef struct tsr__annealer {
     double anneal_start; /* seconds after t0 when the search began (after the start layout) */
     uint64_t moves, accepted, restarts, moves_at_best;
     int phase;
-    double phase1; /* this chain's phase-1 share of the budget (anneal_chains.c: by its index) */
+    double phase1; /* this chain's phase-1 share of the budget (anneal_team.c: by its index) */
     double temperature;
     /* the schedule (fixed at init) */
     int can_move; /* the drawing has a node to move, an edge, and a free point */
@@ -42,14 +53,15 @@ typedef struct tsr__annealer {
     int32_t hot_edge;             /* that hot edge, -1 when none */
     int across;                   /* pick_node chose a crosser's endpoint: move it across */
     tsr__batch_eval *batch;       /* NULL: every group of proposals takes the sequential walk */
-} tsr__annealer;
+};
 
 /* The uphill proposals of a group of proposals, for the phase-2 temperature's adaptation. */
 typedef struct tsr__uphill {
     int seen, taken;
 } tsr__uphill;
 
-/* The next proposal: a node and its target point (draws from a->rng; reads the current drawing
+/* ---- the steps both walks share (anneal_steps.c) ----
+ * The next proposal: a node and its target point (draws from a->rng; reads the current drawing
  * and the hot lists). */
 int32_t tsr__anneal_choose_move(tsr__annealer *a, double radius, int32_t *px, int32_t *py);
 /* Energy change of moving to a drawing with score s in the current phase, given dx, the change
@@ -66,6 +78,12 @@ int tsr__anneal_metropolis(tsr__annealer *a, double d, tsr__uphill *up);
  * the move (the commit itself is the caller's: a->inc must then hold the new drawing). */
 int tsr__anneal_before_commit(tsr__annealer *a, const tsr_layout_score *s);
 void tsr__anneal_after_commit(tsr__annealer *a, int better);
+/* Makes best_* hold the best drawing (copying the current one when it is the best). */
+void tsr__anneal_settle_best(tsr__annealer *a);
+/* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
+void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
+/* Its per-edge counts. */
+const int32_t *tsr__anneal_best_counts(const tsr__annealer *a);
 
 /* ---- batch evaluators (anneal_batch.c) ----
  * An evaluator holds its own copy of the current drawing and scores up to TSR__BATCH_MAX
@@ -92,8 +110,9 @@ typedef struct tsr__batch_stats {
 } tsr__batch_stats;
 
 /* Creates an evaluator of kind (not NONE) on a copy of l (which must be valid; adj is its
- * adjacency). */
-tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind, const tsr_layout *l,
+ * adjacency); the CUDA kind on `device`. */
+tsr_status tsr__batch_create(tsr_ctx *ctx, tsr__batch_kind kind,
+                             const tsr__layout_cuda_device *device, const tsr_layout *l,
                              const tsr__layout_adj *adj, tsr__batch_eval **out);
 /* b may be NULL. */
 void tsr__batch_destroy(tsr_ctx *ctx, tsr__batch_eval *b);
@@ -119,32 +138,24 @@ double tsr__anneal_now(void);
  * random stream seeded with `seed`, the schedule's start (which draws from that stream) and,
  * unless kind is NONE, a batch evaluator. a->ctx, team, index, opt and t0 are the caller's. */
 tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr__batch_kind kind);
-/* Runs the chain's schedule to its end (budget, time, K = 0, or tsr__team_group_end asking it to
- * stop); on return best_* hold its best drawing (also after a failure). */
+/* Runs the chain's schedule to its end (budget, time, K = 0, or group_end asking it to stop); on
+ * return best_* hold its best drawing (also after a failure). */
 tsr_status tsr__anneal_run(tsr__annealer *a);
-/* The chain's best drawing now: best_* or, while the walk sits on it, the current drawing. */
-void tsr__anneal_best_coords(const tsr__annealer *a, const int32_t **x, const int32_t **y);
-/* Its per-edge counts. */
-const int32_t *tsr__anneal_best_counts(const tsr__annealer *a);
 /* Restarts the chain from the drawing (x, y) with per-edge counts `counts` and score s (a sync
  * point's best drawing), which becomes its best; its random stream, temperature and phase stay. */
 tsr_status tsr__anneal_adopt(tsr__annealer *a, const int32_t *x, const int32_t *y,
                              const int32_t *counts, const tsr_layout_score *s);
 void tsr__anneal_release(tsr__annealer *a);
 
-/* anneal_chains.c: called by a chain after every group of proposals, with the share of its
- * budget used: publishes its state to the coordinator, serves its requests and, at a sync point,
- * waits for the other chains and adopts the best drawing (a failure there in *st); returns
- * nonzero when the chain is to stop. */
-int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st);
-
-/* Runs the optimizer with the given batch evaluator kind (tsr_layout_optimize picks it from the
- * context's backend); every kind gives the same drawing at a fixed move budget. With the CUDA
- * kind the first opt->gpu_chains chains (0: all) hold a GPU evaluator each; the others take the
- * sequential walk (the same trajectory: see anneal_chains.c). stats (may be NULL): summed over
- * the chains. */
-tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
-                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
-                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats);
+/* ---- the optimizer's chains (anneal_team.c) ----
+ * Runs tsr_layout_optimize on the backend layout_api.c chose (the reference backend: one chain
+ * by default and one thread per full count) with the given batch evaluator kind; every kind gives
+ * the same drawing at a fixed move budget. With the CUDA kind the first opt->gpu_chains chains (0:
+ * all) hold a GPU evaluator each on the context's device; the others take the sequential walk
+ * (the same trajectory: see anneal_team.c). opt must be valid (layout_api.c checks it). stats
+ * (may be NULL): summed over the chains. */
+tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
+                                tsr_backend backend, tsr__batch_kind kind,
+                                tsr_layout_optimize_result *result, tsr__batch_stats *stats);
 
 #endif

@@ -3,7 +3,7 @@
  * first `capacity` are listed. The work is O((n + m) log n) plus, for edges that are neither
  * vertical nor degenerate, the nodes in their x range: a drawing without coordinates, whose
  * edges are all degenerate, costs no more than its sort however many pairs it counts. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

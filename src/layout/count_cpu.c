@@ -1,10 +1,9 @@
 /* Full crossing counts on the CPU: the single-threaded reference (pairs e < f, the definition in
  * layout.h) and the OpenMP version (each edge against the edges whose bounding boxes meet its
  * own, found in a list sorted by left x: every pair is tested twice, no atomics, same numbers).
- * tsr_layout_evaluate dispatches on the context's backend. */
-#include "layout/geometry.h"
+ * tsr_layout_evaluate (layout_api.c) runs them on the backend it chose. */
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
-#include "layout/layout_cuda.h"
 
 #include "core/checked.h"
 
@@ -124,34 +123,4 @@ void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *
         sum += c;
     }
     s->C = sum / 2;
-}
-
-tsr_status tsr_layout_evaluate(tsr_ctx *ctx, const tsr_layout *l, tsr_layout_score *score,
-                               int32_t *edge_crossings)
-{
-    tsr_status st = tsr__enter(ctx);
-    if (st != TSR_OK)
-        return st;
-    if (!l || !score)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to evaluate");
-    int32_t *counts = edge_crossings;
-    size_t bytes;
-    if (!tsr__size_mul(l->num_edges ? (size_t)l->num_edges : 1, sizeof(int32_t), &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: too many edges");
-    if (!counts && (st = tsr__alloc(ctx, bytes, (void **)&counts)) != TSR_OK)
-        return st;
-    switch (tsr_ctx_backend(ctx)) {
-    case TSR_BACKEND_REFERENCE: tsr__count_reference(l, counts); break;
-#ifdef TSR_HAVE_CUDA
-    case TSR_BACKEND_CUDA: st = tsr__layout_cuda_count(ctx, l, counts); break;
-#endif
-    default: /* cpu; OpenCL has no layout kernels: the CPU path gives the same numbers */
-        st = tsr__count_parallel(ctx, l, counts, ctx->threads);
-        break;
-    }
-    if (st == TSR_OK)
-        tsr__score_from_counts(counts, l->num_edges, score);
-    if (counts != edge_crossings)
-        tsr__free(ctx, counts);
-    return st;
 }

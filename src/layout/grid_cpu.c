@@ -1,18 +1,12 @@
 /* Uniform-grid spatial index over the edges (layout_internal.h): conservative segment raster,
  * fixed-capacity cells with a typed overflow reason, generation-stamped candidate lists. */
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
 
 #include <math.h>
 #include <string.h>
-
-/* floor(a / b) for b > 0. */
-static inline int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
 
 /* The column or row of canvas coordinate v in [0, 2^31): v / cell by the reciprocal set up in
  * tsr__grid_build. With l = ceil(log2 cell) and mul = ceil(2^(32+l) / cell) = (2^(32+l) + e) /
@@ -109,9 +103,9 @@ static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax
     int64_t yq = 0, yr = 0, sq = 0, sr = 0;
     if (cb > c0) {
         const int64_t n = dy * ((c0 + 1) * s - ax), st = dy * s;
-        yq = floor_div(n, dx);
+        yq = tsr__floor_div(n, dx);
         yr = n - yq * dx;
-        sq = floor_div(st, dx);
+        sq = tsr__floor_div(st, dx);
         sr = st - sq * dx;
     }
     int64_t fl = ay, cl = ay; /* floor and ceil of y at the column's left edge */

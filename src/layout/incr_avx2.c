@@ -15,7 +15,7 @@
  * deltas and every score are the scalar visit's. Built for x86-64 with GCC or clang; elsewhere
  * stubs that incr_cpu.c never calls (tsr__incr_cpu_avx2() is 0). */
 #include "core/target.h"
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

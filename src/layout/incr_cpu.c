@@ -4,7 +4,7 @@
  * the spatial index's cells along the old segments, the new segments and the new point (the old
  * region reveals crossings that disappear). The visit of the candidates has an AVX2 build
  * (incr_avx2.c, chosen by tsr__incr_simd()) with the same results in the same order. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
@@ -119,9 +119,7 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_now)) != TSR_OK ||
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_was)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
-        (st = tsr__count_parallel(
-             ctx, l, inc->count,
-             tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads)) != TSR_OK) {
+        (st = tsr__count_parallel(ctx, l, inc->count, ctx->threads)) != TSR_OK) {
         tsr__incr_release(ctx, inc);
         return st;
     }

@@ -3,7 +3,7 @@
  * TVCG 2019: pairs visited in random order, step min(1, w_ij * eta) with w_ij = d_ij^-2 and eta
  * annealed exponentially), uniform random points, and the repair that moves offending nodes to the
  * nearest valid grid points. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
@@ -343,10 +343,10 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
 }
 
 /* Score of the drawing as it stands (valid or not: crossings are defined either way). */
-static tsr_status score_of(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, tsr_layout_score *s)
+static tsr_status score_of(tsr_ctx *ctx, int threads, const tsr_layout *l, int32_t *counts,
+                           tsr_layout_score *s)
 {
-    tsr_status st = tsr__count_parallel(
-        ctx, l, counts, tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : ctx->threads);
+    tsr_status st = tsr__count_parallel(ctx, l, counts, threads);
     tsr__score_from_counts(counts, l->num_edges, s);
     return st;
 }
@@ -374,8 +374,8 @@ static int some_edge_above(const tsr_layout *l, int64_t bound)
 
 /* The generated start: the stress layout, or the stress layout with the long chains set aside
  * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored. */
-static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t seed, int32_t *counts,
-                                  tsr_layout **out, tsr_layout_score *score)
+static tsr_status generated_start(tsr_ctx *ctx, int threads, const tsr_layout *l, uint64_t seed,
+                                  int32_t *counts, tsr_layout **out, tsr_layout_score *score)
 {
     tsr_layout *s = NULL, *c = NULL;
     tsr_layout_score chains;
@@ -384,11 +384,11 @@ static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t se
     if ((st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
         (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
         (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
-        (st = score_of(ctx, s, counts, score)) == TSR_OK &&
+        (st = score_of(ctx, threads, s, counts, score)) == TSR_OK &&
         (st = tsr_layout_clone(ctx, l, &c)) == TSR_OK &&
         (st = tsr__init_stress_chains(ctx, c, seed, &found)) == TSR_OK && found &&
         (st = tsr_layout_repair(ctx, c, NULL)) == TSR_OK &&
-        (st = score_of(ctx, c, counts, &chains)) == TSR_OK &&
+        (st = score_of(ctx, threads, c, counts, &chains)) == TSR_OK &&
         tsr_layout_score_compare(&chains, score) < 0) {
         tsr_layout *t = s;
         s = c;
@@ -409,19 +409,19 @@ static tsr_status generated_start(tsr_ctx *ctx, const tsr_layout *l, uint64_t se
  * (not at all when a probed edge already has more crossings than the generated start's K) and
  * repaired (which can take long on a crowded input) only when it still wins; then it must win
  * again after repair. */
-static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *repaired)
+static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int threads, int *repaired)
 {
     tsr_layout *s = NULL;
     int32_t *counts = NULL;
     tsr_layout_score keep, gen;
     tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
                                (void **)&counts);
-    if (st == TSR_OK && (st = generated_start(ctx, l, seed, counts, &s, &gen)) == TSR_OK) {
+    if (st == TSR_OK && (st = generated_start(ctx, threads, l, seed, counts, &s, &gen)) == TSR_OK) {
         int take = !l->has_coordinates || some_edge_above(l, gen.K);
-        if (!take && (st = score_of(ctx, l, counts, &keep)) == TSR_OK) {
+        if (!take && (st = score_of(ctx, threads, l, counts, &keep)) == TSR_OK) {
             if (tsr_layout_score_compare(&keep, &gen) < 0 &&
                 (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
-                st = score_of(ctx, l, counts, &keep);
+                st = score_of(ctx, threads, l, counts, &keep);
             take = st == TSR_OK && tsr_layout_score_compare(&gen, &keep) < 0;
         }
         if (st == TSR_OK && take) {
@@ -437,12 +437,12 @@ static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *re
 }
 
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
-                             int *repaired)
+                             int threads, int *repaired)
 {
     if (!l->has_coordinates && init == TSR_LAYOUT_INIT_KEEP)
         init = TSR_LAYOUT_INIT_AUTO;
     if (init == TSR_LAYOUT_INIT_AUTO)
-        return start_auto(ctx, l, seed, repaired); /* valid on success */
+        return start_auto(ctx, l, seed, threads, repaired); /* valid on success */
     tsr_status st = TSR_OK;
     if (init == TSR_LAYOUT_INIT_STRESS)
         st = tsr__init_stress(ctx, l, seed);

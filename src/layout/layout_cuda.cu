@@ -1,19 +1,15 @@
-/* CUDA crossing evaluators (layout_cuda.h): the full count of a drawing (one thread per edge over
- * all edges), and a device-resident drawing with its per-edge counts that evaluates P proposals
- * per launch (dense: one block per proposal over all edges, or, for a graph of at most 512 edges
- * on sm_90, a thread-block cluster of up to 8 blocks sharing the proposal's star; spatial: one
- * block per proposal over the grid cells' candidates; full: the seed's baseline, every edge
- * recounted) and returns one score per proposal, then commits an accepted one on the device. The
+/* The CUDA evaluator of proposals (layout_cuda.h): a device-resident drawing with its per-edge
+ * counts that evaluates P proposals per launch (dense: one block per proposal over all edges, or,
+ * for a graph of at most 512 edges on sm_90, a thread-block cluster of up to 8 blocks sharing the
+ * proposal's star; spatial: one block per proposal over the grid cells' candidates; full: every
+ * edge of every proposal's drawing recounted, the baseline the others are measured and tested
+ * against) and returns one score per proposal, then commits an accepted one on the device. The
  * kernels' per-thread bodies and the host cell raster live in layout_cuda_logic.h (__host__
  * __device__), which the CPU test test_layout_device_logic runs phase by phase against the CPU
  * evaluators.
  * Status and measurements: bench/notes/layout.md, bench/results/layout-eval-h200-2026-11-29.md. */
-#include "cuda/cuda_internal.cuh"
-
-extern "C" {
-#include "layout/layout_cuda.h"
-}
-#include "layout/layout_cuda_logic.h"
+#include "layout/layout_count_cuda.cuh"
+#include "layout/layout_cuda_eval.cuh"
 
 #include <cooperative_groups.h>
 #include <string.h>
@@ -36,17 +32,6 @@ struct dev_drawing {
     const int32_t *eu, *ev, *adj_off, *adj_edges;
     int32_t *c; /* per-edge counts of the base */
     int32_t m;
-};
-
-/* The first PARAM_PROPS proposals of a launch travel in its parameters (the constant bank: no
- * read of host memory on the kernel's critical path), with the node's run in the adjacency (so
- * the star's first load is its edges, not the offsets); the rest are read from the mapped
- * proposal array (node[nprop], px[nprop], py[nprop]) and their runs from the device offsets. */
-enum { PARAM_PROPS = 64 };
-struct prop_params {
-    int32_t node[PARAM_PROPS], px[PARAM_PROPS], py[PARAM_PROPS];
-    int32_t off[PARAM_PROPS], deg[PARAM_PROPS]; /* adj_edges[off .. off + deg) of node */
-    int32_t target; /* the excess target of every accumulator (tsr__layout_cuda_set_target) */
 };
 
 /* A proposal as a block reads it: node v to (px, py); v's incident edges are
@@ -72,83 +57,6 @@ __device__ block_prop block_proposal(const prop_params &pp, const int32_t *prop,
     }
     __syncthreads();
     return q;
-}
-
-/* c(e) for every edge: the seed's Day-22 baseline. */
-__global__ void count_kernel(const int *__restrict__ x, const int *__restrict__ y,
-                             const int *__restrict__ eu, const int *__restrict__ ev, int m,
-                             int *__restrict__ counts)
-{
-    int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= m)
-        return;
-    counts[e] = tsr__lcd_count_edge(e, x, y, eu, ev, m, -1, 0, 0);
-}
-
-/* *a merged over the 32 lanes of the warp (every lane calls it; lane 0 ends with the sum). */
-__device__ void warp_merge(tsr__lcd_acc *a)
-{
-    for (int o = 16; o > 0; o >>= 1) {
-        tsr__lcd_acc b;
-        b.dphi = __shfl_down_sync(0xffffffffu, a->dphi, o);
-        b.dsum = __shfl_down_sync(0xffffffffu, a->dsum, o);
-        b.dx = __shfl_down_sync(0xffffffffu, a->dx, o);
-        b.k = __shfl_down_sync(0xffffffffu, a->k, o);
-        b.nk = __shfl_down_sync(0xffffffffu, a->nk, o);
-        b.t = a->t;
-        tsr__lcd_acc_merge(a, &b);
-    }
-}
-
-/* Phase 4: block reduction of the threads' accumulators (each warp's by shuffles, then the warps'
- * sums by warp 0's shuffles); thread 0 writes *out, then, after a system-scope fence, out->seq =
- * seq (the host polls it: wait_results). Every thread of the block calls it (blockDim a multiple
- * of 32, at most 1024). */
-__device__ void block_reduce_write(tsr__lcd_acc a, const int *invalid, int path, uint32_t seq,
-                                   tsr__lcd_out *out)
-{
-    __shared__ tsr__lcd_acc warp_acc[32];
-    warp_merge(&a);
-    if ((threadIdx.x & 31) == 0)
-        warp_acc[threadIdx.x >> 5] = a;
-    __syncthreads();
-    if (threadIdx.x >= 32)
-        return;
-    if (threadIdx.x < (blockDim.x >> 5))
-        a = warp_acc[threadIdx.x];
-    else
-        tsr__lcd_acc_init(&a, a.t); /* the merge's identity */
-    warp_merge(&a);
-    if (threadIdx.x == 0) {
-        tsr__lcd_out r;
-        r.dphi = a.dphi;
-        r.dsum = a.dsum;
-        r.dx = a.dx;
-        r.k = a.k;
-        r.nk = a.nk;
-        r.invalid = *invalid;
-        r.path = path;
-        r.seq = 0; /* never a launch's number */
-        *out = r;  /* mapped host memory */
-        __threadfence_system();
-        *(volatile uint32_t *)&out->seq = seq;
-    }
-}
-
-/* A launch with nothing to evaluate: each block only completes (block_reduce_write), so that the
- * benchmark can time the launch and completion path alone (tsr__layout_cuda_probe). It takes the
- * dense launch's parameter block and shared memory, so that its launch costs what that one's
- * does. */
-__global__ void probe_kernel(const __grid_constant__ prop_params pp, uint32_t seq,
-                             tsr__lcd_out *out)
-{
-    __shared__ int invalid;
-    if (threadIdx.x == 0)
-        invalid = 0;
-    __syncthreads();
-    tsr__lcd_acc a;
-    tsr__lcd_acc_init(&a, pp.target);
-    block_reduce_write(a, &invalid, 0, seq, out + blockIdx.x);
 }
 
 /* The block's star in dynamic shared memory (TSR__LCD_STAR_ARRAYS arrays of the graph's maximum
@@ -340,75 +248,29 @@ __global__ void full_reduce_kernel(dev_drawing d, const __grid_constant__ prop_p
 
 } // namespace
 
-struct tsr__layout_cuda {
-    cudaStream_t stream; /* the evaluator's own: chains with one evaluator each run side by side */
-    int32_t n, m, max_prop, maxdeg;
-    int32_t max_parts; /* the largest cluster of dense parts the device runs (1: none) */
-    size_t star_bytes;
-    int32_t *x, *y, *ec, *eu, *ev, *adj_off, *adj_edges, *c;
-    int32_t *hist;         /* histogram of the base counts, m + 1 */
-    prop_params pp;        /* the first PARAM_PROPS proposals of one launch, passed as parameters */
-    int32_t *adj_off_host; /* the adjacency's offsets (n + 1): pp's runs */
-    int32_t *hprop;        /* mapped host memory: node, px, py of one launch (3 x nprop) */
-    int32_t *dprop;        /* its device address */
-    tsr__lcd_out *hout;    /* mapped host memory: one result per proposal, written by the kernels */
-    tsr__lcd_out *dout;    /* its device address */
-    int32_t *hcounts;      /* pinned host memory (m): the counts a commit downloads */
-    uint32_t seq;          /* the last launch's sequence number (never 0): tsr__lcd_out.seq */
-    tsr_layout_score score; /* the base's */
-    int32_t *rows;          /* full evaluation: max_prop x m (allocated on first use) */
-    /* spatial (allocated on first use) */
-    int32_t *grid_count, *grid_items, *cells;
-    size_t grid_cells, grid_cap;
-    uint64_t grid_version;
-    int grid_uploaded;
-    unsigned *stamp; /* max_prop x m */
-    unsigned gen;
-    int32_t cells_cap, window; /* tsr__layout_cuda_set_limits */
-    uint64_t paths[3];         /* spatial proposals per path, since create */
-};
-
-static tsr_status need_cuda(tsr_ctx *ctx)
+extern "C" tsr_status tsr__layout_cuda_device_of(tsr_ctx *ctx, tsr__layout_cuda_device *out)
 {
+    memset(out, 0, sizeof *out);
     if (!ctx->cuda)
         return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: the context has no CUDA device");
+    out->device = ctx->cuda->device;
+    out->arch = ctx->cuda->arch;
+    out->sms = ctx->cuda->prop.multiProcessorCount;
+    out->smem_per_block = ctx->cuda->prop.sharedMemPerBlockOptin;
     return TSR_OK;
 }
 
-/* The full count's device buffer, kept on the context between calls. */
-static void count_buffer_destroy(tsr_ctx *ctx, void *state)
+/* After every launch on g's stream: the launch's error and, in debug builds (TSR_DEBUG_SYNC), a
+ * synchronisation of the stream, so that a fault is reported against the kernel that caused it
+ * (TSR_CUDA_CHECK_LAUNCH for a stream of the evaluator's own). */
+static cudaError_t launch_error(const tsr__layout_cuda *g)
 {
-    tsr__cuda_buffer_free((tsr__cuda_buffer *)state);
-    tsr__free(ctx, state);
-}
-
-static const tsr__ctx_state_kind count_buffer_kind = {"layout count buffer", count_buffer_destroy};
-
-extern "C" tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts)
-{
-    tsr_status st = need_cuda(ctx);
-    if (st != TSR_OK)
-        return st;
-    int n = l->num_nodes, m = l->num_edges;
-    if (m == 0)
-        return TSR_OK;
-    cudaStream_t s = ctx->cuda->stream;
-    size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)m * 4;
-    tsr__cuda_buffer *b;
-    if ((st = tsr__ctx_state_get(ctx, &count_buffer_kind, sizeof *b, (void **)&b)) != TSR_OK ||
-        (st = tsr__cuda_buffer_reserve(ctx, b, 2 * nb + 3 * mb)) != TSR_OK)
-        return st;
-    void *buf = b->ptr;
-    int *x = (int *)buf, *y = x + (n ? n : 1), *eu = y + (n ? n : 1), *ev = eu + m, *c = ev + m;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(eu, l->edge_u, mb, cudaMemcpyHostToDevice, s));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(ev, l->edge_v, mb, cudaMemcpyHostToDevice, s));
-    count_kernel<<<(m + 255) / 256, 256, 0, s>>>(x, y, eu, ev, m, c);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "count_kernel");
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(counts, c, mb, cudaMemcpyDeviceToHost, s));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    return TSR_OK;
+    cudaError_t e = cudaGetLastError();
+#ifdef TSR_DEBUG_SYNC
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(g->stream);
+#endif
+    return e;
 }
 
 extern "C" void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g)
@@ -458,7 +320,7 @@ static cudaLaunchConfig_t dense_config(tsr_ctx *ctx, const tsr__layout_cuda *g, 
  * clusters unavailable, before sm_90, or a graph too large for one edge per thread). */
 static int32_t dense_max_parts(tsr_ctx *ctx, const tsr__layout_cuda *g)
 {
-    if (ctx->cuda->arch < 90 || g->m > DENSE_THREADS)
+    if (g->arch < 90 || g->m > DENSE_THREADS)
         return 1;
     for (int32_t q = TSR__LCD_MAX_PARTS; q > 1; q /= 2) {
         cudaLaunchAttribute cluster;
@@ -479,25 +341,14 @@ static dev_drawing drawing_of(const tsr__layout_cuda *g)
     return d;
 }
 
-/* Allocation inside create: on failure the half-built evaluator is released. */
-#define CREATE_TRY(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            tsr__free(ctx, counts);                                                                \
-            tsr__layout_cuda_destroy(ctx, g);                                                      \
-            return tsr__cuda_error(ctx, e_, #call, __FILE__, __LINE__);                            \
-        }                                                                                          \
-    } while (0)
-
-extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
-                                              const tsr__layout_adj *adj, int max_proposals,
-                                              tsr__layout_cuda **out)
+extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr__layout_cuda_device *device,
+                                              const tsr_layout *l, const tsr__layout_adj *adj,
+                                              int max_proposals, tsr__layout_cuda **out)
 {
     *out = NULL;
-    tsr_status st = need_cuda(ctx);
-    if (st != TSR_OK)
-        return st;
+    tsr_status st = TSR_OK;
+    if (!device)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "layout: no CUDA device for the evaluator");
     if (max_proposals < 1 || max_proposals > 65535)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: 1 to 65535 proposals per launch");
     const int32_t n = l->num_nodes, m = l->num_edges;
@@ -513,19 +364,24 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     const size_t star_bytes =
         (size_t)(maxdeg ? maxdeg : 1) * TSR__LCD_STAR_ARRAYS * sizeof(int32_t);
     const size_t shared_static = 256 + sizeof(tsr__lcd_spatial_shared) + 32 * sizeof(tsr__lcd_acc);
-    if (star_bytes + shared_static > ctx->cuda->prop.sharedMemPerBlockOptin)
+    if (star_bytes + shared_static > device->smem_per_block)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "layout: a node of degree %d exceeds the CUDA evaluators' shared memory "
                          "(%zu bytes per block)",
-                         (int)maxdeg, (size_t)ctx->cuda->prop.sharedMemPerBlockOptin);
+                         (int)maxdeg, device->smem_per_block);
+    TSR_CUDA_TRY(ctx, cudaSetDevice(device->device));
     tsr__layout_cuda *g;
     int32_t *counts = NULL; /* host: the device's first counts, then the histogram */
+    int32_t *hist = NULL;
+    cudaStream_t s = NULL;
     if ((st = tsr__alloc(ctx, sizeof *g, (void **)&g)) != TSR_OK)
         return st;
     memset(g, 0, sizeof *g);
     g->n = n;
     g->m = m;
     g->max_prop = max_proposals;
+    g->arch = device->arch;
+    g->sms = device->sms;
     g->maxdeg = maxdeg;
     g->star_bytes = star_bytes;
     g->cells_cap = PER_PROP_CELLS;
@@ -535,77 +391,89 @@ extern "C" tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l,
     const size_t pb = (size_t)max_proposals * 3 * 4,
                  ob = (size_t)max_proposals * sizeof(tsr__lcd_out);
     if ((st = tsr__alloc(ctx, 4 * mb + 4, (void **)&counts)) != TSR_OK || /* also ec's staging */
-        (st = tsr__alloc(ctx, nb + 4, (void **)&g->adj_off_host)) != TSR_OK) {
-        tsr__free(ctx, counts);
-        tsr__layout_cuda_destroy(ctx, g);
-        return st;
-    }
+        (st = tsr__alloc(ctx, nb + 4, (void **)&g->adj_off_host)) != TSR_OK)
+        goto fail;
     memcpy(g->adj_off_host, adj->offset, (size_t)(n + 1) * 4);
-    CREATE_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-    CREATE_TRY(cudaMalloc((void **)&g->x, nb));
-    CREATE_TRY(cudaMalloc((void **)&g->y, nb));
-    CREATE_TRY(cudaMalloc((void **)&g->eu, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->ev, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->adj_off, nb + 4));
-    CREATE_TRY(cudaMalloc((void **)&g->adj_edges, 2 * mb));
-    CREATE_TRY(cudaMalloc((void **)&g->c, mb));
-    CREATE_TRY(cudaMalloc((void **)&g->hist, mb + 4));
-    CREATE_TRY(cudaMalloc((void **)&g->ec, 4 * mb));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
-    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
-    CREATE_TRY(cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->x, nb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->y, nb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->eu, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->ev, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->adj_off, nb + 4));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->adj_edges, 2 * mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->c, mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->hist, mb + 4));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaMalloc((void **)&g->ec, 4 * mb));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostAlloc((void **)&g->hprop, pb, cudaHostAllocMapped));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostGetDevicePointer((void **)&g->dprop, g->hprop, 0));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostAlloc((void **)&g->hout, ob, cudaHostAllocMapped));
     memset(g->hout, 0, ob); /* seq 0: no launch's result */
-    CREATE_TRY(cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaHostGetDevicePointer((void **)&g->dout, g->hout, 0));
     if (star_bytes > 48 * 1024) {
-        CREATE_TRY(cudaFuncSetAttribute(eval_dense_kernel<false>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(
-            eval_dense_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(
-            eval_spatial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)star_bytes));
-        CREATE_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_dense_kernel<false>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_dense_kernel<true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaFuncSetAttribute(eval_spatial_kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)star_bytes));
     }
     g->max_parts = dense_max_parts(ctx, g);
-    cudaStream_t s = g->stream;
-    CREATE_TRY(cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(
+    s = g->stream;
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->eu, l->edge_u, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->ev, l->edge_v, (size_t)m * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
         cudaMemcpyAsync(g->adj_off, adj->offset, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
+        cudaMemcpyAsync(g->adj_edges, adj->edges, (size_t)m * 8, cudaMemcpyHostToDevice, s));
     tsr__lcd_edge_coords(m, l->x, l->y, l->edge_u, l->edge_v, counts);
-    CREATE_TRY(cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaStreamSynchronize(s)); /* before counts is reused */
+    TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                      cudaMemcpyAsync(g->ec, counts, (size_t)m * 16, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s)); /* before counts is reused */
     if (m > 0) {
-        count_kernel<<<(m + 255) / 256, 256, 0, s>>>(g->x, g->y, g->eu, g->ev, m, g->c);
-        CREATE_TRY(cudaGetLastError());
-        CREATE_TRY(cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s));
-        CREATE_TRY(cudaStreamSynchronize(s));
+        if ((st = tsr__layout_cuda_count_on(ctx, s, g->x, g->y, g->eu, g->ev, m, g->c)) != TSR_OK)
+            goto fail;
+        TSR_CUDA_TRY_GOTO(ctx, st, fail,
+                          cudaMemcpyAsync(counts, g->c, (size_t)m * 4, cudaMemcpyDeviceToHost, s));
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
     }
     tsr__score_from_counts(counts, m, &g->score);
     /* the histogram of the counts (each in [0, m - 1]), built in place of them */
-    int32_t *hist = counts;
+    hist = counts;
     {
         int32_t *tmp = NULL;
-        if ((st = tsr__alloc(ctx, mb + 4, (void **)&tmp)) != TSR_OK) {
-            tsr__free(ctx, counts);
-            tsr__layout_cuda_destroy(ctx, g);
-            return st;
-        }
+        if ((st = tsr__alloc(ctx, mb + 4, (void **)&tmp)) != TSR_OK)
+            goto fail;
         memset(tmp, 0, mb + 4);
         for (int32_t e = 0; e < m; e++)
             tmp[counts[e]]++;
         tsr__free(ctx, counts);
         counts = hist = tmp;
     }
-    CREATE_TRY(cudaMemcpyAsync(g->hist, hist, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));
-    CREATE_TRY(cudaStreamSynchronize(s));
+    TSR_CUDA_TRY_GOTO(
+        ctx, st, fail,
+        cudaMemcpyAsync(g->hist, hist, (size_t)(m + 1) * 4, cudaMemcpyHostToDevice, s));
+    TSR_CUDA_TRY_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
     tsr__free(ctx, counts);
     *out = g;
     return TSR_OK;
+fail: /* the half-built evaluator is released */
+    tsr__free(ctx, counts);
+    tsr__layout_cuda_destroy(ctx, g);
+    return st;
 }
 
 extern "C" tsr_layout_score tsr__layout_cuda_score(const tsr__layout_cuda *g)
@@ -666,7 +534,7 @@ static tsr_status check_proposals(tsr_ctx *ctx, const tsr__layout_cuda *g, int n
 /* Puts one launch's proposals in g->pp (the first PARAM_PROPS) and in the mapped array the
  * kernels read for the rest (node, px, py packed, nprop each; no copy call: the previous launch
  * has finished, every call waits for its results). */
-static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
+tsr_status tsr__layout_cuda_upload(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                    const int32_t *node, const int32_t *px, const int32_t *py)
 {
     tsr_status st = check_proposals(ctx, g, nprop, node, px, py);
@@ -687,7 +555,7 @@ static tsr_status upload_proposals(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
 }
 
 /* The next launch's sequence number (never 0, which block_reduce_write writes first). */
-static uint32_t next_seq(tsr__layout_cuda *g)
+uint32_t tsr__layout_cuda_next_seq(tsr__layout_cuda *g)
 {
     if (++g->seq == 0)
         g->seq = 1;
@@ -700,7 +568,7 @@ static uint32_t next_seq(tsr__layout_cuda *g)
  * bench_layout_eval's P = 1 row). The stream is queried every 1024 polls, so a failed launch is
  * reported instead of waited for. With `sync` (a commit, whose kernel writes device state after
  * its result) the stream is synchronised instead. */
-static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync)
+tsr_status tsr__layout_cuda_wait(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync)
 {
     if (sync) {
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(g->stream));
@@ -728,7 +596,7 @@ static tsr_status wait_results(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
 static tsr_status collect_scores(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int sync,
                                  tsr_layout_score *score, uint8_t *invalid)
 {
-    tsr_status st = wait_results(ctx, g, nprop, sync);
+    tsr_status st = tsr__layout_cuda_wait(ctx, g, nprop, sync);
     if (st != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++) {
@@ -746,29 +614,21 @@ static tsr_status launch_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop, int
 {
     if (hist) {
         eval_dense_kernel<true><<<(unsigned)nprop, COMMIT_THREADS, g->star_bytes, g->stream>>>(
-            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, next_seq(g), g->dout);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "eval_dense_kernel (commit)");
+            drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, 1, hist, tsr__layout_cuda_next_seq(g),
+            g->dout);
+        TSR_CUDA_TRY(ctx, launch_error(g));
     } else {
-        int32_t parts = tsr__lcd_dense_parts(g->m, nprop, ctx->cuda->prop.multiProcessorCount);
+        int32_t parts = tsr__lcd_dense_parts(g->m, nprop, g->sms);
         while (parts > g->max_parts)
             parts /= 2;
         cudaLaunchAttribute cluster;
         const cudaLaunchConfig_t cfg = dense_config(ctx, g, nprop, parts, &cluster);
-        TSR_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, eval_dense_kernel<false>, drawing_of(g),
-                                             g->maxdeg, g->pp, (const int32_t *)g->dprop, nprop,
-                                             parts, (int32_t *)NULL, next_seq(g), g->dout));
+        TSR_CUDA_TRY(ctx,
+                     cudaLaunchKernelEx(&cfg, eval_dense_kernel<false>, drawing_of(g), g->maxdeg,
+                                        g->pp, (const int32_t *)g->dprop, nprop, parts,
+                                        (int32_t *)NULL, tsr__layout_cuda_next_seq(g), g->dout));
     }
     return TSR_OK;
-}
-
-extern "C" tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
-{
-    if (nprop < 1 || nprop > g->max_prop)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: proposal count out of range");
-    probe_kernel<<<(unsigned)nprop, DENSE_THREADS, g->star_bytes, g->stream>>>(g->pp, next_seq(g),
-                                                                               g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "probe_kernel");
-    return wait_results(ctx, g, nprop, 0);
 }
 
 /* The commit kernel, then (with counts) the copy of the new counts queued behind it, so that
@@ -778,7 +638,7 @@ extern "C" tsr_status tsr__layout_cuda_commit(tsr_ctx *ctx, tsr__layout_cuda *g,
                                               int32_t *counts)
 {
     uint8_t invalid;
-    tsr_status st = upload_proposals(ctx, g, 1, &v, &x, &y);
+    tsr_status st = tsr__layout_cuda_upload(ctx, g, 1, &v, &x, &y);
     if (st == TSR_OK)
         st = launch_dense(ctx, g, 1, g->hist);
     if (st != TSR_OK)
@@ -812,16 +672,16 @@ static tsr_status launch_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop)
         dim3 grid((unsigned)((g->m + FULL_THREADS - 1) / FULL_THREADS), (unsigned)nprop);
         full_rows_kernel<<<grid, FULL_THREADS, 0, s>>>(drawing_of(g), g->pp, g->dprop, nprop,
                                                        g->rows);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "full_rows_kernel");
+        TSR_CUDA_TRY(ctx, launch_error(g));
     }
     full_reduce_kernel<<<(unsigned)nprop, EVAL_THREADS, 0, s>>>(
-        drawing_of(g), g->pp, g->dprop, nprop, g->rows, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "full_reduce_kernel");
+        drawing_of(g), g->pp, g->dprop, nprop, g->rows, tsr__layout_cuda_next_seq(g), g->dout);
+    TSR_CUDA_TRY(ctx, launch_error(g));
     return TSR_OK;
 }
 
 /* Launches a dense (full = 0) or full evaluation of the uploaded proposals; no wait. */
-static tsr_status launch_eval(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop)
+tsr_status tsr__layout_cuda_launch(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop)
 {
     return full ? launch_full(ctx, g, nprop) : launch_dense(ctx, g, nprop, NULL);
 }
@@ -831,9 +691,9 @@ static tsr_status evaluate(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int npro
                            const int32_t *node, const int32_t *px, const int32_t *py,
                            tsr_layout_score *score, uint8_t *invalid)
 {
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
+    tsr_status st = tsr__layout_cuda_upload(ctx, g, nprop, node, px, py);
     if (st == TSR_OK)
-        st = launch_eval(ctx, g, full, nprop);
+        st = tsr__layout_cuda_launch(ctx, g, full, nprop);
     return st != TSR_OK ? st : collect_scores(ctx, g, nprop, 0, score, invalid);
 }
 
@@ -851,63 +711,6 @@ extern "C" tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda 
                                                  uint8_t *invalid)
 {
     return evaluate(ctx, g, 1, nprop, node, px, py, score, invalid);
-}
-
-/* Bench hook (layout_cuda.h). The capture needs the rows allocated before it (no allocation
- * while capturing): one eager launch first. */
-extern "C" tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int full,
-                                                 int nprop, const int32_t *node, const int32_t *px,
-                                                 const int32_t *py, int launches, double *us)
-{
-    if (launches < 1)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: at least one launch to replay");
-    tsr_status st = upload_proposals(ctx, g, nprop, node, px, py);
-    if (st == TSR_OK && full && !g->rows)
-        st = launch_full(ctx, g, nprop);
-    if (st != TSR_OK)
-        return st;
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(g->stream));
-    cudaGraph_t graph = NULL;
-    cudaGraphExec_t exec = NULL;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    cudaError_t e = cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeRelaxed);
-    for (int i = 0; e == cudaSuccess && st == TSR_OK && i < launches; i++)
-        st = launch_eval(ctx, g, full, nprop);
-    const cudaError_t end = cudaStreamEndCapture(g->stream, &graph);
-    if (e == cudaSuccess)
-        e = end;
-    if (e == cudaSuccess && st == TSR_OK)
-        e = cudaGraphInstantiate(&exec, graph, 0);
-    for (int i = 0; i < 2 && e == cudaSuccess && st == TSR_OK; i++)
-        e = cudaEventCreate(&ev[i]);
-    float ms = 0;
-    if (e == cudaSuccess && st == TSR_OK) {
-        /* one warm-up replay, then the timed one */
-        e = cudaGraphLaunch(exec, g->stream);
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[0], g->stream);
-        if (e == cudaSuccess)
-            e = cudaGraphLaunch(exec, g->stream);
-        if (e == cudaSuccess)
-            e = cudaEventRecord(ev[1], g->stream);
-        if (e == cudaSuccess)
-            e = cudaEventSynchronize(ev[1]);
-        if (e == cudaSuccess)
-            e = cudaEventElapsedTime(&ms, ev[0], ev[1]);
-    }
-    for (int i = 0; i < 2; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-    if (exec)
-        cudaGraphExecDestroy(exec);
-    if (graph)
-        cudaGraphDestroy(graph);
-    if (st != TSR_OK)
-        return st;
-    if (e != cudaSuccess)
-        return tsr__cuda_error(ctx, e, "layout: graph replay", __FILE__, __LINE__);
-    *us = 1e3 * ms / launches;
-    return TSR_OK;
 }
 
 /* Device copy of the host index, refreshed when its version or shape changes. */
@@ -960,7 +763,7 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(g->stamp, 0, rows * 4, s));
         g->gen = 0;
     }
-    if ((st = upload_proposals(ctx, g, nprop, node, px, py)) != TSR_OK ||
+    if ((st = tsr__layout_cuda_upload(ctx, g, nprop, node, px, py)) != TSR_OK ||
         (st = upload_grid(ctx, g, grid, grid_version)) != TSR_OK)
         return st;
     if (++g->gen == 0) { /* wrapped: old stamps could equal the new generation */
@@ -972,8 +775,9 @@ extern "C" tsr_status tsr__layout_cuda_eval_spatial(tsr_ctx *ctx, tsr__layout_cu
         g->cells,      g->cells_cap,  g->stamp,   g->gen,   g->hist,  (int32_t)g->score.K,
         g->window};
     eval_spatial_kernel<<<(unsigned)nprop, EVAL_THREADS, g->star_bytes, s>>>(
-        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, next_seq(g), g->dout);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "eval_spatial_kernel");
+        drawing_of(g), g->maxdeg, g->pp, g->dprop, nprop, dg, tsr__layout_cuda_next_seq(g),
+        g->dout);
+    TSR_CUDA_TRY(ctx, launch_error(g));
     if ((st = collect_scores(ctx, g, nprop, 0, score, invalid)) != TSR_OK)
         return st;
     for (int p = 0; p < nprop; p++)

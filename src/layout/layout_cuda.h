@@ -1,5 +1,7 @@
-/* The CUDA layout evaluators' host interface (layout_cuda.cu, built only with CUDA: callers guard
- * their calls with TSR_HAVE_CUDA). */
+/* The CUDA layout evaluators' host interface: layout_count_cuda.cu (the full count) and
+ * layout_cuda.cu (the device-resident evaluator); in builds without CUDA, layout_cuda_none.c's
+ * stubs fail with TSR_ERR_NO_BACKEND (tsr__layout_cuda_count, tsr__layout_cuda_device_of and
+ * tsr__layout_cuda_create; the others are never reached without an evaluator). */
 #ifndef TSR_LAYOUT_CUDA_H
 #define TSR_LAYOUT_CUDA_H
 
@@ -12,9 +14,22 @@ extern "C" {
 /* Full count, one thread per edge over all edges: counts[e] = c(e), as tsr__count_reference. */
 tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts);
 
+/* The facts about the context's GPU that an evaluator needs, read once on the thread that owns
+ * the context (tsr__layout_cuda_device_of), so that evaluators made on other threads (the
+ * annealer's chains, each with a context of its own and no device) never touch that context. */
+typedef struct tsr__layout_cuda_device {
+    int device;            /* CUDA device ordinal */
+    int arch;              /* compute capability the kernels may assume (tsr__cuda.arch) */
+    int sms;               /* multiprocessors */
+    size_t smem_per_block; /* shared memory a block may opt in to, bytes */
+} tsr__layout_cuda_device;
+
+/* The device of ctx (TSR_ERR_NO_BACKEND when ctx has none open). */
+tsr_status tsr__layout_cuda_device_of(tsr_ctx *ctx, tsr__layout_cuda_device *out);
+
 /* A drawing resident on the device with its per-edge counts, evaluating P proposals
  * (node[p] to (px[p], py[p])) per launch against that one base drawing (two-phase
- * evaluate/commit, issue 3):
+ * evaluate/commit):
  * - evaluate: score[p] = the objective (K, n_K, Phi, C) of the drawing with proposal p alone
  *   applied, exactly as tsr__incr_propose's pscore (K, n_K over all edges of the new counts, Phi
  *   and C from the base's plus the exact integer changes); invalid[p] = 1 when the new point lies
@@ -27,12 +42,15 @@ tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *co
  * The kernels' per-thread bodies are layout_cuda_logic.h's (run on the CPU, phase by phase, by
  * test_layout_device_logic). Each evaluator launches, copies and waits on its own stream, so
  * evaluators driven from different host threads (the annealer's chains) run side by side; one
- * evaluator is used by one thread at a time. */
+ * evaluator is used by one thread at a time, and owns its stream and memory: ctx only receives its
+ * errors (any context, with or without a device). */
 typedef struct tsr__layout_cuda tsr__layout_cuda;
-/* Uploads l and adj, counts on the device. TSR_ERR_INVALID_ARGUMENT for a self-loop or a
+/* Uploads l and adj to `device` (made current on the calling thread), counts on the device.
+ * TSR_ERR_INVALID_ARGUMENT for a self-loop or a
  * proposal count outside 1..65535, TSR_ERR_LIMIT when a node's star does not fit in a block's
  * shared memory (24 bytes per arm: degree above about 9,600 on an H200). */
-tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
+tsr_status tsr__layout_cuda_create(tsr_ctx *ctx, const tsr__layout_cuda_device *device,
+                                   const tsr_layout *l, const tsr__layout_adj *adj,
                                    int max_proposals, tsr__layout_cuda **out);
 void tsr__layout_cuda_destroy(tsr_ctx *ctx, tsr__layout_cuda *g);
 /* The base drawing's score (host copy, no device call). */
@@ -44,8 +62,9 @@ tsr_status tsr__layout_cuda_counts(tsr_ctx *ctx, tsr__layout_cuda *g, int32_t *c
 tsr_status tsr__layout_cuda_eval_dense(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                        const int32_t *node, const int32_t *px, const int32_t *py,
                                        tsr_layout_score *score, uint8_t *invalid);
-/* The seed's baseline with the same outputs: every edge of every proposal's drawing recounted
- * against all m edges (one thread per (proposal, edge)), then reduced like the dense rows. */
+/* The baseline with the same outputs (tests and bench_layout_eval compare the others with it):
+ * every edge of every proposal's drawing recounted against all m edges (one thread per
+ * (proposal, edge)), then reduced like the dense rows. */
 tsr_status tsr__layout_cuda_eval_full(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop,
                                       const int32_t *node, const int32_t *px, const int32_t *py,
                                       tsr_layout_score *score, uint8_t *invalid);
@@ -76,17 +95,6 @@ void tsr__layout_cuda_paths(const tsr__layout_cuda *g, uint64_t paths[3]);
  * tests force the overflow and scan paths. */
 tsr_status tsr__layout_cuda_set_limits(tsr_ctx *ctx, tsr__layout_cuda *g, int cells_per_proposal,
                                        int window);
-/* Bench hook: a launch of nprop blocks (1..max_proposals) that evaluate nothing and complete as
- * an evaluation does, waited for as one: the fixed cost of the launch and completion path. */
-tsr_status tsr__layout_cuda_probe(tsr_ctx *ctx, tsr__layout_cuda *g, int nprop);
-/* Bench hook: the device time of one evaluation (dense, or with `full` the full one) of these
- * proposals, as `launches` back-to-back launches captured in a CUDA graph and replayed once
- * after one warm-up replay, timed by events around the replay (us = its time / launches): the
- * kernels as the GPU runs them, without the host's launch calls and waits (METHOD.md's way to
- * time small launches). The scores are not collected; later calls are unaffected. */
-tsr_status tsr__layout_cuda_replay_us(tsr_ctx *ctx, tsr__layout_cuda *g, int full, int nprop,
-                                      const int32_t *node, const int32_t *px, const int32_t *py,
-                                      int launches, double *us);
 /* Commits moving v to (x, y): counts and coordinates on the device, base score = *score (the
  * move's score, also returned); with counts (may be NULL), also the new per-edge counts (m
  * entries), downloaded behind the commit so that one synchronisation waits for both.

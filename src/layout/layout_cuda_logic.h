@@ -33,18 +33,15 @@
  * every edge of every proposal's drawing (count_edge with the overlay) and reduces those rows with
  * the same accumulator.
  *
- * Geometry: the exact int64 orientation of geometry.h, repeated here (geometry.h is host-only);
- * the CPU test checks the two agree. */
+ * Geometry: the exact int64 orientation, crossing and point-on-segment tests of geometry_hd.h,
+ * the CPU stages' own. */
 #ifndef TSR_LAYOUT_CUDA_LOGIC_H
 #define TSR_LAYOUT_CUDA_LOGIC_H
 
-#include <stdint.h>
+#include "core/hd.h"
+#include "layout/geometry_hd.h"
 
-#ifdef __CUDACC__
-#define TSR__LCD_FN static __host__ __device__ __forceinline__
-#else
-#define TSR__LCD_FN static inline
-#endif
+#include <stdint.h>
 
 /* ATOMIC_ADD returns the old value; SET_FLAG sets *p to 1 (many threads may: no plain racing
  * store on the device). */
@@ -53,13 +50,13 @@
 #define TSR__LCD_ATOMIC_EXCH(p, v) atomicExch((p), (v))
 #define TSR__LCD_SET_FLAG(p) atomicOr((p), 1)
 #else
-TSR__LCD_FN int tsr__lcd_add_host(int *p, int d)
+TSR_HD int tsr__lcd_add_host(int *p, int d)
 {
     int old = *p;
     *p += d;
     return old;
 }
-TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
+TSR_HD unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
 {
     unsigned old = *p;
     *p = v;
@@ -86,42 +83,10 @@ TSR__LCD_FN unsigned tsr__lcd_exch_host(unsigned *p, unsigned v)
     } while (0)
 #endif
 
-/* Sign of (b - a) x (c - a). Differences of coordinates in [0, 2^30] fit in 31 bits. */
-TSR__LCD_FN int tsr__lcd_orient(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx,
-                                int32_t cy)
-{
-    int64_t l = (int64_t)(bx - ax) * (int64_t)(cy - ay);
-    int64_t r = (int64_t)(by - ay) * (int64_t)(cx - ax);
-    return (l > r) - (l < r);
-}
-
-/* Proper crossing of ab and cd (the caller excludes shared endpoints by node index). */
-TSR__LCD_FN int tsr__lcd_cross(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx,
-                               int32_t cy, int32_t dx, int32_t dy)
-{
-    int o1 = tsr__lcd_orient(ax, ay, bx, by, cx, cy), o2 = tsr__lcd_orient(ax, ay, bx, by, dx, dy);
-    if (o1 == 0 || o2 == 0 || o1 == o2)
-        return 0;
-    int o3 = tsr__lcd_orient(cx, cy, dx, dy, ax, ay), o4 = tsr__lcd_orient(cx, cy, dx, dy, bx, by);
-    return o3 != 0 && o4 != 0 && o3 != o4;
-}
-
-/* Point p on the closed segment ab. */
-TSR__LCD_FN int tsr__lcd_on_segment(int32_t px, int32_t py, int32_t ax, int32_t ay, int32_t bx,
-                                    int32_t by)
-{
-    if (tsr__lcd_orient(ax, ay, bx, by, px, py) != 0)
-        return 0;
-    int32_t lox = ax < bx ? ax : bx, hix = ax < bx ? bx : ax;
-    int32_t loy = ay < by ? ay : by, hiy = ay < by ? by : ay;
-    return px >= lox && px <= hix && py >= loy && py <= hiy;
-}
-
 /* c(e) against all m edges in the drawing x, y with node mv drawn at (mx, my) instead (mv = -1:
  * the drawing as it is). count_kernel's and full_rows_kernel's thread body. */
-TSR__LCD_FN int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32_t *y,
-                                        const int32_t *eu, const int32_t *ev, int32_t m, int32_t mv,
-                                        int32_t mx, int32_t my)
+TSR_HD int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32_t *y, const int32_t *eu,
+                                   const int32_t *ev, int32_t m, int32_t mv, int32_t mx, int32_t my)
 {
     int32_t a = eu[e], b = ev[e];
     int32_t ax = a == mv ? mx : x[a], ay = a == mv ? my : y[a];
@@ -130,8 +95,8 @@ TSR__LCD_FN int32_t tsr__lcd_count_edge(int32_t e, const int32_t *x, const int32
         int32_t u = eu[f], v = ev[f];
         if (u == a || u == b || v == a || v == b)
             continue;
-        c += tsr__lcd_cross(ax, ay, bx, by, u == mv ? mx : x[u], u == mv ? my : y[u],
-                            v == mv ? mx : x[v], v == mv ? my : y[v]);
+        c += tsr__segments_cross(ax, ay, bx, by, u == mv ? mx : x[u], u == mv ? my : y[u],
+                                 v == mv ? mx : x[v], v == mv ? my : y[v]);
     }
     return c;
 }
@@ -159,8 +124,8 @@ typedef struct tsr__lcd_out {
 
 /* Launch shapes, shared with the CPU emulation so it runs the same thread strides. */
 enum {
-    /* per proposal block; measured on the H200 (bench/results/layout-eval-h200-2026-11-29.md,
-     * run 2): dense 512 beats 256 by 1.0-1.5x; spatial on an untangled drawing 256 beats 512
+    /* per proposal block; measured on the H200 (bench/results/layout-eval-h200-2026-11-29.md):
+     * dense 512 beats 256 by 1.0-1.5x; spatial on an untangled drawing 256 beats 512
      * by 1.3-2.6x (its blocks list a few hundred candidates: more threads idle) */
     TSR__LCD_DENSE_THREADS = 512,
     TSR__LCD_EVAL_THREADS = 256,    /* spatial and the full evaluator's reduction */
@@ -177,8 +142,8 @@ typedef struct tsr__lcd_spatial_shared {
 } tsr__lcd_spatial_shared;
 
 /* The score after a proposal from its result and the base's Phi and C (K, n_K are absolute). */
-TSR__LCD_FN void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int64_t base_c,
-                                    int64_t *K, int64_t *n_K, int64_t *Phi, int64_t *C)
+TSR_HD void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int64_t base_c, int64_t *K,
+                               int64_t *n_K, int64_t *Phi, int64_t *C)
 {
     *K = o->k;
     *n_K = o->nk;
@@ -187,7 +152,7 @@ TSR__LCD_FN void tsr__lcd_out_score(const tsr__lcd_out *o, int64_t base_phi, int
 }
 
 /* An empty accumulator for excess target t (INT32_MAX: no excess, counts are below it). */
-TSR__LCD_FN void tsr__lcd_acc_init(tsr__lcd_acc *a, int32_t t)
+TSR_HD void tsr__lcd_acc_init(tsr__lcd_acc *a, int32_t t)
 {
     a->dphi = 0;
     a->dsum = 0;
@@ -198,7 +163,7 @@ TSR__LCD_FN void tsr__lcd_acc_init(tsr__lcd_acc *a, int32_t t)
 }
 
 /* max(0, c - t)^2 */
-TSR__LCD_FN int64_t tsr__lcd_excess(int32_t c, int32_t t)
+TSR_HD int64_t tsr__lcd_excess(int32_t c, int32_t t)
 {
     const int64_t d = (int64_t)c - t;
     return d > 0 ? d * d : 0;
@@ -206,7 +171,7 @@ TSR__LCD_FN int64_t tsr__lcd_excess(int32_t c, int32_t t)
 
 /* Edge with old count c and new count nc. A zero count enters (K, n_K) like any other, so an
  * all-zero drawing gives K = 0, n_K = m as tsr__score_from_counts does. */
-TSR__LCD_FN void tsr__lcd_acc_add(tsr__lcd_acc *a, int32_t c, int32_t nc)
+TSR_HD void tsr__lcd_acc_add(tsr__lcd_acc *a, int32_t c, int32_t nc)
 {
     a->dphi += (int64_t)nc * nc - (int64_t)c * c;
     a->dsum += (int64_t)nc - c;
@@ -221,7 +186,7 @@ TSR__LCD_FN void tsr__lcd_acc_add(tsr__lcd_acc *a, int32_t c, int32_t nc)
 }
 
 /* a = a merged with b (associative and commutative). */
-TSR__LCD_FN void tsr__lcd_acc_merge(tsr__lcd_acc *a, const tsr__lcd_acc *b)
+TSR_HD void tsr__lcd_acc_merge(tsr__lcd_acc *a, const tsr__lcd_acc *b)
 {
     a->dphi += b->dphi;
     a->dsum += b->dsum;
@@ -244,14 +209,14 @@ typedef struct tsr__lcd_star {
 } tsr__lcd_star;
 
 /* Counts a claimed edge of base count c in the window of the top w levels below kbase. */
-TSR__LCD_FN void tsr__lcd_window_count(int32_t c, int32_t kbase, int32_t w, int *qcount)
+TSR_HD void tsr__lcd_window_count(int32_t c, int32_t kbase, int32_t w, int *qcount)
 {
     if (c > kbase - w)
         TSR__LCD_ATOMIC_ADD(&qcount[kbase - c], 1);
 }
 
 /* Phase 0 (spatial), thread t of nt: clears the block's counters. */
-TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_spatial_shared *sh)
+TSR_HD void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_spatial_shared *sh)
 {
     for (int32_t j = t; j < TSR__LCD_WINDOW; j += nt)
         sh->qcount[j] = 0;
@@ -267,11 +232,11 @@ TSR__LCD_FN void tsr__lcd_spatial_begin_thread(int32_t t, int32_t nt, tsr__lcd_s
  * zeroes their accumulators; with a stamp row st (spatial), claims the incident edges for
  * generation gen and counts them in the window of sh (kbase, w). Thread 0 clears *invalid.
  * v's incident edges are adj_edges[off .. off + s->deg). */
-TSR__LCD_FN void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *ec,
-                                      const int32_t *eu, const int32_t *ev, int32_t off,
-                                      const int32_t *adj_edges, const int32_t *c, tsr__lcd_star *s,
-                                      unsigned *st, unsigned gen, int32_t kbase, int32_t w,
-                                      tsr__lcd_spatial_shared *sh, int *invalid)
+TSR_HD void tsr__lcd_star_thread(int32_t t, int32_t nt, int32_t v, const int32_t *ec,
+                                 const int32_t *eu, const int32_t *ev, int32_t off,
+                                 const int32_t *adj_edges, const int32_t *c, tsr__lcd_star *s,
+                                 unsigned *st, unsigned gen, int32_t kbase, int32_t w,
+                                 tsr__lcd_spatial_shared *sh, int *invalid)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         const int32_t e = adj_edges[off + i], a = eu[e], b = ev[e], ce = c[e];
@@ -298,8 +263,8 @@ typedef struct tsr__lcd_edge {
     int32_t f, fa, fb, ax, ay, bx, by, c;
 } tsr__lcd_edge;
 
-TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t *eu,
-                                    const int32_t *ev, const int32_t *c, tsr__lcd_edge *d)
+TSR_HD void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t *eu, const int32_t *ev,
+                               const int32_t *c, tsr__lcd_edge *d)
 {
     d->f = f;
     d->fa = eu[f];
@@ -309,7 +274,7 @@ TSR__LCD_FN void tsr__lcd_edge_load(int32_t f, const int32_t *ec, const int32_t 
 }
 
 /* Whether edge d is incident to v (its change comes from the arms, not from phase 2). */
-TSR__LCD_FN int tsr__lcd_incident(const tsr__lcd_edge *d, int32_t v)
+TSR_HD int tsr__lcd_incident(const tsr__lcd_edge *d, int32_t v)
 {
     return d->fa == v || d->fb == v;
 }
@@ -320,35 +285,35 @@ TSR__LCD_FN int tsr__lcd_incident(const tsr__lcd_edge *d, int32_t v)
  * returns 0) when (px,py) lies on f. (q,w) crosses f = ab exactly when q and w lie strictly on
  * opposite sides of ab and a, b strictly on opposite sides of qw, so the sides of ab are computed
  * once per point. */
-TSR__LCD_FN int32_t tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t ox, int32_t oy, int32_t px,
-                                         int32_t py, const tsr__lcd_star *s, int32_t i0, int32_t i1,
-                                         int *invalid)
+TSR_HD int32_t tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t ox, int32_t oy, int32_t px,
+                                    int32_t py, const tsr__lcd_star *s, int32_t i0, int32_t i1,
+                                    int *invalid)
 {
     const int32_t fa = d->fa, fb = d->fb, ax = d->ax, ay = d->ay, bx = d->bx, by = d->by;
-    int sp = tsr__lcd_orient(ax, ay, bx, by, px, py);
-    if (sp == 0 && tsr__lcd_on_segment(px, py, ax, ay, bx, by)) {
+    int sp = tsr__orient(ax, ay, bx, by, px, py);
+    if (sp == 0 && tsr__point_on_segment(px, py, ax, ay, bx, by)) {
         TSR__LCD_SET_FLAG(invalid);
         return 0;
     }
-    int so = tsr__lcd_orient(ax, ay, bx, by, ox, oy);
+    int so = tsr__orient(ax, ay, bx, by, ox, oy);
     int32_t df = 0;
     for (int32_t i = i0; i < i1; i++) {
         int32_t w = s->w[i];
         if (w == fa || w == fb)
             continue;
         int32_t wx = s->wx[i], wy = s->wy[i];
-        int sw = tsr__lcd_orient(ax, ay, bx, by, wx, wy);
+        int sw = tsr__orient(ax, ay, bx, by, wx, wy);
         if (sw == 0)
             continue;
         int now = 0, was = 0;
         if (sp == -sw) {
-            int o1 = tsr__lcd_orient(px, py, wx, wy, ax, ay);
-            int o2 = tsr__lcd_orient(px, py, wx, wy, bx, by);
+            int o1 = tsr__orient(px, py, wx, wy, ax, ay);
+            int o2 = tsr__orient(px, py, wx, wy, bx, by);
             now = o1 != 0 && o2 != 0 && o1 != o2;
         }
         if (so == -sw) {
-            int o1 = tsr__lcd_orient(ox, oy, wx, wy, ax, ay);
-            int o2 = tsr__lcd_orient(ox, oy, wx, wy, bx, by);
+            int o1 = tsr__orient(ox, oy, wx, wy, ax, ay);
+            int o2 = tsr__orient(ox, oy, wx, wy, bx, by);
             was = o1 != 0 && o2 != 0 && o1 != o2;
         }
         if (now != was) {
@@ -363,9 +328,9 @@ TSR__LCD_FN int32_t tsr__lcd_edge_change(const tsr__lcd_edge *d, int32_t ox, int
  * adds f's new count to *a (tsr__lcd_edge_change) and, with hist (commit), writes the new count
  * to c[f] (only this thread touches c[f]) and moves f in the histogram. A proposal whose point
  * lies on an edge is invalid: its other results are not used. */
-TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                     int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
-                                     tsr__lcd_acc *a, int *invalid, int32_t *hist)
+TSR_HD void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                int32_t px, int32_t py, int32_t *c, const tsr__lcd_star *s,
+                                tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
     if (tsr__lcd_incident(d, v))
         return;
@@ -380,10 +345,9 @@ TSR__LCD_FN void tsr__lcd_visit_edge(const tsr__lcd_edge *d, int32_t v, int32_t 
 }
 
 /* Phase 2 for edge f: its loads, then tsr__lcd_visit_edge. */
-TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px,
-                                int32_t py, const int32_t *ec, const int32_t *eu, const int32_t *ev,
-                                int32_t *c, const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid,
-                                int32_t *hist)
+TSR_HD void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, int32_t px, int32_t py,
+                           const int32_t *ec, const int32_t *eu, const int32_t *ev, int32_t *c,
+                           const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
     tsr__lcd_edge d;
     tsr__lcd_edge_load(f, ec, eu, ev, c, &d);
@@ -393,11 +357,11 @@ TSR__LCD_FN void tsr__lcd_visit(int32_t f, int32_t v, int32_t ox, int32_t oy, in
 /* Phase 2, dense: thread t of nt visits edges t, t + nt, ...; `first`, when not NULL, is edge t
  * loaded before phase 1 (t < m). The visit is written once (each inlined copy adds kilobytes
  * to the kernel: bench/notes/layout.md, "Kernel size"), the next edge loaded after it. */
-TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
-                                       int32_t oy, int32_t px, int32_t py, const int32_t *ec,
-                                       const int32_t *eu, const int32_t *ev, int32_t *c,
-                                       const tsr__lcd_star *s, const tsr__lcd_edge *first,
-                                       tsr__lcd_acc *a, int *invalid, int32_t *hist)
+TSR_HD void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t ox,
+                                  int32_t oy, int32_t px, int32_t py, const int32_t *ec,
+                                  const int32_t *eu, const int32_t *ev, int32_t *c,
+                                  const tsr__lcd_star *s, const tsr__lcd_edge *first,
+                                  tsr__lcd_acc *a, int *invalid, int32_t *hist)
 {
     tsr__lcd_edge d;
     if (first)
@@ -422,7 +386,7 @@ TSR__LCD_FN void tsr__lcd_dense_thread(int32_t t, int32_t nt, int32_t m, int32_t
  * MAX_PARTS that keeps nprop x parts blocks within the device's SMs. */
 enum { TSR__LCD_MAX_PARTS = 8 };
 
-TSR__LCD_FN int32_t tsr__lcd_dense_parts(int32_t m, int32_t nprop, int32_t sms)
+TSR_HD int32_t tsr__lcd_dense_parts(int32_t m, int32_t nprop, int32_t sms)
 {
     int32_t q = TSR__LCD_MAX_PARTS;
     if (m > TSR__LCD_DENSE_THREADS)
@@ -434,7 +398,7 @@ TSR__LCD_FN int32_t tsr__lcd_dense_parts(int32_t m, int32_t nprop, int32_t sms)
 
 /* Arms of part r of `parts` for a star of degree deg: i0..i1-1 (consecutive runs of
  * ceil(deg / parts); the last parts may be empty). */
-TSR__LCD_FN void tsr__lcd_part_arms(int32_t deg, int32_t parts, int32_t r, int32_t *i0, int32_t *i1)
+TSR_HD void tsr__lcd_part_arms(int32_t deg, int32_t parts, int32_t r, int32_t *i0, int32_t *i1)
 {
     const int32_t per = (deg + parts - 1) / parts, lo = r * per;
     *i0 = lo < deg ? lo : deg;
@@ -442,16 +406,16 @@ TSR__LCD_FN void tsr__lcd_part_arms(int32_t deg, int32_t parts, int32_t r, int32
 }
 
 /* The part whose arms hold arm i (deg > 0). */
-TSR__LCD_FN int32_t tsr__lcd_arm_part(int32_t deg, int32_t parts, int32_t i)
+TSR_HD int32_t tsr__lcd_arm_part(int32_t deg, int32_t parts, int32_t i)
 {
     return i / ((deg + parts - 1) / parts);
 }
 
 /* Phase 2 of a part, thread t < m (edge t, loaded before the star into *d): the change of edge
  * t's count from the part's arms i0..i1-1 (0 for an edge incident to v). */
-TSR__LCD_FN int32_t tsr__lcd_part_thread(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
-                                         int32_t px, int32_t py, const tsr__lcd_star *s, int32_t i0,
-                                         int32_t i1, int *invalid)
+TSR_HD int32_t tsr__lcd_part_thread(const tsr__lcd_edge *d, int32_t v, int32_t ox, int32_t oy,
+                                    int32_t px, int32_t py, const tsr__lcd_star *s, int32_t i0,
+                                    int32_t i1, int *invalid)
 {
     return tsr__lcd_incident(d, v) ? 0
                                    : tsr__lcd_edge_change(d, ox, oy, px, py, s, i0, i1, invalid);
@@ -459,8 +423,7 @@ TSR__LCD_FN int32_t tsr__lcd_part_thread(const tsr__lcd_edge *d, int32_t v, int3
 
 /* Rank 0, thread t < m, once the parts' changes of edge t are summed into df: adds the edge's
  * new count to *a. */
-TSR__LCD_FN void tsr__lcd_part_sum_thread(const tsr__lcd_edge *d, int32_t v, int32_t df,
-                                          tsr__lcd_acc *a)
+TSR_HD void tsr__lcd_part_sum_thread(const tsr__lcd_edge *d, int32_t v, int32_t df, tsr__lcd_acc *a)
 {
     if (!tsr__lcd_incident(d, v))
         tsr__lcd_acc_add(a, d->c, d->c + df);
@@ -469,14 +432,14 @@ TSR__LCD_FN void tsr__lcd_part_sum_thread(const tsr__lcd_edge *d, int32_t v, int
 /* Phase 2, spatial (no overflow): thread t of nt visits the items of the proposal's cells
  * cells[0..ncell) (grid_items, grid_count entries each, cap per cell), each edge claimed once per
  * proposal by exchanging its stamp with gen and counted in the window. */
-TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
-                                         int32_t px, int32_t py, const int32_t *ec,
-                                         const int32_t *eu, const int32_t *ev, int32_t *c,
-                                         const int32_t *cells, int32_t ncell,
-                                         const int32_t *grid_count, const int32_t *grid_items,
-                                         int32_t cap, unsigned *st, unsigned gen, int32_t kbase,
-                                         int32_t w, tsr__lcd_spatial_shared *sh,
-                                         const tsr__lcd_star *s, tsr__lcd_acc *a, int *invalid)
+TSR_HD void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32_t ox, int32_t oy,
+                                    int32_t px, int32_t py, const int32_t *ec, const int32_t *eu,
+                                    const int32_t *ev, int32_t *c, const int32_t *cells,
+                                    int32_t ncell, const int32_t *grid_count,
+                                    const int32_t *grid_items, int32_t cap, unsigned *st,
+                                    unsigned gen, int32_t kbase, int32_t w,
+                                    tsr__lcd_spatial_shared *sh, const tsr__lcd_star *s,
+                                    tsr__lcd_acc *a, int *invalid)
 {
     for (int32_t k = 0; k < ncell; k++) {
         int32_t cell = cells[k], n = grid_count[cell];
@@ -493,8 +456,8 @@ TSR__LCD_FN void tsr__lcd_spatial_thread(int32_t t, int32_t nt, int32_t v, int32
 /* Phase 3a (spatial, no overflow), thread 0 only: the unclaimed edges' top level from the base
  * histogram and the window counts, merged into *a; sets sh->scan when it lies below the window
  * (then every thread runs tsr__lcd_unclaimed_thread after a barrier). */
-TSR__LCD_FN void tsr__lcd_window_top(const int32_t *hist, int32_t kbase, int32_t w,
-                                     tsr__lcd_spatial_shared *sh, tsr__lcd_acc *a)
+TSR_HD void tsr__lcd_window_top(const int32_t *hist, int32_t kbase, int32_t w,
+                                tsr__lcd_spatial_shared *sh, tsr__lcd_acc *a)
 {
     for (int32_t j = 0; j < w && kbase - j >= 0; j++) {
         int32_t u = hist[kbase - j] - sh->qcount[j];
@@ -511,8 +474,8 @@ TSR__LCD_FN void tsr__lcd_window_top(const int32_t *hist, int32_t kbase, int32_t
 }
 
 /* Phase 3b (spatial, scan), thread t of nt: adds the unclaimed edges with unchanged counts. */
-TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, const int32_t *c,
-                                           const unsigned *st, unsigned gen, tsr__lcd_acc *a)
+TSR_HD void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, const int32_t *c,
+                                      const unsigned *st, unsigned gen, tsr__lcd_acc *a)
 {
     for (int32_t f = t; f < m; f += nt)
         if (st[f] != gen)
@@ -521,8 +484,8 @@ TSR__LCD_FN void tsr__lcd_unclaimed_thread(int32_t t, int32_t nt, int32_t m, con
 
 /* Phase 3: thread t of nt adds the incident edges' new counts (and writes them, moving the
  * histogram, with hist: commit). */
-TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c, const tsr__lcd_star *s,
-                                          tsr__lcd_acc *a, int32_t *hist)
+TSR_HD void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c, const tsr__lcd_star *s,
+                                     tsr__lcd_acc *a, int32_t *hist)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         int32_t e = s->e[i], old = s->c0[i];
@@ -537,9 +500,9 @@ TSR__LCD_FN void tsr__lcd_incident_thread(int32_t t, int32_t nt, int32_t *c, con
 
 /* Commit, after the last read of the coordinates (a barrier): thread t of nt moves v's end of
  * the incident edges t, t + nt, ... in the edge-coordinate array; thread 0 moves v itself. */
-TSR__LCD_FN void tsr__lcd_commit_point_thread(int32_t t, int32_t nt, int32_t v, int32_t px,
-                                              int32_t py, const int32_t *eu, const tsr__lcd_star *s,
-                                              int32_t *ec, int32_t *x, int32_t *y)
+TSR_HD void tsr__lcd_commit_point_thread(int32_t t, int32_t nt, int32_t v, int32_t px, int32_t py,
+                                         const int32_t *eu, const tsr__lcd_star *s, int32_t *ec,
+                                         int32_t *x, int32_t *y)
 {
     for (int32_t i = t; i < s->deg; i += nt) {
         int32_t e = s->e[i], k = eu[e] == v ? 0 : 2;
@@ -553,8 +516,8 @@ TSR__LCD_FN void tsr__lcd_commit_point_thread(int32_t t, int32_t nt, int32_t v, 
 }
 
 /* The edge-coordinate array of a drawing (create): ec[4e..4e+3] = edge e's end points. */
-TSR__LCD_FN void tsr__lcd_edge_coords(int32_t m, const int32_t *x, const int32_t *y,
-                                      const int32_t *eu, const int32_t *ev, int32_t *ec)
+TSR_HD void tsr__lcd_edge_coords(int32_t m, const int32_t *x, const int32_t *y, const int32_t *eu,
+                                 const int32_t *ev, int32_t *ec)
 {
     for (int32_t e = 0; e < m; e++) {
         ec[4 * (size_t)e] = x[eu[e]];
@@ -567,33 +530,26 @@ TSR__LCD_FN void tsr__lcd_edge_coords(int32_t m, const int32_t *x, const int32_t
 /* Full evaluator's reduction, thread t of nt of proposal (v to px,py): edges t, t + nt, ... with
  * new counts from row (the recount of the moved drawing); sets *invalid when the point lies on an
  * edge not incident to v. */
-TSR__LCD_FN void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, int32_t v,
-                                             int32_t px, int32_t py, const int32_t *x,
-                                             const int32_t *y, const int32_t *eu, const int32_t *ev,
-                                             const int32_t *c, const int32_t *row, tsr__lcd_acc *a,
-                                             int *invalid)
+TSR_HD void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, int32_t v, int32_t px,
+                                        int32_t py, const int32_t *x, const int32_t *y,
+                                        const int32_t *eu, const int32_t *ev, const int32_t *c,
+                                        const int32_t *row, tsr__lcd_acc *a, int *invalid)
 {
     for (int32_t f = t; f < m; f += nt) {
         int32_t fa = eu[f], fb = ev[f];
-        if (fa != v && fb != v && tsr__lcd_on_segment(px, py, x[fa], y[fa], x[fb], y[fb]))
+        if (fa != v && fb != v && tsr__point_on_segment(px, py, x[fa], y[fa], x[fb], y[fb]))
             TSR__LCD_SET_FLAG(invalid);
         tsr__lcd_acc_add(a, c[f], row[f]);
     }
 }
 
 /* The cell raster of grid_cpu.c, conservative (every cell holding a point of the segment):
- * floor(a / b) for b > 0, and the cells of segment ab appended to cells[0..cap) through the
+ * the cells of segment ab appended to cells[0..cap) through the
  * shared counter *ncell (slots reserved atomically, so any threads may append at once); returns 0
  * when a slot would lie beyond cap (the list is then incomplete: the caller must not use it).
  * Cell index = column * gy + row. */
-TSR__LCD_FN int64_t tsr__lcd_floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t ax, int32_t ay,
-                                   int32_t bx, int32_t by, int32_t *cells, int *ncell, int cap)
+TSR_HD int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t ax, int32_t ay,
+                              int32_t bx, int32_t by, int32_t *cells, int *ncell, int cap)
 {
     if (ax > bx || (ax == bx && ay > by)) {
         int32_t t = ax;
@@ -615,8 +571,8 @@ TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t
             int64_t xl = c * s > ax ? c * s : ax, xr = (c + 1) * s < bx ? (c + 1) * s : bx;
             int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
             int64_t nl = dy * (xl - ax), nr = dy * (xr - ax);
-            int64_t fl = ay + tsr__lcd_floor_div(nl, dx), cl = ay - tsr__lcd_floor_div(-nl, dx);
-            int64_t fr = ay + tsr__lcd_floor_div(nr, dx), cr = ay - tsr__lcd_floor_div(-nr, dx);
+            int64_t fl = ay + tsr__floor_div(nl, dx), cl = ay - tsr__floor_div(-nl, dx);
+            int64_t fr = ay + tsr__floor_div(nr, dx), cr = ay - tsr__floor_div(-nr, dx);
             ylo = fl < fr ? fl : fr;
             yhi = cl > cr ? cl : cr;
         }
@@ -638,11 +594,11 @@ TSR__LCD_FN int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t
 /* Phase 1 (spatial), thread t of nt: the cells of proposal v to (px,py) on drawing x, y -- the
  * new point (thread 0), then each arm's old and new segment (arms t, t + nt, ...) -- into
  * cells[0..cap) through sh->ncell; sets sh->overflow when they do not fit. */
-TSR__LCD_FN void tsr__lcd_raster_thread(int32_t t, int32_t nt, int32_t cell, int32_t gx, int32_t gy,
-                                        const int32_t *x, const int32_t *y, const int32_t *eu,
-                                        const int32_t *ev, const int32_t *adj_off,
-                                        const int32_t *adj_edges, int32_t v, int32_t px, int32_t py,
-                                        int32_t *cells, int cap, tsr__lcd_spatial_shared *sh)
+TSR_HD void tsr__lcd_raster_thread(int32_t t, int32_t nt, int32_t cell, int32_t gx, int32_t gy,
+                                   const int32_t *x, const int32_t *y, const int32_t *eu,
+                                   const int32_t *ev, const int32_t *adj_off,
+                                   const int32_t *adj_edges, int32_t v, int32_t px, int32_t py,
+                                   int32_t *cells, int cap, tsr__lcd_spatial_shared *sh)
 {
     if (t == 0 && !tsr__lcd_add_cells(cell, gx, gy, px, py, px, py, cells, &sh->ncell, cap))
         TSR__LCD_SET_FLAG(&sh->overflow);

@@ -11,6 +11,8 @@
 
 /* Grows *p (elements of `elem` bytes, capacity *cap) to hold at least `need`; contents kept. */
 tsr_status tsr__layout_grow(tsr_ctx *ctx, void **p, size_t *cap, size_t need, size_t elem);
+/* Copies len bytes of s into a new NUL-terminated string (layout.c). */
+tsr_status tsr__layout_dup_text(tsr_ctx *ctx, const char *s, size_t len, char **out);
 
 /* ---- builder: readers add nodes and edges by id text, then finish into a tsr_layout ---- */
 typedef struct tsr__layout_builder {
@@ -196,10 +198,9 @@ static inline void tsr__incr_touch(tsr__incr *inc, int32_t e, int32_t d)
     inc->delta[e] += d;
 }
 
-/* Which candidate visit tsr__incr_init selects: 1 = the AVX2 one (incr_avx2.c), only where the
- * CPU has AVX2; 0 = the scalar one of incr_cpu.c. Decided at the first call: 1 where possible.
- * tsr__incr_set_simd() overrides it (tests: both paths). Both give the same touched list,
- * deltas and scores. */
+/* Which candidate visit tsr__incr_init selects: 1 = the AVX2 one (incr_avx2.c), wherever the CPU
+ * has AVX2; 0 = the scalar one of incr_cpu.c. tsr__incr_set_simd() is the tests' hook to run
+ * both paths (capped at what the CPU runs). Both give the same touched list, deltas and scores. */
 int tsr__incr_simd(void);
 void tsr__incr_set_simd(int on);
 /* incr_avx2.c: whether the CPU runs the AVX2 visit (0 off x86-64), and that visit: the
@@ -262,9 +263,10 @@ tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
 /* The optimizer's start: the layout `init` asks for, made valid. AUTO (also KEEP without
  * coordinates): the stress layout or the chain-aside stress layout, whichever scores lower, and
  * for an input with coordinates the input instead when it scores lower still (a tie keeps the
- * input). *repaired: input nodes moved by repair (0 when a generated layout was taken). */
+ * input). The full counts that compare them run on `threads` CPU threads. *repaired: input
+ * nodes moved by repair (0 when a generated layout was taken). */
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
-                             int *repaired);
+                             int threads, int *repaired);
 
 /* splitmix64 / xoshiro-style generator used by init and annealing (deterministic). */
 typedef struct tsr__rng {

@@ -1,6 +1,6 @@
 /* What an optimizer needs to keep a drawing valid move by move: node-to-edge adjacency (CSR), an
  * occupancy table (point -> node) and the exact validity test of one move. */
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"

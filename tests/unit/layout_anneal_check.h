@@ -36,8 +36,10 @@ static void lac_compare(tsr_ctx *ctx_seq, tsr_ctx *ctx_batch, tsr__batch_kind ki
     tsr__batch_stats st;
     memset(&rb, 0xA5, sizeof rb); /* poisoned outputs */
     memset(&st, 0xA5, sizeof st);
-    CHECK_OK(ctx_seq, tsr__layout_optimize_with(ctx_seq, a, opt, TSR__BATCH_NONE, &ra, NULL));
-    CHECK_OK(ctx_batch, tsr__layout_optimize_with(ctx_batch, b, opt, kind, &rb, &st));
+    CHECK_OK(ctx_seq, tsr__anneal_team_run(ctx_seq, a, opt, tsr_ctx_backend(ctx_seq),
+                                           TSR__BATCH_NONE, &ra, NULL));
+    CHECK_OK(ctx_batch,
+             tsr__anneal_team_run(ctx_batch, b, opt, tsr_ctx_backend(ctx_batch), kind, &rb, &st));
     CHECK(memcmp(a->x, b->x, n * sizeof *a->x) == 0 && memcmp(a->y, b->y, n * sizeof *a->y) == 0);
     CHECK(tsr_layout_score_compare(&ra.best, &rb.best) == 0);
     CHECK(ra.moves == rb.moves && ra.accepted == rb.accepted && ra.restarts == rb.restarts);

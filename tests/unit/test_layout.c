@@ -4,7 +4,7 @@
  * test_layout_parse.c. */
 #include "testlib.h"
 
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_internal.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The optimizer's chains (anneal_chains.c) on the CPU backend: N chains are N one-chain runs
+/* The optimizer's chains (anneal_team.c) on the CPU backend: N chains are N one-chain runs
  * (chain i = seed + i * TSR_LAYOUT_CHAIN_SEED_STEP from the same start, with the phase-1 share
  * of its parity) whose best drawing is
  * kept, lowest chain first among equal scores; deterministic, with sync points too; the batch
@@ -6,7 +6,7 @@
  * valid drawings no better than the best reported; a stop request keeps the best drawing, also
  * with chains waiting at sync points; every allocation failing in turn is reported (never a
  * crash, a hang or a leak under ASan); bad chain counts, sync shares and phase-1 shares are
- * refused. */
+ * refused; the backend is chosen by layout_api.c's rule. */
 #include "testlib.h"
 
 #include "layout_anneal_check.h"
@@ -279,6 +279,49 @@ static void test_allocation_failures(tsr_rng *r)
     tsr_ctx_destroy(plain);
 }
 
+/* The backend choice (layout_api.c): one count under auto on the CPU; the optimizer under auto on
+ * the CPU for a sparse graph and, for a dense one (mean degree >= 8, degree x edges >= 20,000), on
+ * CUDA where a GPU can be used, else on the CPU, saying why; an explicit backend as asked. */
+static void test_backend_choice(tsr_rng *r)
+{
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.threads = 2;
+    tsr_ctx *ctx = NULL, *ref = NULL;
+    CHECK(tsr_ctx_create(&o, &ctx) == TSR_OK);
+    o.backend = TSR_BACKEND_REFERENCE;
+    CHECK(tsr_ctx_create(&o, &ref) == TSR_OK);
+    tsr_layout *sparse = lac_random(ctx, r, 40, 1, 0, 1000);
+    tsr_layout *dense = lac_random(ctx, r, 100, 0, 12, 1000000);
+    const double degree = 2.0 * dense->num_edges / dense->num_nodes;
+    CHECK(degree >= 8 && degree * dense->num_edges >= 20000); /* the premise */
+    tsr_layout_optimize_options opt;
+    tsr_layout_optimize_options_init(&opt);
+    opt.time_limit = 0;
+    opt.max_moves = 200;
+    opt.init = TSR_LAYOUT_INIT_KEEP;
+    opt.chains = 1;
+    tsr_layout_score s;
+    CHECK_OK(ctx, tsr_layout_evaluate(ctx, dense, &s, NULL));
+    CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_CPU);
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, sparse, &opt, NULL));
+    CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_CPU &&
+          strstr(tsr_ctx_backend_reason(ctx), "sparse") != NULL);
+    CHECK_OK(ctx, tsr_layout_optimize(ctx, dense, &opt, NULL));
+    if (tsr_backend_available(TSR_BACKEND_CUDA))
+        CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA);
+    else
+        CHECK(tsr_ctx_backend(ctx) == TSR_BACKEND_CPU &&
+              strstr(tsr_ctx_backend_reason(ctx), "no usable CUDA device") != NULL);
+    CHECK_OK(ref, tsr_layout_optimize(ref, dense, &opt, NULL));
+    CHECK(tsr_ctx_backend(ref) == TSR_BACKEND_REFERENCE &&
+          strcmp(tsr_ctx_backend_reason(ref), "asked for") == 0);
+    tsr_layout_free(ctx, sparse);
+    tsr_layout_free(ctx, dense);
+    tsr_ctx_destroy(ref);
+    tsr_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     (void)lac_run_all; /* the header's case list: test_layout_anneal_batch runs it */
@@ -326,6 +369,7 @@ int main(void)
     }
     tsr_layout_free(ctx, k);
     test_allocation_failures(&r);
+    test_backend_choice(&r);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_chains");
 }

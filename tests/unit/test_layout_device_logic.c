@@ -5,10 +5,10 @@
  * every thread of every block, put through the GPU test's sequence (layout_delta_check.h) and
  * compared with the CPU evaluators; plus the definition itself (a recount after the move) on small
  * random graphs with duplicate edges and nodes of degree 0, 1 and high, and the shared geometry
- * against geometry.h. */
+ * (geometry_hd.h) against 128-bit arithmetic. */
 #include "testlib.h"
 
-#include "layout/geometry.h"
+#include "layout/geometry_hd.h"
 #include "layout/layout_cuda_logic.h"
 #include "layout/layout_internal.h"
 
@@ -411,7 +411,31 @@ static const ldc_backend emu_backend = {
     emu_count,   emu_create, emu_destroy, emu_score,      emu_counts, emu_dense, emu_full,
     emu_spatial, emu_limits, emu_paths,   emu_set_target, emu_excess, emu_commit};
 
-/* ---- the geometry of the kernels against geometry.h ---- */
+/* ---- the geometry the kernels share with the CPU (geometry_hd.h) against 128-bit arithmetic ----
+ */
+static int orient_wide(int32_t ax, int32_t ay, int32_t bx, int32_t by, int32_t cx, int32_t cy)
+{
+    __int128 l = (__int128)((int64_t)bx - ax) * ((int64_t)cy - ay);
+    __int128 r = (__int128)((int64_t)by - ay) * ((int64_t)cx - ax);
+    return (l > r) - (l < r);
+}
+
+static int cross_wide(const int32_t *c)
+{
+    int o1 = orient_wide(c[0], c[1], c[2], c[3], c[4], c[5]);
+    int o2 = orient_wide(c[0], c[1], c[2], c[3], c[6], c[7]);
+    int o3 = orient_wide(c[4], c[5], c[6], c[7], c[0], c[1]);
+    int o4 = orient_wide(c[4], c[5], c[6], c[7], c[2], c[3]);
+    return o1 * o2 < 0 && o3 * o4 < 0;
+}
+
+static int on_segment_wide(const int32_t *c)
+{
+    int32_t px = c[0], py = c[1], ax = c[2], ay = c[3], bx = c[4], by = c[5];
+    return orient_wide(ax, ay, bx, by, px, py) == 0 && px >= (ax < bx ? ax : bx) &&
+           px <= (ax < bx ? bx : ax) && py >= (ay < by ? ay : by) && py <= (ay < by ? by : ay);
+}
+
 static void check_geometry(tsr_rng *r)
 {
     const int32_t big = 1 << 30;
@@ -420,17 +444,17 @@ static void check_geometry(tsr_rng *r)
         int32_t c[8];
         for (int k = 0; k < 8; k++)
             c[k] = tsr_rng_range(r, 0, lim);
-        CHECK(tsr__lcd_orient(c[0], c[1], c[2], c[3], c[4], c[5]) ==
-              tsr__orient(c[0], c[1], c[2], c[3], c[4], c[5]));
-        CHECK(tsr__lcd_cross(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]) ==
-              tsr__segments_cross(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]));
-        CHECK(tsr__lcd_on_segment(c[0], c[1], c[2], c[3], c[4], c[5]) ==
-              tsr__point_on_segment(c[0], c[1], c[2], c[3], c[4], c[5]));
+        CHECK(tsr__orient(c[0], c[1], c[2], c[3], c[4], c[5]) ==
+              orient_wide(c[0], c[1], c[2], c[3], c[4], c[5]));
+        CHECK(tsr__segments_cross(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]) == cross_wide(c));
+        CHECK(tsr__point_on_segment(c[0], c[1], c[2], c[3], c[4], c[5]) == on_segment_wide(c));
+        const int64_t a = (int64_t)c[0] - c[1], b = c[2] ? c[2] : 1;
+        CHECK(tsr__floor_div(a, b) * b <= a && a < (tsr__floor_div(a, b) + 1) * b);
     }
     /* extremes of the canvas: products near 2^60, never an overflow */
-    CHECK(tsr__lcd_cross(0, 0, big, big, 0, big, big, 0) == 1);
-    CHECK(tsr__lcd_cross(0, 0, big, big - 1, 0, 1, big, 0) == 1);
-    CHECK(tsr__lcd_orient(0, 0, big, big, big, big - 1) == -1);
+    CHECK(tsr__segments_cross(0, 0, big, big, 0, big, big, 0) == 1);
+    CHECK(tsr__segments_cross(0, 0, big, big - 1, 0, 1, big, 0) == 1);
+    CHECK(tsr__orient(0, 0, big, big, big, big - 1) == -1);
 }
 
 /* ---- the definition: every valid proposal's emulated dense and full scores equal the score of

@@ -13,13 +13,17 @@
  * every waiting chain then restarts from it. The sync points are budget shares, so with a move
  * budget every chain reaches them after the same moves and the run stays deterministic.
  *
- * A chain's context is a copy of the caller's with its own message (a failure is reported with
- * the lowest failing chain's message), a share of the CPU threads (for its evaluator's full count)
- * and the caller's allocator behind a lock, since that allocator need not be thread-safe.
+ * A chain has a context of its own, made from the caller's options (never a copy of the caller's
+ * context: its device and kept states stay the caller's), so its failure message is its own (a
+ * failure is reported with the lowest failing chain's message); it has a share of the CPU threads
+ * (for its evaluator's full count) and the caller's allocator behind a lock, since that allocator
+ * need not be thread-safe. The chains report to the coordinator through the annealer's group_end
+ * callback (anneal.c knows nothing of the team).
  *
  * The CUDA batch walk: the first opt->gpu_chains chains (all by default) hold a CUDA evaluator
- * each, with its own buffers, mapped result words and stream, so their launches and waits run
- * side by side on the one device; the others take the sequential walk on the CPU. Since the
+ * each, on the device facts read once from the caller's context (tsr__layout_cuda_device), with
+ * its own buffers, mapped result words and stream, so their launches and waits run side by side
+ * on the one device; the others take the sequential walk on the CPU. Since the
  * batch walk's trajectory is the sequential walk's, a run gives the same drawing either way. */
 #include "layout/anneal_internal.h"
 
@@ -27,6 +31,8 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+
+typedef struct tsr__team tsr__team;
 
 /* What a chain publishes (under the team's lock) for the coordinator. */
 typedef struct tsr__chain_state {
@@ -41,8 +47,10 @@ typedef struct tsr__chain_state {
 
 typedef struct tsr__chain {
     tsr__annealer a; /* the chain's own (the coordinator reads it only once the chain is done) */
-    tsr_ctx ctx;     /* the chain's context (see the top) */
-    tsr_layout *l;   /* its drawing */
+    tsr_ctx *ctx;    /* the chain's own context (see the top) */
+    tsr__team *team;
+    int index;     /* the chain's place in team->c */
+    tsr_layout *l; /* its drawing */
     uint64_t seed;
     tsr__batch_kind kind;
     pthread_t thread;
@@ -143,12 +151,16 @@ static void stop_all(tsr__team *t)
     pthread_cond_broadcast(&t->cond);
 }
 
-int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st)
+/* The chains' group-end callback (tsr__annealer.group_end, user = the tsr__chain): publishes
+ * the chain's state to the coordinator, serves its requests and, at a sync point, waits for the
+ * other chains and adopts the best drawing (a failure there in *st); nonzero: stop. */
+static int group_end(void *user, tsr__annealer *a, double frac, tsr_status *st)
 {
-    tsr__team *t = a->team;
+    tsr__chain *c = user;
+    tsr__team *t = c->team;
     pthread_mutex_lock(&t->lock);
-    publish(&t->c[a->index]);
-    if (t->snap_chain == a->index && !t->snap_ready)
+    publish(c);
+    if (t->snap_chain == c->index && !t->snap_ready)
         take_snapshot(t, a);
     int stop = t->stop, adopt = 0;
     if (!stop && a->synced < t->nsync && frac >= t->sync[a->synced]) {
@@ -157,7 +169,7 @@ int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st)
         if (++t->arrived == t->active)
             complete_barrier(t);
         while (t->generation == gen && !t->stop) {
-            if (t->snap_chain == a->index && !t->snap_ready)
+            if (t->snap_chain == c->index && !t->snap_ready)
                 take_snapshot(t, a);
             pthread_cond_wait(&t->cond, &t->lock);
         }
@@ -174,7 +186,7 @@ int tsr__team_group_end(tsr__annealer *a, double frac, tsr_status *st)
 static void *chain_main(void *arg)
 {
     tsr__chain *c = arg;
-    tsr__team *t = c->a.team;
+    tsr__team *t = c->team;
     tsr_status st = tsr__anneal_init(&c->a, c->l, c->seed, c->kind);
     pthread_mutex_lock(&t->lock);
     c->pub.ready = st == TSR_OK;
@@ -191,8 +203,10 @@ static void *chain_main(void *arg)
     t->active--;
     if (st != TSR_OK) /* its drawing may be half updated: no sync point may hand it on */
         stop_all(t);
-    else if (t->active > 0 && t->arrived == t->active)
+    else if (!t->stop && t->active > 0 && t->arrived == t->active)
         complete_barrier(t); /* the others were waiting for this chain only */
+    /* (once stopped, no barrier completes: `arrived` still counts chains that left the last one
+     * on the stop, and a chain may still be adopting from sync_*) */
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
     return NULL;
@@ -364,98 +378,62 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
     }
 }
 
-void tsr_layout_optimize_options_init(tsr_layout_optimize_options *opt)
-{
-    memset(opt, 0, sizeof *opt);
-    opt->time_limit = 60;
-    opt->seed = 1;
-    opt->init = TSR_LAYOUT_INIT_AUTO;
-    opt->save_interval = 10;
-    opt->progress_interval = 0.5;
-    opt->phase1_fraction = 0.3;
-    opt->phase1_fraction_odd = 0.02;
-    opt->spatial = 1;
-}
-
-/* Backend auto on a GPU takes the CUDA batch walk for dense graphs only: where mean degree x
- * edges (arm tests per CPU proposal, ~3 ns each) is large against a launch round trip (~15-20
- * us) and the degree is high enough that the CPU's spatial index leaves most edges as candidates.
- * Measured (H200, 20 s, bench/results/layout-anneal-h200-2026-11-29.md): proposals/s against the
- * CPU's A5 (degree 10, 2,556 edges) 2.9x, A6 (30, 3,000) 6.8x, A7 (7, 1,740) 0.97x, A9 (3.9,
- * 4,938) 0.29x. */
-#define AUTO_CUDA_MIN_WORK 20000.0
-#define AUTO_CUDA_MIN_DEGREE 8.0
-
-tsr_status tsr_layout_optimize(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
-                               tsr_layout_optimize_result *result)
-{
-    tsr_status st = tsr__enter(ctx);
-    if (st != TSR_OK)
-        return st;
-    tsr__batch_kind kind = TSR__BATCH_NONE;
-    if (l && tsr_ctx_backend(ctx) == TSR_BACKEND_CUDA) {
-        double degree = l->num_nodes ? 2.0 * l->num_edges / l->num_nodes : 0;
-        if (ctx->opt.backend == TSR_BACKEND_CUDA ||
-            (degree >= AUTO_CUDA_MIN_DEGREE && degree * l->num_edges >= AUTO_CUDA_MIN_WORK))
-            kind = TSR__BATCH_CUDA;
-    }
-    return tsr__layout_optimize_with(ctx, l, opt, kind, result, NULL);
-}
-
-/* Sets up chain i of team t on a clone of l (the thread is started by the caller). */
+/* Sets up chain i of team t on a clone of l (the thread is started by the caller): its own
+ * context, made from the caller's options (not a copy of the caller's context, whose device and
+ * kept states stay the caller's) with a share of the CPU threads (one per count on the reference
+ * backend), the caller's allocator behind the team's lock, and no progress callback. */
 static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layout *l,
-                              const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
+                              const tsr_layout_optimize_options *opt, tsr_backend backend,
+                              tsr__batch_kind kind, const tsr__layout_cuda_device *device,
                               double t0)
 {
     tsr__chain *c = &t->c[i];
     memset(c, 0, sizeof *c);
-    c->ctx = *ctx;
-    c->ctx.message[0] = '\0';
-    c->ctx.threads = ctx->threads / t->n > 1 ? ctx->threads / t->n : 1;
-    c->ctx.opt.allocator.alloc = locked_alloc;
-    c->ctx.opt.allocator.free = locked_free;
-    c->ctx.opt.allocator.user = t;
-    c->ctx.opt.progress = NULL;
+    tsr_ctx_options o = ctx->opt;
+    o.backend = TSR_BACKEND_CPU;
+    o.device = 0;
+    o.cuda_stream = NULL;
+    o.threads = backend == TSR_BACKEND_REFERENCE ? 1
+                : ctx->threads / t->n > 1        ? ctx->threads / t->n
+                                                 : 1;
+    o.allocator.alloc = locked_alloc;
+    o.allocator.free = locked_free;
+    o.allocator.user = t;
+    o.progress = NULL;
+    o.progress_user = NULL;
+    tsr_status st = tsr_ctx_create(&o, &c->ctx);
+    if (st != TSR_OK) {
+        tsr_ctx_destroy(c->ctx);
+        c->ctx = NULL;
+        return tsr__fail(ctx, st, "layout: cannot make chain %d's context", i);
+    }
+    c->team = t;
+    c->index = i;
     c->seed = chain_seed(opt->seed, i);
     c->kind = kind == TSR__BATCH_CUDA && opt->gpu_chains > 0 && i >= opt->gpu_chains
                   ? TSR__BATCH_NONE
                   : kind;
-    c->a.ctx = &c->ctx;
+    c->a.ctx = c->ctx;
     c->a.opt = opt;
-    c->a.team = t;
-    c->a.index = i;
+    c->a.device = device;
+    c->a.group_end = group_end;
+    c->a.group_user = c;
     c->a.phase1 = i % 2 ? opt->phase1_fraction_odd : opt->phase1_fraction;
     c->a.t0 = t0;
     return tsr_layout_clone(ctx, l, &c->l);
 }
 
-tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
-                                     const tsr_layout_optimize_options *opt, tsr__batch_kind kind,
-                                     tsr_layout_optimize_result *result, tsr__batch_stats *stats)
+tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
+                                tsr_backend backend, tsr__batch_kind kind,
+                                tsr_layout_optimize_result *result, tsr__batch_stats *stats)
 {
-    tsr_layout_optimize_options defaults;
     if (stats)
         memset(stats, 0, sizeof *stats);
-    if (!opt) {
-        tsr_layout_optimize_options_init(&defaults);
-        opt = &defaults;
-    }
-    if (!l)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to optimize");
-    if (!(opt->time_limit >= 0) || (opt->time_limit == 0 && opt->max_moves == 0) ||
-        !(opt->phase1_fraction >= 0 && opt->phase1_fraction <= 1) ||
-        !(opt->phase1_fraction_odd >= 0 && opt->phase1_fraction_odd <= 1))
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "layout: give a time limit or a move budget, and phase-1 shares in [0,1]");
-    if ((unsigned)opt->init > TSR_LAYOUT_INIT_RANDOM)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: unknown init mode");
-    if (opt->chains < 0 || opt->chains > TSR_LAYOUT_MAX_CHAINS || opt->gpu_chains < 0 ||
-        opt->gpu_chains > TSR_LAYOUT_MAX_CHAINS)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "layout: chains and gpu_chains must be 0 to %d", TSR_LAYOUT_MAX_CHAINS);
-    if (!(opt->sync_every == 0 || (opt->sync_every >= 0.01 && opt->sync_every < 1)))
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "layout: sync_every must be 0 (none) or in [0.01, 1)");
+    tsr__layout_cuda_device device;
+    memset(&device, 0, sizeof device);
+    tsr_status st = TSR_OK;
+    if (kind == TSR__BATCH_CUDA && (st = tsr__layout_cuda_device_of(ctx, &device)) != TSR_OK)
+        return st;
     tsr__coord co;
     memset(&co, 0, sizeof co);
     co.ctx = ctx;
@@ -464,15 +442,14 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     co.last_save = co.t0;
     tsr_layout_optimize_result res;
     memset(&res, 0, sizeof res);
-    tsr_status st = tsr__start_layout(ctx, l, opt->init, opt->seed, &res.repaired);
+    st = tsr__start_layout(ctx, l, opt->init, opt->seed,
+                           backend == TSR_BACKEND_REFERENCE ? 1 : ctx->threads, &res.repaired);
     if (st != TSR_OK)
         return st;
 
     tsr__team t;
     memset(&t, 0, sizeof t);
-    t.n = opt->chains                                     ? opt->chains
-          : tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1
-                                                          : ctx->threads;
+    t.n = opt->chains ? opt->chains : backend == TSR_BACKEND_REFERENCE ? 1 : ctx->threads;
     t.snap_chain = -1;
     t.alloc = ctx->opt.allocator;
     t.active = t.n;
@@ -506,7 +483,7 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     for (int k = 0; k < t.nsync; k++) /* ascending: 1 - nsync * every, ..., 1 - every */
         t.sync[k] = 1 - (t.nsync - k) * opt->sync_every;
     for (int i = 0; i < t.n && st == TSR_OK; i++)
-        st = chain_setup(ctx, &t, i, l, opt, kind, co.t0);
+        st = chain_setup(ctx, &t, i, l, opt, backend, kind, &device, co.t0);
     for (int i = 0; i < t.n && st == TSR_OK; i++) {
         if (pthread_create(&t.c[i].thread, NULL, chain_main, &t.c[i]) != 0) {
             st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread", i);
@@ -531,9 +508,9 @@ tsr_status tsr__layout_optimize_with(tsr_ctx *ctx, tsr_layout *l,
     /* the first failed chain's error, unless the run failed before */
     for (int i = 0; i < t.n && st == TSR_OK; i++)
         if (t.c[i].started && t.c[i].pub.st != TSR_OK) {
-            if (t.c[i].ctx.failed)
+            if (t.c[i].ctx->failed)
                 tsr__poison(ctx);
-            st = tsr__fail(ctx, t.c[i].pub.st, "%s", t.c[i].ctx.message);
+            st = tsr__fail(ctx, t.c[i].pub.st, "%s", t.c[i].ctx->message);
         }
     /* the winner's drawing (the best valid one whatever failed) into l */
     const int b = best_chain(&t);
@@ -580,6 +557,7 @@ done:
         if (c->a.ctx)
             tsr__anneal_release(&c->a);
         tsr_layout_free(ctx, c->l);
+        tsr_ctx_destroy(c->ctx);
     }
     pthread_cond_destroy(&t.cond);
     pthread_mutex_destroy(&t.lock);
