@@ -1,0 +1,33 @@
+/* The migrate backends: each migrates or models one shot of a plan (plan.h) from surface spectra
+ * made by spectra.c. migrate.c checks the arguments, builds the plan and the spectra, picks the
+ * backend (its only dispatch) and combines the shots.
+ *
+ * A backend that runs elsewhere (a CUDA extrap_cuda.cu sibling) provides one more table entry of
+ * the same shape: it copies the plan's tables and the spectra to the device and returns the
+ * same per-shot results. */
+#ifndef TSR_MIGRATE_BACKENDS_H
+#define TSR_MIGRATE_BACKENDS_H
+
+#include "migrate/spectra.h"
+
+typedef struct tsr__migrate_backend {
+    tsr_backend id;
+    /* One shot's image: adds sum over frequencies of Re(conj(S) R) into image and |S|^2 into
+     * illum (nz * nx depth rows, zeroed by the caller). src and rec: nfreq * nx spectra. */
+    tsr_status (*image_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                             const tsr__cf *src, const tsr__cf *rec, double *image, double *illum);
+    /* One shot's modelled receiver spectra rec (nfreq * nx) from src and the reflectivity refl
+     * (nz * nx depth rows). */
+    tsr_status (*model_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                             const tsr__cf *src, const float *refl, tsr__cf *rec);
+} tsr__migrate_backend;
+
+/* Single thread, frequencies in order, the image summed in double (extrap_ref.c): defines the
+ * answer. */
+extern const tsr__migrate_backend tsr__migrate_backend_reference;
+/* OpenMP over frequencies, ctx->threads threads, each summing its frequencies in double into its
+ * own image; the threads' images are added in thread order (extrap_cpu.c). Modelling gives the
+ * reference's bits; the image differs from it by the order of the double sums only. */
+extern const tsr__migrate_backend tsr__migrate_backend_cpu;
+
+#endif
