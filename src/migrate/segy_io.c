@@ -173,6 +173,8 @@ static tsr_status read_headers(tsr_ctx *ctx, const char *path, segy_reader *r,
                          "'%s': neither the binary header (bytes 3221-3222) nor the first trace "
                          "header gives a sample count",
                          path);
+    if (size == *trace0)
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s' holds no traces (headers only)", path);
     int elem = segy_trsize(fmt, 1);
     long long room = size - *trace0 - SEGY_TRACE_HEADER_SIZE;
     if (elem <= 0 || room < 0 || (long long)ns * elem > room)
@@ -183,12 +185,15 @@ static tsr_status read_headers(tsr_ctx *ctx, const char *path, segy_reader *r,
     *bsize = segy_trsize(fmt, ns);
     int traces = 0;
     int rc = segy_traces(r->fp, &traces, *trace0, *bsize);
+    int32_t revision = field(bin, SEGY_BIN_SEGY_REVISION, 1);
+    int major = revision >= 256 ? revision >> 8 : revision;
     if (rc == SEGY_TRACE_SIZE_MISMATCH)
         return tsr__fail(ctx, TSR_ERR_CORRUPT,
                          "'%s': the %lld bytes after the headers are not a whole number of "
                          "traces of %d samples (%d bytes each): truncated, or a wrong sample "
-                         "count",
-                         path, size - *trace0, (int)ns, *bsize + SEGY_TRACE_HEADER_SIZE);
+                         "count%s",
+                         path, size - *trace0, (int)ns, *bsize + SEGY_TRACE_HEADER_SIZE,
+                         major >= 2 ? ", or SEG-Y rev 2 trace header extensions (not read)" : "");
     if (rc != SEGY_OK || traces <= 0)
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s' holds no traces", path);
     double dt = field(bin, SEGY_BIN_INTERVAL, 1) * 1e-6;
@@ -202,7 +207,7 @@ static tsr_status read_headers(tsr_ctx *ctx, const char *path, segy_reader *r,
     memset(info, 0, sizeof *info);
     info->format = fmt;
     info->little_endian = lsb;
-    info->revision = field(bin, SEGY_BIN_SEGY_REVISION, 1);
+    info->revision = revision;
     info->samples = ns;
     info->trace_header_samples = th_ns;
     info->dt = dt;
