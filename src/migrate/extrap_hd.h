@@ -55,6 +55,32 @@ static inline tsr__cf tsr__mig_x_at(const tsr__cf *u, int32_t i, int32_t nx, con
     return tsr__cf_make(u[i].re + xscale * ar, u[i].im + xscale * ai);
 }
 
+/* (X u)(i) for 4 <= i < nx - 4: the same operations as tsr__mig_x_at (0 + a + b is a + b
+ * exactly), without the edge tests. */
+static inline tsr__cf tsr__mig_x_interior(const tsr__cf *u, int32_t i, const float d2[5],
+                                          float xscale)
+{
+    float ar = d2[0] * u[i].re, ai = d2[0] * u[i].im;
+    for (int32_t m = 1; m <= 4; m++) {
+        ar += d2[m] * (u[i - m].re + u[i + m].re);
+        ai += d2[m] * (u[i - m].im + u[i + m].im);
+    }
+    return tsr__cf_make(u[i].re + xscale * ar, u[i].im + xscale * ai);
+}
+
+/* out = X u over the whole row (out and u distinct). */
+static inline void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const float d2[5],
+                                  float xscale)
+{
+    int32_t lo = nx < 4 ? nx : 4, hi = nx - 4 > lo ? nx - 4 : lo;
+    for (int32_t i = 0; i < lo; i++)
+        out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
+    for (int32_t i = lo; i < hi; i++)
+        out[i] = tsr__mig_x_interior(u, i, d2, xscale);
+    for (int32_t i = hi; i < nx; i++)
+        out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
+}
+
 /* Table position of p = w dz s: row j and weight a of row j + 1, clamped to the table. */
 static inline void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_t *j, float *a)
 {
@@ -112,18 +138,18 @@ static inline void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, co
                                          tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
 {
     const int32_t nx = st->nx;
+    tsr__mig_x_row(u, w0, nx, st->d2, st->xscale);
     for (int32_t i = 0; i < nx; i++) {
         acc[i] = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], conj);
-        w0[i] = tsr__mig_x_at(u, i, nx, st->d2, st->xscale);
-    }
-    for (int32_t i = 0; i < nx; i++)
         acc[i] =
             tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], 1), w0[i], conj);
+    }
     tsr__cf *prev = u, *cur = w0, *next = w1;
     for (int32_t n = 2; n < st->terms; n++) {
+        tsr__mig_x_row(cur, next, nx, st->d2, st->xscale);
         for (int32_t i = 0; i < nx; i++) {
-            tsr__cf x = tsr__mig_x_at(cur, i, nx, st->d2, st->xscale);
-            tsr__cf t = tsr__cf_make(2.0f * x.re - prev[i].re, 2.0f * x.im - prev[i].im);
+            tsr__cf t =
+                tsr__cf_make(2.0f * next[i].re - prev[i].re, 2.0f * next[i].im - prev[i].im);
             next[i] = t;
             acc[i] =
                 tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], n), t, conj);
@@ -153,8 +179,9 @@ static inline void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__c
         b2[i] = b1[i];
     }
     for (int32_t k = st->terms - 1; k >= 1; k--) {
+        tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
         for (int32_t i = 0; i < nx; i++) {
-            tsr__cf x = tsr__mig_x_at(b1, i, nx, st->d2, st->xscale);
+            tsr__cf x = bn[i];
             tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], k), u[i], cj);
             bn[i] = tsr__cf_make(v.re + 2.0f * x.re - b2[i].re, v.im + 2.0f * x.im - b2[i].im);
         }
@@ -163,8 +190,9 @@ static inline void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__c
         b1 = bn;
         bn = t;
     }
+    tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
     for (int32_t i = 0; i < nx; i++) {
-        tsr__cf x = tsr__mig_x_at(b1, i, nx, st->d2, st->xscale);
+        tsr__cf x = bn[i];
         tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], cj);
         bn[i] = tsr__cf_make(v.re + x.re - b2[i].re, v.im + x.im - b2[i].im);
     }
