@@ -13,6 +13,9 @@
  *                GPU Gems 3, ch. 38). src/migrate/design.c documents the coefficient design.
  *   phase-shift  Gazdag's phase shift: exact for v(z); a laterally varying model is migrated
  *                with the mean slowness of each depth.
+ *   pspi         phase shift plus interpolation (Gazdag and Sguazzero 1984): each depth step
+ *                phase-shifts with up to 8 reference slownesses spanning the depth's range and
+ *                interpolates the results linearly in slowness at each x.
  *
  * Grids are C-order (nx, nz) float32 arrays, z the fast axis: sample (ix, iz) is
  * data[ix * nz + iz] at x = ox + ix dx, z = oz + iz dz (metres). Sources and receivers sit at the
@@ -55,7 +58,8 @@ typedef struct tsr_migrate_gather {
 
 typedef enum tsr_migrate_method {
     TSR_MIGRATE_EXPLICIT = 0, /* Chebyshev series of the horizontal Laplacian (default) */
-    TSR_MIGRATE_PHASE_SHIFT   /* Gazdag phase shift */
+    TSR_MIGRATE_PHASE_SHIFT,  /* Gazdag phase shift */
+    TSR_MIGRATE_PSPI          /* phase shift plus interpolation between reference velocities */
 } tsr_migrate_method;
 
 typedef enum tsr_migrate_imaging {
@@ -63,7 +67,7 @@ typedef enum tsr_migrate_imaging {
     TSR_MIGRATE_NORMALIZED /* per shot, sum Re(conj(S) R) / (sum |S|^2 + epsilon) */
 } tsr_migrate_imaging;
 
-/* "explicit", "phase-shift". */
+/* "explicit", "phase-shift", "pspi". */
 const char *tsr_migrate_method_name(tsr_migrate_method method);
 tsr_status tsr_migrate_method_parse(const char *name, tsr_migrate_method *out);
 /* "cross", "normalized". */

@@ -12,7 +12,7 @@ typedef struct tsr__mig_work {
     tsr__cf *w0, *w1, *w2, *acc; /* explicit step scratch, nx each */
     int32_t *j;                  /* coefficient table rows, nx */
     float *a;                    /* and weights, nx */
-    tsr__cf *fft;                /* phase shift: nxfft */
+    tsr__cf *fft, *fft2, *fft3;  /* phase shift, PSPI: nxfft each */
     tsr__cf *sdepth;             /* modelling: the source field at every depth, nz * nx */
 } tsr__mig_work;
 
@@ -36,5 +36,14 @@ void tsr__mig_model_freq(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
  * conjugate multiplier (pass the forward's sign). */
 void tsr__mig_phase_row(const tsr__migrate_plan *plan, const tsr__mig_fft *fft, int32_t iz,
                         double w, tsr__cf *u, int sign, int adjoint, tsr__cf *buf);
+
+/* One PSPI step (Gazdag and Sguazzero, "Migration of seismic data by phase shift plus
+ * interpolation", Geophysics 49, 1984): u's spectrum phase-shifted with each reference slowness
+ * of row iz, each result weighted at every x by the linear interpolation weight of the local
+ * slowness between its two bracketing references (clamped outside them), summed, then damped by
+ * the taper. adjoint: its exact adjoint (taper, weights, conjugate shifts summed in kx, one
+ * inverse transform). buf, b2, b3: nxfft each. */
+void tsr__mig_pspi_row(const tsr__migrate_plan *plan, const tsr__mig_fft *fft, int32_t iz, double w,
+                       tsr__cf *u, int sign, int adjoint, tsr__cf *buf, tsr__cf *b2, tsr__cf *b3);
 
 #endif

@@ -24,8 +24,9 @@ tsr_status tsr__mig_work_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int 
         st = tsr__alloc(ctx, sizeof(int32_t) * nx, (void **)&work->j);
     if (!st)
         st = tsr__alloc(ctx, sizeof(float) * nx, (void **)&work->a);
-    if (!st)
-        st = tsr__alloc(ctx, sizeof(tsr__cf) * (size_t)plan->nxfft, (void **)&work->fft);
+    tsr__cf **ffts[] = {&work->fft, &work->fft2, &work->fft3};
+    for (int i = 0; i < 3 && !st; i++)
+        st = tsr__alloc(ctx, sizeof(tsr__cf) * (size_t)plan->nxfft, (void **)ffts[i]);
     if (!st && model) {
         size_t n;
         if (!tsr__size_mul3(nx, (size_t)plan->nz, sizeof(tsr__cf), &n))
@@ -40,8 +41,8 @@ tsr_status tsr__mig_work_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int 
 
 void tsr__mig_work_free(tsr_ctx *ctx, tsr__mig_work *work)
 {
-    void *p[] = {work->s,   work->r, work->w0, work->w1,  work->w2,
-                 work->acc, work->j, work->a,  work->fft, work->sdepth};
+    void *p[] = {work->s, work->r, work->w0,  work->w1,   work->w2,   work->acc,
+                 work->j, work->a, work->fft, work->fft2, work->fft3, work->sdepth};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         tsr__free(ctx, p[i]);
     memset(work, 0, sizeof *work);
@@ -69,6 +70,10 @@ static void step_down(const tsr__migrate_plan *plan, const tsr__mig_step *es,
         tsr__mig_phase_row(plan, fft, iz, w, u, conj ? -1 : 1, 0, wk->fft);
         return;
     }
+    if (plan->method == TSR_MIGRATE_PSPI) {
+        tsr__mig_pspi_row(plan, fft, iz, w, u, conj ? -1 : 1, 0, wk->fft, wk->fft2, wk->fft3);
+        return;
+    }
     tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->nx, (float)(w * plan->dz), wk->j,
                         wk->a);
     tsr__mig_explicit_row(es, u, wk->j, wk->a, plan->taper, conj, wk->w0, wk->w1, wk->w2, wk->acc);
@@ -81,6 +86,10 @@ static void step_adjoint(const tsr__migrate_plan *plan, const tsr__mig_step *es,
 {
     if (plan->method == TSR_MIGRATE_PHASE_SHIFT) {
         tsr__mig_phase_row(plan, fft, iz, w, u, 1, 1, wk->fft);
+        return;
+    }
+    if (plan->method == TSR_MIGRATE_PSPI) {
+        tsr__mig_pspi_row(plan, fft, iz, w, u, 1, 1, wk->fft, wk->fft2, wk->fft3);
         return;
     }
     tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->nx, (float)(w * plan->dz), wk->j,

@@ -7,17 +7,17 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const tsr__method_names[] = {"explicit", "phase-shift"};
+static const char *const tsr__method_names[] = {"explicit", "phase-shift", "pspi"};
 static const char *const tsr__imaging_names[] = {"cross", "normalized"};
 
 const char *tsr_migrate_method_name(tsr_migrate_method method)
 {
-    return (unsigned)method < 2 ? tsr__method_names[method] : "?";
+    return (unsigned)method < 3 ? tsr__method_names[method] : "?";
 }
 
 tsr_status tsr_migrate_method_parse(const char *name, tsr_migrate_method *out)
 {
-    for (int i = 0; name && out && i < 2; i++)
+    for (int i = 0; name && out && i < 3; i++)
         if (strcmp(name, tsr__method_names[i]) == 0) {
             *out = (tsr_migrate_method)i;
             return TSR_OK;

@@ -188,6 +188,27 @@ static tsr_status plan_model(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mi
         plan->slow_ref[iz] = sum / v->nx;
     }
     plan->nxfft = fast_size((int64_t)v->nx + v->nx / 2 + 8);
+    if (plan->method == TSR_MIGRATE_PSPI) {
+        if ((st = alloc_array(ctx, (size_t)v->nz * TSR__MIG_PSPI_REFS, sizeof(double),
+                              (void **)&plan->pspi_slow)) ||
+            (st = alloc_array(ctx, (size_t)v->nz, sizeof(int32_t), (void **)&plan->pspi_count)))
+            return st;
+        for (int64_t iz = 0; iz < v->nz; iz++) {
+            const float *row = plan->slow + iz * v->nx;
+            double lo = row[0], hi = row[0];
+            for (int64_t ix = 1; ix < v->nx; ix++) {
+                lo = row[ix] < lo ? row[ix] : lo;
+                hi = row[ix] > hi ? row[ix] : hi;
+            }
+            /* references 5% of the smallest slowness apart, at most TSR__MIG_PSPI_REFS */
+            double n = hi > lo ? ceil((hi - lo) / (0.05 * lo)) + 1 : 1;
+            int32_t count = n > TSR__MIG_PSPI_REFS ? TSR__MIG_PSPI_REFS : (int32_t)n;
+            plan->pspi_count[iz] = count;
+            for (int32_t j = 0; j < count; j++)
+                plan->pspi_slow[iz * TSR__MIG_PSPI_REFS + j] =
+                    count == 1 ? lo : lo + (hi - lo) * j / (count - 1);
+        }
+    }
     if (opt->taper < 0)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: taper %d is negative",
                          (int)opt->taper);
@@ -210,7 +231,7 @@ tsr_status tsr__migrate_plan_build(tsr_ctx *ctx, tsr__migrate_plan *plan,
                                    int model)
 {
     memset(plan, 0, sizeof *plan);
-    if ((int)opt->method < 0 || opt->method > TSR_MIGRATE_PHASE_SHIFT || (int)opt->imaging < 0 ||
+    if ((int)opt->method < 0 || opt->method > TSR_MIGRATE_PSPI || (int)opt->imaging < 0 ||
         opt->imaging > TSR_MIGRATE_NORMALIZED)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: unknown method or imaging");
     if (!(opt->epsilon > 0) || !isfinite(opt->epsilon))
@@ -246,5 +267,7 @@ void tsr__migrate_plan_free(tsr_ctx *ctx, tsr__migrate_plan *plan)
     tsr__free(ctx, plan->slow);
     tsr__free(ctx, plan->slow_ref);
     tsr__free(ctx, plan->taper);
+    tsr__free(ctx, plan->pspi_slow);
+    tsr__free(ctx, plan->pspi_count);
     memset(plan, 0, sizeof *plan);
 }

@@ -11,9 +11,10 @@
 
 /* The explicit operator's fixed design (design.c says how each is used). */
 enum {
-    TSR__MIG_TERMS = 16,      /* Chebyshev terms c_0 .. c_15 */
-    TSR__MIG_TABLE_MIN = 64,  /* coefficient table rows, at least */
-    TSR__MIG_TABLE_MAX = 4096 /* and at most */
+    TSR__MIG_TERMS = 16,       /* Chebyshev terms c_0 .. c_15 */
+    TSR__MIG_TABLE_MIN = 64,   /* coefficient table rows, at least */
+    TSR__MIG_TABLE_MAX = 4096, /* and at most */
+    TSR__MIG_PSPI_REFS = 8     /* PSPI reference velocities per depth, at most */
 };
 /* Largest spacing of the table in w dz / v: interpolating c linearly between rows errs by about
  * step^2 / 8 |d^2 c / dp^2|, about 5e-5, far below the fit's own error. */
@@ -52,6 +53,10 @@ typedef struct tsr__migrate_plan {
     /* Phase shift: the mean slowness of each depth row; nxfft >= nx points along x. */
     double *slow_ref;
     int32_t nxfft;
+    /* PSPI: pspi_count[iz] (1 .. TSR__MIG_PSPI_REFS) reference slownesses of depth row iz,
+     * increasing, at pspi_slow[iz * TSR__MIG_PSPI_REFS + j]. */
+    double *pspi_slow;
+    int32_t *pspi_count;
     /* Damping applied to each column after every depth step (1 inside, < 1 in the taper). */
     float *taper;
 } tsr__migrate_plan;

@@ -14,9 +14,8 @@ tsr_status tsr__mig_fft_create(tsr_ctx *ctx, const tsr__migrate_plan *plan, tsr_
     float *tr = fftwf_malloc(sizeof(float) * (size_t)nf);
     fftwf_complex *tc = fftwf_malloc(sizeof(fftwf_complex) * ((size_t)nf / 2 + 1));
     fftwf_complex *xa = fftwf_malloc(sizeof(fftwf_complex) * (size_t)nx);
-    fftwf_complex *xb = fftwf_malloc(sizeof(fftwf_complex) * (size_t)nx);
     const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    if (tr && tc && xa && xb) {
+    if (tr && tc && xa) {
         pthread_mutex_lock(&tsr__fftw_lock);
         fft->t_fwd = fftwf_plan_dft_r2c_1d(nf, tr, tc, flags);
         fft->t_bwd = fftwf_plan_dft_c2r_1d(nf, tc, tr, flags);
@@ -27,7 +26,6 @@ tsr_status tsr__mig_fft_create(tsr_ctx *ctx, const tsr__migrate_plan *plan, tsr_
     fftwf_free(tr);
     fftwf_free(tc);
     fftwf_free(xa);
-    fftwf_free(xb);
     if (!fft->t_fwd || !fft->t_bwd || !fft->x_fwd || !fft->x_bwd) {
         tsr__mig_fft_destroy(fft);
         return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY,

@@ -34,7 +34,7 @@ for v in 1:2 a:1:2 0:10:0 0:10:1.5 0:10:x; do
 done
 expect 2 "$tool" migrate model "$tmp/c.json" "$tmp/s.json" --shots 50:10:2; one_line not SEG-Y
 expect 2 "$tool" migrate model "$tmp/c.json" "$tmp/s.sgy" --shots 50:10:2 --t abc; one_line --t
-expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --method pspi; one_line --method
+expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --method gazdag; one_line --method
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --imaging max; one_line --imaging
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --fmax -3; one_line --fmax
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --checkpoint "$tmp/ck"; one_line --checkpoint
@@ -66,6 +66,8 @@ expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --backen
 grep -q '"backend": "reference"' "$tmp/out.txt" && ok || bad "json names the backend"
 [ -s "$tmp/i.json" ] && [ "$(stat -c %s "$tmp/i.f32")" -eq 800 ] && ok || bad "sidecar image written"
 expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.sgy" --method phase-shift --quiet
+expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/p.json" --method pspi --json
+grep -q '"method": "pspi"' "$tmp/out.txt" && ok || bad "pspi runs"
 expect 0 "$tool" migrate info "$tmp/i.sgy" --json
 grep -q '"samples": 10' "$tmp/out.txt" && grep -q '"traces": 20' "$tmp/out.txt" && ok || bad "SEG-Y image: 20 traces of 10 depths"
 

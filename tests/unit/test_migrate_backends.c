@@ -1,4 +1,4 @@
-/* The migrate backends against each other, on a laterally varying model, both extrapolators,
+/* The migrate backends against each other, on a laterally varying model, all three methods,
  * both imaging conditions:
  *  - modelling: the cpu backend's traces equal the reference's bit for bit (every frequency is
  *    computed by the same code on the same inputs, and frequencies are not summed);
@@ -58,10 +58,10 @@ int main(void)
     CHECK(tsr_migrate_backend(ref) == TSR_BACKEND_REFERENCE);
     CHECK(tsr_migrate_backend(cpu2) == TSR_BACKEND_CPU);
 
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         tsr_migrate_options opt;
         tsr_migrate_options_init(&opt);
-        opt.method = m ? TSR_MIGRATE_PHASE_SHIFT : TSR_MIGRATE_EXPLICIT;
+        opt.method = (tsr_migrate_method)m;
         opt.f0 = 20;
         opt.taper = 8;
         tsr_migrate_gather a, b;

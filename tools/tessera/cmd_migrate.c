@@ -11,7 +11,8 @@ static const cli_option migrate_options[] = {
     {"method", CLI_VALUE, "NAME",
      "image, model: explicit (default: a 16-term Chebyshev series of the horizontal Laplacian, "
      "laterally varying velocity) or phase-shift (Gazdag; exact for v(z), the mean slowness of "
-     "each depth otherwise)."},
+     "each depth otherwise) or pspi (phase shift plus interpolation between up to 8 reference "
+     "velocities per depth)."},
     {"fmin", CLI_VALUE, "HZ",
      "image, model: lowest frequency used (default: the first non-zero frequency)."},
     {"fmax", CLI_VALUE, "HZ",
@@ -86,7 +87,7 @@ static int parse_common(const cli_command *cmd, const cli_args *args, tsr_migrat
 {
     const char *v;
     if ((v = cli_get(cmd, args, "method")) && tsr_migrate_method_parse(v, &opt->method)) {
-        cli_error(cmd, "unknown --method '%s' (explicit, phase-shift)", v);
+        cli_error(cmd, "unknown --method '%s' (explicit, phase-shift, pspi)", v);
         return TSR_EXIT_USAGE;
     }
     if ((v = cli_get(cmd, args, "imaging")) && tsr_migrate_imaging_parse(v, &opt->imaging)) {
@@ -402,9 +403,10 @@ static int run_migrate(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_cmd_migrate = {
     "migrate",
-    "seismic shot-profile depth migration (explicit and phase-shift), modelling, SEG-Y info",
-    "image SHOTS.sgy MODEL.json OUT [--method explicit|phase-shift] [--fmin HZ] [--fmax HZ]\n"
-    "                       [--imaging cross|normalized] [--f0 HZ] [--png PICTURE.png]\n"
+    "seismic shot-profile depth migration (explicit, phase-shift, PSPI), modelling, SEG-Y info",
+    "image SHOTS.sgy MODEL.json OUT [--method explicit|phase-shift|pspi] [--fmin HZ]\n"
+    "                       [--fmax HZ] [--imaging cross|normalized] [--f0 HZ] [--png "
+    "PICTURE.png]\n"
     "                       [--backend auto|cpu|reference] [--threads N] [--json]\n"
     "       tessera migrate model MODEL.json OUT.sgy --shots X0:DX:N [--receivers X0:DX:N]\n"
     "                       [--t SECONDS] [--dt SECONDS] [--f0 HZ] [--reflectivity GRID.json]\n"
