@@ -126,7 +126,7 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
     /* the trace's rows: the bottom half's (the longer of the two traced side by side) */
     const double trows = g->h - g->h / 2 > 1 ? g->h - g->h / 2 - 1 : 1;
     for (int r = 0; r < BATCH_REPEATS; r++) {
-        batch_launch(c->P, g->w, k, 0, 1, s, ev);
+        batch_launch(c->P, g->w, k, 0, 1, ctx->cuda->arch >= 90, s, ev);
         CK(cudaEventSynchronize(ev[4]));
         CK(cudaGetLastError());
         for (int i = 0; i < 4; i++) {
@@ -139,7 +139,7 @@ static int batch_size(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t n)
        s = 1 on 4 or 8): the same pass, timed alone */
     if (k > 64 && k <= 256 && tsr__cc_trace_stage_bytes(c->P.pitch) <= TSR__CC_TRACE_SMEM) {
         void (*f)(tsr__cc_planes, int32_t, int32_t) =
-            k <= 128 ? trace_warp_kernel<2, 2> : trace_warp_kernel<2, 4>;
+            k <= 128 ? trace_warp_kernel<2, 2, 1> : trace_warp_kernel<2, 4, 1>;
         const size_t smem = (size_t)tsr__cc_trace_stage_bytes(c->P.pitch);
         CK(cudaFuncSetAttribute((const void *)f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));

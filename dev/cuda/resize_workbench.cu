@@ -36,10 +36,23 @@ extern "C" {
 #include "tessera/tessera.h"
 tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                             tsr_image *dst);
-tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const void *s,
-                                   size_t sstride, void *d, size_t dstride, const void *tab,
-                                   void *stream);
-extern int tsr__resize_cuda_variant; /* resize_cuda.cu's dev knob */
+}
+#include "resize/resize_cuda.h"
+
+/* The launch shapes of a variant number n, as bits: 1 k_lin2_u8 at 4 elements per thread, 2
+ * k_lin2_u8 off (k_stile_u8 takes its plans), 4 k_up2_u8 off, 8 k_lin2_u8 tiles for 4x more
+ * blocks, 1024 for 2x fewer, 256 / 512 k_areaw_u8 with 2x more / fewer threads, 2048 k_dn32_u8
+ * off; 0 is the library's shapes. */
+static tsr__resize_cuda_tuning tuning_of(int n)
+{
+    tsr__resize_cuda_tuning t = {8, 512, 262144, 0, 0, 0};
+    t.lin2_ept = n & 1 ? 4 : 8;
+    t.no_lin2 = (n & 2) != 0;
+    t.no_up2 = (n & 4) != 0;
+    t.lin2_blocks = n & 8 ? 2048 : n & 1024 ? 256 : 512;
+    t.area_threads = n & 256 ? 524288 : n & 512 ? 131072 : 262144;
+    t.no_dn32 = (n & 2048) != 0;
+    return t;
 }
 
 #define CK(call)                                                                                   \
@@ -350,9 +363,9 @@ static void mix_bandwidth(cudaStream_t stream, int repeats, double copy_gbs, int
  *   A  host: building the plan (tsr__resize_plan_build), part of every tsr_resize call
  *   B  tsr__resize_cuda with a prebuilt plan: table upload + launch (events)
  *   C  the kernel alone (tsr__resize_cuda_launch, tables already on the device) (events)
- *   V=n   as C with the dev knob tsr__resize_cuda_variant = n (resize_cuda.cu lists its bits),
+ *   V=n   as C in the launch shapes of variant n (tuning_of lists its bits),
  *         one column per value of the environment variable TSR_WB_VARIANTS (comma-separated;
- *         default "12,6": k_up2_u8 off with tall k_lin2_u8 tiles, and run 10's k_stile_u8)
+ *         default "12,6": k_up2_u8 off with short k_lin2_u8 tiles, and k_stile_u8 for k_lin2_u8)
  * The breakdown's images have TSR_WB_CN channels (1-4, default 3).
  * B and C outputs are checked against the reference backend (poisoned output first). */
 static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats, double copy_gbs,
@@ -380,7 +393,8 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
         q += *q == ',';
     }
     printf("\nbreakdown of the library call (u8 %d-channel; A host plan build, B call without "
-           "plan build, C kernel alone, V=n kernel with dev knob n; GB/s and of-copy from C over "
+           "plan build, C kernel alone, V=n kernel in variant n's shapes; GB/s and of-copy from C "
+           "over "
            "source+output bytes)\n| case | interp | path | A plan us | B upload+kernel us | "
            "C kernel us | C spread | C GB/s | C of copy |",
            cn);
@@ -448,9 +462,9 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                         tsr_image b = {c.dw, c.dh, cn, TSR_U8, drow, D, TSR_MEMORY_CUDA};
                         r = tsr__resize_cuda(lib, &plan, &a, &b);
                     } else {
-                        tsr__resize_cuda_variant = v >= 2 ? knobs[v - 2] : 0;
-                        r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream);
-                        tsr__resize_cuda_variant = 0;
+                        const tsr__resize_cuda_tuning tu = tuning_of(v >= 2 ? knobs[v - 2] : 0);
+                        r = tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream,
+                                                    &tu);
                     }
                     if (r != TSR_OK) {
                         fprintf(stderr, "library: %s\n", tsr_ctx_last_error(lib));

@@ -51,7 +51,10 @@ const char *tsr_status_name(tsr_status status);
 const char *tsr_version(void);
 
 typedef enum tsr_backend {
-    TSR_BACKEND_AUTO = 0,  /* CUDA when a GPU is present, else OpenCL GPU, else CPU parallel */
+    TSR_BACKEND_AUTO = 0,  /* per operation, the faster path for where its data are: each
+                              operation's documentation gives its rule (device images stay on
+                              the device; host data go to the CPU unless the GPU wins end to end)
+                              and tsr_ctx_backend_reason says which rule applied */
     TSR_BACKEND_CPU,       /* CPU parallel (OpenMP) */
     TSR_BACKEND_REFERENCE, /* single-threaded CPU reference: defines the answer */
     TSR_BACKEND_CUDA,
@@ -93,7 +96,9 @@ typedef struct tsr_ctx tsr_ctx;
 /* Fills *opt with the defaults above. */
 void tsr_ctx_options_init(tsr_ctx_options *opt);
 /* Creates a context. opt may be NULL (defaults). A context asking for CUDA or OpenCL where the
- * build or the machine has none fails with TSR_ERR_NO_BACKEND; TSR_BACKEND_AUTO never does.
+ * build or the machine has none fails with TSR_ERR_NO_BACKEND, and an operation asked to run on
+ * a backend it does not have fails so too; TSR_BACKEND_AUTO never does, and opens a device only
+ * when an operation first chooses it.
  * On failure *out is NULL, except when a context could be made to carry the message: then
  * *out is set and tsr_ctx_last_error() explains; the caller still destroys it. */
 tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out);
@@ -101,9 +106,13 @@ void tsr_ctx_destroy(tsr_ctx *ctx);
 /* The message of the last failing call on this context ("" when none). Valid until the next call.
  */
 const char *tsr_ctx_last_error(const tsr_ctx *ctx);
-/* The backend that TSR_BACKEND_AUTO resolved to (or the one asked for). */
+/* The backend the last operation on this context ran on (the one asked for, or what
+ * TSR_BACKEND_AUTO chose for its data; before any operation: the one asked for, CPU under auto). */
 tsr_backend tsr_ctx_backend(const tsr_ctx *ctx);
-/* One line naming the device in use ("NVIDIA H200 (sm_90)", "CPU, 2 threads", ...). */
+/* Why tsr_ctx_backend was chosen, one line ("asked for", "device images stay on the device", ...).
+ */
+const char *tsr_ctx_backend_reason(const tsr_ctx *ctx);
+/* One line naming the device of tsr_ctx_backend ("NVIDIA H200 (sm_90)", "CPU, 2 threads", ...). */
 const char *tsr_ctx_device_name(const tsr_ctx *ctx);
 
 typedef enum tsr_depth { TSR_U8 = 1, TSR_U16 = 2, TSR_F32 = 4 } tsr_depth;

@@ -225,7 +225,7 @@ extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, in
         removed + k > c->count)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: CUDA batch pass of %d seams at width %d",
                          (int)k, (int)w);
-    batch_launch(c->P, w, k, removed, more, ctx->cuda->stream, NULL);
+    batch_launch(c->P, w, k, removed, more, ctx->cuda->arch >= 90, ctx->cuda->stream, NULL);
     TSR_CUDA_CHECK_LAUNCH(ctx, "batch kernels");
     if (!more) /* no gather after the last pass: the host removes the seams from rec */
         return record_end(ctx, c);

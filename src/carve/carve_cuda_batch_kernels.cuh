@@ -187,36 +187,74 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
-/* Hopper's bulk copies into shared memory, completed on an mbarrier (shared-window addresses). */
+/* Group q's pair rows (top = h - 1 - q G down to max(top - G + 1, 1), ascending: contiguous in
+ * the plane) go into buffer q & 1 (G rows) of the warp trace's stage. Two ways: on sm_90, one
+ * bulk copy by one thread completing on the mbarrier bar[q & 1] (Bulk); on every GPU, 16-byte
+ * cp.async copies strided over the block's threads, one commit group per buffer fill (portable).
+ * The buffer's earlier reads by the block must be ordered before (the caller's barrier). */
+__device__ __forceinline__ void trace_group_span(const tsr__cc_planes &P, int32_t q, int32_t *bot,
+                                                 uint32_t *bytes)
+{
+    const int32_t G = TSR__CC_TRACE_G, rb = P.pitch / 2, top = P.h - 1 - q * G; /* rb: bytes */
+    *bot = top - G + 1 > 1 ? top - G + 1 : 1;
+    *bytes = (uint32_t)((top - *bot + 1) * rb); /* rb: a multiple of 16 */
+}
+
+__device__ __forceinline__ void trace_warp_issue_portable(const tsr__cc_planes &P, uint8_t *stage,
+                                                          int32_t q)
+{
+    int32_t bot;
+    uint32_t bytes;
+    trace_group_span(P, q, &bot, &bytes);
+    const uint8_t *src = (const uint8_t *)P.pair + (int64_t)bot * (P.pitch / 2);
+    uint8_t *dst = stage + (size_t)(q & 1) * TSR__CC_TRACE_G * (P.pitch / 2);
+    for (uint32_t c = threadIdx.x * 16u; c < bytes; c += blockDim.x * 16u)
+        __pipeline_memcpy_async(dst + c, src + c, 16);
+}
+
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
     return (uint32_t)__cvta_generic_to_shared(p);
 }
+
+/* The bulk-copy helpers exist on sm_90 only: the Bulk instances are launched only where
+ * tsr__cuda's arch is >= 90, and trap if ever reached elsewhere. */
 __device__ __forceinline__ void mbar_init(uint64_t *bar)
 {
+#if __CUDA_ARCH__ >= 900
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+    (void)bar;
+    __trap();
+#endif
 }
-/* Group q's pair rows (top = h - 1 - q G down to max(top - G + 1, 1), ascending: contiguous in
- * the plane) into buffer q & 1 (G rows), one bulk copy completing on bar[q & 1]. One thread.
- * The buffer's earlier reads by the block must be ordered before (the caller's barrier). */
-__device__ __forceinline__ void trace_warp_issue(const tsr__cc_planes &P, uint8_t *stage,
-                                                 uint64_t *bar, int32_t q)
+
+__device__ __forceinline__ void trace_warp_issue_bulk(const tsr__cc_planes &P, uint8_t *stage,
+                                                      uint64_t *bar, int32_t q)
 {
-    const int32_t G = TSR__CC_TRACE_G, rb = P.pitch / 2, top = P.h - 1 - q * G; /* rb: bytes */
-    const int32_t bot = top - G + 1 > 1 ? top - G + 1 : 1;
-    const uint32_t bytes = (uint32_t)((top - bot + 1) * rb); /* rb: a multiple of 16 */
+#if __CUDA_ARCH__ >= 900
+    int32_t bot;
+    uint32_t bytes;
+    trace_group_span(P, q, &bot, &bytes);
+    const int32_t rb = P.pitch / 2;
     const uint32_t b = smem_addr(bar + (q & 1));
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes)
                  : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
-                 "%2, [%3];" ::"r"(smem_addr(stage + (size_t)(q & 1) * G * rb)),
+                 "%2, [%3];" ::"r"(smem_addr(stage + (size_t)(q & 1) * TSR__CC_TRACE_G * rb)),
                  "l"((const uint8_t *)P.pair + (int64_t)bot * rb), "r"(bytes), "r"(b)
                  : "memory");
+#else
+    (void)P, (void)stage, (void)bar, (void)q;
+    __trap();
+#endif
 }
+
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
 {
+#if __CUDA_ARCH__ >= 900
     uint32_t ok = 0;
     while (!ok)
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
@@ -224,16 +262,20 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
                      : "=r"(ok)
                      : "r"(smem_addr(bar)), "r"(parity)
                      : "memory");
+#else
+    (void)bar, (void)parity;
+    __trap();
+#endif
 }
 
 /* The warp trace of one half per block (as trace_kernel; tsr__cc_trace_warp_form(P.pitch, k)
  * gives S and W): W warps, S seams per
  * lane in registers, each row's columns stored to cols; group q of TRACE_G rows read from
- * buffer q & 1, the next group's bulk copies issued by thread 0 before it (the n-th use of a
- * buffer completes its mbarrier's phase n). With W > 1 the warps' edge columns go through
- * `edge` (by row parity: a warp can be one row ahead of another, never two) and one barrier
- * per row. */
-template <int S, int W>
+ * buffer q & 1, the next group's copies issued before it: Bulk, by thread 0 (the n-th use of a
+ * buffer completes its mbarrier's phase n); else by every thread (cp.async commit groups).
+ * With W > 1 the warps' edge columns go through `edge` (by row parity: a warp can be one row
+ * ahead of another, never two) and one barrier per row. */
+template <int S, int W, int Bulk>
 __global__ void __launch_bounds__(TSR__CC_LANES *W)
     trace_warp_kernel(__grid_constant__ const tsr__cc_planes Pg, int32_t w, int32_t k)
 {
@@ -253,19 +295,32 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
         const int32_t j = g * S + i;
         x[i] = j < k ? tsr__cc_cols_row(&P, k, h - 1)[j] : 0;
     }
-    if (g == 0) {
+    if (Bulk && g == 0) {
         mbar_init(&bar[0]);
         mbar_init(&bar[1]);
         if (groups > 0)
-            trace_warp_issue(P, smem, bar, 0);
+            trace_warp_issue_bulk(P, smem, bar, 0);
+    }
+    if (!Bulk) {
+        if (groups > 0)
+            trace_warp_issue_portable(P, smem, 0);
+        __pipeline_commit();
     }
     __syncthreads();
     int32_t par = 0;
     const int64_t cs = P.flip ? -(int64_t)k : (int64_t)k; /* cols: one row to the next */
     for (int32_t q = 0; q < groups; q++) {
-        if (g == 0 && q + 1 < groups)
-            trace_warp_issue(P, smem, bar, q + 1);
-        mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
+        if (Bulk) {
+            if (g == 0 && q + 1 < groups)
+                trace_warp_issue_bulk(P, smem, bar, q + 1);
+            mbar_wait(&bar[q & 1], (uint32_t)(q >> 1) & 1u);
+        } else {
+            if (q + 1 < groups)
+                trace_warp_issue_portable(P, smem, q + 1);
+            __pipeline_commit();
+            __pipeline_wait_prior(1); /* this thread's copies of group q */
+            __syncthreads();          /* and every other thread's */
+        }
         const int32_t top = h - 1 - q * G, bot = top - G + 1 > 1 ? top - G + 1 : 1;
         const uint16_t *row = (const uint16_t *)smem + (size_t)(q & 1) * G * rw + (top - bot) * rw;
         int32_t *out = tsr__cc_cols_row(&P, k, top - 1) + g * S; /* row y - 1, this lane */
@@ -299,11 +354,12 @@ __global__ void __launch_bounds__(TSR__CC_LANES *W)
 /* The traces' instances need more than the default 48 KB of dynamic shared memory. */
 inline cudaError_t trace_setup()
 {
-    void (*const f[8])(tsr__cc_planes, int32_t, int32_t) = {
-        trace_kernel<0, 0>,      trace_kernel<0, 1>,      trace_kernel<1, 0>,
-        trace_kernel<1, 1>,      trace_warp_kernel<1, 1>, trace_warp_kernel<2, 1>,
-        trace_warp_kernel<1, 4>, trace_warp_kernel<1, 8>};
-    for (int i = 0; i < 8; i++) {
+    void (*const f[12])(tsr__cc_planes, int32_t, int32_t) = {
+        trace_kernel<0, 0>,         trace_kernel<0, 1>,         trace_kernel<1, 0>,
+        trace_kernel<1, 1>,         trace_warp_kernel<1, 1, 0>, trace_warp_kernel<2, 1, 0>,
+        trace_warp_kernel<1, 4, 0>, trace_warp_kernel<1, 8, 0>, trace_warp_kernel<1, 1, 1>,
+        trace_warp_kernel<2, 1, 1>, trace_warp_kernel<1, 4, 1>, trace_warp_kernel<1, 8, 1>};
+    for (int i = 0; i < 12; i++) {
         const cudaError_t e = cudaFuncSetAttribute(
             (const void *)f[i], cudaFuncAttributeMaxDynamicSharedMemorySize, TSR__CC_TRACE_SMEM);
         if (e != cudaSuccess)
@@ -388,11 +444,23 @@ inline cudaError_t batch_load()
     return e == cudaSuccess ? kernel_load((const void *)gather_kernel) : e;
 }
 
+/* The warp trace's instance for (S, W) with bulk copies (sm_90) or portable ones. */
+template <int S, int W>
+inline void trace_warp_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int bulk, unsigned wt,
+                              size_t wsmem, cudaStream_t s)
+{
+    if (bulk)
+        trace_warp_kernel<S, W, 1><<<2, wt, wsmem, s>>>(P, w, k);
+    else
+        trace_warp_kernel<S, W, 0><<<2, wt, wsmem, s>>>(P, w, k);
+}
+
 /* One batch pass's kernels after its DP: topk, join, trace, sum and, when gather (not after
- * the last pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). ev: NULL,
- * or 5 events recorded before each kernel and after the last (the workbench's timing). */
+ * the last pass), gather (carve_cuda_batch_logic.h's order; the next DP is the caller's). bulk:
+ * the device has sm_90's bulk copies (tsr__cuda's arch >= 90). ev: NULL, or 5 events recorded
+ * before each kernel and after the last (the workbench's timing). */
 inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t removed, int gather,
-                         cudaStream_t s, cudaEvent_t *ev)
+                         int bulk, cudaStream_t s, cudaEvent_t *ev)
 {
     if (ev)
         cudaEventRecord(ev[0], s);
@@ -410,13 +478,13 @@ inline void batch_launch(const tsr__cc_planes &P, int32_t w, int32_t k, int32_t 
     const int warp_form = tsr__cc_trace_warp_form(P.pitch, k, &ws, &ww);
     const unsigned wt = (unsigned)(TSR__CC_LANES * ww);
     if (warp_form && ws == 2)
-        trace_warp_kernel<2, 1><<<2, wt, wsmem, s>>>(P, w, k);
+        trace_warp_launch<2, 1>(P, w, k, bulk, wt, wsmem, s);
     else if (warp_form && ww == 1)
-        trace_warp_kernel<1, 1><<<2, wt, wsmem, s>>>(P, w, k);
+        trace_warp_launch<1, 1>(P, w, k, bulk, wt, wsmem, s);
     else if (warp_form && ww == 4)
-        trace_warp_kernel<1, 4><<<2, wt, wsmem, s>>>(P, w, k);
+        trace_warp_launch<1, 4>(P, w, k, bulk, wt, wsmem, s);
     else if (warp_form)
-        trace_warp_kernel<1, 8><<<2, wt, wsmem, s>>>(P, w, k);
+        trace_warp_launch<1, 8>(P, w, k, bulk, wt, wsmem, s);
     else if (shpos && staged)
         trace_kernel<1, 1><<<2, threads, smem, s>>>(P, w, k);
     else if (shpos)

@@ -1,6 +1,7 @@
 /* The context: backend policy, device, allocators, limits and the last error message. */
 #include "core/ctx.h"
 
+#include "core/names.h"
 #include "cuda/cuda_device.h"
 #include "opencl/opencl_device.h"
 
@@ -15,22 +16,16 @@ static const char *const backend_names[] = {"auto", "cpu", "reference", "cuda", 
 
 const char *tsr_backend_name(tsr_backend backend)
 {
-    if ((unsigned)backend >= sizeof backend_names / sizeof backend_names[0])
-        return "unknown";
-    return backend_names[backend];
+    return tsr__name_of(backend_names, TSR__NAMES_COUNT(backend_names), (int)backend, "unknown");
 }
 
 tsr_status tsr_backend_parse(const char *name, tsr_backend *out)
 {
-    if (!name || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (unsigned i = 0; i < sizeof backend_names / sizeof backend_names[0]; i++) {
-        if (strcmp(name, backend_names[i]) == 0) {
-            *out = (tsr_backend)i;
-            return TSR_OK;
-        }
-    }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st = tsr__name_parse(backend_names, TSR__NAMES_COUNT(backend_names), name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_backend)v;
+    return st;
 }
 
 int tsr_backend_available(tsr_backend backend)
@@ -127,24 +122,47 @@ tsr_status tsr__progress(tsr_ctx *ctx, const char *stage, double done, double to
     return TSR_OK;
 }
 
+void *tsr__ctx_state(const tsr_ctx *ctx, const tsr__ctx_state_kind *kind)
+{
+    for (int i = 0; i < TSR__CTX_STATES; i++)
+        if (ctx->states[i].kind == kind)
+            return ctx->states[i].state;
+    return NULL;
+}
+
+tsr_status tsr__ctx_state_get(tsr_ctx *ctx, const tsr__ctx_state_kind *kind, size_t size,
+                              void **out)
+{
+    *out = tsr__ctx_state(ctx, kind);
+    if (*out)
+        return TSR_OK;
+    int i = 0;
+    while (i < TSR__CTX_STATES && ctx->states[i].kind)
+        i++;
+    if (i == TSR__CTX_STATES)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "context: no room for the %s state", kind->name);
+    tsr_status st = tsr__alloc(ctx, size, out);
+    if (st != TSR_OK)
+        return st;
+    memset(*out, 0, size);
+    ctx->states[i].kind = kind;
+    ctx->states[i].state = *out;
+    return TSR_OK;
+}
+
+/* A device backend asked for explicitly is opened now, so that a context asking for a GPU
+ * where there is none fails at once; under auto nothing is opened until an operation picks a
+ * device (core/backend.c), and the context starts out on the CPU. */
 static tsr_status open_backend(tsr_ctx *ctx)
 {
     tsr_backend want = ctx->opt.backend;
     if (want == TSR_BACKEND_AUTO) {
-        if (tsr__cuda_device_count() > 0) {
-            if (tsr__cuda_open(ctx, ctx->opt.device, ctx->opt.cuda_stream, &ctx->cuda) == TSR_OK) {
-                ctx->backend = TSR_BACKEND_CUDA;
-                return TSR_OK;
-            }
-            tsr__cuda_close(ctx->cuda); /* a device that fails to open: fall back to the CPU */
-            ctx->cuda = NULL;
-            ctx->failed = 0;
-            ctx->message[0] = '\0';
-        }
-        ctx->backend = TSR_BACKEND_CPU; /* OpenCL is used in auto only when asked for */
+        ctx->backend = TSR_BACKEND_CPU;
+        ctx->backend_reason = "auto: no operation has run yet";
         return TSR_OK;
     }
     ctx->backend = want;
+    ctx->backend_reason = "asked for";
     if (want == TSR_BACKEND_CUDA) {
         if (tsr__cuda_device_count() <= 0)
             return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "%s", tsr__cuda_unavailable_reason());
@@ -156,6 +174,28 @@ static tsr_status open_backend(tsr_ctx *ctx)
         return tsr__opencl_open(ctx, ctx->opt.device, &ctx->opencl);
     }
     return TSR_OK;
+}
+
+void tsr__ctx_set_backend(tsr_ctx *ctx, tsr_backend backend, const char *reason)
+{
+    ctx->backend = backend;
+    ctx->backend_reason = reason;
+    switch (backend) {
+    case TSR_BACKEND_CUDA:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s", tsr__cuda_device_name(ctx->cuda));
+        break;
+    case TSR_BACKEND_OPENCL:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
+                 tsr__opencl_device_name(ctx->opencl));
+        break;
+    case TSR_BACKEND_REFERENCE:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU reference, 1 thread");
+        break;
+    default:
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d thread%s", ctx->threads,
+                 ctx->threads == 1 ? "" : "s");
+        break;
+    }
 }
 
 tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
@@ -195,22 +235,7 @@ tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
         *out = ctx; /* carries the message; the caller destroys it */
         return st;
     }
-    switch (ctx->backend) {
-    case TSR_BACKEND_CUDA:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "%s", tsr__cuda_device_name(ctx->cuda));
-        break;
-    case TSR_BACKEND_OPENCL:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "%s",
-                 tsr__opencl_device_name(ctx->opencl));
-        break;
-    case TSR_BACKEND_REFERENCE:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU reference, 1 thread");
-        break;
-    default:
-        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d thread%s", ctx->threads,
-                 ctx->threads == 1 ? "" : "s");
-        break;
-    }
+    tsr__ctx_set_backend(ctx, ctx->backend, ctx->backend_reason);
     *out = ctx;
     return TSR_OK;
 }
@@ -219,9 +244,9 @@ void tsr_ctx_destroy(tsr_ctx *ctx)
 {
     if (!ctx)
         return;
-    for (int i = 0; i < TSR__SLOT_COUNT; i++)
-        if (ctx->slots[i].destroy)
-            ctx->slots[i].destroy(ctx, ctx->slots[i].state);
+    for (int i = TSR__CTX_STATES - 1; i >= 0; i--)
+        if (ctx->states[i].kind && ctx->states[i].kind->destroy)
+            ctx->states[i].kind->destroy(ctx, ctx->states[i].state);
     tsr__cuda_close(ctx->cuda);
     tsr__opencl_close(ctx->opencl);
     ctx->opt.allocator.free(ctx->opt.allocator.user, ctx);
@@ -235,6 +260,11 @@ const char *tsr_ctx_last_error(const tsr_ctx *ctx)
 tsr_backend tsr_ctx_backend(const tsr_ctx *ctx)
 {
     return ctx->backend;
+}
+
+const char *tsr_ctx_backend_reason(const tsr_ctx *ctx)
+{
+    return ctx->backend_reason;
 }
 
 const char *tsr_ctx_device_name(const tsr_ctx *ctx)

@@ -1,4 +1,5 @@
-/* The CUDA backend's device handle: device choice, stream, scratch and error mapping. */
+/* The CUDA backend's device handle and toolbox: device choice, stream, error mapping, owned
+ * buffers and timers (cuda_internal.cuh). */
 #include "cuda/cuda_internal.cuh"
 
 #include <stdio.h>
@@ -72,6 +73,7 @@ extern "C" tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, str
     *out = c;
     TSR_CUDA_TRY(ctx, cudaSetDevice(device));
     TSR_CUDA_TRY(ctx, cudaGetDeviceProperties(&c->prop, device));
+    c->arch = c->prop.major * 10 + c->prop.minor;
     if (stream) {
         c->stream = (cudaStream_t)stream;
     } else {
@@ -90,12 +92,6 @@ extern "C" void tsr__cuda_close(struct tsr__cuda *c)
     cudaSetDevice(c->device);
     if (c->stream)
         cudaStreamSynchronize(c->stream);
-    for (int i = 0; i < TSR__CUDA_SLOTS; i++) {
-        if (c->scratch[i])
-            cudaFree(c->scratch[i]);
-        if (c->pinned[i])
-            cudaFreeHost(c->pinned[i]);
-    }
     if (c->own_stream && c->stream)
         cudaStreamDestroy(c->stream);
     cudaGetLastError();
@@ -107,37 +103,84 @@ extern "C" const char *tsr__cuda_device_name(const struct tsr__cuda *c)
     return c ? c->name : "none";
 }
 
-tsr_status tsr__cuda_scratch(tsr_ctx *ctx, int slot, size_t size, void **out)
+static tsr_status reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size, int host)
 {
-    struct tsr__cuda *c = ctx->cuda;
-    if (c->scratch_size[slot] < size) {
-        if (c->scratch[slot]) {
-            TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
-            TSR_CUDA_TRY(ctx, cudaFree(c->scratch[slot]));
-            c->scratch[slot] = NULL;
-            c->scratch_size[slot] = 0;
-        }
-        c->scratch_tag[slot] = 0;
-        TSR_CUDA_TRY(ctx, cudaMalloc(&c->scratch[slot], size));
-        c->scratch_size[slot] = size;
+    if (b->size >= size && b->ptr)
+        return TSR_OK;
+    if (b->ptr) {
+        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+        host ? tsr__cuda_host_buffer_free(b) : tsr__cuda_buffer_free(b);
     }
-    *out = c->scratch[slot];
+    b->tag = 0;
+    if (host)
+        TSR_CUDA_TRY(ctx, cudaMallocHost(&b->ptr, size ? size : 1));
+    else
+        TSR_CUDA_TRY(ctx, cudaMalloc(&b->ptr, size ? size : 1));
+    b->size = size;
     return TSR_OK;
 }
 
-tsr_status tsr__cuda_pinned(tsr_ctx *ctx, int slot, size_t size, void **out)
+tsr_status tsr__cuda_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size)
 {
-    struct tsr__cuda *c = ctx->cuda;
-    if (c->pinned_size[slot] < size) {
-        if (c->pinned[slot]) {
-            TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
-            TSR_CUDA_TRY(ctx, cudaFreeHost(c->pinned[slot]));
-            c->pinned[slot] = NULL;
-            c->pinned_size[slot] = 0;
-        }
-        TSR_CUDA_TRY(ctx, cudaMallocHost(&c->pinned[slot], size));
-        c->pinned_size[slot] = size;
+    return reserve(ctx, b, size, 0);
+}
+
+tsr_status tsr__cuda_host_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size)
+{
+    return reserve(ctx, b, size, 1);
+}
+
+void tsr__cuda_buffer_free(tsr__cuda_buffer *b)
+{
+    if (b->ptr)
+        cudaFree(b->ptr);
+    b->ptr = NULL;
+    b->size = 0;
+    b->tag = 0;
+}
+
+void tsr__cuda_host_buffer_free(tsr__cuda_buffer *b)
+{
+    if (b->ptr)
+        cudaFreeHost(b->ptr);
+    b->ptr = NULL;
+    b->size = 0;
+    b->tag = 0;
+}
+
+tsr_status tsr__cuda_timer_create(tsr_ctx *ctx, tsr__cuda_timer *t)
+{
+    t->start = t->stop = NULL;
+    cudaError_t e = cudaEventCreate(&t->start);
+    if (e == cudaSuccess)
+        e = cudaEventCreate(&t->stop);
+    if (e != cudaSuccess) {
+        tsr__cuda_timer_destroy(t);
+        return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
     }
-    *out = c->pinned[slot];
     return TSR_OK;
+}
+
+void tsr__cuda_timer_destroy(tsr__cuda_timer *t)
+{
+    if (t->start)
+        cudaEventDestroy(t->start);
+    if (t->stop)
+        cudaEventDestroy(t->stop);
+    t->start = t->stop = NULL;
+}
+
+tsr_status tsr__cuda_timer_ms(tsr_ctx *ctx, const tsr__cuda_timer *t, double *ms)
+{
+    float f = 0;
+    TSR_CUDA_TRY(ctx, cudaEventSynchronize(t->stop));
+    TSR_CUDA_TRY(ctx, cudaEventElapsedTime(&f, t->start, t->stop));
+    *ms = f;
+    return TSR_OK;
+}
+
+extern "C" void tsr__cuda_cap_arch(tsr_ctx *ctx, int arch)
+{
+    if (ctx && ctx->cuda && arch < ctx->cuda->arch)
+        ctx->cuda->arch = arch;
 }

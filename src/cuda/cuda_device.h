@@ -20,6 +20,10 @@ tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, struct tsr__cu
 /* Synchronizes and frees everything the handle owns; NULL is a no-op. */
 void tsr__cuda_close(struct tsr__cuda *cuda);
 const char *tsr__cuda_device_name(const struct tsr__cuda *cuda);
+/* For tests: from now on the context's kernels dispatch as on a GPU of compute capability at
+ * most `arch` (major * 10 + minor), so a newer GPU runs the portable paths. No-op without an
+ * open CUDA device or for an arch at or above the device's. */
+void tsr__cuda_cap_arch(tsr_ctx *ctx, int arch);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
-/* Shared CUDA helpers for the library's .cu files: the device handle's insides, error checking
- * on every runtime call and launch, and grow-only scratch buffers reused across calls. */
+/* The CUDA toolbox shared by every domain's .cu files: the device handle's insides, error
+ * checking on every runtime call and launch (with and without a clean-up label), device and
+ * page-locked buffers that an operation owns and reuses across calls, and event timers. */
 #ifndef TSR_CUDA_INTERNAL_CUH
 #define TSR_CUDA_INTERNAL_CUH
 
@@ -10,22 +11,15 @@ extern "C" {
 #include "cuda/cuda_device.h"
 }
 
-/* Scratch slots: each operation names the slots it uses; a slot only grows. */
-enum { TSR__CUDA_SLOTS = 8 };
-
 struct tsr__cuda {
     int device;
     cudaStream_t stream;
     int own_stream;
     cudaDeviceProp prop;
+    /* The compute capability (major * 10 + minor) that kernel dispatch may assume: the device's,
+     * or lower after tsr__cuda_cap_arch (tests run the portable paths on a newer GPU so). */
+    int arch;
     char name[128];
-    void *scratch[TSR__CUDA_SLOTS];
-    size_t scratch_size[TSR__CUDA_SLOTS];
-    /* What a slot holds, as its user describes it (e.g. a resize plan id whose tables were
-     * uploaded there); 0 = unknown. Reset to 0 whenever the slot is reallocated. */
-    uint64_t scratch_tag[TSR__CUDA_SLOTS];
-    void *pinned[TSR__CUDA_SLOTS]; /* page-locked host staging, same slot numbering */
-    size_t pinned_size[TSR__CUDA_SLOTS];
 };
 
 /* Turns a CUDA error into a status and a message naming the call site; poisons the context for
@@ -53,10 +47,45 @@ tsr_status tsr__cuda_error(tsr_ctx *ctx, cudaError_t err, const char *what, cons
 #define TSR_CUDA_CHECK_LAUNCH(ctx, name) TSR_CUDA_TRY(ctx, cudaGetLastError())
 #endif
 
-/* Device scratch buffer `slot` of at least `size` bytes (contents undefined unless its
- * scratch_tag, which a reallocation resets to 0, says otherwise). */
-tsr_status tsr__cuda_scratch(tsr_ctx *ctx, int slot, size_t size, void **out);
-/* Page-locked host buffer `slot` of at least `size` bytes (contents undefined). */
-tsr_status tsr__cuda_pinned(tsr_ctx *ctx, int slot, size_t size, void **out);
+/* As TSR_CUDA_TRY, for functions with a clean-up: on failure sets `st` to the mapped status and
+ * jumps to `label`. */
+#define TSR_CUDA_TRY_GOTO(ctx, st, label, call)                                                    \
+    do {                                                                                           \
+        cudaError_t tsr__e = (call);                                                               \
+        if (tsr__e != cudaSuccess) {                                                               \
+            (st) = tsr__cuda_error((ctx), tsr__e, #call, __FILE__, __LINE__);                      \
+            goto label;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* A buffer in device memory (device) or page-locked host memory (host) that one operation owns
+ * and reuses across calls: it grows, never shrinks, and keeps its contents only while it does
+ * not grow. tag is the owner's note of what it holds (e.g. the id of the plan whose tables were
+ * uploaded); a reallocation resets it to 0. A zeroed struct is an empty buffer. */
+typedef struct tsr__cuda_buffer {
+    void *ptr;
+    size_t size;
+    uint64_t tag;
+} tsr__cuda_buffer;
+
+/* At least `size` bytes in b (device memory). Growing first waits for the context's stream,
+ * which may still use the old allocation. */
+tsr_status tsr__cuda_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size);
+/* As tsr__cuda_buffer_reserve, in page-locked host memory. */
+tsr_status tsr__cuda_host_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size_t size);
+/* Frees b (device or host as it was reserved) and zeroes it; an empty buffer is a no-op. */
+void tsr__cuda_buffer_free(tsr__cuda_buffer *b);
+void tsr__cuda_host_buffer_free(tsr__cuda_buffer *b);
+
+/* Device time between two points of one stream: create, record start and stop, read. */
+typedef struct tsr__cuda_timer {
+    cudaEvent_t start, stop;
+} tsr__cuda_timer;
+
+tsr_status tsr__cuda_timer_create(tsr_ctx *ctx, tsr__cuda_timer *t);
+/* Frees the events; a zeroed timer is a no-op. */
+void tsr__cuda_timer_destroy(tsr__cuda_timer *t);
+/* Milliseconds from start to stop, after both have completed (waits for stop). */
+tsr_status tsr__cuda_timer_ms(tsr_ctx *ctx, const tsr__cuda_timer *t, double *ms);
 
 #endif

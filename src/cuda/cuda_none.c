@@ -30,3 +30,9 @@ const char *tsr__cuda_device_name(const struct tsr__cuda *cuda)
     (void)cuda;
     return "none";
 }
+
+void tsr__cuda_cap_arch(tsr_ctx *ctx, int arch)
+{
+    (void)ctx;
+    (void)arch;
+}

@@ -1,4 +1,4 @@
-/* PNG through libpng 1.6: decoding from memory and encoding to an atomic file.
+/* PNG decoding through libpng 1.6, from memory (encoding: png_encode.c).
  *
  * Decoding gives 8- or 16-bit gray, gray+alpha, RGB or RGBA as stored: palettes expand to RGB
  * (RGBA with tRNS), gray of 1/2/4 bits expands to 8, tRNS becomes an alpha channel, interlaced
@@ -25,11 +25,10 @@ typedef struct png_state {
     png_infop info;
     const uint8_t *data; /* decoding: the file in memory */
     size_t len, pos;
-    tsr__atomic_file *af; /* encoding */
-    tsr_image img;        /* decoding: the image being filled (freed on failure) */
-    png_bytep *rows;      /* row pointers (context allocator) */
-    tsr_status status;    /* set by the callbacks before they longjmp; TSR_OK = not set */
-    int alloc_failed;     /* an allocation for libpng failed: its "out of memory" is ours */
+    tsr_image img;     /* decoding: the image being filled (freed on failure) */
+    png_bytep *rows;   /* row pointers (context allocator) */
+    tsr_status status; /* set by the callbacks before they longjmp; TSR_OK = not set */
+    int alloc_failed;  /* an allocation for libpng failed: its "out of memory" is ours */
 } png_state;
 
 /* libpng error callback: records the first message and longjmps (never returns). */
@@ -242,137 +241,4 @@ tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_im
     }
     *out = s.img;
     return TSR_OK;
-}
-
-/* ---- encoding ---- */
-
-static void on_write(png_structp png, png_bytep data, size_t n)
-{
-    png_state *s = png_get_io_ptr(png);
-    tsr_status st = tsr__atomic_write(s->ctx, s->af, data, n);
-    if (st != TSR_OK) {
-        if (s->status == TSR_OK)
-            s->status = st;
-        png_longjmp(png, 1);
-    }
-}
-
-static void on_flush(png_structp png)
-{
-    (void)png; /* the atomic file flushes at commit */
-}
-
-/* Row-wise encoding (codecs.h): the encoder's state lives in one allocation, since libpng keeps
- * pointers to it between the calls. */
-struct tsr__png_enc {
-    png_state s;
-};
-
-/* The steps libpng may longjmp out of, each with its own setjmp; they touch only *s. The
- * status of a longjmp is the callbacks' (s->status) or TSR_ERR_INTERNAL. */
-static tsr_status begin_body(png_state *s, const tsr_image *img, int level)
-{
-    if (setjmp(png_jmpbuf(s->png)))
-        return s->status != TSR_OK ? s->status : TSR_ERR_INTERNAL;
-    static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-                                       PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
-    png_set_write_fn(s->png, s, on_write, on_flush);
-    png_set_compression_level(s->png, level);
-    png_set_IHDR(s->png, s->info, (png_uint_32)img->width, (png_uint_32)img->height,
-                 img->depth == TSR_U16 ? 16 : 8, color_types[img->channels], PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(s->png, s->info);
-    if (img->depth == TSR_U16 && tsr__host_is_little_endian())
-        png_set_swap(s->png);
-    return TSR_OK;
-}
-
-static tsr_status rows_body(png_state *s, const void *rows, size_t stride, size_t count)
-{
-    if (setjmp(png_jmpbuf(s->png)))
-        return s->status != TSR_OK ? s->status : TSR_ERR_INTERNAL;
-    for (size_t y = 0; y < count; y++)
-        png_write_row(s->png, (png_const_bytep)rows + y * stride);
-    return TSR_OK;
-}
-
-static tsr_status end_body(png_state *s)
-{
-    if (setjmp(png_jmpbuf(s->png)))
-        return s->status != TSR_OK ? s->status : TSR_ERR_INTERNAL;
-    png_write_end(s->png, NULL);
-    return TSR_OK;
-}
-
-/* An error that libpng raised while encoding our own valid image is not a corrupt input. */
-static tsr_status encoder_status(tsr_status st)
-{
-    return st == TSR_ERR_CORRUPT ? TSR_ERR_INTERNAL : st;
-}
-
-tsr_status tsr__png_encode_begin(tsr_ctx *ctx, const tsr_image *img, int level,
-                                 tsr__atomic_file *af, tsr__png_enc **out)
-{
-    *out = NULL;
-    tsr__png_enc *e;
-    tsr_status st = tsr__alloc(ctx, sizeof *e, (void **)&e);
-    if (st != TSR_OK)
-        return st;
-    memset(e, 0, sizeof *e);
-    png_state *s = &e->s;
-    s->ctx = ctx;
-    s->af = af;
-    s->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, s, on_error, on_warning, s, on_malloc,
-                                       on_free);
-    if (!s->png) {
-        st = s->status != TSR_OK
-                 ? s->status
-                 : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: cannot create the encoder");
-        tsr__free(ctx, e);
-        return st;
-    }
-    s->info = png_create_info_struct(s->png);
-    if (!s->info)
-        st = s->status != TSR_OK ? s->status
-                                 : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "PNG: out of memory");
-    else
-        st = encoder_status(begin_body(s, img, level));
-    if (st != TSR_OK) {
-        tsr__png_encode_free(e);
-        return st;
-    }
-    *out = e;
-    return TSR_OK;
-}
-
-tsr_status tsr__png_encode_rows(tsr__png_enc *e, const void *rows, size_t stride, size_t count)
-{
-    return encoder_status(rows_body(&e->s, rows, stride, count));
-}
-
-tsr_status tsr__png_encode_end(tsr__png_enc *e)
-{
-    return encoder_status(end_body(&e->s));
-}
-
-void tsr__png_encode_free(tsr__png_enc *e)
-{
-    if (!e)
-        return;
-    tsr_ctx *ctx = e->s.ctx;
-    png_destroy_write_struct(&e->s.png, e->s.info ? &e->s.info : NULL);
-    tsr__free(ctx, e);
-}
-
-tsr_status tsr__png_encode(tsr_ctx *ctx, const tsr_image *img, int level, tsr__atomic_file *af)
-{
-    tsr__png_enc *e;
-    tsr_status st = tsr__png_encode_begin(ctx, img, level, af, &e);
-    if (st != TSR_OK)
-        return st;
-    st = tsr__png_encode_rows(e, img->data, img->stride, (size_t)img->height);
-    if (st == TSR_OK)
-        st = tsr__png_encode_end(e);
-    tsr__png_encode_free(e);
-    return st;
 }

@@ -375,6 +375,15 @@ static tsr_status need_cuda(tsr_ctx *ctx)
     return TSR_OK;
 }
 
+/* The full count's device buffer, kept on the context between calls. */
+static void count_buffer_destroy(tsr_ctx *ctx, void *state)
+{
+    tsr__cuda_buffer_free((tsr__cuda_buffer *)state);
+    tsr__free(ctx, state);
+}
+
+static const tsr__ctx_state_kind count_buffer_kind = {"layout count buffer", count_buffer_destroy};
+
 extern "C" tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts)
 {
     tsr_status st = need_cuda(ctx);
@@ -385,9 +394,11 @@ extern "C" tsr_status tsr__layout_cuda_count(tsr_ctx *ctx, const tsr_layout *l, 
         return TSR_OK;
     cudaStream_t s = ctx->cuda->stream;
     size_t nb = (size_t)(n ? n : 1) * 4, mb = (size_t)m * 4;
-    void *buf;
-    if ((st = tsr__cuda_scratch(ctx, 0, 2 * nb + 3 * mb, &buf)) != TSR_OK)
+    tsr__cuda_buffer *b;
+    if ((st = tsr__ctx_state_get(ctx, &count_buffer_kind, sizeof *b, (void **)&b)) != TSR_OK ||
+        (st = tsr__cuda_buffer_reserve(ctx, b, 2 * nb + 3 * mb)) != TSR_OK)
         return st;
+    void *buf = b->ptr;
     int *x = (int *)buf, *y = x + (n ? n : 1), *eu = y + (n ? n : 1), *ev = eu + m, *c = ev + m;
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(x, l->x, (size_t)n * 4, cudaMemcpyHostToDevice, s));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(y, l->y, (size_t)n * 4, cudaMemcpyHostToDevice, s));
@@ -447,7 +458,7 @@ static cudaLaunchConfig_t dense_config(tsr_ctx *ctx, const tsr__layout_cuda *g, 
  * clusters unavailable, before sm_90, or a graph too large for one edge per thread). */
 static int32_t dense_max_parts(tsr_ctx *ctx, const tsr__layout_cuda *g)
 {
-    if (ctx->cuda->prop.major < 9 || g->m > DENSE_THREADS)
+    if (ctx->cuda->arch < 90 || g->m > DENSE_THREADS)
         return 1;
     for (int32_t q = TSR__LCD_MAX_PARTS; q > 1; q /= 2) {
         cudaLaunchAttribute cluster;

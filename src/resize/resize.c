@@ -1,32 +1,29 @@
-/* tsr_resize: argument checks, plan building, dispatch to the backend of the context. */
+/* tsr_resize: argument checks, plan building, the choice of backend and the dispatch to it. */
 #include "resize/resize_backends.h"
 
+#include "core/backend.h"
 #include "core/checked.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <string.h>
 
 static const char *const tsr__interp_names[] = {"nearest", "linear",   "cubic",
                                                 "area",    "lanczos4", "linear-exact"};
-enum { TSR__INTERP_COUNT = (int)(sizeof tsr__interp_names / sizeof tsr__interp_names[0]) };
+enum { TSR__INTERP_COUNT = TSR__NAMES_COUNT(tsr__interp_names) };
 
 const char *tsr_interp_name(tsr_interp interp)
 {
-    if ((int)interp < 0 || (int)interp >= TSR__INTERP_COUNT)
-        return "?";
-    return tsr__interp_names[interp];
+    return tsr__name_of(tsr__interp_names, TSR__INTERP_COUNT, (int)interp, "?");
 }
 
 tsr_status tsr_interp_parse(const char *name, tsr_interp *out)
 {
-    if (!name || !out)
-        return TSR_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < TSR__INTERP_COUNT; i++)
-        if (strcmp(name, tsr__interp_names[i]) == 0) {
-            *out = (tsr_interp)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st = tsr__name_parse(tsr__interp_names, TSR__INTERP_COUNT, name, &v);
+    if (st == TSR_OK)
+        *out = (tsr_interp)v;
+    return st;
 }
 
 void tsr_resize_options_init(tsr_resize_options *opt)
@@ -114,41 +111,60 @@ static tsr_status tsr__resize_check(tsr_ctx *ctx, const tsr_image *src, const ts
     return TSR_OK;
 }
 
-/* Where the images of this pair may live for the context's backend. */
-static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst)
+/* Where the images of this pair may live for backend b. */
+static tsr_status tsr__resize_check_memory(tsr_ctx *ctx, tsr_backend b, const tsr_image *src,
+                                           const tsr_image *dst)
 {
-    if (ctx->backend == TSR_BACKEND_CUDA)
+    if (b == TSR_BACKEND_CUDA)
         return TSR_OK;
     if (src->memory != TSR_MEMORY_HOST || dst->memory != TSR_MEMORY_HOST)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "resize: the %s backend needs host images (a CUDA device image needs "
                          "the cuda backend)",
-                         tsr_backend_name(ctx->backend));
+                         tsr_backend_name(b));
     return TSR_OK;
 }
 
-/* Every argument check of a resize; gives OpenCV's inv_scale pair for the plan. */
-static tsr_status tsr__resize_args(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
-                                   const tsr_resize_options *opt, double *inv_x, double *inv_y)
+/* Every argument check of a resize on backend b; gives OpenCV's inv_scale pair for the plan. */
+static tsr_status tsr__resize_args(tsr_ctx *ctx, tsr_backend b, const tsr_image *src,
+                                   const tsr_image *dst, const tsr_resize_options *opt,
+                                   double *inv_x, double *inv_y)
 {
     tsr_status st = tsr__resize_check(ctx, src, dst, opt, inv_x, inv_y);
-    return st != TSR_OK ? st : tsr__resize_check_memory(ctx, src, dst);
+    return st != TSR_OK ? st : tsr__resize_check_memory(ctx, b, src, dst);
 }
 
-#ifdef TSR_HAVE_CUDA
+/* The backend of a resize of these images: an explicit request as it is; under auto, CUDA for
+ * device images (they stay on the device) and the CPU for host images (for one-off host
+ * images the CPU path is faster end to end than a CUDA start-up and two PCIe copies). */
+static tsr_status tsr__resize_choose(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
+                                     tsr_backend *out)
+{
+    const unsigned offered =
+        TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) | TSR__BACKEND_BIT(TSR_BACKEND_CPU) |
+        TSR__BACKEND_BIT(TSR_BACKEND_CUDA) | TSR__BACKEND_BIT(TSR_BACKEND_OPENCL);
+    const int device =
+        (src && src->memory == TSR_MEMORY_CUDA) || (dst && dst->memory == TSR_MEMORY_CUDA);
+    return tsr__backend_choose(ctx, "resize", offered, device ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
+                               device ? "device images stay on the device"
+                                      : "host images: the CPU is faster end to end than a CUDA "
+                                        "start-up and two copies over PCIe",
+                               out);
+}
+
 /* Checks the arguments and builds an uncached plan: the CUDA batch path holds one plan per image
  * for the whole batch, longer than a cache entry is guaranteed to live. */
-static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
-                                       const tsr_resize_options *opt, tsr__resize_plan *plan)
+static tsr_status tsr__resize_plan_for(tsr_ctx *ctx, tsr_backend b, const tsr_image *src,
+                                       const tsr_image *dst, const tsr_resize_options *opt,
+                                       tsr__resize_plan *plan)
 {
     double inv_x = 0, inv_y = 0;
-    tsr_status st = tsr__resize_args(ctx, src, dst, opt, &inv_x, &inv_y);
+    tsr_status st = tsr__resize_args(ctx, b, src, dst, opt, &inv_x, &inv_y);
     if (st != TSR_OK)
         return st;
     return tsr__resize_plan_build(ctx, plan, src->width, src->height, dst->width, dst->height,
                                   src->channels, src->depth, opt->interp, inv_x, inv_y);
 }
-#endif
 
 /* The context's plan cache: the last few plans, most recent first. Resizing frame after frame
  * of one geometry builds its tables once (building costs tens to hundreds of microseconds at
@@ -168,6 +184,9 @@ static void tsr__plan_cache_destroy(tsr_ctx *ctx, void *state)
     tsr__free(ctx, cache);
 }
 
+static const tsr__ctx_state_kind tsr__plan_cache_kind = {"resize plan cache",
+                                                         tsr__plan_cache_destroy};
+
 /* Whether a cached plan was built from exactly these arguments. */
 static int tsr__plan_matches(const tsr__resize_plan *p, const tsr_image *src, const tsr_image *dst,
                              tsr_interp interp, double inv_x, double inv_y)
@@ -180,22 +199,18 @@ static int tsr__plan_matches(const tsr__resize_plan *p, const tsr_image *src, co
 /* Checks the arguments and returns the plan for them from the context's cache, building it
  * (and evicting the least recently used one) on a miss. The plan stays valid until the next
  * call of this function on the context. */
-static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src, const tsr_image *dst,
-                                          const tsr_resize_options *opt,
+static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, tsr_backend b, const tsr_image *src,
+                                          const tsr_image *dst, const tsr_resize_options *opt,
                                           const tsr__resize_plan **out)
 {
     double inv_x = 0, inv_y = 0;
-    tsr_status st = tsr__resize_args(ctx, src, dst, opt, &inv_x, &inv_y);
+    tsr_status st = tsr__resize_args(ctx, b, src, dst, opt, &inv_x, &inv_y);
     if (st != TSR_OK)
         return st;
-    tsr__ctx_slot *slot = &ctx->slots[TSR__SLOT_RESIZE];
-    if (!slot->state) {
-        if ((st = tsr__alloc(ctx, sizeof(tsr__plan_cache), &slot->state)) != TSR_OK)
-            return st;
-        memset(slot->state, 0, sizeof(tsr__plan_cache));
-        slot->destroy = tsr__plan_cache_destroy;
-    }
-    tsr__plan_cache *cache = slot->state;
+    tsr__plan_cache *cache;
+    if ((st = tsr__ctx_state_get(ctx, &tsr__plan_cache_kind, sizeof *cache, (void **)&cache)) !=
+        TSR_OK)
+        return st;
     int hit = 0;
     while (hit < cache->count &&
            !tsr__plan_matches(&cache->plans[hit], src, dst, opt->interp, inv_x, inv_y))
@@ -218,22 +233,17 @@ static tsr_status tsr__resize_plan_cached(tsr_ctx *ctx, const tsr_image *src, co
     return TSR_OK;
 }
 
-static tsr_status tsr__resize_run(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
-                                  tsr_image *dst)
+static tsr_status tsr__resize_run(tsr_ctx *ctx, tsr_backend b, const tsr__resize_plan *plan,
+                                  const tsr_image *src, tsr_image *dst)
 {
-    switch (ctx->backend) {
+    switch (b) {
     case TSR_BACKEND_REFERENCE: return tsr__resize_ref(ctx, plan, src, dst);
     case TSR_BACKEND_CPU: return tsr__resize_cpu(ctx, plan, src, dst);
-#ifdef TSR_HAVE_CUDA
     case TSR_BACKEND_CUDA: return tsr__resize_cuda(ctx, plan, src, dst);
-#endif
-#ifdef TSR_HAVE_OPENCL
     case TSR_BACKEND_OPENCL: return tsr__resize_opencl(ctx, plan, src, dst);
-#endif
     default: break;
     }
-    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "resize: backend %s is not built in",
-                     tsr_backend_name(ctx->backend));
+    return tsr__fail(ctx, TSR_ERR_INTERNAL, "resize: no backend %d", (int)b);
 }
 
 tsr_status tsr_resize(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
@@ -247,11 +257,14 @@ tsr_status tsr_resize(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
         tsr_resize_options_init(&defaults);
         opt = &defaults;
     }
+    tsr_backend b;
+    if ((st = tsr__resize_choose(ctx, src, dst, &b)) != TSR_OK)
+        return st;
     const tsr__resize_plan *plan;
-    st = tsr__resize_plan_cached(ctx, src, dst, opt, &plan);
+    st = tsr__resize_plan_cached(ctx, b, src, dst, opt, &plan);
     if (st != TSR_OK)
         return st;
-    return tsr__resize_run(ctx, plan, src, dst);
+    return tsr__resize_run(ctx, b, plan, src, dst);
 }
 
 tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, size_t count,
@@ -269,8 +282,11 @@ tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, 
         tsr_resize_options_init(&defaults);
         opt = &defaults;
     }
-#ifdef TSR_HAVE_CUDA
-    if (ctx->backend == TSR_BACKEND_CUDA && count > 0) {
+    tsr_backend b;
+    if ((st = tsr__resize_choose(ctx, count ? &src[0] : NULL, count ? &dst[0] : NULL, &b)) !=
+        TSR_OK)
+        return st;
+    if (b == TSR_BACKEND_CUDA && count > 0) {
         size_t bytes, built = 0;
         tsr__resize_plan *plans = NULL;
         if (!tsr__size_mul(count, sizeof *plans, &bytes))
@@ -278,7 +294,7 @@ tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, 
         if ((st = tsr__alloc(ctx, bytes, (void **)&plans)) != TSR_OK)
             return st;
         for (; built < count; built++) {
-            st = tsr__resize_plan_for(ctx, &src[built], &dst[built], opt, &plans[built]);
+            st = tsr__resize_plan_for(ctx, b, &src[built], &dst[built], opt, &plans[built]);
             if (st != TSR_OK)
                 break;
         }
@@ -296,13 +312,12 @@ tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, 
             *done = ran;
         return st;
     }
-#endif
     for (size_t i = 0; i < count; i++) {
         const tsr__resize_plan *plan;
-        st = tsr__resize_plan_cached(ctx, &src[i], &dst[i], opt, &plan);
+        st = tsr__resize_plan_cached(ctx, b, &src[i], &dst[i], opt, &plan);
         if (st != TSR_OK)
             return st;
-        st = tsr__resize_run(ctx, plan, &src[i], &dst[i]);
+        st = tsr__resize_run(ctx, b, plan, &src[i], &dst[i]);
         if (st != TSR_OK)
             return st;
         if (done)

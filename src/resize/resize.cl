@@ -47,7 +47,6 @@ typedef struct rk_params {
 #define RK_LINEAR_EXACT 5
 #define RK_SEQ 0
 #define RK_NESTED 1
-#define RK_PAIRS 2
 #define RK_XOFS 0
 #define RK_YOFS 1
 #define RK_XCOEF 2
@@ -180,15 +179,6 @@ RK_FN void rk_separable(const RK_G uchar *src, RK_G uchar *dst, const RK_G uchar
         for (int k = ks - 1; k >= 0; k--) {
             float q = rk_h_f(src, tab, p, rk_clampi(sy - kh + 1 + k, 0, p.sh - 1), dx, c) * b[k];
             t = k == ks - 1 ? q : q + t;
-        }
-    } else if (form == RK_PAIRS) {
-        t = 0.f;
-        for (int k = 0; k < ks; k += 2) {
-            float q0 = rk_h_f(src, tab, p, rk_clampi(sy - kh + 1 + k, 0, p.sh - 1), dx, c) * b[k];
-            float q1 =
-                rk_h_f(src, tab, p, rk_clampi(sy - kh + 2 + k, 0, p.sh - 1), dx, c) * b[k + 1];
-            float q = q0 + q1;
-            t = k == 0 ? q : t + q;
         }
     } else {
         t = 0.f;

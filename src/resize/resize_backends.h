@@ -14,20 +14,17 @@ tsr_status tsr__resize_ref(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr
 tsr_status tsr__resize_cpu(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                            tsr_image *dst);
 
-#ifdef TSR_HAVE_CUDA
-/* CUDA (resize_cuda.cu): src/dst in host or CUDA memory. */
+/* CUDA (resize_cuda.cu; resize_cuda_none.c in a build without CUDA): src/dst in host or CUDA
+ * memory. */
 tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                             tsr_image *dst);
 /* count images, plans[i] for src[i] -> dst[i]; transfers overlap kernels; *done = images
  * completed (also on failure). */
 tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans, const tsr_image *src,
                                   tsr_image *dst, size_t count, size_t *done);
-#endif
 
-#ifdef TSR_HAVE_OPENCL
-/* OpenCL (resize_opencl.c): host images. */
+/* OpenCL (resize_opencl.c; resize_opencl_none.c in a build without OpenCL): host images. */
 tsr_status tsr__resize_opencl(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                               tsr_image *dst);
-#endif
 
 #endif

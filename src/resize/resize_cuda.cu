@@ -3,9 +3,9 @@
  * The per-element arithmetic is resize.cl's (included below, shared with the OpenCL backend).
  * Kernels: resize_cuda_kernels.cuh (included below).
  * Images: device images (TSR_MEMORY_CUDA) are used in place; host images are staged through the
- * context's pinned buffers and device scratch (no allocation once warm). The plan's tables are
- * copied to device scratch on the stream when the plan differs from the last one copied there
- * (plan ids).
+ * page-locked and device buffers resize keeps on the context (struct lane: no allocation once
+ * warm). The plan's tables are copied to a lane's table buffer on the stream when the plan
+ * differs from the last one copied there (plan ids).
  * Synchronisation: with a stream of the caller's (tsr_ctx_options.cuda_stream) and device images
  * the work is only queued on it; otherwise the call returns when the output is written. */
 #include "cuda/cuda_internal.cuh"
@@ -22,19 +22,51 @@ extern "C" {
 #include <math.h>
 #include <string.h>
 
-enum { SLOT_SRC = 0, SLOT_DST = 1, SLOT_TAB = 2, SLOT_SRC2 = 3, SLOT_DST2 = 4, SLOT_TAB2 = 5 };
+/* What resize keeps on a context between calls: per lane (the context's stream, and the second
+ * stream of a batch) the device copies of the source, destination and plan tables, and the
+ * page-locked staging of host images. A lane's buffers are used by one image at a time. */
+struct lane {
+    tsr__cuda_buffer src, dst, tab;    /* device */
+    tsr__cuda_buffer pin_src, pin_dst; /* page-locked host */
+};
+struct resize_cuda_state {
+    struct lane lanes[2];
+};
 
+static void resize_cuda_state_destroy(tsr_ctx *ctx, void *state)
+{
+    struct resize_cuda_state *rs = (struct resize_cuda_state *)state;
+    if (ctx->cuda)
+        cudaStreamSynchronize(ctx->cuda->stream);
+    for (int k = 0; k < 2; k++) {
+        struct lane *l = &rs->lanes[k];
+        tsr__cuda_buffer_free(&l->src);
+        tsr__cuda_buffer_free(&l->dst);
+        tsr__cuda_buffer_free(&l->tab);
+        tsr__cuda_host_buffer_free(&l->pin_src);
+        tsr__cuda_host_buffer_free(&l->pin_dst);
+    }
+    tsr__free(ctx, rs);
+}
+
+static const tsr__ctx_state_kind resize_cuda_kind = {"resize CUDA buffers",
+                                                     resize_cuda_state_destroy};
+
+static tsr_status lanes_of(tsr_ctx *ctx, struct lane **out)
+{
+    struct resize_cuda_state *rs;
+    tsr_status st = tsr__ctx_state_get(ctx, &resize_cuda_kind, sizeof *rs, (void **)&rs);
+    *out = st == TSR_OK ? rs->lanes : NULL;
+    return st;
+}
+
+#include "resize/resize_cuda.h"
 #include "resize/resize_cuda_kernels.cuh"
 
-/* Development knob for dev/cuda/resize_workbench.cu (not public; 0 in the library): bit 0 gives
- * k_lin2_u8 4 elements per thread instead of 8; bit 1 turns k_lin2_u8 off (k_stile_u8, run 10's
- * kernel, takes its plans); bit 2 turns k_up2_u8 off (the generic kernels take exact 2x
- * upscales); bit 3 sizes k_lin2_u8's tiles for 4x more blocks (run 14's shorter tiles), bit 10
- * for 2x fewer; bit 4 gives k_up2_u8 its older grid shape (up2_bands); bits 8 and 9 give
- * k_areaw_u8 2x more and 2x fewer threads; bit 11 turns k_dn32_u8 off (k_lin2_u8 and k_areaw_u8
- * take its plans), so the workbench can time the variants side by side. */
-extern "C" int tsr__resize_cuda_variant;
-int tsr__resize_cuda_variant = 0;
+/* The library's launch shapes (tsr__resize_cuda_tuning, resize_gpu.h): k_lin2_u8 with 8
+ * elements a thread on grids of LN2_BLOCKS blocks, k_areaw_u8 aiming at 2^18 threads, every
+ * specialised kernel on. */
+static const tsr__resize_cuda_tuning library_tuning = {8, 512, 262144, 0, 0, 0};
 
 enum { WALK_RMAX = 32 };
 
@@ -91,14 +123,15 @@ static int area_max_taps(const tsr__resize_plan *pl)
  * walk itself; bench/notes/resize.md, runs 17-19), the staged row pitch W in tap pairs
  * (the widest tile span, exact from XOFS, rounded up to 16), nrmax rows of shared memory (a
  * bound, like stile_rows'; the kernel checks each tile). 0 when the tiles do not fit in LN_SMEM
- * or the grid in 65535 rows. LN_BLOCKS is the grid size the other kernels aim for. */
-enum { LN_BLOCKS = 2048, LN2_BLOCKS = 512 };
+ * or the grid in 65535 rows; target: the blocks to aim for (tuning.lin2_blocks). LN_BLOCKS is the
+ * grid size the other kernels aim for. */
+enum { LN_BLOCKS = 2048 };
 struct lin2_shape {
     dim3 grid;
     int th, W, nrmax;
     size_t smem;
 };
-static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
+static int lin2_geometry(const tsr__resize_plan *pl, int ept, int target, lin2_shape *g)
 {
     const int32_t *xofs = (const int32_t *)pl->table[TSR__RT_XOFS];
     const int cn = pl->cn, n = pl->dst_w * cn, te = LN_NT * ept, gx = (n + te - 1) / te;
@@ -113,9 +146,6 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
     int th = LN_THMAX;
-    const int target = tsr__resize_cuda_variant & 8      ? LN2_BLOCKS * 4
-                       : tsr__resize_cuda_variant & 1024 ? LN2_BLOCKS / 2
-                                                         : LN2_BLOCKS;
     while (th > 1 && (double)gx * ((pl->dst_h + th - 1) / th) < target)
         th /= 2;
     while ((pl->dst_h + th - 1) / th > 65535 && th < LN_THMAX)
@@ -134,8 +164,7 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, lin2_shape *g)
  * cost less; walks of 17 rows were slower than two waves of 8 (bench/notes/resize.md, run 25).
  * Filling every wave keeps all resident slots busy to the end: a grid that ends a few blocks
  * into a wave runs those blocks with the GPU mostly idle, and one that leaves slots empty has
- * fewer warps to hide its loads (session o). Dev knob bit 4: the rule before session o (bands
- * of equal height, the fewest rows that fit one wave, at most 8: waves not filled). */
+ * fewer warps to hide its loads. */
 static int up2_bands(tsr_ctx *ctx, int cn, int gx, int h)
 {
     /* resident blocks per SM of each instance (a property of the binary and the device
@@ -154,22 +183,16 @@ static int up2_bands(tsr_ctx *ctx, int cn, int gx, int h)
     int64_t wave = (int64_t)per_sm[cn].load(std::memory_order_relaxed) *
                    ctx->cuda->prop.multiProcessorCount / gx; /* bands per wave */
     wave = wave < 1 ? 1 : wave;
-    int64_t nb;
-    if (tsr__resize_cuda_variant & 16) {
-        int64_t th = (h + wave - 1) / wave;
-        th = th < 1 ? 1 : th > 8 ? 8 : th;
-        nb = (h + th - 1) / th;
-    } else {
-        nb = (h + UP2_THMAX * wave - 1) / (UP2_THMAX * wave) * wave;
-    }
+    int64_t nb = (h + UP2_THMAX * wave - 1) / (UP2_THMAX * wave) * wave;
     nb = nb > h ? h : nb;
     return (int)(nb > 65535 ? 65535 : nb);
 }
 
-/* Launches the kernels for one image on `stream`. s, d are device pointers with the strides in
- * p; t is the device copy of the tables. */
+/* Launches the kernels for one image on `stream` in the shapes of `tu`. s, d are device
+ * pointers with the strides in p; t is the device copy of the tables. */
 static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *s, uchar *d,
-                         const uchar *t, const rk_params &p, cudaStream_t stream)
+                         const uchar *t, const rk_params &p, cudaStream_t stream,
+                         const tsr__resize_cuda_tuning &tu)
 {
     if (pl->path == TSR__RESIZE_COPY) {
         size_t row = (size_t)pl->dst_w * pl->cn * pl->depth;
@@ -184,7 +207,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
      * 1278x720: 34 us, NPP 13; bench/results/resize-h200-2026-11-30-o.md) */
     const int als = (((size_t)s | (size_t)p.sstride) & 3) == 0;
     const int ald = (((size_t)d | (size_t)p.dstride) & 7) == 0;
-    if (pl->up2 && als && ald && !(tsr__resize_cuda_variant & 4)) {
+    if (pl->up2 && als && ald && !tu.no_up2) {
         const int gx = ((pl->src_w + 3) / 4 + UP2_NT - 1) / UP2_NT;
         const int nb = up2_bands(ctx, pl->cn, gx, pl->src_h);
         const dim3 grid(gx, nb);
@@ -197,7 +220,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_up2_u8");
         return TSR_OK;
     }
-    if (pl->dn32 && als && ald && !(tsr__resize_cuda_variant & 2048)) {
+    if (pl->dn32 && als && ald && !tu.no_dn32) {
         dn32_weights w = {};
         if (pl->dn32 == TSR__DN32_AREA) {
             const float *xw = (const float *)pl->table[TSR__RT_XCOEF];
@@ -229,8 +252,8 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     const int lin2_plan =
         pl->path == TSR__RESIZE_SEPARABLE && pl->unit_pairs && pl->src_w <= LN_XMAX * pl->dst_w;
     lin2_shape lg;
-    const int ept = tsr__resize_cuda_variant & 1 ? 4 : 8;
-    if (!(tsr__resize_cuda_variant & 2) && lin2_plan && lin2_geometry(pl, ept, &lg)) {
+    const int ept = tu.lin2_ept == 4 ? 4 : 8;
+    if (!tu.no_lin2 && lin2_plan && lin2_geometry(pl, ept, tu.lin2_blocks, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & (size_t)(ept - 1)) == 0;
 #define TSR_LIN2(CN, EPT)                                                                          \
@@ -281,10 +304,7 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     if (pl->path == TSR__RESIZE_AREA && pl->depth == TSR_U8) {
         const int mt = area_max_taps(pl), n = pl->dst_w * pl->cn;
         const int gx = (n + AW_NT * AW_EPT - 1) / (AW_NT * AW_EPT);
-        const int R = walk_rows(gx, AW_NT, pl->dst_h,
-                                tsr__resize_cuda_variant & 256   ? 524288
-                                : tsr__resize_cuda_variant & 512 ? 131072
-                                                                 : 262144);
+        const int R = walk_rows(gx, AW_NT, pl->dst_h, tu.area_threads);
         if (R && mt <= 4) {
             dim3 grid(gx, (pl->dst_h + R - 1) / R);
             int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
@@ -347,34 +367,34 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
     return TSR_OK;
 }
 
-/* For dev/cuda/resize_workbench.cu (not public): the kernels alone on device images, with the
- * plan's tables already in device memory `tab` in the layout of tsr__resize_gpu_params. */
 extern "C" tsr_status tsr__resize_cuda_launch(tsr_ctx *ctx, const tsr__resize_plan *pl,
                                               const void *s, size_t sstride, void *d,
-                                              size_t dstride, const void *tab, void *stream)
+                                              size_t dstride, const void *tab, void *stream,
+                                              const tsr__resize_cuda_tuning *tuning)
 {
     rk_params p;
     if (!tsr__resize_gpu_params(pl, sstride, dstride, &p))
         return tsr__fail(ctx, TSR_ERR_LIMIT, "stride too large");
     return launch(ctx, pl, (const uchar *)s, (uchar *)d, (const uchar *)tab, p,
-                  (cudaStream_t)stream);
+                  (cudaStream_t)stream, tuning ? *tuning : library_tuning);
 }
 
-/* Uploads the plan's tables to device buffer slot `slot` on `stream`; fills *p (strides given). */
-static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, int slot, size_t sstride,
-                                size_t dstride, cudaStream_t stream, rk_params *p, uchar **dtab)
+/* Uploads the plan's tables to device buffer `tab` on `stream`; fills *p (strides given). */
+static tsr_status upload_tables(tsr_ctx *ctx, const tsr__resize_plan *pl, tsr__cuda_buffer *tab,
+                                size_t sstride, size_t dstride, cudaStream_t stream, rk_params *p,
+                                uchar **dtab)
 {
     size_t tbytes = tsr__resize_gpu_params(pl, sstride, dstride, p);
     if (!tbytes)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "image row stride or plan tables too large for the CUDA kernels");
-    void *t = NULL;
-    tsr_status st = tsr__cuda_scratch(ctx, slot, tbytes, &t);
+    tsr_status st = tsr__cuda_buffer_reserve(ctx, tab, tbytes);
     if (st != TSR_OK)
         return st;
+    void *t = tab->ptr;
     *dtab = (uchar *)t;
     /* Tables of this very plan (the context caches plans) are already there: skip the copy. */
-    uint64_t *tag = &ctx->cuda->scratch_tag[slot];
+    uint64_t *tag = &tab->tag;
     if (*tag == pl->id)
         return TSR_OK;
     *tag = 0;
@@ -414,12 +434,11 @@ static int row_bytes(const tsr__resize_plan *pl, int dst, size_t *out)
     return 1;
 }
 
-/* One image on `stream` with scratch slots (ss, sd, st) and pinned slots (ss, sd). When the
- * destination is a host image, its rows are left in pinned slot sd and *pending is set: the
- * caller synchronizes `stream` and then calls finish_host_dst. */
+/* One image on `stream` with the buffers of lane l. When the destination is a host image, its
+ * rows are left in l->pin_dst and *pending is set: the caller synchronizes `stream` and then
+ * calls finish_host_dst. */
 static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_image *src,
-                          tsr_image *dst, cudaStream_t stream, int ss, int sd, int stab,
-                          int *pending)
+                          tsr_image *dst, cudaStream_t stream, struct lane *l, int *pending)
 {
     size_t srow, drow;
     *pending = 0;
@@ -434,9 +453,11 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     } else {
         void *pin, *dev;
         size_t bytes = srow * (size_t)pl->src_h;
-        if ((st = tsr__cuda_pinned(ctx, ss, bytes, &pin)) != TSR_OK ||
-            (st = tsr__cuda_scratch(ctx, ss, bytes, &dev)) != TSR_OK)
+        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_src, bytes)) != TSR_OK ||
+            (st = tsr__cuda_buffer_reserve(ctx, &l->src, bytes)) != TSR_OK)
             return st;
+        pin = l->pin_src.ptr;
+        dev = l->src.ptr;
         for (int y = 0; y < pl->src_h; y++)
             memcpy((uchar *)pin + (size_t)y * srow,
                    (const uchar *)src->data + (size_t)y * src->stride, srow);
@@ -446,32 +467,31 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
     if (dst->memory == TSR_MEMORY_CUDA) {
         d = (uchar *)dst->data, dstride = dst->stride;
     } else {
-        void *dev;
-        if ((st = tsr__cuda_scratch(ctx, sd, drow * (size_t)pl->dst_h, &dev)) != TSR_OK)
+        if ((st = tsr__cuda_buffer_reserve(ctx, &l->dst, drow * (size_t)pl->dst_h)) != TSR_OK)
             return st;
-        d = (uchar *)dev, dstride = drow;
+        d = (uchar *)l->dst.ptr, dstride = drow;
     }
     rk_params p;
     uchar *t;
-    if ((st = upload_tables(ctx, pl, stab, sstride, dstride, stream, &p, &t)) != TSR_OK)
+    if ((st = upload_tables(ctx, pl, &l->tab, sstride, dstride, stream, &p, &t)) != TSR_OK)
         return st;
-    if ((st = launch(ctx, pl, s, d, t, p, stream)) != TSR_OK)
+    if ((st = launch(ctx, pl, s, d, t, p, stream, library_tuning)) != TSR_OK)
         return st;
     if (dst->memory != TSR_MEMORY_CUDA) {
-        void *pin;
         size_t bytes = drow * (size_t)pl->dst_h;
-        if ((st = tsr__cuda_pinned(ctx, sd, bytes, &pin)) != TSR_OK)
+        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_dst, bytes)) != TSR_OK)
             return st;
-        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(pin, d, bytes, cudaMemcpyDeviceToHost, stream));
+        TSR_CUDA_TRY(ctx,
+                     cudaMemcpyAsync(l->pin_dst.ptr, d, bytes, cudaMemcpyDeviceToHost, stream));
         *pending = 1;
     }
     return TSR_OK;
 }
 
-static void finish_host_dst(tsr_ctx *ctx, const tsr__resize_plan *pl, tsr_image *dst, int sd)
+static void finish_host_dst(const tsr__resize_plan *pl, tsr_image *dst, const struct lane *l)
 {
     size_t drow = (size_t)pl->dst_w * pl->cn * pl->depth;
-    const uchar *pin = (const uchar *)ctx->cuda->pinned[sd];
+    const uchar *pin = (const uchar *)l->pin_dst.ptr;
     for (int y = 0; y < pl->dst_h; y++)
         memcpy((uchar *)dst->data + (size_t)y * dst->stride, pin + (size_t)y * drow, drow);
 }
@@ -495,18 +515,21 @@ extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *pla
         TSR_CUDA_TRY(ctx, e2);
     }
     int pending = 0;
-    tsr_status st = run_one(ctx, plan, src, dst, c->stream, SLOT_SRC, SLOT_DST, SLOT_TAB, &pending);
+    struct lane *lanes;
+    tsr_status st = lanes_of(ctx, &lanes);
+    if (st == TSR_OK)
+        st = run_one(ctx, plan, src, dst, c->stream, &lanes[0], &pending);
     if (st != TSR_OK)
         return st;
     int host = src->memory != TSR_MEMORY_CUDA || dst->memory != TSR_MEMORY_CUDA;
     if (host || c->own_stream)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
     if (pending)
-        finish_host_dst(ctx, plan, dst, SLOT_DST);
+        finish_host_dst(plan, dst, &lanes[0]);
     return TSR_OK;
 }
 
-/* Batch: images alternate between two streams with their own scratch and pinned slots, so the
+/* Batch: images alternate between two streams with their own lanes of buffers, so the
  * host copy into pinned memory and the upload of image i overlap the kernel and download of
  * image i-1 on the other stream. Device images run on the context's stream one after another. */
 extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
@@ -522,8 +545,9 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     cudaEvent_t start = NULL;
     tsr_status st = TSR_OK;
     size_t prev[2] = {(size_t)-1, (size_t)-1}; /* image whose host output waits on stream k */
-    const int ss[2] = {SLOT_SRC, SLOT_SRC2}, sd[2] = {SLOT_DST, SLOT_DST2},
-              stb[2] = {SLOT_TAB, SLOT_TAB2};
+    struct lane *lanes;
+    if ((st = lanes_of(ctx, &lanes)) != TSR_OK)
+        return st;
     cudaError_t e;
     if ((e = cudaEventCreateWithFlags(&start, cudaEventDisableTiming)) != cudaSuccess)
         return tsr__cuda_error(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
@@ -546,11 +570,11 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
             break;
         }
         if (prev[k] != (size_t)-1) {
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
             prev[k] = (size_t)-1;
         }
         int pending = 0;
-        st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], ss[k], sd[k], stb[k], &pending);
+        st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], &lanes[k], &pending);
         if (st == TSR_OK && pending)
             prev[k] = i;
     }
@@ -561,7 +585,7 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     }
     for (int k = 0; k < 2; k++)
         if (prev[k] != (size_t)-1 && st == TSR_OK)
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], sd[k]);
+            finish_host_dst(&plans[prev[k]], &dst[prev[k]], &lanes[k]);
     if (st == TSR_OK)
         completed = count;
     /* On failure the images before the failing one on the same pipeline are done; report only

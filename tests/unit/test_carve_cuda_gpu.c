@@ -5,7 +5,8 @@
  * every order, with and without masks, object removal, exact and batch; seam overlay and report
  * too), with the CUDA outputs poisoned before each call; plus seam-order maps, larger images
  * (several strips and bands), the largest keys (largest_keys: the 32-bit keys' bound), a
- * batch-mode sweep (batch_cases), the optimal order's device transport map (optimal_orders)
+ * batch-mode sweep (batch_cases, also on the portable kernels of GPUs before sm_90 through
+ * tsr__cuda_cap_arch), the optimal order's device transport map (optimal_orders)
  * and a real image from
  * ../shared/data when present. Skips (77) where there is no CUDA device. Prints ms/seam at
  * 1080p/4K/8K: the whole call, and the device pass alone (exact and batch mode). TSR_TEST_QUICK=1
@@ -14,6 +15,7 @@
 
 #include "carve/carve_cuda.h"
 #include "core/ctx.h"
+#include "cuda/cuda_device.h"
 
 #include <time.h>
 
@@ -302,6 +304,14 @@ int main(void)
     larger(&r);
     largest_keys();
     batch_cases(&r);
+    /* the batch sweep again on the portable kernels, as a GPU before sm_90 runs them */
+    tsr_ctx *native = other;
+    if (tsr_ctx_create(&co, &other) != TSR_OK)
+        return 1;
+    tsr__cuda_cap_arch(other, 80);
+    batch_cases(&r);
+    tsr_ctx_destroy(other);
+    other = native;
     optimal_orders(&r);
     fprintf(stderr, "%d cases, %d mismatches\n", cases, mismatches);
     if (mismatches == 0 && !quick)

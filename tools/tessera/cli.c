@@ -310,10 +310,15 @@ int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, ts
         *ctx = NULL;
         return rc;
     }
-    if (!quiet && opt.backend == TSR_BACKEND_AUTO && tsr_ctx_backend(*ctx) != TSR_BACKEND_CUDA)
-        fprintf(stderr, "tessera %s: no CUDA GPU found; using %s\n", cmd->name,
-                tsr_ctx_device_name(*ctx));
     return 0;
+}
+
+void cli_note_backend(const cli_command *cmd, const tsr_ctx *ctx, int quiet)
+{
+    if (!quiet)
+        fprintf(stderr, "tessera %s: %s backend (%s): %s\n", cmd->name,
+                tsr_backend_name(tsr_ctx_backend(ctx)), tsr_ctx_device_name(ctx),
+                tsr_ctx_backend_reason(ctx));
 }
 
 double cli_now(void)

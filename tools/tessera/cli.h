@@ -65,9 +65,11 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
 
 /* Creates the context from --backend (default: env TSR_BACKEND, else auto) and --threads, with
  * the library's progress on stderr (cli_progress, unless quiet) and cancellation by
- * cli_stop_requested. Tells on stderr when auto falls back to the CPU (unless quiet). Returns 0
- * or an exit code. */
+ * cli_stop_requested. Returns 0 or an exit code. */
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
+/* After an operation (unless quiet): one line on stderr naming the backend it ran on, its
+ * device and why that backend was chosen ("cpu backend (CPU, 16 threads): host images: ..."). */
+void cli_note_backend(const cli_command *cmd, const tsr_ctx *ctx, int quiet);
 
 /* Progress on stderr, only when stderr is a terminal and not quiet: "stage: done/total (N%)" on
  * one line rewritten in place, first after half a second of a stage (short work prints

@@ -282,10 +282,13 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
                (int)rep.inserted_horizontal, (long long)rep.dp_passes,
                (unsigned long long)rep.removed_energy, tsr_backend_name(tsr_ctx_backend(ctx)));
         cli_json_string(stdout, tsr_ctx_device_name(ctx));
+        printf(", \"backend_reason\": ");
+        cli_json_string(stdout, tsr_ctx_backend_reason(ctx));
         printf(", \"carve_ms\": %.3f, \"ms_per_seam\": %.4f, \"device_ms\": %.3f, "
                "\"from_map\": %s}\n",
                ms, seams_total ? ms / seams_total : 0.0, rep.device_ms, map ? "true" : "false");
     }
+    cli_note_backend(cmd, ctx, quiet || json);
 done:
     cli_stop_release();
     if (rc != 0)

@@ -240,8 +240,13 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
             cli_error(cmd, "interrupted after %d of %d images (those are written)", done, ninputs);
             rc = TSR_EXIT_INTERRUPTED;
         }
-        if (job.json)
-            printf("\n  ], \"ok\": %s}\n", rc == 0 ? "true" : "false");
+        if (job.json) {
+            printf("\n  ], \"backend_reason\": ");
+            cli_json_string(stdout, tsr_ctx_backend_reason(job.ctx));
+            printf(", \"ok\": %s}\n", rc == 0 ? "true" : "false");
+        }
+        if (rc == 0)
+            cli_note_backend(cmd, job.ctx, job.quiet || job.json);
     }
     tsr_ctx_destroy(job.ctx);
     for (int i = 0; i < ninputs; i++)
