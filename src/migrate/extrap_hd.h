@@ -1,5 +1,5 @@
-/* The explicit extrapolator's arithmetic, written once for every backend: plain C static inline
- * functions of one grid point (a device kernel runs one per thread) and the row loops the CPU
+/* The explicit extrapolator's arithmetic, written once for every backend: TSR_HD functions
+ * (core/hd.h) of one grid point (a device kernel runs one per thread) and the row loops the CPU
  * backends run over them. Complex samples are {re, im} float pairs (the layout of fftwf_complex
  * and of CUDA's float2).
  *
@@ -12,13 +12,15 @@
 #ifndef TSR_MIGRATE_EXTRAP_HD_H
 #define TSR_MIGRATE_EXTRAP_HD_H
 
+#include "core/hd.h"
+
 #include <stdint.h>
 
 typedef struct tsr__cf {
     float re, im;
 } tsr__cf;
 
-static inline tsr__cf tsr__cf_make(float re, float im)
+TSR_HD tsr__cf tsr__cf_make(float re, float im)
 {
     tsr__cf r;
     r.re = re;
@@ -27,7 +29,7 @@ static inline tsr__cf tsr__cf_make(float re, float im)
 }
 
 /* c * t, or conj(c) * t when conj. */
-static inline tsr__cf tsr__cf_mul(tsr__cf c, tsr__cf t, int conj)
+TSR_HD tsr__cf tsr__cf_mul(tsr__cf c, tsr__cf t, int conj)
 {
     float ci = conj ? -c.im : c.im;
     return tsr__cf_make(c.re * t.re - ci * t.im, c.re * t.im + ci * t.re);
@@ -35,8 +37,8 @@ static inline tsr__cf tsr__cf_mul(tsr__cf c, tsr__cf t, int conj)
 
 /* (X u)(i), u = 0 outside [0, nx). The neighbour pairs are summed first, then weighted, in the
  * same order on every backend. */
-static inline tsr__cf tsr__mig_x_at(const tsr__cf *u, int32_t i, int32_t nx, const float d2[5],
-                                    float xscale)
+TSR_HD tsr__cf tsr__mig_x_at(const tsr__cf *u, int32_t i, int32_t nx, const float d2[5],
+                             float xscale)
 {
     float ar = d2[0] * u[i].re, ai = d2[0] * u[i].im;
     for (int32_t m = 1; m <= 4; m++) {
@@ -57,8 +59,7 @@ static inline tsr__cf tsr__mig_x_at(const tsr__cf *u, int32_t i, int32_t nx, con
 
 /* (X u)(i) for 4 <= i < nx - 4: the same operations as tsr__mig_x_at (0 + a + b is a + b
  * exactly), without the edge tests. */
-static inline tsr__cf tsr__mig_x_interior(const tsr__cf *u, int32_t i, const float d2[5],
-                                          float xscale)
+TSR_HD tsr__cf tsr__mig_x_interior(const tsr__cf *u, int32_t i, const float d2[5], float xscale)
 {
     float ar = d2[0] * u[i].re, ai = d2[0] * u[i].im;
     for (int32_t m = 1; m <= 4; m++) {
@@ -69,8 +70,8 @@ static inline tsr__cf tsr__mig_x_interior(const tsr__cf *u, int32_t i, const flo
 }
 
 /* out = X u over the whole row (out and u distinct). */
-static inline void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const float d2[5],
-                                  float xscale)
+TSR_HD void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const float d2[5],
+                           float xscale)
 {
     int32_t lo = nx < 4 ? nx : 4, hi = nx - 4 > lo ? nx - 4 : lo;
     for (int32_t i = 0; i < lo; i++)
@@ -82,7 +83,7 @@ static inline void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, co
 }
 
 /* Table position of p = w dz s: row j and weight a of row j + 1, clamped to the table. */
-static inline void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_t *j, float *a)
+TSR_HD void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_t *j, float *a)
 {
     float f = p * inv_dp;
     if (!(f > 0.0f))
@@ -99,8 +100,7 @@ static inline void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_
 
 /* c_n at table position (j, a): rows j and j + 1 mixed linearly. A mix of two polynomials each
  * bounded by 1 on [-1, 1] is bounded by 1 too, so the interpolation keeps the step stable. */
-static inline tsr__cf tsr__mig_coef(const tsr__cf *table, int32_t terms, int32_t j, float a,
-                                    int32_t n)
+TSR_HD tsr__cf tsr__mig_coef(const tsr__cf *table, int32_t terms, int32_t j, float a, int32_t n)
 {
     tsr__cf c0 = table[(int64_t)j * terms + n], c1 = table[(int64_t)(j + 1) * terms + n];
     float b = 1.0f - a;
@@ -108,7 +108,7 @@ static inline tsr__cf tsr__mig_coef(const tsr__cf *table, int32_t terms, int32_t
 }
 
 /* acc + c * t (conj as in tsr__cf_mul) */
-static inline tsr__cf tsr__cf_madd(tsr__cf acc, tsr__cf c, tsr__cf t, int conj)
+TSR_HD tsr__cf tsr__cf_madd(tsr__cf acc, tsr__cf c, tsr__cf t, int conj)
 {
     tsr__cf m = tsr__cf_mul(c, t, conj);
     return tsr__cf_make(acc.re + m.re, acc.im + m.im);
@@ -124,8 +124,8 @@ typedef struct tsr__mig_step {
 } tsr__mig_step;
 
 /* Row position lookups for one depth and frequency: p_i = w dz s_i. */
-static inline void tsr__mig_lookup_row(const tsr__mig_step *st, const float *slow, float wdz,
-                                       int32_t *j, float *a)
+TSR_HD void tsr__mig_lookup_row(const tsr__mig_step *st, const float *slow, float wdz, int32_t *j,
+                                float *a)
 {
     for (int32_t i = 0; i < st->nx; i++)
         tsr__mig_lookup(wdz * slow[i], st->inv_dp, st->ntable, &j[i], &a[i]);
@@ -133,9 +133,9 @@ static inline void tsr__mig_lookup_row(const tsr__mig_step *st, const float *slo
 
 /* u <- taper * G u (conj: conj(c_n), the source's downgoing step). w0, w1, w2 and acc are
  * scratch rows of nx samples. */
-static inline void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
-                                         const float *a, const float *taper, int conj, tsr__cf *w0,
-                                         tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
+TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
+                                  const float *a, const float *taper, int conj, tsr__cf *w0,
+                                  tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
 {
     const int32_t nx = st->nx;
     tsr__mig_x_row(u, w0, nx, st->d2, st->xscale);
@@ -166,10 +166,9 @@ static inline void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, co
 /* u <- G^H (taper * u), the adjoint of tsr__mig_explicit_row with the same conj: Clenshaw's
  * recurrence b_k = conj'(c_k) u + 2 X b_{k+1} - b_{k+2}, result conj'(c_0) u + X b_1 - b_2, with
  * conj' the opposite of conj. */
-static inline void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u,
-                                                 const int32_t *j, const float *a,
-                                                 const float *taper, int conj, tsr__cf *b1,
-                                                 tsr__cf *b2, tsr__cf *bn)
+TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
+                                          const float *a, const float *taper, int conj, tsr__cf *b1,
+                                          tsr__cf *b2, tsr__cf *bn)
 {
     const int32_t nx = st->nx;
     const int cj = !conj;
@@ -201,7 +200,7 @@ static inline void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__c
 }
 
 /* Cross-correlation imaging of one point: image += Re(conj(s) r), illum += |s|^2. */
-static inline void tsr__mig_image_at(tsr__cf s, tsr__cf r, double *image, double *illum)
+TSR_HD void tsr__mig_image_at(tsr__cf s, tsr__cf r, double *image, double *illum)
 {
     *image += (double)(s.re * r.re + s.im * r.im);
     *illum += (double)(s.re * s.re + s.im * s.im);

@@ -3,6 +3,7 @@
 #include "migrate/migrate_backends.h"
 
 #include "core/checked.h"
+#include "core/names.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,32 +13,33 @@ static const char *const tsr__imaging_names[] = {"cross", "normalized"};
 
 const char *tsr_migrate_method_name(tsr_migrate_method method)
 {
-    return (unsigned)method < 3 ? tsr__method_names[method] : "?";
+    return tsr__name_of(tsr__method_names, TSR__NAMES_COUNT(tsr__method_names), (int)method, "?");
 }
 
 tsr_status tsr_migrate_method_parse(const char *name, tsr_migrate_method *out)
 {
-    for (int i = 0; name && out && i < 3; i++)
-        if (strcmp(name, tsr__method_names[i]) == 0) {
-            *out = (tsr_migrate_method)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st =
+        tsr__name_parse(tsr__method_names, TSR__NAMES_COUNT(tsr__method_names), name, &v);
+    if (st == TSR_OK && out)
+        *out = (tsr_migrate_method)v;
+    return out ? st : TSR_ERR_INVALID_ARGUMENT;
 }
 
 const char *tsr_migrate_imaging_name(tsr_migrate_imaging imaging)
 {
-    return (unsigned)imaging < 2 ? tsr__imaging_names[imaging] : "?";
+    return tsr__name_of(tsr__imaging_names, TSR__NAMES_COUNT(tsr__imaging_names), (int)imaging,
+                        "?");
 }
 
 tsr_status tsr_migrate_imaging_parse(const char *name, tsr_migrate_imaging *out)
 {
-    for (int i = 0; name && out && i < 2; i++)
-        if (strcmp(name, tsr__imaging_names[i]) == 0) {
-            *out = (tsr_migrate_imaging)i;
-            return TSR_OK;
-        }
-    return TSR_ERR_INVALID_ARGUMENT;
+    int v;
+    tsr_status st =
+        tsr__name_parse(tsr__imaging_names, TSR__NAMES_COUNT(tsr__imaging_names), name, &v);
+    if (st == TSR_OK && out)
+        *out = (tsr_migrate_imaging)v;
+    return out ? st : TSR_ERR_INVALID_ARGUMENT;
 }
 
 void tsr_migrate_options_init(tsr_migrate_options *opt)
