@@ -83,11 +83,11 @@ for m in vp vp_smooth; do
   head -c $((150 * 174 * 4)) "$d/marmousi2_denise_20m_$m.f32" >"$tmp/w_$m.f32"
   printf '{"file": "w_%s.f32", "nx": 150, "nz": 174, "dx": 20, "dz": 20, "ox": 0, "oz": 0}\n' "$m" >"$tmp/w_$m.json"
 done
-expect 0 "$tool" migrate model "$tmp/w_vp.json" "$tmp/m.sgy" --shots 900:1200:2 --t 1.6 --f0 12 --json
+expect 0 "$tool" migrate model "$tmp/w_vp.json" "$tmp/m.sgy" --shots 900:1200:2 --t 1.3 --f0 12 --json
 grep -q '"shots": 2, "receivers": 150' "$tmp/out.txt" && ok || bad "model json"
 expect 0 "$tool" migrate info "$tmp/m.sgy"
 grep -q "2 shots, source x 900 .. 2100 m" "$tmp/out.txt" && ok || bad "info of the modelled shots"
-expect 0 "$tool" migrate image "$tmp/m.sgy" "$tmp/w_vp_smooth.json" "$tmp/img.json" --png "$tmp/img.png" --fmax 30 --json
+expect 0 "$tool" migrate image "$tmp/m.sgy" "$tmp/w_vp_smooth.json" "$tmp/img.json" --png "$tmp/img.png" --fmax 24 --json
 $py -m json.tool "$tmp/out.txt" >/dev/null 2>&1 && ok || bad "image json is valid"
 grep -q '"grid": {"nx": 150, "nz": 174' "$tmp/out.txt" && grep -q '"shots": 2' "$tmp/out.txt" && ok || bad "image json grid and shots"
 [ -s "$tmp/img.png" ] && ok || bad "png written"
@@ -116,6 +116,6 @@ expect_stopped "$tool" migrate image "$tmp/m.sgy" "$tmp/w_vp_smooth.json" "$tmp/
 # Viking Graben field shots in water velocity (positions 0 .. 3312 m).
 $py -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<f',1500.0)*(140*40))" >"$tmp/water.f32"
 printf '{"file": "water.f32", "nx": 140, "nz": 40, "dx": 25, "dz": 25}\n' >"$tmp/water.json"
-expect 0 "$tool" migrate image "$data/seismic/shots/viking_small.segy" "$tmp/water.json" "$tmp/viking.json" --fmax 15 --json
+expect 0 "$tool" migrate image "$data/seismic/shots/viking_small.segy" "$tmp/water.json" "$tmp/viking.json" --fmax 12 --json
 grep -q '"shots": 4, "traces": 480, "samples": 600' "$tmp/out.txt" && ok || bad "viking json"
 finish test_migrate_cli

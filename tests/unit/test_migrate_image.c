@@ -100,7 +100,7 @@ static void model_and_migrate(tsr_ctx *ctx, const tsr_migrate_grid *v, double f0
                               tsr_migrate_method model_method, tsr_migrate_method image_method,
                               tsr_migrate_grid *img)
 {
-    enum { NT = 320 };
+    enum { NT = 260 };
     tsr_migrate_gather g;
     CHECK_OK(ctx, tsr_migrate_gather_alloc(ctx, &g, 1, v->nx, NT, 0.004, -0.067));
     if (!g.shots)
