@@ -2,9 +2,11 @@
  * made by spectra.c. migrate.c checks the arguments, builds the plan and the spectra, picks the
  * backend (its only dispatch) and combines the shots.
  *
- * A backend that runs elsewhere (a CUDA extrap_cuda.cu sibling) provides one more table entry of
- * the same shape: it copies the plan's tables and the spectra to the device and returns the
- * same per-shot results. */
+ * A device backend is one more entry of the same shape: extrap_cuda.cu defines
+ * tsr__migrate_backend_cuda (the plan's tables and the spectra copied to the device, the step
+ * from extrap_hd.h in a kernel, the same per-shot results), extrap_cuda_none.c the same entry
+ * with NULL functions for builds without CUDA (src/CMakeLists.txt picks one of the two), and
+ * migrate.c lists it in its table, skipping entries without functions. */
 #ifndef TSR_MIGRATE_BACKENDS_H
 #define TSR_MIGRATE_BACKENDS_H
 
