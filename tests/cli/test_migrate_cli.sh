@@ -58,6 +58,14 @@ expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/nodir/i.json" --
 [ ! -e "$tmp/i.json" ] && [ ! -e "$tmp/i.f32" ] && [ ! -e "$tmp/far.sgy" ] && ok || bad "failed run left an output file"
 [ -z "$(ls -A "$tmp" | grep '\.tmp-')" ] && ok || bad "temporary files left"
 
+# A given reflectivity grid: one that matches the model, and one that does not.
+$py -c "import struct,sys; sys.stdout.buffer.write(b''.join(struct.pack('<f',0.1 if i % 10 == 6 else 0.0) for i in range(200)))" >"$tmp/r.f32"
+printf '{"file": "r.f32", "nx": 20, "nz": 10, "dx": 10, "dz": 10}\n' >"$tmp/r.json"
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/rs.sgy" --shots 50:100:2 --t 0.3 --reflectivity "$tmp/r.json" --quiet
+[ -s "$tmp/rs.sgy" ] && ok || bad "modelled from a reflectivity grid"
+expect 1 "$tool" migrate model "$tmp/c.json" "$tmp/rw.sgy" --shots 50:100:2 --t 0.3 --reflectivity "$tmp/wrong.json"; one_line reflectivity size
+[ ! -e "$tmp/rw.sgy" ] && ok || bad "a failed model left its output"
+
 # The tiny model end to end: info, image to a sidecar and to SEG-Y, reference backend.
 expect 0 "$tool" migrate info "$tmp/s.sgy" --json
 grep -q '"shots": 2' "$tmp/out.txt" && grep -q '"traces_per_shot": \[20, 20\]' "$tmp/out.txt" && ok || bad "info json"
