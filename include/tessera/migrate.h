@@ -102,7 +102,9 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx);
 /* Migrates every shot of `shots` through `velocity` (finite, positive m/s) into `image`, which
  * the caller allocates with the velocity's nx and nz (its other fields are set to the
  * velocity's geometry). Backends: reference (single thread, image summed in double) and cpu
- * (OpenMP over frequencies); auto takes cpu. Progress: stage "migrate", shots done of total. */
+ * (OpenMP over frequencies); auto takes cpu. Progress: stage "migrate", frequencies done of nshots
+ * * nfreq, reported as each frequency finishes (a cancelled call returns TSR_ERR_INTERRUPTED within
+ * a frequency). */
 tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                              const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                              tsr_migrate_grid *image);

@@ -15,9 +15,35 @@ static int threads_for(const tsr_ctx *ctx, const tsr__migrate_plan *plan)
     return t > plan->nfreq ? plan->nfreq : t;
 }
 
+/* Frequencies finished by all threads, and a stop flag: thread 0 reports the count after each of
+ * its frequencies (the context's progress callback runs on one thread only) and raises the flag
+ * when the report fails (cancelled); the other threads then skip their remaining frequencies. */
+typedef struct freq_count {
+    int32_t done;
+    int stop;
+    tsr_status status; /* written by thread 0 only */
+} freq_count;
+
+static void freq_finished(tsr_ctx *ctx, const tsr__mig_progress *progress, freq_count *c, int t)
+{
+    int32_t d = __atomic_add_fetch(&c->done, 1, __ATOMIC_RELAXED);
+    if (t != 0)
+        return;
+    tsr_status st = tsr__mig_report(ctx, progress, d);
+    if (st) {
+        c->status = st;
+        __atomic_store_n(&c->stop, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int freq_stopped(freq_count *c)
+{
+    return __atomic_load_n(&c->stop, __ATOMIC_RELAXED);
+}
+
 static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr__mig_fft *fft, const tsr__cf *src, const tsr__cf *rec,
-                                 double *image, double *illum)
+                                 double *image, double *illum, const tsr__mig_progress *progress)
 {
     const int threads = threads_for(ctx, plan);
     const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
@@ -39,6 +65,7 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
         st = tsr__mig_work_alloc(ctx, plan, 0, &work[made]);
     if (st)
         made--;
+    freq_count count = {0, 0, TSR_OK};
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
@@ -49,10 +76,19 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 #endif
             double *im = acc + (size_t)t * 2 * cells, *il = im + cells;
 #pragma omp for schedule(dynamic, 1)
-            for (int32_t f = 0; f < plan->nfreq; f++)
+            for (int32_t f = 0; f < plan->nfreq; f++) {
+                if (freq_stopped(&count))
+                    continue;
                 tsr__mig_image_freq(plan, fft, f, src + (size_t)f * plan->nx,
                                     rec + (size_t)f * plan->nx, &work[t], im, il);
+                freq_finished(ctx, progress, &count, t);
+            }
         }
+        st = count.status;
+        if (!st) /* the last frequencies may have finished on other threads */
+            st = tsr__mig_report(ctx, progress, count.done);
+    }
+    if (!st) {
         for (int t = 0; t < threads; t++) {
             const double *im = acc + (size_t)t * 2 * cells, *il = im + cells;
             for (size_t i = 0; i < cells; i++) {
@@ -70,7 +106,7 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 
 static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr__mig_fft *fft, const tsr__cf *src, const float *refl,
-                                 tsr__cf *rec)
+                                 tsr__cf *rec, const tsr__mig_progress *progress)
 {
     const int threads = threads_for(ctx, plan);
     tsr__mig_work *work;
@@ -82,6 +118,7 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
         st = tsr__mig_work_alloc(ctx, plan, 1, &work[made]);
     if (st)
         made--;
+    freq_count count = {0, 0, TSR_OK};
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
@@ -91,10 +128,17 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
             int t = 0;
 #endif
 #pragma omp for schedule(dynamic, 1)
-            for (int32_t f = 0; f < plan->nfreq; f++)
+            for (int32_t f = 0; f < plan->nfreq; f++) {
+                if (freq_stopped(&count))
+                    continue;
                 tsr__mig_model_freq(plan, fft, f, src + (size_t)f * plan->nx, refl, &work[t],
                                     rec + (size_t)f * plan->nx);
+                freq_finished(ctx, progress, &count, t);
+            }
         }
+        st = count.status;
+        if (!st) /* the last frequencies may have finished on other threads */
+            st = tsr__mig_report(ctx, progress, count.done);
     }
     for (int t = 0; t < made; t++)
         tsr__mig_work_free(ctx, &work[t]);

@@ -232,11 +232,12 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
             (st = tsr__mig_shot_spectra(ctx, plan, &run.fft, shot, run.gcol, run.rec)))
             break;
         tsr__mig_source_rows(plan, scol, run.src);
+        tsr__mig_progress progress = {"migrate", (double)s * plan->nfreq,
+                                      (double)shots->nshots * plan->nfreq};
         if ((st = backend->image_shot(ctx, plan, &run.fft, run.src, run.rec, run.shot_image,
-                                      run.shot_illum)))
+                                      run.shot_illum, &progress)))
             break;
         add_shot(plan, run.image, run.shot_image, run.shot_illum);
-        st = tsr__progress(ctx, "migrate", s + 1, shots->nshots);
     }
     if (!st) {
         image->dx = velocity->dx;
@@ -308,10 +309,11 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         if ((st = tsr__mig_shot_columns(ctx, plan, shot, s, &scol, run.gcol)))
             break;
         tsr__mig_source_rows(plan, scol, run.src);
-        if ((st = backend->model_shot(ctx, plan, &run.fft, run.src, run.refl, run.rec)) ||
-            (st = tsr__mig_shot_traces(ctx, plan, &run.fft, run.rec, run.gcol, shot)))
+        tsr__mig_progress progress = {"migrate model", (double)s * plan->nfreq,
+                                      (double)shots->nshots * plan->nfreq};
+        if ((st = backend->model_shot(ctx, plan, &run.fft, run.src, run.refl, run.rec, &progress)))
             break;
-        st = tsr__progress(ctx, "migrate model", s + 1, shots->nshots);
+        st = tsr__mig_shot_traces(ctx, plan, &run.fft, run.rec, run.gcol, shot);
     }
     run_free(ctx, &run);
     return st;

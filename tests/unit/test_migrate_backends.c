@@ -9,6 +9,8 @@
  *    |ref - cpu| <= 2^-23 |ref| + 1e-9 max|ref| holds as long as sum|terms| stays below 1e4
  *    max|image| (the 1e-9 term), which a 64 x 40 image of a few shots does by far;
  *  - the outputs are poisoned (NaN) before each run, so a backend that skips a sample fails;
+ *  - progress counts frequencies up to nshots * nfreq; a callback that cancels stops either
+ *    backend with TSR_ERR_INTERRUPTED and leaves the image untouched;
  *  - auto takes the cpu backend; a context on a backend without a migration path (OpenCL, where
  *    PoCL provides one) fails with TSR_ERR_NO_BACKEND. */
 #include "testlib.h"
@@ -31,6 +33,53 @@ static tsr_ctx *make_ctx(tsr_backend b, int threads)
         return NULL;
     }
     return ctx;
+}
+
+typedef struct progress_log {
+    int calls, cancel_at;
+    double last, total;
+    int monotone;
+} progress_log;
+
+static int on_progress(void *user, const char *stage, double done, double total)
+{
+    progress_log *p = user;
+    p->monotone &= done >= p->last && strcmp(stage, "migrate") == 0;
+    p->last = done;
+    p->total = total;
+    return ++p->calls == p->cancel_at;
+}
+
+static void check_progress(tsr_backend b, const tsr_migrate_grid *v, const tsr_migrate_gather *g)
+{
+    for (int cancel = 0; cancel < 2; cancel++) {
+        progress_log log = {0, cancel ? 3 : -1, 0, 0, 1};
+        tsr_ctx_options o;
+        tsr_ctx_options_init(&o);
+        o.backend = b;
+        o.threads = 2;
+        o.progress = on_progress;
+        o.progress_user = &log;
+        tsr_ctx *ctx;
+        if (tsr_ctx_create(&o, &ctx) != TSR_OK)
+            continue;
+        static float g0[NX * NZ];
+        tsr_migrate_grid img = {NX, NZ, 1, 1, 0, 0, g0};
+        g0[7] = 12345;
+        tsr_migrate_options opt;
+        tsr_migrate_options_init(&opt);
+        opt.fmax = 30;
+        tsr_status st = tsr_migrate_image(ctx, v, g, &opt, &img);
+        if (cancel) {
+            CHECK(st == TSR_ERR_INTERRUPTED && g0[7] == 12345);
+            CHECK(log.calls == 3);
+        } else {
+            CHECK(st == TSR_OK && log.monotone && log.last == log.total && log.total > NSHOTS);
+        }
+        printf("%s, %s: %d progress calls, %g of %g\n", tsr_backend_name(b),
+               cancel ? "cancelled at the third" : "to the end", log.calls, log.last, log.total);
+        tsr_ctx_destroy(ctx);
+    }
 }
 
 static void poison(float *p, size_t n)
@@ -121,6 +170,10 @@ int main(void)
             CHECK(most > 0 && isfinite(most));
             CHECK(bad == 0);
             CHECK(ir.dx == 10 && ir.ox == 100);
+        }
+        if (m == 0) {
+            check_progress(TSR_BACKEND_REFERENCE, &v, &a);
+            check_progress(TSR_BACKEND_CPU, &v, &a);
         }
         tsr_migrate_gather_free(ref, &a);
         tsr_migrate_gather_free(ref, &b);
