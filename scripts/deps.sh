@@ -14,6 +14,7 @@ packages=(
   clang-format                           # the formatting test (tests/lint)
   libopenjp2-tools grokj2k-tools openjph-tools  # JPEG 2000 cross-checks and benchmark peers
   imagemagick                            # carve benchmark peer (-liquid-rescale, liblqr)
+  libfftw3-dev libsegyio-dev             # migrate: FFTs along time and x, SEG-Y through segyio
 )
 
 missing=()

@@ -8,5 +8,6 @@
 #include "tessera/resize.h"
 #include "tessera/layout.h"
 #include "tessera/carve.h"
+#include "tessera/migrate.h"
 
 #endif

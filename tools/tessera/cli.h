@@ -162,5 +162,6 @@ extern const cli_command cli_cmd_resize;
 extern const cli_command cli_cmd_carve;
 extern const cli_command cli_cmd_layout;
 extern const cli_command cli_cmd_j2k;
+extern const cli_command cli_cmd_migrate;
 
 #endif

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const cli_command *const commands[] = {&cli_cmd_resize, &cli_cmd_carve, &cli_cmd_layout,
-                                              &cli_cmd_j2k};
+                                              &cli_cmd_j2k, &cli_cmd_migrate};
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_overview(FILE *f)

@@ -1,0 +1,172 @@
+/* tessera migrate: 2D shot-profile depth migration in the frequency domain, and one-way Born
+ * modelling with the adjoint of the same extrapolator.
+ *
+ * Each shot's traces are Fourier transformed along time; for every frequency w a source wavefield
+ * (an impulse at the source position, or a zero-phase Ricker wavelet) and the receiver wavefield
+ * (the recorded traces) are extrapolated down the model one depth step at a time, and the image at
+ * each depth is sum over w and shots of Re(conj(S) R) ("cross"), or that sum divided by the
+ * source illumination sum |S|^2 ("normalized"). Extrapolators:
+ *   explicit     (default) G = sum_n c_n T_n(X), a Chebyshev series in a normalised horizontal
+ *                second-derivative operator X, approximating exp(i kz dz),
+ *                kz = sqrt(w^2/v^2 - kx^2); the coefficients depend on w dz / v only and are
+ *                looked up per grid point, so the velocity may vary laterally (Soubaras 1996;
+ *                GPU Gems 3, ch. 38). src/migrate/design.c documents the coefficient design.
+ *   phase-shift  Gazdag's phase shift: exact for v(z); a laterally varying model is migrated
+ *                with the mean slowness of each depth.
+ *   pspi         phase shift plus interpolation (Gazdag and Sguazzero 1984): each depth step
+ *                phase-shifts with up to 8 reference slownesses spanning the depth's range and
+ *                interpolates the results linearly in slowness at each x.
+ *
+ * Grids are C-order (nx, nz) float32 arrays, z the fast axis: sample (ix, iz) is
+ * data[ix * nz + iz] at x = ox + ix dx, z = oz + iz dz (metres). Sources and receivers sit at the
+ * top of the grid (z = oz), at the grid column nearest their x; positions outside the model are
+ * an error naming the shot and the trace. */
+#ifndef TESSERA_MIGRATE_H
+#define TESSERA_MIGRATE_H
+
+#include "tessera/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A 2D grid: a velocity model (m/s), a reflectivity or an image. */
+typedef struct tsr_migrate_grid {
+    int32_t nx, nz; /* >= 1 */
+    double dx, dz;  /* > 0, metres */
+    double ox, oz;  /* position of sample (0, 0), metres */
+    float *data;    /* nx * nz samples, data[ix * nz + iz] */
+} tsr_migrate_grid;
+
+/* One shot: a source and the traces its receivers recorded. */
+typedef struct tsr_migrate_shot {
+    double sx, sy;   /* source position, metres (sy is carried, 2D migration ignores it) */
+    int32_t ntraces; /* >= 1 */
+    double *gx;      /* ntraces receiver x positions, metres */
+    float *traces;   /* ntraces * nt samples, trace after trace */
+} tsr_migrate_shot;
+
+/* Shots sharing one time axis: sample j of every trace is at time t0 + j dt seconds after the
+ * source fired (t0 < 0 when recording started before it). */
+typedef struct tsr_migrate_gather {
+    int32_t nt;     /* samples per trace, >= 2 */
+    double dt;      /* seconds, > 0 */
+    double t0;      /* seconds */
+    int32_t nshots; /* >= 1 */
+    tsr_migrate_shot *shots;
+} tsr_migrate_gather;
+
+typedef enum tsr_migrate_method {
+    TSR_MIGRATE_EXPLICIT = 0, /* Chebyshev series of the horizontal Laplacian (default) */
+    TSR_MIGRATE_PHASE_SHIFT,  /* Gazdag phase shift */
+    TSR_MIGRATE_PSPI          /* phase shift plus interpolation between reference velocities */
+} tsr_migrate_method;
+
+typedef enum tsr_migrate_imaging {
+    TSR_MIGRATE_CROSS = 0, /* sum Re(conj(S) R) (default) */
+    TSR_MIGRATE_NORMALIZED /* per shot, sum Re(conj(S) R) / (sum |S|^2 + epsilon) */
+} tsr_migrate_imaging;
+
+/* "explicit", "phase-shift", "pspi". */
+const char *tsr_migrate_method_name(tsr_migrate_method method);
+tsr_status tsr_migrate_method_parse(const char *name, tsr_migrate_method *out);
+/* "cross", "normalized". */
+const char *tsr_migrate_imaging_name(tsr_migrate_imaging imaging);
+tsr_status tsr_migrate_imaging_parse(const char *name, tsr_migrate_imaging *out);
+
+typedef struct tsr_migrate_options {
+    tsr_migrate_method method;   /* default TSR_MIGRATE_EXPLICIT */
+    tsr_migrate_imaging imaging; /* default TSR_MIGRATE_CROSS (migration only) */
+    /* Frequency band in Hz. fmin 0 (default): the lowest non-zero frequency of the transform.
+     * fmax 0 (default): the highest frequency the grid carries without spatial aliasing,
+     * vmin / (2 max(dx, dz)), no higher than the time Nyquist; modelling also stops at 3 f0. */
+    double fmin, fmax;
+    /* Peak frequency in Hz of the zero-phase Ricker source wavelet. Migration: 0 (default) means
+     * an impulse source. Modelling: required (> 0). */
+    double f0;
+    /* Normalized imaging: epsilon = this fraction of the shot's largest illumination
+     * (default 1e-3). */
+    double epsilon;
+    /* Absorbing boundary: columns at each side of the grid where the wavefields are damped after
+     * every depth step (default 20; at most nx / 4). */
+    int32_t taper;
+} tsr_migrate_options;
+
+void tsr_migrate_options_init(tsr_migrate_options *opt);
+
+/* The backend tsr_migrate_image and tsr_migrate_model run on with this context: auto gives cpu
+ * (migration has no device backend yet); reference and cpu as asked; TSR_BACKEND_AUTO when the
+ * context's backend has no migration path (the calls then fail with TSR_ERR_NO_BACKEND). */
+tsr_backend tsr_migrate_backend(const tsr_ctx *ctx);
+
+/* Migrates every shot of `shots` through `velocity` (finite, positive m/s) into `image`, which
+ * the caller allocates with the velocity's nx and nz (its other fields are set to the
+ * velocity's geometry). Backends: reference (single thread, image summed in double) and cpu
+ * (OpenMP over frequencies); auto takes cpu. Progress: stage "migrate", frequencies done of nshots
+ * * nfreq, reported as each frequency finishes (a cancelled call returns TSR_ERR_INTERRUPTED within
+ * a frequency). */
+tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                             const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
+                             tsr_migrate_grid *image);
+
+/* One-way Born modelling, the adjoint of tsr_migrate_image's cross imaging with the same source:
+ * fills the traces of `shots` (positions, nt, dt and t0 set by the caller, traces allocated)
+ * from `reflectivity` (same nx, nz as the velocity), or when it is NULL from the velocity's
+ * vertical contrasts r(ix, iz) = (v(iz) - v(iz-1)) / (v(iz) + v(iz-1)). opt->f0 > 0 is the
+ * Ricker wavelet's peak frequency; a gather whose t0 is -k/f0 (k >= 1) gets causal traces. */
+tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                             const tsr_migrate_grid *reflectivity, const tsr_migrate_options *opt,
+                             tsr_migrate_gather *shots);
+
+/* Grids in files: a JSON sidecar (keys file, nx, nz, dx, dz, ox, oz; others ignored) naming a raw
+ * little-endian float32 file (relative to the JSON's folder) of exactly nx * nz samples.
+ * _load allocates grid->data through the context (free with tsr_migrate_grid_free). */
+tsr_status tsr_migrate_grid_load(tsr_ctx *ctx, const char *json_path, tsr_migrate_grid *grid);
+/* Writes OUT.json's samples to the file named by replacing its .json extension with .f32
+ * (appending .f32 when it has none), then the sidecar; each file appears only when complete.
+ * units (may be NULL) is recorded in the sidecar. */
+tsr_status tsr_migrate_grid_save(tsr_ctx *ctx, const char *json_path, const tsr_migrate_grid *grid,
+                                 const char *units);
+/* Allocates a zeroed nx * nz grid with the given geometry (checked). */
+tsr_status tsr_migrate_grid_alloc(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t nx, int32_t nz,
+                                  double dx, double dz, double ox, double oz);
+void tsr_migrate_grid_free(tsr_ctx *ctx, tsr_migrate_grid *grid);
+
+/* What a SEG-Y file's headers say. */
+typedef struct tsr_migrate_segy_info {
+    int32_t format; /* binary header sample format code (1 IBM, 2 int32, 3 int16, 5 IEEE,
+                       8 int8) */
+    int32_t little_endian;
+    int32_t revision; /* binary header bytes 3501-3502 */
+    int32_t samples;  /* samples per trace used (binary header; trace 1's when it says 0) */
+    int32_t trace_header_samples; /* what trace 1's header says (may disagree) */
+    double dt;                    /* seconds */
+    int64_t traces;
+    int32_t shots;
+    double sx_min, sx_max, gx_min, gx_max; /* metres */
+} tsr_migrate_segy_info;
+
+/* Reads a SEG-Y file through segyio: sample count and interval from the binary header (trace 1's
+ * header only where the binary header gives none), positions from trace header bytes 73/77/81/85
+ * scaled by bytes 71-72, t0 from bytes 109-110 (delay recording time, ms), traces grouped into
+ * shots by source position (shots in increasing sx, then sy; traces in file order). IBM and IEEE
+ * floats and 1-, 2- and 4-byte integers, either byte order. Allocates out's arrays (free with
+ * tsr_migrate_gather_free); info may be NULL. */
+tsr_status tsr_migrate_segy_read(tsr_ctx *ctx, const char *path, tsr_migrate_gather *out,
+                                 tsr_migrate_segy_info *info);
+/* Writes the gather as SEG-Y rev 1, big-endian IEEE floats, positions in centimetres
+ * (scalar -100), one field record number per shot. The file appears only when complete. */
+tsr_status tsr_migrate_segy_write(tsr_ctx *ctx, const char *path, const tsr_migrate_gather *gather);
+/* Writes a grid as SEG-Y: one trace per x column, nz depth samples; the sample interval field
+ * holds dz in millimetres and bytes 181-184 (CDP x) the column's x in centimetres. */
+tsr_status tsr_migrate_grid_save_segy(tsr_ctx *ctx, const char *path, const tsr_migrate_grid *grid);
+/* Allocates nshots shots of ntraces zeroed traces of nt samples each (positions 0). */
+tsr_status tsr_migrate_gather_alloc(tsr_ctx *ctx, tsr_migrate_gather *gather, int32_t nshots,
+                                    int32_t ntraces, int32_t nt, double dt, double t0);
+/* Frees a gather from tsr_migrate_gather_alloc or tsr_migrate_segy_read; zeroes it. */
+void tsr_migrate_gather_free(tsr_ctx *ctx, tsr_migrate_gather *gather);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

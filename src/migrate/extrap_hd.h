@@ -1,0 +1,209 @@
+/* The explicit extrapolator's arithmetic, written once for every backend: TSR_HD functions
+ * (core/hd.h) of one grid point (a device kernel runs one per thread) and the row loops the CPU
+ * backends run over them. Complex samples are {re, im} float pairs (the layout of fftwf_complex
+ * and of CUDA's float2).
+ *
+ * One depth step of the explicit operator on a row u of nx samples (one frequency):
+ *   X u = u + xscale * D2 u, D2 the radius-4 second-derivative filter with u = 0 outside the row
+ *   (so X is a symmetric matrix), xscale = 2 / lambda_max, which maps D2's spectrum onto [-1, 1];
+ *   T_0 u = u, T_1 u = X u, T_{n+1} u = 2 X T_n u - T_{n-1} u (Chebyshev recurrence);
+ *   (G u)(i) = sum_n c_n(p_i) (T_n u)(i), p_i = w dz s_i, c_n linear in p between table rows.
+ * The adjoint G^H u = sum_n T_n (conj(c_n) u) runs Clenshaw's recurrence. */
+#ifndef TSR_MIGRATE_EXTRAP_HD_H
+#define TSR_MIGRATE_EXTRAP_HD_H
+
+#include "core/hd.h"
+
+#include <stdint.h>
+
+typedef struct tsr__cf {
+    float re, im;
+} tsr__cf;
+
+TSR_HD tsr__cf tsr__cf_make(float re, float im)
+{
+    tsr__cf r;
+    r.re = re;
+    r.im = im;
+    return r;
+}
+
+/* c * t, or conj(c) * t when conj. */
+TSR_HD tsr__cf tsr__cf_mul(tsr__cf c, tsr__cf t, int conj)
+{
+    float ci = conj ? -c.im : c.im;
+    return tsr__cf_make(c.re * t.re - ci * t.im, c.re * t.im + ci * t.re);
+}
+
+/* (X u)(i), u = 0 outside [0, nx). The neighbour pairs are summed first, then weighted, in the
+ * same order on every backend. */
+TSR_HD tsr__cf tsr__mig_x_at(const tsr__cf *u, int32_t i, int32_t nx, const float d2[5],
+                             float xscale)
+{
+    float ar = d2[0] * u[i].re, ai = d2[0] * u[i].im;
+    for (int32_t m = 1; m <= 4; m++) {
+        float lr = 0.0f, li = 0.0f;
+        if (i - m >= 0) {
+            lr += u[i - m].re;
+            li += u[i - m].im;
+        }
+        if (i + m < nx) {
+            lr += u[i + m].re;
+            li += u[i + m].im;
+        }
+        ar += d2[m] * lr;
+        ai += d2[m] * li;
+    }
+    return tsr__cf_make(u[i].re + xscale * ar, u[i].im + xscale * ai);
+}
+
+/* (X u)(i) for 4 <= i < nx - 4: the same operations as tsr__mig_x_at (0 + a + b is a + b
+ * exactly), without the edge tests. */
+TSR_HD tsr__cf tsr__mig_x_interior(const tsr__cf *u, int32_t i, const float d2[5], float xscale)
+{
+    float ar = d2[0] * u[i].re, ai = d2[0] * u[i].im;
+    for (int32_t m = 1; m <= 4; m++) {
+        ar += d2[m] * (u[i - m].re + u[i + m].re);
+        ai += d2[m] * (u[i - m].im + u[i + m].im);
+    }
+    return tsr__cf_make(u[i].re + xscale * ar, u[i].im + xscale * ai);
+}
+
+/* out = X u over the whole row (out and u distinct). */
+TSR_HD void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const float d2[5],
+                           float xscale)
+{
+    int32_t lo = nx < 4 ? nx : 4, hi = nx - 4 > lo ? nx - 4 : lo;
+    for (int32_t i = 0; i < lo; i++)
+        out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
+    for (int32_t i = lo; i < hi; i++)
+        out[i] = tsr__mig_x_interior(u, i, d2, xscale);
+    for (int32_t i = hi; i < nx; i++)
+        out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
+}
+
+/* Table position of p = w dz s: row j and weight a of row j + 1, clamped to the table. */
+TSR_HD void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_t *j, float *a)
+{
+    float f = p * inv_dp;
+    if (!(f > 0.0f))
+        f = 0.0f;
+    int32_t r = (int32_t)f;
+    if (r >= ntable - 1) {
+        *j = ntable - 2;
+        *a = 1.0f;
+        return;
+    }
+    *j = r;
+    *a = f - (float)r;
+}
+
+/* c_n at table position (j, a): rows j and j + 1 mixed linearly. A mix of two polynomials each
+ * bounded by 1 on [-1, 1] is bounded by 1 too, so the interpolation keeps the step stable. */
+TSR_HD tsr__cf tsr__mig_coef(const tsr__cf *table, int32_t terms, int32_t j, float a, int32_t n)
+{
+    tsr__cf c0 = table[(int64_t)j * terms + n], c1 = table[(int64_t)(j + 1) * terms + n];
+    float b = 1.0f - a;
+    return tsr__cf_make(b * c0.re + a * c1.re, b * c0.im + a * c1.im);
+}
+
+/* acc + c * t (conj as in tsr__cf_mul) */
+TSR_HD tsr__cf tsr__cf_madd(tsr__cf acc, tsr__cf c, tsr__cf t, int conj)
+{
+    tsr__cf m = tsr__cf_mul(c, t, conj);
+    return tsr__cf_make(acc.re + m.re, acc.im + m.im);
+}
+
+/* Everything one explicit step needs besides the rows. */
+typedef struct tsr__mig_step {
+    int32_t nx, terms, ntable;
+    float d2[5];
+    float xscale;
+    float inv_dp;
+    const tsr__cf *table;
+} tsr__mig_step;
+
+/* Row position lookups for one depth and frequency: p_i = w dz s_i. */
+TSR_HD void tsr__mig_lookup_row(const tsr__mig_step *st, const float *slow, float wdz, int32_t *j,
+                                float *a)
+{
+    for (int32_t i = 0; i < st->nx; i++)
+        tsr__mig_lookup(wdz * slow[i], st->inv_dp, st->ntable, &j[i], &a[i]);
+}
+
+/* u <- taper * G u (conj: conj(c_n), the source's downgoing step). w0, w1, w2 and acc are
+ * scratch rows of nx samples. */
+TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
+                                  const float *a, const float *taper, int conj, tsr__cf *w0,
+                                  tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
+{
+    const int32_t nx = st->nx;
+    tsr__mig_x_row(u, w0, nx, st->d2, st->xscale);
+    for (int32_t i = 0; i < nx; i++) {
+        acc[i] = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], conj);
+        acc[i] =
+            tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], 1), w0[i], conj);
+    }
+    tsr__cf *prev = u, *cur = w0, *next = w1;
+    for (int32_t n = 2; n < st->terms; n++) {
+        tsr__mig_x_row(cur, next, nx, st->d2, st->xscale);
+        for (int32_t i = 0; i < nx; i++) {
+            tsr__cf t =
+                tsr__cf_make(2.0f * next[i].re - prev[i].re, 2.0f * next[i].im - prev[i].im);
+            next[i] = t;
+            acc[i] =
+                tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], n), t, conj);
+        }
+        tsr__cf *old = prev; /* u (T_0) is read only until T_2 is made */
+        prev = cur;
+        cur = next;
+        next = old == u ? w2 : old;
+    }
+    for (int32_t i = 0; i < nx; i++)
+        u[i] = tsr__cf_make(taper[i] * acc[i].re, taper[i] * acc[i].im);
+}
+
+/* u <- G^H (taper * u), the adjoint of tsr__mig_explicit_row with the same conj: Clenshaw's
+ * recurrence b_k = conj'(c_k) u + 2 X b_{k+1} - b_{k+2}, result conj'(c_0) u + X b_1 - b_2, with
+ * conj' the opposite of conj. */
+TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
+                                          const float *a, const float *taper, int conj, tsr__cf *b1,
+                                          tsr__cf *b2, tsr__cf *bn)
+{
+    const int32_t nx = st->nx;
+    const int cj = !conj;
+    for (int32_t i = 0; i < nx; i++) {
+        u[i] = tsr__cf_make(taper[i] * u[i].re, taper[i] * u[i].im);
+        b1[i] = tsr__cf_make(0.0f, 0.0f);
+        b2[i] = b1[i];
+    }
+    for (int32_t k = st->terms - 1; k >= 1; k--) {
+        tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
+        for (int32_t i = 0; i < nx; i++) {
+            tsr__cf x = bn[i];
+            tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], k), u[i], cj);
+            bn[i] = tsr__cf_make(v.re + 2.0f * x.re - b2[i].re, v.im + 2.0f * x.im - b2[i].im);
+        }
+        tsr__cf *t = b2;
+        b2 = b1;
+        b1 = bn;
+        bn = t;
+    }
+    tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
+    for (int32_t i = 0; i < nx; i++) {
+        tsr__cf x = bn[i];
+        tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], cj);
+        bn[i] = tsr__cf_make(v.re + x.re - b2[i].re, v.im + x.im - b2[i].im);
+    }
+    for (int32_t i = 0; i < nx; i++)
+        u[i] = bn[i];
+}
+
+/* Cross-correlation imaging of one point: image += Re(conj(s) r), illum += |s|^2. */
+TSR_HD void tsr__mig_image_at(tsr__cf s, tsr__cf r, double *image, double *illum)
+{
+    *image += (double)(s.re * r.re + s.im * r.im);
+    *illum += (double)(s.re * s.re + s.im * s.im);
+}
+
+#endif

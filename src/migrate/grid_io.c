@@ -1,0 +1,463 @@
+/* Grids in files: the JSON sidecar + raw little-endian float32 format of
+ * ../shared/data/seismic/derived (keys file, nx, nz, dx, dz, ox, oz; C order (nx, nz), z fast).
+ * The sidecar reader is a strict RFC 8259 subset: one object; strings, numbers, true, false,
+ * null, nested objects and arrays (skipped) as values; unknown keys ignored. */
+#include "core/checked.h"
+#include "core/ctx.h"
+#include "io/atomic_file.h"
+#include "tessera/migrate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TSR__SIDECAR_MAX = 1 << 20, TSR__JSON_DEPTH = 32, TSR__NAME_MAX = 4096 };
+
+typedef struct sidecar {
+    char file[TSR__NAME_MAX];
+    double num[7]; /* nx nz dx dz ox oz ny */
+    int have[7];
+    int have_file;
+} sidecar;
+
+static const char *const num_keys[7] = {"nx", "nz", "dx", "dz", "ox", "oz", "ny"};
+
+typedef struct parser {
+    const char *s, *end;
+    const char *error;
+} parser;
+
+static void skip_ws(parser *p)
+{
+    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
+        p->s++;
+}
+
+/* A JSON string into out (cap bytes, NUL-terminated; NULL: skipped). \u escapes outside ASCII
+ * are refused: the keys and file names of a sidecar are ASCII. */
+static int parse_string(parser *p, char *out, size_t cap)
+{
+    if (p->s >= p->end || *p->s != '"')
+        return p->error = "a string was expected", 0;
+    p->s++;
+    size_t n = 0;
+    while (p->s < p->end && *p->s != '"') {
+        unsigned char c = (unsigned char)*p->s++;
+        if (c < 0x20)
+            return p->error = "a control character in a string", 0;
+        if (c == '\\') {
+            if (p->s >= p->end)
+                break;
+            char e = *p->s++;
+            switch (e) {
+            case '"': c = '"'; break;
+            case '\\': c = '\\'; break;
+            case '/': c = '/'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            case 'u': {
+                unsigned v = 0;
+                for (int i = 0; i < 4; i++) {
+                    if (p->s >= p->end)
+                        return p->error = "a truncated \\u escape", 0;
+                    char h = *p->s++;
+                    v = v * 16 + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
+                                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                            : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                                   : 99);
+                    if (v > 0xffff)
+                        return p->error = "a bad \\u escape", 0;
+                }
+                if (out && (v == 0 || v > 0x7f))
+                    return p->error = "a non-ASCII \\u escape in a name", 0;
+                c = (unsigned char)v;
+                break;
+            }
+            default: return p->error = "a bad escape in a string", 0;
+            }
+        }
+        if (out) {
+            if (n + 1 >= cap)
+                return p->error = "a string is too long", 0;
+            out[n++] = (char)c;
+        }
+    }
+    if (p->s >= p->end)
+        return p->error = "an unterminated string", 0;
+    p->s++;
+    if (out)
+        out[n] = 0;
+    return 1;
+}
+
+static int parse_number(parser *p, double *out)
+{
+    const char *q = p->s;
+    if (q < p->end && *q == '-')
+        q++;
+    if (q >= p->end || *q < '0' || *q > '9')
+        return p->error = "a number was expected", 0;
+    char buf[64];
+    size_t n = 0;
+    while (p->s < p->end && strchr("+-0123456789.eE", *p->s) && n + 1 < sizeof buf)
+        buf[n++] = *p->s++;
+    buf[n] = 0;
+    char *e;
+    errno = 0;
+    double v = strtod(buf, &e);
+    if (*e || errno == ERANGE || !isfinite(v))
+        return p->error = "a malformed or out-of-range number", 0;
+    *out = v;
+    return 1;
+}
+
+/* Skips any value (objects and arrays nested at most TSR__JSON_DEPTH deep). */
+static int skip_value(parser *p, int depth)
+{
+    skip_ws(p);
+    if (p->s >= p->end)
+        return p->error = "a value was expected", 0;
+    char c = *p->s;
+    if (c == '"')
+        return parse_string(p, NULL, 0);
+    if (c == '{' || c == '[') {
+        if (depth >= TSR__JSON_DEPTH)
+            return p->error = "values nested too deeply", 0;
+        char close = c == '{' ? '}' : ']';
+        p->s++;
+        skip_ws(p);
+        if (p->s < p->end && *p->s == close)
+            return p->s++, 1;
+        for (;;) {
+            skip_ws(p);
+            if (c == '{') {
+                if (!parse_string(p, NULL, 0))
+                    return 0;
+                skip_ws(p);
+                if (p->s >= p->end || *p->s++ != ':')
+                    return p->error = "':' was expected", 0;
+            }
+            if (!skip_value(p, depth + 1))
+                return 0;
+            skip_ws(p);
+            if (p->s < p->end && *p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (p->s < p->end && *p->s == close)
+                return p->s++, 1;
+            return p->error = "',' or a closing bracket was expected", 0;
+        }
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(words[i]);
+        if ((size_t)(p->end - p->s) >= n && memcmp(p->s, words[i], n) == 0)
+            return p->s += n, 1;
+    }
+    double v;
+    return parse_number(p, &v);
+}
+
+static int parse_sidecar(parser *p, sidecar *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    skip_ws(p);
+    if (p->s >= p->end || *p->s++ != '{')
+        return p->error = "the sidecar is not a JSON object", 0;
+    skip_ws(p);
+    if (p->s < p->end && *p->s == '}')
+        p->s++;
+    else
+        for (;;) {
+            char key[256];
+            skip_ws(p);
+            if (!parse_string(p, key, sizeof key))
+                return 0;
+            skip_ws(p);
+            if (p->s >= p->end || *p->s++ != ':')
+                return p->error = "':' was expected", 0;
+            skip_ws(p);
+            int k = -1;
+            for (int i = 0; i < 7; i++)
+                if (strcmp(key, num_keys[i]) == 0)
+                    k = i;
+            if (k >= 0) {
+                if (!parse_number(p, &sc->num[k]))
+                    return 0;
+                sc->have[k] = 1;
+            } else if (strcmp(key, "file") == 0) {
+                if (!parse_string(p, sc->file, sizeof sc->file))
+                    return 0;
+                sc->have_file = 1;
+            } else if (!skip_value(p, 1)) {
+                return 0;
+            }
+            skip_ws(p);
+            if (p->s < p->end && *p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (p->s < p->end && *p->s == '}') {
+                p->s++;
+                break;
+            }
+            return p->error = "',' or '}' was expected", 0;
+        }
+    skip_ws(p);
+    if (p->s != p->end)
+        return p->error = "text follows the JSON object", 0;
+    return 1;
+}
+
+/* The whole (small) file at path; *len its size. */
+static tsr_status read_small(tsr_ctx *ctx, const char *path, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tsr__fail(ctx, TSR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    char *buf;
+    tsr_status st = tsr__alloc(ctx, TSR__SIDECAR_MAX + 1, (void **)&buf);
+    if (st) {
+        fclose(f);
+        return st;
+    }
+    size_t n = fread(buf, 1, TSR__SIDECAR_MAX + 1, f);
+    int err = ferror(f);
+    fclose(f);
+    if (err || n > TSR__SIDECAR_MAX) {
+        tsr__free(ctx, buf);
+        return tsr__fail(ctx, err ? TSR_ERR_IO : TSR_ERR_LIMIT,
+                         err ? "cannot read '%s'" : "'%s' is larger than a grid sidecar (1 MiB)",
+                         path);
+    }
+    *out = buf;
+    *len = n;
+    return TSR_OK;
+}
+
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one == 1;
+}
+
+static void swap32(float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        u = __builtin_bswap32(u);
+        memcpy(&v[i], &u, 4);
+    }
+}
+
+/* The data file's path: name as given when absolute, else beside the sidecar. */
+static tsr_status data_path(tsr_ctx *ctx, const char *json_path, const char *name, char *out,
+                            size_t cap)
+{
+    const char *slash = strrchr(json_path, '/');
+    int dir = name[0] == '/' || !slash ? 0 : (int)(slash - json_path + 1);
+    if (snprintf(out, cap, "%.*s%s", dir, json_path, name) >= (int)cap)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "the path of '%s' is too long", name);
+    return TSR_OK;
+}
+
+tsr_status tsr_migrate_grid_alloc(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t nx, int32_t nz,
+                                  double dx, double dz, double ox, double oz)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!grid || nx < 1 || nz < 1)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "grid: %d x %d is not a grid size", (int)nx,
+                         (int)nz);
+    size_t bytes;
+    if (!tsr__size_mul3((size_t)nx, (size_t)nz, sizeof(float), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "grid: %d x %d overflows", (int)nx, (int)nz);
+    memset(grid, 0, sizeof *grid);
+    if ((st = tsr__alloc(ctx, bytes, (void **)&grid->data)))
+        return st;
+    memset(grid->data, 0, bytes);
+    grid->nx = nx;
+    grid->nz = nz;
+    grid->dx = dx;
+    grid->dz = dz;
+    grid->ox = ox;
+    grid->oz = oz;
+    return TSR_OK;
+}
+
+void tsr_migrate_grid_free(tsr_ctx *ctx, tsr_migrate_grid *grid)
+{
+    if (!ctx || !grid)
+        return;
+    tsr__free(ctx, grid->data);
+    memset(grid, 0, sizeof *grid);
+}
+
+tsr_status tsr_migrate_grid_load(tsr_ctx *ctx, const char *json_path, tsr_migrate_grid *grid)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!json_path || !grid)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "grid: no path or grid");
+    memset(grid, 0, sizeof *grid);
+    char *text = NULL;
+    size_t len = 0;
+    if ((st = read_small(ctx, json_path, &text, &len)))
+        return st;
+    sidecar sc;
+    parser p = {text, text + len, NULL};
+    int ok = parse_sidecar(&p, &sc);
+    long long at = (long long)(p.s - text);
+    tsr__free(ctx, text);
+    if (!ok)
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s at byte %lld", json_path,
+                         p.error ? p.error : "malformed JSON", at);
+    for (int i = 0; i < 4; i++)
+        if (!sc.have[i])
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar has no \"%s\"", json_path,
+                             num_keys[i]);
+    if (!sc.have_file || !sc.file[0])
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar names no \"file\"", json_path);
+    if (sc.have[6] && sc.num[6] != 1)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "'%s': a 3D grid (ny = %g); this build migrates 2D grids only", json_path,
+                         sc.num[6]);
+    for (int i = 0; i < 2; i++)
+        if (!(sc.num[i] >= 1 && sc.num[i] <= INT32_MAX) || sc.num[i] != floor(sc.num[i]))
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s = %g is not a positive integer",
+                             json_path, num_keys[i], sc.num[i]);
+    for (int i = 2; i < 4; i++)
+        if (!(sc.num[i] > 0))
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s = %g is not positive", json_path,
+                             num_keys[i], sc.num[i]);
+    int32_t nx = (int32_t)sc.num[0], nz = (int32_t)sc.num[1];
+    char path[TSR__NAME_MAX + 1024];
+    if ((st = data_path(ctx, json_path, sc.file, path, sizeof path)))
+        return st;
+    size_t count, bytes;
+    if (!tsr__size_mul((size_t)nx, (size_t)nz, &count) ||
+        !tsr__size_mul(count, sizeof(float), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "'%s': %d x %d samples overflow", json_path,
+                         (int)nx, (int)nz);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tsr__fail(ctx, TSR_ERR_IO, "'%s': cannot open its data '%s': %s", json_path, path,
+                         strerror(errno));
+    long long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = (long long)ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return tsr__fail(ctx, TSR_ERR_IO, "'%s': cannot size its data '%s'", json_path, path);
+    }
+    if ((unsigned long long)size != (unsigned long long)bytes) {
+        fclose(f);
+        return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                         "'%s': its data '%s' holds %lld bytes; nx * nz = %d x %d float32 "
+                         "samples need %zu",
+                         json_path, path, size, (int)nx, (int)nz, bytes);
+    }
+    tsr_migrate_grid g;
+    if ((st = tsr_migrate_grid_alloc(ctx, &g, nx, nz, sc.num[2], sc.num[3],
+                                     sc.have[4] ? sc.num[4] : 0.0, sc.have[5] ? sc.num[5] : 0.0))) {
+        fclose(f);
+        return st;
+    }
+    size_t got = fread(g.data, sizeof(float), count, f);
+    fclose(f);
+    if (got != count) {
+        tsr_migrate_grid_free(ctx, &g);
+        return tsr__fail(ctx, TSR_ERR_IO, "'%s': cannot read its data '%s'", json_path, path);
+    }
+    if (!host_is_little_endian())
+        swap32(g.data, count);
+    *grid = g;
+    return TSR_OK;
+}
+
+/* OUT.json -> OUT.f32 (or OUT + ".f32"). */
+static tsr_status f32_path(tsr_ctx *ctx, const char *json_path, char *out, size_t cap)
+{
+    size_t n = strlen(json_path);
+    size_t stem = n >= 5 && strcmp(json_path + n - 5, ".json") == 0 ? n - 5 : n;
+    if (snprintf(out, cap, "%.*s.f32", (int)stem, json_path) >= (int)cap)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "the path '%s' is too long", json_path);
+    return TSR_OK;
+}
+
+static void json_escaped(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            n += (size_t)snprintf(out + n, cap - n, "\\%c", c);
+        else if (c < 0x20)
+            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = 0;
+}
+
+tsr_status tsr_migrate_grid_save(tsr_ctx *ctx, const char *json_path, const tsr_migrate_grid *grid,
+                                 const char *units)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!json_path || !grid || !grid->data || grid->nx < 1 || grid->nz < 1)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "grid: nothing to save");
+    char path[TSR__NAME_MAX];
+    if ((st = f32_path(ctx, json_path, path, sizeof path)))
+        return st;
+    size_t count = (size_t)grid->nx * (size_t)grid->nz;
+    tsr__atomic_file af;
+    if ((st = tsr__atomic_open(ctx, path, &af)))
+        return st;
+    float chunk[1024];
+    for (size_t i = 0; i < count && !st; i += 1024) {
+        size_t n = count - i < 1024 ? count - i : 1024;
+        memcpy(chunk, grid->data + i, n * sizeof(float));
+        if (!host_is_little_endian())
+            swap32(chunk, n);
+        st = tsr__atomic_write(ctx, &af, chunk, n * sizeof(float));
+    }
+    if (st) {
+        tsr__atomic_abort(ctx, &af);
+        return st;
+    }
+    if ((st = tsr__atomic_commit(ctx, &af)))
+        return st;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char ebase[2 * TSR__NAME_MAX], eunits[256];
+    json_escaped(ebase, sizeof ebase, base);
+    json_escaped(eunits, sizeof eunits, units ? units : "");
+    char text[3 * TSR__NAME_MAX];
+    int n = snprintf(text, sizeof text,
+                     "{\n \"file\": \"%s\",\n \"dtype\": \"float32 little-endian\",\n"
+                     " \"layout\": \"C-order (nx, nz): z is the fast axis\",\n"
+                     " \"nz\": %d,\n \"nx\": %d,\n \"dz\": %.17g,\n \"dx\": %.17g,\n"
+                     " \"oz\": %.17g,\n \"ox\": %.17g,\n \"units\": \"%s\"\n}\n",
+                     ebase, (int)grid->nz, (int)grid->nx, grid->dz, grid->dx, grid->oz, grid->ox,
+                     eunits);
+    if (n < 0 || n >= (int)sizeof text)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "grid: sidecar text too long");
+    if ((st = tsr__atomic_open(ctx, json_path, &af)))
+        return st;
+    if ((st = tsr__atomic_write(ctx, &af, text, (size_t)n))) {
+        tsr__atomic_abort(ctx, &af);
+        return st;
+    }
+    return tsr__atomic_commit(ctx, &af);
+}

@@ -1,0 +1,320 @@
+/* tsr_migrate_image and tsr_migrate_model: argument checks, the plan, the surface spectra of each
+ * shot, and the only choice of backend in the domain (pick_backend). */
+#include "migrate/migrate_backends.h"
+
+#include "core/checked.h"
+#include "core/names.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const tsr__method_names[] = {"explicit", "phase-shift", "pspi"};
+static const char *const tsr__imaging_names[] = {"cross", "normalized"};
+
+const char *tsr_migrate_method_name(tsr_migrate_method method)
+{
+    return tsr__name_of(tsr__method_names, TSR__NAMES_COUNT(tsr__method_names), (int)method, "?");
+}
+
+tsr_status tsr_migrate_method_parse(const char *name, tsr_migrate_method *out)
+{
+    int v;
+    tsr_status st =
+        tsr__name_parse(tsr__method_names, TSR__NAMES_COUNT(tsr__method_names), name, &v);
+    if (st == TSR_OK && out)
+        *out = (tsr_migrate_method)v;
+    return out ? st : TSR_ERR_INVALID_ARGUMENT;
+}
+
+const char *tsr_migrate_imaging_name(tsr_migrate_imaging imaging)
+{
+    return tsr__name_of(tsr__imaging_names, TSR__NAMES_COUNT(tsr__imaging_names), (int)imaging,
+                        "?");
+}
+
+tsr_status tsr_migrate_imaging_parse(const char *name, tsr_migrate_imaging *out)
+{
+    int v;
+    tsr_status st =
+        tsr__name_parse(tsr__imaging_names, TSR__NAMES_COUNT(tsr__imaging_names), name, &v);
+    if (st == TSR_OK && out)
+        *out = (tsr_migrate_imaging)v;
+    return out ? st : TSR_ERR_INVALID_ARGUMENT;
+}
+
+void tsr_migrate_options_init(tsr_migrate_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->method = TSR_MIGRATE_EXPLICIT;
+    opt->imaging = TSR_MIGRATE_CROSS;
+    opt->epsilon = 1e-3;
+    opt->taper = 20;
+}
+
+/* The backends this build has, in the order auto prefers them. */
+static const tsr__migrate_backend *const tsr__migrate_backends[] = {
+    &tsr__migrate_backend_cpu, &tsr__migrate_backend_reference};
+enum { TSR__MIGRATE_NBACKENDS = sizeof tsr__migrate_backends / sizeof tsr__migrate_backends[0] };
+
+/* The backend a context asks for: auto takes the first of the table (the CPU: migration has no
+ * device backend yet); an explicit one must be in the table. */
+static const tsr__migrate_backend *find_backend(const tsr_ctx *ctx)
+{
+    if (ctx->opt.backend == TSR_BACKEND_AUTO)
+        return tsr__migrate_backends[0];
+    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
+        if (tsr__migrate_backends[i]->id == ctx->backend)
+            return tsr__migrate_backends[i];
+    return NULL;
+}
+
+tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
+{
+    const tsr__migrate_backend *b = ctx ? find_backend(ctx) : NULL;
+    return b ? b->id : TSR_BACKEND_AUTO;
+}
+
+static tsr_status pick_backend(tsr_ctx *ctx, const tsr__migrate_backend **out)
+{
+    *out = find_backend(ctx);
+    if (!*out)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND,
+                         "migrate: the %s backend is not available for migration (this build "
+                         "migrates with: cpu, reference)",
+                         tsr_backend_name(ctx->backend));
+    return TSR_OK;
+}
+
+/* Shapes and finiteness of a gather; samples are checked only when `samples`. */
+static tsr_status check_gather(tsr_ctx *ctx, const tsr_migrate_gather *g, int samples)
+{
+    if (!g || g->nshots < 1 || !g->shots)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no shots");
+    for (int32_t s = 0; s < g->nshots; s++) {
+        const tsr_migrate_shot *sh = &g->shots[s];
+        if (sh->ntraces < 1 || !sh->gx || !sh->traces)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: shot %d has no traces",
+                             (int)s + 1);
+        if (!samples)
+            continue;
+        size_t n = (size_t)sh->ntraces * (size_t)g->nt;
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(sh->traces[i]))
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                 "migrate: shot %d, trace %d, sample %d is not a finite number",
+                                 (int)s + 1, (int)(i / (size_t)g->nt) + 1,
+                                 (int)(i % (size_t)g->nt) + 1);
+    }
+    return TSR_OK;
+}
+
+/* Everything a run holds; freed by run_free. */
+typedef struct tsr__mig_run {
+    tsr__migrate_plan plan;
+    tsr__mig_fft fft;
+    int have_plan, have_fft;
+    tsr__cf *src, *rec;
+    int32_t *gcol;
+    double *image, *shot_image, *shot_illum;
+    float *refl;
+} tsr__mig_run;
+
+static void run_free(tsr_ctx *ctx, tsr__mig_run *run)
+{
+    if (run->have_fft)
+        tsr__mig_fft_destroy(&run->fft);
+    if (run->have_plan)
+        tsr__migrate_plan_free(ctx, &run->plan);
+    void *p[] = {run->src,  run->rec,        run->gcol,      run->image,
+                 run->refl, run->shot_image, run->shot_illum};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        tsr__free(ctx, p[i]);
+}
+
+/* Plan, FFT plans, spectra rows and column buffers for the gather; checks every position. */
+static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_grid *velocity,
+                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model)
+{
+    memset(run, 0, sizeof *run);
+    tsr_status st = tsr__migrate_plan_build(ctx, &run->plan, velocity, g, opt, model);
+    if (st)
+        return st;
+    run->have_plan = 1;
+    int32_t most = 0, scol;
+    for (int32_t s = 0; s < g->nshots; s++)
+        most = g->shots[s].ntraces > most ? g->shots[s].ntraces : most;
+    if ((st = tsr__alloc(ctx, sizeof(int32_t) * (size_t)most, (void **)&run->gcol)))
+        return st;
+    for (int32_t s = 0; s < g->nshots; s++)
+        if ((st = tsr__mig_shot_columns(ctx, &run->plan, &g->shots[s], s, &scol, run->gcol)))
+            return st;
+    size_t rows;
+    if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.nx, sizeof(tsr__cf), &rows))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: spectra overflow");
+    if ((st = tsr__alloc(ctx, rows, (void **)&run->src)) ||
+        (st = tsr__alloc(ctx, rows, (void **)&run->rec)))
+        return st;
+    if ((st = tsr__mig_fft_create(ctx, &run->plan, &run->fft)))
+        return st;
+    run->have_fft = 1;
+    return TSR_OK;
+}
+
+static tsr_status alloc_cells(tsr_ctx *ctx, const tsr__migrate_plan *plan, size_t size, void **out)
+{
+    size_t n;
+    if (!tsr__size_mul3((size_t)plan->nx, (size_t)plan->nz, size, &n))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: image size overflows");
+    return tsr__alloc(ctx, n, out);
+}
+
+/* Adds one shot's image to the total: as is (cross), or divided by its illumination plus
+ * epsilon times the shot's largest illumination (normalized). */
+static void add_shot(const tsr__migrate_plan *plan, double *total, const double *image,
+                     const double *illum)
+{
+    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    if (plan->imaging == TSR_MIGRATE_CROSS) {
+        for (size_t i = 0; i < cells; i++)
+            total[i] += image[i];
+        return;
+    }
+    double most = 0;
+    for (size_t i = 0; i < cells; i++)
+        most = illum[i] > most ? illum[i] : most;
+    double eps = plan->epsilon * most;
+    if (!(eps > 0))
+        eps = 1e-30;
+    for (size_t i = 0; i < cells; i++)
+        total[i] += image[i] / (illum[i] + eps);
+}
+
+tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                             const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
+                             tsr_migrate_grid *image)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!velocity || !image || !image->data)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model or image");
+    if (image->nx != velocity->nx || image->nz != velocity->nz)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the image is %d x %d, the velocity model %d x %d",
+                         (int)image->nx, (int)image->nz, (int)velocity->nx, (int)velocity->nz);
+    tsr_migrate_options defaults;
+    if (!opt) {
+        tsr_migrate_options_init(&defaults);
+        opt = &defaults;
+    }
+    const tsr__migrate_backend *backend;
+    if ((st = pick_backend(ctx, &backend)) || (st = check_gather(ctx, shots, 1)))
+        return st;
+    tsr__mig_run run;
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 0)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.image)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.shot_image)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.shot_illum))) {
+        run_free(ctx, &run);
+        return st;
+    }
+    const tsr__migrate_plan *plan = &run.plan;
+    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    memset(run.image, 0, sizeof(double) * cells);
+    for (int32_t s = 0; s < shots->nshots && !st; s++) {
+        const tsr_migrate_shot *shot = &shots->shots[s];
+        int32_t scol;
+        memset(run.shot_image, 0, sizeof(double) * cells);
+        memset(run.shot_illum, 0, sizeof(double) * cells);
+        if ((st = tsr__mig_shot_columns(ctx, plan, shot, s, &scol, run.gcol)) ||
+            (st = tsr__mig_shot_spectra(ctx, plan, &run.fft, shot, run.gcol, run.rec)))
+            break;
+        tsr__mig_source_rows(plan, scol, run.src);
+        tsr__mig_progress progress = {"migrate", (double)s * plan->nfreq,
+                                      (double)shots->nshots * plan->nfreq};
+        if ((st = backend->image_shot(ctx, plan, &run.fft, run.src, run.rec, run.shot_image,
+                                      run.shot_illum, &progress)))
+            break;
+        add_shot(plan, run.image, run.shot_image, run.shot_illum);
+    }
+    if (!st) {
+        image->dx = velocity->dx;
+        image->dz = velocity->dz;
+        image->ox = velocity->ox;
+        image->oz = velocity->oz;
+        for (int64_t iz = 0; iz < plan->nz; iz++)
+            for (int64_t ix = 0; ix < plan->nx; ix++)
+                image->data[ix * plan->nz + iz] = (float)run.image[iz * plan->nx + ix];
+    }
+    run_free(ctx, &run);
+    return st;
+}
+
+tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                             const tsr_migrate_grid *reflectivity, const tsr_migrate_options *opt,
+                             tsr_migrate_gather *shots)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!velocity || !velocity->data)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model");
+    if (reflectivity && (!reflectivity->data || reflectivity->nx != velocity->nx ||
+                         reflectivity->nz != velocity->nz))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the reflectivity grid must match the velocity model's %d x %d",
+                         (int)velocity->nx, (int)velocity->nz);
+    tsr_migrate_options defaults;
+    if (!opt) {
+        tsr_migrate_options_init(&defaults);
+        opt = &defaults;
+    }
+    const tsr__migrate_backend *backend;
+    if ((st = pick_backend(ctx, &backend)) || (st = check_gather(ctx, shots, 0)))
+        return st;
+    tsr__mig_run run;
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 1)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(float), (void **)&run.refl))) {
+        run_free(ctx, &run);
+        return st;
+    }
+    const tsr__migrate_plan *plan = &run.plan;
+    const int64_t nx = plan->nx, nz = plan->nz;
+    for (int64_t iz = 0; iz < nz; iz++)
+        for (int64_t ix = 0; ix < nx; ix++) {
+            float r;
+            if (reflectivity) {
+                r = reflectivity->data[ix * nz + iz];
+                if (!isfinite(r)) {
+                    st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                   "migrate: reflectivity at column %lld, sample %lld is not "
+                                   "finite",
+                                   (long long)ix, (long long)iz);
+                    run_free(ctx, &run);
+                    return st;
+                }
+            } else if (iz == 0) {
+                r = 0.0f;
+            } else {
+                float v0 = velocity->data[ix * nz + iz - 1], v1 = velocity->data[ix * nz + iz];
+                r = (v1 - v0) / (v1 + v0);
+            }
+            run.refl[iz * nx + ix] = r;
+        }
+    for (int32_t s = 0; s < shots->nshots && !st; s++) {
+        tsr_migrate_shot *shot = &shots->shots[s];
+        int32_t scol;
+        if ((st = tsr__mig_shot_columns(ctx, plan, shot, s, &scol, run.gcol)))
+            break;
+        tsr__mig_source_rows(plan, scol, run.src);
+        tsr__mig_progress progress = {"migrate model", (double)s * plan->nfreq,
+                                      (double)shots->nshots * plan->nfreq};
+        if ((st = backend->model_shot(ctx, plan, &run.fft, run.src, run.refl, run.rec, &progress)))
+            break;
+        st = tsr__mig_shot_traces(ctx, plan, &run.fft, run.rec, run.gcol, shot);
+    }
+    run_free(ctx, &run);
+    return st;
+}

@@ -1,0 +1,49 @@
+/* The migrate backends: each migrates or models one shot of a plan (plan.h) from surface spectra
+ * made by spectra.c. migrate.c checks the arguments, builds the plan and the spectra, picks the
+ * backend (its only dispatch) and combines the shots.
+ *
+ * A device backend is one more entry of the same shape: extrap_cuda.cu defines
+ * tsr__migrate_backend_cuda (the plan's tables and the spectra copied to the device, the step
+ * from extrap_hd.h in a kernel, the same per-shot results), extrap_cuda_none.c the same entry
+ * with NULL functions for builds without CUDA (src/CMakeLists.txt picks one of the two), and
+ * migrate.c lists it in its table, skipping entries without functions. */
+#ifndef TSR_MIGRATE_BACKENDS_H
+#define TSR_MIGRATE_BACKENDS_H
+
+#include "migrate/spectra.h"
+
+/* Progress of a run in frequencies: a backend reports base + (frequencies of this shot done)
+ * out of total through tsr__mig_report, from one thread, and stops when it fails. */
+typedef struct tsr__mig_progress {
+    const char *stage;
+    double base, total;
+} tsr__mig_progress;
+
+static inline tsr_status tsr__mig_report(tsr_ctx *ctx, const tsr__mig_progress *p, int32_t done)
+{
+    return tsr__progress(ctx, p->stage, p->base + done, p->total);
+}
+
+typedef struct tsr__migrate_backend {
+    tsr_backend id;
+    /* One shot's image: adds sum over frequencies of Re(conj(S) R) into image and |S|^2 into
+     * illum (nz * nx depth rows, zeroed by the caller). src and rec: nfreq * nx spectra. */
+    tsr_status (*image_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                             const tsr__cf *src, const tsr__cf *rec, double *image, double *illum,
+                             const tsr__mig_progress *progress);
+    /* One shot's modelled receiver spectra rec (nfreq * nx) from src and the reflectivity refl
+     * (nz * nx depth rows). */
+    tsr_status (*model_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                             const tsr__cf *src, const float *refl, tsr__cf *rec,
+                             const tsr__mig_progress *progress);
+} tsr__migrate_backend;
+
+/* Single thread, frequencies in order, the image summed in double (extrap_ref.c): defines the
+ * answer. */
+extern const tsr__migrate_backend tsr__migrate_backend_reference;
+/* OpenMP over frequencies, ctx->threads threads, each summing its frequencies in double into its
+ * own image; the threads' images are added in thread order (extrap_cpu.c). Modelling gives the
+ * reference's bits; the image differs from it by the order of the double sums only. */
+extern const tsr__migrate_backend tsr__migrate_backend_cpu;
+
+#endif

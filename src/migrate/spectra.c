@@ -1,0 +1,155 @@
+/* The time axis and the surface (spectra.h). */
+#include "migrate/spectra.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+static pthread_mutex_t tsr__fftw_lock = PTHREAD_MUTEX_INITIALIZER;
+
+tsr_status tsr__mig_fft_create(tsr_ctx *ctx, const tsr__migrate_plan *plan, tsr__mig_fft *fft)
+{
+    memset(fft, 0, sizeof *fft);
+    int32_t nf = plan->nfft, nx = plan->nxfft;
+    float *tr = fftwf_malloc(sizeof(float) * (size_t)nf);
+    fftwf_complex *tc = fftwf_malloc(sizeof(fftwf_complex) * ((size_t)nf / 2 + 1));
+    fftwf_complex *xa = fftwf_malloc(sizeof(fftwf_complex) * (size_t)nx);
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    if (tr && tc && xa) {
+        pthread_mutex_lock(&tsr__fftw_lock);
+        fft->t_fwd = fftwf_plan_dft_r2c_1d(nf, tr, tc, flags);
+        fft->t_bwd = fftwf_plan_dft_c2r_1d(nf, tc, tr, flags);
+        fft->x_fwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_FORWARD, flags);
+        fft->x_bwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_BACKWARD, flags);
+        pthread_mutex_unlock(&tsr__fftw_lock);
+    }
+    fftwf_free(tr);
+    fftwf_free(tc);
+    fftwf_free(xa);
+    if (!fft->t_fwd || !fft->t_bwd || !fft->x_fwd || !fft->x_bwd) {
+        tsr__mig_fft_destroy(fft);
+        return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY,
+                         "migrate: FFTW could not plan transforms of %d and %d points", (int)nf,
+                         (int)nx);
+    }
+    return TSR_OK;
+}
+
+void tsr__mig_fft_destroy(tsr__mig_fft *fft)
+{
+    pthread_mutex_lock(&tsr__fftw_lock);
+    fftwf_plan *p[4] = {&fft->t_fwd, &fft->t_bwd, &fft->x_fwd, &fft->x_bwd};
+    for (int i = 0; i < 4; i++)
+        if (*p[i]) {
+            fftwf_destroy_plan(*p[i]);
+            *p[i] = NULL;
+        }
+    pthread_mutex_unlock(&tsr__fftw_lock);
+}
+
+/* Column of position x: round((x - ox) / dx), or -1 when more than half a cell outside. */
+static int32_t column_of(const tsr__migrate_plan *plan, double x)
+{
+    double c = (x - plan->ox) / plan->dx;
+    if (!(c >= -0.5) || !(c <= (double)plan->nx - 0.5))
+        return -1;
+    long long r = llround(c);
+    return r < 0 ? 0 : r >= plan->nx ? plan->nx - 1 : (int32_t)r;
+}
+
+tsr_status tsr__mig_shot_columns(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                 const tsr_migrate_shot *shot, int32_t index, int32_t *scol,
+                                 int32_t *gcol)
+{
+    double x1 = plan->ox + (double)(plan->nx - 1) * plan->dx;
+    *scol = column_of(plan, shot->sx);
+    if (*scol < 0)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: shot %d: source x = %g m is outside the model (x %g .. %g m)",
+                         (int)index + 1, shot->sx, plan->ox, x1);
+    for (int32_t i = 0; i < shot->ntraces; i++) {
+        gcol[i] = column_of(plan, shot->gx[i]);
+        if (gcol[i] < 0)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "migrate: shot %d (source x = %g m), trace %d: receiver x = %g m is "
+                             "outside the model (x %g .. %g m)",
+                             (int)index + 1, shot->sx, (int)i + 1, shot->gx[i], plan->ox, x1);
+    }
+    return TSR_OK;
+}
+
+/* exp(i phase) */
+static tsr__cf cis(double phase)
+{
+    return tsr__cf_make((float)cos(phase), (float)sin(phase));
+}
+
+tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                 const tsr__mig_fft *fft, const tsr_migrate_shot *shot,
+                                 const int32_t *gcol, tsr__cf *rec)
+{
+    const int32_t nf = plan->nfft, nx = plan->nx;
+    float *buf;
+    tsr__cf *spec;
+    tsr_status st = tsr__alloc(ctx, sizeof(float) * (size_t)nf, (void **)&buf);
+    if (st)
+        return st;
+    if ((st = tsr__alloc(ctx, sizeof(tsr__cf) * ((size_t)nf / 2 + 1), (void **)&spec))) {
+        tsr__free(ctx, buf);
+        return st;
+    }
+    memset(rec, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)nx);
+    for (int32_t i = 0; i < shot->ntraces; i++) {
+        memcpy(buf, shot->traces + (size_t)i * plan->nt, sizeof(float) * (size_t)plan->nt);
+        memset(buf + plan->nt, 0, sizeof(float) * (size_t)(nf - plan->nt));
+        fftwf_execute_dft_r2c(fft->t_fwd, buf, (fftwf_complex *)spec);
+        for (int32_t f = 0; f < plan->nfreq; f++) {
+            tsr__cf d = spec[plan->kmin + f];
+            tsr__cf shift = cis(-plan->omega[f] * plan->t0);
+            tsr__cf *out = &rec[(size_t)f * nx + gcol[i]];
+            tsr__cf v = tsr__cf_mul(shift, d, 0);
+            out->re += v.re;
+            out->im += v.im;
+        }
+    }
+    tsr__free(ctx, buf);
+    tsr__free(ctx, spec);
+    return TSR_OK;
+}
+
+tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                const tsr__mig_fft *fft, const tsr__cf *rec, const int32_t *gcol,
+                                tsr_migrate_shot *shot)
+{
+    const int32_t nf = plan->nfft, nx = plan->nx;
+    float *buf;
+    tsr__cf *spec;
+    tsr_status st = tsr__alloc(ctx, sizeof(float) * (size_t)nf, (void **)&buf);
+    if (st)
+        return st;
+    if ((st = tsr__alloc(ctx, sizeof(tsr__cf) * ((size_t)nf / 2 + 1), (void **)&spec))) {
+        tsr__free(ctx, buf);
+        return st;
+    }
+    const float scale = 1.0f / (float)nf;
+    for (int32_t i = 0; i < shot->ntraces; i++) {
+        memset(spec, 0, sizeof(tsr__cf) * ((size_t)nf / 2 + 1));
+        for (int32_t f = 0; f < plan->nfreq; f++)
+            spec[plan->kmin + f] =
+                tsr__cf_mul(cis(plan->omega[f] * plan->t0), rec[(size_t)f * nx + gcol[i]], 0);
+        fftwf_execute_dft_c2r(fft->t_bwd, (fftwf_complex *)spec, buf);
+        float *out = shot->traces + (size_t)i * plan->nt;
+        for (int32_t j = 0; j < plan->nt; j++)
+            out[j] = buf[j] * scale;
+    }
+    tsr__free(ctx, buf);
+    tsr__free(ctx, spec);
+    return TSR_OK;
+}
+
+void tsr__mig_source_rows(const tsr__migrate_plan *plan, int32_t scol, tsr__cf *src)
+{
+    memset(src, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)plan->nx);
+    for (int32_t f = 0; f < plan->nfreq; f++)
+        src[(size_t)f * plan->nx + scol] = plan->wavelet[f];
+}

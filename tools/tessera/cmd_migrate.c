@@ -1,0 +1,434 @@
+/* tessera migrate: shot-profile depth migration (`image`), one-way Born modelling of shots
+ * (`model`) and SEG-Y inspection (`info`). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_option migrate_options[] = {
+    {"method", CLI_VALUE, "NAME",
+     "image, model: explicit (default: a 16-term Chebyshev series of the horizontal Laplacian, "
+     "laterally varying velocity) or phase-shift (Gazdag; exact for v(z), the mean slowness of "
+     "each depth otherwise) or pspi (phase shift plus interpolation between up to 8 reference "
+     "velocities per depth)."},
+    {"fmin", CLI_VALUE, "HZ",
+     "image, model: lowest frequency used (default: the first non-zero frequency)."},
+    {"fmax", CLI_VALUE, "HZ",
+     "image, model: highest frequency used (default: vmin / (2 max(dx, dz)), the highest the "
+     "grid carries unaliased, at most the Nyquist frequency; modelling also stops at 3 f0)."},
+    {"imaging", CLI_VALUE, "NAME",
+     "image: cross (default: sum of Re(conj(S) R) over frequencies and shots) or normalized "
+     "(each shot's image divided by its source illumination plus 1e-3 of its largest value)."},
+    {"f0", CLI_VALUE, "HZ",
+     "model: peak frequency of the Ricker wavelet (default 15). image: migrate with that "
+     "zero-phase Ricker as the source (default: an impulse)."},
+    {"png", CLI_VALUE, "PICTURE.png",
+     "image: also draw the section, one pixel per sample, grey, clipped symmetrically at the "
+     "99th percentile of |image|."},
+    {"shots", CLI_VALUE, "X0:DX:N",
+     "model: N sources from x = X0 metres, DX apart, at the top of the model (required)."},
+    {"receivers", CLI_VALUE, "X0:DX:N",
+     "model: N receivers from X0, DX apart, the same for every shot (default: one per grid "
+     "column)."},
+    {"t", CLI_VALUE, "SECONDS", "model: trace length (default 2)."},
+    {"dt", CLI_VALUE, "SECONDS",
+     "model: sample interval (default 0.004). Traces start ceil(1/f0) ms before the source fires "
+     "(delay recording time < 0), so the wavelet is whole."},
+    {"reflectivity", CLI_VALUE, "GRID.json",
+     "model: the reflectivity to model from, on the model's grid (default: the velocity's "
+     "vertical contrasts (v2 - v1) / (v2 + v1))."},
+    {"taper", CLI_VALUE, "N",
+     "image, model: absorbing columns at each side of the model (default 20, at most nx / 4)."},
+    {"backend", CLI_VALUE, "NAME",
+     "auto (default; the CPU: migration has no GPU path yet), cpu (OpenMP over frequencies) or "
+     "reference (single-threaded, the image summed in double). TSR_BACKEND sets the default."},
+    {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
+    {"json", CLI_FLAG, NULL,
+     "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
+     "time)."},
+    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    {0}};
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int is_segy_name(const char *path)
+{
+    return ends_with(path, ".sgy") || ends_with(path, ".segy") || ends_with(path, ".SGY") ||
+           ends_with(path, ".SEGY");
+}
+
+/* "X0:DX:N": X0 and DX finite, N in 1 .. 100000. */
+static int parse_line(const char *s, double *x0, double *dx, int32_t *n)
+{
+    char buf[256];
+    if (!s || strlen(s) >= sizeof buf)
+        return 0;
+    strcpy(buf, s);
+    char *a = buf, *b = strchr(a, ':'), *c = b ? strchr(b + 1, ':') : NULL;
+    if (!b || !c)
+        return 0;
+    *b++ = 0;
+    *c++ = 0;
+    long long v;
+    if (!cli_parse_double(a, -1e9, 1e9, x0) || !cli_parse_double(b, -1e9, 1e9, dx) ||
+        !cli_parse_int(c, 1, 100000, &v))
+        return 0;
+    *n = (int32_t)v;
+    return 1;
+}
+
+static int parse_common(const cli_command *cmd, const cli_args *args, tsr_migrate_options *opt)
+{
+    const char *v;
+    if ((v = cli_get(cmd, args, "method")) && tsr_migrate_method_parse(v, &opt->method)) {
+        cli_error(cmd, "unknown --method '%s' (explicit, phase-shift, pspi)", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "imaging")) && tsr_migrate_imaging_parse(v, &opt->imaging)) {
+        cli_error(cmd, "unknown --imaging '%s' (cross, normalized)", v);
+        return TSR_EXIT_USAGE;
+    }
+    struct {
+        const char *name;
+        double *out;
+    } nums[] = {{"fmin", &opt->fmin}, {"fmax", &opt->fmax}, {"f0", &opt->f0}};
+    for (int i = 0; i < 3; i++)
+        if ((v = cli_get(cmd, args, nums[i].name)) && !cli_parse_double(v, 0, 1e6, nums[i].out)) {
+            cli_error(cmd, "--%s wants a frequency in Hz from 0 to 1e6, not '%s'", nums[i].name, v);
+            return TSR_EXIT_USAGE;
+        }
+    if ((v = cli_get(cmd, args, "taper"))) {
+        long long t;
+        if (!cli_parse_int(v, 0, 100000, &t)) {
+            cli_error(cmd, "--taper wants a column count from 0 to 100000, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt->taper = (int32_t)t;
+    }
+    return 0;
+}
+
+static void json_grid(const tsr_migrate_grid *g)
+{
+    printf("\"grid\": {\"nx\": %d, \"nz\": %d, \"dx\": %.17g, \"dz\": %.17g, \"ox\": %.17g, "
+           "\"oz\": %.17g}",
+           (int)g->nx, (int)g->nz, g->dx, g->dz, g->ox, g->oz);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The section as a grey PNG: x across, depth down, symmetric clip at the 99th percentile. */
+static tsr_status save_png(tsr_ctx *ctx, const char *path, const tsr_migrate_grid *g)
+{
+    size_t n = (size_t)g->nx * (size_t)g->nz;
+    float *mag = malloc(sizeof(float) * n);
+    if (!mag)
+        return TSR_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++)
+        mag[i] = fabsf(g->data[i]);
+    qsort(mag, n, sizeof *mag, cmp_float);
+    float clip = mag[(size_t)(0.99 * (double)(n - 1))];
+    free(mag);
+    if (!(clip > 0))
+        clip = 1;
+    tsr_image img;
+    tsr_status st = tsr_image_alloc(ctx, &img, g->nx, g->nz, 1, TSR_U8);
+    if (st)
+        return st;
+    for (int32_t iz = 0; iz < g->nz; iz++) {
+        uint8_t *row = (uint8_t *)img.data + (size_t)iz * img.stride;
+        for (int32_t ix = 0; ix < g->nx; ix++) {
+            float v = g->data[(size_t)ix * g->nz + iz] / clip;
+            v = v < -1 ? -1 : v > 1 ? 1 : v;
+            row[ix] = (uint8_t)lrintf(127.5f + 127.5f * v);
+        }
+    }
+    tsr_save_options so;
+    tsr_save_options_init(&so);
+    so.format = TSR_FORMAT_PNG;
+    st = tsr_image_save(ctx, path, &img, &so);
+    tsr_image_free(ctx, &img);
+    return st;
+}
+
+static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
+{
+    const char *in = args->positional[1];
+    tsr_migrate_gather g;
+    tsr_migrate_segy_info info;
+    tsr_status st = tsr_migrate_segy_read(ctx, in, &g, &info);
+    if (st)
+        return cli_fail(cmd, ctx, st, in);
+    if (cli_get(cmd, args, "json")) {
+        printf("{\"file\": ");
+        cli_json_string(stdout, in);
+        printf(", \"format\": %d, \"byte_order\": \"%s\", \"revision\": %d, \"samples\": %d, "
+               "\"trace_header_samples\": %d, \"dt\": %.9g, \"t0\": %.9g, \"traces\": %lld, "
+               "\"shots\": %d, \"sx\": [%.17g, %.17g], \"gx\": [%.17g, %.17g], "
+               "\"traces_per_shot\": [",
+               (int)info.format, info.little_endian ? "little" : "big", (int)info.revision,
+               (int)info.samples, (int)info.trace_header_samples, info.dt, g.t0,
+               (long long)info.traces, (int)info.shots, info.sx_min, info.sx_max, info.gx_min,
+               info.gx_max);
+        for (int32_t s = 0; s < g.nshots; s++)
+            printf("%s%d", s ? ", " : "", (int)g.shots[s].ntraces);
+        printf("]}\n");
+    } else {
+        printf("%s: SEG-Y format %d (%s-endian), revision %d\n", in, (int)info.format,
+               info.little_endian ? "little" : "big", (int)info.revision);
+        printf("  %lld traces of %d samples, dt %g s, first sample at %g s", (long long)info.traces,
+               (int)info.samples, info.dt, g.t0);
+        if (info.trace_header_samples != info.samples)
+            printf(" (trace headers say %d samples; the binary header's count is used)",
+                   (int)info.trace_header_samples);
+        printf("\n  %d shot%s, source x %g .. %g m, receiver x %g .. %g m\n", (int)info.shots,
+               info.shots == 1 ? "" : "s", info.sx_min, info.sx_max, info.gx_min, info.gx_max);
+        for (int32_t s = 0; s < g.nshots && s < 20; s++)
+            printf("  shot %d: source x %g m, %d traces\n", (int)s + 1, g.shots[s].sx,
+                   (int)g.shots[s].ntraces);
+        if (g.nshots > 20)
+            printf("  ... %d more shots\n", (int)g.nshots - 20);
+    }
+    tsr_migrate_gather_free(ctx, &g);
+    return 0;
+}
+
+static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
+                     const tsr_migrate_options *opt)
+{
+    const char *in = args->positional[1], *model = args->positional[2], *out = args->positional[3],
+               *png = cli_get(cmd, args, "png");
+    tsr_migrate_gather g = {0};
+    tsr_migrate_grid v = {0}, img = {0};
+    tsr_status st;
+    int rc = 0;
+    if ((st = tsr_migrate_segy_read(ctx, in, &g, NULL)))
+        return cli_fail(cmd, ctx, st, in);
+    if ((st = tsr_migrate_grid_load(ctx, model, &v))) {
+        rc = cli_fail(cmd, ctx, st, model);
+        goto done;
+    }
+    if ((st = tsr_migrate_grid_alloc(ctx, &img, v.nx, v.nz, v.dx, v.dz, v.ox, v.oz))) {
+        rc = cli_fail(cmd, ctx, st, NULL);
+        goto done;
+    }
+    double t0 = cli_now();
+    if ((st = tsr_migrate_image(ctx, &v, &g, opt, &img))) {
+        rc = cli_fail(cmd, ctx, st, in);
+        goto done;
+    }
+    double seconds = cli_now() - t0;
+    st = is_segy_name(out) ? tsr_migrate_grid_save_segy(ctx, out, &img)
+                           : tsr_migrate_grid_save(ctx, out, &img, "image amplitude");
+    if (st) {
+        rc = cli_fail(cmd, ctx, st, out);
+        goto done;
+    }
+    if (png && (st = save_png(ctx, png, &img))) {
+        rc = cli_fail(cmd, ctx, st, png);
+        goto done;
+    }
+    if (cli_get(cmd, args, "json")) {
+        long long traces = 0;
+        for (int32_t s = 0; s < g.nshots; s++)
+            traces += g.shots[s].ntraces;
+        printf("{\"command\": \"migrate image\", \"input\": ");
+        cli_json_string(stdout, in);
+        printf(", \"model\": ");
+        cli_json_string(stdout, model);
+        printf(", \"output\": ");
+        cli_json_string(stdout, out);
+        printf(", \"method\": \"%s\", \"imaging\": \"%s\", \"backend\": \"%s\", ",
+               tsr_migrate_method_name(opt->method), tsr_migrate_imaging_name(opt->imaging),
+               tsr_backend_name(tsr_migrate_backend(ctx)));
+        json_grid(&img);
+        printf(", \"shots\": %d, \"traces\": %lld, \"samples\": %d, \"dt\": %.9g, "
+               "\"seconds\": %.6f}\n",
+               (int)g.nshots, traces, (int)g.nt, g.dt, seconds);
+    }
+done:
+    tsr_migrate_gather_free(ctx, &g);
+    tsr_migrate_grid_free(ctx, &v);
+    tsr_migrate_grid_free(ctx, &img);
+    return rc;
+}
+
+static int run_model(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
+                     tsr_migrate_options *opt)
+{
+    const char *model = args->positional[1], *out = args->positional[2];
+    const char *shots = cli_get(cmd, args, "shots"), *recv = cli_get(cmd, args, "receivers"),
+               *refl_path = cli_get(cmd, args, "reflectivity");
+    double sx0, sdx, rx0 = 0, rdx = 0, t = 2.0, dt = 0.004;
+    int32_t ns, nr = 0;
+    if (!shots || !parse_line(shots, &sx0, &sdx, &ns)) {
+        cli_error(cmd, "model needs --shots X0:DX:N (metres, metres, a count from 1 to 100000)");
+        return TSR_EXIT_USAGE;
+    }
+    if (recv && !parse_line(recv, &rx0, &rdx, &nr)) {
+        cli_error(cmd, "--receivers wants X0:DX:N, not '%s'", recv);
+        return TSR_EXIT_USAGE;
+    }
+    const char *v;
+    if ((v = cli_get(cmd, args, "t")) && !cli_parse_double(v, 1e-3, 1e4, &t)) {
+        cli_error(cmd, "--t wants seconds from 0.001 to 10000, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "dt")) && !cli_parse_double(v, 1e-6, 1, &dt)) {
+        cli_error(cmd, "--dt wants seconds from 1e-6 to 1, not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    if (opt->f0 == 0)
+        opt->f0 = 15;
+    double nt = floor(t / dt + 0.5) + 1;
+    if (nt < 2 || nt > 65535) {
+        cli_error(cmd, "--t %g s of --dt %g s gives %.0f samples; SEG-Y holds 2 to 65535", t, dt,
+                  nt);
+        return TSR_EXIT_USAGE;
+    }
+    if (!is_segy_name(out)) {
+        cli_error(cmd, "model writes SEG-Y: OUT must end in .sgy or .segy, not '%s'", out);
+        return TSR_EXIT_USAGE;
+    }
+    tsr_migrate_grid vel = {0}, refl = {0};
+    tsr_migrate_gather g = {0};
+    tsr_status st;
+    int rc = 0;
+    if ((st = tsr_migrate_grid_load(ctx, model, &vel)))
+        return cli_fail(cmd, ctx, st, model);
+    if (refl_path && (st = tsr_migrate_grid_load(ctx, refl_path, &refl))) {
+        rc = cli_fail(cmd, ctx, st, refl_path);
+        goto done;
+    }
+    if (!recv) {
+        rx0 = vel.ox;
+        rdx = vel.dx;
+        nr = vel.nx;
+    }
+    double t0 = -ceil(1000.0 / opt->f0) / 1000.0; /* whole ms, at least 1 / f0 */
+    if ((st = tsr_migrate_gather_alloc(ctx, &g, ns, nr, (int32_t)nt, dt, t0))) {
+        rc = cli_fail(cmd, ctx, st, NULL);
+        goto done;
+    }
+    for (int32_t s = 0; s < ns; s++) {
+        g.shots[s].sx = sx0 + s * sdx;
+        for (int32_t r = 0; r < nr; r++)
+            g.shots[s].gx[r] = rx0 + r * rdx;
+    }
+    double c0 = cli_now();
+    if ((st = tsr_migrate_model(ctx, &vel, refl_path ? &refl : NULL, opt, &g))) {
+        rc = cli_fail(cmd, ctx, st, model);
+        goto done;
+    }
+    double seconds = cli_now() - c0;
+    if ((st = tsr_migrate_segy_write(ctx, out, &g))) {
+        rc = cli_fail(cmd, ctx, st, out);
+        goto done;
+    }
+    if (cli_get(cmd, args, "json")) {
+        printf("{\"command\": \"migrate model\", \"model\": ");
+        cli_json_string(stdout, model);
+        printf(", \"output\": ");
+        cli_json_string(stdout, out);
+        printf(", \"method\": \"%s\", \"backend\": \"%s\", ", tsr_migrate_method_name(opt->method),
+               tsr_backend_name(tsr_migrate_backend(ctx)));
+        json_grid(&vel);
+        printf(", \"shots\": %d, \"receivers\": %d, \"samples\": %d, \"dt\": %.9g, \"t0\": %.9g, "
+               "\"f0\": %.9g, \"seconds\": %.6f}\n",
+               (int)ns, (int)nr, (int)g.nt, dt, t0, opt->f0, seconds);
+    }
+done:
+    tsr_migrate_gather_free(ctx, &g);
+    tsr_migrate_grid_free(ctx, &vel);
+    tsr_migrate_grid_free(ctx, &refl);
+    return rc;
+}
+
+static int run_migrate(const cli_command *cmd, int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse(cmd, argc, argv, &args);
+    if (rc)
+        return rc < 0 ? TSR_EXIT_OK : rc;
+    if (args.npositional < 1) {
+        cli_error(cmd, "missing sub-command: image, model or info (see --help)");
+        return TSR_EXIT_USAGE;
+    }
+    const char *sub = args.positional[0];
+    static const struct {
+        const char *name;
+        int positional;
+        const char *usage;
+    } subs[] = {{"image", 4, "image wants SHOTS.sgy MODEL.json OUT"},
+                {"model", 3, "model wants MODEL.json OUT.sgy"},
+                {"info", 2, "info wants one SEG-Y file"}};
+    int which = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(sub, subs[i].name) == 0)
+            which = i;
+    if (which < 0) {
+        cli_error(cmd, "unknown sub-command '%s' (image, model or info)", sub);
+        return TSR_EXIT_USAGE;
+    }
+    if (args.npositional != subs[which].positional) {
+        cli_error(cmd, "%s", subs[which].usage);
+        return TSR_EXIT_USAGE;
+    }
+    tsr_migrate_options opt;
+    tsr_migrate_options_init(&opt);
+    if ((rc = parse_common(cmd, &args, &opt)))
+        return rc;
+    int quiet = cli_get(cmd, &args, "quiet") || cli_get(cmd, &args, "json");
+    tsr_ctx *ctx;
+    if ((rc = cli_open_context(cmd, &args, quiet || which == 2, &ctx)))
+        return rc;
+    cli_stop_catch();
+    rc = which == 0   ? run_image(cmd, &args, ctx, &opt)
+         : which == 1 ? run_model(cmd, &args, ctx, &opt)
+                      : run_info(cmd, &args, ctx);
+    cli_stop_release();
+    tsr_ctx_destroy(ctx);
+    return rc;
+}
+
+const cli_command cli_cmd_migrate = {
+    "migrate",
+    "seismic shot-profile depth migration (explicit, phase-shift, PSPI), modelling, SEG-Y info",
+    "image SHOTS.sgy MODEL.json OUT [--method explicit|phase-shift|pspi] [--fmin HZ]\n"
+    "                       [--fmax HZ] [--imaging cross|normalized] [--f0 HZ] [--png "
+    "PICTURE.png]\n"
+    "                       [--backend auto|cpu|reference] [--threads N] [--json]\n"
+    "       tessera migrate model MODEL.json OUT.sgy --shots X0:DX:N [--receivers X0:DX:N]\n"
+    "                       [--t SECONDS] [--dt SECONDS] [--f0 HZ] [--reflectivity GRID.json]\n"
+    "       tessera migrate info FILE.sgy [--json]",
+    "image: 2D prestack shot-profile depth migration in the frequency domain. Each shot's traces "
+    "are transformed along time (FFTW); for every frequency the source wavefield (an impulse at "
+    "the source, or a Ricker wavelet with --f0) and the receiver wavefield (the traces) are "
+    "extrapolated down the model one depth step at a time, and the image is the sum over "
+    "frequencies and shots of Re(conj(S) R). SHOTS is SEG-Y (any byte order; IBM or IEEE floats "
+    "or integers) read through segyio: sample count and interval from the binary header, "
+    "source and receiver x from trace header bytes 73 and 81 scaled by bytes 71-72, traces "
+    "grouped into shots by source position. MODEL is a grid sidecar: a JSON file (file, nx, nz, "
+    "dx, dz, ox, oz) naming raw little-endian float32 velocities in m/s, C order (nx, nz), z "
+    "fast. The image is computed on the model's grid; OUT ending in .sgy or .segy gets SEG-Y (one "
+    "trace per x), anything else a sidecar (OUT and OUT with .json replaced by .f32). A source "
+    "or receiver outside the model is an error naming the shot and trace. model: one-way Born "
+    "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
+    "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
+    "only when complete. Not yet: 3D, --checkpoint, the GPU, MPI.",
+    migrate_options,
+    "  tessera migrate model vel.json shots.sgy --shots 1000:500:3 --t 1.5 --f0 15\n"
+    "  tessera migrate info shots.sgy\n"
+    "  tessera migrate image shots.sgy vel.json image.json --png image.png --json\n"
+    "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40",
+    run_migrate};
