@@ -2,6 +2,8 @@
  * shot, and the only choice of backend in the domain (pick_backend). */
 #include "migrate/migrate_backends.h"
 
+#include "core/backend.h"
+
 #include "core/checked.h"
 #include "core/names.h"
 
@@ -76,14 +78,20 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
     return b ? b->id : TSR_BACKEND_AUTO;
 }
 
+/* The one choice of backend (core/backend.h): the table's backends offered, auto on the CPU. */
 static tsr_status pick_backend(tsr_ctx *ctx, const tsr__migrate_backend **out)
 {
-    *out = find_backend(ctx);
-    if (!*out)
-        return tsr__fail(ctx, TSR_ERR_NO_BACKEND,
-                         "migrate: the %s backend is not available for migration (this build "
-                         "migrates with: cpu, reference)",
-                         tsr_backend_name(ctx->backend));
+    unsigned offered = 0;
+    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
+        offered |= TSR__BACKEND_BIT(tsr__migrate_backends[i]->id);
+    tsr_backend b;
+    tsr_status st = tsr__backend_choose(ctx, "migrate", offered, tsr__migrate_backends[0]->id,
+                                        "migration has no device backend yet", &b);
+    if (st != TSR_OK)
+        return st;
+    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
+        if (tsr__migrate_backends[i]->id == b)
+            *out = tsr__migrate_backends[i];
     return TSR_OK;
 }
 
