@@ -6,6 +6,7 @@
  * tiles; one tile's work, from its packets to its output, is decode_tile.c (decode_int.h). */
 #include "j2k/decode_int.h"
 #include "j2k/t1.h"
+#include "core/backend.h"
 #include "io/atomic_file.h"
 
 #include <math.h>
@@ -361,6 +362,8 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
+    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
+        return st;
     tsr_j2k_decode_options dflt;
     opt = options_or_default(opt, &dflt);
     if (!num_planes)
@@ -381,6 +384,14 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
     layout_free(ctx, &L);
     close_stream(ctx, &s);
     return st;
+}
+
+tsr_status tsr__j2k_choose(tsr_ctx *ctx, const char *op)
+{
+    tsr_backend b;
+    return tsr__backend_choose(
+        ctx, op, TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE),
+        TSR_BACKEND_CPU, "JPEG 2000 runs on the CPU", &b);
 }
 
 /* The threads a decode with these options uses (opt may be NULL: the context's count). */
@@ -825,6 +836,8 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
+    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
+        return st;
     if (!out)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL output image");
     tsr_j2k_decode_options dflt;
@@ -874,6 +887,8 @@ tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
 {
     tsr_status st = tsr__enter(ctx);
     if (st)
+        return st;
+    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
         return st;
     if (!sink)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL row sink");

@@ -41,7 +41,9 @@ static const cli_option j2k_options[] = {
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
-    {"backend", CLI_VALUE, "NAME", "cpu (default for j2k) or reference (single-threaded)."},
+    {"backend", CLI_VALUE, "NAME",
+     "auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or reference "
+     "(single-threaded); cuda and opencl are refused."},
     {"json", CLI_FLAG, NULL,
      "info: print the parameters as JSON; decode and encode: a JSON summary."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
@@ -372,19 +374,6 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
     if (is_info && args.npositional != 2) {
         cli_error(cmd, "info wants one input");
         return TSR_EXIT_USAGE;
-    }
-    const char *backend = cli_get(cmd, &args, "backend");
-    if (backend && strcmp(backend, "cpu") && strcmp(backend, "reference")) {
-        cli_error(cmd, "j2k runs on the CPU: --backend cpu or reference, not '%s'", backend);
-        return TSR_EXIT_USAGE;
-    }
-    /* JPEG 2000 is CPU work: without --backend, the cpu backend (reference where TSR_BACKEND
-     * names it), quietly, instead of auto's device probe. */
-    if (!backend) {
-        const char *env = getenv("TSR_BACKEND");
-        for (int i = 0; j2k_options[i].name; i++)
-            if (!strcmp(j2k_options[i].name, "backend"))
-                args.values[i] = env && !strcmp(env, "reference") ? "reference" : "cpu";
     }
     tsr_ctx *ctx;
     rc = cli_open_context(cmd, &args, 1, &ctx);
