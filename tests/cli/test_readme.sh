@@ -19,9 +19,19 @@ ln -s "$tool" "$tmp/work/build/tools/tessera/tessera"
 ln -s "$tests/data" "$tmp/work/tests/data"
 [ -n "$data" ] && [ -d "$data" ] && ln -s "$data" "$tmp/shared/data"
 mkdir -p "$tmp/work/out"
+skipped_outputs=" " # out/ files of skipped lines: a later line reading one is skipped too
 while IFS= read -r line; do
   if [[ "$line" == *../shared/data* ]] && [ ! -e "$tmp/shared/data" ]; then
-    echo "note: skipping (no shared data): $line" >&2; continue
+    echo "note: skipping (no shared data): $line" >&2
+    for w in $line; do [[ "$w" == out/* ]] && skipped_outputs+="$w "; done
+    continue
+  fi
+  needs=
+  for w in $line; do [[ "$skipped_outputs" == *" $w "* ]] && needs=$w; done
+  if [ -n "$needs" ]; then
+    echo "note: skipping (reads $needs, which a skipped line writes): $line" >&2
+    for w in $line; do [[ "$w" == out/* ]] && skipped_outputs+="$w "; done
+    continue
   fi
   if (cd "$tmp/work" && eval "$line" >/dev/null 2>"$tmp/err.txt"); then ok; else bad "README line fails: $line"; cat "$tmp/err.txt" >&2; fi
 done < <(grep -E '^build/tools/tessera/tessera ' "$root/README.md")
