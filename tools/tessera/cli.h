@@ -48,6 +48,23 @@ typedef struct cli_args {
     int npositional;
 } cli_args;
 
+/* The options every command shares, declared once (cli_open_context reads --backend and
+ * --threads; a command reads --quiet with cli_get). CLI_OPTION_BACKEND takes the command's
+ * backends and its auto rule, e.g. "auto (default: the CPU), cpu or reference". */
+#define CLI_OPTION_BACKEND(choices)                                                                \
+    {                                                                                              \
+        "backend", CLI_VALUE, "NAME",                                                              \
+            choices ". The environment variable TSR_BACKEND sets the default."                     \
+    }
+#define CLI_OPTION_THREADS                                                                         \
+    {                                                                                              \
+        "threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."       \
+    }
+#define CLI_OPTION_QUIET                                                                           \
+    {                                                                                              \
+        "quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."       \
+    }
+
 /* The options of every command that writes images, declared once: put CLI_IMAGE_OUTPUT_OPTIONS
  * in the command's table and read them with cli_image_save_options. */
 #define CLI_IMAGE_OUTPUT_OPTIONS                                                                   \

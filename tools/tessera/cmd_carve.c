@@ -42,17 +42,16 @@ static const cli_option carve_options[] = {
      "...) that removes it when the input is narrowed one seam at a time (65535: never)."},
     {"map", CLI_VALUE, "MAP",
      "Retarget with a saved seam-order map instead of carving: instant, to any smaller --width."},
-    {"backend", CLI_VALUE, "NAME",
-     "auto (default: cuda for images from 1 megapixel when a device is usable, else cpu), cpu, "
-     "reference (single-threaded oracle) or cuda. The environment variable TSR_BACKEND sets the "
-     "default."},
-    {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
+    CLI_OPTION_BACKEND("auto (default: cuda for images from 1 megapixel when a device is usable, "
+                       "else cpu), cpu, reference (single-threaded oracle) or cuda"
+                       "; the backend that ran and why are said on stderr and in --json"),
+    CLI_OPTION_THREADS,
     CLI_IMAGE_OUTPUT_OPTIONS,
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be an input file, which is then replaced."},
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (sizes, seams, backend, time; device_ms: the GPU time of "
      "the seam passes on the cuda backend, 0 on the others)."},
-    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    CLI_OPTION_QUIET,
     {0}};
 
 /* A positive side of at most TSR_CARVE_MAX_SIDE. */

@@ -41,9 +41,8 @@ static const cli_option j2k_options[] = {
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
-    {"backend", CLI_VALUE, "NAME",
-     "auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or reference "
-     "(single-threaded); cuda and opencl are refused."},
+    CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
+                       "reference (single-threaded); cuda and opencl are refused"),
     {"json", CLI_FLAG, NULL,
      "info: print the parameters as JSON; decode and encode: a JSON summary."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},

@@ -66,7 +66,7 @@ static const cli_option layout_options[] = {
     {"overwrite", CLI_FLAG, NULL,
      "optimize, render: allow OUT (or --checkpoint) to be the input file, which is then "
      "replaced."},
-    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    CLI_OPTION_QUIET,
     {0}};
 
 static void print_score(FILE *f, const tsr_layout_score *s)

@@ -41,14 +41,13 @@ static const cli_option migrate_options[] = {
      "vertical contrasts (v2 - v1) / (v2 + v1))."},
     {"taper", CLI_VALUE, "N",
      "image, model: absorbing columns at each side of the model (default 20, at most nx / 4)."},
-    {"backend", CLI_VALUE, "NAME",
-     "auto (default; the CPU: migration has no GPU path yet), cpu (OpenMP over frequencies) or "
-     "reference (single-threaded, the image summed in double). TSR_BACKEND sets the default."},
-    {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
+    CLI_OPTION_BACKEND("auto (default; the CPU: migration has no GPU path yet), cpu (OpenMP over "
+                       "frequencies) or reference (single-threaded, the image summed in double)"),
+    CLI_OPTION_THREADS,
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
      "time)."},
-    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    CLI_OPTION_QUIET,
     {0}};
 
 static int ends_with(const char *s, const char *suffix)

@@ -18,16 +18,16 @@ static const cli_option resize_options[] = {
     {"interp", CLI_VALUE, "NAME",
      "nearest, linear (default), cubic, area, lanczos4 or linear-exact: OpenCV's INTER_* "
      "methods, bit-identical for 8- and 16-bit images."},
-    {"backend", CLI_VALUE, "NAME",
-     "auto (default: the CPU, which for host images is faster end to end than a CUDA start-up "
-     "and two copies over PCIe: 4K to 1080p takes 0.28 s against 0.71 s on an H200 host), cpu, "
-     "reference (single-threaded), "
-     "cuda or opencl. The environment variable TSR_BACKEND sets the default."},
-    {"threads", CLI_VALUE, "N", "CPU threads for the cpu backend (default 0: all cores)."},
+    CLI_OPTION_BACKEND("auto (default: the CPU, which for host images is faster end to end than "
+                       "a CUDA start-up and two copies over PCIe: 4K to 1080p takes 0.28 s "
+                       "against 0.71 s on an H200 host), cpu, reference (single-threaded), cuda "
+                       "or opencl"
+                       "; the backend that ran and why are said on stderr and in --json"),
+    CLI_OPTION_THREADS,
     CLI_IMAGE_OUTPUT_OPTIONS,
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be its input file, which is then replaced."},
-    {"quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."},
+    CLI_OPTION_QUIET,
     {0}};
 
 static const char *depth_name(tsr_depth d)
