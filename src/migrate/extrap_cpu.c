@@ -41,6 +41,31 @@ static int freq_stopped(freq_count *c)
     return __atomic_load_n(&c->stop, __ATOMIC_RELAXED);
 }
 
+/* One workspace per thread (model as tsr__mig_work_alloc takes it); *made is how many were
+ * allocated, all of them on success, and the caller frees those. */
+static tsr_status works_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int model, int threads,
+                              tsr__mig_work *work, int *made)
+{
+    tsr_status st = TSR_OK;
+    int n = 0;
+    for (; n < threads && !st; n++)
+        st = tsr__mig_work_alloc(ctx, plan, model, &work[n]);
+    if (st)
+        n--;
+    *made = n;
+    return st;
+}
+
+/* This thread's number in the enclosing parallel region (0 without OpenMP). */
+static int thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr__mig_fft *fft, const tsr__cf *src, const tsr__cf *rec,
                                  double *image, double *illum, const tsr__mig_progress *progress)
@@ -60,20 +85,13 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
         return st;
     }
     memset(acc, 0, bytes);
-    int made = 0;
-    for (; made < threads && !st; made++)
-        st = tsr__mig_work_alloc(ctx, plan, 0, &work[made]);
-    if (st)
-        made--;
+    int made;
+    st = works_alloc(ctx, plan, 0, threads, work, &made);
     freq_count count = {0, 0, TSR_OK};
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
-#ifdef _OPENMP
-            int t = omp_get_thread_num();
-#else
-            int t = 0;
-#endif
+            int t = thread_num();
             double *im = acc + (size_t)t * 2 * cells, *il = im + cells;
 #pragma omp for schedule(dynamic, 1)
             for (int32_t f = 0; f < plan->nfreq; f++) {
@@ -113,20 +131,13 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     tsr_status st = tsr__alloc(ctx, sizeof(tsr__mig_work) * (size_t)threads, (void **)&work);
     if (st)
         return st;
-    int made = 0;
-    for (; made < threads && !st; made++)
-        st = tsr__mig_work_alloc(ctx, plan, 1, &work[made]);
-    if (st)
-        made--;
+    int made;
+    st = works_alloc(ctx, plan, 1, threads, work, &made);
     freq_count count = {0, 0, TSR_OK};
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
-#ifdef _OPENMP
-            int t = omp_get_thread_num();
-#else
-            int t = 0;
-#endif
+            int t = thread_num();
 #pragma omp for schedule(dynamic, 1)
             for (int32_t f = 0; f < plan->nfreq; f++) {
                 if (freq_stopped(&count))

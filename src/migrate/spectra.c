@@ -84,6 +84,17 @@ static tsr__cf cis(double phase)
     return tsr__cf_make((float)cos(phase), (float)sin(phase));
 }
 
+/* A real trace of nf samples and its half spectrum (nf / 2 + 1 bins), both or neither. */
+static tsr_status trace_buffers_alloc(tsr_ctx *ctx, int32_t nf, float **buf, tsr__cf **spec)
+{
+    tsr_status st = tsr__alloc(ctx, sizeof(float) * (size_t)nf, (void **)buf);
+    if (st)
+        return st;
+    if ((st = tsr__alloc(ctx, sizeof(tsr__cf) * ((size_t)nf / 2 + 1), (void **)spec)))
+        tsr__free(ctx, *buf);
+    return st;
+}
+
 tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr__mig_fft *fft, const tsr_migrate_shot *shot,
                                  const int32_t *gcol, tsr__cf *rec)
@@ -91,13 +102,9 @@ tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     const int32_t nf = plan->nfft, nx = plan->nx;
     float *buf;
     tsr__cf *spec;
-    tsr_status st = tsr__alloc(ctx, sizeof(float) * (size_t)nf, (void **)&buf);
+    tsr_status st = trace_buffers_alloc(ctx, nf, &buf, &spec);
     if (st)
         return st;
-    if ((st = tsr__alloc(ctx, sizeof(tsr__cf) * ((size_t)nf / 2 + 1), (void **)&spec))) {
-        tsr__free(ctx, buf);
-        return st;
-    }
     memset(rec, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)nx);
     for (int32_t i = 0; i < shot->ntraces; i++) {
         memcpy(buf, shot->traces + (size_t)i * plan->nt, sizeof(float) * (size_t)plan->nt);
@@ -124,13 +131,9 @@ tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     const int32_t nf = plan->nfft, nx = plan->nx;
     float *buf;
     tsr__cf *spec;
-    tsr_status st = tsr__alloc(ctx, sizeof(float) * (size_t)nf, (void **)&buf);
+    tsr_status st = trace_buffers_alloc(ctx, nf, &buf, &spec);
     if (st)
         return st;
-    if ((st = tsr__alloc(ctx, sizeof(tsr__cf) * ((size_t)nf / 2 + 1), (void **)&spec))) {
-        tsr__free(ctx, buf);
-        return st;
-    }
     const float scale = 1.0f / (float)nf;
     for (int32_t i = 0; i < shot->ntraces; i++) {
         memset(spec, 0, sizeof(tsr__cf) * ((size_t)nf / 2 + 1));
