@@ -14,16 +14,10 @@ void tsr__tgt_set_value(tsr__tgt *t, uint32_t leaf, int32_t value)
 
 void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold)
 {
-    int32_t stack[64];
-    int sp = 0;
-    int32_t n = (int32_t)leaf;
-    while (t->nodes[n].parent >= 0 && sp < 64) {
-        stack[sp++] = n;
-        n = t->nodes[n].parent;
-    }
+    int32_t path[TSR__TGT_MAX_DEPTH + 1];
     int32_t low = 0;
-    for (;;) {
-        tsr__tgt_node *node = &t->nodes[n];
+    for (int k = tsr__tgt_path(t, leaf, path) - 1; k >= 0; k--) {
+        tsr__tgt_node *node = &t->nodes[path[k]];
         if (low > node->low)
             node->low = low;
         else
@@ -40,8 +34,5 @@ void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold
             low++;
         }
         node->low = low;
-        if (sp == 0)
-            break;
-        n = stack[--sp];
     }
 }
