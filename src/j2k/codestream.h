@@ -145,6 +145,13 @@ void tsr__tgt_reset(tsr__tgt *t);
 /* The nodes from leaf up to its root into path (path[0] = leaf); returns their count. Coding a
  * leaf (B.10.2) visits them from the root down, path[count - 1] first. */
 int tsr__tgt_path(const tsr__tgt *t, uint32_t leaf, int32_t path[TSR__TGT_MAX_DEPTH + 1]);
+/* B.10.2: a node's lower bound is at least its parent's (low); returns the node's bound. */
+static inline int32_t tsr__tgt_raise_low(tsr__tgt_node *node, int32_t low)
+{
+    if (low > node->low)
+        node->low = low;
+    return node->low;
+}
 
 /* ---- geometry (tcd.c) --------------------------------------------------------------------- */
 typedef struct tsr__j2k_cblk {

@@ -18,10 +18,7 @@ void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold
     int32_t low = 0;
     for (int k = tsr__tgt_path(t, leaf, path) - 1; k >= 0; k--) {
         tsr__tgt_node *node = &t->nodes[path[k]];
-        if (low > node->low)
-            node->low = low;
-        else
-            low = node->low;
+        low = tsr__tgt_raise_low(node, low);
         while (low < threshold) {
             if (low >= node->value) {
                 if (!node->known) {
