@@ -139,6 +139,19 @@ size_t tsr__tgt_size(uint32_t w, uint32_t h);
 /* Builds the tree over caller storage of tsr__tgt_size(w, h) nodes, reset. */
 void tsr__tgt_init(tsr__tgt *t, uint32_t w, uint32_t h, tsr__tgt_node *storage);
 void tsr__tgt_reset(tsr__tgt *t);
+/* Ancestors of a leaf that tsr__tgt_path follows at most (a tree over 32-bit dimensions has
+ * at most 33 levels). */
+#define TSR__TGT_MAX_DEPTH 64
+/* The nodes from leaf up to its root into path (path[0] = leaf); returns their count. Coding a
+ * leaf (B.10.2) visits them from the root down, path[count - 1] first. */
+int tsr__tgt_path(const tsr__tgt *t, uint32_t leaf, int32_t path[TSR__TGT_MAX_DEPTH + 1]);
+/* B.10.2: a node's lower bound is at least its parent's (low); returns the node's bound. */
+static inline int32_t tsr__tgt_raise_low(tsr__tgt_node *node, int32_t low)
+{
+    if (low > node->low)
+        node->low = low;
+    return node->low;
+}
 
 /* ---- geometry (tcd.c) --------------------------------------------------------------------- */
 typedef struct tsr__j2k_cblk {

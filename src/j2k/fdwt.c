@@ -41,22 +41,37 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
     }
 }
 
-/* The n samples at x, step apart, analysed: low-pass ones (even absolute positions) first. */
-static void analyse(int32_t *x, size_t step, uint32_t n, uint32_t i0, int32_t *tmp)
+/* One line's lifting in place on n interleaved samples whose first has absolute position i0. */
+typedef void (*forward_line_fn)(void *line, uint32_t n, uint32_t i0);
+
+/* Both transforms keep 32-bit samples in tc->data (int32 or float bits); the walk below moves
+ * them as bytes, so one copy serves both. */
+_Static_assert(sizeof(float) == sizeof(int32_t), "float and int32_t samples share tc->data");
+enum { SAMPLE_BYTES = sizeof(int32_t) };
+
+/* The n samples at x, step samples apart, analysed by line: low-pass ones (even absolute
+ * positions) first, then high-pass ones (F.4.2, DEINTERLEAVE). */
+static void analyse(unsigned char *x, size_t step, uint32_t n, uint32_t i0, unsigned char *tmp,
+                    forward_line_fn line)
 {
+    const size_t stride = step * SAMPLE_BYTES;
     for (uint32_t i = 0; i < n; i++)
-        tmp[i] = x[i * step];
-    tsr__dwt53_forward_line(tmp, n, i0);
+        memcpy(tmp + (size_t)i * SAMPLE_BYTES, x + (size_t)i * stride, SAMPLE_BYTES);
+    line(tmp, n, i0);
     const uint32_t cas = i0 & 1;
     uint32_t k = 0;
     for (uint32_t i = cas; i < n; i += 2)
-        x[(size_t)k++ * step] = tmp[i];
+        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * SAMPLE_BYTES, SAMPLE_BYTES);
     for (uint32_t i = 1 - cas; i < n; i += 2)
-        x[(size_t)k++ * step] = tmp[i];
+        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * SAMPLE_BYTES, SAMPLE_BYTES);
 }
 
-void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
+/* 2D_SD (F.4.2) from the finest resolution down: per level every column, then every row, each
+ * through line; tmp holds per_thread samples for each thread. */
+static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, int threads,
+                           forward_line_fn line)
 {
+    unsigned char *data = (unsigned char *)tc->data;
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
         const tsr__j2k_res *res = &tc->res[r];
         const uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
@@ -67,19 +82,30 @@ void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int thr
 #pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
 #endif
         {
-            int32_t *t = tmp + (size_t)thread_id() * per_thread;
+            unsigned char *t =
+                (unsigned char *)tmp + (size_t)thread_id() * per_thread * SAMPLE_BYTES;
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
             for (uint32_t x = 0; x < rw; x++)
-                analyse(tc->data + x, tc->stride, rh, res->y0, t);
+                analyse(data + (size_t)x * SAMPLE_BYTES, tc->stride, rh, res->y0, t, line);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
             for (uint32_t y = 0; y < rh; y++)
-                analyse(tc->data + (size_t)y * tc->stride, 1, rw, res->x0, t);
+                analyse(data + (size_t)y * tc->stride * SAMPLE_BYTES, 1, rw, res->x0, t, line);
         }
     }
+}
+
+static void forward_line53(void *line, uint32_t n, uint32_t i0)
+{
+    tsr__dwt53_forward_line(line, n, i0);
+}
+
+void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
+{
+    forward_levels(tc, tmp, per_thread, threads, forward_line53);
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
@@ -119,42 +145,12 @@ void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0)
         x[i] *= KAPPA97;
 }
 
-static void analyse97(float *x, size_t step, uint32_t n, uint32_t i0, float *tmp)
+static void forward_line97(void *line, uint32_t n, uint32_t i0)
 {
-    for (uint32_t i = 0; i < n; i++)
-        tmp[i] = x[i * step];
-    tsr__dwt97_forward_line(tmp, n, i0);
-    const uint32_t cas = i0 & 1;
-    uint32_t k = 0;
-    for (uint32_t i = cas; i < n; i += 2)
-        x[(size_t)k++ * step] = tmp[i];
-    for (uint32_t i = 1 - cas; i < n; i += 2)
-        x[(size_t)k++ * step] = tmp[i];
+    tsr__dwt97_forward_line(line, n, i0);
 }
 
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
-    float *data = (float *)(void *)tc->data;
-    for (uint32_t r = tc->numres - 1; r >= 1; r--) {
-        const tsr__j2k_res *res = &tc->res[r];
-        const uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
-        if (rw == 0 || rh == 0)
-            continue;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
-#endif
-        {
-            float *t = tmp + (size_t)thread_id() * per_thread;
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-            for (uint32_t x = 0; x < rw; x++)
-                analyse97(data + x, tc->stride, rh, res->y0, t);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-            for (uint32_t y = 0; y < rh; y++)
-                analyse97(data + (size_t)y * tc->stride, 1, rw, res->x0, t);
-        }
-    }
+    forward_levels(tc, tmp, per_thread, threads, forward_line97);
 }

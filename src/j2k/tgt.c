@@ -41,6 +41,18 @@ void tsr__tgt_init(tsr__tgt *t, uint32_t w, uint32_t h, tsr__tgt_node *storage)
     tsr__tgt_reset(t);
 }
 
+int tsr__tgt_path(const tsr__tgt *t, uint32_t leaf, int32_t path[TSR__TGT_MAX_DEPTH + 1])
+{
+    int len = 0;
+    int32_t n = (int32_t)leaf;
+    path[len++] = n;
+    while (t->nodes[n].parent >= 0 && len <= TSR__TGT_MAX_DEPTH) {
+        n = t->nodes[n].parent;
+        path[len++] = n;
+    }
+    return len;
+}
+
 void tsr__tgt_reset(tsr__tgt *t)
 {
     for (uint32_t i = 0; i < t->nnodes; i++) {
@@ -52,20 +64,11 @@ void tsr__tgt_reset(tsr__tgt *t)
 
 int tsr__tgt_decode(tsr__bio *b, tsr__tgt *t, uint32_t leaf, int32_t threshold)
 {
-    int32_t stack[64];
-    int sp = 0;
-    int32_t n = (int32_t)leaf;
-    while (t->nodes[n].parent >= 0 && sp < 64) {
-        stack[sp++] = n;
-        n = t->nodes[n].parent;
-    }
+    int32_t path[TSR__TGT_MAX_DEPTH + 1];
     int32_t low = 0;
-    for (;;) {
-        tsr__tgt_node *node = &t->nodes[n];
-        if (low > node->low)
-            node->low = low;
-        else
-            low = node->low;
+    for (int k = tsr__tgt_path(t, leaf, path) - 1; k >= 0; k--) {
+        tsr__tgt_node *node = &t->nodes[path[k]];
+        low = tsr__tgt_raise_low(node, low);
         while (low < threshold && low < node->value) {
             if (tsr__bio_bit(b))
                 node->value = low;
@@ -75,9 +78,6 @@ int tsr__tgt_decode(tsr__bio *b, tsr__tgt *t, uint32_t leaf, int32_t threshold)
                 break;
         }
         node->low = low;
-        if (sp == 0)
-            break;
-        n = stack[--sp];
     }
     return t->nodes[leaf].value < threshold;
 }

@@ -14,20 +14,11 @@ void tsr__tgt_set_value(tsr__tgt *t, uint32_t leaf, int32_t value)
 
 void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold)
 {
-    int32_t stack[64];
-    int sp = 0;
-    int32_t n = (int32_t)leaf;
-    while (t->nodes[n].parent >= 0 && sp < 64) {
-        stack[sp++] = n;
-        n = t->nodes[n].parent;
-    }
+    int32_t path[TSR__TGT_MAX_DEPTH + 1];
     int32_t low = 0;
-    for (;;) {
-        tsr__tgt_node *node = &t->nodes[n];
-        if (low > node->low)
-            node->low = low;
-        else
-            low = node->low;
+    for (int k = tsr__tgt_path(t, leaf, path) - 1; k >= 0; k--) {
+        tsr__tgt_node *node = &t->nodes[path[k]];
+        low = tsr__tgt_raise_low(node, low);
         while (low < threshold) {
             if (low >= node->value) {
                 if (!node->known) {
@@ -40,8 +31,5 @@ void tsr__tgt_encode(tsr__biow *w, tsr__tgt *t, uint32_t leaf, int32_t threshold
             low++;
         }
         node->low = low;
-        if (sp == 0)
-            break;
-        n = stack[--sp];
     }
 }
