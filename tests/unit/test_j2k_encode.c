@@ -208,6 +208,33 @@ static void test_shared_images(void)
     printf("shared images: %d\n", done);
 }
 
+/* Encodes img with opt into *data (*len bytes), decodes it into a new image *out and sums the
+ * squared sample errors into *se (when both steps succeed). The caller frees *out and *data. */
+static tsr_status encode_decode(const tsr_image *img, const tsr_j2k_encode_options *opt,
+                                uint8_t **data, size_t *len, tsr_image *out, tsr_j2k_result *res,
+                                double *se)
+{
+    tsr_status st = tsr_j2k_encode(g_ctx, img, opt, data, len);
+    if (!st)
+        st = tsr_j2k_decode_image_layout(g_ctx, *data, *len, NULL, out);
+    if (!st)
+        st = tsr_image_alloc(g_ctx, out, out->width, out->height, out->channels, out->depth);
+    if (!st)
+        st = tsr_j2k_decode_image(g_ctx, *data, *len, NULL, out, res);
+    const size_t row = (size_t)img->width * img->channels;
+    *se = 0;
+    for (int32_t y = 0; !st && y < img->height; y++)
+        for (size_t x = 0; x < row; x++) {
+            const uint8_t *a = (const uint8_t *)img->data + (size_t)y * img->stride;
+            const uint8_t *b = (const uint8_t *)out->data + (size_t)y * out->stride;
+            double d = img->depth == TSR_U16 ? (double)((const uint16_t *)(const void *)a)[x] -
+                                                   ((const uint16_t *)(const void *)b)[x]
+                                             : (double)a[x] - b[x];
+            *se += d * d;
+        }
+    return st;
+}
+
 /* Lossy (ICT + 9/7 + quantisation): decodes without warnings, the error bounded by the step
  * and the file growing as the step shrinks. Bound: each coefficient's error is below its band's
  * step delta_b = q 2^p / n_b (n_b the synthesis norm), so its image-domain share is below
@@ -237,25 +264,9 @@ static void test_lossy(tsr_rng *rng)
                 size_t len = 0;
                 tsr_image out = {0};
                 tsr_j2k_result res = {0};
-                tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
-                if (!st)
-                    st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
-                if (!st)
-                    st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels,
-                                         out.depth);
-                if (!st)
-                    st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
                 double se = 0;
+                tsr_status st = encode_decode(&img, &opt, &data, &len, &out, &res, &se);
                 const size_t n = (size_t)img.width * img.height * img.channels;
-                for (int32_t y = 0; !st && y < img.height; y++)
-                    for (int32_t x = 0; x < img.width * img.channels; x++) {
-                        const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
-                        const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
-                        double d = wide ? (double)((const uint16_t *)(const void *)a)[x] -
-                                              ((const uint16_t *)(const void *)b)[x]
-                                        : (double)a[x] - b[x];
-                        se += d * d;
-                    }
                 const double mse = se / (double)n;
                 const double qabs = (double)q * (wide ? 65536.0 : 256.0);
                 const double bound = (img.channels >= 3 ? 3.0 : 1.0) * qabs * qabs + 1.0 / 12;
@@ -320,24 +331,8 @@ static void test_rate(tsr_rng *rng)
             size_t len = 0;
             tsr_image out = {0};
             tsr_j2k_result res = {0};
-            tsr_status st = tsr_j2k_encode(g_ctx, &img, &opt, &data, &len);
-            if (!st)
-                st = tsr_j2k_decode_image_layout(g_ctx, data, len, NULL, &out);
-            if (!st)
-                st = tsr_image_alloc(g_ctx, &out, out.width, out.height, out.channels, out.depth);
-            if (!st)
-                st = tsr_j2k_decode_image(g_ctx, data, len, NULL, &out, &res);
             double se = 0;
-            const size_t row = (size_t)img.width * img.channels;
-            for (int32_t y = 0; !st && y < img.height; y++)
-                for (size_t x = 0; x < row; x++) {
-                    const uint8_t *a = (const uint8_t *)img.data + (size_t)y * img.stride;
-                    const uint8_t *b = (const uint8_t *)out.data + (size_t)y * out.stride;
-                    double d = si == 1 ? (double)((const uint16_t *)(const void *)a)[x] -
-                                             ((const uint16_t *)(const void *)b)[x]
-                                       : (double)a[x] - b[x];
-                    se += d * d;
-                }
+            tsr_status st = encode_decode(&img, &opt, &data, &len, &out, &res, &se);
             const double target = rate * img.width * img.height / 8;
             if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
                 se >= last_mse) {
