@@ -5,10 +5,11 @@
  * 1918x1080-2x, 3838x2160-2x and 1917x1080-2:3); interpolations linear, nearest, cubic, area. GPU
  * columns time device-resident images with CUDA events on a stream the benchmark owns (the library
  * queues its work there and returns), so they show kernel time plus launch; the "e2e" column is the
- * same call on host images (upload, kernel, download). Inputs rotate among enough copies to exceed
- * the L2 several times. Bytes counted are the bytes a kernel must touch: the source rows (and
- * 32-byte sectors within them) that any tap reads, plus the output. The copy bandwidth is measured
- * in the same run with a 1 GiB device-to-device copy.
+ * same call on host images (upload, kernel, download), and "h2h floor" the same bytes copied by
+ * cudaMemcpy from and to those pageable host buffers (issue 23's floor for host calls). Inputs
+ * rotate among enough copies to exceed the L2 several times. Bytes counted are the bytes a kernel
+ * must touch: the source rows (and 32-byte sectors within them) that any tap reads, plus the
+ * output. The copy bandwidth is measured in the same run with a 1 GiB device-to-device copy.
  *
  * usage: bench_resize [--json FILE] [--repeats N] [--warmup N] [--threads N]
  *                     [--cases LIST] [--interps LIST] [--no-cpu] [--no-opencl]
@@ -209,6 +210,27 @@ static void free_host_sets(tsr_ctx *ctx, tsr_image *imgs, int n)
 }
 
 #ifdef TSR_HAVE_CUDA
+/* The host-to-host floor of a call: the same bytes the call moves, the source image up and the
+ * destination down, copied by plain cudaMemcpy from and to the same pageable host buffers (host
+ * clock, as the e2e column). src/dst: the host sets; dsrc/ddst: device images of their size. */
+typedef struct copy_runner {
+    const tsr_image *src, *dst, *dsrc, *ddst;
+    int nsets;
+} copy_runner;
+
+static int run_h2h_copy(void *user, int iter, double *us)
+{
+    copy_runner *r = (copy_runner *)user;
+    int k = iter % r->nsets;
+    (void)us;
+    size_t sb = r->src[k].stride * (size_t)r->src[k].height;
+    size_t db = r->dst[k].stride * (size_t)r->dst[k].height;
+    if (cudaMemcpy(r->dsrc[k].data, r->src[k].data, sb, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(r->dst[k].data, r->ddst[k].data, db, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return 2;
+    return 0;
+}
+
 static int alloc_dev_sets(const tsr_image *host, tsr_image *dev, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -389,10 +411,10 @@ int main(int argc, char **argv)
     printf("NPP: not in this build\n");
 #endif
 
-    static const char *const hdr[] = {"case",       "interp",   "MB touched",  "floor us",
-                                      "cpu us",     "cuda us",  "cuda spread", "cuda GB/s",
-                                      "of copy bw", "vs floor", "cuda e2e us", "opencl us",
-                                      "npp us",     "npp/cuda", "cpu/cuda"};
+    static const char *const hdr[] = {
+        "case",        "interp",    "MB touched", "floor us", "cpu us",      "cuda us",
+        "cuda spread", "cuda GB/s", "of copy bw", "vs floor", "cuda e2e us", "h2h floor us",
+        "e2e/h2h",     "opencl us", "npp us",     "npp/cuda", "cpu/cuda"};
     tsr_bench_table *t = tsr_bench_table_new(
         "tsr_resize, 3-channel u8 (median us; GPU columns device-resident, CUDA events)",
         (int)(sizeof hdr / sizeof hdr[0]), hdr);
@@ -422,8 +444,9 @@ int main(int argc, char **argv)
             if (!in_list(interp_list, tsr_interp_name(ip)))
                 continue;
             double bytes = bytes_touched(c, ip);
-            tsr_bench_stats s_cpu = {0}, s_cuda = {0}, s_e2e = {0}, s_ocl = {0}, s_npp = {0};
-            int ok_cpu = 0, ok_cuda = 0, ok_e2e = 0, ok_ocl = 0, ok_npp = 0;
+            tsr_bench_stats s_cpu = {0}, s_cuda = {0}, s_e2e = {0}, s_h2h = {0}, s_ocl = {0},
+                            s_npp = {0};
+            int ok_cpu = 0, ok_cuda = 0, ok_e2e = 0, ok_h2h = 0, ok_ocl = 0, ok_npp = 0;
             runner r;
             memset(&r, 0, sizeof r);
             tsr_resize_options_init(&r.opt);
@@ -478,6 +501,11 @@ int main(int argc, char **argv)
                 r.ctx = cuda_e2e, r.src = hs, r.dst = hd;
                 ok_e2e = !tsr_bench_measure(run_tsr, &r, 2, repeats < 20 ? repeats : 20, &s_e2e);
             }
+            if (have_dev) {
+                copy_runner cr = {hs, hd, ds, dd, nsets};
+                ok_h2h =
+                    !tsr_bench_measure(run_h2h_copy, &cr, 2, repeats < 20 ? repeats : 20, &s_h2h);
+            }
 #endif
             double floor_us = copy_gbs > 0 ? bytes / (copy_gbs * 1e3) + latency_us : 0;
             double gbs = ok_cuda ? bytes / (s_cuda.median_us * 1e3) : 0;
@@ -493,6 +521,8 @@ int main(int argc, char **argv)
                 ok_cuda && copy_gbs > 0 ? tsr_bench_fmt("%.2f", gbs / copy_gbs) : "-",
                 ok_cuda && floor_us > 0 ? tsr_bench_fmt("%.2f", s_cuda.median_us / floor_us) : "-",
                 us_cell(&s_e2e, ok_e2e),
+                us_cell(&s_h2h, ok_h2h),
+                ok_e2e && ok_h2h ? tsr_bench_fmt("%.2f", s_e2e.median_us / s_h2h.median_us) : "-",
                 us_cell(&s_ocl, ok_ocl),
                 us_cell(&s_npp, ok_npp),
                 ok_cuda && ok_npp ? tsr_bench_fmt("%.2f", s_npp.median_us / s_cuda.median_us) : "-",
@@ -513,6 +543,8 @@ int main(int argc, char **argv)
     tsr_bench_table_print(t, stdout);
     printf("floor = bytes touched / copy bandwidth + library launch latency; vs floor = cuda us / "
            "floor us; npp/cuda > 1 means tessera is faster\n");
+    printf("h2h floor = the call's bytes (source up, destination down) copied by cudaMemcpy from "
+           "and to the same pageable host buffers; e2e/h2h = cuda e2e us / h2h floor us\n");
     if (json) {
         const char *meta[] = {"host",
                               tsr_bench_host_description(),

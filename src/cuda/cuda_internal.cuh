@@ -77,6 +77,36 @@ tsr_status tsr__cuda_host_buffer_reserve(tsr_ctx *ctx, tsr__cuda_buffer *b, size
 void tsr__cuda_buffer_free(tsr__cuda_buffer *b);
 void tsr__cuda_host_buffer_free(tsr__cuda_buffer *b);
 
+/* Host rows moved through page-locked staging in chunks, so that the context threads' copy of
+ * one chunk (tsr__copy_rows) overlaps the DMA of the chunk before it. Rows are packed (row bytes
+ * apart) in the staging and device buffers and `hstride` apart in host memory. */
+enum { TSR__STAGE_CHUNKS = 8 };
+/* A download in flight: its chunks' completion events (created on first use, kept) and where
+ * they go. A zeroed struct is empty. */
+typedef struct tsr__cuda_staging {
+    cudaEvent_t done[TSR__STAGE_CHUNKS];
+    int nevents; /* events created */
+    int pending; /* chunks queued and not yet copied out */
+    size_t chunk_rows, rows, row, hstride;
+    void *host;
+    const unsigned char *pin;
+} tsr__cuda_staging;
+
+/* Copies `rows` rows from host into pin and queues each chunk's upload from pin to dev on
+ * stream as soon as it is staged. pin must stay untouched until the stream has passed. */
+tsr_status tsr__cuda_stage_upload(tsr_ctx *ctx, void *dev, void *pin, const void *host,
+                                  size_t hstride, size_t row, size_t rows, cudaStream_t stream);
+/* Queues the download of `rows` rows from dev into pin on stream, an event after each chunk,
+ * and notes host as their destination; tsr__cuda_stage_finish completes it. */
+tsr_status tsr__cuda_stage_download(tsr_ctx *ctx, tsr__cuda_staging *s, void *host, size_t hstride,
+                                    void *pin, const void *dev, size_t row, size_t rows,
+                                    cudaStream_t stream);
+/* Waits for each chunk of the pending download in turn and copies it to its host rows while
+ * the later chunks are still in flight. A no-op without a pending download. */
+tsr_status tsr__cuda_stage_finish(tsr_ctx *ctx, tsr__cuda_staging *s);
+/* Destroys the events (after the stream that used them has finished). */
+void tsr__cuda_staging_free(tsr__cuda_staging *s);
+
 /* Device time between two points of one stream: create, record start and stop, read. */
 typedef struct tsr__cuda_timer {
     cudaEvent_t start, stop;

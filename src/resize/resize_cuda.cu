@@ -10,8 +10,6 @@
  * the work is only queued on it; otherwise the call returns when the output is written. */
 #include "cuda/cuda_internal.cuh"
 
-#include "core/copy_rows.h"
-
 #include "resize/resize.cl"
 extern "C" {
 #include "resize/resize_backends.h"
@@ -30,6 +28,7 @@ extern "C" {
 struct lane {
     tsr__cuda_buffer src, dst, tab;    /* device */
     tsr__cuda_buffer pin_src, pin_dst; /* page-locked host */
+    tsr__cuda_staging down;            /* the host destination's download in flight */
 };
 struct resize_cuda_state {
     struct lane lanes[2];
@@ -47,6 +46,7 @@ static void resize_cuda_state_destroy(tsr_ctx *ctx, void *state)
         tsr__cuda_buffer_free(&l->tab);
         tsr__cuda_host_buffer_free(&l->pin_src);
         tsr__cuda_host_buffer_free(&l->pin_dst);
+        tsr__cuda_staging_free(&l->down);
     }
     tsr__free(ctx, rs);
 }
@@ -437,8 +437,8 @@ static int row_bytes(const tsr__resize_plan *pl, int dst, size_t *out)
 }
 
 /* One image on `stream` with the buffers of lane l. When the destination is a host image, its
- * rows are left in l->pin_dst and *pending is set: the caller synchronizes `stream` and then
- * calls finish_host_dst. */
+ * rows are on their way to l->pin_dst and *pending is set: the caller completes them with
+ * tsr__cuda_stage_finish(ctx, &l->down). */
 static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_image *src,
                           tsr_image *dst, cudaStream_t stream, struct lane *l, int *pending)
 {
@@ -460,8 +460,9 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
             return st;
         pin = l->pin_src.ptr;
         dev = l->src.ptr;
-        tsr__copy_rows(ctx, pin, srow, src->data, src->stride, srow, (size_t)pl->src_h);
-        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(dev, pin, bytes, cudaMemcpyHostToDevice, stream));
+        if ((st = tsr__cuda_stage_upload(ctx, dev, pin, src->data, src->stride, srow,
+                                         (size_t)pl->src_h, stream)) != TSR_OK)
+            return st;
         s = (const uchar *)dev, sstride = srow;
     }
     if (dst->memory == TSR_MEMORY_CUDA) {
@@ -479,20 +480,13 @@ static tsr_status run_one(tsr_ctx *ctx, const tsr__resize_plan *pl, const tsr_im
         return st;
     if (dst->memory != TSR_MEMORY_CUDA) {
         size_t bytes = drow * (size_t)pl->dst_h;
-        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_dst, bytes)) != TSR_OK)
+        if ((st = tsr__cuda_host_buffer_reserve(ctx, &l->pin_dst, bytes)) != TSR_OK ||
+            (st = tsr__cuda_stage_download(ctx, &l->down, dst->data, dst->stride, l->pin_dst.ptr, d,
+                                           drow, (size_t)pl->dst_h, stream)) != TSR_OK)
             return st;
-        TSR_CUDA_TRY(ctx,
-                     cudaMemcpyAsync(l->pin_dst.ptr, d, bytes, cudaMemcpyDeviceToHost, stream));
         *pending = 1;
     }
     return TSR_OK;
-}
-
-static void finish_host_dst(const tsr_ctx *ctx, const tsr__resize_plan *pl, tsr_image *dst,
-                            const struct lane *l)
-{
-    size_t drow = (size_t)pl->dst_w * pl->cn * pl->depth;
-    tsr__copy_rows(ctx, dst->data, dst->stride, l->pin_dst.ptr, drow, drow, (size_t)pl->dst_h);
 }
 
 extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan,
@@ -520,17 +514,18 @@ extern "C" tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *pla
         st = run_one(ctx, plan, src, dst, c->stream, &lanes[0], &pending);
     if (st != TSR_OK)
         return st;
+    if (pending && (st = tsr__cuda_stage_finish(ctx, &lanes[0].down)) != TSR_OK)
+        return st;
     int host = src->memory != TSR_MEMORY_CUDA || dst->memory != TSR_MEMORY_CUDA;
     if (host || c->own_stream)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(c->stream));
-    if (pending)
-        finish_host_dst(ctx, plan, dst, &lanes[0]);
     return TSR_OK;
 }
 
 /* Batch: images alternate between two streams with their own lanes of buffers, so the
  * host copy into pinned memory and the upload of image i overlap the kernel and download of
- * image i-1 on the other stream. Device images run on the context's stream one after another. */
+ * image i-1 on the other stream (and, within an image, its chunks one another). Device images run
+ * on the context's stream one after another. */
 extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans,
                                              const tsr_image *src, tsr_image *dst, size_t count,
                                              size_t *done)
@@ -569,8 +564,9 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
             break;
         }
         if (prev[k] != (size_t)-1) {
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], &lanes[k]);
             prev[k] = (size_t)-1;
+            if ((st = tsr__cuda_stage_finish(ctx, &lanes[k].down)) != TSR_OK)
+                break;
         }
         int pending = 0;
         st = run_one(ctx, &plans[i], &src[i], &dst[i], s2[k], &lanes[k], &pending);
@@ -584,7 +580,7 @@ extern "C" tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_pla
     }
     for (int k = 0; k < 2; k++)
         if (prev[k] != (size_t)-1 && st == TSR_OK)
-            finish_host_dst(ctx, &plans[prev[k]], &dst[prev[k]], &lanes[k]);
+            st = tsr__cuda_stage_finish(ctx, &lanes[k].down);
     if (st == TSR_OK)
         completed = count;
     /* On failure the images before the failing one on the same pipeline are done; report only

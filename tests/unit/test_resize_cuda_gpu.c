@@ -116,6 +116,48 @@ static void check_batch(tsr_ctx *ref, tsr_ctx *ctx)
         free(s[i].data), free(w[i].data), free(g[i].data);
 }
 
+/* Host images large enough to move in several staged chunks (cuda_staging.cu: chunks of at least
+ * 2 MiB, at most 8) in both directions, with padded host rows, alone and as a batch: every chunk
+ * must land in its own rows (outputs poisoned; a chunk copied to the wrong place or not at all
+ * shows as a mismatch against the reference). */
+static void check_staged_chunks(tsr_ctx *ref, tsr_ctx *ctx)
+{
+    static const int sizes[][4] = {{2500, 1700, 1250, 850}, {1300, 901, 2600, 1802}};
+    tsr_image s[2], w[2], g[2];
+    tsr_rng rng;
+    tsr_rng_seed(&rng, 23);
+    for (int i = 0; i < 2; i++) {
+        rb_alloc(ctx, &s[i], sizes[i][0], sizes[i][1], 3, TSR_U8, 5);
+        rb_alloc(ctx, &w[i], sizes[i][2], sizes[i][3], 3, TSR_U8, 0);
+        rb_alloc(ctx, &g[i], sizes[i][2], sizes[i][3], 3, TSR_U8, 7);
+        rb_fill(&rng, &s[i]);
+    }
+    static const tsr_interp ips[] = {TSR_INTERP_LINEAR, TSR_INTERP_CUBIC};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof ips / sizeof ips[0]; k++) {
+        tsr_resize_options opt;
+        tsr_resize_options_init(&opt);
+        opt.interp = ips[k];
+        for (int i = 0; i < 2; i++) {
+            CHECK_OK(ref, tsr_resize(ref, &s[i], &w[i], &opt));
+            rb_poison(&g[i], 0x3c);
+            CHECK_OK(ctx, tsr_resize(ctx, &s[i], &g[i], &opt));
+            bad += !rb_rows_equal(&w[i], &g[i]);
+            rb_poison(&g[i], 0xc3);
+        }
+        size_t done = 0;
+        CHECK_OK(ctx, tsr_resize_batch(ctx, s, g, 2, &opt, &done));
+        CHECK(done == 2);
+        for (int i = 0; i < 2; i++)
+            bad += !rb_rows_equal(&w[i], &g[i]);
+    }
+    CHECK(bad == 0);
+    printf("staged chunks: 8 large host-image resizes compared with the reference, %d mismatches\n",
+           bad);
+    for (int i = 0; i < 2; i++)
+        free(s[i].data), free(w[i].data), free(g[i].data);
+}
+
 /* Exact 2x linear u8 (k_up2_u8) on device images, against the reference with the output
  * poisoned: sizes with several 512-pixel column blocks and a partial last one, row bands with a
  * partial last one, and rows that are not a multiple of 16 bytes; rows aligned (word loads,
@@ -187,6 +229,7 @@ int main(void)
         rb_sweep(ref, ctx, run_device, (void *)1, "cuda device source, host destination");
     rb_factors(ref, ctx, run_host, NULL, "cuda");
     check_batch(ref, ctx);
+    check_staged_chunks(ref, ctx);
     check_up2_tiles(ref, ctx);
 
     /* a caller's stream: device work is queued on it */

@@ -1,0 +1,76 @@
+/* Chunked staging of host rows through page-locked memory (cuda_internal.cuh): the context's
+ * threads copy a chunk while the copy engine moves the one before it. */
+#include "core/copy_rows.h"
+#include "cuda/cuda_internal.cuh"
+
+#include <string.h>
+
+/* Chunks of at least 2 MiB (below that the threads' hand-off and one more DMA cost more than the
+ * overlap saves), at most TSR__STAGE_CHUNKS of them. */
+static size_t chunk_rows(size_t row, size_t rows)
+{
+    const size_t min_bytes = (size_t)2 << 20;
+    size_t by_count = (rows + TSR__STAGE_CHUNKS - 1) / TSR__STAGE_CHUNKS;
+    size_t by_bytes = row ? (min_bytes + row - 1) / row : rows;
+    size_t n = by_count > by_bytes ? by_count : by_bytes;
+    return n ? n : 1;
+}
+
+tsr_status tsr__cuda_stage_upload(tsr_ctx *ctx, void *dev, void *pin, const void *host,
+                                  size_t hstride, size_t row, size_t rows, cudaStream_t stream)
+{
+    const size_t step = chunk_rows(row, rows);
+    for (size_t y = 0; y < rows; y += step) {
+        const size_t n = rows - y < step ? rows - y : step;
+        unsigned char *p = (unsigned char *)pin + y * row;
+        tsr__copy_rows(ctx, p, row, (const unsigned char *)host + y * hstride, hstride, row, n);
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync((unsigned char *)dev + y * row, p, n * row,
+                                          cudaMemcpyHostToDevice, stream));
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__cuda_stage_download(tsr_ctx *ctx, tsr__cuda_staging *s, void *host, size_t hstride,
+                                    void *pin, const void *dev, size_t row, size_t rows,
+                                    cudaStream_t stream)
+{
+    const size_t step = chunk_rows(row, rows);
+    const int chunks = rows ? (int)((rows + step - 1) / step) : 0;
+    while (s->nevents < chunks) {
+        TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&s->done[s->nevents], cudaEventDisableTiming));
+        s->nevents++;
+    }
+    s->pending = 0;
+    for (int c = 0; c < chunks; c++) {
+        const size_t y = (size_t)c * step, n = rows - y < step ? rows - y : step;
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync((unsigned char *)pin + y * row,
+                                          (const unsigned char *)dev + y * row, n * row,
+                                          cudaMemcpyDeviceToHost, stream));
+        TSR_CUDA_TRY(ctx, cudaEventRecord(s->done[c], stream));
+        s->pending = c + 1;
+    }
+    s->chunk_rows = step, s->rows = rows, s->row = row, s->hstride = hstride;
+    s->host = host, s->pin = (const unsigned char *)pin;
+    return TSR_OK;
+}
+
+tsr_status tsr__cuda_stage_finish(tsr_ctx *ctx, tsr__cuda_staging *s)
+{
+    const int chunks = s->pending;
+    s->pending = 0;
+    for (int c = 0; c < chunks; c++) {
+        const size_t y = (size_t)c * s->chunk_rows;
+        const size_t n = s->rows - y < s->chunk_rows ? s->rows - y : s->chunk_rows;
+        TSR_CUDA_TRY(ctx, cudaEventSynchronize(s->done[c]));
+        tsr__copy_rows(ctx, (unsigned char *)s->host + y * s->hstride, s->hstride,
+                       s->pin + y * s->row, s->row, s->row, n);
+    }
+    return TSR_OK;
+}
+
+void tsr__cuda_staging_free(tsr__cuda_staging *s)
+{
+    for (int c = 0; c < s->nevents; c++)
+        cudaEventDestroy(s->done[c]);
+    memset(s, 0, sizeof *s);
+}
