@@ -34,6 +34,7 @@
 #include "carve/plan.h"
 
 #include "carve/batch_hd.h"
+#include "carve/energy_hd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +80,6 @@ static int cmp_int32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static inline int absdiff(int a, int b)
-{
-    return a > b ? a - b : b - a;
-}
-
 /* Energy part of the cost of pixel (y, x) of grid g entered from column from of row y-1
  * (y > 0): backward, e(x, y) from the luma (clamped differences); forward, CU plus, when the
  * seam moved, the left or right term. */
@@ -91,17 +87,15 @@ static uint64_t pixel_energy(const tsr__carve_grid *g, tsr_carve_energy kind, in
                              int32_t from)
 {
     const size_t gp = (size_t)g->pitch;
-    const int32_t w = g->w, h = g->h;
+    const int32_t w = g->w;
+    if (kind == TSR_CARVE_BACKWARD)
+        return tsr__carve_energy_cell(g->luma, (int64_t)gp, w, g->h, x, y);
     const uint8_t *row = g->luma + (size_t)y * gp;
     const int l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
-    uint64_t e = (uint64_t)absdiff(l, r);
-    if (kind == TSR_CARVE_BACKWARD) {
-        const int u = g->luma[(size_t)(y > 0 ? y - 1 : y) * gp + (size_t)x];
-        const int d = g->luma[(size_t)(y < h - 1 ? y + 1 : y) * gp + (size_t)x];
-        return e + (uint64_t)absdiff(u, d);
-    }
+    uint64_t e = (uint64_t)tsr__carve_absdiff(l, r);
     if (y > 0 && from != x)
-        e += (uint64_t)absdiff(g->luma[(size_t)(y - 1) * gp + (size_t)x], from < x ? l : r);
+        e += (uint64_t)tsr__carve_absdiff(g->luma[(size_t)(y - 1) * gp + (size_t)x],
+                                          from < x ? l : r);
     return e;
 }
 

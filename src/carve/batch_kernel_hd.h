@@ -177,9 +177,9 @@ TSR_HD void tsr__cc_join(const tsr__cc_planes *P, int32_t w, int32_t i)
         uint64_t tl = 0, tc = 0, tr = 0;
         if (P->forward) {
             const int32_t l = row[has_l ? x - 1 : x], r = row[has_r ? x + 1 : x];
-            tc = (uint64_t)tsr__cc_absdiff(l, r);
-            tl = tc + (uint64_t)tsr__cc_absdiff(up[x], l);
-            tr = tc + (uint64_t)tsr__cc_absdiff(up[x], r);
+            tc = (uint64_t)tsr__carve_absdiff(l, r);
+            tl = tc + (uint64_t)tsr__carve_absdiff(up[x], l);
+            tr = tc + (uint64_t)tsr__carve_absdiff(up[x], r);
         }
         const uint64_t vc = tsr__cc_hand_key(P, hb, x) + tc;
         const uint64_t vl = has_l ? tsr__cc_hand_key(P, hb, x - 1) + tl : 0;
@@ -302,12 +302,12 @@ TSR_HD uint32_t tsr__cc_batch_pixel(const tsr__cc_planes *P, int32_t w, int32_t 
     P->rec[(int64_t)(removed + j) * P->h + y] = P->orig[o + x];
     *drop = P->until && (P->mask[o + x] & TSR__CC_DROP_BIT) != 0;
     if (!P->forward)
-        return tsr__cc_energy_cell(P->luma, P->pitch, w, P->h, x, y);
+        return tsr__carve_energy_cell(P->luma, P->pitch, w, P->h, x, y);
     const uint8_t *row = P->luma + o;
     const int32_t l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
-    uint32_t e = (uint32_t)tsr__cc_absdiff(l, r);
+    uint32_t e = (uint32_t)tsr__carve_absdiff(l, r);
     if (from != x)
-        e += (uint32_t)tsr__cc_absdiff(P->luma[o - P->pitch + x], from < x ? l : r);
+        e += (uint32_t)tsr__carve_absdiff(P->luma[o - P->pitch + x], from < x ? l : r);
     return e;
 }
 

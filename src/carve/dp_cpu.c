@@ -96,7 +96,7 @@ void tsr__carve_dp_span(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, i
             int8_t b = 0;
             const tsr__carve_cost v = (mask ? d->pen[mask[x]] : 0) +
                                       (pm ? tsr__carve_dp_best_forward(pm, x, w, l, r, up[x], &b)
-                                          : tsr__carve_absdiff(r, l));
+                                          : (uint64_t)tsr__carve_absdiff(r, l));
             if (m[x] != v) {
                 if (x < clo)
                     clo = x;

@@ -6,14 +6,10 @@
 #ifndef TSR_CARVE_DP_HD_H
 #define TSR_CARVE_DP_HD_H
 
+#include "carve/energy_hd.h"
 #include "core/hd.h"
 
 #include <stdint.h>
-
-TSR_HD uint64_t tsr__carve_absdiff(int a, int b)
-{
-    return (uint64_t)(a > b ? a - b : b - a);
-}
 
 /* Backward energy: the least of pm[x-1], pm[x], pm[x+1]. */
 TSR_HD uint64_t tsr__carve_dp_best(const uint64_t *pm, int32_t x, int32_t w, int8_t *b)

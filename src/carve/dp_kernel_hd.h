@@ -97,7 +97,7 @@ TSR_HD void tsr__cc_stage_energy_interior(const tsr__cc_planes *P, const tsr__cc
 /* dp, lane `lane`: copies its C window columns of the band's inputs into sb (before the wait).
  * Eight rows at a time: every load first (unconditional, at clamped coordinates, so they are
  * all in flight together), then the stores (0 outside the image). Backward energy: computed here
- * from luma (energy_cpu.c's clamped differences), from the lane's aligned word of C = 4 columns
+ * from luma (energy_hd.h's clamped differences), from the lane's aligned word of C = 4 columns
  * in rows y - 1, y, y + 1 (rows clamped into the image) and the bytes just left and right of it
  * (columns clamped: the one-sided differences at the image's edges; the image's last column,
  * when inside the word, takes its own value as its right neighbour). A lane outside the image
@@ -200,10 +200,10 @@ TSR_HD void tsr__cc_costs(const tsr__cc_planes *P, int32_t w, const tsr__cc_stag
     const int32_t l = row[x > 0 && i > 0 ? i - 1 : i];
     const int32_t r = row[x < w - 1 && i < TSR__CC_WIN - 1 ? i + 1 : i];
     const int32_t u = sb->lu[k][i];
-    const uint32_t cu = (uint32_t)tsr__cc_absdiff(r, l);
+    const uint32_t cu = (uint32_t)tsr__carve_absdiff(r, l);
     *dc = cu << TSR__CC_Q;
-    *dl = (cu + (uint32_t)tsr__cc_absdiff(u, l)) << TSR__CC_Q;
-    *dr = (cu + (uint32_t)tsr__cc_absdiff(u, r)) << TSR__CC_Q;
+    *dl = (cu + (uint32_t)tsr__carve_absdiff(u, l)) << TSR__CC_Q;
+    *dr = (cu + (uint32_t)tsr__carve_absdiff(u, r)) << TSR__CC_Q;
 }
 
 /* Whether the lane whose first column is x1 holds output columns of its item. */

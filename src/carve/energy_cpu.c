@@ -1,13 +1,8 @@
-/* Backward energy (tessera/carve.h): e(x,y) = |Y(x+1,y) - Y(x-1,y)| + |Y(x,y+1) - Y(x,y-1)|,
- * indices clamped into the current image, so a border pixel uses a one-sided difference. At most
- * 510. Forward energy has no per-pixel plane: its transition costs are computed in the DP
- * (dp_cpu.c) from the luma directly. */
+/* The backward energy plane (carve/energy_hd.h's formula) of the CPU DP. Forward energy has no
+ * per-pixel plane: its transition costs are computed in the DP (dp_cpu.c) from the luma
+ * directly. */
+#include "carve/energy_hd.h"
 #include "carve/plan.h"
-
-static inline int absdiff(int a, int b)
-{
-    return a > b ? a - b : b - a;
-}
 
 void tsr__carve_energy_row(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y, int32_t x0,
                            int32_t x1)
@@ -21,16 +16,15 @@ void tsr__carve_energy_row(const tsr__carve_grid *g, tsr__carve_dp *d, int32_t y
     int32_t a = x0, b = x1;
     /* The clamped ends first, then the interior without branches. */
     if (a < 1 && a < b) {
-        e[0] = (uint16_t)(absdiff(row[w > 1 ? 1 : 0], row[0]) + absdiff(dn[0], up[0]));
+        e[0] = tsr__carve_energy_cell(g->luma, (int64_t)pitch, w, h, 0, y);
         a = 1;
     }
     if (b > w - 1 && b > a) {
-        int32_t x = w - 1;
-        e[x] = (uint16_t)(absdiff(row[x], row[x - 1]) + absdiff(dn[x], up[x]));
+        e[w - 1] = tsr__carve_energy_cell(g->luma, (int64_t)pitch, w, h, w - 1, y);
         b = w - 1;
     }
     for (int32_t x = a; x < b; x++)
-        e[x] = (uint16_t)(absdiff(row[x + 1], row[x - 1]) + absdiff(dn[x], up[x]));
+        e[x] = tsr__carve_energy_of(row[x - 1], row[x + 1], up[x], dn[x]);
 }
 
 void tsr__carve_energy_all(const tsr__carve_grid *g, tsr__carve_dp *d, int threads)

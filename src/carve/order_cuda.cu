@@ -95,8 +95,8 @@ __device__ __forceinline__ uint64_t dp_cell(const tm_params &p, int32_t w, int32
     const int l = row[x > 0 ? x - 1 : 0], r = row[x < w - 1 ? x + 1 : w - 1];
     uint64_t k = mrow ? p.pen[mrow[x]] : 0;
     *code = 0;
-    if (!p.forward) /* energy_cpu.c's backward energy, then the least predecessor */
-        k += tsr__carve_absdiff(r, l) + tsr__carve_absdiff(dn[x], up[x]) +
+    if (!p.forward) /* energy_hd.h's backward energy, then the least predecessor */
+        k += tsr__carve_energy_of(l, r, up[x], dn[x]) +
              (pm ? tsr__carve_dp_best(pm, x, w, code) : 0);
     else
         k +=

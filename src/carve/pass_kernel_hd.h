@@ -58,6 +58,7 @@
 #define TSR_CARVE_PASS_KERNEL_HD_H
 
 #include "carve/batch_hd.h"
+#include "carve/energy_hd.h"
 #include "carve/pass_state.h"
 #include "core/hd.h"
 
@@ -155,11 +156,6 @@ typedef struct tsr__cc_planes {
     uint64_t pen[4];        /* key term per mask code (tsr__carve_dp_penalties) */
 } tsr__cc_planes;
 
-TSR_HD int32_t tsr__cc_absdiff(int32_t a, int32_t b)
-{
-    return a > b ? a - b : b - a;
-}
-
 TSR_HD int32_t tsr__cc_bands(int32_t h)
 {
     return (h + TSR__CC_BAND - 1) / TSR__CC_BAND;
@@ -186,17 +182,6 @@ TSR_HD uint64_t tsr__cc_pen(const tsr__cc_planes *P, uint8_t m)
 
 /* ---- energy ---- */
 
-/* Backward energy of (x, y) in a grid of w x h (energy_cpu.c's clamped differences). */
-TSR_HD uint16_t tsr__cc_energy_cell(const uint8_t *luma, int32_t pitch, int32_t w, int32_t h,
-                                    int32_t x, int32_t y)
-{
-    const uint8_t *row = luma + (int64_t)y * pitch;
-    const uint8_t *up = luma + (int64_t)(y > 0 ? y - 1 : y) * pitch;
-    const uint8_t *dn = luma + (int64_t)(y < h - 1 ? y + 1 : y) * pitch;
-    const int32_t l = x > 0 ? x - 1 : 0, r = x < w - 1 ? x + 1 : w - 1;
-    return (uint16_t)(tsr__cc_absdiff(row[r], row[l]) + tsr__cc_absdiff(dn[x], up[x]));
-}
-
 /* 4 bytes of a plane at p (4-byte aligned): byte c of the result is p[c]. A plane no thread
  * writes during the launch (the read-only path on the device). */
 TSR_HD uint32_t tsr__cc_word4(const uint8_t *p)
@@ -216,7 +201,7 @@ TSR_HD uint32_t tsr__cc_absdiff4(uint32_t a, uint32_t b)
 #else
     uint32_t r = 0;
     for (int32_t c = 0; c < 4; c++)
-        r |= (uint32_t)tsr__cc_absdiff((int32_t)(a >> 8 * c & 255), (int32_t)(b >> 8 * c & 255))
+        r |= (uint32_t)tsr__carve_absdiff((int32_t)(a >> 8 * c & 255), (int32_t)(b >> 8 * c & 255))
              << 8 * c;
     return r;
 #endif
