@@ -5,11 +5,12 @@
 
 #include <string.h>
 
-/* Chunks of at least 2 MiB (below that the threads' hand-off and one more DMA cost more than the
- * overlap saves), at most TSR__STAGE_CHUNKS of them. */
+/* Chunks of at least 8 MiB, at most TSR__STAGE_CHUNKS of them. Measured on the H200 host
+ * (bench/notes/resize.md, session 2026-12-02): with 2 MiB chunks 8K images moved 20-35% faster
+ * than in one piece, but a 25 MB 4K source 25% slower (each chunk's copy on fewer threads). */
 static size_t chunk_rows(size_t row, size_t rows)
 {
-    const size_t min_bytes = (size_t)2 << 20;
+    const size_t min_bytes = (size_t)8 << 20;
     size_t by_count = (rows + TSR__STAGE_CHUNKS - 1) / TSR__STAGE_CHUNKS;
     size_t by_bytes = row ? (min_bytes + row - 1) / row : rows;
     size_t n = by_count > by_bytes ? by_count : by_bytes;

@@ -117,12 +117,12 @@ static void check_batch(tsr_ctx *ref, tsr_ctx *ctx)
 }
 
 /* Host images large enough to move in several staged chunks (cuda_staging.cu: chunks of at least
- * 2 MiB, at most 8) in both directions, with padded host rows, alone and as a batch: every chunk
- * must land in its own rows (outputs poisoned; a chunk copied to the wrong place or not at all
- * shows as a mismatch against the reference). */
+ * 8 MiB, at most 8; 30 MB here: 4 chunks, the last one partial) in both directions, with padded
+ * host rows, alone and as a batch: every chunk must land in its own rows (outputs poisoned; a chunk
+ * copied to the wrong place or not at all shows as a mismatch against the reference). */
 static void check_staged_chunks(tsr_ctx *ref, tsr_ctx *ctx)
 {
-    static const int sizes[][4] = {{2500, 1700, 1250, 850}, {1300, 901, 2600, 1802}};
+    static const int sizes[][4] = {{4000, 2501, 1999, 1250}, {1999, 1250, 4000, 2501}};
     tsr_image s[2], w[2], g[2];
     tsr_rng rng;
     tsr_rng_seed(&rng, 23);
