@@ -318,8 +318,12 @@ tsr_status tsr__tiff_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file
 {
     tiff_mem m = {ctx, NULL, 0, 0, 0, 1, 0, ""};
     TIFF *tif = mem_open(&m, "w");
-    if (!tif)
-        return tsr__fail(ctx, TSR_ERR_INTERNAL, "TIFF: cannot start a file: %s", m.message);
+    if (!tif) {
+        tsr__free(ctx, m.data);
+        return tsr__fail(ctx, m.failed ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_INTERNAL,
+                         "TIFF: cannot start a file: %s",
+                         m.failed ? "out of memory for the file" : m.message);
+    }
     const int ch = img->channels;
     const size_t row = (size_t)img->width * (size_t)ch * tsr_depth_size(img->depth);
     uint16_t extra = EXTRASAMPLE_UNASSALPHA;

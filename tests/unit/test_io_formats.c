@@ -212,7 +212,8 @@ static size_t bmp_build(unsigned char *out, uint32_t hsize, int32_t w, int32_t h
     if (compression == 3)
         for (int i = 0; i < (hsize >= 56 ? 4 : 3); i++)
             put32(out + 54 + 4 * i, masks[i]);
-    memcpy(out + 14 + hsize + masks_len, pal, (size_t)npal * 4);
+    if (npal)
+        memcpy(out + 14 + hsize + masks_len, pal, (size_t)npal * 4);
     memcpy(out + off, raster, raster_len);
     return off + raster_len;
 }
