@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc pkg-config              # build
-  libpng-dev libjpeg62-turbo-dev zlib1g-dev  # image I/O
+  libpng-dev libjpeg62-turbo-dev zlib1g-dev libtiff-dev libwebp-dev  # image I/O
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd  # OpenCL backend, tested on the CPU by PoCL
   python3-numpy python3-opencv           # oracle tests and benchmark peers (/usr/bin/python3)
   clang libclang-rt-14-dev               # libFuzzer targets

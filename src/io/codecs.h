@@ -22,6 +22,11 @@
 tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__jpeg_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__pnm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+tsr_status tsr__pam_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+tsr_status tsr__pfm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+tsr_status tsr__tiff_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+tsr_status tsr__webp_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+tsr_status tsr__bmp_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 
 /* level: zlib compression level 0..9. */
 tsr_status tsr__png_encode(tsr_ctx *ctx, const tsr_image *img, int level, tsr__atomic_file *af);
@@ -29,6 +34,16 @@ tsr_status tsr__png_encode(tsr_ctx *ctx, const tsr_image *img, int level, tsr__a
 tsr_status tsr__jpeg_encode(tsr_ctx *ctx, const tsr_image *img, int quality, tsr__atomic_file *af);
 /* img has 1 or 3 channels (P5 / P6), u8 (maxval 255) or u16 (maxval 65535). */
 tsr_status tsr__pnm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
+/* 1-4 channels, u8 or u16; TUPLTYPE GRAYSCALE, GRAYSCALE_ALPHA, RGB or RGB_ALPHA. */
+tsr_status tsr__pam_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
+/* f32, 1 or 3 channels. */
+tsr_status tsr__pfm_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
+/* u8, u16 or f32, 1-4 channels. */
+tsr_status tsr__tiff_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
+/* u8, 3 or 4 channels; quality 0: lossless, 1..100: lossy. */
+tsr_status tsr__webp_encode(tsr_ctx *ctx, const tsr_image *img, int quality, tsr__atomic_file *af);
+/* u8, 1, 3 or 4 channels. */
+tsr_status tsr__bmp_encode(tsr_ctx *ctx, const tsr_image *img, tsr__atomic_file *af);
 
 /* The same encoders row by row (row_writer.c), for an image described by img (its data is not
  * used): begin (PNG) or the header (PNM), then rows top to bottom, count at a time, `stride`
@@ -49,6 +64,11 @@ tsr_status tsr__pnm_encode_rows(tsr_ctx *ctx, const tsr_image *img, const void *
  * failure's message prefixed with the path ("PATH: message"), as tsr_image_save reports them. */
 tsr_status tsr__image_check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img);
 tsr_status tsr__image_prefix_path(tsr_ctx *ctx, tsr_status st, const char *path);
+
+/* The largest image a decoder may allocate: fails with TSR_ERR_LIMIT, the message naming the
+ * format prefix ("BMP: "), when width x height exceeds the context's max_image_pixels. */
+tsr_status tsr__image_check_pixels(tsr_ctx *ctx, const char *prefix, uint64_t width,
+                                   uint64_t height);
 
 /* 1 when this machine stores integers little-endian (16-bit samples are swapped for files). */
 static inline int tsr__host_is_little_endian(void)

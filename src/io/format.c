@@ -12,18 +12,34 @@ const char *tsr_format_name(tsr_format format)
     case TSR_FORMAT_PNG: return "png";
     case TSR_FORMAT_JPEG: return "jpeg";
     case TSR_FORMAT_PNM: return "pnm";
+    case TSR_FORMAT_PAM: return "pam";
+    case TSR_FORMAT_PFM: return "pfm";
+    case TSR_FORMAT_TIFF: return "tiff";
+    case TSR_FORMAT_WEBP: return "webp";
+    case TSR_FORMAT_BMP: return "bmp";
+    case TSR_FORMAT_JP2: return "jp2";
+    case TSR_FORMAT_J2K: return "j2k";
     case TSR_FORMAT_UNKNOWN: break;
     }
     return "unknown";
 }
 
+static int is_netpbm_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* Signatures: PNG, the 8 bytes of ISO 15948 5.2; JPEG, SOI followed by the first byte of the
  * next marker (FF D8 FF); PNM, 'P' and a digit 1..6 (netpbm: P1/P4 bitmaps, P2/P5 graymaps,
- * P3/P6 pixmaps) followed by whitespace, or by '#' starting a comment. Bitmaps are detected so
- * that the decoder can say they are unsupported rather than "unknown format". */
+ * P3/P6 pixmaps) followed by whitespace, or by '#' starting a comment; PAM, "P7" and
+ * whitespace; PFM, "PF" or "Pf" and whitespace; TIFF, "II*\0" or "MM\0*" (BigTIFF: 43 for 42);
+ * WebP, "RIFF", a size, "WEBP"; BMP, "BM" (the file header is checked by the decoder);
+ * JPEG 2000, the JP2 signature box (T.800 I.5.1) or SOC followed by SIZ (FF 4F FF 51). */
 tsr_format tsr_format_detect(const void *head, size_t len)
 {
     static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char jp2_sig[12] = {0,   0,   0,    12,   'j',  'P',
+                                              ' ', ' ', '\r', '\n', 0x87, '\n'};
     const unsigned char *p = head;
     if (!p)
         return TSR_FORMAT_UNKNOWN;
@@ -32,10 +48,64 @@ tsr_format tsr_format_detect(const void *head, size_t len)
     if (len >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
         return TSR_FORMAT_JPEG;
     if (len >= 3 && p[0] == 'P' && p[1] >= '1' && p[1] <= '6' &&
-        (p[2] == ' ' || p[2] == '\t' || p[2] == '\n' || p[2] == '\r' || p[2] == '\v' ||
-         p[2] == '\f' || p[2] == '#'))
+        (is_netpbm_space(p[2]) || p[2] == '#'))
         return TSR_FORMAT_PNM;
+    if (len >= 3 && p[0] == 'P' && p[1] == '7' && is_netpbm_space(p[2]))
+        return TSR_FORMAT_PAM;
+    if (len >= 3 && p[0] == 'P' && (p[1] == 'F' || p[1] == 'f') && is_netpbm_space(p[2]))
+        return TSR_FORMAT_PFM;
+    if (len >= 4 && ((p[0] == 'I' && p[1] == 'I' && (p[2] == 42 || p[2] == 43) && p[3] == 0) ||
+                     (p[0] == 'M' && p[1] == 'M' && p[2] == 0 && (p[3] == 42 || p[3] == 43))))
+        return TSR_FORMAT_TIFF;
+    if (len >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
+        return TSR_FORMAT_WEBP;
+    if (len >= 2 && p[0] == 'B' && p[1] == 'M')
+        return TSR_FORMAT_BMP;
+    if (len >= 12 && memcmp(p, jp2_sig, 12) == 0)
+        return TSR_FORMAT_JP2;
+    if (len >= 4 && p[0] == 0xff && p[1] == 0x4f && p[2] == 0xff && p[3] == 0x51)
+        return TSR_FORMAT_J2K;
     return TSR_FORMAT_UNKNOWN;
+}
+
+unsigned tsr__format_depths(tsr_format f)
+{
+    const unsigned u8 = TSR__DEPTH_BIT(TSR_U8), u16 = TSR__DEPTH_BIT(TSR_U16),
+                   f32 = TSR__DEPTH_BIT(TSR_F32);
+    switch (f) {
+    case TSR_FORMAT_JPEG:
+    case TSR_FORMAT_WEBP:
+    case TSR_FORMAT_BMP: return u8;
+    case TSR_FORMAT_PNG:
+    case TSR_FORMAT_PNM:
+    case TSR_FORMAT_PAM:
+    case TSR_FORMAT_JP2:
+    case TSR_FORMAT_J2K: return u8 | u16;
+    case TSR_FORMAT_PFM: return f32;
+    case TSR_FORMAT_TIFF: return u8 | u16 | f32;
+    case TSR_FORMAT_UNKNOWN: break;
+    }
+    return 0;
+}
+
+unsigned tsr__format_channels(tsr_format f)
+{
+    const unsigned gray = TSR__CHANNELS_BIT(1), rgb = TSR__CHANNELS_BIT(3),
+                   alpha = TSR__CHANNELS_BIT(2) | TSR__CHANNELS_BIT(4);
+    switch (f) {
+    case TSR_FORMAT_JPEG:
+    case TSR_FORMAT_PNM:
+    case TSR_FORMAT_PFM: return gray | rgb;
+    case TSR_FORMAT_WEBP: return rgb | TSR__CHANNELS_BIT(4);
+    case TSR_FORMAT_BMP: return gray | rgb | TSR__CHANNELS_BIT(4);
+    case TSR_FORMAT_PNG:
+    case TSR_FORMAT_PAM:
+    case TSR_FORMAT_TIFF:
+    case TSR_FORMAT_JP2:
+    case TSR_FORMAT_J2K: return gray | rgb | alpha;
+    case TSR_FORMAT_UNKNOWN: break;
+    }
+    return 0;
 }
 
 /* ASCII case-insensitive comparison of two NUL-terminated strings (locale-independent). */
@@ -59,7 +129,10 @@ static const struct {
 } extensions[] = {
     {"png", TSR__FILE_PNG},  {"jpg", TSR__FILE_JPEG},        {"jpeg", TSR__FILE_JPEG},
     {"jpe", TSR__FILE_JPEG}, {"ppm", TSR__FILE_PPM},         {"pgm", TSR__FILE_PGM},
-    {"pnm", TSR__FILE_PNM},  {"pgx", TSR__FILE_PGX},         {"json", TSR__FILE_JSON},
+    {"pnm", TSR__FILE_PNM},  {"pam", TSR__FILE_PAM},         {"pfm", TSR__FILE_PFM},
+    {"tif", TSR__FILE_TIFF}, {"tiff", TSR__FILE_TIFF},       {"webp", TSR__FILE_WEBP},
+    {"bmp", TSR__FILE_BMP},  {"jp2", TSR__FILE_JP2},         {"j2k", TSR__FILE_J2K},
+    {"j2c", TSR__FILE_J2K},  {"pgx", TSR__FILE_PGX},         {"json", TSR__FILE_JSON},
     {"svg", TSR__FILE_SVG},  {"graphml", TSR__FILE_GRAPHML},
 };
 
@@ -91,6 +164,13 @@ tsr_format tsr__file_format_image(tsr__file_format f)
     case TSR__FILE_PGM:
     case TSR__FILE_PPM:
     case TSR__FILE_PNM: return TSR_FORMAT_PNM;
+    case TSR__FILE_PAM: return TSR_FORMAT_PAM;
+    case TSR__FILE_PFM: return TSR_FORMAT_PFM;
+    case TSR__FILE_TIFF: return TSR_FORMAT_TIFF;
+    case TSR__FILE_WEBP: return TSR_FORMAT_WEBP;
+    case TSR__FILE_BMP: return TSR_FORMAT_BMP;
+    case TSR__FILE_JP2: return TSR_FORMAT_JP2;
+    case TSR__FILE_J2K: return TSR_FORMAT_J2K;
     default: return TSR_FORMAT_UNKNOWN;
     }
 }
@@ -110,7 +190,7 @@ tsr_status tsr__output_format(tsr_ctx *ctx, const char *path, unsigned writable,
         *out = f;
         return TSR_OK;
     }
-    char list[160] = "";
+    char list[256] = "";
     size_t used = 0;
     for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++)
         if (writable & TSR__FILE_BIT(extensions[i].format)) {

@@ -16,6 +16,13 @@ typedef enum tsr__file_format {
     TSR__FILE_PGM,      /* .pgm: P5, gray only */
     TSR__FILE_PPM,      /* .ppm: P6, colour only */
     TSR__FILE_PNM,      /* .pnm: P5 for gray, P6 for colour */
+    TSR__FILE_PAM,      /* .pam: P7 */
+    TSR__FILE_PFM,      /* .pfm: Pf gray, PF colour, f32 */
+    TSR__FILE_TIFF,     /* .tif .tiff */
+    TSR__FILE_WEBP,     /* .webp */
+    TSR__FILE_BMP,      /* .bmp */
+    TSR__FILE_JP2,      /* .jp2: JPEG 2000 file (tsr_j2k_encode_save) */
+    TSR__FILE_J2K,      /* .j2k .j2c: JPEG 2000 codestream (tsr_j2k_encode_save) */
     TSR__FILE_PGX,      /* .pgx: JPEG 2000 conformance planes */
     TSR__FILE_JSON,     /* .json: contest graph drawing */
     TSR__FILE_SVG,      /* .svg */
@@ -24,12 +31,26 @@ typedef enum tsr__file_format {
 } tsr__file_format;
 
 #define TSR__FILE_BIT(f) (1u << (f))
-/* What the image writers (tsr_image_save, the row writer) write. */
+/* What the row writer writes: PNG and PNM. */
+#define TSR__WRITES_ROWS                                                                           \
+    (TSR__FILE_BIT(TSR__FILE_PNG) | TSR__FILE_BIT(TSR__FILE_PGM) | TSR__FILE_BIT(TSR__FILE_PPM) |  \
+     TSR__FILE_BIT(TSR__FILE_PNM))
+/* What tsr_image_save writes. */
 #define TSR__WRITES_IMAGE                                                                          \
-    (TSR__FILE_BIT(TSR__FILE_PNG) | TSR__FILE_BIT(TSR__FILE_JPEG) | TSR__FILE_BIT(TSR__FILE_PGM) | \
-     TSR__FILE_BIT(TSR__FILE_PPM) | TSR__FILE_BIT(TSR__FILE_PNM))
-/* What the row writer writes (JPEG is not written row by row). */
-#define TSR__WRITES_ROWS (TSR__WRITES_IMAGE & ~TSR__FILE_BIT(TSR__FILE_JPEG))
+    (TSR__WRITES_ROWS | TSR__FILE_BIT(TSR__FILE_JPEG) | TSR__FILE_BIT(TSR__FILE_PAM) |             \
+     TSR__FILE_BIT(TSR__FILE_PFM) | TSR__FILE_BIT(TSR__FILE_TIFF) |                                \
+     TSR__FILE_BIT(TSR__FILE_WEBP) | TSR__FILE_BIT(TSR__FILE_BMP))
+/* Image files with JPEG 2000 too (tsr_j2k_encode_save writes those). */
+#define TSR__WRITES_IMAGE_J2K                                                                      \
+    (TSR__WRITES_IMAGE | TSR__FILE_BIT(TSR__FILE_JP2) | TSR__FILE_BIT(TSR__FILE_J2K))
+
+/* What an image format holds, the one table tsr_image_save checks and the CLI converts to:
+ * a mask of TSR__DEPTH_BIT(depth) and one of TSR__CHANNELS_BIT(channels) (1..4). JP2/J2K are
+ * the JPEG 2000 encoder's (u8/u16, 1-4 channels). */
+#define TSR__DEPTH_BIT(d) (1u << (d))
+#define TSR__CHANNELS_BIT(c) (1u << (c))
+unsigned tsr__format_depths(tsr_format f);
+unsigned tsr__format_channels(tsr_format f);
 
 /* The format path's extension names (TSR__FILE_NONE without one, also for "-" and for a hidden
  * file's bare name such as ".png"; TSR__FILE_OTHER for one tessera does not write). */

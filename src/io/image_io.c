@@ -33,6 +33,16 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
     case TSR_FORMAT_PNG: st = tsr__png_decode(ctx, data, len, out); break;
     case TSR_FORMAT_JPEG: st = tsr__jpeg_decode(ctx, data, len, out); break;
     case TSR_FORMAT_PNM: st = tsr__pnm_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_PAM: st = tsr__pam_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_PFM: st = tsr__pfm_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_TIFF: st = tsr__tiff_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_WEBP: st = tsr__webp_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_BMP: st = tsr__bmp_decode(ctx, data, len, out); break;
+    case TSR_FORMAT_JP2:
+    case TSR_FORMAT_J2K:
+        st = tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                       "JPEG 2000: decoded by tsr_j2k_decode_image (tessera/j2k.h), not here");
+        break;
     case TSR_FORMAT_UNKNOWN: break;
     }
     if (st == TSR_OK) {
@@ -41,7 +51,9 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
     }
     if (f != TSR_FORMAT_UNKNOWN) {
         /* Messages from shared code (allocation, limits) do not name the format: add it. */
-        static const char *const prefixes[] = {"", "PNG: ", "JPEG: ", "PNM: "};
+        static const char *const prefixes[] = {
+            "",       "PNG: ",  "JPEG: ", "PNM: ",       "PAM: ",      "PFM: ",
+            "TIFF: ", "WebP: ", "BMP: ",  "JPEG 2000: ", "JPEG 2000: "};
         const char *prefix = prefixes[f];
         if (strncmp(ctx->message, prefix, strlen(prefix)) != 0) {
             char msg[sizeof ctx->message];
@@ -53,8 +65,8 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
     }
     const uint8_t *p = data;
     return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                     "unknown image format (first bytes %02x %02x %02x %02x; PNG, JPEG and PNM "
-                     "are read)",
+                     "unknown image format (first bytes %02x %02x %02x %02x; PNG, JPEG, PNM, PAM, "
+                     "PFM, TIFF, WebP and BMP are read)",
                      p[0], len > 1 ? p[1] : 0, len > 2 ? p[2] : 0, len > 3 ? p[3] : 0);
 }
 
@@ -210,37 +222,50 @@ void tsr_save_options_init(tsr_save_options *opt)
     opt->png_compression = 3;
 }
 
-/* Whether the format can hold the image; fails with a message naming what it cannot. */
+tsr_status tsr__image_check_pixels(tsr_ctx *ctx, const char *prefix, uint64_t width,
+                                   uint64_t height)
+{
+    if (width && height > ctx->opt.max_image_pixels / width)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "%simage of %llux%llu exceeds the limit of %llu pixels", prefix,
+                         (unsigned long long)width, (unsigned long long)height,
+                         (unsigned long long)ctx->opt.max_image_pixels);
+    return TSR_OK;
+}
+
+static const char *depth_text(tsr_depth d)
+{
+    return d == TSR_U8 ? "u8" : d == TSR_U16 ? "u16" : "f32";
+}
+
+/* Whether the format can hold the image (format.c's table); fails with a message naming what
+ * it cannot. */
 tsr_status tsr__image_check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image *img)
 {
     if (img->memory != TSR_MEMORY_HOST)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "saving needs an image in host memory");
-    if (img->depth == TSR_F32)
+    if (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "%s cannot store f32 samples (convert to u8 or u16 first)",
-                         tsr_format_name(f));
-    switch (f) {
-    case TSR_FORMAT_JPEG:
-        if (img->depth != TSR_U8)
-            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG stores u8 samples only");
-        if (img->channels != 1 && img->channels != 3)
+                         "JPEG 2000 files are written by tsr_j2k_encode_save (tessera/j2k.h)");
+    if (!tsr__format_depths(f))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown output format %d", (int)f);
+    if (!(tsr__format_depths(f) & TSR__DEPTH_BIT(img->depth)))
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "%s cannot store %s samples", tsr_format_name(f),
+                         depth_text(img->depth));
+    if (!(tsr__format_channels(f) & TSR__CHANNELS_BIT(img->channels))) {
+        if (f == TSR_FORMAT_PNM)
             return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                             "JPEG stores gray or RGB only (%d channels given)",
+                             "PNM (PGM/PPM) cannot store an alpha channel (%d channels given; "
+                             ".pam can)",
                              (int)img->channels);
-        if (img->width > 65500 || img->height > 65500)
-            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                             "JPEG images are at most 65500 wide and high");
-        return TSR_OK;
-    case TSR_FORMAT_PNM:
-        if (img->channels != 1 && img->channels != 3)
-            return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                             "PNM (PGM/PPM) cannot store an alpha channel (%d channels given)",
-                             (int)img->channels);
-        return TSR_OK;
-    case TSR_FORMAT_PNG: return TSR_OK;
-    case TSR_FORMAT_UNKNOWN: break;
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "%s cannot store %d-channel images",
+                         tsr_format_name(f), (int)img->channels);
     }
-    return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown output format %d", (int)f);
+    if (f == TSR_FORMAT_JPEG && (img->width > 65500 || img->height > 65500))
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG images are at most 65500 wide and high");
+    if (f == TSR_FORMAT_WEBP && (img->width > 16383 || img->height > 16383))
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "WebP images are at most 16383 wide and high");
+    return TSR_OK;
 }
 
 tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
@@ -262,6 +287,9 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     if (o.png_compression < 0 || o.png_compression > 9)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "PNG compression %d is outside 0..9",
                          o.png_compression);
+    if (o.webp_quality < 0 || o.webp_quality > 100)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "WebP quality %d is outside 0..100 (0: lossless)", o.webp_quality);
     tsr_format f = o.format;
     tsr__file_format named = TSR__FILE_NONE; /* PGM and PPM say which PNM */
     if (f == TSR_FORMAT_UNKNOWN) {
@@ -286,6 +314,11 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
     switch (f) {
     case TSR_FORMAT_PNG: st = tsr__png_encode(ctx, img, o.png_compression, &af); break;
     case TSR_FORMAT_JPEG: st = tsr__jpeg_encode(ctx, img, o.jpeg_quality, &af); break;
+    case TSR_FORMAT_PAM: st = tsr__pam_encode(ctx, img, &af); break;
+    case TSR_FORMAT_PFM: st = tsr__pfm_encode(ctx, img, &af); break;
+    case TSR_FORMAT_TIFF: st = tsr__tiff_encode(ctx, img, &af); break;
+    case TSR_FORMAT_WEBP: st = tsr__webp_encode(ctx, img, o.webp_quality, &af); break;
+    case TSR_FORMAT_BMP: st = tsr__bmp_encode(ctx, img, &af); break;
     default: st = tsr__pnm_encode(ctx, img, &af); break;
     }
     if (st != TSR_OK) {

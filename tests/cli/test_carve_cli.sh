@@ -26,7 +26,7 @@ expect 2 "$tool" carve "$s" --width 10
 for v in 0 -3 abc 65536 99999999999 1.5; do
   expect 2 "$tool" carve "$s" "$tmp/a.png" --width "$v"; one_line "--width $v"
 done
-for v in 0x10 10x0 10 x10 70000x5; do
+for v in 0x10 10x0 10 x 0x 70000x5; do
   expect 2 "$tool" carve "$s" "$tmp/a.png" --size "$v"
 done
 expect 2 "$tool" carve "$s" "$tmp/a.png" --size 10x10 --width 5

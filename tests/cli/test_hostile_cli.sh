@@ -126,11 +126,11 @@ fi
 [ -z "$(ls -A "$tmp/w")" ] && ok || bad "failed checks left files: $(ls -A "$tmp/w")"
 
 # --- the output's extension chooses the format; one tessera cannot write is a usage error -----------
-for ext in webp tif jp2 bmp; do
+for ext in gif heic xcf; do
   expect 2 "$tool" resize "$src" "$tmp/w/r.$ext" --size 8x8 --quiet
   grep -q "cannot write .$ext files here (it writes .png, .jpg" "$tmp/err.txt" && ok || bad ".$ext: message names it and the formats"
 done
-expect 2 "$tool" carve "$src" "$tmp/w/c.tif" --width 100 --quiet
+expect 2 "$tool" carve "$src" "$tmp/w/c.gif" --width 100 --quiet
 expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.svg" --moves 10 --quiet
 expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.json" --svg "$tmp/w/o.png" --moves 10 --quiet
 expect 2 "$tool" layout render "$tmp/g.txt" "$tmp/w/r.png"
@@ -241,7 +241,7 @@ grep -q -- "makes no output size" "$tmp/err.txt" && ok || bad "huge --scale: mes
 expect 1 "$tool" resize "$src" "$tmp/m.png" --size 100000x100000 --quiet
 grep -q "the 100000x100000 output: " "$tmp/err.txt" && ok || bad "huge --size: names the output"
 expect 2 "$tool" resize "$src" "$tmp/m.png" --size 8x8 --quality 50 --quiet
-grep -q -- "--quality applies to JPEG outputs" "$tmp/err.txt" && ok || bad "--quality for PNG: message"
+grep -q -- "--quality applies to JPEG (.jpg, .jpeg) and WebP" "$tmp/err.txt" && ok || bad "--quality for PNG: message"
 expect 2 "$tool" carve "$src" "$tmp/m.png" --width 100 --quality 50 --quiet
 expect 0 "$tool" resize "$src" "$tmp/m.jpg" --size 8x8 --quality 50 --quiet
 mkdir -p "$tmp/afolder"

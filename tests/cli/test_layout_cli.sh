@@ -19,7 +19,7 @@ expect 2 "$tool" layout frobnicate x
 expect 2 "$tool" layout check
 expect 2 "$tool" layout optimize only-one.json
 expect 2 "$tool" layout check a.json --time 5
-expect 2 "$tool" layout optimize a.json b.json --json
+expect 2 "$tool" layout optimize a.json - --json # both on standard output
 
 # A small valid drawing: a 4-cycle with both diagonals (one crossing).
 cat >"$tmp/k4.json" <<'J'

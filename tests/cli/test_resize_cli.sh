@@ -21,7 +21,7 @@ expect 2 "$tool" frobnicate
 expect 2 "$tool" resize "$sample" "$tmp/a.png" --size 10x10 --bogus
 expect 2 "$tool" resize "$sample" "$tmp/a.png"
 expect 2 "$tool" resize "$sample" "$tmp/a.png" --size 10x10 --scale 2
-for s in 0x10 10x0 -5x5 10 x10 10x 99999999999x2 1.5x2; do
+for s in 0x10 10x0 -5x5 10 x 0x x0 x-1 99999999999x2 1.5x2; do
   expect 2 "$tool" resize "$sample" "$tmp/a.png" --size "$s"
 done
 for s in 0 -1 nan inf 1,0 1, abc; do

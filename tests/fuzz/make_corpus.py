@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Writes the seed corpus for fuzz_image_decode: tiny PNG, JPEG and PNM files (< 4 KB each)
-covering the decoders' branches. PNGs are assembled by hand (zlib + CRC) so that palette, tRNS,
+"""Writes the seed corpus for fuzz_image_decode: tiny PNG, JPEG, PNM, PAM, PFM, TIFF, WebP and
+BMP files (< 4 KB each) covering the decoders' branches. TIFF, WebP, PFM and the 24-bit BMP
+come from OpenCV's writers; PAM, P1/P4 and the palette, 16-bit and 32-bit BMPs are built here. PNGs are assembled by hand (zlib + CRC) so that palette, tRNS,
 low bit depths, 16 bits and Adam7 are all present; JPEGs come from OpenCV (Debian's
 /usr/bin/python3, libjpeg-turbo). Run from anywhere; writes corpus/image_decode/seed_*."""
 import os
@@ -87,6 +88,47 @@ def main():
     write("seed_p5_maxval15.pgm", b"P5 3 2 15\n" + bytes(rng.integers(0, 16, 6, dtype=np.uint8)))
     write("seed_p2.pgm", b"P2\n3 2\n# c\n1000\n0 1 2\n999 1000 7\n")
     write("seed_p3.ppm", b"P3 2 1 255 1 2 3 4 5 6\n")
+
+    # netpbm bitmaps, PAM, PFM
+    write("seed_p4.pbm", b"P4\n10 3\n" + bytes(rng.integers(0, 256, 6, dtype=np.uint8)))
+    write("seed_p1.pbm", b"P1\n3 2\n1 0 1\n010\n")
+    write("seed_ga16.pam", b"P7\nWIDTH 3\nHEIGHT 2\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\n"
+          b"ENDHDR\n" + bytes(rng.integers(0, 256, 24, dtype=np.uint8)))
+    write("seed_rgba_maxval100.pam", b"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 4\nMAXVAL 100\n# c\nENDHDR\n"
+          + bytes(rng.integers(0, 101, 16, dtype=np.uint8)))
+    write("seed_gray_be.pfm", b"Pf\n3 2\n1.0\n" + rng.random(6).astype(">f4").tobytes())
+    write("seed_rgb_le.pfm", b"PF\n2 2\n-1.0\n" + rng.random(12).astype("<f4").tobytes())
+
+    # TIFF: 8-bit RGB (LZW, OpenCV's default), 16-bit gray, float, RGBA; WebP lossless and lossy
+    small = rng.integers(0, 256, (5, 6, 3), dtype=np.uint8)
+    for name, im in [("seed_rgb8.tif", small),
+                     ("seed_gray16.tif", rng.integers(0, 65536, (4, 5), dtype=np.uint16)),
+                     ("seed_f32.tif", rng.random((3, 4)).astype(np.float32)),
+                     ("seed_rgba8.tif", rng.integers(0, 256, (3, 4, 4), dtype=np.uint8))]:
+        write(name, cv2.imencode(".tiff", im)[1].tobytes())
+    write("seed_rgb_lossless.webp", cv2.imencode(".webp", small, [cv2.IMWRITE_WEBP_QUALITY, 101])[1].tobytes())
+    write("seed_rgb_lossy.webp", cv2.imencode(".webp", small, [cv2.IMWRITE_WEBP_QUALITY, 60])[1].tobytes())
+    write("seed_rgba_lossless.webp", cv2.imencode(".webp", rng.integers(0, 256, (3, 4, 4), dtype=np.uint8),
+                                                  [cv2.IMWRITE_WEBP_QUALITY, 101])[1].tobytes())
+
+    # BMP: 24-bit (OpenCV), 4-bit palette top-down, 16-bit 5-6-5 bitfields, 32-bit with alpha mask
+    write("seed_rgb24.bmp", cv2.imencode(".bmp", small)[1].tobytes())
+    write("seed_pal4_topdown.bmp", bmp(3, -2, 4, 0, pal=bytes(rng.integers(0, 256, 16, dtype=np.uint8)),
+                                       raster=bytes([0x01, 0x20, 0, 0, 0x32, 0x10, 0, 0])))
+    write("seed_565.bmp", bmp(2, 2, 16, 3, masks=(0xF800, 0x07E0, 0x001F),
+                              raster=bytes(rng.integers(0, 256, 8, dtype=np.uint8))))
+    write("seed_bgra_v3.bmp", bmp(2, 1, 32, 3, masks=(0xFF0000, 0xFF00, 0xFF, 0xFF000000), hsize=56,
+                                  raster=bytes(rng.integers(0, 256, 8, dtype=np.uint8))))
+
+
+def bmp(w, h, bpp, compression, pal=b"", masks=(), hsize=40, raster=b""):
+    """A BMP file: masks go at byte 54 (after a 40-byte header, or inside a longer one)."""
+    info = struct.pack("<IiiHHIIiiII", hsize, w, h, 1, bpp, compression, len(raster), 2835, 2835,
+                       len(pal) // 4, 0)
+    body = info + b"".join(struct.pack("<I", m) for m in masks)
+    body += b"\0" * max(0, hsize - len(body))
+    off = 14 + len(body) + len(pal)
+    return b"BM" + struct.pack("<IHHI", off + len(raster), 0, 0, off) + body + pal + raster
 
 
 if __name__ == "__main__":

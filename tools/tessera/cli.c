@@ -325,6 +325,7 @@ int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_sav
             return TSR_EXIT_USAGE;
         }
         so->jpeg_quality = (int)v;
+        so->webp_quality = (int)v;
     }
     if (level) {
         if (!cli_parse_int(level, 0, 9, &v)) {
@@ -551,4 +552,258 @@ int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h)
     *w = (int32_t)a;
     *h = (int32_t)b;
     return 1;
+}
+
+int cli_parse_size_aspect(const char *s, int32_t max_side, int32_t *w, int32_t *h)
+{
+    size_t n = strlen(s);
+    long long v;
+    if (n >= 2 && (s[n - 1] == 'x' || s[n - 1] == 'X')) { /* "Wx" */
+        char first[24];
+        if (n - 1 >= sizeof first)
+            return 0;
+        memcpy(first, s, n - 1);
+        first[n - 1] = '\0';
+        if (!cli_parse_int(first, 1, max_side, &v))
+            return 0;
+        *w = (int32_t)v;
+        *h = 0;
+        return 1;
+    }
+    if (n >= 2 && (s[0] == 'x' || s[0] == 'X')) { /* "xH" */
+        if (!cli_parse_int(s + 1, 1, max_side, &v))
+            return 0;
+        *w = 0;
+        *h = (int32_t)v;
+        return 1;
+    }
+    return cli_parse_size(s, max_side, w, h);
+}
+
+int cli_size_keep_aspect(int32_t in_w, int32_t in_h, int32_t max_side, int32_t *w, int32_t *h)
+{
+    /* round(a * b / c) with halves up, exactly: floor((2ab + c) / 2c), all below 2^64 */
+    if (*h == 0 && *w > 0) {
+        uint64_t v = (2 * (uint64_t)in_h * (uint64_t)*w + (uint64_t)in_w) / (2 * (uint64_t)in_w);
+        if (v > (uint64_t)max_side)
+            return 0;
+        *h = v ? (int32_t)v : 1;
+    } else if (*w == 0 && *h > 0) {
+        uint64_t v = (2 * (uint64_t)in_w * (uint64_t)*h + (uint64_t)in_h) / (2 * (uint64_t)in_h);
+        if (v > (uint64_t)max_side)
+            return 0;
+        *w = v ? (int32_t)v : 1;
+    }
+    return 1;
+}
+
+/* Reads all of f into memory (malloc); NULL with errno set on failure. */
+static uint8_t *read_all(FILE *f, size_t *len)
+{
+    size_t n = 0, cap = 1 << 16;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *grown = cap * 2 > cap ? realloc(buf, cap * 2) : NULL;
+        if (!grown) {
+            free(buf);
+            errno = ENOMEM;
+            return NULL;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    if (buf && ferror(f)) {
+        int e = errno;
+        free(buf);
+        errno = e ? e : EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Decodes JPEG 2000 bytes into an 8- or 16-bit image (tsr_j2k_decode_image). */
+static tsr_status load_j2k(const cli_command *cmd, tsr_ctx *ctx, const uint8_t *data, size_t len,
+                           const char *path, tsr_image *out, int quiet)
+{
+    tsr_image desc, img;
+    tsr_j2k_result res;
+    tsr_status st = tsr_j2k_decode_image_layout(ctx, data, len, NULL, &desc);
+    if (st == TSR_OK)
+        st = tsr_image_alloc(ctx, &img, desc.width, desc.height, desc.channels, desc.depth);
+    if (st != TSR_OK)
+        return st;
+    if ((st = tsr_j2k_decode_image(ctx, data, len, NULL, &img, &res)) != TSR_OK) {
+        tsr_image_free(ctx, &img);
+        return st;
+    }
+    if (!quiet && res.warnings)
+        fprintf(stderr, "tessera %s: %s: warning: %s%s\n", cmd->name, path, res.warning,
+                res.warnings > 1 ? " (and more)" : "");
+    *out = img;
+    return TSR_OK;
+}
+
+int cli_image_load(const cli_command *cmd, tsr_ctx *ctx, const char *path, tsr_image *out,
+                   tsr_format *format, int quiet)
+{
+    /* A file's first bytes say whether it is JPEG 2000; standard input cannot be peeked, so it
+     * is read whole first. */
+    int is_stdin = strcmp(path, "-") == 0;
+    unsigned char head[12];
+    size_t nhead = 0;
+    if (!is_stdin) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            nhead = fread(head, 1, sizeof head, f);
+            fclose(f);
+        }
+    }
+    tsr_format kind = tsr_format_detect(head, nhead);
+    tsr_status st;
+    if (is_stdin || kind == TSR_FORMAT_JP2 || kind == TSR_FORMAT_J2K) {
+        FILE *f = is_stdin ? stdin : fopen(path, "rb");
+        size_t len = 0;
+        uint8_t *data = f ? read_all(f, &len) : NULL;
+        if (f && !is_stdin)
+            fclose(f);
+        if (!data) {
+            cli_error(cmd, "%s: cannot read: %s", path, strerror(errno));
+            return TSR_EXIT_FAILURE;
+        }
+        kind = tsr_format_detect(data, len);
+        if (kind == TSR_FORMAT_JP2 || kind == TSR_FORMAT_J2K)
+            st = load_j2k(cmd, ctx, data, len, path, out, quiet);
+        else
+            st = tsr_image_decode(ctx, data, len, out, &kind);
+        free(data);
+    } else {
+        st = tsr_image_load(ctx, path, out, &kind);
+    }
+    if (format)
+        *format = kind;
+    return st == TSR_OK ? 0 : cli_fail(cmd, ctx, st, path);
+}
+
+static const char *depth_words(tsr_depth d)
+{
+    return d == TSR_U8 ? "8-bit" : d == TSR_U16 ? "16-bit" : "float";
+}
+
+static const char *channel_words(int c)
+{
+    static const char *const names[5] = {"", "gray", "gray+alpha", "RGB", "RGBA"};
+    return c >= 1 && c <= 4 ? names[c] : "?";
+}
+
+/* One sample of depth `from` at p as a value of depth `to` (cli_image_fit's rules). */
+static void convert_sample(const void *p, tsr_depth from, void *q, tsr_depth to)
+{
+    double v; /* in [0, 1] for integers */
+    if (from == TSR_U8)
+        v = *(const uint8_t *)p;
+    else if (from == TSR_U16)
+        v = *(const uint16_t *)p;
+    else
+        v = *(const float *)p;
+    if (from == to) {
+        memcpy(q, p, tsr_depth_size(to));
+    } else if (to == TSR_F32) {
+        *(float *)q = (float)(v / (from == TSR_U8 ? 255.0 : 65535.0));
+    } else if (from == TSR_F32) {
+        double max = to == TSR_U8 ? 255.0 : 65535.0;
+        double c = v > 0 ? (v < 1 ? v : 1) : 0; /* NaN compares false: 0 */
+        double r = floor(c * max + 0.5);
+        if (to == TSR_U8)
+            *(uint8_t *)q = (uint8_t)r;
+        else
+            *(uint16_t *)q = (uint16_t)r;
+    } else if (to == TSR_U8) {
+        *(uint8_t *)q = (uint8_t)(((uint32_t)v * 255u + 32767u) / 65535u);
+    } else {
+        *(uint16_t *)q = (uint16_t)((uint32_t)v * 257u);
+    }
+}
+
+tsr_status cli_image_fit(tsr_ctx *ctx, tsr_format f, const tsr_image *img, tsr_image *out,
+                         char *note, size_t note_cap)
+{
+    unsigned depths = tsr__format_depths(f), chans = tsr__format_channels(f);
+    note[0] = '\0';
+    *out = *img;
+    if (!depths)
+        return TSR_OK; /* not an image format: tsr_image_save says so */
+    tsr_depth d = img->depth;
+    if (!(depths & TSR__DEPTH_BIT(d)))
+        d = (depths & TSR__DEPTH_BIT(TSR_F32)) && !(depths & TSR__DEPTH_BIT(TSR_U8)) ? TSR_F32
+            : img->depth == TSR_F32 && (depths & TSR__DEPTH_BIT(TSR_U16))            ? TSR_U16
+                                                                                     : TSR_U8;
+    int c = img->channels;
+    static const int prefer[5][3] = {{0}, {3, 0, 0}, {4, 1, 3}, {0}, {3, 0, 0}};
+    for (int k = 0; k < 3 && !(chans & TSR__CHANNELS_BIT(c)); k++)
+        if (prefer[img->channels][k])
+            c = prefer[img->channels][k];
+    if (d == img->depth && c == img->channels)
+        return TSR_OK;
+    tsr_image o;
+    tsr_status st = tsr_image_alloc(ctx, &o, img->width, img->height, c, d);
+    if (st != TSR_OK)
+        return st;
+    size_t in_size = tsr_depth_size(img->depth), out_size = tsr_depth_size(d);
+    const int in_c = img->channels, in_alpha = in_c == 2 || in_c == 4;
+    const int out_alpha = c == 2 || c == 4, in_colour = in_c >= 3;
+    for (int32_t y = 0; y < img->height; y++) {
+        const uint8_t *s = (const uint8_t *)img->data + (size_t)y * img->stride;
+        uint8_t *q = (uint8_t *)o.data + (size_t)y * o.stride;
+        for (int32_t x = 0; x < img->width; x++, s += in_size * (size_t)in_c) {
+            for (int k = 0; k < c; k++, q += out_size) {
+                /* output channel k reads: colour channels (gray replicated), then alpha (an
+                 * output has alpha only where the input has: see prefer) */
+                int is_alpha = out_alpha && k == c - 1;
+                int from = is_alpha ? in_c - 1 : in_colour ? k : 0;
+                convert_sample(s + (size_t)from * in_size, img->depth, q, d);
+            }
+        }
+    }
+    snprintf(note, note_cap, "%s holds no %s %s: writing %s %s%s", tsr_format_name(f),
+             depth_words(img->depth), channel_words(img->channels), depth_words(d),
+             channel_words(c),
+             in_alpha && !out_alpha                  ? " (alpha dropped)"
+             : d == TSR_U8 && img->depth == TSR_U16  ? " (samples rounded to 8 bits)"
+             : img->depth == TSR_F32 && d != TSR_F32 ? " (values clamped to 0..1 and scaled)"
+             : d == TSR_F32                          ? " (1.0 is white)"
+                                                     : "");
+    *out = o;
+    return TSR_OK;
+}
+
+int cli_image_save(const cli_command *cmd, tsr_ctx *ctx, const char *path, const tsr_image *img,
+                   const tsr_save_options *so, tsr_format fallback, int quiet)
+{
+    tsr__file_format named = tsr__file_format_of(path);
+    tsr_format f = named == TSR__FILE_NONE ? fallback : tsr__file_format_image(named);
+    if (named == TSR__FILE_NONE && (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K))
+        f = TSR_FORMAT_PNG;
+    tsr_image fit;
+    char note[200];
+    tsr_status st = cli_image_fit(ctx, f, img, &fit, note, sizeof note);
+    if (st != TSR_OK)
+        return cli_fail(cmd, ctx, st, path);
+    if (note[0] && !quiet)
+        fprintf(stderr, "tessera %s: %s: %s\n", cmd->name, path, note);
+    if (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K) {
+        tsr_j2k_encode_options jo;
+        tsr_j2k_encode_options_init(&jo); /* lossless */
+        st = tsr_j2k_encode_save(ctx, &fit, &jo, path, NULL);
+    } else {
+        tsr_save_options o = *so;
+        o.format = named == TSR__FILE_NONE ? f : TSR_FORMAT_UNKNOWN;
+        st = tsr_image_save(ctx, path, &fit, &o);
+    }
+    if (fit.data != img->data)
+        tsr_image_free(ctx, &fit);
+    return st == TSR_OK ? 0 : cli_fail(cmd, ctx, st, path);
 }

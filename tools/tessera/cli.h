@@ -68,7 +68,9 @@ typedef struct cli_args {
 /* The options of every command that writes images, declared once: put CLI_IMAGE_OUTPUT_OPTIONS
  * in the command's table and read them with cli_image_save_options. */
 #define CLI_IMAGE_OUTPUT_OPTIONS                                                                   \
-    {"quality", CLI_VALUE, "Q", "JPEG quality 1-100 for .jpg outputs (default 95)."},              \
+    {"quality", CLI_VALUE, "Q",                                                                    \
+     "JPEG quality 1-100 for .jpg outputs (default 95); for .webp outputs, lossy WebP at that "    \
+     "quality (default: lossless WebP, the same pixels back)."},                                   \
         {"png-level", CLI_VALUE, "N",                                                              \
          "zlib level 0-9 of .png outputs (default 3; 1 is the fastest, 9 the smallest; the rows "  \
          "compress on every thread)."},                                                            \
@@ -81,6 +83,36 @@ typedef struct cli_args {
 /* Reads --quality, --png-level and --sync into *so (already initialised); 0, or TSR_EXIT_USAGE
  * after printing the error. */
 int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so);
+
+/* The image formats resize and carve write: tsr_image_save's and JPEG 2000 (.jp2, .j2k, .j2c:
+ * lossless, through tsr_j2k_encode_save). */
+#define CLI_WRITES_IMAGE TSR__WRITES_IMAGE_J2K
+/* The output formats --quality applies to (JPEG, WebP). */
+#define CLI_QUALITY_FORMATS (TSR__FILE_BIT(TSR__FILE_JPEG) | TSR__FILE_BIT(TSR__FILE_WEBP))
+
+/* Loads an image: every format tsr_image_load reads, and JPEG 2000 (JP2/JPH files and
+ * codestreams, by content) through tsr_j2k_decode_image, whose warnings (a truncated stream)
+ * are printed on stderr unless quiet. "-" is standard input. *format receives the format
+ * detected. Returns 0, or the exit code after printing one line naming the file. */
+int cli_image_load(const cli_command *cmd, tsr_ctx *ctx, const char *path, tsr_image *out,
+                   tsr_format *format, int quiet);
+/* Saves img as path: in the format of its extension, or `fallback` when it has none (a
+ * JPEG 2000 fallback writes PNG: no JPEG 2000 container is named). JPEG 2000 is written
+ * lossless. What the format cannot hold is converted first, with a one-line note on stderr
+ * (unless quiet) saying what became what (cli_image_fit). Returns 0 or the exit code after
+ * printing one line. */
+int cli_image_save(const cli_command *cmd, tsr_ctx *ctx, const char *path, const tsr_image *img,
+                   const tsr_save_options *so, tsr_format fallback, int quiet);
+/* The conversion cli_image_save makes for format f: *out is img itself (data shared, nothing
+ * to free) when f holds it, else a new image (free it with tsr_image_free) of the nearest
+ * depth and channels f holds, and *note says what changed (else ""). Depths: u16 -> u8 is
+ * round(v * 255 / 65535); u8 -> u16 is v * 257; integers -> f32 are v / 255 or v / 65535 (1.0
+ * white); f32 -> integers clamp to [0, 1] (NaN to 0) and round(v * max), into u16 where the
+ * format holds it. Channels: alpha is dropped where the format has none (JPEG, PNM, PFM);
+ * gray becomes RGB where the format has no gray (WebP), gray+alpha RGBA where it has alpha but
+ * no gray+alpha (WebP, BMP). */
+tsr_status cli_image_fit(tsr_ctx *ctx, tsr_format f, const tsr_image *img, tsr_image *out,
+                         char *note, size_t note_cap);
 
 /* Parses argv (after the command name). Options may appear anywhere; "--" ends options.
  * On error prints one line to stderr and returns TSR_EXIT_USAGE; on --help prints the help and
@@ -140,6 +172,13 @@ int cli_parse_double(const char *s, double lo, double hi, double *out); /* finit
 int cli_parse_double_pair(const char *s, double lo, double hi, double *a, double *b);
 /* "WxH" with both sides in [1, max_side]. */
 int cli_parse_size(const char *s, int32_t max_side, int32_t *w, int32_t *h);
+/* cli_parse_size that also takes "Wx" and "xH": the missing side is 0, for
+ * cli_size_keep_aspect to fill in. */
+int cli_parse_size_aspect(const char *s, int32_t max_side, int32_t *w, int32_t *h);
+/* Fills a side of 0 so that the output keeps the input's aspect ratio: h = round(in_h * w /
+ * in_w) with halves up and at least 1 (ImageMagick's geometry "200x" rounds so), likewise w.
+ * Returns 0 when the result exceeds max_side. */
+int cli_size_keep_aspect(int32_t in_w, int32_t in_h, int32_t max_side, int32_t *w, int32_t *h);
 
 /* An output file a command will write, checked before any work by cli_check_outputs. */
 typedef struct cli_output {

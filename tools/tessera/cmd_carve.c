@@ -13,7 +13,12 @@ static const cli_option carve_options[] = {
      "Output width in pixels; smaller removes vertical seams, larger "
      "inserts them. The height stays unless --height is given."},
     {"height", CLI_VALUE, "H", "Output height in pixels (horizontal seams)."},
-    {"size", CLI_VALUE, "WxH", "Output width and height at once."},
+    {"size", CLI_VALUE, "WxH",
+     "Output width and height at once; 640x or x480 gives one side and the other keeps the "
+     "input's aspect ratio (round(side x given / input side), halves up), so both are carved."},
+    {"scale", CLI_VALUE, "F|FX,FY",
+     "Output size as a factor of the input's, round(side x F) on each side as resize --scale "
+     "computes it (0.8: carve both sides to 80%; 0.8,1: the width only)."},
     {"energy", CLI_VALUE, "NAME",
      "backward (default: gradient magnitude of the current image) or forward (the energy the "
      "removal inserts, Rubinstein et al. 2008)."},
@@ -84,14 +89,11 @@ typedef struct carve_outputs {
 
 /* Saves one output; remembers it so a later failure can take it back. */
 static int save(const cli_command *cmd, tsr_ctx *ctx, carve_outputs *outs, const char *path,
-                const tsr_image *img, const tsr_save_options *base, tsr_format fallback)
+                const tsr_image *img, const tsr_save_options *base, tsr_format fallback, int quiet)
 {
-    tsr_save_options so = *base;
-    if (tsr__file_format_of(path) == TSR__FILE_NONE) /* "-", "out": the fallback format */
-        so.format = fallback;
-    tsr_status st = tsr_image_save(ctx, path, img, &so);
-    if (st != TSR_OK)
-        return cli_fail(cmd, ctx, st, path);
+    int rc = cli_image_save(cmd, ctx, path, img, base, fallback, quiet);
+    if (rc != 0)
+        return rc;
     tsr__output_kind kind;
     if (tsr__output_probe(ctx, path, &kind) == TSR_OK && kind != TSR__OUTPUT_STREAM)
         outs->paths[outs->written++] = path; /* a file that a later failure takes back */
@@ -119,14 +121,21 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     tsr_carve_options opt;
     tsr_carve_options_init(&opt);
     const char *width = cli_get(cmd, &args, "width"), *height = cli_get(cmd, &args, "height"),
-               *size = cli_get(cmd, &args, "size");
-    if (size && (width || height)) {
-        cli_error(cmd, "give --size, or --width and/or --height, not both");
+               *size = cli_get(cmd, &args, "size"), *scale = cli_get(cmd, &args, "scale");
+    if ((size != NULL) + (scale != NULL) + (width || height) > 1) {
+        cli_error(cmd, "give one of --size, --scale, or --width and/or --height");
         return TSR_EXIT_USAGE;
     }
-    if (size && !cli_parse_size(size, TSR_CARVE_MAX_SIDE, &opt.width, &opt.height)) {
-        cli_error(cmd, "--size wants WxH with sides from 1 to %d, not '%s'", TSR_CARVE_MAX_SIDE,
-                  size);
+    if (size && !cli_parse_size_aspect(size, TSR_CARVE_MAX_SIDE, &opt.width, &opt.height)) {
+        cli_error(cmd, "--size wants WxH, Wx or xH with sides from 1 to %d, not '%s'",
+                  TSR_CARVE_MAX_SIDE, size);
+        return TSR_EXIT_USAGE;
+    }
+    /* Sides that depend on the input's size: applied once it is read. */
+    const int keep_aspect = size && (!opt.width || !opt.height);
+    double fx = 0, fy = 0;
+    if (scale && !cli_parse_double_pair(scale, 1e-9, 1e9, &fx, &fy)) {
+        cli_error(cmd, "--scale wants F or FX,FY with positive numbers, not '%s'", scale);
         return TSR_EXIT_USAGE;
     }
     if ((width && !parse_side(width, &opt.width)) || (height && !parse_side(height, &opt.height))) {
@@ -156,9 +165,9 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     const char *keep = cli_get(cmd, &args, "keep"), *drop = cli_get(cmd, &args, "drop"),
                *seams = cli_get(cmd, &args, "seams"), *save_map = cli_get(cmd, &args, "save-map"),
                *map = cli_get(cmd, &args, "map");
-    if (!opt.width && !opt.height && !drop && !map) {
-        cli_error(cmd, "needs a target (--width, --height or --size), or --drop for object "
-                       "removal");
+    if (!opt.width && !opt.height && !scale && !drop && !map) {
+        cli_error(cmd, "needs a target (--width, --height, --size or --scale), or --drop for "
+                       "object removal");
         return TSR_EXIT_USAGE;
     }
     if (map && (opt.height || keep || drop || seams || save_map || !opt.width)) {
@@ -174,10 +183,10 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     const int json = cli_get(cmd, &args, "json") != NULL;
     const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
 
-    if (quality && tsr__file_format_of(out) != TSR__FILE_JPEG &&
+    if (quality && !(CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(out))) &&
         tsr__file_format_of(out) != TSR__FILE_NONE &&
-        (!seams || tsr__file_format_of(seams) != TSR__FILE_JPEG)) {
-        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        (!seams || !(CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(seams))))) {
+        cli_error(cmd, "--quality applies to JPEG (.jpg, .jpeg) and WebP (.webp) outputs only");
         return TSR_EXIT_USAGE;
     }
     tsr_ctx *ctx = NULL;
@@ -185,8 +194,8 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         return rc;
     const char *inputs[] = {in, keep, drop, map};
     cli_output checks[] = {
-        {out, "OUT", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
-        {seams, "--seams", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
+        {out, "OUT", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
+        {seams, "--seams", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
         {save_map, "--save-map",
          TSR__FILE_BIT(TSR__FILE_PNG) | TSR__FILE_BIT(TSR__FILE_PGM) | TSR__FILE_BIT(TSR__FILE_PNM),
          TSR__FILE_PNG, 0, 0}};
@@ -203,9 +212,21 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     carve_outputs outs = {{0}, 0};
     tsr_status st;
     double t0 = 0, ms = 0;
-    /* Load errors name the file themselves. */
-    if ((st = tsr_image_load(ctx, in, &src, &format)) != TSR_OK) {
-        rc = cli_fail(cmd, ctx, st, NULL);
+    if ((rc = cli_image_load(cmd, ctx, in, &src, &format, quiet)) != 0)
+        goto done;
+    if (keep_aspect &&
+        !cli_size_keep_aspect(src.width, src.height, TSR_CARVE_MAX_SIDE, &opt.width, &opt.height)) {
+        cli_error(cmd, "%s: --size %s keeps %dx%d's aspect ratio with a side above %d", in, size,
+                  (int)src.width, (int)src.height, TSR_CARVE_MAX_SIDE);
+        rc = TSR_EXIT_USAGE;
+        goto done;
+    }
+    if (scale &&
+        (tsr_resize_size(src.width, src.height, fx, fy, &opt.width, &opt.height) != TSR_OK ||
+         opt.width > TSR_CARVE_MAX_SIDE || opt.height > TSR_CARVE_MAX_SIDE)) {
+        cli_error(cmd, "%s: --scale %s makes no size of 1 to %d pixels from %dx%d", in, scale,
+                  TSR_CARVE_MAX_SIDE, (int)src.width, (int)src.height);
+        rc = TSR_EXIT_USAGE;
         goto done;
     }
     if ((keep && (st = load_mask(ctx, keep, &keep_img)) != TSR_OK) ||
@@ -259,12 +280,12 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
             goto done;
         }
         ms = (cli_now() - t0) * 1e3;
-        if ((seams && (rc = save(cmd, ctx, &outs, seams, &ov, &save_opt, format)) != 0) ||
-            (save_map &&
-             (rc = save(cmd, ctx, &outs, save_map, &map_img, &save_opt, TSR_FORMAT_PNG)) != 0))
+        if ((seams && (rc = save(cmd, ctx, &outs, seams, &ov, &save_opt, format, quiet)) != 0) ||
+            (save_map && (rc = save(cmd, ctx, &outs, save_map, &map_img, &save_opt, TSR_FORMAT_PNG,
+                                    quiet)) != 0))
             goto done;
     }
-    if ((rc = save(cmd, ctx, &outs, out, &dst, &save_opt, format)) != 0)
+    if ((rc = save(cmd, ctx, &outs, out, &dst, &save_opt, format, quiet)) != 0)
         goto done;
     if (json) {
         int32_t seams_total = rep.removed_vertical + rep.removed_horizontal +
@@ -308,7 +329,7 @@ done:
 const cli_command cli_cmd_carve = {
     "carve",
     "content-aware resize by seam carving: shrink, enlarge, protect, remove objects",
-    "IN OUT (--width W | --height H | --size WxH | --drop MASK) [options]\n"
+    "IN OUT (--width W | --height H | --size WxH | --scale F | --drop MASK) [options]\n"
     "       tessera carve IN OUT --map MAP --width W",
     "Resizes IN into OUT by repeatedly removing (or duplicating) the connected path of least "
     "energy, one pixel per row or column (Avidan and Shamir 2007). Exact mode follows one "
@@ -316,12 +337,17 @@ const cli_command cli_cmd_carve = {
     "backend, bit for bit; batch mode removes K disjoint seams per pass. Masks are exact rules: "
     "seams cross as few keep pixels as possible, then as many drop pixels as possible. 8- and "
     "16-bit gray, gray+alpha, RGB and RGBA images; alpha is carried. Sides up to 65535 pixels. "
-    "OUT's extension chooses the output format (.png, .jpg/.jpeg, .pgm gray, .ppm colour, .pnm "
-    "either; another extension is an error); OUT without one (\"-\": standard output) gets "
-    "the input's format. IN may be \"-\" (standard input). An output that is an input is "
+    "Inputs are read in every format resize reads (PNG, JPEG, PNM, PAM, TIFF, WebP, BMP, JPEG "
+    "2000; float images are not carved). OUT's extension chooses the output format as for "
+    "resize (.png, .jpg/.jpeg, .pgm gray, .ppm colour, .pnm either, .pam, .pfm, .tif/.tiff, "
+    ".webp, .bmp, .jp2, .j2k/.j2c; another extension is an error), converting with a note on "
+    "stderr what it cannot hold; OUT without one (\"-\": standard output) gets the input's "
+    "format. IN may be \"-\" (standard input). An output that is an input is "
     "refused unless --overwrite.",
     carve_options,
     "  tessera carve photo.jpg narrow.png --width 640\n"
+    "  tessera carve photo.tif small.webp --scale 0.8\n"
+    "  tessera carve photo.png wide.jp2 --size 1600x\n"
     "  tessera carve photo.jpg small.png --size 800x500 --energy forward --order optimal\n"
     "  tessera carve beach.png clean.png --drop person.png --seams cuts.png\n"
     "  tessera carve photo.png wide.png --width 1600 --keep faces.png\n"

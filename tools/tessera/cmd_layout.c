@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 static const cli_option layout_options[] = {
-    {"json", CLI_FLAG, NULL, "check: print the report as JSON on stdout."},
+    {"json", CLI_FLAG, NULL,
+     "Print JSON on stdout: check, the report; optimize, the scores before and after and the "
+     "run's counts; render, what was drawn."},
     {"max-violations", CLI_VALUE, "N",
      "check: list at most N violations (default 20; 0: none, \"all\": every one); the count "
      "of all of them is always given (\"and 1,234 more\", JSON \"violation_count\" and "
@@ -73,6 +75,22 @@ static void print_score(FILE *f, const tsr_layout_score *s)
 {
     fprintf(f, "K=%lld n_K=%lld Phi=%lld C=%lld", (long long)s->K, (long long)s->n_K,
             (long long)s->Phi, (long long)s->C);
+}
+
+static void json_score(const tsr_layout_score *s)
+{
+    printf("{\"K\": %lld, \"n_K\": %lld, \"Phi\": %lld, \"C\": %lld}", (long long)s->K,
+           (long long)s->n_K, (long long)s->Phi, (long long)s->C);
+}
+
+/* The start of a sub-command's JSON summary: {"command": "layout SUB", "input": IN,
+ * "output": OUT (the caller goes on with ", ..." and closes it). */
+static void json_begin(const char *sub, const char *in, const char *out)
+{
+    printf("{\"command\": \"layout %s\", \"input\": ", sub);
+    cli_json_string(stdout, in);
+    printf(", \"output\": ");
+    cli_json_string(stdout, out);
 }
 
 static const char *node_name(const tsr_layout *l, int32_t v)
@@ -257,6 +275,12 @@ static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     if (st == TSR_OK)
         st = tsr_layout_write_svg(ctx, l, out);
     rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
+    if (rc == TSR_EXIT_OK && cli_get(cmd, args, "json")) {
+        json_begin("render", in, out);
+        printf(", \"format\": \"svg\", \"nodes\": %d, \"edges\": %d, \"width\": %d, "
+               "\"height\": %d}\n",
+               (int)l->num_nodes, (int)l->num_edges, (int)l->width, (int)l->height);
+    }
     tsr_layout_free(ctx, l);
     return rc;
 }
@@ -444,6 +468,18 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
                 (unsigned long long)res.restarts, res.repaired, res.chains,
                 res.chains == 1 ? "" : "s", res.best_chain);
     }
+    if (cli_get(cmd, args, "json")) {
+        json_begin("optimize", in, out);
+        printf(", \"initial\": ");
+        json_score(&res.initial);
+        printf(", \"best\": ");
+        json_score(&res.best);
+        printf(", \"seconds\": %.3f, \"moves\": %llu, \"accepted\": %llu, \"restarts\": %llu, "
+               "\"repaired\": %d, \"chains\": %d, \"best_chain\": %d, \"interrupted\": %s}\n",
+               res.seconds, (unsigned long long)res.moves, (unsigned long long)res.accepted,
+               (unsigned long long)res.restarts, res.repaired, res.chains, res.best_chain,
+               st == TSR_ERR_INTERRUPTED ? "true" : "false");
+    }
     rc = st == TSR_ERR_INTERRUPTED ? TSR_EXIT_INTERRUPTED : TSR_EXIT_OK;
 done:
     tsr_layout_free(ctx, resume);
@@ -489,12 +525,12 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
                 cli_error(cmd, "--%s applies to optimize only", optimize_only[i]);
                 return TSR_EXIT_USAGE;
             }
-    if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "json")) {
-        cli_error(cmd, "--json applies to check only");
-        return TSR_EXIT_USAGE;
-    }
     if (strcmp(sub, "check") == 0 && cli_get(cmd, &args, "overwrite")) {
         cli_error(cmd, "--overwrite applies to optimize and render only");
+        return TSR_EXIT_USAGE;
+    }
+    if (want == 2 && cli_get(cmd, &args, "json") && strcmp(args.positional[1], "-") == 0) {
+        cli_error(cmd, "--json and OUT '-' would both write to standard output");
         return TSR_EXIT_USAGE;
     }
     if (strcmp(sub, "check") != 0 && cli_get(cmd, &args, "max-violations")) {
@@ -521,7 +557,7 @@ const cli_command cli_cmd_layout = {
     "check IN [--json] [--max-violations N]\n"
     "       tessera layout optimize IN OUT [--time S] [--seed N] [--init auto|keep|stress|random] "
     "[--svg FILE] [--checkpoint FILE] [options]\n"
-    "       tessera layout render IN OUT.svg",
+    "       tessera layout render IN OUT.svg [--json]",
     "Straight-line drawings of graphs on an integer grid that minimise k, the largest number of "
     "crossings on any one edge (the GD 2025 contest live challenge). Inputs are contest JSON "
     "({\"nodes\":[{\"id\",\"x\",\"y\"}],\"edges\":[{\"source\",\"target\"}],\"width\",\"height\"}; "
@@ -547,5 +583,5 @@ const cli_command cli_cmd_layout = {
     "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
     "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"
     "  tessera layout optimize Automatic-3.json best.json --moves 750000 --chains 4\n"
-    "  tessera layout render best.json best.svg",
+    "  tessera layout render best.json best.svg --json",
     run_layout};

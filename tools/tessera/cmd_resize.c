@@ -10,7 +10,12 @@
 #include <sys/stat.h>
 
 static const cli_option resize_options[] = {
-    {"size", CLI_VALUE, "WxH", "Output size in pixels, e.g. 1920x1080."},
+    {"size", CLI_VALUE, "WxH",
+     "Output size in pixels, e.g. 1920x1080; 640x or x480 gives one side and keeps the "
+     "input's aspect ratio (the other side is round(side x given / input side), halves up, at "
+     "least 1, as ImageMagick's geometry rounds)."},
+    {"width", CLI_VALUE, "W", "Output width; the height keeps the aspect ratio unless --height."},
+    {"height", CLI_VALUE, "H", "Output height; the width keeps the aspect ratio unless --width."},
     {"scale", CLI_VALUE, "F|FX,FY",
      "Scale factor(s) instead of --size; the output size is round(input*F) as in OpenCV "
      "(cv::resize with fx, fy), and the factors themselves drive the coefficients as they do "
@@ -48,13 +53,16 @@ typedef struct resize_job {
     int json_items;
 } resize_job;
 
-/* Output size of one input under the job's --size or --scale. */
+/* Output size of one input under the job's --size (a side of 0: from the aspect ratio) or
+ * --scale. */
 static tsr_status output_size(resize_job *job, const tsr_image *src, int32_t *w, int32_t *h)
 {
     if (job->has_size) {
         *w = job->width;
         *h = job->height;
-        return TSR_OK;
+        return cli_size_keep_aspect(src->width, src->height, INT32_MAX, w, h)
+                   ? TSR_OK
+                   : TSR_ERR_INVALID_ARGUMENT;
     }
     return tsr_resize_size(src->width, src->height, job->fx, job->fy, w, h);
 }
@@ -90,17 +98,21 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count, in
     int rc = 0;
     for (size_t i = 0; i < count; i++) {
         int32_t w, h;
-        if ((st = tsr_image_load(job->ctx, in[i], &src[i], &format[i])) != TSR_OK) {
-            cli_fail(job->cmd, job->ctx, st, NULL); /* the message names the file */
+        if (cli_image_load(job->cmd, job->ctx, in[i], &src[i], &format[i], job->quiet) != 0) {
+            /* the message names the file */
         } else if ((st = tsr__file_format_check_channels(job->ctx, out[i],
                                                          tsr__file_format_of(out[i]),
                                                          src[i].channels)) != TSR_OK) {
             cli_fail(job->cmd, job->ctx, st, NULL);
         } else if (output_size(job, &src[i], &w, &h) != TSR_OK) {
-            cli_error(job->cmd,
-                      "%s: --scale %g,%g makes no output size from %dx%d (round(side x factor) "
-                      "must be 1 to 2147483647 on both sides)",
-                      in[i], job->fx, job->fy, (int)src[i].width, (int)src[i].height);
+            if (job->has_size)
+                cli_error(job->cmd, "%s: the side kept in proportion to %dx%d exceeds 2^31 - 1",
+                          in[i], (int)src[i].width, (int)src[i].height);
+            else
+                cli_error(job->cmd,
+                          "%s: --scale %g,%g makes no output size from %dx%d (round(side x "
+                          "factor) must be 1 to 2147483647 on both sides)",
+                          in[i], job->fx, job->fy, (int)src[i].width, (int)src[i].height);
         } else if ((st = tsr_image_alloc(job->ctx, &dst[i], w, h, src[i].channels, src[i].depth)) !=
                    TSR_OK) {
             cli_error(job->cmd, "%s: the %dx%d output: %s", in[i], (int)w, (int)h,
@@ -137,11 +149,9 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count, in
         size_t i = good[k];
         if (!resized[k])
             continue;
-        tsr_save_options save = job->save;
-        if (tsr__file_format_of(out[i]) == TSR__FILE_NONE) /* "-", "out": the input's format */
-            save.format = format[i];
-        if ((st = tsr_image_save(job->ctx, out[i], &dst[i], &save)) != TSR_OK) {
-            cli_fail(job->cmd, job->ctx, st, out[i]);
+        /* "-", "out": the input's format */
+        if (cli_image_save(job->cmd, job->ctx, out[i], &dst[i], &job->save, format[i],
+                           job->quiet || job->json) != 0) {
             ++*failed;
         } else {
             json_item(job, in[i], out[i], &src[i], &dst[i], ms);
@@ -188,15 +198,28 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "needs an input and an output (see 'tessera resize --help')");
         return TSR_EXIT_USAGE;
     }
-    const char *size = cli_get(cmd, &args, "size"), *scale = cli_get(cmd, &args, "scale");
-    if (!size == !scale) {
-        cli_error(cmd, "give exactly one of --size WxH and --scale F");
+    const char *size = cli_get(cmd, &args, "size"), *scale = cli_get(cmd, &args, "scale"),
+               *width = cli_get(cmd, &args, "width"), *height = cli_get(cmd, &args, "height");
+    if ((size != NULL) + (scale != NULL) + (width || height) != 1) {
+        cli_error(cmd, "give exactly one of --size WxH, --scale F and --width/--height");
         return TSR_EXIT_USAGE;
     }
-    if (size && !cli_parse_size(size, INT32_MAX, &job.width, &job.height)) {
-        cli_error(cmd, "--size wants WxH with positive integers below 2^31, not '%s'", size);
+    if (size && !cli_parse_size_aspect(size, INT32_MAX, &job.width, &job.height)) {
+        cli_error(cmd, "--size wants WxH, Wx or xH with positive integers below 2^31, not '%s'",
+                  size);
         return TSR_EXIT_USAGE;
     }
+    long long side;
+    if (width && !cli_parse_int(width, 1, INT32_MAX, &side)) {
+        cli_error(cmd, "--width wants a positive integer below 2^31, not '%s'", width);
+        return TSR_EXIT_USAGE;
+    }
+    job.width = width ? (int32_t)side : job.width;
+    if (height && !cli_parse_int(height, 1, INT32_MAX, &side)) {
+        cli_error(cmd, "--height wants a positive integer below 2^31, not '%s'", height);
+        return TSR_EXIT_USAGE;
+    }
+    job.height = height ? (int32_t)side : job.height;
     if (scale) {
         if (!cli_parse_double_pair(scale, 1e-300, 1e300, &job.fx, &job.fy)) {
             cli_error(cmd, "--scale wants F or FX,FY with positive finite numbers, not '%s'",
@@ -206,7 +229,7 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         job.opt.scale_x = job.fx;
         job.opt.scale_y = job.fy;
     }
-    job.has_size = size != NULL;
+    job.has_size = size || width || height;
     const char *interp = cli_get(cmd, &args, "interp");
     if (interp && tsr_interp_parse(interp, &job.opt.interp) != TSR_OK) {
         cli_error(cmd,
@@ -261,14 +284,14 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         rc = TSR_EXIT_FAILURE;
     }
     for (int i = 0; i < ninputs && rc == 0; i++)
-        checks[i] = (cli_output){outs[i], "output", TSR__WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
-    int any_jpeg = 0; /* --quality is for JPEG outputs: one named .jpg, or one without an
-                       * extension (the input's format, which may be JPEG) */
+        checks[i] = (cli_output){outs[i], "output", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
+    int any_lossy = 0; /* --quality is for JPEG and WebP outputs: one named so, or one without
+                        * an extension (the input's format, which may be JPEG or WebP) */
     for (int i = 0; i < ninputs && rc == 0; i++)
-        any_jpeg |= tsr__file_format_of(outs[i]) == TSR__FILE_JPEG ||
-                    tsr__file_format_of(outs[i]) == TSR__FILE_NONE;
-    if (rc == 0 && quality && !any_jpeg) {
-        cli_error(cmd, "--quality applies to JPEG outputs (.jpg, .jpeg) only");
+        any_lossy |= (CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(outs[i]))) ||
+                     tsr__file_format_of(outs[i]) == TSR__FILE_NONE;
+    if (rc == 0 && quality && !any_lossy) {
+        cli_error(cmd, "--quality applies to JPEG (.jpg, .jpeg) and WebP (.webp) outputs only");
         rc = TSR_EXIT_USAGE;
     }
     if (rc == 0)
@@ -323,14 +346,21 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
 const cli_command cli_cmd_resize = {
     "resize",
     "resize images, bit-identical to OpenCV's cv::resize, on CPU, CUDA or OpenCL",
-    "IN OUT (--size WxH | --scale F[,FY]) [options]\n"
-    "       tessera resize IN... FOLDER (--size WxH | --scale F[,FY]) [options]",
+    "IN OUT (--size WxH | --scale F[,FY] | --width W | --height H) [options]\n"
+    "       tessera resize IN... FOLDER (--size WxH | --scale F[,FY] | ...) [options]",
     "Resizes IN into OUT with OpenCV's cv::resize arithmetic (the C++ path, IPP off): for 8- "
     "and 16-bit images the output is bit-identical to OpenCV 4.6 for every interpolation and "
-    "backend. Input formats (PNG, JPEG, PNM) are recognised by content; IN may be \"-\" "
-    "(standard input). OUT's extension chooses the output format: .png, .jpg/.jpeg, .pgm "
-    "(gray), .ppm (colour) or .pnm (either); any other extension is an error, and OUT without "
-    "one (\"-\" for standard output) gets the input's format. An output that is the input "
+    "backend (and float images, e.g. from PFM or TIFF, are resized in float). Input formats "
+    "(PNG, JPEG, PBM/PGM/PPM, PAM, PFM, TIFF, WebP, BMP, JPEG 2000 JP2/J2K) are recognised by "
+    "content; IN may be \"-\" (standard input). OUT's extension chooses the output format: "
+    ".png, .jpg/.jpeg, .pgm (gray), .ppm (colour), .pnm (either), .pam, .pfm (float), "
+    ".tif/.tiff, .webp (lossless unless --quality), .bmp, .jp2, .j2k/.j2c (lossless JPEG "
+    "2000); any other extension is an error, and OUT without one (\"-\" for standard output) "
+    "gets the input's format (PNG for JPEG 2000 inputs). What the output format cannot hold "
+    "is converted with a one-line note on stderr: 16-bit samples into 8-bit formats (JPEG, "
+    "WebP, BMP) round to 8 bits, alpha is dropped where the format has none (JPEG, PNM, PFM), "
+    "integer samples into PFM become 0..1 floats and floats into integer formats are clamped "
+    "to 0..1 and scaled. An output that is the input "
     "file is refused unless --overwrite. With several inputs, or when the last argument is a "
     "folder, every input is written into that folder under its own file name, in batches that "
     "overlap transfers and kernels on the GPU; an input that fails is reported on stderr (one "
@@ -339,6 +369,8 @@ const cli_command cli_cmd_resize = {
     "FIFOs are written directly).",
     resize_options,
     "  tessera resize photo.jpg small.png --size 640x480\n"
+    "  tessera resize photo.tif thumb.webp --size 200x\n"
+    "  tessera resize scan.pfm small.pfm --height 300 --interp area\n"
     "  tessera resize scan.png half.png --scale 0.5 --interp area\n"
     "  tessera resize frame.ppm wide.ppm --scale 2,1 --interp lanczos4 --backend cpu\n"
     "  tessera resize a.jpg b.jpg c.png thumbs/ --size 256x256 --json",
