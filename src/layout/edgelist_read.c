@@ -1,6 +1,7 @@
 /* Plain edge list: one edge "u v" per line (ids are whitespace-free tokens; further tokens such as
  * weights are ignored), a line with one token declares an isolated node, '#' and '%' start
- * comments. Nodes are numbered in order of first appearance; the graph gets an initial layout. */
+ * comments. Nodes are numbered in order of first appearance; the graph gets an initial layout.
+ * (Comma-separated lists are CSV, csv_read.c.) */
 #include "layout/layout_internal.h"
 
 #include <string.h>
