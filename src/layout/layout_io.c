@@ -121,7 +121,12 @@ tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const ch
         return tsr__layout_parse_csv(ctx, data, len, name, out);
     if (data[i] == '{')
         return tsr__layout_parse_json(ctx, data, len, name, out);
-    if (data[i] == '<')
+    /* XML in UTF-16 (a byte-order mark, or '<' beside a zero byte) is the only format that may
+     * not be UTF-8 */
+    const int utf16 =
+        len >= 2 && (memcmp(data, "\xFF\xFE", 2) == 0 || memcmp(data, "\xFE\xFF", 2) == 0 ||
+                     memcmp(data, "<\0", 2) == 0 || memcmp(data, "\0<", 2) == 0);
+    if (data[i] == '<' || utf16)
         return tsr__layout_parse_graphml(ctx, data, len, name, out);
     if (data[i] == '[')
         return tsr__fail(ctx, TSR_ERR_CORRUPT,

@@ -280,6 +280,43 @@ static void test_graphml_coordinates(void)
            C, "t.json:2:1: node 'a': \"x\" must be an integer, not '1.5'");
 }
 
+/* GraphML in UTF-16 (expat converts), and an entity expansion bomb refused by expat's limit. */
+static void test_graphml_encodings(void)
+{
+    const char *text =
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?><graphml><graph><node id=\"a\"/>"
+        "<node id=\"\xc3\xa9\"/><edge source=\"a\" target=\"\xc3\xa9\"/></graph></graphml>";
+    char u16[512];
+    size_t n = 0;
+    u16[n++] = '\xFF'; /* UTF-16LE byte-order mark, then each UTF-8 byte below 0x80 as one unit */
+    u16[n++] = '\xFE';
+    for (const char *p = text; *p; p++) {
+        unsigned c = (unsigned char)*p;
+        if (c == 0xc3) { /* U+00E9, the only non-ASCII character here */
+            c = 0xe9;
+            p++;
+        }
+        u16[n++] = (char)c;
+        u16[n++] = 0;
+    }
+    tsr_layout *l = NULL;
+    CHECK_OK(ctx, tsr_layout_parse(ctx, u16, n, "u16.graphml", &l));
+    CHECK(l && l->num_nodes == 2 && l->num_edges == 1 && node_is(l, 1, "\xc3\xa9"));
+    tsr_layout_free(ctx, l);
+    char bomb[2048] = "<?xml version=\"1.0\"?><!DOCTYPE g [<!ENTITY e0 \"lol\">";
+    for (int k = 1; k < 10; k++) {
+        size_t at = strlen(bomb);
+        snprintf(bomb + at, sizeof bomb - at, "<!ENTITY e%d \"", k);
+        for (int r = 0; r < 10; r++) {
+            at = strlen(bomb);
+            snprintf(bomb + at, sizeof bomb - at, "&e%d;", k - 1);
+        }
+        strcat(bomb, "\">");
+    }
+    strcat(bomb, "]><graphml><graph><node id=\"&e9;\"/></graph></graphml>");
+    reject(bomb, TSR_ERR_CORRUPT, "amplification");
+}
+
 /* Errors name file:line:column where the reader knows them. */
 static void test_positions(void)
 {
@@ -307,6 +344,7 @@ int main(void)
     test_dot();
     test_csv();
     test_graphml_coordinates();
+    test_graphml_encodings();
     test_positions();
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("layout_parse");
