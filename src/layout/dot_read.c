@@ -109,7 +109,7 @@ static tsr_status read_graph(tsr__layout_builder *b, Agraph_t *g)
     for (Agnode_t *n = agfstnode(g); n && st == TSR_OK; n = agnxtnode(g, n))
         for (Agedge_t *e = agfstout(g, n); e && k < m; e = agnxtout(g, e))
             edges[k++] = e;
-    if (st == TSR_OK)
+    if (st == TSR_OK && k)
         qsort(edges, k, sizeof *edges, by_sequence);
     for (size_t i = 0; i < k && st == TSR_OK; i++) {
         const char *u = agnameof(agtail(edges[i])), *v = agnameof(aghead(edges[i]));
