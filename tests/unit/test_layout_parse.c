@@ -330,6 +330,9 @@ static void test_positions(void)
            C, "t.json:3:3: node '1' has only one of x, y");
     reject("{\"nodes\": [], \"edges\": [\n  {\"source\": 0, \"target\": 1}, 7]}", C,
            "t.json:2:31: each edge must be an object");
+    /* a top-level key spelt with an escape is still "nodes" */
+    reject("{\"\\u006eodes\":[{\"id\":0,\"x\":1}],\"edges\":[]}", C,
+           "t.json:1:16: node '0' has only one of x, y");
 }
 
 int main(void)
