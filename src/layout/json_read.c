@@ -164,10 +164,13 @@ static tsr_status get_int(tsr__layout_builder *b, place at, const json_t *v, con
         *out = json_integer_value(v);
         return TSR_OK;
     }
-    if (json_is_real(v))
-        snprintf(what, sizeof what, "\"%s\" must be an integer, not %.17g", key,
-                 json_real_value(v));
-    else
+    if (json_is_real(v)) { /* a number with a fraction or an exponent, shown as one */
+        char num[32];
+        snprintf(num, sizeof num, "%.15g", json_real_value(v));
+        if (!strpbrk(num, ".eEn"))
+            strcat(num, ".0");
+        snprintf(what, sizeof what, "\"%s\" must be an integer, not %s", key, num);
+    } else
         snprintf(what, sizeof what, "\"%s\" must be an integer", key);
     return fail_at(b, at, what, id);
 }

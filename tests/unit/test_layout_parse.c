@@ -115,6 +115,8 @@ static void test_reject(void)
     reject("{\"nodes\":[],\"edges\":[]", C, "t.json:1:");
     reject("{\"nodes\":[{\"id\":0,\"x\":1.5,\"y\":0}],\"edges\":[]}", C, "must be an integer");
     reject("{\"nodes\":[{\"id\":0,\"x\":1e3,\"y\":0}],\"edges\":[]}", C, "must be an integer");
+    reject("{\"nodes\":[{\"id\":0,\"x\":1.0,\"y\":0}],\"edges\":[]}", C,
+           "t.json:1:11: node '0': \"x\" must be an integer, not 1.0");
     reject("{\"nodes\":[{\"id\":0,\"x\":\"1\",\"y\":0}],\"edges\":[]}", C, "must be an integer");
     reject("{\"nodes\":[{\"id\":0,\"x\":1}],\"edges\":[]}", C, "only one of x, y");
     reject("{\"nodes\":[{\"x\":1,\"y\":1}],\"edges\":[]}", C, "without \"id\"");
