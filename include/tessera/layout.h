@@ -37,7 +37,8 @@ typedef struct tsr_layout {
     int32_t *edge_u, *edge_v;   /* num_edges endpoint indices */
     char **node_id;             /* num_nodes id texts as in the input (without quotes) */
     uint8_t *node_id_is_string; /* 1: the id was a JSON string; 0: a number (written unquoted) */
-    int has_coordinates; /* 0 when read from GraphML or an edge list: needs an initial layout */
+    int has_coordinates;        /* 0 when the input gave none (edge lists, GraphML without x/y data,
+                                   DOT without pos): needs an initial layout */
 } tsr_layout;
 
 /* Allocates a drawing with n nodes and m edges (all fields zeroed, ids NULL, canvas default). */
@@ -47,10 +48,14 @@ void tsr_layout_free(tsr_ctx *ctx, tsr_layout *layout);
 /* A deep copy. */
 tsr_status tsr_layout_clone(tsr_ctx *ctx, const tsr_layout *src, tsr_layout **out);
 
-/* Reads contest JSON, GraphML or a plain edge list ("u v" per line, '#' comments), recognised by
- * content. Errors are TSR_ERR_CORRUPT (syntax, unknown node id, non-integer coordinate, ...),
- * TSR_ERR_LIMIT (canvas too small for the nodes, sizes beyond int32) or TSR_ERR_IO, with a message
- * naming the file and the line:column or element. `name` (may be NULL) labels messages. */
+/* Reads contest JSON (jansson), GraphML (expat; x/y node data keys are coordinates), DOT
+ * (Graphviz cgraph; pos="x,y" is a coordinate), a CSV edge list ("u,v" per record, a first record
+ * source,target or from,to is a header) or a plain edge list ("u v" per line, '#' comments). A
+ * name ending in .dot/.gv or .csv chooses DOT or CSV; otherwise the content does ('{' JSON, '<'
+ * GraphML, "[strict] graph|digraph [ID] {" DOT, a comma in the first line CSV). Errors are
+ * TSR_ERR_CORRUPT (syntax, unknown node id, non-integer coordinate, ...), TSR_ERR_LIMIT (canvas too
+ * small for the nodes, sizes beyond int32) or TSR_ERR_IO, with a message naming the file and the
+ * line:column or element. `name` (may be NULL) labels messages. */
 tsr_status tsr_layout_read(tsr_ctx *ctx, const char *path, tsr_layout **out);
 tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                             tsr_layout **out);

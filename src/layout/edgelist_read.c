@@ -1,6 +1,7 @@
 /* Plain edge list: one edge "u v" per line (ids are whitespace-free tokens; further tokens such as
  * weights are ignored), a line with one token declares an isolated node, '#' and '%' start
- * comments. Nodes are numbered in order of first appearance; the graph gets an initial layout. */
+ * comments. Nodes are numbered in order of first appearance; the graph gets an initial layout.
+ * (Comma-separated lists are CSV, csv_read.c.) */
 #include "layout/layout_internal.h"
 
 #include <string.h>
@@ -8,14 +9,6 @@
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* Adds the node unless already known. */
-static tsr_status ensure_node(tsr__layout_builder *b, const char *id, size_t len, int line)
-{
-    if (tsr__builder_lookup(b, id, len) >= 0)
-        return TSR_OK;
-    return tsr__builder_node(b, id, len, 0, INT64_MIN, INT64_MIN, line, 0);
 }
 
 tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len, const char *name,
@@ -48,8 +41,9 @@ tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len
             tlen[ntok++] = (size_t)(q - s);
         }
         if (st == TSR_OK && ntok >= 1)
-            st = ensure_node(&b, tok[0], tlen[0], line);
-        if (st == TSR_OK && ntok == 2 && (st = ensure_node(&b, tok[1], tlen[1], line)) == TSR_OK)
+            st = tsr__builder_ensure_node(&b, tok[0], tlen[0], line, 0);
+        if (st == TSR_OK && ntok == 2 &&
+            (st = tsr__builder_ensure_node(&b, tok[1], tlen[1], line, 0)) == TSR_OK)
             st = tsr__builder_edge(&b, tok[0], tlen[0], tok[1], tlen[1], line, 0);
         p = nl ? nl + 1 : end;
     }

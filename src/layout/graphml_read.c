@@ -1,156 +1,220 @@
-/* GraphML reader (the Rome collection and other plain GraphML): <node id>, <edge source target>;
- * everything else (keys, data, comments, processing instructions, DOCTYPE) is skipped. A minimal
- * XML tokenizer: checked nesting, quoted attributes, the five predefined entities and numeric
- * character references. Coordinates are not read: the graph gets an initial layout. */
+/* GraphML reader over expat (the Rome collection and other GraphML): <node id>, <edge source
+ * target> anywhere under the <graphml> root, in the GraphML namespace or in none. Coordinates are
+ * the node data of the keys whose attr.name is "x" and "y" (for="node" or "all" or absent, declared
+ * before the nodes; a key's <default> applies to nodes without that data), integers as in the
+ * contest format. Other keys, data, hyperedges and other namespaces are skipped. XML syntax,
+ * entities, CDATA and encodings are expat's (external entities are never loaded); errors name
+ * file:line:column. */
 #include "layout/layout_internal.h"
 
+#include <expat.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_DEPTH = 256, MAX_ATTR = 64 };
+#define GRAPHML_NS "http://graphml.graphdrawing.org/xmlns"
+enum { NS_SEP = '\x01', MAX_VALUE = 64 };
 
-typedef struct xml {
+/* The key that a <data> or <default> holds: none, x or y. */
+enum { AXIS_NONE = -1, AXIS_X = 0, AXIS_Y = 1 };
+
+typedef struct gml {
     tsr__layout_builder *b;
-    const char *p, *end;
-    int line;
-} xml;
+    XML_Parser p;
+    tsr_status st;
+    int depth;
+    char *key_id[2];        /* ids of the x and y keys (NULL: none yet) */
+    int64_t key_default[2]; /* INT64_MIN: no default */
+    int in_key;             /* axis of the open <key>, or AXIS_NONE */
+    int value_axis;         /* axis of the open <data> or <default>, or AXIS_NONE */
+    char value[MAX_VALUE + 1];
+    size_t value_len;
+    /* the open <node> */
+    char *node_id;
+    int node_line, node_col;
+    int64_t node_xy[2];
+} gml;
 
-typedef struct xattr {
-    const char *name, *value;
-    size_t name_len, value_len;
-} xattr;
-
-static tsr_status xfail(xml *x, int line, const char *what, const char *detail, size_t dlen)
+static int line_of(const gml *g)
 {
-    return tsr__fail(x->b->ctx, TSR_ERR_CORRUPT, "%s:%d: %s%s%.*s%s", x->b->name, line, what,
-                     dlen ? " '" : "", (int)(dlen > 64 ? 64 : dlen), detail ? detail : "",
-                     dlen ? "'" : "");
+    return (int)XML_GetCurrentLineNumber(g->p);
 }
 
-static void advance(xml *x, const char *to)
+static int col_of(const gml *g)
 {
-    for (; x->p < to; x->p++)
-        if (*x->p == '\n')
-            x->line++;
+    return (int)XML_GetCurrentColumnNumber(g->p) + 1;
 }
 
-/* Moves past the first occurrence of `pat`; 0 when absent. */
-static int skip_past(xml *x, const char *pat)
+/* Records the first error and stops the parser. */
+static void stop(gml *g, tsr_status st)
 {
-    size_t n = strlen(pat);
-    for (const char *q = x->p; q + n <= x->end; q++)
-        if (memcmp(q, pat, n) == 0) {
-            advance(x, q + n);
-            return 1;
-        }
-    return 0;
-}
-
-static int is_name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.' || c == ':' || (unsigned char)c >= 0x80;
-}
-
-static void skip_space(xml *x)
-{
-    while (x->p < x->end && (*x->p == ' ' || *x->p == '\t' || *x->p == '\r' || *x->p == '\n'))
-        advance(x, x->p + 1);
-}
-
-/* Decodes entities of an attribute value into out (cap bytes); returns 0 on a bad entity or
- * when it does not fit. */
-static int decode_value(const char *s, size_t len, char *out, size_t cap, size_t *out_len)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        char c = s[i];
-        if (c != '&') {
-            if (o + 1 >= cap)
-                return 0;
-            out[o++] = c;
-            i++;
-            continue;
-        }
-        const char *semi = memchr(s + i, ';', len - i);
-        if (!semi)
-            return 0;
-        size_t n = (size_t)(semi - (s + i)) + 1;
-        static const struct {
-            const char *name;
-            char c;
-        } ents[] = {
-            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-        int found = 0;
-        for (size_t k = 0; k < 5 && !found; k++)
-            if (strlen(ents[k].name) == n && memcmp(ents[k].name, s + i, n) == 0) {
-                if (o + 1 >= cap)
-                    return 0;
-                out[o++] = ents[k].c;
-                found = 1;
-            }
-        if (!found) {
-            if (n < 4 || s[i + 1] != '#')
-                return 0;
-            unsigned long cp = 0;
-            int hex = s[i + 2] == 'x';
-            for (size_t k = (size_t)(hex ? 3 : 2); k + 1 < n; k++) {
-                char d = s[i + k];
-                int v = d >= '0' && d <= '9'          ? d - '0'
-                        : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
-                        : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10
-                                                      : -1;
-                if (v < 0 || cp > 0x10FFFF)
-                    return 0;
-                cp = cp * (hex ? 16 : 10) + (unsigned long)v;
-            }
-            if (cp == 0 || cp > 0x10FFFF || o + 4 >= cap)
-                return 0;
-            if (cp < 0x80) {
-                out[o++] = (char)cp;
-            } else if (cp < 0x800) {
-                out[o++] = (char)(0xC0 | (cp >> 6));
-                out[o++] = (char)(0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-                out[o++] = (char)(0xE0 | (cp >> 12));
-                out[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                out[o++] = (char)(0x80 | (cp & 0x3F));
-            } else {
-                out[o++] = (char)(0xF0 | (cp >> 18));
-                out[o++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-                out[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                out[o++] = (char)(0x80 | (cp & 0x3F));
-            }
-        }
-        i += n;
+    if (g->st == TSR_OK && st != TSR_OK) {
+        g->st = st;
+        XML_StopParser(g->p, XML_FALSE);
     }
-    *out_len = o;
-    return 1;
 }
 
-static const xattr *find_attr(const xattr *a, int n, const char *name)
+/* The local name of a GraphML element ("node"), or NULL for an element of another namespace. */
+static const char *graphml_name(const char *name)
 {
-    for (int i = 0; i < n; i++)
-        if (a[i].name_len == strlen(name) && memcmp(a[i].name, name, a[i].name_len) == 0)
-            return &a[i];
+    const char *sep = strchr(name, NS_SEP);
+    if (!sep)
+        return name;
+    size_t n = (size_t)(sep - name);
+    return n == strlen(GRAPHML_NS) && memcmp(name, GRAPHML_NS, n) == 0 ? sep + 1 : NULL;
+}
+
+static const char *attr(const char **atts, const char *name)
+{
+    for (; atts[0]; atts += 2)
+        if (strcmp(atts[0], name) == 0)
+            return atts[1];
     return NULL;
 }
 
-/* Decodes attribute `name` of element `elem` (line) into buf; error when missing or bad. */
-static tsr_status get_attr(xml *x, int line, const char *elem, const xattr *a, int n,
-                           const char *name, char *buf, size_t cap, size_t *len)
+static tsr_status need_attr(gml *g, const char *elem, const char **atts, const char *name,
+                            const char **out)
 {
-    const xattr *at = find_attr(a, n, name);
-    char what[96];
-    if (!at) {
-        snprintf(what, sizeof what, "<%s> without the %s attribute", elem, name);
-        return xfail(x, line, what, NULL, 0);
+    *out = attr(atts, name);
+    if (*out)
+        return TSR_OK;
+    return tsr__fail(g->b->ctx, TSR_ERR_CORRUPT, "%s:%d:%d: <%s> without the %s attribute",
+                     g->b->name, line_of(g), col_of(g), elem, name);
+}
+
+/* Parses the collected value as an integer (surrounding whitespace allowed, |v| <= 2^62). */
+static tsr_status value_int(gml *g, int64_t *out)
+{
+    const char *s = g->value, *e = g->value + g->value_len;
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+        e--;
+    const char *d = s + (s < e && (*s == '-' || *s == '+'));
+    int64_t v = 0;
+    int ok = d < e && e - d <= 18 && g->value_len <= MAX_VALUE;
+    for (const char *q = d; q < e && ok; q++) {
+        ok = *q >= '0' && *q <= '9';
+        v = v * 10 + (*q - '0');
     }
-    if (!decode_value(at->value, at->value_len, buf, cap, len)) {
-        snprintf(what, sizeof what, "<%s> has a bad or too long %s attribute", elem, name);
-        return xfail(x, line, what, at->value, at->value_len);
-    }
+    if (!ok)
+        return tsr__fail(g->b->ctx, TSR_ERR_CORRUPT,
+                         "%s:%d:%d: %s%.64s%s\"%s\" must be an integer, not '%.*s'", g->b->name,
+                         g->node_id ? g->node_line : line_of(g),
+                         g->node_id ? g->node_col : col_of(g), g->node_id ? "node '" : "",
+                         g->node_id ? g->node_id : "", g->node_id ? "': " : "",
+                         g->value_axis == AXIS_X ? "x" : "y", (int)(e - s > 32 ? 32 : e - s), s);
+    *out = *s == '-' ? -v : v;
     return TSR_OK;
+}
+
+/* Adds the open node with the coordinates found so far (both or none). */
+static tsr_status add_node(gml *g)
+{
+    int has = g->node_xy[0] != INT64_MIN && g->node_xy[1] != INT64_MIN;
+    return tsr__builder_node(g->b, g->node_id, strlen(g->node_id), 1,
+                             has ? g->node_xy[0] : INT64_MIN, has ? g->node_xy[1] : INT64_MIN,
+                             g->node_line, g->node_col);
+}
+
+static void start_key(gml *g, const char **atts)
+{
+    const char *name = attr(atts, "attr.name"), *id = attr(atts, "id"), *f = attr(atts, "for");
+    g->in_key = AXIS_NONE;
+    if (!name || !id || (f && strcmp(f, "node") != 0 && strcmp(f, "all") != 0))
+        return;
+    int axis = strcmp(name, "x") == 0 ? AXIS_X : strcmp(name, "y") == 0 ? AXIS_Y : AXIS_NONE;
+    if (axis == AXIS_NONE)
+        return;
+    tsr__free(g->b->ctx, g->key_id[axis]);
+    g->key_id[axis] = NULL;
+    g->key_default[axis] = INT64_MIN;
+    stop(g, tsr__layout_dup_text(g->b->ctx, id, strlen(id), &g->key_id[axis]));
+    g->in_key = axis;
+}
+
+static void XMLCALL on_start(void *user, const char *name, const char **atts)
+{
+    gml *g = user;
+    const char *local = graphml_name(name);
+    if (g->depth++ == 0 && (!local || strcmp(local, "graphml") != 0)) {
+        const char *sep = strchr(name, NS_SEP);
+        stop(g, tsr__fail(g->b->ctx, TSR_ERR_CORRUPT,
+                          "%s:%d:%d: the root element must be <graphml>, not '%.64s'", g->b->name,
+                          line_of(g), col_of(g), sep ? sep + 1 : name));
+        return;
+    }
+    if (!local)
+        return;
+    const char *id, *src, *dst;
+    if (strcmp(local, "node") == 0) {
+        tsr_status st = need_attr(g, "node", atts, "id", &id);
+        if (st == TSR_OK && g->node_id) /* a nested graph's node: its parent ends here for us */
+            st = add_node(g);
+        tsr__free(g->b->ctx, g->node_id);
+        g->node_id = NULL;
+        if (st == TSR_OK)
+            st = tsr__layout_dup_text(g->b->ctx, id, strlen(id), &g->node_id);
+        g->node_line = line_of(g);
+        g->node_col = col_of(g);
+        g->node_xy[0] = g->key_default[0];
+        g->node_xy[1] = g->key_default[1];
+        stop(g, st);
+    } else if (strcmp(local, "edge") == 0) {
+        tsr_status st = need_attr(g, "edge", atts, "source", &src);
+        if (st == TSR_OK)
+            st = need_attr(g, "edge", atts, "target", &dst);
+        if (st == TSR_OK)
+            st = tsr__builder_edge(g->b, src, strlen(src), dst, strlen(dst), line_of(g), col_of(g));
+        stop(g, st);
+    } else if (strcmp(local, "key") == 0) {
+        start_key(g, atts);
+    } else if (strcmp(local, "default") == 0 && g->in_key != AXIS_NONE) {
+        g->value_axis = g->in_key;
+        g->value_len = 0;
+    } else if (strcmp(local, "data") == 0 && g->node_id && (id = attr(atts, "key")) != NULL) {
+        g->value_axis = g->key_id[AXIS_X] && strcmp(id, g->key_id[AXIS_X]) == 0   ? AXIS_X
+                        : g->key_id[AXIS_Y] && strcmp(id, g->key_id[AXIS_Y]) == 0 ? AXIS_Y
+                                                                                  : AXIS_NONE;
+        g->value_len = 0;
+    }
+}
+
+static void XMLCALL on_text(void *user, const char *s, int len)
+{
+    gml *g = user;
+    if (g->value_axis == AXIS_NONE)
+        return;
+    size_t n = (size_t)len, room = MAX_VALUE + 1 - g->value_len; /* one more: "too long" */
+    n = n < room ? n : room;
+    memcpy(g->value + g->value_len, s, n);
+    g->value_len += n;
+}
+
+static void XMLCALL on_end(void *user, const char *name)
+{
+    gml *g = user;
+    const char *local = graphml_name(name);
+    g->depth--;
+    if (!local)
+        return;
+    if (g->value_axis != AXIS_NONE &&
+        (strcmp(local, "data") == 0 || strcmp(local, "default") == 0)) {
+        int64_t v = 0;
+        tsr_status st = value_int(g, &v);
+        if (st == TSR_OK && strcmp(local, "data") == 0)
+            g->node_xy[g->value_axis] = v;
+        else if (st == TSR_OK)
+            g->key_default[g->value_axis] = v;
+        g->value_axis = AXIS_NONE;
+        stop(g, st);
+    } else if (strcmp(local, "key") == 0) {
+        g->in_key = AXIS_NONE;
+    } else if (strcmp(local, "node") == 0 && g->node_id) {
+        stop(g, add_node(g));
+        tsr__free(g->b->ctx, g->node_id);
+        g->node_id = NULL;
+    }
 }
 
 tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len, const char *name,
@@ -158,164 +222,48 @@ tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len,
 {
     tsr__layout_builder b;
     tsr__builder_init(&b, ctx, name);
-    xml x = {&b, data, data + len, 1};
-    const char *stack[MAX_DEPTH];
-    size_t stack_len[MAX_DEPTH];
-    int depth = 0, saw_graphml = 0, root_closed = 0;
-    tsr_status st = TSR_OK;
-    char *a1 = NULL, *a2 = NULL; /* decoded attribute values, 4096 bytes each */
-    if ((st = tsr__alloc(ctx, 2 * 4096, (void **)&a1)) != TSR_OK) {
+    gml g = {&b,
+             XML_ParserCreateNS(NULL, NS_SEP),
+             TSR_OK,
+             0,
+             {NULL, NULL},
+             {INT64_MIN, INT64_MIN},
+             AXIS_NONE,
+             AXIS_NONE,
+             "",
+             0,
+             NULL,
+             0,
+             0,
+             {INT64_MIN, INT64_MIN}};
+    if (!g.p) {
         tsr__builder_release(&b);
-        return st;
+        return tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "%s: cannot create an XML parser", b.name);
     }
-    a2 = a1 + 4096;
-    while (st == TSR_OK && x.p < x.end) {
-        const char *lt = memchr(x.p, '<', (size_t)(x.end - x.p));
-        if (!lt) {
-            advance(&x, x.end);
-            break;
-        }
-        for (const char *q = x.p; q < lt; q++)
-            if (depth == 0 && !(*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' ||
-                                (q == data && len >= 3 && memcmp(q, "\xEF\xBB\xBF", 3) == 0))) {
-                if (q > data + 2 || (unsigned char)*q < 0x80) {
-                    advance(&x, q);
-                    st = xfail(&x, x.line, "text outside the root element", NULL, 0);
-                    break;
-                }
-            }
-        if (st != TSR_OK)
-            break;
-        advance(&x, lt);
-        int line = x.line;
-        size_t rest = (size_t)(x.end - x.p);
-        if (rest >= 4 && memcmp(x.p, "<!--", 4) == 0) {
-            if (!skip_past(&x, "-->"))
-                st = xfail(&x, line, "unterminated comment", NULL, 0);
-            continue;
-        }
-        if (rest >= 9 && memcmp(x.p, "<![CDATA[", 9) == 0) {
-            if (!skip_past(&x, "]]>"))
-                st = xfail(&x, line, "unterminated CDATA section", NULL, 0);
-            continue;
-        }
-        if (rest >= 2 && (x.p[1] == '?' || x.p[1] == '!')) {
-            if (!skip_past(&x, ">"))
-                st = xfail(&x, line, "unterminated declaration", NULL, 0);
-            continue;
-        }
-        int closing = rest >= 2 && x.p[1] == '/';
-        advance(&x, x.p + 1 + closing);
-        const char *nm = x.p;
-        while (x.p < x.end && is_name_char(*x.p))
-            x.p++;
-        size_t nlen = (size_t)(x.p - nm);
-        if (nlen == 0) {
-            st = xfail(&x, line, "malformed tag", NULL, 0);
-            break;
-        }
-        if (closing) {
-            skip_space(&x);
-            if (x.p >= x.end || *x.p != '>') {
-                st = xfail(&x, line, "malformed closing tag", nm, nlen);
-                break;
-            }
-            x.p++;
-            if (depth == 0 || stack_len[depth - 1] != nlen ||
-                memcmp(stack[depth - 1], nm, nlen) != 0) {
-                st = xfail(&x, line, "closing tag does not match the open element", nm, nlen);
-                break;
-            }
-            if (--depth == 0)
-                root_closed = 1;
-            continue;
-        }
-        if (root_closed) {
-            st = xfail(&x, line, "a second root element", nm, nlen);
-            break;
-        }
-        xattr attrs[MAX_ATTR];
-        int nattr = 0, self_closing = 0;
-        for (;;) {
-            skip_space(&x);
-            if (x.p >= x.end) {
-                st = xfail(&x, line, "unterminated tag", nm, nlen);
-                break;
-            }
-            if (*x.p == '>') {
-                x.p++;
-                break;
-            }
-            if (*x.p == '/' && x.p + 1 < x.end && x.p[1] == '>') {
-                x.p += 2;
-                self_closing = 1;
-                break;
-            }
-            const char *an = x.p;
-            while (x.p < x.end && is_name_char(*x.p))
-                x.p++;
-            size_t alen = (size_t)(x.p - an);
-            skip_space(&x);
-            if (alen == 0 || x.p >= x.end || *x.p != '=') {
-                st = xfail(&x, x.line, "malformed attribute in", nm, nlen);
-                break;
-            }
-            x.p++;
-            skip_space(&x);
-            if (x.p >= x.end || (*x.p != '"' && *x.p != '\'')) {
-                st = xfail(&x, x.line, "attribute value must be quoted in", nm, nlen);
-                break;
-            }
-            char q = *x.p++;
-            const char *val = x.p;
-            const char *vend = memchr(val, q, (size_t)(x.end - val));
-            if (!vend || memchr(val, '<', (size_t)(vend - val))) {
-                st = xfail(&x, x.line, "unterminated attribute value in", nm, nlen);
-                break;
-            }
-            advance(&x, vend + 1);
-            if (nattr < MAX_ATTR)
-                attrs[nattr++] = (xattr){an, val, alen, (size_t)(vend - val)};
-        }
-        if (st != TSR_OK)
-            break;
-        if (depth == 0 && !(nlen == 7 && memcmp(nm, "graphml", 7) == 0)) {
-            st = xfail(&x, line, "the root element must be <graphml>, not", nm, nlen);
-            break;
-        }
-        saw_graphml = 1;
-        size_t l1, l2;
-        if (nlen == 4 && memcmp(nm, "node", 4) == 0) {
-            if ((st = get_attr(&x, line, "node", attrs, nattr, "id", a1, 4096, &l1)) == TSR_OK)
-                st = tsr__builder_node(&b, a1, l1, 1, INT64_MIN, INT64_MIN, line, 0);
-        } else if (nlen == 4 && memcmp(nm, "edge", 4) == 0) {
-            if ((st = get_attr(&x, line, "edge", attrs, nattr, "source", a1, 4096, &l1)) ==
-                    TSR_OK &&
-                (st = get_attr(&x, line, "edge", attrs, nattr, "target", a2, 4096, &l2)) == TSR_OK)
-                st = tsr__builder_edge(&b, a1, l1, a2, l2, line, 0);
-        }
-        if (st != TSR_OK)
-            break;
-        if (!self_closing) {
-            if (depth == MAX_DEPTH) {
-                st = xfail(&x, line, "elements nested deeper than 256 levels", NULL, 0);
-                break;
-            }
-            stack[depth] = nm;
-            stack_len[depth++] = nlen;
-        } else if (depth == 0) {
-            root_closed = 1;
-        }
+    XML_SetUserData(g.p, &g);
+    XML_SetElementHandler(g.p, on_start, on_end);
+    XML_SetCharacterDataHandler(g.p, on_text);
+    /* expat takes an int length: feed the text in pieces */
+    const size_t piece = (size_t)INT_MAX / 2;
+    enum XML_Status xs = XML_STATUS_OK;
+    size_t at = 0;
+    do {
+        size_t n = len - at < piece ? len - at : piece;
+        xs = XML_Parse(g.p, data + at, (int)n, at + n == len);
+        at += n;
+    } while (xs == XML_STATUS_OK && at < len);
+    tsr_status st = g.st;
+    if (st == TSR_OK && xs != XML_STATUS_OK) {
+        enum XML_Error code = XML_GetErrorCode(g.p);
+        st = tsr__fail(ctx, code == XML_ERROR_NO_MEMORY ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_CORRUPT,
+                       "%s:%d:%d: %s", b.name, line_of(&g), col_of(&g), XML_ErrorString(code));
     }
-    if (st == TSR_OK && !saw_graphml)
-        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: no <graphml> element", b.name);
-    if (st == TSR_OK && depth > 0)
-        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "%s:%d: unexpected end of file inside <%.*s>", b.name,
-                       x.line, (int)(stack_len[depth - 1] > 64 ? 64 : stack_len[depth - 1]),
-                       stack[depth - 1]);
     if (st == TSR_OK)
         st = tsr__builder_finish(&b, out);
-    tsr__free(ctx, a1);
+    XML_ParserFree(g.p);
+    tsr__free(ctx, g.key_id[0]);
+    tsr__free(ctx, g.key_id[1]);
+    tsr__free(ctx, g.node_id);
     tsr__builder_release(&b);
     return st;
 }

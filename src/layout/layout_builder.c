@@ -149,6 +149,14 @@ tsr_status tsr__builder_node(tsr__layout_builder *b, const char *id, size_t id_l
     return TSR_OK;
 }
 
+tsr_status tsr__builder_ensure_node(tsr__layout_builder *b, const char *id, size_t id_len, int line,
+                                    int col)
+{
+    if (tsr__builder_lookup(b, id, id_len) >= 0)
+        return TSR_OK;
+    return tsr__builder_node(b, id, id_len, 0, INT64_MIN, INT64_MIN, line, col);
+}
+
 tsr_status tsr__builder_edge(tsr__layout_builder *b, const char *src, size_t src_len,
                              const char *dst, size_t dst_len, int line, int col)
 {

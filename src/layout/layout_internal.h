@@ -38,6 +38,10 @@ void tsr__builder_release(tsr__layout_builder *b);
  * the input has no coordinates for it. */
 tsr_status tsr__builder_node(tsr__layout_builder *b, const char *id, size_t id_len, int is_string,
                              int64_t x, int64_t y, int line, int col);
+/* Adds a node without coordinates unless one with this id exists (readers whose edges name
+ * their nodes: edge list, CSV). */
+tsr_status tsr__builder_ensure_node(tsr__layout_builder *b, const char *id, size_t id_len, int line,
+                                    int col);
 /* Index of the node with this id, or -1. */
 int32_t tsr__builder_lookup(const tsr__layout_builder *b, const char *id, size_t len);
 tsr_status tsr__builder_edge(tsr__layout_builder *b, const char *src, size_t src_len,
@@ -53,6 +57,10 @@ tsr_status tsr__layout_parse_graphml(tsr_ctx *ctx, const char *data, size_t len,
                                      tsr_layout **out);
 tsr_status tsr__layout_parse_edgelist(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                                       tsr_layout **out);
+tsr_status tsr__layout_parse_csv(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                 tsr_layout **out);
+tsr_status tsr__layout_parse_dot(tsr_ctx *ctx, const char *data, size_t len, const char *name,
+                                 tsr_layout **out);
 
 /* ---- adjacency (CSR): node -> incident edge ids ---- */
 typedef struct tsr__layout_adj {

@@ -1,5 +1,5 @@
-/* Reading by content (JSON, GraphML, edge list) and writing contest JSON, GraphML and SVG,
- * atomically. */
+/* Reading by name and content (contest JSON, GraphML, DOT, CSV, edge list) and writing contest
+ * JSON, GraphML and SVG, atomically. */
 #include "layout/layout_internal.h"
 
 #include "core/checked.h"
@@ -7,9 +7,94 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+
+/* Whether name ends in suffix (ASCII case ignored). */
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strncasecmp(name + n - k, suffix, k) == 0;
+}
+
+static int is_dot_id_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-' || (unsigned char)c >= 0x80;
+}
+
+/* Past whitespace and DOT comments (C and C++ comments, '#' lines) from p. */
+static const char *skip_dot_space(const char *p, const char *end)
+{
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+            p++;
+        if (p < end && *p == '#') {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl : end;
+        } else if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl : end;
+        } else if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+            const char *q = p + 2;
+            while (end - q >= 2 && !(q[0] == '*' && q[1] == '/'))
+                q++;
+            p = end - q >= 2 ? q + 2 : end;
+        } else {
+            return p;
+        }
+    }
+}
+
+/* Past the keyword (any case, then not an id character) at p, or NULL. */
+static const char *dot_keyword(const char *p, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(end - p) < n || strncasecmp(p, word, n) != 0 ||
+        (end - p > (ptrdiff_t)n && is_dot_id_char(p[n])))
+        return NULL;
+    return p + n;
+}
+
+/* Whether the text begins (after comments) as a DOT graph does: [strict] (graph|digraph) [ID] '{'
+ * (Graphviz's grammar), so that an edge list whose first node is named "graph" stays one. */
+static int looks_like_dot(const char *p, const char *end)
+{
+    p = skip_dot_space(p, end);
+    const char *q = dot_keyword(p, end, "strict");
+    if (q)
+        p = skip_dot_space(q, end);
+    if (!(q = dot_keyword(p, end, "graph")) && !(q = dot_keyword(p, end, "digraph")))
+        return 0;
+    p = skip_dot_space(q, end);
+    if (p < end && *p == '"') { /* a quoted ID */
+        const char *close = memchr(p + 1, '"', (size_t)(end - p - 1));
+        p = close ? skip_dot_space(close + 1, end) : end;
+    } else {
+        while (p < end && is_dot_id_char(*p))
+            p++;
+        p = skip_dot_space(p, end);
+    }
+    return p < end && *p == '{';
+}
+
+/* Whether the first line of an edge list that is not blank or a comment has a comma (a CSV
+ * edge list; a plain edge list's ids hold no separator but whitespace). */
+static int looks_like_csv(const char *p, const char *end)
+{
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+        while (p < le && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p < le && *p != '#' && *p != '%')
+            return memchr(p, ',', (size_t)(le - p)) != NULL;
+        p = nl ? nl + 1 : end;
+    }
+    return 0;
+}
 
 tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                             tsr_layout **out)
@@ -29,15 +114,29 @@ tsr_status tsr_layout_parse(tsr_ctx *ctx, const char *data, size_t len, const ch
         i++;
     if (i == len)
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: empty input", name);
+    /* The extensions that content cannot tell, then the content. */
+    if (has_suffix(name, ".dot") || has_suffix(name, ".gv"))
+        return tsr__layout_parse_dot(ctx, data, len, name, out);
+    if (has_suffix(name, ".csv"))
+        return tsr__layout_parse_csv(ctx, data, len, name, out);
     if (data[i] == '{')
         return tsr__layout_parse_json(ctx, data, len, name, out);
-    if (data[i] == '<')
+    /* XML in UTF-16 (a byte-order mark, or '<' beside a zero byte) is the only format that may
+     * not be UTF-8 */
+    const int utf16 =
+        len >= 2 && (memcmp(data, "\xFF\xFE", 2) == 0 || memcmp(data, "\xFE\xFF", 2) == 0 ||
+                     memcmp(data, "<\0", 2) == 0 || memcmp(data, "\0<", 2) == 0);
+    if (data[i] == '<' || utf16)
         return tsr__layout_parse_graphml(ctx, data, len, name, out);
     if (data[i] == '[')
         return tsr__fail(ctx, TSR_ERR_CORRUPT,
                          "%s: a JSON array is not a graph (an object with "
                          "\"nodes\" and \"edges\" is)",
                          name);
+    if (looks_like_dot(data + i, data + len))
+        return tsr__layout_parse_dot(ctx, data, len, name, out);
+    if (looks_like_csv(data + i, data + len))
+        return tsr__layout_parse_csv(ctx, data, len, name, out);
     return tsr__layout_parse_edgelist(ctx, data, len, name, out);
 }
 

@@ -33,6 +33,30 @@ grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "k4 score"
 expect 0 "$tool" layout check "$tmp/k4.json" --json
 /usr/bin/python3 -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
 
+# Other input formats: the same drawing as DOT (pos) and GraphML (x/y data) scores the same; a
+# CSV edge list with a header has no coordinates; a malformed DOT or CSV file is a one-line
+# error naming the place, exit 1.
+cat >"$tmp/k4.dot" <<'J'
+graph k4 {
+  a [pos="0,0"]; b [pos="10,0"]; c [pos="10,10"]; d [pos="0,10"];
+  a -- b -- c -- d -- a; a -- c; b -- d
+}
+J
+expect 0 "$tool" layout check "$tmp/k4.dot"
+grep -q "4 nodes, 6 edges" "$tmp/out.txt" && grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "DOT k4 score"
+expect 0 "$tool" layout optimize "$tmp/k4.dot" "$tmp/k4.graphml" --moves 10 --quiet
+expect 0 "$tool" layout check "$tmp/k4.graphml"
+grep -q "K=[01] " "$tmp/out.txt" && ok || bad "GraphML x/y read back"
+printf 'source,target\na,b\nb,c\nc,a\n' >"$tmp/t.csv"
+expect 1 "$tool" layout check "$tmp/t.csv" # every node at (0, 0): not a valid drawing
+grep -q "3 nodes, 3 edges" "$tmp/out.txt" && ok || bad "CSV edge list"
+printf 'graph {\n  a -- \n}\n' >"$tmp/bad.dot"
+expect 1 "$tool" layout check "$tmp/bad.dot"
+[ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q "bad.dot:3: DOT syntax error" "$tmp/err.txt" && ok || bad "DOT error: $(cat "$tmp/err.txt")"
+printf 'a,b\n"c,d\n' >"$tmp/bad.csv"
+expect 1 "$tool" layout check "$tmp/bad.csv"
+[ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q "bad.csv:2:1: unterminated quoted field" "$tmp/err.txt" && ok || bad "CSV error: $(cat "$tmp/err.txt")"
+
 for opt in "--time 0" "--time x" "--seed -1" "--init bogus" "--moves 0" "--phase1 2" "--phase1 0.3,2" "--phase1 0.3," "--phase1 ,0.3" "--chains 0" "--chains x" "--chains 1025" "--gpu-chains -1" "--gpu-chains x" "--gpu-chains 1025" "--sync-every 1" "--sync-every 0.001" "--sync-every x"; do
   expect 2 "$tool" layout optimize "$tmp/k4.json" "$tmp/o.json" $opt
 done

@@ -1,6 +1,6 @@
 /* The layout readers' fuzz contract, shared by the libFuzzer target and its replay test: parsing
- * any bytes (contest JSON, GraphML or an edge list, recognised by content) returns; a failure
- * has a status other than TSR_OK and a non-empty message; a success gives a drawing whose
+ * any bytes (contest JSON, GraphML, DOT, CSV or an edge list, recognised by content) returns; a
+ * failure has a status other than TSR_OK and a non-empty message; a success gives a drawing whose
  * counts, canvas and edge endpoints are in range, every coordinate inside [0, 2^30] when the
  * input had coordinates, and on which the validity check and the reference crossing count run
  * (the count only up to 2,000 edges, to keep single inputs cheap), in fuzz_ctx.h's context.

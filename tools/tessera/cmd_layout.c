@@ -561,7 +561,11 @@ const cli_command cli_cmd_layout = {
     "Straight-line drawings of graphs on an integer grid that minimise k, the largest number of "
     "crossings on any one edge (the GD 2025 contest live challenge). Inputs are contest JSON "
     "({\"nodes\":[{\"id\",\"x\",\"y\"}],\"edges\":[{\"source\",\"target\"}],\"width\",\"height\"}; "
-    "the canvas defaults to 1000000x1000000), GraphML or a plain edge list, recognised by content. "
+    "the canvas defaults to 1000000x1000000), GraphML (x and y node data are coordinates), DOT "
+    "(Graphviz; pos=\"x,y\" is a coordinate), a CSV edge list (u,v per line; a first line "
+    "source,target or from,to is a header) or a plain edge list (u v per line, # comments): "
+    ".dot, .gv and .csv names choose DOT and CSV, otherwise the content tells. Coordinates are "
+    "integers, for every node or for none (then an initial layout is made). "
     "Two edges cross when they share no endpoint and each one's endpoints lie strictly on "
     "opposite sides of the other's line; the score is K = max crossings on an edge, n_K = edges "
     "with K, Phi = sum of squared counts, C = crossings, compared in that order. "
@@ -582,6 +586,8 @@ const cli_command cli_cmd_layout = {
     "  tessera layout optimize Automatic-1.json best.json --time 20 --svg best.svg\n"
     "  tessera layout optimize big.json best.json --time 600 --checkpoint big.ckpt.json\n"
     "  tessera layout optimize grafo1000.14.graphml out.json --moves 200000 --seed 7\n"
+    "  tessera layout optimize graph.dot out.json --time 30\n"
+    "  tessera layout check edges.csv\n"
     "  tessera layout optimize Automatic-3.json best.json --moves 750000 --chains 4\n"
     "  tessera layout render best.json best.svg --json",
     run_layout};
