@@ -85,7 +85,9 @@ typedef struct tsr_ctx_options {
     int threads;               /* CPU threads; 0 = all available */
     void *cuda_stream;         /* cudaStream_t to run on; NULL = the context creates its own */
     tsr_allocator allocator;   /* host allocations; zeroed = malloc/free */
-    uint64_t max_image_pixels; /* largest image accepted (width*height); 0 = 1<<32 */
+    uint64_t max_image_pixels; /* largest image (width*height) decoded or allocated, checked
+                                  from the file's header before any allocation for its pixels
+                                  (TSR_ERR_LIMIT); 0 = 1<<32; UINT64_MAX: no limit */
     uint64_t max_memory;       /* largest single host allocation in bytes; 0 = no limit */
     tsr_progress_fn progress;
     void *progress_user;

@@ -33,7 +33,7 @@ static uint32_t ngroups(const tsr__j2k_res *r, uint32_t G)
 size_t tsr__j2k_bands_size(const tsr__j2k_tilecomp *tc, uint32_t ri, uint32_t G, uint32_t M)
 {
     const tsr__j2k_res *r = &tc->res[ri];
-    return tsr__j2k_line_words((size_t)4 * ngroups(r, G)) +
+    return tsr__j2k_line_words((size_t)5 * ngroups(r, G)) +
            tsr__j2k_line_words((size_t)(2 * G + 4 * M) * (r->x1 - r->x0));
 }
 
@@ -56,7 +56,8 @@ int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_
     bb->g_last = ((r->y1 - 1) / 2) / G;
     bb->win_cap = 2 * G + 2 * M;
     bb->span = (uint32_t *)mem;
-    mem += tsr__j2k_line_words((size_t)4 * ngroups(r, G));
+    bb->lift = bb->span + (size_t)4 * ngroups(r, G);
+    mem += tsr__j2k_line_words((size_t)5 * ngroups(r, G));
     bb->win = mem;
     bb->carry = mem + (size_t)bb->win_cap * bb->rw;
     uint32_t a = 0;
@@ -65,6 +66,7 @@ int tsr__j2k_bands_init(tsr__j2k_bands *bb, const tsr__j2k_tilecomp *tc, uint32_
         const uint64_t end = (uint64_t)2 * (g + 1) * G; /* positions before it are decoded */
         const uint32_t t =
             g == bb->g_last || end >= (uint64_t)bb->y0 + bb->rh ? bb->rh : (uint32_t)(end - bb->y0);
+        bb->lift[g - bb->g_first] = 0;
         s[0] = a;
         s[1] = t == bb->rh ? bb->rh : t > a + M ? t - M : a;
         s[2] = a > M ? a - M : 0;
@@ -157,6 +159,25 @@ void tsr__j2k_bands_fill(const tsr__j2k_bands *bands, const tsr__j2k_tile *t, ui
     }
 }
 
+/* Whether the n samples at p are all zero (their bits: +0.0 for the 9/7's floats). In chunks,
+ * so that the OR vectorises and a non-zero row stops early. */
+static int row_is_zero(const int32_t *p, uint32_t n)
+{
+    for (uint32_t x = 0; x < n; x += 64) {
+        const uint32_t e = n - x < 64 ? n : x + 64;
+        int32_t any = 0;
+        for (uint32_t i = x; i < e; i++)
+            any |= p[i];
+        if (any)
+            return 0;
+    }
+    return 1;
+}
+
+/* Zero in, zero out: the lifting steps of both wavelets (F.3.8: the 5/3's integer steps round
+ * 0 to 0; the 9/7's x - c (a + b) and scalings keep +0.0) leave all-zero samples zero, so rows
+ * that are all zero are not lifted, nor the columns of a window whose rows all are (empty
+ * code-blocks, as in a small codestream that claims a large image): their work is one scan. */
 void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
                         const tsr__j2k_tcp *tcp, uint32_t k, int32_t *scratch, size_t per_thread)
 {
@@ -177,9 +198,12 @@ void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
         const tsr__j2k_bands *bb = &bands[c];
         if (p >= q0)
             memcpy(bb->carry + (size_t)(p - q0) * rw, row, (size_t)rw * sizeof *row);
-        if (lift)
-            tsr__dwt_hrow(row, rw, bb->snx, tc->res[bb->r].x0, tcp->tccps[c].qmfbid == 1,
-                          thread_scratch(scratch, per_thread));
+        if (!lift || row_is_zero(row, rw))
+            continue;
+#pragma omp atomic write
+        bb->lift[k] = 1;
+        tsr__dwt_hrow(row, rw, bb->snx, tc->res[bb->r].x0, tcp->tccps[c].qmfbid == 1,
+                      thread_scratch(scratch, per_thread));
     }
     if (!lift)
         return;
@@ -190,7 +214,7 @@ void tsr__j2k_bands_dwt(const tsr__j2k_bands *bands, const tsr__j2k_tile *t,
 #pragma omp for schedule(static)
     for (size_t i = 0; i < vtotal; i++) {
         const uint32_t c = (uint32_t)(i / nstrips);
-        if (t->comps[c].skip)
+        if (t->comps[c].skip || !bands[c].lift[k])
             continue;
         tsr__dwt_vstrip(bands[c].win, rw, rw, n, sny, p0, tcp->tccps[c].qmfbid == 1,
                         (uint32_t)(i % nstrips), thread_scratch(scratch, per_thread));

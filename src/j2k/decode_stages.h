@@ -279,6 +279,7 @@ struct tsr__j2k_bands {
     /* per group k (from g_first): rows [a, b) it completes and its window [w0, w1), relative
      * to y0; rows [0, a) are done before it */
     uint32_t *span;   /* 4 per group: a, b, w0, w1 */
+    uint32_t *lift;   /* per group: 1 once its window has a non-zero row (tsr__j2k_bands_dwt) */
     int32_t *win;     /* the window: up to win_cap rows of rw samples, deinterleaved: the low
                          rows (even positions) first, each low columns first (tsr__dwt_level) */
     int32_t *carry;   /* up to 2 M rows of rw: the next window's rows from this one, as decoded */

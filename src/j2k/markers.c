@@ -128,7 +128,7 @@ static tsr_status read_siz(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, size
         return FAIL(TSR_ERR_CORRUPT, off, "SIZ: length %zu does not match %u components", n + 2,
                     nc);
     uint64_t area = (uint64_t)(cs->x1 - cs->x0) * (cs->y1 - cs->y0);
-    uint64_t maxpix = ctx->opt.max_image_pixels ? ctx->opt.max_image_pixels : (1ull << 32);
+    const uint64_t maxpix = ctx->opt.max_image_pixels; /* tsr_ctx_create: never 0 */
     if (area > maxpix)
         return FAIL(TSR_ERR_LIMIT, off, "SIZ: image of %ux%u exceeds the limit of %llu pixels",
                     cs->x1 - cs->x0, cs->y1 - cs->y0, (unsigned long long)maxpix);
@@ -169,7 +169,7 @@ static tsr_status read_siz(tsr_ctx *ctx, tsr__j2k_cs *cs, const uint8_t *p, size
         uint64_t h = tsr__ceildiv(cs->y1, cp->dy) - tsr__ceildiv(cs->y0, cp->dy);
         samples += w * h;
     }
-    if (samples > 4 * maxpix)
+    if (maxpix <= UINT64_MAX / 4 && samples > 4 * maxpix)
         return FAIL(TSR_ERR_LIMIT, off,
                     "SIZ: %u components hold %llu samples, over four times the limit of %llu "
                     "pixels",

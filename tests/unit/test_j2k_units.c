@@ -390,6 +390,125 @@ static void test_api(tsr_ctx *ctx)
     CHECK_STATUS(tsr_j2k_decode_layout(ctx, hdr, n, &o, NULL, &np), TSR_ERR_INVALID_ARGUMENT);
 }
 
+/* ---- the pixel limit and empty code-blocks -------------------------------------------------- */
+
+/* A whole codestream of a w x h image of nc components of `prec` bits in one tile, 5 levels,
+ * 64x64 code-blocks, reversible 5/3 or irreversible 9/7, whose every packet is empty: every
+ * code-block has no coding pass, so every sample is 2^(prec-1) after the DC level shift. */
+static size_t make_empty(uint8_t *b, uint32_t w, uint32_t h, uint32_t nc, uint32_t prec, int rev)
+{
+    const int levels = 5, nsb = 3 * levels + 1;
+    size_t n = 0;
+    n += put16(b + n, 0xFF4F);
+    n += put16(b + n, 0xFF51);
+    n += put16(b + n, 38 + 3 * nc);
+    n += put16(b + n, 0);
+    n += put32(b + n, w);
+    n += put32(b + n, h);
+    n += put32(b + n, 0);
+    n += put32(b + n, 0);
+    n += put32(b + n, w);
+    n += put32(b + n, h);
+    n += put32(b + n, 0);
+    n += put32(b + n, 0);
+    n += put16(b + n, nc);
+    for (uint32_t c = 0; c < nc; c++) {
+        b[n++] = (uint8_t)(prec - 1);
+        b[n++] = 1;
+        b[n++] = 1;
+    }
+    n += put16(b + n, 0xFF52);
+    n += put16(b + n, 12);
+    b[n++] = 0; /* maximal precincts */
+    b[n++] = 0; /* LRCP */
+    n += put16(b + n, 1);
+    b[n++] = 0;
+    b[n++] = (uint8_t)levels;
+    b[n++] = 4; /* 64x64 code-blocks */
+    b[n++] = 4;
+    b[n++] = 0;
+    b[n++] = rev ? 1 : 0;
+    n += put16(b + n, 0xFF5C);
+    n += put16(b + n, rev ? 3 + nsb : 3 + 2 * nsb);
+    b[n++] = rev ? 0x40 : 0x42; /* 2 guard bits; none or scalar expounded quantisation */
+    for (int i = 0; i < nsb; i++) {
+        if (rev)
+            b[n++] = (uint8_t)((prec + 2) << 3);
+        else
+            n += put16(b + n, (prec + 2) << 11);
+    }
+    const uint32_t npackets = (levels + 1) * nc; /* one precinct per resolution, one layer */
+    n += put16(b + n, 0xFF90);
+    n += put16(b + n, 10);
+    n += put16(b + n, 0);
+    n += put32(b + n, 12 + 2 + npackets);
+    b[n++] = 0;
+    b[n++] = 1;
+    n += put16(b + n, 0xFF93);
+    memset(b + n, 0, npackets); /* empty packets: the bit 0 */
+    n += npackets;
+    n += put16(b + n, 0xFFD9);
+    return n;
+}
+
+/* The context's max_image_pixels bounds the declared image at the SIZ marker, before anything
+ * is allocated for it; any limit up to UINT64_MAX (none) works. */
+static void test_pixel_limit(void)
+{
+    uint8_t b[512];
+    tsr_j2k_info info;
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    opt.max_image_pixels = (uint64_t)1 << 20;
+    tsr_ctx *ctx;
+    CHECK(tsr_ctx_create(&opt, &ctx) == TSR_OK);
+    size_t n = make_empty(b, 1024, 1024, 1, 8, 1);
+    CHECK_OK(ctx, tsr_j2k_read_header(ctx, b, n, &info, NULL, 0));
+    n = make_empty(b, 1025, 1024, 1, 8, 1);
+    CHECK_STATUS(tsr_j2k_read_header(ctx, b, n, &info, NULL, 0), TSR_ERR_LIMIT);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "1025x1024") &&
+          strstr(tsr_ctx_last_error(ctx), "limit of 1048576 pixels"));
+    tsr_image desc;
+    CHECK_STATUS(tsr_j2k_decode_image_layout(ctx, b, n, NULL, &desc), TSR_ERR_LIMIT);
+    tsr_ctx_destroy(ctx);
+    /* limits whose four times (the components' samples) do not fit 64 bits */
+    const uint64_t big[2] = {(uint64_t)1 << 62, UINT64_MAX};
+    for (int i = 0; i < 2; i++) {
+        opt.max_image_pixels = big[i];
+        CHECK(tsr_ctx_create(&opt, &ctx) == TSR_OK);
+        n = make_empty(b, 64, 48, 4, 8, 1);
+        CHECK_OK(ctx, tsr_j2k_read_header(ctx, b, n, &info, NULL, 0));
+        n = make_empty(b, 65535, 65535, 4, 16, 1);
+        CHECK_OK(ctx, tsr_j2k_read_header(ctx, b, n, &info, NULL, 0));
+        CHECK(info.width == 65535 && info.num_components == 4);
+        tsr_ctx_destroy(ctx);
+    }
+}
+
+/* Empty code-blocks decode to zero coefficients, which the banded inverse DWT passes over:
+ * every pixel is the DC level 2^(p-1), on both wavelets, through the image (banded) path. */
+static void test_empty_blocks(tsr_ctx *ctx)
+{
+    uint8_t b[512];
+    for (int rev = 0; rev <= 1; rev++) {
+        const size_t n = make_empty(b, 333, 301, 3, 8, rev);
+        tsr_image desc, img;
+        CHECK_OK(ctx, tsr_j2k_decode_image_layout(ctx, b, n, NULL, &desc));
+        CHECK(desc.width == 333 && desc.height == 301 && desc.channels == 3);
+        CHECK_OK(ctx, tsr_image_alloc(ctx, &img, desc.width, desc.height, 3, TSR_U8));
+        memset(img.data, 0x5a, img.stride * (size_t)img.height); /* poison */
+        tsr_j2k_result r;
+        CHECK_OK(ctx, tsr_j2k_decode_image(ctx, b, n, NULL, &img, &r));
+        CHECK(!r.truncated && r.warnings == 0);
+        size_t bad = 0;
+        for (int y = 0; y < img.height; y++)
+            for (int x = 0; x < 3 * img.width; x++)
+                bad += ((const uint8_t *)img.data)[(size_t)y * img.stride + x] != 128;
+        CHECK(bad == 0);
+        tsr_image_free(ctx, &img);
+    }
+}
+
 /* ---- output helpers: prefaulting and PGX ---------------------------------------------------- */
 
 /* Prefaulting is a hint: unaligned ranges, empty ones and NULL leave the bytes as they were,
@@ -485,6 +604,8 @@ int main(void)
     test_pack3_simd(&rng);
     test_progression(ctx);
     test_api(ctx);
+    test_pixel_limit();
+    test_empty_blocks(ctx);
     test_prefault(&rng);
     test_pgx(ctx, &rng);
     tsr_ctx_destroy(ctx);

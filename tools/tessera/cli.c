@@ -262,10 +262,15 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
     const char *msg = ctx ? tsr_ctx_last_error(ctx) : "";
     if (!msg || !*msg)
         msg = tsr_strerror(st);
+    /* the image-size limit is the command's --max-pixels */
+    const char *hint = st == TSR_ERR_LIMIT && find_option(cmd, "max-pixels", 10) >= 0 &&
+                               strstr(msg, "limit of") && strstr(msg, " pixels")
+                           ? "; --max-pixels N raises it (0: no limit)"
+                           : "";
     if (what && !strstr(msg, what)) /* name the file unless the message already does */
-        cli_error(cmd, "%s: %s", what, msg);
+        cli_error(cmd, "%s: %s%s", what, msg, hint);
     else
-        cli_error(cmd, "%s", msg);
+        cli_error(cmd, "%s%s", msg, hint);
     if (st == TSR_ERR_INTERRUPTED)
         return TSR_EXIT_INTERRUPTED;
     return TSR_EXIT_FAILURE;
@@ -280,11 +285,14 @@ static int on_context_progress(void *user, const char *stage, double done, doubl
     return cli_stop_requested();
 }
 
-int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
+/* cli_open_context with the context's pixel limit (0: the library's default). */
+static int open_context(const cli_command *cmd, const cli_args *args, int quiet,
+                        uint64_t max_pixels, tsr_ctx **ctx)
 {
     *ctx = NULL;
     tsr_ctx_options opt;
     tsr_ctx_options_init(&opt);
+    opt.max_image_pixels = max_pixels;
     cli_progress_init(&context_progress, quiet);
     opt.progress = on_context_progress;
     opt.progress_user = &context_progress;
@@ -313,6 +321,23 @@ int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, ts
         return rc;
     }
     return 0;
+}
+
+int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
+{
+    return open_context(cmd, args, quiet, 0, ctx);
+}
+
+int cli_open_image_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
+{
+    const char *v = cli_get(cmd, args, "max-pixels");
+    uint64_t max = CLI_MAX_PIXELS_DEFAULT;
+    if (v && !cli_parse_u64(v, &max)) {
+        *ctx = NULL;
+        cli_error(cmd, "--max-pixels wants a number of pixels (0: no limit), not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    return open_context(cmd, args, quiet, max ? max : UINT64_MAX, ctx);
 }
 
 int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so)

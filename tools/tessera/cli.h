@@ -65,6 +65,18 @@ typedef struct cli_args {
         "quiet", CLI_FLAG, NULL, "No progress or notes on stderr; errors are still printed."       \
     }
 
+/* The largest image, in pixels, that a command which reads or makes images takes (its
+ * --max-pixels; cli_open_image_context) unless told otherwise: 2^28 = 16384 x 16384, twice
+ * the 128 MP area of Debian's ImageMagick policy. */
+#define CLI_MAX_PIXELS_DEFAULT ((uint64_t)1 << 28)
+#define CLI_OPTION_MAX_PIXELS                                                                      \
+    {                                                                                              \
+        "max-pixels", CLI_VALUE, "N",                                                              \
+            "Largest image (width x height) read or made: a larger one fails at its header, "      \
+            "before its memory is taken, with exit status 1 (default 268435456 = 16384 x 16384; "  \
+            "0: no limit)."                                                                        \
+    }
+
 /* The options of every command that writes images, declared once: put CLI_IMAGE_OUTPUT_OPTIONS
  * in the command's table and read them with cli_image_save_options. */
 #define CLI_IMAGE_OUTPUT_OPTIONS                                                                   \
@@ -135,6 +147,10 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
  * the library's progress on stderr (cli_progress, unless quiet) and cancellation by
  * cli_stop_requested. Returns 0 or an exit code. */
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
+/* cli_open_context for a command that reads or makes images (CLI_OPTION_MAX_PIXELS in its
+ * table): the context's max_image_pixels is --max-pixels (default CLI_MAX_PIXELS_DEFAULT;
+ * 0: no limit), and a failure for it (cli_fail) names the option. */
+int cli_open_image_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
 /* After an operation (unless quiet): one line on stderr naming the backend it ran on, its
  * device and why that backend was chosen ("cpu backend (CPU, 16 threads): host images: ..."). */
 void cli_note_backend(const cli_command *cmd, const tsr_ctx *ctx, int quiet);

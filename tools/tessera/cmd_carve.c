@@ -52,6 +52,7 @@ static const cli_option carve_options[] = {
                        "; the backend that ran and why are said on stderr and in --json"),
     CLI_OPTION_THREADS,
     CLI_IMAGE_OUTPUT_OPTIONS,
+    CLI_OPTION_MAX_PIXELS,
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be an input file, which is then replaced."},
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (sizes, seams, backend, time; device_ms: the GPU time of "
@@ -190,7 +191,7 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         return TSR_EXIT_USAGE;
     }
     tsr_ctx *ctx = NULL;
-    if ((rc = cli_open_context(cmd, &args, quiet, &ctx)) != 0)
+    if ((rc = cli_open_image_context(cmd, &args, quiet, &ctx)) != 0)
         return rc;
     const char *inputs[] = {in, keep, drop, map};
     cli_output checks[] = {
@@ -352,5 +353,6 @@ const cli_command cli_cmd_carve = {
     "  tessera carve beach.png clean.png --drop person.png --seams cuts.png\n"
     "  tessera carve photo.png wide.png --width 1600 --keep faces.png\n"
     "  tessera carve photo.png out.png --width 900 --save-map order.png\n"
-    "  tessera carve photo.png out.png --map order.png --width 700",
+    "  tessera carve photo.png out.png --map order.png --width 700\n"
+    "  tessera carve panorama.png strip.png --width 20000 --max-pixels 0",
     run_carve};

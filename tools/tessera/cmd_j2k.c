@@ -41,6 +41,7 @@ static const cli_option j2k_options[] = {
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
+    CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
                        "reference (single-threaded); cuda and opencl are refused"),
     {"json", CLI_FLAG, NULL,
@@ -375,7 +376,10 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
         return TSR_EXIT_USAGE;
     }
     tsr_ctx *ctx;
-    rc = cli_open_context(cmd, &args, 1, &ctx);
+    /* info reads headers only: the library's pixel limit unless --max-pixels is given */
+    rc = is_info && !cli_get(cmd, &args, "max-pixels")
+             ? cli_open_context(cmd, &args, 1, &ctx)
+             : cli_open_image_context(cmd, &args, 1, &ctx);
     if (rc)
         return rc;
     cli_stop_catch();
@@ -396,7 +400,7 @@ const cli_command cli_cmd_j2k = {
     "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
-    "[--components LIST] [--threads N]\n"
+    "[--components LIST] [--threads N] [--max-pixels N]\n"
     "       tessera j2k info IN [--json]",
     "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
     "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
@@ -420,5 +424,6 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
+    "  tessera j2k decode satellite.jp2 full.png --max-pixels 0\n"
     "  tessera j2k info stream.j2k --json",
     run_j2k};

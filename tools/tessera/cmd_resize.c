@@ -30,6 +30,7 @@ static const cli_option resize_options[] = {
                        "; the backend that ran and why are said on stderr and in --json"),
     CLI_OPTION_THREADS,
     CLI_IMAGE_OUTPUT_OPTIONS,
+    CLI_OPTION_MAX_PIXELS,
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
     {"overwrite", CLI_FLAG, NULL, "Allow an output to be its input file, which is then replaced."},
     CLI_OPTION_QUIET,
@@ -277,7 +278,7 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
     }
 
     if (rc == 0)
-        rc = cli_open_context(cmd, &args, job.quiet || job.json, &job.ctx);
+        rc = cli_open_image_context(cmd, &args, job.quiet || job.json, &job.ctx);
     cli_output *checks = rc == 0 ? calloc((size_t)ninputs, sizeof *checks) : NULL;
     if (rc == 0 && !checks) {
         cli_error(cmd, "out of memory");
@@ -373,5 +374,6 @@ const cli_command cli_cmd_resize = {
     "  tessera resize scan.pfm small.pfm --height 300 --interp area\n"
     "  tessera resize scan.png half.png --scale 0.5 --interp area\n"
     "  tessera resize frame.ppm wide.ppm --scale 2,1 --interp lanczos4 --backend cpu\n"
-    "  tessera resize a.jpg b.jpg c.png thumbs/ --size 256x256 --json",
+    "  tessera resize a.jpg b.jpg c.png thumbs/ --size 256x256 --json\n"
+    "  tessera resize survey.png quarter.png --scale 0.25 --max-pixels 1000000000",
     run_resize};
