@@ -125,15 +125,16 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
                "\"progression\": \"%s\", \"layers\": %u, \"levels\": %u, "
                "\"code_block\": [%u, %u], \"code_block_style\": %u, \"transform\": \"%s\", "
                "\"mct\": %s, \"sop\": %s, \"eph\": %s, \"precincts\": %s, \"colourspace\": %u, "
-               "\"palette_entries\": %u, \"output_channels\": %u, \"components\": [",
+               "\"colour_method\": %u, \"palette_entries\": %u, \"output_channels\": %u, "
+               "\"components\": [",
                cont[info.container], info.rsiz, info.is_ht ? "true" : "false", info.x0, info.y0,
                info.width, info.height, info.tile_x0, info.tile_y0, info.tile_width,
                info.tile_height, info.tiles_x, info.tiles_y, prog_name(info.progression),
                info.layers, info.levels, info.cblk_width, info.cblk_height, info.cblk_style,
                info.reversible ? "5/3" : "9/7", info.mct ? "true" : "false",
                info.sop ? "true" : "false", info.eph ? "true" : "false",
-               info.precincts ? "true" : "false", info.colourspace, info.palette_entries,
-               info.output_channels);
+               info.precincts ? "true" : "false", info.colourspace, info.colour_method,
+               info.palette_entries, info.output_channels);
         for (uint32_t c = 0; c < shown; c++)
             printf("%s{\"width\": %u, \"height\": %u, \"dx\": %u, \"dy\": %u, \"precision\": %u, "
                    "\"signed\": %s}",
@@ -153,8 +154,8 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
            info.cblk_height, info.cblk_style, info.mct ? ", colour transform" : "",
            info.sop ? ", SOP" : "", info.eph ? ", EPH" : "", info.precincts ? ", precincts" : "");
     if (info.container != TSR_J2K_CODESTREAM)
-        printf("  jp2: colourspace %u, palette %u entries, %u output channels\n", info.colourspace,
-               info.palette_entries, info.output_channels);
+        printf("  jp2: colourspace %u (colr method %u), palette %u entries, %u output channels\n",
+               info.colourspace, info.colour_method, info.palette_entries, info.output_channels);
     for (uint32_t c = 0; c < shown; c++)
         printf("  component %u: %ux%u, subsampling %ux%u, %u-bit %s\n", c, comps[c].width,
                comps[c].height, comps[c].dx, comps[c].dy, comps[c].precision,
