@@ -15,8 +15,8 @@ static const cli_option j2k_options[] = {
      "only the code-blocks it needs are decoded."},
     {"layers", CLI_VALUE, "L", "decode: only the first L quality layers (default: all)."},
     {"components", CLI_VALUE, "LIST",
-     "decode: codestream components to decode, e.g. 0 or 0,2 (default: all, with JP2 palettes "
-     "and channel definitions applied)."},
+     "decode: codestream components to decode, e.g. 0 or 0,2, as decoded (default: all, with "
+     "JP2 palettes, channel definitions and colour conversion applied)."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
      "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
@@ -410,7 +410,11 @@ const cli_command cli_cmd_j2k = {
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
     "image (components of equal size only; samples rescaled to the full 8- or 16-bit range "
-    "when the precision differs). A truncated codestream decodes what it holds, with a "
+    "when the precision differs). A JP2/JPH file is rendered as its boxes say: palette (pclr, "
+    "cmap) expanded, cdef channel order, and sYCC, e-sYCC and restricted ICC profiles "
+    "(monochrome, which gives RGB, or RGB matrix/TRC) converted to sRGB; other colour "
+    "specifications (ROMM-RGB, CIELab, LUT-based ICC profiles, ...) are output as decoded "
+    "with a warning. A truncated codestream decodes what it holds, with a "
     "warning. Malformed or unsupported input gives a message naming the problem and the byte "
     "offset, exit status 1 and no output. info: prints the main-header parameters.",
     j2k_options,
