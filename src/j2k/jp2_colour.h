@@ -61,7 +61,9 @@ double tsr__icc_curve_eval(const tsr__icc_curve *c, double x);
 /* sYCC / e-sYCC to sRGB (IEC 61966-2-1 Amd 1, full range): src[0..2] are Y, Cb, Cr (Y unsigned,
  * all of one precision; chroma offset 2^(p-1) when unsigned, none when signed), each on its
  * own sampling grid (dx, dy, x0, y0); dst[0..2] (R, G, B) on Y's grid. Each output sample takes
- * the chroma sample whose grid cell holds it (replication, as OpenJPEG's sycc422/sycc420).
+ * the chroma sample whose grid cell holds it (replication, as OpenJPEG's sycc422/sycc420 and
+ * for any ratio of sampling steps); where that sample lies before the image (an image starting
+ * at an odd position), the first one present (OpenJPEG uses neutral chroma there).
  * R = Y + 1.402 Cr, G = Y - 0.344136 Cb - 0.714136 Cr, B = Y + 1.772 Cb in float, rounded to
  * nearest, clamped to [0, 2^p - 1]. */
 void tsr__jp2_sycc_to_rgb(const tsr_j2k_plane src[3], tsr_j2k_plane dst[3], int threads);
@@ -70,7 +72,8 @@ void tsr__jp2_sycc_to_rgb(const tsr_j2k_plane src[3], tsr_j2k_plane dst[3], int 
  * prec <= 16); a monochrome profile reads p[0] and writes the same value to all three. Each
  * sample: curve (a table of 2^prec entries), matrix, clamp to [0, 1], sRGB encoding
  * (IEC 61966-2-1), times 2^prec - 1, rounded to nearest. In double precision throughout: the
- * result is the exactly rounded value of that formula except within about 1e-9 of a half.
+ * result is the exactly rounded value of that formula except where it lies within 1e-6 of a
+ * half step (libm pow is within an ulp, the sums within 1e-15 relative).
  * TSR_ERR_OUT_OF_MEMORY when the tables cannot be allocated. */
 tsr_status tsr__jp2_icc_to_srgb(tsr_ctx *ctx, const tsr__icc *icc, tsr_j2k_plane p[3],
                                 uint32_t prec, int threads);
