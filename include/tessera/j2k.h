@@ -65,10 +65,14 @@ typedef struct tsr_j2k_info {
     int sop, eph;        /* packets carry SOP markers / EPH markers */
     int precincts;       /* precinct sizes are given (else maximal) */
     /* JP2/JPH boxes (zero for codestreams). */
-    uint32_t colourspace;     /* colr EnumCS (16 sRGB, 17 greyscale, 18 sYCC, ...); 0 unknown */
+    uint32_t colourspace;     /* the first colr box's EnumCS (16 sRGB, 17 greyscale, 18 sYCC,
+                               * 24 e-sYCC, ...); 0 when it holds an ICC profile or is absent */
     uint32_t palette_entries; /* pclr NE; 0 when there is no palette */
     uint32_t palette_columns; /* pclr NPC */
-    uint32_t output_channels; /* channels after palette expansion and cmap */
+    uint32_t output_channels; /* channels of a default decode: after palette expansion, cmap
+                               * and colour conversion (a monochrome ICC profile gives RGB) */
+    uint32_t colour_method;   /* the first colr box's METH: 1 enumerated, 2 restricted ICC,
+                               * 3 any ICC, 4 vendor; 0 without a colr box */
 } tsr_j2k_info;
 
 /* Reads the main header. comps (may be NULL) receives up to max_comps component descriptions;
@@ -90,8 +94,12 @@ typedef struct tsr_j2k_decode_options {
      * values. A subset is output as is: no JP2 palette or channel definitions. */
     const uint32_t *components;
     uint32_t num_components;
-    int threads;       /* 0: the context's thread count (tiles, code-blocks, DWT rows) */
-    int apply_palette; /* JP2 pclr/cmap expansion and cdef channel order (default 1) */
+    int threads; /* 0: the context's thread count (tiles, code-blocks, DWT rows) */
+    /* JP2 rendering (default 1): pclr/cmap expansion, cdef channel order and the colour
+     * conversion to sRGB of sYCC, e-sYCC and restricted (monochrome or matrix/TRC) ICC
+     * profiles; other colour specifications are output as decoded with a warning. 0: the
+     * codestream's components as decoded. */
+    int apply_palette;
 } tsr_j2k_decode_options;
 
 void tsr_j2k_decode_options_init(tsr_j2k_decode_options *opt);

@@ -28,6 +28,10 @@ typedef tsr__j2k_out_chan out_chan;
 typedef tsr__j2k_layout layout;
 typedef tsr__j2k_dec dec;
 
+static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decode_options *opt,
+                              layout *L);
+static void layout_free(tsr_ctx *ctx, layout *L);
+
 /* ---- opening a stream ---------------------------------------------------------------------- */
 
 static tsr_status open_stream(tsr_ctx *ctx, const void *data, size_t len, int main_only, stream *s)
@@ -107,7 +111,17 @@ tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j
     info->colourspace = s.jp2.enumcs;
     info->palette_entries = s.jp2.pal_ne;
     info->palette_columns = s.jp2.pal_npc;
-    info->output_channels = s.jp2.pal_ne ? s.jp2.ncmap : cs->ncomps;
+    info->colour_method = s.jp2.colr_meth;
+    {
+        /* the channels of a default decode; where its layout fails, the decode will say why */
+        tsr_j2k_decode_options o;
+        tsr_j2k_decode_options_init(&o);
+        layout L;
+        info->output_channels = make_layout(ctx, &s, &o, &L) == TSR_OK ? L.nout
+                                : s.jp2.pal_ne                         ? s.jp2.ncmap
+                                                                       : cs->ncomps;
+        layout_free(ctx, &L);
+    }
     for (uint32_t c = 0; comps && c < cs->ncomps && c < max_comps; c++) {
         const tsr__j2k_comp *cp = &cs->comps[c];
         comps[c].dx = cp->dx;
@@ -130,6 +144,114 @@ static void layout_free(tsr_ctx *ctx, layout *L)
     tsr__free(ctx, L->ch);
     tsr__free(ctx, L->mask);
     memset(L, 0, sizeof *L);
+}
+
+static void out_plane(const stream *s, const layout *L, uint32_t i, tsr_j2k_plane *p);
+
+/* The name of a colr EnumCS that is not converted (T.800 Table I.10, T.801 Table M.25). */
+static const char *enumcs_name(uint32_t e)
+{
+    switch (e) {
+    case 0: return "bi-level";
+    case 1: return "YCbCr(1)";
+    case 3: return "YCbCr(2)";
+    case 4: return "YCbCr(3)";
+    case 9: return "PhotoYCC";
+    case 11: return "CMY";
+    case 12: return "CMYK";
+    case 13: return "YCCK";
+    case 14: return "CIELab";
+    case 15: return "bi-level(2)";
+    case 19: return "CIEJab";
+    case 20: return "e-sRGB";
+    case 21: return "ROMM-RGB";
+    case 22: return "YPbPr(1125/60)";
+    case 23: return "YPbPr(1250/50)";
+    default: return "unknown";
+    }
+}
+
+/* The colour conversion of a rendered JP2 image, after the palette and the channel order,
+ * from the first colr box (T.800 I.5.3.3): sYCC or e-sYCC (L->sycc), a restricted ICC
+ * profile (L->icc; a monochrome one turns channel 0 into three), else the samples as decoded,
+ * with a warning when the colour space is not sRGB or greyscale. */
+static tsr_status choose_colour(tsr_ctx *ctx, const stream *s, layout *L)
+{
+    tsr__j2k_warn *warn = (tsr__j2k_warn *)&s->warn;
+    const tsr__jp2 *j = &s->jp2;
+    if (j->colr_meth == 0 || (j->colr_meth == 1 && (j->enumcs == 16 || j->enumcs == 17)))
+        return TSR_OK;
+    if (j->colr_meth == 1 && (j->enumcs == 18 || j->enumcs == 24)) {
+        const char *name = j->enumcs == 18 ? "sYCC" : "e-sYCC";
+        if (L->palette || L->nout < 3) {
+            tsr__j2k_warnf(warn,
+                           "JP2 %s image with a palette or fewer than 3 channels: output as "
+                           "decoded",
+                           name);
+            return TSR_OK;
+        }
+        const tsr__j2k_comp *c0 = &s->cs.comps[L->ch[0].comp], *c1 = &s->cs.comps[L->ch[1].comp],
+                            *c2 = &s->cs.comps[L->ch[2].comp];
+        L->sycc = !c0->sgnd && c0->prec == c1->prec && c0->prec == c2->prec && c0->dx <= c1->dx &&
+                  c0->dx <= c2->dx && c0->dy <= c1->dy && c0->dy <= c2->dy;
+        if (!L->sycc)
+            tsr__j2k_warnf(warn,
+                           "JP2 %s components of unequal precision, a signed Y or a Y coarser "
+                           "than its chroma: output as decoded",
+                           name);
+        return TSR_OK;
+    }
+    if (j->colr_meth == 1) {
+        tsr__j2k_warnf(
+            warn, "JP2 colour space %s (EnumCS %u) is not converted to sRGB: output as decoded",
+            enumcs_name(j->enumcs), j->enumcs);
+        return TSR_OK;
+    }
+    if (j->colr_meth != 2 && j->colr_meth != 3) {
+        tsr__j2k_warnf(warn,
+                       "JP2 colour specification method %u is not supported: output as decoded",
+                       j->colr_meth);
+        return TSR_OK;
+    }
+    const char *why;
+    tsr__icc_verdict v = tsr__icc_parse(j->icc, j->icc_len, &L->prof, &why);
+    if (v != TSR__ICC_OK) {
+        tsr__j2k_warnf(warn, "JP2 ICC profile not applied (%s%s): output as decoded",
+                       v == TSR__ICC_MALFORMED ? "malformed: " : "", why);
+        return TSR_OK;
+    }
+    const uint32_t n = L->prof.channels;
+    int fits = L->nout >= n;
+    tsr_j2k_plane p0, pk;
+    if (fits)
+        out_plane(s, L, 0, &p0);
+    for (uint32_t k = 0; fits && k < n; k++) {
+        out_plane(s, L, k, &pk);
+        fits = !pk.is_signed && pk.precision <= 16 && pk.precision == p0.precision &&
+               pk.width == p0.width && pk.height == p0.height && pk.x0 == p0.x0 && pk.y0 == p0.y0;
+    }
+    if (!fits) {
+        tsr__j2k_warnf(warn,
+                       "JP2 ICC profile not applied: its %u colour channel%s not present, "
+                       "signed, deeper than 16 bits or of unequal size or precision: output as "
+                       "decoded",
+                       n, n == 1 ? " is" : "s are");
+        return TSR_OK;
+    }
+    L->icc = 1;
+    if (n == 1) {
+        /* monochrome to sRGB: channel 0 three times, then the others (alpha) */
+        out_chan *ch;
+        tsr_status st = tsr__alloc(ctx, (L->nout + 2) * sizeof *ch, (void **)&ch);
+        if (st)
+            return st;
+        ch[0] = ch[1] = ch[2] = L->ch[0];
+        memcpy(ch + 3, L->ch + 1, (L->nout - 1) * sizeof *ch);
+        tsr__free(ctx, L->ch);
+        L->ch = ch;
+        L->nout += 2;
+    }
+    return TSR_OK;
 }
 
 static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decode_options *opt,
@@ -235,20 +357,16 @@ static tsr_status make_layout(tsr_ctx *ctx, const stream *s, const tsr_j2k_decod
             }
         }
     }
-    /* sYCC (colr EnumCS 18, IEC 61966-2-1 Amd 1): Y, Cb, Cr to R, G, B on the luma grid. */
-    if (opt->apply_palette && !opt->components && !L->palette && s->jp2.enumcs == 18 && nout >= 3 &&
-        L->ch[0].pcol < 0) {
-        const tsr__j2k_comp *c0 = &cs->comps[L->ch[0].comp], *c1 = &cs->comps[L->ch[1].comp],
-                            *c2 = &cs->comps[L->ch[2].comp];
-        L->sycc = !c0->sgnd && !c1->sgnd && !c2->sgnd && c0->prec == c1->prec &&
-                  c0->prec == c2->prec && c0->dx <= c1->dx && c0->dx <= c2->dx &&
-                  c0->dy <= c1->dy && c0->dy <= c2->dy;
-        if (!L->sycc)
-            tsr__j2k_warnf((tsr__j2k_warn *)&s->warn,
-                           "JP2 sYCC components of unequal precision or signedness: output as "
-                           "decoded");
-    }
+    if (opt->apply_palette && !opt->components)
+        return choose_colour(ctx, s, L);
     return TSR_OK;
+}
+
+/* Whether the outputs are made from decoded planes (palette, colour conversion) rather than
+ * decoded into directly. */
+static int converted(const layout *L)
+{
+    return L->palette || L->sycc || L->icc;
 }
 
 /* Plane geometry of component c for a layout. */
@@ -288,52 +406,6 @@ static void describe(const stream *s, const layout *L, tsr_j2k_plane *planes, ui
 {
     for (uint32_t i = 0; i < n && i < L->nout; i++)
         out_plane(s, L, i, &planes[i]);
-}
-
-/* sYCC to sRGB (IEC 61966-2-1 Amd 1, full range): chroma offset 2^(p-1), the nearest chroma
- * sample (replication on the component grids), R = Y + 1.402 Cr, G = Y - 0.344136 Cb -
- * 0.714136 Cr, B = Y + 1.772 Cb in float, rounded to nearest, clamped. (The JP2 conformance
- * references file2/file3 match this within 1; OpenJPEG's variant truncates instead.) */
-static void sycc_to_rgb(const tsr__j2k_cs *cs, const layout *L, const tsr_j2k_plane *src,
-                        tsr_j2k_plane *dst, int threads)
-{
-    uint32_t k0 = L->ch[0].comp, k1 = L->ch[1].comp, k2 = L->ch[2].comp;
-    const tsr_j2k_plane *y = &src[k0], *u = &src[k1], *v = &src[k2];
-    int32_t half = (int32_t)1 << (cs->comps[k0].prec - 1);
-    int32_t maxv = (int32_t)(((int64_t)1 << cs->comps[k0].prec) - 1);
-    uint32_t r1 = cs->comps[k1].dx / cs->comps[k0].dx, r2 = cs->comps[k2].dx / cs->comps[k0].dx;
-    uint32_t q1 = cs->comps[k1].dy / cs->comps[k0].dy, q2 = cs->comps[k2].dy / cs->comps[k0].dy;
-    (void)threads;
-    int64_t h = y->height;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && h > 64)
-    for (int64_t yy = 0; yy < h; yy++) {
-        uint32_t Y = y->y0 + (uint32_t)yy;
-        int64_t uy = (int64_t)(Y / (q1 ? q1 : 1)) - u->y0;
-        int64_t vy = (int64_t)(Y / (q2 ? q2 : 1)) - v->y0;
-        uy = uy < 0 ? 0 : uy >= u->height ? (int64_t)u->height - 1 : uy;
-        vy = vy < 0 ? 0 : vy >= v->height ? (int64_t)v->height - 1 : vy;
-        const int32_t *ly = y->data + (size_t)yy * y->stride;
-        const int32_t *lu = u->height && u->width ? u->data + (size_t)uy * u->stride : NULL;
-        const int32_t *lv = v->height && v->width ? v->data + (size_t)vy * v->stride : NULL;
-        int32_t *o[3];
-        for (int c = 0; c < 3; c++)
-            o[c] = dst[c].data + (size_t)yy * dst[c].stride;
-        for (uint32_t x = 0; x < y->width; x++) {
-            uint32_t X = y->x0 + x;
-            int64_t ux = (int64_t)(X / (r1 ? r1 : 1)) - u->x0;
-            int64_t vx = (int64_t)(X / (r2 ? r2 : 1)) - v->x0;
-            ux = ux < 0 ? 0 : ux >= u->width ? (int64_t)u->width - 1 : ux;
-            vx = vx < 0 ? 0 : vx >= v->width ? (int64_t)v->width - 1 : vx;
-            float fy = (float)ly[x];
-            float cb = lu ? (float)(lu[ux] - half) : 0.0f, cr = lv ? (float)(lv[vx] - half) : 0.0f;
-            float rgb[3] = {fy + 1.402f * cr, fy - 0.344136f * cb - 0.714136f * cr,
-                            fy + 1.772f * cb};
-            for (int c = 0; c < 3; c++) {
-                long q = lrintf(rgb[c]);
-                o[c][x] = (int32_t)(q < 0 ? 0 : q > maxv ? maxv : q);
-            }
-        }
-    }
 }
 
 static tsr_status check_options(tsr_ctx *ctx, const tsr_j2k_decode_options *opt)
@@ -485,8 +557,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
     d.layers = opt->layers ? opt->layers : 0xFFFFu;
     d.threads = decode_threads(ctx, opt);
     if (img) {
-        if (L.palette || L.sycc || num_planes != pix->n) {
-            st = tsr__fail(ctx, TSR_ERR_INTERNAL, "image output of a palette or sYCC image");
+        if (converted(&L) || num_planes != pix->n) {
+            st = tsr__fail(ctx, TSR_ERR_INTERNAL, "image output of a palette or colour conversion");
             goto out;
         }
         d.img = img;
@@ -504,7 +576,7 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
     if ((st = tsr__alloc(ctx, pbytes, (void **)&d.dst)))
         goto out;
     memset(d.dst, 0, pbytes);
-    if (L.palette || L.sycc) {
+    if (converted(&L)) {
         /* Decode the mapped components into temporary planes, then expand / convert. */
         if ((st = tsr__alloc(ctx, pbytes, (void **)&tmp)))
             goto out;
@@ -632,9 +704,11 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         goto out;
     if (d.own_img && (st = give_image(ctx, img, sink, user)))
         goto out;
-    if (L.sycc)
-        sycc_to_rgb(&s.cs, &L, tmp, planes, d.threads);
-    if (L.palette || L.sycc) {
+    if (L.sycc) {
+        const tsr_j2k_plane ycc[3] = {tmp[L.ch[0].comp], tmp[L.ch[1].comp], tmp[L.ch[2].comp]};
+        tsr__jp2_sycc_to_rgb(ycc, planes, d.threads);
+    }
+    if (converted(&L)) {
         for (uint32_t i = L.sycc ? 3 : 0; i < num_planes; i++) {
             const tsr_j2k_plane *src = &tmp[L.ch[i].comp];
             int32_t pc = L.ch[i].pcol;
@@ -656,6 +730,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
             }
         }
     }
+    if (L.icc && (st = tsr__jp2_icc_to_srgb(ctx, &L.prof, planes, planes[0].precision, d.threads)))
+        goto out;
     if (result) {
         result->truncated = s.warn.truncated;
         result->warnings = s.warn.count;
@@ -801,7 +877,7 @@ static tsr_status image_layout(tsr_ctx *ctx, const void *data, size_t len,
         st = image_shape(ctx, p, L.nout, desc);
     }
     if (!st) {
-        *direct = !L.palette && !L.sycc;
+        *direct = !converted(&L);
         for (uint32_t i = 1; i < L.nout; i++) {
             const tsr__j2k_comp *a = &s.cs.comps[L.ch[0].comp], *b = &s.cs.comps[L.ch[i].comp];
             if (a->dx != b->dx || a->dy != b->dy)

@@ -5,6 +5,7 @@
 #define TSR_J2K_DECODE_INT_H
 
 #include "j2k/decode_stages.h"
+#include "j2k/jp2_colour.h"
 
 /* An opened codestream (raw or in a JP2 box) and its warnings. */
 typedef struct tsr__j2k_stream {
@@ -13,7 +14,8 @@ typedef struct tsr__j2k_stream {
     tsr__j2k_warn warn;
 } tsr__j2k_stream;
 
-/* The outputs of a decode: which components, on which grid, through a palette or sYCC. */
+/* The outputs of a decode: which components, on which grid, through a palette or a colour
+ * conversion to sRGB. */
 typedef struct tsr__j2k_out_chan {
     uint32_t comp; /* codestream component */
     int32_t pcol;  /* palette column, -1 for direct */
@@ -26,7 +28,10 @@ typedef struct tsr__j2k_layout {
     tsr__j2k_window win;   /* reference grid, absolute */
     uint32_t reduce;
     int palette;
-    int sycc; /* JP2 sYCC: components 0-2 converted to sRGB on component 0's grid */
+    int sycc;      /* JP2 sYCC / e-sYCC: channels 0-2 converted to sRGB on channel 0's grid */
+    int icc;       /* JP2 restricted ICC profile: channels 0-2 converted to sRGB in place (a
+                    * monochrome profile's channel 0 is repeated as channels 0-2 first) */
+    tsr__icc prof; /* the profile (icc) */
 } tsr__j2k_layout;
 
 /* One decode in progress (tsr_j2k_decode, _image, _rows). */

@@ -3,6 +3,7 @@
  * Stages, one per file, in the order a decode runs them:
  *   reader.h      bounded big-endian byte reads
  *   jp2.c         JP2/JPH boxes (T.800 Annex I, T.814 Annex D)
+ *   icc.c         restricted ICC profiles of the colr box (jp2_colour.h)
  *   markers.c     main and tile-part headers (T.800 Annex A), validated
  *   t2.c          packet headers and code-block contributions (B.9, B.10; T.814 B.3)
  *   cblk_jobs.c   the code-block jobs of a tile: their order, threads and error collection
@@ -16,6 +17,7 @@
  *   decode_tile.c one tile: dequantisation (Annex E), transforms, DC level shift and output; its
  *                 row pass in store_row.h, also compiled for AVX2 by store_avx2.c and AVX-512 by
  *                 store_avx512.c
+ *   jp2_colour.c  JP2 colour specifications to sRGB: sYCC, e-sYCC, ICC (jp2_colour.h)
  *   pixels.c      interleaved 8- and 16-bit pixels (pixels_avx2.c: its RGB case for AVX2)
  *   decode.c      the public API: options, output layout, tiles in order
  *   pgx.c         PGX writer
@@ -37,7 +39,12 @@ typedef struct tsr__jp2 {
     size_t cs_off, cs_len;      /* the contiguous codestream inside the file */
     uint32_t width, height, nc; /* ihdr */
     uint8_t bpc;
+    /* the first colr box (T.800 I.5.3.3): METH (0: none), EnumCS (METH 1) and the bytes after
+     * METH, PREC, APPROX (the ICC profile of METH 2 and 3; inside the caller's data) */
+    uint8_t colr_meth;
     uint32_t enumcs;
+    const uint8_t *icc;
+    size_t icc_len;
     /* pclr */
     uint32_t pal_ne, pal_npc;
     uint8_t pal_bits[256]; /* per column: precision-1 | 0x80 signed */

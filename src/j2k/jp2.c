@@ -88,8 +88,17 @@ static tsr_status read_jp2h(tsr_ctx *ctx, const uint8_t *d, const box *h, tsr__j
             if (b.len < 3)
                 return tsr__fail(ctx, TSR_ERR_CORRUPT, "JP2: colr box too short (at byte %zu)",
                                  b.off);
-            if (p[0] == 1 && b.len >= 7 && j->enumcs == 0)
-                j->enumcs = tsr__rd32(p + 3);
+            /* T.800 I.5.3.3: a reader uses the first colour specification only */
+            if (p[0] == 1 && b.len < 7)
+                return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                                 "JP2: colr box too short for its EnumCS (at byte %zu)", b.off);
+            if (j->colr_meth == 0) {
+                j->colr_meth = p[0];
+                if (p[0] == 1)
+                    j->enumcs = tsr__rd32(p + 3);
+                j->icc = p + 3;
+                j->icc_len = b.len - 3;
+            }
         } else if (b.type == T_PCLR) {
             if (b.len < 3)
                 return tsr__fail(ctx, TSR_ERR_CORRUPT, "JP2: pclr box too short (at byte %zu)",

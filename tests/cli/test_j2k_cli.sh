@@ -137,6 +137,21 @@ expect 0 "$tool" j2k decode "$tmp/trunc.jp2" "$tmp/tj.pgx"
 grep -q "warning: JP2: codestream box of .* (truncated)" "$tmp/err.txt" && ok || bad "JP2 truncation warning"
 [ -s "$tmp/tj_0.pgx" ] && ok || bad "truncated JP2 gave no output"
 
+# JP2 colour (T.800 I.5.3): a restricted ICC profile is rendered as sRGB (file8's monochrome one
+# gives three channels); a profile that is not applied is a warning on stderr, the samples as
+# decoded; hostile colour boxes are refused
+corpus=$TSR_TESTS/fuzz/corpus/j2k_decode
+expect 0 "$tool" j2k info "$data/j2k/conformance/file8.jp2" --json
+grep -q '"colour_method": 2, "palette_entries": 0, "output_channels": 3' "$tmp/out.txt" && ok || bad "file8 info: $(cat "$tmp/out.txt")"
+expect 0 "$tool" j2k decode "$data/j2k/conformance/file8.jp2" "$tmp/f8.ppm"
+[ "$(head -c 2 "$tmp/f8.ppm")" = P6 ] && ok || bad "file8 is not rendered as RGB"
+[ -s "$tmp/err.txt" ] && bad "file8 warns: $(cat "$tmp/err.txt")" || ok
+expect 0 "$tool" j2k decode "$corpus/seed_colr_icc_lut.jp2" "$tmp/lut.png"
+grep -q "warning: JP2 ICC profile not applied (it has LUT-based transforms (A2B0)): output as decoded" "$tmp/err.txt" && ok || bad "unapplied ICC warning: $(cat "$tmp/err.txt")"
+reject "cmap past the palette" "$corpus/seed_colr_cmap_past_palette.jp2" "cmap entry 0 refers to component 0 / column 5"
+reject "colr cut short" "$corpus/seed_colr_colr_enum_short.jp2" "colr box too short for its EnumCS"
+reject "pclr cut short" "$corpus/seed_colr_pclr_truncated.jp2" "pclr box holds fewer than its 4 entries"
+
 # a JPH file (T.814 Annex D): an HT codestream in JP2-style boxes with the 'jph ' brand
 ht=$data/j2k/htj2k/ds0_ht_01_b11.j2k
 if [ -r "$ht" ]; then

@@ -15,8 +15,8 @@ static const cli_option j2k_options[] = {
      "only the code-blocks it needs are decoded."},
     {"layers", CLI_VALUE, "L", "decode: only the first L quality layers (default: all)."},
     {"components", CLI_VALUE, "LIST",
-     "decode: codestream components to decode, e.g. 0 or 0,2 (default: all, with JP2 palettes "
-     "and channel definitions applied)."},
+     "decode: codestream components to decode, e.g. 0 or 0,2, as decoded (default: all, with "
+     "JP2 palettes, channel definitions and colour conversion applied)."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
      "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
@@ -126,15 +126,16 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
                "\"progression\": \"%s\", \"layers\": %u, \"levels\": %u, "
                "\"code_block\": [%u, %u], \"code_block_style\": %u, \"transform\": \"%s\", "
                "\"mct\": %s, \"sop\": %s, \"eph\": %s, \"precincts\": %s, \"colourspace\": %u, "
-               "\"palette_entries\": %u, \"output_channels\": %u, \"components\": [",
+               "\"colour_method\": %u, \"palette_entries\": %u, \"output_channels\": %u, "
+               "\"components\": [",
                cont[info.container], info.rsiz, info.is_ht ? "true" : "false", info.x0, info.y0,
                info.width, info.height, info.tile_x0, info.tile_y0, info.tile_width,
                info.tile_height, info.tiles_x, info.tiles_y, prog_name(info.progression),
                info.layers, info.levels, info.cblk_width, info.cblk_height, info.cblk_style,
                info.reversible ? "5/3" : "9/7", info.mct ? "true" : "false",
                info.sop ? "true" : "false", info.eph ? "true" : "false",
-               info.precincts ? "true" : "false", info.colourspace, info.palette_entries,
-               info.output_channels);
+               info.precincts ? "true" : "false", info.colourspace, info.colour_method,
+               info.palette_entries, info.output_channels);
         for (uint32_t c = 0; c < shown; c++)
             printf("%s{\"width\": %u, \"height\": %u, \"dx\": %u, \"dy\": %u, \"precision\": %u, "
                    "\"signed\": %s}",
@@ -154,8 +155,8 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
            info.cblk_height, info.cblk_style, info.mct ? ", colour transform" : "",
            info.sop ? ", SOP" : "", info.eph ? ", EPH" : "", info.precincts ? ", precincts" : "");
     if (info.container != TSR_J2K_CODESTREAM)
-        printf("  jp2: colourspace %u, palette %u entries, %u output channels\n", info.colourspace,
-               info.palette_entries, info.output_channels);
+        printf("  jp2: colourspace %u (colr method %u), palette %u entries, %u output channels\n",
+               info.colourspace, info.colour_method, info.palette_entries, info.output_channels);
     for (uint32_t c = 0; c < shown; c++)
         printf("  component %u: %ux%u, subsampling %ux%u, %u-bit %s\n", c, comps[c].width,
                comps[c].height, comps[c].dx, comps[c].dy, comps[c].precision,
@@ -413,7 +414,11 @@ const cli_command cli_cmd_j2k = {
     "gets PGX, the conformance format: OUT itself for one component, OUT_0.pgx, OUT_1.pgx, ... "
     "otherwise, each at its own size and depth. .png, .pgm, .ppm and .pnm get an 8- or 16-bit "
     "image (components of equal size only; samples rescaled to the full 8- or 16-bit range "
-    "when the precision differs). A truncated codestream decodes what it holds, with a "
+    "when the precision differs). A JP2/JPH file is rendered as its boxes say: palette (pclr, "
+    "cmap) expanded, cdef channel order, and sYCC, e-sYCC and restricted ICC profiles "
+    "(monochrome, which gives RGB, or RGB matrix/TRC) converted to sRGB; other colour "
+    "specifications (ROMM-RGB, CIELab, LUT-based ICC profiles, ...) are output as decoded "
+    "with a warning. A truncated codestream decodes what it holds, with a "
     "warning. Malformed or unsupported input gives a message naming the problem and the byte "
     "offset, exit status 1 and no output. info: prints the main-header parameters.",
     j2k_options,
