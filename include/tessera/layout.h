@@ -120,7 +120,9 @@ tsr_status tsr_layout_init_parse(const char *name, tsr_layout_init *out);
 typedef struct tsr_layout_progress {
     double elapsed;    /* seconds since the start */
     double time_limit; /* seconds, 0 = none */
-    int phase;         /* 1: sum of squared crossing counts, 2: k */
+    int phase;         /* 0: start-up (start layout, repair, first count, chains' set-up;
+                        * the scores, temperature and moves are then 0), 1: sum of squared
+                        * crossing counts, 2: k */
     tsr_layout_score current, best;
     double temperature;
     double moves_per_second;
@@ -136,7 +138,15 @@ typedef struct tsr_layout_progress {
 typedef int (*tsr_layout_progress_fn)(void *user, const tsr_layout_progress *p);
 
 typedef struct tsr_layout_optimize_options {
-    double time_limit;     /* seconds; default 60; 0 = no limit (max_moves must be set) */
+    double time_limit;     /* seconds from the call's start; default 60; 0 = no limit (max_moves
+                            * must be set). It covers start-up too: where it runs out there,
+                            * the call returns TSR_OK with the best valid start drawing made so
+                            * far (result.startup_only), soon after the limit (start-up polls it
+                            * about every millisecond of its work). A graph without coordinates
+                            * has one at once (where the canvas allows: see startup_only); with
+                            * coordinates, the budget waits for the first valid drawing (the
+                            * stress layout, cut short: fewer pivots and iterations, then
+                            * repaired; or the repaired input under init keep) */
     uint64_t max_moves;    /* proposals; 0 = none. When set, the schedule follows moves instead
                             * of time, so a seed gives the same drawing whatever the speed */
     uint64_t seed;         /* default 1 */
@@ -194,13 +204,22 @@ typedef struct tsr_layout_optimize_result {
     uint64_t dense_fallbacks; /* spatial queries answered by the dense path (overflow, size) */
     double seconds;
     int chains, best_chain; /* chains run; the one whose drawing was kept */
+    /* 1: the time limit or a stop request ended the call in start-up, before any move: layout
+     * holds the best valid start drawing made by then (a generated layout over the
+     * general-position drawing a graph without coordinates gets first), initial and best are its
+     * score, or all -1 when it could not be counted in time */
+    int startup_only;
+    int valid; /* layout holds a valid drawing: always on TSR_OK; 0 after a stop request that came
+                * before one existed (TSR_ERR_INTERRUPTED: then nothing is kept or saved) */
 } tsr_layout_optimize_result;
 
 /* Makes the drawing valid (moving the fewest nodes it can, to the nearest valid points), gives it
  * an initial layout as asked, then anneals it; on return `layout` holds the best valid drawing
  * found. Fails with TSR_ERR_LIMIT when the canvas has fewer points than nodes, TSR_ERR_CORRUPT for
- * self-loops (no valid drawing exists), TSR_ERR_INTERRUPTED when the progress callback asked to
- * stop (layout still holds the best drawing). result may be NULL. Backends: reference, cpu,
+ * self-loops (no valid drawing exists; found before any other work), TSR_ERR_INTERRUPTED when
+ * the progress callback asked to stop (layout still holds the best drawing, unless result.valid
+ * is 0). The progress callback is also asked in start-up (phase 0), so a stop request ends it
+ * too. result may be NULL; it is filled on TSR_ERR_INTERRUPTED too. Backends: reference, cpu,
  * cuda (every chain's proposals scored in batches on a CUDA evaluator of its own, see gpu_chains);
  * auto takes cuda for a dense graph (mean degree >= 8 and degree x edges >= 20,000) where a GPU
  * can be used, else the CPU; every backend gives the same drawing at a fixed move budget. */

@@ -24,14 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double tsr__anneal_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Share of the search's budget used: of the moves, or of the time left after the start layout
  * was made (so both phases get their share however long that took). */
@@ -164,7 +156,7 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
     tsr_status st;
     a->l = l;
     size_t n = (size_t)l->num_nodes, m = (size_t)l->num_edges;
-    if ((st = tsr__incr_init(ctx, &a->inc, l, a->opt->spatial)) != TSR_OK)
+    if ((st = tsr__incr_init_with(ctx, &a->inc, l, a->opt->spatial, a->start_counts)) != TSR_OK)
         return st;
     if ((st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a->best_x)) != TSR_OK ||
         (st = tsr__alloc(ctx, (n ? n : 1) * sizeof(int32_t), (void **)&a->best_y)) != TSR_OK ||
@@ -175,7 +167,7 @@ tsr_status tsr__anneal_init(tsr__annealer *a, tsr_layout *l, uint64_t seed, tsr_
     tsr__rng_seed(&a->rng, seed);
     a->best = a->inc.score;
     a->cur_is_best = 1;
-    a->anneal_start = tsr__anneal_now() - a->t0;
+    a->anneal_start = tsr__layout_now() - a->t0;
     a->phase = a->phase1 > 0 ? 1 : 2;
     a->target = a->best.K - 1;
     if ((st = start_radius(ctx, l, &a->radius0)) != TSR_OK)
@@ -200,7 +192,7 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
     tsr_ctx *ctx = a->ctx;
     tsr_status st = TSR_OK;
     for (;;) {
-        double elapsed = tsr__anneal_now() - a->t0;
+        double elapsed = tsr__layout_now() - a->t0;
         double frac = budget_fraction(a, elapsed);
         if (!a->can_move || frac >= 1 || (opt->time_limit > 0 && elapsed >= opt->time_limit) ||
             a->best.K == 0)
@@ -249,7 +241,7 @@ tsr_status tsr__anneal_run(tsr__annealer *a)
             a->restarts++;
         }
         if ((a->group_end &&
-             a->group_end(a->group_user, a, budget_fraction(a, tsr__anneal_now() - a->t0), &st)) ||
+             a->group_end(a->group_user, a, budget_fraction(a, tsr__layout_now() - a->t0), &st)) ||
             st != TSR_OK)
             break;
     }

@@ -28,6 +28,7 @@ struct tsr__annealer {
     const tsr_layout_optimize_options *opt;
     const tsr__layout_cuda_device *device; /* the GPU of a CUDA batch evaluator */
     tsr__anneal_group_end_fn group_end;    /* NULL: none */
+    const int32_t *start_counts;           /* the start drawing's per-edge counts; NULL: count */
     void *group_user;
     tsr__incr inc; /* the current drawing; the batch walk keeps it equal to the evaluator's */
     tsr__rng rng;
@@ -129,9 +130,6 @@ tsr__batch_stats tsr__batch_get_stats(const tsr__batch_eval *b);
  * a->rng to that proposal's saved state and draws the next batch from there. The result is the
  * sequential walk's: same proposals, decisions, drawings and RNG state. */
 tsr_status tsr__anneal_batch_group(tsr__annealer *a, double radius, int count, tsr__uphill *up);
-
-/* Monotonic seconds. */
-double tsr__anneal_now(void);
 
 /* ---- one chain (anneal.c) ----
  * Sets up chain a on drawing l (valid; annealed in place): evaluator state, best copies, the

@@ -193,8 +193,9 @@ static void *chain_main(void *arg)
     c->pub.initial = c->a.inc.score;
     publish(c);
     pthread_cond_broadcast(&t->cond);
+    const int stop = t->stop;
     pthread_mutex_unlock(&t->lock);
-    if (st == TSR_OK)
+    if (st == TSR_OK && !stop)
         st = tsr__anneal_run(&c->a);
     pthread_mutex_lock(&t->lock);
     publish(c);
@@ -232,7 +233,8 @@ typedef struct tsr__coord {
     tsr_layout *out; /* clone for writing snapshots (when a save path is set) */
     double t0, last_save, last_progress;
     uint64_t last_progress_moves;
-    int saved; /* a snapshot was written */
+    tsr__watch *watch; /* start-up's: asked while every chain is still setting up */
+    int saved;         /* a snapshot was written */
     tsr_layout_score saved_score;
 } tsr__coord;
 
@@ -276,7 +278,7 @@ static tsr_status write_out(tsr__coord *co)
     if (st == TSR_OK && opt->checkpoint_path)
         st = tsr_layout_write_json(co->ctx, co->out, opt->checkpoint_path);
     co->saved = 1;
-    co->last_save = tsr__anneal_now();
+    co->last_save = tsr__layout_now();
     return st;
 }
 
@@ -336,9 +338,7 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
             b = best_chain(t);
             if (all_done || failed || *interrupted || st != TSR_OK)
                 break;
-            if (b < 0) /* every chain still setting up: wait for one */
-                pthread_cond_wait(&t->cond, &t->lock);
-            else if (tsr__anneal_now() < wake)
+            if (tsr__layout_now() < wake)
                 pthread_cond_timedwait(&t->cond, &t->lock, &ts);
             else
                 break;
@@ -358,8 +358,19 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
         pthread_mutex_unlock(&t->lock);
         if (all_done || failed || st != TSR_OK || *interrupted)
             return st;
-        const double now = tsr__anneal_now(), elapsed = now - co->t0;
+        const double now = tsr__layout_now(), elapsed = now - co->t0;
         int stop = 0;
+        if (b < 0) { /* every chain still setting up: start-up's watch asks the callback */
+            co->last_progress = elapsed;
+            stop = tsr__watch_poll(co->watch) == TSR__STOP_REQUEST;
+            if (stop) {
+                *interrupted = 1;
+                pthread_mutex_lock(&t->lock);
+                stop_all(t);
+                pthread_mutex_unlock(&t->lock);
+            }
+            continue;
+        }
         if (phase2 && !noted_phase2) {
             noted_phase2 = 1;
             stop = report(co, b, &bs, moves, accepted, elapsed, "phase 2: minimising k");
@@ -385,7 +396,7 @@ static tsr_status coordinate(tsr__coord *co, int *interrupted)
 static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layout *l,
                               const tsr_layout_optimize_options *opt, tsr_backend backend,
                               tsr__batch_kind kind, const tsr__layout_cuda_device *device,
-                              double t0)
+                              double t0, const int32_t *start_counts)
 {
     tsr__chain *c = &t->c[i];
     memset(c, 0, sizeof *c);
@@ -420,7 +431,38 @@ static tsr_status chain_setup(tsr_ctx *ctx, tsr__team *t, int i, const tsr_layou
     c->a.group_user = c;
     c->a.phase1 = i % 2 ? opt->phase1_fraction_odd : opt->phase1_fraction;
     c->a.t0 = t0;
+    c->a.start_counts = start_counts;
     return tsr_layout_clone(ctx, l, &c->l);
+}
+
+/* The end of a run stopped in start-up (by the time budget or a request), before any chain: the
+ * start drawing (valid) kept and saved, or a failure when none exists yet. */
+static tsr_status startup_end(tsr_ctx *ctx, const tsr_layout *l,
+                              const tsr_layout_optimize_options *opt, const tsr__watch *watch,
+                              const tsr__start *start, const int32_t *counts,
+                              tsr_layout_optimize_result *res)
+{
+    const int deadline = watch->stop == TSR__STOP_DEADLINE;
+    res->startup_only = 1;
+    res->valid = start->valid;
+    res->seconds = tsr__layout_now() - watch->t0;
+    if (start->counted)
+        tsr__score_from_counts(counts, l->num_edges, &res->initial);
+    else
+        res->initial = (tsr_layout_score){-1, -1, -1, -1};
+    res->best = res->initial;
+    if (!start->valid) /* the budget waits for one (tsr__watch.need_valid): a request */
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED,
+                         "layout: stopped on request before a valid drawing existed; nothing kept");
+    tsr_status st = TSR_OK;
+    if (opt->save_path)
+        st = tsr_layout_write_json(ctx, l, opt->save_path);
+    if (st == TSR_OK && opt->checkpoint_path)
+        st = tsr_layout_write_json(ctx, l, opt->checkpoint_path);
+    if (st == TSR_OK && !deadline)
+        st = tsr__fail(ctx, TSR_ERR_INTERRUPTED,
+                       "layout: stopped on request in start-up; the start drawing kept");
+    return st;
 }
 
 tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_optimize_options *opt,
@@ -438,14 +480,40 @@ tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_op
     memset(&co, 0, sizeof co);
     co.ctx = ctx;
     co.opt = opt;
-    co.t0 = tsr__anneal_now();
+    co.t0 = tsr__layout_now();
     co.last_save = co.t0;
     tsr_layout_optimize_result res;
     memset(&res, 0, sizeof res);
-    st = tsr__start_layout(ctx, l, opt->init, opt->seed,
-                           backend == TSR_BACKEND_REFERENCE ? 1 : ctx->threads, &res.repaired);
-    if (st != TSR_OK)
+    if (result)
+        *result = res;
+    tsr__watch watch;
+    tsr__watch_init(&watch, ctx, opt, co.t0);
+    co.watch = &watch;
+    const int threads = backend == TSR_BACKEND_REFERENCE ? 1 : ctx->threads;
+    int32_t *start_counts = NULL;
+    tsr__start start;
+    if ((st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *start_counts,
+                         (void **)&start_counts)) != TSR_OK ||
+        (st = tsr__start_layout(ctx, l, opt->init, opt->seed, threads, &watch, start_counts,
+                                &start)) != TSR_OK) {
+        tsr__free(ctx, start_counts);
         return st;
+    }
+    if (start.valid && !start.counted &&
+        (st = tsr__count_watched(ctx, l, start_counts, threads, &watch)) == TSR_OK)
+        start.counted = 1;
+    if (st != TSR_OK && watch.stop == TSR__STOP_NONE) {
+        tsr__free(ctx, start_counts);
+        return st;
+    }
+    res.repaired = start.repaired;
+    if (watch.stop != TSR__STOP_NONE) {
+        st = startup_end(ctx, l, opt, &watch, &start, start_counts, &res);
+        if (result)
+            *result = res;
+        tsr__free(ctx, start_counts);
+        return st;
+    }
 
     tsr__team t;
     memset(&t, 0, sizeof t);
@@ -466,7 +534,7 @@ tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_op
     pthread_mutex_init(&t.lock, NULL);
     pthread_mutex_init(&t.alloc_lock, NULL);
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tsr__anneal_now's clock */
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tsr__layout_now's clock */
     pthread_cond_init(&t.cond, &ca);
     pthread_condattr_destroy(&ca);
     if ((opt->save_path || opt->checkpoint_path) &&
@@ -483,7 +551,7 @@ tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_op
     for (int k = 0; k < t.nsync; k++) /* ascending: 1 - nsync * every, ..., 1 - every */
         t.sync[k] = 1 - (t.nsync - k) * opt->sync_every;
     for (int i = 0; i < t.n && st == TSR_OK; i++)
-        st = chain_setup(ctx, &t, i, l, opt, backend, kind, &device, co.t0);
+        st = chain_setup(ctx, &t, i, l, opt, backend, kind, &device, co.t0, start_counts);
     for (int i = 0; i < t.n && st == TSR_OK; i++) {
         if (pthread_create(&t.c[i].thread, NULL, chain_main, &t.c[i]) != 0) {
             st = tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "layout: cannot start chain %d's thread", i);
@@ -536,7 +604,8 @@ tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_op
             res.restarts += a->restarts;
             res.dense_fallbacks += a->inc.dense_fallbacks;
         }
-        res.seconds = tsr__anneal_now() - co.t0;
+        res.seconds = tsr__layout_now() - co.t0;
+        res.valid = 1;
         if (result)
             *result = res;
         if (interrupted)
@@ -570,5 +639,6 @@ done:
     tsr__free(ctx, t.sync_y);
     tsr__free(ctx, t.sync_count);
     tsr_layout_free(ctx, co.out);
+    tsr__free(ctx, start_counts);
     return st;
 }

@@ -60,11 +60,33 @@ static int32_t first_lox_at_least(const edge_box *box, int32_t m, int64_t v)
     return lo;
 }
 
-tsr_status tsr__count_parallel(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads)
+/* Edges per chunk of the parallel count: the unit a thread takes, and the calling thread's
+ * interval between polls of the watch (a chunk tests at most CHUNK x m pairs). */
+enum { CHUNK = 64 };
+
+/* Counts box[i].e's crossings for i in [i0, i1). */
+static void count_chunk(const tsr_layout *l, const edge_box *box, int32_t m, int64_t width,
+                        int32_t i0, int32_t i1, int32_t *counts)
+{
+    for (int32_t i = i0; i < i1; i++) {
+        const edge_box b = box[i];
+        int32_t c = 0;
+        int32_t end = first_lox_at_least(box, m, (int64_t)b.hix + 1);
+        for (int32_t j = first_lox_at_least(box, m, (int64_t)b.lox - width); j < end; j++)
+            if (box[j].hix >= b.lox && box[j].loy <= b.hiy && box[j].hiy >= b.loy)
+                c += edges_cross(l, b.e, box[j].e);
+        counts[b.e] = c;
+    }
+}
+
+tsr_status tsr__count_watched(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads,
+                              tsr__watch *watch)
 {
     int32_t m = l->num_edges;
     uint64_t *key = NULL;
     edge_box *box = NULL;
+    if (tsr__watch_poll(watch) != TSR__STOP_NONE)
+        return TSR_ERR_INTERRUPTED;
     tsr_status st;
     if ((st = tsr__alloc(ctx, (size_t)(m ? m : 1) * sizeof *key, (void **)&key)) != TSR_OK ||
         (st = tsr__alloc(ctx, (size_t)(m ? m : 1) * sizeof *box, (void **)&box)) != TSR_OK)
@@ -85,26 +107,60 @@ tsr_status tsr__count_parallel(tsr_ctx *ctx, const tsr_layout *l, int32_t *count
         box[i] = (edge_box){xa < xb ? xa : xb, xa < xb ? xb : xa, ya < yb ? ya : yb,
                             ya < yb ? yb : ya, e};
     }
+    /* Chunks are taken in order from `next` by whichever thread is free; the calling thread
+     * (the team's thread 0) polls the watch after each of its chunks and raises `stopped`, after
+     * which no thread takes another. */
+    int64_t next = 0; /* 64-bit: each thread takes one chunk past m */
+    int stopped = 0;
 #ifdef _OPENMP
     if (threads <= 0)
         threads = omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+#pragma omp parallel num_threads(threads)
 #else
     (void)threads;
 #endif
-    for (int32_t i = 0; i < m; i++) {
-        const edge_box b = box[i];
-        int32_t c = 0;
-        int32_t end = first_lox_at_least(box, m, (int64_t)b.hix + 1);
-        for (int32_t j = first_lox_at_least(box, m, (int64_t)b.lox - width); j < end; j++)
-            if (box[j].hix >= b.lox && box[j].loy <= b.hiy && box[j].hiy >= b.loy)
-                c += edges_cross(l, b.e, box[j].e);
-        counts[b.e] = c;
+    {
+        for (;;) {
+            int64_t i0;
+            int halt;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+            {
+                i0 = next;
+                next += CHUNK;
+            }
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+            halt = stopped;
+            if (i0 >= m || halt)
+                break;
+            count_chunk(l, box, m, width, (int32_t)i0, (int32_t)(m - i0 < CHUNK ? m : i0 + CHUNK),
+                        counts);
+#ifdef _OPENMP
+            if (omp_get_thread_num() != 0)
+                continue;
+#endif
+            if (tsr__watch_poll(watch) != TSR__STOP_NONE) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                stopped = 1;
+            }
+        }
     }
+    if (stopped)
+        st = TSR_ERR_INTERRUPTED;
 done:
     tsr__free(ctx, key);
     tsr__free(ctx, box);
     return st;
+}
+
+tsr_status tsr__count_parallel(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads)
+{
+    return tsr__count_watched(ctx, l, counts, threads, NULL);
 }
 
 void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *s)

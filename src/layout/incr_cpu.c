@@ -92,7 +92,8 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc)
     return tsr__grid_build(ctx, inc->l, 0, 0, GRID_MEMORY_LIMIT, &inc->grid);
 }
 
-tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid)
+tsr_status tsr__incr_init_with(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid,
+                              const int32_t *counts)
 {
     memset(inc, 0, sizeof *inc);
     inc->l = l;
@@ -119,13 +120,20 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_now)) != TSR_OK ||
         (st = alloc_n(ctx, maxdeg, 1, (void **)&inc->arm_was)) != TSR_OK ||
         (st = tsr__incr_rebuild_grid(ctx, inc)) != TSR_OK ||
-        (st = tsr__count_parallel(ctx, l, inc->count, ctx->threads)) != TSR_OK) {
+        (!counts && (st = tsr__count_parallel(ctx, l, inc->count, ctx->threads)) != TSR_OK)) {
         tsr__incr_release(ctx, inc);
         return st;
     }
+    if (counts)
+        memcpy(inc->count, counts, m * sizeof *inc->count);
     copy_all_ends(inc);
     rescore(inc);
     return TSR_OK;
+}
+
+tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid)
+{
+    return tsr__incr_init_with(ctx, inc, l, use_grid, NULL);
 }
 
 void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc)

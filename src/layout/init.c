@@ -14,6 +14,8 @@
 /* Beyond ALL_PAIRS_MAX_NODES nodes, pivots (BFS sources) are drawn so that about PIVOT_PAIRS
  * node-pivot pairs are kept, but never fewer than MIN_PIVOTS. */
 enum { ALL_PAIRS_MAX_NODES = 3000, PIVOT_PAIRS = 1 << 21, MIN_PIVOTS = 64, SGD_ITERATIONS = 30 };
+/* Pairs updated between polls of the start-up watch (about a millisecond). */
+enum { POLL_PAIRS = 1 << 16 };
 
 typedef struct pair {
     int32_t i, j;
@@ -57,7 +59,7 @@ static void distances(const tsr_layout *l, const tsr__layout_adj *adj, const uin
     }
 }
 
-tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
+tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, tsr__watch *watch)
 {
     int32_t n = l->num_nodes;
     if (n == 0)
@@ -88,13 +90,19 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
         (st = tsr__alloc(ctx, (size_t)n * 4 * sizeof(int32_t), (void **)&scratch)) != TSR_OK ||
         (st = tsr__alloc(ctx, (size_t)n, (void **)&stretch)) != TSR_OK ||
         (st = tsr__alloc(ctx, (size_t)n * 2 * sizeof(double), (void **)&pos)) != TSR_OK ||
-        (st = tsr__mark_short_shortcuts(ctx, l, &adj, stretch)) != TSR_OK)
+        (st = tsr__mark_short_shortcuts(ctx, l, &adj, stretch, watch)) != TSR_OK)
         goto done;
     tsr__rng rng;
     tsr__rng_seed(&rng, seed ^ 0x5354524553530000ull);
     size_t np = 0;
     int32_t dmax = 1;
     for (int32_t p = 0; p < npiv; p++) {
+        if (tsr__watch_poll(watch) != TSR__STOP_NONE) {
+            st = TSR_ERR_INTERRUPTED;
+            goto done;
+        }
+        if (watch && watch->late && p > 0)
+            break; /* hurry: the pairs of the pivots so far */
         int32_t s = all ? p : (int32_t)tsr__rng_below(&rng, (uint64_t)n);
         distances(l, &adj, stretch, s, dist, scratch, scratch + n, scratch + 2 * n,
                   scratch + 3 * n);
@@ -122,7 +130,7 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
     double wmax = 1.0, wmin = 1.0 / ((double)(dmax + 1) * (dmax + 1));
     double eta_max = 1.0 / wmin, eta_min = 0.1 / wmax;
     double lambda = log(eta_max / eta_min) / (SGD_ITERATIONS - 1);
-    for (int it = 0; it < SGD_ITERATIONS; it++) {
+    for (int it = 0; it < SGD_ITERATIONS && !(watch && watch->late); it++) {
         double eta = eta_max * exp(-lambda * it);
         for (size_t k = np; k > 1; k--) { /* shuffle */
             size_t r = (size_t)tsr__rng_below(&rng, k);
@@ -131,6 +139,12 @@ tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed)
             pairs[r] = t;
         }
         for (size_t k = 0; k < np; k++) {
+            if (k % POLL_PAIRS == 0 && tsr__watch_poll(watch) != TSR__STOP_NONE) {
+                st = TSR_ERR_INTERRUPTED;
+                goto done;
+            }
+            if (watch && watch->late)
+                break; /* hurry: the positions as they are */
             int32_t i = pairs[k].i, j = pairs[k].j;
             double d = pairs[k].d, w = 1.0 / (d * d), mu = w * eta < 1 ? w * eta : 1;
             double dx = pos[2 * i] - pos[2 * j], dy = pos[2 * i + 1] - pos[2 * j + 1];
@@ -251,15 +265,8 @@ static int find_spot(const tsr_layout *l, const tsr__layout_adj *adj, const tsr_
     }
 }
 
-tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
+tsr_status tsr__repairable(tsr_ctx *ctx, const tsr_layout *l)
 {
-    tsr_status st = tsr__enter(ctx);
-    if (st != TSR_OK)
-        return st;
-    if (!l)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to repair");
-    if (moved)
-        *moved = 0;
     for (int32_t e = 0; e < l->num_edges; e++)
         if (l->edge_u[e] == l->edge_v[e])
             return tsr__fail(
@@ -269,6 +276,16 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
     if ((uint64_t)l->width + 1 > 0 &&
         ((uint64_t)l->width + 1) * ((uint64_t)l->height + 1) < (uint64_t)l->num_nodes)
         return tsr__fail(ctx, TSR_ERR_LIMIT, "layout: the canvas has fewer points than nodes");
+    return TSR_OK;
+}
+
+tsr_status tsr__repair(tsr_ctx *ctx, tsr_layout *l, int *moved, tsr__watch *watch)
+{
+    if (moved)
+        *moved = 0;
+    tsr_status st = tsr__repairable(ctx, l);
+    if (st != TSR_OK)
+        return st;
     for (int32_t i = 0; i < l->num_nodes; i++) {
         l->x[i] = l->x[i] < 0 ? 0 : l->x[i] > l->width ? l->width : l->x[i];
         l->y[i] = l->y[i] < 0 ? 0 : l->y[i] > l->height ? l->height : l->y[i];
@@ -281,6 +298,10 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
     int count_moved = 0;
     for (int round = 0; round < 4; round++) {
         size_t total;
+        if (tsr__watch_poll(watch) != TSR__STOP_NONE) {
+            st = TSR_ERR_INTERRUPTED;
+            break;
+        }
         if ((st = tsr_layout_check(ctx, l, NULL, 0, &total)) != TSR_OK)
             break;
         size_t relevant = 0;
@@ -311,6 +332,10 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
         for (int32_t v = 0; v < l->num_nodes && st == TSR_OK; v++) {
             if (!bad[v])
                 continue;
+            if (tsr__watch_poll(watch) != TSR__STOP_NONE) {
+                st = TSR_ERR_INTERRUPTED;
+                break;
+            }
             int32_t px, py;
             if (!find_spot(l, &adj, &occ, v, near, &px, &py)) {
                 st = tsr__fail(ctx, TSR_ERR_LIMIT,
@@ -342,13 +367,56 @@ tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
     return st;
 }
 
+tsr_status tsr_layout_repair(tsr_ctx *ctx, tsr_layout *l, int *moved)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!l)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL drawing to repair");
+    return tsr__repair(ctx, l, moved, NULL);
+}
+
 /* Score of the drawing as it stands (valid or not: crossings are defined either way). */
 static tsr_status score_of(tsr_ctx *ctx, int threads, const tsr_layout *l, int32_t *counts,
-                           tsr_layout_score *s)
+                           tsr_layout_score *s, tsr__watch *watch)
 {
-    tsr_status st = tsr__count_parallel(ctx, l, counts, threads);
+    tsr_status st = tsr__count_watched(ctx, l, counts, threads, watch);
     tsr__score_from_counts(counts, l->num_edges, s);
     return st;
+}
+
+/* Whether st is the watch's stop (then start-up ends with what it has). */
+static int stopped(tsr_status st, const tsr__watch *watch)
+{
+    return st == TSR_ERR_INTERRUPTED && watch && watch->stop != TSR__STOP_NONE;
+}
+
+/* The least prime >= n (n < 2^31: Bertrand's postulate keeps it below 2^32). */
+static uint64_t prime_at_least(uint64_t n)
+{
+    for (uint64_t p = n < 2 ? 2 : n;; p++) {
+        int prime = 1;
+        for (uint64_t d = 2; d * d <= p && prime; d++)
+            prime = p % d != 0;
+        if (prime)
+            return p;
+    }
+}
+
+int tsr__init_general_position(tsr_layout *l)
+{
+    const uint64_t p = prime_at_least((uint64_t)l->num_nodes);
+    if (p - 1 > (uint64_t)l->width || p - 1 > (uint64_t)l->height)
+        return 0;
+    const uint64_t sx = p > 1 ? (uint64_t)l->width / (p - 1) : 1;
+    const uint64_t sy = p > 1 ? (uint64_t)l->height / (p - 1) : 1;
+    for (int32_t i = 0; i < l->num_nodes; i++) {
+        l->x[i] = (int32_t)((uint64_t)i * sx);
+        l->y[i] = (int32_t)((uint64_t)i * (uint64_t)i % p * sy);
+    }
+    l->has_coordinates = 1;
+    return 1;
 }
 
 /* Whether one of a few edges of l (spread over the edge list) has more than `bound` crossings:
@@ -373,82 +441,130 @@ static int some_edge_above(const tsr_layout *l, int64_t bound)
 }
 
 /* The generated start: the stress layout, or the stress layout with the long chains set aside
- * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored. */
+ * (init_chains.c) when the graph has such chains and it scores lower; made valid and scored.
+ * Where the watch stops the work, *out is the stress layout once it is valid (else NULL) and
+ * *scored tells whether *score and counts are its. alt: scratch of num_edges counts. */
 static tsr_status generated_start(tsr_ctx *ctx, int threads, const tsr_layout *l, uint64_t seed,
-                                  int32_t *counts, tsr_layout **out, tsr_layout_score *score)
+                                  tsr__watch *watch, int32_t *counts, int32_t *alt,
+                                  tsr_layout **out, tsr_layout_score *score, int *scored)
 {
     tsr_layout *s = NULL, *c = NULL;
     tsr_layout_score chains;
     int found = 0;
+    *out = NULL;
+    *scored = 0;
     tsr_status st;
-    if ((st = tsr_layout_clone(ctx, l, &s)) == TSR_OK &&
-        (st = tsr__init_stress(ctx, s, seed)) == TSR_OK &&
-        (st = tsr_layout_repair(ctx, s, NULL)) == TSR_OK &&
-        (st = score_of(ctx, threads, s, counts, score)) == TSR_OK &&
-        (st = tsr_layout_clone(ctx, l, &c)) == TSR_OK &&
-        (st = tsr__init_stress_chains(ctx, c, seed, &found)) == TSR_OK && found &&
-        (st = tsr_layout_repair(ctx, c, NULL)) == TSR_OK &&
-        (st = score_of(ctx, threads, c, counts, &chains)) == TSR_OK &&
-        tsr_layout_score_compare(&chains, score) < 0) {
-        tsr_layout *t = s;
-        s = c;
-        c = t;
-        *score = chains;
-    }
-    tsr_layout_free(ctx, c);
-    if (st != TSR_OK) {
+    if ((st = tsr_layout_clone(ctx, l, &s)) != TSR_OK ||
+        (st = tsr__init_stress(ctx, s, seed, watch)) != TSR_OK ||
+        (st = tsr__repair(ctx, s, NULL, watch)) != TSR_OK) {
         tsr_layout_free(ctx, s);
-        s = NULL;
+        return stopped(st, watch) ? TSR_OK : st;
     }
     *out = s;
-    return st;
+    if (watch)
+        watch->need_valid = 0;
+    if ((st = score_of(ctx, threads, s, counts, score, watch)) != TSR_OK)
+        return stopped(st, watch) ? TSR_OK : st;
+    *scored = 1;
+    if ((st = tsr_layout_clone(ctx, l, &c)) == TSR_OK &&
+        (st = tsr__init_stress_chains(ctx, c, seed, watch, &found)) == TSR_OK && found &&
+        (st = tsr__repair(ctx, c, NULL, watch)) == TSR_OK &&
+        (st = score_of(ctx, threads, c, alt, &chains, watch)) == TSR_OK &&
+        tsr_layout_score_compare(&chains, score) < 0) {
+        *out = c;
+        c = s;
+        *score = chains;
+        memcpy(counts, alt, (size_t)l->num_edges * sizeof *counts);
+    }
+    tsr_layout_free(ctx, c);
+    return stopped(st, watch) ? TSR_OK : st;
+}
+
+/* Takes drawing s's coordinates into l. */
+static void take_drawing(tsr_layout *l, const tsr_layout *s)
+{
+    memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
+    memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
+    l->has_coordinates = 1;
 }
 
 /* AUTO: the generated start; for an input with coordinates, the input's coordinates instead when
  * they score lower. Repair only adds crossings in practice, so the input is first scored as read
  * (not at all when a probed edge already has more crossings than the generated start's K) and
  * repaired (which can take long on a crowded input) only when it still wins; then it must win
- * again after repair. */
-static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int threads, int *repaired)
+ * again after repair. given: l's coordinates are the input's. Where the watch stops the work before the generated start is valid, l
+ * stays as it was (valid only when the caller made it so); after that, the generated start is
+ * taken unless the input's comparison was complete. */
+static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, int given, uint64_t seed, int threads,
+                             tsr__watch *watch, int32_t *counts, int32_t *alt, tsr__start *out)
 {
     tsr_layout *s = NULL;
-    int32_t *counts = NULL;
     tsr_layout_score keep, gen;
-    tsr_status st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *counts,
-                               (void **)&counts);
-    if (st == TSR_OK && (st = generated_start(ctx, threads, l, seed, counts, &s, &gen)) == TSR_OK) {
-        int take = !l->has_coordinates || some_edge_above(l, gen.K);
-        if (!take && (st = score_of(ctx, threads, l, counts, &keep)) == TSR_OK) {
-            if (tsr_layout_score_compare(&keep, &gen) < 0 &&
-                (st = tsr_layout_repair(ctx, l, repaired)) == TSR_OK)
-                st = score_of(ctx, threads, l, counts, &keep);
-            take = st == TSR_OK && tsr_layout_score_compare(&gen, &keep) < 0;
+    int scored = 0;
+    tsr_status st = generated_start(ctx, threads, l, seed, watch, counts, alt, &s, &gen, &scored);
+    if (st != TSR_OK || !s)
+        return st;
+    int take = !given || !scored || some_edge_above(l, gen.K);
+    if (!take) {
+        int repaired = 0;
+        if ((st = score_of(ctx, threads, l, alt, &keep, watch)) == TSR_OK &&
+            tsr_layout_score_compare(&keep, &gen) < 0 &&
+            (st = tsr__repair(ctx, l, &repaired, watch)) == TSR_OK)
+            st = score_of(ctx, threads, l, alt, &keep, watch);
+        take = st != TSR_OK || tsr_layout_score_compare(&gen, &keep) < 0;
+        if (!take) {
+            memcpy(counts, alt, (size_t)l->num_edges * sizeof *counts);
+            *out = (tsr__start){1, 1, repaired};
         }
-        if (st == TSR_OK && take) {
-            memcpy(l->x, s->x, (size_t)l->num_nodes * sizeof *l->x);
-            memcpy(l->y, s->y, (size_t)l->num_nodes * sizeof *l->y);
-            l->has_coordinates = 1;
-            *repaired = 0;
-        }
+        if (stopped(st, watch))
+            st = TSR_OK;
+    }
+    if (st == TSR_OK && take) {
+        take_drawing(l, s);
+        *out = (tsr__start){1, scored, 0};
     }
     tsr_layout_free(ctx, s);
-    tsr__free(ctx, counts);
     return st;
 }
 
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
-                             int threads, int *repaired)
+                             int threads, tsr__watch *watch, int32_t *counts, tsr__start *out)
 {
-    if (!l->has_coordinates && init == TSR_LAYOUT_INIT_KEEP)
+    memset(out, 0, sizeof *out);
+    tsr_status st = tsr__repairable(ctx, l);
+    if (st != TSR_OK)
+        return st;
+    const int given = l->has_coordinates;
+    if (!given && init == TSR_LAYOUT_INIT_KEEP)
         init = TSR_LAYOUT_INIT_AUTO;
-    if (init == TSR_LAYOUT_INIT_AUTO)
-        return start_auto(ctx, l, seed, threads, repaired); /* valid on success */
-    tsr_status st = TSR_OK;
-    if (init == TSR_LAYOUT_INIT_STRESS)
-        st = tsr__init_stress(ctx, l, seed);
-    else if (init == TSR_LAYOUT_INIT_RANDOM)
-        st = tsr__init_random(ctx, l, seed);
-    if (st == TSR_OK)
-        st = tsr_layout_repair(ctx, l, repaired);
-    return st;
+    /* a graph without coordinates has a valid drawing at once where the canvas allows, until a
+     * better one is ready */
+    if (!given)
+        out->valid = tsr__init_general_position(l);
+    if (watch)
+        watch->need_valid = !out->valid;
+    if (init == TSR_LAYOUT_INIT_AUTO) {
+        int32_t *alt = NULL;
+        if ((st = tsr__alloc(ctx, (size_t)(l->num_edges ? l->num_edges : 1) * sizeof *alt,
+                             (void **)&alt)) == TSR_OK)
+            st = start_auto(ctx, l, given, seed, threads, watch, counts, alt, out);
+        tsr__free(ctx, alt);
+    } else if (init == TSR_LAYOUT_INIT_KEEP) { /* repaired in place: invalid if stopped in it */
+        int repaired = 0;
+        st = tsr__repair(ctx, l, &repaired, watch);
+        *out = (tsr__start){st == TSR_OK, 0, repaired};
+    } else {
+        tsr_layout *s = NULL; /* made aside, so that a stop leaves l as it was */
+        if ((st = tsr_layout_clone(ctx, l, &s)) == TSR_OK)
+            st = init == TSR_LAYOUT_INIT_STRESS ? tsr__init_stress(ctx, s, seed, watch)
+                                                : tsr__init_random(ctx, s, seed);
+        if (st == TSR_OK && (st = tsr__repair(ctx, s, &out->repaired, watch)) == TSR_OK) {
+            take_drawing(l, s);
+            out->valid = 1;
+        }
+        tsr_layout_free(ctx, s);
+    }
+    if (watch)
+        watch->need_valid = 0;
+    return stopped(st, watch) ? TSR_OK : st;
 }

@@ -54,7 +54,7 @@ static int near_in_core(const tsr_layout *l, const tsr__layout_adj *adj, const i
 }
 
 tsr_status tsr__mark_short_shortcuts(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
-                                     uint8_t *stretch)
+                                     uint8_t *stretch, tsr__watch *watch)
 {
     int32_t n = l->num_nodes;
     size_t nn = (size_t)(n ? n : 1);
@@ -71,6 +71,10 @@ tsr_status tsr__mark_short_shortcuts(tsr_ctx *ctx, const tsr_layout *l, const ts
     for (int32_t v = 0; v < n; v++) {
         if (!interior(l, adj, v))
             continue;
+        if (tsr__watch_poll(watch) != TSR__STOP_NONE) { /* a search may visit the whole graph */
+            st = TSR_ERR_INTERRUPTED;
+            break;
+        }
         int32_t a = across(l, adj->edges[adj->offset[v]], v);
         int32_t b = across(l, adj->edges[adj->offset[v] + 1], v);
         if (a == b || interior(l, adj, a) || interior(l, adj, b))
@@ -106,7 +110,8 @@ static int32_t walk(const tsr_layout *l, const tsr__layout_adj *adj, int32_t v, 
     }
 }
 
-tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *found)
+tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, tsr__watch *watch,
+                                   int *found)
 {
     int32_t n = l->num_nodes, m = l->num_edges;
     *found = 0;
@@ -163,6 +168,10 @@ tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, i
     /* keep only the shortcuts (distances without any candidate chain): flags in mark[c], then
      * the kept chains moved to the front in order (writes never pass the chain being read) */
     for (int32_t c = 0; c < nchains; c++) {
+        if (tsr__watch_poll(watch) != TSR__STOP_NONE) { /* a search may visit the whole graph */
+            st = TSR_ERR_INTERRUPTED;
+            goto done;
+        }
         int32_t len = start[c + 1] - start[c];
         mark[c] = !near_in_core(l, &adj, chain, end[2 * c], end[2 * c + 1], 2 * (len + 1) - 1, dist,
                                 queue);
@@ -205,7 +214,7 @@ tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, i
             core->edge_u[mcore] = index[l->edge_u[e]];
             core->edge_v[mcore++] = index[l->edge_v[e]];
         }
-    if ((st = tsr__init_stress(ctx, core, seed)) != TSR_OK)
+    if ((st = tsr__init_stress(ctx, core, seed, watch)) != TSR_OK)
         goto done;
     for (int32_t v = 0; v < n; v++)
         if (index[v] >= 0) {

@@ -70,12 +70,41 @@ typedef struct tsr__layout_adj {
 tsr_status tsr__adj_build(tsr_ctx *ctx, const tsr_layout *l, tsr__layout_adj *adj);
 void tsr__adj_release(tsr_ctx *ctx, tsr__layout_adj *adj);
 
+/* ---- the optimizer's clock and start-up watch (watch.c) ----
+ * The time budget of tsr_layout_optimize counts from t0, the start of the call. Its start-up (the
+ * start layout, repair, the first full count, the chains' set-up) polls the watch between small
+ * steps of its work, from the calling thread only: the watch stops once the budget is spent
+ * (TSR__STOP_DEADLINE) or when the progress callback (the options', else the context's), asked
+ * about every progress_interval seconds with phase 0, returns nonzero (TSR__STOP_REQUEST). Once
+ * stopped it stays stopped. Work stopped by a watch returns TSR_ERR_INTERRUPTED without a context
+ * message; the caller reads the reason from the watch. A NULL watch never stops. While need_valid
+ * is set (start-up has no valid drawing yet) the budget does not stop the work but sets `late`,
+ * on which the stress layout cuts its work short (fewer pivots, fewer iterations) so that a valid
+ * drawing exists soon after the budget. */
+typedef enum tsr__stop { TSR__STOP_NONE = 0, TSR__STOP_DEADLINE, TSR__STOP_REQUEST } tsr__stop;
+typedef struct tsr__watch {
+    tsr_ctx *ctx;
+    const tsr_layout_optimize_options *opt;
+    double t0, last_report; /* monotonic seconds; the last callback, seconds after t0 */
+    tsr__stop stop;
+    int need_valid, late;
+} tsr__watch;
+/* Monotonic seconds. */
+double tsr__layout_now(void);
+void tsr__watch_init(tsr__watch *w, tsr_ctx *ctx, const tsr_layout_optimize_options *opt,
+                     double t0);
+tsr__stop tsr__watch_poll(tsr__watch *w);
+
 /* ---- full counts ---- */
 /* Single-threaded reference over pairs e < f. counts: num_edges entries. */
 void tsr__count_reference(const tsr_layout *l, int32_t *counts);
 /* OpenMP: one edge per iteration against the others whose bounding boxes meet its own (same
  * numbers). threads <= 0: all. Fails only when its scratch cannot be allocated. */
 tsr_status tsr__count_parallel(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads);
+/* tsr__count_parallel polling `watch` (may be NULL) after every few edges: TSR_ERR_INTERRUPTED
+ * when it stopped (counts then incomplete). */
+tsr_status tsr__count_watched(tsr_ctx *ctx, const tsr_layout *l, int32_t *counts, int threads,
+                              tsr__watch *watch);
 /* Score from per-edge counts. */
 void tsr__score_from_counts(const int32_t *counts, int32_t m, tsr_layout_score *s);
 
@@ -224,6 +253,10 @@ int tsr__incr_visit_avx2(tsr__incr *inc, const int32_t *cand, int32_t n, int32_t
 /* Sets up counts (full recount on the context's CPU threads), adjacency, occupancy and, when
  * use_grid, the spatial index. The drawing must be valid. */
 tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid);
+/* tsr__incr_init with the drawing's per-edge counts given (NULL: counted), so that chains
+ * started from one drawing share its one count. */
+tsr_status tsr__incr_init_with(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid,
+                              const int32_t *counts);
 void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc);
 /* Scores moving v to (px,py). Returns 1 (pscore filled; commit or reject next) or 0 when the
  * move would make the drawing invalid (nothing to undo). */
@@ -250,31 +283,54 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc);
 /* Stress layout by stochastic gradient descent on graph distances (edges of length 1, or
  * TSR__SHORTCUT_EDGE_LENGTH at a node tsr__mark_short_shortcuts marks; all pairs up to 3000 nodes,
  * beyond that about 2^21 node-pivot pairs, at least 64 pivots), scaled to the canvas and
- * snapped; collisions are left to repair. */
-tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+ * snapped; collisions are left to repair. Stopped by the watch: l unchanged. */
+tsr_status tsr__init_stress(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, tsr__watch *watch);
 /* init_chains.c: the stress layout of the graph without its long chains (maximal paths of at
  * least two degree-2 interior nodes between two distinct ends), each chain's interior spread
  * evenly between its ends' points; collisions are left to repair. *found: the number of chains
  * (0: l unchanged, no layout made). */
-tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, int *found);
+tsr_status tsr__init_stress_chains(tsr_ctx *ctx, tsr_layout *l, uint64_t seed, tsr__watch *watch,
+                                   int *found);
 /* init_chains.c: marks in stretch (n entries) the interior nodes of the chains with one interior
  * node that are shortcuts: its two ends (not interior, distinct) are more than
  * 2 * TSR__SHORTCUT_EDGE_LENGTH steps apart (or not joined) in the graph without it. The stress
  * layout gives the two edges of such a node length TSR__SHORTCUT_EDGE_LENGTH instead of 1, so the
  * path asks for twice that between its ends and folds the rest of the graph less (a grid with
- * two-edge paths between random grid nodes). */
+ * two-edge paths between random grid nodes). Stopped by the watch: TSR_ERR_INTERRUPTED. */
 enum { TSR__SHORTCUT_EDGE_LENGTH = 3 };
 tsr_status tsr__mark_short_shortcuts(tsr_ctx *ctx, const tsr_layout *l, const tsr__layout_adj *adj,
-                                     uint8_t *stretch);
+                                     uint8_t *stretch, tsr__watch *watch);
 /* Distinct uniform random points. */
 tsr_status tsr__init_random(tsr_ctx *ctx, tsr_layout *l, uint64_t seed);
+/* In O(n), where the canvas allows, a valid drawing of any graph without self-loops: node i at
+ * (i * sx, (i^2 mod p) * sy) for the least prime p >= n and sx, sy the canvas sides over p - 1.
+ * No three of these points are collinear (the determinant of three of them is, mod p, a
+ * Vandermonde determinant of distinct values, hence not 0), so no node lies on an edge it is not
+ * an end of. Returns 0 (l unchanged) when the canvas is smaller than p - 1 on a side. */
+int tsr__init_general_position(tsr_layout *l);
+/* The conditions of a valid drawing that no repair can meet: TSR_ERR_CORRUPT for a self-loop,
+ * TSR_ERR_LIMIT when the canvas has fewer points than nodes. */
+tsr_status tsr__repairable(tsr_ctx *ctx, const tsr_layout *l);
+/* tsr_layout_repair polling the watch; stopped: TSR_ERR_INTERRUPTED, l partly repaired. */
+tsr_status tsr__repair(tsr_ctx *ctx, tsr_layout *l, int *moved, tsr__watch *watch);
+
+/* What the optimizer's start-up left in l. */
+typedef struct tsr__start {
+    int valid;    /* l holds a valid drawing (always when start-up was not stopped) */
+    int counted;  /* the caller's counts hold its per-edge crossing counts */
+    int repaired; /* input nodes moved by repair (0 when a generated layout was taken) */
+} tsr__start;
 /* The optimizer's start: the layout `init` asks for, made valid. AUTO (also KEEP without
  * coordinates): the stress layout or the chain-aside stress layout, whichever scores lower, and
  * for an input with coordinates the input instead when it scores lower still (a tie keeps the
- * input). The full counts that compare them run on `threads` CPU threads. *repaired: input
- * nodes moved by repair (0 when a generated layout was taken). */
+ * input). The full counts that compare them run on `threads` CPU threads; the winner's are left
+ * in counts (num_edges entries) when it was counted. A graph without coordinates first gets
+ * tsr__init_general_position's drawing. Where the watch stops the work, returns TSR_OK with the
+ * best valid drawing made so far in l (a later stage's over an earlier one's: the general
+ * position drawing, the stress layout, then the winner of a finished comparison), or
+ * out->valid = 0 when none was made. */
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
-                             int threads, int *repaired);
+                             int threads, tsr__watch *watch, int32_t *counts, tsr__start *out);
 
 /* splitmix64 / xoshiro-style generator used by init and annealing (deterministic). */
 typedef struct tsr__rng {

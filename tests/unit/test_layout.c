@@ -504,7 +504,7 @@ static void test_chain_start(void)
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &s));
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &a));
     int found = -1;
-    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, &found));
+    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, NULL, &found));
     CHECK(found == 1 && l->has_coordinates);
     int32_t ax = l->x[0], ay = l->y[0], bx = l->x[G * G - 1], by = l->y[G * G - 1];
     for (int i = 0; i < L1; i++) {
@@ -540,7 +540,7 @@ static void test_chain_start(void)
     l->edge_u[m + 9] = G * G + 6, l->edge_v[m + 9] = G * G + 7;
     for (int32_t v = 0; v < l->num_nodes; v++)
         l->x[v] = l->y[v] = 3;
-    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, &found));
+    CHECK_OK(ctx, tsr__init_stress_chains(ctx, l, 7, NULL, &found));
     CHECK(found == 0 && !l->has_coordinates && l->x[0] == 3 && l->y[l->num_nodes - 1] == 3);
     tsr_layout_free(ctx, l);
 }
@@ -561,15 +561,15 @@ static void test_short_shortcuts(void)
     uint8_t stretch[G * G + 5];
     CHECK_OK(ctx, tsr__adj_build(ctx, l, &adj));
     memset(stretch, 0xAA, sizeof stretch);
-    CHECK_OK(ctx, tsr__mark_short_shortcuts(ctx, l, &adj, stretch));
+    CHECK_OK(ctx, tsr__mark_short_shortcuts(ctx, l, &adj, stretch, NULL));
     for (int32_t v = 0; v < l->num_nodes; v++)
         CHECK(stretch[v] == (v == G * G));
     tsr__adj_release(ctx, &adj);
     /* the stress layout with it: on the canvas, the same for the same seed */
     tsr_layout *c;
     CHECK_OK(ctx, tsr_layout_clone(ctx, l, &c));
-    CHECK_OK(ctx, tsr__init_stress(ctx, l, 5));
-    CHECK_OK(ctx, tsr__init_stress(ctx, c, 5));
+    CHECK_OK(ctx, tsr__init_stress(ctx, l, 5, NULL));
+    CHECK_OK(ctx, tsr__init_stress(ctx, c, 5, NULL));
     for (int32_t v = 0; v < l->num_nodes; v++)
         CHECK(l->x[v] >= 0 && l->x[v] <= l->width && l->y[v] >= 0 && l->y[v] <= l->height &&
               l->x[v] == c->x[v] && l->y[v] == c->y[v]);

@@ -17,7 +17,13 @@ static const cli_option layout_options[] = {
      "check: list at most N violations (default 20; 0: none, \"all\": every one); the count "
      "of all of them is always given (\"and 1,234 more\", JSON \"violation_count\" and "
      "\"violations_listed\")."},
-    {"time", CLI_VALUE, "SECONDS", "optimize: time budget (default 60)."},
+    {"time", CLI_VALUE, "SECONDS",
+     "optimize: time budget from the command's start (reading IN, the start drawing, the first "
+     "crossing count included; default 60). Where it runs out in start-up, the best start "
+     "drawing made so far is written unoptimized and the exit is 0: a graph without coordinates "
+     "has one at once (nodes on a parabola mod a prime, no three in a line); with coordinates, "
+     "the first valid one is waited for (a shortened stress layout, repaired). Writing OUT and "
+     "--svg comes after it. Example: --time 3."},
     {"moves", CLI_VALUE, "N",
      "optimize: budget in proposed moves; the schedule then follows moves, not time, so a seed "
      "gives the same drawing on any machine (--time still stops the run)."},
@@ -307,7 +313,11 @@ static int on_progress(void *user, const tsr_layout_progress *p)
         if (p->time_limit > 0)
             snprintf(left, sizeof left, "  %.0fs left",
                      p->time_limit > p->elapsed ? p->time_limit - p->elapsed : 0.0);
-        fprintf(stderr,
+        if (p->phase == 0)
+            fprintf(stderr, "layout: %6.1fs start-up (start drawing, crossing count)%s\n",
+                    p->elapsed, left);
+        else
+            fprintf(stderr,
                 "layout: %6.1fs phase %d  best K=%lld n_K=%lld C=%lld (chain %d of %d: K=%lld "
                 "n_K=%lld C=%lld, T=%.3g)  %.0f moves/s%s\n",
                 p->elapsed, p->phase, (long long)p->best.K, (long long)p->best.n_K,
@@ -335,6 +345,7 @@ static int same_graph(const tsr_layout *a, const tsr_layout *b)
 static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
                         const char *out)
 {
+    const double started = cli_now(); /* --time counts from here: reading IN is in the budget */
     tsr_layout_optimize_options opt;
     tsr_layout_optimize_options_init(&opt);
     const char *v;
@@ -438,25 +449,40 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     progress_state ps = {quiet, isatty(STDERR_FILENO), -1e9};
     opt.progress = on_progress;
     opt.progress_user = &ps;
+    if (opt.time_limit > 0) { /* the library's budget counts from its call: what is left */
+        const double left = opt.time_limit - (cli_now() - started);
+        opt.time_limit = left > 1e-3 ? left : 1e-3;
+    }
     cli_stop_catch();
     tsr_layout_optimize_result res;
     st = tsr_layout_optimize(ctx, l, &opt, &res);
     cli_stop_release();
-    if (st != TSR_OK && st != TSR_ERR_INTERRUPTED) {
-        rc = cli_fail(cmd, ctx, st, in);
+    if ((st != TSR_OK && st != TSR_ERR_INTERRUPTED) || (st == TSR_ERR_INTERRUPTED && !res.valid)) {
+        rc = cli_fail(cmd, ctx, st, in); /* nothing written */
         goto done;
     }
-    /* The optimizer wrote OUT already (best drawing, atomically); write it again in case the
-     * last save predates the end and draw the SVG. */
-    tsr_status wst =
-        out_graphml ? tsr_layout_write_graphml(ctx, l, out) : tsr_layout_write_json(ctx, l, out);
+    /* The optimizer saved the best drawing into OUT before it returned when OUT was its save
+     * path; else OUT is written here. Then the SVG. */
+    tsr_status wst = opt.save_path ? TSR_OK
+                     : out_graphml ? tsr_layout_write_graphml(ctx, l, out)
+                                   : tsr_layout_write_json(ctx, l, out);
     if (wst == TSR_OK && svg)
         wst = tsr_layout_write_svg(ctx, l, svg);
     if (wst != TSR_OK) {
         rc = cli_fail(cmd, ctx, wst, NULL);
         goto done;
     }
-    if (!quiet) {
+    if (!quiet && res.startup_only) {
+        fprintf(stderr, "tessera layout: %s -> %s: %s in start-up after %.1fs; the start drawing "
+                        "is written, not optimized (",
+                in, out, st == TSR_ERR_INTERRUPTED ? "stopped" : "time budget ran out",
+                cli_now() - started);
+        if (res.initial.K < 0)
+            fprintf(stderr, "not counted in time");
+        else
+            print_score(stderr, &res.initial);
+        fprintf(stderr, ", %d nodes repaired)\n", res.repaired);
+    } else if (!quiet) {
         fprintf(stderr, "tessera layout: %s -> %s: ", in, out);
         print_score(stderr, &res.initial);
         fprintf(stderr, " -> ");
@@ -574,7 +600,8 @@ const cli_command cli_cmd_layout = {
     "first 20, or --max-violations N, are listed, with the count of the rest) and "
     "exits 0 when the drawing is valid, 1 when not. "
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
-    "atomically every few seconds and on SIGINT/SIGTERM (exit 130), so no work is lost. "
+    "atomically every few seconds and on SIGINT/SIGTERM (exit 130; in start-up too: the start "
+    "drawing made so far, or nothing when no valid drawing exists yet), so no work is lost. "
     "render draws IN as SVG with the most crossed edges in red. "
     "OUT's extension chooses its format: optimize writes .json (contest JSON, also for \"-\", "
     "standard output, and names without an extension) or .graphml (written at the end; use "
