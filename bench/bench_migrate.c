@@ -75,8 +75,8 @@ static void make_shots(tsr_ctx *ctx, tsr_migrate_gather *g, int nshots, int nt)
 
 /* Seconds of one tsr_migrate_image call over g on backend b. */
 static double time_backend(tsr_backend b, int threads, const tsr_migrate_grid *v,
-                           const tsr_migrate_gather *g, const tsr_migrate_options *opt,
-                           float *img, double *loop_ms)
+                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, float *img,
+                           double *loop_ms)
 {
     tsr_ctx_options o;
     tsr_ctx_options_init(&o);

@@ -33,10 +33,10 @@ extern "C" {
 #include <string.h>
 
 enum {
-    TILE = 512,                     /* threads per block, points per extended tile */
-    HALO = 4 * TSR__MIG_TERMS,      /* 4 per application of X: the adjoint applies X terms times */
-    CORE = TILE - 2 * HALO,         /* points a block writes */
-    MAX_FREQ_BLOCKS = 65535         /* gridDim.y; blocks loop over further frequencies */
+    TILE = 512,                /* threads per block, points per extended tile */
+    HALO = 4 * TSR__MIG_TERMS, /* 4 per application of X: the adjoint applies X terms times */
+    CORE = TILE - 2 * HALO,    /* points a block writes */
+    MAX_FREQ_BLOCKS = 65535    /* gridDim.y; blocks loop over further frequencies */
 };
 
 /* What every kernel reads besides the fields (device pointers). */
@@ -88,8 +88,7 @@ __device__ static void lookup_of(const dev_plan &dp, const point &p, int32_t iz,
  * barrier per term. Every thread of the block calls it. */
 template <int NF>
 __device__ static void explicit_step(const dev_plan &dp, const point &p, int32_t j, float a,
-                                     const int (&conj)[NF], tsr__cf (&u)[NF],
-                                     tsr__cf (*sh)[TILE])
+                                     const int (&conj)[NF], tsr__cf (&u)[NF], tsr__cf (*sh)[TILE])
 {
     const tsr__mig_step &st = dp.st;
     tsr__cf acc[NF];
@@ -214,17 +213,16 @@ __global__ static void __launch_bounds__(TILE)
             __syncthreads();
             for (int32_t k = st.terms - 1; k >= 1; k--) {
                 tsr__cf x = x_of(st, b1, p);
-                tsr__cf b = p.in ? tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x,
-                                                        b2[p.t], 0)
-                                 : tsr__cf_make(0.0f, 0.0f);
+                tsr__cf b =
+                    p.in ? tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x, b2[p.t], 0)
+                         : tsr__cf_make(0.0f, 0.0f);
                 b2[p.t] = b;
                 __syncthreads();
                 tsr__cf *t = b1;
                 b1 = b2;
                 b2 = t;
             }
-            q = tsr__mig_clenshaw_at(st.table, st.terms, j, a, 0, u, x_of(st, b1, p), b2[p.t],
-                                     0);
+            q = tsr__mig_clenshaw_at(st.table, st.terms, j, a, 0, u, x_of(st, b1, p), b2[p.t], 0);
             __syncthreads(); /* the next frequency rewrites sh */
         }
         if (p.mine)
@@ -303,8 +301,9 @@ static tsr_status plan_on_device(tsr_ctx *ctx, mig_cuda_state *s, const tsr__mig
             wdz[f] = (float)(plan->omega[f] * plan->dz); /* as extrap_freq.c's step_down */
         st = upload(ctx, &s->wdz, wdz, sizeof(float) * nf);
         tsr__free(ctx, wdz);
-        if (st || (st = upload(ctx, &s->table, plan->table,
-                               sizeof(tsr__cf) * (size_t)plan->ntable * TSR__MIG_TERMS)) ||
+        if (st ||
+            (st = upload(ctx, &s->table, plan->table,
+                         sizeof(tsr__cf) * (size_t)plan->ntable * TSR__MIG_TERMS)) ||
             (st = upload(ctx, &s->slow, plan->slow, sizeof(float) * nx * nz)) ||
             (st = upload(ctx, &s->taper, plan->taper, sizeof(float) * nx)))
             return st;
@@ -425,7 +424,8 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                              (int)plan->nz, (double)free_b / 1073741824.0);
     }
     if ((st = tsr__cuda_buffer_reserve(ctx, &s->sdepth, depth_bytes)) ||
-        (st = fields(ctx, s, 0, 2, rows)) || (st = upload(ctx, &s->refl, refl, sizeof(float) * cells)))
+        (st = fields(ctx, s, 0, 2, rows)) ||
+        (st = upload(ctx, &s->refl, refl, sizeof(float) * cells)))
         return st;
     tsr__cf *sd = (tsr__cf *)s->sdepth.ptr;
     const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
@@ -445,7 +445,8 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
         cur = 1 - cur;
     }
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec, s->field[cur].ptr, rows, cudaMemcpyDeviceToHost, stream));
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(rec, s->field[cur].ptr, rows, cudaMemcpyDeviceToHost, stream));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
     if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
         return st;

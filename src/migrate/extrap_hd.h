@@ -202,7 +202,8 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
     for (int32_t k = st->terms - 1; k >= 1; k--) {
         tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
         for (int32_t i = 0; i < nx; i++)
-            bn[i] = tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], k, u[i], bn[i], b2[i], cj);
+            bn[i] =
+                tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], k, u[i], bn[i], b2[i], cj);
         tsr__cf *t = b2;
         b2 = b1;
         b1 = bn;

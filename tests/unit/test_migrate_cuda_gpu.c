@@ -190,8 +190,8 @@ static void impulse(tsr_ctx *ref, tsr_ctx *cu)
     CHECK_OK(cu, tsr_migrate_image(cu, &v, &g, &mo, &ic));
     double most = peak_of(gr, NX * NZ), worst;
     int bad = compare(gr, gc, NX * NZ, 1e-9 * most, &worst);
-    printf("impulse %dx%d: max |ref| %.6g, max |ref - cuda| %.3g (%.3g of max|ref|), %d over\n",
-           NX, NZ, most, worst, most > 0 ? worst / most : 0, bad);
+    printf("impulse %dx%d: max |ref| %.6g, max |ref - cuda| %.3g (%.3g of max|ref|), %d over\n", NX,
+           NZ, most, worst, most > 0 ? worst / most : 0, bad);
     CHECK(most > 0 && isfinite(most));
     CHECK(bad == 0);
     tsr_migrate_gather_free(ref, &g);
@@ -254,8 +254,8 @@ int main(void)
     tsr_rng r;
     tsr_rng_seed(&r, 24);
     /* widths: one tile, below the filter's reach, exactly 2 tiles (CORE = 384), several tiles */
-    static const int shapes[][4] = {{64, 40, 2, 32}, {6, 30, 1, 6}, {768, 48, 2, 96},
-                                    {1000, 64, 2, 120}};
+    static const int shapes[][4] = {
+        {64, 40, 2, 32}, {6, 30, 1, 6}, {768, 48, 2, 96}, {1000, 64, 2, 120}};
     const int count = quick ? 2 : (int)(sizeof shapes / sizeof shapes[0]);
     for (int k = 0; k < count; k++) {
         const int nx = shapes[k][0], nz = shapes[k][1];
