@@ -136,10 +136,8 @@ void tsr__mig_model_freq(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
         const float *r = refl + (size_t)iz * nx;
         if (iz + 1 < nz)
             step_adjoint(plan, &es, fft, iz, w, q, work);
-        for (int32_t i = 0; i < nx; i++) {
-            tsr__cf add = tsr__cf_make(r[i] * s[i].re, r[i] * s[i].im);
-            q[i] = iz + 1 < nz ? tsr__cf_make(q[i].re + add.re, q[i].im + add.im) : add;
-        }
+        for (int32_t i = 0; i < nx; i++)
+            q[i] = tsr__mig_scatter_at(q[i], r[i], s[i], iz + 1 == nz);
     }
     memcpy(rec, q, sizeof(tsr__cf) * (size_t)nx);
 }

@@ -114,6 +114,29 @@ TSR_HD tsr__cf tsr__cf_madd(tsr__cf acc, tsr__cf c, tsr__cf t, int conj)
     return tsr__cf_make(acc.re + m.re, acc.im + m.im);
 }
 
+/* One Chebyshev recurrence term at a point: T_{n+1} = 2 (X T_n) - T_{n-1}, x = (X T_n)(i). */
+TSR_HD tsr__cf tsr__mig_cheb_next(tsr__cf x, tsr__cf prev)
+{
+    return tsr__cf_make(2.0f * x.re - prev.re, 2.0f * x.im - prev.im);
+}
+
+/* One Clenshaw term at a point: conj'(c_k) u + 2 x - b2 for k >= 1, conj'(c_0) u + x - b2 for
+ * k = 0 (the last), x = (X b_{k+1})(i), b2 = b_{k+2}(i); cj is conj'. */
+TSR_HD tsr__cf tsr__mig_clenshaw_at(const tsr__cf *table, int32_t terms, int32_t j, float a,
+                                    int32_t k, tsr__cf u, tsr__cf x, tsr__cf b2, int cj)
+{
+    tsr__cf v = tsr__cf_mul(tsr__mig_coef(table, terms, j, a, k), u, cj);
+    if (k == 0)
+        return tsr__cf_make(v.re + x.re - b2.re, v.im + x.im - b2.im);
+    return tsr__cf_make(v.re + 2.0f * x.re - b2.re, v.im + 2.0f * x.im - b2.im);
+}
+
+/* s u for a real s (the taper's damping). */
+TSR_HD tsr__cf tsr__cf_scale(float s, tsr__cf u)
+{
+    return tsr__cf_make(s * u.re, s * u.im);
+}
+
 /* Everything one explicit step needs besides the rows. */
 typedef struct tsr__mig_step {
     int32_t nx, terms, ntable;
@@ -148,8 +171,7 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
     for (int32_t n = 2; n < st->terms; n++) {
         tsr__mig_x_row(cur, next, nx, st->d2, st->xscale);
         for (int32_t i = 0; i < nx; i++) {
-            tsr__cf t =
-                tsr__cf_make(2.0f * next[i].re - prev[i].re, 2.0f * next[i].im - prev[i].im);
+            tsr__cf t = tsr__mig_cheb_next(next[i], prev[i]);
             next[i] = t;
             acc[i] =
                 tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], n), t, conj);
@@ -160,7 +182,7 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
         next = old == u ? w2 : old;
     }
     for (int32_t i = 0; i < nx; i++)
-        u[i] = tsr__cf_make(taper[i] * acc[i].re, taper[i] * acc[i].im);
+        u[i] = tsr__cf_scale(taper[i], acc[i]);
 }
 
 /* u <- G^H (taper * u), the adjoint of tsr__mig_explicit_row with the same conj: Clenshaw's
@@ -173,37 +195,48 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
     const int32_t nx = st->nx;
     const int cj = !conj;
     for (int32_t i = 0; i < nx; i++) {
-        u[i] = tsr__cf_make(taper[i] * u[i].re, taper[i] * u[i].im);
+        u[i] = tsr__cf_scale(taper[i], u[i]);
         b1[i] = tsr__cf_make(0.0f, 0.0f);
         b2[i] = b1[i];
     }
     for (int32_t k = st->terms - 1; k >= 1; k--) {
         tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
-        for (int32_t i = 0; i < nx; i++) {
-            tsr__cf x = bn[i];
-            tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], k), u[i], cj);
-            bn[i] = tsr__cf_make(v.re + 2.0f * x.re - b2[i].re, v.im + 2.0f * x.im - b2[i].im);
-        }
+        for (int32_t i = 0; i < nx; i++)
+            bn[i] =
+                tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], k, u[i], bn[i], b2[i], cj);
         tsr__cf *t = b2;
         b2 = b1;
         b1 = bn;
         bn = t;
     }
     tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
-    for (int32_t i = 0; i < nx; i++) {
-        tsr__cf x = bn[i];
-        tsr__cf v = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], cj);
-        bn[i] = tsr__cf_make(v.re + x.re - b2[i].re, v.im + x.im - b2[i].im);
-    }
     for (int32_t i = 0; i < nx; i++)
-        u[i] = bn[i];
+        u[i] = tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], 0, u[i], bn[i], b2[i], cj);
+}
+
+/* The imaging terms of one point, in float: Re(conj(s) r) and |s|^2. */
+TSR_HD float tsr__mig_cross(tsr__cf s, tsr__cf r)
+{
+    return s.re * r.re + s.im * r.im;
+}
+
+TSR_HD float tsr__mig_power(tsr__cf s)
+{
+    return s.re * s.re + s.im * s.im;
 }
 
 /* Cross-correlation imaging of one point: image += Re(conj(s) r), illum += |s|^2. */
 TSR_HD void tsr__mig_image_at(tsr__cf s, tsr__cf r, double *image, double *illum)
 {
-    *image += (double)(s.re * r.re + s.im * r.im);
-    *illum += (double)(s.re * s.re + s.im * s.im);
+    *image += (double)tsr__mig_cross(s, r);
+    *illum += (double)tsr__mig_power(s);
+}
+
+/* Modelling's secondary source at a point: q + refl s below the deepest row, refl s there. */
+TSR_HD tsr__cf tsr__mig_scatter_at(tsr__cf q, float refl, tsr__cf s, int deepest)
+{
+    tsr__cf add = tsr__cf_scale(refl, s);
+    return deepest ? add : tsr__cf_make(q.re + add.re, q.im + add.im);
 }
 
 #endif

@@ -6,8 +6,10 @@
 
 #include "core/checked.h"
 #include "core/names.h"
+#include "cuda/cuda_device.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const tsr__method_names[] = {"explicit", "phase-shift", "pspi"};
@@ -55,43 +57,72 @@ void tsr_migrate_options_init(tsr_migrate_options *opt)
     opt->taper = 20;
 }
 
-/* The backends this build has, in the order auto prefers them. */
+/* The backends, cuda first; an entry without functions (cuda in a build without CUDA) is not
+ * offered. */
 static const tsr__migrate_backend *const tsr__migrate_backends[] = {
-    &tsr__migrate_backend_cpu, &tsr__migrate_backend_reference};
+    &tsr__migrate_backend_cuda, &tsr__migrate_backend_cpu, &tsr__migrate_backend_reference};
 enum { TSR__MIGRATE_NBACKENDS = sizeof tsr__migrate_backends / sizeof tsr__migrate_backends[0] };
 
-/* The backend a context asks for: auto takes the first of the table (the CPU: migration has no
- * device backend yet); an explicit one must be in the table. */
-static const tsr__migrate_backend *find_backend(const tsr_ctx *ctx)
+/* The backends that run `method`: every entry with functions, cuda for explicit only. */
+static unsigned offered_for(tsr_migrate_method method)
 {
-    if (ctx->opt.backend == TSR_BACKEND_AUTO)
-        return tsr__migrate_backends[0];
+    unsigned offered = 0;
+    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++) {
+        const tsr__migrate_backend *b = tsr__migrate_backends[i];
+        if (b->image_shot && (b->id != TSR_BACKEND_CUDA || method == TSR_MIGRATE_EXPLICIT))
+            offered |= TSR__BACKEND_BIT(b->id);
+    }
+    return offered;
+}
+
+static const tsr__migrate_backend *entry_of(tsr_backend id)
+{
     for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
-        if (tsr__migrate_backends[i]->id == ctx->backend)
+        if (tsr__migrate_backends[i]->id == id && tsr__migrate_backends[i]->image_shot)
             return tsr__migrate_backends[i];
     return NULL;
 }
 
+/* Auto's rule: cuda for the explicit method where the build has it and a device opens (every
+ * depth step of every frequency does thousands of operations per byte of wavefield, which a GPU
+ * runs far faster than the cores), the cpu backend otherwise. */
+static tsr_backend auto_pick(tsr_migrate_method method)
+{
+    return offered_for(method) & TSR__BACKEND_BIT(TSR_BACKEND_CUDA) ? TSR_BACKEND_CUDA
+                                                                    : TSR_BACKEND_CPU;
+}
+
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
 {
-    const tsr__migrate_backend *b = ctx ? find_backend(ctx) : NULL;
+    if (!ctx)
+        return TSR_BACKEND_AUTO;
+    if (ctx->opt.backend == TSR_BACKEND_AUTO)
+        return auto_pick(TSR_MIGRATE_EXPLICIT) == TSR_BACKEND_CUDA &&
+                       (ctx->cuda || tsr__cuda_device_count() > 0)
+                   ? TSR_BACKEND_CUDA
+                   : TSR_BACKEND_CPU;
+    const tsr__migrate_backend *b = entry_of(ctx->backend);
     return b ? b->id : TSR_BACKEND_AUTO;
 }
 
-/* The one choice of backend (core/backend.h): the table's backends offered, auto on the CPU. */
-static tsr_status pick_backend(tsr_ctx *ctx, const tsr__migrate_backend **out)
+/* The one choice of backend (core/backend.h), for the run's method. */
+static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method,
+                               const tsr__migrate_backend **out)
 {
-    unsigned offered = 0;
-    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
-        offered |= TSR__BACKEND_BIT(tsr__migrate_backends[i]->id);
+    char op[48];
+    snprintf(op, sizeof op, "migrate --method %s", tsr_migrate_method_name(method));
+    const tsr_backend pick = auto_pick(method);
     tsr_backend b;
-    tsr_status st = tsr__backend_choose(ctx, "migrate", offered, tsr__migrate_backends[0]->id,
-                                        "migration has no device backend yet", &b);
+    tsr_status st = tsr__backend_choose(
+        ctx, op, offered_for(method), pick,
+        pick == TSR_BACKEND_CUDA
+            ? "explicit migration does thousands of operations per byte: the GPU is far faster"
+        : method == TSR_MIGRATE_EXPLICIT ? "this build has no CUDA backend"
+                                         : "only the explicit method has a CUDA backend",
+        &b);
     if (st != TSR_OK)
         return st;
-    for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
-        if (tsr__migrate_backends[i]->id == b)
-            *out = tsr__migrate_backends[i];
+    *out = entry_of(b);
     return TSR_OK;
 }
 
@@ -218,7 +249,7 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         opt = &defaults;
     }
     const tsr__migrate_backend *backend;
-    if ((st = pick_backend(ctx, &backend)) || (st = check_gather(ctx, shots, 1)))
+    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 1)))
         return st;
     tsr__mig_run run;
     if ((st = run_open(ctx, &run, velocity, shots, opt, 0)) ||
@@ -280,7 +311,7 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         opt = &defaults;
     }
     const tsr__migrate_backend *backend;
-    if ((st = pick_backend(ctx, &backend)) || (st = check_gather(ctx, shots, 0)))
+    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 0)))
         return st;
     tsr__mig_run run;
     if ((st = run_open(ctx, &run, velocity, shots, opt, 1)) ||

@@ -45,5 +45,13 @@ extern const tsr__migrate_backend tsr__migrate_backend_reference;
  * own image; the threads' images are added in thread order (extrap_cpu.c). Modelling gives the
  * reference's bits; the image differs from it by the order of the double sums only. */
 extern const tsr__migrate_backend tsr__migrate_backend_cpu;
+/* Method explicit on the context's CUDA device, every frequency of a shot at once
+ * (extrap_cuda.cu); NULL functions in a build without CUDA (extrap_cuda_none.c). The same
+ * contract as the cpu backend: modelling gives the reference's values, the image differs from
+ * it by the order of the double sums only. */
+extern const tsr__migrate_backend tsr__migrate_backend_cuda;
+/* Device milliseconds of the cuda backend's last depth loop on this context (all kernels of
+ * one shot, without the copies), from CUDA events; -1 before any (benchmarks read it). */
+double tsr__migrate_cuda_loop_ms(const tsr_ctx *ctx);
 
 #endif

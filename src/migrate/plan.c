@@ -5,6 +5,7 @@
 #include "core/checked.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define PI 3.14159265358979323846
@@ -230,7 +231,9 @@ tsr_status tsr__migrate_plan_build(tsr_ctx *ctx, tsr__migrate_plan *plan,
                                    const tsr_migrate_gather *gather, const tsr_migrate_options *opt,
                                    int model)
 {
+    static _Atomic uint64_t next_id = 1;
     memset(plan, 0, sizeof *plan);
+    plan->id = atomic_fetch_add(&next_id, 1);
     if ((int)opt->method < 0 || opt->method > TSR_MIGRATE_PSPI || (int)opt->imaging < 0 ||
         opt->imaging > TSR_MIGRATE_NORMALIZED)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: unknown method or imaging");

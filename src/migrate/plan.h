@@ -22,6 +22,7 @@ enum {
 #define TSR__MIG_ANGLE_DEG 60.0 /* propagation angle up to which G fits exp(i kz dz) */
 
 typedef struct tsr__migrate_plan {
+    uint64_t id; /* unique per build: a device backend's note of which plan it uploaded */
     tsr_migrate_method method;
     tsr_migrate_imaging imaging;
     int32_t nx, nz;

@@ -11,9 +11,12 @@
  *  - the outputs are poisoned (NaN) before each run, so a backend that skips a sample fails;
  *  - progress counts frequencies up to nshots * nfreq; a callback that cancels stops either
  *    backend with TSR_ERR_INTERRUPTED and leaves the image untouched;
- *  - auto takes the cpu backend; a context on a backend without a migration path (OpenCL, where
- *    PoCL provides one) fails with TSR_ERR_NO_BACKEND. */
+ *  - auto takes the cuda backend where a CUDA device is present, the cpu backend elsewhere; a
+ *    context on a backend without a migration path (OpenCL, where PoCL provides one) fails with
+ *    TSR_ERR_NO_BACKEND. (test_migrate_cuda_gpu checks the cuda backend itself.) */
 #include "testlib.h"
+
+#include "cuda/cuda_device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -103,7 +106,8 @@ int main(void)
     CHECK(ref && cpu2 && cpu3 && autox);
     if (!ref || !cpu2 || !cpu3 || !autox)
         return tsr_test_finish("test_migrate_backends");
-    CHECK(tsr_migrate_backend(autox) == TSR_BACKEND_CPU);
+    CHECK(tsr_migrate_backend(autox) ==
+          (tsr__cuda_device_count() > 0 ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU));
     CHECK(tsr_migrate_backend(ref) == TSR_BACKEND_REFERENCE);
     CHECK(tsr_migrate_backend(cpu2) == TSR_BACKEND_CPU);
 

@@ -41,8 +41,12 @@ static const cli_option migrate_options[] = {
      "vertical contrasts (v2 - v1) / (v2 + v1))."},
     {"taper", CLI_VALUE, "N",
      "image, model: absorbing columns at each side of the model (default 20, at most nx / 4)."},
-    CLI_OPTION_BACKEND("auto (default; the CPU: migration has no GPU path yet), cpu (OpenMP over "
-                       "frequencies) or reference (single-threaded, the image summed in double)"),
+    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit where a CUDA GPU is present, "
+                       "since every depth step does thousands of operations per byte of "
+                       "wavefield; the cpu backend for phase-shift and pspi and without a GPU), "
+                       "cuda (--method explicit only: every frequency of a shot at once on the "
+                       "GPU), cpu (OpenMP over frequencies) or reference (single-threaded, the "
+                       "image summed in double)"),
     CLI_OPTION_THREADS,
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
@@ -406,7 +410,7 @@ const cli_command cli_cmd_migrate = {
     "image SHOTS.sgy MODEL.json OUT [--method explicit|phase-shift|pspi] [--fmin HZ]\n"
     "                       [--fmax HZ] [--imaging cross|normalized] [--f0 HZ] [--png "
     "PICTURE.png]\n"
-    "                       [--backend auto|cpu|reference] [--threads N] [--json]\n"
+    "                       [--backend auto|cpu|cuda|reference] [--threads N] [--json]\n"
     "       tessera migrate model MODEL.json OUT.sgy --shots X0:DX:N [--receivers X0:DX:N]\n"
     "                       [--t SECONDS] [--dt SECONDS] [--f0 HZ] [--reflectivity GRID.json]\n"
     "       tessera migrate info FILE.sgy [--json]",
@@ -424,10 +428,11 @@ const cli_command cli_cmd_migrate = {
     "or receiver outside the model is an error naming the shot and trace. model: one-way Born "
     "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
     "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
-    "only when complete. Not yet: 3D, --checkpoint, the GPU, MPI.",
+    "only when complete. Not yet: 3D, --checkpoint, phase-shift and PSPI on the GPU, MPI.",
     migrate_options,
     "  tessera migrate model vel.json shots.sgy --shots 1000:500:3 --t 1.5 --f0 15\n"
     "  tessera migrate info shots.sgy\n"
     "  tessera migrate image shots.sgy vel.json image.json --png image.png --json\n"
-    "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40",
+    "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40\n"
+    "  tessera migrate image shots.sgy vel.json image.json --backend cuda --json",
     run_migrate};

@@ -1,0 +1,279 @@
+/* bench_migrate: tsr_migrate_image (method explicit, cross imaging) on the reference (1 thread),
+ * cpu (OpenMP, every core) and cuda backends in one run, on the same synthetic 2D survey: a
+ * Marmousi-sized grid (737 x 750 at 12.5 m, a layered velocity 1500..4500 m/s with a slow lens),
+ * split-spread shots of 737 receivers (one per column), nt samples of 4 ms holding three
+ * hyperbolic events (the data's content does not change the work).
+ *
+ * Per backend: the whole call's host time over its shots (the plan, the FFTs, the extrapolation,
+ * the image combination) and so seconds per shot; ratios to cuda. For cuda also the device time
+ * of one shot's depth loop (CUDA events, tsr__migrate_cuda_loop_ms), per depth step, the HBM
+ * bytes a step must move (read and write S and R of every frequency: 32 bytes per frequency and
+ * point, plus the slowness and taper rows) and the fraction of the copy floor that reaches: the
+ * floor is a 1 GiB cudaMemcpy device to device timed with events in the same run (bytes read
+ * plus written over its time).
+ *
+ * usage: bench_migrate [--fmax HZ] [--nt N] [--shots-ref N] [--shots-cpu N] [--shots-cuda N]
+ *                      [--json FILE] */
+#include "harness.h"
+
+#include "migrate/migrate_backends.h"
+#include "tessera/tessera.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef TSR_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+enum { NX = 737, NZ = 750 };
+#define DX 12.5
+
+static void die(tsr_ctx *ctx, const char *what)
+{
+    fprintf(stderr, "bench_migrate: %s: %s\n", what, ctx ? tsr_ctx_last_error(ctx) : "");
+    exit(1);
+}
+
+static void make_model(float *vel)
+{
+    for (int ix = 0; ix < NX; ix++)
+        for (int iz = 0; iz < NZ; iz++) {
+            double z = iz * DX, x = ix * DX;
+            double v = 1500 + 0.35 * z + 600 * (z > 2500 + 300 * sin(x / 1500)) +
+                       500 * (z > 5500 - 0.1 * x);
+            double dxl = x - 4600, dzl = z - 4000;
+            if (dxl * dxl + dzl * dzl < 900.0 * 900.0)
+                v -= 700;
+            vel[(size_t)ix * NZ + iz] = (float)(v > 4500 ? 4500 : v);
+        }
+}
+
+static void make_shots(tsr_ctx *ctx, tsr_migrate_gather *g, int nshots, int nt)
+{
+    if (tsr_migrate_gather_alloc(ctx, g, nshots, NX, nt, 0.004, 0))
+        die(ctx, "gather");
+    for (int s = 0; s < nshots; s++) {
+        tsr_migrate_shot *sh = &g->shots[s];
+        sh->sx = DX * (NX - 1) * (s + 1) / (nshots + 1);
+        for (int r = 0; r < NX; r++) {
+            sh->gx[r] = r * DX;
+            float *tr = sh->traces + (size_t)r * nt;
+            memset(tr, 0, sizeof(float) * (size_t)nt);
+            double off = sh->gx[r] - sh->sx;
+            for (int e = 0; e < 3; e++) {
+                double t0 = 0.6 + 0.7 * e, v = 1800 + 400 * e;
+                int k = (int)lround(sqrt(t0 * t0 + off * off / (v * v)) / 0.004);
+                if (k < nt)
+                    tr[k] += 1.0f;
+            }
+        }
+    }
+}
+
+/* Seconds of one tsr_migrate_image call over g on backend b. */
+static double time_backend(tsr_backend b, int threads, const tsr_migrate_grid *v,
+                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, float *img,
+                           double *loop_ms)
+{
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.backend = b;
+    o.threads = threads;
+    tsr_ctx *ctx;
+    if (tsr_ctx_create(&o, &ctx) != TSR_OK)
+        die(ctx, "context");
+    tsr_migrate_grid out = {NX, NZ, 1, 1, 0, 0, img};
+    double t = tsr_bench_now_us();
+    if (tsr_migrate_image(ctx, v, g, opt, &out))
+        die(ctx, "migrate");
+    t = (tsr_bench_now_us() - t) * 1e-6;
+    *loop_ms = tsr__migrate_cuda_loop_ms(ctx);
+    tsr_ctx_destroy(ctx);
+    return t;
+}
+
+/* The copy floor: bytes read plus written per second of a 1 GiB device-to-device copy (best of
+ * 5, after a warm-up); 0 without CUDA. */
+static double copy_floor(void)
+{
+#ifdef TSR_HAVE_CUDA
+    const size_t n = (size_t)1 << 30;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t e0, e1;
+    if (cudaMalloc(&a, n) || cudaMalloc(&b, n) || cudaEventCreate(&e0) || cudaEventCreate(&e1))
+        return 0;
+    cudaMemset(a, 1, n);
+    float best = 1e30f;
+    for (int i = 0; i < 6; i++) {
+        cudaEventRecord(e0, 0);
+        cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, 0);
+        cudaEventRecord(e1, 0);
+        cudaEventSynchronize(e1);
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (i > 0 && ms < best)
+            best = ms;
+    }
+    cudaFree(a);
+    cudaFree(b);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 2.0 * (double)n / (best * 1e-3);
+#else
+    return 0;
+#endif
+}
+
+static double peak_diff(const float *a, const float *b, double *peak)
+{
+    double d = 0, m = 0;
+    for (size_t i = 0; i < (size_t)NX * NZ; i++) {
+        d = fmax(d, fabs((double)a[i] - b[i]));
+        m = fmax(m, fabs(a[i]));
+    }
+    *peak = m;
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    double fmax = 20;
+    int nt = 750, shots[3] = {1, 2, 16}; /* reference, cpu, cuda */
+    const char *json = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *n = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!n) {
+            fprintf(stderr, "bench_migrate: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--fmax"))
+            fmax = atof(n);
+        else if (!strcmp(a, "--nt"))
+            nt = atoi(n);
+        else if (!strcmp(a, "--shots-ref"))
+            shots[0] = atoi(n);
+        else if (!strcmp(a, "--shots-cpu"))
+            shots[1] = atoi(n);
+        else if (!strcmp(a, "--shots-cuda"))
+            shots[2] = atoi(n);
+        else if (!strcmp(a, "--json"))
+            json = n;
+        else {
+            fprintf(stderr, "bench_migrate: unknown option %s\n", a);
+            return 2;
+        }
+        i++;
+    }
+    float *vel = malloc(sizeof(float) * NX * NZ);
+    float *img[3];
+    for (int k = 0; k < 3; k++)
+        img[k] = malloc(sizeof(float) * NX * NZ);
+    if (!vel || !img[0] || !img[1] || !img[2])
+        die(NULL, "out of memory");
+    make_model(vel);
+    tsr_ctx *host;
+    if (tsr_ctx_create(NULL, &host) != TSR_OK)
+        die(NULL, "context");
+    tsr_migrate_grid v = {NX, NZ, DX, DX, 0, 0, vel};
+    tsr_migrate_options opt;
+    tsr_migrate_options_init(&opt);
+    opt.fmax = fmax;
+    printf("host: %s\n", tsr_bench_host_description());
+    printf("survey: %d x %d grid at %.1f m, %d samples of 4 ms, fmax %.1f Hz\n", NX, NZ, DX, nt,
+           fmax);
+
+    static const char *const names[3] = {"reference", "cpu", "cuda"};
+    static const tsr_backend ids[3] = {TSR_BACKEND_REFERENCE, TSR_BACKEND_CPU, TSR_BACKEND_CUDA};
+    const int have_cuda = copy_floor() > 0;
+    double per_shot[3] = {0, 0, 0}, loop_ms = -1;
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && !have_cuda)
+            break;
+        tsr_migrate_gather g;
+        make_shots(host, &g, shots[k], nt);
+        if (k == 2) { /* warm-up: the CUDA context and the first allocation */
+            double ignored;
+            tsr_migrate_gather w = g;
+            w.nshots = 1;
+            time_backend(ids[k], 0, &v, &w, &opt, img[k], &ignored);
+        }
+        double lm;
+        double t = time_backend(ids[k], k == 0 ? 1 : 0, &v, &g, &opt, img[k], &lm);
+        per_shot[k] = t / shots[k];
+        if (k == 2)
+            loop_ms = lm;
+        printf("%s: %d shot(s) in %.3f s\n", names[k], shots[k], t);
+        tsr_migrate_gather_free(host, &g);
+    }
+
+    /* The band's frequency count, from the plan tsr_migrate_image builds. */
+    tsr_migrate_gather g1;
+    make_shots(host, &g1, 1, nt);
+    tsr__migrate_plan plan;
+    if (tsr__migrate_plan_build(host, &plan, &v, &g1, &opt, 0))
+        die(host, "plan");
+    const int nfreq = plan.nfreq;
+    tsr__migrate_plan_free(host, &plan);
+    tsr_migrate_gather_free(host, &g1);
+    printf("frequencies per shot: %d\n", nfreq);
+    const char *headers[] = {"backend", "shots", "s/shot", "ref/this", "cpu/this"};
+    tsr_bench_table *t = tsr_bench_table_new("tsr_migrate_image, explicit, cross", 5, headers);
+    for (int k = 0; k < 3; k++) {
+        if (!(per_shot[k] > 0))
+            continue;
+        const char *row[] = {names[k], tsr_bench_fmt("%d", shots[k]),
+                             tsr_bench_fmt("%.4f", per_shot[k]),
+                             tsr_bench_fmt("%.1f", per_shot[0] / per_shot[k]),
+                             tsr_bench_fmt("%.1f", per_shot[1] / per_shot[k])};
+        tsr_bench_table_row(t, row);
+    }
+    tsr_bench_table_print(t, stdout);
+    tsr_bench_table *tables[2] = {t, NULL};
+    int ntables = 1;
+    if (have_cuda && loop_ms > 0) {
+        double peak, d = peak_diff(img[0], img[2], &peak);
+        printf("image: max |reference| %.6g, max |reference - cuda| %.3g, |cpu - cuda| %.3g\n",
+               peak, d, peak_diff(img[1], img[2], &peak));
+        double floor_bps = copy_floor();
+        const double step_s = 1e-3 * loop_ms / NZ;
+        const double bytes = 32.0 * nfreq * NX + 8.0 * NX;
+        const char *h2[] = {"quantity", "value"};
+        tsr_bench_table *c = tsr_bench_table_new("cuda depth step", 2, h2);
+        const char *r1[] = {"copy floor (GB/s)", tsr_bench_fmt("%.0f", floor_bps * 1e-9)};
+        const char *r2[] = {"depth loop per shot (ms)", tsr_bench_fmt("%.3f", loop_ms)};
+        const char *r3[] = {"per depth step (us)", tsr_bench_fmt("%.2f", 1e6 * step_s)};
+        const char *r4[] = {"HBM bytes per step (MB)", tsr_bench_fmt("%.3f", bytes * 1e-6)};
+        const char *r5[] = {"step floor at copy rate (us)",
+                            tsr_bench_fmt("%.2f", 1e6 * bytes / floor_bps)};
+        const char *r6[] = {"achieved (GB/s)", tsr_bench_fmt("%.0f", bytes / step_s * 1e-9)};
+        const char *r7[] = {"fraction of copy floor",
+                            tsr_bench_fmt("%.3f", bytes / step_s / floor_bps)};
+        const char *r8[] = {"frequency-points per second (G)",
+                            tsr_bench_fmt("%.2f", (double)nfreq * NX / step_s * 1e-9)};
+        tsr_bench_table_row(c, r1);
+        tsr_bench_table_row(c, r2);
+        tsr_bench_table_row(c, r3);
+        tsr_bench_table_row(c, r4);
+        tsr_bench_table_row(c, r5);
+        tsr_bench_table_row(c, r6);
+        tsr_bench_table_row(c, r7);
+        tsr_bench_table_row(c, r8);
+        tables[ntables++] = c;
+        tsr_bench_table_print(c, stdout);
+    }
+    if (json) {
+        const char *meta[] = {"host", tsr_bench_host_description(), NULL};
+        if (tsr_bench_json_write(json, "bench_migrate", meta, tables, ntables))
+            fprintf(stderr, "bench_migrate: could not write %s\n", json);
+    }
+    for (int k = 0; k < ntables; k++)
+        tsr_bench_table_free(tables[k]);
+    tsr_ctx_destroy(host);
+    free(vel);
+    for (int k = 0; k < 3; k++)
+        free(img[k]);
+    return 0;
+}
