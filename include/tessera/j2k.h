@@ -217,27 +217,40 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
 /* ---- encoding ------------------------------------------------------------------------------
  * tsr_j2k_encode() writes a Part 1 codestream (T.800) of an 8- or 16-bit host image of 1 to 4
  * channels (gray, gray+alpha, RGB, RGBA): one component per channel at the image's precision,
- * unsigned, one tile, one quality layer, maximal precincts, code-block style 0. Lossless coding
- * is the reversible colour transform (RCT) on the first three components when there are three
- * or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
+ * unsigned, one tile, one or more quality layers, maximal precincts, code-block style 0. Lossless
+ * coding is the reversible colour transform (RCT) on the first three components when there are
+ * three or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
  * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band;
- * with a rate, PCRD-opt rate control truncates the code-blocks' passes to fit it. Memory:
- * about 4 bytes per sample of the image for the transformed components, the coded bytes (at
- * most about the size of the image), with a rate a few hundred bytes per code-block of
- * truncation points, and per thread about 1 MB of block coder state and a line of wavelet
- * scratch. */
+ * with rates, PCRD-opt rate control truncates the code-blocks' passes to fit them, one layer
+ * per rate. Memory: about 4 bytes per sample of the image for the transformed components, the coded
+ * bytes (at most about the size of the image), with rates or layers a few hundred bytes per
+ * code-block of truncation points and 8 per code-block and layer, and per thread about 1 MB of
+ * block coder state and a line of wavelet scratch. */
+#define TSR_J2K_MAX_LAYERS 64 /* quality layers an encode writes at most */
 typedef struct tsr_j2k_encode_options {
-    int lossless;                /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
-                                    scalar quantisation (quant_step) */
-    float quant_step;            /* lossy: the quantisation step relative to the sample range
-                                    (2^precision), 0 < q <= 1 (default 1/256); each sub-band's
-                                    step is this over its synthesis norm (kdu_compress Qstep) */
-    double rate;                 /* lossy: bits per pixel of the whole file (all components
-                                    together; 0, the default: no rate control). PCRD-opt keeps
-                                    each code-block's passes that are worth their bytes, so that
-                                    the file is as large as it can be without exceeding
-                                    rate * width * height / 8 bytes. A rate beyond what
-                                    quant_step gives yields the quant_step file. */
+    int lossless;     /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
+                         scalar quantisation (quant_step) */
+    float quant_step; /* lossy: the quantisation step relative to the sample range
+                         (2^precision), 0 < q <= 1 (default 1/256); each sub-band's
+                         step is this over its synthesis norm (kdu_compress Qstep) */
+    /* Rate control: rates[0 .. num_rates - 1] (num_rates 0, the default: none) are bits per
+     * pixel of the whole file (all components together), increasing, one quality layer each.
+     * PCRD-opt keeps each code-block's passes that are worth their bytes, so that the file up
+     * to the end of layer l is as large as it can be without exceeding rates[l] * width *
+     * height / 8 bytes (one slope threshold per layer; each layer holds at least what the one
+     * before held). A rate beyond what quant_step gives yields the quant_step file. Lossless:
+     * the rates' layers come first, then one more layer with everything that is left
+     * (kdu_compress Creversible=yes -rate -,R1,..; opj_compress -r ..,1). kdu_compress -rate
+     * R1,R2,..; opj_compress -r takes compression ratios, decreasing. */
+    uint32_t num_rates;
+    double rates[TSR_J2K_MAX_LAYERS];
+    /* Quality layers, at most TSR_J2K_MAX_LAYERS (0, the default: one per rate, plus the
+     * lossless one, or 1). With one lossy rate R and layers N > 1: N layers at R / 2^(N-1-l)
+     * (l = 0..N-1), doubling up to R. Without a rate: N layers, the last holding every pass
+     * (lossless when lossless, the quant_step file otherwise), layer l about 1 / 2^(N-1-l) of
+     * that file's size. Otherwise 0 or the number the rates make. kdu_compress Clayers (its
+     * own spacing rule differs); opj_compress has no count of its own (one -r per layer). */
+    uint32_t layers;
     int levels;                  /* wavelet decomposition levels 0..32; -1 (default): 5, or
                                     floor(log2(smaller side)) where that is less */
     uint32_t cblk_width;         /* code-block size: powers of two 4..1024, at most 4096 */

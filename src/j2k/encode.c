@@ -1,9 +1,10 @@
-/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one quality
- * layer. The image's channels become components (DC level shift, G.1), the first three go
+/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one or more
+ * quality layers. The image's channels become components (DC level shift, G.1), the first three go
  * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
  * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
  * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c); with a rate they are truncated by PCRD-opt (rate.c); then the packets
+ * (t1_encode.c); with rates or layers they are truncated by PCRD-opt (rate.c), one slope
+ * threshold per layer; then the packets
  * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
  * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
  * may stop the encode there (TSR_ERR_INTERRUPTED).
@@ -55,7 +56,8 @@ typedef struct job {
     const int32_t *src; /* the block's first coefficient in its tile-component (int32, or
                            float with delta > 0) */
     float delta;        /* irreversible: the sub-band's quantisation step; 0: reversible */
-    double weight;      /* rate control: image-domain squared error of one step squared */
+    double weight;      /* rate control: image-domain squared error of one coefficient step
+                           squared (one unit when reversible) */
     size_t hull_off;    /* rate control: its hull points in its thread's arena */
     uint32_t nhull;
     size_t stride;
@@ -133,9 +135,11 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
-/* The checks of the image and the options; fills the derived values. */
+/* The checks of the image and the options; fills the derived values (layer_bpp: one target
+ * per layer, TSR_J2K_MAX_LAYERS entries). */
 static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *o,
-                              uint32_t *levels, uint32_t *xcb, uint32_t *ycb)
+                              uint32_t *levels, uint32_t *xcb, uint32_t *ycb, uint32_t *nlayers,
+                              double *layer_bpp)
 {
     tsr_status st = tsr_image_check(ctx, img);
     if (st)
@@ -148,11 +152,38 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (img->channels < 1 || img->channels > 4)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: 1 to 4 channels, not %d",
                          img->channels);
-    if (o->rate != 0 && (o->lossless || !(o->rate > 0) || !(o->rate < 1e6)))
+    if (o->num_rates > TSR_J2K_MAX_LAYERS || o->layers > TSR_J2K_MAX_LAYERS)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "j2k encode: a rate of %g bits per pixel; rate control applies to lossy "
-                         "coding, with a rate > 0",
-                         o->rate);
+                         "j2k encode: %u rates and %u layers; at most %d quality layers",
+                         o->num_rates, o->layers, TSR_J2K_MAX_LAYERS);
+    for (uint32_t l = 0; l < o->num_rates; l++)
+        if (!(o->rates[l] > 0) || !(o->rates[l] < 1e6) || (l && !(o->rates[l] > o->rates[l - 1])))
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode: rate %g bits per pixel (layer %u); rates are above 0 "
+                             "and increase from layer to layer",
+                             o->rates[l], l + 1);
+    /* the layers' targets: bits per pixel, or HUGE_VAL for a complete layer (every pass); 0
+     * for a layer sized as a fraction of the complete file (no rates) */
+    const uint32_t given = o->num_rates + (o->lossless && o->num_rates ? 1u : 0u);
+    if (o->num_rates > 1 || (o->lossless && o->num_rates)) {
+        if (o->layers && o->layers != given)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode: %u layers for %u rates%s; give one rate per layer "
+                             "(or one rate, which layers are spaced up to)",
+                             o->layers, o->num_rates, o->lossless ? " and a lossless layer" : "");
+        *nlayers = given;
+    } else {
+        *nlayers = o->layers ? o->layers : 1;
+    }
+    for (uint32_t l = 0; l < *nlayers; l++) {
+        const uint32_t below = *nlayers - 1 - l; /* layers above this one */
+        if (o->num_rates == 1 && !o->lossless)
+            layer_bpp[l] = ldexp(o->rates[0], -(int)below);
+        else if (o->num_rates)
+            layer_bpp[l] = l < o->num_rates ? o->rates[l] : HUGE_VAL;
+        else
+            layer_bpp[l] = below ? 0 : HUGE_VAL;
+    }
     if (!o->lossless && !(o->quant_step > 0 && o->quant_step <= 1))
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: quantisation step %g; it is relative to the sample range: "
@@ -220,22 +251,25 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tsr_j2k_encode_options_init(&defaults);
         opt = &defaults;
     }
-    uint32_t levels = 0, xcb = 0, ycb = 0;
-    if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb)))
+    uint32_t levels = 0, xcb = 0, ycb = 0, nlayers = 1;
+    double layer_bpp[TSR_J2K_MAX_LAYERS];
+    if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
         return st;
+    /* truncation points and their hulls are needed where a layer is not every pass */
+    const int track = nlayers > 1 || layer_bpp[0] != HUGE_VAL;
     const uint32_t nc = (uint32_t)img->channels, w = (uint32_t)img->width,
                    h = (uint32_t)img->height;
     const uint32_t prec = img->depth == TSR_U8 ? 8 : 16;
     const int mct = nc >= 3, rev = opt->lossless != 0;
-    tsr__dwt97_norms norms;
-    if (!rev && (st = tsr__dwt97_norms_init(ctx, &norms)))
+    tsr__dwt_norms norms;
+    if ((!rev || track) && (st = tsr__dwt_norms_init(ctx, rev, &norms)))
         return st;
     const double qabs = (double)opt->quant_step * (double)(1u << prec);
     int threads = opt->threads > 0 ? opt->threads : ctx->threads;
     if (ctx->backend == TSR_BACKEND_REFERENCE || threads < 1)
         threads = 1;
 
-    /* The codestream model: one tile, one layer, the image's components unsubsampled. */
+    /* The codestream model: one tile, nlayers layers, the image's components unsubsampled. */
     tsr__j2k_comp comps[4];
     tsr__j2k_tccp tccps[4];
     tsr__j2k_cs cs;
@@ -274,7 +308,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             /* equal image-domain error per coefficient: the step over the band's synthesis
              * norm (level 1 the finest) */
             uint32_t level = i == 0 ? levels : levels - (i - 1) / 3;
-            double delta = qabs / tsr__dwt97_norm(&norms, orient, level);
+            double delta = qabs / tsr__dwt_norm(&norms, orient, level);
             if (!tsr__j2k_step_encode(delta, prec + gain, &tc->steps[i]))
                 return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                                  "j2k encode: quantisation step %g is outside what QCD can "
@@ -283,7 +317,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         }
     }
     tcp.prg = (uint8_t)opt->order;
-    tcp.numlayers = 1;
+    tcp.numlayers = (uint16_t)nlayers;
     tcp.mct = (uint8_t)mct;
     tcp.tccps = tccps;
 
@@ -291,6 +325,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     job *jobs = NULL;
     arena *ar = NULL;
     tsr__j2k_cblk_code *codes = NULL;
+    tsr__j2k_cut *cuts = NULL;
     int32_t *tmp = NULL;
     tsr__j2k_bytes out;
     tsr__j2k_bytes_init(&out, ctx);
@@ -364,14 +399,15 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                     jb->h = cb->y1 - cb->y0;
                     jb->orient = band->orient;
                     jb->delta = rev ? 0.0f : band->delta;
-                    if (!rev) { /* the ICT's inverse spreads a component's error over R, G, B
-                                   by its column's energy (G.3) */
+                    if (track) { /* the inverse colour transform spreads a component's error
+                                    over R, G, B by its column's energy (G.2, G.3) */
                         static const double ict[3] = {3.0, 0.34413 * 0.34413 + 1.772 * 1.772,
                                                       1.402 * 1.402 + 0.71414 * 0.71414};
-                        const double n = tsr__dwt97_norm(&norms, band->orient,
-                                                         r == 0 ? tc->numres - 1 : tc->numres - r);
-                        const double dn = (double)band->delta * n;
-                        jb->weight = dn * dn * (mct && c < 3 ? ict[c] : 1.0);
+                        static const double rct[3] = {3.0, 11.0 / 16, 11.0 / 16};
+                        const double n = tsr__dwt_norm(&norms, band->orient,
+                                                       r == 0 ? tc->numres - 1 : tc->numres - r);
+                        const double dn = (rev ? 1.0 : (double)band->delta) * n;
+                        jb->weight = dn * dn * (mct && c < 3 ? (rev ? rct : ict)[c] : 1.0);
                     }
                     jb->comp = c;
                     jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
@@ -407,7 +443,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #endif
         jobs[j].thread = tid;
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
-            code_block(&jobs[j], &ar[tid], buf_cap, opt->rate > 0, &fail);
+            code_block(&jobs[j], &ar[tid], buf_cap, track, &fail);
     }
     if (fail) {
         st = fail == TSR_ERR_INTERNAL
@@ -442,43 +478,50 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             continue;
         code->data = ar[jb->thread].bytes.p + jb->off;
         code->len = jb->len;
-        code->nsegs = 1;
-        code->seg_len[0] = jb->len;
-        code->seg_passes[0] = jb->passes;
     }
 
     /* The codestream: main header, the tile's packets after its SOT/SOD, EOC; in JP2 boxes
-     * when asked (the boxes first: the codestream's length is known by then). With a rate,
-     * the packets get the bytes the headers and boxes leave of the target. */
+     * when asked (the boxes first: the codestream's length is known by then). With rates, the
+     * packets of layers 0..l get the bytes the headers and boxes leave of layer l's target;
+     * without, layer l (below the last) about 2^-(N-1-l) of the complete file. */
     tsr__j2k_bytes head, body;
     tsr__j2k_bytes_init(&head, ctx);
     tsr__j2k_bytes_init(&body, ctx);
     tsr__j2k_write_main_header(&cs, &tcp, &head);
-    if (opt->rate > 0) {
-        tsr__j2k_bytes boxes;
-        tsr__j2k_bytes_init(&boxes, ctx);
-        if (opt->container == TSR_J2K_JP2)
-            tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
-        const double target = opt->rate * (double)w * (double)h / 8.0;
-        const double fixed = (double)(head.len + boxes.len + 14 + 2);
-        tsr__j2k_bytes_free(&boxes);
-        const tsr__j2k_rd_point **hulls = NULL;
-        uint32_t *nhull = NULL;
-        if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
-            !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
-            for (size_t j = 0; j < njobs; j++) {
-                hulls[j] = (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
-                                                                     jobs[j].hull_off);
-                nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
-            }
-            st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes,
-                                       target - fixed, &body);
+    if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * nlayers * sizeof *cuts, (void **)&cuts)))
+        goto codestream_done;
+    for (size_t j = 0; j < njobs; j++) /* every pass in every layer: the complete file */
+        for (uint32_t l = 0; l < nlayers; l++)
+            cuts[j * nlayers + l] = (tsr__j2k_cut){codes[j].npasses, codes[j].len};
+    if ((st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, cuts, track ? 1 : nlayers, &body)) ||
+        !track)
+        goto codestream_done;
+    tsr__j2k_bytes boxes;
+    tsr__j2k_bytes_init(&boxes, ctx);
+    if (opt->container == TSR_J2K_JP2)
+        tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
+    const double fixed = (double)(head.len + boxes.len + 14 + 2), whole = fixed + body.len;
+    tsr__j2k_bytes_free(&boxes);
+    double budget[TSR_J2K_MAX_LAYERS];
+    for (uint32_t l = 0; l < nlayers; l++)
+        budget[l] = layer_bpp[l] == HUGE_VAL ? HUGE_VAL
+                    : layer_bpp[l] > 0       ? layer_bpp[l] * (double)w * (double)h / 8.0 - fixed
+                                             : ldexp(whole, -(int)(nlayers - 1 - l)) - fixed;
+    const tsr__j2k_rd_point **hulls = NULL;
+    uint32_t *nhull = NULL;
+    if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
+        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
+        for (size_t j = 0; j < njobs; j++) {
+            hulls[j] = (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
+                                                                 jobs[j].hull_off);
+            nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
         }
-        tsr__free(ctx, hulls);
-        tsr__free(ctx, nhull);
-    } else {
-        st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, &body);
+        st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes, budget, cuts,
+                                   &body);
     }
+    tsr__free(ctx, hulls);
+    tsr__free(ctx, nhull);
+codestream_done:
     if (st) {
         tsr__j2k_bytes_free(&head);
         tsr__j2k_bytes_free(&body);
@@ -515,6 +558,7 @@ done:
     tsr__free(ctx, ar);
     tsr__free(ctx, jobs);
     tsr__free(ctx, codes);
+    tsr__free(ctx, cuts);
     tsr__free(ctx, tmp);
     tsr__tcd_free(ctx, &t);
     return st;

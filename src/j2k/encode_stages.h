@@ -7,7 +7,7 @@
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
- *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold
+ *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
  *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
@@ -113,18 +113,19 @@ void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads);
 
 /* ---- quantisation (quantise.c) ---------------------------------------------------------- */
-/* The L2 norm of the 9/7 synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at
- * decomposition level `level` (1 the finest; LL: the coarsest level of the transform), as the
- * decoder's inverse (tsr__dwt97_line) reconstructs it: the factor by which a unit error in one
- * of its coefficients grows in the image (its square: the MSE weight). The table holds the 1-D
- * norms up to TSR__DWT97_NORM_LEVELS; deeper levels extrapolate the last growth factor. */
-#define TSR__DWT97_NORM_LEVELS 10
-#define TSR__DWT97_NORM_BASE 32
-typedef struct tsr__dwt97_norms {
-    double lo[TSR__DWT97_NORM_LEVELS + 1], hi[TSR__DWT97_NORM_LEVELS + 1]; /* 1-D, per level */
-} tsr__dwt97_norms;
-tsr_status tsr__dwt97_norms_init(tsr_ctx *ctx, tsr__dwt97_norms *nt);
-double tsr__dwt97_norm(const tsr__dwt97_norms *nt, uint32_t orient, uint32_t level);
+/* The L2 norm of the synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at
+ * decomposition level `level` (1 the finest; LL: the coarsest level of the transform), of the
+ * 9/7 as the decoder's inverse (tsr__dwt97_line) reconstructs it, or of the 5/3's linear part
+ * (reversible): the factor by which a unit error in one of its coefficients grows in the image
+ * (its square: the MSE weight). The table holds the 1-D norms up to TSR__DWT_NORM_LEVELS;
+ * deeper levels extrapolate the last growth factor. */
+#define TSR__DWT_NORM_LEVELS 10
+#define TSR__DWT_NORM_BASE 32
+typedef struct tsr__dwt_norms {
+    double lo[TSR__DWT_NORM_LEVELS + 1], hi[TSR__DWT_NORM_LEVELS + 1]; /* 1-D, per level */
+} tsr__dwt_norms;
+tsr_status tsr__dwt_norms_init(tsr_ctx *ctx, int reversible, tsr__dwt_norms *nt);
+double tsr__dwt_norm(const tsr__dwt_norms *nt, uint32_t orient, uint32_t level);
 /* Step size for a sub-band as exponent and mantissa (E.1.1.1: delta = 2^(R - e) (1 + m / 2^11),
  * R = range_bits the band's nominal dynamic range): the representable step nearest below
  * `delta` (> 0); 0 when it is out of the representable range. */
@@ -146,32 +147,44 @@ uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np,
 uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lambda);
 
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
-/* A code-block's coded data: all passes in one layer, one codeword segment per entry (the
- * segment rule of t1.h for the style coded). */
+/* A code-block's coded data: one codeword segment (code-block style 0) holding all its
+ * passes. */
 typedef struct tsr__j2k_cblk_code {
-    const uint8_t *data; /* the segments back to back */
-    uint32_t len;        /* bytes, all segments */
-    uint16_t npasses;    /* 0: not included */
+    const uint8_t *data; /* the segment */
+    uint32_t len;        /* its bytes */
+    uint16_t npasses;    /* its passes (0: nothing coded) */
     uint8_t zero_bp;     /* Mb - coded bit-planes */
-    uint8_t nsegs;
-    uint32_t seg_len[4];    /* per segment (nsegs <= 4 in the styles the encoder writes) */
-    uint16_t seg_passes[4]; /* passes per segment */
 } tsr__j2k_cblk_code;
 
-/* Truncates the tile's code-blocks (block j: hulls[j], nhull[j] points, 0 when not coded;
- * codes[j] its code, whose npasses and lengths this sets) so that their packets take as many
- * bytes as fit in budget, and writes those packets into body (emptied first): PCRD-opt's
- * threshold by bisection, then the bytes left to the steepest next hull points. Where not even
- * the packets without data fit, those. */
+/* What a code-block has contributed once layers 0..l are written: its first `passes` passes,
+ * in the first `bytes` bytes of its segment. Over the layers both are non-decreasing; a block
+ * is first included in the first layer whose cut has passes > 0. */
+typedef struct tsr__j2k_cut {
+    uint16_t passes;
+    uint32_t bytes;
+} tsr__j2k_cut;
+
+/* Appends the packets of layers 0 .. nlayers - 1 (<= tcp->numlayers) of tile t in tcp's
+ * progression order: codes[g] is the code of the tile's code-block g (t->cblk_ptr numbering),
+ * cuts[g * tcp->numlayers + l] its cut after layer l. The packets of a layer prefix do not
+ * depend on the cuts of later layers. */
+tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
+                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out);
+
+/* Rate control over tcp->numlayers quality layers: budget[l] is the bytes the packets of
+ * layers 0..l may take (increasing; HUGE_VAL: every pass of every block, for a last layer
+ * that must be complete, lossless included). Layer by layer, each block's cut is the longest
+ * prefix of its hull (block j: hulls[j], nhull[j] points, 0 when not coded) whose slopes are at
+ * least the layer's threshold, and never shorter than its cut after the layer before; the
+ * threshold is the smallest whose packets fit (bisection), then the bytes left go to the
+ * steepest next hull points. Where not even the previous layers' cuts fit, those. Fills cuts
+ * (n x numlayers, as tsr__t2_encode reads them) and writes every layer's packets into body
+ * (emptied first). */
 tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                                  tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, size_t n, tsr__j2k_cblk_code *codes,
-                                 double budget, tsr__j2k_bytes *body);
-
-/* Appends every packet of tile t (one layer) in tcp's progression order: codes[g] is the code
- * of the tile's code-block g (t->cblk_ptr numbering). */
-tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes, tsr__j2k_bytes *out);
+                                 const uint32_t *nhull, size_t n, const tsr__j2k_cblk_code *codes,
+                                 const double *budget, tsr__j2k_cut *cuts, tsr__j2k_bytes *body);
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
 /* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every

@@ -1,18 +1,33 @@
 /* Scalar quantisation parameters for irreversible coding (T.800 E.1): the synthesis norms of
- * the 9/7 sub-bands, measured on the decoder's own inverse transform, and the encoding of a
- * step size as exponent and mantissa. */
+ * the 9/7 sub-bands, measured on the decoder's own inverse transform (and those of the 5/3,
+ * which rate control weighs reversible coefficients by), and the encoding of a step size as
+ * exponent and mantissa. */
 #include "j2k/decode_stages.h"
 #include "j2k/encode_stages.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The 1-D synthesis norm of a low-pass (high = 0) or high-pass (high = 1) coefficient at level
- * `level` (1..TSR__DWT97_NORM_LEVELS): an impulse in the middle of that band, reconstructed
- * level by level through tsr__dwt97_line; the square root of its energy. x, t: 2 n floats. */
-static double norm1(int high, uint32_t level, float *x, float *t)
+/* The inverse 5/3 (F.3.8.2, F.4) of an interleaved line of even length n >= 4 starting at an
+ * even position, in float without the rounding of the reversible integer steps: the
+ * filter's linear part, whose norms the integer transform's errors follow. */
+static void dwt53_line_float(float *x, uint32_t n, uint32_t i0)
 {
-    const uint32_t n = TSR__DWT97_NORM_BASE << level;
+    (void)i0;
+    for (uint32_t i = 0; i < n; i += 2) /* even samples: x[-1] mirrors to x[1] */
+        x[i] -= ((i ? x[i - 1] : x[i + 1]) + x[i + 1]) * 0.25f;
+    for (uint32_t i = 1; i < n; i += 2) /* odd samples: x[n] mirrors to x[n - 2] */
+        x[i] += (x[i - 1] + (i + 1 < n ? x[i + 1] : x[i - 1])) * 0.5f;
+}
+
+/* The 1-D synthesis norm of a low-pass (high = 0) or high-pass (high = 1) coefficient at level
+ * `level` (1..TSR__DWT_NORM_LEVELS): an impulse in the middle of that band, reconstructed
+ * level by level through the inverse line transform `line`; the square root of its energy.
+ * x, t: 2 n floats. */
+static double norm1(void (*line)(float *, uint32_t, uint32_t), int high, uint32_t level, float *x,
+                    float *t)
+{
+    const uint32_t n = TSR__DWT_NORM_BASE << level;
     uint32_t m = n >> level; /* coefficients per band at this level */
     memset(t, 0, (size_t)2 * m * sizeof *t);
     t[(high ? m : 0) + m / 2] = 1.0f; /* low band [0, m), high band [m, 2m) */
@@ -22,7 +37,7 @@ static double norm1(int high, uint32_t level, float *x, float *t)
             x[2 * i] = t[i];
             x[2 * i + 1] = t[m + i];
         }
-        tsr__dwt97_line(x, len, 0);
+        line(x, len, 0);
         /* the reconstruction is the next level's low band; its high band is zero */
         memcpy(t, x, len * sizeof *t);
         memset(t + len, 0, len * sizeof *t);
@@ -34,28 +49,29 @@ static double norm1(int high, uint32_t level, float *x, float *t)
     return sqrt(e);
 }
 
-tsr_status tsr__dwt97_norms_init(tsr_ctx *ctx, tsr__dwt97_norms *nt)
+tsr_status tsr__dwt_norms_init(tsr_ctx *ctx, int reversible, tsr__dwt_norms *nt)
 {
-    const size_t n = (size_t)TSR__DWT97_NORM_BASE << TSR__DWT97_NORM_LEVELS;
+    const size_t n = (size_t)TSR__DWT_NORM_BASE << TSR__DWT_NORM_LEVELS;
     float *buf;
     tsr_status st = tsr__alloc(ctx, 4 * n * sizeof *buf, (void **)&buf);
     if (st)
         return st;
+    void (*line)(float *, uint32_t, uint32_t) = reversible ? dwt53_line_float : tsr__dwt97_line;
     nt->lo[0] = nt->hi[0] = 1.0;
-    for (uint32_t l = 1; l <= TSR__DWT97_NORM_LEVELS; l++) {
-        nt->lo[l] = norm1(0, l, buf, buf + 2 * n);
-        nt->hi[l] = norm1(1, l, buf, buf + 2 * n);
+    for (uint32_t l = 1; l <= TSR__DWT_NORM_LEVELS; l++) {
+        nt->lo[l] = norm1(line, 0, l, buf, buf + 2 * n);
+        nt->hi[l] = norm1(line, 1, l, buf, buf + 2 * n);
     }
     tsr__free(ctx, buf);
     return TSR_OK;
 }
 
-double tsr__dwt97_norm(const tsr__dwt97_norms *nt, uint32_t orient, uint32_t level)
+double tsr__dwt_norm(const tsr__dwt_norms *nt, uint32_t orient, uint32_t level)
 {
     if (level == 0)
         return 1.0;
     /* beyond the table each level multiplies the low-pass norm by the same factor */
-    const uint32_t L = TSR__DWT97_NORM_LEVELS;
+    const uint32_t L = TSR__DWT_NORM_LEVELS;
     double grow = 1.0;
     uint32_t l = level;
     if (l > L) {

@@ -2,11 +2,13 @@
  * performance scalable image compression with EBCOT", IEEE TIP 9(7), 2000, section IV-B): each
  * code-block's truncation points (after every coding pass: the bytes a decoder needs and the
  * distortion that pass removes) reduced to their lower convex hull, then one slope threshold
- * for the whole image: every block keeps the passes whose hull slopes are at least it. */
+ * per quality layer for the whole image: every block keeps the passes whose hull slopes are at
+ * least it, and at least what it kept in the layer before (the layers are nested). */
 #include "j2k/encode_stages.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np, double weight,
                           tsr__j2k_rd_point *hull)
@@ -58,20 +60,47 @@ uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lamb
     return lo; /* points kept: hull[lo - 1] is the truncation, none when 0 */
 }
 
-/* A block cut after its first k hull points (none: not included). */
-static void set_truncation(tsr__j2k_cblk_code *code, const tsr__j2k_rd_point *hull, uint32_t k)
+/* The state of one layer's search: each block's hull points kept (cur) and the least it may
+ * keep (floor: its count after the previous layer), the cuts being written (cuts + l, stride
+ * L) and the packets of layers 0..l measured into body. */
+typedef struct layer_search {
+    tsr_ctx *ctx;
+    const tsr__j2k_cs *cs;
+    const tsr__j2k_tcp *tcp;
+    tsr__j2k_tile *t;
+    const tsr__j2k_rd_point *const *hulls;
+    const uint32_t *nhull;
+    size_t n;
+    const tsr__j2k_cblk_code *codes;
+    tsr__j2k_cut *cuts;
+    uint32_t l, L;
+    uint32_t *cur, *floor;
+    tsr__j2k_bytes *body;
+} layer_search;
+
+/* Block j keeps its first k hull points in layer l (none: not included yet). */
+static void set_cut(layer_search *s, size_t j, uint32_t k)
 {
-    code->npasses = k ? hull[k - 1].passes : 0;
-    code->len = code->seg_len[0] = k ? hull[k - 1].bytes : 0;
-    code->seg_passes[0] = code->npasses;
+    s->cur[j] = k;
+    s->cuts[j * s->L + s->l] =
+        k ? (tsr__j2k_cut){s->hulls[j][k - 1].passes, s->hulls[j][k - 1].bytes}
+          : (tsr__j2k_cut){0, 0};
 }
 
-/* Every block truncated where its hull slope falls below lambda. */
-static void truncate_all(const tsr__j2k_rd_point *const *hulls, const uint32_t *nhull, size_t n,
-                         double lambda, tsr__j2k_cblk_code *codes)
+/* Every block cut where its hull slope falls below lambda, or at its floor. */
+static void cut_all(layer_search *s, double lambda)
 {
-    for (size_t j = 0; j < n; j++)
-        set_truncation(&codes[j], hulls[j], tsr__j2k_rd_pick(hulls[j], nhull[j], lambda));
+    for (size_t j = 0; j < s->n; j++) {
+        const uint32_t k = tsr__j2k_rd_pick(s->hulls[j], s->nhull[j], lambda);
+        set_cut(s, j, k > s->floor[j] ? k : s->floor[j]);
+    }
+}
+
+/* The bytes of the packets of layers 0..l with the current cuts (into body). */
+static tsr_status measure(layer_search *s)
+{
+    s->body->len = 0;
+    return tsr__t2_encode(s->ctx, s->cs, s->tcp, s->t, s->codes, s->cuts, s->l + 1, s->body);
 }
 
 typedef struct move {
@@ -89,17 +118,71 @@ static int by_slope(const void *pa, const void *pb)
     return a->job < b->job ? -1 : a->job > b->job;
 }
 
-static tsr_status packets(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes, tsr__j2k_bytes *body)
+/* Layer l's cuts for packets of layers 0..l within budget bytes. cand, done: n moves each. */
+static tsr_status search_layer(layer_search *s, double budget, double smin, double smax, move *cand,
+                               move *done)
 {
-    body->len = 0;
-    return tsr__t2_encode(ctx, cs, tcp, t, codes, body);
+    /* everything on the hulls (or nothing coded): kept whole when it fits */
+    cut_all(s, 0.0);
+    tsr_status st = measure(s);
+    if (st || smax <= 0 || (double)s->body->len <= budget)
+        return st;
+    /* the smallest threshold whose packets fit, by bisection on its logarithm (the packets'
+     * size falls as the threshold rises); lo: too big, hi: fits (or only the floors are left) */
+    double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
+    for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
+        const double mid = 0.5 * (lo + hi);
+        cut_all(s, exp(mid));
+        if ((st = measure(s)))
+            return st;
+        if ((double)s->body->len <= budget)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    cut_all(s, exp(hi));
+    if ((st = measure(s)))
+        return st;
+    /* The threshold moves a block's truncation in steps of whole hull segments, and blocks at
+     * one slope (flat or repetitive content) move together: the bytes left go, a hull point
+     * at a time, to the blocks whose next point removes the most distortion per byte, while
+     * the estimate (its bytes and two of header for its length) fits; then the packets are
+     * measured and the last moves are undone while they do not fit. At most n moves in all
+     * (the size of the list that undoes them). */
+    double size = (double)s->body->len;
+    size_t ndone = 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        size_t ncand = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (s->cur[j] < s->nhull[j])
+                cand[ncand++] = (move){s->hulls[j][s->cur[j]].slope, j, s->cur[j]};
+        qsort(cand, ncand, sizeof *cand, by_slope);
+        for (size_t i = 0; i < ncand && ndone < s->n; i++) {
+            const size_t j = cand[i].job;
+            const tsr__j2k_rd_point *hull = s->hulls[j];
+            const uint32_t k = s->cur[j];
+            const double add = (double)hull[k].bytes - (k ? (double)hull[k - 1].bytes : 0);
+            if (size + add + 2 > budget)
+                continue;
+            size += add + 2;
+            done[ndone++] = (move){0, j, k};
+            set_cut(s, j, k + 1);
+            changed = 1;
+        }
+    }
+    for (;;) {
+        if ((st = measure(s)) || (double)s->body->len <= budget || ndone == 0)
+            return st;
+        const move *m = &done[--ndone]; /* over: the last move undone */
+        set_cut(s, m->job, m->from);
+    }
 }
 
 tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                                  tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, size_t n, tsr__j2k_cblk_code *codes,
-                                 double budget, tsr__j2k_bytes *body)
+                                 const uint32_t *nhull, size_t n, const tsr__j2k_cblk_code *codes,
+                                 const double *budget, tsr__j2k_cut *cuts, tsr__j2k_bytes *body)
 {
     double smax = 0, smin = 1e300;
     for (size_t j = 0; j < n; j++) {
@@ -110,77 +193,32 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
         if (hulls[j][nhull[j] - 1].slope < smin)
             smin = hulls[j][nhull[j] - 1].slope;
     }
-    /* everything (or nothing coded): kept whole when it fits */
-    truncate_all(hulls, nhull, n, 0.0, codes);
-    tsr_status st = packets(ctx, cs, tcp, t, codes, body);
-    if (st || smax <= 0 || (double)body->len <= budget)
-        return st;
-    /* the smallest threshold whose packets fit, by bisection on its logarithm (the packets'
-     * size falls as the threshold rises); lo: too big, hi: fits */
-    double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
-    for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
-        const double mid = 0.5 * (lo + hi);
-        truncate_all(hulls, nhull, n, exp(mid), codes);
-        if ((st = packets(ctx, cs, tcp, t, codes, body)))
-            return st;
-        if ((double)body->len <= budget)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    truncate_all(hulls, nhull, n, exp(hi), codes);
-    if ((st = packets(ctx, cs, tcp, t, codes, body)))
-        return st;
-    /* The threshold moves a block's truncation in steps of whole hull segments, and blocks at
-     * one slope (flat or repetitive content) move together: the bytes left go, a hull point
-     * at a time, to the blocks whose next point removes the most distortion per byte, while
-     * the estimate (its bytes and two of header for its length) fits; then the packets are
-     * measured and the last moves are undone while they do not fit. At most one move per
-     * block. */
-    uint32_t *cur = NULL;
-    move *cand = NULL, *done = NULL;
-    size_t ncand = 0, ndone = 0;
     const size_t nalloc = n ? n : 1;
-    if ((st = tsr__alloc(ctx, nalloc * sizeof *cur, (void **)&cur)) ||
+    layer_search s = {ctx,  cs,   tcp, t, hulls, nhull, n, codes, cuts, 0, tcp->numlayers,
+                      NULL, NULL, body};
+    move *cand = NULL, *done = NULL;
+    tsr_status st;
+    if ((st = tsr__alloc(ctx, nalloc * sizeof *s.cur, (void **)&s.cur)) ||
+        (st = tsr__alloc(ctx, nalloc * sizeof *s.floor, (void **)&s.floor)) ||
         (st = tsr__alloc(ctx, nalloc * sizeof *cand, (void **)&cand)) ||
-        (st = tsr__alloc(ctx, nalloc * sizeof *done, (void **)&done))) {
-        tsr__free(ctx, cur);
-        tsr__free(ctx, cand);
-        return st;
+        (st = tsr__alloc(ctx, nalloc * sizeof *done, (void **)&done)))
+        goto out;
+    memset(s.cur, 0, nalloc * sizeof *s.cur);
+    for (s.l = 0; s.l < s.L && !st; s.l++) {
+        memcpy(s.floor, s.cur, nalloc * sizeof *s.cur);
+        if (budget[s.l] == HUGE_VAL) /* complete: every pass of every block */
+            for (size_t j = 0; j < n; j++)
+                s.cuts[j * s.L + s.l] = (tsr__j2k_cut){codes[j].npasses, codes[j].len};
+        else
+            st = search_layer(&s, budget[s.l], smin, smax, cand, done);
     }
-    double size = (double)body->len;
-    for (size_t j = 0; j < n; j++)
-        cur[j] = tsr__j2k_rd_pick(hulls[j], nhull[j], exp(hi));
-    for (int changed = 1; changed;) {
-        changed = 0;
-        ncand = 0;
-        for (size_t j = 0; j < n; j++)
-            if (cur[j] < nhull[j])
-                cand[ncand++] = (move){hulls[j][cur[j]].slope, j, cur[j]};
-        qsort(cand, ncand, sizeof *cand, by_slope);
-        for (size_t i = 0; i < ncand && ndone < nalloc; i++) {
-            const size_t j = cand[i].job;
-            const tsr__j2k_rd_point *hull = hulls[j];
-            const double add =
-                (double)hull[cur[j]].bytes - (cur[j] ? (double)hull[cur[j] - 1].bytes : 0);
-            if (size + add + 2 > budget)
-                continue;
-            size += add + 2;
-            done[ndone++] = (move){0, j, cur[j]};
-            cur[j]++;
-            set_truncation(&codes[j], hull, cur[j]);
-            changed = 1;
-        }
+    if (!st) {
+        body->len = 0;
+        st = tsr__t2_encode(ctx, cs, tcp, t, codes, cuts, s.L, body);
     }
-    for (;;) {
-        if ((st = packets(ctx, cs, tcp, t, codes, body)) || (double)body->len <= budget ||
-            ndone == 0)
-            break;
-        const move *m = &done[--ndone]; /* over: the last move undone */
-        cur[m->job] = m->from;
-        set_truncation(&codes[m->job], hulls[m->job], m->from);
-    }
-    tsr__free(ctx, cur);
+out:
+    tsr__free(ctx, s.cur);
+    tsr__free(ctx, s.floor);
     tsr__free(ctx, cand);
     tsr__free(ctx, done);
     return st;

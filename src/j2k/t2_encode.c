@@ -1,15 +1,27 @@
-/* Tier 2 encoding: the packets of a tile (T.800 B.9, B.10) with one quality layer. For each
+/* Tier 2 encoding: the packets of a tile (T.800 B.9, B.10) over its quality layers. For each
  * packet in progression order (pi.c): the header (zero-length flag; per code-block of each
- * sub-band of the precinct, inclusion by tag tree, zero bit-planes by tag tree, the number of
- * coding passes (Table B.4), the Lblock increment and one length per codeword segment), then
- * the bodies of the code-blocks it includes. No SOP or EPH markers. */
+ * sub-band of the precinct, inclusion (a tag tree until the block's first inclusion, then one
+ * bit), at the first inclusion the zero bit-planes by tag tree, the number of new coding passes
+ * (Table B.4), the Lblock increment and the length of the new bytes (B.10.7.1; one codeword
+ * segment per block), then the bodies of the code-blocks it includes. No SOP or EPH
+ * markers. */
 #include "j2k/encode_stages.h"
 
 typedef struct t2e_state {
     tsr__j2k_tile *t;
     const tsr__j2k_cblk_code *codes;
+    const tsr__j2k_cut *cuts;
+    uint32_t L; /* cuts per block */
     tsr__j2k_bytes *out;
 } t2e_state;
+
+/* Block g's cut after layer l; before layer 0, nothing. */
+static tsr__j2k_cut cut_after(const t2e_state *s, size_t g, int64_t l)
+{
+    if (l < 0)
+        return (tsr__j2k_cut){0, 0};
+    return s->cuts[g * s->L + (size_t)l];
+}
 
 /* The number of coding passes, Table B.4. */
 static void put_npasses(tsr__biow *w, uint32_t n)
@@ -37,69 +49,70 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
     tsr__j2k_res *res = &s->t->comps[c].res[r];
     tsr__biow w;
     tsr__biow_init(&w, s->out);
-    /* Layer 0 carries every pass of every coded block: the packet is empty exactly when none of
-     * its code-blocks is coded (and later layers would be empty). */
+    /* the packet is empty exactly when none of its code-blocks gains a pass in this layer */
     int present = 0;
     for (uint32_t bi = 0; bi < res->nbands && !present; bi++) {
         const tsr__j2k_band *band = &res->bands[bi];
         const tsr__j2k_prec *pr = &band->precs[p];
-        for (uint32_t i = 0; i < pr->cw * pr->ch && !present; i++)
-            present = s->codes[band->cblk_base + pr->cblk0 + i].npasses > 0;
+        for (uint32_t i = 0; i < pr->cw * pr->ch && !present; i++) {
+            const size_t g = band->cblk_base + pr->cblk0 + i;
+            present = cut_after(s, g, l).passes > cut_after(s, g, (int64_t)l - 1).passes;
+        }
     }
-    present = present && l == 0;
     tsr__biow_bit(&w, (uint32_t)present);
-    if (present) {
-        for (uint32_t bi = 0; bi < res->nbands; bi++) {
-            tsr__j2k_band *band = &res->bands[bi];
-            tsr__j2k_prec *pr = &band->precs[p];
-            const uint32_t n = pr->cw * pr->ch;
-            for (uint32_t i = 0; i < n; i++) {
-                tsr__j2k_cblk *cb = &band->cblks[pr->cblk0 + i];
-                const tsr__j2k_cblk_code *code = &s->codes[band->cblk_base + pr->cblk0 + i];
+    for (uint32_t bi = 0; bi < res->nbands && present; bi++) {
+        tsr__j2k_band *band = &res->bands[bi];
+        tsr__j2k_prec *pr = &band->precs[p];
+        const uint32_t n = pr->cw * pr->ch;
+        for (uint32_t i = 0; i < n; i++) {
+            tsr__j2k_cblk *cb = &band->cblks[pr->cblk0 + i];
+            const size_t g = band->cblk_base + pr->cblk0 + i;
+            const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
+            const uint32_t passes = (uint32_t)(now.passes - was.passes);
+            const uint32_t bytes = now.bytes - was.bytes;
+            if (was.passes == 0) { /* not included yet: the inclusion tag tree */
                 tsr__tgt_encode(&w, &pr->incl, i, (int32_t)l + 1);
-                if (!code->npasses)
+                if (!passes)
                     continue;
-                tsr__tgt_encode(&w, &pr->imsb, i, (int32_t)code->zero_bp + 1);
-                cb->included = 1;
-                put_npasses(&w, code->npasses);
-                /* Lblock grows (a comma code, B.10.7.1) until every segment's length fits in
-                 * Lblock + floor(log2(its passes)) bits */
-                uint32_t inc = 0;
-                for (uint32_t k = 0; k < code->nsegs; k++) {
-                    uint32_t have = cb->lblock + tsr__floorlog2(code->seg_passes[k]);
-                    uint32_t need = bit_length(code->seg_len[k]);
-                    if (need > have && need - have > inc)
-                        inc = need - have;
-                }
-                for (uint32_t k = 0; k < inc; k++)
-                    tsr__biow_bit(&w, 1);
-                tsr__biow_bit(&w, 0);
-                cb->lblock = (uint8_t)(cb->lblock + inc);
-                for (uint32_t k = 0; k < code->nsegs; k++)
-                    tsr__biow_bits(&w, code->seg_len[k],
-                                   cb->lblock + tsr__floorlog2(code->seg_passes[k]));
+                tsr__tgt_encode(&w, &pr->imsb, i, (int32_t)s->codes[g].zero_bp + 1);
+            } else {
+                tsr__biow_bit(&w, passes > 0);
+                if (!passes)
+                    continue;
             }
+            put_npasses(&w, passes);
+            /* Lblock grows (a comma code, B.10.7.1) until the length fits in Lblock +
+             * floor(log2(passes)) bits */
+            const uint32_t have = cb->lblock + tsr__floorlog2(passes), need = bit_length(bytes);
+            const uint32_t inc = need > have ? need - have : 0;
+            for (uint32_t k = 0; k < inc; k++)
+                tsr__biow_bit(&w, 1);
+            tsr__biow_bit(&w, 0);
+            cb->lblock = (uint8_t)(cb->lblock + inc);
+            tsr__biow_bits(&w, bytes, cb->lblock + tsr__floorlog2(passes));
         }
     }
     tsr__biow_flush(&w);
-    if (present)
-        for (uint32_t bi = 0; bi < res->nbands; bi++) {
-            const tsr__j2k_band *band = &res->bands[bi];
-            const tsr__j2k_prec *pr = &band->precs[p];
-            for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
-                const tsr__j2k_cblk_code *code = &s->codes[band->cblk_base + pr->cblk0 + i];
-                if (code->npasses)
-                    tsr__j2k_bytes_put(s->out, code->data, code->len);
-            }
+    for (uint32_t bi = 0; bi < res->nbands && present; bi++) {
+        const tsr__j2k_band *band = &res->bands[bi];
+        const tsr__j2k_prec *pr = &band->precs[p];
+        for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
+            const size_t g = band->cblk_base + pr->cblk0 + i;
+            const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
+            tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
         }
+    }
     return s->out->st != TSR_OK;
 }
 
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes, tsr__j2k_bytes *out)
+                          tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
+                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out)
 {
-    /* the tag trees' leaves: the first layer of each block (0; 1 for "not in layer 0") and its
-     * zero bit-planes; each call starts from scratch, so it may be repeated (rate control) */
+    /* the tag trees' leaves: the first layer that includes each block (nlayers: none of those
+     * written; a tag tree coded up to threshold l + 1 tells only min(value, l + 1), so the
+     * bytes of layer l do not depend on later ones) and its zero bit-planes; each call starts
+     * from scratch, so it may be repeated (rate control) */
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         for (uint32_t r = 0; r < tc->numres; r++) {
@@ -112,19 +125,23 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
                     tsr__tgt_reset(&pr->imsb);
                     for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
                         tsr__j2k_cblk *cb = &band->cblks[pr->cblk0 + i];
-                        cb->included = 0; /* a fresh run: Lblock from 3 (B.10.7.1) */
-                        cb->lblock = 3;
-                        const tsr__j2k_cblk_code *code = &codes[band->cblk_base + pr->cblk0 + i];
-                        tsr__tgt_set_value(&pr->incl, i, code->npasses ? 0 : 1);
-                        tsr__tgt_set_value(&pr->imsb, i, code->zero_bp);
+                        cb->lblock = 3; /* a fresh run: Lblock from 3 (B.10.7.1) */
+                        const size_t g = band->cblk_base + pr->cblk0 + i;
+                        uint32_t first = 0;
+                        while (first < nlayers && !cuts[g * tcp->numlayers + first].passes)
+                            first++;
+                        tsr__tgt_set_value(&pr->incl, i, (int32_t)first);
+                        tsr__tgt_set_value(&pr->imsb, i, codes[g].zero_bp);
                     }
                 }
             }
         }
     }
-    t2e_state s = {t, codes, out};
+    t2e_state s = {t, codes, cuts, tcp->numlayers, out};
+    tsr__j2k_tcp prefix = *tcp; /* the progression over the first nlayers layers */
+    prefix.numlayers = (uint16_t)nlayers;
     int stopped = 0;
-    tsr_status st = tsr__pi_iterate(ctx, cs, tcp, t, packet, &s, &stopped, 0);
+    tsr_status st = tsr__pi_iterate(ctx, cs, &prefix, t, packet, &s, &stopped, 0);
     if (st)
         return st;
     return out->st;

@@ -325,8 +325,20 @@ EOF
 expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/r.jp2" --rate 1 --json
 python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); n=os.path.getsize('$tmp/r.jp2'); t=200*160/8; assert d['bytes']==n and 0.99*t <= n <= t, (n, t)" && ok || bad "--rate 1: size within 1% below the target"
 expect 0 "$tool" j2k decode "$tmp/r.jp2" "$tmp/r.ppm"
-reject_encode 2 "rate and lossless" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1 --lossless
-reject_encode 2 "two rates" "one value" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,2
+# quality layers: one per rate, the file within 1% below the last; --layers N lossless, exact
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/q.j2k" --rate 0.25,0.5,1 --order RPCL
+n=$(stat -c %s "$tmp/q.j2k"); [ "$n" -le 4000 ] && [ "$n" -ge 3960 ] && ok || bad "--rate 0.25,0.5,1: $n bytes for 4000"
+expect 0 "$tool" j2k info "$tmp/q.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==3" && ok || bad "--rate 0.25,0.5,1: 3 layers"
+expect 0 "$tool" j2k decode "$tmp/q.j2k" "$tmp/q1.ppm" --layers 1
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/ql.jp2" --lossless --layers 4
+expect 0 "$tool" j2k decode "$tmp/ql.jp2" "$tmp/ql.ppm"
+/usr/bin/python3 -c "import cv2,numpy as np; a=cv2.imread('$tmp/photo.ppm'); b=cv2.imread('$tmp/ql.ppm'); assert a is not None and np.array_equal(a,b)" && ok || bad "--lossless --layers 4: not exact"
+expect 0 "$tool" j2k info "$tmp/ql.jp2" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==4 and d['transform']=='5/3'" && ok || bad "--lossless --layers 4: header"
+reject_encode 2 "decreasing rates" "increasing" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,0.5
+reject_encode 2 "layers 0" "--layers wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --layers 0
+reject_encode 1 "2 layers for 3 rates" "2 layers for 3 rates" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,2,3 --layers 2
 reject_encode 2 "rate 0" "--rate wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 0
 
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,

@@ -2,7 +2,9 @@
 libopenjp2-tools): lossless streams must give back every input sample exactly, lossy ones
 (--qstep) the same samples as tessera's decoder within the 9/7 float tolerance; rate-controlled
 ones (--rate, the shared images at 0.25-2 bpp) must be within 1% below the byte target and at
-1 bpp at least as good as opj_compress -r at the same rate (the table and BD-rate printed).
+1 bpp at least as good as opj_compress -r at the same rate (the table and BD-rate printed);
+layered ones (--layers, --rate R1,R2,..) decode alike through opj_decompress -l k and tessera
+--layers k, the error falling layer by layer, each layer prefix the stream of its rates.
 
 Inputs: fresh random images (PNG written here, so every channel count and depth is covered:
 gray, gray+alpha, RGB, RGBA, 8 and 16 bits) of many shapes (1x1, 1xN, Nx1, 17x3, odd sizes,
@@ -196,6 +198,128 @@ def rate_table(tmp):
     return fails
 
 
+def decode_planes(who, stream, n, tmp, layers=None):
+    """The n planes of stream decoded by opj_decompress or tessera (its first `layers` quality
+    layers when given), or an error string."""
+    d = tempfile.mkdtemp(dir=tmp)
+    out = os.path.join(d, "x.pgx")
+    if who == "opj":
+        cmd = [OPJ_D, "-i", stream, "-o", out] + (["-l", str(layers)] if layers else [])
+    else:
+        cmd = [TOOL, "j2k", "decode", stream, out] + (["--layers", str(layers)] if layers else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or "error" in (r.stdout + r.stderr).lower():
+        return "%s failed: %s" % (who, (r.stdout + r.stderr).strip()[-300:])
+    try:
+        return planes(d, "x", n)
+    except (OSError, ValueError) as e:
+        return "%s wrote no planes (%s)" % (who, e)
+
+
+def check_layered(name, a, stream, nlayers, tmp, prefixes=None):
+    """A layered stream: each layer prefix (opj_decompress -l k, tessera --layers k) decodes
+    through both decoders to the same samples (lossless: exactly; lossy: within check_lossy's
+    9/7 tolerance), the error against a falls strictly from layer to layer, and, with prefixes
+    (the streams of the first k rates), opj_decompress -l k of the stream equals its decode of
+    prefix k exactly: the layer prefix is those packets, so within that rate."""
+    n = a.shape[2]
+    tol = 1 if a.dtype == np.uint8 else 1 << (16 - 12)
+    last = None
+    for k in range(1, nlayers + 1):
+        got = {who: decode_planes(who, stream, n, tmp, k) for who in ("opj", "tessera")}
+        for who, g in got.items():
+            if isinstance(g, str):
+                return "%s: layer %d: %s" % (name, k, g)
+        o = np.stack(got["opj"], axis=2).astype(np.int64)
+        t = np.stack(got["tessera"], axis=2).astype(np.int64)
+        if o.shape != a.shape or t.shape != a.shape:
+            return "%s: layer %d: wrong size" % (name, k)
+        if np.abs(o - t).max() > tol:
+            return "%s: layer %d: decoders differ by %d" % (name, k, np.abs(o - t).max())
+        se = float(((o - a.astype(np.int64)) ** 2).sum())
+        if last is not None and not se < last:
+            return "%s: layer %d: squared error %g, not below layer %d's %g" % (name, k, se, k - 1,
+                                                                               last)
+        last = se
+        if prefixes:
+            pre = decode_planes("opj", prefixes[k - 1], n, tmp)
+            if isinstance(pre, str) or not np.array_equal(np.stack(pre, axis=2), o):
+                return "%s: layer %d differs from the %d-layer stream" % (name, k, k)
+    return None
+
+
+def layer_cases(rng, tmp):
+    """Quality layers through opj_decompress: lossless streams of --layers N and --lossless
+    --rate R1,R2 on random images of odd shapes, every order, exact in their last layer; lossy
+    --rate R1,..,R4 on the shared images, each prefix as the stream of its first rates.
+    Returns (cases, failures)."""
+    cases = fails = 0
+    k = 0
+    for (h, w) in [(1, 1), (3, 17), (17, 3), (33, 31), (64, 64), (151, 200)]:
+        for c in (1, 2, 3, 4):
+            for depth in (8, 16):
+                k += 1
+                top = 255 if depth == 8 else 65535
+                yy, xx = np.mgrid[0:h, 0:w]
+                a = ((xx * 5 + yy * 3)[:, :, None] * (1 if depth == 8 else 251)
+                     + np.arange(c)[None, None, :] * 40
+                     + rng.integers(0, 9, size=(h, w, c))) % (top + 1)
+                a = a.astype(np.uint8 if depth == 8 else np.uint16)
+                png = os.path.join(tmp, "in.png")
+                write_png(png, a)
+                stream = os.path.join(tmp, "y.jp2" if k % 3 == 0 else "y.j2k")
+                if k % 2:
+                    opts, nl = ["--lossless", "--layers", str(2 + k % 4)], 2 + k % 4
+                else:  # rates at 1/16 and 1/4 of the lossless file's, then the lossless layer
+                    subprocess.run([TOOL, "j2k", "encode", png, stream], capture_output=True)
+                    bpp = 8.0 * os.path.getsize(stream) / (w * h)
+                    opts, nl = ["--lossless", "--rate", "%g,%g" % (bpp / 16, bpp / 4)], 3
+                opts += ["--order", ORDERS[k % 5]]
+                name = "layers %dx%d c%d %d-bit %s" % (w, h, c, depth, " ".join(opts))
+                cases += 1
+                r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts,
+                                   capture_output=True, text=True)
+                err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
+                    check(name, a, stream, tmp)
+                if not err and w * h >= 64 * 64:  # smaller ones: layers may not differ
+                    err = check_layered(name, a, stream, nl, tmp)
+                print("FAIL" if err else "PASS", name, err or "")
+                fails += bool(err)
+    src = os.path.join(DATA, "images")
+    if cv2 is None or not os.path.isdir(src):
+        return cases, fails
+    rates = ["0.25", "0.5", "1", "2"]
+    for f in ("astronaut.png", "rocket.jpg"):
+        img = cv2.imread(os.path.join(src, f), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        a = np.ascontiguousarray(img[:, :, ::-1])
+        for order in ("LRCP", "RPCL", "CPRL"):
+            stream = os.path.join(tmp, "z.j2k")
+            name = "layers %s --rate %s --order %s" % (f, ",".join(rates), order)
+            cases += 1
+            r = subprocess.run([TOOL, "j2k", "encode", os.path.join(src, f), stream, "--rate",
+                                ",".join(rates), "--order", order], capture_output=True, text=True)
+            prefixes = []
+            for i in range(1, len(rates) + 1):
+                pre = os.path.join(tmp, "p%d.j2k" % i)
+                r2 = subprocess.run([TOOL, "j2k", "encode", os.path.join(src, f), pre, "--rate",
+                                     ",".join(rates[:i]), "--order", order],
+                                    capture_output=True, text=True)
+                target = float(rates[i - 1]) * a.shape[0] * a.shape[1] / 8
+                if r2.returncode or not 0.99 * target <= os.path.getsize(pre) <= target:
+                    r = r2 if r2.returncode else r
+                    print("FAIL", name, "prefix %d: %s bytes for %.0f" % (
+                        i, os.path.getsize(pre) if not r2.returncode else "?", target))
+                    fails += 1
+                prefixes.append(pre)
+            err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
+                check_layered(name, a, stream, len(rates), tmp, prefixes)
+            print("FAIL" if err else "PASS", name, err or "")
+            fails += bool(err)
+    return cases, fails
+
+
 def main():
     if not (TOOL and OPJ_D):
         print("SKIP: needs TSR_TOOL and opj_decompress")
@@ -291,6 +415,9 @@ def main():
                         check(name, np.ascontiguousarray(rgb), stream, tmp)
                     print("FAIL" if err else "PASS", name, err or "")
                     fails += bool(err)
+        lc, lf = layer_cases(rng, tmp)
+        cases += lc
+        fails += lf
         fails += rate_table(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -9,6 +9,8 @@
  * - lossy coding (ICT + 9/7 + quantisation): no decoder warning, the error within the bound
  *   the step sets, sizes and errors ordered by the step;
  * - rate control: files within 1% below the byte target, errors falling as the rate grows;
+ * - quality layers: each layer prefix within its target, errors falling layer by layer, the
+ *   last lossless layer exact, decodes of a prefix equal to the shorter stream's;
  * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
@@ -64,8 +66,8 @@ static int round_trip(const tsr_image *img, const tsr_j2k_encode_options *opt, c
     st = tsr_j2k_read_header(g_ctx, data, len, &info, comps, 4);
     if (st || info.num_components != (uint32_t)img->channels ||
         info.width != (uint32_t)img->width || info.height != (uint32_t)img->height ||
-        info.progression != opt->order || !info.reversible || info.layers != 1 ||
-        info.mct != (img->channels >= 3) ||
+        info.progression != opt->order || !info.reversible ||
+        info.layers != (opt->layers ? opt->layers : 1) || info.mct != (img->channels >= 3) ||
         info.container != (opt->container == TSR_J2K_JP2 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM) ||
         (opt->levels >= 0 && info.levels != (uint32_t)opt->levels) ||
         comps[0].precision != (img->depth == TSR_U8 ? 8u : 16u)) {
@@ -131,12 +133,14 @@ static void test_random(tsr_rng *rng)
                 opt.cblk_width = (uint32_t)cblks[cb][0];
                 opt.cblk_height = (uint32_t)cblks[cb][1];
                 opt.container = tsr_rng_range(rng, 0, 1) ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+                opt.layers = (uint32_t)(tsr_rng_range(rng, 0, 1) ? 0 : tsr_rng_range(rng, 1, 5));
                 char what[160];
                 snprintf(what, sizeof what,
-                         "%dx%d, %d channels, %s, order %d, levels %d, code-blocks %ux%u, %s",
+                         "%dx%d, %d channels, %s, order %d, levels %d, code-blocks %ux%u, %s, "
+                         "%u layers",
                          img.width, img.height, nc, wide ? "16-bit" : "8-bit", (int)opt.order,
                          opt.levels, opt.cblk_width, opt.cblk_height,
-                         opt.container == TSR_J2K_JP2 ? "JP2" : "codestream");
+                         opt.container == TSR_J2K_JP2 ? "JP2" : "codestream", opt.layers);
                 bad += !round_trip(&img, &opt, what);
                 cases++;
                 tsr_image_free(g_ctx, &img);
@@ -208,19 +212,20 @@ static void test_shared_images(void)
     printf("shared images: %d\n", done);
 }
 
-/* Encodes img with opt into *data (*len bytes), decodes it into a new image *out and sums the
- * squared sample errors into *se (when both steps succeed). The caller frees *out and *data. */
-static tsr_status encode_decode(const tsr_image *img, const tsr_j2k_encode_options *opt,
-                                uint8_t **data, size_t *len, tsr_image *out, tsr_j2k_result *res,
-                                double *se)
+/* Decodes the first `layers` quality layers (0: all) of data into a new image *out and sums
+ * the squared sample errors against img into *se (when the decode succeeds). The caller frees
+ * *out. */
+static tsr_status decode_error(const tsr_image *img, const uint8_t *data, size_t len,
+                               uint32_t layers, tsr_image *out, tsr_j2k_result *res, double *se)
 {
-    tsr_status st = tsr_j2k_encode(g_ctx, img, opt, data, len);
-    if (!st)
-        st = tsr_j2k_decode_image_layout(g_ctx, *data, *len, NULL, out);
+    tsr_j2k_decode_options dopt;
+    tsr_j2k_decode_options_init(&dopt);
+    dopt.layers = layers;
+    tsr_status st = tsr_j2k_decode_image_layout(g_ctx, data, len, &dopt, out);
     if (!st)
         st = tsr_image_alloc(g_ctx, out, out->width, out->height, out->channels, out->depth);
     if (!st)
-        st = tsr_j2k_decode_image(g_ctx, *data, *len, NULL, out, res);
+        st = tsr_j2k_decode_image(g_ctx, data, len, &dopt, out, res);
     const size_t row = (size_t)img->width * img->channels;
     *se = 0;
     for (int32_t y = 0; !st && y < img->height; y++)
@@ -233,6 +238,16 @@ static tsr_status encode_decode(const tsr_image *img, const tsr_j2k_encode_optio
             *se += d * d;
         }
     return st;
+}
+
+/* Encodes img with opt into *data (*len bytes), then decode_error with every layer. The caller
+ * frees *out and *data. */
+static tsr_status encode_decode(const tsr_image *img, const tsr_j2k_encode_options *opt,
+                                uint8_t **data, size_t *len, tsr_image *out, tsr_j2k_result *res,
+                                double *se)
+{
+    tsr_status st = tsr_j2k_encode(g_ctx, img, opt, data, len);
+    return st ? st : decode_error(img, *data, *len, 0, out, res, se);
 }
 
 /* Lossy (ICT + 9/7 + quantisation): decodes without warnings, the error bounded by the step
@@ -290,6 +305,28 @@ static void test_lossy(tsr_rng *rng)
     CHECK(bad == 0);
 }
 
+/* Content like a photograph's: smooth waves of random frequencies, an edge, mild noise. */
+static void fill_photo(tsr_rng *rng, tsr_image *img)
+{
+    const int wide = img->depth == TSR_U16;
+    const double f1 = 0.02 + 0.1 * tsr_rng_range(rng, 0, 100) / 100.0,
+                 f2 = 0.03 + 0.2 * tsr_rng_range(rng, 0, 100) / 100.0;
+    const double top = wide ? 65535.0 : 255.0;
+    for (int32_t y = 0; y < img->height; y++)
+        for (int32_t x = 0; x < img->width; x++)
+            for (int32_t c = 0; c < img->channels; c++) {
+                double v = 0.5 + 0.25 * sin(x * f1 + c) * cos(y * f2 - c) +
+                           (x > img->width / 3 && y < img->height / 2 ? 0.15 : 0.0) +
+                           0.02 * (tsr_rng_range(rng, 0, 1000) / 1000.0 - 0.5);
+                const size_t i = (size_t)x * img->channels + c;
+                uint8_t *row = (uint8_t *)img->data + (size_t)y * img->stride;
+                if (wide)
+                    ((uint16_t *)(void *)row)[i] = (uint16_t)(v * top);
+                else
+                    row[i] = (uint8_t)(v * top);
+            }
+}
+
 /* Rate control: files at most the target and within 1% of it, decoding without warnings,
  * errors falling as the rate grows; the same bytes at 1 and 2 threads. */
 static void test_rate(tsr_rng *rng)
@@ -300,23 +337,7 @@ static void test_rate(tsr_rng *rng)
         tsr_image img;
         CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1], shapes[si][2],
                                         si == 1 ? TSR_U16 : TSR_U8));
-        /* content like a photograph's: smooth waves of random frequencies, edges, mild noise */
-        const double f1 = 0.02 + 0.1 * tsr_rng_range(rng, 0, 100) / 100.0,
-                     f2 = 0.03 + 0.2 * tsr_rng_range(rng, 0, 100) / 100.0;
-        const double top = si == 1 ? 65535.0 : 255.0;
-        for (int32_t y = 0; y < img.height; y++)
-            for (int32_t x = 0; x < img.width; x++)
-                for (int32_t c = 0; c < img.channels; c++) {
-                    double v = 0.5 + 0.25 * sin(x * f1 + c) * cos(y * f2 - c) +
-                               (x > img.width / 3 && y < img.height / 2 ? 0.15 : 0.0) +
-                               0.02 * (tsr_rng_range(rng, 0, 1000) / 1000.0 - 0.5);
-                    const size_t i = (size_t)x * img.channels + c;
-                    uint8_t *row = (uint8_t *)img.data + (size_t)y * img.stride;
-                    if (si == 1)
-                        ((uint16_t *)(void *)row)[i] = (uint16_t)(v * top);
-                    else
-                        row[i] = (uint8_t)(v * top);
-                }
+        fill_photo(rng, &img);
         double last_mse = 1e300;
         for (int k = 0; k < 3; k++) {
             const double rate = k == 0 ? 0.5 : k == 1 ? 1.0 : 2.0;
@@ -324,7 +345,8 @@ static void test_rate(tsr_rng *rng)
             tsr_j2k_encode_options_init(&opt);
             opt.lossless = 0;
             opt.quant_step = 1.0f / 1024;
-            opt.rate = rate;
+            opt.rates[0] = rate;
+            opt.num_rates = 1;
             opt.container = k == 1 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
             opt.threads = 1 + k % 2;
             uint8_t *data = NULL;
@@ -361,6 +383,170 @@ static void test_rate(tsr_rng *rng)
     CHECK(bad == 0);
 }
 
+/* 1 when two images of one shape hold the same samples. */
+static int same_pixels(const tsr_image *a, const tsr_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels ||
+        a->depth != b->depth)
+        return 0;
+    const size_t row = (size_t)a->width * a->channels * tsr_depth_size(a->depth);
+    for (int32_t y = 0; y < a->height; y++)
+        if (memcmp((const uint8_t *)a->data + (size_t)y * a->stride,
+                   (const uint8_t *)b->data + (size_t)y * b->stride, row))
+            return 0;
+    return 1;
+}
+
+/* Decodes the first l layers of each of two streams (0: all) and compares the images; 1 when
+ * both decode without a warning (a truncated stream: only that one) to the same pixels. */
+static int same_decode(const tsr_image *img, const uint8_t *a, size_t la, uint32_t l,
+                       const uint8_t *b, size_t lb, uint32_t lb_layers, int b_truncated)
+{
+    tsr_image x = {0}, y = {0};
+    tsr_j2k_result rx = {0}, ry = {0};
+    double se;
+    int ok = decode_error(img, a, la, l, &x, &rx, &se) == TSR_OK && !rx.warnings &&
+             decode_error(img, b, lb, lb_layers, &y, &ry, &se) == TSR_OK &&
+             (b_truncated || !ry.warnings) && same_pixels(&x, &y);
+    tsr_image_free(g_ctx, &x);
+    tsr_image_free(g_ctx, &y);
+    return ok;
+}
+
+/* A layered stream of opt (N layers): the header says N; decoding layers 1..N has no warning
+ * and strictly falling errors (0 at the end when lossless). Then, layer by layer: with
+ * prefix_rates (lossy), the stream of the first l of them (l layers) is within 1% below
+ * rates[l - 1] and decodes to the same image as the first l layers of the N-layer stream, so
+ * that stream's layer prefixes are the same packets and within their targets; with
+ * truncate_rates (LRCP codestreams), the stream cut at rates[l - 1] bytes still decodes its
+ * first l layers as the whole stream does, so the first l layers lie within that many bytes.
+ * Returns the failures, printing each. */
+static int check_layers(const tsr_image *img, const tsr_j2k_encode_options *opt, uint32_t N,
+                        const double *prefix_rates, const double *truncate_rates, const char *what)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    tsr_status st = tsr_j2k_encode(g_ctx, img, opt, &data, &len);
+    tsr_j2k_info info;
+    tsr_j2k_component comps[4];
+    if (st || tsr_j2k_read_header(g_ctx, data, len, &info, comps, 4) || info.layers != N) {
+        fprintf(stderr, "layers %s: %s, %u layers\n", what, st ? tsr_ctx_last_error(g_ctx) : "ok",
+                st ? 0 : info.layers);
+        tsr_j2k_free(g_ctx, data);
+        return 1;
+    }
+    int bad = 0;
+    double last = 1e300;
+    const double pixels = (double)img->width * img->height;
+    for (uint32_t l = 1; l <= N; l++) {
+        tsr_image out = {0};
+        tsr_j2k_result res = {0};
+        double se = 0;
+        st = decode_error(img, data, len, l, &out, &res, &se);
+        tsr_image_free(g_ctx, &out);
+        if (st || res.warnings || !(se < last) || (l == N && opt->lossless && se != 0)) {
+            fprintf(stderr, "layers %s: layer %u: %s, error %g (before %g), warnings %u\n", what, l,
+                    st ? tsr_ctx_last_error(g_ctx) : "ok", se, last, res.warnings);
+            bad++;
+        }
+        last = se;
+        if (prefix_rates) {
+            tsr_j2k_encode_options p = *opt;
+            p.layers = 0;
+            p.num_rates = l;
+            memcpy(p.rates, prefix_rates, l * sizeof *p.rates);
+            uint8_t *pd = NULL;
+            size_t plen = 0;
+            const double target = prefix_rates[l - 1] * pixels / 8;
+            st = tsr_j2k_encode(g_ctx, img, &p, &pd, &plen);
+            if (st || (double)plen > target || (double)plen < 0.99 * target ||
+                !same_decode(img, data, len, l, pd, plen, 0, 0)) {
+                fprintf(stderr, "layers %s: prefix of %u layers: %s, %zu bytes for %.0f, %s\n",
+                        what, l, st ? tsr_ctx_last_error(g_ctx) : "ok", plen, target,
+                        st ? "" : "decodes differently or outside the target");
+                bad++;
+            }
+            tsr_j2k_free(g_ctx, pd);
+        }
+        if (truncate_rates && l < N) {
+            const size_t cut = (size_t)(truncate_rates[l - 1] * pixels / 8);
+            if (cut >= len || !same_decode(img, data, len, l, data, cut, l, 1)) {
+                fprintf(stderr, "layers %s: layer %u not within its %zu bytes (of %zu)\n", what, l,
+                        cut, len);
+                bad++;
+            }
+        }
+    }
+    tsr_j2k_free(g_ctx, data);
+    return bad;
+}
+
+/* Quality layers (check_layers): lossy rates in every progression order (8-bit RGB, 16-bit
+ * gray, RGBA as JP2); one rate spaced into layers (their prefixes: the halved rates); lossless
+ * layers without rates and with rates below a lossless one; the same bytes at 1 and 3
+ * threads. */
+static void test_layers(tsr_rng *rng)
+{
+    static const int shapes[][3] = {{256, 192, 3}, {200, 160, 1}, {192, 160, 4}};
+    static const double rates[] = {0.25, 0.5, 1.0, 2.0};
+    int bad = 0, cases = 0;
+    for (int si = 0; si < 3; si++) {
+        tsr_image img;
+        CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si][0], shapes[si][1], shapes[si][2],
+                                        si == 1 ? TSR_U16 : TSR_U8));
+        fill_photo(rng, &img);
+        for (int order = 0; order < 5; order++) {
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.lossless = 0;
+            opt.quant_step = 1.0f / 1024;
+            opt.order = (tsr_j2k_progression)order;
+            opt.container = si == 2 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+            opt.num_rates = 4;
+            memcpy(opt.rates, rates, sizeof rates);
+            char what[96];
+            snprintf(what, sizeof what, "%dx%d c%d order %d rates 0.25-2", img.width, img.height,
+                     img.channels, order);
+            bad += check_layers(&img, &opt, 4, rates, order == 0 && si != 2 ? rates : NULL, what);
+            cases++;
+        }
+        /* one rate, 4 layers: rates 1/8, 1/4, 1/2, 1 */
+        tsr_j2k_encode_options opt;
+        tsr_j2k_encode_options_init(&opt);
+        opt.lossless = 0;
+        opt.order = TSR_J2K_RPCL;
+        opt.num_rates = 1;
+        opt.rates[0] = 1.0;
+        opt.layers = 4;
+        static const double halved[] = {0.125, 0.25, 0.5, 1.0};
+        bad += check_layers(&img, &opt, 4, halved, NULL, "one rate, 4 layers");
+        /* lossless: 5 layers without rates; 3 rates below a lossless layer */
+        tsr_j2k_encode_options_init(&opt);
+        opt.layers = 5;
+        opt.order = (tsr_j2k_progression)(si + 1);
+        bad += check_layers(&img, &opt, 5, NULL, NULL, "lossless, 5 layers");
+        tsr_j2k_encode_options_init(&opt);
+        opt.num_rates = 3;
+        memcpy(opt.rates, rates, 3 * sizeof *rates);
+        bad += check_layers(&img, &opt, 4, NULL, si != 2 ? rates : NULL,
+                            "lossless, rates 0.25-1 below it");
+        cases += 3;
+        /* threads do not change the bytes */
+        uint8_t *a = NULL, *b = NULL;
+        size_t la = 0, lb = 0;
+        opt.threads = 1;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &a, &la));
+        opt.threads = 3;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &b, &lb));
+        CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
+        tsr_j2k_free(g_ctx, a);
+        tsr_j2k_free(g_ctx, b);
+        tsr_image_free(g_ctx, &img);
+    }
+    printf("layered streams: %d, %d failures\n", cases, bad);
+    CHECK(bad == 0);
+}
+
 static void test_bad_input(void)
 {
     tsr_image img;
@@ -381,8 +567,11 @@ static void test_bad_input(void)
         {"33 levels", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"order 9", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"JPH", TSR_ERR_UNSUPPORTED, NULL},
-        {"lossless rate", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"rates not increasing", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"negative rate", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"2 layers for 3 rates", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"65 layers", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"lossless: 2 layers for 2 rates", TSR_ERR_INVALID_ARGUMENT, NULL},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_j2k_encode_options_init(&opt);
@@ -394,8 +583,14 @@ static void test_bad_input(void)
         case 4: opt.levels = 33; break;
         case 5: opt.order = (tsr_j2k_progression)9; break;
         case 6: opt.container = TSR_J2K_JPH; break;
-        case 7: opt.rate = 1; break;
-        case 8: opt.lossless = 0, opt.rate = -1; break;
+        case 7: opt.lossless = 0, opt.num_rates = 2, opt.rates[0] = 2, opt.rates[1] = 1; break;
+        case 8: opt.lossless = 0, opt.num_rates = 1, opt.rates[0] = -1; break;
+        case 9:
+            opt.lossless = 0, opt.num_rates = 3, opt.layers = 2;
+            opt.rates[0] = 1, opt.rates[1] = 2, opt.rates[2] = 3;
+            break;
+        case 10: opt.layers = 65; break;
+        case 11: opt.num_rates = 2, opt.layers = 2, opt.rates[0] = 1, opt.rates[1] = 2; break;
         }
         data = (uint8_t *)&img;
         len = 99;
@@ -452,6 +647,7 @@ int main(void)
     test_shared_images();
     test_lossy(&rng);
     test_rate(&rng);
+    test_layers(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

@@ -13,19 +13,26 @@ static const cli_option j2k_options[] = {
     {"region", CLI_VALUE, "X,Y,W,H",
      "decode: only this rectangle of the image (reference-grid units from the image origin); "
      "only the code-blocks it needs are decoded."},
-    {"layers", CLI_VALUE, "L", "decode: only the first L quality layers (default: all)."},
+    {"layers", CLI_VALUE, "L",
+     "decode: only the first L quality layers (default: all). encode: L quality layers, 1-64: "
+     "with one --rate, L layers doubling in size up to it (BPP / 2^(L-1), ..., BPP / 2, BPP); "
+     "without --rate, L layers of which the last holds everything (lossless with --lossless) "
+     "and each one below about half the size of the next. kdu_compress Clayers=L (opj_compress "
+     "takes one -r value per layer)."},
     {"components", CLI_VALUE, "LIST",
      "decode: codestream components to decode, e.g. 0 or 0,2, as decoded (default: all, with "
      "JP2 palettes, channel definitions and colour conversion applied)."},
     {"lossless", CLI_FLAG, NULL,
-     "encode: reversible coding, RCT + 5/3 wavelet (the default, and for now the only mode); "
-     "the file decodes bit-exactly to the input. opj_compress: the default; kdu_compress: "
-     "Creversible=yes."},
-    {"rate", CLI_VALUE, "BPP",
+     "encode: reversible coding, RCT + 5/3 wavelet (the default); the file decodes "
+     "bit-exactly to the input. With --rate, lossy layers at those rates below a last, "
+     "lossless layer. opj_compress: the default (with -r R1,R2,..,1); kdu_compress: "
+     "Creversible=yes (with -rate -,R1,R2,..)."},
+    {"rate", CLI_VALUE, "BPP[,BPP...]",
      "encode: lossy coding (ICT + 9/7) to a size: bits per pixel of the whole file, all "
-     "components together; the file is at most BPP * width * height / 8 bytes and within 1% of "
-     "it (PCRD-opt rate control; one value: quality layers are not implemented yet). "
-     "opj_compress -r 24/BPP for 8-bit RGB; kdu_compress -rate BPP."},
+     "components together; several increasing values make one quality layer each. The file up "
+     "to the end of each layer is at most BPP * width * height / 8 bytes and within 1% of it "
+     "(PCRD-opt rate control, one slope threshold per layer). opj_compress -r 24/BPP,.. for "
+     "8-bit RGB (its values decrease); kdu_compress -rate BPP,..."},
     {"qstep", CLI_VALUE, "Q",
      "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
      "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
@@ -270,20 +277,39 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     }
     if ((v = cli_get(cmd, args, "rate"))) {
         double bpp;
-        if (cli_get(cmd, args, "lossless")) {
-            cli_error(cmd, "--lossless and --rate exclude each other");
+        const char *p = v;
+        opt.num_rates = 0;
+        for (;;) {
+            char item[64];
+            const size_t n = strcspn(p, ",");
+            if (n >= sizeof item || opt.num_rates == TSR_J2K_MAX_LAYERS) {
+                cli_error(cmd, "--rate wants at most %d values, not '%s'", TSR_J2K_MAX_LAYERS, v);
+                return TSR_EXIT_USAGE;
+            }
+            memcpy(item, p, n);
+            item[n] = 0;
+            if (!cli_parse_double(item, 1e-6, 1e5, &bpp) ||
+                (opt.num_rates && !(bpp > opt.rates[opt.num_rates - 1]))) {
+                cli_error(cmd,
+                          "--rate wants increasing bits per pixel above 0, one per layer, "
+                          "not '%s'",
+                          v);
+                return TSR_EXIT_USAGE;
+            }
+            opt.rates[opt.num_rates++] = bpp;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+        opt.lossless = cli_get(cmd, args, "lossless") != NULL;
+    }
+    if ((v = cli_get(cmd, args, "layers"))) {
+        long long n;
+        if (!cli_parse_int(v, 1, TSR_J2K_MAX_LAYERS, &n)) {
+            cli_error(cmd, "--layers wants a number from 1 to %d, not '%s'", TSR_J2K_MAX_LAYERS, v);
             return TSR_EXIT_USAGE;
         }
-        if (strchr(v, ',')) {
-            cli_error(cmd, "--rate takes one value for now (quality layers are not implemented)");
-            return TSR_EXIT_USAGE;
-        }
-        if (!cli_parse_double(v, 1e-6, 1e5, &bpp)) {
-            cli_error(cmd, "--rate wants bits per pixel above 0, not '%s'", v);
-            return TSR_EXIT_USAGE;
-        }
-        opt.lossless = 0;
-        opt.rate = bpp;
+        opt.layers = (uint32_t)n;
     }
     if ((v = cli_get(cmd, args, "levels"))) {
         long long n;
@@ -397,15 +423,16 @@ const cli_command cli_cmd_j2k = {
     "encode images into JPEG 2000 (lossless, lossy, to a rate), decode JPEG 2000 (Part 1 and "
     "HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
-    "encode IN OUT [--lossless | --rate BPP | --qstep Q] [--levels N] [--cblk WxH] "
-    "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --qstep Q] [--layers N] [--levels N] "
+    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
     "       tessera j2k info IN [--json]",
     "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
     "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
-    "file format. One tile, one quality layer, maximal precincts. Lossless (default): RCT for "
+    "file format. One tile, one or more quality layers (--rate, --layers), maximal precincts. "
+    "Lossless (default): RCT for "
     "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
     "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --qstep): ICT and "
     "9/7. "
@@ -426,6 +453,8 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
     "  tessera j2k encode photo.png small.jp2 --qstep 0.02\n"
     "  tessera j2k encode photo.png web.jp2 --rate 1\n"
+    "  tessera j2k encode photo.png layered.jp2 --rate 0.25,0.5,1,2\n"
+    "  tessera j2k encode scan.png scan.jp2 --lossless --layers 6\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
