@@ -127,17 +127,6 @@ static double copy_floor(void)
 #endif
 }
 
-static double peak_diff(const float *a, const float *b, double *peak)
-{
-    double d = 0, m = 0;
-    for (size_t i = 0; i < (size_t)NX * NZ; i++) {
-        d = fmax(d, fabs((double)a[i] - b[i]));
-        m = fmax(m, fabs(a[i]));
-    }
-    *peak = m;
-    return d;
-}
-
 int main(int argc, char **argv)
 {
     double fmax = 20;
@@ -234,9 +223,6 @@ int main(int argc, char **argv)
     tsr_bench_table *tables[2] = {t, NULL};
     int ntables = 1;
     if (have_cuda && loop_ms > 0) {
-        double peak, d = peak_diff(img[0], img[2], &peak);
-        printf("image: max |reference| %.6g, max |reference - cuda| %.3g, |cpu - cuda| %.3g\n",
-               peak, d, peak_diff(img[1], img[2], &peak));
         double floor_bps = copy_floor();
         const double step_s = 1e-3 * loop_ms / NZ;
         const double bytes = 32.0 * nfreq * NX + 8.0 * NX;

@@ -187,7 +187,8 @@ __global__ static void __launch_bounds__(TILE)
 }
 
 /* Modelling's adjoint at depth row iz: q <- G^H (taper q) (tsr__mig_explicit_adjoint_row's
- * Clenshaw recurrence per point, b_k overwriting b_{k+2} in place) above the deepest row, then
+ * Clenshaw recurrence per point with conj 0, so conj' = 1; b_k overwriting b_{k+2} in place)
+ * above the deepest row, then
  * the secondary source refl * S at iz added (tsr__mig_scatter_at). */
 __global__ static void __launch_bounds__(TILE)
     k_model_step(dev_plan dp, int32_t iz, const tsr__cf *__restrict__ q_in,
@@ -214,7 +215,7 @@ __global__ static void __launch_bounds__(TILE)
             for (int32_t k = st.terms - 1; k >= 1; k--) {
                 tsr__cf x = x_of(st, b1, p);
                 tsr__cf b =
-                    p.in ? tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x, b2[p.t], 0)
+                    p.in ? tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x, b2[p.t], 1)
                          : tsr__cf_make(0.0f, 0.0f);
                 b2[p.t] = b;
                 __syncthreads();
@@ -222,7 +223,7 @@ __global__ static void __launch_bounds__(TILE)
                 b1 = b2;
                 b2 = t;
             }
-            q = tsr__mig_clenshaw_at(st.table, st.terms, j, a, 0, u, x_of(st, b1, p), b2[p.t], 0);
+            q = tsr__mig_clenshaw_at(st.table, st.terms, j, a, 0, u, x_of(st, b1, p), b2[p.t], 1);
             __syncthreads(); /* the next frequency rewrites sh */
         }
         if (p.mine)
