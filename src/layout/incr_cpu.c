@@ -93,7 +93,7 @@ tsr_status tsr__incr_rebuild_grid(tsr_ctx *ctx, tsr__incr *inc)
 }
 
 tsr_status tsr__incr_init_with(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid,
-                              const int32_t *counts)
+                               const int32_t *counts)
 {
     memset(inc, 0, sizeof *inc);
     inc->l = l;

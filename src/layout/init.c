@@ -492,9 +492,9 @@ static void take_drawing(tsr_layout *l, const tsr_layout *s)
  * they score lower. Repair only adds crossings in practice, so the input is first scored as read
  * (not at all when a probed edge already has more crossings than the generated start's K) and
  * repaired (which can take long on a crowded input) only when it still wins; then it must win
- * again after repair. given: l's coordinates are the input's. Where the watch stops the work before the generated start is valid, l
- * stays as it was (valid only when the caller made it so); after that, the generated start is
- * taken unless the input's comparison was complete. */
+ * again after repair. given: l's coordinates are the input's. Where the watch stops the work before
+ * the generated start is valid, l stays as it was (valid only when the caller made it so); after
+ * that, the generated start is taken unless the input's comparison was complete. */
 static tsr_status start_auto(tsr_ctx *ctx, tsr_layout *l, int given, uint64_t seed, int threads,
                              tsr__watch *watch, int32_t *counts, int32_t *alt, tsr__start *out)
 {

@@ -256,7 +256,7 @@ tsr_status tsr__incr_init(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_g
 /* tsr__incr_init with the drawing's per-edge counts given (NULL: counted), so that chains
  * started from one drawing share its one count. */
 tsr_status tsr__incr_init_with(tsr_ctx *ctx, tsr__incr *inc, tsr_layout *l, int use_grid,
-                              const int32_t *counts);
+                               const int32_t *counts);
 void tsr__incr_release(tsr_ctx *ctx, tsr__incr *inc);
 /* Scores moving v to (px,py). Returns 1 (pscore filled; commit or reject next) or 0 when the
  * move would make the drawing invalid (nothing to undo). */

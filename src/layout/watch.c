@@ -14,8 +14,7 @@ double tsr__layout_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void tsr__watch_init(tsr__watch *w, tsr_ctx *ctx, const tsr_layout_optimize_options *opt,
-                     double t0)
+void tsr__watch_init(tsr__watch *w, tsr_ctx *ctx, const tsr_layout_optimize_options *opt, double t0)
 {
     memset(w, 0, sizeof *w);
     w->ctx = ctx;

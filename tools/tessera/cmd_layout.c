@@ -318,12 +318,12 @@ static int on_progress(void *user, const tsr_layout_progress *p)
                     p->elapsed, left);
         else
             fprintf(stderr,
-                "layout: %6.1fs phase %d  best K=%lld n_K=%lld C=%lld (chain %d of %d: K=%lld "
-                "n_K=%lld C=%lld, T=%.3g)  %.0f moves/s%s\n",
-                p->elapsed, p->phase, (long long)p->best.K, (long long)p->best.n_K,
-                (long long)p->best.C, p->chain, p->chains, (long long)p->current.K,
-                (long long)p->current.n_K, (long long)p->current.C, p->temperature,
-                p->moves_per_second, left);
+                    "layout: %6.1fs phase %d  best K=%lld n_K=%lld C=%lld (chain %d of %d: K=%lld "
+                    "n_K=%lld C=%lld, T=%.3g)  %.0f moves/s%s\n",
+                    p->elapsed, p->phase, (long long)p->best.K, (long long)p->best.n_K,
+                    (long long)p->best.C, p->chain, p->chains, (long long)p->current.K,
+                    (long long)p->current.n_K, (long long)p->current.C, p->temperature,
+                    p->moves_per_second, left);
     }
     return cli_stop_requested();
 }
@@ -473,8 +473,9 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         goto done;
     }
     if (!quiet && res.startup_only) {
-        fprintf(stderr, "tessera layout: %s -> %s: %s in start-up after %.1fs; the start drawing "
-                        "is written, not optimized (",
+        fprintf(stderr,
+                "tessera layout: %s -> %s: %s in start-up after %.1fs; the start drawing "
+                "is written, not optimized (",
                 in, out, st == TSR_ERR_INTERRUPTED ? "stopped" : "time budget ran out",
                 cli_now() - started);
         if (res.initial.K < 0)
