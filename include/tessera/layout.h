@@ -129,7 +129,7 @@ typedef struct tsr_layout_progress {
     uint64_t moves, accepted; /* summed over the chains (moves_per_second too) */
     const char *note;  /* non-NULL for one-off events ("restart from best", "spatial overflow") */
     int chain, chains; /* the chain holding the best drawing (phase, current, temperature are
-                        * its own), of how many */
+                        * its own), of how many; -1 and 0 in start-up (phase 0) */
 } tsr_layout_progress;
 
 /* Called about every progress_interval seconds and at events, always from the thread that called

@@ -539,8 +539,14 @@ tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, 
         init = TSR_LAYOUT_INIT_AUTO;
     /* a graph without coordinates has a valid drawing at once where the canvas allows, until a
      * better one is ready */
-    if (!given)
+    if (!given) {
         out->valid = tsr__init_general_position(l);
+    } else { /* an input without violations is the drawing to fall back on */
+        size_t violations;
+        if ((st = tsr_layout_check(ctx, l, NULL, 0, &violations)) != TSR_OK)
+            return st;
+        out->valid = violations == 0;
+    }
     if (watch)
         watch->need_valid = !out->valid;
     if (init == TSR_LAYOUT_INIT_AUTO) {

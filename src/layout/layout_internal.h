@@ -325,9 +325,10 @@ typedef struct tsr__start {
  * for an input with coordinates the input instead when it scores lower still (a tie keeps the
  * input). The full counts that compare them run on `threads` CPU threads; the winner's are left
  * in counts (num_edges entries) when it was counted. A graph without coordinates first gets
- * tsr__init_general_position's drawing. Where the watch stops the work, returns TSR_OK with the
- * best valid drawing made so far in l (a later stage's over an earlier one's: the general
- * position drawing, the stress layout, then the winner of a finished comparison), or
+ * tsr__init_general_position's drawing; an input without any violation (tsr_layout_check) is
+ * itself the first valid drawing. Where the watch stops the work, returns TSR_OK with the best
+ * valid drawing made so far in l (a later stage's over an earlier one's: the general position
+ * drawing or the valid input, the stress layout, then the winner of a finished comparison), or
  * out->valid = 0 when none was made. */
 tsr_status tsr__start_layout(tsr_ctx *ctx, tsr_layout *l, tsr_layout_init init, uint64_t seed,
                              int threads, tsr__watch *watch, int32_t *counts, tsr__start *out);

@@ -32,7 +32,7 @@ static int asks_stop(tsr__watch *w, double elapsed)
         p.elapsed = elapsed;
         p.time_limit = opt->time_limit;
         p.phase = 0;
-        p.chains = opt->chains;
+        p.chain = -1; /* no chain yet */
         return opt->progress(opt->progress_user, &p) != 0;
     }
     if (!w->ctx->opt.progress) /* tsr__progress would fail the context on a stop */

@@ -139,11 +139,17 @@ typedef struct watch {
     const char *path;
     int calls, files, stop_after;
     int last_chain, chains;
+    int startup_calls, stop_in_startup; /* phase-0 calls; nonzero: stop at the first */
 } watch;
 
 static int on_progress(void *user, const tsr_layout_progress *p)
 {
     watch *w = user;
+    if (p->phase == 0) { /* start-up: no chain, no drawing saved yet */
+        CHECK(p->chain == -1 && p->chains == 0 && p->moves == 0);
+        w->startup_calls++;
+        return w->stop_in_startup;
+    }
     w->calls++;
     w->last_chain = p->chain;
     w->chains = p->chains;
@@ -180,7 +186,7 @@ static void test_saves_and_stop(tsr_ctx *ctx, tsr_rng *r)
     opt.save_path = path;
     opt.save_interval = 0.002;
     opt.progress_interval = 0.002;
-    watch w = {ctx, path, 0, 0, 0, -1, 0};
+    watch w = {ctx, path, 0, 0, 0, -1, 0, 0, 0};
     opt.progress = on_progress;
     opt.progress_user = &w;
     tsr_layout_optimize_result res;
@@ -196,7 +202,7 @@ static void test_saves_and_stop(tsr_ctx *ctx, tsr_rng *r)
      * every 1% of 60 s: chains wait there for each other and must still stop) */
     remove(path);
     opt.sync_every = 0.01;
-    watch s = {ctx, path, 0, 0, 2, -1, 0};
+    watch s = {ctx, path, 0, 0, 2, -1, 0, 0, 0};
     opt.progress_user = &s;
     opt.max_moves = 0;
     opt.time_limit = 60;
@@ -204,6 +210,22 @@ static void test_saves_and_stop(tsr_ctx *ctx, tsr_rng *r)
     CHECK_STATUS(tsr_layout_optimize(ctx, l2, &opt, &res), TSR_ERR_INTERRUPTED);
     CHECK(res.seconds < 30 && res.chains == 3);
     check_drawing(ctx, l2, &res.best);
+    CHECK_OK(ctx, tsr_layout_read(ctx, path, &back));
+    CHECK(same_drawing(l2, back));
+    tsr_layout_free(ctx, back);
+    remove(path);
+    /* a stop request in start-up (asked with phase 0 before any chain exists): the start drawing
+     * (valid) kept and saved, no move made */
+    watch u = {ctx, path, 0, 0, 0, -1, 0, 0, 1};
+    opt.progress_user = &u;
+    opt.progress_interval = 0; /* asked at the first poll */
+    memset(&res, 0, sizeof res);
+    CHECK_STATUS(tsr_layout_optimize(ctx, l2, &opt, &res), TSR_ERR_INTERRUPTED);
+    CHECK(u.startup_calls == 1 && u.calls == 0 && res.startup_only && res.valid && res.moves == 0 &&
+          res.chains == 0);
+    size_t bad = 1;
+    CHECK_OK(ctx, tsr_layout_check(ctx, l2, NULL, 0, &bad));
+    CHECK(bad == 0);
     CHECK_OK(ctx, tsr_layout_read(ctx, path, &back));
     CHECK(same_drawing(l2, back));
     tsr_layout_free(ctx, back);
