@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-/* Chunks of at least 8 MiB, at most TSR__STAGE_CHUNKS of them. Measured on the H200 host
- * (bench/notes/resize.md, session 2026-12-02): with 2 MiB chunks 8K images moved 20-35% faster
- * than in one piece, but a 25 MB 4K source 25% slower (each chunk's copy on fewer threads). */
+/* Chunks of at least 8 MiB, at most TSR__STAGE_CHUNKS of them: a smaller chunk's copy runs on
+ * fewer threads (tsr__copy_rows gives each 512 KB) and costs more than the overlap with the DMA
+ * saves (bench/notes/resize.md has the measurements). */
 static size_t chunk_rows(size_t row, size_t rows)
 {
     const size_t min_bytes = (size_t)8 << 20;

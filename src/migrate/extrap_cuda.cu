@@ -350,6 +350,16 @@ static tsr_status fields(tsr_ctx *ctx, mig_cuda_state *s, int first, int count, 
     return st;
 }
 
+/* What every shot starts with: the method checked, the context's state, the plan on the device. */
+static tsr_status shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cuda_state **s,
+                             dev_plan *dp)
+{
+    tsr_status st;
+    if ((st = check_method(ctx, plan)) || (st = state_of(ctx, s)))
+        return st;
+    return plan_on_device(ctx, *s, plan, dp);
+}
+
 static tsr_status cuda_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                   const tsr__mig_fft *fft, const tsr__cf *src, const tsr__cf *rec,
                                   double *image, double *illum, const tsr__mig_progress *progress)
@@ -358,8 +368,7 @@ static tsr_status cuda_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     mig_cuda_state *s;
     dev_plan dp;
     tsr_status st;
-    if ((st = check_method(ctx, plan)) || (st = state_of(ctx, &s)) ||
-        (st = plan_on_device(ctx, s, plan, &dp)))
+    if ((st = shot_begin(ctx, plan, &s, &dp)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
@@ -404,8 +413,7 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     mig_cuda_state *s;
     dev_plan dp;
     tsr_status st;
-    if ((st = check_method(ctx, plan)) || (st = state_of(ctx, &s)) ||
-        (st = plan_on_device(ctx, s, plan, &dp)))
+    if ((st = shot_begin(ctx, plan, &s, &dp)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t nz = (size_t)plan->nz, cells = (size_t)plan->nx * nz;

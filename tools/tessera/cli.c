@@ -678,7 +678,7 @@ int cli_image_load(const cli_command *cmd, tsr_ctx *ctx, const char *path, tsr_i
     /* A file's first bytes say whether it is JPEG 2000; standard input cannot be peeked, so it
      * is read whole first. */
     int is_stdin = strcmp(path, "-") == 0;
-    unsigned char head[12];
+    unsigned char head[12] = {0};
     size_t nhead = 0;
     if (!is_stdin) {
         FILE *f = fopen(path, "rb");
