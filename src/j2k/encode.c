@@ -512,8 +512,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
         !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
         for (size_t j = 0; j < njobs; j++) {
-            hulls[j] = (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
-                                                                 jobs[j].hull_off);
+            /* a block without passes has no hull (its hull_off is not set) */
+            hulls[j] = jobs[j].passes
+                           ? (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
+                                                                       jobs[j].hull_off)
+                           : NULL;
             nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
         }
         st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes, budget, cuts,

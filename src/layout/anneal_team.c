@@ -527,8 +527,10 @@ tsr_status tsr__anneal_team_run(tsr_ctx *ctx, tsr_layout *l, const tsr_layout_op
         t.nsync++;
     co.t = &t;
     size_t n = (size_t)l->num_nodes;
-    if ((st = tsr__alloc(ctx, (size_t)t.n * sizeof *t.c, (void **)&t.c)) != TSR_OK)
+    if ((st = tsr__alloc(ctx, (size_t)t.n * sizeof *t.c, (void **)&t.c)) != TSR_OK) {
+        tsr__free(ctx, start_counts);
         return st;
+    }
     memset(t.c, 0, (size_t)t.n * sizeof *t.c);
     pthread_condattr_t ca;
     pthread_mutex_init(&t.lock, NULL);
