@@ -83,6 +83,101 @@ void tsr_save_options_init(tsr_save_options *opt);
 tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
                           const tsr_save_options *opt);
 
+/* Output names. One rule maps an output file's name to the format tessera writes into it, for
+ * every command and writer: the extension after the last '.' of the last path component,
+ * compared without case. A name without one ("-", "out") has TSR_FILE_NONE and takes the format
+ * its caller falls back to; an extension that names no format tessera writes is an error naming
+ * the extension and the formats it can write there. */
+typedef enum tsr_file_type {
+    TSR_FILE_NONE = 0, /* no extension */
+    TSR_FILE_PNG,      /* .png */
+    TSR_FILE_JPEG,     /* .jpg .jpeg .jpe */
+    TSR_FILE_PGM,      /* .pgm: P5, gray only */
+    TSR_FILE_PPM,      /* .ppm: P6, colour only */
+    TSR_FILE_PNM,      /* .pnm: P5 for gray, P6 for colour */
+    TSR_FILE_PAM,      /* .pam: P7 */
+    TSR_FILE_PFM,      /* .pfm: Pf gray, PF colour, f32 */
+    TSR_FILE_TIFF,     /* .tif .tiff */
+    TSR_FILE_WEBP,     /* .webp */
+    TSR_FILE_BMP,      /* .bmp */
+    TSR_FILE_JP2,      /* .jp2: JPEG 2000 file (tsr_j2k_encode_save) */
+    TSR_FILE_J2K,      /* .j2k .j2c: JPEG 2000 codestream (tsr_j2k_encode_save) */
+    TSR_FILE_PGX,      /* .pgx: JPEG 2000 conformance planes */
+    TSR_FILE_JSON,     /* .json: contest graph drawing */
+    TSR_FILE_SVG,      /* .svg */
+    TSR_FILE_GRAPHML,  /* .graphml */
+    TSR_FILE_OTHER     /* an extension of no format tessera writes */
+} tsr_file_type;
+
+#define TSR_FILE_BIT(f) (1u << (f))
+/* The image files written row by row, without the whole image in memory: PNG and PNM. */
+#define TSR_WRITES_ROWS                                                                            \
+    (TSR_FILE_BIT(TSR_FILE_PNG) | TSR_FILE_BIT(TSR_FILE_PGM) | TSR_FILE_BIT(TSR_FILE_PPM) |        \
+     TSR_FILE_BIT(TSR_FILE_PNM))
+/* What tsr_image_save writes. */
+#define TSR_WRITES_IMAGE                                                                           \
+    (TSR_WRITES_ROWS | TSR_FILE_BIT(TSR_FILE_JPEG) | TSR_FILE_BIT(TSR_FILE_PAM) |                  \
+     TSR_FILE_BIT(TSR_FILE_PFM) | TSR_FILE_BIT(TSR_FILE_TIFF) | TSR_FILE_BIT(TSR_FILE_WEBP) |      \
+     TSR_FILE_BIT(TSR_FILE_BMP))
+/* Image files with JPEG 2000 too (tsr_j2k_encode_save writes those). */
+#define TSR_WRITES_IMAGE_J2K                                                                       \
+    (TSR_WRITES_IMAGE | TSR_FILE_BIT(TSR_FILE_JP2) | TSR_FILE_BIT(TSR_FILE_J2K))
+
+/* The type path's extension names (TSR_FILE_NONE without one, also for "-" and for a hidden
+ * file's bare name such as ".png"; TSR_FILE_OTHER for one tessera does not write). */
+tsr_file_type tsr_file_type_of(const char *path);
+/* The image format a file type is written in (TSR_FORMAT_UNKNOWN for non-image types). */
+tsr_format tsr_file_type_image(tsr_file_type type);
+/* The type to write path as: its extension's when that is in `writable` (a mask of
+ * TSR_FILE_BIT), `fallback` when the name has no extension and fallback is not TSR_FILE_NONE;
+ * otherwise TSR_ERR_INVALID_ARGUMENT with the message "PATH: tessera cannot write .EXT files
+ * here (it writes .png, .jpg, ...)" or, without an extension, "PATH: no extension to choose the
+ * format (...)". */
+tsr_status tsr_output_format(tsr_ctx *ctx, const char *path, unsigned writable,
+                             tsr_file_type fallback, tsr_file_type *out);
+/* Whether an image of `channels` channels can be written as `type` (PGM gray, PPM colour, PNM
+ * and the others any); fails naming the format and what it holds. */
+tsr_status tsr_file_type_check_channels(tsr_ctx *ctx, const char *path, tsr_file_type type,
+                                        int channels);
+
+/* What an image format holds, the one table tsr_image_save checks and callers convert to: a
+ * mask of TSR_DEPTH_BIT(depth) and one of TSR_CHANNELS_BIT(channels) (1..4); 0 for
+ * TSR_FORMAT_UNKNOWN. JP2/J2K are the JPEG 2000 encoder's (u8/u16, 1-4 channels). */
+#define TSR_DEPTH_BIT(d) (1u << (d))
+#define TSR_CHANNELS_BIT(c) (1u << (c))
+unsigned tsr_format_depths(tsr_format format);
+unsigned tsr_format_channels(tsr_format format);
+
+/* How every writer of the library writes a path (tsr_output_probe tells which, beforehand). */
+typedef enum tsr_output_kind {
+    TSR_OUTPUT_NEW = 1, /* nothing there yet: temporary file, then rename */
+    TSR_OUTPUT_REPLACE, /* a regular file (a symlink's target): temporary file, then rename */
+    TSR_OUTPUT_STREAM   /* standard output or a file that is not regular: written directly */
+} tsr_output_kind;
+
+/* Checks, writing nothing, that path can be written as the library's writers will: "-"; an
+ * existing file that is not a folder and that the process may write, and for a regular file
+ * whose folder it may create files in; or a new name (a dangling symlink's target) in an
+ * existing folder it may create files in. kind (may be NULL) receives how it would be written.
+ * Fails with TSR_ERR_IO and "PATH: reason". */
+tsr_status tsr_output_probe(tsr_ctx *ctx, const char *path, tsr_output_kind *kind);
+
+/* What a name stands for, to tell whether two names are one file: an existing regular file's
+ * device and inode (after symlinks), or a new name's folder (device and inode) and last
+ * component. */
+typedef struct tsr_file_identity {
+    uint64_t dev, ino;
+    char name[256]; /* "" for an existing file */
+} tsr_file_identity;
+/* Fills *id and returns 1, or returns 0 when path is neither ("-", a device, a FIFO, a name
+ * that cannot be resolved). */
+int tsr_file_identify(const char *path, tsr_file_identity *id);
+/* Orders identities (for sorting); 0 when they are one file. */
+int tsr_file_identity_compare(const tsr_file_identity *a, const tsr_file_identity *b);
+/* 1 when a and b name one file: the same existing regular file (device and inode, after
+ * symlinks), the same new name in the same folder, or both "-"; else 0. */
+int tsr_same_file(const char *a, const char *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,15 +80,15 @@ static int follow_links(const char *path, char *buf, size_t cap)
     return errno = ELOOP, 0;
 }
 
-tsr_status tsr__output_probe(tsr_ctx *ctx, const char *path, tsr__output_kind *kind)
+tsr_status tsr_output_probe(tsr_ctx *ctx, const char *path, tsr_output_kind *kind)
 {
-    tsr__output_kind k = TSR__OUTPUT_NEW;
+    tsr_output_kind k = TSR_OUTPUT_NEW;
     if (!path || !*path)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "output path is empty");
     char target[4096], folder[4096];
     struct stat sb;
     if (names_stdout(path)) {
-        k = TSR__OUTPUT_STREAM;
+        k = TSR_OUTPUT_STREAM;
     } else if (path[strlen(path) - 1] == '/') {
         return tsr__fail(ctx, TSR_ERR_IO, "%s: names a folder, not a file", path);
     } else if (!follow_links(path, target, sizeof target)) {
@@ -98,11 +98,11 @@ tsr_status tsr__output_probe(tsr_ctx *ctx, const char *path, tsr__output_kind *k
             return tsr__fail(ctx, TSR_ERR_IO, "%s: is a folder, not a file", path);
         if (access(target, W_OK) != 0)
             return tsr__fail(ctx, TSR_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-        k = S_ISREG(sb.st_mode) ? TSR__OUTPUT_REPLACE : TSR__OUTPUT_STREAM;
+        k = S_ISREG(sb.st_mode) ? TSR_OUTPUT_REPLACE : TSR_OUTPUT_STREAM;
     } else if (errno != ENOENT) {
         return tsr__fail(ctx, TSR_ERR_IO, "%s: %s", path, strerror(errno));
     }
-    if (k != TSR__OUTPUT_STREAM) {
+    if (k != TSR_OUTPUT_STREAM) {
         if (!folder_of(target, folder, sizeof folder))
             return tsr__fail(ctx, TSR_ERR_IO, "%s: path too long", path);
         if (stat(folder, &sb) != 0)
@@ -118,7 +118,7 @@ tsr_status tsr__output_probe(tsr_ctx *ctx, const char *path, tsr__output_kind *k
     return TSR_OK;
 }
 
-int tsr__file_identify(const char *path, tsr__file_identity *id)
+int tsr_file_identify(const char *path, tsr_file_identity *id)
 {
     char target[4096], folder[4096];
     struct stat sb;
@@ -141,7 +141,7 @@ int tsr__file_identify(const char *path, tsr__file_identity *id)
     return 1;
 }
 
-int tsr__file_identity_compare(const tsr__file_identity *a, const tsr__file_identity *b)
+int tsr_file_identity_compare(const tsr_file_identity *a, const tsr_file_identity *b)
 {
     if (a->dev != b->dev)
         return a->dev < b->dev ? -1 : 1;
@@ -150,15 +150,15 @@ int tsr__file_identity_compare(const tsr__file_identity *a, const tsr__file_iden
     return strcmp(a->name, b->name);
 }
 
-int tsr__same_file(const char *a, const char *b)
+int tsr_same_file(const char *a, const char *b)
 {
     if (!a || !b)
         return 0;
     if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
         return strcmp(a, b) == 0;
-    tsr__file_identity ia, ib;
-    return tsr__file_identify(a, &ia) && tsr__file_identify(b, &ib) &&
-           tsr__file_identity_compare(&ia, &ib) == 0;
+    tsr_file_identity ia, ib;
+    return tsr_file_identify(a, &ia) && tsr_file_identify(b, &ib) &&
+           tsr_file_identity_compare(&ia, &ib) == 0;
 }
 
 /* Opens path for writing directly (standard output, a device, a FIFO). */
@@ -180,13 +180,13 @@ static tsr_status open_stream(tsr_ctx *ctx, const char *path, tsr__atomic_file *
 tsr_status tsr__atomic_open(tsr_ctx *ctx, const char *path, tsr__atomic_file *af)
 {
     memset(af, 0, sizeof *af);
-    tsr__output_kind kind;
-    tsr_status st = tsr__output_probe(ctx, path, &kind);
+    tsr_output_kind kind;
+    tsr_status st = tsr_output_probe(ctx, path, &kind);
     if (st != TSR_OK)
         return st;
     if ((st = dup_string(ctx, path, 0, &af->path)) != TSR_OK)
         return st;
-    if (kind == TSR__OUTPUT_STREAM) {
+    if (kind == TSR_OUTPUT_STREAM) {
         if ((st = open_stream(ctx, path, af)) != TSR_OK)
             tsr__atomic_abort(ctx, af);
         return st;
@@ -199,7 +199,7 @@ tsr_status tsr__atomic_open(tsr_ctx *ctx, const char *path, tsr__atomic_file *af
         tsr__atomic_abort(ctx, af);
         return st;
     }
-    if (kind == TSR__OUTPUT_REPLACE && stat(target, &old) == 0 && S_ISREG(old.st_mode))
+    if (kind == TSR_OUTPUT_REPLACE && stat(target, &old) == 0 && S_ISREG(old.st_mode))
         replacing = 1;
     if ((st = dup_string(ctx, target, 0, &af->dest)) != TSR_OK) {
         tsr__atomic_abort(ctx, af);

@@ -1,7 +1,9 @@
 /* Image formats: names and detection from a file's first bytes; and the rule that gives an
  * output name its format (format.h), for images and every other file tessera writes. Reading
  * never trusts a name; writing asks the name only when the caller does not say. */
-#include "io/format.h"
+#include "tessera/io.h"
+
+#include "core/ctx.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,10 +70,10 @@ tsr_format tsr_format_detect(const void *head, size_t len)
     return TSR_FORMAT_UNKNOWN;
 }
 
-unsigned tsr__format_depths(tsr_format f)
+unsigned tsr_format_depths(tsr_format f)
 {
-    const unsigned u8 = TSR__DEPTH_BIT(TSR_U8), u16 = TSR__DEPTH_BIT(TSR_U16),
-                   f32 = TSR__DEPTH_BIT(TSR_F32);
+    const unsigned u8 = TSR_DEPTH_BIT(TSR_U8), u16 = TSR_DEPTH_BIT(TSR_U16),
+                   f32 = TSR_DEPTH_BIT(TSR_F32);
     switch (f) {
     case TSR_FORMAT_JPEG:
     case TSR_FORMAT_WEBP:
@@ -88,16 +90,16 @@ unsigned tsr__format_depths(tsr_format f)
     return 0;
 }
 
-unsigned tsr__format_channels(tsr_format f)
+unsigned tsr_format_channels(tsr_format f)
 {
-    const unsigned gray = TSR__CHANNELS_BIT(1), rgb = TSR__CHANNELS_BIT(3),
-                   alpha = TSR__CHANNELS_BIT(2) | TSR__CHANNELS_BIT(4);
+    const unsigned gray = TSR_CHANNELS_BIT(1), rgb = TSR_CHANNELS_BIT(3),
+                   alpha = TSR_CHANNELS_BIT(2) | TSR_CHANNELS_BIT(4);
     switch (f) {
     case TSR_FORMAT_JPEG:
     case TSR_FORMAT_PNM:
     case TSR_FORMAT_PFM: return gray | rgb;
-    case TSR_FORMAT_WEBP: return rgb | TSR__CHANNELS_BIT(4);
-    case TSR_FORMAT_BMP: return gray | rgb | TSR__CHANNELS_BIT(4);
+    case TSR_FORMAT_WEBP: return rgb | TSR_CHANNELS_BIT(4);
+    case TSR_FORMAT_BMP: return gray | rgb | TSR_CHANNELS_BIT(4);
     case TSR_FORMAT_PNG:
     case TSR_FORMAT_PAM:
     case TSR_FORMAT_TIFF:
@@ -125,15 +127,15 @@ static int ext_equal(const char *a, const char *b)
 /* Every extension tessera writes, in the order messages list them. */
 static const struct {
     const char *ext;
-    tsr__file_format format;
+    tsr_file_type format;
 } extensions[] = {
-    {"png", TSR__FILE_PNG},  {"jpg", TSR__FILE_JPEG},        {"jpeg", TSR__FILE_JPEG},
-    {"jpe", TSR__FILE_JPEG}, {"ppm", TSR__FILE_PPM},         {"pgm", TSR__FILE_PGM},
-    {"pnm", TSR__FILE_PNM},  {"pam", TSR__FILE_PAM},         {"pfm", TSR__FILE_PFM},
-    {"tif", TSR__FILE_TIFF}, {"tiff", TSR__FILE_TIFF},       {"webp", TSR__FILE_WEBP},
-    {"bmp", TSR__FILE_BMP},  {"jp2", TSR__FILE_JP2},         {"j2k", TSR__FILE_J2K},
-    {"j2c", TSR__FILE_J2K},  {"pgx", TSR__FILE_PGX},         {"json", TSR__FILE_JSON},
-    {"svg", TSR__FILE_SVG},  {"graphml", TSR__FILE_GRAPHML},
+    {"png", TSR_FILE_PNG},  {"jpg", TSR_FILE_JPEG},        {"jpeg", TSR_FILE_JPEG},
+    {"jpe", TSR_FILE_JPEG}, {"ppm", TSR_FILE_PPM},         {"pgm", TSR_FILE_PGM},
+    {"pnm", TSR_FILE_PNM},  {"pam", TSR_FILE_PAM},         {"pfm", TSR_FILE_PFM},
+    {"tif", TSR_FILE_TIFF}, {"tiff", TSR_FILE_TIFF},       {"webp", TSR_FILE_WEBP},
+    {"bmp", TSR_FILE_BMP},  {"jp2", TSR_FILE_JP2},         {"j2k", TSR_FILE_J2K},
+    {"j2c", TSR_FILE_J2K},  {"pgx", TSR_FILE_PGX},         {"json", TSR_FILE_JSON},
+    {"svg", TSR_FILE_SVG},  {"graphml", TSR_FILE_GRAPHML},
 };
 
 /* The extension of path's last component (NULL when none). */
@@ -145,55 +147,55 @@ static const char *extension_of(const char *path)
     return !dot || dot == base || !dot[1] ? NULL : dot + 1;
 }
 
-tsr__file_format tsr__file_format_of(const char *path)
+tsr_file_type tsr_file_type_of(const char *path)
 {
     const char *ext = path ? extension_of(path) : NULL;
     if (!ext)
-        return TSR__FILE_NONE;
+        return TSR_FILE_NONE;
     for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++)
         if (ext_equal(ext, extensions[i].ext))
             return extensions[i].format;
-    return TSR__FILE_OTHER;
+    return TSR_FILE_OTHER;
 }
 
-tsr_format tsr__file_format_image(tsr__file_format f)
+tsr_format tsr_file_type_image(tsr_file_type f)
 {
     switch (f) {
-    case TSR__FILE_PNG: return TSR_FORMAT_PNG;
-    case TSR__FILE_JPEG: return TSR_FORMAT_JPEG;
-    case TSR__FILE_PGM:
-    case TSR__FILE_PPM:
-    case TSR__FILE_PNM: return TSR_FORMAT_PNM;
-    case TSR__FILE_PAM: return TSR_FORMAT_PAM;
-    case TSR__FILE_PFM: return TSR_FORMAT_PFM;
-    case TSR__FILE_TIFF: return TSR_FORMAT_TIFF;
-    case TSR__FILE_WEBP: return TSR_FORMAT_WEBP;
-    case TSR__FILE_BMP: return TSR_FORMAT_BMP;
-    case TSR__FILE_JP2: return TSR_FORMAT_JP2;
-    case TSR__FILE_J2K: return TSR_FORMAT_J2K;
+    case TSR_FILE_PNG: return TSR_FORMAT_PNG;
+    case TSR_FILE_JPEG: return TSR_FORMAT_JPEG;
+    case TSR_FILE_PGM:
+    case TSR_FILE_PPM:
+    case TSR_FILE_PNM: return TSR_FORMAT_PNM;
+    case TSR_FILE_PAM: return TSR_FORMAT_PAM;
+    case TSR_FILE_PFM: return TSR_FORMAT_PFM;
+    case TSR_FILE_TIFF: return TSR_FORMAT_TIFF;
+    case TSR_FILE_WEBP: return TSR_FORMAT_WEBP;
+    case TSR_FILE_BMP: return TSR_FORMAT_BMP;
+    case TSR_FILE_JP2: return TSR_FORMAT_JP2;
+    case TSR_FILE_J2K: return TSR_FORMAT_J2K;
     default: return TSR_FORMAT_UNKNOWN;
     }
 }
 
 tsr_format tsr_format_from_name(const char *path)
 {
-    return tsr__file_format_image(tsr__file_format_of(path));
+    return tsr_file_type_image(tsr_file_type_of(path));
 }
 
-tsr_status tsr__output_format(tsr_ctx *ctx, const char *path, unsigned writable,
-                              tsr__file_format fallback, tsr__file_format *out)
+tsr_status tsr_output_format(tsr_ctx *ctx, const char *path, unsigned writable,
+                             tsr_file_type fallback, tsr_file_type *out)
 {
-    tsr__file_format f = tsr__file_format_of(path);
-    if (f == TSR__FILE_NONE && fallback != TSR__FILE_NONE)
+    tsr_file_type f = tsr_file_type_of(path);
+    if (f == TSR_FILE_NONE && fallback != TSR_FILE_NONE)
         f = fallback;
-    if (f != TSR__FILE_NONE && f != TSR__FILE_OTHER && (writable & TSR__FILE_BIT(f))) {
+    if (f != TSR_FILE_NONE && f != TSR_FILE_OTHER && (writable & TSR_FILE_BIT(f))) {
         *out = f;
         return TSR_OK;
     }
     char list[256] = "";
     size_t used = 0;
     for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++)
-        if (writable & TSR__FILE_BIT(extensions[i].format)) {
+        if (writable & TSR_FILE_BIT(extensions[i].format)) {
             int n = snprintf(list + used, sizeof list - used, "%s.%s", used ? ", " : "",
                              extensions[i].ext);
             if (n < 0 || (size_t)n >= sizeof list - used)
@@ -208,15 +210,15 @@ tsr_status tsr__output_format(tsr_ctx *ctx, const char *path, unsigned writable,
                      "%s: tessera cannot write .%s files here (it writes %s)", path, ext, list);
 }
 
-tsr_status tsr__file_format_check_channels(tsr_ctx *ctx, const char *path, tsr__file_format f,
-                                           int channels)
+tsr_status tsr_file_type_check_channels(tsr_ctx *ctx, const char *path, tsr_file_type f,
+                                        int channels)
 {
-    if (f == TSR__FILE_PGM && channels != 1)
+    if (f == TSR_FILE_PGM && channels != 1)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "%s: PGM holds gray images; this one has %d channels (use .ppm for "
                          "colour, or .pnm, which takes either)",
                          path, channels);
-    if (f == TSR__FILE_PPM && channels != 3)
+    if (f == TSR_FILE_PPM && channels != 3)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "%s: PPM holds colour (RGB) images; this one has %d channel%s (use .pgm "
                          "for gray, or .pnm, which takes either)",

@@ -1,6 +1,6 @@
 /* Image I/O dispatch: decode from memory, load a file, save a file atomically. */
 #include "io/codecs.h"
-#include "io/format.h"
+#include "tessera/io.h"
 
 #include "core/checked.h"
 #include "core/ctx.h"
@@ -247,12 +247,12 @@ tsr_status tsr__image_check_savable(tsr_ctx *ctx, tsr_format f, const tsr_image 
     if (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "JPEG 2000 files are written by tsr_j2k_encode_save (tessera/j2k.h)");
-    if (!tsr__format_depths(f))
+    if (!tsr_format_depths(f))
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "unknown output format %d", (int)f);
-    if (!(tsr__format_depths(f) & TSR__DEPTH_BIT(img->depth)))
+    if (!(tsr_format_depths(f) & TSR_DEPTH_BIT(img->depth)))
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "%s cannot store %s samples", tsr_format_name(f),
                          depth_text(img->depth));
-    if (!(tsr__format_channels(f) & TSR__CHANNELS_BIT(img->channels))) {
+    if (!(tsr_format_channels(f) & TSR_CHANNELS_BIT(img->channels))) {
         if (f == TSR_FORMAT_PNM)
             return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                              "PNM (PGM/PPM) cannot store an alpha channel (%d channels given; "
@@ -291,19 +291,18 @@ tsr_status tsr_image_save(tsr_ctx *ctx, const char *path, const tsr_image *img,
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "WebP quality %d is outside 0..100 (0: lossless)", o.webp_quality);
     tsr_format f = o.format;
-    tsr__file_format named = TSR__FILE_NONE; /* PGM and PPM say which PNM */
+    tsr_file_type named = TSR_FILE_NONE; /* PGM and PPM say which PNM */
     if (f == TSR_FORMAT_UNKNOWN) {
-        if ((st = tsr__output_format(ctx, path, TSR__WRITES_IMAGE, TSR__FILE_NONE, &named)) !=
-            TSR_OK)
+        if ((st = tsr_output_format(ctx, path, TSR_WRITES_IMAGE, TSR_FILE_NONE, &named)) != TSR_OK)
             return st;
-        f = tsr__file_format_image(named);
+        f = tsr_file_type_image(named);
     }
     st = tsr_image_check(ctx, img);
     if (st == TSR_OK)
         st = tsr__image_check_savable(ctx, f, img);
     if (st != TSR_OK)
         return tsr__image_prefix_path(ctx, st, path);
-    if ((st = tsr__file_format_check_channels(ctx, path, named, img->channels)) != TSR_OK)
+    if ((st = tsr_file_type_check_channels(ctx, path, named, img->channels)) != TSR_OK)
         return st;
 
     tsr__atomic_file af;

@@ -2,7 +2,7 @@
 #include "io/row_writer.h"
 
 #include "io/codecs.h"
-#include "io/format.h"
+#include "tessera/io.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,8 +38,8 @@ tsr_status tsr__row_writer_open(tsr_ctx *ctx, const char *path, const tsr_image 
     w->desc.data = NULL;
     if (st != TSR_OK)
         return tsr__image_prefix_path(ctx, st, path);
-    if ((st = tsr__file_format_check_channels(ctx, path, tsr__file_format_of(path),
-                                              desc->channels)) != TSR_OK)
+    if ((st = tsr_file_type_check_channels(ctx, path, tsr_file_type_of(path), desc->channels)) !=
+        TSR_OK)
         return st;
     if ((st = tsr__atomic_open(ctx, path, &w->af)) != TSR_OK)
         return st; /* the message names the path */

@@ -7,8 +7,7 @@
 #   a domain  (every other folder of src/) includes core, io, the toolboxes and itself, never
 #             another domain;
 #   src/      never includes tools/, dev/, bench/ or tests/;
-#   tools/    (the CLI) includes only the public headers (tessera/...) and its own files, except
-#             the exceptions listed in `known` below (printed on every run, to be removed).
+#   tools/    (the CLI) includes only the public headers (tessera/...) and its own files.
 # Skips (77) outside a git checkout (the file list is git's).
 set -u
 root=${TSR_SOURCE_DIR:?TSR_SOURCE_DIR is not set}
@@ -19,9 +18,6 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 bad=0
 toolboxes="cuda opencl"
-# The CLI's output-path rules (what an extension writes, whether two names are one file, probing
-# an output before the work) are internal until their public API exists: docs/ARCHITECTURE.md.
-known=" tools/tessera/cli.c:io/atomic_file.h tools/tessera/cli.h:io/atomic_file.h tools/tessera/cli.h:io/format.h "
 allowed() { # area of the including file, included path -> 0 when allowed
     local area=$1 inc=$2 top=${2%%/*}
     [ "$top" = "$inc" ] && return 0                      # a header beside the file
@@ -52,10 +48,7 @@ while IFS= read -r f; do
     while IFS= read -r inc; do
         case $inc in tessera/* | */*) ;; *) continue ;; esac
         case $inc in tessera/*) ;; *)
-            case $known in
-            *" $f:$inc "*) echo "known exception: $f includes $inc (internal output-path rules)" ;;
-            *) echo "$f includes $inc: the CLI uses the public headers only (tessera/...)"; bad=1 ;;
-            esac ;;
+            echo "$f includes $inc: the CLI uses the public headers only (tessera/...)"; bad=1 ;;
         esac
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 done < <(git ls-files 'tools/*.c' 'tools/*.h')

@@ -1,12 +1,12 @@
 /* Output names and paths (src/io/format.c, src/io/atomic_file.c): the extension-to-format rule
- * and its messages, the channel rule of .pgm/.ppm, tsr__output_probe on missing folders,
- * folders and special files, tsr__same_file, and the writer's handling of symlinks (target
+ * and its messages, the channel rule of .pgm/.ppm, tsr_output_probe on missing folders,
+ * folders and special files, tsr_same_file, and the writer's handling of symlinks (target
  * written, link kept), replaced files' modes and FIFOs (written through, not replaced). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "testlib.h"
 
 #include "io/atomic_file.h"
-#include "io/format.h"
+#include "tessera/io.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,47 +29,45 @@ static const char *at(const char *name)
 
 static void test_format_rule(tsr_ctx *ctx)
 {
-    CHECK(tsr__file_format_of("a/b.PNG") == TSR__FILE_PNG);
-    CHECK(tsr__file_format_of("x.jpeg") == TSR__FILE_JPEG);
-    CHECK(tsr__file_format_of("x.pgm") == TSR__FILE_PGM);
-    CHECK(tsr__file_format_of("x.PPM") == TSR__FILE_PPM);
-    CHECK(tsr__file_format_of("x.graphml") == TSR__FILE_GRAPHML);
-    CHECK(tsr__file_format_of("x.webp") == TSR__FILE_WEBP);
-    CHECK(tsr__file_format_of("x.gif") == TSR__FILE_OTHER);
-    CHECK(tsr__file_format_of("-") == TSR__FILE_NONE);
-    CHECK(tsr__file_format_of("out") == TSR__FILE_NONE);
-    CHECK(tsr__file_format_of(".png") == TSR__FILE_NONE);
-    CHECK(tsr__file_format_of("dir.png/x") == TSR__FILE_NONE);
-    CHECK(tsr__file_format_of("x.") == TSR__FILE_NONE);
+    CHECK(tsr_file_type_of("a/b.PNG") == TSR_FILE_PNG);
+    CHECK(tsr_file_type_of("x.jpeg") == TSR_FILE_JPEG);
+    CHECK(tsr_file_type_of("x.pgm") == TSR_FILE_PGM);
+    CHECK(tsr_file_type_of("x.PPM") == TSR_FILE_PPM);
+    CHECK(tsr_file_type_of("x.graphml") == TSR_FILE_GRAPHML);
+    CHECK(tsr_file_type_of("x.webp") == TSR_FILE_WEBP);
+    CHECK(tsr_file_type_of("x.gif") == TSR_FILE_OTHER);
+    CHECK(tsr_file_type_of("-") == TSR_FILE_NONE);
+    CHECK(tsr_file_type_of("out") == TSR_FILE_NONE);
+    CHECK(tsr_file_type_of(".png") == TSR_FILE_NONE);
+    CHECK(tsr_file_type_of("dir.png/x") == TSR_FILE_NONE);
+    CHECK(tsr_file_type_of("x.") == TSR_FILE_NONE);
     CHECK(tsr_format_from_name("x.ppm") == TSR_FORMAT_PNM);
     CHECK(tsr_format_from_name("x.gif") == TSR_FORMAT_UNKNOWN);
 
-    tsr__file_format f = TSR__FILE_NONE;
-    CHECK_OK(ctx, tsr__output_format(ctx, "a.Jpg", TSR__WRITES_IMAGE, TSR__FILE_NONE, &f));
-    CHECK(f == TSR__FILE_JPEG);
-    CHECK_OK(ctx, tsr__output_format(ctx, "-", TSR__WRITES_IMAGE, TSR__FILE_PNG, &f));
-    CHECK(f == TSR__FILE_PNG);
-    CHECK_STATUS(tsr__output_format(ctx, "r.gif", TSR__WRITES_IMAGE, TSR__FILE_PNG, &f),
+    tsr_file_type f = TSR_FILE_NONE;
+    CHECK_OK(ctx, tsr_output_format(ctx, "a.Jpg", TSR_WRITES_IMAGE, TSR_FILE_NONE, &f));
+    CHECK(f == TSR_FILE_JPEG);
+    CHECK_OK(ctx, tsr_output_format(ctx, "-", TSR_WRITES_IMAGE, TSR_FILE_PNG, &f));
+    CHECK(f == TSR_FILE_PNG);
+    CHECK_STATUS(tsr_output_format(ctx, "r.gif", TSR_WRITES_IMAGE, TSR_FILE_PNG, &f),
                  TSR_ERR_INVALID_ARGUMENT);
     CHECK(strstr(tsr_ctx_last_error(ctx), "r.gif: tessera cannot write .gif files here") != NULL);
-    CHECK_STATUS(tsr__output_format(ctx, "r.jp2", TSR__WRITES_IMAGE, TSR__FILE_PNG, &f),
+    CHECK_STATUS(tsr_output_format(ctx, "r.jp2", TSR_WRITES_IMAGE, TSR_FILE_PNG, &f),
                  TSR_ERR_INVALID_ARGUMENT); /* JPEG 2000 is not tsr_image_save's */
-    CHECK_OK(ctx, tsr__output_format(ctx, "r.jp2", TSR__WRITES_IMAGE_J2K, TSR__FILE_PNG, &f));
-    CHECK(f == TSR__FILE_JP2);
+    CHECK_OK(ctx, tsr_output_format(ctx, "r.jp2", TSR_WRITES_IMAGE_J2K, TSR_FILE_PNG, &f));
+    CHECK(f == TSR_FILE_JP2);
     CHECK(strstr(tsr_ctx_last_error(ctx), ".png, .jpg") != NULL);
-    CHECK_STATUS(tsr__output_format(ctx, "o.json", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, &f),
+    CHECK_STATUS(tsr_output_format(ctx, "o.json", TSR_FILE_BIT(TSR_FILE_SVG), TSR_FILE_SVG, &f),
                  TSR_ERR_INVALID_ARGUMENT);
     CHECK(strstr(tsr_ctx_last_error(ctx), "(it writes .svg)") != NULL);
-    CHECK_STATUS(tsr__output_format(ctx, "out", TSR__WRITES_IMAGE, TSR__FILE_NONE, &f),
+    CHECK_STATUS(tsr_output_format(ctx, "out", TSR_WRITES_IMAGE, TSR_FILE_NONE, &f),
                  TSR_ERR_INVALID_ARGUMENT);
     CHECK(strstr(tsr_ctx_last_error(ctx), "no extension") != NULL);
 
-    CHECK_OK(ctx, tsr__file_format_check_channels(ctx, "g.pgm", TSR__FILE_PGM, 1));
-    CHECK_STATUS(tsr__file_format_check_channels(ctx, "c.pgm", TSR__FILE_PGM, 3),
-                 TSR_ERR_UNSUPPORTED);
-    CHECK_STATUS(tsr__file_format_check_channels(ctx, "g.ppm", TSR__FILE_PPM, 1),
-                 TSR_ERR_UNSUPPORTED);
-    CHECK_OK(ctx, tsr__file_format_check_channels(ctx, "g.pnm", TSR__FILE_PNM, 1));
+    CHECK_OK(ctx, tsr_file_type_check_channels(ctx, "g.pgm", TSR_FILE_PGM, 1));
+    CHECK_STATUS(tsr_file_type_check_channels(ctx, "c.pgm", TSR_FILE_PGM, 3), TSR_ERR_UNSUPPORTED);
+    CHECK_STATUS(tsr_file_type_check_channels(ctx, "g.ppm", TSR_FILE_PPM, 1), TSR_ERR_UNSUPPORTED);
+    CHECK_OK(ctx, tsr_file_type_check_channels(ctx, "g.pnm", TSR_FILE_PNM, 1));
 
     /* tsr_image_save follows the rule: colour into .pgm writes nothing */
     tsr_image img;
@@ -104,15 +102,15 @@ static int file_is(const char *path, const char *text)
 
 static void test_paths(tsr_ctx *ctx)
 {
-    tsr__output_kind kind = 0;
-    CHECK_STATUS(tsr__output_probe(ctx, at("none/x.png"), &kind), TSR_ERR_IO);
+    tsr_output_kind kind = 0;
+    CHECK_STATUS(tsr_output_probe(ctx, at("none/x.png"), &kind), TSR_ERR_IO);
     CHECK(strstr(tsr_ctx_last_error(ctx), "No such file") != NULL);
-    CHECK_STATUS(tsr__output_probe(ctx, dir, &kind), TSR_ERR_IO);
+    CHECK_STATUS(tsr_output_probe(ctx, dir, &kind), TSR_ERR_IO);
     CHECK(strstr(tsr_ctx_last_error(ctx), "folder") != NULL);
-    CHECK_OK(ctx, tsr__output_probe(ctx, at("new.png"), &kind));
-    CHECK(kind == TSR__OUTPUT_NEW);
-    CHECK_OK(ctx, tsr__output_probe(ctx, "-", &kind));
-    CHECK(kind == TSR__OUTPUT_STREAM);
+    CHECK_OK(ctx, tsr_output_probe(ctx, at("new.png"), &kind));
+    CHECK(kind == TSR_OUTPUT_NEW);
+    CHECK_OK(ctx, tsr_output_probe(ctx, "-", &kind));
+    CHECK(kind == TSR_OUTPUT_STREAM);
     CHECK(access(at("new.png"), F_OK) != 0); /* probing writes nothing */
 
     /* a symlink's target is written, the link stays; a dangling one creates its target */
@@ -124,11 +122,11 @@ static void test_paths(tsr_ctx *ctx)
     CHECK(write_text(ctx, at("link.txt"), "two"));
     CHECK(lstat(at("link.txt"), &sb) == 0 && S_ISLNK(sb.st_mode));
     CHECK(file_is(at("target.txt"), "two"));
-    CHECK(tsr__same_file(at("link.txt"), at("target.txt")));
-    CHECK(tsr__same_file(at("new.png"), at("./new.png")));
-    CHECK(!tsr__same_file(at("new.png"), at("other.png")));
-    CHECK(tsr__same_file("-", "-"));
-    CHECK(!tsr__same_file("-", at("target.txt")));
+    CHECK(tsr_same_file(at("link.txt"), at("target.txt")));
+    CHECK(tsr_same_file(at("new.png"), at("./new.png")));
+    CHECK(!tsr_same_file(at("new.png"), at("other.png")));
+    CHECK(tsr_same_file("-", "-"));
+    CHECK(!tsr_same_file("-", at("target.txt")));
 
     /* a replaced file keeps its mode */
     CHECK(chmod(at("target.txt"), 0640) == 0);
@@ -138,8 +136,8 @@ static void test_paths(tsr_ctx *ctx)
 
     /* a FIFO is written through, not replaced */
     CHECK(mkfifo(at("fifo"), 0600) == 0);
-    CHECK_OK(ctx, tsr__output_probe(ctx, at("fifo"), &kind));
-    CHECK(kind == TSR__OUTPUT_STREAM);
+    CHECK_OK(ctx, tsr_output_probe(ctx, at("fifo"), &kind));
+    CHECK(kind == TSR_OUTPUT_STREAM);
     pid_t pid = fork();
     if (pid == 0) { /* the reader: copies the FIFO into a file */
         char buf[64];

@@ -2,8 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include "io/atomic_file.h"
-
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -414,7 +412,7 @@ void cli_progress_end(cli_progress *p)
 /* A name among a command's inputs and outputs, sorted by identity to find two that are one
  * file in O(n log n) (batches of thousands of images). */
 typedef struct named_file {
-    tsr__file_identity id;
+    tsr_file_identity id;
     int output; /* 1: an output, 0: an input */
     int index;
 } named_file;
@@ -422,7 +420,7 @@ typedef struct named_file {
 static int cmp_named_file(const void *p, const void *q)
 {
     const named_file *a = p, *b = q;
-    int c = tsr__file_identity_compare(&a->id, &b->id);
+    int c = tsr_file_identity_compare(&a->id, &b->id);
     if (c)
         return c;
     if (a->output != b->output)
@@ -438,19 +436,19 @@ int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *i
         cli_output *o = &outs[i];
         if (!o->path)
             continue;
-        o->format = TSR__FILE_NONE;
-        if (tsr__file_format_of(o->path) != TSR__FILE_NONE || o->fallback != TSR__FILE_NONE) {
-            if (tsr__output_format(ctx, o->path, o->writable, o->fallback, &o->format) != TSR_OK) {
+        o->format = TSR_FILE_NONE;
+        if (tsr_file_type_of(o->path) != TSR_FILE_NONE || o->fallback != TSR_FILE_NONE) {
+            if (tsr_output_format(ctx, o->path, o->writable, o->fallback, &o->format) != TSR_OK) {
                 cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
                 return TSR_EXIT_USAGE;
             }
         }
-        tsr__output_kind kind;
-        if (tsr__output_probe(ctx, o->path, &kind) != TSR_OK) {
+        tsr_output_kind kind;
+        if (tsr_output_probe(ctx, o->path, &kind) != TSR_OK) {
             cli_error(cmd, "%s", tsr_ctx_last_error(ctx));
             return TSR_EXIT_FAILURE;
         }
-        o->stream = kind == TSR__OUTPUT_STREAM;
+        o->stream = kind == TSR_OUTPUT_STREAM;
         if (strcmp(o->path, "-") == 0) {
             if (stdout_user >= 0) {
                 cli_error(cmd, "%s and %s both name standard output ('-')", outs[stdout_user].what,
@@ -469,16 +467,16 @@ int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *i
     }
     size_t n = 0;
     for (int i = 0; i < nouts; i++)
-        if (outs[i].path && tsr__file_identify(outs[i].path, &all[n].id))
+        if (outs[i].path && tsr_file_identify(outs[i].path, &all[n].id))
             all[n].output = 1, all[n++].index = i;
     for (int i = 0; i < ninputs && n; i++)
-        if (inputs[i] && tsr__file_identify(inputs[i], &all[n].id))
+        if (inputs[i] && tsr_file_identify(inputs[i], &all[n].id))
             all[n].output = 0, all[n++].index = i;
     qsort(all, n, sizeof *all, cmp_named_file);
     int rc = 0;
     for (size_t k = 1; k < n && !rc; k++) {
         const named_file *a = &all[k - 1], *b = &all[k];
-        if (tsr__file_identity_compare(&a->id, &b->id) != 0 || !b->output)
+        if (tsr_file_identity_compare(&a->id, &b->id) != 0 || !b->output)
             continue;
         if (a->output) {
             cli_error(cmd, "%s '%s' and %s '%s' name the same file", outs[a->index].what,
@@ -497,7 +495,7 @@ int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *i
 int cli_check_output(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out,
                      unsigned writable)
 {
-    cli_output o = {out, "OUT", writable, TSR__FILE_NONE, TSR__FILE_NONE, 0};
+    cli_output o = {out, "OUT", writable, TSR_FILE_NONE, TSR_FILE_NONE, 0};
     return cli_check_outputs(cmd, ctx, &in, 1, &o, 1, 0);
 }
 
@@ -756,19 +754,19 @@ static void convert_sample(const void *p, tsr_depth from, void *q, tsr_depth to)
 tsr_status cli_image_fit(tsr_ctx *ctx, tsr_format f, const tsr_image *img, tsr_image *out,
                          char *note, size_t note_cap)
 {
-    unsigned depths = tsr__format_depths(f), chans = tsr__format_channels(f);
+    unsigned depths = tsr_format_depths(f), chans = tsr_format_channels(f);
     note[0] = '\0';
     *out = *img;
     if (!depths)
         return TSR_OK; /* not an image format: tsr_image_save says so */
     tsr_depth d = img->depth;
-    if (!(depths & TSR__DEPTH_BIT(d)))
-        d = (depths & TSR__DEPTH_BIT(TSR_F32)) && !(depths & TSR__DEPTH_BIT(TSR_U8)) ? TSR_F32
-            : img->depth == TSR_F32 && (depths & TSR__DEPTH_BIT(TSR_U16))            ? TSR_U16
-                                                                                     : TSR_U8;
+    if (!(depths & TSR_DEPTH_BIT(d)))
+        d = (depths & TSR_DEPTH_BIT(TSR_F32)) && !(depths & TSR_DEPTH_BIT(TSR_U8)) ? TSR_F32
+            : img->depth == TSR_F32 && (depths & TSR_DEPTH_BIT(TSR_U16))           ? TSR_U16
+                                                                                   : TSR_U8;
     int c = img->channels;
     static const int prefer[5][3] = {{0}, {3, 0, 0}, {4, 1, 3}, {0}, {3, 0, 0}};
-    for (int k = 0; k < 3 && !(chans & TSR__CHANNELS_BIT(c)); k++)
+    for (int k = 0; k < 3 && !(chans & TSR_CHANNELS_BIT(c)); k++)
         if (prefer[img->channels][k])
             c = prefer[img->channels][k];
     if (d == img->depth && c == img->channels)
@@ -808,9 +806,9 @@ tsr_status cli_image_fit(tsr_ctx *ctx, tsr_format f, const tsr_image *img, tsr_i
 int cli_image_save(const cli_command *cmd, tsr_ctx *ctx, const char *path, const tsr_image *img,
                    const tsr_save_options *so, tsr_format fallback, int quiet)
 {
-    tsr__file_format named = tsr__file_format_of(path);
-    tsr_format f = named == TSR__FILE_NONE ? fallback : tsr__file_format_image(named);
-    if (named == TSR__FILE_NONE && (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K))
+    tsr_file_type named = tsr_file_type_of(path);
+    tsr_format f = named == TSR_FILE_NONE ? fallback : tsr_file_type_image(named);
+    if (named == TSR_FILE_NONE && (f == TSR_FORMAT_JP2 || f == TSR_FORMAT_J2K))
         f = TSR_FORMAT_PNG;
     tsr_image fit;
     char note[200];
@@ -825,7 +823,7 @@ int cli_image_save(const cli_command *cmd, tsr_ctx *ctx, const char *path, const
         st = tsr_j2k_encode_save(ctx, &fit, &jo, path, NULL);
     } else {
         tsr_save_options o = *so;
-        o.format = named == TSR__FILE_NONE ? f : TSR_FORMAT_UNKNOWN;
+        o.format = named == TSR_FILE_NONE ? f : TSR_FORMAT_UNKNOWN;
         st = tsr_image_save(ctx, path, &fit, &o);
     }
     if (fit.data != img->data)

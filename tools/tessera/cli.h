@@ -4,8 +4,6 @@
 #ifndef TSR_CLI_H
 #define TSR_CLI_H
 
-#include "io/atomic_file.h"
-#include "io/format.h"
 #include "tessera/tessera.h"
 
 #include <stdio.h>
@@ -98,9 +96,9 @@ int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_sav
 
 /* The image formats resize and carve write: tsr_image_save's and JPEG 2000 (.jp2, .j2k, .j2c:
  * lossless, through tsr_j2k_encode_save). */
-#define CLI_WRITES_IMAGE TSR__WRITES_IMAGE_J2K
+#define CLI_WRITES_IMAGE TSR_WRITES_IMAGE_J2K
 /* The output formats --quality applies to (JPEG, WebP). */
-#define CLI_QUALITY_FORMATS (TSR__FILE_BIT(TSR__FILE_JPEG) | TSR__FILE_BIT(TSR__FILE_WEBP))
+#define CLI_QUALITY_FORMATS (TSR_FILE_BIT(TSR_FILE_JPEG) | TSR_FILE_BIT(TSR_FILE_WEBP))
 
 /* Loads an image: every format tsr_image_load reads, and JPEG 2000 (JP2/JPH files and
  * codestreams, by content) through tsr_j2k_decode_image, whose warnings (a truncated stream)
@@ -200,18 +198,18 @@ int cli_size_keep_aspect(int32_t in_w, int32_t in_h, int32_t max_side, int32_t *
 typedef struct cli_output {
     const char *path;  /* NULL: not asked for */
     const char *what;  /* how messages name it when two collide: "OUT", "--svg" */
-    unsigned writable; /* the formats it may be written in (a mask of TSR__FILE_BIT) */
-    /* The format of "-" and of a name without an extension; TSR__FILE_NONE: the input's
+    unsigned writable; /* the formats it may be written in (a mask of TSR_FILE_BIT) */
+    /* The format of "-" and of a name without an extension; TSR_FILE_NONE: the input's
      * format, which the command applies once the input is read (images). */
-    tsr__file_format fallback;
-    tsr__file_format format; /* out: the name's format, or the fallback; NONE while deferred */
+    tsr_file_type fallback;
+    tsr_file_type format; /* out: the name's format, or the fallback; NONE while deferred */
     int stream; /* out: standard output, a device or a FIFO: written directly, never replaced */
 } cli_output;
 
 /* The one check of a command's outputs, before it reads or computes anything: each output's
- * format comes from its name (io/format.h: an extension tessera cannot write there is a
+ * format comes from its name (tsr_output_format: an extension tessera cannot write there is a
  * usage error naming it and the formats it can write, exit 2); its path must be writable
- * (tsr__output_probe: a missing or read-only folder, a read-only file, a folder given as a
+ * (tsr_output_probe: a missing or read-only folder, a read-only file, a folder given as a
  * file fail with exit 1); two outputs may not name one file, and an output may not be one of
  * the inputs unless `overwrite` (--overwrite) allows it (exit 2). Prints one line and returns
  * the exit code, or 0. */
@@ -219,7 +217,7 @@ int cli_check_outputs(const cli_command *cmd, tsr_ctx *ctx, const char *const *i
                       cli_output *outs, int nouts, int overwrite);
 
 /* cli_check_outputs for a command's one input and one output, which may be written in the
- * formats of `writable` (TSR__FILE_BIT mask; a name without an extension passes to the
+ * formats of `writable` (TSR_FILE_BIT mask; a name without an extension passes to the
  * command's own rule). */
 int cli_check_output(const cli_command *cmd, tsr_ctx *ctx, const char *in, const char *out,
                      unsigned writable);

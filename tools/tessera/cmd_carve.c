@@ -95,8 +95,8 @@ static int save(const cli_command *cmd, tsr_ctx *ctx, carve_outputs *outs, const
     int rc = cli_image_save(cmd, ctx, path, img, base, fallback, quiet);
     if (rc != 0)
         return rc;
-    tsr__output_kind kind;
-    if (tsr__output_probe(ctx, path, &kind) == TSR_OK && kind != TSR__OUTPUT_STREAM)
+    tsr_output_kind kind;
+    if (tsr_output_probe(ctx, path, &kind) == TSR_OK && kind != TSR_OUTPUT_STREAM)
         outs->paths[outs->written++] = path; /* a file that a later failure takes back */
     return 0;
 }
@@ -184,9 +184,9 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     const int json = cli_get(cmd, &args, "json") != NULL;
     const int quiet = json || cli_get(cmd, &args, "quiet") != NULL;
 
-    if (quality && !(CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(out))) &&
-        tsr__file_format_of(out) != TSR__FILE_NONE &&
-        (!seams || !(CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(seams))))) {
+    if (quality && !(CLI_QUALITY_FORMATS & TSR_FILE_BIT(tsr_file_type_of(out))) &&
+        tsr_file_type_of(out) != TSR_FILE_NONE &&
+        (!seams || !(CLI_QUALITY_FORMATS & TSR_FILE_BIT(tsr_file_type_of(seams))))) {
         cli_error(cmd, "--quality applies to JPEG (.jpg, .jpeg) and WebP (.webp) outputs only");
         return TSR_EXIT_USAGE;
     }
@@ -195,11 +195,11 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
         return rc;
     const char *inputs[] = {in, keep, drop, map};
     cli_output checks[] = {
-        {out, "OUT", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
-        {seams, "--seams", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0},
+        {out, "OUT", CLI_WRITES_IMAGE, TSR_FILE_NONE, 0, 0},
+        {seams, "--seams", CLI_WRITES_IMAGE, TSR_FILE_NONE, 0, 0},
         {save_map, "--save-map",
-         TSR__FILE_BIT(TSR__FILE_PNG) | TSR__FILE_BIT(TSR__FILE_PGM) | TSR__FILE_BIT(TSR__FILE_PNM),
-         TSR__FILE_PNG, 0, 0}};
+         TSR_FILE_BIT(TSR_FILE_PNG) | TSR_FILE_BIT(TSR_FILE_PGM) | TSR_FILE_BIT(TSR_FILE_PNM),
+         TSR_FILE_PNG, 0, 0}};
     if ((rc = cli_check_outputs(cmd, ctx, inputs, 4, checks, 3,
                                 cli_get(cmd, &args, "overwrite") != NULL)) != 0) {
         tsr_ctx_destroy(ctx);

@@ -218,7 +218,7 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.components = comps;
         opt.num_components = k;
     }
-    int pgx = cli_check_output(cmd, ctx, in, out, TSR__WRITES_ROWS | TSR__FILE_BIT(TSR__FILE_PGX));
+    int pgx = cli_check_output(cmd, ctx, in, out, TSR_WRITES_ROWS | TSR_FILE_BIT(TSR_FILE_PGX));
     if (pgx)
         return pgx;
     size_t olen = strlen(out);

@@ -258,7 +258,7 @@ done:
 static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
                       const char *out)
 {
-    cli_output o = {out, "OUT", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0};
+    cli_output o = {out, "OUT", TSR_FILE_BIT(TSR_FILE_SVG), TSR_FILE_SVG, 0, 0};
     int rc = cli_check_outputs(cmd, ctx, &in, 1, &o, 1, cli_get(cmd, args, "overwrite") != NULL);
     if (rc)
         return rc;
@@ -408,10 +408,10 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
     /* OUT: JSON (saved as the search goes) or GraphML (written at the end); "-" or a name
      * without an extension: JSON. The checkpoint is JSON and must be a file to resume from. */
     cli_output outs[3] = {
-        {out, "OUT", TSR__FILE_BIT(TSR__FILE_JSON) | TSR__FILE_BIT(TSR__FILE_GRAPHML),
-         TSR__FILE_JSON, 0, 0},
-        {svg, "--svg", TSR__FILE_BIT(TSR__FILE_SVG), TSR__FILE_SVG, 0, 0},
-        {checkpoint, "--checkpoint", TSR__FILE_BIT(TSR__FILE_JSON), TSR__FILE_JSON, 0, 0}};
+        {out, "OUT", TSR_FILE_BIT(TSR_FILE_JSON) | TSR_FILE_BIT(TSR_FILE_GRAPHML), TSR_FILE_JSON, 0,
+         0},
+        {svg, "--svg", TSR_FILE_BIT(TSR_FILE_SVG), TSR_FILE_SVG, 0, 0},
+        {checkpoint, "--checkpoint", TSR_FILE_BIT(TSR_FILE_JSON), TSR_FILE_JSON, 0, 0}};
     int rc = cli_check_outputs(cmd, ctx, &in, 1, outs, 3, cli_get(cmd, args, "overwrite") != NULL);
     if (rc)
         return rc;
@@ -419,7 +419,7 @@ static int run_optimize(const cli_command *cmd, const cli_args *args, tsr_ctx *c
         cli_error(cmd, "--checkpoint '%s' must be a file (it is read back to resume)", checkpoint);
         return TSR_EXIT_USAGE;
     }
-    const int out_graphml = outs[0].format == TSR__FILE_GRAPHML;
+    const int out_graphml = outs[0].format == TSR_FILE_GRAPHML;
     tsr_layout *l = NULL, *resume = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)

@@ -101,9 +101,8 @@ static int resize_chunk(resize_job *job, char **in, char **out, size_t count, in
         int32_t w, h;
         if (cli_image_load(job->cmd, job->ctx, in[i], &src[i], &format[i], job->quiet) != 0) {
             /* the message names the file */
-        } else if ((st = tsr__file_format_check_channels(job->ctx, out[i],
-                                                         tsr__file_format_of(out[i]),
-                                                         src[i].channels)) != TSR_OK) {
+        } else if ((st = tsr_file_type_check_channels(job->ctx, out[i], tsr_file_type_of(out[i]),
+                                                      src[i].channels)) != TSR_OK) {
             cli_fail(job->cmd, job->ctx, st, NULL);
         } else if (output_size(job, &src[i], &w, &h) != TSR_OK) {
             if (job->has_size)
@@ -285,12 +284,12 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
         rc = TSR_EXIT_FAILURE;
     }
     for (int i = 0; i < ninputs && rc == 0; i++)
-        checks[i] = (cli_output){outs[i], "output", CLI_WRITES_IMAGE, TSR__FILE_NONE, 0, 0};
+        checks[i] = (cli_output){outs[i], "output", CLI_WRITES_IMAGE, TSR_FILE_NONE, 0, 0};
     int any_lossy = 0; /* --quality is for JPEG and WebP outputs: one named so, or one without
                         * an extension (the input's format, which may be JPEG or WebP) */
     for (int i = 0; i < ninputs && rc == 0; i++)
-        any_lossy |= (CLI_QUALITY_FORMATS & TSR__FILE_BIT(tsr__file_format_of(outs[i]))) ||
-                     tsr__file_format_of(outs[i]) == TSR__FILE_NONE;
+        any_lossy |= (CLI_QUALITY_FORMATS & TSR_FILE_BIT(tsr_file_type_of(outs[i]))) ||
+                     tsr_file_type_of(outs[i]) == TSR_FILE_NONE;
     if (rc == 0 && quality && !any_lossy) {
         cli_error(cmd, "--quality applies to JPEG (.jpg, .jpeg) and WebP (.webp) outputs only");
         rc = TSR_EXIT_USAGE;
