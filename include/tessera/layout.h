@@ -67,6 +67,17 @@ tsr_status tsr_layout_write_graphml(tsr_ctx *ctx, const tsr_layout *layout, cons
  * the rest shaded from grey by their count. */
 tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *layout, const char *path);
 
+/* Largest side of a rendered picture, in pixels. */
+#define TSR_LAYOUT_MAX_PICTURE 16384
+/* The size of the picture tsr_layout_render draws whose longer side is `longest` pixels
+ * (1..TSR_LAYOUT_MAX_PICTURE): the canvas and its margin in their proportions. */
+tsr_status tsr_layout_render_size(tsr_ctx *ctx, const tsr_layout *layout, int32_t longest,
+                                  int32_t *width, int32_t *height);
+/* Draws the SVG writer's picture into out, an 8-bit RGB host image the caller allocated, of any
+ * size: the canvas and its margin scaled to fit, from the top-left corner, on white (every pixel
+ * is written), anti-aliased. Saving it is tsr_image_save's (tessera/io.h). */
+tsr_status tsr_layout_render(tsr_ctx *ctx, const tsr_layout *layout, tsr_image *out);
+
 typedef struct tsr_layout_score {
     int64_t K, n_K, Phi, C;
 } tsr_layout_score;

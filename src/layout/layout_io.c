@@ -1,6 +1,7 @@
 /* Reading by name and content (contest JSON, GraphML, DOT, CSV, edge list) and writing contest
- * JSON, GraphML and SVG, atomically. */
+ * JSON, GraphML and SVG (of picture.h's description), atomically. */
 #include "layout/layout_internal.h"
+#include "layout/picture.h"
 
 #include "core/checked.h"
 #include "io/atomic_file.h"
@@ -384,45 +385,15 @@ tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *l, const char *p
         return st;
     if (!l || !path)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "layout: NULL argument to write");
-    int32_t *counts = NULL;
-    int32_t *order = NULL;
+    tsr__picture pic;
     outbuf *o = NULL;
-    size_t m = (size_t)l->num_edges, bytes;
-    if (!tsr__size_mul(m ? m : 1, sizeof(int32_t), &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: too many edges");
-    if ((st = tsr__alloc(ctx, bytes, (void **)&counts)) != TSR_OK ||
-        (st = tsr__alloc(ctx, bytes, (void **)&order)) != TSR_OK ||
-        (st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK)
+    if ((st = tsr__picture_make(ctx, l, &pic)) != TSR_OK)
+        return st;
+    if ((st = tsr__alloc(ctx, sizeof *o, (void **)&o)) != TSR_OK ||
+        (st = ob_open(ctx, o, path)) != TSR_OK)
         goto done;
-    if ((st = tsr__count_parallel(ctx, l, counts,
-                                  tsr_ctx_backend(ctx) == TSR_BACKEND_REFERENCE ? 1 : 0)) != TSR_OK)
-        goto done;
-    tsr_layout_score s;
-    tsr__score_from_counts(counts, l->num_edges, &s);
-    /* Draw in increasing count so the most crossed edges lie on top (counting sort). */
-    {
-        int64_t K = s.K;
-        size_t hb;
-        int32_t *start;
-        if (!tsr__size_mul((size_t)K + 2, sizeof(int32_t), &hb)) {
-            st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "layout: count overflow");
-            goto done;
-        }
-        if ((st = tsr__alloc(ctx, hb, (void **)&start)) != TSR_OK)
-            goto done;
-        memset(start, 0, hb);
-        for (size_t e = 0; e < m; e++)
-            start[counts[e] + 1]++;
-        for (int64_t c = 0; c <= K; c++)
-            start[c + 1] += start[c];
-        for (size_t e = 0; e < m; e++)
-            order[start[counts[e]]++] = (int32_t)e;
-        tsr__free(ctx, start);
-    }
-    if ((st = ob_open(ctx, o, path)) != TSR_OK)
-        goto done;
-    double W = l->width > 0 ? l->width : 1, H = l->height > 0 ? l->height : 1;
-    double unit = (W > H ? W : H) / 800.0, margin = unit * 10;
+    const double W = pic.width, H = pic.height, unit = pic.unit, margin = pic.margin;
+    const tsr_layout_score s = pic.score;
     ob_printf(o,
               "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -435,32 +406,28 @@ tsr_status tsr_layout_write_svg(tsr_ctx *ctx, const tsr_layout *l, const char *p
               -margin, W + 2 * margin, H + 2 * margin, (long long)s.K, (long long)s.n_K,
               (long long)s.Phi, (long long)s.C, (int)l->num_nodes, (int)l->num_edges, -margin,
               -margin, W + 2 * margin, H + 2 * margin, W, H, unit);
-    for (size_t i = 0; i < m; i++) {
-        int32_t e = order[i], u = l->edge_u[e], v = l->edge_v[e];
-        double f = s.K > 0 ? (double)counts[e] / (double)s.K : 0;
-        if (s.K > 0 && counts[e] == s.K)
-            ob_printf(o,
-                      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d00\" "
-                      "stroke-width=\"%g\"><title>edge %d: %d crossings</title></line>\n",
-                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], 2.5 * unit, (int)e,
-                      (int)counts[e]);
-        else {
-            int g = 190 - (int)(150 * f);
-            ob_printf(o,
-                      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"rgb(%d,%d,%d)\" "
-                      "stroke-width=\"%g\"/>\n",
-                      (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], g + (int)(60 * f), g,
-                      g, unit * (0.6 + f));
-        }
+    for (int32_t i = 0; i < l->num_edges; i++) {
+        int32_t e = pic.order[i], u = l->edge_u[e], v = l->edge_v[e];
+        tsr__edge_look look = tsr__picture_edge(&pic, e);
+        ob_printf(o,
+                  "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#%02x%02x%02x\" "
+                  "stroke-width=\"%g\"",
+                  (int)l->x[u], (int)l->y[u], (int)l->x[v], (int)l->y[v], look.r, look.g, look.b,
+                  look.width * unit);
+        if (look.most)
+            ob_printf(o, "><title>edge %d: %d crossings</title></line>\n", (int)e,
+                      (int)pic.counts[e]);
+        else
+            ob_printf(o, "/>\n");
     }
     for (int32_t i = 0; i < l->num_nodes; i++)
-        ob_printf(o, "<circle cx=\"%d\" cy=\"%d\" r=\"%g\" fill=\"#236\"/>\n", (int)l->x[i],
-                  (int)l->y[i], 2 * unit);
+        ob_printf(o, "<circle cx=\"%d\" cy=\"%d\" r=\"%g\" fill=\"#%02x%02x%02x\"/>\n",
+                  (int)l->x[i], (int)l->y[i], TSR__PICTURE_NODE_RADIUS * unit,
+                  TSR__PICTURE_NODE_RGB);
     ob_printf(o, "</svg>\n");
     st = ob_close(o);
 done:
-    tsr__free(ctx, counts);
-    tsr__free(ctx, order);
+    tsr__picture_free(ctx, &pic);
     tsr__free(ctx, o);
     return st;
 }

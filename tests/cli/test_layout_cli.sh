@@ -170,4 +170,19 @@ else
   echo "note: $ex absent; skipping the data tests" >&2
 fi
 
+# render into images: the extension chooses the format, --size the longer side
+printf '{"nodes":[{"id":0,"x":0,"y":0},{"id":1,"x":200,"y":100},{"id":2,"x":0,"y":100},{"id":3,"x":200,"y":0}],"edges":[{"source":0,"target":1},{"source":2,"target":3}],"width":200,"height":100}' >"$tmp/x.json"
+expect 0 "$tool" layout render "$tmp/x.json" "$tmp/x.png"
+expect 0 "$tool" layout render "$tmp/x.json" "$tmp/x.jpg" --size 400 --json
+grep -q '"format": "jpeg".*"pixels": \[400, 205\]' "$tmp/out.txt" && ok || bad "render --json names the format and pixels"
+/usr/bin/python3 -c "
+import cv2,sys
+a=cv2.imread('$tmp/x.png'); b=cv2.imread('$tmp/x.jpg')
+# the crossing at the canvas centre is red (BGR), the margin white
+ok=a.shape==(461,900,3) and b.shape==(205,400,3) and a[230,450,2]>150 and a[230,450,1]<60 and (a[2,2]==255).all()
+sys.exit(0 if ok else 1)" && ok || bad "render PNG/JPEG: size and pixels"
+expect 2 "$tool" layout render "$tmp/x.json" "$tmp/x.svg" --size 100
+expect 2 "$tool" layout render "$tmp/x.json" "$tmp/x.png" --size 0
+expect 2 "$tool" layout render "$tmp/x.json" "$tmp/x.txt"
+
 finish test_layout_cli

@@ -34,6 +34,9 @@ static const cli_option layout_options[] = {
      "any), keep (the input's coordinates), stress (stress layout snapped to the grid) or "
      "random."},
     {"svg", CLI_VALUE, "FILE", "optimize: also draw the best drawing as SVG."},
+    {"size", CLI_VALUE, "PIXELS",
+     "render into an image (.png, .jpg, .webp, .tif, .bmp, .ppm, ...): the picture's longer "
+     "side in pixels, 1 to 16384 (default 900, the SVG's size). Example: --size 2000."},
     {"checkpoint", CLI_VALUE, "FILE",
      "optimize: start from FILE when it exists (a drawing of the same graph, as written here), "
      "and keep the best drawing in it, so a long search can be chained across runs."},
@@ -255,13 +258,40 @@ done:
     return rc;
 }
 
+/* The picture of l as an image file at out (its longer side `size` pixels). */
+static tsr_status render_image(tsr_ctx *ctx, const tsr_layout *l, int32_t size, const char *out)
+{
+    int32_t w, h;
+    tsr_status st = tsr_layout_render_size(ctx, l, size, &w, &h);
+    if (st != TSR_OK)
+        return st;
+    tsr_image img;
+    if ((st = tsr_image_alloc(ctx, &img, w, h, 3, TSR_U8)) != TSR_OK)
+        return st;
+    if ((st = tsr_layout_render(ctx, l, &img)) == TSR_OK)
+        st = tsr_image_save(ctx, out, &img, NULL);
+    tsr_image_free(ctx, &img);
+    return st;
+}
+
 static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx, const char *in,
                       const char *out)
 {
-    cli_output o = {out, "OUT", TSR_FILE_BIT(TSR_FILE_SVG), TSR_FILE_SVG, 0, 0};
+    cli_output o = {out, "OUT", TSR_FILE_BIT(TSR_FILE_SVG) | TSR_WRITES_IMAGE, TSR_FILE_SVG, 0, 0};
     int rc = cli_check_outputs(cmd, ctx, &in, 1, &o, 1, cli_get(cmd, args, "overwrite") != NULL);
     if (rc)
         return rc;
+    long long size = 900;
+    const char *v = cli_get(cmd, args, "size");
+    if (v && !cli_parse_int(v, 1, TSR_LAYOUT_MAX_PICTURE, &size)) {
+        cli_error(cmd, "--size wants a number of pixels from 1 to %d, not '%s'",
+                  TSR_LAYOUT_MAX_PICTURE, v);
+        return TSR_EXIT_USAGE;
+    }
+    if (v && o.format == TSR_FILE_SVG) {
+        cli_error(cmd, "--size applies to image outputs (an SVG scales by itself)");
+        return TSR_EXIT_USAGE;
+    }
     tsr_layout *l = NULL;
     tsr_status st = tsr_layout_read(ctx, in, &l);
     if (st != TSR_OK)
@@ -279,13 +309,21 @@ static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         st = tsr_layout_optimize(ctx, l, &opt, &res);
     }
     if (st == TSR_OK)
-        st = tsr_layout_write_svg(ctx, l, out);
+        st = o.format == TSR_FILE_SVG ? tsr_layout_write_svg(ctx, l, out)
+                                      : render_image(ctx, l, (int32_t)size, out);
     rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
     if (rc == TSR_EXIT_OK && cli_get(cmd, args, "json")) {
+        int32_t w = 0, h = 0;
+        if (o.format != TSR_FILE_SVG)
+            tsr_layout_render_size(ctx, l, (int32_t)size, &w, &h);
         json_begin("render", in, out);
-        printf(", \"format\": \"svg\", \"nodes\": %d, \"edges\": %d, \"width\": %d, "
-               "\"height\": %d}\n",
+        printf(", \"format\": \"%s\", \"nodes\": %d, \"edges\": %d, \"width\": %d, "
+               "\"height\": %d",
+               o.format == TSR_FILE_SVG ? "svg" : tsr_format_name(tsr_file_type_image(o.format)),
                (int)l->num_nodes, (int)l->num_edges, (int)l->width, (int)l->height);
+        if (o.format != TSR_FILE_SVG)
+            printf(", \"pixels\": [%d, %d]", (int)w, (int)h);
+        printf("}\n");
     }
     tsr_layout_free(ctx, l);
     return rc;
@@ -580,11 +618,11 @@ static int run_layout(const cli_command *cmd, int argc, char **argv)
 
 const cli_command cli_cmd_layout = {
     "layout",
-    "k-planar grid drawings: check, optimize (simulated annealing), render as SVG",
+    "k-planar grid drawings: check, optimize (simulated annealing), render as SVG or an image",
     "check IN [--json] [--max-violations N]\n"
     "       tessera layout optimize IN OUT [--time S] [--seed N] [--init auto|keep|stress|random] "
     "[--svg FILE] [--checkpoint FILE] [options]\n"
-    "       tessera layout render IN OUT.svg [--json]",
+    "       tessera layout render IN OUT.svg|OUT.png [--size PIXELS] [--json]",
     "Straight-line drawings of graphs on an integer grid that minimise k, the largest number of "
     "crossings on any one edge (the GD 2025 contest live challenge). Inputs are contest JSON "
     "({\"nodes\":[{\"id\",\"x\",\"y\"}],\"edges\":[{\"source\",\"target\"}],\"width\",\"height\"}; "
@@ -603,10 +641,12 @@ const cli_command cli_cmd_layout = {
     "optimize repairs an invalid input, then anneals; the best valid drawing is written to OUT "
     "atomically every few seconds and on SIGINT/SIGTERM (exit 130; in start-up too: the start "
     "drawing made so far, or nothing when no valid drawing exists yet), so no work is lost. "
-    "render draws IN as SVG with the most crossed edges in red. "
+    "render draws IN as SVG, or as an image in any format tessera writes (anti-aliased, "
+    "--size pixels on the longer side), with the most crossed edges in red. "
     "OUT's extension chooses its format: optimize writes .json (contest JSON, also for \"-\", "
     "standard output, and names without an extension) or .graphml (written at the end; use "
-    "--checkpoint to keep the best drawing during the run), --svg and render write .svg; "
+    "--checkpoint to keep the best drawing during the run), --svg writes .svg, render .svg or an "
+    "image (.png, .jpg, ...); "
     "another extension is an error. IN may be \"-\" (standard input).",
     layout_options,
     "  tessera layout check drawing.json\n"
@@ -617,5 +657,6 @@ const cli_command cli_cmd_layout = {
     "  tessera layout optimize graph.dot out.json --time 30\n"
     "  tessera layout check edges.csv\n"
     "  tessera layout optimize Automatic-3.json best.json --moves 750000 --chains 4\n"
-    "  tessera layout render best.json best.svg --json",
+    "  tessera layout render best.json best.svg --json\n"
+    "  tessera layout render best.json best.png --size 2000",
     run_layout};
