@@ -259,8 +259,8 @@ typedef struct tsr_j2k_encode_options {
      * expectation: the decoded PSNR differs from it by the wavelet's cross terms and the
      * fraction of each coefficient below its step that the estimate takes as one half (in
      * the tests, within 0.3 dB and mostly above), and clamping to the sample range only
-     * raises it. A target beyond what quant_step gives yields that layer with every pass (the
-     * quant_step file; result->psnr_short says so). Lossless: the targets' layers come
+     * raises it. A target beyond what quant_step gives yields that layer with every pass that lowers
+     * the estimate (about the quant_step file; result->psnr_short says so). Lossless: the targets' layers come
      * first, then one more with everything left (as with rates). opj_compress -q DB,DB,..
      * (its PSNR layers); kdu_compress has no PSNR target (-slope sets the threshold). */
     uint32_t num_psnrs;

@@ -127,6 +127,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
     e->buf = a->buf;
     e->cap = buf_cap;
     e->track = track;
+    e->exact = jb->delta == 0;
     const int np = tsr__t1_encode_block(e);
     if (e->overflow || e->nsegs != 1) {
         __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
@@ -544,15 +545,16 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
     const double fixed = (double)(head.len + boxes.len + 14 + 2), whole = fixed + body.len;
     tsr__j2k_bytes_free(&boxes);
-    /* PSNR targets as image-domain squared error over all samples, less the decoder's
+    /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
+     * image-domain squared error over all samples, less the decoder's
      * rounding to integers (1/12 per sample in expectation), which the estimate adds back */
     const double maxv = ldexp(1.0, (int)prec) - 1, samples = (double)w * h * nc;
     double budget[TSR_J2K_MAX_LAYERS], target[TSR_J2K_MAX_LAYERS], dist[TSR_J2K_MAX_LAYERS];
     for (uint32_t l = 0; l < nlayers; l++) {
         budget[l] = layer_bpp[l] == HUGE_VAL ? HUGE_VAL
                     : layer_bpp[l] < 0       ? -1
-                    : layer_bpp[l] > 0       ? layer_bpp[l] * (double)w * (double)h / 8.0 - fixed
-                                             : ldexp(whole, -(int)(nlayers - 1 - l)) - fixed;
+                    : layer_bpp[l] > 0 ? fmax(0, layer_bpp[l] * (double)w * (double)h / 8.0 - fixed)
+                                       : fmax(0, ldexp(whole, -(int)(nlayers - 1 - l)) - fixed);
         const double mse = layer_bpp[l] < 0 ? maxv * maxv / pow(10.0, opt->psnrs[l] / 10) : 0;
         target[l] = mse > 1.0 / 12 ? (mse - 1.0 / 12) * samples : 0;
     }
