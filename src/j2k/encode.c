@@ -3,11 +3,11 @@
  * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
  * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
  * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c); with rates, PSNR targets or layers they are truncated by PCRD-opt (rate.c), one slope
- * threshold per layer; then the packets
- * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
- * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
- * may stop the encode there (TSR_ERR_INTERRUPTED).
+ * (t1_encode.c); with rates, PSNR targets or layers they are truncated by PCRD-opt (rate.c), one
+ * slope threshold per layer; then the packets (t2_encode.c) and the marker segments
+ * (markers_write.c) make the codestream, optionally in JP2 boxes. The context's progress callback
+ * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
+ * (TSR_ERR_INTERRUPTED).
  *
  * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
  * that every coefficient's quantisation error weighs the same in the image.
@@ -176,8 +176,7 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: rates and PSNR targets exclude each other; give one kind");
     for (uint32_t l = 0; l < o->num_psnrs; l++)
-        if (!(o->psnrs[l] > 0) || !(o->psnrs[l] < 1000) ||
-            (l && !(o->psnrs[l] > o->psnrs[l - 1])))
+        if (!(o->psnrs[l] > 0) || !(o->psnrs[l] < 1000) || (l && !(o->psnrs[l] > o->psnrs[l - 1])))
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                              "j2k encode: PSNR target %g dB (layer %u); targets are above 0 and "
                              "increase from layer to layer",

@@ -195,8 +195,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
  * (the error rises with the threshold), by bisection on its logarithm; then, from the cuts of
  * a threshold just above, which miss it, hull points a block at a time, steepest first, until
  * it is met. Every pass when even that does not meet it. cand: n moves. */
-static void search_layer_dist(layer_search *s, double target, double smin, double smax,
-                              move *cand)
+static void search_layer_dist(layer_search *s, double target, double smin, double smax, move *cand)
 {
     cut_all(s, 0.0);
     if (smax <= 0 || distortion(s) > target)
@@ -249,8 +248,8 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
             smin = hulls[j][nhull[j] - 1].slope;
     }
     const size_t nalloc = n ? n : 1;
-    layer_search s = {ctx,   cs,   tcp,   t, hulls, nhull, dist0, n, codes, cuts, 0,
-                      tcp->numlayers, NULL, NULL, body};
+    layer_search s = {ctx,  cs,   tcp, t, hulls, nhull, dist0, n, codes, cuts, 0, tcp->numlayers,
+                      NULL, NULL, body};
     move *cand = NULL, *done = NULL;
     tsr_status st;
     if ((st = tsr__alloc(ctx, nalloc * sizeof *s.cur, (void **)&s.cur)) ||
