@@ -261,11 +261,11 @@ typedef struct tsr_j2k_encode_options {
      * (measured: within 0.25 dB at 0.3 bits per pixel and more, up to 1 dB below under 0.25
      * where whole bands are dropped), and clamping to the sample range only raises it. With
      * lossless the integer rounding of the reversible transforms is left out too (measured
-     * up to 1.7 dB below at 45 dB). A target beyond what quant_step gives yields that layer with
-     * every pass that lowers the estimate (about the quant_step file; result->psnr_short says so).
-     * Lossless: the targets' layers come first, then one more with everything left (as with rates).
-     * opj_compress -q DB,DB,.. (its PSNR layers); kdu_compress has no PSNR target (-slope sets the
-     * threshold). */
+     * 1.0-1.6 dB below at 45 dB, 2.3 at 50). A target beyond what quant_step gives yields that
+     * layer with every pass that lowers the estimate (about the quant_step file; result->psnr_short
+     * says so). Lossless: the targets' layers come first, then one more with everything left (as
+     * with rates). opj_compress -q DB,DB,.. (its PSNR layers); kdu_compress has no PSNR target
+     * (-slope sets the threshold). */
     uint32_t num_psnrs;
     double psnrs[TSR_J2K_MAX_LAYERS];
     /* Quality layers, at most TSR_J2K_MAX_LAYERS (0, the default: one per rate, plus the

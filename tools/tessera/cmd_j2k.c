@@ -61,7 +61,9 @@ static const cli_option j2k_options[] = {
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
                        "reference (single-threaded); cuda and opencl are refused"),
     {"json", CLI_FLAG, NULL,
-     "info: print the parameters as JSON; decode and encode: a JSON summary."},
+     "info: print the parameters as JSON; decode and encode: a JSON summary (encode with "
+     "--rate, --psnr or --layers: psnr_estimate, the estimated PSNR of each layer prefix, null "
+     "for a lossless one)."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
     {0}};
 
