@@ -254,8 +254,8 @@ typedef struct tsr_j2k_encode_options {
      * coefficient's squared error in quantisation steps, left by the passes kept (the
      * magnitude bits not kept, reconstructed at the middle of their interval, as a decoder
      * does) plus the exact error of the step itself, times its sub-band's image-domain weight
-     * (step times synthesis norm, squared, and the colour transform's energy), summed, over
-     * the samples, plus 1/12 for the decoder's rounding of its output to integers. It is an
+     * (step times synthesis norm, squared, and the colour transform's energy), summed and averaged
+     * over the samples, plus 1/12 for the decoder's rounding of its output to integers. It is an
      * expectation: the decoded PSNR differs from it by the wavelet's cross terms and the
      * fraction of each coefficient below its step that the estimate takes as one half
      * (measured: within 0.25 dB at 0.3 bits per pixel and more, up to 1 dB below under 0.25
