@@ -3,11 +3,11 @@
  * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
  * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
  * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c); with rates or layers they are truncated by PCRD-opt (rate.c), one slope
- * threshold per layer; then the packets
- * (t2_encode.c) and the marker segments (markers_write.c) make the codestream, optionally in
- * JP2 boxes. The context's progress callback hears of each stage ("j2k encode", 1..4 of 4) and
- * may stop the encode there (TSR_ERR_INTERRUPTED).
+ * (t1_encode.c); with rates, PSNR targets or layers they are truncated by PCRD-opt (rate.c), one
+ * slope threshold per layer; then the packets (t2_encode.c) and the marker segments
+ * (markers_write.c) make the codestream, optionally in JP2 boxes. The context's progress callback
+ * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
+ * (TSR_ERR_INTERRUPTED).
  *
  * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
  * that every coefficient's quantisation error weighs the same in the image.
@@ -58,6 +58,8 @@ typedef struct job {
     float delta;        /* irreversible: the sub-band's quantisation step; 0: reversible */
     double weight;      /* rate control: image-domain squared error of one coefficient step
                            squared (one unit when reversible) */
+    double dist0;       /* rate control: the estimated image-domain squared error of the
+                           block with none of its passes kept (tsr__j2k_rate_control) */
     size_t hull_off;    /* rate control: its hull points in its thread's arena */
     uint32_t nhull;
     size_t stride;
@@ -84,6 +86,10 @@ typedef struct arena {
 static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
+    /* with track: the squared error, in steps, that every pass leaves: |c| / delta against the
+     * decoder's reconstruction, the middle of the magnitude's step (E.1.1.2, r = 1/2), or 0 for
+     * a zero magnitude; none when reversible */
+    double floor_err = 0;
     if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
         const float inv = 1.0f / jb->delta;
         for (uint32_t y = 0; y < jb->h; y++) {
@@ -93,6 +99,10 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
                 float q = fabsf(src[x]) * inv;
                 int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
                 dst[x] = src[x] < 0 ? -m : m;
+                if (track) {
+                    const double e = m ? (double)q - m - 0.5 : (double)q;
+                    floor_err += e * e;
+                }
             }
         }
     } else {
@@ -104,6 +114,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
     jb->K = (uint8_t)K;
     jb->passes = 0;
     jb->len = 0;
+    jb->dist0 = floor_err * jb->weight;
     if (K == 0)
         return;
     tsr__t1_enc *e = a->enc;
@@ -116,6 +127,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
     e->buf = a->buf;
     e->cap = buf_cap;
     e->track = track;
+    e->exact = jb->delta == 0;
     const int np = tsr__t1_encode_block(e);
     if (e->overflow || e->nsegs != 1) {
         __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
@@ -126,6 +138,8 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
     jb->off = a->bytes.len;
     tsr__j2k_bytes_put(&a->bytes, e->segs[0].data, e->segs[0].len);
     if (track) {
+        for (int p = 0; p < np; p++) /* what the passes remove comes on top of their floor */
+            jb->dist0 += e->pass_dist[p] * jb->weight;
         tsr__j2k_rd_point hull[TSR__T1_MAX_PASSES];
         jb->nhull = tsr__j2k_rd_hull(e->pass_rate, e->pass_dist, (uint32_t)np, jb->weight, hull);
         jb->hull_off = a->hulls.len;
@@ -152,10 +166,21 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (img->channels < 1 || img->channels > 4)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: 1 to 4 channels, not %d",
                          img->channels);
-    if (o->num_rates > TSR_J2K_MAX_LAYERS || o->layers > TSR_J2K_MAX_LAYERS)
+    if (o->num_rates > TSR_J2K_MAX_LAYERS || o->num_psnrs > TSR_J2K_MAX_LAYERS ||
+        o->layers > TSR_J2K_MAX_LAYERS)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "j2k encode: %u rates and %u layers; at most %d quality layers",
-                         o->num_rates, o->layers, TSR_J2K_MAX_LAYERS);
+                         "j2k encode: %u rates, %u PSNR targets and %u layers; at most %d "
+                         "quality layers",
+                         o->num_rates, o->num_psnrs, o->layers, TSR_J2K_MAX_LAYERS);
+    if (o->num_rates && o->num_psnrs)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: rates and PSNR targets exclude each other; give one kind");
+    for (uint32_t l = 0; l < o->num_psnrs; l++)
+        if (!(o->psnrs[l] > 0) || !(o->psnrs[l] < 1000) || (l && !(o->psnrs[l] > o->psnrs[l - 1])))
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode: PSNR target %g dB (layer %u); targets are above 0 and "
+                             "increase from layer to layer",
+                             o->psnrs[l], l + 1);
     for (uint32_t l = 0; l < o->num_rates; l++)
         if (!(o->rates[l] > 0) || !(o->rates[l] < 1e6) || (l && !(o->rates[l] > o->rates[l - 1])))
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -163,26 +188,40 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
                              "and increase from layer to layer",
                              o->rates[l], l + 1);
     /* the layers' targets: bits per pixel, or HUGE_VAL for a complete layer (every pass); 0
-     * for a layer sized as a fraction of the complete file (no rates) */
-    const uint32_t given = o->num_rates + (o->lossless && o->num_rates ? 1u : 0u);
-    if (o->num_rates > 1 || (o->lossless && o->num_rates)) {
+     * for a layer sized as a fraction of the complete file (no rates); -1 for a PSNR target
+     * (opt->psnrs[l]) */
+    if (o->num_psnrs) {
+        const uint32_t given = o->num_psnrs + (o->lossless ? 1u : 0u);
         if (o->layers && o->layers != given)
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                             "j2k encode: %u layers for %u rates%s; give one rate per layer "
-                             "(or one rate, which layers are spaced up to)",
-                             o->layers, o->num_rates, o->lossless ? " and a lossless layer" : "");
+                             "j2k encode: %u layers for %u PSNR targets%s; give one target per "
+                             "layer",
+                             o->layers, o->num_psnrs, o->lossless ? " and a lossless layer" : "");
         *nlayers = given;
+        for (uint32_t l = 0; l < *nlayers; l++)
+            layer_bpp[l] = l < o->num_psnrs ? -1 : HUGE_VAL;
     } else {
-        *nlayers = o->layers ? o->layers : 1;
-    }
-    for (uint32_t l = 0; l < *nlayers; l++) {
-        const uint32_t below = *nlayers - 1 - l; /* layers above this one */
-        if (o->num_rates == 1 && !o->lossless)
-            layer_bpp[l] = ldexp(o->rates[0], -(int)below);
-        else if (o->num_rates)
-            layer_bpp[l] = l < o->num_rates ? o->rates[l] : HUGE_VAL;
-        else
-            layer_bpp[l] = below ? 0 : HUGE_VAL;
+        const uint32_t given = o->num_rates + (o->lossless && o->num_rates ? 1u : 0u);
+        if (o->num_rates > 1 || (o->lossless && o->num_rates)) {
+            if (o->layers && o->layers != given)
+                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                 "j2k encode: %u layers for %u rates%s; give one rate per layer "
+                                 "(or one rate, which layers are spaced up to)",
+                                 o->layers, o->num_rates,
+                                 o->lossless ? " and a lossless layer" : "");
+            *nlayers = given;
+        } else {
+            *nlayers = o->layers ? o->layers : 1;
+        }
+        for (uint32_t l = 0; l < *nlayers; l++) {
+            const uint32_t below = *nlayers - 1 - l; /* layers above this one */
+            if (o->num_rates == 1 && !o->lossless)
+                layer_bpp[l] = ldexp(o->rates[0], -(int)below);
+            else if (o->num_rates)
+                layer_bpp[l] = l < o->num_rates ? o->rates[l] : HUGE_VAL;
+            else
+                layer_bpp[l] = below ? 0 : HUGE_VAL;
+        }
     }
     if (!o->lossless && !(o->quant_step > 0 && o->quant_step <= 1))
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -251,6 +290,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tsr_j2k_encode_options_init(&defaults);
         opt = &defaults;
     }
+    if (opt->result)
+        memset(opt->result, 0, sizeof *opt->result);
     uint32_t levels = 0, xcb = 0, ycb = 0, nlayers = 1;
     double layer_bpp[TSR_J2K_MAX_LAYERS];
     if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
@@ -483,7 +524,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     /* The codestream: main header, the tile's packets after its SOT/SOD, EOC; in JP2 boxes
      * when asked (the boxes first: the codestream's length is known by then). With rates, the
      * packets of layers 0..l get the bytes the headers and boxes leave of layer l's target;
-     * without, layer l (below the last) about 2^-(N-1-l) of the complete file. */
+     * with PSNR targets, the passes whose estimated error meets it; without either, layer l
+     * (below the last) about 2^-(N-1-l) of the complete file. */
     tsr__j2k_bytes head, body;
     tsr__j2k_bytes_init(&head, ctx);
     tsr__j2k_bytes_init(&body, ctx);
@@ -502,15 +544,25 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
     const double fixed = (double)(head.len + boxes.len + 14 + 2), whole = fixed + body.len;
     tsr__j2k_bytes_free(&boxes);
-    double budget[TSR_J2K_MAX_LAYERS];
-    for (uint32_t l = 0; l < nlayers; l++)
+    /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
+     * image-domain squared error over all samples, less the decoder's
+     * rounding to integers (1/12 per sample in expectation), which the estimate adds back */
+    const double maxv = ldexp(1.0, (int)prec) - 1, samples = (double)w * h * nc;
+    double budget[TSR_J2K_MAX_LAYERS], target[TSR_J2K_MAX_LAYERS], dist[TSR_J2K_MAX_LAYERS];
+    for (uint32_t l = 0; l < nlayers; l++) {
         budget[l] = layer_bpp[l] == HUGE_VAL ? HUGE_VAL
-                    : layer_bpp[l] > 0       ? layer_bpp[l] * (double)w * (double)h / 8.0 - fixed
-                                             : ldexp(whole, -(int)(nlayers - 1 - l)) - fixed;
+                    : layer_bpp[l] < 0       ? -1
+                    : layer_bpp[l] > 0 ? fmax(0, layer_bpp[l] * (double)w * (double)h / 8.0 - fixed)
+                                       : fmax(0, ldexp(whole, -(int)(nlayers - 1 - l)) - fixed);
+        const double mse = layer_bpp[l] < 0 ? maxv * maxv / pow(10.0, opt->psnrs[l] / 10) : 0;
+        target[l] = mse > 1.0 / 12 ? (mse - 1.0 / 12) * samples : 0;
+    }
     const tsr__j2k_rd_point **hulls = NULL;
     uint32_t *nhull = NULL;
+    double *dist0 = NULL;
     if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
-        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull))) {
+        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull)) &&
+        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *dist0, (void **)&dist0))) {
         for (size_t j = 0; j < njobs; j++) {
             /* a block without passes has no hull (its hull_off is not set) */
             hulls[j] = jobs[j].passes
@@ -518,12 +570,25 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                                                                        jobs[j].hull_off)
                            : NULL;
             nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
+            dist0[j] = jobs[j].dist0;
         }
-        st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, njobs, codes, budget, cuts,
-                                   &body);
+        st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, dist0, njobs, codes, budget,
+                                   target, cuts, &body, dist);
     }
     tsr__free(ctx, hulls);
     tsr__free(ctx, nhull);
+    tsr__free(ctx, dist0);
+    if (!st && opt->result) {
+        tsr_j2k_encode_result *res = opt->result;
+        res->layers = nlayers;
+        for (uint32_t l = 0; l < nlayers; l++) {
+            res->psnr[l] = rev && budget[l] == HUGE_VAL
+                               ? INFINITY
+                               : 10 * log10(maxv * maxv / (dist[l] / samples + 1.0 / 12));
+            if (!res->psnr_short && budget[l] < 0 && dist[l] > target[l])
+                res->psnr_short = l + 1;
+        }
+    }
 codestream_done:
     if (st) {
         tsr__j2k_bytes_free(&head);

@@ -8,6 +8,7 @@
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
+ *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
  *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
@@ -174,17 +175,24 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
 
 /* Rate control over tcp->numlayers quality layers: budget[l] is the bytes the packets of
  * layers 0..l may take (increasing; HUGE_VAL: every pass of every block, for a last layer
- * that must be complete, lossless included). Layer by layer, each block's cut is the longest
- * prefix of its hull (block j: hulls[j], nhull[j] points, 0 when not coded) whose slopes are at
- * least the layer's threshold, and never shorter than its cut after the layer before; the
- * threshold is the smallest whose packets fit (bisection), then the bytes left go to the
- * steepest next hull points. Where not even the previous layers' cuts fit, those. Fills cuts
- * (n x numlayers, as tsr__t2_encode reads them) and writes every layer's packets into body
- * (emptied first). */
+ * that must be complete, lossless included; negative: the layer's target is target[l]
+ * instead, an estimated distortion). Block j's estimated distortion is dist0[j] (none of its
+ * passes kept) less hulls[j][k - 1].dist when it keeps k hull points (hulls[j], nhull[j]
+ * points, 0 when not coded). Layer by layer, each block's cut is the longest prefix of its
+ * hull whose slopes are at least the layer's threshold, and never shorter than its cut after
+ * the layer before. For a size, the threshold is the smallest whose packets fit (bisection),
+ * then the bytes left go to the steepest next hull points; where not even the previous
+ * layers' cuts fit, those. For a distortion, the threshold is the largest whose total
+ * distortion is at most target[l], then hull points steepest first until it is met; every
+ * pass where it cannot be. Fills cuts (n x numlayers, as tsr__t2_encode reads them) and
+ * dist[l] (the estimated distortion after layer l), and writes every layer's packets into
+ * body (emptied first). */
 tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                                  tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, size_t n, const tsr__j2k_cblk_code *codes,
-                                 const double *budget, tsr__j2k_cut *cuts, tsr__j2k_bytes *body);
+                                 const uint32_t *nhull, const double *dist0, size_t n,
+                                 const tsr__j2k_cblk_code *codes, const double *budget,
+                                 const double *target, tsr__j2k_cut *cuts, tsr__j2k_bytes *body,
+                                 double *dist);
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
 /* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every

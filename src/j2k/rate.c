@@ -3,7 +3,9 @@
  * code-block's truncation points (after every coding pass: the bytes a decoder needs and the
  * distortion that pass removes) reduced to their lower convex hull, then one slope threshold
  * per quality layer for the whole image: every block keeps the passes whose hull slopes are at
- * least it, and at least what it kept in the layer before (the layers are nested). */
+ * least it, and at least what it kept in the layer before (the layers are nested). A layer's
+ * target is a size (its packets' bytes) or an estimated distortion (the sum over blocks of what
+ * their kept passes leave). */
 #include "j2k/encode_stages.h"
 
 #include <math.h>
@@ -70,6 +72,7 @@ typedef struct layer_search {
     tsr__j2k_tile *t;
     const tsr__j2k_rd_point *const *hulls;
     const uint32_t *nhull;
+    const double *dist0;
     size_t n;
     const tsr__j2k_cblk_code *codes;
     tsr__j2k_cut *cuts;
@@ -94,6 +97,15 @@ static void cut_all(layer_search *s, double lambda)
         const uint32_t k = tsr__j2k_rd_pick(s->hulls[j], s->nhull[j], lambda);
         set_cut(s, j, k > s->floor[j] ? k : s->floor[j]);
     }
+}
+
+/* The estimated image-domain squared error that the current cuts leave. */
+static double distortion(const layer_search *s)
+{
+    double d = 0;
+    for (size_t j = 0; j < s->n; j++)
+        d += s->dist0[j] - (s->cur[j] ? s->hulls[j][s->cur[j] - 1].dist : 0);
+    return d;
 }
 
 /* The bytes of the packets of layers 0..l with the current cuts (into body). */
@@ -179,10 +191,52 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
     }
 }
 
+/* Layer l's cuts for an estimated error of at most target: the largest threshold that meets it
+ * (the error rises with the threshold), by bisection on its logarithm; then, from the cuts of
+ * a threshold just above, which miss it, hull points a block at a time, steepest first, until
+ * it is met. Every pass when even that does not meet it. cand: n moves. */
+static void search_layer_dist(layer_search *s, double target, double smin, double smax, move *cand)
+{
+    cut_all(s, 0.0);
+    if (smax <= 0 || distortion(s) > target)
+        return;
+    cut_all(s, smax * 2);
+    if (distortion(s) <= target)
+        return; /* the previous layers' cuts meet it */
+    double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
+    for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
+        const double mid = 0.5 * (lo + hi);
+        cut_all(s, exp(mid));
+        if (distortion(s) <= target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    cut_all(s, exp(hi));
+    double d = distortion(s);
+    while (d > target) {
+        size_t ncand = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (s->cur[j] < s->nhull[j])
+                cand[ncand++] = (move){s->hulls[j][s->cur[j]].slope, j, s->cur[j]};
+        if (!ncand)
+            break; /* every hull point: met but for rounding */
+        qsort(cand, ncand, sizeof *cand, by_slope);
+        for (size_t i = 0; i < ncand && d > target; i++) {
+            const size_t j = cand[i].job;
+            const uint32_t k = s->cur[j];
+            d -= s->hulls[j][k].dist - (k ? s->hulls[j][k - 1].dist : 0);
+            set_cut(s, j, k + 1);
+        }
+    }
+}
+
 tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                                  tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, size_t n, const tsr__j2k_cblk_code *codes,
-                                 const double *budget, tsr__j2k_cut *cuts, tsr__j2k_bytes *body)
+                                 const uint32_t *nhull, const double *dist0, size_t n,
+                                 const tsr__j2k_cblk_code *codes, const double *budget,
+                                 const double *target, tsr__j2k_cut *cuts, tsr__j2k_bytes *body,
+                                 double *dist)
 {
     double smax = 0, smin = 1e300;
     for (size_t j = 0; j < n; j++) {
@@ -194,7 +248,7 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
             smin = hulls[j][nhull[j] - 1].slope;
     }
     const size_t nalloc = n ? n : 1;
-    layer_search s = {ctx,  cs,   tcp, t, hulls, nhull, n, codes, cuts, 0, tcp->numlayers,
+    layer_search s = {ctx,  cs,   tcp, t, hulls, nhull, dist0, n, codes, cuts, 0, tcp->numlayers,
                       NULL, NULL, body};
     move *cand = NULL, *done = NULL;
     tsr_status st;
@@ -206,11 +260,17 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
     memset(s.cur, 0, nalloc * sizeof *s.cur);
     for (s.l = 0; s.l < s.L && !st; s.l++) {
         memcpy(s.floor, s.cur, nalloc * sizeof *s.cur);
-        if (budget[s.l] == HUGE_VAL) /* complete: every pass of every block */
+        if (budget[s.l] == HUGE_VAL) { /* complete: every pass of every block (the estimate
+                                          below: at the hulls' ends) */
+            cut_all(&s, 0.0);
             for (size_t j = 0; j < n; j++)
                 s.cuts[j * s.L + s.l] = (tsr__j2k_cut){codes[j].npasses, codes[j].len};
-        else
+        } else if (budget[s.l] < 0) {
+            search_layer_dist(&s, target[s.l], smin, smax, cand);
+        } else {
             st = search_layer(&s, budget[s.l], smin, smax, cand, done);
+        }
+        dist[s.l] = distortion(&s);
     }
     if (!st) {
         body->len = 0;

@@ -200,8 +200,8 @@ static void track_error(tsr__t1_enc *e, int i, int p, int first)
     if (!e->track)
         return;
     const int mag = mag_of(e, i);
-    const double t = mag + 0.5, before = first ? t : t - recon(mag, p + 1),
-                 after = t - recon(mag, p);
+    const double t = e->exact ? mag : mag + 0.5, before = first ? t : t - recon(mag, p + 1),
+                 after = e->exact && p == 0 ? 0 : t - recon(mag, p);
     e->dist += before * before - after * after;
 }
 

@@ -25,12 +25,13 @@ typedef struct tsr__t1_enc {
     uint8_t *buf;            /* output for all segments: cap bytes (tsr__t1_encode_bound) */
     size_t cap;
     int track; /* record each pass's truncation point (style 0: one MQ segment) */
+    int exact; /* with track: the coefficients are exact (reversible), not a step's floor */
     /* outputs */
     tsr__t1_seg segs[TSR__T1_MAX_SEGS]; /* data inside buf */
     /* with track: bytes of the segment a decoder needs for passes 0..p (non-decreasing, the last
      * one the whole segment), and the squared error pass p removes, in quantisation steps, for
-     * coefficients whose true magnitude is the middle of their quantisation bin (E.1.1.2's
-     * reconstruction, r = 1/2) */
+     * coefficients whose true magnitude is the middle of their quantisation bin, or the
+     * magnitude itself when exact (E.1.1.2's reconstruction, r = 1/2, of the bits decoded) */
     uint32_t pass_rate[TSR__T1_MAX_PASSES];
     double pass_dist[TSR__T1_MAX_PASSES];
     double dist; /* the current pass's so far */

@@ -33,7 +33,7 @@ reject() {
 }
 
 expect 0 "$tool" j2k --help
-for opt in reduce region layers components threads json; do
+for opt in reduce region layers components threads json psnr rate; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "j2k --help documents --$opt"
 done
 expect 0 "$tool" help --man j2k
@@ -340,6 +340,25 @@ reject_encode 2 "decreasing rates" "increasing" "$tmp/one.pgm" "$tmp/enc_out/x.j
 reject_encode 2 "layers 0" "--layers wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --layers 0
 reject_encode 1 "2 layers for 3 rates" "2 layers for 3 rates" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,2,3 --layers 2
 reject_encode 2 "rate 0" "--rate wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 0
+# PSNR targets: --psnr 30,38 makes two layers, each decoding to its target less the estimate's
+# allowance (test_j2k_psnr.c: 1 dB under 0.25 bits per pixel, as layer 1 here at 0.06; 0.25 dB
+# above, as layer 2 at 1.3), with an estimate per layer in --json; a target beyond
+# the step gives a note; --psnr with --rate, decreasing or 0 refused
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/p.j2k" --psnr 30,38 --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); e=d['psnr_estimate']; assert len(e)==2 and e[0]>=30 and e[1]>=38, e" && ok || bad "--psnr 30,38: estimates"
+expect 0 "$tool" j2k decode "$tmp/p.j2k" "$tmp/p1.ppm" --layers 1
+expect 0 "$tool" j2k decode "$tmp/p.j2k" "$tmp/p2.ppm"
+/usr/bin/python3 -c "
+import cv2, numpy as np
+a = cv2.imread('$tmp/photo.ppm').astype(float)
+for f, t, tol in (('p1', 30, 1.0), ('p2', 38, 0.25)):
+    p = 10 * np.log10(255**2 / ((a - cv2.imread('$tmp/' + f + '.ppm').astype(float))**2).mean())
+    assert p >= t - tol, (f, p, t)" && ok || bad "--psnr 30,38: decoded layers below their targets"
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/p3.j2k" --psnr 90
+grep -q "note: --psnr 90 is beyond" "$tmp/err.txt" && ok || bad "--psnr 90: no note"
+reject_encode 2 "psnr with rate" "exclude each other" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1 --psnr 30
+reject_encode 2 "decreasing psnr" "--psnr wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --psnr 40,30
+reject_encode 2 "psnr 0" "--psnr wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --psnr 0
 
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.

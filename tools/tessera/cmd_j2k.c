@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -33,6 +34,14 @@ static const cli_option j2k_options[] = {
      "to the end of each layer is at most BPP * width * height / 8 bytes and within 1% of it "
      "(PCRD-opt rate control, one slope threshold per layer). opj_compress -r 24/BPP,.. for "
      "8-bit RGB (its values decrease); kdu_compress -rate BPP,..."},
+    {"psnr", CLI_VALUE, "DB[,DB...]",
+     "encode: lossy coding (ICT + 9/7) to a quality instead of a size: the PSNR in dB of the "
+     "decoded image, over all components' samples together; several increasing values make one "
+     "quality layer each (with --lossless, below a last, lossless layer). Each layer is the "
+     "smallest whose estimated PSNR reaches its target (PCRD-opt, one slope threshold per "
+     "layer); the decoded PSNR is within a few tenths of a dB of the estimate. A target beyond "
+     "what --qstep gives yields the --qstep file, with a note. Excludes --rate. opj_compress -q "
+     "DB,DB,..; kdu_compress has no equivalent (-slope sets the threshold itself)."},
     {"qstep", CLI_VALUE, "Q",
      "encode: lossy coding instead, ICT + 9/7 wavelet with scalar quantisation: Q is the step "
      "relative to the sample range, 0 < Q <= 1 (0.004 is about 1/256: near-transparent; "
@@ -52,7 +61,9 @@ static const cli_option j2k_options[] = {
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
                        "reference (single-threaded); cuda and opencl are refused"),
     {"json", CLI_FLAG, NULL,
-     "info: print the parameters as JSON; decode and encode: a JSON summary."},
+     "info: print the parameters as JSON; decode and encode: a JSON summary (encode with "
+     "--rate, --psnr or --layers: psnr_estimate, the estimated PSNR of each layer prefix, null "
+     "for a lossless one)."},
     {"quiet", CLI_FLAG, NULL, "No warnings or notes on stderr; errors are still printed."},
     {0}};
 
@@ -303,6 +314,37 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         opt.lossless = cli_get(cmd, args, "lossless") != NULL;
     }
+    if ((v = cli_get(cmd, args, "psnr"))) {
+        double db;
+        const char *p = v;
+        if (cli_get(cmd, args, "rate")) {
+            cli_error(cmd, "--psnr and --rate exclude each other: give a quality or a size");
+            return TSR_EXIT_USAGE;
+        }
+        for (;;) {
+            char item[64];
+            const size_t n = strcspn(p, ",");
+            if (n >= sizeof item || opt.num_psnrs == TSR_J2K_MAX_LAYERS) {
+                cli_error(cmd, "--psnr wants at most %d values, not '%s'", TSR_J2K_MAX_LAYERS, v);
+                return TSR_EXIT_USAGE;
+            }
+            memcpy(item, p, n);
+            item[n] = 0;
+            if (!cli_parse_double(item, 1e-6, 999, &db) ||
+                (opt.num_psnrs && !(db > opt.psnrs[opt.num_psnrs - 1]))) {
+                cli_error(cmd,
+                          "--psnr wants increasing PSNRs in dB above 0 (below 999), one per "
+                          "layer, not '%s'",
+                          v);
+                return TSR_EXIT_USAGE;
+            }
+            opt.psnrs[opt.num_psnrs++] = db;
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+        opt.lossless = cli_get(cmd, args, "lossless") != NULL;
+    }
     if ((v = cli_get(cmd, args, "layers"))) {
         long long n;
         if (!cli_parse_int(v, 1, TSR_J2K_MAX_LAYERS, &n)) {
@@ -353,6 +395,8 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     if (st)
         return cli_fail(cmd, ctx, st, in);
     size_t bytes = 0;
+    tsr_j2k_encode_result est;
+    opt.result = &est;
     double t0 = cli_now();
     st = tsr_j2k_encode_save(ctx, &img, &opt, out, &bytes);
     double t1 = cli_now();
@@ -361,6 +405,12 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     tsr_image_free(ctx, &img);
     if (st)
         return cli_fail(cmd, ctx, st, in);
+    if (est.psnr_short && !cli_get(cmd, args, "quiet"))
+        fprintf(stderr,
+                "tessera j2k: note: --psnr %g is beyond what the quantisation step gives "
+                "(estimated %.2f dB with every pass: the --qstep file from that layer on); a "
+                "smaller --qstep reaches higher\n",
+                opt.psnrs[est.psnr_short - 1], est.psnr[est.psnr_short - 1]);
     if (cli_get(cmd, args, "json")) {
         printf("{\"command\": \"j2k encode\", \"input\": ");
         cli_json_string(stdout, in);
@@ -368,9 +418,20 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         cli_json_string(stdout, out);
         printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
                "\"lossless\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
-               "\"seconds\": %.6f}\n",
+               "\"seconds\": %.6f",
                w, h, ch, bits, opt.lossless ? "true" : "false", prog_name(opt.order), bytes,
                8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
+        if (est.layers) { /* rate control's estimate per layer; null: lossless */
+            printf(", \"psnr_estimate\": [");
+            for (uint32_t l = 0; l < est.layers; l++) {
+                if (isinf(est.psnr[l]))
+                    printf("%snull", l ? ", " : "");
+                else
+                    printf("%s%.3f", l ? ", " : "", est.psnr[l]);
+            }
+            printf("]");
+        }
+        printf("}\n");
     }
     return 0;
 }
@@ -423,7 +484,8 @@ const cli_command cli_cmd_j2k = {
     "encode images into JPEG 2000 (lossless, lossy, to a rate), decode JPEG 2000 (Part 1 and "
     "HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
-    "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --qstep Q] [--layers N] [--levels N] "
+    "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] [--layers N] "
+    "[--levels N] "
     "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
@@ -434,7 +496,8 @@ const cli_command cli_cmd_j2k = {
     "file format. One tile, one or more quality layers (--rate, --layers), maximal precincts. "
     "Lossless (default): RCT for "
     "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
-    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --qstep): ICT and "
+    "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --psnr, --qstep): "
+    "ICT and "
     "9/7. "
     "The output appears atomically. "
     "decode: decodes a raw codestream (.j2k, .j2c, .jhc) or a JP2/JPH file. OUT ending in .pgx "
@@ -454,6 +517,7 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode photo.png small.jp2 --qstep 0.02\n"
     "  tessera j2k encode photo.png web.jp2 --rate 1\n"
     "  tessera j2k encode photo.png layered.jp2 --rate 0.25,0.5,1,2\n"
+    "  tessera j2k encode photo.png q.jp2 --psnr 30,35,40 --json\n"
     "  tessera j2k encode scan.png scan.jp2 --lossless --layers 6\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
