@@ -79,49 +79,16 @@ static inline void cells(tsr__grid *g, raster_op op, int32_t e, int64_t c, int64
     }
 }
 
-/* Visits every cell containing a point of segment (ax,ay)-(bx,by) (coordinates in [0, 2^30]):
- * for each column the segment spans, the rows between floor and ceil of its y over that column's
- * x range. y(x) = ay + dy * (x - ax) / dx is exact rational; its floor and ceil at the column
- * boundaries x = (c+1) * cell are stepped as quotient and remainder (two divisions per segment,
- * not per column). Returns the reason to stop (only queries stop early). */
+/* Visits every cell containing a point of segment (ax,ay)-(bx,by) (coordinates in [0, 2^30]),
+ * geometry_hd.h's column walk. Returns the reason to stop (only queries stop early). */
 static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax, int32_t ay,
                                int32_t bx, int32_t by, query_state *q)
 {
-    if (ax > bx || (ax == bx && ay > by)) {
-        int32_t t = ax;
-        ax = bx;
-        bx = t;
-        t = ay;
-        ay = by;
-        by = t;
-    }
-    const int64_t s = g->cell;
-    const int64_t c0 = cell_of(g, ax), cb = cell_of(g, bx), c1 = cb < g->gx ? cb : g->gx - 1;
-    const int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
-    /* y at the boundary after column c is ay + yq + yr / dx, 0 <= yr < dx; the step to the next
-     * boundary is dy * s = sq * dx + sr */
-    int64_t yq = 0, yr = 0, sq = 0, sr = 0;
-    if (cb > c0) {
-        const int64_t n = dy * ((c0 + 1) * s - ax), st = dy * s;
-        yq = tsr__floor_div(n, dx);
-        yr = n - yq * dx;
-        sq = tsr__floor_div(st, dx);
-        sr = st - sq * dx;
-    }
-    int64_t fl = ay, cl = ay; /* floor and ceil of y at the column's left edge */
-    for (int64_t c = c0; c <= c1; c++) {
-        int64_t fr = by, cr = by; /* ... and at its right edge (the last column ends at bx) */
-        if (c < cb) {
-            fr = ay + yq;
-            cr = fr + (yr != 0);
-            yq += sq;
-            yr += sr;
-            if (yr >= dx) {
-                yr -= dx;
-                yq++;
-            }
-        }
-        const int64_t ylo = fl < fr ? fl : fr, yhi = cl > cr ? cl : cr;
+    tsr__column_walk w;
+    tsr__column_walk_begin(&w, g->cell, ax, ay, bx, by);
+    tsr__column_walk_columns(&w, cell_of(g, w.ax), cell_of(g, w.bx), g->gx - 1);
+    int64_t c, ylo, yhi;
+    while (tsr__column_walk_next(&w, &c, &ylo, &yhi)) {
         int64_t r0 = cell_of(g, (int32_t)ylo), r1 = cell_of(g, (int32_t)yhi);
         if (r1 >= g->gy)
             r1 = g->gy - 1;
@@ -134,8 +101,6 @@ static tsr__grid_reason raster(tsr__grid *g, raster_op op, int32_t e, int32_t ax
         } else {
             cells(g, op, e, c, r0, r1);
         }
-        fl = fr;
-        cl = cr;
     }
     return TSR__GRID_OK;
 }

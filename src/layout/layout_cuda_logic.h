@@ -543,42 +543,19 @@ TSR_HD void tsr__lcd_full_reduce_thread(int32_t t, int32_t nt, int32_t m, int32_
     }
 }
 
-/* The cell raster of grid_cpu.c, conservative (every cell holding a point of the segment):
- * the cells of segment ab appended to cells[0..cap) through the
+/* The cells of segment ab (geometry_hd.h's column walk) appended to cells[0..cap) through the
  * shared counter *ncell (slots reserved atomically, so any threads may append at once); returns 0
  * when a slot would lie beyond cap (the list is then incomplete: the caller must not use it).
  * Cell index = column * gy + row. */
 TSR_HD int tsr__lcd_add_cells(int32_t cell, int32_t gx, int32_t gy, int32_t ax, int32_t ay,
                               int32_t bx, int32_t by, int32_t *cells, int *ncell, int cap)
 {
-    if (ax > bx || (ax == bx && ay > by)) {
-        int32_t t = ax;
-        ax = bx;
-        bx = t;
-        t = ay;
-        ay = by;
-        by = t;
-    }
-    int64_t s = cell, c0 = ax / s, c1 = bx / s;
-    if (c1 >= gx)
-        c1 = gx - 1;
-    for (int64_t c = c0; c <= c1; c++) {
-        int64_t ylo, yhi;
-        if (ax == bx) {
-            ylo = ay < by ? ay : by;
-            yhi = ay < by ? by : ay;
-        } else {
-            int64_t xl = c * s > ax ? c * s : ax, xr = (c + 1) * s < bx ? (c + 1) * s : bx;
-            int64_t dx = (int64_t)bx - ax, dy = (int64_t)by - ay;
-            int64_t nl = dy * (xl - ax), nr = dy * (xr - ax);
-            int64_t fl = ay + tsr__floor_div(nl, dx), cl = ay - tsr__floor_div(-nl, dx);
-            int64_t fr = ay + tsr__floor_div(nr, dx), cr = ay - tsr__floor_div(-nr, dx);
-            ylo = fl < fr ? fl : fr;
-            yhi = cl > cr ? cl : cr;
-        }
-        int64_t r0 = ylo / s, r1 = yhi / s;
-        if (r0 < 0)
-            r0 = 0;
+    tsr__column_walk w;
+    tsr__column_walk_begin(&w, cell, ax, ay, bx, by);
+    tsr__column_walk_columns(&w, w.ax / cell, w.bx / cell, gx - 1);
+    int64_t c, ylo, yhi;
+    while (tsr__column_walk_next(&w, &c, &ylo, &yhi)) {
+        int64_t r0 = ylo / cell, r1 = yhi / cell;
         if (r1 >= gy)
             r1 = gy - 1;
         for (int64_t r = r0; r <= r1; r++) {
