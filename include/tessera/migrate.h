@@ -94,15 +94,18 @@ typedef struct tsr_migrate_options {
 
 void tsr_migrate_options_init(tsr_migrate_options *opt);
 
-/* The backend tsr_migrate_image and tsr_migrate_model run on with this context: auto gives cpu
- * (migration has no device backend yet); reference and cpu as asked; TSR_BACKEND_AUTO when the
- * context's backend has no migration path (the calls then fail with TSR_ERR_NO_BACKEND). */
+/* The backend tsr_migrate_image and tsr_migrate_model run on with this context for the explicit
+ * method: auto gives cuda where a CUDA device is present (and the build has the backend), else
+ * cpu; reference, cpu and cuda as asked; TSR_BACKEND_AUTO when the context's backend has no
+ * migration path (the calls then fail with TSR_ERR_NO_BACKEND). Phase shift and PSPI run on the
+ * CPU backends only. */
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx);
 
 /* Migrates every shot of `shots` through `velocity` (finite, positive m/s) into `image`, which
  * the caller allocates with the velocity's nx and nz (its other fields are set to the
- * velocity's geometry). Backends: reference (single thread, image summed in double) and cpu
- * (OpenMP over frequencies); auto takes cpu. Progress: stage "migrate", frequencies done of nshots
+ * velocity's geometry). Backends: reference (single thread, image summed in double), cpu
+ * (OpenMP over frequencies) and cuda (explicit only; every frequency's fields on the device);
+ * auto as tsr_migrate_backend says. Progress: stage "migrate", frequencies done of nshots
  * * nfreq, reported as each frequency finishes (a cancelled call returns TSR_ERR_INTERRUPTED within
  * a frequency). */
 tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
