@@ -267,6 +267,27 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     return 0;
 }
 
+/* A comma-separated list of at most TSR_J2K_MAX_LAYERS strictly increasing numbers in [lo, hi]
+ * (one per quality layer) into out[0 .. *count - 1]; 0 when v is not one. */
+static int increasing_list(const char *v, double lo, double hi, double *out, uint32_t *count)
+{
+    *count = 0;
+    for (const char *p = v;;) {
+        char item[64];
+        const size_t n = strcspn(p, ",");
+        double x;
+        if (n >= sizeof item || *count == TSR_J2K_MAX_LAYERS)
+            return 0;
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (!cli_parse_double(item, lo, hi, &x) || (*count && !(x > out[*count - 1])))
+            return 0;
+        out[(*count)++] = x;
+        if (!p[n])
+            return 1;
+        p += n + 1;
+    }
+}
 static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
     const char *in = args->positional[1], *out = args->positional[2];
@@ -287,61 +308,26 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.quant_step = (float)q;
     }
     if ((v = cli_get(cmd, args, "rate"))) {
-        double bpp;
-        const char *p = v;
-        opt.num_rates = 0;
-        for (;;) {
-            char item[64];
-            const size_t n = strcspn(p, ",");
-            if (n >= sizeof item || opt.num_rates == TSR_J2K_MAX_LAYERS) {
-                cli_error(cmd, "--rate wants at most %d values, not '%s'", TSR_J2K_MAX_LAYERS, v);
-                return TSR_EXIT_USAGE;
-            }
-            memcpy(item, p, n);
-            item[n] = 0;
-            if (!cli_parse_double(item, 1e-6, 1e5, &bpp) ||
-                (opt.num_rates && !(bpp > opt.rates[opt.num_rates - 1]))) {
-                cli_error(cmd,
-                          "--rate wants increasing bits per pixel above 0, one per layer, "
-                          "not '%s'",
-                          v);
-                return TSR_EXIT_USAGE;
-            }
-            opt.rates[opt.num_rates++] = bpp;
-            if (!p[n])
-                break;
-            p += n + 1;
+        if (!increasing_list(v, 1e-6, 1e5, opt.rates, &opt.num_rates)) {
+            cli_error(cmd,
+                      "--rate wants at most %d increasing bits per pixel above 0, one per "
+                      "layer, not '%s'",
+                      TSR_J2K_MAX_LAYERS, v);
+            return TSR_EXIT_USAGE;
         }
         opt.lossless = cli_get(cmd, args, "lossless") != NULL;
     }
     if ((v = cli_get(cmd, args, "psnr"))) {
-        double db;
-        const char *p = v;
         if (cli_get(cmd, args, "rate")) {
             cli_error(cmd, "--psnr and --rate exclude each other: give a quality or a size");
             return TSR_EXIT_USAGE;
         }
-        for (;;) {
-            char item[64];
-            const size_t n = strcspn(p, ",");
-            if (n >= sizeof item || opt.num_psnrs == TSR_J2K_MAX_LAYERS) {
-                cli_error(cmd, "--psnr wants at most %d values, not '%s'", TSR_J2K_MAX_LAYERS, v);
-                return TSR_EXIT_USAGE;
-            }
-            memcpy(item, p, n);
-            item[n] = 0;
-            if (!cli_parse_double(item, 1e-6, 999, &db) ||
-                (opt.num_psnrs && !(db > opt.psnrs[opt.num_psnrs - 1]))) {
-                cli_error(cmd,
-                          "--psnr wants increasing PSNRs in dB above 0 (below 999), one per "
-                          "layer, not '%s'",
-                          v);
-                return TSR_EXIT_USAGE;
-            }
-            opt.psnrs[opt.num_psnrs++] = db;
-            if (!p[n])
-                break;
-            p += n + 1;
+        if (!increasing_list(v, 1e-6, 999, opt.psnrs, &opt.num_psnrs)) {
+            cli_error(cmd,
+                      "--psnr wants at most %d increasing PSNRs in dB above 0 (below 999), one "
+                      "per layer, not '%s'",
+                      TSR_J2K_MAX_LAYERS, v);
+            return TSR_EXIT_USAGE;
         }
         opt.lossless = cli_get(cmd, args, "lossless") != NULL;
     }
