@@ -1,8 +1,11 @@
-/* The CUDA backend of migration (migrate_backends.h), method explicit: the plan's tables and a
- * shot's surface spectra go to the device once, the wavefields of every frequency stay there
- * through all depth steps, and one shot's image and illumination come back once.
+/* The CUDA backend of migration (migrate_backends.h), method explicit: the plan's tables and the
+ * surface spectra of up to TSR__MIG_BATCH shots go to the device once, the wavefields of every
+ * frequency stay there through all depth steps, and the shots' images and illuminations come
+ * back once. One shot's (x tiles x frequencies) blocks are under one wave of the device (2 x 80
+ * on 132 SMs for the benchmark's 737 x 80), so migration runs several shots per launch.
  *
- * One launch per depth step covers every frequency: a grid of (x tiles, frequencies) blocks of
+ * One launch per depth step covers every frequency of every shot of the call: a grid of
+ * (x tiles, frequencies, shots) blocks of
  * TILE threads, thread t owning point x = tile * CORE - HALO + t of the extended tile. A block
  * loads its tile with a halo of HALO = 4 (the filter radius) per application of X on each side
  * into shared memory and runs the whole Chebyshev (or Clenshaw) recurrence there: each
@@ -18,7 +21,8 @@
  *
  * Device memory (owned by this backend, kept on the context and reused): the plan's table,
  * slowness, taper and per-frequency w dz, uploaded when the plan changes (plan ids); two
- * ping-pong pairs of nfreq * nx fields; the nz * nx image and illumination in double; for
+ * ping-pong pairs of nfreq * nx fields per shot; each shot's nz * nx image and illumination in
+ * double; for
  * modelling the source field at every depth, nfreq * nz * nx samples (refused with the size
  * when the device lacks it). */
 #include "migrate/extrap_hd.h"
@@ -125,18 +129,26 @@ __device__ static void explicit_step(const dev_plan &dp, const point &p, int32_t
         u[k] = tsr__cf_scale(taper, acc[k]);
 }
 
-/* Migration at depth row iz, every frequency: adds the imaging terms of (S, R) at iz into
- * image and illum (rows of nx), then, above the last row, steps S (conj) and R one row down
- * into s_out, r_out. Fields: nfreq rows of nx. */
+/* Migration at depth row iz, every frequency of shot blockIdx.z: adds the imaging terms of
+ * (S, R) at iz into image and illum (rows of nx), then, above the last row, steps S (conj) and
+ * R one row down into s_out, r_out. Fields: nfreq rows of nx per shot, `slab` apart; images
+ * nz rows of nx per shot, `cells` apart. */
 __global__ static void __launch_bounds__(TILE)
-    k_image_step(dev_plan dp, int32_t iz, const tsr__cf *__restrict__ s_in,
-                 const tsr__cf *__restrict__ r_in, tsr__cf *__restrict__ s_out,
-                 tsr__cf *__restrict__ r_out, double *__restrict__ image,
-                 double *__restrict__ illum)
+    k_image_step(dev_plan dp, int32_t iz, size_t slab, size_t cells,
+                 const tsr__cf *__restrict__ s_in, const tsr__cf *__restrict__ r_in,
+                 tsr__cf *__restrict__ s_out, tsr__cf *__restrict__ r_out,
+                 double *__restrict__ image, double *__restrict__ illum)
 {
     __shared__ tsr__cf sh[4][TILE];
     const int32_t nx = dp.st.nx;
     const point p = point_of(nx);
+    const size_t shot = blockIdx.z;
+    s_in += shot * slab;
+    r_in += shot * slab;
+    s_out += shot * slab;
+    r_out += shot * slab;
+    image += shot * cells;
+    illum += shot * cells;
     const int conj[2] = {1, 0};
     for (int32_t f = (int32_t)blockIdx.y; f < dp.nfreq; f += (int32_t)gridDim.y) {
         const size_t o = (size_t)f * nx + (size_t)p.x;
@@ -240,7 +252,7 @@ struct mig_cuda_state {
     tsr__cuda_buffer pin;                     /* page-locked: the image's way back */
     tsr__cuda_timer timer;
     int have_timer;
-    double loop_ms; /* the last shot's depth loop, device time; -1 before one */
+    double loop_ms; /* the last call's depth loop per shot, device time; -1 before one */
 };
 
 static void mig_cuda_state_destroy(tsr_ctx *ctx, void *state)
@@ -334,11 +346,12 @@ static tsr_status check_method(tsr_ctx *ctx, const tsr__migrate_plan *plan)
                      tsr_migrate_method_name(plan->method));
 }
 
-static dim3 grid_of(const tsr__migrate_plan *plan)
+/* (x tiles, frequencies, shots) */
+static dim3 grid_of(const tsr__migrate_plan *plan, int32_t shots)
 {
     int32_t tiles = (plan->nx + CORE - 1) / CORE;
     int32_t fb = plan->nfreq < MAX_FREQ_BLOCKS ? plan->nfreq : MAX_FREQ_BLOCKS;
-    return dim3((unsigned)tiles, (unsigned)fb, 1);
+    return dim3((unsigned)tiles, (unsigned)fb, (unsigned)shots);
 }
 
 /* Two field rows sets (nfreq * nx each) reserved in field[first], field[first + 1]. */
@@ -360,49 +373,51 @@ static tsr_status shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cu
     return plan_on_device(ctx, *s, plan, dp);
 }
 
-static tsr_status cuda_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
-                                  const tsr__mig_fft *fft, const tsr__cf *src, const tsr__cf *rec,
-                                  double *image, double *illum, const tsr__mig_progress *progress)
+static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                   const tsr__cf *src, const tsr__cf *rec, double *image,
+                                   double *illum, const tsr__mig_progress *progress)
 {
-    (void)fft;
     mig_cuda_state *s;
     dev_plan dp;
     tsr_status st;
     if ((st = shot_begin(ctx, plan, &s, &dp)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
-    const size_t rows = sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)plan->nx;
+    const size_t n = (size_t)count, cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx, rows = sizeof(tsr__cf) * slab * n;
+    const size_t image_bytes = 2 * n * cells * sizeof(double); /* every image, then every illum */
     if ((st = fields(ctx, s, 0, 4, rows)) ||
-        (st = tsr__cuda_buffer_reserve(ctx, &s->image, 2 * cells * sizeof(double))) ||
-        (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin, 2 * cells * sizeof(double))))
+        (st = tsr__cuda_buffer_reserve(ctx, &s->image, image_bytes)) ||
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin, image_bytes)))
         return st;
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->field[0].ptr, src, rows, cudaMemcpyHostToDevice, stream));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->field[1].ptr, rec, rows, cudaMemcpyHostToDevice, stream));
-    TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->image.ptr, 0, 2 * cells * sizeof(double), stream));
-    double *dimage = (double *)s->image.ptr, *dillum = dimage + cells;
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->image.ptr, 0, image_bytes, stream));
+    double *dimage = (double *)s->image.ptr, *dillum = dimage + n * cells;
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
     int cur = 0; /* S, R in field[cur], field[cur + 1]; the next rows in the other pair */
     for (int32_t iz = 0; iz < plan->nz; iz++) {
         const tsr__cf *si = (const tsr__cf *)s->field[cur].ptr,
                       *ri = (const tsr__cf *)s->field[cur + 1].ptr;
         tsr__cf *so = (tsr__cf *)s->field[2 - cur].ptr, *ro = (tsr__cf *)s->field[3 - cur].ptr;
-        k_image_step<<<grid_of(plan), TILE, 0, stream>>>(dp, iz, si, ri, so, ro, dimage, dillum);
+        k_image_step<<<grid_of(plan, count), TILE, 0, stream>>>(dp, iz, slab, cells, si, ri, so, ro,
+                                                                dimage, dillum);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_image_step");
         cur = 2 - cur;
     }
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin.ptr, s->image.ptr, 2 * cells * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream));
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin.ptr, s->image.ptr, image_bytes, cudaMemcpyDeviceToHost,
+                                      stream));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
     if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
         return st;
-    const double *him = (const double *)s->pin.ptr, *hil = him + cells;
-    for (size_t i = 0; i < cells; i++) {
+    s->loop_ms /= (double)count;
+    const double *him = (const double *)s->pin.ptr, *hil = him + n * cells;
+    for (size_t i = 0; i < n * cells; i++) {
         image[i] += him[i];
         illum[i] += hil[i];
     }
-    return tsr__mig_report(ctx, progress, plan->nfreq);
+    return tsr__mig_report(ctx, progress, count * plan->nfreq);
 }
 
 static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
@@ -441,13 +456,13 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(sd, src, rows, cudaMemcpyHostToDevice, stream));
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
     for (int32_t iz = 0; iz + 1 < plan->nz; iz++) {
-        k_source_step<<<grid_of(plan), TILE, 0, stream>>>(dp, iz, sd + (size_t)iz * slab,
-                                                          sd + (size_t)(iz + 1) * slab);
+        k_source_step<<<grid_of(plan, 1), TILE, 0, stream>>>(dp, iz, sd + (size_t)iz * slab,
+                                                             sd + (size_t)(iz + 1) * slab);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_source_step");
     }
     int cur = 0;
     for (int32_t iz = plan->nz - 1; iz >= 0; iz--) {
-        k_model_step<<<grid_of(plan), TILE, 0, stream>>>(
+        k_model_step<<<grid_of(plan, 1), TILE, 0, stream>>>(
             dp, iz, (const tsr__cf *)s->field[cur].ptr, sd + (size_t)iz * slab,
             (const float *)s->refl.ptr, (tsr__cf *)s->field[1 - cur].ptr);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_model_step");
@@ -468,5 +483,5 @@ double tsr__migrate_cuda_loop_ms(const tsr_ctx *ctx)
     return s ? s->loop_ms : -1.0;
 }
 
-const tsr__migrate_backend tsr__migrate_backend_cuda = {TSR_BACKEND_CUDA, cuda_image_shot,
-                                                        cuda_model_shot};
+const tsr__migrate_backend tsr__migrate_backend_cuda = {TSR_BACKEND_CUDA, NULL, cuda_model_shot,
+                                                        cuda_image_shots};

@@ -69,7 +69,7 @@ static unsigned offered_for(tsr_migrate_method method)
     unsigned offered = 0;
     for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++) {
         const tsr__migrate_backend *b = tsr__migrate_backends[i];
-        if (b->image_shot && (b->id != TSR_BACKEND_CUDA || method == TSR_MIGRATE_EXPLICIT))
+        if (b->model_shot && (b->id != TSR_BACKEND_CUDA || method == TSR_MIGRATE_EXPLICIT))
             offered |= TSR__BACKEND_BIT(b->id);
     }
     return offered;
@@ -78,7 +78,7 @@ static unsigned offered_for(tsr_migrate_method method)
 static const tsr__migrate_backend *entry_of(tsr_backend id)
 {
     for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++)
-        if (tsr__migrate_backends[i]->id == id && tsr__migrate_backends[i]->image_shot)
+        if (tsr__migrate_backends[i]->id == id && tsr__migrate_backends[i]->model_shot)
             return tsr__migrate_backends[i];
     return NULL;
 }
@@ -172,9 +172,11 @@ static void run_free(tsr_ctx *ctx, tsr__mig_run *run)
         tsr__free(ctx, p[i]);
 }
 
-/* Plan, FFT plans, spectra rows and column buffers for the gather; checks every position. */
+/* Plan, FFT plans, spectra rows (for `batch` shots) and column buffers for the gather; checks
+ * every position. */
 static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_grid *velocity,
-                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model)
+                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model,
+                           int32_t batch)
 {
     memset(run, 0, sizeof *run);
     tsr_status st = tsr__migrate_plan_build(ctx, &run->plan, velocity, g, opt, model);
@@ -190,7 +192,8 @@ static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_gr
         if ((st = tsr__mig_shot_columns(ctx, &run->plan, &g->shots[s], s, &scol, run->gcol)))
             return st;
     size_t rows;
-    if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.nx, sizeof(tsr__cf), &rows))
+    if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.nx, sizeof(tsr__cf), &rows) ||
+        !tsr__size_mul(rows, (size_t)batch, &rows))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: spectra overflow");
     if ((st = tsr__alloc(ctx, rows, (void **)&run->src)) ||
         (st = tsr__alloc(ctx, rows, (void **)&run->rec)))
@@ -201,10 +204,13 @@ static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_gr
     return TSR_OK;
 }
 
-static tsr_status alloc_cells(tsr_ctx *ctx, const tsr__migrate_plan *plan, size_t size, void **out)
+/* nx * nz * count elements of `size` bytes. */
+static tsr_status alloc_cells(tsr_ctx *ctx, const tsr__migrate_plan *plan, size_t size,
+                              int32_t count, void **out)
 {
     size_t n;
-    if (!tsr__size_mul3((size_t)plan->nx, (size_t)plan->nz, size, &n))
+    if (!tsr__size_mul3((size_t)plan->nx, (size_t)plan->nz, size, &n) ||
+        !tsr__size_mul(n, (size_t)count, &n))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: image size overflows");
     return tsr__alloc(ctx, n, out);
 }
@@ -251,32 +257,43 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
     const tsr__migrate_backend *backend;
     if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 1)))
         return st;
+    /* shots go to the backend `batch` at a time: their spectra, then their images */
+    const int32_t batch = backend->image_shots ? TSR__MIG_BATCH : 1;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 0)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.image)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.shot_image)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), (void **)&run.shot_illum))) {
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.image)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), batch, (void **)&run.shot_image)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(double), batch, (void **)&run.shot_illum))) {
         run_free(ctx, &run);
         return st;
     }
     const tsr__migrate_plan *plan = &run.plan;
     const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
     memset(run.image, 0, sizeof(double) * cells);
-    for (int32_t s = 0; s < shots->nshots && !st; s++) {
-        const tsr_migrate_shot *shot = &shots->shots[s];
-        int32_t scol;
-        memset(run.shot_image, 0, sizeof(double) * cells);
-        memset(run.shot_illum, 0, sizeof(double) * cells);
-        if ((st = tsr__mig_shot_columns(ctx, plan, shot, s, &scol, run.gcol)) ||
-            (st = tsr__mig_shot_spectra(ctx, plan, &run.fft, shot, run.gcol, run.rec)))
+    for (int32_t s0 = 0; s0 < shots->nshots && !st; s0 += batch) {
+        const int32_t n = shots->nshots - s0 < batch ? shots->nshots - s0 : batch;
+        memset(run.shot_image, 0, sizeof(double) * cells * (size_t)n);
+        memset(run.shot_illum, 0, sizeof(double) * cells * (size_t)n);
+        for (int32_t k = 0; k < n && !st; k++) {
+            const tsr_migrate_shot *shot = &shots->shots[s0 + k];
+            int32_t scol;
+            if (!(st = tsr__mig_shot_columns(ctx, plan, shot, s0 + k, &scol, run.gcol)) &&
+                !(st = tsr__mig_shot_spectra(ctx, plan, &run.fft, shot, run.gcol,
+                                             run.rec + (size_t)k * slab)))
+                tsr__mig_source_rows(plan, scol, run.src + (size_t)k * slab);
+        }
+        if (st)
             break;
-        tsr__mig_source_rows(plan, scol, run.src);
-        tsr__mig_progress progress = {"migrate", (double)s * plan->nfreq,
+        tsr__mig_progress progress = {"migrate", (double)s0 * plan->nfreq,
                                       (double)shots->nshots * plan->nfreq};
-        if ((st = backend->image_shot(ctx, plan, &run.fft, run.src, run.rec, run.shot_image,
-                                      run.shot_illum, &progress)))
-            break;
-        add_shot(plan, run.image, run.shot_image, run.shot_illum);
+        st = backend->image_shots ? backend->image_shots(ctx, plan, n, run.src, run.rec,
+                                                         run.shot_image, run.shot_illum, &progress)
+                                  : backend->image_shot(ctx, plan, &run.fft, run.src, run.rec,
+                                                        run.shot_image, run.shot_illum, &progress);
+        for (int32_t k = 0; k < n && !st; k++)
+            add_shot(plan, run.image, run.shot_image + (size_t)k * cells,
+                     run.shot_illum + (size_t)k * cells);
     }
     if (!st) {
         image->dx = velocity->dx;
@@ -314,8 +331,8 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
     if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 0)))
         return st;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 1)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(float), (void **)&run.refl))) {
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 1, 1)) ||
+        (st = alloc_cells(ctx, &run.plan, sizeof(float), 1, (void **)&run.refl))) {
         run_free(ctx, &run);
         return st;
     }

@@ -1,6 +1,6 @@
-/* The migrate backends: each migrates or models one shot of a plan (plan.h) from surface spectra
- * made by spectra.c. migrate.c checks the arguments, builds the plan and the spectra, picks the
- * backend (its only dispatch) and combines the shots.
+/* The migrate backends: each migrates (one shot, or several at once) or models one shot of a plan
+ * (plan.h) from surface spectra made by spectra.c. migrate.c checks the arguments, builds the plan
+ * and the spectra, picks the backend (its only dispatch) and combines the shots.
  *
  * A device backend is one more entry of the same shape: extrap_cuda.cu defines
  * tsr__migrate_backend_cuda (the plan's tables and the spectra copied to the device, the step
@@ -24,6 +24,9 @@ static inline tsr_status tsr__mig_report(tsr_ctx *ctx, const tsr__mig_progress *
     return tsr__progress(ctx, p->stage, p->base + done, p->total);
 }
 
+/* The most shots a backend's image_shots takes at once. */
+#define TSR__MIG_BATCH 8
+
 typedef struct tsr__migrate_backend {
     tsr_backend id;
     /* One shot's image: adds sum over frequencies of Re(conj(S) R) into image and |S|^2 into
@@ -36,6 +39,13 @@ typedef struct tsr__migrate_backend {
     tsr_status (*model_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
                              const tsr__cf *src, const float *refl, tsr__cf *rec,
                              const tsr__mig_progress *progress);
+    /* Several shots' images in one call, for a backend whose one shot leaves the hardware idle
+     * (NULL: migrate.c calls image_shot shot by shot): count shots, 1..TSR__MIG_BATCH, shot k's
+     * spectra at src, rec + k * nfreq * nx and its image and illumination (as image_shot's) at
+     * image, illum + k * nz * nx. Progress counts the frequencies of all count shots. */
+    tsr_status (*image_shots)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                              const tsr__cf *src, const tsr__cf *rec, double *image, double *illum,
+                              const tsr__mig_progress *progress);
 } tsr__migrate_backend;
 
 /* Single thread, frequencies in order, the image summed in double (extrap_ref.c): defines the
@@ -45,13 +55,14 @@ extern const tsr__migrate_backend tsr__migrate_backend_reference;
  * own image; the threads' images are added in thread order (extrap_cpu.c). Modelling gives the
  * reference's bits; the image differs from it by the order of the double sums only. */
 extern const tsr__migrate_backend tsr__migrate_backend_cpu;
-/* Method explicit on the context's CUDA device, every frequency of a shot at once
- * (extrap_cuda.cu); NULL functions in a build without CUDA (extrap_cuda_none.c). The same
+/* Method explicit on the context's CUDA device, every frequency of up to TSR__MIG_BATCH shots at
+ * once (extrap_cuda.cu); NULL functions in a build without CUDA (extrap_cuda_none.c). The same
  * contract as the cpu backend: modelling gives the reference's values, the image differs from
  * it by the order of the double sums only. */
 extern const tsr__migrate_backend tsr__migrate_backend_cuda;
-/* Device milliseconds of the cuda backend's last depth loop on this context (all kernels of
- * one shot, without the copies), from CUDA events; -1 before any (benchmarks read it). */
+/* Device milliseconds per shot of the cuda backend's last depth loop on this context (all its
+ * kernels, without the copies, over the shots it migrated or modelled at once), from CUDA
+ * events; -1 before any (benchmarks read it). */
 double tsr__migrate_cuda_loop_ms(const tsr_ctx *ctx);
 
 #endif

@@ -144,27 +144,43 @@ static tsr_status plan_band(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mig
     return TSR_OK;
 }
 
-/* The derivative filter and the coefficient table over 0 .. w_max dz / v_min. */
+/* The derivative filter and the coefficient table over 0 .. w_max dz / v_min, at most
+ * TSR__MIG_TABLE_MAX rows TSR__MIG_TABLE_STEP apart: a model, depth step and band that reach
+ * further (a step of many wavelengths, which 16 terms cannot follow) are refused. Rows are
+ * designed on the context's threads; each row's coefficients do not depend on the others. */
 static tsr_status plan_table(tsr_ctx *ctx, tsr__migrate_plan *plan, float vmin)
 {
     memcpy(plan->d2, tsr__mig_d2, sizeof plan->d2);
     plan->xscale = (float)(2.0 / tsr__migrate_filter_symbol(plan->d2, PI));
-    double pmax = plan->omega[plan->nfreq - 1] * plan->dz / (double)vmin * (1 + 1e-6);
+    const double wmax = plan->omega[plan->nfreq - 1];
+    double pmax = wmax * plan->dz / (double)vmin * (1 + 1e-6);
     double rows = ceil(pmax / TSR__MIG_TABLE_STEP) + 1;
-    int32_t n = rows < TSR__MIG_TABLE_MIN   ? TSR__MIG_TABLE_MIN
-                : rows > TSR__MIG_TABLE_MAX ? TSR__MIG_TABLE_MAX
-                                            : (int32_t)rows;
+    if (rows > TSR__MIG_TABLE_MAX)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the slowest velocity %g m/s with dz %g m at %g Hz makes a "
+                         "depth step of %.3g radians (w dz / v), beyond the %.3g the explicit "
+                         "method's coefficient table covers: raise the model's slowest velocity "
+                         "or lower --fmax or dz",
+                         (double)vmin, plan->dz, wmax / (2 * PI), pmax,
+                         (TSR__MIG_TABLE_MAX - 1) * TSR__MIG_TABLE_STEP);
+    int32_t n = rows < TSR__MIG_TABLE_MIN ? TSR__MIG_TABLE_MIN : (int32_t)rows;
     plan->ntable = n;
     plan->table_dp = pmax / (n - 1);
     tsr_status st =
         alloc_array(ctx, (size_t)n * TSR__MIG_TERMS, sizeof(tsr__cf), (void **)&plan->table);
     if (st)
         return st;
-    double r = plan->dz / plan->dx;
+    const double r = plan->dz / plan->dx;
+    int32_t failed = n; /* the first row whose design failed; redone below for its message */
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 8) reduction(min : failed)
     for (int32_t j = 0; j < n; j++)
-        if ((st = tsr__migrate_design(ctx, plan->d2, r, j * plan->table_dp,
-                                      plan->table + (size_t)j * TSR__MIG_TERMS, NULL)))
-            return st;
+        if (tsr__migrate_design(NULL, plan->d2, r, j * plan->table_dp,
+                                plan->table + (size_t)j * TSR__MIG_TERMS, NULL) != TSR_OK &&
+            j < failed)
+            failed = j;
+    if (failed < n)
+        return tsr__migrate_design(ctx, plan->d2, r, failed * plan->table_dp,
+                                   plan->table + (size_t)failed * TSR__MIG_TERMS, NULL);
     return TSR_OK;
 }
 

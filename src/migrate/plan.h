@@ -74,6 +74,7 @@ void tsr__migrate_plan_free(tsr_ctx *ctx, tsr__migrate_plan *plan);
  * c[0 .. TSR__MIG_TERMS-1] with the Chebyshev coefficients of G for p = w dz / v; |G| <= 1 over
  * the whole of X's range [-1, 1] (checked on a fine grid and enforced by scaling). Returns the
  * largest |G - exp(i kz dz)| over the band up to TSR__MIG_ANGLE_DEG in *band_error (may be NULL).
+ * ctx may be NULL (a failure then has no message; the design is thread-safe without one).
  */
 tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double p, tsr__cf *c,
                                double *band_error);

@@ -221,6 +221,17 @@ static void check_band(tsr_ctx *ctx)
     CHECK(strstr(tsr_ctx_last_error(ctx), "velocity") != NULL);
     data[5] = -3;
     CHECK_STATUS(tsr__migrate_plan_build(ctx, &plan, &v, &g, &opt, 0), TSR_ERR_INVALID_ARGUMENT);
+    /* a depth step of many wavelengths: 1 m/s, dz 5 m, 20 Hz make w dz / v = 628 radians, past
+     * the table's 81.9; 100 m/s (6.3 radians) is designed */
+    opt.fmax = 20;
+    data[5] = 1;
+    CHECK_STATUS(tsr__migrate_plan_build(ctx, &plan, &v, &g, &opt, 0), TSR_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "slowest velocity 1 m/s") != NULL);
+    data[5] = 100;
+    CHECK_OK(ctx, tsr__migrate_plan_build(ctx, &plan, &v, &g, &opt, 0));
+    CHECK(plan.ntable == 316);
+    tsr__migrate_plan_free(ctx, &plan);
+    opt.fmax = 0;
     data[5] = 2000;
     g.dt = 0;
     CHECK_STATUS(tsr__migrate_plan_build(ctx, &plan, &v, &g, &opt, 0), TSR_ERR_INVALID_ARGUMENT);
