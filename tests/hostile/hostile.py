@@ -574,7 +574,11 @@ def check_run(tool, path, kind, argv, expect, bounds, scratch):
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     if code is not None and code not in (0, 1):
         bad.append("exit %d" % code)
-    lines = err.decode("utf-8", "replace").splitlines()
+    # lines end at '\n' only (str.splitlines would also split at the control bytes that a
+    # message quoting a binary header may hold)
+    lines = err.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
     invalid_report = argv[:2] == ["layout", "check"] and code == 1 and b"INVALID" in out
     if code == 1 and not (invalid_report and not lines) and len(lines) != 1:
         bad.append("%d stderr lines on failure: %r" % (len(lines), lines[:3]))
