@@ -27,6 +27,7 @@ typedef struct png_state {
     size_t len, pos;
     tsr_image img;     /* decoding: the image being filled (freed on failure) */
     png_bytep *rows;   /* row pointers (context allocator) */
+    uint64_t idat;     /* decoding: bytes of IDAT data in the file */
     tsr_status status; /* set by the callbacks before they longjmp; TSR_OK = not set */
     int alloc_failed;  /* an allocation for libpng failed: its "out of memory" is ours */
 } png_state;
@@ -86,13 +87,15 @@ static png_uint_32 read_be32(const uint8_t *p)
     return (png_uint_32)p[0] << 24 | (png_uint_32)p[1] << 16 | (png_uint_32)p[2] << 8 | p[3];
 }
 
-/* Walks the chunk list (ISO 15948 5.3: length, type, data, CRC) up to IEND and checks that every
- * chunk's length is in range and fits in the data. libpng 1.6 allocates what an ancillary chunk
- * claims before reading it (its "chunk data is too large" check is only a benign error), so
- * without this a 50-byte file could make it allocate up to 2 GB. */
-static tsr_status check_chunks(tsr_ctx *ctx, const uint8_t *data, size_t len)
+/* Walks the chunk list (ISO 15948 5.3: length, type, data, CRC) up to IEND, checks that every
+ * chunk's length is in range and fits in the data, and adds up the IDAT lengths into *idat.
+ * libpng 1.6 allocates what an ancillary chunk claims before reading it (its "chunk data is too
+ * large" check is only a benign error), so without this a 50-byte file could make it allocate
+ * up to 2 GB. */
+static tsr_status check_chunks(tsr_ctx *ctx, const uint8_t *data, size_t len, uint64_t *idat)
 {
     size_t pos = 8; /* after the signature */
+    *idat = 0;
     while (pos < len) {
         if (len - pos < 8)
             return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNG: truncated data (chunk header)");
@@ -106,9 +109,24 @@ static tsr_status check_chunks(tsr_ctx *ctx, const uint8_t *data, size_t len)
             return tsr__fail(ctx, TSR_ERR_CORRUPT, "PNG: truncated data (%s)", name);
         if (memcmp(data + pos + 4, "IEND", 4) == 0)
             break;
+        if (memcmp(data + pos + 4, "IDAT", 4) == 0)
+            *idat += n;
         pos += (size_t)n + 12;
     }
     return TSR_OK;
+}
+
+/* Whether IDAT chunks of idat bytes in all can hold a width x height image of bits per pixel.
+ * Deflate (RFC 1951) codes at most 258 bytes in 2 bits (a length-258 match with 1-bit literal/
+ * length and distance codes), so a zlib stream of n bytes inflates to at most 1032 n bytes; the
+ * image's filtered data holds at least floor(width x bits / 8) bytes a row, interlaced or not.
+ * A header that claims more than its data can hold is refused before libpng allocates (and
+ * clears) rows for it. */
+static int idat_can_hold(uint64_t idat, png_uint_32 width, png_uint_32 height, int bits)
+{
+    uint64_t row = (uint64_t)width * (uint64_t)bits / 8;
+    uint64_t cap = idat * 1032 + 1032;
+    return height == 0 || row <= cap / height;
 }
 
 /* Reads from the memory buffer; running out is the "truncated" error, naming the chunk. */
@@ -161,6 +179,14 @@ static tsr_status decode_body(png_state *s)
                               (unsigned long long)s->ctx->opt.max_image_pixels);
         return s->status;
     }
+    int file_bits = png_get_bit_depth(s->png, s->info) * png_get_channels(s->png, s->info);
+    if (!idat_can_hold(s->idat, width, height, file_bits)) {
+        s->status =
+            tsr__fail(s->ctx, TSR_ERR_CORRUPT,
+                      "PNG: truncated data: %llu bytes of IDAT cannot hold a %lux%lu image",
+                      (unsigned long long)s->idat, (unsigned long)width, (unsigned long)height);
+        return s->status;
+    }
 
     png_set_expand(s->png); /* palette -> RGB(A), gray 1/2/4 -> 8, tRNS -> alpha */
     if (png_get_bit_depth(s->png, s->info) == 16 && tsr__host_is_little_endian())
@@ -211,11 +237,13 @@ static tsr_status decode_body(png_state *s)
 
 tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out)
 {
-    tsr_status st = check_chunks(ctx, data, len);
+    uint64_t idat;
+    tsr_status st = check_chunks(ctx, data, len, &idat);
     if (st != TSR_OK)
         return st;
     png_state s;
     memset(&s, 0, sizeof s);
+    s.idat = idat;
     s.ctx = ctx;
     s.data = data;
     s.len = len;

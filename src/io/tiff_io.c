@@ -177,10 +177,33 @@ static void put_block(tsr_image *img, const uint8_t *buf, uint32_t x0, uint32_t 
     }
 }
 
+/* Contiguous strips of unpadded rows: each strip decoded straight into its rows of img, so a
+ * strip of the whole image costs no second copy of it. */
+static tsr_status read_strips_in_place(tsr_ctx *ctx, TIFF *tif, tiff_mem *m, tsr_image *img)
+{
+    uint32_t bh = (uint32_t)img->height;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &bh);
+    if (bh > (uint32_t)img->height || bh == 0)
+        bh = (uint32_t)img->height;
+    for (uint32_t y = 0; y < (uint32_t)img->height; y += bh) {
+        uint32_t rows = y + bh > (uint32_t)img->height ? (uint32_t)img->height - y : bh;
+        size_t need = (size_t)rows * img->stride;
+        tmsize_t got =
+            TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, y, 0),
+                                 (uint8_t *)img->data + (size_t)y * img->stride, (tmsize_t)need);
+        if (got < 0 || (size_t)got < need)
+            return tiff_error(ctx, m, "cannot decode a strip (truncated data?)");
+    }
+    return TSR_OK;
+}
+
 /* The direct path: strips or tiles decoded into img (allocated by the caller). */
 static tsr_status read_blocks(tsr_ctx *ctx, TIFF *tif, tiff_mem *m, tsr_image *img, int planar)
 {
     int tiled = TIFFIsTiled(tif);
+    if (!tiled && !planar &&
+        img->stride == (size_t)img->width * (size_t)img->channels * tsr_depth_size(img->depth))
+        return read_strips_in_place(ctx, tif, m, img);
     tmsize_t size = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
     if (size <= 0)
         return tiff_error(ctx, m, "no strip or tile size");

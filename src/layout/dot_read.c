@@ -9,6 +9,7 @@
  * reading is serialised by a mutex and the scanner is reset after each graph. */
 #include "layout/layout_internal.h"
 
+#include <ctype.h>
 #include <graphviz/cgraph.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -119,6 +120,70 @@ static tsr_status read_graph(tsr__layout_builder *b, Agraph_t *g)
     return st;
 }
 
+/* cgraph's flex scanner reads its input 8 KB at a time and scans the token it is in again from
+ * its start after each read, so a token of n bytes costs about n^2 / 16K steps (a 16 MB quoted
+ * string: minutes). Longer tokens are refused before parsing; Graphviz's labels and spline
+ * pos lists are far shorter. */
+enum { DOT_TOKEN_MAX = 1 << 18 };
+
+/* The line on which a token of more than DOT_TOKEN_MAX bytes starts, 0 when there is none. The
+ * scan follows DOT's lexical states (quoted strings with backslash escapes, nested <...> HTML
+ * strings, comments) and measures, in each, the longest run that one scanner rule can match:
+ * an upper bound on the scanner's token lengths. */
+static int long_token_line(const char *s, size_t len)
+{
+    enum { CODE, QUOTED, HTML, BLOCK, LINE } state = CODE;
+    size_t run = 0;
+    int depth = 0, line = 1, start = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int breaks = 1; /* c ends the current run */
+        if (state == CODE) {
+            if (c == '"')
+                state = QUOTED;
+            else if (c == '<')
+                state = HTML, depth = 1;
+            else if (c == '/' && i + 1 < len && (s[i + 1] == '*' || s[i + 1] == '/'))
+                state = s[++i] == '*' ? BLOCK : LINE;
+            else if (c == '#' && (i == 0 || s[i - 1] == '\n'))
+                state = LINE;
+            else
+                breaks = !(isalnum(c) || c == '_' || c == '.' || c >= 0x80);
+        } else if (state == QUOTED) {
+            if (c == '\\' && i + 1 < len)
+                line += s[++i] == '\n';
+            else if (c == '"')
+                state = CODE;
+            else
+                breaks = 0;
+        } else if (state == HTML) {
+            if (c == '<')
+                depth++;
+            else if (c == '>' && --depth == 0)
+                state = CODE;
+            else if (c != '>')
+                breaks = 0;
+        } else if (state == BLOCK) {
+            if (c == '*' && i + 1 < len && s[i + 1] == '/')
+                state = CODE, i++;
+            else if (c != '*')
+                breaks = 0;
+        } else if (c == '\n') {
+            state = CODE;
+        } else {
+            breaks = 0;
+        }
+        if (breaks)
+            run = 0;
+        else if (run++ == 0)
+            start = line;
+        if (run > DOT_TOKEN_MAX)
+            return start;
+        line += c == '\n';
+    }
+    return 0;
+}
+
 tsr_status tsr__layout_parse_dot(tsr_ctx *ctx, const char *data, size_t len, const char *name,
                                  tsr_layout **out)
 {
@@ -127,6 +192,15 @@ tsr_status tsr__layout_parse_dot(tsr_ctx *ctx, const char *data, size_t len, con
     if (memchr(data, '\0', len)) {
         tsr__builder_release(&b);
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "%s: NUL byte in a DOT file", b.name);
+    }
+    int long_line = long_token_line(data, len);
+    if (long_line) {
+        tsr_status limit = tsr__fail(ctx, TSR_ERR_LIMIT,
+                                     "%s:%d: a DOT word, string or comment of more than %d bytes "
+                                     "(the reader's limit)",
+                                     b.name, long_line, DOT_TOKEN_MAX);
+        tsr__builder_release(&b);
+        return limit;
     }
     dot_input in = {data, len, 0};
     Agiodisc_t io = {dot_afread, AgIoDisc.putstr, AgIoDisc.flush};

@@ -104,10 +104,51 @@ static tsr_status table_rehash(tsr__layout_builder *b, size_t cap)
     return TSR_OK;
 }
 
+/* Length of the longest prefix of s that is UTF-8 (RFC 3629: shortest forms, no surrogates, at
+ * most U+10FFFF) without C0 control characters; len when all of s is. Ids are written into JSON,
+ * GraphML and one-line error messages, which need such text. */
+static size_t text_prefix(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xC2 && c <= 0xDF ? 2
+                   : c >= 0xE0 && c <= 0xEF ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4
+                                            : 0;
+        if (n == 0 || c < 0x20 || n > len - i)
+            return i;
+        /* the second byte's range excludes overlong forms, surrogates and code points past
+         * U+10FFFF (RFC 3629 section 4) */
+        unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        if (n > 1 && (s[i + 1] < lo || s[i + 1] > hi))
+            return i;
+        for (size_t k = 2; k < n; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xBF)
+                return i;
+        i += n;
+    }
+    return len;
+}
+
 tsr_status tsr__builder_node(tsr__layout_builder *b, const char *id, size_t id_len, int is_string,
                              int64_t x, int64_t y, int line, int col)
 {
     tsr_status st;
+    size_t good = text_prefix(id, id_len);
+    if (good < id_len && col > 0)
+        return tsr__fail(b->ctx, TSR_ERR_CORRUPT,
+                         "%s:%d:%d: node id is not UTF-8 text without control characters (byte "
+                         "%zu of it)",
+                         b->name, line, col, good);
+    if (good < id_len)
+        return tsr__fail(b->ctx, TSR_ERR_CORRUPT,
+                         "%s:%d: node id is not UTF-8 text without control characters (byte %zu "
+                         "of it)",
+                         b->name, line, good);
     if (b->nnodes >= INT32_MAX - 1)
         return tsr__fail(b->ctx, TSR_ERR_LIMIT, "%s: more than 2^31 nodes", b->name);
     if ((b->nnodes + 1) * 2 > b->table_cap &&

@@ -250,4 +250,52 @@ for c in "resize $tmp/afolder $tmp/m.png --size 8x8" "carve $tmp/afolder $tmp/m.
   grep -q "afolder: is a folder, not a" "$tmp/err.txt" && ok || bad "folder as input ($c): $(cat "$tmp/err.txt")"
 done
 
+# --- headers that claim more than their data can hold -------------------------------------------
+# A PNG of 2^28 x 1 RGBA16 pixels (the pixel limit) over a few kB of IDAT: refused at its header
+# (deflate inflates at most 1032:1), not after libpng clears a 2 GB row.
+$py - "$tmp/row.png" <<'P'
+import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+ihdr = struct.pack(">IIBBBBB", 1 << 28, 1, 16, 6, 0, 0, 0)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes(4000)))
+                              + chunk(b"IEND", b""))
+P
+expect 1 timeout 10 "$tool" resize "$tmp/row.png" "$tmp/row_out.png" --size 8x8 --quiet
+grep -q "bytes of IDAT cannot hold a 268435456x1 image" "$tmp/err.txt" && ok || bad "PNG row lie: $(cat "$tmp/err.txt")"
+# A 16384-square TIFF in one Deflate strip decodes into the image itself: one copy of its 256 MB.
+$py - "$tmp/big.tif" <<'P'
+import struct, sys, zlib
+strip = zlib.compress(bytes(16384 * 16384), 9)
+tags = [(256, 4, 16384), (257, 4, 16384), (258, 3, 8), (259, 3, 8), (262, 3, 1), (273, 4, 8 + 2 + 9 * 12 + 4),
+        (277, 3, 1), (278, 4, 16384), (279, 4, len(strip))]
+ifd = struct.pack("<H", len(tags)) + b"".join(struct.pack("<HHIHH" if t == 3 else "<HHII", g, t, 1, v, *([0] if t == 3 else []))
+                                             for g, t, v in tags) + struct.pack("<I", 0)
+open(sys.argv[1], "wb").write(b"II*\0" + struct.pack("<I", 8) + ifd + strip)
+P
+peak=$($py -c "
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stderr=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+print(ru.ru_maxrss // 1024 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else -1)" \
+  "$tool" resize "$tmp/big.tif" "$tmp/big.png" --size 8x8 --quiet)
+[ "$peak" -gt 0 ] && [ "$peak" -lt 400 ] && ok || bad "TIFF strip of 256 MB: peak $peak MB (want one copy, < 400)"
+
+# --- graph texts the readers refuse in one line ----------------------------------------------------
+# A DOT token of 16 MB (cgraph's scanner is quadratic in a token's length) is refused at once.
+$py -c "import sys; sys.stdout.write('graph G {\n a -- b;\n a [label=\"' + 'x' * 16000000 + '\"];\n}\n')" >"$tmp/long.dot"
+expect 1 timeout 10 "$tool" layout check "$tmp/long.dot" --quiet
+grep -q "long.dot:3: a DOT word, string or comment of more than 262144 bytes" "$tmp/err.txt" && ok || bad "long DOT token: $(cat "$tmp/err.txt")"
+[ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && ok || bad "long DOT token: one line"
+# Ids that are not UTF-8, or hold a newline, would make invalid JSON and multi-line messages.
+printf 'a b\nb \351t\351\n' >"$tmp/latin1.txt"
+expect 1 "$tool" layout optimize "$tmp/latin1.txt" "$tmp/latin1.json" --moves 100 --quiet
+grep -q "latin1.txt:2: node id is not UTF-8 text without control characters (byte 0 of it)" "$tmp/err.txt" && ok || bad "Latin-1 id: $(cat "$tmp/err.txt")"
+[ ! -e "$tmp/latin1.json" ] && ok || bad "Latin-1 id: output written"
+printf '{"nodes": [{"id": "a\\nb"}, {"id": "a\\nb"}], "edges": []}' >"$tmp/newline.json"
+expect 1 "$tool" layout check "$tmp/newline.json" --quiet
+[ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q "not UTF-8 text without control" "$tmp/err.txt" && ok || bad "id with a newline: $(cat "$tmp/err.txt")"
+printf 'a b\nb \303\251t\303\251\n' >"$tmp/utf8.txt"
+expect 0 "$tool" layout optimize "$tmp/utf8.txt" "$tmp/utf8.json" --moves 100 --quiet
+$py -c "import json,sys; j=json.load(open(sys.argv[1], encoding='utf-8')); sys.exit(0 if any(n['id'] == '\u00e9t\u00e9' for n in j['nodes']) else 1)" "$tmp/utf8.json" && ok || bad "UTF-8 id kept"
+
 finish test_hostile_cli
