@@ -133,7 +133,7 @@ done
 expect 2 "$tool" carve "$src" "$tmp/w/c.gif" --width 100 --quiet
 expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.svg" --moves 10 --quiet
 expect 2 "$tool" layout optimize "$tmp/g.txt" "$tmp/w/o.json" --svg "$tmp/w/o.png" --moves 10 --quiet
-expect 2 "$tool" layout render "$tmp/g.txt" "$tmp/w/r.png"
+expect 2 "$tool" layout render "$tmp/g.txt" "$tmp/w/r.gif"
 [ -z "$(ls -A "$tmp/w")" ] && ok || bad "refused formats left files: $(ls -A "$tmp/w")"
 magic() { head -c "$2" "$1" | od -An -tx1 | tr -d ' \n'; }
 expect 0 "$tool" resize "$src" "$tmp/w/r.PNG" --size 8x8 --quiet

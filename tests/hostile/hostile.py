@@ -27,9 +27,12 @@ each run must:
 Bounds: 10 s and 512 MB per run in a normal build. Every seed is at most a few kilobytes and
 tiny in pixels, nodes or samples, so an honest reader finishes in milliseconds; a file that
 keeps a reader busy for seconds or takes hundreds of megabytes does so because of a lie it
-tells, and 512 MB is a quarter of what a small CI runner has, enough for the largest image a
-header may claim below the default --max-pixels (2^28 one-byte samples) but not for a reader
-that believes a lie about more. With sanitizers (detected when the binary links libasan, or
+tells, and 512 MB is a quarter of what a small CI runner has. A bomb, though, can be an honest
+image: a few kilobytes of deflate that inflate to the largest image --max-pixels allows, which
+the commands then hold and work on (carve keeps about 12 bytes a pixel: the image, its energy,
+cost and index maps). That is what --max-pixels bounds, so the image commands run here with
+--max-pixels 2^25 (32 Mpx: at most ~400 MB for carve), and the limit's default (2^28) is the
+user's memory policy, tested in tests/cli/test_pixel_limit_cli.sh. With sanitizers (detected when the binary links libasan, or
 when TSR_HOSTILE_SANITIZED=1 or --sanitized is given) the bounds are 30 s and 2 GB: ASan's
 shadow memory, redzones and quarantine roughly triple memory, and the instrumented code runs
 2-5x slower. A run is killed at 3x the bounds (a watchdog samples its RSS).
@@ -52,6 +55,8 @@ import time
 import zlib
 
 W, H = 40, 32  # seed image size
+# The pixel limit the image commands run under (see Bounds in the docstring).
+MAX_PIXELS = 1 << 25
 
 
 # --- small writers ---------------------------------------------------------------------------
@@ -466,10 +471,11 @@ def commands(path, kind, extra, c):
     """The command lines that read `path`, each with the outputs it must leave on exit 0."""
     if kind in ("image", "j2k"):
         w = max(1, extra.get("width", W) - 2)
-        cmds = [(["resize", path, "OUT/r.png", "--size", "64x64"], ["r.png"]),
-                (["carve", path, "OUT/c.png", "--width", str(w)], ["c.png"])]
+        lim = ["--max-pixels", str(MAX_PIXELS)]
+        cmds = [(["resize", path, "OUT/r.png", "--size", "64x64"] + lim, ["r.png"]),
+                (["carve", path, "OUT/c.png", "--width", str(w)] + lim, ["c.png"])]
         if kind == "j2k":
-            cmds += [(["j2k", "decode", path, "OUT/d.png"], ["d.png"]), (["j2k", "info", path], [])]
+            cmds += [(["j2k", "decode", path, "OUT/d.png"] + lim, ["d.png"]), (["j2k", "info", path], [])]
         return cmds
     if kind == "graph":
         return [(["layout", "check", path], []), (["layout", "optimize", path, "OUT/o.json", "--time", "1"], ["o.json"])]
