@@ -253,9 +253,10 @@ int main(void)
         return tsr_test_finish("test_migrate_cuda_gpu");
     tsr_rng r;
     tsr_rng_seed(&r, 24);
-    /* widths: one tile, below the filter's reach, exactly 2 tiles (CORE = 384), several tiles */
+    /* widths: one tile, below the filter's reach, exactly 2 tiles (CORE = 384), several tiles;
+     * 11 shots: one full batch of TSR__MIG_BATCH (8) shots per launch and a part one */
     static const int shapes[][4] = {
-        {64, 40, 2, 32}, {6, 30, 1, 6}, {768, 48, 2, 96}, {1000, 64, 2, 120}};
+        {64, 40, 2, 32}, {48, 24, 11, 12}, {6, 30, 1, 6}, {768, 48, 2, 96}, {1000, 64, 2, 120}};
     const int count = quick ? 2 : (int)(sizeof shapes / sizeof shapes[0]);
     for (int k = 0; k < count; k++) {
         const int nx = shapes[k][0], nz = shapes[k][1];
