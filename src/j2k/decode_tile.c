@@ -186,14 +186,6 @@ static int same_level(const tsr__j2k_tile *t, uint32_t lv)
     return first != NULL;
 }
 
-/* Where the top resolution goes in bands (bands.c): image output, every decoded
- * tile-component with at least one level and the same (non-empty) top resolution, and a
- * colour transform that can be done (else the whole-tile path reports it in its turn). */
-static int can_band(const dec *d, const tsr__j2k_tile *t, int bad_rgb)
-{
-    return d->img && !bad_rgb && same_level(t, 0);
-}
-
 /* Band rows per group for resolution dec_res - 1 - lv of a banded tile (lv 0: the top, 1: the
  * one below): at least 32, a multiple of every code-block height there; the lifting reach: 4
  * rows where a component is irreversible, else 2. */
@@ -214,6 +206,25 @@ static void bands_geometry(const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, uint
         if (tcp->tccps[c].qmfbid != 1)
             *M = 4;
     }
+}
+
+/* Where the top resolution goes in bands (bands.c): image output, every decoded
+ * tile-component with at least one level and the same (non-empty) top resolution, and a
+ * colour transform that can be done (else the whole-tile path reports it in its turn). */
+static int can_band(const dec *d, const tsr__j2k_tile *t, const tsr__j2k_tcp *tcp, int bad_rgb)
+{
+    if (!d->img || bad_rgb || !same_level(t, 0))
+        return 0;
+    /* bands pay where the tile is taller than their window (2 G + 4 M rows a component); a
+     * shorter one is smaller whole (a 24-row image 32800 wide: 85 MB of bands, 9 MB whole) */
+    uint32_t G, M;
+    bands_geometry(t, tcp, 0, &G, &M);
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if (!tc->skip && tc->res[tc->dec_res - 1].y1 - tc->res[tc->dec_res - 1].y0 < 2 * G + 4 * M)
+            return 0;
+    }
+    return 1;
 }
 
 /* Groups of a banded tile (the same for every component). */
@@ -566,7 +577,7 @@ tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
      * are disjoint), else a buffer of its own. Every coefficient is written by its code-block
      * job. */
     const int rgb = mct && !t.comps[0].skip;
-    const int banded = can_band(d, &t, rgb && mct_mismatch(&t, &tcp));
+    const int banded = can_band(d, &t, &tcp, rgb && mct_mismatch(&t, &tcp));
     if (d->sink && !d->img->data) {
         /* rows for a sink: streamed where the tile is the image, else into an image first */
         st = banded && top_is_image(d, &t) ? chunk_alloc(d, threads)
