@@ -80,6 +80,8 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
             /* every column, then every row: independent lines (the same result at any count) */
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
+#else
+        (void)threads;
 #endif
         {
             unsigned char *t =
