@@ -149,6 +149,16 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
+/* The first of v[0 .. n-1] that is not above 0, below hi and above the one before; n when
+ * every one is. */
+static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
+{
+    for (uint32_t l = 0; l < n; l++)
+        if (!(v[l] > 0) || !(v[l] < hi) || (l && !(v[l] > v[l - 1])))
+            return l;
+    return n;
+}
+
 /* The checks of the image and the options; fills the derived values (layer_bpp: one target
  * per layer, TSR_J2K_MAX_LAYERS entries). */
 static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *o,
@@ -175,18 +185,17 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (o->num_rates && o->num_psnrs)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: rates and PSNR targets exclude each other; give one kind");
-    for (uint32_t l = 0; l < o->num_psnrs; l++)
-        if (!(o->psnrs[l] > 0) || !(o->psnrs[l] < 1000) || (l && !(o->psnrs[l] > o->psnrs[l - 1])))
-            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                             "j2k encode: PSNR target %g dB (layer %u); targets are above 0 and "
-                             "increase from layer to layer",
-                             o->psnrs[l], l + 1);
-    for (uint32_t l = 0; l < o->num_rates; l++)
-        if (!(o->rates[l] > 0) || !(o->rates[l] < 1e6) || (l && !(o->rates[l] > o->rates[l - 1])))
-            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                             "j2k encode: rate %g bits per pixel (layer %u); rates are above 0 "
-                             "and increase from layer to layer",
-                             o->rates[l], l + 1);
+    uint32_t l;
+    if ((l = first_out_of_order(o->psnrs, o->num_psnrs, 1000)) < o->num_psnrs)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: PSNR target %g dB (layer %u); targets are above 0 and "
+                         "increase from layer to layer",
+                         o->psnrs[l], l + 1);
+    if ((l = first_out_of_order(o->rates, o->num_rates, 1e6)) < o->num_rates)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: rate %g bits per pixel (layer %u); rates are above 0 "
+                         "and increase from layer to layer",
+                         o->rates[l], l + 1);
     /* the layers' targets: bits per pixel, or HUGE_VAL for a complete layer (every pass); 0
      * for a layer sized as a fraction of the complete file (no rates); -1 for a PSNR target
      * (opt->psnrs[l]) */
