@@ -283,6 +283,11 @@ typedef struct tsr_j2k_encode_options {
     tsr_j2k_container container; /* TSR_J2K_CODESTREAM (default) or TSR_J2K_JP2 (boxes: ihdr,
                                     colr sRGB or greyscale, cdef for alpha) */
     int threads;                 /* 0: the context's thread count (code-blocks in parallel) */
+    /* Resynchronisation markers (T.800 A.8): sop, an SOP marker segment before every packet
+     * (Nsop counts the tile's packets from 0, modulo 65536); eph, an EPH marker after every
+     * packet header. Default 0 (neither). opj_compress -SOP / -EPH; kdu_compress
+     * Cuse_sop=yes / Cuse_eph=yes. */
+    int sop, eph;
     struct tsr_j2k_encode_result *result; /* NULL (default), or receives what rate control
                                              estimated */
 } tsr_j2k_encode_options;

@@ -369,6 +369,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tcp.prg = (uint8_t)opt->order;
     tcp.numlayers = (uint16_t)nlayers;
     tcp.mct = (uint8_t)mct;
+    tcp.csty = (uint8_t)((opt->sop ? 2 : 0) | (opt->eph ? 4 : 0)); /* Scod (Table A.13) */
     tcp.tccps = tccps;
 
     tsr__j2k_tile t;

@@ -3,8 +3,9 @@
  * sub-band of the precinct, inclusion (a tag tree until the block's first inclusion, then one
  * bit), at the first inclusion the zero bit-planes by tag tree, the number of new coding passes
  * (Table B.4), the Lblock increment and the length of the new bytes (B.10.7.1; one codeword
- * segment per block), then the bodies of the code-blocks it includes. No SOP or EPH
- * markers. */
+ * segment per block), then the bodies of the code-blocks it includes. With Scod's bits, an
+ * SOP marker segment before each packet (A.8.1) and an EPH marker after each header (A.8.2),
+ * empty packets included. */
 #include "j2k/encode_stages.h"
 
 typedef struct t2e_state {
@@ -13,6 +14,8 @@ typedef struct t2e_state {
     const tsr__j2k_cut *cuts;
     uint32_t L; /* cuts per block */
     tsr__j2k_bytes *out;
+    uint8_t csty;  /* Scod: 2 SOP, 4 EPH */
+    uint32_t nsop; /* packets written so far in the tile */
 } t2e_state;
 
 /* Block g's cut after layer l; before layer 0, nothing. */
@@ -47,6 +50,12 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
 {
     t2e_state *s = user;
     tsr__j2k_res *res = &s->t->comps[c].res[r];
+    if (s->csty & 2) { /* SOP: marker, Lsop = 4, Nsop */
+        tsr__j2k_bytes_u16(s->out, 0xFF91);
+        tsr__j2k_bytes_u16(s->out, 4);
+        tsr__j2k_bytes_u16(s->out, s->nsop & 0xFFFF);
+    }
+    s->nsop++;
     tsr__biow w;
     tsr__biow_init(&w, s->out);
     /* the packet is empty exactly when none of its code-blocks gains a pass in this layer */
@@ -93,6 +102,8 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         }
     }
     tsr__biow_flush(&w);
+    if (s->csty & 4)
+        tsr__j2k_bytes_u16(s->out, 0xFF92); /* EPH */
     for (uint32_t bi = 0; bi < res->nbands && present; bi++) {
         const tsr__j2k_band *band = &res->bands[bi];
         const tsr__j2k_prec *pr = &band->precs[p];
@@ -137,7 +148,7 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
             }
         }
     }
-    t2e_state s = {t, codes, cuts, tcp->numlayers, out};
+    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0};
     tsr__j2k_tcp prefix = *tcp; /* the progression over the first nlayers layers */
     prefix.numlayers = (uint16_t)nlayers;
     int stopped = 0;

@@ -277,6 +277,15 @@ for order in LRCP RLCP RPCL PCRL CPRL; do
     opj_decompress -i "$tmp/o.j2k" -o "$tmp/o_opj.ppm" >/dev/null 2>&1 && same "$tmp/e_rgb.ppm" "$tmp/o_opj.ppm" && ok || bad "encode --order $order: opj_decompress"
   fi
 done
+# --sop and --eph: the header says so, the stream decodes losslessly (also through opj_decompress)
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/m.j2k" --sop --eph --layers 3
+expect 0 "$tool" j2k info "$tmp/m.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['sop'] and d['eph'] and d['layers']==3" && ok || bad "encode --sop --eph: header"
+expect 0 "$tool" j2k decode "$tmp/m.j2k" "$tmp/m.ppm"
+same "$tmp/e_rgb.ppm" "$tmp/m.ppm" && ok || bad "encode --sop --eph: round trip"
+if command -v opj_decompress >/dev/null; then
+  opj_decompress -i "$tmp/m.j2k" -o "$tmp/m_opj.ppm" >/dev/null 2>&1 && same "$tmp/e_rgb.ppm" "$tmp/m_opj.ppm" && ok || bad "encode --sop --eph: opj_decompress"
+fi
 printf 'P5\n1 1\n255\n\x7f' > "$tmp/one.pgm"
 expect 0 "$tool" j2k encode "$tmp/one.pgm" "$tmp/one.j2k"
 expect 0 "$tool" j2k decode "$tmp/one.j2k" "$tmp/one_back.pgm"

@@ -637,6 +637,57 @@ static void test_bad_input(void)
     tsr_image_free(g_ctx, &img);
 }
 
+/* SOP and EPH (T.800 A.8): with each option, every packet (layers x components x resolutions:
+ * one precinct each) has an SOP marker segment numbered 0, 1, ... in stream order and/or an EPH
+ * after its header; the header says so (Scod); the stream decodes losslessly. Code-block bytes
+ * never hold 0xFF followed by a byte above 0x8F (bit stuffing), so FF91/FF92 pairs in the stream
+ * are exactly the markers. */
+static void test_sop_eph(tsr_rng *rng)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 37, 29, 3, TSR_U8));
+    fill(rng, &img, 2);
+    for (int mode = 0; mode < 4; mode++)
+        for (int order = 0; order < 5; order++) {
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.sop = mode & 1;
+            opt.eph = (mode >> 1) & 1;
+            opt.order = (tsr_j2k_progression)order;
+            opt.levels = 3;
+            opt.layers = 3;
+            opt.cblk_width = opt.cblk_height = 8;
+            char what[64];
+            snprintf(what, sizeof what, "sop %d eph %d order %d", opt.sop, opt.eph, order);
+            CHECK(round_trip(&img, &opt, what));
+            uint8_t *data = NULL;
+            size_t len = 0;
+            CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &data, &len));
+            if (!data)
+                continue;
+            const uint32_t packets = 3 * 3 * 4;
+            uint32_t nsop = 0, neph = 0, in_order = 1;
+            for (size_t i = 0; i + 1 < len; i++) {
+                if (data[i] != 0xFF)
+                    continue;
+                if (data[i + 1] == 0x91 && i + 5 < len) {
+                    in_order &= data[i + 2] == 0 && data[i + 3] == 4 &&
+                                (uint32_t)(data[i + 4] << 8 | data[i + 5]) == nsop;
+                    nsop++;
+                } else if (data[i + 1] == 0x92) {
+                    neph++;
+                }
+            }
+            CHECK(nsop == (opt.sop ? packets : 0) && in_order);
+            CHECK(neph == (opt.eph ? packets : 0));
+            tsr_j2k_info info;
+            CHECK_OK(g_ctx, tsr_j2k_read_header(g_ctx, data, len, &info, NULL, 0));
+            CHECK(info.sop == opt.sop && info.eph == opt.eph);
+            tsr_j2k_free(g_ctx, data);
+        }
+    tsr_image_free(g_ctx, &img);
+}
+
 int main(void)
 {
     g_ctx = tsr_test_reference_ctx();
@@ -648,6 +699,7 @@ int main(void)
     test_lossy(&rng);
     test_rate(&rng);
     test_layers(&rng);
+    test_sop_eph(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

@@ -56,6 +56,12 @@ static const cli_option j2k_options[] = {
     {"order", CLI_VALUE, "ORDER",
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
+    {"sop", CLI_FLAG, NULL,
+     "encode: an SOP marker segment before every packet, numbered, so a decoder can find the "
+     "next packet after damage (T.800 A.8.1). opj_compress -SOP; kdu_compress Cuse_sop=yes."},
+    {"eph", CLI_FLAG, NULL,
+     "encode: an EPH marker after every packet header (A.8.2). opj_compress -EPH; kdu_compress "
+     "Cuse_eph=yes."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
@@ -370,6 +376,8 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         opt.order = (tsr_j2k_progression)k;
     }
+    opt.sop = cli_get(cmd, args, "sop") != NULL;
+    opt.eph = cli_get(cmd, args, "eph") != NULL;
     size_t olen = strlen(out);
     const char *ext = olen >= 4 ? out + olen - 4 : "";
     if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2")) {
@@ -472,7 +480,7 @@ const cli_command cli_cmd_j2k = {
     "and JP2/JPH files, inspect headers",
     "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] [--layers N] "
     "[--levels N] "
-    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] [--sop] [--eph] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
