@@ -539,7 +539,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr__j2k_bytes head, body;
     tsr__j2k_bytes_init(&head, ctx);
     tsr__j2k_bytes_init(&body, ctx);
-    tsr__j2k_write_main_header(&cs, &tcp, &head);
+    size_t tlm_at = 0;
+    tsr__j2k_write_main_header(&cs, &tcp, opt->tlm ? &tlm_at : NULL, &head);
     if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * nlayers * sizeof *cuts, (void **)&cuts)))
         goto codestream_done;
     for (size_t j = 0; j < njobs; j++) /* every pass in every layer: the complete file */
@@ -605,6 +606,8 @@ codestream_done:
         tsr__j2k_bytes_free(&body);
         goto done;
     }
+    if (opt->tlm)
+        tsr__j2k_patch_tlm(&head, tlm_at, body.len);
     tsr__j2k_write_tile_header(0, body.len, &head);
     const size_t cs_len = head.len + body.len + 2;
     if (opt->container == TSR_J2K_JP2)

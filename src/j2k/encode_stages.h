@@ -196,9 +196,12 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
 /* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every
- * component coded as tccps[0] says; tcp->tccps[0].steps holds the 3 L + 1 exponents). */
-void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
+ * component coded as tccps[0] says; tcp->tccps[0].steps holds the 3 L + 1 exponents); with
+ * tlm_at, a TLM for the one tile-part, whose length tsr__j2k_patch_tlm fills in at *tlm_at once
+ * the tile's body is known (the header's size does not change). */
+void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, size_t *tlm_at,
                                 tsr__j2k_bytes *out);
+void tsr__j2k_patch_tlm(tsr__j2k_bytes *head, size_t tlm_at, size_t body_len);
 /* SOT of tile-part 0 of tile `tile` (one tile-part) with its Psot for a body of body_len
  * bytes, then SOD. */
 void tsr__j2k_write_tile_header(uint32_t tile, size_t body_len, tsr__j2k_bytes *out);

@@ -1,10 +1,11 @@
 /* Marker segments an encode writes (T.800 Annex A): SOC, SIZ (A.5.1), COD (A.6.1), QCD (A.6.4),
- * SOT (A.4.2), SOD, EOC; and the JP2 boxes around a codestream (Annex I.5): signature, file
- * type, header (image header, colour specification, channel definition for alpha) and the
+ * TLM (A.7.1), SOT (A.4.2), SOD, EOC; and the JP2 boxes around a codestream (Annex I.5): signature,
+ * file type, header (image header, colour specification, channel definition for alpha) and the
  * contiguous codestream box. */
 #include "j2k/encode_stages.h"
 
-void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, tsr__j2k_bytes *out)
+void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, size_t *tlm_at,
+                                tsr__j2k_bytes *out)
 {
     const tsr__j2k_tccp *tccp = &tcp->tccps[0];
     tsr__j2k_bytes_u16(out, 0xFF4F); /* SOC */
@@ -50,6 +51,15 @@ void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, 
             tsr__j2k_bytes_u16(out, ((uint32_t)tccp->steps[i].expn << 11) | tccp->steps[i].mant);
         else
             tsr__j2k_bytes_u8(out, (uint32_t)tccp->steps[i].expn << 3);
+    }
+    if (tlm_at) { /* TLM: Ztlm 0, Stlm ST = 1 (8-bit Ttlm), SP = 1 (32-bit Ptlm); one tile-part */
+        tsr__j2k_bytes_u16(out, 0xFF55);
+        tsr__j2k_bytes_u16(out, 9);
+        tsr__j2k_bytes_u8(out, 0);
+        tsr__j2k_bytes_u8(out, 0x50);
+        tsr__j2k_bytes_u8(out, 0);
+        *tlm_at = out->len;
+        tsr__j2k_bytes_u32(out, 0); /* Ptlm: tsr__j2k_patch_tlm */
     }
 }
 
@@ -106,4 +116,13 @@ void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, size_t cs_len, t
     }
     /* a length of 0: the box runs to the end of the file (I.4), where 32 bits do not hold it */
     box_header(out, cs_len > UINT32_MAX - 8 ? 0 : (uint32_t)(8 + cs_len), "jp2c");
+}
+
+void tsr__j2k_patch_tlm(tsr__j2k_bytes *head, size_t tlm_at, size_t body_len)
+{
+    const uint32_t psot = (uint32_t)(12 + 2 + body_len); /* as the SOT's Psot */
+    if (head->st || tlm_at + 4 > head->len)
+        return;
+    for (int k = 0; k < 4; k++)
+        head->p[tlm_at + (size_t)k] = (uint8_t)(psot >> (24 - 8 * k));
 }

@@ -277,8 +277,9 @@ for order in LRCP RLCP RPCL PCRL CPRL; do
     opj_decompress -i "$tmp/o.j2k" -o "$tmp/o_opj.ppm" >/dev/null 2>&1 && same "$tmp/e_rgb.ppm" "$tmp/o_opj.ppm" && ok || bad "encode --order $order: opj_decompress"
   fi
 done
-# --sop and --eph: the header says so, the stream decodes losslessly (also through opj_decompress)
-expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/m.j2k" --sop --eph --layers 3
+# --sop, --eph and --tlm: the header says so, the stream decodes losslessly (also through
+# opj_decompress, which reads the TLM)
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/m.j2k" --sop --eph --tlm --layers 3
 expect 0 "$tool" j2k info "$tmp/m.j2k" --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['sop'] and d['eph'] and d['layers']==3" && ok || bad "encode --sop --eph: header"
 expect 0 "$tool" j2k decode "$tmp/m.j2k" "$tmp/m.ppm"

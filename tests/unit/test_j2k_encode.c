@@ -637,6 +637,57 @@ static void test_bad_input(void)
     tsr_image_free(g_ctx, &img);
 }
 
+/* TLM (A.7.1): the main header's TLM names tile 0 with the SOT's Psot, which runs from the SOT
+ * to the EOC (one tile-part), and the stream still decodes losslessly; the header's size is the
+ * same as with a rate-controlled file's estimate (a --rate file with TLM stays below its
+ * budget). */
+static void test_tlm(tsr_rng *rng)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 61, 40, 3, TSR_U8));
+    fill(rng, &img, 1);
+    for (int lossy = 0; lossy <= 1; lossy++) {
+        tsr_j2k_encode_options opt;
+        tsr_j2k_encode_options_init(&opt);
+        opt.tlm = 1;
+        opt.sop = lossy;
+        if (lossy) {
+            opt.lossless = 0;
+            opt.num_rates = 1;
+            opt.rates[0] = 2.0;
+        } else {
+            CHECK(round_trip(&img, &opt, "tlm"));
+        }
+        uint8_t *data = NULL;
+        size_t len = 0;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &data, &len));
+        if (!data)
+            continue;
+        size_t tlm = 0, sot = 0;
+        for (size_t i = 2; i + 1 < len && !sot; i++) {
+            if (data[i] == 0xFF && data[i + 1] == 0x55 && !tlm)
+                tlm = i;
+            if (data[i] == 0xFF && data[i + 1] == 0x90)
+                sot = i;
+        }
+        CHECK(tlm && sot > tlm && tlm + 11 <= sot);
+        if (tlm && sot && len >= sot + 12) {
+            CHECK(data[tlm + 2] == 0 && data[tlm + 3] == 9 && data[tlm + 4] == 0 &&
+                  data[tlm + 5] == 0x50 && data[tlm + 6] == 0);
+            const uint32_t ptlm = (uint32_t)data[tlm + 7] << 24 | (uint32_t)data[tlm + 8] << 16 |
+                                  (uint32_t)data[tlm + 9] << 8 | data[tlm + 10];
+            const uint32_t psot = (uint32_t)data[sot + 6] << 24 | (uint32_t)data[sot + 7] << 16 |
+                                  (uint32_t)data[sot + 8] << 8 | data[sot + 9];
+            CHECK(ptlm == psot && psot == len - 2 - sot); /* SOT .. before EOC */
+            CHECK(data[len - 2] == 0xFF && data[len - 1] == 0xD9);
+        }
+        if (lossy)
+            CHECK(len <= (size_t)(2.0 * img.width * img.height / 8));
+        tsr_j2k_free(g_ctx, data);
+    }
+    tsr_image_free(g_ctx, &img);
+}
+
 /* SOP and EPH (T.800 A.8): with each option, every packet (layers x components x resolutions:
  * one precinct each) has an SOP marker segment numbered 0, 1, ... in stream order and/or an EPH
  * after its header; the header says so (Scod); the stream decodes losslessly. Code-block bytes
@@ -700,6 +751,7 @@ int main(void)
     test_rate(&rng);
     test_layers(&rng);
     test_sop_eph(&rng);
+    test_tlm(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

@@ -62,6 +62,9 @@ static const cli_option j2k_options[] = {
     {"eph", CLI_FLAG, NULL,
      "encode: an EPH marker after every packet header (A.8.2). opj_compress -EPH; kdu_compress "
      "Cuse_eph=yes."},
+    {"tlm", CLI_FLAG, NULL,
+     "encode: a TLM marker segment in the main header with the tile-part's length, for readers "
+     "that seek to tiles (A.7.1). opj_compress -TLM; kdu_compress ORGgen_tlm=1."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
@@ -378,6 +381,7 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     }
     opt.sop = cli_get(cmd, args, "sop") != NULL;
     opt.eph = cli_get(cmd, args, "eph") != NULL;
+    opt.tlm = cli_get(cmd, args, "tlm") != NULL;
     size_t olen = strlen(out);
     const char *ext = olen >= 4 ? out + olen - 4 : "";
     if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2")) {
@@ -480,7 +484,7 @@ const cli_command cli_cmd_j2k = {
     "and JP2/JPH files, inspect headers",
     "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] [--layers N] "
     "[--levels N] "
-    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] [--sop] [--eph] "
+    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] [--sop] [--eph] [--tlm] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
