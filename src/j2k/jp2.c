@@ -136,6 +136,9 @@ static tsr_status read_jp2h(tsr_ctx *ctx, const uint8_t *d, const box *h, tsr__j
                     uint64_t v = 0;
                     for (uint32_t i = 0; i < nb; i++)
                         v = (v << 8) | *q++;
+                    /* the entry is its low B + 1 bits (I.5.3.4): bits above them in the last
+                     * byte, which a writer leaves 0, are dropped, so entries stay in range */
+                    v &= ((uint64_t)1 << bits) - 1;
                     int64_t sv = (int64_t)v;
                     if ((j->pal_bits[k] & 0x80) && bits < 64 && (v >> (bits - 1)) & 1)
                         sv = (int64_t)v - ((int64_t)1 << bits);
