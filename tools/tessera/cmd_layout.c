@@ -258,15 +258,15 @@ done:
     return rc;
 }
 
-/* The picture of l as an image file at out (its longer side `size` pixels). */
-static tsr_status render_image(tsr_ctx *ctx, const tsr_layout *l, int32_t size, const char *out)
+/* The picture of l as an image file at out (its longer side `size` pixels, *w x *h). */
+static tsr_status render_image(tsr_ctx *ctx, const tsr_layout *l, int32_t size, const char *out,
+                               int32_t *w, int32_t *h)
 {
-    int32_t w, h;
-    tsr_status st = tsr_layout_render_size(ctx, l, size, &w, &h);
+    tsr_status st = tsr_layout_render_size(ctx, l, size, w, h);
     if (st != TSR_OK)
         return st;
     tsr_image img;
-    if ((st = tsr_image_alloc(ctx, &img, w, h, 3, TSR_U8)) != TSR_OK)
+    if ((st = tsr_image_alloc(ctx, &img, *w, *h, 3, TSR_U8)) != TSR_OK)
         return st;
     if ((st = tsr_layout_render(ctx, l, &img)) == TSR_OK)
         st = tsr_image_save(ctx, out, &img, NULL);
@@ -308,14 +308,12 @@ static int run_render(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         tsr_layout_optimize_result res;
         st = tsr_layout_optimize(ctx, l, &opt, &res);
     }
+    int32_t w = 0, h = 0; /* the image's pixels (not for SVG) */
     if (st == TSR_OK)
         st = o.format == TSR_FILE_SVG ? tsr_layout_write_svg(ctx, l, out)
-                                      : render_image(ctx, l, (int32_t)size, out);
+                                      : render_image(ctx, l, (int32_t)size, out, &w, &h);
     rc = st == TSR_OK ? TSR_EXIT_OK : cli_fail(cmd, ctx, st, out);
     if (rc == TSR_EXIT_OK && cli_get(cmd, args, "json")) {
-        int32_t w = 0, h = 0;
-        if (o.format != TSR_FILE_SVG)
-            tsr_layout_render_size(ctx, l, (int32_t)size, &w, &h);
         json_begin("render", in, out);
         printf(", \"format\": \"%s\", \"nodes\": %d, \"edges\": %d, \"width\": %d, "
                "\"height\": %d",
