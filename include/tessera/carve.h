@@ -93,6 +93,12 @@ void tsr_carve_options_init(tsr_carve_options *opt);
  * TSR_ERR_INVALID_ARGUMENT / TSR_ERR_LIMIT for targets that are not allowed. */
 tsr_status tsr_carve_size(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_options *opt,
                           int32_t *width, int32_t *height);
+/* Where a carve of a width x height image would run on a device under this context's
+ * TSR_BACKEND_AUTO (images from 1 megapixel go to CUDA when a device is present), starts opening
+ * that device now (tsr_ctx_prepare), so that its start-up overlaps the caller's decoding of the
+ * image (tsr_image_probe gives the size first). Otherwise, and on contexts with an explicit
+ * backend, it does nothing. Optional: tsr_carve opens the device itself. */
+tsr_status tsr_carve_prepare(tsr_ctx *ctx, int32_t width, int32_t height);
 /* Channels of the seam overlay for an input of `channels` channels: 3, or 4 with alpha. */
 int32_t tsr_carve_overlay_channels(int32_t channels);
 

@@ -104,6 +104,15 @@ void tsr_ctx_options_init(tsr_ctx_options *opt);
  * On failure *out is NULL, except when a context could be made to carry the message: then
  * *out is set and tsr_ctx_last_error() explains; the caller still destroys it. */
 tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out);
+/* Starts opening `backend`'s device on a thread of its own, so that the caller can overlap the
+ * device's start-up (a CUDA context takes a few hundred milliseconds) with work of its own, such
+ * as decoding the image it is about to pass. The operation that next picks that device under
+ * TSR_BACKEND_AUTO waits for the opening and runs on it; which backend an operation picks does
+ * not change (a device prepared and not picked is closed by tsr_ctx_destroy). Only
+ * TSR_BACKEND_CUDA on a context created with TSR_BACKEND_AUTO starts anything; otherwise it
+ * returns TSR_OK and does nothing (an explicit backend opened its device at creation). As every
+ * call, not to be made while another thread uses the context. */
+tsr_status tsr_ctx_prepare(tsr_ctx *ctx, tsr_backend backend);
 void tsr_ctx_destroy(tsr_ctx *ctx);
 /* The message of the last failing call on this context ("" when none). Valid until the next call.
  */

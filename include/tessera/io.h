@@ -62,6 +62,12 @@ tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_imag
 /* Reads and decodes a file (see tsr_image_decode); the file must fit in max_memory. Failure
  * messages start with the path. */
 tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format);
+/* The size of the image in a file, from its header: the file is read and its decoder stops at
+ * the size, before any pixel (for deciding where an image will go before it is decoded). The
+ * formats tsr_image_load reads. A file the load would reject fails here with the load's error
+ * when what the decoder reads before the size shows it (the header; for PNG also the chunk
+ * list); a file cut short in its pixels probes fine otherwise. */
+tsr_status tsr_image_probe(tsr_ctx *ctx, const char *path, int32_t *width, int32_t *height);
 
 typedef struct tsr_save_options {
     tsr_format format;   /* TSR_FORMAT_UNKNOWN (default): from the file name's extension */

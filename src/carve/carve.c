@@ -205,6 +205,20 @@ static tsr_status make_grid(tsr_ctx *ctx, const tsr_image *src, const tsr_carve_
  * stated value until then. */
 #define TSR__CARVE_CUDA_MIN_PIXELS 1000000u
 
+/* Whether auto carves a w x h image on CUDA. */
+static int carve_large(int64_t w, int64_t h)
+{
+    return (uint64_t)w * (uint64_t)h >= TSR__CARVE_CUDA_MIN_PIXELS;
+}
+
+tsr_status tsr_carve_prepare(tsr_ctx *ctx, int32_t width, int32_t height)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK || width < 1 || height < 1 || !carve_large(width, height))
+        return st;
+    return tsr_ctx_prepare(ctx, TSR_BACKEND_CUDA);
+}
+
 /* The backend of a carve of src: the one choice of the call, made here and passed down in the
  * pass settings (tsr__carve_pass.backend). Offered: reference, cpu, cuda (OpenCL has no carve
  * path: asking for it is TSR_ERR_NO_BACKEND). */
@@ -213,7 +227,7 @@ static tsr_status tsr__carve_choose(tsr_ctx *ctx, const char *op, const tsr_imag
 {
     const unsigned offered = TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) |
                              TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_CUDA);
-    const int large = (uint64_t)src->width * (uint64_t)src->height >= TSR__CARVE_CUDA_MIN_PIXELS;
+    const int large = carve_large(src->width, src->height);
     return tsr__backend_choose(ctx, op, offered, large ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
                                large ? "large image: the GPU's seam passes are faster end to end"
                                      : "small image: the CPU is faster end to end than a CUDA "
@@ -395,6 +409,23 @@ static void paint_overlay(const tsr_image *src, const uint8_t *marks, tsr_image 
     }
 }
 
+/* A CUDA carve that removes vertical seams only, without masks or an overlay: on the device from
+ * one upload to one download (carve_cuda_resident.cu), the same seams as the grid's path. */
+static tsr_status carve_resident(carve_job *j, const tsr_image *src, tsr_image *dst,
+                                 tsr_carve_report *report)
+{
+    tsr__carve_pass p = j->proto;
+    tsr_status st = tsr__carve_remove_resident_cuda(j->ctx, src, dst, &p);
+    if (st == TSR_OK && report) {
+        memset(report, 0, sizeof *report);
+        report->removed_vertical = p.removed;
+        report->dp_passes = p.dp_passes;
+        report->removed_energy = p.energy_sum;
+        report->device_ms = p.device_ms;
+    }
+    return st;
+}
+
 tsr_status tsr_carve(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
                      const tsr_carve_options *opt)
 {
@@ -443,6 +474,9 @@ tsr_status tsr_carve(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
     memset(&j, 0, sizeof j);
     j.ctx = ctx;
     make_pass(ctx, opt, b, &j.proto);
+    if (b == TSR_BACKEND_CUDA && !ov && !opt->keep && !opt->drop && th == src->height &&
+        tw < src->width)
+        return carve_resident(&j, src, dst, opt->report);
     if (ov) {
         size_t n = (size_t)src->width * (size_t)src->height;
         void *mem;

@@ -17,6 +17,7 @@
 extern "C" {
 #include "carve/carve_cuda.h"
 #include "carve/carve_cuda_pass.h"
+#include "carve/luma_hd.h"
 #include "carve/pass_device.h"
 }
 
@@ -50,6 +51,21 @@ tsr_status launch_dp(tsr_ctx *ctx, const tsr__carve_cuda *c, int32_t w, uint32_t
     return TSR_OK;
 }
 
+/* luma[y * lpitch + x] = luma_hd.h's Y of pixel (x, y) of the device pixels, x < w (grid: x
+ * blocks, y = row). */
+__global__ void luma_kernel(uint8_t *__restrict__ luma, size_t lpitch, tsr__carve_dev_pixels px,
+                            int32_t w)
+{
+    const int32_t x = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x), y = (int32_t)blockIdx.y;
+    if (x >= w)
+        return;
+    const uint8_t *row = (const uint8_t *)px.pix + (size_t)y * px.pitch;
+    luma[(size_t)y * lpitch + (size_t)x] =
+        px.depth == TSR_U8
+            ? tsr__carve_luma_u8(row + (size_t)x * (size_t)px.channels, px.channels)
+            : tsr__carve_luma_u16((const uint16_t *)row + (size_t)x * px.channels, px.channels);
+}
+
 } // namespace
 
 extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
@@ -67,13 +83,19 @@ extern "C" void tsr__carve_cuda_close(tsr_ctx *ctx, tsr__carve_cuda *c)
 }
 
 static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_grid *g,
-                            const tsr__cc_state *init)
+                            const tsr__carve_dev_pixels *pixels, const tsr__cc_state *init)
 {
     cudaStream_t s = ctx->cuda->stream;
     const int32_t w = c->w0, h = c->P.h;
     const size_t dp = (size_t)c->P.pitch;
-    TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.luma, dp, g->luma, (size_t)g->pitch, (size_t)w,
-                                        (size_t)h, cudaMemcpyHostToDevice, s));
+    if (pixels) {
+        luma_kernel<<<dim3(blocks_for(w, 256), (unsigned)h), 256, 0, s>>>(c->P.luma, dp, *pixels,
+                                                                          w);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "luma_kernel");
+    } else {
+        TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.luma, dp, g->luma, (size_t)g->pitch, (size_t)w,
+                                            (size_t)h, cudaMemcpyHostToDevice, s));
+    }
     if (c->P.mask)
         TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(c->P.mask, dp, g->mask, (size_t)g->pitch, (size_t)w,
                                             (size_t)h, cudaMemcpyHostToDevice, s));
@@ -94,15 +116,18 @@ static tsr_status open_work(tsr_ctx *ctx, tsr__carve_cuda *c, const tsr__carve_g
     orig_init_kernel<<<blocks_for(cells, 256), 256, 0, s>>>(c->P, w);
     TSR_CUDA_CHECK_LAUNCH(ctx, "orig_init_kernel");
     /* The host buffers above are pageable and the caller's: the copies finish before the pass's
-       kernels are enqueued (which then run back to back, without a host round trip). */
+       kernels are enqueued (which then run back to back, without a host round trip). On device
+       pixels the luma kernel is waited for too, so that t0 marks the first DP alone. */
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     c->gen = 1;
     TSR_CUDA_TRY(ctx, cudaEventRecord(c->timer.start, s));
     return launch_dp(ctx, c, w, 1);
 }
 
-/* Both modes' open (kmax: 0 exact mode, else the batch passes' largest K). */
-static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+/* Both modes' open (kmax: 0 exact mode, else the batch passes' largest K; pixels: NULL to upload
+ * g's luma, else the device pixels to compute it from). */
+static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g,
+                            const tsr__carve_dev_pixels *pixels, tsr_carve_energy kind,
                             const uint64_t pen[4], int32_t count, int32_t kmax, int until,
                             int64_t drops, tsr__carve_cuda **out)
 {
@@ -174,7 +199,9 @@ static tsr_status open_pass(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_en
     tsr__cc_state init;
     memset(&init, 0, sizeof init);
     init.drops = drops;
-    if ((st = open_work(ctx, c, g, &init)) != TSR_OK)
+    if (pixels)
+        TSR_CUDA_TRY_GOTO(ctx, st, fail, kernel_load((const void *)luma_kernel));
+    if ((st = open_work(ctx, c, g, pixels, &init)) != TSR_OK)
         goto fail;
     *out = c;
     return TSR_OK;
@@ -188,7 +215,7 @@ extern "C" tsr_status tsr__carve_cuda_open(tsr_ctx *ctx, const tsr__carve_grid *
                                            int32_t count, int until, int64_t drops,
                                            tsr__carve_cuda **out)
 {
-    return open_pass(ctx, g, kind, pen, count, 0, until, drops, out);
+    return open_pass(ctx, g, NULL, kind, pen, count, 0, until, drops, out);
 }
 
 extern "C" tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_grid *g,
@@ -198,7 +225,7 @@ extern "C" tsr_status tsr__carve_cuda_open_batch(tsr_ctx *ctx, const tsr__carve_
 {
     if (kmax < 1)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: batch pass with K = %d", (int)kmax);
-    return open_pass(ctx, g, kind, pen, count, kmax, until, drops, out);
+    return open_pass(ctx, g, NULL, kind, pen, count, kmax, until, drops, out);
 }
 
 extern "C" tsr_status tsr__carve_cuda_batch(tsr_ctx *ctx, tsr__carve_cuda *c, int32_t w, int32_t k,
@@ -286,12 +313,12 @@ extern "C" tsr_status tsr__carve_cuda_device_ms(tsr_ctx *ctx, tsr__carve_cuda *c
 namespace
 {
 
-tsr_status ops_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
-                    const uint64_t pen[4], int32_t count, int32_t kmax, int until, int64_t drops,
-                    void **out)
+tsr_status ops_open(tsr_ctx *ctx, const tsr__carve_grid *g, const tsr__carve_dev_pixels *pixels,
+                    tsr_carve_energy kind, const uint64_t pen[4], int32_t count, int32_t kmax,
+                    int until, int64_t drops, void **out)
 {
     tsr__carve_cuda *c = NULL;
-    tsr_status st = open_pass(ctx, g, kind, pen, count, kmax, until, drops, &c);
+    tsr_status st = open_pass(ctx, g, pixels, kind, pen, count, kmax, until, drops, &c);
     *out = c;
     return st;
 }
@@ -329,4 +356,14 @@ extern "C" tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid
                                                    tsr__carve_pass *p)
 {
     return tsr__carve_remove_seams_dev(ctx, g, count, p, &cuda_ops);
+}
+
+extern "C" const tsr__carve_dev_ops *tsr__carve_cuda_ops(void)
+{
+    return &cuda_ops;
+}
+
+extern "C" const uint16_t *tsr__carve_cuda_rec(const tsr__carve_cuda *c)
+{
+    return c->P.rec;
 }

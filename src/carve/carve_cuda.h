@@ -16,6 +16,14 @@ extern "C" {
 tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
                                         tsr__carve_pass *p);
 
+/* carve_cuda_resident.cu: dst = src without src->width - dst->width vertical seams (>= 1),
+ * found as tsr__carve_remove_seams_cuda finds them on src's grid without masks (the same seams,
+ * p's energy and mode), with the pixels on the device from one upload to one download. p's
+ * marks and record must be NULL and until_drop_gone 0; on success p->removed, dp_passes,
+ * energy_sum and device_ms are those of the pass. dst: src's height, channels and depth. */
+tsr_status tsr__carve_remove_resident_cuda(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
+                                           tsr__carve_pass *p);
+
 /* order_cuda.cu: whether the optimal order of r horizontal and c vertical removals from g runs
  * on the context's device (its longest side fits the DP's shared memory and its images and
  * seams 80% of the free device memory); else carve.c runs order.c's host loop. 0 without a

@@ -11,6 +11,13 @@ tsr_status tsr__carve_remove_seams_cuda(tsr_ctx *ctx, tsr__carve_grid *g, int32_
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "carve: this build has no CUDA backend");
 }
 
+tsr_status tsr__carve_remove_resident_cuda(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
+                                           tsr__carve_pass *p)
+{
+    (void)src, (void)dst, (void)p;
+    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "carve: this build has no CUDA backend");
+}
+
 int tsr__carve_cuda_order_fits(tsr_ctx *ctx, const tsr__carve_grid *g, int32_t r, int32_t c)
 {
     (void)ctx, (void)g, (void)r, (void)c;

@@ -15,6 +15,12 @@ extern "C" {
 #endif
 
 typedef struct tsr__carve_cuda tsr__carve_cuda;
+struct tsr__carve_dev_ops;
+
+/* The pass's operations for pass_device.c's loop (tsr__carve_dev_run), and, after a run, the
+ * device's rec[s * h + y] of tsr__carve_cuda_fetch in place (device memory, valid until close). */
+const struct tsr__carve_dev_ops *tsr__carve_cuda_ops(void);
+const uint16_t *tsr__carve_cuda_rec(const tsr__carve_cuda *c);
 
 /* Uploads g's luma (and mask) for a pass of at most `count` seams; pen: the DP's key terms;
  * drops: drop pixels in g (object removal, until != 0). Computes the first energy and DP. */

@@ -102,14 +102,16 @@ static tsr_status batch_passes(tsr_ctx *ctx, int32_t w, int32_t count, tsr__carv
     return TSR_OK;
 }
 
-tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
-                                       tsr__carve_pass *p, const tsr__carve_dev_ops *ops)
+tsr_status tsr__carve_dev_run(tsr_ctx *ctx, const tsr__carve_grid *g,
+                              const tsr__carve_dev_pixels *pixels, int32_t count,
+                              tsr__carve_pass *p, const tsr__carve_dev_ops *ops, void **dev,
+                              tsr__cc_state *s, int64_t *passes)
 {
-    p->removed = 0;
+    *dev = NULL;
+    *passes = 0;
+    memset(s, 0, sizeof *s);
     const int until = p->until_drop_gone;
     const int64_t drops = until ? tsr__carve_grid_drops(g) : 0;
-    if (count <= 0 || (until && drops == 0))
-        return tsr__progress(ctx, "carve", 0.0, 0.0);
     const int batch = p->mode == TSR_CARVE_BATCH;
     tsr__carve_dp pens;
     memset(&pens, 0, sizeof pens);
@@ -117,41 +119,59 @@ tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t
     uint64_t pen[4];
     for (int i = 0; i < 4; i++)
         pen[i] = pens.pen[i];
-    void *dev = NULL;
+    const int32_t kmax = batch ? tsr__carve_batch_k(g->w, count, p->batch_seams) : 0;
+    tsr_status st = ops->open(ctx, g, pixels, p->energy, pen, count, kmax, until, drops, dev);
+    if (st != TSR_OK) {
+        ops->close(ctx, *dev);
+        *dev = NULL;
+        return st;
+    }
+    if (batch) {
+        int32_t removed = 0;
+        if ((st = batch_passes(ctx, g->w, count, p, ops, *dev, s, &removed, passes)) != TSR_OK ||
+            (st = ops->state(ctx, *dev, s)) != TSR_OK)
+            goto fail;
+        s->removed = removed;
+    } else {
+        for (int32_t first = 0; first < count;) {
+            if ((st = tsr__progress(ctx, "carve", (double)s->removed, (double)count)) != TSR_OK)
+                goto fail;
+            const int32_t n = count - first < POLL_SEAMS ? count - first : POLL_SEAMS;
+            if ((st = ops->seams(ctx, *dev, first, n)) != TSR_OK ||
+                (st = ops->state(ctx, *dev, s)) != TSR_OK)
+                goto fail;
+            first += n;
+            if (s->stop)
+                break;
+        }
+        *passes = s->removed;
+    }
+    if (s->removed < 0 || s->removed > count) {
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: the device removed %d of %d seams",
+                       (int)s->removed, (int)count);
+        goto fail;
+    }
+    return TSR_OK;
+fail:
+    ops->close(ctx, *dev);
+    *dev = NULL;
+    return st;
+}
+
+tsr_status tsr__carve_remove_seams_dev(tsr_ctx *ctx, tsr__carve_grid *g, int32_t count,
+                                       tsr__carve_pass *p, const tsr__carve_dev_ops *ops)
+{
+    p->removed = 0;
+    if (count <= 0 || (p->until_drop_gone && tsr__carve_grid_drops(g) == 0))
+        return tsr__progress(ctx, "carve", 0.0, 0.0);
+    void *dev;
     uint16_t *rec = NULL;
     int32_t *scratch = NULL;
     tsr__cc_state s;
-    memset(&s, 0, sizeof s);
-    const int32_t kmax = batch ? tsr__carve_batch_k(g->w, count, p->batch_seams) : 0;
-    tsr_status st = ops->open(ctx, g, p->energy, pen, count, kmax, until, drops, &dev);
+    int64_t passes;
+    tsr_status st = tsr__carve_dev_run(ctx, g, NULL, count, p, ops, &dev, &s, &passes);
     if (st != TSR_OK)
         return st;
-    int64_t passes = 0;
-    if (batch) {
-        int32_t removed = 0;
-        if ((st = batch_passes(ctx, g->w, count, p, ops, dev, &s, &removed, &passes)) != TSR_OK ||
-            (st = ops->state(ctx, dev, &s)) != TSR_OK)
-            goto done;
-        s.removed = removed;
-    } else {
-        for (int32_t first = 0; first < count;) {
-            if ((st = tsr__progress(ctx, "carve", (double)s.removed, (double)count)) != TSR_OK)
-                goto done;
-            const int32_t n = count - first < POLL_SEAMS ? count - first : POLL_SEAMS;
-            if ((st = ops->seams(ctx, dev, first, n)) != TSR_OK ||
-                (st = ops->state(ctx, dev, &s)) != TSR_OK)
-                goto done;
-            first += n;
-            if (s.stop)
-                break;
-        }
-        passes = s.removed;
-    }
-    if (s.removed < 0 || s.removed > count) {
-        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "carve: the device removed %d of %d seams",
-                       (int)s.removed, (int)count);
-        goto done;
-    }
     size_t n1, n2;
     void *mem;
     const int32_t threads = p->threads > 1 ? p->threads : 1;

@@ -2,6 +2,7 @@
  * by the domain's rule, devices opened on first use. */
 #include "core/backend.h"
 
+#include "core/device_opening.h"
 #include "cuda/cuda_device.h"
 #include "opencl/opencl_device.h"
 
@@ -12,6 +13,8 @@
  * and failed state are left as they were). */
 static int open_device(tsr_ctx *ctx, tsr_backend b)
 {
+    if (b == TSR_BACKEND_CUDA && ctx->opening)
+        tsr__device_opening_adopt(ctx); /* tsr_ctx_prepare's; when it failed, try once more */
     if ((b == TSR_BACKEND_CUDA && ctx->cuda) || (b == TSR_BACKEND_OPENCL && ctx->opencl))
         return 1;
     char message[sizeof ctx->message];

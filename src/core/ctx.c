@@ -2,6 +2,7 @@
 #include "core/ctx.h"
 
 #include "core/names.h"
+#include "core/device_opening.h"
 #include "cuda/cuda_device.h"
 #include "opencl/opencl_device.h"
 
@@ -240,6 +241,14 @@ tsr_status tsr_ctx_create(const tsr_ctx_options *opt, tsr_ctx **out)
     return TSR_OK;
 }
 
+tsr_status tsr_ctx_prepare(tsr_ctx *ctx, tsr_backend backend)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK || backend != TSR_BACKEND_CUDA || ctx->opt.backend != TSR_BACKEND_AUTO)
+        return st;
+    return tsr__device_opening_start(ctx);
+}
+
 void tsr_ctx_destroy(tsr_ctx *ctx)
 {
     if (!ctx)
@@ -247,6 +256,7 @@ void tsr_ctx_destroy(tsr_ctx *ctx)
     for (int i = TSR__CTX_STATES - 1; i >= 0; i--)
         if (ctx->states[i].kind && ctx->states[i].kind->destroy)
             ctx->states[i].kind->destroy(ctx, ctx->states[i].state);
+    tsr__device_opening_adopt(ctx);
     tsr__cuda_close(ctx->cuda);
     tsr__opencl_close(ctx->opencl);
     ctx->opt.allocator.free(ctx->opt.allocator.user, ctx);

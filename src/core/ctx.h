@@ -6,7 +6,8 @@
 
 #include <stdarg.h>
 
-struct tsr__cuda; /* src/cuda/cuda_device.h */
+struct tsr__cuda;           /* src/cuda/cuda_device.h */
+struct tsr__device_opening; /* core/device_opening.h */
 
 /* A kind of state an operation keeps in the context between calls (a plan cache, device buffers):
  * the operation defines one static kind and finds its state by the kind's address, so the core
@@ -27,7 +28,13 @@ struct tsr_ctx {
     int threads;                /* resolved CPU thread count, >= 1 */
     int failed; /* a fatal device error happened: every later call returns BAD_STATE */
     struct tsr__cuda *cuda;
+    struct tsr__device_opening *opening; /* tsr_ctx_prepare's, until adopted (backend.c) or
+                                            closed (tsr_ctx_destroy) */
     struct tsr__opencl *opencl;
+    /* tsr_image_probe: while probe is set, a decoder's size check (tsr__image_check_pixels)
+       notes the size in probe_width/height, sets probed and stops the decode */
+    int probe, probed;
+    uint64_t probe_width, probe_height;
     struct {
         const tsr__ctx_state_kind *kind;
         void *state;

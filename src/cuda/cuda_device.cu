@@ -85,6 +85,11 @@ extern "C" tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, str
     return TSR_OK;
 }
 
+extern "C" tsr_status tsr__cuda_use(struct tsr__cuda *c)
+{
+    return c && cudaSetDevice(c->device) == cudaSuccess ? TSR_OK : TSR_ERR_DEVICE;
+}
+
 extern "C" void tsr__cuda_close(struct tsr__cuda *c)
 {
     if (!c)

@@ -17,6 +17,8 @@ int tsr__cuda_device_count(void);
 const char *tsr__cuda_unavailable_reason(void);
 /* Opens device `device` on `stream` (a cudaStream_t, or NULL to create one). */
 tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, struct tsr__cuda **out);
+/* Makes the handle's device current on the calling thread (a handle opened on another thread). */
+tsr_status tsr__cuda_use(struct tsr__cuda *cuda);
 /* Synchronizes and frees everything the handle owns; NULL is a no-op. */
 void tsr__cuda_close(struct tsr__cuda *cuda);
 const char *tsr__cuda_device_name(const struct tsr__cuda *cuda);

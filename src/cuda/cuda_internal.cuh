@@ -107,6 +107,34 @@ tsr_status tsr__cuda_stage_finish(tsr_ctx *ctx, tsr__cuda_staging *s);
 /* Destroys the events (after the stream that used them has finished). */
 void tsr__cuda_staging_free(tsr__cuda_staging *s);
 
+/* Host rows moved through a small ring of page-locked memory (TSR__RING_SLOTS slots of at least
+ * TSR__RING_SLOT_BYTES, or of one row when a row is larger), for one-off calls whose images are
+ * too large to pin whole: pinning costs about 0.65 ms per MB on an H200 host, a pageable copy
+ * runs at 7-10 GB/s and faults fresh destination pages in on one thread. The context's threads
+ * copy a slot while the copy engine moves the one before it. The ring is kept by its owner and
+ * reused; a zeroed ring is empty. */
+enum { TSR__RING_SLOTS = 2, TSR__RING_SLOT_BYTES = 4 << 20 };
+typedef struct tsr__cuda_ring {
+    tsr__cuda_buffer pin; /* TSR__RING_SLOTS x slot bytes */
+    size_t slot;
+    cudaEvent_t done[TSR__RING_SLOTS];
+    int nevents;
+} tsr__cuda_ring;
+
+/* rows rows of `row` bytes from host (hstride apart) to dev (dstride apart), through the ring;
+ * returns when the last chunk is queued (the ring's slots are then still in use by the stream
+ * until it passes them). */
+tsr_status tsr__cuda_ring_upload(tsr_ctx *ctx, tsr__cuda_ring *r, void *dev, size_t dstride,
+                                 const void *host, size_t hstride, size_t row, size_t rows,
+                                 cudaStream_t stream);
+/* rows rows of `row` bytes from dev (dstride apart) to host (hstride apart), through the ring,
+ * on stream after the work already queued there; returns when they are in host memory. */
+tsr_status tsr__cuda_ring_download(tsr_ctx *ctx, tsr__cuda_ring *r, void *host, size_t hstride,
+                                   const void *dev, size_t dstride, size_t row, size_t rows,
+                                   cudaStream_t stream);
+/* Frees the ring (after the stream that used it has passed its slots). */
+void tsr__cuda_ring_free(tsr__cuda_ring *r);
+
 /* Device time between two points of one stream: create, record start and stop, read. */
 typedef struct tsr__cuda_timer {
     cudaEvent_t start, stop;

@@ -20,6 +20,12 @@ tsr_status tsr__cuda_open(tsr_ctx *ctx, int device, void *stream, struct tsr__cu
     return TSR_ERR_NO_BACKEND;
 }
 
+tsr_status tsr__cuda_use(struct tsr__cuda *cuda)
+{
+    (void)cuda;
+    return TSR_ERR_NO_BACKEND;
+}
+
 void tsr__cuda_close(struct tsr__cuda *cuda)
 {
     (void)cuda;

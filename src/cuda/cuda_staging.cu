@@ -1,5 +1,6 @@
 /* Chunked staging of host rows through page-locked memory (cuda_internal.cuh): the context's
- * threads copy a chunk while the copy engine moves the one before it. */
+ * threads copy a chunk while the copy engine moves the one before it; through a buffer of the
+ * image's size (tsr__cuda_stage_*) or a small ring of slots (tsr__cuda_ring_*). */
 #include "core/copy_rows.h"
 #include "cuda/cuda_internal.cuh"
 
@@ -74,4 +75,80 @@ void tsr__cuda_staging_free(tsr__cuda_staging *s)
     for (int c = 0; c < s->nevents; c++)
         cudaEventDestroy(s->done[c]);
     memset(s, 0, sizeof *s);
+}
+
+/* The ring's slots for rows of `row` bytes (allocated or grown here) and the rows a slot holds. */
+static tsr_status ring_reserve(tsr_ctx *ctx, tsr__cuda_ring *r, size_t row, size_t *slot_rows)
+{
+    const size_t slot = row > (size_t)TSR__RING_SLOT_BYTES ? row : (size_t)TSR__RING_SLOT_BYTES;
+    tsr_status st = tsr__cuda_host_buffer_reserve(ctx, &r->pin, slot * TSR__RING_SLOTS);
+    if (st != TSR_OK)
+        return st;
+    r->slot = slot;
+    while (r->nevents < TSR__RING_SLOTS) {
+        TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&r->done[r->nevents], cudaEventDisableTiming));
+        r->nevents++;
+    }
+    *slot_rows = row ? slot / row : 1;
+    return TSR_OK;
+}
+
+tsr_status tsr__cuda_ring_upload(tsr_ctx *ctx, tsr__cuda_ring *r, void *dev, size_t dstride,
+                                 const void *host, size_t hstride, size_t row, size_t rows,
+                                 cudaStream_t stream)
+{
+    size_t step;
+    tsr_status st = ring_reserve(ctx, r, row, &step);
+    if (st != TSR_OK)
+        return st;
+    for (size_t y = 0, k = 0; y < rows; y += step, k++) {
+        const size_t n = rows - y < step ? rows - y : step;
+        unsigned char *slot = (unsigned char *)r->pin.ptr + (k % TSR__RING_SLOTS) * r->slot;
+        /* the slot's previous copy (of this call or an earlier one) has left it; an event never
+           recorded is complete */
+        TSR_CUDA_TRY(ctx, cudaEventSynchronize(r->done[k % TSR__RING_SLOTS]));
+        tsr__copy_rows(ctx, slot, row, (const unsigned char *)host + y * hstride, hstride, row, n);
+        TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync((unsigned char *)dev + y * dstride, dstride, slot, row,
+                                            row, n, cudaMemcpyHostToDevice, stream));
+        TSR_CUDA_TRY(ctx, cudaEventRecord(r->done[k % TSR__RING_SLOTS], stream));
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__cuda_ring_download(tsr_ctx *ctx, tsr__cuda_ring *r, void *host, size_t hstride,
+                                   const void *dev, size_t dstride, size_t row, size_t rows,
+                                   cudaStream_t stream)
+{
+    size_t step;
+    tsr_status st = ring_reserve(ctx, r, row, &step);
+    if (st != TSR_OK)
+        return st;
+    const size_t chunks = rows ? (rows + step - 1) / step : 0;
+    /* chunk k goes into slot k % SLOTS; it is queued once chunk k - SLOTS has been copied out */
+    for (size_t k = 0; k < chunks + TSR__RING_SLOTS; k++) {
+        if (k >= TSR__RING_SLOTS && k - TSR__RING_SLOTS < chunks) {
+            const size_t j = k - TSR__RING_SLOTS, y = j * step;
+            const size_t n = rows - y < step ? rows - y : step;
+            TSR_CUDA_TRY(ctx, cudaEventSynchronize(r->done[j % TSR__RING_SLOTS]));
+            tsr__copy_rows(ctx, (unsigned char *)host + y * hstride, hstride,
+                           (const unsigned char *)r->pin.ptr + (j % TSR__RING_SLOTS) * r->slot, row,
+                           row, n);
+        }
+        if (k < chunks) {
+            const size_t y = k * step, n = rows - y < step ? rows - y : step;
+            unsigned char *slot = (unsigned char *)r->pin.ptr + (k % TSR__RING_SLOTS) * r->slot;
+            TSR_CUDA_TRY(ctx, cudaMemcpy2DAsync(slot, row, (const unsigned char *)dev + y * dstride,
+                                                dstride, row, n, cudaMemcpyDeviceToHost, stream));
+            TSR_CUDA_TRY(ctx, cudaEventRecord(r->done[k % TSR__RING_SLOTS], stream));
+        }
+    }
+    return TSR_OK;
+}
+
+void tsr__cuda_ring_free(tsr__cuda_ring *r)
+{
+    for (int i = 0; i < r->nevents; i++)
+        cudaEventDestroy(r->done[i]);
+    tsr__cuda_host_buffer_free(&r->pin);
+    memset(r, 0, sizeof *r);
 }

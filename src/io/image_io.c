@@ -212,6 +212,33 @@ tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_fo
     return TSR_OK;
 }
 
+tsr_status tsr_image_probe(tsr_ctx *ctx, const char *path, int32_t *width, int32_t *height)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!width || !height)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL size output");
+    tsr_image img;
+    memset(&img, 0, sizeof img);
+    ctx->probe = 1;
+    ctx->probed = 0;
+    st = tsr_image_load(ctx, path, &img, NULL);
+    ctx->probe = 0;
+    if (st == TSR_OK) /* a decoder that never checked its size: the whole image was decoded */
+        tsr_image_free(ctx, &img);
+    if (!ctx->probed) /* st == TSR_OK: a format without a size check; else the load's error */
+        return st == TSR_OK ? tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "%s: no size check", path) : st;
+    if (ctx->probe_width > INT32_MAX || ctx->probe_height > INT32_MAX)
+        return tsr__fail(ctx, TSR_ERR_LIMIT, "%s: image of %llux%llu", path,
+                         (unsigned long long)ctx->probe_width,
+                         (unsigned long long)ctx->probe_height);
+    *width = (int32_t)ctx->probe_width;
+    *height = (int32_t)ctx->probe_height;
+    ctx->message[0] = '\0';
+    return TSR_OK;
+}
+
 void tsr_save_options_init(tsr_save_options *opt)
 {
     if (!opt)
@@ -225,6 +252,12 @@ void tsr_save_options_init(tsr_save_options *opt)
 tsr_status tsr__image_check_pixels(tsr_ctx *ctx, const char *prefix, uint64_t width,
                                    uint64_t height)
 {
+    if (ctx->probe) {
+        ctx->probe_width = width;
+        ctx->probe_height = height;
+        ctx->probed = 1;
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED, "%ssize probed", prefix);
+    }
     if (width && height > ctx->opt.max_image_pixels / width)
         return tsr__fail(ctx, TSR_ERR_LIMIT,
                          "%simage of %llux%llu exceeds the limit of %llu pixels", prefix,

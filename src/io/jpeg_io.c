@@ -218,14 +218,9 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
                               s->d.num_components);
         return s->status;
     }
-    uint64_t pixels = (uint64_t)s->d.image_width * s->d.image_height;
-    if (pixels > s->ctx->opt.max_image_pixels) {
-        s->status = tsr__fail(s->ctx, TSR_ERR_LIMIT,
-                              "JPEG: image of %ux%u exceeds the limit of %llu pixels",
-                              (unsigned)s->d.image_width, (unsigned)s->d.image_height,
-                              (unsigned long long)s->ctx->opt.max_image_pixels);
+    if ((s->status = tsr__image_check_pixels(s->ctx, "JPEG: ", s->d.image_width,
+                                             s->d.image_height)) != TSR_OK)
         return s->status;
-    }
     tsr_status st = tsr_image_alloc(s->ctx, &s->img, (int32_t)s->d.image_width,
                                     (int32_t)s->d.image_height, channels, TSR_U8);
     if (st != TSR_OK) {

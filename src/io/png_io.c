@@ -171,14 +171,8 @@ static tsr_status decode_body(png_state *s)
 
     png_uint_32 width = png_get_image_width(s->png, s->info);
     png_uint_32 height = png_get_image_height(s->png, s->info);
-    uint64_t pixels = (uint64_t)width * height;
-    if (pixels > s->ctx->opt.max_image_pixels) {
-        s->status = tsr__fail(s->ctx, TSR_ERR_LIMIT,
-                              "PNG: image of %lux%lu exceeds the limit of %llu pixels",
-                              (unsigned long)width, (unsigned long)height,
-                              (unsigned long long)s->ctx->opt.max_image_pixels);
+    if ((s->status = tsr__image_check_pixels(s->ctx, "PNG: ", width, height)) != TSR_OK)
         return s->status;
-    }
     int file_bits = png_get_bit_depth(s->png, s->info) * png_get_channels(s->png, s->info);
     if (!idat_can_hold(s->idat, width, height, file_bits)) {
         s->status =

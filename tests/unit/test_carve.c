@@ -607,7 +607,21 @@ static void test_backend_choice(tsr_rng *r)
               strstr(tsr_ctx_backend_reason(a), "no usable CUDA device") != NULL);
     if (!tsr_backend_available(TSR_BACKEND_CUDA))
         CHECK(tsr_ctx_backend(a) == TSR_BACKEND_CPU);
+    const tsr_backend large = tsr_ctx_backend(a);
     tsr_ctx_destroy(a);
+    /* tsr_carve_prepare changes no choice: a small image still carves on the CPU, a large one
+       where it did without; a prepared device left unused is closed by destroy */
+    CHECK_OK(ctx, tsr_ctx_create(&co, &a));
+    CHECK_OK(a, tsr_carve_prepare(a, 1000, 1000));
+    CHECK_OK(a, carve_one(a, r, 1000, 999));
+    CHECK(tsr_ctx_backend(a) == TSR_BACKEND_CPU);
+    CHECK_OK(a, carve_one(a, r, 1000, 1000));
+    CHECK(tsr_ctx_backend(a) == large);
+    tsr_ctx_destroy(a);
+    CHECK_OK(ctx, tsr_ctx_create(&co, &a));
+    CHECK_OK(a, tsr_carve_prepare(a, 4000, 3000));
+    tsr_ctx_destroy(a);
+    CHECK_OK(ctx, tsr_carve_prepare(ctx, 4000, 3000)); /* an explicit CPU context: nothing */
     co.backend = TSR_BACKEND_OPENCL;
     if (!tsr_backend_available(TSR_BACKEND_OPENCL) || tsr_ctx_create(&co, &a) != TSR_OK) {
         fprintf(stderr, "test_carve: no OpenCL device, the OpenCL request is not checked\n");

@@ -219,11 +219,15 @@ static void launch_remove(emu *e, int32_t w)
     free(order);
 }
 
-static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g, tsr_carve_energy kind,
+/* Opens on host grids only (pass_device.c's tsr__carve_remove_seams_dev passes no device
+ * pixels). */
+static tsr_status emu_open(tsr_ctx *ctx, const tsr__carve_grid *g,
+                           const tsr__carve_dev_pixels *pixels, tsr_carve_energy kind,
                            const uint64_t pen[4], int32_t count, int32_t kmax, int until,
                            int64_t drops, void **out)
 {
     (void)ctx;
+    CHECK(pixels == NULL);
     emu *e = xmalloc(sizeof *e);
     memset(e, 0, sizeof *e);
     tsr_rng_seed(&e->rng, 7 + (uint64_t)g->w * 31 + (uint64_t)g->h);

@@ -126,6 +126,9 @@ static void test_round_trips(void)
                     tsr_format got;
                     CHECK_OK(ctx, tsr_image_load(ctx, path, &back, &got));
                     CHECK(got == holds[f].format);
+                    int32_t pw = 0, ph = 0;
+                    CHECK_OK(ctx, tsr_image_probe(ctx, path, &pw, &ph));
+                    CHECK(pw == img.width && ph == img.height);
                     int same = st == TSR_OK && images_equal(&img, &back);
                     CHECK(same);
                     if (!same)
@@ -173,6 +176,56 @@ static void test_round_trips(void)
         CHECK_STATUS(tsr_image_save(ctx, path, &img, &so), TSR_ERR_UNSUPPORTED);
         CHECK(strstr(tsr_ctx_last_error(ctx), "tsr_j2k_encode_save") != NULL);
         CHECK(access(path, F_OK) != 0);
+        tsr_image_free(ctx, &img);
+    }
+    tsr_ctx_destroy(ctx);
+}
+
+/* tsr_image_probe on the formats of test_io (the round trips above probe the rest): the size
+ * from the header; a file whose pixels are cut short probes all the same, except PNG, whose
+ * decoder checks the chunk list before the size; a file whose header is cut short fails as its
+ * load does; the context carries no message after a good probe. */
+static void test_probe(void)
+{
+    tsr_ctx *ctx = tsr_test_reference_ctx();
+    static const struct {
+        const char *ext;
+        int channels, cut_pixels_probe;
+    } files[] = {{"png", 3, 0}, {"jpg", 3, 1}, {"ppm", 3, 1}, {"pgm", 1, 1}};
+    for (unsigned i = 0; i < sizeof files / sizeof files[0]; i++) {
+        tsr_image img;
+        CHECK_OK(ctx, tsr_image_alloc(ctx, &img, 301, 77, files[i].channels, TSR_U8));
+        for (int32_t y = 0; y < img.height; y++)
+            tsr_rng_fill(&rng, (char *)img.data + (size_t)y * img.stride, row_bytes(&img));
+        char path[512];
+        snprintf(path, sizeof path, "%s/probe.%s", tmpdir, files[i].ext);
+        CHECK_OK(ctx, tsr_image_save(ctx, path, &img, NULL));
+        int32_t w = 0, h = 0;
+        CHECK_OK(ctx, tsr_image_probe(ctx, path, &w, &h));
+        CHECK(w == 301 && h == 77);
+        CHECK(tsr_ctx_last_error(ctx)[0] == '\0');
+        size_t len;
+        unsigned char *bytes = tsr_test_read_file(path, &len);
+        CHECK(bytes != NULL);
+        FILE *f = fopen(path, "wb"); /* the pixels cut short */
+        CHECK(f && fwrite(bytes, 1, len / 2, f) == len / 2);
+        fclose(f);
+        w = h = 0;
+        if (files[i].cut_pixels_probe) {
+            CHECK_OK(ctx, tsr_image_probe(ctx, path, &w, &h));
+            CHECK(w == 301 && h == 77);
+        } else {
+            CHECK(tsr_image_probe(ctx, path, &w, &h) == TSR_ERR_CORRUPT);
+        }
+        tsr_image back;
+        CHECK(tsr_image_load(ctx, path, &back, NULL) != TSR_OK);
+        f = fopen(path, "wb"); /* the header cut short */
+        CHECK(f && fwrite(bytes, 1, 8, f) == 8);
+        fclose(f);
+        CHECK(tsr_image_probe(ctx, path, &w, &h) != TSR_OK);
+        CHECK(tsr_ctx_last_error(ctx)[0] != '\0');
+        free(bytes);
+        unlink(path);
         tsr_image_free(ctx, &img);
     }
     tsr_ctx_destroy(ctx);
@@ -495,6 +548,7 @@ int main(void)
     }
     test_detect();
     test_round_trips();
+    test_probe();
     test_bmp_layouts();
     test_bitmaps();
     test_must_reject();

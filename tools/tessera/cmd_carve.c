@@ -213,6 +213,10 @@ static int run_carve(const cli_command *cmd, int argc, char **argv)
     carve_outputs outs = {{0}, 0};
     tsr_status st;
     double t0 = 0, ms = 0;
+    /* the device (when auto will pick one for this size) starts while the image decodes */
+    int32_t pw, ph;
+    if (strcmp(in, "-") != 0 && tsr_image_probe(ctx, in, &pw, &ph) == TSR_OK)
+        tsr_carve_prepare(ctx, pw, ph);
     if ((rc = cli_image_load(cmd, ctx, in, &src, &format, quiet)) != 0)
         goto done;
     if (keep_aspect &&
