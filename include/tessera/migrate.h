@@ -112,6 +112,34 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                              const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                              tsr_migrate_grid *image);
 
+/* Migration in parts, for runs that keep their progress (checkpoints) or split a survey:
+ * tsr_migrate_image(v, shots, opt, image) is, bit for bit, `sum` (nx * nz doubles, depth rows:
+ * sum[iz * nx + ix]) zeroed, then tsr_migrate_image_add over consecutive ranges of shots that
+ * cover 0 .. nshots - 1 in order (one call or several, on the same gather, velocity and options),
+ * then tsr_migrate_image_from_sum. Each shot's image is added into sum in shot order, so a split
+ * changes no bit wherever the backend's image of one shot is deterministic (reference; cpu with
+ * one thread); elsewhere (cpu with several threads, cuda: the double sums over frequencies in
+ * the order the threads finish) two runs may differ in the last bits of the doubles, a split
+ * run no more than two whole runs do. */
+
+/* Called after the images of shots 0 .. shots_done - 1 are in sum (after every shot, or every
+ * batch of shots a backend migrates at once); non-zero stops the call with TSR_ERR_INTERRUPTED,
+ * sum then holding exactly those shots. */
+typedef int (*tsr_migrate_added_fn)(void *user, int32_t shots_done, const double *sum);
+
+/* Adds the images of shots first .. first + count - 1 of `shots` into sum (as tsr_migrate_image
+ * migrates them; the gather's other shots are checked but not migrated), calling added (may be
+ * NULL) as each batch lands. Progress as tsr_migrate_image's, from first * nfreq. On failure
+ * sum holds the shots that `added` was told of, and none of those after. */
+tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                 const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
+                                 int32_t first, int32_t count, double *sum,
+                                 tsr_migrate_added_fn added, void *user);
+/* image (the velocity's nx and nz, allocated by the caller) = sum rounded to float; the image's
+ * geometry is set to the velocity's. */
+tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                      const double *sum, tsr_migrate_grid *image);
+
 /* One-way Born modelling, the adjoint of tsr_migrate_image's cross imaging with the same source:
  * fills the traces of `shots` (positions, nt, dt and t0 set by the caller, traces allocated)
  * from `reflectivity` (same nx, nz as the velocity), or when it is NULL from the velocity's

@@ -373,9 +373,10 @@ static tsr_status shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cu
     return plan_on_device(ctx, *s, plan, dp);
 }
 
-static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
-                                   const tsr__cf *src, const tsr__cf *rec, double *image,
-                                   double *illum, const tsr__mig_progress *progress)
+/* Queues the uploads, the depth loop and the images' way back into the page-locked buffer on
+ * the context's stream. src and rec are pageable: the copies take them before returning. */
+static tsr_status cuda_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                   const tsr__cf *src, const tsr__cf *rec)
 {
     mig_cuda_state *s;
     dev_plan dp;
@@ -408,10 +409,22 @@ static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin.ptr, s->image.ptr, image_bytes, cudaMemcpyDeviceToHost,
                                       stream));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    return TSR_OK;
+}
+
+/* Waits for the last cuda_image_start's work and adds its images from the page-locked buffer. */
+static tsr_status cuda_image_finish(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                    double *image, double *illum, const tsr__mig_progress *progress)
+{
+    mig_cuda_state *s;
+    tsr_status st;
+    if ((st = state_of(ctx, &s)))
+        return st;
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
     if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
         return st;
     s->loop_ms /= (double)count;
+    const size_t n = (size_t)count, cells = (size_t)plan->nx * (size_t)plan->nz;
     const double *him = (const double *)s->pin.ptr, *hil = him + n * cells;
     for (size_t i = 0; i < n * cells; i++) {
         image[i] += him[i];
@@ -484,4 +497,4 @@ double tsr__migrate_cuda_loop_ms(const tsr_ctx *ctx)
 }
 
 const tsr__migrate_backend tsr__migrate_backend_cuda = {TSR_BACKEND_CUDA, NULL, cuda_model_shot,
-                                                        cuda_image_shots};
+                                                        cuda_image_start, cuda_image_finish};

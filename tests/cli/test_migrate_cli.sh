@@ -3,7 +3,7 @@
 # bad inputs (exit 1, one line, no output), then on a 3 km Marmousi-II window: model two shots,
 # inspect them, migrate them to a sidecar, a PNG and SEG-Y, check the image holds the water
 # bottom at its depth; SIGTERM mid-run leaves nothing; viking_small.segy migrates with water
-# velocity.
+# velocity. The reference image and cpu modelling do not depend on --threads.
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 . "$tests/cli/lib.sh"
 data=${TSR_DATA:-}
@@ -76,6 +76,14 @@ grep -q '"backend": "reference"' "$tmp/out.txt" && ok || bad "json names the bac
 expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.sgy" --method phase-shift --quiet
 expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/p.json" --method pspi --json
 grep -q '"method": "pspi"' "$tmp/out.txt" && ok || bad "pspi runs"
+# What must not depend on --threads: the reference image (the spectra are made on the threads,
+# one shot per thread), and modelling on the cpu backend (frequencies are not summed).
+expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/t1.json" --backend reference --threads 1 --quiet
+expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/t2.json" --backend reference --threads 2 --quiet
+cmp -s "$tmp/t1.f32" "$tmp/t2.f32" && ok || bad "reference image depends on --threads"
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/m1.sgy" --shots 50:100:2 --t 0.3 --backend cpu --threads 1 --quiet
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/m2.sgy" --shots 50:100:2 --t 0.3 --backend cpu --threads 2 --quiet
+cmp -s "$tmp/m1.sgy" "$tmp/m2.sgy" && ok || bad "cpu modelling depends on --threads"
 expect 0 "$tool" migrate info "$tmp/i.sgy" --json
 grep -q '"samples": 10' "$tmp/out.txt" && grep -q '"traces": 20' "$tmp/out.txt" && ok || bad "SEG-Y image: 20 traces of 10 depths"
 
