@@ -126,6 +126,15 @@ static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method,
     return TSR_OK;
 }
 
+tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, tsr_backend *out)
+{
+    const tsr__migrate_backend *b;
+    tsr_status st = pick_backend(ctx, method, &b);
+    if (!st)
+        *out = b->id;
+    return st;
+}
+
 /* Shapes and finiteness of a gather; samples are checked only when `samples`. */
 static tsr_status check_gather(tsr_ctx *ctx, const tsr_migrate_gather *g, int samples)
 {

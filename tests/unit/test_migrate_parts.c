@@ -10,8 +10,13 @@
  *    double sums over frequencies;
  *  - the callback hears every shot (one at a time) or every batch (cuda), in order, and a stop
  *    leaves exactly the announced shots in the sum;
+ *  - a checkpointed run (tsr_migrate_checkpoint_*) stopped after STOP_AT shots and reopened
+ *    resumes from the saved sum exactly and ends at the uninterrupted image bit for bit; other
+ *    options are refused naming the option; a missing sum file or a folder that is a file is
+ *    an I/O error;
  *  - outputs are poisoned (NaN) before each run; shot ranges outside the gather and an image of
  *    the wrong size are TSR_ERR_INVALID_ARGUMENT. */
+#define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
 #include "cuda/cuda_device.h"
@@ -19,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { NX = 48, NZ = 30, NT = 160, NSHOTS = 11, NREC = 24, STOP_AT = 9 };
 
@@ -111,6 +117,81 @@ static void one_backend(tsr_ctx *ctx, const char *name, int exact, const tsr_mig
     CHECK(bad == 0);
 }
 
+/* The callback of a checkpointed run: saves, stopping once stop_at shots are in. */
+typedef struct saving {
+    tsr_ctx *ctx;
+    tsr_migrate_checkpoint *cp;
+    int32_t stop_at;
+    int saves;
+} saving;
+
+static int on_save(void *user, int32_t shots_done, const double *sum)
+{
+    saving *s = user;
+    s->saves++;
+    return tsr_migrate_checkpoint_save(s->ctx, s->cp, shots_done, sum) != TSR_OK ||
+           shots_done >= s->stop_at;
+}
+
+/* A checkpointed run on ctx stopped after STOP_AT shots, reopened, finished: its image is
+ * `whole` bit for bit; a reopened checkpoint holds the saved sum exactly; other options are
+ * refused naming the option; a folder that is a file is an I/O error. */
+static void checkpointed(tsr_ctx *ctx, const tsr_migrate_grid *v, const tsr_migrate_gather *g,
+                         const tsr_migrate_options *opt, const float *whole)
+{
+    char dir[] = "/tmp/tsr_migrate_parts_XXXXXX", ck[64], file[64];
+    if (!mkdtemp(dir)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    snprintf(ck, sizeof ck, "%s/ck", dir);
+    static double sum[NX * NZ], again[NX * NZ];
+    static float image[NX * NZ];
+    for (int i = 0; i < NX * NZ; i++)
+        sum[i] = again[i] = NAN;
+    tsr_migrate_checkpoint *cp = NULL;
+    int32_t done = -1;
+    CHECK_OK(ctx,
+             tsr_migrate_checkpoint_open(ctx, ck, v, g, opt, "shots", "model", &cp, &done, sum));
+    CHECK(cp && done == 0 && sum[0] == 0 && sum[NX * NZ - 1] == 0);
+    saving sv = {ctx, cp, STOP_AT, 0};
+    CHECK_STATUS(tsr_migrate_image_add(ctx, v, g, opt, 0, NSHOTS, sum, on_save, &sv),
+                 TSR_ERR_INTERRUPTED);
+    tsr_migrate_checkpoint_close(ctx, cp);
+    CHECK_OK(ctx, tsr_migrate_checkpoint_open(ctx, ck, v, g, opt, NULL, NULL, &cp, &done, again));
+    CHECK(done >= STOP_AT && done < NSHOTS && sv.saves >= 1);
+    CHECK(memcmp(sum, again, sizeof sum) == 0);
+    sv.cp = cp;
+    sv.stop_at = NSHOTS + 1;
+    CHECK_OK(ctx, tsr_migrate_image_add(ctx, v, g, opt, done, NSHOTS - done, again, on_save, &sv));
+    tsr_migrate_grid im = {NX, NZ, 1, 1, 0, 0, image};
+    poison(image, NX * NZ);
+    CHECK_OK(ctx, tsr_migrate_image_from_sum(ctx, v, again, &im));
+    CHECK(memcmp(image, whole, sizeof image) == 0);
+    tsr_migrate_checkpoint_close(ctx, cp);
+    printf("checkpoint: stopped after shot %d, resumed, %d saves, image equal: %d\n", (int)done,
+           sv.saves, memcmp(image, whole, sizeof image) == 0);
+
+    tsr_migrate_options other = *opt;
+    other.taper = opt->taper + 1;
+    CHECK_STATUS(tsr_migrate_checkpoint_open(ctx, ck, v, g, &other, NULL, NULL, &cp, &done, sum),
+                 TSR_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "options.taper") != NULL);
+    CHECK_STATUS(tsr_migrate_checkpoint_open(ctx, ck, v, g, opt, NULL, NULL, &cp, NULL, sum),
+                 TSR_ERR_INVALID_ARGUMENT);
+    snprintf(file, sizeof file, "%s/ck/manifest.json", dir);
+    CHECK_STATUS(tsr_migrate_checkpoint_open(ctx, file, v, g, opt, NULL, NULL, &cp, &done, sum),
+                 TSR_ERR_IO);
+    snprintf(file, sizeof file, "%s/ck/sum-%d.f64", dir, (int)NSHOTS);
+    CHECK(remove(file) == 0);
+    CHECK_STATUS(tsr_migrate_checkpoint_open(ctx, ck, v, g, opt, NULL, NULL, &cp, &done, sum),
+                 TSR_ERR_IO);
+    snprintf(file, sizeof file, "%s/ck/manifest.json", dir);
+    remove(file);
+    rmdir(ck);
+    rmdir(dir);
+}
+
 int main(void)
 {
     static float vel[NX * NZ];
@@ -151,6 +232,7 @@ int main(void)
         printf("reference, %s: %d samples differ between 1 and 3 threads\n",
                tsr_migrate_imaging_name(opt.imaging), bad);
         CHECK(bad == 0);
+        checkpointed(ref3, &v, &g, &opt, w_ref1);
         one_backend(cpu1, "cpu, 1 thread", 1, &v, &g, &opt, w_other);
         one_backend(cpu3, "cpu, 3 threads", 0, &v, &g, &opt, w_other);
         CHECK(misses(w_ref1, w_other, 0) == 0);
