@@ -318,7 +318,7 @@ static tsr_status image_add_shots(tsr_ctx *ctx, const tsr__migrate_backend *back
 
 /* The same for a backend with image_start: batches, each batch's spectra made (in the other of
  * the two spectra sets) while the device migrates the batch before, and the batch before added
- * while the device migrates the next one. */
+ * into sum (from the backend's buffers) while the device migrates the next one. */
 static tsr_status image_add_batches(tsr_ctx *ctx, const tsr__migrate_backend *backend,
                                     tsr__mig_run *run, const tsr_migrate_gather *shots,
                                     int32_t first, int32_t end, double *sum,
@@ -339,17 +339,15 @@ static tsr_status image_add_batches(tsr_ctx *ctx, const tsr__migrate_backend *ba
             batch_spectra(run, shots, s1, next, set ^ 1);
         tsr__mig_progress progress = {"migrate", (double)s0 * plan->nfreq,
                                       (double)shots->nshots * plan->nfreq};
-        memset(run->shot_image, 0, sizeof(double) * cells * (size_t)n);
-        memset(run->shot_illum, 0, sizeof(double) * cells * (size_t)n);
-        if ((st = backend->image_finish(ctx, plan, n, run->shot_image, run->shot_illum, &progress)))
+        const double *image, *illum;
+        if ((st = backend->image_finish(ctx, plan, n, &image, &illum, &progress)))
             break;
         tsr_status started = TSR_OK;
         if (next > 0)
             started = backend->image_start(ctx, plan, next, run->src + (size_t)(set ^ 1) * set_rows,
                                            run->rec + (size_t)(set ^ 1) * set_rows);
         for (int32_t k = 0; k < n; k++)
-            add_shot(plan, sum, run->shot_image + (size_t)k * cells,
-                     run->shot_illum + (size_t)k * cells);
+            add_shot(plan, sum, image + (size_t)k * cells, illum + (size_t)k * cells);
         st = notify(ctx, added, user, s1, sum);
         if (!st)
             st = started;
@@ -378,10 +376,9 @@ tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
     const int32_t batch = TSR__MIG_BATCH;
     tsr__mig_run run;
     if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), async ? batch : 1,
-                          (void **)&run.shot_image)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), async ? batch : 1,
-                          (void **)&run.shot_illum))) {
+        (!async &&
+         ((st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_image)) ||
+          (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_illum))))) {
         run_free(ctx, &run);
         return st;
     }

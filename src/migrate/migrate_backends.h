@@ -44,16 +44,18 @@ typedef struct tsr__migrate_backend {
      * and which works asynchronously (NULL: migrate.c calls image_shot shot by shot).
      * image_start queues the images of count shots, 1..TSR__MIG_BATCH, shot k's spectra at
      * src, rec + k * nfreq * nx, and returns while they run; image_finish waits for them and
-     * adds shot k's image and illumination (as image_shot's) into image, illum + k * nz * nx.
-     * The caller may compute on the host in between; it leaves src and rec untouched until
-     * image_finish has returned, and calls image_finish once after each successful image_start
-     * before the next image_start (after a failure it may skip it: the queued work then only
-     * delays the context's next device work). image_finish's progress counts the frequencies of
-     * all count shots. */
+     * points *image and *illum at shot 0's image and illumination (shot k's + k * nz * nx), the
+     * values image_shot adds, in the backend's memory: they stay valid through the next
+     * image_start, until the next image_finish. The caller may compute on the host in between;
+     * it leaves src and rec untouched until image_finish has returned, and calls image_finish
+     * once after each successful image_start before the next image_start (after a failure it
+     * may skip it: the queued work then only delays the context's next device work).
+     * image_finish's progress counts the frequencies of all count shots. */
     tsr_status (*image_start)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
                               const tsr__cf *src, const tsr__cf *rec);
     tsr_status (*image_finish)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
-                               double *image, double *illum, const tsr__mig_progress *progress);
+                               const double **image, const double **illum,
+                               const tsr__mig_progress *progress);
 } tsr__migrate_backend;
 
 /* The backend tsr_migrate_image takes for `method` on ctx (the choice of core/backend.h, as
