@@ -122,15 +122,17 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
  * the order the threads finish) two runs may differ in the last bits of the doubles, a split
  * run no more than two whole runs do. */
 
-/* Called after the images of shots 0 .. shots_done - 1 are in sum (after every shot, or every
- * batch of shots a backend migrates at once); non-zero stops the call with TSR_ERR_INTERRUPTED,
- * sum then holding exactly those shots. */
+/* Called by tsr_migrate_image_add after the images of its shots first .. shots_done - 1 are in
+ * sum (after every shot, or every batch of shots a backend migrates at once); non-zero stops the
+ * call with TSR_ERR_INTERRUPTED, sum then holding exactly those shots (and what it held
+ * before). It may call tsr_migrate_checkpoint_save on the same context. */
 typedef int (*tsr_migrate_added_fn)(void *user, int32_t shots_done, const double *sum);
 
 /* Adds the images of shots first .. first + count - 1 of `shots` into sum (as tsr_migrate_image
  * migrates them; the gather's other shots are checked but not migrated), calling added (may be
  * NULL) as each batch lands. Progress as tsr_migrate_image's, from first * nfreq. On failure
- * sum holds the shots that `added` was told of, and none of those after. */
+ * sum holds the shots that `added` was told of and none after them; without a callback, an
+ * unknown part of the range (discard sum). */
 tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                                  const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                                  int32_t first, int32_t count, double *sum,
