@@ -12,6 +12,10 @@
  * floor is a 1 GiB cudaMemcpy device to device timed with events in the same run (bytes read
  * plus written over its time).
  *
+ * Also the host's share of the cuda backend's batches: the surface spectra of TSR__MIG_BATCH
+ * shots (tsr__mig_spectra_shots) on 1 thread and on every core, median ms per shot of 7 repeats.
+ * A backend given 0 shots is skipped.
+ *
  * usage: bench_migrate [--fmax HZ] [--nt N] [--shots-ref N] [--shots-cpu N] [--shots-cuda N]
  *                      [--json FILE] */
 #include "harness.h"
@@ -127,6 +131,61 @@ static double copy_floor(void)
 #endif
 }
 
+/* The host's share of a batch: the surface spectra of TSR__MIG_BATCH shots
+ * (tsr__mig_spectra_shots, as tsr_migrate_image makes them) on `threads` threads. */
+typedef struct spectra_job {
+    tsr__migrate_plan plan;
+    tsr__mig_fft fft;
+    tsr__mig_columns cols;
+    tsr__mig_trace_scratch *scratch;
+    tsr_migrate_gather g;
+    tsr__cf *src, *rec;
+    int threads;
+} spectra_job;
+
+static int spectra_once(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    spectra_job *j = user;
+    tsr__mig_spectra_shots(&j->plan, &j->fft, &j->g, 0, j->g.nshots, &j->cols, j->threads,
+                           j->scratch, j->src, j->rec);
+    return 0;
+}
+
+/* Median ms per shot of the batch's spectra on 1 thread and on the host context's threads. */
+static void time_spectra(tsr_ctx *host, const tsr_migrate_grid *v, const tsr_migrate_options *opt,
+                         int nt, int threads, double ms[2])
+{
+    spectra_job j;
+    memset(&j, 0, sizeof j);
+    make_shots(host, &j.g, TSR__MIG_BATCH, nt);
+    if (tsr__migrate_plan_build(host, &j.plan, v, &j.g, opt, 0) ||
+        tsr__mig_fft_create(host, &j.plan, &j.fft) ||
+        tsr__mig_columns_make(host, &j.plan, &j.g, &j.cols) ||
+        tsr__mig_scratch_alloc(host, &j.plan, threads, &j.scratch))
+        die(host, "spectra plan");
+    const size_t rows = (size_t)TSR__MIG_BATCH * (size_t)j.plan.nfreq * NX;
+    j.src = malloc(sizeof(tsr__cf) * rows);
+    j.rec = malloc(sizeof(tsr__cf) * rows);
+    if (!j.src || !j.rec)
+        die(NULL, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        j.threads = k ? threads : 1;
+        tsr_bench_stats st;
+        if (tsr_bench_measure(spectra_once, &j, 1, 7, &st))
+            die(host, "spectra");
+        ms[k] = 1e-3 * st.median_us / TSR__MIG_BATCH;
+    }
+    free(j.src);
+    free(j.rec);
+    tsr__free(host, j.scratch);
+    tsr__mig_columns_free(host, &j.cols);
+    tsr__mig_fft_destroy(&j.fft);
+    tsr__migrate_plan_free(host, &j.plan);
+    tsr_migrate_gather_free(host, &j.g);
+}
+
 int main(int argc, char **argv)
 {
     double fmax = 20;
@@ -179,8 +238,8 @@ int main(int argc, char **argv)
     const int have_cuda = copy_floor() > 0;
     double per_shot[3] = {0, 0, 0}, loop_ms = -1;
     for (int k = 0; k < 3; k++) {
-        if (k == 2 && !have_cuda)
-            break;
+        if ((k == 2 && !have_cuda) || shots[k] < 1)
+            continue;
         tsr_migrate_gather g;
         make_shots(host, &g, shots[k], nt);
         if (k == 2) { /* warm-up: the CUDA context and the first allocation */
@@ -220,8 +279,25 @@ int main(int argc, char **argv)
         tsr_bench_table_row(t, row);
     }
     tsr_bench_table_print(t, stdout);
-    tsr_bench_table *tables[2] = {t, NULL};
+    tsr_bench_table *tables[3] = {t, NULL, NULL};
     int ntables = 1;
+    {
+        const int threads = host->threads;
+        double ms[2];
+        time_spectra(host, &v, &opt, nt, threads, ms);
+        const char *hs[] = {"threads", "ms/shot", "1 thread/this"};
+        char title[96];
+        snprintf(title, sizeof title, "host spectra, batches of %d shots of %d traces",
+                 TSR__MIG_BATCH, NX);
+        tsr_bench_table *h = tsr_bench_table_new(title, 3, hs);
+        const char *r1[] = {"1", tsr_bench_fmt("%.2f", ms[0]), "1.0"};
+        const char *r2[] = {tsr_bench_fmt("%d", threads), tsr_bench_fmt("%.2f", ms[1]),
+                            tsr_bench_fmt("%.1f", ms[0] / ms[1])};
+        tsr_bench_table_row(h, r1);
+        tsr_bench_table_row(h, r2);
+        tables[ntables++] = h;
+        tsr_bench_table_print(h, stdout);
+    }
     if (have_cuda && loop_ms > 0) {
         double floor_bps = copy_floor();
         const double step_s = 1e-3 * loop_ms / NZ;

@@ -112,6 +112,68 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                              const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                              tsr_migrate_grid *image);
 
+/* Migration in parts, for runs that keep their progress (checkpoints) or split a survey:
+ * tsr_migrate_image(v, shots, opt, image) is, bit for bit, `sum` (nx * nz doubles, depth rows:
+ * sum[iz * nx + ix]) zeroed, then tsr_migrate_image_add over consecutive ranges of shots that
+ * cover 0 .. nshots - 1 in order (one call or several, on the same gather, velocity and options),
+ * then tsr_migrate_image_from_sum. Each shot's image is added into sum in shot order, so a split
+ * changes no bit wherever the backend's image of one shot is deterministic (reference; cpu with
+ * one thread); elsewhere (cpu with several threads, cuda: the double sums over frequencies in
+ * the order the threads finish) two runs may differ in the last bits of the doubles, a split
+ * run no more than two whole runs do. */
+
+/* Called by tsr_migrate_image_add after the images of its shots first .. shots_done - 1 are in
+ * sum (after every shot, or every batch of shots a backend migrates at once); non-zero stops the
+ * call with TSR_ERR_INTERRUPTED, sum then holding exactly those shots (and what it held
+ * before). It may call tsr_migrate_checkpoint_save on the same context. */
+typedef int (*tsr_migrate_added_fn)(void *user, int32_t shots_done, const double *sum);
+
+/* Adds the images of shots first .. first + count - 1 of `shots` into sum (as tsr_migrate_image
+ * migrates them; the gather's other shots are checked but not migrated), calling added (may be
+ * NULL) as each batch lands. Progress as tsr_migrate_image's, from first * nfreq. On failure
+ * sum holds the shots that `added` was told of and none after them; without a callback, an
+ * unknown part of the range (discard sum). */
+tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                 const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
+                                 int32_t first, int32_t count, double *sum,
+                                 tsr_migrate_added_fn added, void *user);
+/* image (the velocity's nx and nz, allocated by the caller) = sum rounded to float; the image's
+ * geometry is set to the velocity's. */
+tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                      const double *sum, tsr_migrate_grid *image);
+
+/* A checkpoint folder: the sum of the shots done so far, for runs that may be killed and started
+ * again. tsr_migrate_checkpoint_open with the run's velocity, shots and options, then
+ * tsr_migrate_image_add from the shots it reports done, saving from the callback; the resumed
+ * run's sum is then the uninterrupted run's, under tsr_migrate_image_add's contract (bit for bit
+ * where a shot's image is deterministic). The folder holds manifest.json (what the sum is of:
+ * the grid's geometry, the shots' time axis and count, hashes of the velocity samples and of
+ * every shot's positions and samples, the options that change the image (method, imaging, fmin,
+ * fmax, f0, epsilon, taper) and the backend; the inputs' names for people; the shots done; the
+ * sum file's name, size and hash) and that sum file, raw little-endian float64 in sum's layout.
+ * Files are replaced atomically, the manifest last, so a kill at any moment leaves a whole
+ * checkpoint. The thread count is not part of it. */
+typedef struct tsr_migrate_checkpoint tsr_migrate_checkpoint;
+
+/* Opens (making it when missing) the folder dir for this run. A folder without a checkpoint
+ * gives *shots_done = 0 and sum (nx * nz doubles) zeroed; a checkpoint of this run gives its
+ * shots_done and sum; one of other inputs, options or backend is TSR_ERR_INVALID_ARGUMENT naming
+ * the first difference, a damaged one TSR_ERR_CORRUPT (nothing on disk changes in either case).
+ * shots_name and model_name (may be NULL) are recorded. Close with
+ * tsr_migrate_checkpoint_close. */
+tsr_status tsr_migrate_checkpoint_open(tsr_ctx *ctx, const char *dir,
+                                       const tsr_migrate_grid *velocity,
+                                       const tsr_migrate_gather *shots,
+                                       const tsr_migrate_options *opt, const char *shots_name,
+                                       const char *model_name, tsr_migrate_checkpoint **out,
+                                       int32_t *shots_done, double *sum);
+/* Records that sum holds shots 0 .. shots_done - 1: the sum file, then the manifest naming it
+ * (the previous sum file is removed after). May be called from tsr_migrate_image_add's callback
+ * on the same context; a failure leaves the previous checkpoint. */
+tsr_status tsr_migrate_checkpoint_save(tsr_ctx *ctx, tsr_migrate_checkpoint *cp, int32_t shots_done,
+                                       const double *sum);
+void tsr_migrate_checkpoint_close(tsr_ctx *ctx, tsr_migrate_checkpoint *cp);
+
 /* One-way Born modelling, the adjoint of tsr_migrate_image's cross imaging with the same source:
  * fills the traces of `shots` (positions, nt, dt and t0 set by the caller, traces allocated)
  * from `reflectivity` (same nx, nz as the velocity), or when it is NULL from the velocity's

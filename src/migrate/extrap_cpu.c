@@ -158,4 +158,4 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 }
 
 const tsr__migrate_backend tsr__migrate_backend_cpu = {TSR_BACKEND_CPU, cpu_image_shot,
-                                                       cpu_model_shot, NULL};
+                                                       cpu_model_shot, NULL, NULL};

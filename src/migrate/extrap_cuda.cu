@@ -1,8 +1,10 @@
 /* The CUDA backend of migration (migrate_backends.h), method explicit: the plan's tables and the
  * surface spectra of up to TSR__MIG_BATCH shots go to the device once, the wavefields of every
  * frequency stay there through all depth steps, and the shots' images and illuminations come
- * back once. One shot's (x tiles x frequencies) blocks are under one wave of the device (2 x 80
- * on 132 SMs for the benchmark's 737 x 80), so migration runs several shots per launch.
+ * back once, in two calls (queue, then wait and add) so that migrate.c makes the next batch's
+ * spectra on the host meanwhile. One shot's (x tiles x frequencies) blocks are under one wave of
+ * the device (2 x 80 on 132 SMs for the benchmark's 737 x 80), so migration runs several shots per
+ * launch.
  *
  * One launch per depth step covers every frequency of every shot of the call: a grid of
  * (x tiles, frequencies, shots) blocks of
@@ -22,9 +24,10 @@
  * Device memory (owned by this backend, kept on the context and reused): the plan's table,
  * slowness, taper and per-frequency w dz, uploaded when the plan changes (plan ids); two
  * ping-pong pairs of nfreq * nx fields per shot; each shot's nz * nx image and illumination in
- * double; for
- * modelling the source field at every depth, nfreq * nz * nx samples (refused with the size
- * when the device lacks it). */
+ * double; for modelling the source field at every depth, nfreq * nz * nx samples (refused with
+ * the size when the device lacks it). Host: two page-locked buffers of a batch's images and
+ * illuminations, taking turns, so that migrate.c reads one batch's while the next one's
+ * kernels run. */
 #include "migrate/extrap_hd.h"
 
 #include "cuda/cuda_internal.cuh"
@@ -249,7 +252,8 @@ struct mig_cuda_state {
     tsr__cuda_buffer field[4];                /* S, R and their next rows; modelling: q */
     tsr__cuda_buffer image;                   /* image then illum, nz * nx doubles each */
     tsr__cuda_buffer refl, sdepth;            /* modelling */
-    tsr__cuda_buffer pin;                     /* page-locked: the image's way back */
+    tsr__cuda_buffer pin[2];                  /* page-locked: the images' way back, used by turns */
+    int pin_last;                             /* the one the last image start copies into */
     tsr__cuda_timer timer;
     int have_timer;
     double loop_ms; /* the last call's depth loop per shot, device time; -1 before one */
@@ -265,7 +269,8 @@ static void mig_cuda_state_destroy(tsr_ctx *ctx, void *state)
                                &s->image,    &s->refl,     &s->sdepth};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         tsr__cuda_buffer_free(dev[i]);
-    tsr__cuda_host_buffer_free(&s->pin);
+    tsr__cuda_host_buffer_free(&s->pin[0]);
+    tsr__cuda_host_buffer_free(&s->pin[1]);
     if (s->have_timer)
         tsr__cuda_timer_destroy(&s->timer);
     tsr__free(ctx, s);
@@ -373,9 +378,12 @@ static tsr_status shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cu
     return plan_on_device(ctx, *s, plan, dp);
 }
 
-static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
-                                   const tsr__cf *src, const tsr__cf *rec, double *image,
-                                   double *illum, const tsr__mig_progress *progress)
+/* Queues the uploads, the depth loop and the images' way back into the page-locked buffer on
+ * the context's stream, and returns while they run. src and rec (pageable) are read by the
+ * queued copies; the caller leaves them untouched until cuda_image_finish (the backend
+ * contract), whether or not the runtime staged them before returning. */
+static tsr_status cuda_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                   const tsr__cf *src, const tsr__cf *rec)
 {
     mig_cuda_state *s;
     dev_plan dp;
@@ -388,7 +396,7 @@ static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     const size_t image_bytes = 2 * n * cells * sizeof(double); /* every image, then every illum */
     if ((st = fields(ctx, s, 0, 4, rows)) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->image, image_bytes)) ||
-        (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin, image_bytes)))
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin[s->pin_last ^ 1], image_bytes)))
         return st;
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->field[0].ptr, src, rows, cudaMemcpyHostToDevice, stream));
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->field[1].ptr, rec, rows, cudaMemcpyHostToDevice, stream));
@@ -406,17 +414,28 @@ static tsr_status cuda_image_shots(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
         cur = 2 - cur;
     }
     TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin.ptr, s->image.ptr, image_bytes, cudaMemcpyDeviceToHost,
-                                      stream));
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    s->pin_last ^= 1;
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin[s->pin_last].ptr, s->image.ptr, image_bytes,
+                                      cudaMemcpyDeviceToHost, stream));
+    return TSR_OK;
+}
+
+/* Waits for the last cuda_image_start's work; its images and illuminations are in the
+ * page-locked buffer it copied into, which the next start leaves alone (the buffers take turns). */
+static tsr_status cuda_image_finish(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                    const double **image, const double **illum,
+                                    const tsr__mig_progress *progress)
+{
+    mig_cuda_state *s;
+    tsr_status st;
+    if ((st = state_of(ctx, &s)))
+        return st;
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
     if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
         return st;
     s->loop_ms /= (double)count;
-    const double *him = (const double *)s->pin.ptr, *hil = him + n * cells;
-    for (size_t i = 0; i < n * cells; i++) {
-        image[i] += him[i];
-        illum[i] += hil[i];
-    }
+    *image = (const double *)s->pin[s->pin_last].ptr;
+    *illum = *image + (size_t)count * (size_t)plan->nx * (size_t)plan->nz;
     return tsr__mig_report(ctx, progress, count * plan->nfreq);
 }
 
@@ -484,4 +503,4 @@ double tsr__migrate_cuda_loop_ms(const tsr_ctx *ctx)
 }
 
 const tsr__migrate_backend tsr__migrate_backend_cuda = {TSR_BACKEND_CUDA, NULL, cuda_model_shot,
-                                                        cuda_image_shots};
+                                                        cuda_image_start, cuda_image_finish};

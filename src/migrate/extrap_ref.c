@@ -37,4 +37,4 @@ static tsr_status ref_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 }
 
 const tsr__migrate_backend tsr__migrate_backend_reference = {TSR_BACKEND_REFERENCE, ref_image_shot,
-                                                             ref_model_shot, NULL};
+                                                             ref_model_shot, NULL, NULL};

@@ -1,218 +1,86 @@
 /* Grids in files: the JSON sidecar + raw little-endian float32 format of
  * ../shared/data/seismic/derived (keys file, nx, nz, dx, dz, ox, oz; C order (nx, nz), z fast).
- * The sidecar reader is a strict RFC 8259 subset: one object; strings, numbers, true, false,
- * null, nested objects and arrays (skipped) as values; unknown keys ignored. */
+ * The sidecar is read with jansson (RFC 8259, UTF-8): one object, at most 1 MiB, each key once;
+ * keys other than file, nx, nz, dx, dz, ox, oz and ny are ignored whatever their values. */
 #include "core/checked.h"
 #include "core/ctx.h"
 #include "io/atomic_file.h"
 #include "tessera/migrate.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { TSR__SIDECAR_MAX = 1 << 20, TSR__JSON_DEPTH = 32, TSR__NAME_MAX = 4096 };
+enum { TSR__SIDECAR_MAX = 1 << 20, TSR__NAME_MAX = 4096 };
 
+/* What a sidecar says: the data file's name and the numeric keys present. */
 typedef struct sidecar {
     char file[TSR__NAME_MAX];
     double num[7]; /* nx nz dx dz ox oz ny */
     int have[7];
-    int have_file;
 } sidecar;
 
 static const char *const num_keys[7] = {"nx", "nz", "dx", "dz", "ox", "oz", "ny"};
 
-typedef struct parser {
-    const char *s, *end;
-    const char *error;
-} parser;
-
-static void skip_ws(parser *p)
+/* The JSON type of v, for messages. */
+static const char *type_name(const json_t *v)
 {
-    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
-        p->s++;
-}
-
-/* A JSON string into out (cap bytes, NUL-terminated; NULL: skipped). \u escapes outside ASCII
- * are refused: the keys and file names of a sidecar are ASCII. */
-static int parse_string(parser *p, char *out, size_t cap)
-{
-    if (p->s >= p->end || *p->s != '"')
-        return p->error = "a string was expected", 0;
-    p->s++;
-    size_t n = 0;
-    while (p->s < p->end && *p->s != '"') {
-        unsigned char c = (unsigned char)*p->s++;
-        if (c < 0x20)
-            return p->error = "a control character in a string", 0;
-        if (c == '\\') {
-            if (p->s >= p->end)
-                break;
-            char e = *p->s++;
-            switch (e) {
-            case '"': c = '"'; break;
-            case '\\': c = '\\'; break;
-            case '/': c = '/'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
-            case 't': c = '\t'; break;
-            case 'u': {
-                unsigned v = 0;
-                for (int i = 0; i < 4; i++) {
-                    if (p->s >= p->end)
-                        return p->error = "a truncated \\u escape", 0;
-                    char h = *p->s++;
-                    v = v * 16 + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
-                                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                            : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                                                   : 99);
-                    if (v > 0xffff)
-                        return p->error = "a bad \\u escape", 0;
-                }
-                if (out && (v == 0 || v > 0x7f))
-                    return p->error = "a non-ASCII \\u escape in a name", 0;
-                c = (unsigned char)v;
-                break;
-            }
-            default: return p->error = "a bad escape in a string", 0;
-            }
-        }
-        if (out) {
-            if (n + 1 >= cap)
-                return p->error = "a string is too long", 0;
-            out[n++] = (char)c;
-        }
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
     }
-    if (p->s >= p->end)
-        return p->error = "an unterminated string", 0;
-    p->s++;
-    if (out)
-        out[n] = 0;
-    return 1;
 }
 
-static int parse_number(parser *p, double *out)
-{
-    const char *q = p->s;
-    if (q < p->end && *q == '-')
-        q++;
-    if (q >= p->end || *q < '0' || *q > '9')
-        return p->error = "a number was expected", 0;
-    char buf[64];
-    size_t n = 0;
-    while (p->s < p->end && strchr("+-0123456789.eE", *p->s) && n + 1 < sizeof buf)
-        buf[n++] = *p->s++;
-    buf[n] = 0;
-    char *e;
-    errno = 0;
-    double v = strtod(buf, &e);
-    if (*e || errno == ERANGE || !isfinite(v))
-        return p->error = "a malformed or out-of-range number", 0;
-    *out = v;
-    return 1;
-}
-
-/* Skips any value (objects and arrays nested at most TSR__JSON_DEPTH deep). */
-static int skip_value(parser *p, int depth)
-{
-    skip_ws(p);
-    if (p->s >= p->end)
-        return p->error = "a value was expected", 0;
-    char c = *p->s;
-    if (c == '"')
-        return parse_string(p, NULL, 0);
-    if (c == '{' || c == '[') {
-        if (depth >= TSR__JSON_DEPTH)
-            return p->error = "values nested too deeply", 0;
-        char close = c == '{' ? '}' : ']';
-        p->s++;
-        skip_ws(p);
-        if (p->s < p->end && *p->s == close)
-            return p->s++, 1;
-        for (;;) {
-            skip_ws(p);
-            if (c == '{') {
-                if (!parse_string(p, NULL, 0))
-                    return 0;
-                skip_ws(p);
-                if (p->s >= p->end || *p->s++ != ':')
-                    return p->error = "':' was expected", 0;
-            }
-            if (!skip_value(p, depth + 1))
-                return 0;
-            skip_ws(p);
-            if (p->s < p->end && *p->s == ',') {
-                p->s++;
-                continue;
-            }
-            if (p->s < p->end && *p->s == close)
-                return p->s++, 1;
-            return p->error = "',' or a closing bracket was expected", 0;
-        }
-    }
-    static const char *const words[] = {"true", "false", "null"};
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(words[i]);
-        if ((size_t)(p->end - p->s) >= n && memcmp(p->s, words[i], n) == 0)
-            return p->s += n, 1;
-    }
-    double v;
-    return parse_number(p, &v);
-}
-
-static int parse_sidecar(parser *p, sidecar *sc)
+/* Parses len bytes of text (the sidecar at path, for messages) into *sc: TSR_ERR_CORRUPT naming
+ * the line and column of a JSON error, or the key whose value has the wrong type;
+ * TSR_ERR_OUT_OF_MEMORY when jansson runs out. Presence and ranges are the caller's. */
+static tsr_status parse_sidecar(tsr_ctx *ctx, const char *path, const char *text, size_t len,
+                                sidecar *sc)
 {
     memset(sc, 0, sizeof *sc);
-    skip_ws(p);
-    if (p->s >= p->end || *p->s++ != '{')
-        return p->error = "the sidecar is not a JSON object", 0;
-    skip_ws(p);
-    if (p->s < p->end && *p->s == '}')
-        p->s++;
-    else
-        for (;;) {
-            char key[256];
-            skip_ws(p);
-            if (!parse_string(p, key, sizeof key))
-                return 0;
-            skip_ws(p);
-            if (p->s >= p->end || *p->s++ != ':')
-                return p->error = "':' was expected", 0;
-            skip_ws(p);
-            int k = -1;
-            for (int i = 0; i < 7; i++)
-                if (strcmp(key, num_keys[i]) == 0)
-                    k = i;
-            if (k >= 0) {
-                if (!parse_number(p, &sc->num[k]))
-                    return 0;
-                sc->have[k] = 1;
-            } else if (strcmp(key, "file") == 0) {
-                if (!parse_string(p, sc->file, sizeof sc->file))
-                    return 0;
-                sc->have_file = 1;
-            } else if (!skip_value(p, 1)) {
-                return 0;
-            }
-            skip_ws(p);
-            if (p->s < p->end && *p->s == ',') {
-                p->s++;
-                continue;
-            }
-            if (p->s < p->end && *p->s == '}') {
-                p->s++;
-                break;
-            }
-            return p->error = "',' or '}' was expected", 0;
-        }
-    skip_ws(p);
-    if (p->s != p->end)
-        return p->error = "text follows the JSON object", 0;
-    return 1;
+    json_error_t err;
+    json_t *top = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    if (!top)
+        return tsr__fail(ctx,
+                         json_error_code(&err) == json_error_out_of_memory ? TSR_ERR_OUT_OF_MEMORY
+                                                                           : TSR_ERR_CORRUPT,
+                         "'%s': line %d, column %d: %s", path, err.line, err.column, err.text);
+    tsr_status st = TSR_OK;
+    if (!json_is_object(top))
+        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar is %s, not a JSON object", path,
+                       type_name(top));
+    for (int i = 0; i < 7 && !st; i++) {
+        const json_t *v = json_object_get(top, num_keys[i]);
+        if (!v)
+            continue;
+        if (!json_is_number(v))
+            st = tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': \"%s\" is %s, not a number", path,
+                           num_keys[i], type_name(v));
+        sc->num[i] = json_number_value(v);
+        sc->have[i] = 1;
+    }
+    const json_t *file = st ? NULL : json_object_get(top, "file");
+    if (file && !json_is_string(file))
+        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': \"file\" is %s, not a string", path,
+                       type_name(file));
+    else if (file && (json_string_length(file) >= sizeof sc->file ||
+                      strlen(json_string_value(file)) != json_string_length(file)))
+        st = tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': \"file\" is not a file name (%zu bytes%s)",
+                       path, json_string_length(file),
+                       json_string_length(file) >= sizeof sc->file ? "" : ", with a NUL");
+    else if (file)
+        memcpy(sc->file, json_string_value(file), json_string_length(file) + 1);
+    json_decref(top);
+    return st;
 }
 
 /* The whole (small) file at path; *len its size. */
@@ -314,18 +182,15 @@ tsr_status tsr_migrate_grid_load(tsr_ctx *ctx, const char *json_path, tsr_migrat
     if ((st = read_small(ctx, json_path, &text, &len)))
         return st;
     sidecar sc;
-    parser p = {text, text + len, NULL};
-    int ok = parse_sidecar(&p, &sc);
-    long long at = (long long)(p.s - text);
+    st = parse_sidecar(ctx, json_path, text, len, &sc);
     tsr__free(ctx, text);
-    if (!ok)
-        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s at byte %lld", json_path,
-                         p.error ? p.error : "malformed JSON", at);
+    if (st)
+        return st;
     for (int i = 0; i < 4; i++)
         if (!sc.have[i])
             return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar has no \"%s\"", json_path,
                              num_keys[i]);
-    if (!sc.have_file || !sc.file[0])
+    if (!sc.file[0])
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar names no \"file\"", json_path);
     if (sc.have[6] && sc.num[6] != 1)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,

@@ -126,6 +126,15 @@ static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method,
     return TSR_OK;
 }
 
+tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, tsr_backend *out)
+{
+    const tsr__migrate_backend *b;
+    tsr_status st = pick_backend(ctx, method, &b);
+    if (!st)
+        *out = b->id;
+    return st;
+}
+
 /* Shapes and finiteness of a gather; samples are checked only when `samples`. */
 static tsr_status check_gather(tsr_ctx *ctx, const tsr_migrate_gather *g, int samples)
 {
@@ -154,9 +163,13 @@ typedef struct tsr__mig_run {
     tsr__migrate_plan plan;
     tsr__mig_fft fft;
     int have_plan, have_fft;
+    /* Spectra rows of `sets` x `batch` shots: set j, shot k at (j * batch + k) * nfreq * nx. */
     tsr__cf *src, *rec;
-    int32_t *gcol;
-    double *image, *shot_image, *shot_illum;
+    int32_t batch;
+    tsr__mig_columns cols;
+    int threads;                     /* for the spectra: the context's, at most batch */
+    tsr__mig_trace_scratch *scratch; /* one per thread */
+    double *shot_image, *shot_illum;
     float *refl;
 } tsr__mig_run;
 
@@ -166,42 +179,49 @@ static void run_free(tsr_ctx *ctx, tsr__mig_run *run)
         tsr__mig_fft_destroy(&run->fft);
     if (run->have_plan)
         tsr__migrate_plan_free(ctx, &run->plan);
-    void *p[] = {run->src,  run->rec,        run->gcol,      run->image,
-                 run->refl, run->shot_image, run->shot_illum};
+    tsr__mig_columns_free(ctx, &run->cols);
+    void *p[] = {run->src, run->rec, run->scratch, run->shot_image, run->shot_illum, run->refl};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         tsr__free(ctx, p[i]);
 }
 
-/* Plan, FFT plans, spectra rows (for `batch` shots) and column buffers for the gather; checks
- * every position. */
+/* Plan, FFT plans, every shot's grid columns (each position checked), spectra rows for `sets`
+ * sets of `batch` shots and one trace scratch per thread. */
 static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_grid *velocity,
                            const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model,
-                           int32_t batch)
+                           int32_t batch, int32_t sets)
 {
     memset(run, 0, sizeof *run);
     tsr_status st = tsr__migrate_plan_build(ctx, &run->plan, velocity, g, opt, model);
     if (st)
         return st;
     run->have_plan = 1;
-    int32_t most = 0, scol;
-    for (int32_t s = 0; s < g->nshots; s++)
-        most = g->shots[s].ntraces > most ? g->shots[s].ntraces : most;
-    if ((st = tsr__alloc(ctx, sizeof(int32_t) * (size_t)most, (void **)&run->gcol)))
+    if ((st = tsr__mig_columns_make(ctx, &run->plan, g, &run->cols)))
         return st;
-    for (int32_t s = 0; s < g->nshots; s++)
-        if ((st = tsr__mig_shot_columns(ctx, &run->plan, &g->shots[s], s, &scol, run->gcol)))
-            return st;
     size_t rows;
     if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.nx, sizeof(tsr__cf), &rows) ||
-        !tsr__size_mul(rows, (size_t)batch, &rows))
+        !tsr__size_mul3(rows, (size_t)batch, (size_t)sets, &rows))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: spectra overflow");
+    run->batch = batch;
+    run->threads = ctx->threads < 1 ? 1 : ctx->threads > batch ? batch : ctx->threads;
     if ((st = tsr__alloc(ctx, rows, (void **)&run->src)) ||
-        (st = tsr__alloc(ctx, rows, (void **)&run->rec)))
+        (st = tsr__alloc(ctx, rows, (void **)&run->rec)) ||
+        (st = tsr__mig_scratch_alloc(ctx, &run->plan, run->threads, &run->scratch)))
         return st;
     if ((st = tsr__mig_fft_create(ctx, &run->plan, &run->fft)))
         return st;
     run->have_fft = 1;
     return TSR_OK;
+}
+
+/* The spectra of shots s0 .. s0 + n - 1 (n <= batch) into spectra set `set`. */
+static void batch_spectra(tsr__mig_run *run, const tsr_migrate_gather *g, int32_t s0, int32_t n,
+                          int32_t set)
+{
+    const size_t o =
+        (size_t)set * (size_t)run->batch * (size_t)run->plan.nfreq * (size_t)run->plan.nx;
+    tsr__mig_spectra_shots(&run->plan, &run->fft, g, s0, n, &run->cols, run->threads, run->scratch,
+                           run->src + o, run->rec + o);
 }
 
 /* nx * nz * count elements of `size` bytes. */
@@ -236,6 +256,162 @@ static void add_shot(const tsr__migrate_plan *plan, double *total, const double 
         total[i] += image[i] / (illum[i] + eps);
 }
 
+/* Checks of tsr_migrate_image_add's arguments besides the gather's. */
+static tsr_status check_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                            const tsr_migrate_gather *shots, int32_t first, int32_t count,
+                            const double *sum)
+{
+    if (!velocity || !sum)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model or sum");
+    if (first < 0 || count < 0 || first > shots->nshots || count > shots->nshots - first)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: shots %d .. %d are not shots of a gather of %d", (int)first + 1,
+                         (int)first + (int)count, (int)shots->nshots);
+    return TSR_OK;
+}
+
+/* Tells `added` (may be NULL) that shots up to `done` are in sum; its refusal is
+ * TSR_ERR_INTERRUPTED. */
+static tsr_status notify(tsr_ctx *ctx, tsr_migrate_added_fn added, void *user, int32_t done,
+                         const double *sum)
+{
+    if (added && added(user, done, sum))
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED, "migrate: stopped after shot %d", (int)done);
+    return TSR_OK;
+}
+
+/* The shots of the batch from s0 (at most batch, none past end). */
+static int32_t batch_at(int32_t s0, int32_t end, int32_t batch)
+{
+    return end - s0 < batch ? end - s0 : batch;
+}
+
+/* Shots first .. first + count - 1 into sum, one shot at a time (the spectra made a batch at a
+ * time), for a backend with image_shot. */
+static tsr_status image_add_shots(tsr_ctx *ctx, const tsr__migrate_backend *backend,
+                                  tsr__mig_run *run, const tsr_migrate_gather *shots, int32_t first,
+                                  int32_t end, double *sum, tsr_migrate_added_fn added, void *user)
+{
+    const tsr__migrate_plan *plan = &run->plan;
+    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
+    tsr_status st = TSR_OK;
+    for (int32_t s0 = first; s0 < end && !st; s0 += run->batch) {
+        const int32_t n = batch_at(s0, end, run->batch);
+        batch_spectra(run, shots, s0, n, 0);
+        for (int32_t k = 0; k < n && !st; k++) {
+            tsr__mig_progress progress = {"migrate", (double)(s0 + k) * plan->nfreq,
+                                          (double)shots->nshots * plan->nfreq};
+            memset(run->shot_image, 0, sizeof(double) * cells);
+            memset(run->shot_illum, 0, sizeof(double) * cells);
+            st = backend->image_shot(ctx, plan, &run->fft, run->src + (size_t)k * slab,
+                                     run->rec + (size_t)k * slab, run->shot_image, run->shot_illum,
+                                     &progress);
+            if (!st) {
+                add_shot(plan, sum, run->shot_image, run->shot_illum);
+                st = notify(ctx, added, user, s0 + k + 1, sum);
+            }
+        }
+    }
+    return st;
+}
+
+/* The same for a backend with image_start: batches, each batch's spectra made (in the other of
+ * the two spectra sets) while the device migrates the batch before, and the batch before added
+ * into sum (from the backend's buffers) while the device migrates the next one. */
+static tsr_status image_add_batches(tsr_ctx *ctx, const tsr__migrate_backend *backend,
+                                    tsr__mig_run *run, const tsr_migrate_gather *shots,
+                                    int32_t first, int32_t end, double *sum,
+                                    tsr_migrate_added_fn added, void *user)
+{
+    const tsr__migrate_plan *plan = &run->plan;
+    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t set_rows = (size_t)run->batch * (size_t)plan->nfreq * (size_t)plan->nx;
+    if (first >= end)
+        return TSR_OK;
+    batch_spectra(run, shots, first, batch_at(first, end, run->batch), 0);
+    tsr_status st =
+        backend->image_start(ctx, plan, batch_at(first, end, run->batch), run->src, run->rec);
+    for (int32_t s0 = first, set = 0; s0 < end && !st; s0 += run->batch, set ^= 1) {
+        const int32_t n = batch_at(s0, end, run->batch), s1 = s0 + n;
+        const int32_t next = batch_at(s1, end, run->batch);
+        if (next > 0)
+            batch_spectra(run, shots, s1, next, set ^ 1);
+        tsr__mig_progress progress = {"migrate", (double)s0 * plan->nfreq,
+                                      (double)shots->nshots * plan->nfreq};
+        const double *image, *illum;
+        if ((st = backend->image_finish(ctx, plan, n, &image, &illum, &progress)))
+            break;
+        tsr_status started = TSR_OK;
+        if (next > 0)
+            started = backend->image_start(ctx, plan, next, run->src + (size_t)(set ^ 1) * set_rows,
+                                           run->rec + (size_t)(set ^ 1) * set_rows);
+        for (int32_t k = 0; k < n; k++)
+            add_shot(plan, sum, image + (size_t)k * cells, illum + (size_t)k * cells);
+        st = notify(ctx, added, user, s1, sum);
+        if (!st)
+            st = started;
+    }
+    return st;
+}
+
+tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                 const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
+                                 int32_t first, int32_t count, double *sum,
+                                 tsr_migrate_added_fn added, void *user)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    tsr_migrate_options defaults;
+    if (!opt) {
+        tsr_migrate_options_init(&defaults);
+        opt = &defaults;
+    }
+    const tsr__migrate_backend *backend;
+    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 1)) ||
+        (st = check_add(ctx, velocity, shots, first, count, sum)))
+        return st;
+    const int async = backend->image_start != NULL;
+    const int32_t batch = TSR__MIG_BATCH;
+    tsr__mig_run run;
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
+        (!async &&
+         ((st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_image)) ||
+          (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_illum))))) {
+        run_free(ctx, &run);
+        return st;
+    }
+    st = async
+             ? image_add_batches(ctx, backend, &run, shots, first, first + count, sum, added, user)
+             : image_add_shots(ctx, backend, &run, shots, first, first + count, sum, added, user);
+    run_free(ctx, &run);
+    return st;
+}
+
+tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
+                                      const double *sum, tsr_migrate_grid *image)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!velocity || !sum || !image || !image->data)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model, sum or image");
+    if (image->nx != velocity->nx || image->nz != velocity->nz)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the image is %d x %d, the velocity model %d x %d",
+                         (int)image->nx, (int)image->nz, (int)velocity->nx, (int)velocity->nz);
+    image->dx = velocity->dx;
+    image->dz = velocity->dz;
+    image->ox = velocity->ox;
+    image->oz = velocity->oz;
+    const int64_t nx = image->nx, nz = image->nz;
+    for (int64_t iz = 0; iz < nz; iz++)
+        for (int64_t ix = 0; ix < nx; ix++)
+            image->data[ix * nz + iz] = (float)sum[iz * nx + ix];
+    return TSR_OK;
+}
+
 tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                              const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                              tsr_migrate_grid *image)
@@ -249,62 +425,17 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "migrate: the image is %d x %d, the velocity model %d x %d",
                          (int)image->nx, (int)image->nz, (int)velocity->nx, (int)velocity->nz);
-    tsr_migrate_options defaults;
-    if (!opt) {
-        tsr_migrate_options_init(&defaults);
-        opt = &defaults;
-    }
-    const tsr__migrate_backend *backend;
-    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 1)))
+    double *sum;
+    size_t bytes;
+    if (!tsr__size_mul3((size_t)velocity->nx, (size_t)velocity->nz, sizeof(double), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: image size overflows");
+    if ((st = tsr__alloc(ctx, bytes, (void **)&sum)))
         return st;
-    /* shots go to the backend `batch` at a time: their spectra, then their images */
-    const int32_t batch = backend->image_shots ? TSR__MIG_BATCH : 1;
-    tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.image)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), batch, (void **)&run.shot_image)) ||
-        (st = alloc_cells(ctx, &run.plan, sizeof(double), batch, (void **)&run.shot_illum))) {
-        run_free(ctx, &run);
-        return st;
-    }
-    const tsr__migrate_plan *plan = &run.plan;
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
-    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
-    memset(run.image, 0, sizeof(double) * cells);
-    for (int32_t s0 = 0; s0 < shots->nshots && !st; s0 += batch) {
-        const int32_t n = shots->nshots - s0 < batch ? shots->nshots - s0 : batch;
-        memset(run.shot_image, 0, sizeof(double) * cells * (size_t)n);
-        memset(run.shot_illum, 0, sizeof(double) * cells * (size_t)n);
-        for (int32_t k = 0; k < n && !st; k++) {
-            const tsr_migrate_shot *shot = &shots->shots[s0 + k];
-            int32_t scol;
-            if (!(st = tsr__mig_shot_columns(ctx, plan, shot, s0 + k, &scol, run.gcol)) &&
-                !(st = tsr__mig_shot_spectra(ctx, plan, &run.fft, shot, run.gcol,
-                                             run.rec + (size_t)k * slab)))
-                tsr__mig_source_rows(plan, scol, run.src + (size_t)k * slab);
-        }
-        if (st)
-            break;
-        tsr__mig_progress progress = {"migrate", (double)s0 * plan->nfreq,
-                                      (double)shots->nshots * plan->nfreq};
-        st = backend->image_shots ? backend->image_shots(ctx, plan, n, run.src, run.rec,
-                                                         run.shot_image, run.shot_illum, &progress)
-                                  : backend->image_shot(ctx, plan, &run.fft, run.src, run.rec,
-                                                        run.shot_image, run.shot_illum, &progress);
-        for (int32_t k = 0; k < n && !st; k++)
-            add_shot(plan, run.image, run.shot_image + (size_t)k * cells,
-                     run.shot_illum + (size_t)k * cells);
-    }
-    if (!st) {
-        image->dx = velocity->dx;
-        image->dz = velocity->dz;
-        image->ox = velocity->ox;
-        image->oz = velocity->oz;
-        for (int64_t iz = 0; iz < plan->nz; iz++)
-            for (int64_t ix = 0; ix < plan->nx; ix++)
-                image->data[ix * plan->nz + iz] = (float)run.image[iz * plan->nx + ix];
-    }
-    run_free(ctx, &run);
+    memset(sum, 0, bytes);
+    if (!(st = tsr_migrate_image_add(ctx, velocity, shots, opt, 0, shots ? shots->nshots : 0, sum,
+                                     NULL, NULL)))
+        st = tsr_migrate_image_from_sum(ctx, velocity, sum, image);
+    tsr__free(ctx, sum);
     return st;
 }
 
@@ -331,7 +462,7 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
     if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 0)))
         return st;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 1, 1)) ||
+    if ((st = run_open(ctx, &run, velocity, shots, opt, 1, 1, 1)) ||
         (st = alloc_cells(ctx, &run.plan, sizeof(float), 1, (void **)&run.refl))) {
         run_free(ctx, &run);
         return st;
@@ -361,15 +492,13 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         }
     for (int32_t s = 0; s < shots->nshots && !st; s++) {
         tsr_migrate_shot *shot = &shots->shots[s];
-        int32_t scol;
-        if ((st = tsr__mig_shot_columns(ctx, plan, shot, s, &scol, run.gcol)))
-            break;
-        tsr__mig_source_rows(plan, scol, run.src);
+        tsr__mig_source_rows(plan, run.cols.scol[s], run.src);
         tsr__mig_progress progress = {"migrate model", (double)s * plan->nfreq,
                                       (double)shots->nshots * plan->nfreq};
         if ((st = backend->model_shot(ctx, plan, &run.fft, run.src, run.refl, run.rec, &progress)))
             break;
-        st = tsr__mig_shot_traces(ctx, plan, &run.fft, run.rec, run.gcol, shot);
+        st = tsr__mig_shot_traces(ctx, plan, &run.fft, run.rec, run.cols.gcol + run.cols.gofs[s],
+                                  shot);
     }
     run_free(ctx, &run);
     return st;

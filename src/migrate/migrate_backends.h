@@ -24,7 +24,8 @@ static inline tsr_status tsr__mig_report(tsr_ctx *ctx, const tsr__mig_progress *
     return tsr__progress(ctx, p->stage, p->base + done, p->total);
 }
 
-/* The most shots a backend's image_shots takes at once. */
+/* The most shots a backend's image_start takes at once, and the shots whose spectra migrate.c
+ * computes at once (one shot per thread). */
 #define TSR__MIG_BATCH 8
 
 typedef struct tsr__migrate_backend {
@@ -39,14 +40,27 @@ typedef struct tsr__migrate_backend {
     tsr_status (*model_shot)(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
                              const tsr__cf *src, const float *refl, tsr__cf *rec,
                              const tsr__mig_progress *progress);
-    /* Several shots' images in one call, for a backend whose one shot leaves the hardware idle
-     * (NULL: migrate.c calls image_shot shot by shot): count shots, 1..TSR__MIG_BATCH, shot k's
-     * spectra at src, rec + k * nfreq * nx and its image and illumination (as image_shot's) at
-     * image, illum + k * nz * nx. Progress counts the frequencies of all count shots. */
-    tsr_status (*image_shots)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
-                              const tsr__cf *src, const tsr__cf *rec, double *image, double *illum,
-                              const tsr__mig_progress *progress);
+    /* Several shots' images in two calls, for a backend whose one shot leaves the hardware idle
+     * and which works asynchronously (NULL: migrate.c calls image_shot shot by shot).
+     * image_start queues the images of count shots, 1..TSR__MIG_BATCH, shot k's spectra at
+     * src, rec + k * nfreq * nx, and returns while they run; image_finish waits for them and
+     * points *image and *illum at shot 0's image and illumination (shot k's + k * nz * nx), the
+     * values image_shot adds, in the backend's memory: they stay valid through the next
+     * image_start, until the next image_finish. The caller may compute on the host in between;
+     * it leaves src and rec untouched until image_finish has returned, and calls image_finish
+     * once after each successful image_start before the next image_start (after a failure it
+     * may skip it: the queued work then only delays the context's next device work).
+     * image_finish's progress counts the frequencies of all count shots. */
+    tsr_status (*image_start)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                              const tsr__cf *src, const tsr__cf *rec);
+    tsr_status (*image_finish)(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                               const double **image, const double **illum,
+                               const tsr__mig_progress *progress);
 } tsr__migrate_backend;
+
+/* The backend tsr_migrate_image takes for `method` on ctx (the choice of core/backend.h, as
+ * the migration itself makes it); fails as the migration would. */
+tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, tsr_backend *out);
 
 /* Single thread, frequencies in order, the image summed in double (extrap_ref.c): defines the
  * answer. */

@@ -133,13 +133,16 @@ static tsr_status plan_band(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mig
     plan->nfreq = (int32_t)(kmax - kmin + 1);
     tsr_status st;
     if ((st = alloc_array(ctx, (size_t)plan->nfreq, sizeof(double), (void **)&plan->omega)) ||
-        (st = alloc_array(ctx, (size_t)plan->nfreq, sizeof(tsr__cf), (void **)&plan->wavelet)))
+        (st = alloc_array(ctx, (size_t)plan->nfreq, sizeof(tsr__cf), (void **)&plan->wavelet)) ||
+        (st = alloc_array(ctx, (size_t)plan->nfreq, sizeof(tsr__cf), (void **)&plan->delay)))
         return st;
     for (int32_t f = 0; f < plan->nfreq; f++) {
         double w = 2.0 * PI * (double)(kmin + f) * df;
         plan->omega[f] = w;
         double s = opt->f0 > 0 ? tsr__mig_ricker(w, opt->f0) / g->dt : 1.0;
         plan->wavelet[f] = tsr__cf_make((float)s, 0.0f);
+        const double phase = -plan->omega[f] * plan->t0;
+        plan->delay[f] = tsr__cf_make((float)cos(phase), (float)sin(phase));
     }
     return TSR_OK;
 }
@@ -282,6 +285,7 @@ void tsr__migrate_plan_free(tsr_ctx *ctx, tsr__migrate_plan *plan)
 {
     tsr__free(ctx, plan->omega);
     tsr__free(ctx, plan->wavelet);
+    tsr__free(ctx, plan->delay);
     tsr__free(ctx, plan->table);
     tsr__free(ctx, plan->slow);
     tsr__free(ctx, plan->slow_ref);

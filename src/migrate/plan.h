@@ -37,6 +37,9 @@ typedef struct tsr__migrate_plan {
     /* Source spectrum at each frequency: 1 (impulse) or the zero-phase Ricker (tsr__mig_ricker)
      * scaled by 1/dt, so that a Ricker of peak 1 in time has these DFT values. */
     tsr__cf *wavelet;
+    /* exp(-i omega[f] t0) in float, (float)cos and (float)sin of the double phase: the shift of
+     * each frequency of a trace's transform to the source's time (spectra.c). */
+    tsr__cf *delay;
     double epsilon;
 
     /* Explicit operator: X = 1 + (2 / lambda_max) D2 with D2 the radius-4 second-derivative

@@ -1,9 +1,24 @@
 /* The time axis and the surface (spectra.h). */
 #include "migrate/spectra.h"
 
+#include "core/checked.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* This thread's number in the enclosing parallel region (0 without OpenMP). */
+static int thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
 
 static pthread_mutex_t tsr__fftw_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -78,6 +93,65 @@ tsr_status tsr__mig_shot_columns(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     return TSR_OK;
 }
 
+void tsr__mig_columns_free(tsr_ctx *ctx, tsr__mig_columns *cols)
+{
+    tsr__free(ctx, cols->gcol);
+    tsr__free(ctx, cols->scol);
+    tsr__free(ctx, cols->gofs);
+    memset(cols, 0, sizeof *cols);
+}
+
+tsr_status tsr__mig_columns_make(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                 const tsr_migrate_gather *g, tsr__mig_columns *cols)
+{
+    memset(cols, 0, sizeof *cols);
+    size_t traces = 0, ns = (size_t)g->nshots;
+    for (int32_t s = 0; s < g->nshots; s++)
+        traces += (size_t)g->shots[s].ntraces;
+    size_t gbytes, sbytes, obytes;
+    if (!tsr__size_mul(traces, sizeof(int32_t), &gbytes) ||
+        !tsr__size_mul(ns, sizeof(int32_t), &sbytes) || !tsr__size_mul(ns, sizeof(size_t), &obytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: column tables overflow");
+    tsr_status st;
+    if ((st = tsr__alloc(ctx, gbytes, (void **)&cols->gcol)) ||
+        (st = tsr__alloc(ctx, sbytes, (void **)&cols->scol)) ||
+        (st = tsr__alloc(ctx, obytes, (void **)&cols->gofs))) {
+        tsr__mig_columns_free(ctx, cols);
+        return st;
+    }
+    size_t o = 0;
+    for (int32_t s = 0; s < g->nshots; o += (size_t)g->shots[s].ntraces, s++) {
+        cols->gofs[s] = o;
+        if ((st = tsr__mig_shot_columns(ctx, plan, &g->shots[s], s, &cols->scol[s],
+                                        cols->gcol + o))) {
+            tsr__mig_columns_free(ctx, cols);
+            return st;
+        }
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__mig_scratch_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int threads,
+                                  tsr__mig_trace_scratch **out)
+{
+    const size_t t = (size_t)(threads < 1 ? 1 : threads), nf = (size_t)plan->nfft;
+    const size_t spec = sizeof(tsr__cf) * (nf / 2 + 1), buf = sizeof(float) * nf;
+    /* per thread: the complex spectrum first (its alignment), then the real trace */
+    const size_t each = spec + (buf + sizeof(tsr__cf) - 1) / sizeof(tsr__cf) * sizeof(tsr__cf);
+    size_t bytes;
+    if (!tsr__size_mul(t, sizeof(tsr__mig_trace_scratch) + each, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: trace scratch overflows");
+    tsr_status st = tsr__alloc(ctx, bytes, (void **)out);
+    if (st)
+        return st;
+    unsigned char *p = (unsigned char *)(*out + t);
+    for (size_t i = 0; i < t; i++, p += each) {
+        (*out)[i].spec = (tsr__cf *)(void *)p;
+        (*out)[i].buf = (float *)(void *)(p + spec);
+    }
+    return TSR_OK;
+}
+
 /* exp(i phase) */
 static tsr__cf cis(double phase)
 {
@@ -95,16 +169,13 @@ static tsr_status trace_buffers_alloc(tsr_ctx *ctx, int32_t nf, float **buf, tsr
     return st;
 }
 
-tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
-                                 const tsr__mig_fft *fft, const tsr_migrate_shot *shot,
-                                 const int32_t *gcol, tsr__cf *rec)
+void tsr__mig_shot_spectra(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                           const tsr_migrate_shot *shot, const int32_t *gcol,
+                           const tsr__mig_trace_scratch *scratch, tsr__cf *rec)
 {
     const int32_t nf = plan->nfft, nx = plan->nx;
-    float *buf;
-    tsr__cf *spec;
-    tsr_status st = trace_buffers_alloc(ctx, nf, &buf, &spec);
-    if (st)
-        return st;
+    float *buf = scratch->buf;
+    tsr__cf *spec = scratch->spec;
     memset(rec, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)nx);
     for (int32_t i = 0; i < shot->ntraces; i++) {
         memcpy(buf, shot->traces + (size_t)i * plan->nt, sizeof(float) * (size_t)plan->nt);
@@ -112,16 +183,12 @@ tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
         fftwf_execute_dft_r2c(fft->t_fwd, buf, (fftwf_complex *)spec);
         for (int32_t f = 0; f < plan->nfreq; f++) {
             tsr__cf d = spec[plan->kmin + f];
-            tsr__cf shift = cis(-plan->omega[f] * plan->t0);
             tsr__cf *out = &rec[(size_t)f * nx + gcol[i]];
-            tsr__cf v = tsr__cf_mul(shift, d, 0);
+            tsr__cf v = tsr__cf_mul(plan->delay[f], d, 0);
             out->re += v.re;
             out->im += v.im;
         }
     }
-    tsr__free(ctx, buf);
-    tsr__free(ctx, spec);
-    return TSR_OK;
 }
 
 tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,
@@ -148,6 +215,21 @@ tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     tsr__free(ctx, buf);
     tsr__free(ctx, spec);
     return TSR_OK;
+}
+
+void tsr__mig_spectra_shots(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                            const tsr_migrate_gather *g, int32_t s0, int32_t n,
+                            const tsr__mig_columns *cols, int threads,
+                            const tsr__mig_trace_scratch *scratch, tsr__cf *src, tsr__cf *rec)
+{
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int32_t k = 0; k < n; k++) {
+        const int32_t s = s0 + k;
+        tsr__mig_shot_spectra(plan, fft, &g->shots[s], cols->gcol + cols->gofs[s],
+                              &scratch[thread_num()], rec + (size_t)k * slab);
+        tsr__mig_source_rows(plan, cols->scol[s], src + (size_t)k * slab);
+    }
 }
 
 void tsr__mig_source_rows(const tsr__migrate_plan *plan, int32_t scol, tsr__cf *src)

@@ -28,11 +28,44 @@ void tsr__mig_fft_destroy(tsr__mig_fft *fft);
 tsr_status tsr__mig_shot_columns(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr_migrate_shot *shot, int32_t index, int32_t *scol,
                                  int32_t *gcol);
-/* rec (nfreq * nx, overwritten) = sum over traces of the trace's spectrum at its column,
- * D(w) = sum_j d_j exp(-i w (t0 + j dt)). */
-tsr_status tsr__mig_shot_spectra(tsr_ctx *ctx, const tsr__migrate_plan *plan,
-                                 const tsr__mig_fft *fft, const tsr_migrate_shot *shot,
-                                 const int32_t *gcol, tsr__cf *rec);
+/* One thread's scratch of tsr__mig_shot_spectra: buf holds plan->nfft floats, spec
+ * plan->nfft / 2 + 1 complex samples. */
+typedef struct tsr__mig_trace_scratch {
+    float *buf;
+    tsr__cf *spec;
+} tsr__mig_trace_scratch;
+
+/* rec (nfreq * nx, overwritten) = sum over traces, in trace order, of the trace's spectrum at its
+ * column, D(w) = sum_j d_j exp(-i w (t0 + j dt)). Touches nothing but rec and the scratch, so
+ * calls with distinct rec and scratch may run on different threads at once. */
+void tsr__mig_shot_spectra(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                           const tsr_migrate_shot *shot, const int32_t *gcol,
+                           const tsr__mig_trace_scratch *scratch, tsr__cf *rec);
+/* The grid columns of every shot of a gather: shot s's source at scol[s], its receivers at
+ * gcol[gofs[s] + i]. */
+typedef struct tsr__mig_columns {
+    int32_t *gcol, *scol;
+    size_t *gofs;
+} tsr__mig_columns;
+
+/* Every shot's columns (tsr__mig_shot_columns: each position checked); on failure nothing is
+ * left to free. _free frees and zeroes them (also after a failed _make). */
+tsr_status tsr__mig_columns_make(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                 const tsr_migrate_gather *g, tsr__mig_columns *cols);
+void tsr__mig_columns_free(tsr_ctx *ctx, tsr__mig_columns *cols);
+
+/* `threads` trace scratches in one allocation (*out; free with tsr__free). */
+tsr_status tsr__mig_scratch_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int threads,
+                                  tsr__mig_trace_scratch **out);
+
+/* The spectra of shots s0 .. s0 + n - 1 of g: shot s0 + k's source rows (tsr__mig_source_rows)
+ * at src + k * nfreq * nx and receiver rows (tsr__mig_shot_spectra) at rec + k * nfreq * nx, on
+ * `threads` OpenMP threads, one shot per thread at a time, thread t using scratch[t] (threads
+ * entries). Each shot's rows are one call's, so they do not depend on `threads`. */
+void tsr__mig_spectra_shots(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
+                            const tsr_migrate_gather *g, int32_t s0, int32_t n,
+                            const tsr__mig_columns *cols, int threads,
+                            const tsr__mig_trace_scratch *scratch, tsr__cf *src, tsr__cf *rec);
 /* The shot's traces from receiver spectra on the grid: d_j = (1/nfft) sum over +-w of
  * D(w) exp(i w (t0 + j dt)), D(-w) = conj(D(w)). */
 tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,

@@ -3,7 +3,8 @@
 # bad inputs (exit 1, one line, no output), then on a 3 km Marmousi-II window: model two shots,
 # inspect them, migrate them to a sidecar, a PNG and SEG-Y, check the image holds the water
 # bottom at its depth; SIGTERM mid-run leaves nothing; viking_small.segy migrates with water
-# velocity.
+# velocity. The reference image and cpu modelling do not depend on --threads; --checkpoint runs
+# stopped (--max-shots, SIGTERM, SIGKILL) resume to the uninterrupted image, bit for bit.
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 . "$tests/cli/lib.sh"
 data=${TSR_DATA:-}
@@ -11,7 +12,7 @@ py=/usr/bin/python3
 one_line() { [ "$(grep -v -c 'using CPU' "$tmp/err.txt")" -eq 1 ] && ok || bad "one error line: $*"; }
 
 expect 0 "$tool" migrate --help
-for opt in method fmin fmax imaging f0 png shots receivers t dt reflectivity taper backend threads json quiet; do
+for opt in method fmin fmax imaging f0 png shots receivers t dt reflectivity taper checkpoint max-shots backend threads json quiet; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "migrate --help documents --$opt"
 done
 grep -q "tessera migrate image" "$tmp/out.txt" && ok || bad "help has examples"
@@ -37,7 +38,9 @@ expect 2 "$tool" migrate model "$tmp/c.json" "$tmp/s.sgy" --shots 50:10:2 --t ab
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --method gazdag; one_line --method
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --imaging max; one_line --imaging
 expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --fmax -3; one_line --fmax
-expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --checkpoint "$tmp/ck"; one_line --checkpoint
+expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --max-shots 2; one_line --max-shots without --checkpoint
+expect 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --checkpoint "$tmp/ck" --max-shots 0; one_line --max-shots 0
+[ ! -e "$tmp/ck" ] && ok || bad "usage error made the checkpoint folder"
 [ ! -e "$tmp/s.sgy" ] && [ ! -e "$tmp/i.json" ] && ok || bad "usage error left an output file"
 
 # Runtime errors: exit 1, one line, no output.
@@ -76,6 +79,50 @@ grep -q '"backend": "reference"' "$tmp/out.txt" && ok || bad "json names the bac
 expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.sgy" --method phase-shift --quiet
 expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/p.json" --method pspi --json
 grep -q '"method": "pspi"' "$tmp/out.txt" && ok || bad "pspi runs"
+# What must not depend on --threads: the reference image (the spectra are made on the threads,
+# one shot per thread), and modelling on the cpu backend (frequencies are not summed).
+expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/t1.json" --backend reference --threads 1 --quiet
+expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/t2.json" --backend reference --threads 2 --quiet
+cmp -s "$tmp/t1.f32" "$tmp/t2.f32" && ok || bad "reference image depends on --threads"
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/m1.sgy" --shots 50:100:2 --t 0.3 --backend cpu --threads 1 --quiet
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/m2.sgy" --shots 50:100:2 --t 0.3 --backend cpu --threads 2 --quiet
+cmp -s "$tmp/m1.sgy" "$tmp/m2.sgy" && ok || bad "cpu modelling depends on --threads"
+# --checkpoint: six shots migrated 2 + 3 (other --threads) + the rest give the uninterrupted
+# image bit for bit (reference backend; cpu with one thread); a finished checkpoint only writes
+# OUT; a checkpoint of other options, model or shots is refused, a damaged one too, with OUT
+# not written.
+expect 0 "$tool" migrate model "$tmp/c.json" "$tmp/s6.sgy" --shots 10:35:6 --t 0.3 --quiet
+for b in "reference 2" "cpu 1"; do
+  set -- $b
+  rm -rf "$tmp/ck" "$tmp/ck.json" "$tmp/ck.f32"
+  expect 0 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/whole.json" --backend $1 --threads $2 --quiet
+  expect 0 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend $1 --threads $2 --checkpoint "$tmp/ck" --max-shots 2
+  grep -q "2 of 6 shots" "$tmp/err.txt" && [ ! -e "$tmp/ck.json" ] && ok || bad "$1: --max-shots 2 stops after 2 shots, OUT not written"
+  expect 0 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend $1 --threads 1 --checkpoint "$tmp/ck" --max-shots 3 --json
+  grep -q '"resumed_at": 2, "shots_done": 5, "complete": false' "$tmp/out.txt" && ok || bad "$1: resumed at 2, stopped at 5"
+  expect 0 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend $1 --threads $2 --checkpoint "$tmp/ck" --json
+  grep -q '"resumed_at": 5, "shots_done": 6, "complete": true' "$tmp/out.txt" && ok || bad "$1: resumed at 5, complete"
+  cmp -s "$tmp/whole.f32" "$tmp/ck.f32" && ok || bad "$1: the resumed image differs from the uninterrupted one"
+  [ "$(ls "$tmp/ck")" = "$(printf 'manifest.json\nsum-6.f64')" ] && ok || bad "$1: checkpoint folder holds $(ls "$tmp/ck")"
+done
+rm -f "$tmp/ck.json" "$tmp/ck.f32"
+expect 0 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend cpu --threads 2 --checkpoint "$tmp/ck" --json
+grep -q '"resumed_at": 6' "$tmp/out.txt" && cmp -s "$tmp/whole.f32" "$tmp/ck.f32" && ok || bad "a finished checkpoint writes OUT"
+rm -f "$tmp/ck.json" "$tmp/ck.f32"
+expect 1 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend cpu --fmax 30 --checkpoint "$tmp/ck"; one_line other fmax
+grep -q "options.fmax" "$tmp/err.txt" && ok || bad "the refusal names fmax"
+expect 1 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend reference --checkpoint "$tmp/ck"; one_line other backend
+grep -q "options.backend" "$tmp/err.txt" && ok || bad "the refusal names the backend"
+expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/ck.json" --backend cpu --checkpoint "$tmp/ck"; one_line other shots
+grep -q "shots.count" "$tmp/err.txt" && ok || bad "the refusal names the shots"
+$py -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<f',2100.0)*200)" >"$tmp/c2.f32"
+printf '{"file": "c2.f32", "nx": 20, "nz": 10, "dx": 10, "dz": 10, "ox": 0, "oz": 0}\n' >"$tmp/c2.json"
+expect 1 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c2.json" "$tmp/ck.json" --backend cpu --checkpoint "$tmp/ck"; one_line other model
+grep -q "velocity.hash" "$tmp/err.txt" && ok || bad "the refusal names the velocity"
+printf 'x' | dd of="$tmp/ck/sum-6.f64" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect 1 "$tool" migrate image "$tmp/s6.sgy" "$tmp/c.json" "$tmp/ck.json" --backend cpu --checkpoint "$tmp/ck"; one_line damaged sum
+grep -q "damaged" "$tmp/err.txt" && ok || bad "a damaged sum is named"
+[ ! -e "$tmp/ck.json" ] && [ ! -e "$tmp/ck.f32" ] && ok || bad "a refused checkpoint wrote OUT"
 expect 0 "$tool" migrate info "$tmp/i.sgy" --json
 grep -q '"samples": 10' "$tmp/out.txt" && grep -q '"traces": 20' "$tmp/out.txt" && ok || bad "SEG-Y image: 20 traces of 10 depths"
 
@@ -120,6 +167,30 @@ expect 0 "$tool" migrate image "$tmp/m.sgy" "$tmp/w_vp_smooth.json" "$tmp/img.sg
 
 # SIGTERM mid-run: exit 130, nothing written.
 expect_stopped "$tool" migrate image "$tmp/m.sgy" "$tmp/w_vp_smooth.json" "$tmp/stop/i.json" --png "$tmp/stop/i.png" --threads 1
+
+# A checkpointed run stopped by SIGTERM (exit 130) and one killed by SIGKILL, each once its
+# first checkpoint is on disk, resume and give the uninterrupted image bit for bit (cpu, one
+# thread).
+expect 0 "$tool" migrate model "$tmp/w_vp.json" "$tmp/m4.sgy" --shots 600:600:4 --t 1.3 --f0 12 --quiet
+expect 0 "$tool" migrate image "$tmp/m4.sgy" "$tmp/w_vp_smooth.json" "$tmp/m4.json" --fmax 16 --backend cpu --threads 1 --quiet
+for sig in TERM KILL; do
+  rm -rf "$tmp/ck4"
+  "$tool" migrate image "$tmp/m4.sgy" "$tmp/w_vp_smooth.json" "$tmp/r4.json" --fmax 16 --backend cpu --threads 1 --checkpoint "$tmp/ck4" --quiet >"$tmp/out.txt" 2>"$tmp/err.txt" &
+  pid=$!
+  for _ in $(seq 600); do [ -e "$tmp/ck4/manifest.json" ] && break; sleep 0.05; done
+  kill -$sig $pid 2>/dev/null
+  { wait $pid; } 2>/dev/null
+  got=$?
+  if [ -e "$tmp/r4.json" ]; then
+    echo "note: the SIG$sig run finished before the signal; resume checked from its end" >&2
+  else
+    [ "$got" -eq $([ $sig = TERM ] && echo 130 || echo 137) ] && ok || bad "exit $got after SIG$sig"
+  fi
+  expect 0 "$tool" migrate image "$tmp/m4.sgy" "$tmp/w_vp_smooth.json" "$tmp/r4.json" --fmax 16 --backend cpu --threads 1 --checkpoint "$tmp/ck4" --json
+  grep -q '"shots_done": 4, "complete": true' "$tmp/out.txt" && ok || bad "resumed after SIG$sig"
+  cmp -s "$tmp/m4.f32" "$tmp/r4.f32" && ok || bad "the image resumed after SIG$sig differs"
+  rm -f "$tmp/r4.json" "$tmp/r4.f32"
+done
 
 # Viking Graben field shots in water velocity (positions 0 .. 3312 m).
 $py -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<f',1500.0)*(140*40))" >"$tmp/water.f32"

@@ -5,7 +5,8 @@
  *    message (TSR_ERR_CORRUPT, TSR_ERR_UNSUPPORTED); the multi-format copies of one data set read
  *    alike; truncated, header-only, empty, absurd-sample-count and missing files are errors;
  *  - gathers and grids written as SEG-Y read back exactly; no temporary file is left behind;
- *  - sidecars: round trip, the shared derived models load, malformed ones are refused;
+ *  - sidecars: round trip, the shared derived models load, malformed ones are refused (bad JSON
+ *    by line and column, a key of the wrong type or a duplicated key by name);
  *  - NaN velocities and positions outside the model are refused naming the place. */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
@@ -276,22 +277,46 @@ static void grids(tsr_ctx *ctx)
     const struct {
         const char *text;
         tsr_status want;
+        const char *says; /* in the message (NULL: not checked) */
     } bad[] = {
-        {"{\"file\": \"d.f32\", \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 0, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 1.5, \"nz\": 4, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 3, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": -1, \"dz\": 1}", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1", TSR_ERR_CORRUPT},
-        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1} x", TSR_ERR_CORRUPT},
-        {"[1, 2]", TSR_ERR_CORRUPT},
-        {"", TSR_ERR_CORRUPT},
+        {"{\"file\": \"d.f32\", \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT, NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 0, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 1.5, \"nz\": 4, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 3, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": -1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1", TSR_ERR_CORRUPT, NULL},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1} x", TSR_ERR_CORRUPT,
+         NULL},
+        {"[1, 2]", TSR_ERR_CORRUPT, NULL},
+        {"", TSR_ERR_CORRUPT, NULL},
         {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1, \"ny\": 3}",
-         TSR_ERR_UNSUPPORTED},
-        {"{\"file\": \"gone.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_IO},
-        {"{\"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT},
+         TSR_ERR_UNSUPPORTED, NULL},
+        {"{\"file\": \"gone.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_IO, NULL},
+        {"{\"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT, NULL},
         {"{\"file\": \"d.f32\", \"nx\": 99999999999, \"nz\": 3, \"dx\": 1, \"dz\": 1}",
-         TSR_ERR_CORRUPT},
+         TSR_ERR_CORRUPT, NULL},
+        {"{\"file\": \"d.f32\", \"nx\": \"2\", \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         "\"nx\" is a string, not a number"},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": [1]}", TSR_ERR_CORRUPT,
+         "\"dz\" is an array"},
+        {"{\"file\": 7, \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         "\"file\" is a number, not a string"},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}",
+         TSR_ERR_CORRUPT, "duplicate"},
+        {"{\"file\": \"d.f32\\u0000x\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}",
+         TSR_ERR_CORRUPT, "line 1"},
+        {"{\"file\": \"d\xff.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         "line 1"},
+        {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1e999, \"dz\": 1}", TSR_ERR_CORRUPT,
+         "line 1"},
+        {"{\"file\": \"d.f32\",\n \"nx\": 2,\n \"nz\": 3,\n \"dx\": 1,\n \"dz\": tru}",
+         TSR_ERR_CORRUPT, "line 5"},
+        {"{\"file\": \"\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT,
+         "names no \"file\""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text(tmp_path("bad.json"), bad[i].text);
@@ -299,6 +324,8 @@ static void grids(tsr_ctx *ctx)
         tsr_status st = tsr_migrate_grid_load(ctx, tmp_path("bad.json"), &x);
         printf("sidecar %zu: %s: %s\n", i, tsr_status_name(st), tsr_ctx_last_error(ctx));
         CHECK(st == bad[i].want);
+        CHECK(strstr(tsr_ctx_last_error(ctx), "bad.json") != NULL);
+        CHECK(!bad[i].says || strstr(tsr_ctx_last_error(ctx), bad[i].says) != NULL);
         if (st == TSR_OK)
             tsr_migrate_grid_free(ctx, &x);
     }

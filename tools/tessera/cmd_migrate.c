@@ -41,6 +41,16 @@ static const cli_option migrate_options[] = {
      "vertical contrasts (v2 - v1) / (v2 + v1))."},
     {"taper", CLI_VALUE, "N",
      "image, model: absorbing columns at each side of the model (default 20, at most nx / 4)."},
+    {"checkpoint", CLI_VALUE, "DIR",
+     "image: keep the partial image and the shots done in the folder DIR (made when missing), "
+     "replaced atomically after every shot (every batch on cuda); started again with the same "
+     "arguments, a killed run resumes there and gives the image an uninterrupted run gives (bit "
+     "for bit on the reference backend and with --threads 1 on cpu; elsewhere within the "
+     "rounding by which two whole runs may differ). A folder from other shots, model, options "
+     "or backend is refused. The finished checkpoint stays: running again only writes OUT."},
+    {"max-shots", CLI_VALUE, "N",
+     "image, with --checkpoint: migrate at most N more shots this run, then stop (exit 0, OUT "
+     "not written, a note says how many are done) so that a later run continues."},
     CLI_OPTION_BACKEND("auto (default: cuda for --method explicit where a CUDA GPU is present, "
                        "since every depth step does thousands of operations per byte of "
                        "wavefield; the cpu backend for phase-shift and pspi and without a GPU), "
@@ -206,17 +216,86 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     return 0;
 }
 
+/* tsr_migrate_image_add's callback with --checkpoint: saves; a failed save stops the run with
+ * its message kept here (the run's own failure would replace the context's). */
+typedef struct checkpointing {
+    tsr_ctx *ctx;
+    tsr_migrate_checkpoint *cp;
+    char error[1024];
+} checkpointing;
+
+static int save_checkpoint(void *user, int32_t shots_done, const double *sum)
+{
+    checkpointing *c = user;
+    if (tsr_migrate_checkpoint_save(c->ctx, c->cp, shots_done, sum) == TSR_OK)
+        return 0;
+    snprintf(c->error, sizeof c->error, "%s", tsr_ctx_last_error(c->ctx));
+    return 1;
+}
+
+/* Migrates g into img through the checkpoint folder dir, at most max_shots more shots (0: all):
+ * *first is where this run started, *done where it stopped. Returns 0 or the exit code after
+ * printing one line. */
+static int image_checkpointed(const cli_command *cmd, tsr_ctx *ctx, const char *dir,
+                              int32_t max_shots, const char *in, const char *model,
+                              const tsr_migrate_grid *v, const tsr_migrate_gather *g,
+                              const tsr_migrate_options *opt, tsr_migrate_grid *img, int32_t *first,
+                              int32_t *done)
+{
+    double *sum = malloc(sizeof(double) * (size_t)v->nx * (size_t)v->nz);
+    if (!sum)
+        return cli_fail(cmd, ctx, TSR_ERR_OUT_OF_MEMORY, NULL);
+    checkpointing c = {ctx, NULL, ""};
+    int rc = 0;
+    tsr_status st = tsr_migrate_checkpoint_open(ctx, dir, v, g, opt, in, model, &c.cp, first, sum);
+    if (st) {
+        rc = cli_fail(cmd, ctx, st, dir);
+        goto done;
+    }
+    int32_t count = g->nshots - *first;
+    if (max_shots > 0 && count > max_shots)
+        count = max_shots;
+    st = tsr_migrate_image_add(ctx, v, g, opt, *first, count, sum, save_checkpoint, &c);
+    if (st && c.error[0]) {
+        cli_error(cmd, "%s", c.error);
+        rc = TSR_EXIT_FAILURE;
+        goto done;
+    }
+    if (st) {
+        rc = cli_fail(cmd, ctx, st, in);
+        goto done;
+    }
+    *done = *first + count;
+    if (*done == g->nshots && (st = tsr_migrate_image_from_sum(ctx, v, sum, img)))
+        rc = cli_fail(cmd, ctx, st, NULL);
+done:
+    tsr_migrate_checkpoint_close(ctx, c.cp);
+    free(sum);
+    return rc;
+}
+
 static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
-                     const tsr_migrate_options *opt)
+                     const tsr_migrate_options *opt, int quiet)
 {
     const char *in = args->positional[1], *model = args->positional[2], *out = args->positional[3],
-               *png = cli_get(cmd, args, "png");
+               *png = cli_get(cmd, args, "png"), *dir = cli_get(cmd, args, "checkpoint"),
+               *max = cli_get(cmd, args, "max-shots");
+    long long max_shots = 0;
+    if (max && (!cli_parse_int(max, 1, INT32_MAX, &max_shots) || !dir)) {
+        cli_error(cmd,
+                  "--max-shots wants a shot count of at least 1 and --checkpoint DIR, not "
+                  "'%s'%s",
+                  max, dir ? "" : " alone");
+        return TSR_EXIT_USAGE;
+    }
     tsr_migrate_gather g = {0};
     tsr_migrate_grid v = {0}, img = {0};
     tsr_status st;
     int rc = 0;
+    int32_t first = 0, done = 0;
     if ((st = tsr_migrate_segy_read(ctx, in, &g, NULL)))
         return cli_fail(cmd, ctx, st, in);
+    done = g.nshots;
     if ((st = tsr_migrate_grid_load(ctx, model, &v))) {
         rc = cli_fail(cmd, ctx, st, model);
         goto done;
@@ -226,20 +305,32 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         goto done;
     }
     double t0 = cli_now();
-    if ((st = tsr_migrate_image(ctx, &v, &g, opt, &img))) {
+    if (dir) {
+        if ((rc = image_checkpointed(cmd, ctx, dir, (int32_t)max_shots, in, model, &v, &g, opt,
+                                     &img, &first, &done)))
+            goto done;
+    } else if ((st = tsr_migrate_image(ctx, &v, &g, opt, &img))) {
         rc = cli_fail(cmd, ctx, st, in);
         goto done;
     }
     double seconds = cli_now() - t0;
-    st = is_segy_name(out) ? tsr_migrate_grid_save_segy(ctx, out, &img)
-                           : tsr_migrate_grid_save(ctx, out, &img, "image amplitude");
-    if (st) {
-        rc = cli_fail(cmd, ctx, st, out);
-        goto done;
-    }
-    if (png && (st = save_png(ctx, png, &img))) {
-        rc = cli_fail(cmd, ctx, st, png);
-        goto done;
+    const int complete = done == g.nshots;
+    if (!complete && !quiet)
+        fprintf(stderr,
+                "tessera migrate: %d of %d shots are in the checkpoint '%s'; run again to "
+                "continue (%s not written)\n",
+                (int)done, (int)g.nshots, dir, out);
+    if (complete) {
+        st = is_segy_name(out) ? tsr_migrate_grid_save_segy(ctx, out, &img)
+                               : tsr_migrate_grid_save(ctx, out, &img, "image amplitude");
+        if (st) {
+            rc = cli_fail(cmd, ctx, st, out);
+            goto done;
+        }
+        if (png && (st = save_png(ctx, png, &img))) {
+            rc = cli_fail(cmd, ctx, st, png);
+            goto done;
+        }
     }
     if (cli_get(cmd, args, "json")) {
         long long traces = 0;
@@ -256,8 +347,15 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
                tsr_backend_name(tsr_migrate_backend(ctx)));
         json_grid(&img);
         printf(", \"shots\": %d, \"traces\": %lld, \"samples\": %d, \"dt\": %.9g, "
-               "\"seconds\": %.6f}\n",
+               "\"seconds\": %.6f",
                (int)g.nshots, traces, (int)g.nt, g.dt, seconds);
+        if (dir) {
+            printf(", \"checkpoint\": ");
+            cli_json_string(stdout, dir);
+            printf(", \"resumed_at\": %d, \"shots_done\": %d, \"complete\": %s", (int)first,
+                   (int)done, complete ? "true" : "false");
+        }
+        printf("}\n");
     }
 done:
     tsr_migrate_gather_free(ctx, &g);
@@ -396,7 +494,7 @@ static int run_migrate(const cli_command *cmd, int argc, char **argv)
     if ((rc = cli_open_context(cmd, &args, quiet || which == 2, &ctx)))
         return rc;
     cli_stop_catch();
-    rc = which == 0   ? run_image(cmd, &args, ctx, &opt)
+    rc = which == 0   ? run_image(cmd, &args, ctx, &opt, quiet)
          : which == 1 ? run_model(cmd, &args, ctx, &opt)
                       : run_info(cmd, &args, ctx);
     cli_stop_release();
@@ -410,7 +508,8 @@ const cli_command cli_cmd_migrate = {
     "image SHOTS.sgy MODEL.json OUT [--method explicit|phase-shift|pspi] [--fmin HZ]\n"
     "                       [--fmax HZ] [--imaging cross|normalized] [--f0 HZ] [--png "
     "PICTURE.png]\n"
-    "                       [--backend auto|cpu|cuda|reference] [--threads N] [--json]\n"
+    "                       [--backend auto|cpu|cuda|reference] [--threads N]\n"
+    "                       [--checkpoint DIR [--max-shots N]] [--json]\n"
     "       tessera migrate model MODEL.json OUT.sgy --shots X0:DX:N [--receivers X0:DX:N]\n"
     "                       [--t SECONDS] [--dt SECONDS] [--f0 HZ] [--reflectivity GRID.json]\n"
     "       tessera migrate info FILE.sgy [--json]",
@@ -428,11 +527,12 @@ const cli_command cli_cmd_migrate = {
     "or receiver outside the model is an error naming the shot and trace. model: one-way Born "
     "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
     "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
-    "only when complete. Not yet: 3D, --checkpoint, phase-shift and PSPI on the GPU, MPI.",
+    "only when complete. Not yet: 3D, phase-shift and PSPI on the GPU, MPI.",
     migrate_options,
     "  tessera migrate model vel.json shots.sgy --shots 1000:500:3 --t 1.5 --f0 15\n"
     "  tessera migrate info shots.sgy\n"
     "  tessera migrate image shots.sgy vel.json image.json --png image.png --json\n"
     "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40\n"
-    "  tessera migrate image shots.sgy vel.json image.json --backend cuda --json",
+    "  tessera migrate image shots.sgy vel.json image.json --backend cuda --json\n"
+    "  tessera migrate image shots.sgy vel.json image.json --checkpoint image.ckpt",
     run_migrate};
