@@ -149,6 +149,14 @@ int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, ts
  * table): the context's max_image_pixels is --max-pixels (default CLI_MAX_PIXELS_DEFAULT;
  * 0: no limit), and a failure for it (cli_fail) names the option. */
 int cli_open_image_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
+/* A context for one worker thread of a command that spreads its files over threads: the
+ * --max-pixels of cli_open_image_context (call that first, with the same args, so that the
+ * value is known good), the CPU backend with `threads` threads (>= 1) whatever --backend says,
+ * and a progress callback that prints nothing and cancels the call in progress once
+ * cli_stop_requested. A thread loads and saves in its own context, so its errors are its own
+ * (a context is used by one thread at a time). Returns 0 or an exit code. */
+int cli_open_worker_context(const cli_command *cmd, const cli_args *args, int threads,
+                            tsr_ctx **ctx);
 /* After an operation (unless quiet): one line on stderr naming the backend it ran on, its
  * device and why that backend was chosen ("cpu backend (CPU, 16 threads): host images: ..."). */
 void cli_note_backend(const cli_command *cmd, const tsr_ctx *ctx, int quiet);
