@@ -88,7 +88,7 @@ static void json_item(resize_job *job, const char *in, const char *out, const ts
 /* Where one input of a run is. An image is in memory from LOADING to SAVING. */
 typedef enum item_state {
     ITEM_QUEUED,  /* not taken yet */
-    ITEM_LOADING, /* a worker decodes it */
+    ITEM_LOADING, /* a worker decodes it (and, once cpu_workers, resizes and encodes it) */
     ITEM_LOADED,  /* src decoded and dst allocated: waits for the resize */
     ITEM_RESIZED, /* dst holds the output: waits for a worker to encode it */
     ITEM_SAVING,
@@ -107,9 +107,13 @@ typedef struct batch_item {
 /* A run over count inputs: workers decode (ITEM_QUEUED -> ITEM_LOADED) and encode
  * (ITEM_RESIZED -> ITEM_WRITTEN) on their own contexts, one image per worker at a time, while
  * the calling thread resizes what is decoded, up to BATCH_CHUNK images per tsr_resize_batch on
- * the job's context. At most max_loaded images are in memory at once (2 per worker): decoding
- * stops there until an output is written. Inputs are taken in order, and encoding goes before
- * decoding, so memory stays bounded and the first outputs come early. */
+ * the job's context. When that call ran on the CPU backend, the workers resize the rest
+ * themselves from then on (cpu_workers), each image on its worker's one thread: the same
+ * pixels (the CPU backend's output does not depend on its threads), without the calling
+ * thread's team waiting for the slowest of its threads while the workers decode beside it. At
+ * most max_loaded images are in memory at once (2 per worker): decoding stops there until an
+ * output is written. Inputs are taken in order, and encoding goes before decoding, so memory
+ * stays bounded and the first outputs come early. */
 enum { BATCH_CHUNK = 16 };
 typedef struct batch {
     resize_job *job;
@@ -121,8 +125,9 @@ typedef struct batch {
     int next_load; /* the first ITEM_QUEUED item */
     int *saves;    /* items ITEM_RESIZED, in the order they were resized */
     int save_head, save_tail;
-    int stop; /* take no more inputs (an interrupt) */
-    int quit; /* workers return once no save is waiting */
+    int cpu_workers; /* workers resize what they decode (on their contexts' CPU backend) */
+    int stop;        /* take no more inputs (an interrupt) */
+    int quit;        /* workers return once no save is waiting */
     pthread_mutex_t lock;
     pthread_cond_t work;    /* to workers: a save waits, a slot is free, or quit */
     pthread_cond_t changed; /* to the resizing thread: an item changed state */
@@ -183,6 +188,21 @@ static item_state item_save(batch *b, tsr_ctx *ctx, int i)
     return rc == 0 ? ITEM_WRITTEN : ITEM_FAILED;
 }
 
+/* Resizes and encodes loaded item i on a worker's context: ITEM_WRITTEN or ITEM_FAILED
+ * (reported; its images freed). */
+static item_state item_resize_save(batch *b, tsr_ctx *ctx, int i)
+{
+    batch_item *it = &b->items[i];
+    double t0 = cli_now();
+    tsr_status st = tsr_resize(ctx, &it->src, &it->dst, &b->job->opt);
+    it->ms = (cli_now() - t0) * 1e3;
+    if (st == TSR_OK)
+        return item_save(b, ctx, i);
+    cli_fail(b->job->cmd, ctx, st, b->in[i]);
+    item_free(it);
+    return ITEM_FAILED;
+}
+
 /* Resizes the n loaded items `pick` on the job's context in one batch; each becomes
  * ITEM_RESIZED or ITEM_FAILED (reported; its images freed). When the batch call fails, each
  * image is resized alone, so that the report names the ones at fault. Returns 0, or
@@ -232,6 +252,7 @@ static int items_resize(batch *b, const int *pick, int n)
 typedef struct batch_worker {
     batch *b;
     tsr_ctx *ctx;
+    cli_block_cache cache; /* ctx's host memory */
     pthread_t thread;
 } batch_worker;
 
@@ -260,6 +281,11 @@ static void *worker_run(void *arg)
         pthread_mutex_unlock(&b->lock);
         item_state next = save ? item_save(b, w->ctx, i) : item_load(b, w->ctx, i);
         pthread_mutex_lock(&b->lock);
+        if (next == ITEM_LOADED && b->cpu_workers && !b->stop) {
+            pthread_mutex_unlock(&b->lock); /* stays ITEM_LOADING: the resizer leaves it */
+            next = item_resize_save(b, w->ctx, i);
+            pthread_mutex_lock(&b->lock);
+        }
         b->items[i].state = next;
         if (next != ITEM_LOADED) {
             b->in_memory--;
@@ -315,6 +341,7 @@ static int batch_resize_loop(batch *b, int *reported, int *failed, cli_progress 
             pthread_mutex_unlock(&b->lock);
             rc = items_resize(b, pick, n);
             pthread_mutex_lock(&b->lock);
+            b->cpu_workers = tsr_ctx_backend(b->job->ctx) == TSR_BACKEND_CPU;
             for (int k = 0; k < n; k++) {
                 batch_item *it = &b->items[pick[k]];
                 if (it->state == ITEM_RESIZED)
@@ -388,7 +415,9 @@ static int resize_all(resize_job *job, const cli_args *args, char **in, char **o
         int started = 0;
         for (; started < nworkers && rc == 0; started++) {
             workers[started].b = &b;
-            rc = cli_open_worker_context(job->cmd, args, threads / nworkers, &workers[started].ctx);
+            cli_block_cache_init(&workers[started].cache);
+            rc = cli_open_worker_context(job->cmd, args, threads / nworkers,
+                                         &workers[started].cache, &workers[started].ctx);
             if (rc == 0 && pthread_create(&workers[started].thread, NULL, worker_run,
                                           &workers[started]) != 0) {
                 cli_error(job->cmd, "cannot start a worker thread");
@@ -396,6 +425,7 @@ static int resize_all(resize_job *job, const cli_args *args, char **in, char **o
             }
             if (rc) {
                 tsr_ctx_destroy(workers[started].ctx);
+                cli_block_cache_release(&workers[started].cache);
                 break;
             }
         }
@@ -408,6 +438,7 @@ static int resize_all(resize_job *job, const cli_args *args, char **in, char **o
         for (int k = 0; k < started; k++) {
             pthread_join(workers[k].thread, NULL);
             tsr_ctx_destroy(workers[k].ctx);
+            cli_block_cache_release(&workers[k].cache);
         }
         pthread_cond_destroy(&b.changed);
         pthread_cond_destroy(&b.work);
