@@ -257,6 +257,7 @@ def main():
         print("note: tessera's CUDA backend does not run here; timing cpu only", file=sys.stderr)
         args.backends.remove("cuda")
     table = tools(args, files)
+    load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="bench-thumbs-")
     try:
         few = files[:min(len(files), 2 * args.threads)]
@@ -306,14 +307,16 @@ def main():
             return "identical (%d/%d)" % (eq, len(files))
         return "%d/%d identical, max diff %d, PSNR %s dB" % (eq, len(files), mx, psnr)
 
+    load_after = os.getloadavg()
     ips = {n: len(files) / statistics.median(t) for n, t in times.items()}
     refs = ["tessera " + b for b in args.backends]
     lines = [
         "Machine: %s. %s." % (machine(), versions(args)),
         "",
         "%d JPEGs %s (q 90) -> JPEG thumbnails %d wide (q 95), %d threads/processes, median of "
-        "%d rounds (whole process, files written)." % (len(files), args.size, args.thumb,
-                                                       args.threads, args.rounds),
+        "%d rounds (whole process, files written). Load average (1 min) %.1f before, %.1f after."
+        % (len(files), args.size, args.thumb, args.threads, args.rounds, load_before[0],
+           load_after[0]),
         "",
         "| tool | how it runs | images/s (median) | spread (min-max) | %s | "
         "thumbnails vs cv2.resize INTER_AREA | JPEG vs the OpenCV loop's JPEG |"
