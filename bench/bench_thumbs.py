@@ -37,6 +37,7 @@ difference of a sample and the PSNR over all images.
 
 usage: bench_thumbs.py TESSERA [--count 200] [--size 6000x4000] [--thumb 256] [--threads N]
                               [--rounds 3] [--backends cpu,cuda] [--inputs DIR] [--md out.md]
+                              [--python /usr/bin/python3] [--source IMAGE]
 """
 import argparse
 import math
@@ -52,7 +53,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "..", "..", "shared", "data", "images", "desert_mesa_4611x8192.jpg")
-PY = "/usr/bin/python3"  # Debian's, with cv2 and numpy
+PY = "/usr/bin/python3"  # Debian's, with cv2 and numpy (--python names another)
 
 MAKE_INPUTS = r"""
 import sys, os, random, cv2, numpy as np
@@ -246,7 +247,10 @@ def main():
     ap.add_argument("--backends", default="cpu,cuda")
     ap.add_argument("--inputs", default=os.path.join(tempfile.gettempdir(), "tessera-bench-thumbs"))
     ap.add_argument("--md", help="write the results table here (markdown)")
+    ap.add_argument("--python", default=PY, help="a Python with cv2 and numpy")
+    ap.add_argument("--source", default=SOURCE, help="the image the inputs are made from")
     args = ap.parse_args()
+    globals().update(PY=args.python, SOURCE=args.source)
     args.tessera = os.path.abspath(args.tessera)
     w, h = (int(x) for x in args.size.lower().split("x"))
     make_inputs(args.inputs, args.count, w, h)
