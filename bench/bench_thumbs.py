@@ -99,14 +99,12 @@ with Pool(threads, initializer=init) as p:
 
 COMPARE = r"""
 import sys, os, cv2, numpy as np
+from multiprocessing import Pool
 width, cv_dir, files = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 # lines of "DIR EXT" on stdin: thumbnails to compare with cv2.resize(INTER_AREA) of each input
 # (in memory) and with the OpenCV loop's JPEG of it (decoded)
 dirs = [l.split() for l in sys.stdin.read().splitlines() if l.strip()]
-def new():
-    return [0, 0, 0.0, 0, 0]  # identical, max diff, squared error, samples, missing
-stats = {(d, r): new() for d, _ in dirs for r in ("raw", "jpeg")}
-def add(s, got, want):
+def add(s, got, want):  # s: identical, max diff, squared error, samples, missing
     if got is None or want is None or got.shape != want.shape:
         s[4] += 1
         return
@@ -115,17 +113,27 @@ def add(s, got, want):
     s[1] = max(s[1], int(diff.max()))
     s[2] += float((diff.astype(np.float64) ** 2).sum())
     s[3] += diff.size
-for f in files:
+def one(f):
+    cv2.setNumThreads(1)
     img = cv2.imread(f, cv2.IMREAD_COLOR)
     h, w = img.shape[:2]
     th = max(1, (2 * h * width + w) // (2 * w))
     raw = cv2.resize(img, (width, th), interpolation=cv2.INTER_AREA)
     base = os.path.splitext(os.path.basename(f))[0]
     cvjpeg = cv2.imread(os.path.join(cv_dir, base + ".jpg"), cv2.IMREAD_COLOR)
+    out = {}
     for d, ext in dirs:
         got = cv2.imread(os.path.join(d, base + ext), cv2.IMREAD_COLOR)
-        add(stats[(d, "raw")], got, raw)
-        add(stats[(d, "jpeg")], got, cvjpeg)
+        for r, want in (("raw", raw), ("jpeg", cvjpeg)):
+            out[(d, r)] = [0, 0, 0.0, 0, 0]
+            add(out[(d, r)], got, want)
+    return out
+stats = {}
+with Pool() as p:
+    for out in p.imap_unordered(one, files):
+        for k, (e, m, se, n, miss) in out.items():
+            t = stats.setdefault(k, [0, 0, 0.0, 0, 0])
+            t[0] += e; t[1] = max(t[1], m); t[2] += se; t[3] += n; t[4] += miss
 for (d, r), (e, m, se, n, miss) in stats.items():
     psnr = "inf" if se == 0 and n else ("%.1f" % (10 * np.log10(255.0 ** 2 * n / se)) if n else "-")
     print(d, r, e, m, psnr, miss)
