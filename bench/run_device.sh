@@ -8,7 +8,7 @@
 # Run from a clean export of a commit (the working tree may hold others' unfinished files):
 #   git archive HEAD | tar -x -C .devsrc; then on the machine:
 #   TSR_DEVDEPS=$PWD/.devdeps bash .devsrc/bench/run_device.sh [steps]   (carry .devsrc, .devdeps)
-# usage: bench/run_device.sh [steps...]   steps: info build test sanitize ncu oracle workbench bench carve
+# usage: bench/run_device.sh [steps...]   steps: info build test sanitize ncu oracle workbench bench carve thumbs
 #        (default: all, in that order). Each step's log is $OUT/<step>.log; a summary goes last.
 #        env: TSR_CTEST_REGEX (test step: only tests matching it), TSR_SAN_FILTER (sanitize step:
 #        only CUDA tests whose name contains it), TSR_BENCH_ARGS (extra bench_resize.py
@@ -100,6 +100,24 @@ for step in "${steps[@]}"; do
             "$BUILD/bench/bench_resize" --cases "${TSR_NCU_CASES:-1080p-4k}" --interps linear --no-cpu \
             --no-opencl --repeats 2 --warmup 1 >"$log" 2>&1
         note "ncu: rc=$?"
+        ;;
+    thumbs)
+        # a batch on the CUDA backend writes the CPU backend's bytes, then bench_thumbs.py over
+        # TSR_THUMBS_COUNT (default 200) camera JPEGs made from desert_mesa_4611x8192.jpg
+        # (TSR_THUMBS_SOURCE, default the carried shared/data); peers missing here are skipped
+        src=${TSR_THUMBS_SOURCE:-$ROOT/../shared/data/images/desert_mesa_4611x8192.jpg}
+        T=$BUILD/tools/tessera/tessera; d=/tmp/tsr-thumbs-check; rm -rf $d; mkdir -p $d/in
+        for i in $(seq 1 40); do
+            $T resize "$src" $d/in/c$i.jpg --size $((1000 + i * 37))x --interp cubic --quiet
+        done
+        for b in cpu cuda; do
+            $T resize $d/in/*.jpg $d/$b --size 256x --interp area --backend $b --quiet >>"$log" 2>&1
+        done
+        diff -r $d/cpu $d/cuda >>"$log" 2>&1
+        note "thumbs: cuda batch == cpu batch: rc=$? ($(ls $d/cuda | wc -l) files)"
+        timeout 500 $PY "$ROOT/bench/bench_thumbs.py" "$T" --count "${TSR_THUMBS_COUNT:-200}" \
+            --threads "$(nproc)" --python "$PY" --source "$src" --md "$OUT/thumbs.md" >>"$log" 2>&1
+        note "thumbs bench: rc=$?"; tail -8 "$OUT/thumbs.md"
         ;;
     carve)
         # bench_carve.py on the CUDA and CPU backends (images from shared/data/images when carried)

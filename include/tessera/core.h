@@ -125,6 +125,9 @@ tsr_backend tsr_ctx_backend(const tsr_ctx *ctx);
 const char *tsr_ctx_backend_reason(const tsr_ctx *ctx);
 /* One line naming the device of tsr_ctx_backend ("NVIDIA H200 (sm_90)", "CPU, 2 threads", ...). */
 const char *tsr_ctx_device_name(const tsr_ctx *ctx);
+/* The CPU threads the context's CPU operations run on (>= 1): tsr_ctx_options.threads, or for 0
+ * every thread OpenMP offers; 1 in a build without OpenMP, whatever was asked. */
+int tsr_ctx_threads(const tsr_ctx *ctx);
 
 typedef enum tsr_depth { TSR_U8 = 1, TSR_U16 = 2, TSR_F32 = 4 } tsr_depth;
 typedef enum tsr_memory { TSR_MEMORY_HOST = 0, TSR_MEMORY_CUDA = 1 } tsr_memory;

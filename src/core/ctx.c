@@ -281,3 +281,8 @@ const char *tsr_ctx_device_name(const tsr_ctx *ctx)
 {
     return ctx->device_name;
 }
+
+int tsr_ctx_threads(const tsr_ctx *ctx)
+{
+    return ctx->threads;
+}

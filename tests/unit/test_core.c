@@ -61,6 +61,16 @@ static void test_backends(void)
     CHECK_OK(ctx, tsr_ctx_create(NULL, &ctx));
     CHECK(tsr_ctx_backend(ctx) != TSR_BACKEND_AUTO);
     CHECK(strlen(tsr_ctx_device_name(ctx)) > 0);
+    CHECK(tsr_ctx_threads(ctx) >= 1);
+    tsr_ctx_destroy(ctx);
+    /* the threads asked for are the threads used, and the device line says so */
+    tsr_ctx_options three;
+    tsr_ctx_options_init(&three);
+    three.backend = TSR_BACKEND_CPU;
+    three.threads = 3;
+    CHECK_OK(ctx, tsr_ctx_create(&three, &ctx));
+    CHECK(tsr_ctx_threads(ctx) == 3 || tsr_ctx_threads(ctx) == 1); /* 1: a build without OpenMP */
+    CHECK(tsr_ctx_threads(ctx) != 3 || strstr(tsr_ctx_device_name(ctx), "3 threads") != NULL);
     tsr_ctx_destroy(ctx);
 
     tsr_ctx_options bad;

@@ -31,9 +31,11 @@ void cli_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    flockfile(stderr); /* one line, whole, when threads report at once */
     fprintf(stderr, "tessera %s: ", cmd->name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
     va_end(ap);
 }
 
@@ -283,6 +285,26 @@ static int on_context_progress(void *user, const char *stage, double done, doubl
     return cli_stop_requested();
 }
 
+/* A worker context's progress: silent, it only cancels on a stop. */
+static int on_worker_progress(void *user, const char *stage, double done, double total)
+{
+    (void)user, (void)stage, (void)done, (void)total;
+    return cli_stop_requested();
+}
+
+/* Creates the context of opt; 0 or the exit code after printing why not. */
+static int create_context(const cli_command *cmd, const tsr_ctx_options *opt, tsr_ctx **ctx)
+{
+    tsr_status st = tsr_ctx_create(opt, ctx);
+    if (st != TSR_OK) {
+        int rc = cli_fail(cmd, *ctx, st, NULL);
+        tsr_ctx_destroy(*ctx);
+        *ctx = NULL;
+        return rc;
+    }
+    return 0;
+}
+
 /* cli_open_context with the context's pixel limit (0: the library's default). */
 static int open_context(const cli_command *cmd, const cli_args *args, int quiet,
                         uint64_t max_pixels, tsr_ctx **ctx)
@@ -311,14 +333,7 @@ static int open_context(const cli_command *cmd, const cli_args *args, int quiet,
         }
         opt.threads = (int)t;
     }
-    tsr_status st = tsr_ctx_create(&opt, ctx);
-    if (st != TSR_OK) {
-        int rc = cli_fail(cmd, *ctx, st, NULL);
-        tsr_ctx_destroy(*ctx);
-        *ctx = NULL;
-        return rc;
-    }
-    return 0;
+    return create_context(cmd, &opt, ctx);
 }
 
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
@@ -336,6 +351,92 @@ int cli_open_image_context(const cli_command *cmd, const cli_args *args, int qui
         return TSR_EXIT_USAGE;
     }
     return open_context(cmd, args, quiet, max ? max : UINT64_MAX, ctx);
+}
+
+void cli_block_cache_init(cli_block_cache *c)
+{
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
+}
+
+void cli_block_cache_release(cli_block_cache *c)
+{
+    for (int k = 0; k < CLI_BLOCK_SLOTS; k++)
+        free(c->slot[k].ptr);
+    pthread_mutex_destroy(&c->lock);
+    memset(c, 0, sizeof *c);
+}
+
+/* tsr_allocator.alloc over a cli_block_cache (align: a power of two, at most 64 as the library
+ * asks; a kept block was allocated with 64). */
+static void *block_alloc(void *user, size_t size, size_t align)
+{
+    cli_block_cache *c = user;
+    void *p = NULL;
+    if (size >= CLI_BLOCK_MIN && align <= 64) {
+        pthread_mutex_lock(&c->lock);
+        int best = -1, empty = -1;
+        for (int k = 0; k < CLI_BLOCK_SLOTS; k++) {
+            if (!c->slot[k].used && c->slot[k].ptr && c->slot[k].size >= size &&
+                c->slot[k].size / 2 <= size && (best < 0 || c->slot[k].size < c->slot[best].size))
+                best = k;
+            if (!c->slot[k].used && (empty < 0 || !c->slot[k].ptr))
+                empty = k;
+        }
+        if (best >= 0) {
+            c->slot[best].used = 1;
+            p = c->slot[best].ptr;
+        } else if (empty >= 0 && posix_memalign(&p, 64, size) == 0) {
+            free(c->slot[empty].ptr); /* a kept block that fits no request of this size */
+            c->slot[empty].ptr = p;
+            c->slot[empty].size = size;
+            c->slot[empty].used = 1;
+        } else {
+            p = NULL;
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (p || empty >= 0)
+            return p;
+    }
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
+}
+
+static void block_free(void *user, void *ptr)
+{
+    cli_block_cache *c = user;
+    pthread_mutex_lock(&c->lock);
+    for (int k = 0; k < CLI_BLOCK_SLOTS; k++)
+        if (c->slot[k].ptr == ptr && ptr) {
+            c->slot[k].used = 0;
+            pthread_mutex_unlock(&c->lock);
+            return;
+        }
+    pthread_mutex_unlock(&c->lock);
+    free(ptr);
+}
+
+int cli_open_worker_context(const cli_command *cmd, const cli_args *args, int threads,
+                            cli_block_cache *cache, tsr_ctx **ctx)
+{
+    *ctx = NULL;
+    const char *v = cli_get(cmd, args, "max-pixels");
+    uint64_t max = CLI_MAX_PIXELS_DEFAULT;
+    if (v && !cli_parse_u64(v, &max)) {
+        cli_error(cmd, "--max-pixels wants a number of pixels (0: no limit), not '%s'", v);
+        return TSR_EXIT_USAGE;
+    }
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    opt.backend = TSR_BACKEND_CPU;
+    opt.threads = threads;
+    opt.max_image_pixels = max ? max : UINT64_MAX;
+    opt.progress = on_worker_progress;
+    opt.allocator.alloc = block_alloc;
+    opt.allocator.free = block_free;
+    opt.allocator.user = cache;
+    return create_context(cmd, &opt, ctx);
 }
 
 int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so)
