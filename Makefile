@@ -1,5 +1,5 @@
 # The two commands the README opens with, and a few conveniences. CMake does the building.
-#   make demo   install what is missing, build, resize the sample images into out/
+#   make demo   install what is missing, build, run every command on sample data into out/
 #   make test   install what is missing, build, run the whole test suite
 BUILD      ?= build
 BUILD_ASAN ?= build-asan

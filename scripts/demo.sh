@@ -22,8 +22,9 @@ done
 "$tool" resize "${inputs[@]}" out/resize/thumbs --size 256x256 --interp cubic --json > out/resize/thumbs.json
 echo "demo: wrote $(find out/resize -type f | wc -l) files under out/resize (thumbs.json describes the batch)"
 
-# The other commands, briefly: seam carving, a graph-drawing check, a JPEG 2000 decode.
-mkdir -p out/carve out/layout out/j2k
+# The other commands, briefly: seam carving, a graph-drawing check, JPEG 2000 encode and decode,
+# and a Marmousi-II section modelled and migrated.
+mkdir -p out/carve out/layout out/j2k out/migrate
 "$tool" carve tests/data/sample.png out/carve/sample_w110.png --width 110 --seams out/carve/sample_seams.png --quiet
 graphs=../shared/data/graphs/gd2025-examples
 if [ -d "$graphs" ]; then
@@ -32,4 +33,13 @@ if [ -d "$graphs" ]; then
 fi
 j2k=../shared/data/j2k/conformance/p1_01.j2k
 [ -f "$j2k" ] && "$tool" j2k decode "$j2k" out/j2k/p1_01.pgx
-echo "demo: carve, layout and j2k outputs under out/carve, out/layout, out/j2k"
+"$tool" j2k encode tests/data/sample.png out/j2k/sample.jp2 --rate 1 --quiet
+"$tool" j2k decode out/j2k/sample.jp2 out/j2k/sample_back.png --quiet
+models=../shared/data/seismic/derived
+if [ -d "$models" ]; then
+  "$tool" migrate model "$models/marmousi2_denise_20m_vp.json" out/migrate/shots.sgy \
+    --shots 500:1400:7 --t 2.4 --f0 8 --quiet
+  "$tool" migrate image out/migrate/shots.sgy "$models/marmousi2_denise_20m_vp_smooth.json" \
+    out/migrate/image.json --png out/migrate/image.png --fmax 20 --quiet
+fi
+echo "demo: carve, layout, j2k and migrate outputs under out/carve, out/layout, out/j2k, out/migrate"
