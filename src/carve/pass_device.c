@@ -4,12 +4,10 @@
 #include "carve/pass_device.h"
 
 #include "core/checked.h"
+#include "core/thread_num.h"
 #include "core/ctx.h"
 
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Seams enqueued between two polls of the device state (progress, object removal's end). */
 enum { POLL_SEAMS = 32 };
@@ -41,11 +39,7 @@ int tsr__carve_apply_seams(tsr__carve_grid *g, int32_t removed, const uint16_t *
 #pragma omp parallel for schedule(static)                                                          \
     num_threads(threads) if (threads > 1 && (int64_t)h * w >= TSR__CARVE_PARALLEL_MIN)
     for (int32_t y = 0; y < h; y++) {
-#ifdef _OPENMP
-        const int t = omp_get_thread_num();
-#else
-        const int t = 0;
-#endif
+        const int t = tsr__thread_num();
         /* the thread's slice: the bitmap (64-bit words, first), then the columns; slices of
            an even number of int32 so that every bitmap is 8-byte aligned */
         uint64_t *bits =

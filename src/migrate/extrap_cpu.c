@@ -3,11 +3,9 @@
 #include "migrate/migrate_backends.h"
 
 #include "core/checked.h"
+#include "core/thread_num.h"
 
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 static int threads_for(const tsr_ctx *ctx, const tsr__migrate_plan *plan)
 {
@@ -56,16 +54,6 @@ static tsr_status works_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int m
     return st;
 }
 
-/* This thread's number in the enclosing parallel region (0 without OpenMP). */
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr__mig_fft *fft, const tsr__cf *src, const tsr__cf *rec,
                                  double *image, double *illum, const tsr__mig_progress *progress)
@@ -91,7 +79,7 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
-            int t = thread_num();
+            int t = tsr__thread_num();
             double *im = acc + (size_t)t * 2 * cells, *il = im + cells;
 #pragma omp for schedule(dynamic, 1)
             for (int32_t f = 0; f < plan->nfreq; f++) {
@@ -137,7 +125,7 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     if (!st) {
 #pragma omp parallel num_threads(threads)
         {
-            int t = thread_num();
+            int t = tsr__thread_num();
 #pragma omp for schedule(dynamic, 1)
             for (int32_t f = 0; f < plan->nfreq; f++) {
                 if (freq_stopped(&count))

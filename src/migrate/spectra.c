@@ -2,23 +2,11 @@
 #include "migrate/spectra.h"
 
 #include "core/checked.h"
+#include "core/thread_num.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-/* This thread's number in the enclosing parallel region (0 without OpenMP). */
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 static pthread_mutex_t tsr__fftw_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -227,7 +215,7 @@ void tsr__mig_spectra_shots(const tsr__migrate_plan *plan, const tsr__mig_fft *f
     for (int32_t k = 0; k < n; k++) {
         const int32_t s = s0 + k;
         tsr__mig_shot_spectra(plan, fft, &g->shots[s], cols->gcol + cols->gofs[s],
-                              &scratch[thread_num()], rec + (size_t)k * slab);
+                              &scratch[tsr__thread_num()], rec + (size_t)k * slab);
         tsr__mig_source_rows(plan, cols->scol[s], src + (size_t)k * slab);
     }
 }
