@@ -220,7 +220,8 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
 /* ---- encoding ------------------------------------------------------------------------------
  * tsr_j2k_encode() writes a Part 1 codestream (T.800) of an 8- or 16-bit host image of 1 to 4
  * channels (gray, gray+alpha, RGB, RGBA): one component per channel at the image's precision,
- * unsigned, one tile, one or more quality layers, maximal precincts, code-block style 0. Lossless
+ * unsigned, one tile or a grid of tiles, one or more quality layers, maximal or given precincts,
+ * code-block style 0. Lossless
  * coding is the reversible colour transform (RCT) on the first three components when there are
  * three or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
  * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band;
@@ -228,7 +229,8 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
  * them, one layer per rate (or target). Memory: about 4 bytes per sample of the image for the
  * transformed components, the coded bytes (at most about the size of the image), with rates or
  * layers a few hundred bytes per code-block of truncation points and 8 per code-block and layer,
- * and per thread about 1 MB of block coder state and a line of wavelet scratch. */
+ * per tile a few hundred bytes of geometry, 12 bytes per packet and its packets' bytes, and per
+ * thread about 1 MB of block coder state and a line of wavelet scratch. */
 #define TSR_J2K_MAX_LAYERS 64         /* quality layers an encode writes at most */
 #define TSR_J2K_MAX_PRECINCT_SIZES 33 /* one per resolution, 32 levels + 1 */
 

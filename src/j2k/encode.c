@@ -1,11 +1,12 @@
-/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one or more
- * quality layers. The image's channels become components (DC level shift, G.1), the first three go
- * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
- * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
- * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c); with rates, PSNR targets or layers they are truncated by PCRD-opt (rate.c), one
- * slope threshold per layer; then the packets (t2_encode.c) and the marker segments
- * (markers_write.c) make the codestream, optionally in JP2 boxes. The context's progress callback
+/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one or more tiles and one or
+ * more quality layers. Tile by tile, the image's channels become components (DC level shift,
+ * G.1), the first three go through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are
+ * three or more, each component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients
+ * through deadzone scalar quantisation (E.1, steps from quantise.c); the code-blocks of every
+ * tile are coded in parallel (t1_encode.c); with rates, PSNR targets or layers they are truncated
+ * by PCRD-opt (rate.c) over all tiles, one slope threshold per layer; then each tile's packets
+ * (t2_encode.c) in its tile-parts (tile_parts.c) and the marker segments (markers_write.c) make
+ * the codestream, optionally in JP2 boxes. The context's progress callback
  * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
  * (TSR_ERR_INTERRUPTED).
  *

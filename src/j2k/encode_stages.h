@@ -1,8 +1,8 @@
 /* The JPEG 2000 encoder's stages (not installed), over the codestream model of codestream.h.
  *
  * Stages, one per file, in the order an encode runs them:
- *   encode.c        the public API: options, the image into tile-components, DC level shift
- *                   (G.1), code-blocks in parallel, the codestream and the file
+ *   encode.c        the public API: options, the image into tiles' components, DC level
+ *                   shift (G.1), code-blocks in parallel, the codestream and the file
  *   mct.c           forward RCT and ICT (G.2, G.3)
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
@@ -11,6 +11,7 @@
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
+ *   tile_parts.c    each tile's packets into tile-parts (A.4), their SOT/PLT/SOD, TLM entries
  *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
  *   bytes.c         growable output bytes */
 #ifndef TSR_J2K_ENCODE_STAGES_H
