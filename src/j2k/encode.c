@@ -590,6 +590,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 
     tsr__j2k_enc_tiles E;
     memset(&E, 0, sizeof E);
+    tsr__j2k_bytes_init(&E.body, ctx);
+    tsr__j2k_bytes_init(&E.pkts, ctx);
     E.cs = &cs;
     E.tcp = &tcp;
     E.split = opt->tile_parts == TSR_J2K_TP_RESOLUTION  ? 'R'
@@ -611,14 +613,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((st = tsr__alloc(ctx, ntiles * sizeof *E.tiles, (void **)&E.tiles)))
         goto done;
     memset(E.tiles, 0, ntiles * sizeof *E.tiles);
-    if ((st = tsr__alloc(ctx, ntiles * sizeof *E.body, (void **)&E.body)))
+    if ((st = tsr__alloc(ctx, (ntiles + 1) * sizeof *E.body_at, (void **)&E.body_at)) ||
+        (st = tsr__alloc(ctx, (ntiles + 1) * sizeof *E.pkts_at, (void **)&E.pkts_at)))
         goto done;
-    for (uint32_t k = 0; k < ntiles; k++)
-        tsr__j2k_bytes_init(&E.body[k], ctx);
-    if ((st = tsr__alloc(ctx, ntiles * sizeof *E.pkts, (void **)&E.pkts)))
-        goto done;
-    for (uint32_t k = 0; k < ntiles; k++)
-        tsr__j2k_bytes_init(&E.pkts[k], ctx);
     if ((st = tsr__alloc(ctx, ntiles * sizeof *E.ntp, (void **)&E.ntp)) ||
         (st = tsr__alloc(ctx, (ntiles + 1) * sizeof *first, (void **)&first)))
         goto done;
@@ -774,12 +771,10 @@ done:
     tsr__free(ctx, tmp);
     tsr__free(ctx, first);
     tsr__free(ctx, E.ntp);
-    for (uint32_t k = 0; E.body && k < ntiles; k++)
-        tsr__j2k_bytes_free(&E.body[k]);
-    for (uint32_t k = 0; E.pkts && k < ntiles; k++)
-        tsr__j2k_bytes_free(&E.pkts[k]);
-    tsr__free(ctx, E.body);
-    tsr__free(ctx, E.pkts);
+    tsr__j2k_bytes_free(&E.body);
+    tsr__j2k_bytes_free(&E.pkts);
+    tsr__free(ctx, E.body_at);
+    tsr__free(ctx, E.pkts_at);
     for (uint32_t k = 0; E.tiles && k < ntiles; k++)
         tsr__tcd_free(ctx, &E.tiles[k]);
     tsr__free(ctx, E.tiles);

@@ -197,8 +197,11 @@ typedef struct tsr__j2k_enc_tiles {
     tsr__j2k_tile *tiles; /* cs->ntiles */
     const size_t *first;  /* cs->ntiles + 1: tile k's code-blocks are first[k] .. first[k + 1]
                              - 1 of the encode's numbering (codes, cuts) */
-    tsr__j2k_bytes *body; /* cs->ntiles: each tile's packets */
-    tsr__j2k_bytes *pkts; /* cs->ntiles: each tile's tsr__j2k_packet records */
+    tsr__j2k_bytes body;  /* every tile's packets, tile after tile */
+    tsr__j2k_bytes pkts;  /* their tsr__j2k_packet records */
+    size_t *body_at;      /* cs->ntiles + 1: tile k's packets are body[body_at[k] ..
+                             body_at[k + 1]) */
+    size_t *pkts_at;      /* cs->ntiles + 1: its records, likewise in records */
     uint32_t *ntp;        /* cs->ntiles: each tile's tile-parts (tsr__j2k_tile_parts_count) */
     uint32_t ntp_total;   /* all of them */
     char split;           /* 0, 'L', 'R' or 'C' */

@@ -68,8 +68,8 @@ static size_t tile_part_end(const tsr__j2k_enc_tiles *E, const tsr__j2k_packet *
 /* Tile k's packet records and their number. */
 static const tsr__j2k_packet *packets_of(const tsr__j2k_enc_tiles *E, uint32_t k, size_t *n)
 {
-    *n = E->pkts[k].len / sizeof(tsr__j2k_packet);
-    return (const tsr__j2k_packet *)(const void *)E->pkts[k].p;
+    *n = E->pkts_at[k + 1] - E->pkts_at[k];
+    return (const tsr__j2k_packet *)(const void *)E->pkts.p + E->pkts_at[k];
 }
 
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
@@ -77,17 +77,20 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  uint32_t nlayers, size_t *bytes)
 {
     size_t total = 0;
+    E->body.len = 0;
+    E->pkts.len = 0;
+    E->body_at[0] = E->pkts_at[0] = 0;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
-        E->body[k].len = 0;
-        E->pkts[k].len = 0;
-        tsr_status st = tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
-                                       cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body[k],
-                                       &E->pkts[k]);
+        tsr_status st =
+            tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
+                           cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body, &E->pkts);
         if (st)
             return st;
+        E->body_at[k + 1] = E->body.len;
+        E->pkts_at[k + 1] = E->pkts.len / sizeof(tsr__j2k_packet);
         size_t n;
         const tsr__j2k_packet *pk = packets_of(E, k, &n);
-        total += E->body[k].len;
+        total += E->body_at[k + 1] - E->body_at[k];
         for (size_t i = 0; i < n;) {
             const size_t end = tile_part_end(E, pk, n, i);
             total += 14; /* SOT, SOD */
@@ -123,7 +126,7 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
     const uint32_t per = tsr__j2k_tlm_per_segment(E->cs->ntiles);
     uint32_t entry = 0;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
-        size_t n, at = 0;
+        size_t n, at = E->body_at[k];
         const tsr__j2k_packet *pk = packets_of(E, k, &n);
         for (size_t i = 0, tp = 0; i < n; tp++) {
             const size_t end = tile_part_end(E, pk, n, i);
@@ -136,7 +139,7 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
             if (E->plt)
                 tsr__j2k_write_plt(pk + i, end - i, out);
             tsr__j2k_bytes_u16(out, 0xFF93); /* SOD */
-            tsr__j2k_bytes_put(out, E->body[k].p + at, len);
+            tsr__j2k_bytes_put(out, E->body.p + at, len);
             at += len;
             if (tlm_at) { /* entry `entry`: Ttlm then Ptlm, after its segment's 6 bytes */
                 const size_t off = tlm_at + (size_t)(entry / per) * (6 + (size_t)per * esize) + 6 +
