@@ -332,20 +332,28 @@ static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_
     }
 }
 
-/* Tile t's samples into its tile-components (tc->data, allocated here, rows their width
- * apart), through the colour transform (mct) and the forward DWT: reversible (rev) in int32,
- * irreversible in float. tmp: threads x line words, line >= every tile side. */
-static tsr_status transform_tile(tsr_ctx *ctx, const tsr_image *img, tsr__j2k_tile *t,
-                                 uint32_t prec, int mct, int rev, int32_t *tmp, size_t line,
-                                 int threads)
+/* Room for tile t's samples in its tile-components (tc->data, rows their width apart). */
+static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
+{
+    const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr_status st = tsr__alloc(ctx, n * sizeof(int32_t), (void **)&t->comps[c].data);
+        if (st)
+            return st;
+        t->comps[c].stride = t->x1 - t->x0;
+    }
+    return TSR_OK;
+}
+
+/* Tile t's samples into its tile-components (alloc_tile), through the colour transform (mct)
+ * and the forward DWT: reversible (rev) in int32, irreversible in float. tmp: threads x line
+ * words, line >= every tile side. Allocates nothing. */
+static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec, int mct, int rev,
+                           int32_t *tmp, size_t line, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
-        tsr_status st = tsr__alloc(ctx, n * sizeof(int32_t), (void **)&tc->data);
-        if (st)
-            return st;
-        tc->stride = t->x1 - t->x0;
         load_component(img, t, c, prec, tc->data);
         if (!rev) /* the samples as floats, in place */
             for (size_t i = 0; i < n; i++) {
@@ -364,7 +372,6 @@ static tsr_status transform_tile(tsr_ctx *ctx, const tsr_image *img, tsr__j2k_ti
         else
             tsr__fdwt97(&t->comps[c], (float *)(void *)tmp, line, threads);
     }
-    return TSR_OK;
 }
 
 /* Tile t's code-blocks as jobs[0 .. t->ncblks - 1], in the tile's numbering: where each one's
@@ -641,8 +648,22 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t k = 0; k < ntiles; k++)
-        if ((st = transform_tile(ctx, img, &E.tiles[k], prec, mct, rev, tmp, line, threads)))
+        if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
+    if (ntiles == 1) { /* its lines in parallel */
+        transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
+    } else { /* tiles in parallel, each on one thread: the same samples at any count */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+        for (uint32_t k = 0; k < ntiles; k++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            transform_tile(img, &E.tiles[k], prec, mct, rev, tmp + (size_t)tid * line, line, 1);
+        }
+    }
 
     if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))
         goto done;
