@@ -319,9 +319,10 @@ typedef struct tsr_j2k_encode_options {
      * Stiles={H,W}. */
     uint32_t tile_width, tile_height;
     /* Precinct sizes (B.6), per resolution from the highest down, the last repeated for the
-     * lower ones (opj_compress -c); powers of two, 2^15 at most, and at least 2 for every
-     * resolution but the lowest. 0 sizes (default): maximal precincts (2^15). Code-blocks are
-     * clipped to precincts. opj_compress -c [W,H],[W,H]...; kdu_compress Cprecincts. */
+     * lower ones; powers of two, 2^15 at most, and at least 2 for every resolution but the
+     * lowest. 0 sizes (default): maximal precincts (2^15). Code-blocks are clipped to
+     * precincts. opj_compress -c [W,H],[W,H]... (which halves its last size for each lower
+     * resolution instead); kdu_compress Cprecincts. */
     uint32_t num_precincts;
     uint32_t precinct_width[TSR_J2K_MAX_PRECINCT_SIZES],
         precinct_height[TSR_J2K_MAX_PRECINCT_SIZES];

@@ -69,7 +69,8 @@ static const cli_option j2k_options[] = {
      "down, the last repeated for the lower ones; only the lowest resolution may have a side "
      "of 1. Packets go precinct by precinct in the --order, code-blocks are clipped to "
      "precincts (default: maximal precincts, one per resolution). opj_compress -c "
-     "[W,H],[W,H]...; kdu_compress Cprecincts={H,W},{H,W}...."},
+     "[W,H],[W,H]... (which halves its last size for each lower resolution instead: list every "
+     "resolution for the same stream); kdu_compress Cprecincts={H,W},{H,W}...."},
     {"sop", CLI_FLAG, NULL,
      "encode: an SOP marker segment before every packet, numbered, so a decoder can find the "
      "next packet after damage (T.800 A.8.1). opj_compress -SOP; kdu_compress Cuse_sop=yes."},
