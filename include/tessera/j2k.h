@@ -62,11 +62,8 @@ typedef struct tsr_j2k_info {
     uint32_t cblk_style; /* SPcod code-block style bits */
     int reversible;      /* 5/3 (1) or 9/7 (0) for component 0 */
     int mct;             /* multiple component transform used */
-    int sop, eph;
-    /* tlm: a TLM marker segment in the main header giving the tile-part's length (A.7.1), for
-     * readers that seek to tiles. Default 0. opj_compress -TLM; kdu_compress ORGgen_tlm=1. */
-    int tlm;       /* packets carry SOP markers / EPH markers */
-    int precincts; /* precinct sizes are given (else maximal) */
+    int sop, eph;        /* packets carry SOP markers / EPH markers */
+    int precincts;       /* precinct sizes are given (else maximal) */
     /* JP2/JPH boxes (zero for codestreams). */
     uint32_t colourspace;     /* the first colr box's EnumCS (16 sRGB, 17 greyscale, 18 sYCC,
                                * 24 e-sYCC, ...); 0 when it holds an ICC profile or is absent */
