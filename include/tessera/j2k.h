@@ -62,11 +62,8 @@ typedef struct tsr_j2k_info {
     uint32_t cblk_style; /* SPcod code-block style bits */
     int reversible;      /* 5/3 (1) or 9/7 (0) for component 0 */
     int mct;             /* multiple component transform used */
-    int sop, eph;
-    /* tlm: a TLM marker segment in the main header giving the tile-part's length (A.7.1), for
-     * readers that seek to tiles. Default 0. opj_compress -TLM; kdu_compress ORGgen_tlm=1. */
-    int tlm;       /* packets carry SOP markers / EPH markers */
-    int precincts; /* precinct sizes are given (else maximal) */
+    int sop, eph;        /* packets carry SOP markers / EPH markers */
+    int precincts;       /* precinct sizes are given (else maximal) */
     /* JP2/JPH boxes (zero for codestreams). */
     uint32_t colourspace;     /* the first colr box's EnumCS (16 sRGB, 17 greyscale, 18 sYCC,
                                * 24 e-sYCC, ...); 0 when it holds an ICC profile or is absent */
@@ -220,7 +217,8 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
 /* ---- encoding ------------------------------------------------------------------------------
  * tsr_j2k_encode() writes a Part 1 codestream (T.800) of an 8- or 16-bit host image of 1 to 4
  * channels (gray, gray+alpha, RGB, RGBA): one component per channel at the image's precision,
- * unsigned, one tile, one or more quality layers, maximal precincts, code-block style 0. Lossless
+ * unsigned, one tile or a grid of tiles, one or more quality layers, maximal or given precincts,
+ * code-block style 0. Lossless
  * coding is the reversible colour transform (RCT) on the first three components when there are
  * three or more, and the reversible 5/3 wavelet; every conforming decoder reconstructs the input
  * exactly. Lossy coding is the ICT and the 9/7 wavelet with one quantisation step per sub-band;
@@ -228,8 +226,21 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
  * them, one layer per rate (or target). Memory: about 4 bytes per sample of the image for the
  * transformed components, the coded bytes (at most about the size of the image), with rates or
  * layers a few hundred bytes per code-block of truncation points and 8 per code-block and layer,
- * and per thread about 1 MB of block coder state and a line of wavelet scratch. */
-#define TSR_J2K_MAX_LAYERS 64 /* quality layers an encode writes at most */
+ * per tile about 8 KB per component of geometry (tiny tiles of a large image add up: 1x1 tiles
+ * of a 200x130 RGB image take 0.6 GB) and 12 bytes per packet, and per thread about 1 MB of
+ * block coder state and a line of wavelet scratch. */
+#define TSR_J2K_MAX_LAYERS 64         /* quality layers an encode writes at most */
+#define TSR_J2K_MAX_PRECINCT_SIZES 33 /* one per resolution, 32 levels + 1 */
+
+/* How an encode splits each tile into tile-parts: one (default), or a new tile-part wherever
+ * the packet's resolution, layer or component differs from the one before it in the
+ * progression order. */
+typedef enum tsr_j2k_tile_parts {
+    TSR_J2K_TP_NONE = 0,
+    TSR_J2K_TP_RESOLUTION,
+    TSR_J2K_TP_LAYER,
+    TSR_J2K_TP_COMPONENT
+} tsr_j2k_tile_parts;
 typedef struct tsr_j2k_encode_options {
     int lossless;     /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
                          scalar quantisation (quant_step) */
@@ -291,9 +302,34 @@ typedef struct tsr_j2k_encode_options {
      * packet header. Default 0 (neither). opj_compress -SOP / -EPH; kdu_compress
      * Cuse_sop=yes / Cuse_eph=yes. */
     int sop, eph;
-    /* tlm: a TLM marker segment in the main header giving the tile-part's length (A.7.1), for
-     * readers that seek to tiles. Default 0. opj_compress -TLM; kdu_compress ORGgen_tlm=1. */
+    /* tlm: TLM marker segments in the main header giving every tile-part's tile and length
+     * (A.7.1), for readers that seek to tiles. Default 0. opj_compress -TLM; kdu_compress
+     * ORGgen_tlm=1. */
     int tlm;
+    /* Tiles (T.800 B.3): the image cut on the reference grid (image and tile offsets 0) into
+     * tiles of tile_width x tile_height samples, the last column and row smaller where the
+     * image ends; each tile transformed, quantised and coded on its own, rate control over
+     * all of them together (one slope threshold per layer). 0 x 0 (default): one tile; at
+     * most 65535 tiles. Every tile has the same decomposition levels (one COD); a tile smaller
+     * than 2^levels is valid and has resolutions without samples; the default levels are at
+     * most floor(log2) of the smaller tile side. opj_compress -t W,H; kdu_compress
+     * Stiles={H,W}. */
+    uint32_t tile_width, tile_height;
+    /* Precinct sizes (B.6), per resolution from the highest down, the last repeated for the
+     * lower ones; powers of two, 2^15 at most, and at least 2 for every resolution but the
+     * lowest. 0 sizes (default): maximal precincts (2^15). Code-blocks are clipped to
+     * precincts. opj_compress -c [W,H],[W,H]... (which halves its last size for each lower
+     * resolution instead); kdu_compress Cprecincts. */
+    uint32_t num_precincts;
+    uint32_t precinct_width[TSR_J2K_MAX_PRECINCT_SIZES],
+        precinct_height[TSR_J2K_MAX_PRECINCT_SIZES];
+    /* plt: PLT marker segments in each tile-part header listing the length of each of its
+     * packets (A.7.3; SOP marker segments included), counted by rate control. Default 0.
+     * opj_compress -PLT; kdu_compress ORGgen_plt=yes. */
+    int plt;
+    /* Tile-parts per tile (A.4.2): tsr_j2k_tile_parts (default one); at most 255 per tile.
+     * opj_compress -TP R|L|C; kdu_compress ORGtparts=R|L|C. */
+    tsr_j2k_tile_parts tile_parts;
     struct tsr_j2k_encode_result *result; /* NULL (default), or receives what rate control
                                              estimated */
 } tsr_j2k_encode_options;
@@ -302,11 +338,15 @@ typedef struct tsr_j2k_encode_options {
  * layers is the file's number of quality layers (0 when no rate control ran: every pass in one
  * layer), psnr[l] the estimated PSNR of the image decoded from layers 0..l (the estimate of
  * psnrs; INFINITY for a lossless layer), psnr_short the number of the first psnrs target
- * (1-based) that even every pass does not reach (0: all reached). */
+ * (1-based) that even every pass does not reach (0: all reached), rate_short the number of the
+ * first rates target (1-based) that the file up to that layer exceeds because the markers and
+ * empty packets (tile-part headers, PLT, SOP, one packet per precinct) with the layers before
+ * take more than it (0: all met). */
 typedef struct tsr_j2k_encode_result {
     uint32_t layers;
     double psnr[TSR_J2K_MAX_LAYERS];
     uint32_t psnr_short;
+    uint32_t rate_short;
 } tsr_j2k_encode_result;
 void tsr_j2k_encode_options_init(tsr_j2k_encode_options *opt);
 

@@ -1,11 +1,12 @@
-/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one tile and one or more
- * quality layers. The image's channels become components (DC level shift, G.1), the first three go
- * through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are three or more, each
- * component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients through deadzone
- * scalar quantisation (E.1, steps from quantise.c); the code-blocks are coded in parallel
- * (t1_encode.c); with rates, PSNR targets or layers they are truncated by PCRD-opt (rate.c), one
- * slope threshold per layer; then the packets (t2_encode.c) and the marker segments
- * (markers_write.c) make the codestream, optionally in JP2 boxes. The context's progress callback
+/* JPEG 2000 encoding (tsr_j2k_encode, j2k.h): Part 1 codestreams of one or more tiles and one or
+ * more quality layers. Tile by tile, the image's channels become components (DC level shift,
+ * G.1), the first three go through the RCT (G.2; lossless) or the ICT (G.3; lossy) when there are
+ * three or more, each component through the forward 5/3 or 9/7 DWT (fdwt.c), lossy coefficients
+ * through deadzone scalar quantisation (E.1, steps from quantise.c); the code-blocks of every
+ * tile are coded in parallel (t1_encode.c); with rates, PSNR targets or layers they are truncated
+ * by PCRD-opt (rate.c) over all tiles, one slope threshold per layer; then each tile's packets
+ * (t2_encode.c) in its tile-parts (tile_parts.c) and the marker segments (markers_write.c) make
+ * the codestream, optionally in JP2 boxes. The context's progress callback
  * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
  * (TSR_ERR_INTERRUPTED).
  *
@@ -253,33 +254,244 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (o->levels < -1 || o->levels > 32)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: %d decomposition levels; 0 to 32 (T.800 A.6.1)", o->levels);
+    if ((o->tile_width == 0) != (o->tile_height == 0))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: tiles of %ux%u; give both sides (or 0x0: one tile)",
+                         o->tile_width, o->tile_height);
+    const uint32_t tw = o->tile_width && o->tile_width < (uint32_t)img->width
+                            ? o->tile_width
+                            : (uint32_t)img->width,
+                   th = o->tile_height && o->tile_height < (uint32_t)img->height
+                            ? o->tile_height
+                            : (uint32_t)img->height;
+    if ((uint64_t)tsr__ceildiv((uint32_t)img->width, tw) * tsr__ceildiv((uint32_t)img->height, th) >
+        65535)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: tiles of %ux%u make more than 65535 tiles of this %dx%d "
+                         "image (T.800 A.4.2); use larger tiles",
+                         tw, th, img->width, img->height);
+    if (o->num_precincts > TSR_J2K_MAX_PRECINCT_SIZES)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: %u precinct sizes; at most one per resolution (%d)",
+                         o->num_precincts, TSR_J2K_MAX_PRECINCT_SIZES);
+    for (uint32_t i = 0; i < o->num_precincts; i++)
+        if (!is_pow2(o->precinct_width[i]) || !is_pow2(o->precinct_height[i]) ||
+            o->precinct_width[i] > 32768 || o->precinct_height[i] > 32768)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode: precincts of %ux%u; sides are powers of two up to "
+                             "32768 (T.800 A.6.1)",
+                             o->precinct_width[i], o->precinct_height[i]);
+    if ((unsigned)o->tile_parts > TSR_J2K_TP_COMPONENT)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown tile-part split %d",
+                         (int)o->tile_parts);
     if (o->levels >= 0) {
         *levels = (uint32_t)o->levels;
     } else {
-        uint32_t side = (uint32_t)(img->width < img->height ? img->width : img->height);
-        uint32_t fit = tsr__floorlog2(side);
+        uint32_t fit = tsr__floorlog2(tw < th ? tw : th);
         *levels = fit < 5 ? fit : 5;
     }
+    /* precincts of 1 sample across or down hold no sub-band samples (B.6: a resolution above
+     * the lowest halves them): resolutions but the lowest need sides of 2 at least */
+    for (uint32_t i = 0; i < o->num_precincts && i < *levels; i++)
+        if (o->precinct_width[i] < 2 || o->precinct_height[i] < 2)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode: precincts of %ux%u for resolution %u; only the lowest "
+                             "resolution may have sides of 1 (T.800 A.6.1)",
+                             o->precinct_width[i], o->precinct_height[i], *levels - i);
+    if (o->num_precincts && o->num_precincts <= *levels &&
+        (o->precinct_width[o->num_precincts - 1] < 2 ||
+         o->precinct_height[o->num_precincts - 1] < 2))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: precincts of %ux%u repeated for the lower resolutions; "
+                         "only the lowest may have sides of 1 (T.800 A.6.1)",
+                         o->precinct_width[o->num_precincts - 1],
+                         o->precinct_height[o->num_precincts - 1]);
     *xcb = tsr__floorlog2(o->cblk_width);
     *ycb = tsr__floorlog2(o->cblk_height);
     return TSR_OK;
 }
 
-/* The image's channel ch into tc->data with the DC level shift (G.1). */
-static void load_component(const tsr_image *img, uint32_t ch, uint32_t prec, int32_t *dst)
+/* Tile t's samples of the image's channel ch into dst (its width apart) with the DC level
+ * shift (G.1). */
+static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_t ch, uint32_t prec,
+                           int32_t *dst)
 {
     const int32_t shift = 1 << (prec - 1);
-    const uint32_t w = (uint32_t)img->width, nc = (uint32_t)img->channels;
-    for (uint32_t y = 0; y < (uint32_t)img->height; y++) {
+    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
+    for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
-        int32_t *d = dst + (size_t)y * w;
+        int32_t *d = dst + (size_t)(y - t->y0) * w;
         if (img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = (int32_t)row[(size_t)x * nc + ch] - shift;
+                d[x] = (int32_t)row[(size_t)(t->x0 + x) * nc + ch] - shift;
         else
             for (uint32_t x = 0; x < w; x++)
-                d[x] = (int32_t)((const uint16_t *)(const void *)row)[(size_t)x * nc + ch] - shift;
+                d[x] =
+                    (int32_t)((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch] -
+                    shift;
     }
+}
+
+/* Room for tile t's samples in its tile-components (tc->data, rows their width apart). */
+static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
+{
+    const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr_status st = tsr__alloc(ctx, n * sizeof(int32_t), (void **)&t->comps[c].data);
+        if (st)
+            return st;
+        t->comps[c].stride = t->x1 - t->x0;
+    }
+    return TSR_OK;
+}
+
+/* Tile t's samples into its tile-components (alloc_tile), through the colour transform (mct)
+ * and the forward DWT: reversible (rev) in int32, irreversible in float. tmp: threads x line
+ * words, line >= every tile side. Allocates nothing. */
+static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec, int mct, int rev,
+                           int32_t *tmp, size_t line, int threads)
+{
+    const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t->comps[c];
+        load_component(img, t, c, prec, tc->data);
+        if (!rev) /* the samples as floats, in place */
+            for (size_t i = 0; i < n; i++) {
+                float f = (float)tc->data[i];
+                memcpy(&tc->data[i], &f, sizeof f);
+            }
+    }
+    if (mct && rev)
+        tsr__mct_rct_forward(t->comps[0].data, t->comps[1].data, t->comps[2].data, n);
+    else if (mct)
+        tsr__mct_ict_forward((float *)(void *)t->comps[0].data, (float *)(void *)t->comps[1].data,
+                             (float *)(void *)t->comps[2].data, n);
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        if (rev)
+            tsr__fdwt53(&t->comps[c], tmp, line, threads);
+        else
+            tsr__fdwt97(&t->comps[c], (float *)(void *)tmp, line, threads);
+    }
+}
+
+/* Tile t's code-blocks as jobs[0 .. t->ncblks - 1], in the tile's numbering: where each one's
+ * coefficients lie in its tile-component after transform_tile, and (track) its rate-control
+ * weight. */
+static void list_jobs(const tsr__j2k_tile *t, int rev, int mct, int track,
+                      const tsr__dwt_norms *norms, job *jobs)
+{
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        for (uint32_t r = 0; r < tc->numres; r++) {
+            const tsr__j2k_res *res = &tc->res[r];
+            for (uint32_t b = 0; b < res->nbands; b++) {
+                const tsr__j2k_band *band = &res->bands[b];
+                size_t bx = 0, by = 0; /* the band's origin in the deinterleaved layout */
+                if (r > 0) {
+                    const tsr__j2k_res *low = &tc->res[r - 1];
+                    if (band->orient & 1)
+                        bx = low->x1 - low->x0;
+                    if (band->orient & 2)
+                        by = low->y1 - low->y0;
+                }
+                for (uint32_t k = 0; k < band->ncblks; k++) {
+                    const tsr__j2k_cblk *cb = &band->cblks[k];
+                    job *jb = &jobs[band->cblk_base + k];
+                    jb->src =
+                        tc->data + (by + cb->y0 - band->y0) * tc->stride + bx + cb->x0 - band->x0;
+                    jb->stride = tc->stride;
+                    jb->w = cb->x1 - cb->x0;
+                    jb->h = cb->y1 - cb->y0;
+                    jb->orient = band->orient;
+                    jb->delta = rev ? 0.0f : band->delta;
+                    if (track) { /* the inverse colour transform spreads a component's error
+                                    over R, G, B by its column's energy (G.2, G.3) */
+                        static const double ict[3] = {3.0, 0.34413 * 0.34413 + 1.772 * 1.772,
+                                                      1.402 * 1.402 + 0.71414 * 0.71414};
+                        static const double rct[3] = {3.0, 11.0 / 16, 11.0 / 16};
+                        const double n = tsr__dwt_norm(norms, band->orient,
+                                                       r == 0 ? tc->numres - 1 : tc->numres - r);
+                        const double dn = (rev ? 1.0 : (double)band->delta) * n;
+                        jb->weight = dn * dn * (mct && c < 3 ? (rev ? rct : ict)[c] : 1.0);
+                    }
+                    jb->comp = c;
+                    jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
+                }
+            }
+        }
+    }
+}
+
+/* Rate control (tsr__j2k_rate_control) of the coded jobs over E's tiles, with the main header
+ * head written and the complete file's tiles taking `complete` bytes: each layer's byte
+ * budget or PSNR target from layer_bpp (check_input) and opt, cuts filled, E left holding
+ * every layer's packets, opt->result filled when asked. */
+static tsr_status rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
+                               const tsr_j2k_encode_options *opt, const tsr__j2k_bytes *head,
+                               const job *jobs, const arena *ar, const tsr__j2k_cblk_code *codes,
+                               size_t njobs, const double *layer_bpp, size_t complete, int rev,
+                               uint32_t prec, tsr__j2k_cut *cuts)
+{
+    const tsr__j2k_cs *cs = E->cs;
+    const uint32_t nlayers = E->tcp->numlayers, nc = cs->ncomps;
+    const double w = cs->x1, h = cs->y1;
+    tsr__j2k_bytes boxes;
+    tsr__j2k_bytes_init(&boxes, ctx);
+    if (opt->container == TSR_J2K_JP2)
+        tsr__jp2_write_boxes(cs, nc == 2 || nc == 4, 0, &boxes);
+    const double fixed = (double)(head->len + boxes.len + 2), whole = fixed + (double)complete;
+    tsr__j2k_bytes_free(&boxes);
+    /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
+     * image-domain squared error over all samples, less the decoder's rounding to integers
+     * (1/12 per sample in expectation), which the estimate adds back */
+    const double maxv = ldexp(1.0, (int)prec) - 1, samples = w * h * nc;
+    double budget[TSR_J2K_MAX_LAYERS], target[TSR_J2K_MAX_LAYERS], dist[TSR_J2K_MAX_LAYERS];
+    size_t bytes[TSR_J2K_MAX_LAYERS];
+    for (uint32_t l = 0; l < nlayers; l++) {
+        budget[l] = layer_bpp[l] == HUGE_VAL ? HUGE_VAL
+                    : layer_bpp[l] < 0       ? -1
+                    : layer_bpp[l] > 0       ? fmax(0, layer_bpp[l] * w * h / 8.0 - fixed)
+                                       : fmax(0, ldexp(whole, -(int)(nlayers - 1 - l)) - fixed);
+        const double mse = layer_bpp[l] < 0 ? maxv * maxv / pow(10.0, opt->psnrs[l] / 10) : 0;
+        target[l] = mse > 1.0 / 12 ? (mse - 1.0 / 12) * samples : 0;
+    }
+    const tsr__j2k_rd_point **hulls = NULL;
+    uint32_t *nhull = NULL;
+    double *dist0 = NULL;
+    tsr_status st;
+    if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
+        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull)) &&
+        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *dist0, (void **)&dist0))) {
+        for (size_t j = 0; j < njobs; j++) {
+            /* a block without passes has no hull (its hull_off is not set) */
+            hulls[j] = jobs[j].passes
+                           ? (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
+                                                                       jobs[j].hull_off)
+                           : NULL;
+            nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
+            dist0[j] = jobs[j].dist0;
+        }
+        st = tsr__j2k_rate_control(ctx, E, hulls, nhull, dist0, njobs, codes, budget, target, cuts,
+                                   dist, bytes);
+    }
+    tsr__free(ctx, hulls);
+    tsr__free(ctx, nhull);
+    tsr__free(ctx, dist0);
+    if (!st && opt->result) {
+        tsr_j2k_encode_result *res = opt->result;
+        res->layers = nlayers;
+        for (uint32_t l = 0; l < nlayers; l++) {
+            res->psnr[l] = rev && budget[l] == HUGE_VAL
+                               ? INFINITY
+                               : 10 * log10(maxv * maxv / (dist[l] / samples + 1.0 / 12));
+            if (!res->psnr_short && budget[l] < 0 && dist[l] > target[l])
+                res->psnr_short = l + 1;
+            if (!res->rate_short && layer_bpp[l] > 0 && layer_bpp[l] != HUGE_VAL &&
+                (double)bytes[l] > budget[l])
+                res->rate_short = l + 1;
+        }
+    }
+    return st;
 }
 
 tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *opt,
@@ -319,7 +531,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if (ctx->backend == TSR_BACKEND_REFERENCE || threads < 1)
         threads = 1;
 
-    /* The codestream model: one tile, nlayers layers, the image's components unsubsampled. */
+    /* The codestream model: tiles from the origin, nlayers layers, the image's components
+     * unsubsampled. */
     tsr__j2k_comp comps[4];
     tsr__j2k_tccp tccps[4];
     tsr__j2k_cs cs;
@@ -330,9 +543,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     memset(tccps, 0, sizeof tccps);
     cs.x1 = w;
     cs.y1 = h;
-    cs.tw = w;
-    cs.th = h;
-    cs.ntx = cs.nty = cs.ntiles = 1;
+    cs.tw = opt->tile_width && opt->tile_width < w ? opt->tile_width : w;
+    cs.th = opt->tile_height && opt->tile_height < h ? opt->tile_height : h;
+    cs.ntx = tsr__ceildiv(w, cs.tw);
+    cs.nty = tsr__ceildiv(h, cs.th);
+    cs.ntiles = cs.ntx * cs.nty;
     cs.ncomps = nc;
     cs.comps = comps;
     for (uint32_t c = 0; c < nc; c++) {
@@ -346,8 +561,16 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tc->qntsty = rev ? 0 : 2;
         tc->numgbits = 2;
         tc->nsteps = (uint8_t)(3 * levels + 1);
-        for (uint32_t r = 0; r <= levels; r++)
-            tc->prcw[r] = tc->prch[r] = 15;
+        tc->csty = opt->num_precincts ? 1 : 0;   /* Scod bit 0: precinct sizes in COD */
+        for (uint32_t r = 0; r <= levels; r++) { /* the sizes from the highest resolution
+                                                    down, the last repeated */
+            const uint32_t i =
+                levels - r < opt->num_precincts ? levels - r : opt->num_precincts - 1;
+            tc->prcw[r] =
+                (uint8_t)(opt->num_precincts ? tsr__floorlog2(opt->precinct_width[i]) : 15);
+            tc->prch[r] =
+                (uint8_t)(opt->num_precincts ? tsr__floorlog2(opt->precinct_height[i]) : 15);
+        }
         for (uint32_t i = 0; i < tc->nsteps; i++) {
             uint32_t orient = i == 0 ? 0 : 1 + (i - 1) % 3;
             uint32_t gain = orient == 0 ? 0 : orient == 3 ? 2 : 1;
@@ -372,100 +595,87 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tcp.csty = (uint8_t)((opt->sop ? 2 : 0) | (opt->eph ? 4 : 0)); /* Scod (Table A.13) */
     tcp.tccps = tccps;
 
-    tsr__j2k_tile t;
+    tsr__j2k_enc_tiles E;
+    memset(&E, 0, sizeof E);
+    tsr__j2k_bytes_init(&E.body, ctx);
+    tsr__j2k_bytes_init(&E.pkts, ctx);
+    E.cs = &cs;
+    E.tcp = &tcp;
+    E.split = opt->tile_parts == TSR_J2K_TP_RESOLUTION  ? 'R'
+              : opt->tile_parts == TSR_J2K_TP_LAYER     ? 'L'
+              : opt->tile_parts == TSR_J2K_TP_COMPONENT ? 'C'
+                                                        : 0;
+    E.plt = opt->plt != 0;
+    const uint32_t ntiles = cs.ntiles;
     job *jobs = NULL;
     arena *ar = NULL;
     tsr__j2k_cblk_code *codes = NULL;
     tsr__j2k_cut *cuts = NULL;
     int32_t *tmp = NULL;
-    tsr__j2k_bytes out;
+    size_t *first = NULL;
+    tsr__j2k_bytes out, head, tiles_out;
     tsr__j2k_bytes_init(&out, ctx);
+    tsr__j2k_bytes_init(&head, ctx);
+    tsr__j2k_bytes_init(&tiles_out, ctx);
+    if ((st = tsr__alloc(ctx, ntiles * sizeof *E.tiles, (void **)&E.tiles)))
+        goto done;
+    memset(E.tiles, 0, ntiles * sizeof *E.tiles);
+    if ((st = tsr__alloc(ctx, (ntiles + 1) * sizeof *E.body_at, (void **)&E.body_at)) ||
+        (st = tsr__alloc(ctx, (ntiles + 1) * sizeof *E.pkts_at, (void **)&E.pkts_at)))
+        goto done;
+    if ((st = tsr__alloc(ctx, ntiles * sizeof *E.ntp, (void **)&E.ntp)) ||
+        (st = tsr__alloc(ctx, (ntiles + 1) * sizeof *first, (void **)&first)))
+        goto done;
+    E.first = first;
     const tsr__j2k_window win = {0, 0, w, h};
-    if ((st = tsr__tcd_init(ctx, &cs, &tcp, 0, 0, NULL, &win, &t)))
-        goto done;
-
-    /* Samples, colour transform, wavelet transform. */
-    size_t plane;
-    if (!tsr__size_mul((size_t)w, h, &plane) || !tsr__size_mul(plane, sizeof(int32_t), &plane)) {
-        st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode: image size overflows");
-        goto done;
-    }
-    for (uint32_t c = 0; c < nc; c++) {
-        tsr__j2k_tilecomp *tc = &t.comps[c];
-        if ((st = tsr__alloc(ctx, plane, (void **)&tc->data)))
+    first[0] = 0;
+    for (uint32_t k = 0; k < ntiles; k++) {
+        if ((st = tsr__tcd_init(ctx, &cs, &tcp, k, 0, NULL, &win, &E.tiles[k])))
             goto done;
-        tc->stride = w;
-        load_component(img, c, prec, tc->data);
-        if (!rev) /* the samples as floats, in place */
-            for (size_t i = 0; i < (size_t)w * h; i++) {
-                float f = (float)tc->data[i];
-                memcpy(&tc->data[i], &f, sizeof f);
-            }
+        first[k + 1] = first[k] + E.tiles[k].ncblks;
     }
-    if (mct && rev)
-        tsr__mct_rct_forward(t.comps[0].data, t.comps[1].data, t.comps[2].data, (size_t)w * h);
-    else if (mct)
-        tsr__mct_ict_forward((float *)(void *)t.comps[0].data, (float *)(void *)t.comps[1].data,
-                             (float *)(void *)t.comps[2].data, (size_t)w * h);
-    const size_t line = w > h ? w : h;
+    if ((st = tsr__j2k_tile_parts_count(ctx, &E)))
+        goto done;
+    if (opt->tlm && E.ntp_total > 256 * tsr__j2k_tlm_per_segment(ntiles)) {
+        st = tsr__fail(ctx, TSR_ERR_LIMIT,
+                       "j2k encode: %u tile-parts are more than 256 TLM marker segments list",
+                       E.ntp_total);
+        goto done;
+    }
+
+    /* Each tile's samples, colour transform, wavelet transform. */
+    const size_t line = cs.tw > cs.th ? cs.tw : cs.th;
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
-    for (uint32_t c = 0; c < nc; c++) {
-        if (rev)
-            tsr__fdwt53(&t.comps[c], tmp, line, threads);
-        else
-            tsr__fdwt97(&t.comps[c], (float *)(void *)tmp, line, threads);
+    for (uint32_t k = 0; k < ntiles; k++)
+        if ((st = alloc_tile(ctx, &E.tiles[k])))
+            goto done;
+    if (ntiles == 1) { /* its lines in parallel */
+        transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
+    } else { /* tiles in parallel, each on one thread: the same samples at any count */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+        for (uint32_t k = 0; k < ntiles; k++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            transform_tile(img, &E.tiles[k], prec, mct, rev, tmp + (size_t)tid * line, line, 1);
+        }
     }
 
     if ((st = tsr__progress(ctx, "j2k encode", 1, 4)))
         goto done;
 
-    /* The code-blocks as jobs, in the tile's numbering. */
-    const size_t njobs = t.ncblks;
+    /* The code-blocks as jobs, tile by tile in each tile's numbering. */
+    const size_t njobs = first[ntiles];
     if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *jobs, (void **)&jobs)) ||
         (st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *codes, (void **)&codes)))
         goto done;
     memset(codes, 0, (njobs ? njobs : 1) * sizeof *codes);
-    for (uint32_t c = 0; c < nc; c++) {
-        tsr__j2k_tilecomp *tc = &t.comps[c];
-        for (uint32_t r = 0; r < tc->numres; r++) {
-            const tsr__j2k_res *res = &tc->res[r];
-            for (uint32_t b = 0; b < res->nbands; b++) {
-                const tsr__j2k_band *band = &res->bands[b];
-                size_t bx = 0, by = 0; /* the band's origin in the deinterleaved layout */
-                if (r > 0) {
-                    const tsr__j2k_res *low = &tc->res[r - 1];
-                    if (band->orient & 1)
-                        bx = low->x1 - low->x0;
-                    if (band->orient & 2)
-                        by = low->y1 - low->y0;
-                }
-                for (uint32_t k = 0; k < band->ncblks; k++) {
-                    const tsr__j2k_cblk *cb = &band->cblks[k];
-                    job *jb = &jobs[band->cblk_base + k];
-                    jb->src =
-                        tc->data + (by + cb->y0 - band->y0) * tc->stride + bx + cb->x0 - band->x0;
-                    jb->stride = tc->stride;
-                    jb->w = cb->x1 - cb->x0;
-                    jb->h = cb->y1 - cb->y0;
-                    jb->orient = band->orient;
-                    jb->delta = rev ? 0.0f : band->delta;
-                    if (track) { /* the inverse colour transform spreads a component's error
-                                    over R, G, B by its column's energy (G.2, G.3) */
-                        static const double ict[3] = {3.0, 0.34413 * 0.34413 + 1.772 * 1.772,
-                                                      1.402 * 1.402 + 0.71414 * 0.71414};
-                        static const double rct[3] = {3.0, 11.0 / 16, 11.0 / 16};
-                        const double n = tsr__dwt_norm(&norms, band->orient,
-                                                       r == 0 ? tc->numres - 1 : tc->numres - r);
-                        const double dn = (rev ? 1.0 : (double)band->delta) * n;
-                        jb->weight = dn * dn * (mct && c < 3 ? (rev ? rct : ict)[c] : 1.0);
-                    }
-                    jb->comp = c;
-                    jb->si = r == 0 ? 0 : 3 * (r - 1) + band->orient;
-                }
-            }
-        }
-    }
+    for (uint32_t k = 0; k < ntiles; k++)
+        list_jobs(&E.tiles[k], rev, mct, track, &norms, jobs + first[k]);
 
     /* Tier 1, in parallel: each thread its state and its arena of coded bytes. */
     if ((size_t)threads > njobs)
@@ -531,94 +741,31 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         code->len = jb->len;
     }
 
-    /* The codestream: main header, the tile's packets after its SOT/SOD, EOC; in JP2 boxes
-     * when asked (the boxes first: the codestream's length is known by then). With rates, the
-     * packets of layers 0..l get the bytes the headers and boxes leave of layer l's target;
-     * with PSNR targets, the passes whose estimated error meets it; without either, layer l
-     * (below the last) about 2^-(N-1-l) of the complete file. */
-    tsr__j2k_bytes head, body;
-    tsr__j2k_bytes_init(&head, ctx);
-    tsr__j2k_bytes_init(&body, ctx);
-    size_t tlm_at = 0;
-    tsr__j2k_write_main_header(&cs, &tcp, opt->tlm ? &tlm_at : NULL, &head);
+    /* The codestream: main header, the tiles' tile-parts, EOC; in JP2 boxes when asked (the
+     * boxes first: the codestream's length is known by then). With rates, the tiles get the
+     * bytes of layer l's target that the main header, boxes and EOC leave; with PSNR targets,
+     * the passes whose estimated error meets it; without either, layer l (below the last)
+     * about 2^-(N-1-l) of the complete file. */
+    size_t tlm_at = 0, tiles_len = 0;
+    tsr__j2k_write_main_header(&cs, &tcp, E.ntp_total, opt->tlm ? &tlm_at : NULL, &head);
     if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * nlayers * sizeof *cuts, (void **)&cuts)))
-        goto codestream_done;
+        goto done;
     for (size_t j = 0; j < njobs; j++) /* every pass in every layer: the complete file */
         for (uint32_t l = 0; l < nlayers; l++)
             cuts[j * nlayers + l] = (tsr__j2k_cut){codes[j].npasses, codes[j].len};
-    if ((st = tsr__t2_encode(ctx, &cs, &tcp, &t, codes, cuts, track ? 1 : nlayers, &body)) ||
-        !track)
-        goto codestream_done;
-    tsr__j2k_bytes boxes;
-    tsr__j2k_bytes_init(&boxes, ctx);
-    if (opt->container == TSR_J2K_JP2)
-        tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, 0, &boxes);
-    const double fixed = (double)(head.len + boxes.len + 14 + 2), whole = fixed + body.len;
-    tsr__j2k_bytes_free(&boxes);
-    /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
-     * image-domain squared error over all samples, less the decoder's
-     * rounding to integers (1/12 per sample in expectation), which the estimate adds back */
-    const double maxv = ldexp(1.0, (int)prec) - 1, samples = (double)w * h * nc;
-    double budget[TSR_J2K_MAX_LAYERS], target[TSR_J2K_MAX_LAYERS], dist[TSR_J2K_MAX_LAYERS];
-    for (uint32_t l = 0; l < nlayers; l++) {
-        budget[l] = layer_bpp[l] == HUGE_VAL ? HUGE_VAL
-                    : layer_bpp[l] < 0       ? -1
-                    : layer_bpp[l] > 0 ? fmax(0, layer_bpp[l] * (double)w * (double)h / 8.0 - fixed)
-                                       : fmax(0, ldexp(whole, -(int)(nlayers - 1 - l)) - fixed);
-        const double mse = layer_bpp[l] < 0 ? maxv * maxv / pow(10.0, opt->psnrs[l] / 10) : 0;
-        target[l] = mse > 1.0 / 12 ? (mse - 1.0 / 12) * samples : 0;
-    }
-    const tsr__j2k_rd_point **hulls = NULL;
-    uint32_t *nhull = NULL;
-    double *dist0 = NULL;
-    if (!(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *hulls, (void **)&hulls)) &&
-        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *nhull, (void **)&nhull)) &&
-        !(st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *dist0, (void **)&dist0))) {
-        for (size_t j = 0; j < njobs; j++) {
-            /* a block without passes has no hull (its hull_off is not set) */
-            hulls[j] = jobs[j].passes
-                           ? (const tsr__j2k_rd_point *)(const void *)(ar[jobs[j].thread].hulls.p +
-                                                                       jobs[j].hull_off)
-                           : NULL;
-            nhull[j] = jobs[j].passes ? jobs[j].nhull : 0;
-            dist0[j] = jobs[j].dist0;
-        }
-        st = tsr__j2k_rate_control(ctx, &cs, &tcp, &t, hulls, nhull, dist0, njobs, codes, budget,
-                                   target, cuts, &body, dist);
-    }
-    tsr__free(ctx, hulls);
-    tsr__free(ctx, nhull);
-    tsr__free(ctx, dist0);
-    if (!st && opt->result) {
-        tsr_j2k_encode_result *res = opt->result;
-        res->layers = nlayers;
-        for (uint32_t l = 0; l < nlayers; l++) {
-            res->psnr[l] = rev && budget[l] == HUGE_VAL
-                               ? INFINITY
-                               : 10 * log10(maxv * maxv / (dist[l] / samples + 1.0 / 12));
-            if (!res->psnr_short && budget[l] < 0 && dist[l] > target[l])
-                res->psnr_short = l + 1;
-        }
-    }
-codestream_done:
-    if (st) {
-        tsr__j2k_bytes_free(&head);
-        tsr__j2k_bytes_free(&body);
+    if ((st = tsr__j2k_tiles_encode(ctx, &E, codes, cuts, track ? 1 : nlayers, &tiles_len)))
         goto done;
-    }
-    if (opt->tlm)
-        tsr__j2k_patch_tlm(&head, tlm_at, body.len);
-    tsr__j2k_write_tile_header(0, body.len, &head);
-    const size_t cs_len = head.len + body.len + 2;
+    if (track && (st = rate_control(ctx, &E, opt, &head, jobs, ar, codes, njobs, layer_bpp,
+                                    tiles_len, rev, prec, cuts)))
+        goto done;
+    tsr__j2k_tiles_write(&E, &head, opt->tlm ? tlm_at : 0, &tiles_out);
+    const size_t cs_len = head.len + tiles_out.len + 2;
     if (opt->container == TSR_J2K_JP2)
         tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, cs_len, &out);
     tsr__j2k_bytes_put(&out, head.p, head.len);
-    tsr__j2k_bytes_put(&out, body.p, body.len);
+    tsr__j2k_bytes_put(&out, tiles_out.p, tiles_out.len);
     tsr__j2k_bytes_u16(&out, 0xFFD9); /* EOC */
-    st = head.st ? head.st : out.st;
-    tsr__j2k_bytes_free(&head);
-    tsr__j2k_bytes_free(&body);
-    if (st)
+    if ((st = head.st ? head.st : tiles_out.st ? tiles_out.st : out.st))
         goto done;
     if ((st = tsr__progress(ctx, "j2k encode", 4, 4)))
         goto done;
@@ -628,6 +775,8 @@ codestream_done:
 
 done:
     tsr__j2k_bytes_free(&out);
+    tsr__j2k_bytes_free(&head);
+    tsr__j2k_bytes_free(&tiles_out);
     if (ar)
         for (int i = 0; i < threads; i++) {
             tsr__j2k_bytes_free(&ar[i].bytes);
@@ -641,7 +790,15 @@ done:
     tsr__free(ctx, codes);
     tsr__free(ctx, cuts);
     tsr__free(ctx, tmp);
-    tsr__tcd_free(ctx, &t);
+    tsr__free(ctx, first);
+    tsr__free(ctx, E.ntp);
+    tsr__j2k_bytes_free(&E.body);
+    tsr__j2k_bytes_free(&E.pkts);
+    tsr__free(ctx, E.body_at);
+    tsr__free(ctx, E.pkts_at);
+    for (uint32_t k = 0; E.tiles && k < ntiles; k++)
+        tsr__tcd_free(ctx, &E.tiles[k]);
+    tsr__free(ctx, E.tiles);
     return st;
 }
 

@@ -1,8 +1,8 @@
 /* The JPEG 2000 encoder's stages (not installed), over the codestream model of codestream.h.
  *
  * Stages, one per file, in the order an encode runs them:
- *   encode.c        the public API: options, the image into tile-components, DC level shift
- *                   (G.1), code-blocks in parallel, the codestream and the file
+ *   encode.c        the public API: options, the image into tiles' components, DC level
+ *                   shift (G.1), code-blocks in parallel, the codestream and the file
  *   mct.c           forward RCT and ICT (G.2, G.3)
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
@@ -11,6 +11,7 @@
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
  *   t2_encode.c     packets: headers (B.10) and bodies, in the progression order (pi.c)
+ *   tile_parts.c    each tile's packets into tile-parts (A.4), their SOT/PLT/SOD, TLM entries
  *   markers_write.c main and tile-part headers (Annex A) and the JP2 boxes (Annex I)
  *   bytes.c         growable output bytes */
 #ifndef TSR_J2K_ENCODE_STAGES_H
@@ -165,46 +166,109 @@ typedef struct tsr__j2k_cut {
     uint32_t bytes;
 } tsr__j2k_cut;
 
+/* One packet as tsr__t2_encode wrote it: its bytes (SOP marker segment, header, EPH and body)
+ * and which layer, component and resolution it belongs to. */
+typedef struct tsr__j2k_packet {
+    uint32_t len;
+    uint16_t l;
+    uint16_t c;
+    uint8_t r;
+} tsr__j2k_packet;
+
 /* Appends the packets of layers 0 .. nlayers - 1 (<= tcp->numlayers) of tile t in tcp's
  * progression order: codes[g] is the code of the tile's code-block g (t->cblk_ptr numbering),
  * cuts[g * tcp->numlayers + l] its cut after layer l. The packets of a layer prefix do not
- * depend on the cuts of later layers. */
+ * depend on the cuts of later layers. With packets (may be NULL), one tsr__j2k_packet per
+ * packet is appended to it, in order. */
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
-                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out);
+                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
+                          tsr__j2k_bytes *packets);
 
-/* Rate control over tcp->numlayers quality layers: budget[l] is the bytes the packets of
- * layers 0..l may take (increasing; HUGE_VAL: every pass of every block, for a last layer
- * that must be complete, lossless included; negative: the layer's target is target[l]
- * instead, an estimated distortion). Block j's estimated distortion is dist0[j] (none of its
- * passes kept) less hulls[j][k - 1].dist when it keeps k hull points (hulls[j], nhull[j]
- * points, 0 when not coded). Layer by layer, each block's cut is the longest prefix of its
- * hull whose slopes are at least the layer's threshold, and never shorter than its cut after
- * the layer before. For a size, the threshold is the smallest whose packets fit (bisection),
- * then the bytes left go to the steepest next hull points; where not even the previous
- * layers' cuts fit, those. For a distortion, the threshold is the largest whose total
- * distortion is at most target[l], then hull points steepest first until it is met; every
- * pass where it cannot be. Fills cuts (n x numlayers, as tsr__t2_encode reads them) and
- * dist[l] (the estimated distortion after layer l), and writes every layer's packets into
- * body (emptied first). */
-tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                                 tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, const double *dist0, size_t n,
-                                 const tsr__j2k_cblk_code *codes, const double *budget,
-                                 const double *target, tsr__j2k_cut *cuts, tsr__j2k_bytes *body,
-                                 double *dist);
+/* ---- tiles and tile-parts (tile_parts.c) ---------------------------------------------------
+ * The tiles of one encode (T.800 B.3) and how their packets are laid out: every tile's
+ * packets in one body, split into tile-parts where the packet's layer, resolution or
+ * component (split 'L', 'R', 'C'; 0: one tile-part per tile) differs from the one before it
+ * (opj_compress -TP), each tile-part SOT, optionally PLT (A.7.3) listing its packets'
+ * lengths, SOD and its packets; tiles in index order, a tile's tile-parts together. */
+typedef struct tsr__j2k_enc_tiles {
+    const tsr__j2k_cs *cs;
+    const tsr__j2k_tcp *tcp;
+    tsr__j2k_tile *tiles; /* cs->ntiles */
+    const size_t *first;  /* cs->ntiles + 1: tile k's code-blocks are first[k] .. first[k + 1]
+                             - 1 of the encode's numbering (codes, cuts) */
+    tsr__j2k_bytes body;  /* every tile's packets, tile after tile */
+    tsr__j2k_bytes pkts;  /* their tsr__j2k_packet records */
+    size_t *body_at;      /* cs->ntiles + 1: tile k's packets are body[body_at[k] ..
+                             body_at[k + 1]) */
+    size_t *pkts_at;      /* cs->ntiles + 1: its records, likewise in records */
+    uint32_t *ntp;        /* cs->ntiles: each tile's tile-parts (tsr__j2k_tile_parts_count) */
+    uint32_t ntp_total;   /* all of them */
+    char split;           /* 0, 'L', 'R' or 'C' */
+    int plt;              /* PLT marker segments in the tile-part headers */
+} tsr__j2k_enc_tiles;
+
+/* Counts each tile's tile-parts into E->ntp and E->ntp_total (they follow from the
+ * progression alone, not from the cuts); TSR_ERR_INVALID_ARGUMENT when a tile would need more
+ * than 255 (TNsot, A.4.2). */
+tsr_status tsr__j2k_tile_parts_count(tsr_ctx *ctx, tsr__j2k_enc_tiles *E);
+/* Writes every tile's packets of layers 0 .. nlayers - 1 (tsr__t2_encode, bodies and records
+ * emptied first) and sets *bytes to what the tiles take in the codestream: their packets and
+ * every tile-part's SOT, PLT and SOD. */
+tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
+                                 const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
+                                 uint32_t nlayers, size_t *bytes);
+/* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last; with tlm_at (from
+ * tsr__j2k_write_main_header), fills the main header's TLM entries in head. */
+void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, size_t tlm_at,
+                          tsr__j2k_bytes *out);
+
+/* Rate control over tcp->numlayers quality layers of E's tiles together: budget[l] is the
+ * bytes the tiles may take in the codestream once layers 0..l are written (their packets and
+ * tile-part headers, tsr__j2k_tiles_encode; increasing; HUGE_VAL: every pass of every block,
+ * for a last layer that must be complete, lossless included; negative: the layer's target is
+ * target[l] instead, an estimated distortion). Block j (the encode's numbering over all
+ * tiles) has the estimated distortion dist0[j] (none of its passes kept) less
+ * hulls[j][k - 1].dist when it keeps k hull points (hulls[j], nhull[j] points, 0 when not
+ * coded). Layer by layer, each block's cut is the longest prefix of its hull whose slopes are
+ * at least the layer's threshold (one for the whole image), and never shorter than its cut
+ * after the layer before. For a size, the threshold is the smallest whose tiles fit
+ * (bisection), then the bytes left go to the steepest next hull points; where not even the
+ * previous layers' cuts fit, those. For a distortion, the threshold is the largest whose
+ * total distortion is at most target[l], then hull points steepest first until it is met;
+ * every pass where it cannot be. Fills cuts (n x numlayers, as tsr__t2_encode reads them),
+ * dist[l] (the estimated distortion after layer l) and bytes[l] (what the tiles take with
+ * layers 0..l: above budget[l] where even the tile-part headers, empty packets and the cuts of
+ * the layers before do not fit), and leaves every layer's packets in E
+ * (tsr__j2k_tiles_encode). */
+tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
+                                 const tsr__j2k_rd_point *const *hulls, const uint32_t *nhull,
+                                 const double *dist0, size_t n, const tsr__j2k_cblk_code *codes,
+                                 const double *budget, const double *target, tsr__j2k_cut *cuts,
+                                 double *dist, size_t *bytes);
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
 /* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every
- * component coded as tccps[0] says; tcp->tccps[0].steps holds the 3 L + 1 exponents); with
- * tlm_at, a TLM for the one tile-part, whose length tsr__j2k_patch_tlm fills in at *tlm_at once
- * the tile's body is known (the header's size does not change). */
-void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, size_t *tlm_at,
-                                tsr__j2k_bytes *out);
-void tsr__j2k_patch_tlm(tsr__j2k_bytes *head, size_t tlm_at, size_t body_len);
-/* SOT of tile-part 0 of tile `tile` (one tile-part) with its Psot for a body of body_len
- * bytes, then SOD. */
-void tsr__j2k_write_tile_header(uint32_t tile, size_t body_len, tsr__j2k_bytes *out);
+ * component coded as tccps[0] says: its precinct sizes when its csty bit 0 is set;
+ * tcp->tccps[0].steps holds the 3 L + 1 exponents); with tlm_at, TLM marker segments with
+ * room for ntp tile-parts' entries, whose values tsr__j2k_tiles_write fills in (the header's
+ * size does not depend on them): *tlm_at is where the first segment starts. */
+void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, uint32_t ntp,
+                                size_t *tlm_at, tsr__j2k_bytes *out);
+/* The bytes TLM entries take: Ttlm 8 bits when there are at most 255 tiles, 16 otherwise;
+ * Ptlm 32 bits. */
+uint32_t tsr__j2k_tlm_entry_size(uint32_t ntiles);
+/* Entries one TLM marker segment holds at most. */
+uint32_t tsr__j2k_tlm_per_segment(uint32_t ntiles);
+/* SOT of tile-part tpsot of tnsot of tile `tile` with its Psot (psot: the tile-part's bytes
+ * from SOT to its last packet's end). */
+void tsr__j2k_write_sot(uint32_t tile, uint32_t psot, uint32_t tpsot, uint32_t tnsot,
+                        tsr__j2k_bytes *out);
+/* The bytes of the PLT marker segments that list n packet lengths (A.7.3: 7 bits a byte,
+ * segments of at most 65535 bytes, at most 256 of them), and writing them. 0 from the size
+ * when 256 segments do not hold them. */
+size_t tsr__j2k_plt_size(const tsr__j2k_packet *pk, size_t n);
+void tsr__j2k_write_plt(const tsr__j2k_packet *pk, size_t n, tsr__j2k_bytes *out);
 /* The JP2 signature, file type and header boxes (ihdr, colr; cdef for an alpha channel) for a
  * codestream of cs's image, then the contiguous codestream box's header for cs_len bytes. */
 void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, size_t cs_len, tsr__j2k_bytes *out);

@@ -64,12 +64,10 @@ uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lamb
 
 /* The state of one layer's search: each block's hull points kept (cur) and the least it may
  * keep (floor: its count after the previous layer), the cuts being written (cuts + l, stride
- * L) and the packets of layers 0..l measured into body. */
+ * L) and the tiles' bytes with layers 0..l (size, measure). */
 typedef struct layer_search {
     tsr_ctx *ctx;
-    const tsr__j2k_cs *cs;
-    const tsr__j2k_tcp *tcp;
-    tsr__j2k_tile *t;
+    tsr__j2k_enc_tiles *E;
     const tsr__j2k_rd_point *const *hulls;
     const uint32_t *nhull;
     const double *dist0;
@@ -78,7 +76,7 @@ typedef struct layer_search {
     tsr__j2k_cut *cuts;
     uint32_t l, L;
     uint32_t *cur, *floor;
-    tsr__j2k_bytes *body;
+    size_t size;
 } layer_search;
 
 /* Block j keeps its first k hull points in layer l (none: not included yet). */
@@ -108,11 +106,10 @@ static double distortion(const layer_search *s)
     return d;
 }
 
-/* The bytes of the packets of layers 0..l with the current cuts (into body). */
+/* The tiles' bytes with layers 0..l and the current cuts (into size). */
 static tsr_status measure(layer_search *s)
 {
-    s->body->len = 0;
-    return tsr__t2_encode(s->ctx, s->cs, s->tcp, s->t, s->codes, s->cuts, s->l + 1, s->body);
+    return tsr__j2k_tiles_encode(s->ctx, s->E, s->codes, s->cuts, s->l + 1, &s->size);
 }
 
 typedef struct move {
@@ -137,7 +134,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
     /* everything on the hulls (or nothing coded): kept whole when it fits */
     cut_all(s, 0.0);
     tsr_status st = measure(s);
-    if (st || smax <= 0 || (double)s->body->len <= budget)
+    if (st || smax <= 0 || (double)s->size <= budget)
         return st;
     /* the smallest threshold whose packets fit, by bisection on its logarithm (the packets'
      * size falls as the threshold rises); lo: too big, hi: fits (or only the floors are left) */
@@ -147,7 +144,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
         cut_all(s, exp(mid));
         if ((st = measure(s)))
             return st;
-        if ((double)s->body->len <= budget)
+        if ((double)s->size <= budget)
             hi = mid;
         else
             lo = mid;
@@ -161,7 +158,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
      * the estimate (its bytes and two of header for its length) fits; then the packets are
      * measured and the last moves are undone while they do not fit. At most n moves in all
      * (the size of the list that undoes them). */
-    double size = (double)s->body->len;
+    double size = (double)s->size;
     size_t ndone = 0;
     for (int changed = 1; changed;) {
         changed = 0;
@@ -184,7 +181,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
         }
     }
     for (;;) {
-        if ((st = measure(s)) || (double)s->body->len <= budget || ndone == 0)
+        if ((st = measure(s)) || (double)s->size <= budget || ndone == 0)
             return st;
         const move *m = &done[--ndone]; /* over: the last move undone */
         set_cut(s, m->job, m->from);
@@ -231,12 +228,11 @@ static void search_layer_dist(layer_search *s, double target, double smin, doubl
     }
 }
 
-tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
-                                 tsr__j2k_tile *t, const tsr__j2k_rd_point *const *hulls,
-                                 const uint32_t *nhull, const double *dist0, size_t n,
-                                 const tsr__j2k_cblk_code *codes, const double *budget,
-                                 const double *target, tsr__j2k_cut *cuts, tsr__j2k_bytes *body,
-                                 double *dist)
+tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
+                                 const tsr__j2k_rd_point *const *hulls, const uint32_t *nhull,
+                                 const double *dist0, size_t n, const tsr__j2k_cblk_code *codes,
+                                 const double *budget, const double *target, tsr__j2k_cut *cuts,
+                                 double *dist, size_t *bytes)
 {
     double smax = 0, smin = 1e300;
     for (size_t j = 0; j < n; j++) {
@@ -248,8 +244,8 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
             smin = hulls[j][nhull[j] - 1].slope;
     }
     const size_t nalloc = n ? n : 1;
-    layer_search s = {ctx,  cs,   tcp, t, hulls, nhull, dist0, n, codes, cuts, 0, tcp->numlayers,
-                      NULL, NULL, body};
+    layer_search s = {ctx,  E,    hulls, nhull, dist0, n, codes, cuts, 0, E->tcp->numlayers,
+                      NULL, NULL, 0};
     move *cand = NULL, *done = NULL;
     tsr_status st;
     if ((st = tsr__alloc(ctx, nalloc * sizeof *s.cur, (void **)&s.cur)) ||
@@ -270,12 +266,15 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr_
         } else {
             st = search_layer(&s, budget[s.l], smin, smax, cand, done);
         }
+        if (!st && budget[s.l] >= 0 && budget[s.l] != HUGE_VAL)
+            bytes[s.l] = s.size; /* measured by the search */
+        else if (!st)
+            st = measure(&s), bytes[s.l] = s.size;
         dist[s.l] = distortion(&s);
     }
-    if (!st) {
-        body->len = 0;
-        st = tsr__t2_encode(ctx, cs, tcp, t, codes, cuts, s.L, body);
-    }
+    size_t all;
+    if (!st)
+        st = tsr__j2k_tiles_encode(ctx, E, codes, cuts, s.L, &all);
 out:
     tsr__free(ctx, s.cur);
     tsr__free(ctx, s.floor);

@@ -14,8 +14,9 @@ typedef struct t2e_state {
     const tsr__j2k_cut *cuts;
     uint32_t L; /* cuts per block */
     tsr__j2k_bytes *out;
-    uint8_t csty;  /* Scod: 2 SOP, 4 EPH */
-    uint32_t nsop; /* packets written so far in the tile */
+    uint8_t csty;            /* Scod: 2 SOP, 4 EPH */
+    uint32_t nsop;           /* packets written so far in the tile */
+    tsr__j2k_bytes *packets; /* NULL, or a tsr__j2k_packet per packet */
 } t2e_state;
 
 /* Block g's cut after layer l; before layer 0, nothing. */
@@ -50,6 +51,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
 {
     t2e_state *s = user;
     tsr__j2k_res *res = &s->t->comps[c].res[r];
+    const size_t start = s->out->len;
     if (s->csty & 2) { /* SOP: marker, Lsop = 4, Nsop */
         tsr__j2k_bytes_u16(s->out, 0xFF91);
         tsr__j2k_bytes_u16(s->out, 4);
@@ -113,12 +115,20 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
             tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
         }
     }
+    if (s->packets) {
+        const tsr__j2k_packet pk = {(uint32_t)(s->out->len - start), (uint16_t)l, (uint16_t)c,
+                                    (uint8_t)r};
+        tsr__j2k_bytes_put(s->packets, &pk, sizeof pk);
+        if (s->packets->st)
+            return 1;
+    }
     return s->out->st != TSR_OK;
 }
 
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
-                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out)
+                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
+                          tsr__j2k_bytes *packets)
 {
     /* the tag trees' leaves: the first layer that includes each block (nlayers: none of those
      * written; a tag tree coded up to threshold l + 1 tells only min(value, l + 1), so the
@@ -148,12 +158,14 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
             }
         }
     }
-    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0};
+    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0, packets};
     tsr__j2k_tcp prefix = *tcp; /* the progression over the first nlayers layers */
     prefix.numlayers = (uint16_t)nlayers;
     int stopped = 0;
     tsr_status st = tsr__pi_iterate(ctx, cs, &prefix, t, packet, &s, &stopped, 0);
     if (st)
         return st;
+    if (packets && packets->st)
+        return packets->st;
     return out->st;
 }

@@ -370,6 +370,52 @@ reject_encode 2 "psnr with rate" "exclude each other" "$tmp/one.pgm" "$tmp/enc_o
 reject_encode 2 "decreasing psnr" "--psnr wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --psnr 40,30
 reject_encode 2 "psnr 0" "--psnr wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --psnr 0
 
+# --tiles, --precincts, --plt, --tile-parts: lossless round trips through tessera and
+# opj_decompress (and grk_decompress, which reads TLM and PLT to find tiles and packets), the
+# header's tile grid and precinct flag, a tiled --rate file within 1% below its target, and bad
+# values refused (exit 2)
+grep -q -- "--tiles" "$tmp/help.txt" && grep -q -- "--precincts" "$tmp/help.txt" && grep -q -- "--plt" "$tmp/help.txt" && grep -q -- "--tile-parts" "$tmp/help.txt" && ok || bad "j2k --help documents --tiles, --precincts, --plt, --tile-parts"
+grep -q -- "opj_compress -t W,H" "$tmp/help.txt" && grep -q -- "opj_compress -c" "$tmp/help.txt" && grep -q -- "opj_compress -PLT" "$tmp/help.txt" && grep -q -- "opj_compress -TP" "$tmp/help.txt" && ok || bad "j2k --help maps the tile options to opj_compress"
+printf 'P6\n17 3\n255\n' > "$tmp/t17.ppm"; head -c 153 /dev/urandom >> "$tmp/t17.ppm"
+while read -r in opts; do
+  expect 0 "$tool" j2k encode "$tmp/$in" "$tmp/t.j2k" $opts
+  expect 0 "$tool" j2k decode "$tmp/t.j2k" "$tmp/t.ppm"
+  same "$tmp/$in" "$tmp/t.ppm" && ok || bad "encode $in $opts: round trip"
+  for dec in opj_decompress grk_decompress; do
+    if command -v $dec >/dev/null; then
+      rm -f "$tmp/t_ext.ppm"
+      $dec -i "$tmp/t.j2k" -o "$tmp/t_ext.ppm" >/dev/null 2>&1 && same "$tmp/$in" "$tmp/t_ext.ppm" && ok || bad "encode $in $opts: $dec"
+    fi
+  done
+done <<EOT
+e_rgb.ppm --tiles 16x16
+e_rgb.ppm --tiles 1x1 --tlm
+e_rgb.ppm --tiles 100x100
+t17.ppm --tiles 8x2 --plt --tlm
+e_rgb.ppm --tiles 32x16 --levels 6 --order RPCL --tile-parts R --plt --tlm --sop --eph
+e_rgb.ppm --precincts 32x32,16x16,8x8 --order LRCP --plt
+e_rgb.ppm --precincts 16x16 --order RLCP --sop --eph
+e_rgb.ppm --precincts 32x16,8x8 --order RPCL --tiles 40x40 --tile-parts C --tlm
+e_rgb.ppm --precincts 64x64,4x4 --order PCRL --cblk 8x8 --layers 2 --plt
+e_rgb.ppm --precincts 16x16,2x2 --order CPRL --tile-parts C --plt --tlm --sop
+e_rgb.ppm --tiles 32x32 --layers 3 --tile-parts L --tlm --plt --eph
+EOT
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/t.j2k" --tiles 16x32 --precincts 8x8
+expect 0 "$tool" j2k info "$tmp/t.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['tile_width']==16 and d['tile_height']==32 and d['tiles']==[3,2] and d['precincts'], d" && ok || bad "encode --tiles --precincts: header"
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/rt.j2k" --rate 1 --tiles 64x64 --plt --tlm --tile-parts R --order RPCL
+n=$(stat -c %s "$tmp/rt.j2k"); [ "$n" -le 4000 ] && [ "$n" -ge 3960 ] && ok || bad "--rate 1 --tiles 64x64: $n bytes for 4000"
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/rt.j2k" --rate 0.1 --tiles 8x8
+grep -q "note: --rate 0.1 is below what the markers" "$tmp/err.txt" && ok || bad "--rate 0.1 with 8x8 tiles: no note"
+reject_encode 2 "tiles 0x8" "--tiles wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --tiles 0x8
+reject_encode 2 "tiles 8" "--tiles wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --tiles 8
+reject_encode 2 "precincts 24x32" "--precincts wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --precincts 24x32
+reject_encode 2 "precincts 65536x2" "--precincts wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --precincts 65536x2
+reject_encode 2 "precincts 32x32," "--precincts wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --precincts 32x32,
+reject_encode 2 "tile-parts X" "--tile-parts wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --tile-parts X
+reject_encode 1 "precincts 1x1 above the lowest resolution" "only the lowest" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --precincts 1x1
+reject_encode 1 "300 tile-parts" "at most 255" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --layers 60 --tile-parts C
+
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.
 if command -v opj_compress >/dev/null; then

@@ -572,6 +572,13 @@ static void test_bad_input(void)
         {"2 layers for 3 rates", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"65 layers", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"lossless: 2 layers for 2 rates", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"tile width without height", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"precincts 24x32", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"precincts 1x32 above the lowest resolution", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"precincts 65536x32", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"34 precinct sizes", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"tile-parts 7", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"over 255 tile-parts", TSR_ERR_INVALID_ARGUMENT, NULL},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_j2k_encode_options_init(&opt);
@@ -591,6 +598,21 @@ static void test_bad_input(void)
             break;
         case 10: opt.layers = 65; break;
         case 11: opt.num_rates = 2, opt.layers = 2, opt.rates[0] = 1, opt.rates[1] = 2; break;
+        case 12: opt.tile_width = 8; break;
+        case 13:
+            opt.num_precincts = 1, opt.precinct_width[0] = 24, opt.precinct_height[0] = 32;
+            break;
+        case 14:
+            opt.num_precincts = 1, opt.precinct_width[0] = 1, opt.precinct_height[0] = 32;
+            break;
+        case 15:
+            opt.num_precincts = 1, opt.precinct_width[0] = 65536, opt.precinct_height[0] = 32;
+            break;
+        case 16: opt.num_precincts = TSR_J2K_MAX_PRECINCT_SIZES + 1; break;
+        case 17: opt.tile_parts = (tsr_j2k_tile_parts)7; break;
+        case 18: /* LRCP split by component: a tile-part per packet, 32 x 5 x 3 */
+            opt.layers = 32, opt.tile_parts = TSR_J2K_TP_COMPONENT;
+            break;
         }
         data = (uint8_t *)&img;
         len = 99;
@@ -602,6 +624,15 @@ static void test_bad_input(void)
         CHECK(data == NULL && len == 0);
         CHECK(strlen(tsr_ctx_last_error(g_ctx)) > 10);
     }
+    /* more than 65535 tiles (Isot, A.4.2) */
+    tsr_image big;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &big, 300, 220, 1, TSR_U8));
+    memset(big.data, 7, big.stride * 220);
+    tsr_j2k_encode_options_init(&opt);
+    opt.tile_width = opt.tile_height = 1;
+    CHECK_STATUS(tsr_j2k_encode(g_ctx, &big, &opt, &data, &len), TSR_ERR_INVALID_ARGUMENT);
+    CHECK(data == NULL && len == 0);
+    tsr_image_free(g_ctx, &big);
     /* images the encoder does not take */
     tsr_image f;
     CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &f, 8, 8, 1, TSR_F32));
@@ -739,6 +770,279 @@ static void test_sop_eph(tsr_rng *rng)
     tsr_image_free(g_ctx, &img);
 }
 
+static uint32_t be(const uint8_t *p, int n)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* What check_tile_parts found in a codestream. */
+typedef struct tp_layout {
+    uint32_t ntp;         /* tile-parts */
+    uint32_t tnsot[64];   /* TNsot of tiles 0..63 */
+    uint32_t plt_packets; /* packet lengths the PLTs list */
+    uint32_t tlm_entries; /* TLM entries */
+} tp_layout;
+
+/* Walks a raw codestream's tile-parts (T.800 A.4) and checks their structure; returns 1 when:
+ * the main header's segments lead to the first SOT; tile-parts run SOT to SOT by Psot up to the
+ * EOC at the end; a tile's tile-parts come together, tiles in index order (all ntiles of them),
+ * TPsot 0, 1, .. and each tile's TNsot their number; with TLM, its entries are (Isot, Psot) of
+ * every tile-part in order (Stlm 0x50 or 0x60: 8- or 16-bit Ttlm, 32-bit Ptlm); with PLT, each
+ * tile-part's lengths add up to its packet bytes and, with SOP, each listed packet starts with
+ * an SOP marker segment; without them, none. */
+static int check_tile_parts(const uint8_t *d, size_t len, const tsr_j2k_encode_options *opt,
+                            uint32_t ntiles, tp_layout *lay, const char *what)
+{
+    memset(lay, 0, sizeof *lay);
+    uint32_t tlm_t[4096], tlm_p[4096];
+    size_t pos = 2;
+    if (len < 4 || be(d, 2) != 0xFF4F)
+        goto bad;
+    while (pos + 4 <= len && be(d + pos, 2) != 0xFF90) {
+        const uint32_t m = be(d + pos, 2), l = be(d + pos + 2, 2);
+        if (pos + 2 + l > len)
+            goto bad;
+        if (m == 0xFF55) { /* TLM */
+            const uint32_t st = d[pos + 5], es = st == 0x50 ? 5 : st == 0x60 ? 6 : 0;
+            if (!es || (l - 4) % es)
+                goto bad;
+            for (uint32_t k = 0; k < (l - 4) / es && lay->tlm_entries < 4096; k++) {
+                const uint8_t *e = d + pos + 6 + k * es;
+                tlm_t[lay->tlm_entries] = be(e, (int)es - 4);
+                tlm_p[lay->tlm_entries++] = be(e + es - 4, 4);
+            }
+        }
+        pos += 2 + l;
+    }
+    if (!!opt->tlm != !!lay->tlm_entries)
+        goto bad;
+    int64_t tile = -1;
+    uint32_t next_tp = 0;
+    while (pos + 2 <= len && be(d + pos, 2) == 0xFF90) {
+        if (pos + 12 > len || be(d + pos + 2, 2) != 10)
+            goto bad;
+        const uint32_t isot = be(d + pos + 4, 2), psot = be(d + pos + 6, 4);
+        const uint32_t tpsot = d[pos + 10], tnsot = d[pos + 11];
+        if (psot < 14 || pos + psot > len - 2)
+            goto bad;
+        if ((int64_t)isot != tile) { /* the next tile, its first tile-part */
+            if ((int64_t)isot != tile + 1 || (tile >= 0 && next_tp != lay->tnsot[tile % 64]))
+                goto bad;
+            tile = isot;
+            next_tp = 0;
+            lay->tnsot[tile % 64] = tnsot;
+        }
+        if (tpsot != next_tp++ || tnsot != lay->tnsot[tile % 64] || tnsot == 0)
+            goto bad;
+        if (opt->tlm &&
+            (lay->ntp >= lay->tlm_entries || tlm_t[lay->ntp] != isot || tlm_p[lay->ntp] != psot))
+            goto bad;
+        lay->ntp++;
+        /* the tile-part header: PLT lengths, then SOD */
+        size_t at = pos + 12, body = 0;
+        uint32_t lens[8192], nlens = 0, acc = 0;
+        while (at + 4 <= pos + psot && be(d + at, 2) != 0xFF93) {
+            const uint32_t m = be(d + at, 2), l = be(d + at + 2, 2);
+            if (m == 0xFF58)
+                for (uint32_t k = 5; k < l + 2; k++) {
+                    acc = acc << 7 | (d[at + k] & 0x7F);
+                    if (!(d[at + k] & 0x80)) {
+                        if (nlens < 8192)
+                            lens[nlens++] = acc;
+                        acc = 0;
+                    }
+                }
+            at += 2 + l;
+        }
+        if (at + 2 > pos + psot || be(d + at, 2) != 0xFF93 || !!opt->plt != !!nlens)
+            goto bad;
+        body = at + 2;
+        size_t sum = 0;
+        for (uint32_t k = 0; k < nlens; k++) {
+            if (opt->sop && (body + sum + 2 > len || be(d + body + sum, 2) != 0xFF91))
+                goto bad;
+            sum += lens[k];
+        }
+        if (opt->plt && body + sum != pos + psot)
+            goto bad;
+        lay->plt_packets += nlens;
+        pos += psot;
+    }
+    if (tile + 1 != (int64_t)ntiles || next_tp != lay->tnsot[tile % 64] || pos + 2 != len ||
+        be(d + pos, 2) != 0xFFD9 || (opt->tlm && lay->tlm_entries != lay->ntp))
+        goto bad;
+    return 1;
+bad:
+    fprintf(stderr, "%s: tile-part structure wrong near byte %zu\n", what, pos);
+    return 0;
+}
+
+/* Tiles, precincts, PLT and tile-parts: lossless round trips through tessera's decoder of
+ * image shapes and tile sizes that cut them in every way (tiles of 1x1, tiles larger than the
+ * image, 17x3 with 8x2 tiles: edge tiles of 1 sample, tiles below 2^levels) with every
+ * progression order, precincts from 2x2 to maximal, PLT, TLM, SOP/EPH and each tile-part
+ * split; each stream's tile-part structure as check_tile_parts reads it, with the header's
+ * tile grid, the number of tile-parts of a split where it follows from the order (RPCL by
+ * resolution: one per resolution; LRCP by layer: one per layer; CPRL by component: one per
+ * component; LRCP by resolution: one per layer and resolution), and one PLT entry per packet
+ * (without precincts: layers x components x resolutions with samples). */
+static void test_tiles(tsr_rng *rng)
+{
+    static const struct {
+        int w, h, c, tw, th;
+    } shapes[] = {{200, 130, 3, 64, 64}, {5, 4, 1, 1, 1},     {31, 33, 4, 100, 100},
+                  {17, 3, 3, 8, 2},      {64, 64, 2, 64, 16}, {70, 9, 1, 7, 5},
+                  {129, 65, 3, 32, 32},  {1, 1, 3, 1, 1},     {40, 37, 1, 16, 16}};
+    static const uint32_t precs[][2] = {{0, 0}, {32, 32}, {2, 2}, {64, 16}, {4, 8}};
+    int cases = 0, bad = 0;
+    for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+        for (int v = 0; v < 10; v++) {
+            tsr_image img;
+            CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si].w, shapes[si].h, shapes[si].c,
+                                            v % 3 == 2 ? TSR_U16 : TSR_U8));
+            fill(rng, &img, tsr_rng_range(rng, 0, 3));
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.tile_width = (uint32_t)shapes[si].tw;
+            opt.tile_height = (uint32_t)shapes[si].th;
+            opt.order = (tsr_j2k_progression)(v % 5);
+            opt.levels = v < 5 ? -1 : (int)tsr_rng_range(rng, 0, 4);
+            opt.layers = (uint32_t)(v % 4 == 3 ? 3 : 0);
+            const int pk = (si + v) % 5;
+            if (pk) {
+                opt.num_precincts = 2;
+                opt.precinct_width[0] = precs[pk][0] * 2;
+                opt.precinct_height[0] = precs[pk][1] * 2;
+                opt.precinct_width[1] = precs[pk][0];
+                opt.precinct_height[1] = precs[pk][1];
+            }
+            opt.cblk_width = opt.cblk_height = v % 2 ? 8 : 64;
+            opt.plt = v % 3 != 1;
+            opt.tlm = v % 2;
+            opt.sop = v % 4 == 1;
+            opt.eph = v % 3 == 0;
+            opt.tile_parts = (tsr_j2k_tile_parts)(v % 4);
+            if (opt.tile_parts == TSR_J2K_TP_COMPONENT &&
+                (opt.order == TSR_J2K_RPCL || opt.order == TSR_J2K_PCRL))
+                opt.order = TSR_J2K_CPRL; /* not a tile-part for each packet of a precinct */
+            char what[200];
+            snprintf(what, sizeof what,
+                     "tiles %dx%d c%d tiles %ux%u order %d levels %d layers %u precincts %ux%u,"
+                     "%ux%u plt %d tlm %d sop %d eph %d tile-parts %d",
+                     img.width, img.height, img.channels, opt.tile_width, opt.tile_height,
+                     (int)opt.order, opt.levels, opt.layers, opt.precinct_width[0],
+                     opt.precinct_height[0], opt.precinct_width[1], opt.precinct_height[1], opt.plt,
+                     opt.tlm, opt.sop, opt.eph, (int)opt.tile_parts);
+            cases++;
+            int ok = round_trip(&img, &opt, what);
+            uint8_t *data = NULL;
+            size_t len = 0;
+            tsr_j2k_info info;
+            tp_layout lay;
+            const uint32_t tw =
+                opt.tile_width < (uint32_t)img.width ? opt.tile_width : (uint32_t)img.width;
+            const uint32_t th =
+                opt.tile_height < (uint32_t)img.height ? opt.tile_height : (uint32_t)img.height;
+            const uint32_t ntx = ((uint32_t)img.width + tw - 1) / tw,
+                           nty = ((uint32_t)img.height + th - 1) / th;
+            if (ok && (tsr_j2k_encode(g_ctx, &img, &opt, &data, &len) ||
+                       tsr_j2k_read_header(g_ctx, data, len, &info, NULL, 0) ||
+                       info.tile_width != tw || info.tile_height != th || info.tiles_x != ntx ||
+                       info.tiles_y != nty || info.precincts != (opt.num_precincts > 0) ||
+                       !check_tile_parts(data, len, &opt, ntx * nty, &lay, what))) {
+                fprintf(stderr, "%s: header or tile-parts wrong\n", what);
+                ok = 0;
+            }
+            if (ok && tw % 64 == 0 && th % 64 == 0 && info.levels <= 6) {
+                /* every resolution of every tile has samples: the counts follow */
+                const uint32_t L = info.layers, R = info.levels + 1, C = info.num_components;
+                const uint32_t want =
+                    opt.tile_parts == TSR_J2K_TP_RESOLUTION  ? (opt.order == TSR_J2K_RPCL   ? R
+                                                                : opt.order == TSR_J2K_LRCP ? L * R
+                                                                                            : 0)
+                    : opt.tile_parts == TSR_J2K_TP_LAYER     ? (opt.order == TSR_J2K_LRCP ? L : 0)
+                    : opt.tile_parts == TSR_J2K_TP_COMPONENT ? (opt.order == TSR_J2K_CPRL ? C : 0)
+                                                             : 1;
+                for (uint32_t k = 0; want && k < ntx * nty && k < 64; k++)
+                    if (lay.tnsot[k] != want) {
+                        fprintf(stderr, "%s: tile %u has %u tile-parts, not %u\n", what, k,
+                                lay.tnsot[k], want);
+                        ok = 0;
+                    }
+                if (opt.plt && !opt.num_precincts && lay.plt_packets != ntx * nty * L * R * C) {
+                    fprintf(stderr, "%s: PLTs list %u packets, not %u\n", what, lay.plt_packets,
+                            ntx * nty * L * R * C);
+                    ok = 0;
+                }
+            }
+            bad += !ok;
+            tsr_j2k_free(g_ctx, data);
+            tsr_image_free(g_ctx, &img);
+        }
+    CHECK(cases == 90);
+    CHECK(bad == 0);
+}
+
+/* Rate control over tiles: a --rate file with tiles (and PLT, tile-parts, TLM, precincts) is at
+ * most the target and within 1% of it, decodes without warnings and with less error at a
+ * higher rate; the same bytes at 1 and 3 threads. */
+static void test_tiles_rate(tsr_rng *rng)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 300, 200, 3, TSR_U8));
+    fill_photo(rng, &img);
+    int bad = 0;
+    for (int v = 0; v < 4; v++) {
+        double last = 1e300;
+        for (int k = 0; k < 3; k++) {
+            const double rate = k == 0 ? 0.5 : k == 1 ? 1.0 : 2.0;
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.lossless = 0;
+            opt.quant_step = 1.0f / 1024;
+            opt.rates[0] = rate;
+            opt.num_rates = 1;
+            opt.tile_width = v == 3 ? 100 : 64;
+            opt.tile_height = v == 3 ? 50 : 64;
+            opt.plt = v >= 1;
+            opt.tlm = v >= 2;
+            opt.tile_parts = v == 2 ? TSR_J2K_TP_RESOLUTION : TSR_J2K_TP_NONE;
+            opt.order = v == 2 ? TSR_J2K_RPCL : TSR_J2K_LRCP;
+            opt.num_precincts = v == 3;
+            opt.precinct_width[0] = opt.precinct_height[0] = 64;
+            opt.sop = v == 3;
+            opt.threads = 1;
+            uint8_t *data = NULL;
+            size_t len = 0;
+            tsr_image out = {0};
+            tsr_j2k_result res = {0};
+            double se = 0;
+            tsr_status st = encode_decode(&img, &opt, &data, &len, &out, &res, &se);
+            const double target = rate * img.width * img.height / 8;
+            if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
+                se >= last) {
+                fprintf(stderr, "tiles rate %g variant %d: %s, %zu bytes for %.0f, error %g\n",
+                        rate, v, st ? tsr_ctx_last_error(g_ctx) : "ok", len, target, se);
+                bad++;
+            }
+            last = se;
+            uint8_t *again = NULL;
+            size_t alen = 0;
+            opt.threads = 3;
+            CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &again, &alen));
+            CHECK(again && alen == len && data && memcmp(again, data, len) == 0);
+            tsr_j2k_free(g_ctx, again);
+            tsr_image_free(g_ctx, &out);
+            tsr_j2k_free(g_ctx, data);
+        }
+    }
+    CHECK(bad == 0);
+    tsr_image_free(g_ctx, &img);
+}
+
 int main(void)
 {
     g_ctx = tsr_test_reference_ctx();
@@ -752,6 +1056,8 @@ int main(void)
     test_layers(&rng);
     test_sop_eph(&rng);
     test_tlm(&rng);
+    test_tiles(&rng);
+    test_tiles_rate(&rng);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

@@ -56,6 +56,21 @@ static const cli_option j2k_options[] = {
     {"order", CLI_VALUE, "ORDER",
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
+    {"tiles", CLI_VALUE, "WxH",
+     "encode: cut the image into tiles of W x H samples from its top-left corner (the last "
+     "column and row smaller where the image ends), each transformed and coded on its own; "
+     "rate control still works over the whole image, so --rate holds for the file. At most "
+     "65535 tiles; a tile larger than the image is the image. Every tile has the same --levels: "
+     "the default is 5 or fewer, floor(log2) of the smaller tile side; tiles smaller than "
+     "2^levels (at the edges, or with --levels given) are valid and have resolutions without "
+     "samples (default: one tile). opj_compress -t W,H; kdu_compress Stiles={H,W}."},
+    {"precincts", CLI_VALUE, "WxH[,WxH...]",
+     "encode: precinct sizes, powers of two up to 32768, one per resolution from the highest "
+     "down, the last repeated for the lower ones; only the lowest resolution may have a side "
+     "of 1. Packets go precinct by precinct in the --order, code-blocks are clipped to "
+     "precincts (default: maximal precincts, one per resolution). opj_compress -c "
+     "[W,H],[W,H]... (which halves its last size for each lower resolution instead: list every "
+     "resolution for the same stream); kdu_compress Cprecincts={H,W},{H,W}...."},
     {"sop", CLI_FLAG, NULL,
      "encode: an SOP marker segment before every packet, numbered, so a decoder can find the "
      "next packet after damage (T.800 A.8.1). opj_compress -SOP; kdu_compress Cuse_sop=yes."},
@@ -63,8 +78,17 @@ static const cli_option j2k_options[] = {
      "encode: an EPH marker after every packet header (A.8.2). opj_compress -EPH; kdu_compress "
      "Cuse_eph=yes."},
     {"tlm", CLI_FLAG, NULL,
-     "encode: a TLM marker segment in the main header with the tile-part's length, for readers "
-     "that seek to tiles (A.7.1). opj_compress -TLM; kdu_compress ORGgen_tlm=1."},
+     "encode: TLM marker segments in the main header with every tile-part's tile and length, "
+     "for readers that seek to tiles (A.7.1). opj_compress -TLM; kdu_compress ORGgen_tlm=1."},
+    {"plt", CLI_FLAG, NULL,
+     "encode: PLT marker segments in each tile-part header with the length of each of its "
+     "packets, for readers that seek to packets (A.7.3); --rate counts their bytes. "
+     "opj_compress -PLT; kdu_compress ORGgen_plt=yes."},
+    {"tile-parts", CLI_VALUE, "R|L|C",
+     "encode: split each tile into tile-parts, a new one wherever the resolution (R), layer "
+     "(L) or component (C) of the next packet in the --order changes: with RPCL and R, one per "
+     "resolution, so a reader can stop after a resolution; at most 255 per tile (default: one "
+     "tile-part per tile). opj_compress -TP R|L|C; kdu_compress ORGtparts=R|L|C."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
@@ -297,6 +321,28 @@ static int increasing_list(const char *v, double lo, double hi, double *out, uin
         p += n + 1;
     }
 }
+/* "WxH[,WxH...]" into opt's precinct sizes: powers of two, 1 to 32768. */
+static int parse_precincts(const char *v, tsr_j2k_encode_options *opt)
+{
+    opt->num_precincts = 0;
+    for (const char *p = v;;) {
+        const size_t n = strcspn(p, ",");
+        char item[48];
+        int32_t w, h;
+        if (n == 0 || n >= sizeof item || opt->num_precincts == TSR_J2K_MAX_PRECINCT_SIZES)
+            return 0;
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (!cli_parse_size(item, 32768, &w, &h) || (w & (w - 1)) || (h & (h - 1)))
+            return 0;
+        opt->precinct_width[opt->num_precincts] = (uint32_t)w;
+        opt->precinct_height[opt->num_precincts++] = (uint32_t)h;
+        if (!p[n])
+            return 1;
+        p += n + 1;
+    }
+}
+
 static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
     const char *in = args->positional[1], *out = args->positional[2];
@@ -379,6 +425,36 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         opt.order = (tsr_j2k_progression)k;
     }
+    if ((v = cli_get(cmd, args, "tiles"))) {
+        int32_t w, h;
+        if (!cli_parse_size(v, INT32_MAX, &w, &h)) {
+            cli_error(cmd, "--tiles wants WxH, both sides at least 1, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.tile_width = (uint32_t)w;
+        opt.tile_height = (uint32_t)h;
+    }
+    if ((v = cli_get(cmd, args, "precincts")) && !parse_precincts(v, &opt)) {
+        cli_error(cmd,
+                  "--precincts wants WxH[,WxH...], at most %d sizes, powers of two from 1 to "
+                  "32768, not '%s'",
+                  TSR_J2K_MAX_PRECINCT_SIZES, v);
+        return TSR_EXIT_USAGE;
+    }
+    if ((v = cli_get(cmd, args, "tile-parts"))) {
+        if (!strcasecmp(v, "R"))
+            opt.tile_parts = TSR_J2K_TP_RESOLUTION;
+        else if (!strcasecmp(v, "L"))
+            opt.tile_parts = TSR_J2K_TP_LAYER;
+        else if (!strcasecmp(v, "C"))
+            opt.tile_parts = TSR_J2K_TP_COMPONENT;
+        else {
+            cli_error(cmd,
+                      "--tile-parts wants R (resolution), L (layer) or C (component), not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+    }
+    opt.plt = cli_get(cmd, args, "plt") != NULL;
     opt.sop = cli_get(cmd, args, "sop") != NULL;
     opt.eph = cli_get(cmd, args, "eph") != NULL;
     opt.tlm = cli_get(cmd, args, "tlm") != NULL;
@@ -403,6 +479,12 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     tsr_image_free(ctx, &img);
     if (st)
         return cli_fail(cmd, ctx, st, in);
+    if (est.rate_short && !cli_get(cmd, args, "quiet"))
+        fprintf(stderr,
+                "tessera j2k: note: --rate %g is below what the markers and empty packets take "
+                "(tile-part headers, PLT, SOP, a packet per precinct): the file is larger; "
+                "fewer tiles, tile-parts or precincts, or a higher rate, meet it\n",
+                opt.rates[est.rate_short - 1]);
     if (est.psnr_short && !cli_get(cmd, args, "quiet"))
         fprintf(stderr,
                 "tessera j2k: note: --psnr %g is beyond what the quantisation step gives "
@@ -484,14 +566,16 @@ const cli_command cli_cmd_j2k = {
     "and JP2/JPH files, inspect headers",
     "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] [--layers N] "
     "[--levels N] "
-    "[--cblk WxH] [--order LRCP|RLCP|RPCL|PCRL|CPRL] [--sop] [--eph] [--tlm] "
+    "[--cblk WxH] [--tiles WxH] [--precincts WxH[,WxH...]] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "[--sop] [--eph] [--tlm] [--plt] [--tile-parts R|L|C] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
     "       tessera j2k info IN [--json]",
     "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
     "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
-    "file format. One tile, one or more quality layers (--rate, --layers), maximal precincts. "
+    "file format. One tile or a grid of tiles (--tiles), one or more quality layers (--rate, "
+    "--layers), maximal precincts or --precincts. "
     "Lossless (default): RCT for "
     "three or more channels, reversible 5/3 wavelet; any conforming decoder (tessera, "
     "opj_decompress, kdu_expand) gives back the input exactly. Lossy (--rate, --psnr, --qstep): "
@@ -517,6 +601,8 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode photo.png layered.jp2 --rate 0.25,0.5,1,2\n"
     "  tessera j2k encode photo.png q.jp2 --psnr 30,35,40 --json\n"
     "  tessera j2k encode scan.png scan.jp2 --lossless --layers 6\n"
+    "  tessera j2k encode map.png map.j2k --tiles 512x512 --order RPCL --tile-parts R --tlm --plt\n"
+    "  tessera j2k encode photo.png p.j2k --rate 1 --precincts 256x256,128x128 --order PCRL\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
