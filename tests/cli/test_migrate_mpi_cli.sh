@@ -95,6 +95,17 @@ rm -rf "$tmp/out"; mkdir "$tmp/out"
 rank_lines() { [ "$(grep -c 'tessera migrate: rank [0-9]* of 2: ' "$tmp/err.txt")" -eq 1 ] && grep -q "$1" "$tmp/err.txt" && ok || bad "one rank-prefixed line with '$1': $(cat "$tmp/err.txt")"; }
 expect 1 mpi 2 "$tool" migrate image "$tmp/missing.sgy" "$tmp/v.json" "$tmp/out/e.json"; rank_lines missing.sgy
 expect 1 mpi 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/v.json" "$tmp/nodir/e.json"; rank_lines nodir
+# One rank alone failing (Open MPI's MPMD form gives rank 1 other arguments): before the
+# migration (its shots file is missing) and inside it (its model holds a NaN).
+expect 1 mpirun --oversubscribe --allow-run-as-root -np 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/v.json" "$tmp/out/e.json" \
+  : -np 1 "$tool" migrate image "$tmp/missing.sgy" "$tmp/v.json" "$tmp/out/e.json"; rank_lines "rank 1 of 2: .*missing.sgy"
+$py -c "
+import struct, sys
+v = [2000.0] * 800; v[333] = float('nan')
+sys.stdout.buffer.write(struct.pack('<800f', *v))" >"$tmp/nan.f32"
+printf '{"file": "nan.f32", "nx": 40, "nz": 20, "dx": 10, "dz": 10, "ox": 0, "oz": 0}\n' >"$tmp/nan.json"
+expect 1 mpirun --oversubscribe --allow-run-as-root -np 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/v.json" "$tmp/out/e.json" \
+  : -np 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/nan.json" "$tmp/out/e.json"; rank_lines "rank 1 of 2: .*velocity"
 expect 2 mpi 2 "$tool" migrate image "$tmp/s.sgy" "$tmp/v.json" "$tmp/out/e.json" --checkpoint "$tmp/out/ck"; rank_lines "checkpoint"
 expect 2 mpi 2 "$tool" migrate model "$tmp/v.json" "$tmp/out/m.sgy" --shots 20:45:2; rank_lines "one process"
 [ -z "$(ls -A "$tmp/out")" ] && ok || bad "a failed run left $(ls -A "$tmp/out")"

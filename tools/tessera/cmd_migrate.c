@@ -526,8 +526,17 @@ static int run_sub(const cli_command *cmd, int argc, char **argv, migrate_mpi *m
     tsr_migrate_options_init(&opt);
     if ((rc = parse_common(cmd, &args, &opt)))
         return rc;
-    /* one GPU per rank of a machine, where it has GPUs */
-    int ngpu = mpi->size > 1 ? tsr_backend_device_count(TSR_BACKEND_CUDA) : 0;
+    /* One GPU per rank of a machine, where it has GPUs and the backend may take one (counting
+     * them starts the CUDA runtime, which host-only runs do not need). */
+    const char *backend = cli_get(cmd, &args, "backend");
+    tsr_backend asked = TSR_BACKEND_AUTO;
+    if (!backend)
+        backend = getenv("TSR_BACKEND");
+    if (backend)
+        tsr_backend_parse(backend, &asked); /* an unknown name fails in cli_open_context */
+    int ngpu = mpi->size > 1 && (asked == TSR_BACKEND_AUTO || asked == TSR_BACKEND_CUDA)
+                   ? tsr_backend_device_count(TSR_BACKEND_CUDA)
+                   : 0;
     int quiet = cli_get(cmd, &args, "quiet") || cli_get(cmd, &args, "json") || mpi->rank > 0;
     tsr_ctx *ctx;
     if ((rc = cli_open_device_context(cmd, &args, quiet || which == 2,
