@@ -15,6 +15,7 @@ packages=(
   libopenjp2-tools grokj2k-tools openjph-tools  # JPEG 2000 cross-checks and benchmark peers
   imagemagick                            # carve benchmark peer (-liquid-rescale, liblqr)
   libfftw3-dev libsegyio-dev             # migrate: FFTs along time and x, SEG-Y through segyio
+  openmpi-bin libopenmpi-dev             # migrate image under mpirun: shots split across ranks
   libjansson-dev libexpat1-dev libgraphviz-dev  # layout readers: contest JSON, GraphML, DOT (cgraph)
 )
 

@@ -67,6 +67,10 @@ const char *tsr_backend_name(tsr_backend backend);
 tsr_status tsr_backend_parse(const char *name, tsr_backend *out);
 /* Whether this build has the backend and a usable device for it right now (1) or not (0). */
 int tsr_backend_available(tsr_backend backend);
+/* The devices the backend can open now (tsr_ctx_options.device takes 0 .. count - 1): CUDA
+ * devices, OpenCL devices; 0 where the build or the machine has none, and for the host backends
+ * (auto, cpu, reference), which have no device ordinal. */
+int tsr_backend_device_count(tsr_backend backend);
 
 /* Allocation hooks; all three or none. align is a power of two <= 256. */
 typedef struct tsr_allocator {

@@ -41,6 +41,15 @@ int tsr_backend_available(tsr_backend backend)
     return 0;
 }
 
+int tsr_backend_device_count(tsr_backend backend)
+{
+    switch (backend) {
+    case TSR_BACKEND_CUDA: return tsr__cuda_device_count();
+    case TSR_BACKEND_OPENCL: return tsr__opencl_device_count();
+    default: return 0;
+    }
+}
+
 void tsr_ctx_options_init(tsr_ctx_options *opt)
 {
     memset(opt, 0, sizeof *opt);

@@ -45,6 +45,15 @@ static void test_backends(void)
     CHECK_STATUS(tsr_backend_parse(NULL, &b), TSR_ERR_INVALID_ARGUMENT);
     CHECK(tsr_backend_available(TSR_BACKEND_CPU));
     CHECK(tsr_backend_available(TSR_BACKEND_REFERENCE));
+    /* Device counts: the host backends have no device ordinal; a device backend is available
+     * exactly where it has a device. */
+    CHECK(tsr_backend_device_count(TSR_BACKEND_CPU) == 0);
+    CHECK(tsr_backend_device_count(TSR_BACKEND_REFERENCE) == 0);
+    CHECK(tsr_backend_device_count(TSR_BACKEND_AUTO) == 0);
+    CHECK((tsr_backend_device_count(TSR_BACKEND_CUDA) > 0) ==
+          tsr_backend_available(TSR_BACKEND_CUDA));
+    CHECK((tsr_backend_device_count(TSR_BACKEND_OPENCL) > 0) ==
+          tsr_backend_available(TSR_BACKEND_OPENCL));
 
     /* Asking for a device backend where there is none is a clear error, never a silent CPU. */
     if (!tsr_backend_available(TSR_BACKEND_CUDA)) {

@@ -27,10 +27,27 @@ static int find_option(const cli_command *cmd, const char *name, size_t len)
     return -1;
 }
 
+static char *kept_error; /* cli_error_keep's buffer; NULL: lines go to stderr */
+static size_t kept_cap;
+
+void cli_error_keep(char *buf, size_t cap)
+{
+    kept_error = cap ? buf : NULL;
+    kept_cap = cap;
+    if (kept_error)
+        kept_error[0] = 0;
+}
+
 void cli_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (kept_error) {
+        if (!kept_error[0])
+            vsnprintf(kept_error, kept_cap, fmt, ap);
+        va_end(ap);
+        return;
+    }
     flockfile(stderr); /* one line, whole, when threads report at once */
     fprintf(stderr, "tessera %s: ", cmd->name);
     vfprintf(stderr, fmt, ap);
@@ -305,14 +322,15 @@ static int create_context(const cli_command *cmd, const tsr_ctx_options *opt, ts
     return 0;
 }
 
-/* cli_open_context with the context's pixel limit (0: the library's default). */
+/* cli_open_context with the context's pixel limit (0: the library's default) and device. */
 static int open_context(const cli_command *cmd, const cli_args *args, int quiet,
-                        uint64_t max_pixels, tsr_ctx **ctx)
+                        uint64_t max_pixels, int device, tsr_ctx **ctx)
 {
     *ctx = NULL;
     tsr_ctx_options opt;
     tsr_ctx_options_init(&opt);
     opt.max_image_pixels = max_pixels;
+    opt.device = device;
     cli_progress_init(&context_progress, quiet);
     opt.progress = on_context_progress;
     opt.progress_user = &context_progress;
@@ -338,7 +356,13 @@ static int open_context(const cli_command *cmd, const cli_args *args, int quiet,
 
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
 {
-    return open_context(cmd, args, quiet, 0, ctx);
+    return open_context(cmd, args, quiet, 0, 0, ctx);
+}
+
+int cli_open_device_context(const cli_command *cmd, const cli_args *args, int quiet, int device,
+                            tsr_ctx **ctx)
+{
+    return open_context(cmd, args, quiet, 0, device, ctx);
 }
 
 int cli_open_image_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx)
@@ -350,7 +374,7 @@ int cli_open_image_context(const cli_command *cmd, const cli_args *args, int qui
         cli_error(cmd, "--max-pixels wants a number of pixels (0: no limit), not '%s'", v);
         return TSR_EXIT_USAGE;
     }
-    return open_context(cmd, args, quiet, max ? max : UINT64_MAX, ctx);
+    return open_context(cmd, args, quiet, max ? max : UINT64_MAX, 0, ctx);
 }
 
 void cli_block_cache_init(cli_block_cache *c)

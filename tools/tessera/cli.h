@@ -138,6 +138,11 @@ void cli_print_man(const cli_command *cmd, FILE *f);
 
 /* Prints "tessera CMD: message" to stderr. */
 void cli_error(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From this call on, cli_error writes its first line's message (without the "tessera CMD: "
+ * prefix) into buf (cap bytes, emptied here) instead of stderr and drops the later ones, for a
+ * caller that decides afterwards whether and how to print it; cap 0 sends lines to stderr
+ * again. */
+void cli_error_keep(char *buf, size_t cap);
 /* Prints the context's last error (or the status text) for a failed call and returns the exit
  * code for that status. */
 int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *what);
@@ -146,6 +151,9 @@ int cli_fail(const cli_command *cmd, tsr_ctx *ctx, tsr_status st, const char *wh
  * the library's progress on stderr (cli_progress, unless quiet) and cancellation by
  * cli_stop_requested. Returns 0 or an exit code. */
 int cli_open_context(const cli_command *cmd, const cli_args *args, int quiet, tsr_ctx **ctx);
+/* cli_open_context on the backend's device number `device` (tsr_ctx_options.device). */
+int cli_open_device_context(const cli_command *cmd, const cli_args *args, int quiet, int device,
+                            tsr_ctx **ctx);
 /* cli_open_context for a command that reads or makes images (CLI_OPTION_MAX_PIXELS in its
  * table): the context's max_image_pixels is --max-pixels (default CLI_MAX_PIXELS_DEFAULT;
  * 0: no limit), and a failure for it (cli_fail) names the option. */

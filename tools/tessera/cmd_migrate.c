@@ -2,6 +2,7 @@
  * (`model`) and SEG-Y inspection (`info`). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "migrate_mpi.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +61,8 @@ static const cli_option migrate_options[] = {
     CLI_OPTION_THREADS,
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
-     "time)."},
+     "time; image also ranks and reduce_ms, the milliseconds rank 0 spent adding the other "
+     "ranks' images, 0 on one process)."},
     CLI_OPTION_QUIET,
     {0}};
 
@@ -274,8 +276,25 @@ done:
     return rc;
 }
 
+/* Every rank of an MPI run: its share of the shots (migrate_mpi_image), then on rank 0 the total
+ * into img. Returns 0 or the agreed exit status. */
+static int image_ranks(const cli_command *cmd, migrate_mpi *mpi, tsr_ctx *ctx, const char *in,
+                       const tsr_migrate_grid *v, const tsr_migrate_gather *g,
+                       const tsr_migrate_options *opt, tsr_migrate_grid *img, double *reduce_ms)
+{
+    double *sum = malloc(sizeof(double) * (size_t)v->nx * (size_t)v->nz);
+    int rc = sum ? 0 : cli_fail(cmd, ctx, TSR_ERR_OUT_OF_MEMORY, NULL);
+    if (!(rc = migrate_mpi_agree(cmd, mpi, rc)))
+        rc = migrate_mpi_image(cmd, mpi, ctx, in, v, g, opt, sum, reduce_ms);
+    tsr_status st;
+    if (!rc && mpi->rank == 0 && (st = tsr_migrate_image_from_sum(ctx, v, sum, img)))
+        rc = cli_fail(cmd, ctx, st, NULL);
+    free(sum);
+    return rc;
+}
+
 static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
-                     const tsr_migrate_options *opt, int quiet)
+                     const tsr_migrate_options *opt, int quiet, migrate_mpi *mpi)
 {
     const char *in = args->positional[1], *model = args->positional[2], *out = args->positional[3],
                *png = cli_get(cmd, args, "png"), *dir = cli_get(cmd, args, "checkpoint"),
@@ -286,6 +305,13 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
                   "--max-shots wants a shot count of at least 1 and --checkpoint DIR, not "
                   "'%s'%s",
                   max, dir ? "" : " alone");
+        return TSR_EXIT_USAGE;
+    }
+    if (dir && mpi->size > 1) {
+        cli_error(cmd,
+                  "--checkpoint keeps one process's partial image: run it without mpirun or "
+                  "with -np 1, not on %d ranks",
+                  mpi->size);
         return TSR_EXIT_USAGE;
     }
     tsr_migrate_gather g = {0};
@@ -304,8 +330,11 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         rc = cli_fail(cmd, ctx, st, NULL);
         goto done;
     }
-    double t0 = cli_now();
-    if (dir) {
+    double t0 = cli_now(), reduce_ms = 0;
+    if (mpi->size > 1) {
+        if ((rc = image_ranks(cmd, mpi, ctx, in, &v, &g, opt, &img, &reduce_ms)))
+            goto done;
+    } else if (dir) {
         if ((rc = image_checkpointed(cmd, ctx, dir, (int32_t)max_shots, in, model, &v, &g, opt,
                                      &img, &first, &done)))
             goto done;
@@ -314,6 +343,8 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         goto done;
     }
     double seconds = cli_now() - t0;
+    if (mpi->rank > 0) /* rank 0 writes the image and reports */
+        goto done;
     const int complete = done == g.nshots;
     if (!complete && !quiet)
         fprintf(stderr,
@@ -347,8 +378,8 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
                tsr_backend_name(tsr_migrate_backend(ctx)));
         json_grid(&img);
         printf(", \"shots\": %d, \"traces\": %lld, \"samples\": %d, \"dt\": %.9g, "
-               "\"seconds\": %.6f",
-               (int)g.nshots, traces, (int)g.nt, g.dt, seconds);
+               "\"seconds\": %.6f, \"ranks\": %d, \"reduce_ms\": %.3f",
+               (int)g.nshots, traces, (int)g.nt, g.dt, seconds, mpi->size, reduce_ms);
         if (dir) {
             printf(", \"checkpoint\": ");
             cli_json_string(stdout, dir);
@@ -455,7 +486,8 @@ done:
     return rc;
 }
 
-static int run_migrate(const cli_command *cmd, int argc, char **argv)
+/* The sub-commands on one process or, `image` under mpirun, on every rank. */
+static int run_sub(const cli_command *cmd, int argc, char **argv, migrate_mpi *mpi)
 {
     cli_args args;
     int rc = cli_parse(cmd, argc, argv, &args);
@@ -485,21 +517,47 @@ static int run_migrate(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "%s", subs[which].usage);
         return TSR_EXIT_USAGE;
     }
+    if (which != 0 && mpi->size > 1) {
+        cli_error(cmd, "%s runs on one process; only image splits across %d MPI ranks", sub,
+                  mpi->size);
+        return TSR_EXIT_USAGE;
+    }
     tsr_migrate_options opt;
     tsr_migrate_options_init(&opt);
     if ((rc = parse_common(cmd, &args, &opt)))
         return rc;
-    int quiet = cli_get(cmd, &args, "quiet") || cli_get(cmd, &args, "json");
+    /* One GPU per rank of a machine, where it has GPUs and the backend may take one (counting
+     * them starts the CUDA runtime, which host-only runs do not need). */
+    const char *backend = cli_get(cmd, &args, "backend");
+    tsr_backend asked = TSR_BACKEND_AUTO;
+    if (!backend)
+        backend = getenv("TSR_BACKEND");
+    if (backend)
+        tsr_backend_parse(backend, &asked); /* an unknown name fails in cli_open_context */
+    int ngpu = mpi->size > 1 && (asked == TSR_BACKEND_AUTO || asked == TSR_BACKEND_CUDA)
+                   ? tsr_backend_device_count(TSR_BACKEND_CUDA)
+                   : 0;
+    int quiet = cli_get(cmd, &args, "quiet") || cli_get(cmd, &args, "json") || mpi->rank > 0;
     tsr_ctx *ctx;
-    if ((rc = cli_open_context(cmd, &args, quiet || which == 2, &ctx)))
+    if ((rc = cli_open_device_context(cmd, &args, quiet || which == 2,
+                                      ngpu ? mpi->local_rank % ngpu : 0, &ctx)))
         return rc;
     cli_stop_catch();
-    rc = which == 0   ? run_image(cmd, &args, ctx, &opt, quiet)
+    rc = which == 0   ? run_image(cmd, &args, ctx, &opt, quiet, mpi)
          : which == 1 ? run_model(cmd, &args, ctx, &opt)
                       : run_info(cmd, &args, ctx);
     cli_stop_release();
     tsr_ctx_destroy(ctx);
     return rc;
+}
+
+static int run_migrate(const cli_command *cmd, int argc, char **argv)
+{
+    migrate_mpi mpi;
+    int rc = migrate_mpi_start(cmd, &mpi);
+    if (!rc)
+        rc = run_sub(cmd, argc, argv, &mpi);
+    return migrate_mpi_stop(cmd, &mpi, rc);
 }
 
 const cli_command cli_cmd_migrate = {
@@ -527,12 +585,19 @@ const cli_command cli_cmd_migrate = {
     "or receiver outside the model is an error naming the shot and trace. model: one-way Born "
     "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
     "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
-    "only when complete. Not yet: 3D, phase-shift and PSPI on the GPU, MPI.",
+    "only when complete. Under mpirun -np N (a build with MPI), image splits the shots into "
+    "contiguous ranges across the ranks, one GPU per rank where there are GPUs; rank 0 adds the "
+    "ranks' double images in rank order and alone writes OUT, --png and --json (with \"ranks\" "
+    "and \"reduce_ms\"). The image equals one process's to the rounding of the reordered double "
+    "sum; an error on any rank ends every rank with one message naming the rank and no output; "
+    "--checkpoint, model and info run on one process. Not yet: 3D, phase-shift and PSPI on the "
+    "GPU.",
     migrate_options,
     "  tessera migrate model vel.json shots.sgy --shots 1000:500:3 --t 1.5 --f0 15\n"
     "  tessera migrate info shots.sgy\n"
     "  tessera migrate image shots.sgy vel.json image.json --png image.png --json\n"
     "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40\n"
     "  tessera migrate image shots.sgy vel.json image.json --backend cuda --json\n"
-    "  tessera migrate image shots.sgy vel.json image.json --checkpoint image.ckpt",
+    "  tessera migrate image shots.sgy vel.json image.json --checkpoint image.ckpt\n"
+    "  mpirun -np 4 tessera migrate image shots.sgy vel.json image.json --json",
     run_migrate};
