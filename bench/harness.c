@@ -1,12 +1,18 @@
 /* Benchmark harness: see harness.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include "harness.h"
+
+#include "tessera/tessera.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -302,4 +308,176 @@ int tsr_bench_json_write(const char *path, const char *name, const char *const *
     }
     fprintf(f, "\n ]}\n");
     return fclose(f) == 0 ? 0 : -1;
+}
+
+int tsr_bench_file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+int tsr_bench_have(const char *prog)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+    return system(cmd) == 0;
+}
+
+uint8_t *tsr_bench_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)n);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+int tsr_bench_make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const char *out)
+{
+    tsr_image img;
+    if (tsr_image_alloc(ctx, &img, w, h, 3, TSR_U8) != TSR_OK)
+        return 1;
+    int rotate = w > src->width;
+    for (int y = 0; y < h; y++) {
+        uint8_t *d = (uint8_t *)img.data + (size_t)y * img.stride;
+        for (int x = 0; x < w; x++) {
+            int sx = rotate ? 100 + y : 200 + x, sy = rotate ? 100 + (w - 1 - x) : 1000 + y;
+            const uint8_t *s =
+                (const uint8_t *)src->data + (size_t)sy * src->stride + (size_t)sx * 3;
+            memcpy(d + (size_t)x * 3, s, 3);
+        }
+    }
+    tsr_status st = tsr_image_save(ctx, out, &img, NULL);
+    tsr_image_free(ctx, &img);
+    return st != TSR_OK;
+}
+
+/* The spawner (harness.h): reads a request (argv as NUL-separated strings, after its byte
+ * count), runs the program with stdout and stderr to /dev/null, waits for it with wait4 and
+ * answers {exit ok, peak KB}. */
+static int spawn_req = -1, spawn_resp = -1;
+
+static void spawner(int req, int resp)
+{
+    static char buf[8192];
+    uint32_t n;
+    while (read(req, &n, sizeof n) == (ssize_t)sizeof n && n < sizeof buf &&
+           read(req, buf, n) == (ssize_t)n) {
+        char *argv[32];
+        int argc = 0;
+        for (uint32_t i = 0; i < n && argc < 31; i += (uint32_t)strlen(buf + i) + 1)
+            argv[argc++] = buf + i;
+        argv[argc] = NULL;
+        long answer[2] = {0, 0};
+        const pid_t pid = fork();
+        if (pid == 0) {
+            const int fd = open("/dev/null", O_WRONLY);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+            }
+            execvp(argv[0], argv);
+            _exit(127);
+        }
+        int status;
+        struct rusage ru;
+        if (pid > 0 && wait4(pid, &status, 0, &ru) == pid) {
+            answer[0] = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            answer[1] = ru.ru_maxrss;
+        }
+        if (write(resp, answer, sizeof answer) != (ssize_t)sizeof answer)
+            break;
+    }
+    _exit(0);
+}
+
+int tsr_bench_spawner_start(void)
+{
+    int a[2], b[2];
+    if (pipe(a) || pipe(b))
+        return -1;
+    const pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        spawner(a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    spawn_req = a[1];
+    spawn_resp = b[0];
+    return 0;
+}
+
+int tsr_bench_run_prog(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    tsr_bench_prog *p = user;
+    char buf[8192];
+    uint32_t n = 0;
+    for (int i = 0; p->argv[i]; i++) {
+        const size_t l = strlen(p->argv[i]) + 1;
+        if (n + l > sizeof buf)
+            return -1;
+        memcpy(buf + n, p->argv[i], l);
+        n += (uint32_t)l;
+    }
+    long answer[2];
+    if (write(spawn_req, &n, sizeof n) != (ssize_t)sizeof n ||
+        write(spawn_req, buf, n) != (ssize_t)n ||
+        read(spawn_resp, answer, sizeof answer) != (ssize_t)sizeof answer)
+        return -1;
+    p->peak_kb = answer[1];
+    return !answer[0];
+}
+
+enum { MAX_ROUNDS = 31 };
+
+void tsr_bench_measure_progs(tsr_bench_prog *p, int n, int repeats, double *median_us)
+{
+    double t[TSR_BENCH_MAX_PROGS][MAX_ROUNDS];
+    int ok[TSR_BENCH_MAX_PROGS];
+    if (n > TSR_BENCH_MAX_PROGS)
+        n = TSR_BENCH_MAX_PROGS;
+    for (int i = 0; i < n; i++) {
+        double us = -1;
+        ok[i] = tsr_bench_run_prog(&p[i], 0, &us) == 0; /* warm-up */
+        median_us[i] = -1;
+    }
+    int rounds = repeats < MAX_ROUNDS ? repeats : MAX_ROUNDS;
+    for (int r = 0; r < rounds; r++) {
+        double fastest = 1e300;
+        for (int i = 0; i < n; i++) {
+            if (!ok[i])
+                continue;
+            double us = -1;
+            const double t0 = tsr_bench_now_us();
+            ok[i] = tsr_bench_run_prog(&p[i], r + 1, &us) == 0;
+            t[i][r] = tsr_bench_now_us() - t0;
+            fastest = t[i][r] < fastest ? t[i][r] : fastest;
+        }
+        if (r == 0 && fastest < 1e300) {
+            const int need = (int)(1e6 / fastest) + 1;
+            rounds = need > rounds ? (need < MAX_ROUNDS ? need : MAX_ROUNDS) : rounds;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        tsr_bench_stats s;
+        if (!ok[i])
+            continue;
+        tsr_bench_stats_of(t[i], rounds, &s);
+        median_us[i] = s.median_us;
+    }
 }

@@ -7,7 +7,10 @@
 #ifndef TSR_BENCH_HARNESS_H
 #define TSR_BENCH_HARNESS_H
 
+#include "tessera/tessera.h"
+
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct tsr_bench_stats {
@@ -54,5 +57,40 @@ void tsr_bench_table_print(const tsr_bench_table *t, FILE *f);
  * meta is a NULL-terminated list of key, value, key, value ... strings. Returns 0 on success. */
 int tsr_bench_json_write(const char *path, const char *name, const char *const *meta,
                          tsr_bench_table *const *tables, int ntables);
+
+/* Small file helpers: tsr_bench_file_exists is 1 for a non-empty file at p; tsr_bench_have 1
+ * when the program is on PATH; tsr_bench_slurp reads a whole file into malloc'd memory (free
+ * it), NULL when it cannot. */
+int tsr_bench_file_exists(const char *p);
+int tsr_bench_have(const char *prog);
+uint8_t *tsr_bench_slurp(const char *path, size_t *len);
+
+/* The JPEG 2000 benchmarks' frames: cuts a w x h RGB image from src (8-bit RGB,
+ * desert_mesa_4611x8192.jpg: from x 200, y 1000, or for frames wider than src a rotated cut
+ * from x 100, y 100) and saves it as out (a PPM). 0, or 1 on failure. */
+int tsr_bench_make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const char *out);
+
+/* Programs are started by a small spawner process, forked by tsr_bench_spawner_start at the
+ * start of main (0, or -1): a process's peak resident memory (ru_maxrss) counts the memory of
+ * the process it was forked from, so forking the programs from a benchmark that holds images
+ * would report its size instead of theirs. The spawner runs each program with stdout and
+ * stderr to /dev/null and waits for it with wait4. */
+int tsr_bench_spawner_start(void);
+/* A program run: argv (NULL-terminated; at most 8 KB of strings) through the spawner; peak_kb:
+ * the last run's peak resident memory in KB. */
+typedef struct tsr_bench_prog {
+    const char *argv[32];
+    long peak_kb;
+} tsr_bench_prog;
+/* A tsr_bench_fn for a tsr_bench_prog: 0 when the program exited with status 0. */
+int tsr_bench_run_prog(void *user, int iter, double *us);
+enum { TSR_BENCH_MAX_PROGS = 8 };
+/* Measures n programs (at most TSR_BENCH_MAX_PROGS) in interleaved rounds (one run of each a round,
+ * after a warm-up round), so that a slow moment of the machine falls on all of them alike:
+ * `repeats` rounds, raised until the fastest program's runs add up to about a second (at most
+ * MAX_ROUNDS): a 40-ms program's median of a few runs moves by 10-20% with this machine's bimodal
+ * system time (bench/notes/j2k.md). median_us[i]: program i's median, or -1 when a run of it failed
+ * (it is left out of the later rounds). */
+void tsr_bench_measure_progs(tsr_bench_prog *p, int n, int repeats, double *median_us);
 
 #endif
