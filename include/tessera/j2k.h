@@ -330,6 +330,11 @@ typedef struct tsr_j2k_encode_options {
     /* Tile-parts per tile (A.4.2): tsr_j2k_tile_parts (default one); at most 255 per tile.
      * opj_compress -TP R|L|C; kdu_compress ORGtparts=R|L|C. */
     tsr_j2k_tile_parts tile_parts;
+    /* tsr_j2k_encode_save only: fsync the file before its rename and its folder after, so that
+     * it survives a power loss (default 0: the rename alone never leaves a partial file; the
+     * flush cost 0.3-13 ms a file on the development machine, bench/results/
+     * j2k-encode-bench-cpu-2026-12-02.md). */
+    int sync;
     struct tsr_j2k_encode_result *result; /* NULL (default), or receives what rate control
                                              estimated */
 } tsr_j2k_encode_options;

@@ -836,6 +836,7 @@ tsr_status tsr_j2k_encode_save(tsr_ctx *ctx, const tsr_image *img,
         return st;
     tsr__atomic_file af;
     if (!(st = tsr__atomic_open(ctx, path, &af))) {
+        af.sync = o.sync;
         if ((st = tsr__atomic_write(ctx, &af, data, len)))
             tsr__atomic_abort(ctx, &af);
         else

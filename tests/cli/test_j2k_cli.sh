@@ -291,6 +291,10 @@ printf 'P5\n1 1\n255\n\x7f' > "$tmp/one.pgm"
 expect 0 "$tool" j2k encode "$tmp/one.pgm" "$tmp/one.j2k"
 expect 0 "$tool" j2k decode "$tmp/one.j2k" "$tmp/one_back.pgm"
 cmp -s "$tmp/one.pgm" "$tmp/one_back.pgm" && ok || bad "1x1 round trip"
+# --sync (fsync before the rename) writes the same file
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/sync.jp2" --rate 1 --sync
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/nosync.jp2" --rate 1
+cmp -s "$tmp/sync.jp2" "$tmp/nosync.jp2" && ok || bad "encode --sync: not the same file"
 # reject_encode CODE NAME MESSAGE ARGS...: encode must exit CODE with MESSAGE and leave no output
 reject_encode() {
   local code=$1 name=$2 msg=$3; shift 3

@@ -76,6 +76,15 @@ typedef struct cli_args {
             "0: no limit)."                                                                        \
     }
 
+/* --sync, declared once for every command that writes files; scope: "" or a sub-command's
+ * prefix such as "encode: " */
+#define CLI_OPTION_SYNC(scope)                                                                     \
+    {                                                                                              \
+        "sync", CLI_FLAG, NULL,                                                                    \
+            scope                                                                                  \
+            "fsync each output file and its folder before the rename, so that it survives a "      \
+            "power loss (default off: the rename alone never leaves a partial file)."              \
+    }
 /* The options of every command that writes images, declared once: put CLI_IMAGE_OUTPUT_OPTIONS
  * in the command's table and read them with cli_image_save_options. */
 #define CLI_IMAGE_OUTPUT_OPTIONS                                                                   \
@@ -85,12 +94,7 @@ typedef struct cli_args {
         {"png-level", CLI_VALUE, "N",                                                              \
          "zlib level 0-9 of .png outputs (default 3; 1 is the fastest, 9 the smallest; the rows "  \
          "compress on every thread)."},                                                            \
-    {                                                                                              \
-        "sync", CLI_FLAG, NULL,                                                                    \
-            "fsync each output file and its folder before the rename, so that it survives a "      \
-            "power "                                                                               \
-            "loss (default off: the rename alone never leaves a partial file)."                    \
-    }
+        CLI_OPTION_SYNC("")
 /* Reads --quality, --png-level and --sync into *so (already initialised); 0, or TSR_EXIT_USAGE
  * after printing the error. */
 int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_save_options *so);

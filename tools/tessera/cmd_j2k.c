@@ -89,6 +89,7 @@ static const cli_option j2k_options[] = {
      "(L) or component (C) of the next packet in the --order changes: with RPCL and R, one per "
      "resolution, so a reader can stop after a resolution; at most 255 per tile (default: one "
      "tile-part per tile). opj_compress -TP R|L|C; kdu_compress ORGtparts=R|L|C."},
+    CLI_OPTION_SYNC("encode: "),
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU; JPEG 2000 has no device backend yet), cpu or "
@@ -455,6 +456,7 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
     }
     opt.plt = cli_get(cmd, args, "plt") != NULL;
+    opt.sync = cli_get(cmd, args, "sync") != NULL;
     opt.sop = cli_get(cmd, args, "sop") != NULL;
     opt.eph = cli_get(cmd, args, "eph") != NULL;
     opt.tlm = cli_get(cmd, args, "tlm") != NULL;
