@@ -56,7 +56,12 @@ expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/nan.json" "$tmp/i.json"; one_l
 grep -q "velocity" "$tmp/err.txt" && ok || bad "NaN error names the velocity"
 expect 1 "$tool" migrate model "$tmp/c.json" "$tmp/far.sgy" --shots 50:100:2 --receivers 0:30:10 --t 0.3; one_line receivers outside
 grep -q "shot 1" "$tmp/err.txt" && grep -q "trace 8" "$tmp/err.txt" && ok || bad "outside error names shot and trace"
-expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --backend cuda; one_line cuda
+# --backend cuda: an error where the build or the machine has no CUDA device, a run where it has
+if "$tool" --version | grep -q "cuda"; then
+  expect 0 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/cuda.json" --backend cuda --quiet
+else
+  expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/i.json" --backend cuda; one_line cuda
+fi
 expect 1 "$tool" migrate image "$tmp/s.sgy" "$tmp/c.json" "$tmp/nodir/i.json" --quiet
 [ ! -e "$tmp/i.json" ] && [ ! -e "$tmp/i.f32" ] && [ ! -e "$tmp/far.sgy" ] && ok || bad "failed run left an output file"
 [ -z "$(ls -A "$tmp" | grep '\.tmp-')" ] && ok || bad "temporary files left"
