@@ -7,6 +7,8 @@
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   ht_encode.c     HTJ2K code-block encoding, one cleanup pass (T.814 7.3; ht_encode.h),
+ *                   instead of t1_encode.c with the HT option
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
