@@ -133,11 +133,11 @@ def main():
                         opts += ["--levels", "0"]
                     ext = ".jph" if k % 3 == 0 else ".j2k"
                     name = "%dx%dx%d/%d %s%s" % (h, w, c, depth, " ".join(opts), ext)
-                    # ojph_expand (0.18) is left out where cv2 cannot read its TIFF (two 16-bit
-                    # components) and for the precincts of 2x2 and 4x4 (precincts without any
-                    # code-block, e.g. 130x9 at 2 levels): it stops there with "missing msbs
-                    # are larger or equal to Kmax" on these streams, which opj_decompress and
-                    # tessera decode exactly (an open question: see the encoder's report)
+                    # ojph_expand (OpenJPH 0.9.0) is left out where cv2 cannot read its TIFF
+                    # (two 16-bit components) and for precincts of 2x2 and 4x4: on e.g. 130x9
+                    # at 2 levels with 4x4 precincts it stops ("missing msbs are larger or
+                    # equal to Kmax") on its own ojph_compress stream as on tessera's, both of
+                    # which opj_decompress and tessera decode exactly
                     ojph = not (c == 2 and depth == 16) and k % 4 != 3
                     err = run_case(name, a, opts, ext, tmp, lossy, ojph)
                     cases += 1
