@@ -294,9 +294,16 @@ typedef struct tsr_j2k_encode_options {
     uint32_t cblk_width;         /* code-block size: powers of two 4..1024, at most 4096 */
     uint32_t cblk_height;        /* samples (default 64x64) */
     tsr_j2k_progression order;   /* packet order (default LRCP) */
-    tsr_j2k_container container; /* TSR_J2K_CODESTREAM (default) or TSR_J2K_JP2 (boxes: ihdr,
-                                    colr sRGB or greyscale, cdef for alpha) */
+    tsr_j2k_container container; /* TSR_J2K_CODESTREAM (default), TSR_J2K_JP2 (boxes: ihdr,
+                                    colr sRGB or greyscale, cdef for alpha) or TSR_J2K_JPH
+                                    (the same boxes, brand 'jph '; needs ht) */
     int threads;                 /* 0: the context's thread count (code-blocks in parallel) */
+    /* ht: HTJ2K block coding (T.814 | ISO/IEC 15444-15): every code-block is one HT cleanup
+     * pass (COD code-block style 0x40, a CAP marker segment, Rsiz bit 14), lossless or at the
+     * quantisation step; rates, PSNR targets and layers are refused with ht
+     * (TSR_ERR_UNSUPPORTED). Default 0 (Part 1). container TSR_J2K_JPH (boxes as JP2's, brand
+     * 'jph ') needs it. The CLI's default order with --ht is RPCL. */
+    int ht;
     /* Resynchronisation markers (T.800 A.8): sop, an SOP marker segment before every packet
      * (Nsop counts the tile's packets from 0, modulo 65536); eph, an EPH marker after every
      * packet header. Default 0 (neither). opj_compress -SOP / -EPH; kdu_compress
@@ -362,9 +369,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                           uint8_t **data, size_t *len);
 void tsr_j2k_free(tsr_ctx *ctx, void *data);
 /* Encodes img into the file at path, whose name gives the container: .j2k or .j2c a raw
- * codestream, .jp2 JP2 boxes (opt->container is ignored). The file appears atomically: on any
- * failure no file is left and an existing one is untouched. bytes (may be NULL) receives the
- * file's size. */
+ * codestream, .jp2 JP2 boxes, .jph JPH boxes (needs opt->ht; opt->container is ignored). The file
+ * appears atomically: on any failure no file is left and an existing one is untouched. bytes (may
+ * be NULL) receives the file's size. */
 tsr_status tsr_j2k_encode_save(tsr_ctx *ctx, const tsr_image *img,
                                const tsr_j2k_encode_options *opt, const char *path, size_t *bytes);
 

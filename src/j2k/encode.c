@@ -19,6 +19,7 @@
 #include "core/checked.h"
 #include "io/atomic_file.h"
 #include "j2k/encode_stages.h"
+#include "j2k/ht_encode.h"
 #include "j2k/t1_encode.h"
 #include "tessera/io.h"
 
@@ -84,7 +85,9 @@ typedef struct arena {
     uint8_t *buf;  /* tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31) */
 } arena;
 
-static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status *fail)
+/* Codes one block: Part 1 passes (t1_encode.c), or with ht its HT cleanup pass
+ * (ht_encode.c), one pass of one segment (track is 0 then). */
+static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
     /* with track: the squared error, in steps, that every pass leaves: |c| / delta against the
@@ -118,6 +121,20 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, tsr_status 
     jb->dist0 = floor_err * jb->weight;
     if (K == 0)
         return;
+    if (ht) {
+        const long len = tsr__ht_encode_block(a->coef, jb->w, jb->h, a->buf, buf_cap);
+        if (len <= 0) {
+            __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
+            return;
+        }
+        jb->passes = 1;
+        jb->len = (uint32_t)len;
+        jb->off = a->bytes.len;
+        tsr__j2k_bytes_put(&a->bytes, a->buf, (size_t)len);
+        if (a->bytes.st)
+            __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+        return;
+    }
     tsr__t1_enc *e = a->enc;
     e->w = (int)jb->w;
     e->h = (int)jb->h;
@@ -238,9 +255,18 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
                          "j2k encode: quantisation step %g; it is relative to the sample range: "
                          "0 < step <= 1",
                          (double)o->quant_step);
-    if (o->container != TSR_J2K_CODESTREAM && o->container != TSR_J2K_JP2)
+    if (o->container != TSR_J2K_CODESTREAM && o->container != TSR_J2K_JP2 &&
+        o->container != TSR_J2K_JPH)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown container %d",
+                         (int)o->container);
+    if (o->container == TSR_J2K_JPH && !o->ht)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: a JPH file holds an HT codestream: ask for HT coding");
+    if (o->ht && (o->num_rates || o->num_psnrs || *nlayers > 1))
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "j2k encode: a raw codestream or JP2 (JPH needs HT coding)");
+                         "j2k encode: HT coding with rates, PSNR targets or layers is not done "
+                         "yet (HT codes one cleanup pass per code-block: give the quantisation "
+                         "step, or lossless)");
     if ((unsigned)o->order > TSR_J2K_CPRL)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
                          (int)o->order);
@@ -438,7 +464,7 @@ static tsr_status rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
     tsr__j2k_bytes boxes;
     tsr__j2k_bytes_init(&boxes, ctx);
     if (opt->container == TSR_J2K_JP2)
-        tsr__jp2_write_boxes(cs, nc == 2 || nc == 4, 0, &boxes);
+        tsr__jp2_write_boxes(cs, nc == 2 || nc == 4, 0, 0, &boxes);
     const double fixed = (double)(head->len + boxes.len + 2), whole = fixed + (double)complete;
     tsr__j2k_bytes_free(&boxes);
     /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
@@ -589,6 +615,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                                  (double)opt->quant_step);
         }
     }
+    for (uint32_t c = 0; c < nc; c++)
+        tccps[c].cblksty = opt->ht ? 0x40 : 0; /* T.814 A.2: HT code-blocks only */
+    cs.rsiz = opt->ht ? 0x4000 : 0;            /* T.814 A.1: Part 15 capabilities (CAP) */
     tcp.prg = (uint8_t)opt->order;
     tcp.numlayers = (uint16_t)nlayers;
     tcp.mct = (uint8_t)mct;
@@ -680,7 +709,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     /* Tier 1, in parallel: each thread its state and its arena of coded bytes. */
     if ((size_t)threads > njobs)
         threads = njobs ? (int)njobs : 1;
-    const size_t buf_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31);
+    const size_t t1_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31),
+                 ht_cap = tsr__ht_encode_bound(64, 64); /* 1024 quads: every block's most */
+    const size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
     if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
         goto done;
     memset(ar, 0, (size_t)threads * sizeof *ar);
@@ -704,7 +735,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #endif
         jobs[j].thread = tid;
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
-            code_block(&jobs[j], &ar[tid], buf_cap, track, &fail);
+            code_block(&jobs[j], &ar[tid], buf_cap, track, opt->ht, &fail);
     }
     if (fail) {
         st = fail == TSR_ERR_INTERNAL
@@ -716,12 +747,16 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((st = tsr__progress(ctx, "j2k encode", 3, 4)))
         goto done;
 
-    /* Guard bits for the largest coefficient, then each block's zero bit-planes. */
+    /* Guard bits for the largest coefficient, then each block's zero bit-planes: Mb >= K, and
+     * for HT Mb > K (the exponent bound of a magnitude of K bits is up to K + 1, which the
+     * decoder expects within Mb); an HT block's one cleanup pass codes down to plane 0, which
+     * it signals by P = Mb - 1 (ht_encode.h). */
     uint32_t G = 2;
+    const uint32_t kx = opt->ht ? 2 : 1;
     for (size_t j = 0; j < njobs; j++) {
         const uint32_t expn = tccps[jobs[j].comp].steps[jobs[j].si].expn;
-        if (jobs[j].K + 1u > expn + G)
-            G = jobs[j].K + 1u - expn;
+        if (jobs[j].K + kx > expn + G)
+            G = jobs[j].K + kx - expn;
     }
     if (G > 7) {
         st = tsr__fail(ctx, TSR_ERR_INTERNAL, "j2k encode: coefficients need %u guard bits", G);
@@ -734,7 +769,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         const uint32_t mb = G + tccps[jb->comp].steps[jb->si].expn - 1;
         tsr__j2k_cblk_code *code = &codes[j];
         code->npasses = jb->passes;
-        code->zero_bp = (uint8_t)(mb - jb->K);
+        code->zero_bp = (uint8_t)(opt->ht ? mb - 1 : mb - jb->K);
         if (!jb->passes)
             continue;
         code->data = ar[jb->thread].bytes.p + jb->off;
@@ -760,8 +795,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         goto done;
     tsr__j2k_tiles_write(&E, &head, opt->tlm ? tlm_at : 0, &tiles_out);
     const size_t cs_len = head.len + tiles_out.len + 2;
-    if (opt->container == TSR_J2K_JP2)
-        tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, cs_len, &out);
+    if (opt->container != TSR_J2K_CODESTREAM)
+        tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, opt->container == TSR_J2K_JPH, cs_len, &out);
     tsr__j2k_bytes_put(&out, head.p, head.len);
     tsr__j2k_bytes_put(&out, tiles_out.p, tiles_out.len);
     tsr__j2k_bytes_u16(&out, 0xFFD9); /* EOC */
@@ -825,11 +860,13 @@ tsr_status tsr_j2k_encode_save(tsr_ctx *ctx, const tsr_image *img,
         tsr_j2k_encode_options_init(&o);
     if (ends_with(path, ".jp2"))
         o.container = TSR_J2K_JP2;
+    else if (ends_with(path, ".jph"))
+        o.container = TSR_J2K_JPH;
     else if (ends_with(path, ".j2k") || ends_with(path, ".j2c"))
         o.container = TSR_J2K_CODESTREAM;
     else
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "output '%s': use a .j2k, .j2c (codestream) or .jp2 name", path);
+                         "output '%s': use a .j2k, .j2c (codestream), .jp2 or .jph name", path);
     uint8_t *data;
     size_t len;
     if ((st = tsr_j2k_encode(ctx, img, &o, &data, &len)))

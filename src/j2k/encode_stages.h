@@ -7,6 +7,8 @@
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   ht_encode.c     HTJ2K code-block encoding, one cleanup pass (T.814 7.3; ht_encode.h),
+ *                   instead of t1_encode.c with the HT option
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
@@ -248,7 +250,9 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  double *dist, size_t *bytes);
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
-/* SOC, SIZ, COD and QCD for a codestream of cs's image and tcp's coding parameters (every
+/* SOC, SIZ, CAP (when cs->rsiz has the Part 15 bit 14: Pcap with Part 15, Ccap15 for HT
+ * code-blocks only, one HT set, the transform of tccps[0] and the magnitude bound from its
+ * Mb), COD and QCD for a codestream of cs's image and tcp's coding parameters (every
  * component coded as tccps[0] says: its precinct sizes when its csty bit 0 is set;
  * tcp->tccps[0].steps holds the 3 L + 1 exponents); with tlm_at, TLM marker segments with
  * room for ntp tile-parts' entries, whose values tsr__j2k_tiles_write fills in (the header's
@@ -270,7 +274,9 @@ void tsr__j2k_write_sot(uint32_t tile, uint32_t psot, uint32_t tpsot, uint32_t t
 size_t tsr__j2k_plt_size(const tsr__j2k_packet *pk, size_t n);
 void tsr__j2k_write_plt(const tsr__j2k_packet *pk, size_t n, tsr__j2k_bytes *out);
 /* The JP2 signature, file type and header boxes (ihdr, colr; cdef for an alpha channel) for a
- * codestream of cs's image, then the contiguous codestream box's header for cs_len bytes. */
-void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, size_t cs_len, tsr__j2k_bytes *out);
+ * codestream of cs's image, then the contiguous codestream box's header for cs_len bytes; with
+ * jph, the JPH file format's (T.814 Annex D): brand and compatibility 'jph '. */
+void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, int jph, size_t cs_len,
+                          tsr__j2k_bytes *out);
 
 #endif

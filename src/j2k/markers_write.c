@@ -37,6 +37,19 @@ void tsr__j2k_write_main_header(const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp, 
         tsr__j2k_bytes_u8(out, cs->comps[c].dx);
         tsr__j2k_bytes_u8(out, cs->comps[c].dy);
     }
+    if (cs->rsiz & 0x4000) { /* CAP (T.814 A.3): Pcap bit 15 (Part 15), then Ccap15 */
+        uint32_t mb = 0;
+        for (uint32_t i = 0; i < tccp->nsteps; i++)
+            mb = tccp->steps[i].expn > mb ? tccp->steps[i].expn : mb;
+        mb += tccp->numgbits - 1u;
+        /* MAGB (Table A.4): 0 for B <= 8, B - 8 up to 27, then 19 + ceil((B - 27) / 4) */
+        const uint32_t magb = mb <= 8 ? 0 : mb <= 27 ? mb - 8 : 19 + (mb - 27 + 3) / 4;
+        tsr__j2k_bytes_u16(out, 0xFF50);
+        tsr__j2k_bytes_u16(out, 8);
+        tsr__j2k_bytes_u32(out, 1u << (32 - 15));
+        /* HTONLY (bits 15-14 zero), one HT set, no ROI, HTIRV (bit 5) for the 9/7 */
+        tsr__j2k_bytes_u16(out, (tccp->qmfbid ? 0u : 0x20u) | magb);
+    }
     /* COD: Scod, SGcod (progression, layers, MCT), SPcod (levels, code-block size and style,
      * transform, then with Scod bit 0 each resolution's precinct size, PPx low nibble) */
     const int prec = tccp->csty & 1;
@@ -149,14 +162,16 @@ static void box_header(tsr__j2k_bytes *out, uint32_t len, const char type[4])
     tsr__j2k_bytes_put(out, type, 4);
 }
 
-void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, size_t cs_len, tsr__j2k_bytes *out)
+void tsr__jp2_write_boxes(const tsr__j2k_cs *cs, int has_alpha, int jph, size_t cs_len,
+                          tsr__j2k_bytes *out)
 {
     static const uint8_t sig[12] = {0, 0, 0, 12, 'j', 'P', ' ', ' ', 0x0D, 0x0A, 0x87, 0x0A};
+    const char *brand = jph ? "jph " : "jp2 ";
     tsr__j2k_bytes_put(out, sig, sizeof sig);
     box_header(out, 20, "ftyp"); /* brand, minor version, one compatible brand */
-    tsr__j2k_bytes_put(out, "jp2 ", 4);
+    tsr__j2k_bytes_put(out, brand, 4);
     tsr__j2k_bytes_u32(out, 0);
-    tsr__j2k_bytes_put(out, "jp2 ", 4);
+    tsr__j2k_bytes_put(out, brand, 4);
     const uint32_t nc = cs->ncomps, ndef = has_alpha ? nc : 0;
     const uint32_t ihdr = 22, colr = 15, cdef = ndef ? 10 + 6 * ndef : 0;
     box_header(out, 8 + ihdr + colr + cdef, "jp2h");

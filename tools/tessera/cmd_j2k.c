@@ -23,6 +23,10 @@ static const cli_option j2k_options[] = {
     {"components", CLI_VALUE, "LIST",
      "decode: codestream components to decode, e.g. 0 or 0,2, as decoded (default: all, with "
      "JP2 palettes, channel definitions and colour conversion applied)."},
+    {"ht", CLI_FLAG, NULL,
+     "encode: HTJ2K block coding (Part 15, T.814): each code-block one HT cleanup pass; "
+     "lossless or at --qstep (not yet with --rate, --psnr or --layers); RPCL unless --order "
+     "says otherwise. Implied by a .jph output. ojph_compress; kdu_compress Cmodes=HT."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default); the file decodes "
      "bit-exactly to the input. With --rate, lossy layers at those rates below a last, "
@@ -426,6 +430,11 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         opt.order = (tsr_j2k_progression)k;
     }
+    size_t olen = strlen(out);
+    const char *ext = olen >= 4 ? out + olen - 4 : "";
+    opt.ht = cli_get(cmd, args, "ht") != NULL || !strcasecmp(ext, ".jph");
+    if (opt.ht && !cli_get(cmd, args, "order"))
+        opt.order = TSR_J2K_RPCL; /* practitioners' HT default */
     if ((v = cli_get(cmd, args, "tiles"))) {
         int32_t w, h;
         if (!cli_parse_size(v, INT32_MAX, &w, &h)) {
@@ -460,10 +469,9 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     opt.sop = cli_get(cmd, args, "sop") != NULL;
     opt.eph = cli_get(cmd, args, "eph") != NULL;
     opt.tlm = cli_get(cmd, args, "tlm") != NULL;
-    size_t olen = strlen(out);
-    const char *ext = olen >= 4 ? out + olen - 4 : "";
-    if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2")) {
-        cli_error(cmd, "output '%s': use a .j2k, .j2c (codestream) or .jp2 name", out);
+    if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2") &&
+        strcasecmp(ext, ".jph")) {
+        cli_error(cmd, "output '%s': use a .j2k, .j2c (codestream), .jp2 or .jph name", out);
         return TSR_EXIT_USAGE;
     }
     tsr_image img;
@@ -499,10 +507,10 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
-               "\"lossless\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
+               "\"lossless\": %s, \"ht\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
                "\"seconds\": %.6f",
-               w, h, ch, bits, opt.lossless ? "true" : "false", prog_name(opt.order), bytes,
-               8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
+               w, h, ch, bits, opt.lossless ? "true" : "false", opt.ht ? "true" : "false",
+               prog_name(opt.order), bytes, 8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
         if (est.layers) { /* rate control's estimate per layer; null: lossless */
             printf(", \"psnr_estimate\": [");
             for (uint32_t l = 0; l < est.layers; l++) {
@@ -566,7 +574,8 @@ const cli_command cli_cmd_j2k = {
     "encode images into JPEG 2000 (lossless, lossy, to a rate), decode JPEG 2000 (Part 1 and "
     "HTJ2K) codestreams "
     "and JP2/JPH files, inspect headers",
-    "encode IN OUT [--lossless] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] [--layers N] "
+    "encode IN OUT [--lossless] [--ht] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] "
+    "[--layers N] "
     "[--levels N] "
     "[--cblk WxH] [--tiles WxH] [--precincts WxH[,WxH...]] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--sop] [--eph] [--tlm] [--plt] [--tile-parts R|L|C] "
