@@ -163,82 +163,64 @@ out:
     return st;
 }
 
-/* Job j on the calling OpenMP thread (its buffers and t1 workspace); counts and the fatal
- * error go to J. */
-static void run_job(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
-                    const tsr__j2k_t2 *t2, size_t j, void *ws, size_t ws_size)
+/* decode_stages.h */
+int tsr__j2k_jobs_block(const tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                        const tsr__j2k_t2 *t2, size_t j, uint8_t *buf, int copy_single,
+                        tsr__t1_seg *segs, tsr__t1_block *blk, int32_t **out, size_t *stride,
+                        float *scale)
 {
-    const size_t maxlen = J->maxlen;
-    int tid = 0;
-#ifdef _OPENMP
-    tid = omp_get_thread_num();
-#endif
     const struct tsr__j2k_job *jb = &J->jobs[j];
     const tsr__j2k_cblk *cb = t->cblk_ptr[jb->gidx];
     const tsr__j2k_tccp *tccp = &tcp->tccps[jb->comp];
     const tsr__j2k_band *band = jb->band;
-    uint8_t *mybuf = J->buf + (size_t)tid * (maxlen + 8);
-    tsr__t1_seg *myseg = J->segs + (size_t)tid * TSR__T1_MAX_SEGS;
-    /* Assemble the segments contiguously; a block's only chunk is read where it is (t1.h
-     * reads a segment only inside [data, data + len)). */
-    const int single = J->first[jb->gidx + 1] - J->first[jb->gidx] == 1;
+    *out = jb->out;
+    *stride = jb->stride;
+    *scale = band->delta * 0.5f; /* E.1.1.2: value = (q + r) * delta; t1 gives 2(q + r) */
+    memset(blk, 0, sizeof *blk);
+    blk->w = cb->x1 - cb->x0;
+    blk->h = cb->y1 - cb->y0;
+    blk->reversible = tccp->qmfbid == 1;
+    if (jb->empty)
+        return 1;
+    /* A block's only chunk is read where it is unless copy_single (t1.h reads a segment only
+     * inside [data, data + len)). */
+    const int single = !copy_single && J->first[jb->gidx + 1] - J->first[jb->gidx] == 1;
     uint32_t nsegs = 0, npasses = 0;
     size_t at = 0;
-    int bad = 0;
     for (uint32_t k = J->first[jb->gidx]; k < J->first[jb->gidx + 1]; k++) {
         const tsr__j2k_chunk *ch = &t2->chunks[J->order[k]];
-        if (ch->segno >= TSR__T1_MAX_SEGS) {
-            bad = 1;
-            break;
-        }
+        if (ch->segno >= TSR__T1_MAX_SEGS)
+            return -1;
         while (nsegs <= ch->segno) {
-            myseg[nsegs].data = mybuf + at;
-            myseg[nsegs].len = 0;
-            myseg[nsegs].npasses = 0;
+            segs[nsegs].data = buf + at;
+            segs[nsegs].len = 0;
+            segs[nsegs].npasses = 0;
             nsegs++;
         }
         if (single) {
-            myseg[ch->segno].data = ch->ptr;
+            segs[ch->segno].data = ch->ptr;
         } else {
-            memcpy(mybuf + at, ch->ptr, ch->len);
+            memcpy(buf + at, ch->ptr, ch->len);
             at += ch->len;
         }
-        myseg[ch->segno].len += ch->len;
-        myseg[ch->segno].npasses += ch->passes;
+        segs[ch->segno].len += ch->len;
+        segs[ch->segno].npasses += ch->passes;
         npasses += ch->passes;
     }
-    int32_t *out = jb->out;
-    const size_t stride = jb->stride;
-    uint32_t w = cb->x1 - cb->x0, h = cb->y1 - cb->y0;
-    if (bad || jb->empty) {
-        for (uint32_t y = 0; y < h; y++)
-            memset(out + (size_t)y * stride, 0, w * sizeof *out);
-        if (bad) {
-#pragma omp atomic
-            J->ncorrupt++;
-        }
-        return;
-    }
-    tsr__t1_block blk;
-    blk.w = w;
-    blk.h = h;
-    blk.orient = band->orient;
-    blk.style = (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT) : (tccp->cblksty & 0x3f));
-    blk.zero_bp = cb->zero_bp;
-    blk.mb = (uint8_t)band->mb;
-    blk.roi_shift = tccp->roishift;
-    blk.reversible = tccp->qmfbid == 1;
-    blk.npasses = npasses;
-    blk.nsegs = nsegs;
-    blk.segs = myseg;
-    /* The block's output rows are far apart (a tile-component row each); fetching their
-     * cache lines for writing now lets the decoder's stores, which come at its end, hit
-     * the cache instead of stalling on each line. */
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x += 64 / sizeof *out)
-            __builtin_prefetch(out + (size_t)y * stride + x, 1, 3);
-    unsigned wbits = 0;
-    int rc = tsr__t1_decode(&blk, (char *)ws + (size_t)tid * ws_size, ws_size, out, stride, &wbits);
+    blk->orient = band->orient;
+    blk->style = (uint8_t)(cb->is_ht ? (tccp->cblksty | TSR__T1_STYLE_HT) : (tccp->cblksty & 0x3f));
+    blk->zero_bp = cb->zero_bp;
+    blk->mb = (uint8_t)band->mb;
+    blk->roi_shift = tccp->roishift;
+    blk->npasses = npasses;
+    blk->nsegs = nsegs;
+    blk->segs = segs;
+    return 0;
+}
+
+/* decode_stages.h */
+void tsr__j2k_jobs_count(tsr__j2k_jobs *J, int rc)
+{
     if (rc == TSR__T1_WARN) {
 #pragma omp atomic
         J->nwarn_blocks++;
@@ -250,13 +232,45 @@ static void run_job(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_ti
         if (!J->fatal)
             J->fatal = rc == TSR__T1_UNSUPPORTED ? TSR_ERR_UNSUPPORTED : TSR_ERR_INTERNAL;
     }
+}
+
+/* Job j on the calling OpenMP thread (its buffers and t1 workspace); counts and the fatal
+ * error go to J. */
+static void run_job(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                    const tsr__j2k_t2 *t2, size_t j, void *ws, size_t ws_size)
+{
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    tsr__t1_block blk;
+    int32_t *out;
+    size_t stride;
+    float scale;
+    const int got =
+        tsr__j2k_jobs_block(J, tcp, t, t2, j, J->buf + (size_t)tid * (J->maxlen + 8), 0,
+                            J->segs + (size_t)tid * TSR__T1_MAX_SEGS, &blk, &out, &stride, &scale);
+    if (got) {
+        for (uint32_t y = 0; y < blk.h; y++)
+            memset(out + (size_t)y * stride, 0, blk.w * sizeof *out);
+        if (got < 0)
+            tsr__j2k_jobs_count(J, TSR__T1_CORRUPT);
+        return;
+    }
+    /* The block's output rows are far apart (a tile-component row each); fetching their
+     * cache lines for writing now lets the decoder's stores, which come at its end, hit
+     * the cache instead of stalling on each line. */
+    for (uint32_t y = 0; y < blk.h; y++)
+        for (uint32_t x = 0; x < blk.w; x += 64 / sizeof *out)
+            __builtin_prefetch(out + (size_t)y * stride + x, 1, 3);
+    unsigned wbits = 0;
+    tsr__j2k_jobs_count(
+        J, tsr__t1_decode(&blk, (char *)ws + (size_t)tid * ws_size, ws_size, out, stride, &wbits));
     if (!blk.reversible) {
-        /* E.1.1.2: value = (q + r) * delta; t1 gave 2(q + r). */
-        float scale = band->delta * 0.5f;
-        for (uint32_t y = 0; y < h; y++) {
+        for (uint32_t y = 0; y < blk.h; y++) {
             int32_t *row = out + (size_t)y * stride;
             float *f = (float *)row;
-            for (uint32_t x = 0; x < w; x++)
+            for (uint32_t x = 0; x < blk.w; x++)
                 f[x] = (float)row[x] * scale;
         }
     }

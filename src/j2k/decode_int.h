@@ -58,6 +58,25 @@ typedef struct tsr__j2k_dec {
     size_t ws_size;
 } tsr__j2k_dec;
 
+/* A tile opened for decoding: its coding parameters, geometry (tcd.c; no sample memory yet) and
+ * packets (t2.c), whose contributions point into the stream or into the owned buffers here. */
+typedef struct tsr__j2k_open_tile {
+    tsr__j2k_tcp tcp;
+    tsr__j2k_tile t;
+    tsr__j2k_t2 t2;
+    uint8_t *ppt, *body_cat, *hdr_cat;
+    int rgb; /* a colour transform over components 0..2, which are then decoded */
+} tsr__j2k_open_tile;
+/* Opens tile `tile` of the decode; on failure nothing is left to close. */
+tsr_status tsr__j2k_tile_open(tsr__j2k_dec *d, uint32_t tile, tsr__j2k_open_tile *o);
+void tsr__j2k_tile_close(tsr_ctx *ctx, tsr__j2k_open_tile *o);
+/* TSR_ERR_CORRUPT, with the tile named, when its colour transform cannot be done (components
+ * 0..2 of different sizes, or mixed reversible and irreversible ones). */
+tsr_status tsr__j2k_mct_check(tsr_ctx *ctx, const tsr__j2k_open_tile *o, uint32_t tile);
+/* The output plan of a decoded tile-component into plane p's geometry (decode_tile.c). */
+tsr__j2k_store_plan tsr__j2k_store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
+                                             int is_float, const tsr_j2k_plane *p);
+
 /* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
  * workspaces at ws (threads of them). */
 tsr_status tsr__j2k_decode_tile(tsr__j2k_dec *d, uint32_t tile, int threads, void *ws);

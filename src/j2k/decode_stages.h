@@ -229,6 +229,7 @@ uint32_t tsr__j2k_pack3_avx2(const int32_t *const s[3], const int32_t off[3], ui
 typedef struct tsr__j2k_bands tsr__j2k_bands;
 struct tsr__j2k_job;
 struct tsr__t1_seg;
+struct tsr__t1_block;
 /* The code-blocks of a tile's decoded resolutions and requested components, in order of their
  * key: 0, or for a block of the top resolution of a component decoded in bands, 1 + its
  * group's index from the first, and for one of the resolution below when that is in bands
@@ -264,6 +265,20 @@ void tsr__j2k_jobs_run_team(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr
 tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
                                 tsr__j2k_warn *warn);
 void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J);
+/* Job j's code-block for tsr__t1_decode: *blk (its size and reversibility always; the rest when
+ * the block has contributions), its segments in segs[0 .. blk->nsegs) (TSR__T1_MAX_SEGS room),
+ * pieces from several layers copied together into buf (room: the block's contributed bytes),
+ * as is a block's only piece when copy_single (else that is read where it lies in the stream),
+ * where its coefficients go (*out, *stride) and the irreversible scaling of its values
+ * (*scale, delta_b / 2). Returns 0, 1 for a block without contributions (its coefficients are
+ * zeros), -1 for one whose segments exceed TSR__T1_MAX_SEGS (zeros, counted as corrupt). */
+int tsr__j2k_jobs_block(const tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_tile *t,
+                        const tsr__j2k_t2 *t2, size_t j, uint8_t *buf, int copy_single,
+                        struct tsr__t1_seg *segs, struct tsr__t1_block *blk, int32_t **out,
+                        size_t *stride, float *scale);
+/* Counts a block's tsr__t1_decode return code into J (warnings, corrupt blocks, the first fatal
+ * error); safe from several threads. */
+void tsr__j2k_jobs_count(tsr__j2k_jobs *J, int rc);
 
 /* ---- a resolution in bands of code-block rows (bands.c) ------------------------------------
  * Resolution r's HL, LH and HH code-blocks (r: the top decoded one, or the one below it when

@@ -42,10 +42,9 @@ typedef tsr__j2k_store_plan store_plan;
 #define STORE_SCOPE
 #include "j2k/store_row.h"
 
-/* The plan of a tile-component whose decoded samples are at tc->data, into plane p's geometry
- * (p->data is not used). */
-static store_plan store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
-                                  int is_float, const tsr_j2k_plane *p)
+/* decode_int.h; the plan's source is tc->data (p->data is not used). */
+tsr__j2k_store_plan tsr__j2k_store_plan_make(const tsr__j2k_tilecomp *tc, const tsr__j2k_comp *cp,
+                                             int is_float, const tsr_j2k_plane *p)
 {
     const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
     store_plan s;
@@ -532,33 +531,31 @@ static tsr_status chunk_alloc(dec *d, int threads)
 }
 
 /* decode_int.h */
-tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
+void tsr__j2k_tile_close(tsr_ctx *ctx, tsr__j2k_open_tile *o)
+{
+    tsr__free(ctx, o->ppt);
+    tsr__free(ctx, o->body_cat);
+    tsr__free(ctx, o->hdr_cat);
+    tsr__t2_free(ctx, &o->t2);
+    tsr__tcd_free(ctx, &o->t);
+    tsr__j2k_tcp_free(ctx, &o->tcp);
+    memset(o, 0, sizeof *o);
+}
+
+/* decode_int.h */
+tsr_status tsr__j2k_tile_open(dec *d, uint32_t tile, tsr__j2k_open_tile *o)
 {
     tsr_ctx *ctx = d->ctx;
     tsr__j2k_cs *cs = &d->s->cs;
     const layout *L = d->L;
-    tsr__j2k_tcp tcp;
-    tsr__j2k_tile t;
-    tsr__j2k_t2 t2;
-    uint8_t *ppt = NULL, *body_cat = NULL, *hdr_cat = NULL;
+    memset(o, 0, sizeof *o);
     size_t ppt_len = 0;
-    int32_t *scratch = NULL;
-    store_plan *plans = NULL;
-    uint32_t *outs = NULL;
-    tsr__j2k_bands *bands = NULL;       /* per component (banded) */
-    tsr__j2k_bands *below = NULL;       /* per component, the resolution below the top (in bands) */
-    int32_t *bmem = NULL, *ring = NULL; /* their memory */
-    tsr__j2k_jobs jobs;
-    memset(&jobs, 0, sizeof jobs);
-    memset(&tcp, 0, sizeof tcp);
-    memset(&t, 0, sizeof t);
-    memset(&t2, 0, sizeof t2);
-    tsr_status st = tsr__j2k_tile_params(ctx, cs, tile, &tcp, &ppt, &ppt_len);
+    tsr_status st = tsr__j2k_tile_params(ctx, cs, tile, &o->tcp, &o->ppt, &ppt_len);
     if (st)
         goto out;
     /* With a colour transform, components 0..2 are decoded together. */
     uint8_t *mask = L->mask;
-    int mct = tcp.mct && cs->ncomps >= 3;
+    const int mct = o->tcp.mct && cs->ncomps >= 3;
     uint8_t *mask_copy = NULL;
     if (mct && (mask[0] || mask[1] || mask[2]) && !(mask[0] && mask[1] && mask[2])) {
         if ((st = tsr__alloc(ctx, cs->ncomps, (void **)&mask_copy)))
@@ -567,28 +564,109 @@ tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
         mask_copy[0] = mask_copy[1] = mask_copy[2] = 1;
         mask = mask_copy;
     }
-    st = tsr__tcd_init(ctx, cs, &tcp, tile, L->reduce, mask, &L->win, &t);
+    st = tsr__tcd_init(ctx, cs, &o->tcp, tile, L->reduce, mask, &L->win, &o->t);
     tsr__free(ctx, mask_copy);
     if (st)
         goto out;
+    o->rgb = mct && !o->t.comps[0].skip;
+    /* The tile's data: its tile-parts' bodies (and packed headers) in order. */
+    const uint8_t *body, *hdr = NULL;
+    size_t body_len = 0, hdr_len = 0;
+    uint32_t ntp = 0;
+    for (uint32_t i = cs->tile_first[tile]; i != UINT32_MAX; i = cs->tps[i].next) {
+        ntp++;
+        body_len += cs->tps[i].body_len;
+        hdr_len += cs->tps[i].ppm_len;
+    }
+    uint32_t f = cs->tile_first[tile];
+    if (ntp == 1) {
+        body = cs->data + cs->tps[f].body_off;
+        if (cs->ppm) {
+            hdr = cs->ppm + cs->tps[f].ppm_off;
+            hdr_len = cs->tps[f].ppm_len;
+        }
+    } else {
+        if ((st = tsr__alloc(ctx, body_len ? body_len : 1, (void **)&o->body_cat)))
+            goto out;
+        size_t at = 0, hat = 0;
+        if (cs->ppm && (st = tsr__alloc(ctx, hdr_len ? hdr_len : 1, (void **)&o->hdr_cat)))
+            goto out;
+        for (uint32_t i = f; i != UINT32_MAX; i = cs->tps[i].next) {
+            memcpy(o->body_cat + at, cs->data + cs->tps[i].body_off, cs->tps[i].body_len);
+            at += cs->tps[i].body_len;
+            if (cs->ppm) {
+                memcpy(o->hdr_cat + hat, cs->ppm + cs->tps[i].ppm_off, cs->tps[i].ppm_len);
+                hat += cs->tps[i].ppm_len;
+            }
+        }
+        body = o->body_cat;
+        hdr = o->hdr_cat;
+    }
+    if (o->ppt) {
+        hdr = o->ppt;
+        hdr_len = ppt_len;
+    }
+    if (cs->ppm && !hdr)
+        hdr = (const uint8_t *)"";
+    st = tsr__t2_decode(ctx, cs, &o->tcp, &o->t, body, body_len, hdr, hdr_len, d->layers,
+                        ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &o->t2, &d->s->warn);
+out:
+    if (st)
+        tsr__j2k_tile_close(ctx, o);
+    return st;
+}
+
+/* decode_int.h */
+tsr_status tsr__j2k_mct_check(tsr_ctx *ctx, const tsr__j2k_open_tile *o, uint32_t tile)
+{
+    const int bad_rgb = o->rgb ? mct_mismatch(&o->t, &o->tcp) : 0;
+    if (!bad_rgb)
+        return TSR_OK;
+    return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                     bad_rgb == 1 ? "tile %u: colour transform over components of different "
+                                    "sizes"
+                                  : "tile %u: colour transform over mixed "
+                                    "reversible/irreversible components",
+                     tile);
+}
+
+/* decode_int.h */
+tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
+{
+    tsr_ctx *ctx = d->ctx;
+    const tsr__j2k_cs *cs = &d->s->cs;
+    int32_t *scratch = NULL;
+    store_plan *plans = NULL;
+    uint32_t *outs = NULL;
+    tsr__j2k_bands *bands = NULL;       /* per component (banded) */
+    tsr__j2k_bands *below = NULL;       /* per component, the resolution below the top (in bands) */
+    int32_t *bmem = NULL, *ring = NULL; /* their memory */
+    tsr__j2k_jobs jobs;
+    memset(&jobs, 0, sizeof jobs);
+    tsr__j2k_open_tile o;
+    tsr_status st = tsr__j2k_tile_open(d, tile, &o);
+    if (st)
+        return st;
+    const tsr__j2k_tcp *const tcp = &o.tcp;
+    tsr__j2k_tile *const t = &o.t;
+    const int rgb = o.rgb;
     /* Samples: for the top resolution in bands (image output, bands.c) the resolution below
      * (or, with that one in bands too, the one below it: bands_alloc) and the band buffers;
      * else in place in the destination plane when the tile-component lies inside it (tiles
      * are disjoint), else a buffer of its own. Every coefficient is written by its code-block
      * job. */
-    const int rgb = mct && !t.comps[0].skip;
-    const int banded = can_band(d, &t, &tcp, rgb && mct_mismatch(&t, &tcp));
+    const int banded = can_band(d, t, tcp, rgb && mct_mismatch(t, tcp));
     if (d->sink && !d->img->data) {
         /* rows for a sink: streamed where the tile is the image, else into an image first */
-        st = banded && top_is_image(d, &t) ? chunk_alloc(d, threads)
-                                           : tsr__j2k_own_image(d, threads);
+        st =
+            banded && top_is_image(d, t) ? chunk_alloc(d, threads) : tsr__j2k_own_image(d, threads);
         if (st)
             goto out;
     }
-    if (banded && (st = bands_alloc(d, &t, &tcp, threads, &bands, &below, &bmem, &ring)))
+    if (banded && (st = bands_alloc(d, t, tcp, threads, &bands, &below, &bmem, &ring)))
         goto out;
-    for (uint32_t c = 0; c < t.ncomps && !banded; c++) {
-        tsr__j2k_tilecomp *tc = &t.comps[c];
+    for (uint32_t c = 0; c < t->ncomps && !banded; c++) {
+        tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
         const tsr__j2k_res *top = &tc->res[tc->dec_res - 1];
@@ -613,65 +691,22 @@ tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
             tsr__j2k_prefault(tc->data, bytes, threads); /* fresh memory: populate it now */
         tc->stride = tc->data_w;
     }
-    /* The tile's data: its tile-parts' bodies (and packed headers) in order. */
-    const uint8_t *body, *hdr = NULL;
-    size_t body_len = 0, hdr_len = 0;
-    uint32_t ntp = 0;
-    for (uint32_t i = cs->tile_first[tile]; i != UINT32_MAX; i = cs->tps[i].next) {
-        ntp++;
-        body_len += cs->tps[i].body_len;
-        hdr_len += cs->tps[i].ppm_len;
-    }
-    uint32_t f = cs->tile_first[tile];
-    if (ntp == 1) {
-        body = cs->data + cs->tps[f].body_off;
-        if (cs->ppm) {
-            hdr = cs->ppm + cs->tps[f].ppm_off;
-            hdr_len = cs->tps[f].ppm_len;
-        }
-    } else {
-        if ((st = tsr__alloc(ctx, body_len ? body_len : 1, (void **)&body_cat)))
-            goto out;
-        size_t at = 0, hat = 0;
-        if (cs->ppm && (st = tsr__alloc(ctx, hdr_len ? hdr_len : 1, (void **)&hdr_cat)))
-            goto out;
-        for (uint32_t i = f; i != UINT32_MAX; i = cs->tps[i].next) {
-            memcpy(body_cat + at, cs->data + cs->tps[i].body_off, cs->tps[i].body_len);
-            at += cs->tps[i].body_len;
-            if (cs->ppm) {
-                memcpy(hdr_cat + hat, cs->ppm + cs->tps[i].ppm_off, cs->tps[i].ppm_len);
-                hat += cs->tps[i].ppm_len;
-            }
-        }
-        body = body_cat;
-        hdr = hdr_cat;
-    }
-    if (ppt) {
-        hdr = ppt;
-        hdr_len = ppt_len;
-    }
-    if (cs->ppm && !hdr)
-        hdr = (const uint8_t *)"";
-    st = tsr__t2_decode(ctx, cs, &tcp, &t, body, body_len, hdr, hdr_len, d->layers,
-                        ntp == 1 ? cs->base + cs->tps[f].body_off : SIZE_MAX, &t2, &d->s->warn);
-    if (st)
-        goto out;
     /* Code-blocks (all, or those below the resolutions in bands), then the inverse DWT (all
      * levels, or those below the resolutions in bands). */
     if ((st = tsr__j2k_jobs_make(
-             ctx, &t, &t2, banded ? bands : NULL, below,
-             banded ? bands_groups(&t, bands) + (below ? bands_groups(&t, below) : 0) + 1 : 1,
+             ctx, t, &o.t2, banded ? bands : NULL, below,
+             banded ? bands_groups(t, bands) + (below ? bands_groups(t, below) : 0) + 1 : 1,
              threads, &jobs)))
         goto out;
-    tsr__j2k_jobs_run(&jobs, &tcp, &t, &t2, 0, threads, ws, d->ws_size);
+    tsr__j2k_jobs_run(&jobs, tcp, t, &o.t2, 0, threads, ws, d->ws_size);
     if (!banded || jobs.fatal) {
-        if ((st = tsr__j2k_jobs_finish(ctx, &jobs, &t, &d->s->warn)))
+        if ((st = tsr__j2k_jobs_finish(ctx, &jobs, t, &d->s->warn)))
             goto out;
     }
     size_t per = 0;
-    for (uint32_t c = 0; c < t.ncomps; c++)
-        if (!t.comps[c].skip && tsr__dwt_scratch_per_thread(&t.comps[c]) > per)
-            per = tsr__dwt_scratch_per_thread(&t.comps[c]);
+    for (uint32_t c = 0; c < t->ncomps; c++)
+        if (!t->comps[c].skip && tsr__dwt_scratch_per_thread(&t->comps[c]) > per)
+            per = tsr__dwt_scratch_per_thread(&t->comps[c]);
     size_t sbytes;
     if (!tsr__size_mul3(per ? per : 1, (size_t)threads, sizeof(int32_t), &sbytes)) {
         st = tsr__fail(ctx, TSR_ERR_OVERFLOW, "tile %u: DWT scratch overflows", tile);
@@ -679,47 +714,39 @@ tsr_status tsr__j2k_decode_tile(dec *d, uint32_t tile, int threads, void *ws)
     }
     if ((st = tsr__alloc(ctx, sbytes, (void **)&scratch)))
         goto out;
-    for (uint32_t c = 0; c < t.ncomps; c++) {
-        tsr__j2k_tilecomp *tc = &t.comps[c];
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        tsr__j2k_tilecomp *tc = &t->comps[c];
         if (tc->skip)
             continue;
         const uint32_t nres = tc->dec_res - (below ? 2 : banded ? 1 : 0);
-        if (tcp.tccps[c].qmfbid == 1)
+        if (tcp->tccps[c].qmfbid == 1)
             tsr__dwt53_inverse2(tc, nres, scratch, threads);
         else
             tsr__dwt97_inverse2(tc, nres, scratch, threads);
     }
     /* Inverse colour transform (G.2 / G.3) and output. */
-    const int bad_rgb = rgb ? mct_mismatch(&t, &tcp) : 0;
-    if (bad_rgb) {
-        st = tsr__fail(ctx, TSR_ERR_CORRUPT,
-                       bad_rgb == 1 ? "tile %u: colour transform over components of different "
-                                      "sizes"
-                                    : "tile %u: colour transform over mixed "
-                                      "reversible/irreversible components",
-                       tile);
+    if ((st = tsr__j2k_mct_check(ctx, &o, tile)))
         goto out;
-    }
-    if ((st = tsr__alloc(ctx, (size_t)t.ncomps * (sizeof *plans + sizeof *outs), (void **)&plans)))
+    if ((st = tsr__alloc(ctx, (size_t)t->ncomps * (sizeof *plans + sizeof *outs), (void **)&plans)))
         goto out;
-    outs = (uint32_t *)(plans + t.ncomps);
+    outs = (uint32_t *)(plans + t->ncomps);
     uint32_t nout = 0;
-    for (uint32_t c = 0; c < t.ncomps; c++)
-        if (!t.comps[c].skip) {
-            plans[c] =
-                store_plan_make(&t.comps[c], &cs->comps[c], tcp.tccps[c].qmfbid != 1, &d->dst[c]);
+    for (uint32_t c = 0; c < t->ncomps; c++)
+        if (!t->comps[c].skip) {
+            plans[c] = tsr__j2k_store_plan_make(&t->comps[c], &cs->comps[c],
+                                                tcp->tccps[c].qmfbid != 1, &d->dst[c]);
             if (is_output(d, c))
                 outs[nout++] = c;
         }
     if (d->img) /* the image's channels in channel order */
         for (nout = 0; nout < d->pix.n; nout++)
             outs[nout] = d->img_comp[nout];
-    const int rev = tcp.tccps[0].qmfbid == 1;
+    const int rev = tcp->tccps[0].qmfbid == 1;
     if (banded)
-        st = output_bands(d, &tcp, &t, &t2, &jobs, bands, below, plans, outs, nout, rgb, scratch,
+        st = output_bands(d, tcp, t, &o.t2, &jobs, bands, below, plans, outs, nout, rgb, scratch,
                           per, threads, ws);
     else
-        output_tile(d, &t, plans, outs, nout, rgb, rev, threads);
+        output_tile(d, t, plans, outs, nout, rgb, rev, threads);
 out:
     tsr__j2k_jobs_free(ctx, &jobs);
     tsr__free(ctx, bands);
@@ -727,11 +754,6 @@ out:
     tsr__free(ctx, ring);
     tsr__free(ctx, plans);
     tsr__free(ctx, scratch);
-    tsr__free(ctx, ppt);
-    tsr__free(ctx, body_cat);
-    tsr__free(ctx, hdr_cat);
-    tsr__t2_free(ctx, &t2);
-    tsr__tcd_free(ctx, &t);
-    tsr__j2k_tcp_free(ctx, &tcp);
+    tsr__j2k_tile_close(ctx, &o);
     return st;
 }
