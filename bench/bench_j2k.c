@@ -64,33 +64,12 @@ int main(int argc, char **argv)
         perror("bench_j2k: the program spawner");
         return 1;
     }
-    const char *dir = "/tmp/tsr_j2k_bench", *threads_arg = "1,2", *sizes_arg = "2k,4k,8k";
-    const char *json = NULL, *tool = NULL, *codings_arg = "p1,ht";
-    int repeats = 3, with_lib = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "--threads"))
-            threads_arg = argv[i + 1];
-        else if (!strcmp(argv[i], "--sizes"))
-            sizes_arg = argv[i + 1];
-        else if (!strcmp(argv[i], "--repeats"))
-            repeats = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--json"))
-            json = argv[i + 1];
-        else if (!strcmp(argv[i], "--tool"))
-            tool = argv[i + 1];
-        else if (!strcmp(argv[i], "--codings"))
-            codings_arg = argv[i + 1];
-        else if (!strcmp(argv[i], "--lib"))
-            with_lib = strcmp(argv[i + 1], "no") != 0;
-        else {
-            fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 2;
-        }
-    }
-    if (repeats < 1)
-        repeats = 1;
+    tsr_bench_j2k_args args = {"/tmp/tsr_j2k_bench", "1,2", "2k,4k,8k", NULL, NULL, "p1,ht", 3, 1};
+    if (tsr_bench_j2k_parse(argc, argv, "dir threads sizes repeats json tool codings lib", &args))
+        return 2;
+    const char *dir = args.dir, *threads_arg = args.threads, *sizes_arg = args.sizes;
+    const char *json = args.json, *tool = args.tool, *codings_arg = args.codings;
+    const int repeats = args.repeats, with_lib = args.lib;
     const char *data_root = getenv("TSR_DATA") ? getenv("TSR_DATA") : "../shared/data";
     mkdir(dir, 0777);
     tsr_ctx *ctx;
@@ -102,10 +81,7 @@ int main(int argc, char **argv)
     int has_opj = tsr_bench_have("opj_decompress"), has_opj_enc = tsr_bench_have("opj_compress");
     int has_grk = tsr_bench_have("grk_decompress");
     int has_ojph = tsr_bench_have("ojph_expand"), has_ojph_enc = tsr_bench_have("ojph_compress");
-    static const struct {
-        const char *name;
-        int w, h;
-    } sizes[] = {{"2k", 2048, 1080}, {"4k", 4096, 2160}, {"8k", 7680, 4320}};
+    const tsr_bench_frame_size *sizes = tsr_bench_frame_sizes;
     static const struct {
         const char *name;
         int ht;
@@ -122,7 +98,7 @@ int main(int argc, char **argv)
                                     "cli/best peer",  "cli peak MB",    "opj peak MB"};
     tsr_bench_table *table = tsr_bench_table_new(
         "JPEG 2000 decode, MSamples/s (median); peak resident memory of the programs", 12, headers);
-    for (size_t si = 0; si < 3; si++) {
+    for (size_t si = 0; si < TSR_BENCH_FRAME_SIZES; si++) {
         if (!strstr(sizes_arg, sizes[si].name))
             continue;
         char ppm[1024];

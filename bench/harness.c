@@ -481,3 +481,43 @@ void tsr_bench_measure_progs(tsr_bench_prog *p, int n, int repeats, double *medi
         median_us[i] = s.median_us;
     }
 }
+
+const tsr_bench_frame_size tsr_bench_frame_sizes[TSR_BENCH_FRAME_SIZES] = {
+    {"2k", 2048, 1080}, {"4k", 4096, 2160}, {"8k", 7680, 4320}};
+
+int tsr_bench_j2k_parse(int argc, char **argv, const char *allowed, tsr_bench_j2k_args *a)
+{
+    for (int i = 1; i < argc; i += 2) {
+        const char *name = argv[i];
+        if (strncmp(name, "--", 2) != 0 || !name[2] || !strstr(allowed, name + 2)) {
+            fprintf(stderr, "unknown option %s (options: %s)\n", name, allowed);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "option %s wants a value\n", name);
+            return 2;
+        }
+        const char *v = argv[i + 1];
+        if (!strcmp(name, "--dir"))
+            a->dir = v;
+        else if (!strcmp(name, "--threads"))
+            a->threads = v;
+        else if (!strcmp(name, "--sizes"))
+            a->sizes = v;
+        else if (!strcmp(name, "--json"))
+            a->json = v;
+        else if (!strcmp(name, "--tool"))
+            a->tool = v;
+        else if (!strcmp(name, "--codings"))
+            a->codings = v;
+        else if (!strcmp(name, "--repeats"))
+            a->repeats = atoi(v) < 1 ? 1 : atoi(v);
+        else if (!strcmp(name, "--lib"))
+            a->lib = strcmp(v, "no") != 0;
+        else {
+            fprintf(stderr, "unknown option %s (options: %s)\n", name, allowed);
+            return 2;
+        }
+    }
+    return 0;
+}

@@ -65,6 +65,26 @@ int tsr_bench_file_exists(const char *p);
 int tsr_bench_have(const char *prog);
 uint8_t *tsr_bench_slurp(const char *path, size_t *len);
 
+/* The JPEG 2000 benchmarks' options, each "--name VALUE": dir (--dir, where frames and streams
+ * are kept), threads (--threads, a list), sizes (--sizes, names of tsr_bench_frame_sizes), json
+ * (--json, a file for the tables), tool (--tool, the tessera program), codings (--codings),
+ * repeats (--repeats, at least 1) and lib (--lib no: without the library columns). The caller
+ * sets the defaults; a benchmark that does not read an option passes allowed without it. */
+typedef struct tsr_bench_j2k_args {
+    const char *dir, *threads, *sizes, *json, *tool, *codings;
+    int repeats, lib;
+} tsr_bench_j2k_args;
+/* Parses argv[1 ..] into a; allowed lists the options the benchmark reads, e.g. "dir threads
+ * sizes repeats json". 0, or 2 after a message on stderr naming the bad argument. */
+int tsr_bench_j2k_parse(int argc, char **argv, const char *allowed, tsr_bench_j2k_args *a);
+/* The frame sizes the JPEG 2000 benchmarks run: 2k 2048x1080, 4k 4096x2160, 8k 7680x4320. */
+typedef struct tsr_bench_frame_size {
+    const char *name;
+    int w, h;
+} tsr_bench_frame_size;
+enum { TSR_BENCH_FRAME_SIZES = 3 };
+extern const tsr_bench_frame_size tsr_bench_frame_sizes[TSR_BENCH_FRAME_SIZES];
+
 /* The JPEG 2000 benchmarks' frames: cuts a w x h RGB image from src (8-bit RGB,
  * desert_mesa_4611x8192.jpg: from x 200, y 1000, or for frames wider than src a rotated cut
  * from x 100, y 100) and saves it as out (a PPM). 0, or 1 on failure. */

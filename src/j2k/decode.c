@@ -4,6 +4,7 @@
  *   -> DC level shift, rounding, clamping into the caller's planes -> JP2 palette and channels.
  * This file: the API, the stream, the outputs' layout and the course of a decode over its
  * tiles; one tile's work, from its packets to its output, is decode_tile.c (decode_int.h). */
+#include "j2k/decode_cuda.h"
 #include "j2k/decode_int.h"
 #include "j2k/t1.h"
 #include "core/backend.h"
@@ -434,7 +435,7 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
+    if ((st = tsr__j2k_choose(ctx, "j2k decode", 1, 0, NULL)))
         return st;
     tsr_j2k_decode_options dflt;
     opt = options_or_default(opt, &dflt);
@@ -458,12 +459,22 @@ tsr_status tsr_j2k_decode_layout(tsr_ctx *ctx, const void *data, size_t len,
     return st;
 }
 
-tsr_status tsr__j2k_choose(tsr_ctx *ctx, const char *op)
+tsr_status tsr__j2k_choose(tsr_ctx *ctx, const char *op, int cuda, int device, tsr_backend *out)
 {
     tsr_backend b;
-    return tsr__backend_choose(
-        ctx, op, TSR__BACKEND_BIT(TSR_BACKEND_CPU) | TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE),
-        TSR_BACKEND_CPU, "JPEG 2000 runs on the CPU", &b);
+    const unsigned offered = TSR__BACKEND_BIT(TSR_BACKEND_CPU) |
+                             TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) |
+                             (cuda ? TSR__BACKEND_BIT(TSR_BACKEND_CUDA) : 0u);
+    const int on_device = cuda && device;
+    tsr_status st =
+        tsr__backend_choose(ctx, op, offered, on_device ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
+                            on_device ? "a device image stays on the device"
+                            : cuda    ? "host images: the CPU decoder on the host's cores"
+                                      : "JPEG 2000 runs on the CPU",
+                            &b);
+    if (!st && out)
+        *out = b;
+    return st;
 }
 
 /* The threads a decode with these options uses (opt may be NULL: the context's count). */
@@ -495,6 +506,25 @@ static void fill_zero_pixels(tsr_image *img, const tsr__j2k_pixels *pix, int thr
         }
 }
 
+/* The zero pixels of tiles without data in img: on the host, or on CUDA made on the host and
+ * copied into the decode's device image (tsr__j2k_cuda_begin has set it up). */
+static tsr_status zero_pixels(tsr_ctx *ctx, tsr_image *img, const tsr__j2k_pixels *pix, int cuda,
+                              int threads)
+{
+    if (img->memory == TSR_MEMORY_HOST) {
+        fill_zero_pixels(img, pix, threads);
+        return cuda ? tsr__j2k_cuda_upload_image(ctx, img) : TSR_OK;
+    }
+    tsr_image host;
+    tsr_status st = tsr_image_alloc(ctx, &host, img->width, img->height, img->channels, img->depth);
+    if (st)
+        return st;
+    fill_zero_pixels(&host, pix, threads);
+    st = tsr__j2k_cuda_upload_image(ctx, &host);
+    tsr_image_free(ctx, &host);
+    return st;
+}
+
 /* Hands a whole image to a row sink (tsr_j2k_decode_rows), in one call. */
 static tsr_status give_image(tsr_ctx *ctx, const tsr_image *img, tsr_j2k_row_sink sink, void *user)
 {
@@ -520,6 +550,12 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         memset(result, 0, sizeof *result);
     if ((st = check_options(ctx, opt)))
         return st;
+    tsr_backend backend;
+    if ((st = tsr__j2k_choose(ctx, img ? "j2k decode" : "j2k decode into planes", img != NULL,
+                              img && img->memory == TSR_MEMORY_CUDA, &backend)))
+        return st;
+    const int cuda = backend == TSR_BACKEND_CUDA;
+    tsr__j2k_cuda_image dimg;
     stream s;
     layout L;
     dec d;
@@ -601,7 +637,7 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
             d.dst[L.ch[i].comp] = planes[i];
     }
     d.ws_size = tsr__t1_workspace_size();
-    {
+    if (!cuda) {
         size_t b;
         if (!tsr__size_mul(d.ws_size, (size_t)d.threads, &b)) {
             st = TSR_ERR_OVERFLOW;
@@ -647,13 +683,20 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         }
         todo[ntodo++] = tile;
     }
-    /* rows are streamed only from a single banded tile (tsr__j2k_decode_tile decides) */
-    if (sink && (ntodo != 1 || hole) && (st = tsr__j2k_own_image(&d, d.threads))) {
+    /* rows are streamed only from a single banded tile on the CPU (tsr__j2k_decode_tile
+     * decides) */
+    if (sink && (cuda || ntodo != 1 || hole) && (st = tsr__j2k_own_image(&d, d.threads))) {
         tsr__free(ctx, todo);
         goto out;
     }
-    if (hole && img)
-        fill_zero_pixels(img, &d.pix, d.threads);
+    if (cuda && (st = tsr__j2k_cuda_begin(ctx, img, &dimg))) {
+        tsr__free(ctx, todo);
+        goto out;
+    }
+    if (hole && img && (st = zero_pixels(ctx, img, &d.pix, cuda, d.threads))) {
+        tsr__free(ctx, todo);
+        goto out;
+    }
     for (uint32_t c = 0; hole && c < s.cs.ncomps; c++) {
         if (!d.dst[c].data)
             continue;
@@ -664,7 +707,18 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
             memset(d.dst[c].data + (size_t)y * d.dst[c].stride, 0,
                    d.dst[c].width * sizeof(int32_t));
     }
-    if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
+    if (cuda) {
+        /* tile after tile on the device's stream; the host reads the next tile's packets
+         * once the current tile's code-blocks are decoded */
+        st = TSR_OK;
+        for (uint32_t i = 0; i < ntodo && !st; i++) {
+            st = tsr__j2k_decode_tile_cuda(&d, todo[i], &dimg);
+            if (!st)
+                st = tsr__progress(ctx, "j2k decode", i + 1, ntodo);
+        }
+        if (!st)
+            st = tsr__j2k_cuda_end(ctx, img);
+    } else if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
         /* Many tiles: one tile per thread at a time (tiles write disjoint parts of the planes;
          * warnings are serialised; the first error stops the others at their next tile). */
         tsr_status first = TSR_OK;
@@ -912,10 +966,12 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
-        return st;
     if (!out)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL output image");
+    tsr_backend backend;
+    if ((st = tsr__j2k_choose(ctx, "j2k decode", 1, out->memory == TSR_MEMORY_CUDA, &backend)))
+        return st;
+    const tsr_memory memory = backend == TSR_BACKEND_CUDA ? out->memory : TSR_MEMORY_HOST;
     tsr_j2k_decode_options dflt;
     opt = options_or_default(opt, &dflt);
     tsr_j2k_plane p[4];
@@ -927,16 +983,24 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
     if ((st = tsr_image_check(ctx, out)))
         return st;
     if (out->width != want.width || out->height != want.height || out->channels != want.channels ||
-        out->depth != want.depth || out->memory != TSR_MEMORY_HOST)
+        out->depth != want.depth || out->memory != memory)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "the output image does not match the decode's (%dx%d, %d channels of "
-                         "%s, host memory)",
+                         "%s, %s memory)",
                          (int)want.width, (int)want.height, (int)want.channels,
-                         want.depth == TSR_U8 ? "8 bits" : "16 bits");
+                         want.depth == TSR_U8 ? "8 bits" : "16 bits",
+                         memory == TSR_MEMORY_CUDA ? "device or host" : "host");
+    if (backend == TSR_BACKEND_CUDA && !direct)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k decode on cuda: JP2 palettes, sYCC or ICC colour conversion and "
+                         "components on different sampling grids are decoded on the CPU only "
+                         "(backend cpu or auto)");
     tsr__j2k_pixels pix;
     tsr__j2k_pixels_init(&pix, p, n, want.depth == TSR_U16);
     const int threads = decode_threads(ctx, opt);
-    tsr__j2k_prefault(out->data, out->stride * (size_t)(out->height - 1) + want.stride, threads);
+    if (out->memory == TSR_MEMORY_HOST)
+        tsr__j2k_prefault(out->data, out->stride * (size_t)(out->height - 1) + want.stride,
+                          threads);
     if (direct)
         return decode_core(ctx, data, len, opt, p, n, out, &pix, NULL, NULL, result);
     /* Through the planes: decode, then pixels row by row. */
@@ -964,7 +1028,7 @@ tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k decode")))
+    if ((st = tsr__j2k_choose(ctx, "j2k decode", 1, 0, NULL)))
         return st;
     if (!sink)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL row sink");

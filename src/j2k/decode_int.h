@@ -80,6 +80,11 @@ tsr__j2k_store_plan tsr__j2k_store_plan_make(const tsr__j2k_tilecomp *tc, const 
 /* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
  * workspaces at ws (threads of them). */
 tsr_status tsr__j2k_decode_tile(tsr__j2k_dec *d, uint32_t tile, int threads, void *ws);
+/* The same on CUDA (decode_tile_cuda.c) into the decode's device image, for image outputs of
+ * decodes without palette or colour conversion. */
+struct tsr__j2k_cuda_image;
+tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile,
+                                     const struct tsr__j2k_cuda_image *img);
 /* Row output (d->sink): an image of the decode's own for the rows to go to, when they cannot
  * be streamed (populated now, like a caller's image in tsr_j2k_decode_image). */
 tsr_status tsr__j2k_own_image(tsr__j2k_dec *d, int threads);

@@ -526,7 +526,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k encode")))
+    if ((st = tsr__j2k_choose(ctx, "j2k encode", 0, 0, NULL)))
         return st;
     if (!img || !data || !len)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: NULL argument");

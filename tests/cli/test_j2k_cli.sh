@@ -43,6 +43,12 @@ expect 2 "$tool" j2k decode "$src"
 expect 2 "$tool" j2k decode "$src" "$tmp/x.pgx" --reduce x
 expect 2 "$tool" j2k decode "$src" "$tmp/x.pgx" --region 1,2,3
 expect 2 "$tool" j2k decode "$src" "$tmp/x.bmp"
+# options of another sub-command are refused, naming where they belong
+expect 2 "$tool" j2k decode "$src" "$tmp/x.png" --rate 1
+grep -q -- "--rate does not apply to j2k decode (it is an option of j2k encode)" "$tmp/err.txt" && ok || bad "decode --rate: $(cat "$tmp/err.txt")"
+expect 2 "$tool" j2k info "$src" --reduce 1
+grep -q -- "--reduce does not apply to j2k info" "$tmp/err.txt" && ok || bad "info --reduce: $(cat "$tmp/err.txt")"
+[ ! -e "$tmp/x.png" ] && ok || bad "a refused decode left its output"
 
 # info
 expect 0 "$tool" j2k info "$src"
