@@ -5,7 +5,8 @@
  * -ffp-contract=off.
  *
  * Inverse DWT, one level at a time (resolutions 1 .. nres-1, as dwt.c's inverse()), each level
- * in two out-of-place passes through a scratch array of the top resolution's size (rows of the
+ * in two out-of-place passes through a scratch array (kept on the context) of the top
+ * resolution's size (rows of the
  * level's width rounded up to 32 samples):
  *   rows:    d_data -> scratch, one block per (row, segment of SEG_X = 2040 output samples):
  *            the segment and HALO = 4 samples either side, read from the row's low and high
