@@ -6,8 +6,7 @@
  *
  * Inverse DWT, one level at a time (resolutions 1 .. nres-1, as dwt.c's inverse()), each level
  * in two out-of-place passes through a scratch array (kept on the context) of the top
- * resolution's size (rows of the
- * level's width rounded up to 32 samples):
+ * resolution's size (rows of the level's width rounded up to 32 samples):
  *   rows:    d_data -> scratch, one block per (row, segment of SEG_X = 2040 output samples):
  *            the segment and HALO = 4 samples either side, read from the row's low and high
  *            halves in interleaved order (positions past the row's ends mirrored, F.3.7) into
