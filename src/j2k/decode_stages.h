@@ -19,6 +19,9 @@
  *                 store_avx512.c
  *   jp2_colour.c  JP2 colour specifications to sRGB: sYCC, e-sYCC, ICC (jp2_colour.h)
  *   pixels.c      interleaved 8- and 16-bit pixels (pixels_avx2.c: its RGB case for AVX2)
+ *   xform_cuda.cu the inverse DWT and the output (colour transform, store, pixels) on the CUDA
+ *                 device (xform_cuda.h), the same bits: the per-sample arithmetic of dwt_level.h,
+ *                 mct.c, store_row.h and pixels.c is xform_hd.h's
  *   decode.c      the public API: options, output layout, tiles in order
  *   pgx.c         PGX writer
  *   prefault.c    populating fresh output planes in one system call

@@ -57,13 +57,13 @@ void tsr__dwt53_line(int32_t *x, uint32_t n, uint32_t i0)
     for (uint32_t i = cas; i < n; i += 2) {
         int32_t a = i > 0 ? x[i - 1] : x[1];
         int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] -= (a + b + 2) >> 2;
+        x[i] = tsr__dwt53_lift_low(x[i], a, b);
     }
     /* Step 2: odd (high) positions. */
     for (uint32_t i = 1 - cas; i < n; i += 2) {
         int32_t a = i > 0 ? x[i - 1] : x[1];
         int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] += (a + b) >> 1;
+        x[i] = tsr__dwt53_lift_high(x[i], a, b);
     }
 }
 
@@ -74,7 +74,7 @@ static inline void lift97(float *x, uint32_t n, uint32_t start, float c)
     for (uint32_t i = start; i < n; i += 2) {
         float a = i > 0 ? x[i - 1] : x[1];
         float b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] = x[i] - c * (a + b);
+        x[i] = tsr__dwt97_lift(x[i], c, a, b);
     }
 }
 

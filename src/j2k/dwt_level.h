@@ -9,6 +9,7 @@
 #error "define DWT_LEVEL_2D, DWT_HROW, DWT_VSTRIP and DWT_SCOPE (static or nothing) first"
 #endif
 #include "j2k/decode_stages.h"
+#include "j2k/xform_hd.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -17,12 +18,15 @@
 
 #define LANES TSR__DWT_STRIP /* columns per strip of the vertical pass */
 
-/* Standard lifting parameters (T.800 Table F.4). */
-static const float ALPHA = -1.586134342059924f;
-static const float BETA = -0.052980118572961f;
-static const float GAMMA = 0.882911075530934f;
-static const float DELTA = 0.443506852043971f;
-static const float KAPPA = 1.230174104914001f;
+/* Standard lifting parameters (T.800 Table F.4). The 5/3 steps are xform_hd.h's; the 9/7 step
+ * d - c (a + b) is tsr__dwt97_lift's expression written out in the loops below, where GCC folds
+ * the coefficients' signs into adds that take d from memory (through the inline function it
+ * does not, and the vertical sweeps gain a load per vector). */
+static const float ALPHA = TSR__DWT97_ALPHA;
+static const float BETA = TSR__DWT97_BETA;
+static const float GAMMA = TSR__DWT97_GAMMA;
+static const float DELTA = TSR__DWT97_DELTA;
+static const float KAPPA = TSR__DWT97_KAPPA;
 
 /* LANES columns at once: x[i * LANES + k]. */
 static void dwt53_lanes(int32_t *x, uint32_t n, uint32_t i0)
@@ -39,14 +43,14 @@ static void dwt53_lanes(int32_t *x, uint32_t n, uint32_t i0)
         const int32_t *b = x + (size_t)(i + 1 < n ? i + 1 : n - 2) * LANES;
         int32_t *d = x + (size_t)i * LANES;
         for (int k = 0; k < LANES; k++)
-            d[k] -= (a[k] + b[k] + 2) >> 2;
+            d[k] = tsr__dwt53_lift_low(d[k], a[k], b[k]);
     }
     for (uint32_t i = 1 - cas; i < n; i += 2) {
         const int32_t *a = x + (size_t)(i > 0 ? i - 1 : 1) * LANES;
         const int32_t *b = x + (size_t)(i + 1 < n ? i + 1 : n - 2) * LANES;
         int32_t *d = x + (size_t)i * LANES;
         for (int k = 0; k < LANES; k++)
-            d[k] += (a[k] + b[k]) >> 1;
+            d[k] = tsr__dwt53_lift_high(d[k], a[k], b[k]);
     }
 }
 
@@ -120,14 +124,14 @@ static void fused53_lanes(int32_t *x, uint32_t n, uint32_t pa)
             const int32_t *a = ROWP(x, NB(i - 1, n)), *b = ROWP(x, NB(i + 1, n));
             int32_t *d = ROWP(x, i);
             for (int k = 0; k < LANES; k++)
-                d[k] -= (a[k] + b[k] + 2) >> 2;
+                d[k] = tsr__dwt53_lift_low(d[k], a[k], b[k]);
         }
         int64_t j = i - 1;
         if (j >= 0 && (uint32_t)(j & 1) != pa) {
             const int32_t *a = ROWP(x, NB(j - 1, n)), *b = ROWP(x, NB(j + 1, n));
             int32_t *d = ROWP(x, j);
             for (int k = 0; k < LANES; k++)
-                d[k] += (a[k] + b[k]) >> 1;
+                d[k] = tsr__dwt53_lift_high(d[k], a[k], b[k]);
         }
     }
 }
@@ -181,8 +185,8 @@ static void dwt53_split(int32_t *L, uint32_t sn, int32_t *H, uint32_t dn, uint32
         return;
     }
     int64_t lo = (int64_t)cas - 1, ho = -(int64_t)cas;
-    LIFT_RANGE(int32_t, L, sn, H, dn, lo, -= (a + b + 2) >> 2);
-    LIFT_RANGE(int32_t, H, dn, L, sn, ho, += (a + b) >> 1);
+    LIFT_RANGE(int32_t, L, sn, H, dn, lo, = tsr__dwt53_lift_low(L[k], a, b));
+    LIFT_RANGE(int32_t, H, dn, L, sn, ho, = tsr__dwt53_lift_high(H[k], a, b));
 }
 
 static void dwt97_split(float *L, uint32_t sn, float *H, uint32_t dn, uint32_t cas)

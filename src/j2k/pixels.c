@@ -5,6 +5,7 @@
  * v + off, which the packing loops do without the division. */
 #include "j2k/decode_stages.h"
 #include "j2k/t1_internal.h"
+#include "j2k/xform_hd.h"
 
 void tsr__j2k_pixels_init(tsr__j2k_pixels *pk, const tsr_j2k_plane *p, uint32_t n, int wide)
 {
@@ -68,8 +69,7 @@ void tsr__j2k_pixels_row(const tsr__j2k_pixels *pk, const int32_t *const s[4], u
     }
     for (uint32_t x = 0; x < k; x++)
         for (uint32_t c = 0; c < pk->n; c++) {
-            uint64_t v = (uint64_t)(uint32_t)(s[c][x] + pk->off[c]);
-            v = (v * pk->num[c] + pk->den[c] / 2) / pk->den[c];
+            const uint32_t v = tsr__pixel_scale1(s[c][x], pk->off[c], pk->num[c], pk->den[c]);
             if (pk->wide)
                 ((uint16_t *)out)[(size_t)x * pk->n + c] = (uint16_t)v;
             else

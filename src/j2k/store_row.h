@@ -7,8 +7,7 @@
 #error "define STORE_ROW and STORE_SCOPE (static or nothing) before including store_row.h"
 #endif
 #include "j2k/decode_stages.h"
-
-#include <math.h>
+#include "j2k/xform_hd.h"
 
 /* Writes row y of the plan (absolute coordinates) to dst (nothing outside [y0, y1) or when
  * empty); dst may be the row's own samples (each is read before it is written). */
@@ -19,45 +18,23 @@ STORE_SCOPE void STORE_ROW(const tsr__j2k_store_plan *s, int64_t y, int32_t *dst
     const int64_t lo = s->lo, hi = s->hi, shift = s->shift;
     const int32_t *src = s->src + (size_t)(y - s->src_y0) * s->src_stride + (s->x0 - s->src_x0);
     int64_t n = s->x1 - s->x0;
-    if (s->is_float && hi < (1 << 22) && lo > -(1 << 22)) {
-        /* Round to nearest even by the 1.5 * 2^23 trick (exact for |v| < 2^22, the same
-         * result as lrintf), clamp and shift in float; NaN becomes 0. Vectorisable. */
+    if (s->is_float && tsr__store_float_is_near(lo, hi)) {
+        /* float clamps and the 1.5 * 2^23 rounding (xform_hd.h): vectorisable */
         const float *f = (const float *)src;
-        const float magic = 12582912.0f, flo = (float)(lo - shift), fhi = (float)(hi - shift);
-        for (int64_t i = 0; i < n; i++) {
-            float v = f[i];
-            v = v == v ? v : 0.0f;
-            v = v > fhi ? fhi : v;
-            v = v < flo ? flo : v;
-            v = (v + magic) - magic;
-            dst[i] = (int32_t)v + (int32_t)shift;
-        }
+        const float flo = (float)(lo - shift), fhi = (float)(hi - shift);
+        const int32_t sh = (int32_t)shift;
+        for (int64_t i = 0; i < n; i++)
+            dst[i] = tsr__store_float_near1(f[i], flo, fhi, sh);
     } else if (s->is_float) {
         const float *f = (const float *)src;
-        for (int64_t i = 0; i < n; i++) {
-            float v = f[i];
-            int64_t q;
-            if (!(v == v))
-                q = 0;
-            else if (v > 4e9f)
-                q = hi;
-            else if (v < -4e9f)
-                q = lo;
-            else
-                q = (int64_t)lrintf(v);
-            q += shift;
-            dst[i] = (int32_t)(q < lo ? lo : q > hi ? hi : q);
-        }
+        for (int64_t i = 0; i < n; i++)
+            dst[i] = tsr__store_float_far1(f[i], lo, hi, shift);
     } else {
         /* clamp to [lo, hi] - shift, then shift: the same as clamping the shifted value, all
          * in int32 (lo - shift and hi - shift are within +-2^30), vectorisable */
         const int32_t clo = (int32_t)(lo - shift), chi = (int32_t)(hi - shift);
         const int32_t sh = (int32_t)shift;
-        for (int64_t i = 0; i < n; i++) {
-            int32_t q = src[i];
-            q = q < clo ? clo : q;
-            q = q > chi ? chi : q;
-            dst[i] = q + sh;
-        }
+        for (int64_t i = 0; i < n; i++)
+            dst[i] = tsr__store_int1(src[i], clo, chi, sh);
     }
 }
