@@ -232,7 +232,7 @@ def main():
                     fails += 1
                     print("FAIL", err)
         # rate control on photograph-like content: every code-block size, tiles, precincts,
-        # orders; images of 10^4 samples and more, tiles of 64x32 samples at most, so that the
+        # orders; images of 10^4 samples and more, tiles no smaller than 64x32, so that the
         # headers and the steps between a block's HT sets (a bit-plane's bytes each) leave the 1%
         # to fill: a 128x128 gray image of 64x64 blocks (16 blocks) misses it by a few bytes
         for k in range(12):
