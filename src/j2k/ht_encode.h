@@ -35,11 +35,12 @@ size_t tsr__ht_refine_bound(uint32_t w, uint32_t h);
  * significant neighbour, or one made significant earlier in this pass, get their bit p - 1 and,
  * when it is 1, their sign), and with magref also its MagRef pass (7.5: bit p - 1 of every
  * sample significant at p), SigProp's bytes forward from buf[0], MagRef's backward from the
- * segment's last byte. With newsig (w * h bytes, may be NULL), newsig[i] is set to 1 for the
- * samples that SigProp makes significant and 0 elsewhere. Returns Lref (0 when neither pass has
- * a bit to code), or -1 when the block is outside the limits, p is 0 or cap is below
- * tsr__ht_refine_bound. */
+ * segment's last byte. *sp_len (may be NULL) gets SigProp's bytes: buf[0 .. *sp_len) is the
+ * refinement segment of SigProp alone. With newsig (w * h bytes, may be NULL), newsig[i] is set
+ * to 1 for the samples that SigProp makes significant and 0 elsewhere. Returns Lref (0 when
+ * neither pass has a bit to code), or -1 when the block is outside the limits, p is 0 or cap is
+ * below tsr__ht_refine_bound. */
 long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t p, int magref,
-                           uint8_t *buf, size_t cap, uint8_t *newsig);
+                           uint8_t *buf, size_t cap, uint8_t *newsig, size_t *sp_len);
 
 #endif

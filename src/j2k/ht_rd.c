@@ -8,12 +8,10 @@
 
 /* The decoder's magnitude, in steps, of a sample whose known bits are Q (its bits below plane p
  * unknown, Q != 0): the middle of what is left (r = 1/2), which for reversible coefficients is
- * rounded down to an integer, exact when p = 0. */
-static double recon(uint32_t Q, uint32_t p, int rev)
+ * rounded down to an integer, exact when p = 0. half[p] = 2^(p - 1). */
+static double recon(uint32_t Q, uint32_t p, int rev, const double *half)
 {
-    if (rev)
-        return (double)Q + (p ? ldexp(1.0, (int)p - 1) : 0.0);
-    return (double)Q + ldexp(1.0, (int)p - 1);
+    return (double)Q + (rev && p == 0 ? 0.0 : half[p]);
 }
 
 static void add_set(tsr__j2k_ht_set *sets, uint32_t *n, uint32_t *rate, double *dist, double *prev,
@@ -34,6 +32,9 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
                  rcap = tsr__ht_refine_bound(w, h), base = out->len;
     const int rev = mag == NULL;
     uint8_t newsig[4096];
+    double half[31];
+    for (int p = 0; p < 31; p++)
+        half[p] = ldexp(1.0, p - 1);
     double e0 = 0;
     for (size_t i = 0; i < n; i++) {
         const double a = rev ? fabs((double)coef[i]) : (double)mag[i];
@@ -52,28 +53,27 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
         const long lcup = tsr__ht_encode_block(tmp, w, h, buf, ccap);
         if (lcup <= 0)
             return 0;
-        long lsp = 0, lmr = 0;
-        if (p > 0) {
-            lsp = tsr__ht_encode_refine(coef, w, h, p, 0, buf + lcup, rcap, newsig);
-            if (lsp < 0)
-                return 0;
-        }
+        long lmr = 0;
+        size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
+        if (p > 0 &&
+            (lmr = tsr__ht_encode_refine(coef, w, h, p, 1, buf + lcup, rcap, newsig, &lsp)) < 0)
+            return 0;
         /* the errors after the cleanup, SigProp and MagRef passes */
         double ec = 0, es = 0, em = 0;
         for (size_t i = 0; i < n; i++) {
             const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
             const double a = rev ? (double)q : (double)mag[i];
             const uint32_t mu = q >> p;
-            const double rc = mu ? recon(mu << p, p, rev) : 0.0, dc = (a - rc) * (a - rc);
+            const double rc = mu ? recon(mu << p, p, rev, half) : 0.0, dc = (a - rc) * (a - rc);
             ec += dc;
             if (p == 0)
                 continue;
             if (mu) {
-                const double rm = recon((q >> (p - 1)) << (p - 1), p - 1, rev);
+                const double rm = recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
                 es += dc;
                 em += (a - rm) * (a - rm);
             } else if (newsig[i]) {
-                const double rs = recon(1u << (p - 1), p - 1, rev), ds = (a - rs) * (a - rs);
+                const double rs = recon(1u << (p - 1), p - 1, rev, half), ds = (a - rs) * (a - rs);
                 es += ds;
                 em += ds;
             } else {
@@ -89,13 +89,10 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
             break;
         if (lsp > 0) {
             const uint32_t at2 = (uint32_t)(out->len - base);
-            tsr__j2k_bytes_put(out, buf, (size_t)(lcup + lsp));
+            tsr__j2k_bytes_put(out, buf, (size_t)lcup + lsp);
             add_set(sets, &ns, rate, dist, &prev, es,
                     (tsr__j2k_ht_set){at2, (uint32_t)lcup, (uint32_t)lsp, (uint8_t)p, 2});
         }
-        lmr = tsr__ht_encode_refine(coef, w, h, p, 1, buf + lcup, rcap, NULL);
-        if (lmr < 0)
-            return 0;
         if (lmr > 0) {
             const uint32_t at3 = (uint32_t)(out->len - base);
             tsr__j2k_bytes_put(out, buf, (size_t)(lcup + lmr));

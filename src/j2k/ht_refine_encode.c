@@ -19,7 +19,7 @@ size_t tsr__ht_refine_bound(uint32_t w, uint32_t h)
 }
 
 long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t p, int magref,
-                           uint8_t *buf, size_t cap, uint8_t *newsig)
+                           uint8_t *buf, size_t cap, uint8_t *newsig, size_t *sp_len)
 {
     if (!w || !h || w > 1024 || (size_t)w * h > 4096 || p == 0 || p > 30 ||
         cap < tsr__ht_refine_bound(w, h))
@@ -72,6 +72,8 @@ long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t
     if (sp.nb)
         fwd_byte(&sp, sp.tmp);
     size_t len = sp.len;
+    if (sp_len)
+        *sp_len = sp.len;
     if (magref) {
         /* MagRef's bytes are written after SigProp's in the order made, then reversed */
         bwd_wr mr = {buf + len, 0, cap - len, 0, 0, 0xFF, 0};

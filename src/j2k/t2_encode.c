@@ -27,19 +27,17 @@ static tsr__j2k_cut cut_after(const t2e_state *s, size_t g, int64_t l)
     return s->cuts[g * s->L + (size_t)l];
 }
 
+/* The HT set that block g's cut sends (tsr__j2k_cblk_code), NULL for a segment prefix. */
+static const tsr__j2k_ht_set *ht_set(const tsr__j2k_cblk_code *codes, size_t g, tsr__j2k_cut cut)
+{
+    return codes[g].sets && cut.passes ? &codes[g].sets[cut.passes - 1] : NULL;
+}
+
 /* Block g's zero bit-planes when its first cut is `cut`. */
 static uint32_t zero_bp(const tsr__j2k_cblk_code *codes, size_t g, tsr__j2k_cut cut)
 {
-    const tsr__j2k_cblk_code *code = &codes[g];
-    return code->sets && cut.passes ? code->zero_bp - code->sets[cut.passes - 1].plane
-                                    : code->zero_bp;
-}
-
-/* The HT set that block g's cut sends (tsr__j2k_cblk_code), NULL for a segment prefix. */
-static const tsr__j2k_ht_set *ht_set(const t2e_state *s, size_t g, tsr__j2k_cut cut)
-{
-    const tsr__j2k_cblk_code *code = &s->codes[g];
-    return code->sets && cut.passes ? &code->sets[cut.passes - 1] : NULL;
+    const tsr__j2k_ht_set *hs = ht_set(codes, g, cut);
+    return hs ? codes[g].zero_bp - hs->plane : codes[g].zero_bp;
 }
 
 /* The number of coding passes, Table B.4. */
@@ -109,7 +107,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
             /* the segments' passes and lengths: one segment, or an HT set's cleanup and
              * refinement segments (T.814 B.3: the cleanup pass alone, then the rest) */
             uint32_t np[2] = {passes, 0}, len[2] = {bytes, 0};
-            const tsr__j2k_ht_set *hs = ht_set(s, g, now);
+            const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
             if (hs) {
                 np[0] = 1;
                 np[1] = hs->npasses - 1u;
@@ -143,7 +141,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
             const size_t g = band->cblk_base + pr->cblk0 + i;
             const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
-            const tsr__j2k_ht_set *hs = ht_set(s, g, now);
+            const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
             if (hs && was.passes == 0)
                 tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup + hs->lref);
             else if (!hs)

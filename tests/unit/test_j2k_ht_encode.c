@@ -191,16 +191,27 @@ static int planes(uint32_t w, uint32_t h, int K, int rev)
                                 }
                             nw[i] = nb && ((mag_of(g_coef[i]) >> (p - 1)) & 1);
                         }
+        size_t sp_alone = 0; /* SigProp's segment by itself (refp 1), against *sp_len (2) */
+        static uint8_t sp_bytes[4096];
         for (uint32_t refp = 0; refp <= (p > 0 ? 2u : 0u); refp++) {
             long lref = 0;
             static uint8_t enc_nw[4096];
             if (refp) {
+                size_t sp_len = 99999;
                 lref = tsr__ht_encode_refine(g_coef, w, h, (uint32_t)p, refp == 2, ref,
-                                             tsr__ht_refine_bound(w, h), enc_nw);
-                if (lref < 0 || memcmp(enc_nw, nw, w * h)) {
-                    fprintf(stderr, "%ux%u p %d: refine rc %ld or its significance differs\n", w, h,
-                            p, lref);
+                                             tsr__ht_refine_bound(w, h), enc_nw, &sp_len);
+                if (lref < 0 || memcmp(enc_nw, nw, w * h) ||
+                    (refp == 1 && sp_len != (size_t)lref) ||
+                    (refp == 2 && (sp_len != sp_alone || memcmp(ref, sp_bytes, sp_len)))) {
+                    fprintf(stderr,
+                            "%ux%u p %d: refine rc %ld, its significance or SigProp's bytes "
+                            "differ\n",
+                            w, h, p, lref);
                     return 0;
+                }
+                if (refp == 1) {
+                    sp_alone = sp_len;
+                    memcpy(sp_bytes, ref, sp_len);
                 }
             }
             if (!decode_set(w, h, mb, rev, (uint32_t)p, g_buf, (uint32_t)lcup, ref, (uint32_t)lref,
