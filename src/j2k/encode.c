@@ -304,7 +304,8 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (o->ht && *nlayers > 1)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "j2k encode: HT coding makes one quality layer (one HT set per "
-                         "code-block): give one rate or one PSNR target, without --lossless "
+                         "code-block; later sets in later layers are what OpenJPEG and OpenJPH "
+                         "do not decode): give one rate or one PSNR target, without --lossless "
                          "and --layers");
     if ((unsigned)o->order > TSR_J2K_CPRL)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
