@@ -156,9 +156,10 @@ uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lamb
  * One HT set (ht_encode.h): the cleanup pass at base plane `plane` and, with npasses 2 or 3,
  * the SigProp [and MagRef] passes of plane - 1. */
 typedef struct tsr__j2k_ht_set {
-    uint32_t off;    /* where its bytes start, relative to the block's first candidate */
-    uint32_t lcup;   /* its cleanup segment's bytes (first) */
-    uint32_t lref;   /* its refinement segment's bytes (after them; 0 when npasses is 1) */
+    uint32_t off;    /* where its cleanup segment starts, relative to the block's first one */
+    uint32_t ref;    /* where its refinement segment starts, likewise */
+    uint32_t lcup;   /* its cleanup segment's bytes */
+    uint32_t lref;   /* its refinement segment's bytes (0 when npasses is 1) */
     uint8_t plane;   /* p */
     uint8_t npasses; /* 1 cleanup, 2 and SigProp, 3 and MagRef */
 } tsr__j2k_ht_set;
@@ -167,8 +168,9 @@ typedef struct tsr__j2k_ht_set {
 /* Codes the truncation candidates of an HT code-block of w x h quantised coefficients coef
  * (row-major, sign-magnitude meaning, K >= 1 bit-planes, K <= 30), best last: for p = K - 1
  * down to 0, the cleanup at p, then (p >= 1) with SigProp of plane p - 1, then with its MagRef
- * too; a set whose refinement segment would be empty is left out. Appends their bytes to out,
- * one after the other, and fills sets, rate (each set's bytes, lcup + lref) and dist (the
+ * too; a set whose refinement segment would be empty is left out. Appends their bytes to out
+ * (each plane's cleanup segment, then its refinement segment of both passes, whose prefix is
+ * SigProp's alone) and fills sets, rate (each set's bytes, lcup + lref) and dist (the
  * squared error, in quantisation steps squared, that each set's reconstruction removes against
  * the set before it; the first against nothing coded, whose error is *err0). The error is the
  * decoder's reconstruction (t1.h section 3, r = 1/2) against mag, the coefficients' magnitudes
@@ -191,7 +193,8 @@ typedef struct tsr__j2k_cblk_code {
     uint8_t zero_bp;     /* Mb - coded bit-planes; with sets: Mb - 1 */
     /* An HT code-block coded at several truncation candidates (nsets of them; NULL: the
      * segment above): a cut with passes = i >= 1 sends the one HT set sets[i - 1], whose
-     * bytes lie at data + sets[i - 1].off, with zero bit-planes zero_bp - sets[i - 1].plane;
+     * segments lie at data + sets[i - 1].off and .ref, with zero bit-planes zero_bp -
+     * sets[i - 1].plane;
      * only one layer may include such a block (its first cut is its last). npasses and len
      * are those of sets[nsets - 1]'s index and bytes. */
     const tsr__j2k_ht_set *sets;

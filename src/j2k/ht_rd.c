@@ -81,24 +81,17 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
                 em += dc;
             }
         }
-        const uint32_t at = (uint32_t)(out->len - base);
-        tsr__j2k_bytes_put(out, buf, (size_t)lcup);
+        /* the cleanup segment, then SigProp and MagRef's: SigProp's alone is its prefix */
+        const uint32_t at = (uint32_t)(out->len - base), ref = at + (uint32_t)lcup;
+        tsr__j2k_bytes_put(out, buf, (size_t)(lcup + lmr));
         add_set(sets, &ns, rate, dist, &prev, ec,
-                (tsr__j2k_ht_set){at, (uint32_t)lcup, 0, (uint8_t)p, 1});
-        if (p == 0)
-            break;
-        if (lsp > 0) {
-            const uint32_t at2 = (uint32_t)(out->len - base);
-            tsr__j2k_bytes_put(out, buf, (size_t)lcup + lsp);
+                (tsr__j2k_ht_set){at, ref, (uint32_t)lcup, 0, (uint8_t)p, 1});
+        if (lsp > 0)
             add_set(sets, &ns, rate, dist, &prev, es,
-                    (tsr__j2k_ht_set){at2, (uint32_t)lcup, (uint32_t)lsp, (uint8_t)p, 2});
-        }
-        if (lmr > 0) {
-            const uint32_t at3 = (uint32_t)(out->len - base);
-            tsr__j2k_bytes_put(out, buf, (size_t)(lcup + lmr));
+                    (tsr__j2k_ht_set){at, ref, (uint32_t)lcup, (uint32_t)lsp, (uint8_t)p, 2});
+        if (lmr > 0)
             add_set(sets, &ns, rate, dist, &prev, em,
-                    (tsr__j2k_ht_set){at3, (uint32_t)lcup, (uint32_t)lmr, (uint8_t)p, 3});
-        }
+                    (tsr__j2k_ht_set){at, ref, (uint32_t)lcup, (uint32_t)lmr, (uint8_t)p, 3});
     }
     return out->st ? 0 : ns;
 }

@@ -142,9 +142,10 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
             const size_t g = band->cblk_base + pr->cblk0 + i;
             const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
             const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
-            if (hs && was.passes == 0)
-                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup + hs->lref);
-            else if (!hs)
+            if (hs && was.passes == 0) {
+                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup);
+                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->ref, hs->lref);
+            } else if (!hs)
                 tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
         }
     }

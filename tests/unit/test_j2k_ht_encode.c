@@ -256,10 +256,10 @@ static int candidates(tsr_ctx *ctx, uint32_t w, uint32_t h, int K, int rev, cons
     for (uint32_t c = 0; c < ns && ok; c++) {
         const tsr__j2k_ht_set *st = &sets[c];
         ok = rate[c] == st->lcup + st->lref && st->npasses >= 1 && st->npasses <= 3 &&
-             (st->npasses == 1) == (st->lref == 0) && st->off + rate[c] <= out.len &&
-             (c == 0 || st->plane <= sets[c - 1].plane) &&
-             decode_set(w, h, K + 1, rev, st->plane, out.p + st->off, st->lcup,
-                        out.p + st->off + st->lcup, st->lref, st->npasses - 1u);
+             (st->npasses == 1) == (st->lref == 0) && st->off + st->lcup <= out.len &&
+             st->ref + st->lref <= out.len && (c == 0 || st->plane <= sets[c - 1].plane) &&
+             decode_set(w, h, K + 1, rev, st->plane, out.p + st->off, st->lcup, out.p + st->ref,
+                        st->lref, st->npasses - 1u);
         if (!ok) {
             fprintf(stderr, "%ux%u: candidate %u of %u malformed or undecodable\n", w, h, c, ns);
             break;
