@@ -340,6 +340,14 @@ int main(void)
     memset(g_coef, 0, sizeof g_coef);
     CHECK(tsr__ht_encode_block(g_coef, 64, 64, g_buf, tsr__ht_encode_bound(64, 64)) == 0);
     CHECK(tsr__ht_encode_block(g_coef, 2048, 2, g_buf, tsr__ht_encode_bound(2048, 2)) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 1, 1, g_buf, tsr__ht_refine_bound(64, 64), NULL,
+                                NULL) == 0); /* nothing significant: no bits */
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 0, 1, g_buf, tsr__ht_refine_bound(64, 64), NULL,
+                                NULL) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 1, 1, g_buf, tsr__ht_refine_bound(64, 64) - 1, NULL,
+                                NULL) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 2048, 2, 1, 1, g_buf, tsr__ht_refine_bound(2048, 2), NULL,
+                                NULL) == -1);
     free(g_ws);
     free(g_buf);
     return tsr_test_finish("test_j2k_ht_encode");
