@@ -298,11 +298,17 @@ typedef struct tsr_j2k_encode_options {
                                     colr sRGB or greyscale, cdef for alpha) or TSR_J2K_JPH
                                     (the same boxes, brand 'jph '; needs ht) */
     int threads;                 /* 0: the context's thread count (code-blocks in parallel) */
-    /* ht: HTJ2K block coding (T.814 | ISO/IEC 15444-15): every code-block is one HT cleanup
-     * pass (COD code-block style 0x40, a CAP marker segment, Rsiz bit 14), lossless or at the
-     * quantisation step; rates, PSNR targets and layers are refused with ht
-     * (TSR_ERR_UNSUPPORTED). Default 0 (Part 1). container TSR_J2K_JPH (boxes as JP2's, brand
-     * 'jph ') needs it. The CLI's default order with --ht is RPCL. */
+    /* ht: HTJ2K block coding (T.814 | ISO/IEC 15444-15; COD code-block style 0x40, a CAP
+     * marker segment, Rsiz bit 14): every code-block is one HT set. Lossless or at the
+     * quantisation step, a cleanup pass down to plane 0. With one rate or one PSNR target,
+     * PCRD-opt as above over each code-block's HT sets at every base bit-plane p (the cleanup
+     * pass of the magnitudes above p, then with the SigProp pass of plane p - 1, then with its
+     * MagRef pass too), each coded for real, its error the decoder's reconstruction's exactly;
+     * the block sends the one chosen (zero bit-planes and pass count make the decoder's cleanup
+     * plane p). One quality layer only: several rates or targets, layers > 1, and a rate or
+     * target with lossless (its extra lossless layer) are TSR_ERR_UNSUPPORTED. Default 0 (Part
+     * 1). container TSR_J2K_JPH (boxes as JP2's, brand 'jph ') needs it. The CLI's default
+     * order with --ht is RPCL. */
     int ht;
     /* Resynchronisation markers (T.800 A.8): sop, an SOP marker segment before every packet
      * (Nsop counts the tile's packets from 0, modulo 65536); eph, an EPH marker after every

@@ -64,6 +64,8 @@ typedef struct job {
                            block with none of its passes kept (tsr__j2k_rate_control) */
     size_t hull_off;    /* rate control: its hull points in its thread's arena */
     uint32_t nhull;
+    size_t sets_off; /* HT rate control: its candidates (tsr__j2k_ht_set) in that arena */
+    uint32_t nsets;
     size_t stride;
     uint32_t w, h;
     uint8_t orient;
@@ -80,13 +82,27 @@ typedef struct job {
 typedef struct arena {
     tsr__j2k_bytes bytes;
     tsr__j2k_bytes hulls; /* rate control: tsr__j2k_rd_point arrays */
+    tsr__j2k_bytes sets;  /* HT rate control: tsr__j2k_ht_set arrays */
     tsr__t1_enc *enc;
     int32_t *coef; /* TSR__T1_MAX_AREA */
-    uint8_t *buf;  /* tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31) */
+    int32_t *tmp;  /* HT rate control: TSR__T1_MAX_AREA */
+    float *mag;    /* HT rate control, irreversible: |c| / delta, TSR__T1_MAX_AREA */
+    uint8_t *buf;  /* buf_cap: the most any block's coder needs */
 } arena;
 
-/* Codes one block: Part 1 passes (t1_encode.c), or with ht its HT cleanup pass
- * (ht_encode.c), one pass of one segment (track is 0 then). */
+/* Keeps the truncation points' hull of a block for rate control (rate.c): rate and dist per
+ * point as tsr__j2k_rd_hull reads them. */
+static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dist, uint32_t np)
+{
+    tsr__j2k_rd_point hull[TSR__T1_MAX_PASSES];
+    jb->nhull = tsr__j2k_rd_hull(rate, dist, np, jb->weight, hull);
+    jb->hull_off = a->hulls.len;
+    tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
+}
+
+/* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
+ * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
+ * truncation candidates (ht_rd.c), which its hull points index. */
 static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
@@ -103,7 +119,9 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
                 float q = fabsf(src[x]) * inv;
                 int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
                 dst[x] = src[x] < 0 ? -m : m;
-                if (track) {
+                if (track && ht)
+                    a->mag[(size_t)y * jb->w + x] = q;
+                else if (track) {
                     const double e = m ? (double)q - m - 0.5 : (double)q;
                     floor_err += e * e;
                 }
@@ -118,9 +136,33 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
     jb->K = (uint8_t)K;
     jb->passes = 0;
     jb->len = 0;
+    jb->nsets = 0;
     jb->dist0 = floor_err * jb->weight;
     if (K == 0)
         return;
+    if (ht && track) {
+        tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
+        uint32_t rate[TSR__J2K_HT_MAX_SETS];
+        double dist[TSR__J2K_HT_MAX_SETS], err0 = 0;
+        jb->off = a->bytes.len;
+        const uint32_t ns =
+            tsr__j2k_ht_candidates(a->coef, jb->delta > 0 ? a->mag : NULL, jb->w, jb->h,
+                                   (uint32_t)K, a->tmp, a->buf, &a->bytes, sets, rate, dist, &err0);
+        if (!ns) {
+            __atomic_store_n(fail, a->bytes.st ? a->bytes.st : TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
+            return;
+        }
+        jb->dist0 = err0 * jb->weight;
+        jb->passes = (uint16_t)ns; /* the last candidate: plane 0, everything */
+        jb->len = sets[ns - 1].lcup;
+        jb->nsets = ns;
+        jb->sets_off = a->sets.len;
+        tsr__j2k_bytes_put(&a->sets, sets, ns * sizeof *sets);
+        keep_hull(jb, a, rate, dist, ns);
+        if (a->sets.st || a->hulls.st)
+            __atomic_store_n(fail, a->sets.st ? a->sets.st : a->hulls.st, __ATOMIC_RELAXED);
+        return;
+    }
     if (ht) {
         const long len = tsr__ht_encode_block(a->coef, jb->w, jb->h, a->buf, buf_cap);
         if (len <= 0) {
@@ -158,10 +200,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
     if (track) {
         for (int p = 0; p < np; p++) /* what the passes remove comes on top of their floor */
             jb->dist0 += e->pass_dist[p] * jb->weight;
-        tsr__j2k_rd_point hull[TSR__T1_MAX_PASSES];
-        jb->nhull = tsr__j2k_rd_hull(e->pass_rate, e->pass_dist, (uint32_t)np, jb->weight, hull);
-        jb->hull_off = a->hulls.len;
-        tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
+        keep_hull(jb, a, e->pass_rate, e->pass_dist, (uint32_t)np);
     }
     if (a->bytes.st || a->hulls.st)
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
@@ -262,11 +301,12 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (o->container == TSR_J2K_JPH && !o->ht)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: a JPH file holds an HT codestream: ask for HT coding");
-    if (o->ht && (o->num_rates || o->num_psnrs || *nlayers > 1))
+    if (o->ht && *nlayers > 1)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "j2k encode: HT coding with rates, PSNR targets or layers is not done "
-                         "yet (HT codes one cleanup pass per code-block: give the quantisation "
-                         "step, or lossless)");
+                         "j2k encode: HT coding makes one quality layer (one HT set per "
+                         "code-block; later sets in later layers are what OpenJPEG and OpenJPH "
+                         "do not decode): give one rate or one PSNR target, without --lossless "
+                         "and --layers");
     if ((unsigned)o->order > TSR_J2K_CPRL)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
                          (int)o->order);
@@ -463,8 +503,8 @@ static tsr_status rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
     const double w = cs->x1, h = cs->y1;
     tsr__j2k_bytes boxes;
     tsr__j2k_bytes_init(&boxes, ctx);
-    if (opt->container == TSR_J2K_JP2)
-        tsr__jp2_write_boxes(cs, nc == 2 || nc == 4, 0, 0, &boxes);
+    if (opt->container != TSR_J2K_CODESTREAM)
+        tsr__jp2_write_boxes(cs, nc == 2 || nc == 4, opt->container == TSR_J2K_JPH, 0, &boxes);
     const double fixed = (double)(head->len + boxes.len + 2), whole = fixed + (double)complete;
     tsr__j2k_bytes_free(&boxes);
     /* Byte budgets at least 0 (a negative one marks a PSNR target). PSNR targets as
@@ -710,7 +750,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((size_t)threads > njobs)
         threads = njobs ? (int)njobs : 1;
     const size_t t1_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31),
-                 ht_cap = tsr__ht_encode_bound(64, 64); /* 1024 quads: every block's most */
+                 ht_cap = tsr__ht_encode_bound(64, 64) + /* 1024 quads: every block's most */
+                          tsr__ht_refine_bound(64, 64);
     const size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
     if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
         goto done;
@@ -718,8 +759,12 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (int i = 0; i < threads; i++) {
         tsr__j2k_bytes_init(&ar[i].bytes, ctx);
         tsr__j2k_bytes_init(&ar[i].hulls, ctx);
+        tsr__j2k_bytes_init(&ar[i].sets, ctx);
         if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
+            (opt->ht && track &&
+             ((st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].tmp, (void **)&ar[i].tmp)) ||
+              (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].mag, (void **)&ar[i].mag)))) ||
             (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
             goto done;
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
@@ -750,7 +795,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     /* Guard bits for the largest coefficient, then each block's zero bit-planes: Mb >= K, and
      * for HT Mb > K (the exponent bound of a magnitude of K bits is up to K + 1, which the
      * decoder expects within Mb); an HT block's one cleanup pass codes down to plane 0, which
-     * it signals by P = Mb - 1 (ht_encode.h). */
+     * it signals by P = Mb - 1 (ht_encode.h), and a candidate HT set at base plane p by
+     * P = Mb - 1 - p (tsr__j2k_cblk_code). */
     uint32_t G = 2;
     const uint32_t kx = opt->ht ? 2 : 1;
     for (size_t j = 0; j < njobs; j++) {
@@ -774,6 +820,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             continue;
         code->data = ar[jb->thread].bytes.p + jb->off;
         code->len = jb->len;
+        if (jb->nsets) {
+            code->sets =
+                (const tsr__j2k_ht_set *)(const void *)(ar[jb->thread].sets.p + jb->sets_off);
+            code->nsets = jb->nsets;
+        }
     }
 
     /* The codestream: main header, the tiles' tile-parts, EOC; in JP2 boxes when asked (the
@@ -816,8 +867,11 @@ done:
         for (int i = 0; i < threads; i++) {
             tsr__j2k_bytes_free(&ar[i].bytes);
             tsr__j2k_bytes_free(&ar[i].hulls);
+            tsr__j2k_bytes_free(&ar[i].sets);
             tsr__free(ctx, ar[i].enc);
             tsr__free(ctx, ar[i].coef);
+            tsr__free(ctx, ar[i].tmp);
+            tsr__free(ctx, ar[i].mag);
             tsr__free(ctx, ar[i].buf);
         }
     tsr__free(ctx, ar);

@@ -7,8 +7,10 @@
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
  *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
- *   ht_encode.c     HTJ2K code-block encoding, one cleanup pass (T.814 7.3; ht_encode.h),
+ *   ht_encode.c     HTJ2K code-block encoding: the cleanup pass (T.814 7.3; ht_encode.h),
  *                   instead of t1_encode.c with the HT option
+ *   ht_refine_encode.c  its SigProp and MagRef passes (T.814 7.4, 7.5; ht_encode.h)
+ *   ht_rd.c         an HT code-block's truncation candidates for rate control
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
@@ -150,6 +152,37 @@ uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np,
  * hull[k - 1].passes passes, none when k = 0). */
 uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lambda);
 
+/* ---- HT truncation candidates (ht_rd.c) -----------------------------------------------------
+ * One HT set (ht_encode.h): the cleanup pass at base plane `plane` and, with npasses 2 or 3,
+ * the SigProp [and MagRef] passes of plane - 1. */
+typedef struct tsr__j2k_ht_set {
+    uint32_t off;    /* where its cleanup segment starts, relative to the block's first one */
+    uint32_t ref;    /* where its refinement segment starts, likewise */
+    uint32_t lcup;   /* its cleanup segment's bytes */
+    uint32_t lref;   /* its refinement segment's bytes (0 when npasses is 1) */
+    uint8_t plane;   /* p */
+    uint8_t npasses; /* 1 cleanup, 2 and SigProp, 3 and MagRef */
+} tsr__j2k_ht_set;
+/* Most candidates of a block: 3 per plane but plane 0's 1, 31 planes. */
+#define TSR__J2K_HT_MAX_SETS 91
+/* Codes the truncation candidates of an HT code-block of w x h quantised coefficients coef
+ * (row-major, sign-magnitude meaning, K >= 1 bit-planes, K <= 30), best last: for p = K - 1
+ * down to 0, the cleanup at p, then (p >= 1) with SigProp of plane p - 1, then with its MagRef
+ * too; a set whose refinement segment would be empty is left out. Appends their bytes to out
+ * (each plane's cleanup segment, then its refinement segment of both passes, whose prefix is
+ * SigProp's alone) and fills sets, rate (each set's bytes, lcup + lref) and dist (the
+ * squared error, in quantisation steps squared, that each set's reconstruction removes against
+ * the set before it; the first against nothing coded, whose error is *err0). The error is the
+ * decoder's reconstruction (t1.h section 3, r = 1/2) against mag, the coefficients' magnitudes
+ * in steps (irreversible: |c| / delta, of which coef is the floor), or, with mag NULL
+ * (reversible), against |coef| exactly. tmp: w * h int32 of scratch; buf: scratch of
+ * tsr__ht_encode_bound(w, h) + tsr__ht_refine_bound(w, h) bytes. Returns the number of sets
+ * (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within ht_encode.h's limits)
+ * or out's writes failed (out->st). */
+uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
+                                uint32_t K, int32_t *tmp, uint8_t *buf, tsr__j2k_bytes *out,
+                                tsr__j2k_ht_set *sets, uint32_t *rate, double *dist, double *err0);
+
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
 /* A code-block's coded data: one codeword segment (code-block style 0) holding all its
  * passes. */
@@ -157,7 +190,15 @@ typedef struct tsr__j2k_cblk_code {
     const uint8_t *data; /* the segment */
     uint32_t len;        /* its bytes */
     uint16_t npasses;    /* its passes (0: nothing coded) */
-    uint8_t zero_bp;     /* Mb - coded bit-planes */
+    uint8_t zero_bp;     /* Mb - coded bit-planes; with sets: Mb - 1 */
+    /* An HT code-block coded at several truncation candidates (nsets of them; NULL: the
+     * segment above): a cut with passes = i >= 1 sends the one HT set sets[i - 1], whose
+     * segments lie at data + sets[i - 1].off and .ref, with zero bit-planes zero_bp -
+     * sets[i - 1].plane;
+     * only one layer may include such a block (its first cut is its last). npasses and len
+     * are those of sets[nsets - 1]'s index and bytes. */
+    const tsr__j2k_ht_set *sets;
+    uint32_t nsets;
 } tsr__j2k_cblk_code;
 
 /* What a code-block has contributed once layers 0..l are written: its first `passes` passes,

@@ -7,6 +7,7 @@
 #include "j2k/ht_encode.h"
 
 #include "j2k/ht_cxtvlc.h"
+#include "j2k/ht_write.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -57,43 +58,15 @@ static void build_tables(void)
     build_table(1, tsr__ht_cxtvlc_table_1, sizeof tsr__ht_cxtvlc_table_1 / 7);
 }
 
-/* ---- bit-stream writers ----------------------------------------------------------------- */
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-    uint32_t tmp, nb, room; /* bits in tmp, bits the current byte holds (8 or 7) */
-    int over;
-} ms_wr;
-
-static void ms_put(ms_wr *w, uint32_t v, uint32_t n)
-{
-    while (n--) {
-        w->tmp |= (v & 1) << w->nb;
-        v >>= 1;
-        if (++w->nb == w->room) {
-            if (w->len < w->cap)
-                w->p[w->len++] = (uint8_t)w->tmp;
-            else
-                w->over = 1;
-            w->room = w->tmp == 0xFF ? 7 : 8;
-            w->tmp = 0;
-            w->nb = 0;
-        }
-    }
-}
-
+/* ---- bit-stream writers (MagSgn and VLC: ht_write.h; MEL) ---------------------------- */
 /* The last partial byte filled with 1 bits (what a decoder reads past the end); no 0xFF at
  * the end (the decoder supplies one), so that MEL's first byte never follows a 0xFF. */
-static void ms_end(ms_wr *w)
+static void ms_end(fwd_wr *w)
 {
     if (w->nb) {
         const uint32_t t = w->tmp | (((1u << (w->room - w->nb)) - 1) << w->nb);
-        if (t != 0xFF) {
-            if (w->len < w->cap)
-                w->p[w->len++] = (uint8_t)t;
-            else
-                w->over = 1;
-        }
+        if (t != 0xFF)
+            fwd_byte(w, t);
     } else if (w->len && w->p[w->len - 1] == 0xFF) {
         w->len--;
     }
@@ -153,41 +126,6 @@ static void mel_end(mel_wr *w)
     } else if (full == 7) {
         if (w->len < w->cap)
             w->p[w->len++] = 0;
-        else
-            w->over = 1;
-    }
-}
-
-typedef struct {
-    uint8_t *p; /* bytes in the order written: p[0] goes to Lcup - 2, p[1] to Lcup - 3, .. */
-    size_t len, cap;
-    uint32_t tmp, nb, last;
-    int over;
-} vlc_wr;
-
-static void vlc_put(vlc_wr *w, uint32_t v, uint32_t n)
-{
-    while (n--) {
-        w->tmp |= (v & 1) << w->nb;
-        v >>= 1;
-        w->nb++;
-        if (w->nb == 8 || (w->nb == 7 && w->last > 0x8F && w->tmp == 0x7F)) {
-            if (w->len < w->cap)
-                w->p[w->len++] = (uint8_t)w->tmp;
-            else
-                w->over = 1;
-            w->last = w->tmp;
-            w->tmp = 0;
-            w->nb = 0;
-        }
-    }
-}
-
-static void vlc_end(vlc_wr *w)
-{
-    if (w->nb) {
-        if (w->len < w->cap)
-            w->p[w->len++] = (uint8_t)w->tmp;
         else
             w->over = 1;
     }
@@ -253,9 +191,9 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
         return 0;
 
     uint8_t melb[4096], vlcb[4096];
-    ms_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
+    fwd_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
     mel_wr mel = {melb, 0, sizeof melb, 0, 8, 0, 0, 0};
-    vlc_wr vlc = {vlcb, 0, sizeof vlcb, 0xF, 4, 0xFF, 0};
+    bwd_wr vlc = {vlcb, 0, sizeof vlcb, 0xF, 4, 0xFF, 0};
     /* per quad of the row above and this row: rho (bits 4-7, as the decoder keeps them); per
      * column: the exponent of the row above's bottom sample (borders of 0) */
     uint8_t rho_a[1024 / 2 + 2], rho_c[1024 / 2 + 2];
@@ -320,7 +258,7 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
                 if (c != 0 || r != 0) {
                     if (!cw)
                         return -1; /* cannot happen: the standard's tables cover every case */
-                    vlc_put(&vlc, cw & 0x7F, (cw >> 8) & 0xF);
+                    bwd_put(&vlc, cw & 0x7F, (cw >> 8) & 0xF);
                 }
                 for (uint32_t n = 0; n < 4; n++)
                     mbits[i][n] = (r >> n) & 1 ? U[i] - ((cw >> (12 + n)) & 1) : 0;
@@ -356,18 +294,18 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
                     if (uq[1])
                         b = uvlc(uq[1]);
                 }
-                vlc_put(&vlc, a.pfx, a.npfx);
-                vlc_put(&vlc, b.pfx, b.npfx);
-                vlc_put(&vlc, a.sfx, a.nsfx);
-                vlc_put(&vlc, b.sfx, b.nsfx);
-                vlc_put(&vlc, a.ext, a.next);
-                vlc_put(&vlc, b.ext, b.next);
+                bwd_put(&vlc, a.pfx, a.npfx);
+                bwd_put(&vlc, b.pfx, b.npfx);
+                bwd_put(&vlc, a.sfx, a.nsfx);
+                bwd_put(&vlc, b.sfx, b.nsfx);
+                bwd_put(&vlc, a.ext, a.next);
+                bwd_put(&vlc, b.ext, b.next);
             }
             /* MagSgn (7.3.8): each significant sample's low U - eps_k bits of 2 (mu - 1) + s */
             for (uint32_t i = 0; i < nq; i++)
                 for (uint32_t n = 0; n < 4; n++)
                     if (mbits[i][n])
-                        ms_put(&ms, x[i][n], mbits[i][n]);
+                        fwd_put(&ms, x[i][n], mbits[i][n]);
         }
         memcpy(rho_a, rho_c, sizeof rho_a);
         memset(rho_c, 0, sizeof rho_c);
@@ -376,7 +314,7 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
     }
     ms_end(&ms);
     mel_end(&mel);
-    vlc_end(&vlc);
+    bwd_end(&vlc);
     if (ms.over || mel.over || vlc.over)
         return -1;
     const size_t scup = mel.len + vlc.len + 1;

@@ -1,8 +1,13 @@
-/* HTJ2K cleanup-pass encoding of one code-block (Rec. ITU-T T.814 | ISO/IEC 15444-15, 7.3):
- * the inverse of ht_decode.c's cleanup pass. One HT set with its cleanup pass only, coding every
- * magnitude bit down to plane 0, which is a complete HT code-block: T2 signals it as one coding
- * pass of one segment, with zero bit-planes P = Mb - 1 (the decoder's cleanup plane is then
- * p0 = Mb - P - 1 = 0), for any Mb with |v| < 2^(Mb - 1).
+/* HTJ2K block encoding (Rec. ITU-T T.814 | ISO/IEC 15444-15, clause 7): the inverse of
+ * ht_decode.c. One HT set per code-block: a cleanup pass (7.3; ht_encode.c) coding the
+ * magnitudes >> p of some base plane p, optionally followed by the refinement segment of
+ * plane p - 1 (SigProp 7.4, MagRef 7.5; ht_refine_encode.c). T2 signals such a set as
+ * 1 + (SigProp) + (MagRef) coding passes with zero bit-planes P = Mb - 1 - p (the decoder's
+ * cleanup plane is then p0 = Mb - P - 1 = p, t1.h section 2), for any Mb with
+ * |v| < 2^(Mb - 1): the cleanup segment first, the refinement segment as the second segment.
+ * Coefficients are int32 in sign-magnitude meaning (negative values are negative), |v| < 2^30,
+ * blocks w x h with w, h >= 1, w <= 1024, w * h <= 4096, row-major; the code-block style has no
+ * vertically causal contexts.
  *
  * The CxtVLC encoding table is the inverse of the standard's rows in ht_cxtvlc.h, built on the
  * first call (thread-safe). */
@@ -12,14 +17,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes of output that always suffice for a block of w x h coefficients (|v| < 2^30). */
+/* Bytes of output that always suffice for a cleanup segment of a w x h block (|v| < 2^30). */
 size_t tsr__ht_encode_bound(uint32_t w, uint32_t h);
 
-/* Encodes the cleanup segment of the w x h block (w, h >= 1, w * h <= 4096, w <= 1024) of
- * coefficients coef (row-major, sign and magnitude as int32, |v| < 2^30) into buf (cap bytes,
- * at least tsr__ht_encode_bound). Returns its length Lcup (>= 2), 0 when every coefficient is 0
- * (the block has no passes), or -1 when the block is outside the limits above or its MEL and
- * VLC bytes exceed the 4079 that Scup can express. */
+/* Encodes the cleanup segment of the block coef (every magnitude bit down to plane 0; for a
+ * base plane p pass the coefficients sign * (|v| >> p)) into buf (cap bytes, at least
+ * tsr__ht_encode_bound). Returns its length Lcup (>= 2), 0 when every coefficient is 0 (the
+ * block has no passes), or -1 when the block is outside the limits above or its MEL and VLC
+ * bytes exceed the 4079 that Scup can express. */
 long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *buf, size_t cap);
+
+/* Bytes that always suffice for a refinement segment of a w x h block. */
+size_t tsr__ht_refine_bound(uint32_t w, uint32_t h);
+
+/* Encodes the refinement segment of the HT set whose cleanup pass codes coef at base plane p
+ * (>= 1): the SigProp pass of plane p - 1 (7.4: the samples insignificant at p with a
+ * significant neighbour, or one made significant earlier in this pass, get their bit p - 1 and,
+ * when it is 1, their sign), and with magref also its MagRef pass (7.5: bit p - 1 of every
+ * sample significant at p), SigProp's bytes forward from buf[0], MagRef's backward from the
+ * segment's last byte. *sp_len (may be NULL) gets SigProp's bytes: buf[0 .. *sp_len) is the
+ * refinement segment of SigProp alone. With newsig (w * h bytes, may be NULL), newsig[i] is set
+ * to 1 for the samples that SigProp makes significant and 0 elsewhere. Returns Lref (0 when
+ * neither pass has a bit to code), or -1 when the block is outside the limits, p is 0 or cap is
+ * below tsr__ht_refine_bound. */
+long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t p, int magref,
+                           uint8_t *buf, size_t cap, uint8_t *newsig, size_t *sp_len);
 
 #endif

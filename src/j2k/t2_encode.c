@@ -3,9 +3,9 @@
  * sub-band of the precinct, inclusion (a tag tree until the block's first inclusion, then one
  * bit), at the first inclusion the zero bit-planes by tag tree, the number of new coding passes
  * (Table B.4), the Lblock increment and the length of the new bytes (B.10.7.1; one codeword
- * segment per block), then the bodies of the code-blocks it includes. With Scod's bits, an
- * SOP marker segment before each packet (A.8.1) and an EPH marker after each header (A.8.2),
- * empty packets included. */
+ * segment per block, or an HT set's cleanup and refinement segments, T.814 B.3), then the bodies of
+ * the code-blocks it includes. With Scod's bits, an SOP marker segment before each packet (A.8.1)
+ * and an EPH marker after each header (A.8.2), empty packets included. */
 #include "j2k/encode_stages.h"
 
 typedef struct t2e_state {
@@ -25,6 +25,19 @@ static tsr__j2k_cut cut_after(const t2e_state *s, size_t g, int64_t l)
     if (l < 0)
         return (tsr__j2k_cut){0, 0};
     return s->cuts[g * s->L + (size_t)l];
+}
+
+/* The HT set that block g's cut sends (tsr__j2k_cblk_code), NULL for a segment prefix. */
+static const tsr__j2k_ht_set *ht_set(const tsr__j2k_cblk_code *codes, size_t g, tsr__j2k_cut cut)
+{
+    return codes[g].sets && cut.passes ? &codes[g].sets[cut.passes - 1] : NULL;
+}
+
+/* Block g's zero bit-planes when its first cut is `cut`. */
+static uint32_t zero_bp(const tsr__j2k_cblk_code *codes, size_t g, tsr__j2k_cut cut)
+{
+    const tsr__j2k_ht_set *hs = ht_set(codes, g, cut);
+    return hs ? codes[g].zero_bp - hs->plane : codes[g].zero_bp;
 }
 
 /* The number of coding passes, Table B.4. */
@@ -85,22 +98,38 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
                 tsr__tgt_encode(&w, &pr->incl, i, (int32_t)l + 1);
                 if (!passes)
                     continue;
-                tsr__tgt_encode(&w, &pr->imsb, i, (int32_t)s->codes[g].zero_bp + 1);
+                tsr__tgt_encode(&w, &pr->imsb, i, (int32_t)zero_bp(s->codes, g, now) + 1);
             } else {
                 tsr__biow_bit(&w, passes > 0);
                 if (!passes)
                     continue;
             }
-            put_npasses(&w, passes);
-            /* Lblock grows (a comma code, B.10.7.1) until the length fits in Lblock +
-             * floor(log2(passes)) bits */
-            const uint32_t have = cb->lblock + tsr__floorlog2(passes), need = bit_length(bytes);
-            const uint32_t inc = need > have ? need - have : 0;
+            /* the segments' passes and lengths: one segment, or an HT set's cleanup and
+             * refinement segments (T.814 B.3: the cleanup pass alone, then the rest) */
+            uint32_t np[2] = {passes, 0}, len[2] = {bytes, 0};
+            const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
+            if (hs) {
+                np[0] = 1;
+                np[1] = hs->npasses - 1u;
+                len[0] = hs->lcup;
+                len[1] = hs->lref;
+            }
+            put_npasses(&w, np[0] + np[1]);
+            /* Lblock grows (a comma code, B.10.7.1) until each segment's length fits in
+             * Lblock + floor(log2(its passes)) bits */
+            uint32_t inc = 0;
+            for (int k = 0; k < 2; k++) {
+                const uint32_t have = cb->lblock + (np[k] ? tsr__floorlog2(np[k]) : 0),
+                               need = np[k] ? bit_length(len[k]) : 0;
+                if (need > have + inc)
+                    inc = need - have;
+            }
             for (uint32_t k = 0; k < inc; k++)
                 tsr__biow_bit(&w, 1);
             tsr__biow_bit(&w, 0);
             cb->lblock = (uint8_t)(cb->lblock + inc);
-            tsr__biow_bits(&w, bytes, cb->lblock + tsr__floorlog2(passes));
+            for (int k = 0; k < 2 && np[k]; k++)
+                tsr__biow_bits(&w, len[k], cb->lblock + tsr__floorlog2(np[k]));
         }
     }
     tsr__biow_flush(&w);
@@ -112,7 +141,12 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         for (uint32_t i = 0; i < pr->cw * pr->ch; i++) {
             const size_t g = band->cblk_base + pr->cblk0 + i;
             const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
-            tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
+            const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
+            if (hs && was.passes == 0) {
+                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup);
+                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->ref, hs->lref);
+            } else if (!hs)
+                tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
         }
     }
     if (s->packets) {
@@ -152,7 +186,11 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
                         while (first < nlayers && !cuts[g * tcp->numlayers + first].passes)
                             first++;
                         tsr__tgt_set_value(&pr->incl, i, (int32_t)first);
-                        tsr__tgt_set_value(&pr->imsb, i, codes[g].zero_bp);
+                        tsr__tgt_set_value(&pr->imsb, i,
+                                           zero_bp(codes, g,
+                                                   first < nlayers
+                                                       ? cuts[g * tcp->numlayers + first]
+                                                       : (tsr__j2k_cut){0, 0}));
                     }
                 }
             }

@@ -426,7 +426,8 @@ reject_encode 2 "precincts 32x32," "--precincts wants" "$tmp/one.pgm" "$tmp/enc_
 reject_encode 2 "tile-parts X" "--tile-parts wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --tile-parts X
 # --ht: HTJ2K (header: HT style, RPCL by default, Rsiz bit 14 and a CAP segment); lossless round
 # trips through tessera and ojph_expand (the HT reference); .jph has the 'jph ' brand and implies
-# --ht; rates, PSNR targets and layers are refused with HT, leaving no output
+# --ht; one rate or one PSNR target with HT (below); several, layers, or a rate with --lossless
+# (a second, lossless layer) refused, leaving no output
 expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/h.j2k" --ht --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['ht'] and d['order']=='RPCL', d" && ok || bad "encode --ht --json"
 expect 0 "$tool" j2k info "$tmp/h.j2k" --json
@@ -446,9 +447,40 @@ if command -v ojph_expand >/dev/null; then
 else
   echo "note: ojph_expand absent; HT streams checked by tessera only" >&2
 fi
-reject_encode 1 "--ht --rate" "not done yet" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --ht --rate 1
-reject_encode 1 "--ht --psnr" "not done yet" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --ht --psnr 30
-reject_encode 1 "--ht --layers" "not done yet" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.jph" --layers 2
+# --ht --rate: at most the target and within 1% of it, the PSNR rising with the rate, HT
+# (code-block style) and one layer, decoded by ojph_expand to tessera's samples within 1 (its
+# 9/7 is its own float arithmetic); .jph counts its boxes. --ht --psnr 38: the decoded PSNR at
+# least 38 less the estimate's allowance (0.25 dB, as for Part 1 above) and at most 1 dB above
+for r in 0.5 1 2; do
+  expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/hr$r.jph" --rate $r --json
+  python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); n=os.path.getsize('$tmp/hr$r.jph'); t=200*160*$r/8; assert d['ht'] and d['bytes']==n and 0.99*t <= n <= t, (n, t)" && ok || bad "--ht --rate $r: size within 1% below the target"
+  expect 0 "$tool" j2k decode "$tmp/hr$r.jph" "$tmp/hr$r.ppm"
+done
+expect 0 "$tool" j2k info "$tmp/hr1.jph" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==1 and d['code_block_style']&0x40 and d['transform']=='9/7', d" && ok || bad "--ht --rate: header"
+/usr/bin/python3 -c "
+import cv2, numpy as np
+a = cv2.imread('$tmp/photo.ppm').astype(float)
+p = [10 * np.log10(255**2 / ((a - cv2.imread('$tmp/hr%s.ppm' % r).astype(float))**2).mean()) for r in ('0.5', '1', '2')]
+assert p[0] < p[1] < p[2], p" && ok || bad "--ht --rate 0.5,1,2: PSNR not rising"
+if command -v ojph_expand >/dev/null; then
+  ojph_expand -i "$tmp/hr1.jph" -o "$tmp/hr1_ojph.ppm" >/dev/null 2>&1 && /usr/bin/python3 -c "
+import cv2, numpy as np
+a = cv2.imread('$tmp/hr1.ppm').astype(int); b = cv2.imread('$tmp/hr1_ojph.ppm').astype(int)
+assert a.shape == b.shape and np.abs(a - b).max() <= 1" && ok || bad "--ht --rate 1: ojph_expand"
+fi
+expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/hp.j2k" --ht --psnr 38 --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); e=d['psnr_estimate']; assert d['ht'] and len(e)==1 and e[0]>=38, e" && ok || bad "--ht --psnr 38: estimate"
+expect 0 "$tool" j2k decode "$tmp/hp.j2k" "$tmp/hp.ppm"
+/usr/bin/python3 -c "
+import cv2, numpy as np
+a = cv2.imread('$tmp/photo.ppm').astype(float)
+p = 10 * np.log10(255**2 / ((a - cv2.imread('$tmp/hp.ppm').astype(float))**2).mean())
+assert 38 - 0.25 <= p <= 39, p" && ok || bad "--ht --psnr 38: decoded PSNR off the target"
+reject_encode 1 "--ht --rate 1,2" "one quality layer" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --ht --rate 1,2
+reject_encode 1 "--ht --psnr 30,40" "one quality layer" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --ht --psnr 30,40
+reject_encode 1 "--ht --rate --lossless" "one quality layer" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --ht --rate 1 --lossless
+reject_encode 1 "--ht --layers" "one quality layer" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.jph" --layers 2
 reject_encode 1 "precincts 1x1 above the lowest resolution" "only the lowest" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --precincts 1x1
 reject_encode 1 "300 tile-parts" "at most 255" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --layers 60 --tile-parts C
 

@@ -1,8 +1,21 @@
-"""`tessera j2k encode --ht` (HTJ2K, one cleanup pass per code-block) checked by independent
+"""`tessera j2k encode --ht` (HTJ2K, one HT set per code-block) checked by independent
 decoders: OpenJPH's ojph_expand (the HT reference) and OpenJPEG's opj_decompress, beside
 `tessera j2k decode`. Lossless streams must give back every input sample exactly through all
-three; lossy ones (--qstep) the same samples through ojph_expand and opj_decompress as through
-tessera within the 9/7 float tolerance of test_j2k_encode_opj.check_lossy.
+three; lossy ones (--qstep, --rate, --psnr) the same samples through ojph_expand and
+opj_decompress as through tessera within the 9/7 float tolerance of
+test_j2k_encode_opj.check_lossy.
+
+Rate control (--rate, --psnr: each code-block's HT set chosen among every base plane's cleanup,
+cleanup + SigProp and cleanup + SigProp + MagRef, so streams with refinement segments and zero
+bit-planes from Mb - 1 down): on random images with every code-block size, tiles and precincts,
+and on the shared images at 0.5, 1 and 2 bits per pixel, the file is at most the target and
+within 1% of it, and the PSNR (tessera's decode) rises with the rate; --psnr 38 decodes to at
+least 38 less the estimate's allowance of 0.25 dB (the estimate sums each coefficient's exact
+quantisation-domain error times its band's synthesis energy, which the 9/7's non-orthogonality
+and the final rounding and clipping move by a few tenths of a dB, as for Part 1:
+test_j2k_psnr.c) and at most 1 dB above it. grk_decompress is left out: Grok 10.0.5 hands an HT
+code-block's bytes to its block decoder as one cleanup segment (refinement length 0), so it
+fails on every code-block with SigProp or MagRef passes.
 
 Inputs: random, smooth, flat and sparse images (gray, gray+alpha, RGB, RGBA; 8 and 16 bits) of
 odd shapes (1x1, 17x3, 3x17, 5x257, ...), code-blocks from 4x4 to 64x64 and 1024x4 / 4x1024,
@@ -90,10 +103,21 @@ def image(rng, h, w, c, depth, kind):
     return a.astype(np.uint8 if depth == 8 else np.uint16)
 
 
+def photo(rng, h, w, c, depth):
+    """Content like a photograph's: waves of random frequencies, an edge, mild noise."""
+    top = 255 if depth == 8 else 65535
+    yy, xx = np.mgrid[0:h, 0:w]
+    f = rng.uniform(0.02, 0.2, size=(c, 2))
+    a = np.stack([0.5 + 0.25 * np.sin(xx * f[i, 0] + i) * np.cos(yy * f[i, 1] - i)
+                  + 0.15 * ((xx > w // 3) & (yy < h // 2)) for i in range(c)], axis=2)
+    a = a + rng.normal(0, 0.01, size=a.shape)
+    return (a.clip(0, 1) * top).astype(np.uint8 if depth == 8 else np.uint16)
+
+
 def run_case(name, a, opts, ext, tmp, lossy, ojph=True):
     png = os.path.join(tmp, "in.png")
     write_png(png, a)
-    stream = os.path.join(tmp, "out" + ext)
+    stream = os.path.join(tmp, ("rate" if "--rate" in opts else "out") + ext)
     if os.path.exists(stream):
         os.remove(stream)
     r = subprocess.run([TOOL, "j2k", "encode", png, stream, "--ht"] + opts, capture_output=True,
@@ -102,6 +126,40 @@ def run_case(name, a, opts, ext, tmp, lossy, ojph=True):
         return "%s: encode failed: %s" % (name, r.stderr.strip()[-300:])
     err = check_lossy(name, a, stream, tmp) if lossy else check(name, a, stream, tmp)
     return err or (check_ojph(name, a, stream, tmp, lossy) if ojph else None)
+
+
+def tessera_psnr(a, stream, tmp):
+    """PSNR in dB of tessera's decode of stream against a, over all samples."""
+    d = tempfile.mkdtemp(dir=tmp)
+    r = subprocess.run([TOOL, "j2k", "decode", stream, os.path.join(d, "x.pgx")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("tessera failed: " + r.stderr.strip()[-300:])
+    got = planes(d, "x", a.shape[2])
+    top = 255.0 if a.dtype == np.uint8 else 65535.0
+    se = sum(float(((g - a[:, :, i].astype(np.int64)) ** 2).sum()) for i, g in enumerate(got))
+    return 10 * np.log10(top * top * a.size / se) if se else float("inf")
+
+
+def rate_case(name, a, opts, ext, tmp, rates, ojph=True):
+    """--rate r for each of rates: sizes within 1% below their targets, PSNR rising, the
+    decoders agreeing; None or the first failure."""
+    last = -1.0
+    for r in rates:
+        stream = os.path.join(tmp, "rate" + ext)
+        err = run_case("%s --rate %g" % (name, r), a, opts + ["--rate", str(r)], ext, tmp, True,
+                       ojph)
+        if err:
+            return err
+        n, t = os.path.getsize(stream), r * a.shape[0] * a.shape[1] / 8
+        if not 0.99 * t <= n <= t:
+            return "%s --rate %g: %d bytes for a target of %.0f" % (name, r, n, t)
+        p = tessera_psnr(a, stream, tmp)
+        if p <= last:
+            return "%s --rate %g: PSNR %.2f dB, not above %.2f at the rate below" % (name, r, p,
+                                                                                    last)
+        last = p
+    return None
 
 
 def main():
@@ -160,6 +218,38 @@ def main():
                 if err:
                     fails += 1
                     print("FAIL", err)
+            err = rate_case(f, a, [], ".jph", tmp, (0.5, 1, 2))
+            cases += 1
+            if err:
+                fails += 1
+                print("FAIL", err)
+            if f == "coffee.png":
+                err = run_case(f + " --psnr 38", a, ["--psnr", "38"], ".j2k", tmp, True)
+                if not err:
+                    p = tessera_psnr(a, os.path.join(tmp, "out.j2k"), tmp)
+                    if not 38 - 0.25 <= p <= 39:
+                        err = "%s --psnr 38: decoded PSNR %.2f dB" % (f, p)
+                cases += 1
+                if err:
+                    fails += 1
+                    print("FAIL", err)
+        # rate control on photograph-like content: every code-block size, tiles, precincts,
+        # orders; images of 10^4 samples and more, tiles no smaller than 64x32, so that the
+        # headers and the steps between a block's HT sets (a bit-plane's bytes each) leave the 1%
+        # to fill: a 128x128 gray image of 64x64 blocks (16 blocks) misses it by a few bytes
+        for k in range(12):
+            h, w = [(256, 256), (130, 190), (200, 90), (64, 400)][k % 4]
+            c, depth = [(1, 8), (3, 8), (4, 8), (1, 16), (3, 16), (2, 8)][k % 6]
+            a = photo(rng, h, w, c, depth)
+            opts = ["--cblk", cblks[k % len(cblks)], "--qstep", "0.001"]
+            opts += [[], ["--tiles", "64x32"], []][k % 3]
+            opts += precs[k % 3] + ["--order", ORDERS[k % 5]]
+            name = "%dx%dx%d/%d %s" % (h, w, c, depth, " ".join(opts))
+            err = rate_case(name, a, opts, ".j2k", tmp, (1, 2, 4), not (c == 2 and depth == 16))
+            cases += 1
+            if err:
+                fails += 1
+                print("FAIL", err)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("test_j2k_encode_ht: %d cases, %d failed" % (cases, fails))

@@ -167,9 +167,15 @@ static void test_random(tsr_rng *rng)
     CHECK(cases >= 160);
 }
 
+static tsr_status encode_decode(const tsr_image *img, const tsr_j2k_encode_options *opt,
+                                uint8_t **data, size_t *len, tsr_image *out, tsr_j2k_result *res,
+                                double *se);
+
 /* HT (one cleanup pass per code-block): lossless round trips of every size class, channel
  * count and depth, code-blocks 4x4 to 64x64 and 1024x4 / 4x1024, tiles and precincts, raw and
- * JPH; the lossy path decodes without warnings; what HT does not do yet is refused. */
+ * JPH; the lossy path decodes without warnings; a PSNR target is met within the estimate's
+ * allowance (test_j2k_psnr.c: 0.25 dB); several layers (also a rate with --lossless, which
+ * adds a lossless layer) are refused, and JPH without HT. */
 static void test_ht(tsr_rng *rng)
 {
     static const int sizes[][2] = {{1, 1},   {17, 3},  {3, 17},  {257, 5}, {2, 2},
@@ -231,8 +237,25 @@ static void test_ht(tsr_rng *rng)
     CHECK(res.warnings == 0);
     tsr_image_free(g_ctx, &out);
     tsr_j2k_free(g_ctx, data);
+    opt.num_psnrs = 1;
+    opt.psnrs[0] = 30;
+    double se = 0;
+    tsr_j2k_result pres = {0};
+    CHECK_OK(g_ctx, encode_decode(&img, &opt, &data, &len, &out, &pres, &se));
+    const double psnr = 10 * log10(255.0 * 255.0 / (se / (45.0 * 38 * 3)));
+    CHECK(pres.warnings == 0 && psnr >= 30 - 0.25);
+    if (psnr < 30 - 0.25)
+        fprintf(stderr, "HT --psnr 30: %.3f dB\n", psnr);
+    tsr_image_free(g_ctx, &out);
+    tsr_j2k_free(g_ctx, data);
+    opt.num_psnrs = 0;
     opt.num_rates = 1;
     opt.rates[0] = 1;
+    opt.lossless = 1;
+    CHECK_STATUS(tsr_j2k_encode(g_ctx, &img, &opt, &data, &len), TSR_ERR_UNSUPPORTED);
+    opt.lossless = 0;
+    opt.rates[1] = 2;
+    opt.num_rates = 2;
     CHECK_STATUS(tsr_j2k_encode(g_ctx, &img, &opt, &data, &len), TSR_ERR_UNSUPPORTED);
     opt.num_rates = 0;
     opt.layers = 2;
@@ -405,8 +428,9 @@ static void fill_photo(tsr_rng *rng, tsr_image *img)
 }
 
 /* Rate control: files at most the target and within 1% of it, decoding without warnings,
- * errors falling as the rate grows; the same bytes at 1 and 2 threads. */
-static void test_rate(tsr_rng *rng)
+ * errors falling as the rate grows; the same bytes at 1 and 2 threads. Part 1, or with ht HT
+ * code-blocks (one HT set each, chosen among every base plane's candidates). */
+static void test_rate(tsr_rng *rng, int ht)
 {
     static const int shapes[][3] = {{256, 192, 3}, {200, 160, 1}, {160, 128, 4}};
     int bad = 0;
@@ -424,7 +448,8 @@ static void test_rate(tsr_rng *rng)
             opt.quant_step = 1.0f / 1024;
             opt.rates[0] = rate;
             opt.num_rates = 1;
-            opt.container = k == 1 ? TSR_J2K_JP2 : TSR_J2K_CODESTREAM;
+            opt.ht = ht;
+            opt.container = k == 1 ? (ht ? TSR_J2K_JPH : TSR_J2K_JP2) : TSR_J2K_CODESTREAM;
             opt.threads = 1 + k % 2;
             uint8_t *data = NULL;
             size_t len = 0;
@@ -436,9 +461,9 @@ static void test_rate(tsr_rng *rng)
             if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
                 se >= last_mse) {
                 fprintf(stderr,
-                        "rate %g on %dx%d c%d: %s, %zu bytes for %.0f, error %g (before %g), "
+                        "%srate %g on %dx%d c%d: %s, %zu bytes for %.0f, error %g (before %g), "
                         "warnings %u\n",
-                        rate, img.width, img.height, img.channels,
+                        ht ? "HT " : "", rate, img.width, img.height, img.channels,
                         st ? tsr_ctx_last_error(g_ctx) : "ok", len, target, se, last_mse,
                         res.warnings);
                 bad++;
@@ -1065,8 +1090,8 @@ static void test_tiles(tsr_rng *rng)
 
 /* Rate control over tiles: a --rate file with tiles (and PLT, tile-parts, TLM, precincts) is at
  * most the target and within 1% of it, decodes without warnings and with less error at a
- * higher rate; the same bytes at 1 and 3 threads. */
-static void test_tiles_rate(tsr_rng *rng)
+ * higher rate; the same bytes at 1 and 3 threads. Part 1, or with ht HT code-blocks. */
+static void test_tiles_rate(tsr_rng *rng, int ht)
 {
     tsr_image img;
     CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 300, 200, 3, TSR_U8));
@@ -1091,6 +1116,7 @@ static void test_tiles_rate(tsr_rng *rng)
             opt.num_precincts = v == 3;
             opt.precinct_width[0] = opt.precinct_height[0] = 64;
             opt.sop = v == 3;
+            opt.ht = ht;
             opt.threads = 1;
             uint8_t *data = NULL;
             size_t len = 0;
@@ -1101,8 +1127,9 @@ static void test_tiles_rate(tsr_rng *rng)
             const double target = rate * img.width * img.height / 8;
             if (st || res.warnings || (double)len > target || (double)len < 0.99 * target ||
                 se >= last) {
-                fprintf(stderr, "tiles rate %g variant %d: %s, %zu bytes for %.0f, error %g\n",
-                        rate, v, st ? tsr_ctx_last_error(g_ctx) : "ok", len, target, se);
+                fprintf(stderr, "%stiles rate %g variant %d: %s, %zu bytes for %.0f, error %g\n",
+                        ht ? "HT " : "", rate, v, st ? tsr_ctx_last_error(g_ctx) : "ok", len,
+                        target, se);
                 bad++;
             }
             last = se;
@@ -1132,12 +1159,14 @@ int main(void)
     test_ht(&ht_rng);
     test_shared_images();
     test_lossy(&rng);
-    test_rate(&rng);
+    test_rate(&rng, 0);
     test_layers(&rng);
     test_sop_eph(&rng);
     test_tlm(&rng);
     test_tiles(&rng);
-    test_tiles_rate(&rng);
+    test_tiles_rate(&rng, 0);
+    test_rate(&ht_rng, 1);
+    test_tiles_rate(&ht_rng, 1);
     test_bad_input();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");

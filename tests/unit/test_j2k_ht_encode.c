@@ -1,13 +1,24 @@
-/* HT cleanup-pass encoder (ht_encode.c): blocks of random coefficients of every size class
- * (1x1 .. 64x64, 1024x4, 4x1024, odd sizes), sparse to dense, small to 2^29 magnitudes, coded
- * and decoded by tsr__t1_decode (one HT cleanup pass, zero bit-planes Mb - 1) into poisoned
- * output and workspace: the coefficients come back exactly, without warnings, with the scalar
- * and the AVX2 cleanup decoders. The all-zero block codes nothing. */
+/* HT block encoder (ht_encode.c, ht_refine_encode.c, ht_rd.c): blocks of random coefficients
+ * of every size class (1x1 .. 64x64, 1024x4, 4x1024, odd sizes), sparse to dense, small to 2^29
+ * magnitudes, coded and decoded by tsr__t1_decode into poisoned output and workspace, with the
+ * scalar and the AVX2 cleanup decoders, without warnings:
+ *  - one HT cleanup pass down to plane 0 (zero bit-planes Mb - 1): the coefficients exactly;
+ *  - at every base plane p, the cleanup alone, with the SigProp pass of plane p - 1 and with
+ *    its MagRef pass too (zero bit-planes Mb - 1 - p, 1 to 3 passes in a cleanup and a
+ *    refinement segment): every sample as t1.h section 3 predicts from the bits those passes
+ *    code (the SigProp neighbourhood computed here independently of the encoder), reversible
+ *    and irreversible;
+ *  - tsr__j2k_ht_candidates: each candidate decoded, its squared error against real-valued
+ *    magnitudes (irreversible) or the integers (reversible) equal to what the candidate
+ *    list claims (to rounding), the last candidate lossless.
+ * The all-zero block codes nothing; blocks outside the limits are refused. */
+#include "j2k/encode_stages.h"
 #include "j2k/ht_encode.h"
 #include "j2k/t1.h"
 #include "j2k/t1_internal.h"
 #include "testlib.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,13 +95,205 @@ static int one(uint32_t w, uint32_t h, int K, int rev)
     return 1;
 }
 
+/* Decodes one HT set of g_coef's block (cleanup segment cup, refinement segment ref of refp
+ * passes) at base plane p with Mb = mb into g_out, by both cleanup decoders (the same
+ * output asked of both); 0 on a decoder error or warning. */
+static int decode_set(uint32_t w, uint32_t h, int mb, int rev, uint32_t p, const uint8_t *cup,
+                      uint32_t lcup, const uint8_t *ref, uint32_t lref, uint32_t refp)
+{
+    tsr__t1_seg segs[2] = {{cup, lcup, 1}, {ref, lref, refp}};
+    tsr__t1_block blk = {.w = w,
+                         .h = h,
+                         .orient = 0,
+                         .style = TSR__T1_STYLE_HT,
+                         .zero_bp = (uint8_t)(mb - 1 - (int)p),
+                         .mb = (uint8_t)mb,
+                         .roi_shift = 0,
+                         .reversible = (uint8_t)rev,
+                         .npasses = 1 + refp,
+                         .nsegs = refp ? 2 : 1,
+                         .segs = segs};
+    static int32_t first[4096];
+    for (int simd = 0; simd < 2; simd++) {
+        tsr__ht_set_simd(simd);
+        memset(g_ws, 0xA5, g_wss);
+        for (uint32_t i = 0; i < w * h; i++)
+            g_out[i] = 0x55555555;
+        unsigned warn = 0;
+        const int rc = tsr__t1_decode(&blk, g_ws, g_wss, g_out, w, &warn);
+        if (rc != TSR__T1_OK) {
+            fprintf(stderr, "%ux%u p %u refp %u simd %d: decode rc %d warn %u\n", w, h, p, refp,
+                    simd, rc, warn);
+            return 0;
+        }
+        if (simd == 0)
+            memcpy(first, g_out, w * h * sizeof *g_out);
+        else if (memcmp(first, g_out, w * h * sizeof *g_out)) {
+            fprintf(stderr, "%ux%u p %u: scalar and AVX2 decoders differ\n", w, h, p);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static uint32_t mag_of(int32_t v)
+{
+    return v < 0 ? (uint32_t)-v : (uint32_t)v;
+}
+
+/* The decoder's output (t1.h section 3) for a magnitude with known bits Q (!= 0) down to plane
+ * lp: reversible the integer with r = 1/2 below plane 0, irreversible half steps. */
+static int32_t predict(uint32_t Q, uint32_t lp, int neg, int rev)
+{
+    const uint32_t m = rev ? Q + (lp ? 1u << (lp - 1) : 0) : 2 * Q + (1u << lp);
+    return neg ? -(int32_t)m : (int32_t)m;
+}
+
+/* Every base plane p of g_coef's block (K planes), each with 1, 2 and 3 passes: the decoded
+ * samples as predicted. SigProp's coded samples follow 7.4's rule, computed here. */
+static int planes(uint32_t w, uint32_t h, int K, int rev)
+{
+    const int mb = K + 1;
+    static int32_t sh[4096];
+    static uint8_t sig[4096], nw[4096];
+    uint8_t *ref = g_buf + tsr__ht_encode_bound(w, h);
+    for (int p = K - 1; p >= 0; p--) {
+        int any = 0;
+        for (uint32_t i = 0; i < w * h; i++) {
+            const uint32_t m = mag_of(g_coef[i]) >> p;
+            sh[i] = g_coef[i] < 0 ? -(int32_t)m : (int32_t)m;
+            sig[i] = m != 0;
+            any |= m != 0;
+        }
+        const long lcup = tsr__ht_encode_block(sh, w, h, g_buf, tsr__ht_encode_bound(w, h));
+        if (!any)
+            continue; /* nothing at this plane (K is an upper bound): no set to decode */
+        if (lcup < 2)
+            return 0;
+        /* SigProp's newly significant samples (7.4): stripes of 4 rows, columns in groups of
+         * 4, a sample insignificant at p with a neighbour significant at p or made
+         * significant earlier in this scan */
+        memset(nw, 0, w * h);
+        if (p > 0)
+            for (uint32_t y0 = 0; y0 < h; y0 += 4)
+                for (uint32_t x0 = 0; x0 < w; x0 += 4)
+                    for (uint32_t x = x0; x < x0 + 4 && x < w; x++)
+                        for (uint32_t y = y0; y < y0 + 4 && y < h; y++) {
+                            const size_t i = (size_t)y * w + x;
+                            if (sig[i])
+                                continue;
+                            int nb = 0;
+                            for (int dy = -1; dy <= 1; dy++)
+                                for (int dx = -1; dx <= 1; dx++) {
+                                    const int64_t xx = (int64_t)x + dx, yy = (int64_t)y + dy;
+                                    if ((dx || dy) && xx >= 0 && yy >= 0 && xx < w && yy < h)
+                                        nb |= sig[yy * w + xx] | nw[yy * w + xx];
+                                }
+                            nw[i] = nb && ((mag_of(g_coef[i]) >> (p - 1)) & 1);
+                        }
+        size_t sp_alone = 0; /* SigProp's segment by itself (refp 1), against *sp_len (2) */
+        static uint8_t sp_bytes[4096];
+        for (uint32_t refp = 0; refp <= (p > 0 ? 2u : 0u); refp++) {
+            long lref = 0;
+            static uint8_t enc_nw[4096];
+            if (refp) {
+                size_t sp_len = 99999;
+                lref = tsr__ht_encode_refine(g_coef, w, h, (uint32_t)p, refp == 2, ref,
+                                             tsr__ht_refine_bound(w, h), enc_nw, &sp_len);
+                if (lref < 0 || memcmp(enc_nw, nw, w * h) ||
+                    (refp == 1 && sp_len != (size_t)lref) ||
+                    (refp == 2 && (sp_len != sp_alone || memcmp(ref, sp_bytes, sp_len)))) {
+                    fprintf(stderr,
+                            "%ux%u p %d: refine rc %ld, its significance or SigProp's bytes "
+                            "differ\n",
+                            w, h, p, lref);
+                    return 0;
+                }
+                if (refp == 1) {
+                    sp_alone = sp_len;
+                    memcpy(sp_bytes, ref, sp_len);
+                }
+            }
+            if (!decode_set(w, h, mb, rev, (uint32_t)p, g_buf, (uint32_t)lcup, ref, (uint32_t)lref,
+                            lref ? refp : 0))
+                return 0;
+            for (uint32_t i = 0; i < w * h; i++) {
+                const uint32_t q = mag_of(g_coef[i]);
+                const int neg = g_coef[i] < 0;
+                int32_t want = 0;
+                if (sig[i] && refp == 2 && lref)
+                    want = predict((q >> (p - 1)) << (p - 1), (uint32_t)p - 1, neg, rev);
+                else if (sig[i])
+                    want = predict((q >> p) << p, (uint32_t)p, neg, rev);
+                else if (nw[i] && lref)
+                    want = predict(1u << (p - 1), (uint32_t)p - 1, neg, rev);
+                if (g_out[i] != want) {
+                    fprintf(stderr, "%ux%u K %d p %d refp %u rev %d: sample %u is %d, not %d\n", w,
+                            h, K, p, refp, rev, i, g_out[i], want);
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* tsr__j2k_ht_candidates on g_coef (from real magnitudes mag, or reversible): each candidate
+ * decoded; its error as claimed. */
+static int candidates(tsr_ctx *ctx, uint32_t w, uint32_t h, int K, int rev, const float *mag)
+{
+    static int32_t tmp[4096];
+    static uint8_t scratch[32768];
+    tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
+    uint32_t rate[TSR__J2K_HT_MAX_SETS];
+    double dist[TSR__J2K_HT_MAX_SETS], err0 = -1;
+    tsr__j2k_bytes out;
+    tsr__j2k_bytes_init(&out, ctx);
+    const uint32_t ns = tsr__j2k_ht_candidates(g_coef, rev ? NULL : mag, w, h, (uint32_t)K, tmp,
+                                               scratch, &out, sets, rate, dist, &err0);
+    int ok = ns >= 1 && ns <= 3u * (uint32_t)K - 2;
+    double err = err0;
+    for (uint32_t c = 0; c < ns && ok; c++) {
+        const tsr__j2k_ht_set *st = &sets[c];
+        ok = rate[c] == st->lcup + st->lref && st->npasses >= 1 && st->npasses <= 3 &&
+             (st->npasses == 1) == (st->lref == 0) && st->off + st->lcup <= out.len &&
+             st->ref + st->lref <= out.len && (c == 0 || st->plane <= sets[c - 1].plane) &&
+             decode_set(w, h, K + 1, rev, st->plane, out.p + st->off, st->lcup, out.p + st->ref,
+                        st->lref, st->npasses - 1u);
+        if (!ok) {
+            fprintf(stderr, "%ux%u: candidate %u of %u malformed or undecodable\n", w, h, c, ns);
+            break;
+        }
+        double e = 0;
+        for (uint32_t i = 0; i < w * h; i++) {
+            const double a = rev ? fabs((double)g_coef[i]) : (double)mag[i],
+                         r = fabs((double)g_out[i]) / (rev ? 1.0 : 2.0);
+            e += (a - r) * (a - r);
+        }
+        err -= dist[c];
+        if (fabs(e - err) > 1e-6 * (err0 + 1)) {
+            fprintf(stderr,
+                    "%ux%u K %d rev %d candidate %u (p %u, %u passes): error %g, claimed %g\n", w,
+                    h, K, rev, c, st->plane, st->npasses, e, err);
+            ok = 0;
+        }
+    }
+    if (ok && ns) { /* the last one: plane 0 (exact when reversible) */
+        ok = sets[ns - 1].plane == 0 && (!rev || err < 1e-9);
+        if (!ok)
+            fprintf(stderr, "%ux%u: last candidate not lossless\n", w, h);
+    }
+    tsr__j2k_bytes_free(&out);
+    return ok;
+}
+
 int main(void)
 {
     tsr_rng rng;
     tsr_rng_seed(&rng, 0x4854454E43ull);
     g_wss = tsr__t1_workspace_size();
     g_ws = malloc(g_wss);
-    g_buf = malloc(tsr__ht_encode_bound(1024, 4));
+    g_buf = malloc(tsr__ht_encode_bound(1024, 4) + tsr__ht_refine_bound(1024, 4));
     if (!g_ws || !g_buf)
         return 1;
     static const uint32_t sizes[][2] = {
@@ -106,10 +309,45 @@ int main(void)
                                    : tsr_rng_range(&rng, 1, 29);
             gen(&rng, w * h, K);
             CHECK(one(w, h, K, t & 1));
+            if (K <= 16 && t % 3 == 0)
+                CHECK(planes(w, h, K, t & 1));
         }
+    /* candidates: real magnitudes m + frac (irreversible) or the integers (reversible) */
+    tsr_ctx *ctx = NULL;
+    CHECK(tsr_ctx_create(NULL, &ctx) == TSR_OK);
+    static float mag[4096];
+    for (size_t s = 0; ctx && s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 0; t < 6; t++) {
+            const uint32_t w = sizes[s][0], h = sizes[s][1];
+            if ((size_t)w * h > 4096)
+                continue;
+            const int K = tsr_rng_range(&rng, 1, 12);
+            int any = 0;
+            do {
+                gen(&rng, w * h, K);
+                for (uint32_t i = 0; i < w * h; i++)
+                    any |= g_coef[i] != 0;
+            } while (!any);
+            int Kr = 0; /* the planes actually used */
+            for (uint32_t i = 0; i < w * h; i++)
+                while (mag_of(g_coef[i]) >> Kr)
+                    Kr++;
+            for (uint32_t i = 0; i < w * h; i++)
+                mag[i] = (float)mag_of(g_coef[i]) + (float)tsr_rng_range(&rng, 0, 999) / 1000.0f;
+            CHECK(candidates(ctx, w, h, Kr, t & 1, mag));
+        }
+    tsr_ctx_destroy(ctx);
     memset(g_coef, 0, sizeof g_coef);
     CHECK(tsr__ht_encode_block(g_coef, 64, 64, g_buf, tsr__ht_encode_bound(64, 64)) == 0);
     CHECK(tsr__ht_encode_block(g_coef, 2048, 2, g_buf, tsr__ht_encode_bound(2048, 2)) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 1, 1, g_buf, tsr__ht_refine_bound(64, 64), NULL,
+                                NULL) == 0); /* nothing significant: no bits */
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 0, 1, g_buf, tsr__ht_refine_bound(64, 64), NULL,
+                                NULL) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 64, 64, 1, 1, g_buf, tsr__ht_refine_bound(64, 64) - 1, NULL,
+                                NULL) == -1);
+    CHECK(tsr__ht_encode_refine(g_coef, 2048, 2, 1, 1, g_buf, tsr__ht_refine_bound(2048, 2), NULL,
+                                NULL) == -1);
     free(g_ws);
     free(g_buf);
     return tsr_test_finish("test_j2k_ht_encode");

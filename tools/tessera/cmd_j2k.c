@@ -24,9 +24,14 @@ static const cli_option j2k_options[] = {
      "decode: codestream components to decode, e.g. 0 or 0,2, as decoded (default: all, with "
      "JP2 palettes, channel definitions and colour conversion applied)."},
     {"ht", CLI_FLAG, NULL,
-     "encode: HTJ2K block coding (Part 15, T.814): each code-block one HT cleanup pass; "
-     "lossless or at --qstep (not yet with --rate, --psnr or --layers); RPCL unless --order "
-     "says otherwise. Implied by a .jph output. ojph_compress; kdu_compress Cmodes=HT."},
+     "encode: HTJ2K block coding (Part 15, T.814): each code-block one HT set, lossless or "
+     "at --qstep a cleanup pass down to the last bit-plane; with one --rate or one --psnr the "
+     "rate control (PCRD-opt) picks per code-block among the HT sets of every base bit-plane "
+     "(a cleanup pass, with or without the SigProp and MagRef passes of the plane below), "
+     "coded for real, with the decoder's exact error. One quality layer: several --rate or "
+     "--psnr values, --layers above 1, and --rate or --psnr with --lossless (which adds a "
+     "lossless layer) are refused. RPCL unless --order says otherwise. Implied by a .jph "
+     "output. ojph_compress (no rate control); kdu_compress Cmodes=HT."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default); the file decodes "
      "bit-exactly to the input. With --rate, lossy layers at those rates below a last, "

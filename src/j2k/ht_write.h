@@ -1,0 +1,80 @@
+/* HT bit-stream writers shared by ht_encode.c (cleanup pass) and ht_refine_encode.c (SigProp
+ * and MagRef passes): the inverses of ht_decode.c's readers. Only for inclusion by those files.
+ *   fwd_wr: bits little-endian from bit 0 of each byte, forward; a byte after a 0xFF holds 7
+ *     bits (its MSB 0). MagSgn (T.814 7.1.2) and SigProp (7.1.5) share this packing.
+ *   bwd_wr: bits little-endian from bit 0, the bytes in the order written (the caller stores
+ *     them backwards); a byte whose low 7 bits are all 1 and that follows one above 0x8F holds 7
+ *     bits. VLC (7.1.4) and MagRef (7.1.6) share it.
+ * Neither writes past cap: it sets over instead, which the caller checks once at the end. */
+#ifndef TSR_J2K_HT_WRITE_H
+#define TSR_J2K_HT_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    uint32_t tmp, nb, room; /* bits in tmp, bits the current byte holds (8 or 7) */
+    int over;
+} fwd_wr;
+
+static inline void fwd_byte(fwd_wr *w, uint32_t b)
+{
+    if (w->len < w->cap)
+        w->p[w->len++] = (uint8_t)b;
+    else
+        w->over = 1;
+}
+
+static inline void fwd_put(fwd_wr *w, uint32_t v, uint32_t n)
+{
+    while (n--) {
+        w->tmp |= (v & 1) << w->nb;
+        v >>= 1;
+        if (++w->nb == w->room) {
+            fwd_byte(w, w->tmp);
+            w->room = w->tmp == 0xFF ? 7 : 8;
+            w->tmp = 0;
+            w->nb = 0;
+        }
+    }
+}
+
+typedef struct {
+    uint8_t *p; /* bytes in the order written */
+    size_t len, cap;
+    uint32_t tmp, nb, last;
+    int over;
+} bwd_wr;
+
+static inline void bwd_put(bwd_wr *w, uint32_t v, uint32_t n)
+{
+    while (n--) {
+        w->tmp |= (v & 1) << w->nb;
+        v >>= 1;
+        w->nb++;
+        if (w->nb == 8 || (w->nb == 7 && w->last > 0x8F && w->tmp == 0x7F)) {
+            if (w->len < w->cap)
+                w->p[w->len++] = (uint8_t)w->tmp;
+            else
+                w->over = 1;
+            w->last = w->tmp;
+            w->tmp = 0;
+            w->nb = 0;
+        }
+    }
+}
+
+/* The last partial byte, its free bits 0. */
+static inline void bwd_end(bwd_wr *w)
+{
+    if (w->nb) {
+        if (w->len < w->cap)
+            w->p[w->len++] = (uint8_t)w->tmp;
+        else
+            w->over = 1;
+    }
+}
+
+#endif
