@@ -28,10 +28,13 @@ static_assert(SEG_BYTES % 64 == 0, "the workspace must start 64-byte aligned in 
 
 __global__ void __launch_bounds__(TPB, 1)
     k_t1_decode(const tsr__t1_dev_job *__restrict__ jobs, const tsr__t1_dev_seg *__restrict__ segs,
-                uint32_t njobs, const uint8_t *__restrict__ data, int32_t *__restrict__ coef,
-                uint32_t *__restrict__ status, unsigned char *__restrict__ slots)
+                uint32_t njobs, uint32_t nthreads, const uint8_t *__restrict__ data,
+                int32_t *__restrict__ coef, uint32_t *__restrict__ status,
+                unsigned char *__restrict__ slots)
 {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads)
+        return;
     unsigned char *slot = slots + (size_t)t * SLOT_BYTES;
     tsr__t1_seg *sg = (tsr__t1_seg *)slot;
     for (uint32_t j = t; j < njobs; j += nthreads) {
@@ -109,10 +112,10 @@ extern "C" tsr_status tsr__t1_decode_cuda(tsr_ctx *ctx, const tsr__t1_dev_job *j
     tsr_status st = tsr__ctx_state_get(ctx, &t1_cuda_kind, sizeof *s, (void **)&s);
     if (st != TSR_OK)
         return st;
-    if ((st = tsr__cuda_buffer_reserve(ctx, &s->slots, (size_t)blocks * TPB * SLOT_BYTES)))
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->slots, (size_t)threads * SLOT_BYTES)))
         return st;
-    k_t1_decode<<<blocks, TPB, 0, ctx->cuda->stream>>>(jobs, segs, njobs, data, coef, status,
-                                                       (unsigned char *)s->slots.ptr);
+    k_t1_decode<<<blocks, TPB, 0, ctx->cuda->stream>>>(jobs, segs, njobs, threads, data, coef,
+                                                       status, (unsigned char *)s->slots.ptr);
     TSR_CUDA_CHECK_LAUNCH(ctx, "k_t1_decode");
     return TSR_OK;
 }
