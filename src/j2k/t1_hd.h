@@ -14,7 +14,7 @@
 #define TSR_J2K_T1_HD_H
 
 #ifdef __CUDACC__
-#define TSR__T1_FN static __device__ __forceinline__
+#define TSR__T1_FN static __device__
 #define TSR__T1_INL static __device__ inline
 #define TSR__T1_AI static __device__ __forceinline__
 #define TSR__T1_LUT static __device__ const
@@ -28,9 +28,13 @@
 #ifdef __CUDA_ARCH__
 #define TSR__T1_CLZ(x) ((unsigned)__clz((int)(x)))
 #define TSR__T1_CTZ(x) ((unsigned)__ffs((int)(x)) - 1u)
-#define TSR__T1_BSWAP64(x)                                                                         \
-    ((unsigned long long)__byte_perm((unsigned)((x) >> 32), 0, 0x0123) |                           \
-     (unsigned long long)__byte_perm((unsigned)(x), 0, 0x0123) << 32)
+#define TSR__T1_BSWAP64(x) tsr__t1_bswap64(x)
+/* the 8 bytes of x in reverse order (__byte_perm 0x0123 reverses a word's 4) */
+static __device__ __forceinline__ unsigned long long tsr__t1_bswap64(unsigned long long x)
+{
+    return (unsigned long long)__byte_perm((unsigned)(x >> 32), 0, 0x0123) |
+           (unsigned long long)__byte_perm((unsigned)x, 0, 0x0123) << 32;
+}
 #else
 #define TSR__T1_CLZ(x) ((unsigned)__builtin_clz(x))
 #define TSR__T1_CTZ(x) ((unsigned)__builtin_ctz(x))
