@@ -26,8 +26,9 @@ enum {
 };
 static_assert(SEG_BYTES % 64 == 0, "the workspace must start 64-byte aligned in its slot");
 
-/* (TPB, 1): with one resident block per SM allowed, ptxas gives the kernel the registers it
- * needs (124 on sm_80..sm_90, no spills); without the minimum it stopped at 96 and spilled. */
+/* (TPB, 1), a minimum of one resident block per SM: ptxas then gives the kernel the registers it
+ * needs (124 on sm_80..sm_90, no spills, 4 blocks per SM); with TPB alone it stopped at 96 and
+ * spilled. */
 __global__ void __launch_bounds__(TPB, 1)
     k_t1_decode(const tsr__t1_dev_job *__restrict__ jobs, const tsr__t1_dev_seg *__restrict__ segs,
                 uint32_t njobs, uint32_t nthreads, const uint8_t *__restrict__ data,
