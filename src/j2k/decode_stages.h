@@ -7,9 +7,10 @@
  *   markers.c     main and tile-part headers (T.800 Annex A), validated
  *   t2.c          packet headers and code-block contributions (B.9, B.10; T.814 B.3)
  *   cblk_jobs.c   the code-block jobs of a tile: their order, threads and error collection
- *   t1_decode.c   Part 1 code-block decoding (Annex C, D; t1.h)
- *   ht_decode.c   HT code-block decoding (T.814 Clause 7); its cleanup pass also for AVX2 in
- *                 ht_decode_avx2.c
+ *   t1_decode.c   Part 1 code-block decoding (Annex C, D; t1.h), body in t1_decode_hd.h
+ *   ht_decode.c   HT code-block decoding (T.814 Clause 7), body in ht_decode_hd.h; its cleanup
+ *                 pass also for AVX2 in ht_decode_avx2.c
+ *   t1_cuda.cu    both decoders' bodies on a CUDA device, one thread per code-block (t1_cuda.h)
  *   dwt.c         inverse 5/3 and 9/7 wavelet transform (Annex F); its level passes in
  *                 dwt_level.h, also compiled for AVX2 by dwt_avx2.c and AVX-512 by dwt_avx512.c
  *   bands.c       the top resolutions rebuilt a group of code-block rows at a time

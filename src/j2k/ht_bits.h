@@ -1,10 +1,12 @@
-/* HT cleanup building blocks shared by ht_decode.c and ht_decode_avx2.c (each compiles them, the
- * second for AVX2): the bounded bit readers of T.814 7.1.2-7.1.4 and the MEL symbol decoder
- * (ht_decode.c's header states their contracts), the block raster (layout described there too),
- * a quad's pattern and its exponent predictor. Only for inclusion by those two files. */
+/* HT cleanup building blocks shared by ht_decode_hd.h (host and device) and ht_decode_avx2.c
+ * (host, compiled for AVX2): the bounded bit readers of T.814 7.1.2-7.1.4 and the MEL symbol
+ * decoder (ht_decode_hd.h's header states their contracts), the block raster (layout described
+ * there too), a quad's pattern and its exponent predictor. Only for inclusion by those two files.
+ */
 #ifndef TSR_J2K_HT_BITS_H
 #define TSR_J2K_HT_BITS_H
 
+#include "j2k/t1_hd.h"
 #include "j2k/t1_internal.h"
 #include "j2k/ht_vlc_lut.h"
 
@@ -12,7 +14,7 @@
 #include <string.h>
 
 /* ---- HT cleanup segment bytes (T.814 7.1.1, procedure modDcup) ---------------------------- */
-static inline uint32_t mod_dcup(const uint8_t *d, uint32_t lcup, uint32_t pos)
+TSR__T1_INL uint32_t mod_dcup(const uint8_t *d, uint32_t lcup, uint32_t pos)
 {
     if (pos == lcup - 1)
         return 0xFF;
@@ -24,13 +26,12 @@ static inline uint32_t mod_dcup(const uint8_t *d, uint32_t lcup, uint32_t pos)
 /* The bit readers below are always inlined into the pass that owns them, so that their fields
  * live in registers; each keeps a 64-bit accumulator whose bit 0 is the next bit.
  * Byte tests on 8 bytes at once: a zero byte of u is one where the test holds. */
-#define AI static inline __attribute__((always_inline))
-AI int any_zero_byte64(uint64_t u)
+TSR__T1_AI int any_zero_byte64(uint64_t u)
 {
     return ((u - 0x0101010101010101ull) & ~u & 0x8080808080808080ull) != 0;
 }
 
-AI uint64_t load_le64(const uint8_t *p)
+TSR__T1_AI uint64_t load_le64(const uint8_t *p)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t v;
@@ -54,7 +55,7 @@ typedef struct {
     uint64_t fill; /* bits appended beyond the one synthesized 0xFF byte */
 } ms_rd;
 
-AI void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
+TSR__T1_AI void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
 {
     r->d = d;
     r->pos = 0;
@@ -68,7 +69,7 @@ AI void ms_init(ms_rd *r, const uint8_t *d, uint32_t pcup)
 /* Tops the accumulator up to >= 56 bits from an 8-byte load when those 8 bytes are inside the
  * segment and none of them (nor the byte before) is 0xFF, i.e. none is shortened to 7 bits, the
  * usual case; else leaves it to ms_slow. No test of nb: taking 0 bytes is harmless. */
-AI void ms_top_up(ms_rd *r)
+TSR__T1_AI void ms_top_up(ms_rd *r)
 {
     if (r->pos <= r->pcup && r->pcup - r->pos >= 8 && r->last != 0xFF) {
         const uint64_t t = load_le64(r->d + r->pos);
@@ -83,7 +84,7 @@ AI void ms_top_up(ms_rd *r)
 }
 
 /* Byte by byte (stuffing, the segment's end, the fill after it) to > 56 bits. */
-AI void ms_slow(ms_rd *r)
+TSR__T1_AI void ms_slow(ms_rd *r)
 {
     while (r->nb <= 56) {
         uint32_t bits = r->last == 0xFF ? 7 : 8, t;
@@ -103,7 +104,7 @@ AI void ms_slow(ms_rd *r)
 }
 
 /* at least n <= 56 bits in the accumulator */
-AI void ms_need(ms_rd *r, uint32_t n)
+TSR__T1_AI void ms_need(ms_rd *r, uint32_t n)
 {
     if (r->nb < n) {
         ms_top_up(r);
@@ -113,7 +114,7 @@ AI void ms_need(ms_rd *r, uint32_t n)
 }
 
 /* n <= 31 bits (0 reads nothing), first bit in bit 0 */
-AI uint32_t ms_get(ms_rd *r, uint32_t n)
+TSR__T1_AI uint32_t ms_get(ms_rd *r, uint32_t n)
 {
     if (r->nb < n)
         ms_need(r, n);
@@ -132,7 +133,7 @@ typedef struct {
     int k, run, one;
 } mel_rd;
 
-AI void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
+TSR__T1_AI void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
 {
     m->d = d;
     m->pos = pcup;
@@ -144,7 +145,7 @@ AI void mel_init(mel_rd *m, const uint8_t *d, uint32_t pcup, uint32_t lcup)
     m->one = 0;
 }
 
-AI uint32_t mel_bit(mel_rd *m)
+TSR__T1_AI uint32_t mel_bit(mel_rd *m)
 {
     if (m->bits == 0) {
         m->bits = m->tmp == 0xFF ? 7 : 8;
@@ -157,7 +158,7 @@ AI uint32_t mel_bit(mel_rd *m)
     return (m->tmp >> m->bits) & 1;
 }
 
-AI int mel_sym(mel_rd *m)
+TSR__T1_AI int mel_sym(mel_rd *m)
 {
     static const uint8_t mel_e[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5}; /* Table 2 */
     if (m->run == 0 && m->one == 0) {
@@ -192,7 +193,7 @@ typedef struct {
     uint64_t fill; /* zero bits appended before byte Pcup */
 } vlc_rd;
 
-AI void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
+TSR__T1_AI void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
 {
     r->d = d;
     r->pcup = pcup;
@@ -209,10 +210,10 @@ AI void vlc_init(vlc_rd *r, const uint8_t *d, uint32_t pcup, uint32_t lcup)
 /* Tops the accumulator up to >= 56 bits from the 8 bytes pos, pos-1, .., pos-7 (all below
  * Lcup-2, so modDcup leaves them alone) when they are inside the segment and none has its low 7
  * bits all 1, the only bytes that can be shortened to 7 bits; else leaves it to vlc_slow. */
-AI void vlc_top_up(vlc_rd *r)
+TSR__T1_AI void vlc_top_up(vlc_rd *r)
 {
     if (r->pos >= (int64_t)r->pcup + 7) {
-        const uint64_t t = __builtin_bswap64(load_le64(r->d + r->pos - 7));
+        const uint64_t t = TSR__T1_BSWAP64(load_le64(r->d + r->pos - 7));
         if (!any_zero_byte64(~(t | 0x8080808080808080ull))) {
             const uint32_t k = (63 - r->nb) >> 3; /* 0..7 bytes */
             r->acc |= (t & ((1ull << 8 * k) - 1)) << r->nb;
@@ -224,7 +225,7 @@ AI void vlc_top_up(vlc_rd *r)
 }
 
 /* Byte by byte (stuffing, the segment's start, the zeros before it) to > 56 bits. */
-AI void vlc_slow(vlc_rd *r)
+TSR__T1_AI void vlc_slow(vlc_rd *r)
 {
     while (r->nb <= 56) {
         uint32_t t = 0, bits = 8;
@@ -243,7 +244,7 @@ AI void vlc_slow(vlc_rd *r)
 }
 
 /* at least n <= 56 bits in the accumulator */
-AI void vlc_need(vlc_rd *r, uint32_t n)
+TSR__T1_AI void vlc_need(vlc_rd *r, uint32_t n)
 {
     if (r->nb < n) {
         vlc_top_up(r);
@@ -253,7 +254,7 @@ AI void vlc_need(vlc_rd *r, uint32_t n)
 }
 
 /* n <= nb bits (0 reads nothing) */
-AI uint32_t vlc_take(vlc_rd *r, uint32_t n)
+TSR__T1_AI uint32_t vlc_take(vlc_rd *r, uint32_t n)
 {
     uint32_t v = (uint32_t)(r->acc & (((uint64_t)1 << n) - 1));
     r->acc >>= n;
@@ -274,8 +275,8 @@ typedef struct {
  * codeword length, then u_off << 3 | rho << 4 | e_k << 8 | e_1 << 12), 0 for a MEL symbol 0.
  * `keep` (bits 4-7) masks padding samples (T.814 7.2); a significant one is dropped, with its
  * EMB bits, and a warning. */
-AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *vlc, uint32_t keep,
-                         unsigned *warn)
+TSR__T1_AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *vlc,
+                                 uint32_t keep, unsigned *warn)
 {
     if (c == 0 && mel_sym(mel) == 0)
         return 0;
@@ -291,7 +292,7 @@ AI uint32_t quad_pattern(uint32_t c, const uint16_t *lut, mel_rd *mel, vlc_rd *v
 
 /* The MagSgn fields x = 2 (mu - 1) + sign of a quad's four samples with mu clamped to mu_lim
  * (T.814 7.3.8 leaves larger values undefined; they only come from inconsistent data). */
-AI void clamp_mu(uint32_t x[4], uint32_t mu_lim, unsigned *warn)
+TSR__T1_AI void clamp_mu(uint32_t x[4], uint32_t mu_lim, unsigned *warn)
 {
     for (uint32_t j = 0; j < 4; j++)
         if ((x[j] >> 1) >= mu_lim) {
@@ -302,7 +303,7 @@ AI void clamp_mu(uint32_t x[4], uint32_t mu_lim, unsigned *warn)
 
 /* kappa (7.3.7) for a non-initial quad with more than one significant sample: from the largest
  * magnitude of the four samples above (p[-1] .. p[2] of the row above), E = its exponent. */
-AI uint32_t quad_kappa(const uint32_t *p)
+TSR__T1_AI uint32_t quad_kappa(const uint32_t *p)
 {
     uint32_t m = p[-1] > p[0] ? p[-1] : p[0];
     m = m > p[1] ? m : p[1];
@@ -310,22 +311,24 @@ AI uint32_t quad_kappa(const uint32_t *p)
     m >>= 1; /* mu */
     /* max(E - 1, 1) with E = bits(2 mu - 1) (Table 1) is bits(mu - 1) for mu >= 2, and 1 for
      * mu <= 1: bits of (mu - (mu != 0)) | 1, without a branch */
-    return 32u - (uint32_t)__builtin_clz((m - (m != 0)) | 1);
+    return 32u - TSR__T1_CLZ((m - (m != 0)) | 1);
 }
 
 /* U (7.3.7) of a nonempty quad with pattern q and unsigned residual u; p as for quad_kappa (row
  * -1 is zero: kappa 1 for the initial row). */
-AI uint32_t quad_bound(uint32_t q, const uint32_t *p, uint32_t u)
+TSR__T1_AI uint32_t quad_bound(uint32_t q, const uint32_t *p, uint32_t u)
 {
     const uint32_t r = (q >> 4) & 0xF, kq = quad_kappa(p);
     return ((r & (r - 1)) ? kq : 1) + u;
 }
 
+#ifndef __CUDACC__
 /* The cleanup pass compiled for AVX2 (ht_decode_avx2.c, ht_cleanup.h's contract), and the
  * decoder's builds this CPU runs (tsr__ht_simd's levels): 2 with AVX2, BMI2 and AVX-512 F, BW,
  * DQ and VL, 1 with AVX2 and BMI2 (this pass), 0 on other CPUs and compilers, where the first is
  * never called. */
 int tsr__ht_cleanup_avx2(ht_blk *b, const uint8_t *d, uint32_t lcup, uint32_t kc, unsigned *warn);
 int tsr__ht_cpu_level(void);
+#endif
 
 #endif

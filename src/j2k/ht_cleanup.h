@@ -1,6 +1,6 @@
-/* The HT cleanup pass (T.814 7.3) as a template, included once by ht_decode.c (scalar, the
+/* The HT cleanup pass (T.814 7.3) as a template, included once by ht_decode_hd.h (scalar, the
  * reference) and once by ht_decode_avx2.c: the includer defines quad_values() (one quad's MagSgn
- * values, contract in ht_decode.c), HT_PAIR_VALUES (the bounds and values of the two quads of a
+ * values, contract in ht_decode_hd.h), HT_PAIR_VALUES (the bounds and values of the two quads of a
  * pair, one of them possibly empty, i.e. zeroed: returns 1, or 0 before anything is read or set,
  * to leave the pair to the quad-by-quad loop; a pair of empty quads never reaches it) and
  * HT_CLEANUP_DEF (the function's linkage and name). Both instances compute the same words bit for

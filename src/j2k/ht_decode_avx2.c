@@ -24,8 +24,8 @@ TSR__TARGET_BEGIN("avx2,bmi,bmi2") /* clang too: the fuzz build runs this pass *
 #include <immintrin.h>
 
 /* ht_decode.c's quad_values contract; lanes are the samples in bit-stream order TL, BL, TR, BR. */
-AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim, uint32_t *v0,
-                    uint32_t *v1, unsigned *warn)
+TSR__T1_AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_lim,
+                            uint32_t *v0, uint32_t *v1, unsigned *warn)
 {
     const __m128i qv = _mm_set1_epi32((int)q), one = _mm_set1_epi32(1);
     const __m128i sig = _mm_and_si128(_mm_srlv_epi32(qv, _mm_setr_epi32(4, 5, 6, 7)), one);
@@ -71,8 +71,9 @@ AI void quad_values(uint32_t q, uint32_t U, ms_rd *ms, uint32_t kc, uint32_t mu_
  * 0-3, quad 1 in 4-7, each in bit-stream order TL, BL, TR, BR) when they fit one accumulator
  * read (<= 56 bits) and both bounds are valid, else 0 (quad by quad). p: the row above the pair's
  * first sample. */
-AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uint32_t *p, ms_rd *ms,
-                   uint32_t kc, uint32_t mu_lim, uint32_t *v0, uint32_t *v1, unsigned *warn)
+TSR__T1_AI int pair_values(uint32_t q0, uint32_t q1, uint32_t u0, uint32_t u1, const uint32_t *p,
+                           ms_rd *ms, uint32_t kc, uint32_t mu_lim, uint32_t *v0, uint32_t *v1,
+                           unsigned *warn)
 {
     const uint32_t U0 = (q0 & 0xF0) ? quad_bound(q0, p, u0) : 0;
     const uint32_t U1 = (q1 & 0xF0) ? quad_bound(q1, p + 2, u1) : 0;

@@ -4,10 +4,12 @@
 #ifndef TSR_J2K_HT_VLC_LUT_H
 #define TSR_J2K_HT_VLC_LUT_H
 
+#include "j2k/t1_hd.h"
+
 #include <stdint.h>
 
 /* clang-format off */
-static const uint16_t tsr__ht_vlc_lut[2][1024] = {
+TSR__T1_LUT uint16_t tsr__ht_vlc_lut[2][1024] = {
     {
         0x0023, 0x00A5, 0x0043, 0x0066, 0x0083, 0x8AEE, 0x0014, 0x8DDF,
         0x0023, 0x01BE, 0x0043, 0x5FFF, 0x0083, 0x027E, 0x0055, 0x155F,
@@ -271,7 +273,7 @@ static const uint16_t tsr__ht_vlc_lut[2][1024] = {
 };
 
 /* [mode * 64 + next 6 VLC bits] -> the U-VLC prefixes of a quad pair (see the script). */
-static const uint32_t tsr__ht_uvlc_lut[5 * 64] = {
+TSR__T1_LUT uint32_t tsr__ht_uvlc_lut[5 * 64] = {
     0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000,
     0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000,
     0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000, 0x00000,

@@ -1,7 +1,8 @@
 /* Tier-1: decoding of one JPEG 2000 code-block (T.800 Annex C/D, Part-1 EBCOT with the MQ coder;
  * T.814 HTJ2K block decoder). Pure function of its inputs: no allocation, no printing, no global
- * state; one workspace per thread. Implemented in t1_decode.c (Part 1, and the segment rule),
- * mqc.c (MQ decoder) and ht_decode.c (HT).
+ * state; one workspace per thread. Implemented in t1_decode_hd.h (Part 1, the checks and the
+ * segments), mqc.h (MQ decoder) and ht_decode_hd.h (HT), one source compiled for the host
+ * (t1_decode.c, ht_decode.c) and for CUDA devices (t1_cuda.h).
  *
  * ---------------------------------------------------------------------------------------------
  * 1. What the caller (Tier-2 / packet parser) provides for one code-block: tsr__t1_block
@@ -117,6 +118,8 @@
 #ifndef TSR_J2K_T1_H
 #define TSR_J2K_T1_H
 
+#include "core/hd.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -179,7 +182,7 @@ uint32_t tsr__t1_segment_max_passes(unsigned style, uint32_t first, uint32_t ava
                                     int ht_cleanup_seen);
 
 /* Part 1: 1 when pass `pass` is coded raw (bypass and pass >= 10 and a SigProp/MagRef pass). */
-static inline int tsr__t1_pass_is_raw(unsigned style, uint32_t pass)
+TSR_HD int tsr__t1_pass_is_raw(unsigned style, uint32_t pass)
 {
     return (style & TSR__T1_STYLE_BYPASS) && !(style & TSR__T1_STYLE_HT) && pass >= 10 &&
            (pass - 10) % 3 != 2;

@@ -1,11 +1,14 @@
-/* Tier-1 internals shared by t1_decode.c and ht_decode.c. */
+/* Tier-1 internals shared by the Part-1 and HT decoders (host and device, t1_hd.h). */
 #ifndef TSR_J2K_T1_INTERNAL_H
 #define TSR_J2K_T1_INTERNAL_H
 
+#include "core/hd.h"
 #include "j2k/t1.h"
+#include "j2k/t1_hd.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* HT state arrays (flags, mag): at most 12320 entries; Part-1 magnitudes (mag): ceil(h/4) stripes
  * of 4w entries, at most 6552 (h = 5, w = 819) */
@@ -22,17 +25,21 @@ typedef struct tsr__t1_ws {
     uint8_t ht_scratch[32768];
 } tsr__t1_ws;
 
-tsr__t1_ws *tsr__t1_ws_align(void *ws, size_t size);
-int tsr__t1_check_block(const tsr__t1_block *blk, int32_t *out, size_t stride);
-void tsr__t1_zero_out(const tsr__t1_block *blk, int32_t *out, size_t stride);
+/* Writes 0 to the block's w x h samples. */
+TSR__T1_INL void tsr__t1_zero_out(const tsr__t1_block *blk, int32_t *out, size_t stride)
+{
+    for (uint32_t y = 0; y < blk->h; y++)
+        memset(out + (size_t)y * stride, 0, blk->w * sizeof(int32_t));
+}
+
 /* One output value (t1.h, 3.) from a magnitude with one fractional bit whose lowest set bit is
  * the half step of the lowest decoded plane (mag2 = 2q + 2^p, nonzero), the sign, the ROI shift
  * and the reversible flag. */
-static inline int32_t tsr__t1_recon(uint32_t mag2, uint32_t neg, uint32_t roi, int rev)
+TSR_HD int32_t tsr__t1_recon(uint32_t mag2, uint32_t neg, uint32_t roi, int rev)
 {
     uint32_t v;
     if (roi && (mag2 >> 1) >= (1u << roi)) {
-        uint32_t p = (uint32_t)__builtin_ctz(mag2);
+        uint32_t p = TSR__T1_CTZ(mag2);
         uint32_t q = ((mag2 - (1u << p)) >> 1) >> roi;
         p = p > roi ? p - roi : 0;
         v = rev ? q + (p ? 1u << (p - 1) : 0) : 2 * q + (1u << p);
@@ -42,7 +49,8 @@ static inline int32_t tsr__t1_recon(uint32_t mag2, uint32_t neg, uint32_t roi, i
     return neg ? -(int32_t)v : (int32_t)v;
 }
 
-/* HT code-block (ht_decode.c); blk validated, w, h > 0. */
+/* HT code-block (ht_decode.c, body in ht_decode_hd.h); blk validated, w, h > 0. */
+#ifndef __CUDACC__
 int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_t stride,
                    unsigned *warnings);
 /* The decoder's vector level: 0 = the portable code, 1 = AVX2 (and BMI2), 2 = AVX2 plus the
@@ -55,5 +63,6 @@ int tsr__ht_decode(const tsr__t1_block *blk, tsr__t1_ws *ws, int32_t *out, size_
  * default); all levels give identical results. */
 int tsr__ht_simd(void);
 void tsr__ht_set_simd(int level);
+#endif
 
 #endif

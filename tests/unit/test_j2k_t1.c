@@ -12,6 +12,7 @@
  * (exact-size heap copies, ASan), every output sample written, nothing written outside w x h. */
 #include "j2k/ht_cxtvlc.h"
 #include "j2k/ht_vlc_lut.h"
+#include "j2k/t1_ctx_lut.h"
 #include "j2k/mqc.h"
 #include "j2k/t1.h"
 #include "j2k/t1_encode.h"
@@ -382,6 +383,78 @@ static void test_truncation(tsr_rng *rng)
     printf("truncation/garbage: %d decodes\n", runs);
 }
 
+/* The Part-1 context tables (t1_ctx_lut.h, scripts/gen_t1_ctx_lut.py) against T.800 Tables D.1
+ * and D.3 evaluated here case by case. */
+/* Zero-coding context, T.800 Table D.1, of a lane's 3 x 3 window (bit 4, itself, ignored). */
+static uint8_t ref_zc_ctx(int orient, unsigned win)
+{
+    int h = (win >> 3 & 1) + (win >> 5 & 1), v = (win >> 1 & 1) + (win >> 7 & 1);
+    int d = (win & 1) + (win >> 2 & 1) + (win >> 6 & 1) + (win >> 8 & 1);
+    if (orient == TSR__T1_HL) {
+        int t = h;
+        h = v;
+        v = t;
+    }
+    if (orient != TSR__T1_HH) {
+        if (h == 2)
+            return 8;
+        if (h == 1)
+            return v >= 1 ? 7 : d >= 1 ? 6 : 5;
+        if (v == 2)
+            return 4;
+        if (v == 1)
+            return 3;
+        return d >= 2 ? 2 : d == 1 ? 1 : 0;
+    }
+    int hv = h + v;
+    if (d >= 3)
+        return 8;
+    if (d == 2)
+        return hv >= 1 ? 7 : 6;
+    if (d == 1)
+        return hv >= 2 ? 5 : hv == 1 ? 4 : 3;
+    return hv >= 2 ? 2 : hv == 1 ? 1 : 0;
+}
+
+/* Sign contexts, T.800 Table D.3: index = N,S,W,E significance (bits 0-3) | their signs (bits
+ * 4-7); value = context | xor bit << 7. */
+static uint8_t ref_sc_ctx(unsigned idx)
+{
+    int v = 0, h = 0;
+    if (idx & 1) /* N */
+        v += (idx & 0x10) ? -1 : 1;
+    if (idx & 2) /* S */
+        v += (idx & 0x20) ? -1 : 1;
+    if (idx & 4) /* W */
+        h += (idx & 0x40) ? -1 : 1;
+    if (idx & 8) /* E */
+        h += (idx & 0x80) ? -1 : 1;
+    v = v < -1 ? -1 : v > 1 ? 1 : v;
+    h = h < -1 ? -1 : h > 1 ? 1 : h;
+    int cx, x = 0;
+    if (h == 1)
+        cx = v == 1 ? 13 : v == 0 ? 12 : 11;
+    else if (h == 0) {
+        cx = v == 0 ? 9 : 10;
+        x = v == -1;
+    } else {
+        cx = v == 1 ? 11 : v == 0 ? 12 : 13;
+        x = 1;
+    }
+    return (uint8_t)(cx | x << 7);
+}
+
+static void test_ctx_tables(void)
+{
+    int bad = 0;
+    for (int o = 0; o < 4; o++)
+        for (unsigned i = 0; i < 512; i++)
+            bad += tsr__t1_zc_lut[o][i] != ref_zc_ctx(o, i);
+    for (unsigned i = 0; i < 256; i++)
+        bad += tsr__t1_sc_lut[i] != ref_sc_ctx(i);
+    CHECK(bad == 0);
+}
+
 /* T.814 Annex C rows: per table and context a complete prefix code, fields consistent, and the
  * lookup table ht_vlc_lut.h (scripts/gen_ht_vlc_lut.py) equal to one rebuilt here. */
 static void test_ht_tables(void)
@@ -567,6 +640,7 @@ int main(void)
     test_mq_branch_free(&rng);
     test_ebcot(&rng);
     test_truncation(&rng);
+    test_ctx_tables();
     test_ht_tables();
     test_ht_garbage(&rng);
     free(g_ws);
