@@ -68,7 +68,7 @@ static void check_one(const char *what, const uint8_t *data, size_t len,
     }
     if (sa != sb) {
         printf("FAIL %s: cpu status %s, cuda %s (%s)\n", what, tsr_status_name(sa),
-               tsr_status_name(sb), tsr_ctx_message(gpu));
+               tsr_status_name(sb), tsr_ctx_last_error(gpu));
         CHECK(0);
         goto out;
     }
