@@ -18,7 +18,8 @@ extern "C" {
 #include "j2k/t1_decode_hd.h"
 
 enum {
-    TPB = 128,                   /* threads per CUDA block */
+    TPB = 32, /* threads per CUDA block: one warp, so that a frame's few thousand code-blocks
+                 spread over every SM (at 128, 9 k blocks of a 4K frame filled 70 of 132) */
     DEFAULT_THREADS = 132 * TPB, /* blocks in flight when the caller leaves it to us */
     SEG_BYTES = TSR__T1_MAX_SEGS * sizeof(tsr__t1_seg),
     WS_BYTES = sizeof(tsr__t1_ws),
@@ -27,8 +28,7 @@ enum {
 static_assert(SEG_BYTES % 64 == 0, "the workspace must start 64-byte aligned in its slot");
 
 /* (TPB, 1), a minimum of one resident block per SM: ptxas then gives the kernel the registers it
- * needs (124 on sm_80..sm_90, no spills, 4 blocks per SM); with TPB alone it stopped at 96 and
- * spilled. */
+ * needs (no spills); with TPB alone it could stop below that and spill. */
 __global__ void __launch_bounds__(TPB, 1)
     k_t1_decode(const tsr__t1_dev_job *__restrict__ jobs, const tsr__t1_dev_seg *__restrict__ segs,
                 uint32_t njobs, uint32_t nthreads, const uint8_t *__restrict__ data,

@@ -361,21 +361,20 @@ __global__ static void __launch_bounds__(OUT_THREADS) k_output(const out_params 
             }
         }
         unsigned char *d = p.dst + (size_t)y * p.dst_stride;
+        const bool odd = ((uintptr_t)d & 1) != 0;
         for (uint32_t c = 0; c < p.nchan; c++) {
             const out_chan &ch = p.ch[c];
             const int32_t s = stored(ch, rgb, x, y);
             const size_t at = (size_t)x * p.nchan + c;
-            if (p.exact) {
-                if (p.wide)
-                    ((uint16_t *)d)[at] = (uint16_t)(s + ch.off);
-                else
-                    d[at] = (uint8_t)(s + ch.off);
-            } else {
-                const uint32_t v = tsr__pixel_scale1(s, ch.off, ch.num, ch.den);
-                if (p.wide)
-                    ((uint16_t *)d)[at] = (uint16_t)v;
-                else
-                    d[at] = (uint8_t)v;
+            const uint32_t v =
+                p.exact ? (uint32_t)(s + ch.off) : tsr__pixel_scale1(s, ch.off, ch.num, ch.den);
+            if (!p.wide)
+                d[at] = (uint8_t)v;
+            else if (!odd)
+                ((uint16_t *)d)[at] = (uint16_t)v;
+            else { /* a row at an odd address: the two bytes, in the host's (little-endian) order */
+                d[2 * at] = (uint8_t)v;
+                d[2 * at + 1] = (uint8_t)(v >> 8);
             }
         }
     }
