@@ -20,8 +20,8 @@ extern "C" {
 enum {
     TPB = 32, /* threads per CUDA block: one warp, so that a frame's few thousand code-blocks
                  spread over every SM (at 128, the 9 k blocks of a 4K frame filled 70 of 132) */
-    DEFAULT_THREADS = 132 * 128, /* blocks in flight when the caller leaves it to us: one each for
-                                    a 4K frame's code-blocks; 124 KB of workspace a thread */
+    DEFAULT_THREADS = 132 * 128, /* threads (code-blocks in flight) when the caller leaves it to
+                                    us: one each for a 4K frame's; 124 KB of workspace a thread */
     SEG_BYTES = TSR__T1_MAX_SEGS * sizeof(tsr__t1_seg),
     WS_BYTES = sizeof(tsr__t1_ws),
     SLOT_BYTES = (SEG_BYTES + WS_BYTES + 63) / 64 * 64
