@@ -23,6 +23,9 @@
  *   xform_cuda.cu the inverse DWT and the output (colour transform, store, pixels) on the CUDA
  *                 device (xform_cuda.h), the same bits: the per-sample arithmetic of dwt_level.h,
  *                 mct.c, store_row.h and pixels.c is xform_hd.h's
+ *   decode_tile_cuda.c one tile on CUDA: packets on the host, the blocks' segments staged and
+ *                 decoded by t1_cuda.cu, then xform_cuda.cu, into the device image that
+ *                 decode_cuda.cu keeps (decode_cuda.h: the context's buffers, uploads, downloads)
  *   decode.c      the public API: options, output layout, tiles in order
  *   pgx.c         PGX writer
  *   prefault.c    populating fresh output planes in one system call
