@@ -42,16 +42,17 @@ tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const ts
 /* The launch shapes of a variant number n, as bits: 1 k_lin2_u8 at 4 elements per thread, 2
  * k_lin2_u8 off (k_stile_u8 takes its plans), 4 k_up2_u8 off, 8 k_lin2_u8 tiles for 4x more
  * blocks, 1024 for 2x fewer, 256 / 512 k_areaw_u8 with 2x more / fewer threads, 2048 k_dn32_u8
- * off; 0 is the library's shapes. */
+ * off, 4096 k_cub4_u8 off (k_stile_u8 takes u8 cubic); 0 is the library's shapes. */
 static tsr__resize_cuda_tuning tuning_of(int n)
 {
-    tsr__resize_cuda_tuning t = {8, 512, 262144, 0, 0, 0};
+    tsr__resize_cuda_tuning t = {8, 512, 262144, 0, 0, 0, 0};
     t.lin2_ept = n & 1 ? 4 : 8;
     t.no_lin2 = (n & 2) != 0;
     t.no_up2 = (n & 4) != 0;
     t.lin2_blocks = n & 8 ? 2048 : n & 1024 ? 256 : 512;
     t.area_threads = n & 256 ? 524288 : n & 512 ? 131072 : 262144;
     t.no_dn32 = (n & 2048) != 0;
+    t.no_cub4 = (n & 4096) != 0;
     return t;
 }
 

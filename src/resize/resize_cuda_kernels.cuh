@@ -11,9 +11,12 @@
  *                  elements x th rows, the tile's source rows staged in shared memory as u16 tap
  *                  pairs, each thread walking its EPT elements down the rows with the current
  *                  source row pair's horizontal values in registers (one __dp2a_lo each).
- *   k_stile_u8<KS,CN> the other u8 separable plans with 2 or 4 taps (cubic; linear downscales
- *                  beyond LN_XMAX): output tiles, horizontal pass into shared memory, then the
- *                  vertical pass.
+ *   k_stile_u8<KS,CN> the other u8 separable plans with 2 or 4 taps (cubic vertical
+ *                  downscales, linear downscales beyond LN_XMAX): output tiles, horizontal pass
+ *                  into shared memory, then the vertical pass.
+ *   k_cub4_u8<CN>  (resize_cuda_cub4.cuh) the other u8 cubic plans: the tile's
+ *                  source rows staged as tap pairs, each thread walking its 4 elements down the
+ *                  rows with the four current tap rows' horizontal values in registers.
  *   k_areaw_u8<MT> u8 fractional area (DecimateAlpha), <= MT column taps kept in registers,
  *                  4 elements per thread, R rows.
  *   k_area2_u8v<CN> u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size), 4 output
@@ -390,6 +393,59 @@ __device__ __forceinline__ int lin2_step(int (&T)[EPT], int (&U)[EPT], int &curT
     return 0;
 }
 
+/* Stages source rows [rlo, rlo + nr), byte columns [sb, sb + np) (sb 16-aligned; bytes at or
+ * past rb, the row's end, read as 0), into rows (W pairs apart) as u16 tap pairs: pair j of a
+ * row is s[sb + j] | s[sb + j + CN] << 8. The NT threads of the block (this one is t) share the
+ * 16-byte chunks; al16: the image is 16-byte aligned (16-byte loads). The caller synchronises. */
+template <int CN, int NT>
+__device__ __forceinline__ void stage_pairs(unsigned short *rows, int W, const uchar *src,
+                                            int sstride, int rlo, int nr, int sb, int np, int rb,
+                                            int al16, int t)
+{
+    /* LN_SB chunks per thread and round: all their loads are issued before the first is
+     * converted, so a round costs one memory latency, not LN_SB */
+    const int nch = (np + 15) >> 4, total = nr * nch;
+    for (int i0 = t; i0 < total; i0 += NT * LN_SB) {
+        uint w[LN_SB][5];
+#pragma unroll
+        for (int b = 0; b < LN_SB; b++) {
+            const int i = i0 + b * NT, r = i / nch, c = (i - r * nch) << 4;
+            if (i >= total)
+                break;
+            const uchar *g = src + (size_t)(rlo + r) * sstride + sb + c;
+            if (al16 && sb + c + 20 <= rb) {
+                const int4 v = __ldg((const int4 *)g);
+                w[b][0] = v.x, w[b][1] = v.y, w[b][2] = v.z, w[b][3] = v.w;
+                w[b][4] = __ldg((const uint *)(g + 16));
+            } else {
+#pragma unroll
+                for (int k = 0; k < 5; k++)
+                    w[b][k] = 0;
+#pragma unroll
+                for (int k = 0; k < 20; k++)
+                    if (sb + c + k < rb)
+                        w[b][k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < LN_SB; b++) {
+            const int i = i0 + b * NT, r = i / nch, c = (i - r * nch) << 4;
+            if (i >= total)
+                break;
+            uint q[8]; /* pairs j, j + 1 (j even): bytes j, j + CN, j + 1, j + 1 + CN */
+#pragma unroll
+            for (int j = 0; j < 16; j += 2) {
+                const int a = j & 3, s0 = a, s1 = a + CN, s2 = a + 1, s3 = a + 1 + CN;
+                q[j / 2] =
+                    __byte_perm(w[b][j / 4], w[b][j / 4 + 1], s0 | s1 << 4 | s2 << 8 | s3 << 12);
+            }
+            int4 *d = (int4 *)(rows + (size_t)r * W + c);
+            d[0] = make_int4((int)q[0], (int)q[1], (int)q[2], (int)q[3]);
+            d[1] = make_int4((int)q[4], (int)q[5], (int)q[6], (int)q[7]);
+        }
+    }
+}
+
 template <int CN, int EPT>
 __global__ void __launch_bounds__(LN_NT, 8)
     k_lin2_u8(const uchar *__restrict__ src, uchar *__restrict__ dst, const uchar *__restrict__ tab,
@@ -421,50 +477,8 @@ __global__ void __launch_bounds__(LN_NT, 8)
     uint cc[EPT];
     const int el = e0 + t * EPT;
     lin2_taps<CN>(xofs, xc, p, el, sb, off, cc);
-    if (!bad) {
-        /* LN_SB chunks per thread and round: all their loads are issued before the first is
-         * converted, so a round costs one memory latency, not LN_SB */
-        const int nch = (np + 15) >> 4, total = nr * nch;
-        for (int i0 = t; i0 < total; i0 += LN_NT * LN_SB) {
-            uint w[LN_SB][5];
-#pragma unroll
-            for (int b = 0; b < LN_SB; b++) {
-                const int i = i0 + b * LN_NT, r = i / nch, c = (i - r * nch) << 4;
-                if (i >= total)
-                    break;
-                const uchar *g = src + (size_t)(rlo + r) * p.sstride + sb + c;
-                if (al16 && sb + c + 20 <= rb) {
-                    const int4 v = __ldg((const int4 *)g);
-                    w[b][0] = v.x, w[b][1] = v.y, w[b][2] = v.z, w[b][3] = v.w;
-                    w[b][4] = __ldg((const uint *)(g + 16));
-                } else {
-#pragma unroll
-                    for (int k = 0; k < 5; k++)
-                        w[b][k] = 0;
-#pragma unroll
-                    for (int k = 0; k < 20; k++)
-                        if (sb + c + k < rb)
-                            w[b][k / 4] |= (uint)__ldg(g + k) << (8 * (k % 4));
-                }
-            }
-#pragma unroll
-            for (int b = 0; b < LN_SB; b++) {
-                const int i = i0 + b * LN_NT, r = i / nch, c = (i - r * nch) << 4;
-                if (i >= total)
-                    break;
-                uint q[8]; /* pairs j, j + 1 (j even): bytes j, j + CN, j + 1, j + 1 + CN */
-#pragma unroll
-                for (int j = 0; j < 16; j += 2) {
-                    const int a = j & 3, s0 = a, s1 = a + CN, s2 = a + 1, s3 = a + 1 + CN;
-                    q[j / 2] = __byte_perm(w[b][j / 4], w[b][j / 4 + 1],
-                                           s0 | s1 << 4 | s2 << 8 | s3 << 12);
-                }
-                int4 *d = (int4 *)(rows + (size_t)r * W + c);
-                d[0] = make_int4((int)q[0], (int)q[1], (int)q[2], (int)q[3]);
-                d[1] = make_int4((int)q[4], (int)q[5], (int)q[6], (int)q[7]);
-            }
-        }
-    }
+    if (!bad)
+        stage_pairs<CN, LN_NT>(rows, W, src, p.sstride, rlo, nr, sb, np, rb, al16, t);
     if (__syncthreads_or(bad)) {
         for (int i = t; i < (dy1 - dy0) * TE; i += LN_NT) {
             const int q = i / TE, e = e0 + i - q * TE;
