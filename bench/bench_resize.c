@@ -2,7 +2,9 @@
  * build has NPP, on the same random (never zero) 3-channel u8 images, side by side.
  *
  * Cases 4K->1080p, 1080p->720p, 1080p->4K, 8K->4K, 4K->8K (and, only when --cases names them,
- * 1918x1080-2x, 3838x2160-2x and 1917x1080-2:3); interpolations linear, nearest, cubic, area. GPU
+ * 1918x1080-2x, 3838x2160-2x and 1917x1080-2:3); interpolations linear, nearest, cubic, area,
+ * lanczos4 (NPP's column for lanczos4 is its own Lanczos filter, NPPI_INTER_LANCZOS: a peer's
+ * time for the same mode, not the same image). GPU
  * columns time device-resident images with CUDA events on a stream the benchmark owns (the library
  * queues its work there and returns), so they show kernel time plus launch; the "e2e" column is the
  * same call on host images (upload, kernel, download), and "h2h floor" the same bytes copied by
@@ -45,7 +47,7 @@ static const bcase cases[] = {
     {"3838x2160-2x", 3838, 2160, 7676, 4320, 1}, {"1917x1080-2:3", 1917, 1080, 1278, 720, 1},
 };
 static const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
-                                     TSR_INTERP_AREA};
+                                     TSR_INTERP_AREA, TSR_INTERP_LANCZOS4};
 enum { CN = 3 };
 
 static int in_list(const char *list, const char *name)
@@ -470,8 +472,9 @@ int main(int argc, char **argv)
                 npp_runner n;
                 memset(&n, 0, sizeof n);
                 n.r = &r;
-                n.interp = ip == TSR_INTERP_NEAREST ? NPPI_INTER_NN
-                           : ip == TSR_INTERP_CUBIC ? NPPI_INTER_CUBIC
+                n.interp = ip == TSR_INTERP_NEAREST    ? NPPI_INTER_NN
+                           : ip == TSR_INTERP_CUBIC    ? NPPI_INTER_CUBIC
+                           : ip == TSR_INTERP_LANCZOS4 ? NPPI_INTER_LANCZOS
                            : ip == TSR_INTERP_AREA
                                ? (c->dw < c->sw ? NPPI_INTER_SUPER : NPPI_INTER_LINEAR)
                                : NPPI_INTER_LINEAR;

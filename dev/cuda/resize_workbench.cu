@@ -42,7 +42,8 @@ tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const ts
 /* The launch shapes of a variant number n, as bits: 1 k_lin2_u8 at 4 elements per thread, 2
  * k_lin2_u8 off (k_stile_u8 takes its plans), 4 k_up2_u8 off, 8 k_lin2_u8 tiles for 4x more
  * blocks, 1024 for 2x fewer, 256 / 512 k_areaw_u8 with 2x more / fewer threads, 2048 k_dn32_u8
- * off, 4096 k_cub4_u8 off (k_stile_u8 takes u8 cubic); 0 is the library's shapes. */
+ * off, 4096 k_walk_u8 off (k_stile_u8 takes u8 cubic,
+ * k_generic lanczos4); 0 is the library's shapes. */
 static tsr__resize_cuda_tuning tuning_of(int n)
 {
     tsr__resize_cuda_tuning t = {8, 512, 262144, 0, 0, 0, 0};
@@ -52,7 +53,7 @@ static tsr__resize_cuda_tuning tuning_of(int n)
     t.lin2_blocks = n & 8 ? 2048 : n & 1024 ? 256 : 512;
     t.area_threads = n & 256 ? 524288 : n & 512 ? 131072 : 262144;
     t.no_dn32 = (n & 2048) != 0;
-    t.no_cub4 = (n & 4096) != 0;
+    t.no_walk = (n & 4096) != 0;
     return t;
 }
 
@@ -381,8 +382,8 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
                  {"8k-4k", 7680, 4320, 3840, 2160},
                  {"4k-8k", 3840, 2160, 7680, 4320}};
     const tsr_interp interps[] = {TSR_INTERP_LINEAR, TSR_INTERP_NEAREST, TSR_INTERP_CUBIC,
-                                  TSR_INTERP_AREA};
-    const char *inames[] = {"linear", "nearest", "cubic", "area"};
+                                  TSR_INTERP_AREA, TSR_INTERP_LANCZOS4};
+    const char *inames[] = {"linear", "nearest", "cubic", "area", "lanczos4"};
     const char *cv = getenv("TSR_WB_CN");
     const int cn = cv && atoi(cv) >= 1 && atoi(cv) <= 4 ? atoi(cv) : 3;
     std::vector<int> knobs;
@@ -419,7 +420,7 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
         CK(cudaMalloc(&dsrc, sbytes * nsets));
         CK(cudaMalloc(&ddst, dbytes * nsets));
         CK(cudaMemcpy(dsrc, hsrc.data(), sbytes * nsets, cudaMemcpyHostToDevice));
-        for (int ii = 0; ii < 4; ii++) {
+        for (int ii = 0; ii < (int)(sizeof interps / sizeof interps[0]); ii++) {
             tsr_image is = {c.sw, c.sh, cn, TSR_U8, srow, hsrc.data(), TSR_MEMORY_HOST};
             tsr_image iw = {c.dw, c.dh, cn, TSR_U8, drow, want.data(), TSR_MEMORY_HOST};
             tsr_resize_options ro;

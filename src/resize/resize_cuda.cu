@@ -64,7 +64,7 @@ static tsr_status lanes_of(tsr_ctx *ctx, struct lane **out)
 
 #include "resize/resize_cuda.h"
 #include "resize/resize_cuda_kernels.cuh"
-#include "resize/resize_cuda_cub4.cuh"
+#include "resize/resize_cuda_walk.cuh"
 
 /* The library's launch shapes (tsr__resize_cuda_tuning, resize_gpu.h): k_lin2_u8 with 8
  * elements a thread on grids of LN2_BLOCKS blocks, k_areaw_u8 aiming at 2^18 threads, every
@@ -161,32 +161,32 @@ static int lin2_geometry(const tsr__resize_plan *pl, int ept, int target, lin2_s
     return g->smem <= LN_SMEM && g->grid.y <= 65535;
 }
 
-/* Launch shape of k_cub4_u8: the staged row pitch W in tap pairs (the widest tile's window span,
- * exact from XOFS, rounded up to 16), tile rows th (the largest power of two <= CB_THMAX whose
- * grid still has >= CB_BLOCKS blocks and whose nrmax rows of W pairs fit in CB_SMEM; nrmax a
- * bound like stile_rows': the span of th rows' YOFS plus the 4 taps and one row of margin; the
- * kernel checks each tile). 0 when nothing fits. */
-enum { CB_BLOCKS = 1024 };
-static int cub4_geometry(const tsr__resize_plan *pl, lin2_shape *g)
+/* Launch shape of k_walk_u8 with ks taps: the staged row pitch W in tap pairs (the widest
+ * tile's window span, exact from XOFS, rounded up to 16), tile rows th (the largest power of two
+ * <= WK_THMAX whose grid still has >= WK_BLOCKS blocks and whose nrmax rows of W pairs fit in
+ * WK_SMEM; nrmax a bound like stile_rows': the span of th rows' YOFS plus the ks taps and one
+ * row of margin; the kernel checks each tile). 0 when nothing fits. */
+enum { WK_BLOCKS = 1024 };
+static int walk_geometry(const tsr__resize_plan *pl, int ks, lin2_shape *g)
 {
     const int32_t *xofs = (const int32_t *)pl->table[TSR__RT_XOFS];
-    const int cn = pl->cn, n = pl->dst_w * cn, te = CB_NT * CB_EPT, gx = (n + te - 1) / te;
+    const int cn = pl->cn, n = pl->dst_w * cn, te = WK_NT * WK_EPT, gx = (n + te - 1) / te;
     int W = 0;
     for (int b = 0; b < gx; b++) {
         const int e0 = b * te, e1 = (e0 + te < n ? e0 + te : n) - 1;
-        const int sb = (cb_window(xofs[e0 / cn], pl->src_w) * cn) & ~15;
-        const int span = (cb_window(xofs[e1 / cn], pl->src_w) + 4) * cn - sb;
+        const int sb = (wk_window(xofs[e0 / cn], pl->src_w, ks) * cn) & ~15;
+        const int span = (wk_window(xofs[e1 / cn], pl->src_w, ks) + ks) * cn - sb;
         W = span > W ? span : W;
     }
     W = (W + 15) & ~15;
     double sc = (double)pl->src_h / (double)pl->dst_h;
     if (pl->inv_scale_y > 0 && 1.0 / pl->inv_scale_y > sc)
         sc = 1.0 / pl->inv_scale_y;
-    for (int th = CB_THMAX; th >= 1; th /= 2) {
-        const int nrmax = (int)ceil((th - 1) * sc) + 5;
+    for (int th = WK_THMAX; th >= 1; th /= 2) {
+        const int nrmax = (int)ceil((th - 1) * sc) + ks + 1;
         const int gy = (pl->dst_h + th - 1) / th;
-        if ((size_t)nrmax * W * 2 <= CB_SMEM && gy <= 65535 &&
-            (th == 1 || (double)gx * gy >= CB_BLOCKS)) {
+        if ((size_t)nrmax * W * 2 <= WK_SMEM && gy <= 65535 &&
+            (th == 1 || (double)gx * gy >= WK_BLOCKS)) {
             g->th = th;
             g->W = W;
             g->nrmax = nrmax;
@@ -195,6 +195,24 @@ static int cub4_geometry(const tsr__resize_plan *pl, lin2_shape *g)
             return 1;
         }
     }
+    return 0;
+}
+
+/* The taps of the row walker k_walk_u8 for this plan, 0 when it does not take it: u8
+ * lanczos4 (8), and u8 cubic (4) that is not a vertical downscale (at most one new tap row per
+ * output row), both with horizontal scale <= WK_XMAX. Cubic vertical downscales stay on
+ * k_stile_u8, which was faster there (H200, 2026-12-03, kernel alone: 4K->1080p 34.9 against
+ * 39.5 us, 8K->4K 103.1 against 112.6; upscales 1080p->4K 49.2 against 42.0, 4K->8K 165.9
+ * against 131.8; bench/notes/resize.md). */
+static int walk_taps(const tsr__resize_plan *pl)
+{
+    if (pl->path != TSR__RESIZE_SEPARABLE || pl->depth != TSR_U8 || pl->cn < 1 || pl->cn > 4 ||
+        pl->src_w > WK_XMAX * pl->dst_w)
+        return 0;
+    if (pl->ksize == 4 && pl->src_h <= pl->dst_h)
+        return 4;
+    if (pl->ksize == 8 && pl->vec_end == 0) /* lanczos4's vertical pass is integer (plan.h) */
+        return 8;
     return 0;
 }
 
@@ -313,26 +331,25 @@ static tsr_status launch(tsr_ctx *ctx, const tsr__resize_plan *pl, const uchar *
         TSR_CUDA_CHECK_LAUNCH(ctx, "k_lin2_u8");
         return TSR_OK;
     }
-    /* u8 cubic that is not a vertical downscale, horizontal scale <= CB_XMAX: the row walker
-     * k_cub4_u8 (at most one new tap row per output row). Vertical downscales stay on k_stile_u8,
-     * which was faster there (H200, 2026-12-03: 4K->1080p 34.9 against 39.5 us, 8K->4K 103.1
-     * against 112.6; 1080p->4K 49.2 against 42.0, 4K->8K 165.9 against 131.8;
-     * bench/notes/resize.md) */
-    if (!tu.no_cub4 && pl->path == TSR__RESIZE_SEPARABLE && pl->depth == TSR_U8 && pl->ksize == 4 &&
-        pl->cn >= 1 && pl->cn <= 4 && pl->src_h <= pl->dst_h && pl->src_w <= CB_XMAX * pl->dst_w &&
-        cub4_geometry(pl, &lg)) {
+    const int walk_ks = walk_taps(pl);
+    if (!tu.no_walk && walk_ks && walk_geometry(pl, walk_ks, &lg)) {
         const int al16 = (((size_t)s | (size_t)p.sstride) & 15) == 0;
         const int vst = (((size_t)d | (size_t)p.dstride) & 3) == 0;
-#define TSR_CUB4(CN)                                                                               \
-    k_cub4_u8<CN><<<lg.grid, CB_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax, al16, vst)
-        switch (pl->cn) {
-        case 1: TSR_CUB4(1); break;
-        case 2: TSR_CUB4(2); break;
-        case 3: TSR_CUB4(3); break;
-        default: TSR_CUB4(4); break;
+#define TSR_WALK(KS, CN)                                                                           \
+    k_walk_u8<KS, CN>                                                                              \
+        <<<lg.grid, WK_NT, lg.smem, stream>>>(s, d, t, p, lg.th, lg.W, lg.nrmax, al16, vst)
+        switch (walk_ks * 8 + pl->cn) {
+        case 33: TSR_WALK(4, 1); break;
+        case 34: TSR_WALK(4, 2); break;
+        case 35: TSR_WALK(4, 3); break;
+        case 36: TSR_WALK(4, 4); break;
+        case 65: TSR_WALK(8, 1); break;
+        case 66: TSR_WALK(8, 2); break;
+        case 67: TSR_WALK(8, 3); break;
+        default: TSR_WALK(8, 4); break;
         }
-#undef TSR_CUB4
-        TSR_CUDA_CHECK_LAUNCH(ctx, "k_cub4_u8");
+#undef TSR_WALK
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k_walk_u8");
         return TSR_OK;
     }
     /* Output tiles (k_stile_u8) for every other u8 separable plan with 2 or 4 taps whose tile

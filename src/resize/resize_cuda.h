@@ -17,7 +17,7 @@ typedef struct tsr__resize_cuda_tuning {
     int no_up2;       /* exact 2x upscales to the generic kernels instead of k_up2_u8 */
     int no_dn32;      /* exact 2:3 downscales to k_lin2_u8 / k_areaw_u8 instead of k_dn32_u8 */
     int no_lin2;      /* k_lin2_u8's plans to k_stile_u8 */
-    int no_cub4;      /* k_cub4_u8's plans (u8 cubic) to k_stile_u8 */
+    int no_walk;      /* k_walk_u8's plans: u8 cubic to k_stile_u8, lanczos4 to k_generic */
 } tsr__resize_cuda_tuning;
 
 /* The kernels alone on device images in the shapes of `tuning` (NULL: the library's), with the

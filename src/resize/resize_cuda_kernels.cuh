@@ -14,9 +14,9 @@
  *   k_stile_u8<KS,CN> the other u8 separable plans with 2 or 4 taps (cubic vertical
  *                  downscales, linear downscales beyond LN_XMAX): output tiles, horizontal pass
  *                  into shared memory, then the vertical pass.
- *   k_cub4_u8<CN>  (resize_cuda_cub4.cuh) the other u8 cubic plans: the tile's
- *                  source rows staged as tap pairs, each thread walking its 4 elements down the
- *                  rows with the four current tap rows' horizontal values in registers.
+ *   k_walk_u8<KS,CN> (resize_cuda_walk.cuh) u8 lanczos4 and the other u8 cubic plans: the
+ *                  tile's source rows staged as tap pairs, each thread walking its 4 elements
+ *                  down the rows with the KS current tap rows' horizontal values in registers.
  *   k_areaw_u8<MT> u8 fractional area (DecimateAlpha), <= MT column taps kept in registers,
  *                  4 elements per thread, R rows.
  *   k_area2_u8v<CN> u8 area-fast 2x2 cells (also OpenCV's linear at exactly half size), 4 output
