@@ -134,10 +134,19 @@ typedef struct coding {
 
 int main(int argc, char **argv)
 {
-    tsr_bench_j2k_args args = {NULL, "0", "4k", NULL, NULL, NULL, 10, 1, 64};
-    if (tsr_bench_j2k_parse(argc, argv, "sizes threads repeats frames json", &args))
+    /* --frames N is this benchmark's own; the rest are the j2k benchmarks' options */
+    uint32_t frames = 64;
+    int nargs = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+            frames = atoi(argv[++i]) < 1 ? 1 : (uint32_t)atoi(argv[i]);
+            continue;
+        }
+        argv[nargs++] = argv[i];
+    }
+    tsr_bench_j2k_args args = {NULL, "0", "4k", NULL, NULL, NULL, 10, 1};
+    if (tsr_bench_j2k_parse(nargs, argv, "sizes threads repeats json", &args))
         return 2;
-    const uint32_t frames = (uint32_t)args.frames;
     const char *sizes_arg = args.sizes, *json = args.json;
     const int threads = atoi(args.threads), repeats = args.repeats;
 #ifndef TSR_HAVE_CUDA

@@ -512,8 +512,6 @@ int tsr_bench_j2k_parse(int argc, char **argv, const char *allowed, tsr_bench_j2
             a->codings = v;
         else if (!strcmp(name, "--repeats"))
             a->repeats = atoi(v) < 1 ? 1 : atoi(v);
-        else if (!strcmp(name, "--frames"))
-            a->frames = atoi(v) < 1 ? 1 : atoi(v);
         else if (!strcmp(name, "--lib"))
             a->lib = strcmp(v, "no") != 0;
         else {

@@ -68,13 +68,11 @@ uint8_t *tsr_bench_slurp(const char *path, size_t *len);
 /* The JPEG 2000 benchmarks' options, each "--name VALUE": dir (--dir, where frames and streams
  * are kept), threads (--threads, a list), sizes (--sizes, names of tsr_bench_frame_sizes), json
  * (--json, a file for the tables), tool (--tool, the tessera program), codings (--codings),
- * repeats (--repeats, at least 1), lib (--lib no: without the library columns) and frames
- * (--frames, a sequence's length). The caller
+ * repeats (--repeats, at least 1) and lib (--lib no: without the library columns). The caller
  * sets the defaults; a benchmark that does not read an option passes allowed without it. */
 typedef struct tsr_bench_j2k_args {
     const char *dir, *threads, *sizes, *json, *tool, *codings;
     int repeats, lib;
-    int frames; /* --frames: a sequence's length (at least 1) */
 } tsr_bench_j2k_args;
 /* Parses argv[1 ..] into a; allowed lists the options the benchmark reads, e.g. "dir threads
  * sizes repeats json". 0, or 2 after a message on stderr naming the bad argument. */
