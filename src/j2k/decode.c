@@ -741,6 +741,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         st = tsr__j2k_cuda_frame_end(ctx, f, st);
         if (!st && !later)
             st = tsr__j2k_cuda_end(ctx, img);
+        if (st)
+            tsr__j2k_cuda_quiesce(ctx);
     } else if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
         /* Many tiles: one tile per thread at a time (tiles write disjoint parts of the planes;
          * warnings are serialised; the first error stops the others at their next tile). */
@@ -1109,13 +1111,15 @@ tsr_status tsr_j2k_decode_images(tsr_ctx *ctx, const tsr_j2k_decode_options *opt
                 item_done(ctx, it, st);
                 if (f->download) /* queued (in part) before the decode failed */
                     tsr__j2k_cuda_download_finish(ctx, f->slot, 0);
-                interrupted |= tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
+                interrupted |= st == TSR_ERR_INTERRUPTED ||
+                               tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
             }
         }
         tsr__j2k_cuda_frame *prev = i ? &frames[(i - 1) % TSR__J2K_CUDA_SLOTS] : NULL;
         if (prev && prev->deferred) {
             item_done(ctx, &items[i - 1], frame_finish(ctx, prev, &items[i - 1]));
-            interrupted |= tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
+            interrupted |= items[i - 1].status == TSR_ERR_INTERRUPTED ||
+                           tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
         }
     }
     if (on_cuda && (st = tsr__j2k_cuda_sync(ctx)))

@@ -306,3 +306,13 @@ tsr_status tsr__j2k_cuda_sync(tsr_ctx *ctx)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s->down));
     return TSR_OK;
 }
+
+void tsr__j2k_cuda_quiesce(tsr_ctx *ctx)
+{
+    if (!ctx->cuda)
+        return;
+    cudaStreamSynchronize(ctx->cuda->stream);
+    const j2k_cuda_state *s = (const j2k_cuda_state *)tsr__ctx_state(ctx, &j2k_cuda_kind);
+    if (s && s->down)
+        cudaStreamSynchronize(s->down);
+}

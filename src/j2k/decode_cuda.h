@@ -87,6 +87,9 @@ tsr_status tsr__j2k_cuda_download(tsr_ctx *ctx, const tsr_image *img, uint32_t f
 tsr_status tsr__j2k_cuda_download_finish(tsr_ctx *ctx, uint32_t frame, int keep);
 /* Waits for everything queued on both streams (the end of a batch). */
 tsr_status tsr__j2k_cuda_sync(tsr_ctx *ctx);
+/* The same after a decode has failed, its errors dropped (the decode's own stand): no kernel of
+ * it may write the caller's device image after it returns. */
+void tsr__j2k_cuda_quiesce(tsr_ctx *ctx);
 
 #ifdef __cplusplus
 }

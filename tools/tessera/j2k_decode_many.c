@@ -192,7 +192,9 @@ static void decode_group(run_state *r, const tsr_j2k_decode_options *opt, char *
     for (uint32_t k = 0; k < m; k++) {
         const int i = at[k];
         tsr_status st = items[k].status;
-        if (st) {
+        if (st == TSR_ERR_INTERRUPTED && cli_stop_requested()) {
+            /* a signal stopped the batch: said once at the end */
+        } else if (st) {
             cli_error(r->cmd, "%s: %s", in[i], items[k].error);
             r->failed++;
         } else if ((st = tsr_image_save(r->ctx, out[i], &items[k].image, NULL))) {
@@ -269,6 +271,8 @@ int j2k_decode_many(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
             decode_group(&r, opt, in.v + i, out.v + i, n);
         else
             decode_one(&r, opt, in.v[i], out.v[i]);
+        if (cli_stop_requested())
+            break; /* the files of a stopped group or file are not counted as done */
         i += n;
         r.done = i;
         cli_progress_update(&progress, "j2k decode", r.done, in.n);
