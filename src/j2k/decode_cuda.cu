@@ -6,10 +6,11 @@
  * back behind them while the transforms are queued at once: nothing waits for the blocks until
  * the caller collects their status (when the slot comes round again, or at the decode's end).
  * Two slots of tile buffers alternate, so the host stages tile (or frame) k + 1 while the device
- * decodes k. The image stays on the device until the decode ends: one download through the ring
- * of page-locked slots (cuda_internal.cuh) for a single decode's host image; in a batch, into
- * page-locked memory of the image's size on a second stream (tsr__cuda_stage_download), behind
- * an event of the frame's last kernel, so that it overlaps the next frame's kernels. */
+ * decodes k, and the staging goes up on a stream of its own, beside k's kernels. The image stays on
+ * the device until the decode ends: one download through the ring of page-locked slots
+ * (cuda_internal.cuh) for a single decode's host image; in a batch, into page-locked memory of the
+ * image's size on a second stream (tsr__cuda_stage_download), behind an event of the frame's last
+ * kernel, so that it overlaps the next frame's kernels. */
 #include "cuda/cuda_internal.cuh"
 
 extern "C" {
@@ -24,7 +25,8 @@ typedef struct j2k_cuda_slot {
     tsr__cuda_buffer status;  /* host, page-locked: njobs words */
     tsr__cuda_buffer in;      /* device: the staging's copy */
     tsr__cuda_buffer dstatus; /* device: njobs words */
-    cudaEvent_t back;         /* the status words are in `status` (and the staging uploaded) */
+    cudaEvent_t uploaded;     /* the staging's upload (on the upload stream) is done */
+    cudaEvent_t back;         /* the status words are in `status` (the blocks are decoded) */
     size_t jobs_off, segs_off;
     void *owner; /* the tile whose status words are not yet collected, NULL: none */
 } j2k_cuda_slot;
@@ -42,6 +44,7 @@ typedef struct j2k_cuda_state {
     uint32_t next;         /* the slot the next tile takes */
     tsr__cuda_buffer coef; /* device: a tile's coefficients */
     j2k_cuda_frame frame[TSR__J2K_CUDA_SLOTS];
+    cudaStream_t up;   /* the tiles' uploads, created on first use */
     cudaStream_t down; /* the batch's downloads, created on first use */
     tsr__cuda_ring ring;
     tsr__j2k_cuda_image img; /* the decode's device image */
@@ -52,6 +55,10 @@ static void state_destroy(tsr_ctx *ctx, void *p)
     j2k_cuda_state *s = (j2k_cuda_state *)p;
     if (ctx->cuda)
         cudaStreamSynchronize(ctx->cuda->stream);
+    if (s->up) {
+        cudaStreamSynchronize(s->up);
+        cudaStreamDestroy(s->up);
+    }
     if (s->down) {
         cudaStreamSynchronize(s->down);
         cudaStreamDestroy(s->down);
@@ -64,6 +71,8 @@ static void state_destroy(tsr_ctx *ctx, void *p)
         tsr__cuda_buffer_free(&t->dstatus);
         if (t->back)
             cudaEventDestroy(t->back);
+        if (t->uploaded)
+            cudaEventDestroy(t->uploaded);
         j2k_cuda_frame *f = &s->frame[i];
         tsr__cuda_buffer_free(&f->image);
         tsr__cuda_host_buffer_free(&f->pin);
@@ -206,6 +215,10 @@ tsr_status tsr__j2k_cuda_tile_buffers(tsr_ctx *ctx, uint32_t slot, size_t coef_e
         return st;
     if (!t->back)
         TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&t->back, cudaEventDisableTiming));
+    if (!t->uploaded)
+        TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&t->uploaded, cudaEventDisableTiming));
+    if (!s->up)
+        TSR_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s->up, cudaStreamNonBlocking));
     uint8_t *base = (uint8_t *)t->stage.ptr;
     out->data = base;
     out->jobs = (tsr__t1_dev_job *)(base + t->jobs_off);
@@ -214,13 +227,18 @@ tsr_status tsr__j2k_cuda_tile_buffers(tsr_ctx *ctx, uint32_t slot, size_t coef_e
     return TSR_OK;
 }
 
-/* The slot's upload, decode and status copy queued on stream. */
+/* The slot's upload on the upload stream (it may run while the kernels of the tile before
+ * decode from the other slot's copy: this slot's last reader, tile k - 2's block decoder, has
+ * finished, since its status words were collected first), then the decode and the status
+ * copy on stream, behind the upload. */
 static tsr_status queue_blocks(tsr_ctx *ctx, j2k_cuda_state *s, j2k_cuda_slot *t, uint32_t njobs,
                                uint32_t nsegs, cudaStream_t stream)
 {
     const size_t total = t->segs_off + (size_t)nsegs * sizeof(tsr__t1_dev_seg);
     uint8_t *in = (uint8_t *)t->in.ptr;
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(in, t->stage.ptr, total, cudaMemcpyHostToDevice, stream));
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(in, t->stage.ptr, total, cudaMemcpyHostToDevice, s->up));
+    TSR_CUDA_TRY(ctx, cudaEventRecord(t->uploaded, s->up));
+    TSR_CUDA_TRY(ctx, cudaStreamWaitEvent(stream, t->uploaded, 0));
     tsr_status st;
     if (njobs && (st = tsr__t1_decode_cuda(ctx, (const tsr__t1_dev_job *)(in + t->jobs_off),
                                            (const tsr__t1_dev_seg *)(in + t->segs_off), njobs, in,
@@ -242,6 +260,7 @@ tsr_status tsr__j2k_cuda_blocks(tsr_ctx *ctx, uint32_t slot, uint32_t njobs, uin
     j2k_cuda_slot *t = &s->slot[slot];
     if ((st = queue_blocks(ctx, s, t, njobs, nsegs, ctx->cuda->stream))) {
         /* what was queued may still read the staging: let it pass before the slot is reused */
+        cudaStreamSynchronize(s->up);
         cudaStreamSynchronize(ctx->cuda->stream);
         return st;
     }
@@ -302,6 +321,8 @@ tsr_status tsr__j2k_cuda_sync(tsr_ctx *ctx)
     if (st)
         return st;
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+    if (s->up)
+        TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s->up));
     if (s->down)
         TSR_CUDA_TRY(ctx, cudaStreamSynchronize(s->down));
     return TSR_OK;
@@ -313,6 +334,8 @@ void tsr__j2k_cuda_quiesce(tsr_ctx *ctx)
         return;
     cudaStreamSynchronize(ctx->cuda->stream);
     const j2k_cuda_state *s = (const j2k_cuda_state *)tsr__ctx_state(ctx, &j2k_cuda_kind);
+    if (s && s->up)
+        cudaStreamSynchronize(s->up);
     if (s && s->down)
         cudaStreamSynchronize(s->down);
 }

@@ -2,8 +2,8 @@
  * without CUDA), for decode_tile_cuda.c: the context's device and page-locked buffers, kept and
  * reused between tiles and decodes, the uploads and downloads around the block decoder
  * (t1_cuda.h) and the transforms (xform_cuda.h). The kernels run on the context's CUDA stream
- * (the caller has chosen the CUDA backend); a batch's downloads on a second stream of the
- * context's device. One decode, or one batch, at a time per context.
+ * (the caller has chosen the CUDA backend); the tiles' uploads and a batch's downloads on two
+ * more streams of the context's device. One decode, or one batch, at a time per context.
  *
  * A decode: tsr__j2k_cuda_begin (the image the tiles write), per tile tsr__j2k_cuda_slot_next (a
  * set of tile buffers whose earlier tile's status words the caller first collects with
