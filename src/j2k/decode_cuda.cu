@@ -213,12 +213,14 @@ tsr_status tsr__j2k_cuda_tile_buffers(tsr_ctx *ctx, uint32_t slot, size_t coef_e
         (st = tsr__cuda_buffer_reserve(ctx, &t->dstatus, ((size_t)njobs + 1) * 4)) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->coef, (coef_elems ? coef_elems : 1) * 4)))
         return st;
+    if (!s->up) { /* on the context's device, whichever is current on this thread */
+        TSR_CUDA_TRY(ctx, cudaSetDevice(ctx->cuda->device));
+        TSR_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s->up, cudaStreamNonBlocking));
+    }
     if (!t->back)
         TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&t->back, cudaEventDisableTiming));
     if (!t->uploaded)
         TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&t->uploaded, cudaEventDisableTiming));
-    if (!s->up)
-        TSR_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s->up, cudaStreamNonBlocking));
     uint8_t *base = (uint8_t *)t->stage.ptr;
     out->data = base;
     out->jobs = (tsr__t1_dev_job *)(base + t->jobs_off);
@@ -291,8 +293,10 @@ tsr_status tsr__j2k_cuda_download(tsr_ctx *ctx, const tsr_image *img, uint32_t f
         return st;
     j2k_cuda_frame *f = &s->frame[frame];
     const size_t row = row_bytes(img), bytes = row * (size_t)img->height;
-    if (!s->down)
+    if (!s->down) {
+        TSR_CUDA_TRY(ctx, cudaSetDevice(ctx->cuda->device));
         TSR_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s->down, cudaStreamNonBlocking));
+    }
     if (!f->written)
         TSR_CUDA_TRY(ctx, cudaEventCreateWithFlags(&f->written, cudaEventDisableTiming));
     /* the pinned buffer's last download (this frame slot's previous frame) has been finished */
