@@ -1,17 +1,16 @@
 /* tsr_j2k_decode_image on the CUDA backend against the CPU backend, byte for byte: every stream
  * of the conformance and HTJ2K sets and, with TSR_TESTS, the j2k fuzz corpus and its kept
- * crashers (corrupt streams: the same status, the same warnings: their number and the first), each
- * decoded in full
- * and with one set of random options (reduction, layers, a region), into a host image and into a
- * device image, both poisoned first; then streams made by tessera's encoder from random images
- * (HT and Part 1, lossless and lossy, 1-4 channels, 8 and 16 bits, odd sizes, tiles, code-block
- * sizes). Decodes the CPU makes through planes (palette, sYCC/ICC, subsampling) must be refused by
- * CUDA with TSR_ERR_UNSUPPORTED. Then tsr_j2k_decode_images on CUDA (pipelined) against single
- * CPU decodes (j2k_batch_check.h: corrupt and mismatched items among them), into host images and
- * into device images, twice each (the second batch reuses the context's buffers). TSR_TEST_QUICK
- * (compute-sanitizer runs): every fourth stream, full decodes only, and a quarter of the encoded
- * cases. Skips (77) without a CUDA device; the shared streams are skipped without ../shared/data
- * (the encoded ones still run). */
+ * crashers (corrupt streams: the same status, the same warnings: their number and the first),
+ * each decoded in full and with one set of random options (reduction, layers, a region), into a
+ * host image and into a device image, both poisoned first; then streams made by tessera's encoder
+ * from random images (HT and Part 1, lossless and lossy, 1-4 channels, 8 and 16 bits, odd sizes,
+ * tiles, code-block sizes). Decodes the CPU makes through planes (palette, sYCC/ICC, subsampling)
+ * must be refused by CUDA with TSR_ERR_UNSUPPORTED. Then tsr_j2k_decode_images on CUDA (pipelined)
+ * against single CPU decodes (j2k_batch_check.h: corrupt and mismatched items among them), into
+ * host images and into device images, twice each (the second batch reuses the context's buffers).
+ * TSR_TEST_QUICK (compute-sanitizer runs): every fourth stream, full decodes only, and a quarter of
+ * the encoded cases. Skips (77) without a CUDA device; the shared streams are skipped without
+ * ../shared/data (the encoded ones still run). */
 #define _POSIX_C_SOURCE 200809L
 #include "j2k_batch_check.h"
 #include "j2k_stream_walk.h"
