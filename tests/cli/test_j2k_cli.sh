@@ -35,7 +35,7 @@ reject() {
 }
 
 expect 0 "$tool" j2k --help
-for opt in reduce region layers components threads json psnr rate; do
+for opt in reduce region layers components threads json psnr rate format; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "j2k --help documents --$opt"
 done
 expect 0 "$tool" help --man j2k
