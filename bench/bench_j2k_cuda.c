@@ -13,7 +13,18 @@
  *                (bench/results/resize-h200-2026-12-02-staging.md): what host-to-host cannot beat
  * Every CUDA decode is checked against the CPU's image once (bytes equal) before timing.
  *
- * Usage: bench_j2k_cuda [--sizes 2k,4k,8k] [--threads N (0: all cores)] [--repeats N] [--json F] */
+ * Second table, sequences: tsr_j2k_decode_images over --frames frames (default 64), the same
+ * file repeated (one frame's stream, N items: every item does the whole decode, so this is the
+ * pipeline's rate, not a cache effect: nothing is kept between items but the buffers), each item
+ * its own output image (host, or device), every image checked against the CPU's once:
+ *   seq h2h fps / seq dev fps   frames per second over the call (median of max(3, repeats / 3)
+ *                               calls), host images / device images
+ *   h2h gain, dev gain          against the single-frame decodes of the first table
+ *   PCIe floor fps              1 / the first table's floor (file up + image down at 55 GB/s)
+ *   h2h/floor                   the fraction of that floor that the host-to-host sequence reaches
+ *
+ * Usage: bench_j2k_cuda [--sizes 2k,4k,8k] [--threads N (0: all cores)] [--repeats N]
+ *                       [--frames N] [--json F] */
 #include "harness.h"
 #include "tessera/tessera.h"
 
@@ -39,6 +50,81 @@ static int run_decode(void *user, int iter, double *us)
     return tsr_j2k_decode_image(j->ctx, j->data, j->len, NULL, j->img, NULL) != TSR_OK;
 }
 
+/* A sequence: count items through one tsr_j2k_decode_images call. */
+typedef struct seq_job {
+    tsr_ctx *ctx;
+    tsr_j2k_decode_item *items;
+    uint32_t count;
+} seq_job;
+
+static int run_sequence(void *user, int iter, double *us)
+{
+    (void)iter;
+    (void)us;
+    seq_job *j = user;
+    return tsr_j2k_decode_images(j->ctx, NULL, j->items, j->count) != TSR_OK;
+}
+
+/* count items of the stream into host images (device 0) or device images (device 1) of w x h
+ * RGB 8-bit, poisoned; 0, or 1 when memory runs out. */
+static int seq_items(tsr_ctx *ctx, tsr_j2k_decode_item *items, uint32_t count, const uint8_t *data,
+                     size_t len, int w, int h, int device)
+{
+    memset(items, 0, count * sizeof *items);
+    for (uint32_t i = 0; i < count; i++) {
+        items[i].data = data;
+        items[i].len = len;
+        if (tsr_image_alloc(ctx, &items[i].image, w, h, 3, TSR_U8) != TSR_OK)
+            return 1;
+        const size_t bytes = items[i].image.stride * (size_t)h;
+        memset(items[i].image.data, 0x5c, bytes);
+        if (device) {
+            void *d;
+            if (cudaMalloc(&d, bytes) != cudaSuccess || cudaMemset(d, 0x5c, bytes) != cudaSuccess)
+                return 1;
+            tsr_image_free(ctx, &items[i].image);
+            items[i].image.data = d;
+            items[i].image.memory = TSR_MEMORY_CUDA;
+        }
+    }
+    return 0;
+}
+
+static void seq_items_free(tsr_ctx *ctx, tsr_j2k_decode_item *items, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        if (items[i].image.memory == TSR_MEMORY_CUDA)
+            cudaFree(items[i].image.data);
+        else
+            tsr_image_free(ctx, &items[i].image);
+    }
+}
+
+/* Every item decoded and equal to ref (bytes); 0, or 1 after a message. */
+static int seq_check(const tsr_j2k_decode_item *items, uint32_t count, const tsr_image *ref,
+                     uint8_t *tmp)
+{
+    const size_t bytes = ref->stride * (size_t)ref->height;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *got = items[i].image.data;
+        if (items[i].status) {
+            fprintf(stderr, "sequence item %u: %s\n", i, items[i].error);
+            return 1;
+        }
+        if (items[i].image.memory == TSR_MEMORY_CUDA) {
+            if (cudaMemcpy(tmp, got, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+                return 1;
+            got = tmp;
+        }
+        if (memcmp(got, ref->data, bytes)) {
+            fprintf(stderr, "sequence item %u (%s image) differs from the CPU's\n", i,
+                    items[i].image.memory == TSR_MEMORY_CUDA ? "device" : "host");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 typedef struct coding {
     const char *name;
     int ht, lossless;
@@ -48,8 +134,18 @@ typedef struct coding {
 
 int main(int argc, char **argv)
 {
+    /* --frames N is this benchmark's own; the rest are the j2k benchmarks' options */
+    uint32_t frames = 64;
+    int nargs = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+            frames = atoi(argv[++i]) < 1 ? 1 : (uint32_t)atoi(argv[i]);
+            continue;
+        }
+        argv[nargs++] = argv[i];
+    }
     tsr_bench_j2k_args args = {NULL, "0", "4k", NULL, NULL, NULL, 10, 1};
-    if (tsr_bench_j2k_parse(argc, argv, "sizes threads repeats json", &args))
+    if (tsr_bench_j2k_parse(nargs, argv, "sizes threads repeats json", &args))
         return 2;
     const char *sizes_arg = args.sizes, *json = args.json;
     const int threads = atoi(args.threads), repeats = args.repeats;
@@ -92,6 +188,16 @@ int main(int argc, char **argv)
     const char *hdr[] = {"frame",   "coding",  "file MB", "cpu ms",  "cuda h2h ms",   "cuda dev ms",
                          "h2h fps", "dev fps", "cpu/h2h", "cpu/dev", "PCIe floor ms", "h2h/floor"};
     tsr_bench_table *t = tsr_bench_table_new("tsr_j2k_decode_image, CPU and CUDA", 12, hdr);
+    const char *shdr[] = {"frame",       "coding",       "frames",      "seq h2h fps",
+                          "seq dev fps", "h2h gain",     "dev gain",    "PCIe floor fps",
+                          "h2h/floor",   "seq h2h ms/f", "seq dev ms/f"};
+    char stitle[160];
+    snprintf(stitle, sizeof stitle,
+             "tsr_j2k_decode_images on CUDA, %u frames (one file repeated, an image each)", frames);
+    tsr_bench_table *ts = tsr_bench_table_new(stitle, 11, shdr);
+    tsr_j2k_decode_item *items = calloc(frames, sizeof *items);
+    if (!items)
+        return 1;
     int fails = 0;
     for (size_t si = 0; si < TSR_BENCH_FRAME_SIZES; si++) {
         if (!strstr(sizes_arg, all_sizes[si].name))
@@ -168,6 +274,36 @@ int main(int argc, char **argv)
                                      tsr_bench_fmt("%.3f", floor_ms),
                                      tsr_bench_fmt("%.1f", mh / floor_ms)};
                 tsr_bench_table_row(t, row);
+                /* the sequence, host images then device images */
+                double seq_ms[2] = {0, 0};
+                for (int device = 0; device < 2 && !bad; device++) {
+                    seq_job js = {gpu, items, frames};
+                    tsr_bench_stats ss = {0};
+                    bad = seq_items(cpu, items, frames, data, len, w, h, device) ||
+                          run_sequence(&js, 0, NULL) || seq_check(items, frames, &ref, out.data) ||
+                          tsr_bench_measure(run_sequence, &js, 0, repeats / 3 > 3 ? repeats / 3 : 3,
+                                            &ss);
+                    seq_ms[device] = ss.median_us / 1e3 / frames;
+                    seq_items_free(cpu, items, frames);
+                }
+                if (bad) {
+                    fprintf(stderr, "%s %s: the sequence failed or differs (%s)\n",
+                            all_sizes[si].name, c->name, tsr_ctx_last_error(gpu));
+                    fails++;
+                } else {
+                    const char *srow[] = {all_sizes[si].name,
+                                          c->name,
+                                          tsr_bench_fmt("%u", frames),
+                                          tsr_bench_fmt("%.0f", 1e3 / seq_ms[0]),
+                                          tsr_bench_fmt("%.0f", 1e3 / seq_ms[1]),
+                                          tsr_bench_fmt("%.2f", mh / seq_ms[0]),
+                                          tsr_bench_fmt("%.2f", md / seq_ms[1]),
+                                          tsr_bench_fmt("%.0f", 1e3 / floor_ms),
+                                          tsr_bench_fmt("%.2f", floor_ms / seq_ms[0]),
+                                          tsr_bench_fmt("%.2f", seq_ms[0]),
+                                          tsr_bench_fmt("%.2f", seq_ms[1])};
+                    tsr_bench_table_row(ts, srow);
+                }
             }
             cudaFree(dev.data);
             tsr_image_free(cpu, &ref);
@@ -177,11 +313,15 @@ int main(int argc, char **argv)
         tsr_image_free(cpu, &frame);
     }
     tsr_bench_table_print(t, stdout);
+    tsr_bench_table_print(ts, stdout);
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), NULL};
-        tsr_bench_json_write(json, "bench_j2k_cuda", meta, &t, 1);
+        tsr_bench_table *both[2] = {t, ts};
+        tsr_bench_json_write(json, "bench_j2k_cuda", meta, both, 2);
     }
     tsr_bench_table_free(t);
+    tsr_bench_table_free(ts);
+    free(items);
     tsr_image_free(cpu, &src);
     tsr_ctx_destroy(gpu);
     tsr_ctx_destroy(cpu);

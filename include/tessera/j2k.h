@@ -165,6 +165,38 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
                                 const tsr_j2k_decode_options *opt, tsr_image *out,
                                 tsr_j2k_result *result);
 
+/* Many codestreams into many images: one tsr_j2k_decode_image() per item, with the same
+ * options, in item order, each item's image exactly what that call would make (bit for bit, the
+ * same warnings and errors). On the CUDA backend the items are pipelined: the host reads item
+ * i + 1's packets and stages its code-blocks while the device decodes item i, and a host image's
+ * download of item i overlaps item i + 1's kernels (two sets of page-locked staging and device
+ * buffers, a second stream for the downloads; the context keeps them for the next call). On the
+ * CPU the items are decoded one after the other, each with the options' threads. opt may be NULL
+ * (defaults).
+ *
+ * Each item gives data, len and image (as tsr_j2k_decode_image's out: a host image, or on CUDA
+ * a device image, of the item's decode layout, e.g. from tsr_j2k_decode_image_layout()) and
+ * receives status, result and, on failure, the message in error. A failed item (a corrupt or
+ * unsupported stream, an image that does not match) does not stop the others; its image's
+ * contents are then unspecified and must not be used (a host image decoded on CUDA receives
+ * no decoded pixels: its download is dropped; a device image may hold the kernels' output). The
+ * call returns TSR_OK when every item decoded; otherwise TSR_ERR_INTERRUPTED when the context's
+ * progress callback (asked after each item, stage "j2k decode images", and per tile as in single
+ * decodes) stopped the batch, the items not started getting that status, or else the first failed
+ * item's status, the context's message naming that item. A context poisoned on the way (a device
+ * fault) fails the remaining items with TSR_ERR_BAD_STATE. When the call returns, every device
+ * image has been written (the context's stream is idle). */
+typedef struct tsr_j2k_decode_item {
+    const void *data; /* in: the file (raw codestream or JP2/JPH) */
+    size_t len;
+    tsr_image image;       /* in: the output image; its pixels are written */
+    tsr_status status;     /* out */
+    tsr_j2k_result result; /* out: what the decode met (on success) */
+    char error[256];       /* out: the message of a failed item, "" otherwise */
+} tsr_j2k_decode_item;
+tsr_status tsr_j2k_decode_images(tsr_ctx *ctx, const tsr_j2k_decode_options *opt,
+                                 tsr_j2k_decode_item *items, uint32_t count);
+
 /* The image of tsr_j2k_decode_image() handed over in row order instead of stored: sink gets
  * rows [y, y + count) (count >= 1) at `rows`, `stride` bytes apart, each row packed exactly as
  * that image would hold it (channels interleaved, u8 or u16 in native byte order; the

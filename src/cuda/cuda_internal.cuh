@@ -104,6 +104,9 @@ tsr_status tsr__cuda_stage_download(tsr_ctx *ctx, tsr__cuda_staging *s, void *ho
 /* Waits for each chunk of the pending download in turn and copies it to its host rows while
  * the later chunks are still in flight. A no-op without a pending download. */
 tsr_status tsr__cuda_stage_finish(tsr_ctx *ctx, tsr__cuda_staging *s);
+/* Waits for the pending download's chunks without copying them anywhere (a result that is
+ * not wanted after all; the staging may then be reused). A no-op without a pending download. */
+tsr_status tsr__cuda_stage_discard(tsr_ctx *ctx, tsr__cuda_staging *s);
 /* Destroys the events (after the stream that used them has finished). */
 void tsr__cuda_staging_free(tsr__cuda_staging *s);
 

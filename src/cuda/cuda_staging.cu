@@ -70,6 +70,15 @@ tsr_status tsr__cuda_stage_finish(tsr_ctx *ctx, tsr__cuda_staging *s)
     return TSR_OK;
 }
 
+tsr_status tsr__cuda_stage_discard(tsr_ctx *ctx, tsr__cuda_staging *s)
+{
+    const int chunks = s->pending;
+    s->pending = 0;
+    for (int c = 0; c < chunks; c++)
+        TSR_CUDA_TRY(ctx, cudaEventSynchronize(s->done[c]));
+    return TSR_OK;
+}
+
 void tsr__cuda_staging_free(tsr__cuda_staging *s)
 {
     for (int c = 0; c < s->nevents; c++)

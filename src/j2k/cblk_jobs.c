@@ -295,19 +295,26 @@ void tsr__j2k_jobs_run_team(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr
         run_job(J, tcp, t, t2, j, ws, ws_size);
 }
 
-tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
-                                tsr__j2k_warn *warn)
+tsr_status tsr__j2k_jobs_report(tsr_ctx *ctx, const tsr__j2k_jobs *J, uint32_t tile,
+                                tsr__j2k_warn *warn, uint32_t pos)
 {
     if (J->fatal)
         return tsr__fail(ctx, J->fatal,
                          J->fatal == TSR_ERR_UNSUPPORTED
                              ? "tile %u: a code-block uses an unsupported feature"
                              : "tile %u: the code-block decoder rejected its input",
-                         t->index);
+                         tile);
     if (J->nwarn_blocks)
-        tsr__j2k_warnf(warn, "tile %u: %u code-blocks had inconsistent data", t->index,
-                       J->nwarn_blocks);
+        tsr__j2k_warn_at(warn, pos, "tile %u: %u code-blocks had inconsistent data", tile,
+                         J->nwarn_blocks);
     if (J->ncorrupt)
-        tsr__j2k_warnf(warn, "tile %u: %u code-blocks could not be decoded", t->index, J->ncorrupt);
+        tsr__j2k_warn_at(warn, pos == UINT32_MAX || !J->nwarn_blocks ? pos : pos + 1,
+                         "tile %u: %u code-blocks could not be decoded", tile, J->ncorrupt);
     return TSR_OK;
+}
+
+tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
+                                tsr__j2k_warn *warn)
+{
+    return tsr__j2k_jobs_report(ctx, J, t->index, warn, UINT32_MAX);
 }

@@ -34,6 +34,11 @@ typedef struct tsr__j2k_warn {
 } tsr__j2k_warn;
 
 void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a warning counted late that a decode in order would have counted when pos
+ * warnings were counted (the CUDA decoder's code-block warnings, known once their tile's status
+ * words are back): it is the first when pos is 0; UINT32_MAX is tsr__j2k_warnf. */
+void tsr__j2k_warn_at(tsr__j2k_warn *w, uint32_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- coding parameters -------------------------------------------------------------------- */
 typedef struct tsr__j2k_step {

@@ -535,11 +535,15 @@ static tsr_status give_image(tsr_ctx *ctx, const tsr_image *img, tsr_j2k_row_sin
 
 /* tsr_j2k_decode(), or with img != NULL the direct case of tsr_j2k_decode_image(): planes are
  * then the layout's (data NULL) and the samples go to img as pix describes; with a sink (that
- * of tsr_j2k_decode_rows) img is a descriptor without data, and the rows go to the sink. */
+ * of tsr_j2k_decode_rows) img is a descriptor without data, and the rows go to the sink. With
+ * later (a batch's frame, tsr_j2k_decode_images) a decode on CUDA that has queued every tile
+ * returns TSR_OK with later->deferred set: its end (the status words, a host image's download
+ * and *result) is the caller's, from later (tsr__j2k_cuda_frame_end). */
 static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
                               const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                               uint32_t num_planes, tsr_image *img, const tsr__j2k_pixels *pix,
-                              tsr_j2k_row_sink sink, void *user, tsr_j2k_result *result)
+                              tsr_j2k_row_sink sink, void *user, tsr_j2k_result *result,
+                              tsr__j2k_cuda_frame *later)
 {
     tsr_status st = tsr__enter(ctx);
     if (st)
@@ -689,7 +693,7 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         tsr__free(ctx, todo);
         goto out;
     }
-    if (cuda && (st = tsr__j2k_cuda_begin(ctx, img, &dimg))) {
+    if (cuda && (st = tsr__j2k_cuda_begin(ctx, img, later ? later->slot : 0, &dimg))) {
         tsr__free(ctx, todo);
         goto out;
     }
@@ -708,16 +712,37 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
                    d.dst[c].width * sizeof(int32_t));
     }
     if (cuda) {
-        /* tile after tile on the device's stream; the host reads the next tile's packets
-         * once the current tile's code-blocks are decoded */
+        /* tile after tile on the device's stream; the host reads the next tile's packets while
+         * the device decodes the one before */
+        tsr__j2k_cuda_frame own, *f = later ? later : &own;
+        const uint32_t slot = later ? later->slot : 0;
+        memset(f, 0, sizeof *f);
+        f->slot = slot;
+        f->warn = &s.warn;
         st = TSR_OK;
         for (uint32_t i = 0; i < ntodo && !st; i++) {
-            st = tsr__j2k_decode_tile_cuda(&d, todo[i], &dimg);
+            st = tsr__j2k_decode_tile_cuda(&d, todo[i], &dimg, f);
             if (!st)
                 st = tsr__progress(ctx, "j2k decode", i + 1, ntodo);
         }
-        if (!st)
+        if (!st && later) {
+            if (img->memory == TSR_MEMORY_HOST) {
+                f->download = 1;
+                st = tsr__j2k_cuda_download(ctx, img, slot);
+            }
+            if (!st) {
+                f->kept = s.warn;
+                f->warn = &f->kept;
+                f->deferred = 1;
+                tsr__free(ctx, todo);
+                goto out;
+            }
+        }
+        st = tsr__j2k_cuda_frame_end(ctx, f, st);
+        if (!st && !later)
             st = tsr__j2k_cuda_end(ctx, img);
+        if (st)
+            tsr__j2k_cuda_quiesce(ctx);
     } else if (d.threads > 1 && ntodo >= 2 * (uint32_t)d.threads) {
         /* Many tiles: one tile per thread at a time (tiles write disjoint parts of the planes;
          * warnings are serialised; the first error stops the others at their next tile). */
@@ -814,7 +839,8 @@ tsr_status tsr_j2k_decode(tsr_ctx *ctx, const void *data, size_t len,
                           const tsr_j2k_decode_options *opt, tsr_j2k_plane *planes,
                           uint32_t num_planes, tsr_j2k_result *result)
 {
-    return decode_core(ctx, data, len, opt, planes, num_planes, NULL, NULL, NULL, NULL, result);
+    return decode_core(ctx, data, len, opt, planes, num_planes, NULL, NULL, NULL, NULL, result,
+                       NULL);
 }
 
 tsr_status tsr_j2k_decode_alloc(tsr_ctx *ctx, const void *data, size_t len,
@@ -959,9 +985,10 @@ tsr_status tsr_j2k_decode_image_layout(tsr_ctx *ctx, const void *data, size_t le
     return image_layout(ctx, data, len, opt, p, &n, desc, &direct);
 }
 
-tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
-                                const tsr_j2k_decode_options *opt, tsr_image *out,
-                                tsr_j2k_result *result)
+/* tsr_j2k_decode_image(); later as decode_core's (NULL: a single decode). */
+static tsr_status decode_image(tsr_ctx *ctx, const void *data, size_t len,
+                               const tsr_j2k_decode_options *opt, tsr_image *out,
+                               tsr_j2k_result *result, tsr__j2k_cuda_frame *later)
 {
     tsr_status st = tsr__enter(ctx);
     if (st)
@@ -1002,7 +1029,7 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
         tsr__j2k_prefault(out->data, out->stride * (size_t)(out->height - 1) + want.stride,
                           threads);
     if (direct)
-        return decode_core(ctx, data, len, opt, p, n, out, &pix, NULL, NULL, result);
+        return decode_core(ctx, data, len, opt, p, n, out, &pix, NULL, NULL, result, later);
     /* Through the planes: decode, then pixels row by row. */
     tsr_j2k_plane *pl;
     uint32_t np;
@@ -1018,6 +1045,95 @@ tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
                             (uint8_t *)out->data + (size_t)y * out->stride);
     }
     tsr_j2k_planes_free(ctx, pl, np);
+    return TSR_OK;
+}
+
+tsr_status tsr_j2k_decode_image(tsr_ctx *ctx, const void *data, size_t len,
+                                const tsr_j2k_decode_options *opt, tsr_image *out,
+                                tsr_j2k_result *result)
+{
+    return decode_image(ctx, data, len, opt, out, result, NULL);
+}
+
+/* A batch item's outcome: its status, and on failure the context's message. */
+static void item_done(tsr_ctx *ctx, tsr_j2k_decode_item *it, tsr_status st)
+{
+    it->status = st;
+    if (st)
+        snprintf(it->error, sizeof it->error, "%s", tsr_ctx_last_error(ctx));
+}
+
+/* The end of a batch frame whose decode returned deferred (decode_core's later): the verdict
+ * from its status words, its host image's download kept or discarded, its result. */
+static tsr_status frame_finish(tsr_ctx *ctx, tsr__j2k_cuda_frame *f, tsr_j2k_decode_item *it)
+{
+    tsr_status st = tsr__j2k_cuda_frame_end(ctx, f, TSR_OK);
+    if (f->download) {
+        const tsr_status d = tsr__j2k_cuda_download_finish(ctx, f->slot, st == TSR_OK);
+        st = st ? st : d;
+    }
+    f->deferred = f->download = 0;
+    if (!st) {
+        it->result.truncated = f->kept.truncated;
+        it->result.warnings = f->kept.count;
+        snprintf(it->result.warning, sizeof it->result.warning, "%s", f->kept.first);
+    }
+    return st;
+}
+
+tsr_status tsr_j2k_decode_images(tsr_ctx *ctx, const tsr_j2k_decode_options *opt,
+                                 tsr_j2k_decode_item *items, uint32_t count)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (count && !items)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "NULL items");
+    for (uint32_t i = 0; i < count; i++) {
+        items[i].status = TSR_ERR_INTERRUPTED;
+        items[i].error[0] = '\0';
+        memset(&items[i].result, 0, sizeof items[i].result);
+    }
+    /* item i's decode queued on the device (frames[i % 2]) while item i - 1's comes back */
+    tsr__j2k_cuda_frame frames[TSR__J2K_CUDA_SLOTS];
+    memset(frames, 0, sizeof frames);
+    int on_cuda = 0, interrupted = 0;
+    uint32_t done = 0;
+    for (uint32_t i = 0; i <= count; i++) {
+        if (i < count && !interrupted) {
+            tsr__j2k_cuda_frame *f = &frames[i % TSR__J2K_CUDA_SLOTS];
+            f->slot = i % TSR__J2K_CUDA_SLOTS;
+            f->deferred = f->download = 0;
+            tsr_j2k_decode_item *it = &items[i];
+            st = decode_image(ctx, it->data, it->len, opt, &it->image, &it->result, f);
+            on_cuda |= f->deferred;
+            if (!f->deferred) {
+                item_done(ctx, it, st);
+                if (f->download) /* queued (in part) before the decode failed */
+                    tsr__j2k_cuda_download_finish(ctx, f->slot, 0);
+                interrupted |= st == TSR_ERR_INTERRUPTED ||
+                               tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
+            }
+        }
+        tsr__j2k_cuda_frame *prev = i ? &frames[(i - 1) % TSR__J2K_CUDA_SLOTS] : NULL;
+        if (prev && prev->deferred) {
+            item_done(ctx, &items[i - 1], frame_finish(ctx, prev, &items[i - 1]));
+            interrupted |= items[i - 1].status == TSR_ERR_INTERRUPTED ||
+                           tsr__progress(ctx, "j2k decode images", ++done, count) != TSR_OK;
+        }
+    }
+    if (on_cuda && (st = tsr__j2k_cuda_sync(ctx)))
+        return st;
+    for (uint32_t i = 0; i < count; i++)
+        if (items[i].status == TSR_ERR_INTERRUPTED && !items[i].error[0])
+            snprintf(items[i].error, sizeof items[i].error,
+                     "j2k decode images: interrupted before this item");
+    if (interrupted)
+        return tsr__fail(ctx, TSR_ERR_INTERRUPTED,
+                         "j2k decode images: interrupted after %u of %u items", done, count);
+    for (uint32_t i = 0; i < count; i++)
+        if (items[i].status)
+            return tsr__fail(ctx, items[i].status, "item %u: %s", i, items[i].error);
     return TSR_OK;
 }
 
@@ -1043,7 +1159,7 @@ tsr_status tsr_j2k_decode_rows(tsr_ctx *ctx, const void *data, size_t len,
     if (direct) {
         tsr__j2k_pixels pix;
         tsr__j2k_pixels_init(&pix, p, n, img.depth == TSR_U16);
-        return decode_core(ctx, data, len, opt, p, n, &img, &pix, sink, user, result);
+        return decode_core(ctx, data, len, opt, p, n, &img, &pix, sink, user, result, NULL);
     }
     /* palette, sYCC or several grids: the image first */
     if ((st = tsr_image_alloc(ctx, &img, img.width, img.height, img.channels, img.depth)))

@@ -4,6 +4,7 @@
 #ifndef TSR_J2K_DECODE_INT_H
 #define TSR_J2K_DECODE_INT_H
 
+#include "j2k/decode_cuda.h"
 #include "j2k/decode_stages.h"
 #include "j2k/jp2_colour.h"
 
@@ -80,11 +81,39 @@ tsr__j2k_store_plan tsr__j2k_store_plan_make(const tsr__j2k_tilecomp *tc, const 
 /* Decodes one tile with `threads` threads (code-block, DWT and output passes) and the Tier-1
  * workspaces at ws (threads of them). */
 tsr_status tsr__j2k_decode_tile(tsr__j2k_dec *d, uint32_t tile, int threads, void *ws);
+/* A decode on CUDA whose code-blocks' status words are still on their way back
+ * (decode_tile_cuda.c): the device decodes tiles, and the frames of a batch, while the host
+ * reads the next one's packets; each tile's blocks are counted once their status words are
+ * collected, and reported as the CPU decoder reports them in tile order: the first tile with
+ * a fatal block fails the decode with the CPU's message (whatever failed after it), and the
+ * blocks' warnings count where the CPU counts them (the first warning is the CPU's). */
+typedef struct tsr__j2k_cuda_frame {
+    tsr__j2k_warn *warn; /* the decode's warnings: its stream's while it runs, then `kept` */
+    tsr__j2k_warn kept;
+    uint32_t added;      /* block warnings counted so far */
+    tsr_status fatal;    /* the first fatal block's status, in tile order */
+    uint32_t fatal_tile; /* its tile */
+    struct {             /* the tile in each slot (decode_cuda.h) */
+        uint32_t tile, njobs;
+        uint32_t warn_pos; /* warnings before its blocks' in the CPU's order, less `added` */
+        uint32_t ncorrupt; /* blocks found corrupt on the host (too many segments) */
+    } tiles[TSR__J2K_CUDA_SLOTS];
+    /* a batch's frame (tsr_j2k_decode_images): its device image slot, and whether the decode
+     * returned with its end still to come (tsr__j2k_cuda_frame_end, then the download) */
+    uint32_t slot;
+    int deferred;
+    int download; /* a host image's download was queued (tsr__j2k_cuda_download) */
+} tsr__j2k_cuda_frame;
+
 /* The same on CUDA (decode_tile_cuda.c) into the decode's device image, for image outputs of
- * decodes without palette or colour conversion. */
-struct tsr__j2k_cuda_image;
-tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile,
-                                     const struct tsr__j2k_cuda_image *img);
+ * decodes without palette or colour conversion: the tile's blocks, transforms and output are
+ * queued; its status words go to f. */
+tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile, const tsr__j2k_cuda_image *img,
+                                     tsr__j2k_cuda_frame *f);
+/* Collects f's status words still out and returns the decode's verdict: the first fatal
+ * block's error, else st (the status the host side reached; a CUDA error while waiting wins
+ * over both). */
+tsr_status tsr__j2k_cuda_frame_end(tsr_ctx *ctx, tsr__j2k_cuda_frame *f, tsr_status st);
 /* Row output (d->sink): an image of the decode's own for the rows to go to, when they cannot
  * be streamed (populated now, like a caller's image in tsr_j2k_decode_image). */
 tsr_status tsr__j2k_own_image(tsr__j2k_dec *d, int threads);

@@ -271,6 +271,10 @@ void tsr__j2k_jobs_run_team(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr
 /* The error of a fatal block, else TSR_OK after the warnings of the blocks that failed. */
 tsr_status tsr__j2k_jobs_finish(tsr_ctx *ctx, const tsr__j2k_jobs *J, const tsr__j2k_tile *t,
                                 tsr__j2k_warn *warn);
+/* The same from J's counts alone (its other fields unused) for tile `tile`, the warnings
+ * counted at position pos (tsr__j2k_warn_at; UINT32_MAX: appended). */
+tsr_status tsr__j2k_jobs_report(tsr_ctx *ctx, const tsr__j2k_jobs *J, uint32_t tile,
+                                tsr__j2k_warn *warn, uint32_t pos);
 void tsr__j2k_jobs_free(tsr_ctx *ctx, tsr__j2k_jobs *J);
 /* Job j's code-block for tsr__t1_decode: *blk (its size and reversibility always; the rest when
  * the block has contributions), its segments in segs[0 .. blk->nsegs) (TSR__T1_MAX_SEGS room),

@@ -4,7 +4,9 @@
  * device into the tile's coefficients (t1_cuda.h), the inverse DWT of each tile-component, the
  * colour transform and the output pixels into the decode's device image (xform_cuda.h). The
  * same values as the CPU path at every stage; the errors and warnings are the CPU's, counted
- * from the blocks' status words. */
+ * from the blocks' status words, which nothing waits for before the transforms are queued: they
+ * are collected when their slot of buffers comes round again or at the decode's end
+ * (tsr__j2k_cuda_frame_end). */
 #include "j2k/decode_cuda.h"
 #include "j2k/decode_int.h"
 #include "j2k/t1.h"
@@ -31,11 +33,12 @@ static size_t coef_layout(const tsr__j2k_tile *t, int32_t *base)
     return at;
 }
 
-/* The code-blocks of the tile decoded on the device; the jobs' counts and first fatal error in J
- * as tsr__j2k_jobs_run leaves them. */
+/* The code-blocks of the tile queued for decoding on the device from `slot`'s buffers; blocks
+ * found corrupt on the host counted in J as tsr__j2k_jobs_run counts them, the device's counted
+ * into f once their status words are back. */
 static tsr_status decode_blocks(tsr_ctx *ctx, const tsr__j2k_open_tile *o, tsr__j2k_jobs *J,
-                                const tsr__j2k_cuda_tile *g, int32_t *coef, size_t data_bytes,
-                                uint32_t nsegs_max)
+                                const tsr__j2k_cuda_tile *g, uint32_t slot, size_t data_bytes,
+                                uint32_t nsegs_max, tsr__j2k_cuda_frame *f)
 {
     size_t at = 0;
     uint32_t nsegs = 0;
@@ -48,7 +51,7 @@ static tsr_status decode_blocks(tsr_ctx *ctx, const tsr__j2k_open_tile *o, tsr__
                                             &blk, &out, &stride, &scale);
         tsr__t1_dev_job *dj = &g->jobs[j];
         memset(dj, 0, sizeof *dj);
-        dj->out = (uint64_t)(out - coef);
+        dj->out = (uint64_t)(out - g->coef);
         dj->stride = (uint32_t)stride;
         dj->w = (uint16_t)blk.w;
         dj->h = (uint16_t)blk.h;
@@ -81,14 +84,65 @@ static tsr_status decode_blocks(tsr_ctx *ctx, const tsr__j2k_open_tile *o, tsr__
     if (at > data_bytes)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "tile %u: more code-block bytes than counted",
                          o->t.index);
+    f->tiles[slot].tile = o->t.index;
+    f->tiles[slot].njobs = (uint32_t)J->njobs;
+    f->tiles[slot].warn_pos = f->warn->count - f->added;
+    f->tiles[slot].ncorrupt = J->ncorrupt;
+    return tsr__j2k_cuda_blocks(ctx, slot, (uint32_t)J->njobs, nsegs, f);
+}
+
+/* Waits for the status words of the tile in `slot` (a tile of f) and counts them into f: the
+ * first fatal one's error kept, the warnings counted at their place in the CPU's order. */
+static tsr_status collect(tsr_ctx *ctx, uint32_t slot, tsr__j2k_cuda_frame *f)
+{
     const uint32_t *status;
-    tsr_status st = tsr__j2k_cuda_blocks(ctx, (uint32_t)J->njobs, nsegs, &status);
+    const tsr__t1_dev_job *jobs;
+    tsr_status st = tsr__j2k_cuda_slot_wait(ctx, slot, &status, &jobs);
     if (st)
         return st;
-    for (size_t j = 0; j < J->njobs; j++)
-        if (!g->jobs[j].zero)
-            tsr__j2k_jobs_count(J, (int)(int8_t)(status[j] & 0xff));
-    return TSR_OK;
+    /* the tile's counts as tsr__j2k_jobs_run makes them (tsr__j2k_jobs_report reads only them) */
+    tsr__j2k_jobs J;
+    memset(&J, 0, sizeof J);
+    J.ncorrupt = f->tiles[slot].ncorrupt;
+    for (uint32_t j = 0; j < f->tiles[slot].njobs; j++)
+        if (!jobs[j].zero)
+            tsr__j2k_jobs_count(&J, (int)(int8_t)(status[j] & 0xff));
+    if (f->fatal)
+        return TSR_OK; /* an earlier tile has failed the decode */
+    if (J.fatal) {
+        f->fatal = J.fatal;
+        f->fatal_tile = f->tiles[slot].tile;
+        return TSR_OK;
+    }
+    const uint32_t before = f->warn->count;
+    st = tsr__j2k_jobs_report(ctx, &J, f->tiles[slot].tile, f->warn,
+                              f->tiles[slot].warn_pos + f->added);
+    f->added += f->warn->count - before;
+    return st;
+}
+
+/* decode_int.h */
+tsr_status tsr__j2k_cuda_frame_end(tsr_ctx *ctx, tsr__j2k_cuda_frame *f, tsr_status st)
+{
+    /* every slot of f is released, also after a failure (f may not outlive this call) */
+    tsr_status failed = TSR_OK;
+    for (uint32_t k = 0; k < TSR__J2K_CUDA_SLOTS; k++) {
+        void *owner;
+        const uint32_t slot = tsr__j2k_cuda_slot_peek(ctx, k, &owner);
+        if (owner != f)
+            continue;
+        const tsr_status c = collect(ctx, slot, f);
+        failed = failed ? failed : c;
+    }
+    if (failed)
+        return failed;
+    if (f->fatal) {
+        tsr__j2k_jobs J;
+        memset(&J, 0, sizeof J);
+        J.fatal = f->fatal;
+        return tsr__j2k_jobs_report(ctx, &J, f->fatal_tile, NULL, 0);
+    }
+    return st;
 }
 
 /* The colour transform and the pixels of the tile's region into the device image. */
@@ -142,7 +196,8 @@ static tsr_status output(tsr__j2k_dec *d, const tsr__j2k_open_tile *o,
 }
 
 /* decode_int.h */
-tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile, const tsr__j2k_cuda_image *img)
+tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile, const tsr__j2k_cuda_image *img,
+                                     tsr__j2k_cuda_frame *f)
 {
     tsr_ctx *ctx = d->ctx;
     tsr__j2k_jobs jobs;
@@ -166,18 +221,23 @@ tsr_status tsr__j2k_decode_tile_cuda(tsr__j2k_dec *d, uint32_t tile, const tsr__
         st = tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "tile %u: too many code-block segments", tile);
         goto out;
     }
+    /* the slot's earlier tile (of this decode or of a batch's previous frame) counted first */
+    uint32_t slot;
+    void *owner;
+    if ((st = tsr__j2k_cuda_slot_next(ctx, &slot, &owner)) ||
+        (owner && (st = collect(ctx, slot, (tsr__j2k_cuda_frame *)owner))))
+        goto out;
     /* the device coefficients first: the jobs' output addresses are made from tc->data */
     tsr__j2k_cuda_tile g;
-    if ((st = tsr__j2k_cuda_tile_buffers(ctx, coef_layout(&o.t, NULL), data_bytes, o.t.ncblks,
+    if ((st = tsr__j2k_cuda_tile_buffers(ctx, slot, coef_layout(&o.t, NULL), data_bytes, o.t.ncblks,
                                          (uint32_t)nsegs_max, &g)))
         goto out;
     coef_layout(&o.t, g.coef);
     if ((st = tsr__j2k_jobs_make(ctx, &o.t, &o.t2, NULL, NULL, 1, 1, &jobs)))
         goto out;
-    if ((st = decode_blocks(ctx, &o, &jobs, &g, g.coef, data_bytes, (uint32_t)nsegs_max)))
+    if ((st = decode_blocks(ctx, &o, &jobs, &g, slot, data_bytes, (uint32_t)nsegs_max, f)))
         goto out;
-    if ((st = tsr__j2k_jobs_finish(ctx, &jobs, &o.t, &d->s->warn)))
-        goto out;
+    /* the transforms follow the blocks on the stream at once */
     for (uint32_t c = 0; c < o.t.ncomps; c++) {
         const tsr__j2k_tilecomp *tc = &o.t.comps[c];
         if (!tc->skip && (st = tsr__j2k_idwt_cuda(ctx, tc->data, tc->stride, tc->res, tc->dec_res,

@@ -33,20 +33,34 @@ enum {
     M_EOC = 0xFFD9
 };
 
-void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
+/* A warning counted into w; its message becomes w->first when pos (the warnings before it) is
+ * 0, or with pos UINT32_MAX when it is the first counted. */
+static void warn_va(tsr__j2k_warn *w, uint32_t pos, const char *fmt, va_list ap)
 {
     if (!w)
         return;
         /* tiles may be decoded in parallel */
 #pragma omp critical(tsr_j2k_warn)
     {
-        if (w->count++ == 0) {
-            va_list ap;
-            va_start(ap, fmt);
+        if (w->count++ == 0 || pos == 0)
             vsnprintf(w->first, sizeof w->first, fmt, ap);
-            va_end(ap);
-        }
     }
+}
+
+void tsr__j2k_warnf(tsr__j2k_warn *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    warn_va(w, UINT32_MAX, fmt, ap);
+    va_end(ap);
+}
+
+void tsr__j2k_warn_at(tsr__j2k_warn *w, uint32_t pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    warn_va(w, pos, fmt, ap);
+    va_end(ap);
 }
 
 static const char *marker_name(uint32_t m)

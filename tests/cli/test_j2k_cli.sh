@@ -2,7 +2,9 @@
 # End-to-end tests of `tessera j2k`: help, info (text and JSON), decode to PGX/PNG/PNM, options,
 # and the must-reject list: malformed inputs, each with the message it must give (naming the
 # problem and, for codestream faults, the byte offset), exit status 1 and no output file.
-# A truncated stream decodes what it has, with a warning. Skips (77) without ../shared/data.
+# A truncated stream decodes what it has, with a warning. Several inputs or a folder into an
+# output folder (a failing file reported, the others written). Skips (77) without
+# ../shared/data.
 set -u
 data=${TSR_DATA:-../shared/data}
 src=$data/j2k/conformance/p0_01.j2k
@@ -33,7 +35,7 @@ reject() {
 }
 
 expect 0 "$tool" j2k --help
-for opt in reduce region layers components threads json psnr rate; do
+for opt in reduce region layers components threads json psnr rate format; do
   grep -q -- "--$opt" "$tmp/out.txt" && ok || bad "j2k --help documents --$opt"
 done
 expect 0 "$tool" help --man j2k
@@ -483,6 +485,39 @@ reject_encode 1 "--ht --rate --lossless" "one quality layer" "$tmp/e_rgb.ppm" "$
 reject_encode 1 "--ht --layers" "one quality layer" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.jph" --layers 2
 reject_encode 1 "precincts 1x1 above the lowest resolution" "only the lowest" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --precincts 1x1
 reject_encode 1 "300 tile-parts" "at most 255" "$tmp/e_rgb.ppm" "$tmp/enc_out/x.j2k" --layers 60 --tile-parts C
+
+# decode with several inputs / a folder: FOLDER/NAME.EXT for each, the same bytes as single
+# decodes; a corrupt file in the middle is reported (one line naming it) and the others are
+# written, exit 1 at the end; names that collide are refused before any work.
+mkdir -p "$tmp/seq"
+cp "$data/j2k/conformance/p0_01.j2k" "$data/j2k/conformance/p0_03.j2k" "$data/j2k/htj2k/ds0_ht_01_b11.j2k" "$tmp/seq/"
+head -c 100 "$data/j2k/conformance/p0_04.j2k" > "$tmp/seq/broken.j2k"
+for f in p0_01 p0_03 ds0_ht_01_b11; do
+  expect 0 "$tool" j2k decode "$tmp/seq/$f.j2k" "$tmp/single_$f.pnm"
+done
+expect 1 "$tool" j2k decode "$tmp/seq" "$tmp/seq_out" --format pnm
+grep -q "broken.j2k: .*exceeds the data" "$tmp/err.txt" && ok || bad "folder mode names the failing file: $(cat "$tmp/err.txt")"
+grep -q "1 of 4 files failed (the others are written)" "$tmp/err.txt" && ok || bad "folder mode counts the failure: $(cat "$tmp/err.txt")"
+[ ! -e "$tmp/seq_out/broken.pnm" ] && ok || bad "folder mode wrote the failing file's output"
+for f in p0_01 p0_03 ds0_ht_01_b11; do
+  cmp -s "$tmp/seq_out/$f.pnm" "$tmp/single_$f.pnm" && ok || bad "folder mode: $f.pnm differs from a single decode"
+done
+expect 0 "$tool" j2k decode "$tmp/seq/p0_01.j2k" "$tmp/seq/ds0_ht_01_b11.j2k" "$tmp/seq_png" --json
+[ -s "$tmp/seq_png/p0_01.png" ] && [ -s "$tmp/seq_png/ds0_ht_01_b11.png" ] && ok || bad "several inputs into a folder (png)"
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['inputs']==2 and d['failed']==0 and d['ok']" && ok || bad "folder mode --json"
+cp "$tmp/seq/p0_01.j2k" "$tmp/p0_01.j2c"
+expect 2 "$tool" j2k decode "$tmp/seq/p0_01.j2k" "$tmp/p0_01.j2c" "$tmp/seq_dup"
+expect 2 "$tool" j2k decode "$tmp/seq" "$tmp/seq_bad" --format bmp
+# on a CUDA device the folder goes through the batch call: the same bytes again
+if "$tool" j2k decode "$tmp/seq/p0_01.j2k" "$tmp/cuda_probe.pnm" --backend cuda >/dev/null 2>&1; then
+  expect 1 "$tool" j2k decode "$tmp/seq" "$tmp/seq_cuda" --format pnm --backend cuda
+  grep -q "broken.j2k: " "$tmp/err.txt" && ok || bad "cuda folder mode names the failing file"
+  for f in p0_01 p0_03 ds0_ht_01_b11; do
+    cmp -s "$tmp/seq_cuda/$f.pnm" "$tmp/single_$f.pnm" && ok || bad "cuda folder mode: $f.pnm differs"
+  done
+else
+  echo "note: no CUDA device; skipping the folder decode on cuda" >&2
+fi
 
 # SIGTERM during a streamed decode (rows go to a temporary file as they are decoded): exit 130,
 # no output and no temporary file. A 4000x4000 noise image, lossless: seconds at 1 thread.

@@ -4,7 +4,8 @@
  * compared in test_j2k_builds.c), the 8-bit RGB pixel packing's AVX2 groups against the C loop,
  * progression orders and POC
  * (B.12) on synthetic headers (every packet exactly once, in the order's nesting), and the public
- * API's argument checks; the output helpers (prefaulting, the PGX writer). */
+ * API's argument checks; the output helpers (prefaulting, the PGX writer); code-block warnings
+ * counted late at their place in the CPU's order (the CUDA decoder's tsr__j2k_warn_at). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
 #include "testlib.h"
 
@@ -592,6 +593,56 @@ static void test_pgx(tsr_ctx *ctx, tsr_rng *rng)
     rmdir(dir);
 }
 
+/* ---- late block warnings (the CUDA decoder's order, tsr__j2k_warn_at) --------------------- */
+
+/* Two warning lists end equal: count and first message. */
+static int same_warnings(const tsr__j2k_warn *a, const tsr__j2k_warn *b)
+{
+    return a->count == b->count && strcmp(a->first, b->first) == 0;
+}
+
+/* Code-block warnings counted after later tiles' packet warnings, at their position in the
+ * CPU's order, give the CPU's count and first warning; a fatal block's report is the CPU's. */
+static void test_late_warnings(tsr_ctx *ctx)
+{
+    tsr__j2k_jobs J;
+    memset(&J, 0, sizeof J);
+    J.nwarn_blocks = 2;
+    J.ncorrupt = 1;
+    /* tile 0's blocks warn, then tile 1's packets */
+    tsr__j2k_warn cpu, late;
+    memset(&cpu, 0, sizeof cpu);
+    memset(&late, 0, sizeof late);
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 0, &cpu, UINT32_MAX) == TSR_OK);
+    tsr__j2k_warnf(&cpu, "tile 1: packet warning");
+    tsr__j2k_warnf(&late, "tile 1: packet warning");
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 0, &late, 0) == TSR_OK);
+    CHECK(same_warnings(&cpu, &late) && cpu.count == 3);
+    CHECK(strstr(cpu.first, "tile 0: 2 code-blocks had inconsistent data") != NULL);
+    /* a packet warning of tile 0 first, then its blocks, then tile 1's packets */
+    memset(&cpu, 0, sizeof cpu);
+    memset(&late, 0, sizeof late);
+    tsr__j2k_warnf(&cpu, "tile 0: packet warning");
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 0, &cpu, UINT32_MAX) == TSR_OK);
+    tsr__j2k_warnf(&cpu, "tile 1: packet warning");
+    tsr__j2k_warnf(&late, "tile 0: packet warning");
+    tsr__j2k_warnf(&late, "tile 1: packet warning");
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 0, &late, 1) == TSR_OK);
+    CHECK(same_warnings(&cpu, &late) && strcmp(cpu.first, "tile 0: packet warning") == 0);
+    /* only corrupt blocks, counted first */
+    J.nwarn_blocks = 0;
+    memset(&late, 0, sizeof late);
+    tsr__j2k_warnf(&late, "tile 2: packet warning");
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 1, &late, 0) == TSR_OK);
+    CHECK(late.count == 2 && strstr(late.first, "tile 1: 1 code-blocks could not be decoded"));
+    /* a fatal block: the CPU's error and message, no warning counted */
+    J.fatal = TSR_ERR_UNSUPPORTED;
+    memset(&late, 0, sizeof late);
+    CHECK(tsr__j2k_jobs_report(ctx, &J, 3, &late, 0) == TSR_ERR_UNSUPPORTED);
+    CHECK(strstr(tsr_ctx_last_error(ctx), "tile 3: a code-block uses an unsupported feature"));
+    CHECK(late.count == 0);
+}
+
 int main(void)
 {
     tsr_rng rng;
@@ -608,6 +659,7 @@ int main(void)
     test_empty_blocks(ctx);
     test_prefault(&rng);
     test_pgx(ctx, &rng);
+    test_late_warnings(ctx);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_j2k_units");
 }

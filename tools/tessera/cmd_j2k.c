@@ -1,7 +1,7 @@
 /* tessera j2k: JPEG 2000 encoding (`encode`), decoding (`decode`) and header inspection (`info`).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
+#include "j2k_decode_many.h"
 
 #include <errno.h>
 #include <math.h>
@@ -99,14 +99,19 @@ static const cli_option j2k_options[] = {
      "resolution, so a reader can stop after a resolution; at most 255 per tile (default: one "
      "tile-part per tile). opj_compress -TP R|L|C; kdu_compress ORGtparts=R|L|C."},
     CLI_OPTION_SYNC("encode: "),
+    {"format", CLI_VALUE, "EXT",
+     "decode: with several inputs or an output folder, the outputs' format: png (default), "
+     "pgm, ppm, pnm or pgx; each output is FOLDER/NAME.EXT, NAME the input's file name without "
+     "its extension."},
     {"threads", CLI_VALUE, "N", "CPU threads (default 0: all cores)."},
     CLI_OPTION_MAX_PIXELS,
     CLI_OPTION_BACKEND("auto (default: the CPU, whose decoder on a file beats a device start-up "
                        "and two copies), cpu, reference (single-threaded) or, for decode into "
                        ".png/.pnm, cuda: code-blocks (HT and Part 1), wavelet, colour transform "
                        "and pixels on the GPU, the same pixels as the CPU (JP2 palettes, "
-                       "sYCC/ICC conversion, subsampled components and .pgx stay on the CPU); "
-                       "encode runs on the CPU"),
+                       "sYCC/ICC conversion, subsampled components and .pgx stay on the CPU; "
+                       "several inputs go through the pipelined batch call); encode runs on "
+                       "the CPU"),
     {"json", CLI_FLAG, NULL,
      "info: print the parameters as JSON; decode and encode: a JSON summary (encode with "
      "--rate, --psnr or --layers: psnr_estimate, the estimated PSNR of each layer prefix, null "
@@ -156,42 +161,6 @@ static int parse_u32(const char *s, uint32_t *out)
     return 1;
 }
 
-/* Reads a whole file into memory. */
-static int read_file(const cli_command *cmd, const char *path, uint8_t **data, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cli_error(cmd, "cannot open '%s': %s", path, strerror(errno));
-        return TSR_EXIT_FAILURE;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        free(buf);
-        cli_error(cmd, "cannot read '%s'", path);
-        return TSR_EXIT_FAILURE;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 static const char *prog_name(tsr_j2k_progression p)
 {
     static const char *n[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
@@ -203,7 +172,7 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     const char *in = args->positional[1];
     uint8_t *data;
     size_t len;
-    int rc = read_file(cmd, in, &data, &len);
+    int rc = j2k_read_file(cmd, in, &data, &len);
     if (rc)
         return rc;
     tsr_j2k_info info;
@@ -263,7 +232,7 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 
 static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
 {
-    const char *in = args->positional[1], *out = args->positional[2];
+    const char *in = args->positional[1], *out = args->positional[args->npositional - 1];
     tsr_j2k_decode_options opt;
     tsr_j2k_decode_options_init(&opt);
     const char *v;
@@ -308,6 +277,11 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.components = comps;
         opt.num_components = k;
     }
+    /* several inputs, an input folder or an output folder: every input into the folder */
+    const int ninputs = args->npositional - 2;
+    if (ninputs > 1 || j2k_is_folder(in) || j2k_is_folder(out) || cli_get(cmd, args, "format"))
+        return j2k_decode_many(cmd, args, ctx, &opt, args->positional + 1, ninputs, out,
+                               cli_get(cmd, args, "format") ? cli_get(cmd, args, "format") : "png");
     int pgx = cli_check_output(cmd, ctx, in, out, TSR_WRITES_ROWS | TSR_FILE_BIT(TSR_FILE_PGX));
     if (pgx)
         return pgx;
@@ -320,7 +294,7 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     }
     uint8_t *data;
     size_t len;
-    int rc = read_file(cmd, in, &data, &len);
+    int rc = j2k_read_file(cmd, in, &data, &len);
     if (rc)
         return rc;
     tsr_j2k_save_result res;
@@ -591,8 +565,8 @@ static int run_j2k(const cli_command *cmd, int argc, char **argv)
         cli_error(cmd, "unknown sub-command '%s' (encode, decode or info)", sub);
         return TSR_EXIT_USAGE;
     }
-    if ((is_decode || is_encode) && args.npositional != 3) {
-        cli_error(cmd, "%s wants IN OUT", sub);
+    if ((is_encode && args.npositional != 3) || (is_decode && args.npositional < 3)) {
+        cli_error(cmd, "%s wants IN OUT%s", sub, is_decode ? " (or IN... FOLDER)" : "");
         return TSR_EXIT_USAGE;
     }
     if (is_info && args.npositional != 2) {
@@ -630,6 +604,8 @@ const cli_command cli_cmd_j2k = {
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
+    "       tessera j2k decode IN... FOLDER [--format png|pgm|ppm|pnm|pgx] [--backend cuda] "
+    "[decode options]\n"
     "       tessera j2k info IN [--json]",
     "encode: reads IN (PNG, JPEG, PNM; 8- or 16-bit gray, gray+alpha, RGB, RGBA) and writes a "
     "JPEG 2000 Part 1 file: OUT ending in .j2k or .j2c gets a raw codestream, .jp2 the JP2 "
@@ -651,7 +627,15 @@ const cli_command cli_cmd_j2k = {
     "specifications (ROMM-RGB, CIELab, LUT-based ICC profiles, ...) are output as decoded "
     "with a warning. A truncated codestream decodes what it holds, with a "
     "warning. Malformed or unsupported input gives a message naming the problem and the byte "
-    "offset, exit status 1 and no output. info: prints the main-header parameters.",
+    "offset, exit status 1 and no output. With several inputs, an input folder (its files in "
+    "name order) or an output folder (created if missing), every input is decoded into "
+    "FOLDER/NAME.EXT (NAME its file name without the extension, EXT from --format, png by "
+    "default); on --backend cuda the files go through the library's batch call "
+    "(tsr_j2k_decode_images), pipelined: the host reads one file's packets while the GPU "
+    "decodes the one before, and an image comes down while the next one's kernels run. A "
+    "file that fails is reported on stderr (one line naming it) and the others are written, "
+    "with exit status 1 at the end; progress is shown on a terminal. "
+    "info: prints the main-header parameters.",
     j2k_options,
     "  tessera j2k encode photo.png photo.jp2\n"
     "  tessera j2k encode scan.pgm scan.j2k --levels 6 --cblk 32x32 --order RPCL --json\n"
@@ -666,5 +650,7 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"
     "  tessera j2k decode satellite.jp2 full.png --max-pixels 0\n"
+    "  tessera j2k decode frames/ decoded/ --format pnm --backend cuda\n"
+    "  tessera j2k decode a.j2k b.j2k c.jph out/ --json\n"
     "  tessera j2k info stream.j2k --json",
     run_j2k};
