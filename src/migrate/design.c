@@ -31,7 +31,22 @@
  * With N = 16 terms the error |G - E| stays below 2.4% up to 60 degrees and 1.2% up to 45
  * degrees for every p up to pi and dz <= dx, the largest p of the default band (fmax = vmin / (2
  * max(dx, dz)) gives p <= pi dz / max(dx, dz)); beyond, the fit loosens but |G| <= 1 still holds
- * (test_migrate_plan measures both). */
+ * (test_migrate_plan measures both).
+ *
+ * 3D (Laplacian synthesis): X = 1 - 2 (lambda(kx dx) + rho lambda(ky dy)) / (lambda_max (1 + rho))
+ * with rho = dx^2 / dy^2 (extrap_hd.h), a function of the two wavenumbers through the sum
+ * s = lambda(kx dx) + rho lambda(ky dy) only, so G cannot follow the exact |k| everywhere:
+ * different (kx, ky) of one s have different true |k|. The sum of the two 1D symbols stands for
+ * |k|^2 dx^2: the fit runs in q = |k| dx over [0, sqrt(lambda_max (1 + rho))] with
+ * X(q) = 1 - 2 q^2 / (lambda_max (1 + rho)), every X of [-1, 1] reached once, and the target of
+ * steps 1-4 written in q (E = exp(i sqrt(p^2 - r^2 q^2)) and its decay). This is exact wherever
+ * the filter's symbol is (lambda(k) = k^2 to 1e-3 up to k dx of about 1.8) in every direction,
+ * and it errs the same way along every azimuth beyond: where lambda(k) < k^2 the operator sees
+ * a smaller |k| and steers the wave slightly steeper. (The alternative, X's 1D inverse
+ * lambda^-1(s) as in 2D, is exact on the axes but wrong by the filter's whole error on the
+ * diagonals and undefined for s > lambda_max.) The stability steps 3-4 check and scale over X
+ * as in 2D, so |G| <= 1 over the slice's whole spectrum. test_migrate_3d measures the phase
+ * error along an axis and along the diagonal. */
 #include "migrate/plan.h"
 
 #include <math.h>
@@ -117,13 +132,41 @@ static int solve(const double a_in[N][N], const double bre[N], const double bim[
     return 1;
 }
 
+/* The fit's wavenumber axis: 2D kx dx over [0, pi] with X from the filter's symbol; 3D
+ * (rho > 0) q = |k| dx over [0, sqrt(lmax (1 + rho))] with X = 1 - 2 q^2 / (lmax (1 + rho)). */
+typedef struct axis {
+    const float *d2;
+    double lmax, rho, kmax;
+} axis;
+
+static axis axis_of(const float d2[5], double lmax, double rho)
+{
+    axis a = {d2, lmax, rho, 3.14159265358979323846};
+    if (rho > 0)
+        a.kmax = sqrt(lmax * (1.0 + rho));
+    return a;
+}
+
+/* X at wavenumber k of the axis. */
+static double x_of(const axis *ax, double k)
+{
+    if (ax->rho > 0)
+        return 1.0 - 2.0 * (k * k) / (ax->lmax * (1.0 + ax->rho));
+    return 1.0 - 2.0 * tsr__migrate_filter_symbol(ax->d2, k) / ax->lmax;
+}
+
+/* Point i of n uniform on the axis. */
+static double k_at(const axis *ax, int i, int n)
+{
+    return ax->kmax * i / (n - 1);
+}
+
 /* Check point q of 2 n: the first n uniform in X, the next n uniform in k. */
-static double check_point(const float d2[5], double lmax, int q, int n)
+static double check_point(const axis *ax, int q, int n)
 {
     if (q < n)
         return -1.0 + 2.0 * q / (n - 1);
-    double k = 3.14159265358979323846 * (q - n) / (n - 1);
-    return 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax;
+    return x_of(ax, k_at(ax, q - n, n));
 }
 
 static double response_abs(const double cre[N], const double cim[N], double x, double *gre,
@@ -143,18 +186,25 @@ static double response_abs(const double cre[N], const double cim[N], double x, d
 tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double p, tsr__cf *c,
                                double *band_error)
 {
+    return tsr__migrate_design3(ctx, d2, r, 0.0, p, c, band_error);
+}
+
+tsr_status tsr__migrate_design3(tsr_ctx *ctx, const float d2[5], double r, double rho, double p,
+                                tsr__cf *c, double *band_error)
+{
     const double pi = 3.14159265358979323846;
     const double lmax = tsr__migrate_filter_symbol(d2, pi);
     const double sin_max = sin(TSR__MIG_ANGLE_DEG * pi / 180.0);
-    if (!(lmax > 0) || !(r > 0) || !(p >= 0) || !isfinite(p))
+    if (!(lmax > 0) || !(r > 0) || !(p >= 0) || !isfinite(p) || !(rho >= 0) || !isfinite(rho))
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "migrate: bad coefficient design input");
+    const axis ax = axis_of(d2, lmax, rho);
     double a[N][N], bre[N], bim[N], t[N];
     memset(a, 0, sizeof a);
     memset(bre, 0, sizeof bre);
     memset(bim, 0, sizeof bim);
     for (int f = 0; f < NFIT; f++) {
-        double k = pi * f / (NFIT - 1);
-        double x = 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax;
+        double k = k_at(&ax, f, NFIT);
+        double x = x_of(&ax, k);
         double kz2 = p * p - r * r * k * k;
         double w = 0, tre = 0, tim = 0;
         if (kz2 >= 0 && r * k <= sin_max * p) {
@@ -181,7 +231,7 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
         double worst_x[PER_ITER], worst_m[PER_ITER];
         int nworst = 0;
         for (int q = 0; q < 2 * NCHECK; q++) {
-            double x = check_point(d2, lmax, q, NCHECK), gre, gim;
+            double x = check_point(&ax, q, NCHECK), gre, gim;
             double m = response_abs(cre, cim, x, &gre, &gim);
             if (!(m > 1.0))
                 continue;
@@ -215,7 +265,7 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
     double mmax = 0;
     for (int q = 0; q < NFINAL + NCHECK; q++) {
         double x = q < NFINAL ? -1.0 + 2.0 * q / (NFINAL - 1)
-                              : check_point(d2, lmax, q - NFINAL + NCHECK, NCHECK);
+                              : check_point(&ax, q - NFINAL + NCHECK, NCHECK);
         double gre, gim, m = response_abs(cre, cim, x, &gre, &gim);
         if (m > mmax)
             mmax = m;
@@ -230,11 +280,11 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
     if (band_error) {
         double err = 0;
         for (int f = 0; f < NFIT; f++) {
-            double k = pi * f / (NFIT - 1);
+            double k = k_at(&ax, f, NFIT);
             double kz2 = p * p - r * r * k * k;
             if (!(kz2 >= 0 && r * k <= sin_max * p))
                 continue;
-            double x = 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax, gre, gim;
+            double x = x_of(&ax, k), gre, gim;
             response_abs(cre, cim, x, &gre, &gim);
             double e = hypot(gre - cos(sqrt(kz2)), gim - sin(sqrt(kz2)));
             if (e > err)
