@@ -107,7 +107,8 @@ typedef struct tsr_migrate_options {
     tsr_migrate_imaging imaging; /* default TSR_MIGRATE_CROSS (migration only) */
     /* Frequency band in Hz. fmin 0 (default): the lowest non-zero frequency of the transform.
      * fmax 0 (default): the highest frequency the grid carries without spatial aliasing,
-     * vmin / (2 max(dx, dz)), no higher than the time Nyquist; modelling also stops at 3 f0. */
+     * vmin / (2 max(dx, dz)), no higher than the time Nyquist; 3D: vmin / (3 max(dx, dy, dz))
+     * (design.c says why); modelling also stops at 3 f0. */
     double fmin, fmax;
     /* Peak frequency in Hz of the zero-phase Ricker source wavelet. Migration: 0 (default) means
      * an impulse source. Modelling: required (> 0). */

@@ -145,7 +145,10 @@ static tsr_status plan_band(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mig
         double h = plan->dx > plan->dz ? plan->dx : plan->dz;
         if (plan->ny > 1 && plan->dy > h)
             h = plan->dy;
-        fmax = (double)vmin / (2.0 * h);
+        /* 3D: 3 points per shortest wavelength rather than 2: beyond, the cross stencil's symbol
+         * differs between the axes and the diagonals by more than the design can share out
+         * (design.c), and steep dips lose their accuracy */
+        fmax = (double)vmin / ((plan->ny > 1 ? 3.0 : 2.0) * h);
         if (fmax > nyquist)
             fmax = nyquist;
     }

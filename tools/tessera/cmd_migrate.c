@@ -18,7 +18,9 @@ static const cli_option migrate_options[] = {
      "image, model: lowest frequency used (default: the first non-zero frequency)."},
     {"fmax", CLI_VALUE, "HZ",
      "image, model: highest frequency used (default: vmin / (2 max(dx, dz)), the highest the "
-     "grid carries unaliased, at most the Nyquist frequency; modelling also stops at 3 f0)."},
+     "grid carries unaliased, at most the Nyquist frequency; 3D models: vmin / (3 max(dx, dy, "
+     "dz)), where the explicit 3D operator stays accurate to 60 degrees; modelling also stops at "
+     "3 f0)."},
     {"imaging", CLI_VALUE, "NAME",
      "image: cross (default: sum of Re(conj(S) R) over frequencies and shots) or normalized "
      "(each shot's image divided by its source illumination plus 1e-3 of its largest value)."},
@@ -139,17 +141,15 @@ static int parse_common(const cli_command *cmd, const cli_args *args, tsr_migrat
     return 0;
 }
 
-/* The grid's geometry; ny is 1 for a 2D grid, dy and oy are there in 3D only. */
+/* The grid's geometry: the 2D keys, then ny (1 for a 2D grid), and dy and oy in 3D only. */
 static void json_grid(const tsr_migrate_grid *g)
 {
-    printf("\"grid\": {\"nx\": %d, \"ny\": %d, \"nz\": %d, \"dx\": %.17g, ", (int)g->nx,
-           g->ny > 1 ? (int)g->ny : 1, (int)g->nz, g->dx);
+    printf("\"grid\": {\"nx\": %d, \"nz\": %d, \"dx\": %.17g, \"dz\": %.17g, \"ox\": %.17g, "
+           "\"oz\": %.17g, \"ny\": %d",
+           (int)g->nx, (int)g->nz, g->dx, g->dz, g->ox, g->oz, g->ny > 1 ? (int)g->ny : 1);
     if (g->ny > 1)
-        printf("\"dy\": %.17g, ", g->dy);
-    printf("\"dz\": %.17g, \"ox\": %.17g, ", g->dz, g->ox);
-    if (g->ny > 1)
-        printf("\"oy\": %.17g, ", g->oy);
-    printf("\"oz\": %.17g}", g->oz);
+        printf(", \"dy\": %.17g, \"oy\": %.17g", g->dy, g->oy);
+    printf("}");
 }
 
 static int cmp_float(const void *a, const void *b)
