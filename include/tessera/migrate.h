@@ -124,16 +124,18 @@ typedef struct tsr_migrate_options {
 void tsr_migrate_options_init(tsr_migrate_options *opt);
 
 /* The backend tsr_migrate_image and tsr_migrate_model run on with this context for the explicit
- * method: auto gives cuda where a CUDA device is present (and the build has the backend), else
- * cpu; reference, cpu and cuda as asked; TSR_BACKEND_AUTO when the context's backend has no
- * migration path (the calls then fail with TSR_ERR_NO_BACKEND). Phase shift and PSPI run on the
- * CPU backends only. */
+ * method on a 2D model: auto gives cuda where a CUDA device is present (and the build has the
+ * backend), else cpu; reference, cpu and cuda as asked; TSR_BACKEND_AUTO when the context's
+ * backend has no migration path (the calls then fail with TSR_ERR_NO_BACKEND). Phase shift and
+ * PSPI run on the CPU backends only, and so do 3D models: auto takes cpu for them, and a context
+ * asking for cuda gets TSR_ERR_UNSUPPORTED from a 3D call (no CUDA 3D kernel yet).
+ * tsr_ctx_backend says what a call ran on. */
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx);
 
 /* Migrates every shot of `shots` through `velocity` (finite, positive m/s) into `image`, which
  * the caller allocates with the velocity's nx, nz and ny (its other fields are set to the
  * velocity's geometry). Backends: reference (single thread, image summed in double), cpu
- * (OpenMP over frequencies) and cuda (explicit only; every frequency's fields on the device);
+ * (OpenMP over frequencies) and cuda (explicit 2D only; every frequency's fields on the device);
  * auto as tsr_migrate_backend says. Progress: stage "migrate", frequencies done of nshots
  * * nfreq, reported as each frequency finishes (a cancelled call returns TSR_ERR_INTERRUPTED within
  * a frequency). */

@@ -64,12 +64,13 @@ static const cli_option migrate_options[] = {
     {"max-shots", CLI_VALUE, "N",
      "image, with --checkpoint: migrate at most N more shots this run, then stop (exit 0, OUT "
      "not written, a note says how many are done) so that a later run continues."},
-    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit where a CUDA GPU is present, "
-                       "since every depth step does thousands of operations per byte of "
-                       "wavefield; the cpu backend for phase-shift and pspi and without a GPU), "
-                       "cuda (--method explicit only: every frequency of a shot at once on the "
-                       "GPU), cpu (OpenMP over frequencies) or reference (single-threaded, the "
-                       "image summed in double)"),
+    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit on a 2D model where a CUDA "
+                       "GPU is present, since every depth step does thousands of operations per "
+                       "byte of wavefield; the cpu backend for phase-shift and pspi, for 3D "
+                       "models and without a GPU), cuda (--method explicit on 2D models only: "
+                       "every frequency of a shot at once on the GPU; a 3D model is refused), "
+                       "cpu (OpenMP over frequencies) or reference (single-threaded, the image "
+                       "summed in double)"),
     CLI_OPTION_THREADS,
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
