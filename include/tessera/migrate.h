@@ -168,8 +168,8 @@ tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                                  const tsr_migrate_gather *shots, const tsr_migrate_options *opt,
                                  int32_t first, int32_t count, double *sum,
                                  tsr_migrate_added_fn added, void *user);
-/* image (the velocity's nx and nz, allocated by the caller) = sum rounded to float; the image's
- * geometry is set to the velocity's. */
+/* image (the velocity's nx, nz and ny, allocated by the caller) = sum rounded to float; the
+ * image's geometry is set to the velocity's. */
 tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                                       const double *sum, tsr_migrate_grid *image);
 
@@ -207,7 +207,7 @@ void tsr_migrate_checkpoint_close(tsr_ctx *ctx, tsr_migrate_checkpoint *cp);
 
 /* One-way Born modelling, the adjoint of tsr_migrate_image's cross imaging with the same source:
  * fills the traces of `shots` (positions, nt, dt and t0 set by the caller, traces allocated)
- * from `reflectivity` (same nx, nz as the velocity), or when it is NULL from the velocity's
+ * from `reflectivity` (same nx, nz and ny as the velocity), or when it is NULL from the velocity's
  * vertical contrasts r(ix, iz) = (v(iz) - v(iz-1)) / (v(iz) + v(iz-1)). opt->f0 > 0 is the
  * Ricker wavelet's peak frequency; a gather whose t0 is -k/f0 (k >= 1) gets causal traces. */
 tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,

@@ -234,9 +234,9 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
                                   const float *a, const float *taper, int conj, tsr__cf *w0,
                                   tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
 {
-    const int32_t nx = tsr__mig_points(st);
+    const int32_t np = tsr__mig_points(st);
     tsr__mig_x_apply(st, u, w0);
-    for (int32_t i = 0; i < nx; i++) {
+    for (int32_t i = 0; i < np; i++) {
         acc[i] = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], conj);
         acc[i] =
             tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], 1), w0[i], conj);
@@ -244,7 +244,7 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
     tsr__cf *prev = u, *cur = w0, *next = w1;
     for (int32_t n = 2; n < st->terms; n++) {
         tsr__mig_x_apply(st, cur, next);
-        for (int32_t i = 0; i < nx; i++) {
+        for (int32_t i = 0; i < np; i++) {
             tsr__cf t = tsr__mig_cheb_next(next[i], prev[i]);
             next[i] = t;
             acc[i] =
@@ -255,7 +255,7 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
         cur = next;
         next = old == u ? w2 : old;
     }
-    for (int32_t i = 0; i < nx; i++)
+    for (int32_t i = 0; i < np; i++)
         u[i] = tsr__cf_scale(taper[i], acc[i]);
 }
 
@@ -266,16 +266,16 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
                                           const float *a, const float *taper, int conj, tsr__cf *b1,
                                           tsr__cf *b2, tsr__cf *bn)
 {
-    const int32_t nx = tsr__mig_points(st);
+    const int32_t np = tsr__mig_points(st);
     const int cj = !conj;
-    for (int32_t i = 0; i < nx; i++) {
+    for (int32_t i = 0; i < np; i++) {
         u[i] = tsr__cf_scale(taper[i], u[i]);
         b1[i] = tsr__cf_make(0.0f, 0.0f);
         b2[i] = b1[i];
     }
     for (int32_t k = st->terms - 1; k >= 1; k--) {
         tsr__mig_x_apply(st, b1, bn);
-        for (int32_t i = 0; i < nx; i++)
+        for (int32_t i = 0; i < np; i++)
             bn[i] =
                 tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], k, u[i], bn[i], b2[i], cj);
         tsr__cf *t = b2;
@@ -284,7 +284,7 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
         bn = t;
     }
     tsr__mig_x_apply(st, b1, bn);
-    for (int32_t i = 0; i < nx; i++)
+    for (int32_t i = 0; i < np; i++)
         u[i] = tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], 0, u[i], bn[i], b2[i], cj);
 }
 
