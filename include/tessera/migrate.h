@@ -40,8 +40,12 @@
  *                shot's image and illumination in double, the sum)
  * besides the caller's velocity and image (4 nz C each); modelling holds 8 nz C per thread
  * instead of the 16 nz C (the source field at every depth) and 8 nz C shared (slowness and
- * reflectivity). tsr_migrate_image and tsr_migrate_model refuse (TSR_ERR_LIMIT, naming the bytes) a
- * run whose total exceeds the context's max_memory, or, without one, 64 GiB. */
+ * reflectivity). T is the context's thread count on the cpu backend (at most F), 1 on the
+ * reference backend. Example: 400 x 400 x 400 points, 200 frequencies, 16 threads: 16 x 1.0 GB +
+ * 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and tsr_migrate_model
+ * refuse a 3D run whose total exceeds the machine's physical memory (TSR_ERR_LIMIT, naming the
+ * bytes needed, per thread and shared) before allocating its spectra; each allocation is also
+ * held to the context's max_memory as every allocation is. */
 #ifndef TESSERA_MIGRATE_H
 #define TESSERA_MIGRATE_H
 

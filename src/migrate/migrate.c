@@ -199,12 +199,18 @@ static void run_free(tsr_ctx *ctx, tsr__mig_run *run)
 /* The bytes a 3D run holds (migrate.h's formula): `threads` workspaces and images, one shot's
  * spectra per batch and set, the plan's slowness and the shot's images; refused
  * (TSR_ERR_LIMIT, naming them) above the machine's physical memory. */
-static tsr_status check_memory(tsr_ctx *ctx, const tsr__migrate_plan *plan, int model,
-                               int32_t batch, int32_t sets)
+static tsr_status check_memory(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                               const tsr__migrate_backend *backend, int model, int32_t batch,
+                               int32_t sets)
 {
     const double c = (double)plan->ncols, nz = (double)plan->nz, f = (double)plan->nfreq;
     const double p = (double)plan->nxfft * (double)plan->nyfft;
-    const double threads = ctx->threads < 1 ? 1 : ctx->threads;
+    /* the reference backend runs one thread, the cpu one at most one per frequency */
+    double threads = ctx->threads < 1 ? 1 : ctx->threads;
+    if (backend->id == TSR_BACKEND_REFERENCE)
+        threads = 1;
+    else if (threads > f)
+        threads = f;
     const double per_thread = 56.0 * c + 24.0 * p + (model ? 8.0 : 16.0) * nz * c;
     const double shared = 16.0 * f * c * batch * sets + (model ? 8.0 : 28.0) * nz * c;
     const double need = threads * per_thread + shared;
@@ -222,18 +228,19 @@ static tsr_status check_memory(tsr_ctx *ctx, const tsr__migrate_plan *plan, int 
     return TSR_OK;
 }
 
-/* Plan, FFT plans, every shot's grid columns (each position checked), spectra rows for `sets`
- * sets of `batch` shots and one trace scratch per thread. */
-static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_grid *velocity,
-                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model,
-                           int32_t batch, int32_t sets)
+/* Plan (a 3D one checked against the memory `backend` needs), FFT plans, every shot's grid
+ * columns (each position checked), spectra rows for `sets` sets of `batch` shots and one trace
+ * scratch per thread. */
+static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr__migrate_backend *backend,
+                           const tsr_migrate_grid *velocity, const tsr_migrate_gather *g,
+                           const tsr_migrate_options *opt, int model, int32_t batch, int32_t sets)
 {
     memset(run, 0, sizeof *run);
     tsr_status st = tsr__migrate_plan_build(ctx, &run->plan, velocity, g, opt, model);
     if (st)
         return st;
     run->have_plan = 1;
-    if (run->plan.ny > 1 && (st = check_memory(ctx, &run->plan, model, batch, sets)))
+    if (run->plan.ny > 1 && (st = check_memory(ctx, &run->plan, backend, model, batch, sets)))
         return st;
     if ((st = tsr__mig_columns_make(ctx, &run->plan, g, &run->cols)))
         return st;
@@ -420,7 +427,7 @@ tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
      * several shots' spectra be made at once, and does not change them) */
     const int32_t batch = is3d ? 1 : TSR__MIG_BATCH;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
+    if ((st = run_open(ctx, &run, backend, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
         (!async &&
          ((st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_image)) ||
           (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_illum))))) {
@@ -524,7 +531,7 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         (st = check_gather(ctx, shots, 0)))
         return st;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 1, 1, 1)) ||
+    if ((st = run_open(ctx, &run, backend, velocity, shots, opt, 1, 1, 1)) ||
         (st = alloc_cells(ctx, &run.plan, sizeof(float), 1, (void **)&run.refl))) {
         run_free(ctx, &run);
         return st;
