@@ -89,7 +89,7 @@ static double time_backend(tsr_backend b, int threads, const tsr_migrate_grid *v
     tsr_ctx *ctx;
     if (tsr_ctx_create(&o, &ctx) != TSR_OK)
         die(ctx, "context");
-    tsr_migrate_grid out = {NX, NZ, 1, 1, 0, 0, img};
+    tsr_migrate_grid out = {NX, NZ, 1, 1, 0, 0, img, 0, 0, 0}; /* ny 0: 2D */
     double t = tsr_bench_now_us();
     if (tsr_migrate_image(ctx, v, g, opt, &out))
         die(ctx, "migrate");
@@ -225,7 +225,7 @@ int main(int argc, char **argv)
     tsr_ctx *host;
     if (tsr_ctx_create(NULL, &host) != TSR_OK)
         die(NULL, "context");
-    tsr_migrate_grid v = {NX, NZ, DX, DX, 0, 0, vel};
+    tsr_migrate_grid v = {NX, NZ, DX, DX, 0, 0, vel, 0, 0, 0}; /* ny 0: 2D */
     tsr_migrate_options opt;
     tsr_migrate_options_init(&opt);
     opt.fmax = fmax;

@@ -1,7 +1,8 @@
 /* Checkpoints of a migration (tessera/migrate.h): a folder holding manifest.json and the double
  * sum of the shots done, sum-N.f64 (N shots; raw little-endian float64, depth rows). The
  * manifest (jansson) says what the sum is of: its "velocity", "shots" and "options" sections
- * (the grid's geometry, counts, time axis, 64-bit FNV-1a hashes of the samples and positions,
+ * (the grid's geometry (ny, dy, oy in 3D only, so a 2D key is what it was before 3D and never
+ * equals a 3D one), counts, time axis, 64-bit FNV-1a hashes of the samples and positions,
  * every option that changes the image and the backend) must equal this run's for the sum to be
  * taken; "inputs" (names, for people), "shots_done" and "sum" (file, bytes, hash) follow. Each
  * file is written atomically, the sum first: the manifest's rename is the moment a checkpoint
@@ -25,7 +26,7 @@ enum { TSR__CKPT_MANIFEST_MAX = 1 << 20, TSR__CKPT_PATH_MAX = 4096 };
 struct tsr_migrate_checkpoint {
     char dir[TSR__CKPT_PATH_MAX];
     json_t *key;  /* format, inputs, velocity, shots, options */
-    size_t cells; /* nx * nz */
+    size_t cells; /* nx * nz, nx * ny * nz in 3D */
     int32_t done; /* shots in the sum on disk (0: none yet) */
     char sum[64]; /* its file name ("" when none) */
 };
@@ -92,7 +93,8 @@ static tsr_status make_key(tsr_ctx *ctx, const tsr_migrate_grid *v, const tsr_mi
                            const char *shots_name, const char *model_name, json_t **out)
 {
     char vh[17], sh[17];
-    hex64(fnv1a(TSR__FNV_BASIS, v->data, sizeof(float) * (size_t)v->nx * (size_t)v->nz), vh);
+    const int is3d = v->ny > 1;
+    hex64(fnv1a(TSR__FNV_BASIS, v->data, sizeof(float) * tsr_migrate_grid_cells(v)), vh);
     uint64_t h = TSR__FNV_BASIS;
     for (int32_t s = 0; s < g->nshots; s++) {
         const tsr_migrate_shot *shot = &g->shots[s];
@@ -100,6 +102,10 @@ static tsr_status make_key(tsr_ctx *ctx, const tsr_migrate_grid *v, const tsr_mi
         h = fnv1a(h, &shot->sy, sizeof shot->sy);
         h = fnv1a(h, &shot->ntraces, sizeof shot->ntraces);
         h = fnv1a(h, shot->gx, sizeof(double) * (size_t)shot->ntraces);
+        /* 3D: the receivers' y too (their sy where gy is NULL, as the migration places them);
+         * 2D ignores gy, and so does its hash (a 2D key is what it was before 3D) */
+        for (int32_t i = 0; is3d && i < shot->ntraces; i++)
+            h = fnv1a(h, shot->gy ? &shot->gy[i] : &shot->sy, sizeof(double));
         h = fnv1a(h, shot->traces, sizeof(float) * (size_t)shot->ntraces * (size_t)g->nt);
     }
     hex64(h, sh);
@@ -113,6 +119,15 @@ static tsr_status make_key(tsr_ctx *ctx, const tsr_migrate_grid *v, const tsr_mi
         "hash", sh, "options", "method", tsr_migrate_method_name(opt->method), "imaging",
         tsr_migrate_imaging_name(opt->imaging), "fmin", opt->fmin, "fmax", opt->fmax, "f0", opt->f0,
         "epsilon", opt->epsilon, "taper", (int)opt->taper, "backend", tsr_backend_name(backend));
+    if (*out && is3d) {
+        json_t *vel = json_object_get(*out, "velocity");
+        if (json_object_set_new(vel, "ny", json_integer(v->ny)) ||
+            json_object_set_new(vel, "dy", json_real(v->dy)) ||
+            json_object_set_new(vel, "oy", json_real(v->oy))) {
+            json_decref(*out);
+            *out = NULL;
+        }
+    }
     return *out ? TSR_OK
                 : tsr__fail(ctx, TSR_ERR_OUT_OF_MEMORY, "checkpoint: no memory for the manifest");
 }
@@ -141,6 +156,19 @@ static tsr_status compare(tsr_ctx *ctx, const char *path, const json_t *m, const
             shown(got, a, sizeof a);
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                              "checkpoint '%s' is not a migration checkpoint (format %s)", path, a);
+        }
+        /* a key of the manifest's section that this run lacks (a 3D checkpoint's ny for a 2D
+         * run) is a difference too */
+        json_object_foreach((json_t *)got, name, w)
+        {
+            if (json_object_get(want, name))
+                continue;
+            shown(w, a, sizeof a);
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "checkpoint '%s' was made from other inputs or options: its %s.%s "
+                             "is %s, this run has none (a 3D checkpoint for a 2D run?); remove "
+                             "the folder to start again",
+                             path, sec, name, a);
         }
         json_object_foreach((json_t *)want, name, w)
         {
@@ -268,13 +296,13 @@ tsr_status tsr_migrate_checkpoint_open(tsr_ctx *ctx, const char *dir,
         opt = &defaults;
     }
     tsr_backend backend;
-    if ((st = tsr__migrate_backend_pick(ctx, opt->method, &backend)))
+    if ((st = tsr__migrate_backend_pick(ctx, opt->method, velocity->ny > 1, &backend)))
         return st;
     tsr_migrate_checkpoint *cp;
     if ((st = tsr__alloc(ctx, sizeof *cp, (void **)&cp)))
         return st;
     memset(cp, 0, sizeof *cp);
-    cp->cells = (size_t)velocity->nx * (size_t)velocity->nz;
+    cp->cells = tsr_migrate_grid_cells(velocity);
     if (snprintf(cp->dir, sizeof cp->dir, "%s", dir) >= (int)sizeof cp->dir - 80) {
         tsr__free(ctx, cp);
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "checkpoint: the path '%s' is too long",

@@ -31,7 +31,24 @@
  * With N = 16 terms the error |G - E| stays below 2.4% up to 60 degrees and 1.2% up to 45
  * degrees for every p up to pi and dz <= dx, the largest p of the default band (fmax = vmin / (2
  * max(dx, dz)) gives p <= pi dz / max(dx, dz)); beyond, the fit loosens but |G| <= 1 still holds
- * (test_migrate_plan measures both). */
+ * (test_migrate_plan measures both).
+ *
+ * 3D (Laplacian synthesis): X = 1 - 2 (lambda(kx dx) + rho lambda(ky dy)) / (lambda_max (1 + rho))
+ * with rho = dx^2 / dy^2 (extrap_hd.h). X depends on the two wavenumbers through the sum of the
+ * two 1D symbols only, and that sum stands for |k|^2 dx^2: exactly so where the filter is exact,
+ * but at high wavenumbers lambda(k) < k^2 by an amount that depends on the azimuth (at |k| dx =
+ * 2.2 the sum is 0.94 |k|^2 dx^2 along an axis and 0.994 along the diagonal), so no one
+ * polynomial in X fits every azimuth there. The fit therefore runs over NAZIMUTH azimuths phi =
+ * 0, 15, .., 90 degrees at once, on each q = |k| dx from 0 to where kx dx or ky dy reaches pi,
+ * each point at its own X (from both symbols) with the target of steps 1-4 written in |k|
+ * (E = exp(i sqrt(p^2 - r^2 q^2)) and its decay): least squares shares the anisotropy out between
+ * the azimuths. The stability steps 3-4 check and scale over X as in 2D, so |G| <= 1 over the
+ * whole spectrum of the slice. X's propagating band is also narrower than in 2D (the same |k|
+ * moves X half as far when dy = dx), so the 16 terms fit it less tightly: within the default 3D
+ * band (plan.c: fmax = vmin / (3 max(dx, dy, dz)), p <= 2 pi / 3 for dz = dx) the measured error
+ * |G - E| is at most 0.018 up to 45 degrees and 0.037 up to 60, the same along an axis and along
+ * the diagonal (test_migrate_3d); at the 2D band's p = pi the axes and diagonals drift apart (0.2
+ * at 60 degrees), which is why the 3D default band stops lower. */
 #include "migrate/plan.h"
 
 #include <math.h>
@@ -117,13 +134,52 @@ static int solve(const double a_in[N][N], const double bre[N], const double bim[
     return 1;
 }
 
-/* Check point q of 2 n: the first n uniform in X, the next n uniform in k. */
-static double check_point(const float d2[5], double lmax, int q, int n)
+/* The fit's wavenumbers: 2D kx dx over [0, pi] with X from the filter's symbol; 3D (rho > 0)
+ * NAZIMUTH azimuths phi from 0 to 90 degrees, on each q = |k| dx from 0 to where kx dx or ky dy
+ * reaches pi, X from both symbols (kx = |k| cos(phi), ky = |k| sin(phi)). */
+enum { NAZIMUTH = 7 };
+
+typedef struct axis {
+    const float *d2;
+    double lmax, rho;
+} axis;
+
+/* Fit points of the design: NFIT, or NFIT per azimuth in 3D. */
+static int fit_count(const axis *ax)
+{
+    return ax->rho > 0 ? NAZIMUTH * NFIT : NFIT;
+}
+
+/* Point i of n per azimuth (i < n: along x): its wavenumber k (kx dx, or |k| dx in 3D) and X. */
+static void fit_point(const axis *ax, int i, int n, double *k, double *x)
+{
+    const double pi = 3.14159265358979323846;
+    if (!(ax->rho > 0)) {
+        *k = pi * i / (n - 1);
+        *x = 1.0 - 2.0 * tsr__migrate_filter_symbol(ax->d2, *k) / ax->lmax;
+        return;
+    }
+    const double phi = 0.5 * pi * (i / n) / (NAZIMUTH - 1), c = cos(phi), s = sin(phi);
+    const double sr = sqrt(ax->rho); /* dx / dy: ky dy = |k| dx sin(phi) / sr */
+    double qmax = c > 1e-12 ? pi / c : INFINITY;
+    if (s > 1e-12 && pi * sr / s < qmax)
+        qmax = pi * sr / s;
+    const double q = qmax * (i % n) / (n - 1);
+    *k = q;
+    *x = 1.0 - 2.0 *
+                   (tsr__migrate_filter_symbol(ax->d2, q * c) +
+                    ax->rho * tsr__migrate_filter_symbol(ax->d2, q * s / sr)) /
+                   (ax->lmax * (1.0 + ax->rho));
+}
+
+/* Check point q of 2 n: the first n uniform in X, the next n uniform in k (along x). */
+static double check_point(const axis *ax, int q, int n)
 {
     if (q < n)
         return -1.0 + 2.0 * q / (n - 1);
-    double k = 3.14159265358979323846 * (q - n) / (n - 1);
-    return 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax;
+    double k, x;
+    fit_point(ax, q - n, n, &k, &x);
+    return x;
 }
 
 static double response_abs(const double cre[N], const double cim[N], double x, double *gre,
@@ -143,18 +199,25 @@ static double response_abs(const double cre[N], const double cim[N], double x, d
 tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double p, tsr__cf *c,
                                double *band_error)
 {
+    return tsr__migrate_design3(ctx, d2, r, 0.0, p, c, band_error);
+}
+
+tsr_status tsr__migrate_design3(tsr_ctx *ctx, const float d2[5], double r, double rho, double p,
+                                tsr__cf *c, double *band_error)
+{
     const double pi = 3.14159265358979323846;
     const double lmax = tsr__migrate_filter_symbol(d2, pi);
     const double sin_max = sin(TSR__MIG_ANGLE_DEG * pi / 180.0);
-    if (!(lmax > 0) || !(r > 0) || !(p >= 0) || !isfinite(p))
+    if (!(lmax > 0) || !(r > 0) || !(p >= 0) || !isfinite(p) || !(rho >= 0) || !isfinite(rho))
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "migrate: bad coefficient design input");
+    const axis ax = {d2, lmax, rho};
     double a[N][N], bre[N], bim[N], t[N];
     memset(a, 0, sizeof a);
     memset(bre, 0, sizeof bre);
     memset(bim, 0, sizeof bim);
-    for (int f = 0; f < NFIT; f++) {
-        double k = pi * f / (NFIT - 1);
-        double x = 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax;
+    for (int f = 0; f < fit_count(&ax); f++) {
+        double k, x;
+        fit_point(&ax, f, NFIT, &k, &x);
         double kz2 = p * p - r * r * k * k;
         double w = 0, tre = 0, tim = 0;
         if (kz2 >= 0 && r * k <= sin_max * p) {
@@ -181,7 +244,7 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
         double worst_x[PER_ITER], worst_m[PER_ITER];
         int nworst = 0;
         for (int q = 0; q < 2 * NCHECK; q++) {
-            double x = check_point(d2, lmax, q, NCHECK), gre, gim;
+            double x = check_point(&ax, q, NCHECK), gre, gim;
             double m = response_abs(cre, cim, x, &gre, &gim);
             if (!(m > 1.0))
                 continue;
@@ -215,7 +278,7 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
     double mmax = 0;
     for (int q = 0; q < NFINAL + NCHECK; q++) {
         double x = q < NFINAL ? -1.0 + 2.0 * q / (NFINAL - 1)
-                              : check_point(d2, lmax, q - NFINAL + NCHECK, NCHECK);
+                              : check_point(&ax, q - NFINAL + NCHECK, NCHECK);
         double gre, gim, m = response_abs(cre, cim, x, &gre, &gim);
         if (m > mmax)
             mmax = m;
@@ -229,12 +292,12 @@ tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double
     }
     if (band_error) {
         double err = 0;
-        for (int f = 0; f < NFIT; f++) {
-            double k = pi * f / (NFIT - 1);
+        for (int f = 0; f < fit_count(&ax); f++) {
+            double k, x, gre, gim;
+            fit_point(&ax, f, NFIT, &k, &x);
             double kz2 = p * p - r * r * k * k;
             if (!(kz2 >= 0 && r * k <= sin_max * p))
                 continue;
-            double x = 1.0 - 2.0 * tsr__migrate_filter_symbol(d2, k) / lmax, gre, gim;
             response_abs(cre, cim, x, &gre, &gim);
             double e = hypot(gre - cos(sqrt(kz2)), gim - sin(sqrt(kz2)));
             if (e > err)

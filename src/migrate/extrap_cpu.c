@@ -59,7 +59,7 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  double *image, double *illum, const tsr__mig_progress *progress)
 {
     const int threads = threads_for(ctx, plan);
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t cells = (size_t)plan->ncols * (size_t)plan->nz;
     size_t bytes;
     if (!tsr__size_mul3(cells, 2 * (size_t)threads, sizeof(double), &bytes))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: per-thread images overflow");
@@ -85,8 +85,8 @@ static tsr_status cpu_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
             for (int32_t f = 0; f < plan->nfreq; f++) {
                 if (freq_stopped(&count))
                     continue;
-                tsr__mig_image_freq(plan, fft, f, src + (size_t)f * plan->nx,
-                                    rec + (size_t)f * plan->nx, &work[t], im, il);
+                tsr__mig_image_freq(plan, fft, f, src + (size_t)f * plan->ncols,
+                                    rec + (size_t)f * plan->ncols, &work[t], im, il);
                 freq_finished(ctx, progress, &count, t);
             }
         }
@@ -130,8 +130,8 @@ static tsr_status cpu_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
             for (int32_t f = 0; f < plan->nfreq; f++) {
                 if (freq_stopped(&count))
                     continue;
-                tsr__mig_model_freq(plan, fft, f, src + (size_t)f * plan->nx, refl, &work[t],
-                                    rec + (size_t)f * plan->nx);
+                tsr__mig_model_freq(plan, fft, f, src + (size_t)f * plan->ncols, refl, &work[t],
+                                    rec + (size_t)f * plan->ncols);
                 freq_finished(ctx, progress, &count, t);
             }
         }

@@ -15,7 +15,7 @@ tsr_status tsr__mig_work_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int 
                                tsr__mig_work *work)
 {
     memset(work, 0, sizeof *work);
-    const size_t nx = (size_t)plan->nx;
+    const size_t nx = (size_t)plan->ncols; /* a row, or a 3D depth slice */
     tsr__cf **rows[] = {&work->s, &work->r, &work->w0, &work->w1, &work->w2, &work->acc};
     tsr_status st = TSR_OK;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0] && !st; i++)
@@ -26,7 +26,8 @@ tsr_status tsr__mig_work_alloc(tsr_ctx *ctx, const tsr__migrate_plan *plan, int 
         st = tsr__alloc(ctx, sizeof(float) * nx, (void **)&work->a);
     tsr__cf **ffts[] = {&work->fft, &work->fft2, &work->fft3};
     for (int i = 0; i < 3 && !st; i++)
-        st = tsr__alloc(ctx, sizeof(tsr__cf) * (size_t)plan->nxfft, (void **)ffts[i]);
+        st = tsr__alloc(ctx, sizeof(tsr__cf) * (size_t)plan->nxfft * (size_t)plan->nyfft,
+                        (void **)ffts[i]);
     if (!st && model) {
         size_t n;
         if (!tsr__size_mul3(nx, (size_t)plan->nz, sizeof(tsr__cf), &n))
@@ -58,6 +59,8 @@ static tsr__mig_step step_of(const tsr__migrate_plan *plan)
     st.xscale = plan->xscale;
     st.inv_dp = (float)(1.0 / plan->table_dp);
     st.table = plan->table;
+    st.ny = plan->ny;
+    st.xscale_y = plan->xscale_y;
     return st;
 }
 
@@ -74,7 +77,7 @@ static void step_down(const tsr__migrate_plan *plan, const tsr__mig_step *es,
         tsr__mig_pspi_row(plan, fft, iz, w, u, conj ? -1 : 1, 0, wk->fft, wk->fft2, wk->fft3);
         return;
     }
-    tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->nx, (float)(w * plan->dz), wk->j,
+    tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->ncols, (float)(w * plan->dz), wk->j,
                         wk->a);
     tsr__mig_explicit_row(es, u, wk->j, wk->a, plan->taper, conj, wk->w0, wk->w1, wk->w2, wk->acc);
 }
@@ -92,7 +95,7 @@ static void step_adjoint(const tsr__migrate_plan *plan, const tsr__mig_step *es,
         tsr__mig_pspi_row(plan, fft, iz, w, u, 1, 1, wk->fft, wk->fft2, wk->fft3);
         return;
     }
-    tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->nx, (float)(w * plan->dz), wk->j,
+    tsr__mig_lookup_row(es, plan->slow + (size_t)iz * plan->ncols, (float)(w * plan->dz), wk->j,
                         wk->a);
     tsr__mig_explicit_adjoint_row(es, u, wk->j, wk->a, plan->taper, 0, wk->w0, wk->w1, wk->w2);
 }
@@ -101,7 +104,7 @@ void tsr__mig_image_freq(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
                          const tsr__cf *src, const tsr__cf *rec, tsr__mig_work *work, double *image,
                          double *illum)
 {
-    const int32_t nx = plan->nx;
+    const int32_t nx = plan->ncols;
     const double w = plan->omega[f];
     const tsr__mig_step es = step_of(plan);
     memcpy(work->s, src, sizeof(tsr__cf) * (size_t)nx);
@@ -120,7 +123,7 @@ void tsr__mig_image_freq(const tsr__migrate_plan *plan, const tsr__mig_fft *fft,
 void tsr__mig_model_freq(const tsr__migrate_plan *plan, const tsr__mig_fft *fft, int32_t f,
                          const tsr__cf *src, const float *refl, tsr__mig_work *work, tsr__cf *rec)
 {
-    const int32_t nx = plan->nx, nz = plan->nz;
+    const int32_t nx = plan->ncols, nz = plan->nz;
     const double w = plan->omega[f];
     const tsr__mig_step es = step_of(plan);
     memcpy(work->s, src, sizeof(tsr__cf) * (size_t)nx);

@@ -8,7 +8,12 @@
  *   (so X is a symmetric matrix), xscale = 2 / lambda_max, which maps D2's spectrum onto [-1, 1];
  *   T_0 u = u, T_1 u = X u, T_{n+1} u = 2 X T_n u - T_{n-1} u (Chebyshev recurrence);
  *   (G u)(i) = sum_n c_n(p_i) (T_n u)(i), p_i = w dz s_i, c_n linear in p between table rows.
- * The adjoint G^H u = sum_n T_n (conj(c_n) u) runs Clenshaw's recurrence. */
+ * The adjoint G^H u = sum_n T_n (conj(c_n) u) runs Clenshaw's recurrence.
+ *
+ * 3D (a depth slice of ny rows of nx, x fastest): X u = u + xscale D2x u + xscale_y D2y u, the
+ * same filter along x and along y (Laplacian synthesis: a radius-4 cross), xscale =
+ * 2 / (lambda_max (1 + rho)), xscale_y = rho xscale, rho = dx^2 / dy^2, so that X's spectrum is
+ * again [-1, 1]; everything else is the 2D step over the slice's nx ny points. */
 #ifndef TSR_MIGRATE_EXTRAP_HD_H
 #define TSR_MIGRATE_EXTRAP_HD_H
 
@@ -82,6 +87,57 @@ TSR_HD void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const flo
         out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
 }
 
+/* (X u)(ix, iy) of a slice (ny rows of nx, x fastest), u = 0 outside: the x pairs and the y pairs
+ * summed and weighted as tsr__mig_x_at sums its pairs, then u + xscale (x part) + xscale_y
+ * (y part). interior: 4 <= ix < nx - 4 and 4 <= iy < ny - 4 (no edge tests; the same operations,
+ * as 0 + a + b is a + b exactly). */
+TSR_HD tsr__cf tsr__mig_x3_point(const tsr__cf *u, int32_t ix, int32_t iy, int32_t nx, int32_t ny,
+                                 const float d2[5], float xscale, float xscale_y, int interior)
+{
+    const int64_t i = (int64_t)iy * nx + ix;
+    float xr = d2[0] * u[i].re, xi = d2[0] * u[i].im;
+    float yr = xr, yi = xi;
+    for (int32_t m = 1; m <= 4; m++) {
+        float lr = 0.0f, li = 0.0f, vr = 0.0f, vi = 0.0f;
+        const int64_t my = (int64_t)m * nx;
+        if (interior || ix - m >= 0) {
+            lr += u[i - m].re;
+            li += u[i - m].im;
+        }
+        if (interior || ix + m < nx) {
+            lr += u[i + m].re;
+            li += u[i + m].im;
+        }
+        if (interior || iy - m >= 0) {
+            vr += u[i - my].re;
+            vi += u[i - my].im;
+        }
+        if (interior || iy + m < ny) {
+            vr += u[i + my].re;
+            vi += u[i + my].im;
+        }
+        xr += d2[m] * lr;
+        xi += d2[m] * li;
+        yr += d2[m] * vr;
+        yi += d2[m] * vi;
+    }
+    return tsr__cf_make(u[i].re + xscale * xr + xscale_y * yr,
+                        u[i].im + xscale * xi + xscale_y * yi);
+}
+
+/* out = X u over a whole slice (out and u distinct). */
+TSR_HD void tsr__mig_x3_slice(const tsr__cf *u, tsr__cf *out, int32_t nx, int32_t ny,
+                              const float d2[5], float xscale, float xscale_y)
+{
+    for (int32_t iy = 0; iy < ny; iy++) {
+        const int inner_row = iy >= 4 && iy < ny - 4;
+        tsr__cf *o = out + (int64_t)iy * nx;
+        for (int32_t ix = 0; ix < nx; ix++)
+            o[ix] = tsr__mig_x3_point(u, ix, iy, nx, ny, d2, xscale, xscale_y,
+                                      inner_row && ix >= 4 && ix < nx - 4);
+    }
+}
+
 /* Table position of p = w dz s: row j and weight a of row j + 1, clamped to the table. */
 TSR_HD void tsr__mig_lookup(float p, float inv_dp, int32_t ntable, int32_t *j, float *a)
 {
@@ -144,33 +200,51 @@ typedef struct tsr__mig_step {
     float xscale;
     float inv_dp;
     const tsr__cf *table;
+    int32_t ny;     /* 0 or 1: 2D rows of nx; >= 2: slices of ny rows of nx */
+    float xscale_y; /* 3D: the weight of D2y */
 } tsr__mig_step;
+
+/* Points of one row or slice. */
+TSR_HD int32_t tsr__mig_points(const tsr__mig_step *st)
+{
+    return st->ny > 1 ? st->nx * st->ny : st->nx;
+}
+
+/* out = X u over a row (2D) or a slice (3D). */
+TSR_HD void tsr__mig_x_apply(const tsr__mig_step *st, const tsr__cf *u, tsr__cf *out)
+{
+    if (st->ny > 1)
+        tsr__mig_x3_slice(u, out, st->nx, st->ny, st->d2, st->xscale, st->xscale_y);
+    else
+        tsr__mig_x_row(u, out, st->nx, st->d2, st->xscale);
+}
 
 /* Row position lookups for one depth and frequency: p_i = w dz s_i. */
 TSR_HD void tsr__mig_lookup_row(const tsr__mig_step *st, const float *slow, float wdz, int32_t *j,
                                 float *a)
 {
-    for (int32_t i = 0; i < st->nx; i++)
+    const int32_t n = tsr__mig_points(st);
+    for (int32_t i = 0; i < n; i++)
         tsr__mig_lookup(wdz * slow[i], st->inv_dp, st->ntable, &j[i], &a[i]);
 }
 
-/* u <- taper * G u (conj: conj(c_n), the source's downgoing step). w0, w1, w2 and acc are
- * scratch rows of nx samples. */
+/* u <- taper * G u (conj: conj(c_n), the source's downgoing step) over a row or a slice
+ * (tsr__mig_points). w0, w1, w2 and acc are scratch of as many samples. */
 TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int32_t *j,
                                   const float *a, const float *taper, int conj, tsr__cf *w0,
                                   tsr__cf *w1, tsr__cf *w2, tsr__cf *acc)
 {
-    const int32_t nx = st->nx;
-    tsr__mig_x_row(u, w0, nx, st->d2, st->xscale);
-    for (int32_t i = 0; i < nx; i++) {
+    const int32_t np = tsr__mig_points(st);
+    tsr__mig_x_apply(st, u, w0);
+    for (int32_t i = 0; i < np; i++) {
         acc[i] = tsr__cf_mul(tsr__mig_coef(st->table, st->terms, j[i], a[i], 0), u[i], conj);
         acc[i] =
             tsr__cf_madd(acc[i], tsr__mig_coef(st->table, st->terms, j[i], a[i], 1), w0[i], conj);
     }
     tsr__cf *prev = u, *cur = w0, *next = w1;
     for (int32_t n = 2; n < st->terms; n++) {
-        tsr__mig_x_row(cur, next, nx, st->d2, st->xscale);
-        for (int32_t i = 0; i < nx; i++) {
+        tsr__mig_x_apply(st, cur, next);
+        for (int32_t i = 0; i < np; i++) {
             tsr__cf t = tsr__mig_cheb_next(next[i], prev[i]);
             next[i] = t;
             acc[i] =
@@ -181,7 +255,7 @@ TSR_HD void tsr__mig_explicit_row(const tsr__mig_step *st, tsr__cf *u, const int
         cur = next;
         next = old == u ? w2 : old;
     }
-    for (int32_t i = 0; i < nx; i++)
+    for (int32_t i = 0; i < np; i++)
         u[i] = tsr__cf_scale(taper[i], acc[i]);
 }
 
@@ -192,16 +266,16 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
                                           const float *a, const float *taper, int conj, tsr__cf *b1,
                                           tsr__cf *b2, tsr__cf *bn)
 {
-    const int32_t nx = st->nx;
+    const int32_t np = tsr__mig_points(st);
     const int cj = !conj;
-    for (int32_t i = 0; i < nx; i++) {
+    for (int32_t i = 0; i < np; i++) {
         u[i] = tsr__cf_scale(taper[i], u[i]);
         b1[i] = tsr__cf_make(0.0f, 0.0f);
         b2[i] = b1[i];
     }
     for (int32_t k = st->terms - 1; k >= 1; k--) {
-        tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
-        for (int32_t i = 0; i < nx; i++)
+        tsr__mig_x_apply(st, b1, bn);
+        for (int32_t i = 0; i < np; i++)
             bn[i] =
                 tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], k, u[i], bn[i], b2[i], cj);
         tsr__cf *t = b2;
@@ -209,8 +283,8 @@ TSR_HD void tsr__mig_explicit_adjoint_row(const tsr__mig_step *st, tsr__cf *u, c
         b1 = bn;
         bn = t;
     }
-    tsr__mig_x_row(b1, bn, nx, st->d2, st->xscale);
-    for (int32_t i = 0; i < nx; i++)
+    tsr__mig_x_apply(st, b1, bn);
+    for (int32_t i = 0; i < np; i++)
         u[i] = tsr__mig_clenshaw_at(st->table, st->terms, j[i], a[i], 0, u[i], bn[i], b2[i], cj);
 }
 

@@ -11,8 +11,8 @@ static tsr_status ref_image_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     if (st)
         return st;
     for (int32_t f = 0; f < plan->nfreq && !st; f++) {
-        tsr__mig_image_freq(plan, fft, f, src + (size_t)f * plan->nx, rec + (size_t)f * plan->nx,
-                            &work, image, illum);
+        tsr__mig_image_freq(plan, fft, f, src + (size_t)f * plan->ncols,
+                            rec + (size_t)f * plan->ncols, &work, image, illum);
         st = tsr__mig_report(ctx, progress, f + 1);
     }
     tsr__mig_work_free(ctx, &work);
@@ -28,8 +28,8 @@ static tsr_status ref_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     if (st)
         return st;
     for (int32_t f = 0; f < plan->nfreq && !st; f++) {
-        tsr__mig_model_freq(plan, fft, f, src + (size_t)f * plan->nx, refl, &work,
-                            rec + (size_t)f * plan->nx);
+        tsr__mig_model_freq(plan, fft, f, src + (size_t)f * plan->ncols, refl, &work,
+                            rec + (size_t)f * plan->ncols);
         st = tsr__mig_report(ctx, progress, f + 1);
     }
     tsr__mig_work_free(ctx, &work);

@@ -1,9 +1,11 @@
 /* Grids in files: the JSON sidecar + raw little-endian float32 format of
- * ../shared/data/seismic/derived (keys file, nx, nz, dx, dz, ox, oz; C order (nx, nz), z fast).
- * The sidecar is read with jansson (RFC 8259, UTF-8): one object, at most 1 MiB, each key once;
- * keys other than file, nx, nz, dx, dz, ox, oz and ny are ignored whatever their values. */
+ * ../shared/data/seismic/derived (keys file, nx, nz, dx, dz, ox, oz; C order (nx, nz), z fast;
+ * 3D: ny >= 2, dy, oy and C order (ny, nx, nz)). The sidecar is read with jansson (RFC 8259,
+ * UTF-8): one object, at most 1 MiB, each key once; keys other than file, nx, nz, dx, dz, ox, oz,
+ * ny, dy and oy are ignored whatever their values. */
 #include "core/checked.h"
 #include "core/ctx.h"
+#include "migrate/plan.h"
 #include "io/atomic_file.h"
 #include "tessera/migrate.h"
 
@@ -19,11 +21,12 @@ enum { TSR__SIDECAR_MAX = 1 << 20, TSR__NAME_MAX = 4096 };
 /* What a sidecar says: the data file's name and the numeric keys present. */
 typedef struct sidecar {
     char file[TSR__NAME_MAX];
-    double num[7]; /* nx nz dx dz ox oz ny */
-    int have[7];
+    double num[9]; /* nx nz dx dz ox oz ny dy oy */
+    int have[9];
 } sidecar;
 
-static const char *const num_keys[7] = {"nx", "nz", "dx", "dz", "ox", "oz", "ny"};
+enum { KEY_NY = 6, KEY_DY = 7, KEY_OY = 8, NKEYS = 9 };
+static const char *const num_keys[NKEYS] = {"nx", "nz", "dx", "dz", "ox", "oz", "ny", "dy", "oy"};
 
 /* The JSON type of v, for messages. */
 static const char *type_name(const json_t *v)
@@ -58,7 +61,7 @@ static tsr_status parse_sidecar(tsr_ctx *ctx, const char *path, const char *text
     if (!json_is_object(top))
         st = tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar is %s, not a JSON object", path,
                        type_name(top));
-    for (int i = 0; i < 7 && !st; i++) {
+    for (int i = 0; i < NKEYS && !st; i++) {
         const json_t *v = json_object_get(top, num_keys[i]);
         if (!v)
             continue;
@@ -136,6 +139,34 @@ static tsr_status data_path(tsr_ctx *ctx, const char *json_path, const char *nam
     return TSR_OK;
 }
 
+size_t tsr_migrate_grid_cells(const tsr_migrate_grid *g)
+{
+    size_t n;
+    if (!g || g->nx < 0 || g->nz < 0 ||
+        !tsr__size_mul3((size_t)g->nx, (size_t)tsr__mig_grid_ny(g), (size_t)g->nz, &n))
+        return 0;
+    return n;
+}
+
+/* A zeroed grid of nx x ny x nz (ny 1: 2D). */
+static tsr_status grid_alloc(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t nx, int32_t ny,
+                             int32_t nz)
+{
+    size_t bytes;
+    if (!tsr__size_mul3((size_t)nx, (size_t)ny, (size_t)nz, &bytes) ||
+        !tsr__size_mul(bytes, sizeof(float), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "grid: %d x %d x %d overflows", (int)nx, (int)ny,
+                         (int)nz);
+    memset(grid, 0, sizeof *grid);
+    tsr_status st = tsr__alloc(ctx, bytes, (void **)&grid->data);
+    if (st)
+        return st;
+    memset(grid->data, 0, bytes);
+    grid->nx = nx;
+    grid->nz = nz;
+    return TSR_OK;
+}
+
 tsr_status tsr_migrate_grid_alloc(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t nx, int32_t nz,
                                   double dx, double dz, double ox, double oz)
 {
@@ -145,20 +176,51 @@ tsr_status tsr_migrate_grid_alloc(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t 
     if (!grid || nx < 1 || nz < 1)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "grid: %d x %d is not a grid size", (int)nx,
                          (int)nz);
-    size_t bytes;
-    if (!tsr__size_mul3((size_t)nx, (size_t)nz, sizeof(float), &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "grid: %d x %d overflows", (int)nx, (int)nz);
-    memset(grid, 0, sizeof *grid);
-    if ((st = tsr__alloc(ctx, bytes, (void **)&grid->data)))
+    if ((st = grid_alloc(ctx, grid, nx, 1, nz)))
         return st;
-    memset(grid->data, 0, bytes);
-    grid->nx = nx;
-    grid->nz = nz;
     grid->dx = dx;
     grid->dz = dz;
     grid->ox = ox;
     grid->oz = oz;
     return TSR_OK;
+}
+
+tsr_status tsr_migrate_grid_alloc3d(tsr_ctx *ctx, tsr_migrate_grid *grid, int32_t nx, int32_t ny,
+                                    int32_t nz, double dx, double dy, double dz, double ox,
+                                    double oy, double oz)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st)
+        return st;
+    if (!grid || nx < 1 || ny < 2 || nz < 1)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "grid: %d x %d x %d (nx, ny, nz) is not a 3D grid size (ny >= 2)", (int)nx,
+                         (int)ny, (int)nz);
+    if (!(dy > 0) || !isfinite(dy) || !isfinite(oy))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "grid: a 3D grid needs dy > 0 and a finite oy (dy %g, oy %g)", dy, oy);
+    if ((st = grid_alloc(ctx, grid, nx, ny, nz)))
+        return st;
+    grid->dx = dx;
+    grid->dz = dz;
+    grid->ox = ox;
+    grid->oz = oz;
+    grid->ny = ny;
+    grid->dy = dy;
+    grid->oy = oy;
+    return TSR_OK;
+}
+
+tsr_status tsr_migrate_grid_alloc_like(tsr_ctx *ctx, tsr_migrate_grid *grid,
+                                       const tsr_migrate_grid *like)
+{
+    if (!like)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "grid: nothing to allocate like");
+    if (like->ny > 1)
+        return tsr_migrate_grid_alloc3d(ctx, grid, like->nx, like->ny, like->nz, like->dx, like->dy,
+                                        like->dz, like->ox, like->oy, like->oz);
+    return tsr_migrate_grid_alloc(ctx, grid, like->nx, like->nz, like->dx, like->dz, like->ox,
+                                  like->oz);
 }
 
 void tsr_migrate_grid_free(tsr_ctx *ctx, tsr_migrate_grid *grid)
@@ -192,27 +254,42 @@ tsr_status tsr_migrate_grid_load(tsr_ctx *ctx, const char *json_path, tsr_migrat
                              num_keys[i]);
     if (!sc.file[0])
         return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': the sidecar names no \"file\"", json_path);
-    if (sc.have[6] && sc.num[6] != 1)
-        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "'%s': a 3D grid (ny = %g); this build migrates 2D grids only", json_path,
-                         sc.num[6]);
     for (int i = 0; i < 2; i++)
         if (!(sc.num[i] >= 1 && sc.num[i] <= INT32_MAX) || sc.num[i] != floor(sc.num[i]))
             return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s = %g is not a positive integer",
                              json_path, num_keys[i], sc.num[i]);
     for (int i = 2; i < 4; i++)
-        if (!(sc.num[i] > 0))
+        if (!(sc.num[i] > 0) || !isfinite(sc.num[i]))
             return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s = %g is not positive", json_path,
                              num_keys[i], sc.num[i]);
+    /* ny absent or 1: 2D (dy, oy ignored); ny >= 2: 3D, dy > 0 required, oy 0 by default */
+    if (sc.have[KEY_NY] && (!(sc.num[KEY_NY] >= 1 && sc.num[KEY_NY] <= INT32_MAX) ||
+                            sc.num[KEY_NY] != floor(sc.num[KEY_NY])))
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': ny = %g is not a positive integer", json_path,
+                         sc.num[KEY_NY]);
+    const int32_t ny = sc.have[KEY_NY] ? (int32_t)sc.num[KEY_NY] : 1;
+    if (ny > 1 && !sc.have[KEY_DY])
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': a 3D grid (ny = %d) needs \"dy\"", json_path,
+                         (int)ny);
+    if (ny > 1 && (!(sc.num[KEY_DY] > 0) || !isfinite(sc.num[KEY_DY])))
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': dy = %g is not positive", json_path,
+                         sc.num[KEY_DY]);
+    for (int i = 4; i < 6; i++)
+        if (sc.have[i] && !isfinite(sc.num[i]))
+            return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': %s = %g is not finite", json_path,
+                             num_keys[i], sc.num[i]);
+    if (ny > 1 && sc.have[KEY_OY] && !isfinite(sc.num[KEY_OY]))
+        return tsr__fail(ctx, TSR_ERR_CORRUPT, "'%s': oy = %g is not finite", json_path,
+                         sc.num[KEY_OY]);
     int32_t nx = (int32_t)sc.num[0], nz = (int32_t)sc.num[1];
     char path[TSR__NAME_MAX + 1024];
     if ((st = data_path(ctx, json_path, sc.file, path, sizeof path)))
         return st;
     size_t count, bytes;
-    if (!tsr__size_mul((size_t)nx, (size_t)nz, &count) ||
+    if (!tsr__size_mul3((size_t)nx, (size_t)ny, (size_t)nz, &count) ||
         !tsr__size_mul(count, sizeof(float), &bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "'%s': %d x %d samples overflow", json_path,
-                         (int)nx, (int)nz);
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "'%s': %d x %d x %d samples overflow", json_path,
+                         (int)nx, (int)ny, (int)nz);
     FILE *f = fopen(path, "rb");
     if (!f)
         return tsr__fail(ctx, TSR_ERR_IO, "'%s': cannot open its data '%s': %s", json_path, path,
@@ -226,14 +303,22 @@ tsr_status tsr_migrate_grid_load(tsr_ctx *ctx, const char *json_path, tsr_migrat
     }
     if ((unsigned long long)size != (unsigned long long)bytes) {
         fclose(f);
+        if (ny > 1)
+            return tsr__fail(ctx, TSR_ERR_CORRUPT,
+                             "'%s': its data '%s' holds %lld bytes; ny * nx * nz = %d x %d x %d "
+                             "float32 samples need %zu",
+                             json_path, path, size, (int)ny, (int)nx, (int)nz, bytes);
         return tsr__fail(ctx, TSR_ERR_CORRUPT,
                          "'%s': its data '%s' holds %lld bytes; nx * nz = %d x %d float32 "
                          "samples need %zu",
                          json_path, path, size, (int)nx, (int)nz, bytes);
     }
     tsr_migrate_grid g;
-    if ((st = tsr_migrate_grid_alloc(ctx, &g, nx, nz, sc.num[2], sc.num[3],
-                                     sc.have[4] ? sc.num[4] : 0.0, sc.have[5] ? sc.num[5] : 0.0))) {
+    const double ox = sc.have[4] ? sc.num[4] : 0.0, oz = sc.have[5] ? sc.num[5] : 0.0;
+    if ((st = ny > 1 ? tsr_migrate_grid_alloc3d(ctx, &g, nx, ny, nz, sc.num[2], sc.num[KEY_DY],
+                                                sc.num[3], ox,
+                                                sc.have[KEY_OY] ? sc.num[KEY_OY] : 0.0, oz)
+                     : tsr_migrate_grid_alloc(ctx, &g, nx, nz, sc.num[2], sc.num[3], ox, oz))) {
         fclose(f);
         return st;
     }
@@ -285,7 +370,13 @@ tsr_status tsr_migrate_grid_save(tsr_ctx *ctx, const char *json_path, const tsr_
     char path[TSR__NAME_MAX];
     if ((st = f32_path(ctx, json_path, path, sizeof path)))
         return st;
-    size_t count = (size_t)grid->nx * (size_t)grid->nz;
+    if (grid->ny > 1 && (!(grid->dy > 0) || !isfinite(grid->dy) || !isfinite(grid->oy)))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "grid: a 3D grid needs dy > 0 and a finite oy (dy %g, oy %g)", grid->dy,
+                         grid->oy);
+    size_t count = tsr_migrate_grid_cells(grid);
+    if (!count)
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "grid: size overflows");
     tsr__atomic_file af;
     if ((st = tsr__atomic_open(ctx, path, &af)))
         return st;
@@ -309,13 +400,22 @@ tsr_status tsr_migrate_grid_save(tsr_ctx *ctx, const char *json_path, const tsr_
     json_escaped(ebase, sizeof ebase, base);
     json_escaped(eunits, sizeof eunits, units ? units : "");
     char text[3 * TSR__NAME_MAX];
-    int n = snprintf(text, sizeof text,
-                     "{\n \"file\": \"%s\",\n \"dtype\": \"float32 little-endian\",\n"
-                     " \"layout\": \"C-order (nx, nz): z is the fast axis\",\n"
-                     " \"nz\": %d,\n \"nx\": %d,\n \"dz\": %.17g,\n \"dx\": %.17g,\n"
-                     " \"oz\": %.17g,\n \"ox\": %.17g,\n \"units\": \"%s\"\n}\n",
-                     ebase, (int)grid->nz, (int)grid->nx, grid->dz, grid->dx, grid->oz, grid->ox,
-                     eunits);
+    int n = grid->ny > 1
+                ? snprintf(text, sizeof text,
+                           "{\n \"file\": \"%s\",\n \"dtype\": \"float32 little-endian\",\n"
+                           " \"layout\": \"C-order (ny, nx, nz): z is the fast axis\",\n"
+                           " \"nz\": %d,\n \"nx\": %d,\n \"ny\": %d,\n \"dz\": %.17g,\n"
+                           " \"dx\": %.17g,\n \"dy\": %.17g,\n \"oz\": %.17g,\n"
+                           " \"ox\": %.17g,\n \"oy\": %.17g,\n \"units\": \"%s\"\n}\n",
+                           ebase, (int)grid->nz, (int)grid->nx, (int)grid->ny, grid->dz, grid->dx,
+                           grid->dy, grid->oz, grid->ox, grid->oy, eunits)
+                : snprintf(text, sizeof text,
+                           "{\n \"file\": \"%s\",\n \"dtype\": \"float32 little-endian\",\n"
+                           " \"layout\": \"C-order (nx, nz): z is the fast axis\",\n"
+                           " \"nz\": %d,\n \"nx\": %d,\n \"dz\": %.17g,\n \"dx\": %.17g,\n"
+                           " \"oz\": %.17g,\n \"ox\": %.17g,\n \"units\": \"%s\"\n}\n",
+                           ebase, (int)grid->nz, (int)grid->nx, grid->dz, grid->dx, grid->oz,
+                           grid->ox, eunits);
     if (n < 0 || n >= (int)sizeof text)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "grid: sidecar text too long");
     if ((st = tsr__atomic_open(ctx, json_path, &af)))

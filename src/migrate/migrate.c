@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const tsr__method_names[] = {"explicit", "phase-shift", "pspi"};
 static const char *const tsr__imaging_names[] = {"cross", "normalized"};
@@ -63,13 +64,15 @@ static const tsr__migrate_backend *const tsr__migrate_backends[] = {
     &tsr__migrate_backend_cuda, &tsr__migrate_backend_cpu, &tsr__migrate_backend_reference};
 enum { TSR__MIGRATE_NBACKENDS = sizeof tsr__migrate_backends / sizeof tsr__migrate_backends[0] };
 
-/* The backends that run `method`: every entry with functions, cuda for explicit only. */
-static unsigned offered_for(tsr_migrate_method method)
+/* The backends that run `method`: every entry with functions, cuda for explicit 2D only (no
+ * CUDA kernel steps a 3D slice yet). */
+static unsigned offered_for(tsr_migrate_method method, int is3d)
 {
     unsigned offered = 0;
     for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++) {
         const tsr__migrate_backend *b = tsr__migrate_backends[i];
-        if (b->model_shot && (b->id != TSR_BACKEND_CUDA || method == TSR_MIGRATE_EXPLICIT))
+        if (b->model_shot &&
+            (b->id != TSR_BACKEND_CUDA || (method == TSR_MIGRATE_EXPLICIT && !is3d)))
             offered |= TSR__BACKEND_BIT(b->id);
     }
     return offered;
@@ -86,10 +89,10 @@ static const tsr__migrate_backend *entry_of(tsr_backend id)
 /* Auto's rule: cuda for the explicit method where the build has it and a device opens (every
  * depth step of every frequency does thousands of operations per byte of wavefield, which a GPU
  * runs far faster than the cores), the cpu backend otherwise. */
-static tsr_backend auto_pick(tsr_migrate_method method)
+static tsr_backend auto_pick(tsr_migrate_method method, int is3d)
 {
-    return offered_for(method) & TSR__BACKEND_BIT(TSR_BACKEND_CUDA) ? TSR_BACKEND_CUDA
-                                                                    : TSR_BACKEND_CPU;
+    return offered_for(method, is3d) & TSR__BACKEND_BIT(TSR_BACKEND_CUDA) ? TSR_BACKEND_CUDA
+                                                                          : TSR_BACKEND_CPU;
 }
 
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
@@ -97,7 +100,7 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
     if (!ctx)
         return TSR_BACKEND_AUTO;
     if (ctx->opt.backend == TSR_BACKEND_AUTO)
-        return auto_pick(TSR_MIGRATE_EXPLICIT) == TSR_BACKEND_CUDA &&
+        return auto_pick(TSR_MIGRATE_EXPLICIT, 0) == TSR_BACKEND_CUDA &&
                        (ctx->cuda || tsr__cuda_device_count() > 0)
                    ? TSR_BACKEND_CUDA
                    : TSR_BACKEND_CPU;
@@ -105,18 +108,25 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
     return b ? b->id : TSR_BACKEND_AUTO;
 }
 
-/* The one choice of backend (core/backend.h), for the run's method. */
-static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method,
+/* The one choice of backend (core/backend.h), for the run's method and dimension (is3d: the
+ * velocity has ny >= 2). The cuda backend asked for a 3D model is TSR_ERR_UNSUPPORTED; auto
+ * takes cpu for 3D. */
+static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method, int is3d,
                                const tsr__migrate_backend **out)
 {
+    if (is3d && ctx->opt.backend == TSR_BACKEND_CUDA)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "migrate: the cuda backend migrates 2D models only (no CUDA 3D kernel "
+                         "yet); a 3D model runs on --backend cpu or reference (auto takes cpu)");
     char op[48];
     snprintf(op, sizeof op, "migrate --method %s", tsr_migrate_method_name(method));
-    const tsr_backend pick = auto_pick(method);
+    const tsr_backend pick = auto_pick(method, is3d);
     tsr_backend b;
     tsr_status st = tsr__backend_choose(
-        ctx, op, offered_for(method), pick,
+        ctx, op, offered_for(method, is3d), pick,
         pick == TSR_BACKEND_CUDA
             ? "explicit migration does thousands of operations per byte: the GPU is far faster"
+        : is3d                           ? "3D migration runs on the CPU (no CUDA 3D kernel yet)"
         : method == TSR_MIGRATE_EXPLICIT ? "this build has no CUDA backend"
                                          : "only the explicit method has a CUDA backend",
         &b);
@@ -126,10 +136,11 @@ static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method,
     return TSR_OK;
 }
 
-tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, tsr_backend *out)
+tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, int is3d,
+                                     tsr_backend *out)
 {
     const tsr__migrate_backend *b;
-    tsr_status st = pick_backend(ctx, method, &b);
+    tsr_status st = pick_backend(ctx, method, is3d, &b);
     if (!st)
         *out = b->id;
     return st;
@@ -185,21 +196,56 @@ static void run_free(tsr_ctx *ctx, tsr__mig_run *run)
         tsr__free(ctx, p[i]);
 }
 
-/* Plan, FFT plans, every shot's grid columns (each position checked), spectra rows for `sets`
- * sets of `batch` shots and one trace scratch per thread. */
-static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr_migrate_grid *velocity,
-                           const tsr_migrate_gather *g, const tsr_migrate_options *opt, int model,
-                           int32_t batch, int32_t sets)
+/* The bytes a 3D run holds (migrate.h's formula): `threads` workspaces and images, one shot's
+ * spectra per batch and set, the plan's slowness and the shot's images; refused
+ * (TSR_ERR_LIMIT, naming them) above the machine's physical memory. */
+static tsr_status check_memory(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                               const tsr__migrate_backend *backend, int model, int32_t batch,
+                               int32_t sets)
+{
+    const double c = (double)plan->ncols, nz = (double)plan->nz, f = (double)plan->nfreq;
+    const double p = (double)plan->nxfft * (double)plan->nyfft;
+    /* the reference backend runs one thread, the cpu one at most one per frequency */
+    double threads = ctx->threads < 1 ? 1 : ctx->threads;
+    if (backend->id == TSR_BACKEND_REFERENCE)
+        threads = 1;
+    else if (threads > f)
+        threads = f;
+    const double per_thread = 56.0 * c + 24.0 * p + (model ? 8.0 : 16.0) * nz * c;
+    const double shared = 16.0 * f * c * batch * sets + (model ? 8.0 : 28.0) * nz * c;
+    const double need = threads * per_thread + shared;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    if (need > have)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "migrate: a 3D %s of %d x %d x %d points and %d frequencies needs %.4g "
+                         "GiB (%.0f bytes: %d threads of %.4g GiB and %.4g GiB shared), more than "
+                         "this machine's %.4g GiB: use fewer threads (--threads), a smaller grid "
+                         "or a narrower band (--fmax)",
+                         model ? "modelling" : "migration", (int)plan->nx, (int)plan->ny,
+                         (int)plan->nz, (int)plan->nfreq, need / 1073741824.0, need, (int)threads,
+                         per_thread / 1073741824.0, shared / 1073741824.0, have / 1073741824.0);
+    return TSR_OK;
+}
+
+/* Plan (a 3D one checked against the memory `backend` needs), FFT plans, every shot's grid
+ * columns (each position checked), spectra rows for `sets` sets of `batch` shots and one trace
+ * scratch per thread. */
+static tsr_status run_open(tsr_ctx *ctx, tsr__mig_run *run, const tsr__migrate_backend *backend,
+                           const tsr_migrate_grid *velocity, const tsr_migrate_gather *g,
+                           const tsr_migrate_options *opt, int model, int32_t batch, int32_t sets)
 {
     memset(run, 0, sizeof *run);
     tsr_status st = tsr__migrate_plan_build(ctx, &run->plan, velocity, g, opt, model);
     if (st)
         return st;
     run->have_plan = 1;
+    if (run->plan.ny > 1 && (st = check_memory(ctx, &run->plan, backend, model, batch, sets)))
+        return st;
     if ((st = tsr__mig_columns_make(ctx, &run->plan, g, &run->cols)))
         return st;
     size_t rows;
-    if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.nx, sizeof(tsr__cf), &rows) ||
+    if (!tsr__size_mul3((size_t)run->plan.nfreq, (size_t)run->plan.ncols, sizeof(tsr__cf), &rows) ||
         !tsr__size_mul3(rows, (size_t)batch, (size_t)sets, &rows))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: spectra overflow");
     run->batch = batch;
@@ -219,7 +265,7 @@ static void batch_spectra(tsr__mig_run *run, const tsr_migrate_gather *g, int32_
                           int32_t set)
 {
     const size_t o =
-        (size_t)set * (size_t)run->batch * (size_t)run->plan.nfreq * (size_t)run->plan.nx;
+        (size_t)set * (size_t)run->batch * (size_t)run->plan.nfreq * (size_t)run->plan.ncols;
     tsr__mig_spectra_shots(&run->plan, &run->fft, g, s0, n, &run->cols, run->threads, run->scratch,
                            run->src + o, run->rec + o);
 }
@@ -229,7 +275,7 @@ static tsr_status alloc_cells(tsr_ctx *ctx, const tsr__migrate_plan *plan, size_
                               int32_t count, void **out)
 {
     size_t n;
-    if (!tsr__size_mul3((size_t)plan->nx, (size_t)plan->nz, size, &n) ||
+    if (!tsr__size_mul3((size_t)plan->ncols, (size_t)plan->nz, size, &n) ||
         !tsr__size_mul(n, (size_t)count, &n))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: image size overflows");
     return tsr__alloc(ctx, n, out);
@@ -240,7 +286,7 @@ static tsr_status alloc_cells(tsr_ctx *ctx, const tsr__migrate_plan *plan, size_
 static void add_shot(const tsr__migrate_plan *plan, double *total, const double *image,
                      const double *illum)
 {
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
+    const size_t cells = (size_t)plan->ncols * (size_t)plan->nz;
     if (plan->imaging == TSR_MIGRATE_CROSS) {
         for (size_t i = 0; i < cells; i++)
             total[i] += image[i];
@@ -293,8 +339,8 @@ static tsr_status image_add_shots(tsr_ctx *ctx, const tsr__migrate_backend *back
                                   int32_t end, double *sum, tsr_migrate_added_fn added, void *user)
 {
     const tsr__migrate_plan *plan = &run->plan;
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
-    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
+    const size_t cells = (size_t)plan->ncols * (size_t)plan->nz;
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->ncols;
     tsr_status st = TSR_OK;
     for (int32_t s0 = first; s0 < end && !st; s0 += run->batch) {
         const int32_t n = batch_at(s0, end, run->batch);
@@ -325,8 +371,8 @@ static tsr_status image_add_batches(tsr_ctx *ctx, const tsr__migrate_backend *ba
                                     tsr_migrate_added_fn added, void *user)
 {
     const tsr__migrate_plan *plan = &run->plan;
-    const size_t cells = (size_t)plan->nx * (size_t)plan->nz;
-    const size_t set_rows = (size_t)run->batch * (size_t)plan->nfreq * (size_t)plan->nx;
+    const size_t cells = (size_t)plan->ncols * (size_t)plan->nz;
+    const size_t set_rows = (size_t)run->batch * (size_t)plan->nfreq * (size_t)plan->ncols;
     if (first >= end)
         return TSR_OK;
     batch_spectra(run, shots, first, batch_at(first, end, run->batch), 0);
@@ -368,14 +414,20 @@ tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         tsr_migrate_options_init(&defaults);
         opt = &defaults;
     }
+    if (!velocity)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model");
     const tsr__migrate_backend *backend;
-    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 1)) ||
+    const int is3d = velocity->ny > 1;
+    if ((st = pick_backend(ctx, opt->method, is3d, &backend)) ||
+        (st = check_gather(ctx, shots, 1)) ||
         (st = check_add(ctx, velocity, shots, first, count, sum)))
         return st;
     const int async = backend->image_start != NULL;
-    const int32_t batch = TSR__MIG_BATCH;
+    /* 3D: one shot's spectra at a time (a 3D shot's spectra are large; the batch only lets
+     * several shots' spectra be made at once, and does not change them) */
+    const int32_t batch = is3d ? 1 : TSR__MIG_BATCH;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
+    if ((st = run_open(ctx, &run, backend, velocity, shots, opt, 0, batch, async ? 2 : 1)) ||
         (!async &&
          ((st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_image)) ||
           (st = alloc_cells(ctx, &run.plan, sizeof(double), 1, (void **)&run.shot_illum))))) {
@@ -389,6 +441,23 @@ tsr_status tsr_migrate_image_add(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
     return st;
 }
 
+/* Whether grid g has the velocity's nx, nz and ny (a failure names both). */
+static tsr_status check_same_shape(tsr_ctx *ctx, const char *what, const tsr_migrate_grid *g,
+                                   const tsr_migrate_grid *v)
+{
+    if (g->nx == v->nx && g->nz == v->nz && tsr__mig_grid_ny(g) == tsr__mig_grid_ny(v))
+        return TSR_OK;
+    if (v->ny > 1 || g->ny > 1)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the %s is %d x %d x %d (nx, ny, nz), the velocity model %d x "
+                         "%d x %d",
+                         what, (int)g->nx, (int)tsr__mig_grid_ny(g), (int)g->nz, (int)v->nx,
+                         (int)tsr__mig_grid_ny(v), (int)v->nz);
+    return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                     "migrate: the %s is %d x %d, the velocity model %d x %d", what, (int)g->nx,
+                     (int)g->nz, (int)v->nx, (int)v->nz);
+}
+
 tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
                                       const double *sum, tsr_migrate_grid *image)
 {
@@ -397,18 +466,20 @@ tsr_status tsr_migrate_image_from_sum(tsr_ctx *ctx, const tsr_migrate_grid *velo
         return st;
     if (!velocity || !sum || !image || !image->data)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model, sum or image");
-    if (image->nx != velocity->nx || image->nz != velocity->nz)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "migrate: the image is %d x %d, the velocity model %d x %d",
-                         (int)image->nx, (int)image->nz, (int)velocity->nx, (int)velocity->nz);
+    if ((st = check_same_shape(ctx, "image", image, velocity)))
+        return st;
     image->dx = velocity->dx;
     image->dz = velocity->dz;
     image->ox = velocity->ox;
     image->oz = velocity->oz;
-    const int64_t nx = image->nx, nz = image->nz;
+    image->ny = velocity->ny;
+    image->dy = velocity->dy;
+    image->oy = velocity->oy;
+    /* column c = iy * nx + ix: the grid's (c, iz) from the sum's depth slice iz */
+    const int64_t ncols = (int64_t)image->nx * tsr__mig_grid_ny(image), nz = image->nz;
     for (int64_t iz = 0; iz < nz; iz++)
-        for (int64_t ix = 0; ix < nx; ix++)
-            image->data[ix * nz + iz] = (float)sum[iz * nx + ix];
+        for (int64_t c = 0; c < ncols; c++)
+            image->data[c * nz + iz] = (float)sum[iz * ncols + c];
     return TSR_OK;
 }
 
@@ -421,13 +492,11 @@ tsr_status tsr_migrate_image(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         return st;
     if (!velocity || !image || !image->data)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model or image");
-    if (image->nx != velocity->nx || image->nz != velocity->nz)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "migrate: the image is %d x %d, the velocity model %d x %d",
-                         (int)image->nx, (int)image->nz, (int)velocity->nx, (int)velocity->nz);
+    if ((st = check_same_shape(ctx, "image", image, velocity)))
+        return st;
     double *sum;
-    size_t bytes;
-    if (!tsr__size_mul3((size_t)velocity->nx, (size_t)velocity->nz, sizeof(double), &bytes))
+    size_t bytes, cells = tsr_migrate_grid_cells(velocity);
+    if (!cells || !tsr__size_mul(cells, sizeof(double), &bytes))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: image size overflows");
     if ((st = tsr__alloc(ctx, bytes, (void **)&sum)))
         return st;
@@ -448,37 +517,44 @@ tsr_status tsr_migrate_model(tsr_ctx *ctx, const tsr_migrate_grid *velocity,
         return st;
     if (!velocity || !velocity->data)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: no velocity model");
-    if (reflectivity && (!reflectivity->data || reflectivity->nx != velocity->nx ||
-                         reflectivity->nz != velocity->nz))
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "migrate: the reflectivity grid must match the velocity model's %d x %d",
-                         (int)velocity->nx, (int)velocity->nz);
+    if (reflectivity && !reflectivity->data)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: the reflectivity has no data");
+    if (reflectivity && (st = check_same_shape(ctx, "reflectivity grid", reflectivity, velocity)))
+        return st;
     tsr_migrate_options defaults;
     if (!opt) {
         tsr_migrate_options_init(&defaults);
         opt = &defaults;
     }
     const tsr__migrate_backend *backend;
-    if ((st = pick_backend(ctx, opt->method, &backend)) || (st = check_gather(ctx, shots, 0)))
+    if ((st = pick_backend(ctx, opt->method, velocity->ny > 1, &backend)) ||
+        (st = check_gather(ctx, shots, 0)))
         return st;
     tsr__mig_run run;
-    if ((st = run_open(ctx, &run, velocity, shots, opt, 1, 1, 1)) ||
+    if ((st = run_open(ctx, &run, backend, velocity, shots, opt, 1, 1, 1)) ||
         (st = alloc_cells(ctx, &run.plan, sizeof(float), 1, (void **)&run.refl))) {
         run_free(ctx, &run);
         return st;
     }
     const tsr__migrate_plan *plan = &run.plan;
-    const int64_t nx = plan->nx, nz = plan->nz;
+    /* column c = iy * nx + ix (3D; c = ix in 2D) */
+    const int64_t nx = plan->ncols, nz = plan->nz;
     for (int64_t iz = 0; iz < nz; iz++)
         for (int64_t ix = 0; ix < nx; ix++) {
             float r;
             if (reflectivity) {
                 r = reflectivity->data[ix * nz + iz];
                 if (!isfinite(r)) {
-                    st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                                   "migrate: reflectivity at column %lld, sample %lld is not "
-                                   "finite",
-                                   (long long)ix, (long long)iz);
+                    st = plan->ny > 1
+                             ? tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                         "migrate: reflectivity at column %lld, inline %lld, "
+                                         "sample %lld is not finite",
+                                         (long long)(ix % plan->nx), (long long)(ix / plan->nx),
+                                         (long long)iz)
+                             : tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                         "migrate: reflectivity at column %lld, sample %lld is not "
+                                         "finite",
+                                         (long long)ix, (long long)iz);
                     run_free(ctx, &run);
                     return st;
                 }

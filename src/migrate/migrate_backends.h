@@ -58,9 +58,10 @@ typedef struct tsr__migrate_backend {
                                const tsr__mig_progress *progress);
 } tsr__migrate_backend;
 
-/* The backend tsr_migrate_image takes for `method` on ctx (the choice of core/backend.h, as
- * the migration itself makes it); fails as the migration would. */
-tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, tsr_backend *out);
+/* The backend tsr_migrate_image takes for `method` on ctx and a 2D (is3d 0) or 3D model (the
+ * choice of core/backend.h, as the migration itself makes it); fails as the migration would. */
+tsr_status tsr__migrate_backend_pick(tsr_ctx *ctx, tsr_migrate_method method, int is3d,
+                                     tsr_backend *out);
 
 /* Single thread, frequencies in order, the image summed in double (extrap_ref.c): defines the
  * answer. */

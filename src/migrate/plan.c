@@ -39,6 +39,22 @@ double tsr__mig_ricker(double w, double f0)
     return 2.0 / sqrt(PI) * (f * f) / (f0 * f0 * f0) * exp(-(f * f) / (f0 * f0));
 }
 
+/* A 3D velocity's y axis (ny >= 2): dy positive and finite, oy finite, and slices of at most
+ * INT32_MAX points. */
+static tsr_status check_velocity_y(tsr_ctx *ctx, const tsr_migrate_grid *v)
+{
+    if (!(v->dy > 0) || !isfinite(v->dy) || !isfinite(v->oy))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: the 3D velocity model's y spacing must be positive and finite "
+                         "and its origin finite (ny %d, dy %g, oy %g)",
+                         (int)v->ny, v->dy, v->oy);
+    if ((int64_t)v->nx * v->ny > INT32_MAX)
+        return tsr__fail(ctx, TSR_ERR_LIMIT,
+                         "migrate: a depth slice of %d x %d points is more than this build takes",
+                         (int)v->nx, (int)v->ny);
+    return TSR_OK;
+}
+
 static tsr_status check_velocity(tsr_ctx *ctx, const tsr_migrate_grid *v, float *vmin, float *vmax)
 {
     if (!v->data || v->nx < 1 || v->nz < 2)
@@ -52,22 +68,36 @@ static tsr_status check_velocity(tsr_ctx *ctx, const tsr_migrate_grid *v, float 
                          "migrate: the velocity model's spacing must be positive and finite and "
                          "its origin finite (dx %g, dz %g, ox %g, oz %g)",
                          v->dx, v->dz, v->ox, v->oz);
+    tsr_status st;
+    if (v->ny > 1 && (st = check_velocity_y(ctx, v)))
+        return st;
     *vmin = INFINITY;
     *vmax = 0;
-    for (int64_t ix = 0; ix < v->nx; ix++)
-        for (int64_t iz = 0; iz < v->nz; iz++) {
-            float s = v->data[ix * v->nz + iz];
-            if (!(s > 0) || !isfinite(s))
-                return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                                 "migrate: velocity %g at x = %g m, z = %g m (column %lld, sample "
-                                 "%lld) is not a positive finite number",
-                                 (double)s, v->ox + (double)ix * v->dx, v->oz + (double)iz * v->dz,
-                                 (long long)ix, (long long)iz);
-            if (s < *vmin)
-                *vmin = s;
-            if (s > *vmax)
-                *vmax = s;
-        }
+    const int64_t ny = tsr__mig_grid_ny(v);
+    for (int64_t iy = 0; iy < ny; iy++)
+        for (int64_t ix = 0; ix < v->nx; ix++)
+            for (int64_t iz = 0; iz < v->nz; iz++) {
+                float s = v->data[(iy * v->nx + ix) * v->nz + iz];
+                if (!(s > 0) || !isfinite(s)) {
+                    if (ny > 1)
+                        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                         "migrate: velocity %g at x = %g m, y = %g m, z = %g m "
+                                         "(column %lld, inline %lld, sample %lld) is not a "
+                                         "positive finite number",
+                                         (double)s, v->ox + (double)ix * v->dx,
+                                         v->oy + (double)iy * v->dy, v->oz + (double)iz * v->dz,
+                                         (long long)ix, (long long)iy, (long long)iz);
+                    return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                                     "migrate: velocity %g at x = %g m, z = %g m (column %lld, "
+                                     "sample %lld) is not a positive finite number",
+                                     (double)s, v->ox + (double)ix * v->dx,
+                                     v->oz + (double)iz * v->dz, (long long)ix, (long long)iz);
+                }
+                if (s < *vmin)
+                    *vmin = s;
+                if (s > *vmax)
+                    *vmax = s;
+            }
     return TSR_OK;
 }
 
@@ -113,7 +143,12 @@ static tsr_status plan_band(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mig
     double fmax = opt->fmax;
     if (fmax == 0) {
         double h = plan->dx > plan->dz ? plan->dx : plan->dz;
-        fmax = (double)vmin / (2.0 * h);
+        if (plan->ny > 1 && plan->dy > h)
+            h = plan->dy;
+        /* 3D: 3 points per shortest wavelength rather than 2: beyond, the cross stencil's symbol
+         * differs between the axes and the diagonals by more than the design can share out
+         * (design.c), and steep dips lose their accuracy */
+        fmax = (double)vmin / ((plan->ny > 1 ? 3.0 : 2.0) * h);
         if (fmax > nyquist)
             fmax = nyquist;
     }
@@ -154,7 +189,15 @@ static tsr_status plan_band(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mig
 static tsr_status plan_table(tsr_ctx *ctx, tsr__migrate_plan *plan, float vmin)
 {
     memcpy(plan->d2, tsr__mig_d2, sizeof plan->d2);
-    plan->xscale = (float)(2.0 / tsr__migrate_filter_symbol(plan->d2, PI));
+    /* 3D: X = 1 + xscale (D2x + rho D2y), rho = dx^2 / dy^2 (extrap_hd.h) */
+    const double rho = plan->ny > 1 ? (plan->dx * plan->dx) / (plan->dy * plan->dy) : 0.0;
+    if (plan->ny > 1) {
+        plan->xscale = (float)(2.0 / (tsr__migrate_filter_symbol(plan->d2, PI) * (1.0 + rho)));
+        plan->xscale_y =
+            (float)(2.0 * rho / (tsr__migrate_filter_symbol(plan->d2, PI) * (1.0 + rho)));
+    } else {
+        plan->xscale = (float)(2.0 / tsr__migrate_filter_symbol(plan->d2, PI));
+    }
     const double wmax = plan->omega[plan->nfreq - 1];
     double pmax = wmax * plan->dz / (double)vmin * (1 + 1e-6);
     double rows = ceil(pmax / TSR__MIG_TABLE_STEP) + 1;
@@ -177,48 +220,63 @@ static tsr_status plan_table(tsr_ctx *ctx, tsr__migrate_plan *plan, float vmin)
     int32_t failed = n; /* the first row whose design failed; redone below for its message */
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 8) reduction(min : failed)
     for (int32_t j = 0; j < n; j++)
-        if (tsr__migrate_design(NULL, plan->d2, r, j * plan->table_dp,
-                                plan->table + (size_t)j * TSR__MIG_TERMS, NULL) != TSR_OK &&
+        if (tsr__migrate_design3(NULL, plan->d2, r, rho, j * plan->table_dp,
+                                 plan->table + (size_t)j * TSR__MIG_TERMS, NULL) != TSR_OK &&
             j < failed)
             failed = j;
     if (failed < n)
-        return tsr__migrate_design(ctx, plan->d2, r, failed * plan->table_dp,
-                                   plan->table + (size_t)failed * TSR__MIG_TERMS, NULL);
+        return tsr__migrate_design3(ctx, plan->d2, r, rho, failed * plan->table_dp,
+                                    plan->table + (size_t)failed * TSR__MIG_TERMS, NULL);
     return TSR_OK;
+}
+
+/* Taper weight of index i of n with nt taper points at each end. */
+static double taper_at(int32_t i, int32_t n, int32_t nt)
+{
+    int32_t d = i < n - 1 - i ? i : n - 1 - i; /* distance from the edge */
+    double g = 1.0;
+    if (d < nt) {
+        double q = 0.3 * (double)(nt - d) / nt;
+        g = exp(-q * q);
+    }
+    return g;
 }
 
 static tsr_status plan_model(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_migrate_grid *v,
                              const tsr_migrate_options *opt)
 {
+    const int64_t nx = v->nx, nz = v->nz, ny = plan->ny, ncols = plan->ncols;
     size_t cells;
-    if (!tsr__size_mul((size_t)v->nx, (size_t)v->nz, &cells))
+    if (!tsr__size_mul((size_t)ncols, (size_t)nz, &cells))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "migrate: model size overflows");
     tsr_status st;
     if ((st = alloc_array(ctx, cells, sizeof(float), (void **)&plan->slow)) ||
-        (st = alloc_array(ctx, (size_t)v->nz, sizeof(double), (void **)&plan->slow_ref)) ||
-        (st = alloc_array(ctx, (size_t)v->nx, sizeof(float), (void **)&plan->taper)))
+        (st = alloc_array(ctx, (size_t)nz, sizeof(double), (void **)&plan->slow_ref)) ||
+        (st = alloc_array(ctx, (size_t)ncols, sizeof(float), (void **)&plan->taper)))
         return st;
-    for (int64_t iz = 0; iz < v->nz; iz++) {
+    /* column c = iy * nx + ix of the grid's (iy * nx + ix) * nz + iz */
+    for (int64_t iz = 0; iz < nz; iz++) {
         double sum = 0;
-        for (int64_t ix = 0; ix < v->nx; ix++) {
-            float s = 1.0f / v->data[ix * v->nz + iz];
-            plan->slow[iz * v->nx + ix] = s;
+        for (int64_t c = 0; c < ncols; c++) {
+            float s = 1.0f / v->data[c * nz + iz];
+            plan->slow[iz * ncols + c] = s;
             sum += s;
         }
-        plan->slow_ref[iz] = sum / v->nx;
+        plan->slow_ref[iz] = sum / ncols;
     }
-    plan->nxfft = fast_size((int64_t)v->nx + v->nx / 2 + 8);
+    plan->nxfft = fast_size(nx + nx / 2 + 8);
+    plan->nyfft = ny > 1 ? fast_size(ny + ny / 2 + 8) : 1;
     if (plan->method == TSR_MIGRATE_PSPI) {
-        if ((st = alloc_array(ctx, (size_t)v->nz * TSR__MIG_PSPI_REFS, sizeof(double),
+        if ((st = alloc_array(ctx, (size_t)nz * TSR__MIG_PSPI_REFS, sizeof(double),
                               (void **)&plan->pspi_slow)) ||
-            (st = alloc_array(ctx, (size_t)v->nz, sizeof(int32_t), (void **)&plan->pspi_count)))
+            (st = alloc_array(ctx, (size_t)nz, sizeof(int32_t), (void **)&plan->pspi_count)))
             return st;
-        for (int64_t iz = 0; iz < v->nz; iz++) {
-            const float *row = plan->slow + iz * v->nx;
+        for (int64_t iz = 0; iz < nz; iz++) {
+            const float *row = plan->slow + iz * ncols;
             double lo = row[0], hi = row[0];
-            for (int64_t ix = 1; ix < v->nx; ix++) {
-                lo = row[ix] < lo ? row[ix] : lo;
-                hi = row[ix] > hi ? row[ix] : hi;
+            for (int64_t c = 1; c < ncols; c++) {
+                lo = row[c] < lo ? row[c] : lo;
+                hi = row[c] > hi ? row[c] : hi;
             }
             /* references 5% of the smallest slowness apart, at most TSR__MIG_PSPI_REFS */
             double n = hi > lo ? ceil((hi - lo) / (0.05 * lo)) + 1 : 1;
@@ -232,16 +290,15 @@ static tsr_status plan_model(tsr_ctx *ctx, tsr__migrate_plan *plan, const tsr_mi
     if (opt->taper < 0)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "migrate: taper %d is negative",
                          (int)opt->taper);
-    int32_t nt = opt->taper < v->nx / 4 ? opt->taper : v->nx / 4;
-    for (int32_t ix = 0; ix < v->nx; ix++) {
-        int32_t d = ix < v->nx - 1 - ix ? ix : v->nx - 1 - ix; /* distance from the edge */
-        double g = 1.0;
-        if (d < nt) {
-            double q = 0.3 * (double)(nt - d) / nt;
-            g = exp(-q * q);
+    int32_t ntx = opt->taper < v->nx / 4 ? opt->taper : v->nx / 4;
+    int32_t nty = opt->taper < (int32_t)ny / 4 ? opt->taper : (int32_t)ny / 4;
+    for (int64_t iy = 0; iy < ny; iy++) /* 3D: the product of the x and y tapers */
+        for (int64_t ix = 0; ix < nx; ix++) {
+            double g = taper_at((int32_t)ix, (int32_t)nx, ntx);
+            if (ny > 1)
+                g *= taper_at((int32_t)iy, (int32_t)ny, nty);
+            plan->taper[iy * nx + ix] = (float)g;
         }
-        plan->taper[ix] = (float)g;
-    }
     return TSR_OK;
 }
 
@@ -272,6 +329,12 @@ tsr_status tsr__migrate_plan_build(tsr_ctx *ctx, tsr__migrate_plan *plan,
     plan->dz = velocity->dz;
     plan->ox = velocity->ox;
     plan->oz = velocity->oz;
+    plan->ny = tsr__mig_grid_ny(velocity);
+    plan->ncols = plan->nx * plan->ny; /* <= INT32_MAX: check_velocity */
+    if (plan->ny > 1) {
+        plan->dy = velocity->dy;
+        plan->oy = velocity->oy;
+    }
     if ((st = plan_band(ctx, plan, gather, opt, vmin, model)) ||
         (st = plan_model(ctx, plan, velocity, opt)) ||
         (plan->method == TSR_MIGRATE_EXPLICIT && (st = plan_table(ctx, plan, vmin)))) {

@@ -27,6 +27,11 @@ typedef struct tsr__migrate_plan {
     tsr_migrate_imaging imaging;
     int32_t nx, nz;
     double dx, dz, ox, oz;
+    /* 3D: ny >= 2 inlines dy apart from oy; 2D: ny = 1 (dy, oy 0). Every row of the wavefields,
+     * slowness, taper and images is a depth slice of ncols = nx * ny points, x fastest (in 2D the
+     * row of nx of before). */
+    int32_t ny, ncols;
+    double dy, oy;
 
     /* Time axis: nt samples of dt from t0, transformed with nfft >= 2 nt points. */
     int32_t nt, nfft;
@@ -47,21 +52,24 @@ typedef struct tsr__migrate_plan {
      * kx dx = pi. Coefficients: table rows j = 0 .. ntable-1 at p = j * table_dp (p = w dz / v),
      * TSR__MIG_TERMS complex c_n per row. */
     float d2[5];
-    float xscale; /* 2 / lambda_max */
+    float xscale;   /* 2 / lambda_max; 3D: 2 / (lambda_max (1 + rho)), rho = dx^2 / dy^2 */
+    float xscale_y; /* 3D: rho xscale, the weight of D2y; 2D: 0 */
     int32_t ntable;
     double table_dp;
     tsr__cf *table; /* ntable * TSR__MIG_TERMS */
 
     /* Slowness (s/m), transposed so that a depth's row is contiguous: slow[iz * nx + ix]. */
     float *slow;
-    /* Phase shift: the mean slowness of each depth row; nxfft >= nx points along x. */
+    /* Phase shift: the mean slowness of each depth row; nxfft >= nx points along x, nyfft >= ny
+     * along y (1 in 2D). */
     double *slow_ref;
-    int32_t nxfft;
+    int32_t nxfft, nyfft;
     /* PSPI: pspi_count[iz] (1 .. TSR__MIG_PSPI_REFS) reference slownesses of depth row iz,
      * increasing, at pspi_slow[iz * TSR__MIG_PSPI_REFS + j]. */
     double *pspi_slow;
     int32_t *pspi_count;
-    /* Damping applied to each column after every depth step (1 inside, < 1 in the taper). */
+    /* Damping applied to each column after every depth step (1 inside, < 1 in the taper; 3D:
+     * the product of the x and y tapers), ncols. */
     float *taper;
 } tsr__migrate_plan;
 
@@ -81,8 +89,17 @@ void tsr__migrate_plan_free(tsr_ctx *ctx, tsr__migrate_plan *plan);
  */
 tsr_status tsr__migrate_design(tsr_ctx *ctx, const float d2[5], double r, double p, tsr__cf *c,
                                double *band_error);
+/* The same for 3D's X (rho = dx^2 / dy^2 > 0; rho 0 is the 2D design above). */
+tsr_status tsr__migrate_design3(tsr_ctx *ctx, const float d2[5], double r, double rho, double p,
+                                tsr__cf *c, double *band_error);
 /* -D2's symbol at kx dx = k: -(d2[0] + 2 sum_m d2[m] cos(m k)). */
 double tsr__migrate_filter_symbol(const float d2[5], double k);
+
+/* The grid's ny as the plan counts it: 1 for a 2D grid (ny 0 or 1). */
+static inline int32_t tsr__mig_grid_ny(const tsr_migrate_grid *g)
+{
+    return g->ny > 1 ? g->ny : 1;
+}
 
 /* The zero-phase Ricker wavelet's spectrum at angular frequency w = 2 pi f for peak frequency
  * f0: (2 / sqrt(pi)) (f^2 / f0^3) exp(-f^2 / f0^2), the Fourier transform of

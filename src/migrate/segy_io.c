@@ -65,7 +65,7 @@ static double scaled(int32_t v, int32_t scalar)
 }
 
 typedef struct trace_key {
-    double sx, sy, gx;
+    double sx, sy, gx, gy;
     int64_t index;
 } trace_key;
 
@@ -251,6 +251,7 @@ tsr_status tsr_migrate_segy_read(tsr_ctx *ctx, const char *path, tsr_migrate_gat
         r.keys[i].sx = scaled(field(th, SEGY_TR_SOURCE_X, 0), sc);
         r.keys[i].sy = scaled(field(th, SEGY_TR_SOURCE_Y, 0), sc);
         r.keys[i].gx = scaled(field(th, SEGY_TR_GROUP_X, 0), sc);
+        r.keys[i].gy = scaled(field(th, SEGY_TR_GROUP_Y, 0), sc);
         r.keys[i].index = i;
         if (i == 0)
             t0 = field(th, SEGY_TR_DELAY_REC_TIME, 0) * 1e-3;
@@ -270,8 +271,8 @@ tsr_status tsr_migrate_segy_read(tsr_ctx *ctx, const char *path, tsr_migrate_gat
                        (long long)n, (int)ns);
     if (!st)
         st = tsr__alloc(ctx, sizeof(tsr_migrate_shot) * (size_t)nshots, (void **)&g.shots);
-    if (!st)
-        st = tsr__alloc(ctx, sizeof(double) * (size_t)n, (void **)&gx);
+    if (!st) /* gx then gy, one block (tsr_migrate_gather_free frees gx) */
+        st = tsr__alloc(ctx, sizeof(double) * 2 * (size_t)n, (void **)&gx);
     if (!st)
         st = tsr__alloc(ctx, samples, (void **)&traces);
     int32_t s = -1;
@@ -282,9 +283,11 @@ tsr_status tsr_migrate_segy_read(tsr_ctx *ctx, const char *path, tsr_migrate_gat
             g.shots[s].sy = r.keys[i].sy;
             g.shots[s].ntraces = 0;
             g.shots[s].gx = gx + i;
+            g.shots[s].gy = gx + n + i;
             g.shots[s].traces = traces + (size_t)i * (size_t)ns;
         }
         g.shots[s].gx[g.shots[s].ntraces] = r.keys[i].gx;
+        g.shots[s].gy[g.shots[s].ntraces] = r.keys[i].gy;
         float *dst = g.shots[s].traces + (size_t)g.shots[s].ntraces * (size_t)ns;
         g.shots[s].ntraces++;
         if (segy_readtrace(r.fp, (int)r.keys[i].index, r.raw, trace0, bsize) != SEGY_OK ||
@@ -296,13 +299,17 @@ tsr_status tsr_migrate_segy_read(tsr_ctx *ctx, const char *path, tsr_migrate_gat
     }
     if (!st) {
         info.shots = nshots;
-        info.sx_min = info.gx_min = INFINITY;
-        info.sx_max = info.gx_max = -INFINITY;
+        info.sx_min = info.gx_min = info.sy_min = info.gy_min = INFINITY;
+        info.sx_max = info.gx_max = info.sy_max = info.gy_max = -INFINITY;
         for (int64_t i = 0; i < n; i++) {
             info.sx_min = fmin(info.sx_min, r.keys[i].sx);
             info.sx_max = fmax(info.sx_max, r.keys[i].sx);
             info.gx_min = fmin(info.gx_min, r.keys[i].gx);
             info.gx_max = fmax(info.gx_max, r.keys[i].gx);
+            info.sy_min = fmin(info.sy_min, r.keys[i].sy);
+            info.sy_max = fmax(info.sy_max, r.keys[i].sy);
+            info.gy_min = fmin(info.gy_min, r.keys[i].gy);
+            info.gy_max = fmax(info.gy_max, r.keys[i].gy);
         }
     }
     read_close(ctx, &r);
@@ -337,18 +344,19 @@ tsr_status tsr_migrate_gather_alloc(tsr_ctx *ctx, tsr_migrate_gather *gather, in
     double *gx = NULL;
     float *data = NULL;
     if ((st = tsr__alloc(ctx, sizeof(tsr_migrate_shot) * (size_t)nshots, (void **)&g.shots)) ||
-        (st = tsr__alloc(ctx, sizeof(double) * traces, (void **)&gx)) ||
+        (st = tsr__alloc(ctx, sizeof(double) * 2 * traces, (void **)&gx)) ||
         (st = tsr__alloc(ctx, samples, (void **)&data))) {
         tsr__free(ctx, g.shots);
         tsr__free(ctx, gx);
         return st;
     }
-    memset(gx, 0, sizeof(double) * traces);
+    memset(gx, 0, sizeof(double) * 2 * traces); /* gx, then gy */
     memset(data, 0, samples);
     for (int32_t s = 0; s < nshots; s++) {
         memset(&g.shots[s], 0, sizeof g.shots[s]);
         g.shots[s].ntraces = ntraces;
         g.shots[s].gx = gx + (size_t)s * ntraces;
+        g.shots[s].gy = gx + traces + (size_t)s * ntraces;
         g.shots[s].traces = data + (size_t)s * ntraces * nt;
     }
     *gather = g;
@@ -369,8 +377,9 @@ void tsr_migrate_gather_free(tsr_ctx *ctx, tsr_migrate_gather *gather)
 
 /* One output trace: its header fields and samples. */
 typedef struct trace_out {
-    double sx, gx, cdpx;
+    double sx, gx, cdpx, sy, gy, cdpy;
     int32_t record, channel;
+    int32_t inline_no, crossline_no; /* 3D images: bytes 189 and 193 (0: not written) */
     const float *samples;
 } trace_out;
 
@@ -430,7 +439,8 @@ static tsr_status write_segy(tsr_ctx *ctx, const char *path, int32_t ns, int32_t
     for (int64_t i = 0; i < ntraces && rc == SEGY_OK && !st; i++) {
         trace_out t;
         get(user, i, &t);
-        if (!fits_cm(t.sx) || !fits_cm(t.gx) || !fits_cm(t.cdpx)) {
+        if (!fits_cm(t.sx) || !fits_cm(t.gx) || !fits_cm(t.cdpx) || !fits_cm(t.sy) ||
+            !fits_cm(t.gy) || !fits_cm(t.cdpy)) {
             st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                            "segy: trace %lld's positions do not fit SEG-Y's 32-bit fields in "
                            "centimetres",
@@ -453,7 +463,12 @@ static tsr_status write_segy(tsr_ctx *ctx, const char *path, int32_t ns, int32_t
               segy_set_field(th, SEGY_TR_DELAY_REC_TIME, delay_ms) |
               segy_set_field(th, SEGY_TR_SAMPLE_COUNT, ns) |
               segy_set_field(th, SEGY_TR_SAMPLE_INTER, interval) |
-              segy_set_field(th, SEGY_TR_CDP_X, (int32_t)lround(t.cdpx * 100.0));
+              segy_set_field(th, SEGY_TR_CDP_X, (int32_t)lround(t.cdpx * 100.0)) |
+              segy_set_field(th, SEGY_TR_SOURCE_Y, (int32_t)lround(t.sy * 100.0)) |
+              segy_set_field(th, SEGY_TR_GROUP_Y, (int32_t)lround(t.gy * 100.0)) |
+              segy_set_field(th, SEGY_TR_CDP_Y, (int32_t)lround(t.cdpy * 100.0)) |
+              segy_set_field(th, SEGY_TR_INLINE, t.inline_no) |
+              segy_set_field(th, SEGY_TR_CROSSLINE, t.crossline_no);
         memcpy(buf, t.samples, sizeof(float) * (size_t)ns);
         rc |= segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf);
         rc |= segy_write_traceheader(fp, (int)i, th, TSR__SEGY_HEADERS, bsize);
@@ -485,6 +500,10 @@ static void gather_trace(const void *user, int64_t i, trace_out *t)
     t->sx = s->sx;
     t->gx = s->gx[w->trace];
     t->cdpx = 0.5 * (t->sx + t->gx);
+    t->sy = s->sy;
+    t->gy = s->gy ? s->gy[w->trace] : s->sy;
+    t->cdpy = 0.5 * (t->sy + t->gy);
+    t->inline_no = t->crossline_no = 0;
     t->record = w->shot + 1;
     t->channel = w->trace + 1;
     t->samples = s->traces + (size_t)w->trace * (size_t)w->g->nt;
@@ -518,10 +537,15 @@ tsr_status tsr_migrate_segy_write(tsr_ctx *ctx, const char *path, const tsr_migr
                       "shot gathers", gather_trace, &w);
 }
 
+/* Trace i of a grid: column i (3D: i = iy * nx + ix, x fastest). */
 static void grid_trace(const void *user, int64_t i, trace_out *t)
 {
     const tsr_migrate_grid *g = user;
-    t->sx = t->gx = t->cdpx = g->ox + (double)i * g->dx;
+    const int64_t ix = g->ny > 1 ? i % g->nx : i, iy = g->ny > 1 ? i / g->nx : 0;
+    t->sx = t->gx = t->cdpx = g->ox + (double)ix * g->dx;
+    t->sy = t->gy = t->cdpy = g->ny > 1 ? g->oy + (double)iy * g->dy : 0.0;
+    t->inline_no = g->ny > 1 ? (int32_t)(iy + 1) : 0;
+    t->crossline_no = g->ny > 1 ? (int32_t)(ix + 1) : 0;
     t->record = 1;
     t->channel = (int32_t)(i + 1);
     t->samples = g->data + (size_t)i * (size_t)g->nz;
@@ -539,6 +563,11 @@ tsr_status tsr_migrate_grid_save_segy(tsr_ctx *ctx, const char *path, const tsr_
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "segy: dz = %g m is not a whole number of millimetres from 1 to 32767",
                          grid->dz);
+    if (grid->ny > 1)
+        return write_segy(ctx, path, grid->nz, (int32_t)nearbyint(mm), 0,
+                          (int64_t)grid->nx * grid->ny,
+                          "3D depth image: one trace per (x, y), x fastest, inline 189, xline 193",
+                          grid_trace, grid);
     return write_segy(ctx, path, grid->nz, (int32_t)nearbyint(mm), 0, grid->nx,
                       "depth image: one trace per x, samples dz apart (interval in mm)", grid_trace,
                       grid);

@@ -16,14 +16,20 @@ tsr_status tsr__mig_fft_create(tsr_ctx *ctx, const tsr__migrate_plan *plan, tsr_
     int32_t nf = plan->nfft, nx = plan->nxfft;
     float *tr = fftwf_malloc(sizeof(float) * (size_t)nf);
     fftwf_complex *tc = fftwf_malloc(sizeof(fftwf_complex) * ((size_t)nf / 2 + 1));
-    fftwf_complex *xa = fftwf_malloc(sizeof(fftwf_complex) * (size_t)nx);
+    const int32_t ny = plan->nyfft;
+    fftwf_complex *xa = fftwf_malloc(sizeof(fftwf_complex) * (size_t)nx * (size_t)ny);
     const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
     if (tr && tc && xa) {
         pthread_mutex_lock(&tsr__fftw_lock);
         fft->t_fwd = fftwf_plan_dft_r2c_1d(nf, tr, tc, flags);
         fft->t_bwd = fftwf_plan_dft_c2r_1d(nf, tc, tr, flags);
-        fft->x_fwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_FORWARD, flags);
-        fft->x_bwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_BACKWARD, flags);
+        if (plan->ny > 1) { /* 3D: one transform of the padded (nyfft, nxfft) slice */
+            fft->x_fwd = fftwf_plan_dft_2d(ny, nx, xa, xa, FFTW_FORWARD, flags);
+            fft->x_bwd = fftwf_plan_dft_2d(ny, nx, xa, xa, FFTW_BACKWARD, flags);
+        } else {
+            fft->x_fwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_FORWARD, flags);
+            fft->x_bwd = fftwf_plan_dft_1d(nx, xa, xa, FFTW_BACKWARD, flags);
+        }
         pthread_mutex_unlock(&tsr__fftw_lock);
     }
     fftwf_free(tr);
@@ -50,20 +56,58 @@ void tsr__mig_fft_destroy(tsr__mig_fft *fft)
     pthread_mutex_unlock(&tsr__fftw_lock);
 }
 
+/* Node of position x on an axis of n nodes from o spaced d: round((x - o) / d), or -1 when more
+ * than half a cell outside. */
+static int32_t node_of(double o, double d, int32_t n, double x)
+{
+    double c = (x - o) / d;
+    if (!(c >= -0.5) || !(c <= (double)n - 0.5))
+        return -1;
+    long long r = llround(c);
+    return r < 0 ? 0 : r >= n ? n - 1 : (int32_t)r;
+}
+
 /* Column of position x: round((x - ox) / dx), or -1 when more than half a cell outside. */
 static int32_t column_of(const tsr__migrate_plan *plan, double x)
 {
-    double c = (x - plan->ox) / plan->dx;
-    if (!(c >= -0.5) || !(c <= (double)plan->nx - 0.5))
-        return -1;
-    long long r = llround(c);
-    return r < 0 ? 0 : r >= plan->nx ? plan->nx - 1 : (int32_t)r;
+    return node_of(plan->ox, plan->dx, plan->nx, x);
+}
+
+/* 3D: the columns iy * nx + ix of the source and receivers, each (x, y) checked. */
+static tsr_status shot_columns3(tsr_ctx *ctx, const tsr__migrate_plan *plan,
+                                const tsr_migrate_shot *shot, int32_t index, int32_t *scol,
+                                int32_t *gcol)
+{
+    double x1 = plan->ox + (double)(plan->nx - 1) * plan->dx;
+    double y1 = plan->oy + (double)(plan->ny - 1) * plan->dy;
+    int32_t sx = column_of(plan, shot->sx), sy = node_of(plan->oy, plan->dy, plan->ny, shot->sy);
+    if (sx < 0 || sy < 0)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "migrate: shot %d: source (x, y) = (%g, %g) m is outside the model "
+                         "(x %g .. %g m, y %g .. %g m)",
+                         (int)index + 1, shot->sx, shot->sy, plan->ox, x1, plan->oy, y1);
+    *scol = sy * plan->nx + sx;
+    for (int32_t i = 0; i < shot->ntraces; i++) {
+        double gy = shot->gy ? shot->gy[i] : shot->sy;
+        int32_t gx = column_of(plan, shot->gx[i]), iy = node_of(plan->oy, plan->dy, plan->ny, gy);
+        if (gx < 0 || iy < 0)
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "migrate: shot %d (source (x, y) = (%g, %g) m), trace %d: receiver "
+                             "(x, y) = (%g, %g) m is outside the model (x %g .. %g m, y %g .. %g "
+                             "m)",
+                             (int)index + 1, shot->sx, shot->sy, (int)i + 1, shot->gx[i], gy,
+                             plan->ox, x1, plan->oy, y1);
+        gcol[i] = iy * plan->nx + gx;
+    }
+    return TSR_OK;
 }
 
 tsr_status tsr__mig_shot_columns(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                  const tsr_migrate_shot *shot, int32_t index, int32_t *scol,
                                  int32_t *gcol)
 {
+    if (plan->ny > 1)
+        return shot_columns3(ctx, plan, shot, index, scol, gcol);
     double x1 = plan->ox + (double)(plan->nx - 1) * plan->dx;
     *scol = column_of(plan, shot->sx);
     if (*scol < 0)
@@ -161,7 +205,7 @@ void tsr__mig_shot_spectra(const tsr__migrate_plan *plan, const tsr__mig_fft *ff
                            const tsr_migrate_shot *shot, const int32_t *gcol,
                            const tsr__mig_trace_scratch *scratch, tsr__cf *rec)
 {
-    const int32_t nf = plan->nfft, nx = plan->nx;
+    const int32_t nf = plan->nfft, nx = plan->ncols;
     float *buf = scratch->buf;
     tsr__cf *spec = scratch->spec;
     memset(rec, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)nx);
@@ -183,7 +227,7 @@ tsr_status tsr__mig_shot_traces(tsr_ctx *ctx, const tsr__migrate_plan *plan,
                                 const tsr__mig_fft *fft, const tsr__cf *rec, const int32_t *gcol,
                                 tsr_migrate_shot *shot)
 {
-    const int32_t nf = plan->nfft, nx = plan->nx;
+    const int32_t nf = plan->nfft, nx = plan->ncols;
     float *buf;
     tsr__cf *spec;
     tsr_status st = trace_buffers_alloc(ctx, nf, &buf, &spec);
@@ -210,7 +254,7 @@ void tsr__mig_spectra_shots(const tsr__migrate_plan *plan, const tsr__mig_fft *f
                             const tsr__mig_columns *cols, int threads,
                             const tsr__mig_trace_scratch *scratch, tsr__cf *src, tsr__cf *rec)
 {
-    const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;
+    const size_t slab = (size_t)plan->nfreq * (size_t)plan->ncols;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int32_t k = 0; k < n; k++) {
         const int32_t s = s0 + k;
@@ -222,7 +266,7 @@ void tsr__mig_spectra_shots(const tsr__migrate_plan *plan, const tsr__mig_fft *f
 
 void tsr__mig_source_rows(const tsr__migrate_plan *plan, int32_t scol, tsr__cf *src)
 {
-    memset(src, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)plan->nx);
+    memset(src, 0, sizeof(tsr__cf) * (size_t)plan->nfreq * (size_t)plan->ncols);
     for (int32_t f = 0; f < plan->nfreq; f++)
-        src[(size_t)f * plan->nx + scol] = plan->wavelet[f];
+        src[(size_t)f * plan->ncols + scol] = plan->wavelet[f];
 }

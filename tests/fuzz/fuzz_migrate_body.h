@@ -66,10 +66,11 @@ static int tsr_fuzz_gather_bad(const tsr_migrate_gather *g)
     volatile float sink = 0;
     for (int32_t s = 0; s < g->nshots; s++) {
         const tsr_migrate_shot *sh = &g->shots[s];
-        if (sh->ntraces < 1 || !sh->gx || !sh->traces || !isfinite(sh->sx))
+        if (sh->ntraces < 1 || !sh->gx || !sh->gy || !sh->traces || !isfinite(sh->sx) ||
+            !isfinite(sh->sy))
             return 1;
         for (int32_t t = 0; t < sh->ntraces; t++)
-            sink += (float)sh->gx[t] + sh->traces[(size_t)t * (size_t)g->nt] +
+            sink += (float)sh->gx[t] + (float)sh->gy[t] + sh->traces[(size_t)t * (size_t)g->nt] +
                     sh->traces[(size_t)t * (size_t)g->nt + (size_t)g->nt - 1];
     }
     (void)sink;
@@ -79,10 +80,11 @@ static int tsr_fuzz_gather_bad(const tsr_migrate_gather *g)
 static int tsr_fuzz_grid_bad(const tsr_migrate_grid *g)
 {
     if (g->nx < 1 || g->nz < 1 || !(g->dx > 0) || !(g->dz > 0) || !isfinite(g->ox) ||
-        !isfinite(g->oz) || !g->data)
+        !isfinite(g->oz) || !g->data || g->ny < 0 ||
+        (g->ny > 1 && (!(g->dy > 0) || !isfinite(g->dy) || !isfinite(g->oy))))
         return 1;
     volatile float sink = 0;
-    for (size_t i = 0, n = (size_t)g->nx * (size_t)g->nz; i < n; i++)
+    for (size_t i = 0, n = tsr_migrate_grid_cells(g); i < n; i++) /* nx * ny * nz in 3D */
         sink += g->data[i];
     (void)sink;
     return 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Writes the seed corpus for fuzz_migrate_read (fuzz_migrate_body.h): tiny SEG-Y files (a 0
 byte, then the file) in every sample format the reader takes (IBM and IEEE floats, 1-, 2- and
-4-byte integers), both byte orders, several shots, a delay time and coordinate scalars; and grid
-inputs (a 1 byte, the JSON sidecar, a NUL, the float32 data). Run from anywhere; writes
+4-byte integers), both byte orders, several shots, a delay time and coordinate scalars, 3D
+positions (sy, gy); and grid inputs (a 1 byte, the JSON sidecar, a NUL, the float32 data), 2D and
+3D (ny, dy, oy). Run from anywhere; writes
 corpus/migrate_read/seed_*."""
 import json
 import os
@@ -27,7 +28,7 @@ def ibm(v):
     return bytes([sign | e]) + int(v * (1 << 24)).to_bytes(3, "big")
 
 
-def segy(fmt, little=False, shots=2, traces=3, ns=8, dt_us=2000, scalar=-100, delay=0):
+def segy(fmt, little=False, shots=2, traces=3, ns=8, dt_us=2000, scalar=-100, delay=0, y3d=False):
     o = "<" if little else ">"
     text = b"C 1 tessera fuzz seed".ljust(3200, b" ")
     binh = bytearray(400)
@@ -45,6 +46,9 @@ def segy(fmt, little=False, shots=2, traces=3, ns=8, dt_us=2000, scalar=-100, de
             struct.pack_into(o + "h", th, 70, scalar)
             struct.pack_into(o + "i", th, 72, 1000 * s)
             struct.pack_into(o + "i", th, 80, 1000 * s + 500 * t)
+            if y3d:  # sy at 77 (shots on two lines), gy at 85
+                struct.pack_into(o + "i", th, 76, 2000 * (s % 2))
+                struct.pack_into(o + "i", th, 84, 700 * t - 300)
             struct.pack_into(o + "h", th, 108, delay)
             struct.pack_into(o + "h", th, 114, ns)
             struct.pack_into(o + "h", th, 116, dt_us)
@@ -70,7 +74,8 @@ def grid(nx, nz, extra=None, data_count=None):
     sc = {"file": "grid.f32", "nx": nx, "nz": nz, "dx": 10.0, "dz": 5.0, "ox": 0.0, "oz": 0.0}
     if extra:
         sc.update(extra)
-    n = nx * nz if data_count is None else data_count
+    n = nx * nz * (sc.get("ny", 1) if isinstance(sc.get("ny", 1), int) else 1) \
+        if data_count is None else data_count
     data = struct.pack("<%df" % n, *[1500.0 + 10 * i for i in range(n)])
     return b"\x01" + json.dumps(sc).encode() + b"\0" + data
 
@@ -88,6 +93,12 @@ def main():
         "grid_4x3": grid(4, 3),
         "grid_units": grid(2, 2, {"units": "m/s", "comment": "seed"}),
         "grid_short_data": grid(3, 3, data_count=5),
+        "segy_3d": segy(5, shots=3, y3d=True),
+        "grid3d_4x2x3": grid(4, 3, {"ny": 2, "dy": 20.0, "oy": -10.0}),
+        "grid3d_ny1": grid(2, 2, {"ny": 1, "dy": 3.0}),
+        "grid3d_no_dy": grid(2, 2, {"ny": 3}, data_count=12),
+        "grid3d_bad_dy": grid(2, 2, {"ny": 2, "dy": -1.0}, data_count=8),
+        "grid3d_short_data": grid(2, 2, {"ny": 3, "dy": 5.0}, data_count=8),
     }
     for name, data in seeds.items():
         with open(os.path.join(OUT, "seed_" + name), "wb") as f:

@@ -294,7 +294,7 @@ static void grids(tsr_ctx *ctx)
         {"[1, 2]", TSR_ERR_CORRUPT, NULL},
         {"", TSR_ERR_CORRUPT, NULL},
         {"{\"file\": \"d.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1, \"ny\": 3}",
-         TSR_ERR_UNSUPPORTED, NULL},
+         TSR_ERR_CORRUPT, "needs \"dy\""},
         {"{\"file\": \"gone.f32\", \"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_IO, NULL},
         {"{\"nx\": 2, \"nz\": 3, \"dx\": 1, \"dz\": 1}", TSR_ERR_CORRUPT, NULL},
         {"{\"file\": \"d.f32\", \"nx\": 99999999999, \"nz\": 3, \"dx\": 1, \"dz\": 1}",

@@ -18,7 +18,9 @@ static const cli_option migrate_options[] = {
      "image, model: lowest frequency used (default: the first non-zero frequency)."},
     {"fmax", CLI_VALUE, "HZ",
      "image, model: highest frequency used (default: vmin / (2 max(dx, dz)), the highest the "
-     "grid carries unaliased, at most the Nyquist frequency; modelling also stops at 3 f0)."},
+     "grid carries unaliased, at most the Nyquist frequency; 3D models: vmin / (3 max(dx, dy, "
+     "dz)), where the explicit 3D operator stays accurate to 60 degrees; modelling also stops at "
+     "3 f0)."},
     {"imaging", CLI_VALUE, "NAME",
      "image: cross (default: sum of Re(conj(S) R) over frequencies and shots) or normalized "
      "(each shot's image divided by its source illumination plus 1e-3 of its largest value)."},
@@ -27,12 +29,22 @@ static const cli_option migrate_options[] = {
      "zero-phase Ricker as the source (default: an impulse)."},
     {"png", CLI_VALUE, "PICTURE.png",
      "image: also draw the section, one pixel per sample, grey, clipped symmetrically at the "
-     "99th percentile of |image|."},
+     "99th percentile of |image|. A 3D image draws its inline section (x across, depth down) at "
+     "the middle y node, iy = ny / 2 (the line the default 3D shots lie on)."},
     {"shots", CLI_VALUE, "X0:DX:N",
      "model: N sources from x = X0 metres, DX apart, at the top of the model (required)."},
+    {"shots-y", CLI_VALUE, "Y0:DY:M",
+     "model, 3D models only: the sources' y, M lines from Y0 metres DY apart; the shots are the "
+     "N x M grid of --shots and these, x fastest (default: one line at the model's middle y "
+     "node, oy + (ny / 2) dy). Example: --shots 100:200:3 --shots-y 150:100:2 fires 6 shots."},
     {"receivers", CLI_VALUE, "X0:DX:N",
      "model: N receivers from X0, DX apart, the same for every shot (default: one per grid "
-     "column)."},
+     "column). 3D: the x of a receiver grid whose y --receivers-y gives."},
+    {"receivers-y", CLI_VALUE, "Y0:DY:M",
+     "model, 3D models only: receivers on M lines from Y0 metres DY apart, the same for every "
+     "shot: --receivers x --receivers-y receivers in all, x fastest (default: every y node of the "
+     "model, so that without either option every shot records on every surface node). Example: "
+     "--receivers 0:20:51 --receivers-y 0:20:51."},
     {"t", CLI_VALUE, "SECONDS", "model: trace length (default 2)."},
     {"dt", CLI_VALUE, "SECONDS",
      "model: sample interval (default 0.004). Traces start ceil(1/f0) ms before the source fires "
@@ -52,12 +64,13 @@ static const cli_option migrate_options[] = {
     {"max-shots", CLI_VALUE, "N",
      "image, with --checkpoint: migrate at most N more shots this run, then stop (exit 0, OUT "
      "not written, a note says how many are done) so that a later run continues."},
-    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit where a CUDA GPU is present, "
-                       "since every depth step does thousands of operations per byte of "
-                       "wavefield; the cpu backend for phase-shift and pspi and without a GPU), "
-                       "cuda (--method explicit only: every frequency of a shot at once on the "
-                       "GPU), cpu (OpenMP over frequencies) or reference (single-threaded, the "
-                       "image summed in double)"),
+    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit on a 2D model where a CUDA "
+                       "GPU is present, since every depth step does thousands of operations per "
+                       "byte of wavefield; the cpu backend for phase-shift and pspi, for 3D "
+                       "models and without a GPU), cuda (--method explicit on 2D models only: "
+                       "every frequency of a shot at once on the GPU; a 3D model is refused), "
+                       "cpu (OpenMP over frequencies) or reference (single-threaded, the image "
+                       "summed in double)"),
     CLI_OPTION_THREADS,
     {"json", CLI_FLAG, NULL,
      "Print a JSON summary on stdout (info: the headers; image, model: grid, shots, backend, "
@@ -129,11 +142,15 @@ static int parse_common(const cli_command *cmd, const cli_args *args, tsr_migrat
     return 0;
 }
 
+/* The grid's geometry: the 2D keys, then ny (1 for a 2D grid), and dy and oy in 3D only. */
 static void json_grid(const tsr_migrate_grid *g)
 {
     printf("\"grid\": {\"nx\": %d, \"nz\": %d, \"dx\": %.17g, \"dz\": %.17g, \"ox\": %.17g, "
-           "\"oz\": %.17g}",
-           (int)g->nx, (int)g->nz, g->dx, g->dz, g->ox, g->oz);
+           "\"oz\": %.17g, \"ny\": %d",
+           (int)g->nx, (int)g->nz, g->dx, g->dz, g->ox, g->oz, g->ny > 1 ? (int)g->ny : 1);
+    if (g->ny > 1)
+        printf(", \"dy\": %.17g, \"oy\": %.17g", g->dy, g->oy);
+    printf("}");
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -142,15 +159,17 @@ static int cmp_float(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The section as a grey PNG: x across, depth down, symmetric clip at the 99th percentile. */
+/* The section as a grey PNG: x across, depth down, symmetric clip at the 99th percentile (of
+ * the section drawn). A 3D grid: the inline at the middle y node, iy = ny / 2. */
 static tsr_status save_png(tsr_ctx *ctx, const char *path, const tsr_migrate_grid *g)
 {
     size_t n = (size_t)g->nx * (size_t)g->nz;
+    const float *section = g->data + (g->ny > 1 ? (size_t)(g->ny / 2) * n : 0);
     float *mag = malloc(sizeof(float) * n);
     if (!mag)
         return TSR_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++)
-        mag[i] = fabsf(g->data[i]);
+        mag[i] = fabsf(section[i]);
     qsort(mag, n, sizeof *mag, cmp_float);
     float clip = mag[(size_t)(0.99 * (double)(n - 1))];
     free(mag);
@@ -163,7 +182,7 @@ static tsr_status save_png(tsr_ctx *ctx, const char *path, const tsr_migrate_gri
     for (int32_t iz = 0; iz < g->nz; iz++) {
         uint8_t *row = (uint8_t *)img.data + (size_t)iz * img.stride;
         for (int32_t ix = 0; ix < g->nx; ix++) {
-            float v = g->data[(size_t)ix * g->nz + iz] / clip;
+            float v = section[(size_t)ix * g->nz + iz] / clip;
             v = v < -1 ? -1 : v > 1 ? 1 : v;
             row[ix] = (uint8_t)lrintf(127.5f + 127.5f * v);
         }
@@ -190,11 +209,11 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
         printf(", \"format\": %d, \"byte_order\": \"%s\", \"revision\": %d, \"samples\": %d, "
                "\"trace_header_samples\": %d, \"dt\": %.9g, \"t0\": %.9g, \"traces\": %lld, "
                "\"shots\": %d, \"sx\": [%.17g, %.17g], \"gx\": [%.17g, %.17g], "
-               "\"traces_per_shot\": [",
+               "\"sy\": [%.17g, %.17g], \"gy\": [%.17g, %.17g], \"traces_per_shot\": [",
                (int)info.format, info.little_endian ? "little" : "big", (int)info.revision,
                (int)info.samples, (int)info.trace_header_samples, info.dt, g.t0,
                (long long)info.traces, (int)info.shots, info.sx_min, info.sx_max, info.gx_min,
-               info.gx_max);
+               info.gx_max, info.sy_min, info.sy_max, info.gy_min, info.gy_max);
         for (int32_t s = 0; s < g.nshots; s++)
             printf("%s%d", s ? ", " : "", (int)g.shots[s].ntraces);
         printf("]}\n");
@@ -208,9 +227,11 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
                    (int)info.trace_header_samples);
         printf("\n  %d shot%s, source x %g .. %g m, receiver x %g .. %g m\n", (int)info.shots,
                info.shots == 1 ? "" : "s", info.sx_min, info.sx_max, info.gx_min, info.gx_max);
+        printf("  source y %g .. %g m, receiver y %g .. %g m\n", info.sy_min, info.sy_max,
+               info.gy_min, info.gy_max);
         for (int32_t s = 0; s < g.nshots && s < 20; s++)
-            printf("  shot %d: source x %g m, %d traces\n", (int)s + 1, g.shots[s].sx,
-                   (int)g.shots[s].ntraces);
+            printf("  shot %d: source x %g m, y %g m, %d traces\n", (int)s + 1, g.shots[s].sx,
+                   g.shots[s].sy, (int)g.shots[s].ntraces);
         if (g.nshots > 20)
             printf("  ... %d more shots\n", (int)g.nshots - 20);
     }
@@ -244,7 +265,7 @@ static int image_checkpointed(const cli_command *cmd, tsr_ctx *ctx, const char *
                               const tsr_migrate_options *opt, tsr_migrate_grid *img, int32_t *first,
                               int32_t *done)
 {
-    double *sum = malloc(sizeof(double) * (size_t)v->nx * (size_t)v->nz);
+    double *sum = malloc(sizeof(double) * tsr_migrate_grid_cells(v));
     if (!sum)
         return cli_fail(cmd, ctx, TSR_ERR_OUT_OF_MEMORY, NULL);
     checkpointing c = {ctx, NULL, ""};
@@ -282,7 +303,7 @@ static int image_ranks(const cli_command *cmd, migrate_mpi *mpi, tsr_ctx *ctx, c
                        const tsr_migrate_grid *v, const tsr_migrate_gather *g,
                        const tsr_migrate_options *opt, tsr_migrate_grid *img, double *reduce_ms)
 {
-    double *sum = malloc(sizeof(double) * (size_t)v->nx * (size_t)v->nz);
+    double *sum = malloc(sizeof(double) * tsr_migrate_grid_cells(v));
     int rc = sum ? 0 : cli_fail(cmd, ctx, TSR_ERR_OUT_OF_MEMORY, NULL);
     if (!(rc = migrate_mpi_agree(cmd, mpi, rc)))
         rc = migrate_mpi_image(cmd, mpi, ctx, in, v, g, opt, sum, reduce_ms);
@@ -326,7 +347,7 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         rc = cli_fail(cmd, ctx, st, model);
         goto done;
     }
-    if ((st = tsr_migrate_grid_alloc(ctx, &img, v.nx, v.nz, v.dx, v.dz, v.ox, v.oz))) {
+    if ((st = tsr_migrate_grid_alloc_like(ctx, &img, &v))) {
         rc = cli_fail(cmd, ctx, st, NULL);
         goto done;
     }
@@ -375,7 +396,7 @@ static int run_image(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         cli_json_string(stdout, out);
         printf(", \"method\": \"%s\", \"imaging\": \"%s\", \"backend\": \"%s\", ",
                tsr_migrate_method_name(opt->method), tsr_migrate_imaging_name(opt->imaging),
-               tsr_backend_name(tsr_migrate_backend(ctx)));
+               tsr_backend_name(tsr_ctx_backend(ctx)));
         json_grid(&img);
         printf(", \"shots\": %d, \"traces\": %lld, \"samples\": %d, \"dt\": %.9g, "
                "\"seconds\": %.6f, \"ranks\": %d, \"reduce_ms\": %.3f",
@@ -395,20 +416,48 @@ done:
     return rc;
 }
 
+/* Positions of model's shots and receivers: x lines and, in 3D, y lines (count 1 in 2D). */
+typedef struct survey {
+    double x0, dx, y0, dy;
+    int32_t nx, ny;
+} survey;
+
+/* One of --shots/--receivers with its -y sibling on the model vel; def_* are the defaults of
+ * the x line (have_x 0) and of the y line. Returns 0 or prints and returns the usage status. */
+static int parse_survey(const cli_command *cmd, const char *name, const char *xs, const char *ys,
+                        const tsr_migrate_grid *vel, double def_x0, double def_dx, int32_t def_nx,
+                        double def_y0, double def_dy, int32_t def_ny, survey *out)
+{
+    *out = (survey){def_x0, def_dx, def_y0, def_dy, def_nx, def_ny};
+    if (xs && !parse_line(xs, &out->x0, &out->dx, &out->nx)) {
+        cli_error(cmd, "--%s wants X0:DX:N, not '%s'", name, xs);
+        return TSR_EXIT_USAGE;
+    }
+    if (ys && vel->ny < 2) {
+        cli_error(cmd, "--%s-y needs a 3D model (ny >= 2); this model is 2D", name);
+        return TSR_EXIT_USAGE;
+    }
+    if (ys && !parse_line(ys, &out->y0, &out->dy, &out->ny)) {
+        cli_error(cmd, "--%s-y wants Y0:DY:M, not '%s'", name, ys);
+        return TSR_EXIT_USAGE;
+    }
+    if ((int64_t)out->nx * out->ny > 10000000) {
+        cli_error(cmd, "--%s and --%s-y make %lld positions, more than 10000000", name, name,
+                  (long long)out->nx * out->ny);
+        return TSR_EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int run_model(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
                      tsr_migrate_options *opt)
 {
     const char *model = args->positional[1], *out = args->positional[2];
-    const char *shots = cli_get(cmd, args, "shots"), *recv = cli_get(cmd, args, "receivers"),
+    const char *shots = cli_get(cmd, args, "shots"),
                *refl_path = cli_get(cmd, args, "reflectivity");
-    double sx0, sdx, rx0 = 0, rdx = 0, t = 2.0, dt = 0.004;
-    int32_t ns, nr = 0;
-    if (!shots || !parse_line(shots, &sx0, &sdx, &ns)) {
+    double t = 2.0, dt = 0.004;
+    if (!shots) {
         cli_error(cmd, "model needs --shots X0:DX:N (metres, metres, a count from 1 to 100000)");
-        return TSR_EXIT_USAGE;
-    }
-    if (recv && !parse_line(recv, &rx0, &rdx, &nr)) {
-        cli_error(cmd, "--receivers wants X0:DX:N, not '%s'", recv);
         return TSR_EXIT_USAGE;
     }
     const char *v;
@@ -438,24 +487,33 @@ static int run_model(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
     int rc = 0;
     if ((st = tsr_migrate_grid_load(ctx, model, &vel)))
         return cli_fail(cmd, ctx, st, model);
+    /* defaults: 3D shots on the middle y node's line, receivers on every surface node */
+    const int is3d = vel.ny > 1;
+    const int32_t ny = is3d ? vel.ny : 1;
+    survey sv, rv;
+    if ((rc = parse_survey(cmd, "shots", shots, cli_get(cmd, args, "shots-y"), &vel, 0, 0, 0,
+                           is3d ? vel.oy + (double)(vel.ny / 2) * vel.dy : 0, 0, 1, &sv)) ||
+        (rc = parse_survey(cmd, "receivers", cli_get(cmd, args, "receivers"),
+                           cli_get(cmd, args, "receivers-y"), &vel, vel.ox, vel.dx, vel.nx,
+                           is3d ? vel.oy : 0, is3d ? vel.dy : 0, ny, &rv)))
+        goto done;
     if (refl_path && (st = tsr_migrate_grid_load(ctx, refl_path, &refl))) {
         rc = cli_fail(cmd, ctx, st, refl_path);
         goto done;
     }
-    if (!recv) {
-        rx0 = vel.ox;
-        rdx = vel.dx;
-        nr = vel.nx;
-    }
+    const int32_t ns = sv.nx * sv.ny, nr = rv.nx * rv.ny;
     double t0 = -ceil(1000.0 / opt->f0) / 1000.0; /* whole ms, at least 1 / f0 */
     if ((st = tsr_migrate_gather_alloc(ctx, &g, ns, nr, (int32_t)nt, dt, t0))) {
         rc = cli_fail(cmd, ctx, st, NULL);
         goto done;
     }
     for (int32_t s = 0; s < ns; s++) {
-        g.shots[s].sx = sx0 + s * sdx;
-        for (int32_t r = 0; r < nr; r++)
-            g.shots[s].gx[r] = rx0 + r * rdx;
+        g.shots[s].sx = sv.x0 + (s % sv.nx) * sv.dx;
+        g.shots[s].sy = is3d ? sv.y0 + (s / sv.nx) * sv.dy : 0;
+        for (int32_t r = 0; r < nr; r++) {
+            g.shots[s].gx[r] = rv.x0 + (r % rv.nx) * rv.dx;
+            g.shots[s].gy[r] = is3d ? rv.y0 + (r / rv.nx) * rv.dy : 0;
+        }
     }
     double c0 = cli_now();
     if ((st = tsr_migrate_model(ctx, &vel, refl_path ? &refl : NULL, opt, &g))) {
@@ -473,7 +531,7 @@ static int run_model(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx,
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"method\": \"%s\", \"backend\": \"%s\", ", tsr_migrate_method_name(opt->method),
-               tsr_backend_name(tsr_migrate_backend(ctx)));
+               tsr_backend_name(tsr_ctx_backend(ctx)));
         json_grid(&vel);
         printf(", \"shots\": %d, \"receivers\": %d, \"samples\": %d, \"dt\": %.9g, \"t0\": %.9g, "
                "\"f0\": %.9g, \"seconds\": %.6f}\n",
@@ -569,20 +627,28 @@ const cli_command cli_cmd_migrate = {
     "                       [--backend auto|cpu|cuda|reference] [--threads N]\n"
     "                       [--checkpoint DIR [--max-shots N]] [--json]\n"
     "       tessera migrate model MODEL.json OUT.sgy --shots X0:DX:N [--receivers X0:DX:N]\n"
+    "                       [--shots-y Y0:DY:M] [--receivers-y Y0:DY:M] (3D models)\n"
     "                       [--t SECONDS] [--dt SECONDS] [--f0 HZ] [--reflectivity GRID.json]\n"
     "       tessera migrate info FILE.sgy [--json]",
-    "image: 2D prestack shot-profile depth migration in the frequency domain. Each shot's traces "
+    "image: 2D and 3D prestack shot-profile depth migration in the frequency domain. Each shot's "
+    "traces "
     "are transformed along time (FFTW); for every frequency the source wavefield (an impulse at "
     "the source, or a Ricker wavelet with --f0) and the receiver wavefield (the traces) are "
     "extrapolated down the model one depth step at a time, and the image is the sum over "
     "frequencies and shots of Re(conj(S) R). SHOTS is SEG-Y (any byte order; IBM or IEEE floats "
     "or integers) read through segyio: sample count and interval from the binary header, "
-    "source and receiver x from trace header bytes 73 and 81 scaled by bytes 71-72, traces "
-    "grouped into shots by source position. MODEL is a grid sidecar: a JSON file (file, nx, nz, "
-    "dx, dz, ox, oz) naming raw little-endian float32 velocities in m/s, C order (nx, nz), z "
-    "fast. The image is computed on the model's grid; OUT ending in .sgy or .segy gets SEG-Y (one "
-    "trace per x), anything else a sidecar (OUT and OUT with .json replaced by .f32). A source "
-    "or receiver outside the model is an error naming the shot and trace. model: one-way Born "
+    "source and receiver x and y from trace header bytes 73, 81, 77 and 85 scaled by bytes "
+    "71-72, traces grouped into shots by source position (x, y). MODEL is a grid sidecar: a JSON "
+    "file (file, nx, nz, dx, dz, ox, oz) naming raw little-endian float32 velocities in m/s, C "
+    "order (nx, nz), z fast; a 3D model adds ny (>= 2), dy and oy and is C order (ny, nx, nz). "
+    "The image is computed on the model's grid; OUT ending in .sgy or .segy gets SEG-Y (one "
+    "trace per x; 3D: one per (x, y) column, x fastest, CDP x and y at bytes 181 and 185, inline "
+    "and crossline numbers at 189 and 193), anything else a sidecar (OUT and OUT with .json "
+    "replaced by .f32). Sources and receivers sit on the top surface at the nearest grid node "
+    "(x, or (x, y) in 3D); one outside the model is an error naming the shot and trace. 3D runs "
+    "on the cpu and reference backends (auto takes cpu; --backend cuda refuses a 3D model) with "
+    "all three methods; a 3D run whose working set exceeds the machine's memory is refused with "
+    "the bytes it needs. model: one-way Born "
     "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
     "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
     "only when complete. Under mpirun -np N (a build with MPI), image splits the shots into "
@@ -599,5 +665,7 @@ const cli_command cli_cmd_migrate = {
     "  tessera migrate image shots.sgy vel.json image.sgy --method phase-shift --fmax 40\n"
     "  tessera migrate image shots.sgy vel.json image.json --backend cuda --json\n"
     "  tessera migrate image shots.sgy vel.json image.json --checkpoint image.ckpt\n"
-    "  mpirun -np 4 tessera migrate image shots.sgy vel.json image.json --json",
+    "  mpirun -np 4 tessera migrate image shots.sgy vel.json image.json --json\n"
+    "  tessera migrate model vel3d.json shots3d.sgy --shots 200:200:2 --shots-y 200:0:1 --t 0.6\n"
+    "  tessera migrate image shots3d.sgy vel3d.json image3d.sgy --png inline.png --json",
     run_migrate};

@@ -63,7 +63,7 @@ int migrate_mpi_image(const cli_command *cmd, migrate_mpi *m, tsr_ctx *ctx, cons
                       const tsr_migrate_grid *velocity, const tsr_migrate_gather *shots,
                       const tsr_migrate_options *opt, double *sum, double *reduce_ms)
 {
-    const size_t n = (size_t)velocity->nx * (size_t)velocity->nz;
+    const size_t n = tsr_migrate_grid_cells(velocity);
     const size_t chunk = n < REDUCE_CHUNK ? n : REDUCE_CHUNK;
     int32_t first, end;
     share(m->rank, m->size, shots->nshots, &first, &end);
