@@ -6,7 +6,10 @@
  * tile are coded in parallel (t1_encode.c); with rates, PSNR targets or layers they are truncated
  * by PCRD-opt (rate.c) over all tiles, one slope threshold per layer; then each tile's packets
  * (t2_encode.c) in its tile-parts (tile_parts.c) and the marker segments (markers_write.c) make
- * the codestream, optionally in JP2 boxes. The context's progress callback
+ * the codestream, optionally in JP2 boxes. On the CUDA backend (an explicit choice, or auto
+ * for a device image: tsr__j2k_choose) the samples, colour transform and DWT run on the device
+ * (encode_cuda.h), the same coefficients, and the rest as on the CPU. The context's progress
+ * callback
  * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
  * (TSR_ERR_INTERRUPTED).
  *
@@ -18,7 +21,9 @@
  * need one bit more than the precision, which the second guard bit holds). */
 #include "core/checked.h"
 #include "io/atomic_file.h"
+#include "j2k/encode_cuda.h"
 #include "j2k/encode_stages.h"
+#include "j2k/fxform_hd.h"
 #include "j2k/ht_encode.h"
 #include "j2k/t1_encode.h"
 #include "tessera/io.h"
@@ -116,9 +121,9 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
             const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
             int32_t *dst = a->coef + (size_t)y * jb->w;
             for (uint32_t x = 0; x < jb->w; x++) {
-                float q = fabsf(src[x]) * inv;
-                int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
-                dst[x] = src[x] < 0 ? -m : m;
+                float q;
+                dst[x] = tsr__j2k_quantise1(src[x], inv, &q);
+                const int32_t m = dst[x] < 0 ? -dst[x] : dst[x];
                 if (track && ht)
                     a->mag[(size_t)y * jb->w + x] = q;
                 else if (track) {
@@ -216,17 +221,21 @@ static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
     return n;
 }
 
-/* The checks of the image and the options; fills the derived values (layer_bpp: one target
- * per layer, TSR_J2K_MAX_LAYERS entries). */
+/* The checks of the image and the options for the chosen backend (a device image needs
+ * CUDA); fills the derived values (layer_bpp: one target per layer, TSR_J2K_MAX_LAYERS
+ * entries). */
 static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *o,
-                              uint32_t *levels, uint32_t *xcb, uint32_t *ycb, uint32_t *nlayers,
-                              double *layer_bpp)
+                              tsr_backend backend, uint32_t *levels, uint32_t *xcb, uint32_t *ycb,
+                              uint32_t *nlayers, double *layer_bpp)
 {
     tsr_status st = tsr_image_check(ctx, img);
     if (st)
         return st;
-    if (img->memory != TSR_MEMORY_HOST)
-        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: the image must be in host memory");
+    if (img->memory != TSR_MEMORY_HOST && backend != TSR_BACKEND_CUDA)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k encode on %s: the image is in device memory; encode it with the "
+                         "cuda backend (or auto)",
+                         tsr_backend_name(backend));
     if (img->depth != TSR_U8 && img->depth != TSR_U16)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "j2k encode: 8- or 16-bit samples only (this image has float samples)");
@@ -382,19 +391,17 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
 static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_t ch, uint32_t prec,
                            int32_t *dst)
 {
-    const int32_t shift = 1 << (prec - 1);
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
     for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
         int32_t *d = dst + (size_t)(y - t->y0) * w;
         if (img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = (int32_t)row[(size_t)(t->x0 + x) * nc + ch] - shift;
+                d[x] = tsr__j2k_level_shift1(row[(size_t)(t->x0 + x) * nc + ch], prec);
         else
             for (uint32_t x = 0; x < w; x++)
-                d[x] =
-                    (int32_t)((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch] -
-                    shift;
+                d[x] = tsr__j2k_level_shift1(
+                    ((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch], prec);
     }
 }
 
@@ -566,10 +573,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k encode", 0, 0, NULL)))
-        return st;
     if (!img || !data || !len)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: NULL argument");
+    tsr_backend backend;
+    if ((st = tsr__j2k_choose(ctx, "j2k encode", 1, img->memory == TSR_MEMORY_CUDA, &backend)))
+        return st;
     *data = NULL;
     *len = 0;
     tsr_j2k_encode_options defaults;
@@ -581,7 +589,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         memset(opt->result, 0, sizeof *opt->result);
     uint32_t levels = 0, xcb = 0, ycb = 0, nlayers = 1;
     double layer_bpp[TSR_J2K_MAX_LAYERS];
-    if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
+    if ((st = check_input(ctx, img, opt, backend, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
         return st;
     /* truncation points and their hulls are needed where a layer is not every pass */
     const int track = nlayers > 1 || layer_bpp[0] != HUGE_VAL;
@@ -719,7 +727,13 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t k = 0; k < ntiles; k++)
         if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
-    if (ntiles == 1) { /* its lines in parallel */
+    if (backend == TSR_BACKEND_CUDA) { /* on the device, the same coefficients */
+        if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
+            goto done;
+        for (uint32_t k = 0; k < ntiles; k++)
+            if ((st = tsr__j2k_enc_cuda_transform(ctx, &E.tiles[k], prec, mct, rev)))
+                goto done;
+    } else if (ntiles == 1) { /* its lines in parallel */
         transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
     } else { /* tiles in parallel, each on one thread: the same samples at any count */
 #ifdef _OPENMP
