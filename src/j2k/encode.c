@@ -211,6 +211,48 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
+/* HT code-blocks without rate control on the device (encode_cuda.h), tile after tile: the tile's
+ * samples and transforms there, then its blocks' cleanup passes; each job gets what code_block
+ * gives it (K, one pass or none, its bytes appended to out: thread 0's arena). */
+static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
+                                   job *jobs, uint32_t prec, int mct, int rev, tsr__j2k_bytes *out)
+{
+    const uint32_t ntiles = E->cs->ntiles;
+    size_t most = 1;
+    for (uint32_t k = 0; k < ntiles; k++)
+        most = first[k + 1] - first[k] > most ? first[k + 1] - first[k] : most;
+    tsr__j2k_enc_cuda_block *blocks;
+    tsr_status st = tsr__alloc(ctx, most * sizeof *blocks, (void **)&blocks);
+    for (uint32_t k = 0; k < ntiles && !st; k++) {
+        tsr__j2k_tile *t = &E->tiles[k];
+        const uint32_t n = (uint32_t)(first[k + 1] - first[k]);
+        job *jb = jobs + first[k];
+        if ((st = tsr__j2k_enc_cuda_transform(ctx, t, prec, mct, rev, 0)))
+            break;
+        for (uint32_t j = 0; j < n; j++) {
+            tsr__j2k_enc_cuda_block *b = &blocks[j];
+            b->at = (size_t)(jb[j].src - t->comps[jb[j].comp].data);
+            b->comp = jb[j].comp;
+            b->w = jb[j].w;
+            b->h = jb[j].h;
+            b->delta = jb[j].delta;
+        }
+        if ((st = tsr__j2k_enc_cuda_ht(ctx, t, blocks, n, out)))
+            break;
+        for (uint32_t j = 0; j < n; j++) {
+            jb[j].thread = 0;
+            jb[j].K = blocks[j].K;
+            jb[j].passes = blocks[j].K ? 1 : 0;
+            jb[j].len = blocks[j].len;
+            jb[j].off = blocks[j].off;
+            jb[j].nsets = 0;
+            jb[j].dist0 = 0;
+        }
+    }
+    tsr__free(ctx, blocks);
+    return st;
+}
+
 /* The first of v[0 .. n-1] that is not above 0, below hi and above the one before; n when
  * every one is. */
 static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
@@ -727,11 +769,14 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t k = 0; k < ntiles; k++)
         if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
+    /* HT without rate control: the blocks are coded on the device too, each tile's right after
+     * its transform (code_blocks_cuda) */
+    const int dev_t1 = backend == TSR_BACKEND_CUDA && opt->ht && !track;
     if (backend == TSR_BACKEND_CUDA) { /* on the device, the same coefficients */
         if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
             goto done;
-        for (uint32_t k = 0; k < ntiles; k++)
-            if ((st = tsr__j2k_enc_cuda_transform(ctx, &E.tiles[k], prec, mct, rev)))
+        for (uint32_t k = 0; k < ntiles && !dev_t1; k++)
+            if ((st = tsr__j2k_enc_cuda_transform(ctx, &E.tiles[k], prec, mct, rev, 1)))
                 goto done;
     } else if (ntiles == 1) { /* its lines in parallel */
         transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
@@ -784,10 +829,13 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
     tsr_status fail = TSR_OK;
+    if (dev_t1 && (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, &ar[0].bytes)))
+        goto done;
+    const size_t cpu_jobs = dev_t1 ? 0 : njobs; /* the blocks coded here */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
-    for (size_t j = 0; j < njobs; j++) {
+    for (size_t j = 0; j < cpu_jobs; j++) {
         int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();

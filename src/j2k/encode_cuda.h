@@ -1,14 +1,15 @@
 /* The device side of a JPEG 2000 encode on CUDA (encode_cuda.cu; encode_cuda_none.c in a build
  * without CUDA), for encode.c: the image on the device (a device image as it is; a host image
  * uploaded into a device buffer the context keeps), each tile's samples, colour transform and
- * forward DWT there (fxform_cuda.h), and the tile-components' coefficients downloaded into
- * their tc->data, exactly what encode.c's transform_tile leaves there, for the CPU's block
- * coders. Everything runs on the context's CUDA stream (the caller has chosen the CUDA
+ * forward DWT there (fxform_cuda.h), and either the tile-components' coefficients downloaded
+ * into their tc->data, exactly what encode.c's transform_tile leaves there, for the CPU's block
+ * coders, or (HT without rate control) the code-blocks coded there too, their segments
+ * downloaded. Everything runs on the context's CUDA stream (the caller has chosen the CUDA
  * backend); one encode at a time per context. */
 #ifndef TSR_J2K_ENCODE_CUDA_H
 #define TSR_J2K_ENCODE_CUDA_H
 
-#include "j2k/codestream.h"
+#include "j2k/encode_stages.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,12 +19,32 @@ extern "C" {
  * image is copied to the device. */
 tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img);
 
-/* Tile t of the image given to tsr__j2k_enc_cuda_begin into its tile-components' tc->data
- * (encode.c's alloc_tile: rows the tile's width apart) as encode.c's transform_tile does:
- * samples of prec bits, with mct the RCT (rev) or ICT, the 5/3 (rev) or 9/7 DWT; returns when
- * they are there. */
+/* Tile t of the image given to tsr__j2k_enc_cuda_begin through the samples, with mct the RCT
+ * (rev) or ICT, and the 5/3 (rev) or 9/7 DWT on the device, as encode.c's transform_tile does
+ * (samples of prec bits); with download, into its tile-components' tc->data (encode.c's
+ * alloc_tile: rows the tile's width apart), returning when they are there; else they stay on
+ * the device for tsr__j2k_enc_cuda_ht (until the next tile's transform). */
 tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t, uint32_t prec, int mct,
-                                       int rev);
+                                       int rev, int download);
+
+/* One code-block of the last tile transformed without download, for tsr__j2k_enc_cuda_ht. */
+typedef struct tsr__j2k_enc_cuda_block {
+    size_t at;     /* in: its first coefficient's place in its tile-component (tc->data + at) */
+    uint32_t comp; /* in: its tile-component */
+    uint32_t w, h; /* in: its size (ht_encode.h's limits) */
+    float delta;   /* in: irreversible: its sub-band's step (deadzone quantisation first,
+                      fxform_hd.h's tsr__j2k_quantise1 with 1 / delta); 0: reversible */
+    uint8_t K;     /* out: its bit-planes (tsr__t1_bitplanes of the quantised block) */
+    uint32_t len;  /* out: its cleanup segment's bytes (tsr__ht_encode_block); 0 when K = 0 */
+    size_t off;    /* out: where they start in out */
+} tsr__j2k_enc_cuda_block;
+
+/* HT cleanup coding of the n code-blocks (HT, no rate control: one pass down to plane 0 each)
+ * on the device, one block per thread, by ht_encode_hd.h's encoder, the CPU's: their segments
+ * are appended to out, each block's K, len and off filled. TSR_ERR_INTERNAL when a block's
+ * coder fails (as encode.c's code_block reports it). */
+tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
+                                tsr__j2k_enc_cuda_block *blocks, uint32_t n, tsr__j2k_bytes *out);
 
 #ifdef __cplusplus
 }
