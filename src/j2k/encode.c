@@ -90,7 +90,6 @@ typedef struct arena {
     tsr__j2k_bytes sets;  /* HT rate control: tsr__j2k_ht_set arrays */
     tsr__t1_enc *enc;
     int32_t *coef; /* TSR__T1_MAX_AREA */
-    int32_t *tmp;  /* HT rate control: TSR__T1_MAX_AREA */
     float *mag;    /* HT rate control, irreversible: |c| / delta, TSR__T1_MAX_AREA */
     uint8_t *buf;  /* buf_cap: the most any block's coder needs */
 } arena;
@@ -152,7 +151,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         jb->off = a->bytes.len;
         const uint32_t ns =
             tsr__j2k_ht_candidates(a->coef, jb->delta > 0 ? a->mag : NULL, jb->w, jb->h,
-                                   (uint32_t)K, a->tmp, a->buf, &a->bytes, sets, rate, dist, &err0);
+                                   (uint32_t)K, a->buf, &a->bytes, sets, rate, dist, &err0);
         if (!ns) {
             __atomic_store_n(fail, a->bytes.st ? a->bytes.st : TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
@@ -811,7 +810,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     const size_t t1_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31),
                  ht_cap = tsr__ht_encode_bound(64, 64) + /* 1024 quads: every block's most */
                           tsr__ht_refine_bound(64, 64);
-    const size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
+    size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
+    buf_cap = buf_cap > TSR__J2K_HT_RD_SCRATCH ? buf_cap : TSR__J2K_HT_RD_SCRATCH;
     if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
         goto done;
     memset(ar, 0, (size_t)threads * sizeof *ar);
@@ -822,8 +822,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
             (opt->ht && track &&
-             ((st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].tmp, (void **)&ar[i].tmp)) ||
-              (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].mag, (void **)&ar[i].mag)))) ||
+             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].mag, (void **)&ar[i].mag))) ||
             (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
             goto done;
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
@@ -932,7 +931,6 @@ done:
             tsr__j2k_bytes_free(&ar[i].sets);
             tsr__free(ctx, ar[i].enc);
             tsr__free(ctx, ar[i].coef);
-            tsr__free(ctx, ar[i].tmp);
             tsr__free(ctx, ar[i].mag);
             tsr__free(ctx, ar[i].buf);
         }

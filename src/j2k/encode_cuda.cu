@@ -201,7 +201,7 @@ __global__ static void __launch_bounds__(HT_THREADS)
     long len = 0;
     if (K) {
         uint8_t *out = slots + (size_t)j * slot;
-        len = tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, out, bound, tables,
+        len = tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, out, bound, tables,
                                      out + bound, out + bound + 4096);
     }
     res[2 * j] = (uint32_t)(int32_t)len;

@@ -175,12 +175,13 @@ typedef struct tsr__j2k_ht_set {
  * the set before it; the first against nothing coded, whose error is *err0). The error is the
  * decoder's reconstruction (t1.h section 3, r = 1/2) against mag, the coefficients' magnitudes
  * in steps (irreversible: |c| / delta, of which coef is the floor), or, with mag NULL
- * (reversible), against |coef| exactly. tmp: w * h int32 of scratch; buf: scratch of
- * tsr__ht_encode_bound(w, h) + tsr__ht_refine_bound(w, h) bytes. Returns the number of sets
- * (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within ht_encode.h's limits)
- * or out's writes failed (out->st). */
+ * (reversible), against |coef| exactly. buf: TSR__J2K_HT_RD_SCRATCH bytes of scratch. Returns
+ * the number of sets (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within
+ * ht_encode.h's limits) or out's writes failed (out->st). The coder is ht_rd_hd.h's, which the
+ * device runs too. */
+#define TSR__J2K_HT_RD_SCRATCH (3 * 4096 + 3 * 4098)
 uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
-                                uint32_t K, int32_t *tmp, uint8_t *buf, tsr__j2k_bytes *out,
+                                uint32_t K, uint8_t *buf, tsr__j2k_bytes *out,
                                 tsr__j2k_ht_set *sets, uint32_t *rate, double *dist, double *err0);
 
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */

@@ -72,5 +72,5 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
     if (!w || !h || w > 1024 || (size_t)w * h > 4096 || cap < tsr__ht_encode_bound(w, h))
         return -1;
     uint8_t melb[4096], vlcb[4096];
-    return tsr__ht_encode_cleanup(coef, w, w, h, buf, cap, tsr__ht_cw_tables(), melb, vlcb);
+    return tsr__ht_encode_cleanup(coef, w, w, h, 0, buf, cap, tsr__ht_cw_tables(), melb, vlcb);
 }

@@ -130,20 +130,30 @@ TSR_HD uint32_t tsr__ht_exponent(uint32_t mu) /* bits of 2 mu - 1; 0 for mu = 0 
 #endif
 }
 
+/* A coefficient's magnitude >> shift with its sign (ht_encode.h: the cleanup pass at base plane
+ * shift codes these). */
+TSR_HD int32_t tsr__ht_shifted(int32_t v, uint32_t shift)
+{
+    const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
+    return v < 0 ? -(int32_t)(m >> shift) : (int32_t)(m >> shift);
+}
+
 /* The cleanup segment of the w x h block coef (rows stride apart; ht_encode.h's limits, which
- * the caller checks: tsr__ht_encode_block's contract) into buf (cap bytes, at least
+ * the caller checks: tsr__ht_encode_block's contract) at base plane shift (the coefficients
+ * tsr__ht_shifted) into buf (cap bytes, at least
  * tsr__ht_encode_bound), with the CxtVLC encoding tables (ht_encode.c's tsr__ht_cw_tables) and
  * 4096 bytes each of MEL and VLC scratch. Returns Lcup, 0 for a block of zeros, -1 when the
  * segment does not fit Scup or buf. */
 TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
-                                   uint8_t *buf, size_t cap, const uint16_t (*tables)[8 * 16][17],
-                                   uint8_t *melb, uint8_t *vlcb)
+                                   uint32_t shift, uint8_t *buf, size_t cap,
+                                   const uint16_t (*tables)[8 * 16][17], uint8_t *melb,
+                                   uint8_t *vlcb)
 {
     const uint32_t qw = (w + 1) / 2, qh = (h + 1) / 2;
     int any = 0;
     for (uint32_t y = 0; y < h && !any; y++)
         for (uint32_t x = 0; x < w && !any; x++)
-            any = coef[(size_t)y * stride + x] != 0;
+            any = tsr__ht_shifted(coef[(size_t)y * stride + x], shift) != 0;
     if (!any)
         return 0;
 
@@ -171,7 +181,9 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                 uint32_t emax = 0, e[4], r = 0;
                 for (uint32_t n = 0; n < 4; n++) { /* TL, BL, TR, BR */
                     const uint32_t xx = X + (n >> 1), yy = Y + (n & 1);
-                    int32_t v = xx < w && yy < h ? coef[(size_t)yy * stride + xx] : 0;
+                    int32_t v = xx < w && yy < h
+                                    ? tsr__ht_shifted(coef[(size_t)yy * stride + xx], shift)
+                                    : 0;
                     const uint32_t mu = v < 0 ? (uint32_t)-v : (uint32_t)v;
                     e[n] = tsr__ht_exponent(mu);
                     x[i][n] = mu ? 2 * (mu - 1) + (v < 0) : 0;
