@@ -210,11 +210,11 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
-/* HT code-blocks without rate control on the device (encode_cuda.h), tile after tile: the tile's
- * samples and transforms there, then its blocks' cleanup passes; each job gets what code_block
- * gives it (K, one pass or none, its bytes appended to out: thread 0's arena). */
+/* HT code-blocks on the device (encode_cuda.h), tile after tile: the tile's samples and
+ * transforms there, then its blocks' cleanup passes or (track) truncation candidates; each job
+ * gets what code_block gives it, its bytes, candidates and hull in arena a (thread 0's). */
 static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
-                                   job *jobs, uint32_t prec, int mct, int rev, tsr__j2k_bytes *out)
+                                   job *jobs, uint32_t prec, int mct, int rev, int track, arena *a)
 {
     const uint32_t ntiles = E->cs->ntiles;
     size_t most = 1;
@@ -236,17 +236,31 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
             b->h = jb[j].h;
             b->delta = jb[j].delta;
         }
-        if ((st = tsr__j2k_enc_cuda_ht(ctx, t, blocks, n, out)))
+        if ((st = tsr__j2k_enc_cuda_ht(ctx, t, blocks, n, track, &a->bytes)))
             break;
         for (uint32_t j = 0; j < n; j++) {
-            jb[j].thread = 0;
-            jb[j].K = blocks[j].K;
-            jb[j].passes = blocks[j].K ? 1 : 0;
-            jb[j].len = blocks[j].len;
-            jb[j].off = blocks[j].off;
-            jb[j].nsets = 0;
-            jb[j].dist0 = 0;
+            const tsr__j2k_enc_cuda_block *b = &blocks[j];
+            job *o = &jb[j];
+            o->thread = 0;
+            o->K = b->K;
+            o->off = b->off;
+            o->dist0 = 0;
+            o->nsets = 0;
+            o->passes = b->K ? 1 : 0;
+            o->len = b->len;
+            if (!b->K || !track)
+                continue;
+            /* code_block's rate-control path: the candidates, the last everything */
+            o->dist0 = b->err0 * o->weight;
+            o->passes = (uint16_t)b->nsets;
+            o->len = b->sets[b->nsets - 1].lcup;
+            o->nsets = b->nsets;
+            o->sets_off = a->sets.len;
+            tsr__j2k_bytes_put(&a->sets, b->sets, b->nsets * sizeof *b->sets);
+            keep_hull(o, a, b->rate, b->dist, b->nsets);
         }
+        if (!st && (a->sets.st || a->hulls.st))
+            st = a->sets.st ? a->sets.st : a->hulls.st;
     }
     tsr__free(ctx, blocks);
     return st;
@@ -768,9 +782,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t k = 0; k < ntiles; k++)
         if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
-    /* HT without rate control: the blocks are coded on the device too, each tile's right after
-     * its transform (code_blocks_cuda) */
-    const int dev_t1 = backend == TSR_BACKEND_CUDA && opt->ht && !track;
+    /* HT: the blocks are coded on the device too, each tile's right after its transform
+     * (code_blocks_cuda) */
+    const int dev_t1 = backend == TSR_BACKEND_CUDA && opt->ht;
     if (backend == TSR_BACKEND_CUDA) { /* on the device, the same coefficients */
         if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
             goto done;
@@ -828,7 +842,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
     tsr_status fail = TSR_OK;
-    if (dev_t1 && (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, &ar[0].bytes)))
+    if (dev_t1 && (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, track, &ar[0])))
         goto done;
     const size_t cpu_jobs = dev_t1 ? 0 : njobs; /* the blocks coded here */
 #ifdef _OPENMP

@@ -4,15 +4,19 @@
  * A host image goes up once through the ring of page-locked slots (cuda_internal.cuh); per tile,
  * its components' planes (one device buffer, the tile's width apart) receive the samples and
  * the forward DWT, and either come back through the ring into the tiles' tc->data (4 bytes a
- * sample and component) or stay for the HT block coder:
- *   k_ht:     one thread per code-block: the block quantised in place (irreversible), its
- *             bit-planes, its cleanup segment by ht_encode_hd.h into the block's own slot of
- *             device memory (the segment's bound and 8 KB of MEL and VLC scratch);
- *   lengths and bit-planes back (8 bytes a block), the offsets summed on the host and sent up;
- *   k_gather: one thread block per code-block: its segment into one packed buffer, which comes
- *             back in one copy (about the codestream's size). */
+ * sample and component) or stay for the HT block coder, three kernels of one thread per
+ * code-block (a thread block per code-block for the last):
+ *   k_prep:   the block quantised in place (irreversible; the magnitudes in steps kept in a
+ *             second plane for rate control), its bit-planes K; K comes back (24 bytes a block)
+ *             and gives each block its room (one cleanup segment's bound, or K candidates'),
+ *   k_code:   its cleanup pass (ht_encode_hd.h) or its truncation candidates (ht_rd_hd.h) into
+ *             its room, with TSR__J2K_HT_RD_SCRATCH bytes of scratch of its own; the lengths
+ *             (and the candidates' sets, rates and distortions, 2.9 KB a block) come back,
+ *   k_gather: its bytes into one packed buffer at offsets summed on the host, which comes back
+ *             in one copy (about the size of every candidate's bytes). */
 #include "j2k/fxform_hd.h"
 #include "j2k/ht_encode_hd.h"
+#include "j2k/ht_rd_hd.h"
 
 #include "cuda/cuda_internal.cuh"
 
@@ -25,17 +29,39 @@ extern "C" {
 
 #include <string.h>
 
-/* A code-block as k_ht reads it. */
+/* A code-block as the HT kernels read it. */
 struct ht_dev_job {
     int32_t *coef;   /* its first coefficient in its tile-component's plane */
-    uint32_t stride; /* the plane's row stride */
+    float *mag;      /* its first in the magnitudes' plane (track, irreversible), else NULL */
+    uint32_t stride; /* the planes' row stride */
     uint32_t w, h;
-    float inv; /* irreversible: 1 / delta; 0: reversible */
+    float inv;           /* irreversible: 1 / delta; 0: reversible */
+    uint64_t out;        /* where its bytes go in the slots */
+    uint64_t cap;        /* their room */
+    uint64_t work;       /* its scratch: TSR__J2K_HT_RD_SCRATCH bytes at scratch + work */
+    uint32_t ccap, rcap; /* ht_encode.h's bounds of its cleanup and refinement segments */
+};
+
+/* What k_code leaves per block (the small part; the candidates' arrays apart). */
+struct ht_dev_res {
+    uint32_t K;
+    int32_t len; /* bytes written (all candidates' with track); -1: a coder failed */
+    uint32_t ns; /* track: candidates */
+    uint32_t pad;
+    double err0; /* track: the error with nothing coded */
+};
+
+/* A block's candidates (track). */
+struct ht_dev_rd {
+    tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
+    uint32_t rate[TSR__J2K_HT_MAX_SETS];
+    double dist[TSR__J2K_HT_MAX_SETS];
 };
 
 typedef struct j2k_enc_cuda_state {
     tsr__cuda_buffer image;  /* device: a host image's copy */
     tsr__cuda_buffer planes; /* device: a tile's components */
+    tsr__cuda_buffer mag;    /* device: their magnitudes in steps (HT rate control, 9/7) */
     tsr__cuda_ring ring;
     const void *img; /* the encode's image on the device */
     size_t stride;   /* its bytes per row */
@@ -46,8 +72,10 @@ typedef struct j2k_enc_cuda_state {
     /* the HT block coder's */
     tsr__cuda_buffer tables;           /* device: tsr__ht_cw_tables() */
     tsr__cuda_buffer hjobs, djobs;     /* page-locked and device: ht_dev_job per block */
-    tsr__cuda_buffer slots;            /* device: a slot per block */
-    tsr__cuda_buffer hres, dres;       /* page-locked and device: length and K per block */
+    tsr__cuda_buffer scratch;          /* device: TSR__J2K_HT_RD_SCRATCH per block */
+    tsr__cuda_buffer slots;            /* device: each block's bytes, cap apart */
+    tsr__cuda_buffer hres, dres;       /* page-locked and device: ht_dev_res per block */
+    tsr__cuda_buffer hrd, drd;         /* page-locked and device: ht_dev_rd per block (track) */
     tsr__cuda_buffer hoff, doff;       /* page-locked and device: offsets in the packed bytes */
     tsr__cuda_buffer hpacked, dpacked; /* page-locked and device: the packed segments */
 } j2k_enc_cuda_state;
@@ -59,11 +87,15 @@ static void state_destroy(tsr_ctx *ctx, void *p)
         cudaStreamSynchronize(ctx->cuda->stream);
     tsr__cuda_buffer_free(&s->image);
     tsr__cuda_buffer_free(&s->planes);
+    tsr__cuda_buffer_free(&s->mag);
     tsr__cuda_ring_free(&s->ring);
     tsr__cuda_buffer_free(&s->tables);
     tsr__cuda_host_buffer_free(&s->hjobs);
     tsr__cuda_buffer_free(&s->djobs);
+    tsr__cuda_buffer_free(&s->scratch);
     tsr__cuda_buffer_free(&s->slots);
+    tsr__cuda_host_buffer_free(&s->hrd);
+    tsr__cuda_buffer_free(&s->drd);
     tsr__cuda_host_buffer_free(&s->hres);
     tsr__cuda_buffer_free(&s->dres);
     tsr__cuda_host_buffer_free(&s->hoff);
@@ -164,64 +196,93 @@ extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t
 
 enum {
     HT_THREADS = 64,     /* blocks coded by one thread block */
-    GATHER_THREADS = 128 /* threads copying one block's segment */
+    GATHER_THREADS = 128 /* threads copying one block's bytes */
 };
 
-/* The bound of a slot's segment: every block's (1024 quads at most within ht_encode.h's
- * limits), and the slot with its MEL and VLC scratch, 16-byte aligned. */
-static size_t ht_bound(void)
-{
-    return tsr__ht_encode_bound(64, 64);
-}
-static size_t ht_slot(void)
-{
-    return (ht_bound() + 2 * 4096 + 15) & ~(size_t)15;
-}
-
+/* Each block quantised in place (irreversible: tsr__j2k_quantise1, the magnitudes in steps kept
+ * with track) and its bit-planes counted, as encode.c's code_block does before coding. */
 __global__ static void __launch_bounds__(HT_THREADS)
-    k_ht(const ht_dev_job *__restrict__ jobs, uint32_t n, const uint16_t (*tables)[8 * 16][17],
-         uint8_t *slots, size_t slot, size_t bound, uint32_t *res)
+    k_prep(const ht_dev_job *__restrict__ jobs, uint32_t n, ht_dev_res *res)
 {
     const uint32_t j = blockIdx.x * HT_THREADS + threadIdx.x;
     if (j >= n)
         return;
     const ht_dev_job jb = jobs[j];
-    uint32_t m = 0; /* encode.c's code_block: quantisation, then tsr__t1_bitplanes */
+    uint32_t m = 0;
     for (uint32_t y = 0; y < jb.h; y++)
         for (uint32_t x = 0; x < jb.w; x++) {
-            int32_t *p = jb.coef + (size_t)y * jb.stride + x;
+            const size_t i = (size_t)y * jb.stride + x;
             if (jb.inv > 0) {
                 float q;
-                *p = tsr__j2k_quantise1(__int_as_float(*p), jb.inv, &q);
+                jb.coef[i] = tsr__j2k_quantise1(__int_as_float(jb.coef[i]), jb.inv, &q);
+                if (jb.mag)
+                    jb.mag[i] = q;
             }
-            const int32_t v = *p;
-            m |= (uint32_t)(v < 0 ? -(int64_t)v : v);
+            const int32_t v = jb.coef[i];
+            m |= (uint32_t)(v < 0 ? -(int64_t)v : v); /* tsr__t1_bitplanes */
         }
-    const uint32_t K = m ? 32u - (uint32_t)__clz(m) : 0;
-    long len = 0;
-    if (K) {
-        uint8_t *out = slots + (size_t)j * slot;
-        len = tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, out, bound, tables,
-                                     out + bound, out + bound + 4096);
+    res[j].K = m ? 32u - (uint32_t)__clz(m) : 0;
+}
+
+/* Each block with bit-planes coded into its room of the slots: its cleanup pass down to plane 0,
+ * or (track) its truncation candidates. */
+__global__ static void __launch_bounds__(HT_THREADS)
+    k_code(const ht_dev_job *__restrict__ jobs, uint32_t n, int track,
+           const uint16_t (*tables)[8 * 16][17], uint8_t *slots, uint8_t *scratch, ht_dev_res *res,
+           ht_dev_rd *rd)
+{
+    const uint32_t j = blockIdx.x * HT_THREADS + threadIdx.x;
+    if (j >= n)
+        return;
+    const ht_dev_job jb = jobs[j];
+    ht_dev_res r = res[j];
+    r.len = 0;
+    r.ns = 0;
+    r.err0 = 0;
+    if (r.K) {
+        uint8_t *out = slots + jb.out, *work = scratch + jb.work;
+        if (!track) {
+            r.len = (int32_t)tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, out, jb.cap,
+                                                    tables, work, work + 4096);
+            r.len = r.len > 0 ? r.len : -1;
+        } else {
+            size_t used = 0;
+            r.ns = tsr__j2k_ht_candidates_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, r.K, jb.ccap,
+                                             jb.rcap, tables, work, out, jb.cap, &used, rd[j].sets,
+                                             rd[j].rate, rd[j].dist, &r.err0);
+            r.len = r.ns ? (int32_t)used : -1;
+        }
     }
-    res[2 * j] = (uint32_t)(int32_t)len;
-    res[2 * j + 1] = K;
+    res[j] = r;
 }
 
 __global__ static void __launch_bounds__(GATHER_THREADS)
-    k_gather(const uint8_t *__restrict__ slots, size_t slot, const uint64_t *__restrict__ off,
-             const uint32_t *__restrict__ res, uint8_t *__restrict__ packed)
+    k_gather(const ht_dev_job *__restrict__ jobs, const uint8_t *__restrict__ slots,
+             const uint64_t *__restrict__ off, const ht_dev_res *__restrict__ res,
+             uint8_t *__restrict__ packed)
 {
     const uint32_t j = blockIdx.x;
-    const uint32_t len = res[2 * j];
-    const uint8_t *src = slots + (size_t)j * slot;
+    const int32_t len = res[j].len;
+    const uint8_t *src = slots + jobs[j].out;
     uint8_t *dst = packed + off[j];
-    for (uint32_t i = threadIdx.x; i < len; i += GATHER_THREADS)
+    for (int32_t i = (int32_t)threadIdx.x; i < len; i += GATHER_THREADS)
         dst[i] = src[i];
 }
 
+/* Waits for the stream, then checks each block's result. */
+static tsr_status check_results(tsr_ctx *ctx, const ht_dev_res *res, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++)
+        if (res[j].len < 0 || res[j].K > 30)
+            return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                             "j2k encode: a code-block's coded data overflowed (device block %u: "
+                             "%u bit-planes, result %d)",
+                             j, res[j].K, res[j].len);
+    return TSR_OK;
+}
+
 extern "C" tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
-                                           tsr__j2k_enc_cuda_block *blocks, uint32_t n,
+                                           tsr__j2k_enc_cuda_block *blocks, uint32_t n, int track,
                                            tsr__j2k_bytes *out)
 {
     j2k_enc_cuda_state *s;
@@ -233,8 +294,10 @@ extern "C" tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
     if (tw != s->tile_w || (size_t)tw * th != s->plane)
         return tsr__fail(ctx, TSR_ERR_INTERNAL,
                          "j2k encode on CUDA: the tile's blocks are not the transformed tile's");
+    int lossy = 0;
     for (uint32_t j = 0; j < n; j++) {
         const tsr__j2k_enc_cuda_block *b = &blocks[j];
+        lossy |= b->delta > 0;
         if (b->comp >= t->ncomps || !b->w || !b->h || b->w > 1024 || (size_t)b->w * b->h > 4096 ||
             b->at / tw + b->h > th || b->at % tw + b->w > tw)
             return tsr__fail(ctx, TSR_ERR_INTERNAL,
@@ -242,17 +305,22 @@ extern "C" tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
                              "tile-component or the HT coder's limits",
                              j, b->w, b->h, b->at);
     }
-    const size_t slot = ht_slot(), tables_bytes = 2 * 8 * 16 * 17 * sizeof(uint16_t);
-    size_t slots_bytes;
-    if (!tsr__size_mul(n, slot, &slots_bytes))
-        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: code-block slots");
+    size_t scratch_bytes, mag_bytes;
+    if (!tsr__size_mul(n, TSR__J2K_HT_RD_SCRATCH, &scratch_bytes) ||
+        !tsr__size_mul(s->plane, 4 * (size_t)t->ncomps, &mag_bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: code-block scratch");
+    const size_t tables_bytes = 2 * 8 * 16 * 17 * sizeof(uint16_t);
     if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hjobs, (size_t)n * sizeof(ht_dev_job))) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->djobs, (size_t)n * sizeof(ht_dev_job))) ||
-        (st = tsr__cuda_buffer_reserve(ctx, &s->slots, slots_bytes)) ||
-        (st = tsr__cuda_host_buffer_reserve(ctx, &s->hres, (size_t)n * 8)) ||
-        (st = tsr__cuda_buffer_reserve(ctx, &s->dres, (size_t)n * 8)) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->scratch, scratch_bytes)) ||
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->hres, (size_t)n * sizeof(ht_dev_res))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->dres, (size_t)n * sizeof(ht_dev_res))) ||
         (st = tsr__cuda_host_buffer_reserve(ctx, &s->hoff, (size_t)n * 8)) ||
-        (st = tsr__cuda_buffer_reserve(ctx, &s->doff, (size_t)n * 8)))
+        (st = tsr__cuda_buffer_reserve(ctx, &s->doff, (size_t)n * 8)) ||
+        (track && lossy && (st = tsr__cuda_buffer_reserve(ctx, &s->mag, mag_bytes))) ||
+        (track &&
+         ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hrd, (size_t)n * sizeof(ht_dev_rd))) ||
+          (st = tsr__cuda_buffer_reserve(ctx, &s->drd, (size_t)n * sizeof(ht_dev_rd))))))
         return st;
     if (s->tables.size < tables_bytes) { /* once per context */
         if ((st = tsr__cuda_buffer_reserve(ctx, &s->tables, tables_bytes)))
@@ -263,41 +331,69 @@ extern "C" tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
     ht_dev_job *hj = (ht_dev_job *)s->hjobs.ptr;
     for (uint32_t j = 0; j < n; j++) {
         const tsr__j2k_enc_cuda_block *b = &blocks[j];
-        hj[j].coef = (int32_t *)s->planes.ptr + b->comp * s->plane + b->at;
+        const size_t at = b->comp * s->plane + b->at;
+        memset(&hj[j], 0, sizeof hj[j]);
+        hj[j].coef = (int32_t *)s->planes.ptr + at;
+        hj[j].mag = track && b->delta > 0 ? (float *)s->mag.ptr + at : NULL;
         hj[j].stride = tw;
         hj[j].w = b->w;
         hj[j].h = b->h;
         hj[j].inv = b->delta > 0 ? 1.0f / b->delta : 0.0f; /* encode.c's code_block's */
+        hj[j].work = (uint64_t)j * TSR__J2K_HT_RD_SCRATCH;
+        hj[j].ccap = (uint32_t)tsr__ht_encode_bound(b->w, b->h);
+        hj[j].rcap = (uint32_t)tsr__ht_refine_bound(b->w, b->h);
     }
+    /* 1: quantisation and bit-planes; their room follows from K */
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->djobs.ptr, hj, (size_t)n * sizeof *hj,
                                       cudaMemcpyHostToDevice, stream));
-    k_ht<<<(n + HT_THREADS - 1) / HT_THREADS, HT_THREADS, 0, stream>>>(
-        (const ht_dev_job *)s->djobs.ptr, n, (const uint16_t(*)[8 * 16][17]) s->tables.ptr,
-        (uint8_t *)s->slots.ptr, slot, ht_bound(), (uint32_t *)s->dres.ptr);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "k_ht");
-    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hres.ptr, s->dres.ptr, (size_t)n * 8,
-                                      cudaMemcpyDeviceToHost, stream));
+    ht_dev_job *dj = (ht_dev_job *)s->djobs.ptr;
+    ht_dev_res *dr = (ht_dev_res *)s->dres.ptr, *hr = (ht_dev_res *)s->hres.ptr;
+    const unsigned grid = (n + HT_THREADS - 1) / HT_THREADS;
+    k_prep<<<grid, HT_THREADS, 0, stream>>>(dj, n, dr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_prep");
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(hr, dr, (size_t)n * sizeof *hr, cudaMemcpyDeviceToHost, stream));
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
-    const uint32_t *res = (const uint32_t *)s->hres.ptr;
+    uint64_t room = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t K = hr[j].K;
+        hj[j].out = room;
+        hj[j].cap = !K      ? 0
+                    : track ? (uint64_t)(K < 30 ? K : 30) * (hj[j].ccap + hj[j].rcap)
+                            : hj[j].ccap;
+        room += (hj[j].cap + 15) & ~(uint64_t)15;
+    }
+    /* 2: the blocks coded */
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->slots, room ? room : 1)))
+        return st;
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(dj, hj, (size_t)n * sizeof *hj, cudaMemcpyHostToDevice, stream));
+    k_code<<<grid, HT_THREADS, 0, stream>>>(
+        dj, n, track, (const uint16_t(*)[8 * 16][17]) s->tables.ptr, (uint8_t *)s->slots.ptr,
+        (uint8_t *)s->scratch.ptr, dr, (ht_dev_rd *)s->drd.ptr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_code");
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(hr, dr, (size_t)n * sizeof *hr, cudaMemcpyDeviceToHost, stream));
+    if (track)
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hrd.ptr, s->drd.ptr, (size_t)n * sizeof(ht_dev_rd),
+                                          cudaMemcpyDeviceToHost, stream));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    if ((st = check_results(ctx, hr, n)))
+        return st;
+    /* 3: their bytes packed and brought back */
     uint64_t *off = (uint64_t *)s->hoff.ptr, total = 0;
     for (uint32_t j = 0; j < n; j++) {
-        const int32_t len = (int32_t)res[2 * j];
-        if (len < 0 || (res[2 * j + 1] && len == 0) || res[2 * j + 1] > 31)
-            return tsr__fail(ctx, TSR_ERR_INTERNAL,
-                             "j2k encode: a code-block's coded data overflowed (device block %u: "
-                             "length %d, %u bit-planes)",
-                             j, len, res[2 * j + 1]);
         off[j] = total;
-        total += (uint32_t)len;
+        total += (uint32_t)hr[j].len;
     }
     if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hpacked, total ? total : 1)) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->dpacked, total ? total : 1)))
         return st;
     TSR_CUDA_TRY(ctx,
                  cudaMemcpyAsync(s->doff.ptr, off, (size_t)n * 8, cudaMemcpyHostToDevice, stream));
-    k_gather<<<n, GATHER_THREADS, 0, stream>>>(
-        (const uint8_t *)s->slots.ptr, slot, (const uint64_t *)s->doff.ptr,
-        (const uint32_t *)s->dres.ptr, (uint8_t *)s->dpacked.ptr);
+    k_gather<<<n, GATHER_THREADS, 0, stream>>>(dj, (const uint8_t *)s->slots.ptr,
+                                               (const uint64_t *)s->doff.ptr, dr,
+                                               (uint8_t *)s->dpacked.ptr);
     TSR_CUDA_CHECK_LAUNCH(ctx, "k_gather");
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hpacked.ptr, s->dpacked.ptr, total, cudaMemcpyDeviceToHost,
                                       stream));
@@ -306,10 +402,17 @@ extern "C" tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
     tsr__j2k_bytes_put(out, s->hpacked.ptr, total);
     if (out->st)
         return out->st;
+    const ht_dev_rd *rd = (const ht_dev_rd *)s->hrd.ptr;
     for (uint32_t j = 0; j < n; j++) {
-        blocks[j].K = (uint8_t)res[2 * j + 1];
-        blocks[j].len = res[2 * j];
-        blocks[j].off = base + off[j];
+        tsr__j2k_enc_cuda_block *b = &blocks[j];
+        b->K = (uint8_t)hr[j].K;
+        b->len = (uint32_t)hr[j].len;
+        b->off = base + off[j];
+        b->nsets = track ? hr[j].ns : 0;
+        b->err0 = hr[j].err0;
+        b->sets = track ? rd[j].sets : NULL;
+        b->rate = track ? rd[j].rate : NULL;
+        b->dist = track ? rd[j].dist : NULL;
     }
     return TSR_OK;
 }

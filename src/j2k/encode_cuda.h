@@ -3,9 +3,9 @@
  * uploaded into a device buffer the context keeps), each tile's samples, colour transform and
  * forward DWT there (fxform_cuda.h), and either the tile-components' coefficients downloaded
  * into their tc->data, exactly what encode.c's transform_tile leaves there, for the CPU's block
- * coders, or (HT without rate control) the code-blocks coded there too, their segments
- * downloaded. Everything runs on the context's CUDA stream (the caller has chosen the CUDA
- * backend); one encode at a time per context. */
+ * coders, or (HT) the code-blocks coded there too, their segments (and rate control's
+ * candidates) downloaded. Everything runs on the context's CUDA stream (the caller has chosen the
+ * CUDA backend); one encode at a time per context. */
 #ifndef TSR_J2K_ENCODE_CUDA_H
 #define TSR_J2K_ENCODE_CUDA_H
 
@@ -35,16 +35,26 @@ typedef struct tsr__j2k_enc_cuda_block {
     float delta;   /* in: irreversible: its sub-band's step (deadzone quantisation first,
                       fxform_hd.h's tsr__j2k_quantise1 with 1 / delta); 0: reversible */
     uint8_t K;     /* out: its bit-planes (tsr__t1_bitplanes of the quantised block) */
-    uint32_t len;  /* out: its cleanup segment's bytes (tsr__ht_encode_block); 0 when K = 0 */
+    uint32_t len;  /* out: its bytes: the cleanup segment (tsr__ht_encode_block), or with track
+                      all its candidates' (tsr__j2k_ht_candidates); 0 when K = 0 */
     size_t off;    /* out: where they start in out */
+    /* out, with track: tsr__j2k_ht_candidates' results (nsets of each, in memory the context
+     * keeps until the next call; sets' offsets relative to off), err0 its *err0 */
+    uint32_t nsets;
+    const tsr__j2k_ht_set *sets;
+    const uint32_t *rate;
+    const double *dist;
+    double err0;
 } tsr__j2k_enc_cuda_block;
 
-/* HT cleanup coding of the n code-blocks (HT, no rate control: one pass down to plane 0 each)
- * on the device, one block per thread, by ht_encode_hd.h's encoder, the CPU's: their segments
- * are appended to out, each block's K, len and off filled. TSR_ERR_INTERNAL when a block's
- * coder fails (as encode.c's code_block reports it). */
+/* HT coding of the n code-blocks on the device, one block per thread, by the CPU's coders
+ * (ht_encode_hd.h, ht_rd_hd.h): without track each one's cleanup pass down to plane 0, with
+ * track (rate control) its truncation candidates, the magnitudes in steps of a 9/7 block
+ * from the same quantisation. Their bytes are appended to out, each block's outputs filled.
+ * TSR_ERR_INTERNAL when a block's coder fails (as encode.c's code_block reports it). */
 tsr_status tsr__j2k_enc_cuda_ht(tsr_ctx *ctx, const tsr__j2k_tile *t,
-                                tsr__j2k_enc_cuda_block *blocks, uint32_t n, tsr__j2k_bytes *out);
+                                tsr__j2k_enc_cuda_block *blocks, uint32_t n, int track,
+                                tsr__j2k_bytes *out);
 
 #ifdef __cplusplus
 }
