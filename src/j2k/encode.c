@@ -7,8 +7,9 @@
  * by PCRD-opt (rate.c) over all tiles, one slope threshold per layer; then each tile's packets
  * (t2_encode.c) in its tile-parts (tile_parts.c) and the marker segments (markers_write.c) make
  * the codestream, optionally in JP2 boxes. On the CUDA backend (an explicit choice, or auto
- * for a device image: tsr__j2k_choose) the samples, colour transform and DWT run on the device
- * (encode_cuda.h), the same coefficients, and the rest as on the CPU. The context's progress
+ * for a device image: tsr__j2k_choose) the samples, colour transform, DWT and code-blocks run on
+ * the device (encode_cuda.h) by the CPU's own arithmetic, and rate control, packets and markers
+ * on the host as for the CPU: the same bytes. The context's progress
  * callback
  * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
  * (TSR_ERR_INTERRUPTED).
@@ -210,11 +211,13 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
-/* HT code-blocks on the device (encode_cuda.h), tile after tile: the tile's samples and
- * transforms there, then its blocks' cleanup passes or (track) truncation candidates; each job
- * gets what code_block gives it, its bytes, candidates and hull in arena a (thread 0's). */
+/* The code-blocks on the device (encode_cuda.h), tile after tile: the tile's samples and
+ * transforms there, then its blocks (HT: cleanup passes or, with track, truncation candidates;
+ * Part 1: their passes); each job gets what code_block gives it, its bytes, candidates and
+ * hull in arena a (thread 0's). */
 static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
-                                   job *jobs, uint32_t prec, int mct, int rev, int track, arena *a)
+                                   job *jobs, uint32_t prec, int mct, int rev, int ht, int track,
+                                   arena *a)
 {
     const uint32_t ntiles = E->cs->ntiles;
     size_t most = 1;
@@ -226,7 +229,7 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
         tsr__j2k_tile *t = &E->tiles[k];
         const uint32_t n = (uint32_t)(first[k + 1] - first[k]);
         job *jb = jobs + first[k];
-        if ((st = tsr__j2k_enc_cuda_transform(ctx, t, prec, mct, rev, 0)))
+        if ((st = tsr__j2k_enc_cuda_transform(ctx, t, prec, mct, rev)))
             break;
         for (uint32_t j = 0; j < n; j++) {
             tsr__j2k_enc_cuda_block *b = &blocks[j];
@@ -234,9 +237,10 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
             b->comp = jb[j].comp;
             b->w = jb[j].w;
             b->h = jb[j].h;
+            b->orient = jb[j].orient;
             b->delta = jb[j].delta;
         }
-        if ((st = tsr__j2k_enc_cuda_ht(ctx, t, blocks, n, track, &a->bytes)))
+        if ((st = tsr__j2k_enc_cuda_blocks(ctx, t, blocks, n, ht, track, &a->bytes)))
             break;
         for (uint32_t j = 0; j < n; j++) {
             const tsr__j2k_enc_cuda_block *b = &blocks[j];
@@ -244,20 +248,30 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
             o->thread = 0;
             o->K = b->K;
             o->off = b->off;
-            o->dist0 = 0;
+            o->dist0 = ht ? 0 : b->err0 * o->weight; /* code_block's floor (Part 1) */
             o->nsets = 0;
-            o->passes = b->K ? 1 : 0;
+            o->passes = 0;
             o->len = b->len;
-            if (!b->K || !track)
+            if (!b->K)
                 continue;
-            /* code_block's rate-control path: the candidates, the last everything */
-            o->dist0 = b->err0 * o->weight;
-            o->passes = (uint16_t)b->nsets;
-            o->len = b->sets[b->nsets - 1].lcup;
-            o->nsets = b->nsets;
-            o->sets_off = a->sets.len;
-            tsr__j2k_bytes_put(&a->sets, b->sets, b->nsets * sizeof *b->sets);
-            keep_hull(o, a, b->rate, b->dist, b->nsets);
+            if (ht && !track) {
+                o->passes = 1;
+            } else if (ht) { /* code_block's HT rate-control path: the last candidate is all */
+                o->dist0 = b->err0 * o->weight;
+                o->passes = (uint16_t)b->np;
+                o->len = b->sets[b->np - 1].lcup;
+                o->nsets = b->np;
+                o->sets_off = a->sets.len;
+                tsr__j2k_bytes_put(&a->sets, b->sets, b->np * sizeof *b->sets);
+                keep_hull(o, a, b->rate, b->dist, b->np);
+            } else {
+                o->passes = (uint16_t)(3 * b->K - 2);
+                if (track) { /* what the passes remove comes on top of their floor */
+                    for (uint32_t p = 0; p < b->np; p++)
+                        o->dist0 += b->dist[p] * o->weight;
+                    keep_hull(o, a, b->rate, b->dist, b->np);
+                }
+            }
         }
         if (!st && (a->sets.st || a->hulls.st))
             st = a->sets.st ? a->sets.st : a->hulls.st;
@@ -782,15 +796,12 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t k = 0; k < ntiles; k++)
         if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
-    /* HT: the blocks are coded on the device too, each tile's right after its transform
-     * (code_blocks_cuda) */
-    const int dev_t1 = backend == TSR_BACKEND_CUDA && opt->ht;
-    if (backend == TSR_BACKEND_CUDA) { /* on the device, the same coefficients */
+    /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded
+     * there at the block-coding stage (code_blocks_cuda) */
+    const int dev_t1 = backend == TSR_BACKEND_CUDA;
+    if (dev_t1) {
         if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
             goto done;
-        for (uint32_t k = 0; k < ntiles && !dev_t1; k++)
-            if ((st = tsr__j2k_enc_cuda_transform(ctx, &E.tiles[k], prec, mct, rev, 1)))
-                goto done;
     } else if (ntiles == 1) { /* its lines in parallel */
         transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
     } else { /* tiles in parallel, each on one thread: the same samples at any count */
@@ -842,7 +853,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
     tsr_status fail = TSR_OK;
-    if (dev_t1 && (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, track, &ar[0])))
+    if (dev_t1 &&
+        (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, track, &ar[0])))
         goto done;
     const size_t cpu_jobs = dev_t1 ? 0 : njobs; /* the blocks coded here */
 #ifdef _OPENMP

@@ -106,8 +106,9 @@ static const cli_option j2k_options[] = {
                        ".png/.pnm, cuda: code-blocks (HT and Part 1), wavelet, colour transform "
                        "and pixels on the GPU, the same pixels as the CPU (JP2 palettes, "
                        "sYCC/ICC conversion, subsampled components and .pgx stay on the CPU); "
-                       "for encode, cuda: samples, colour transform and wavelet on the GPU, "
-                       "code-blocks and the codestream on the CPU, the same bytes as the CPU"),
+                       "for encode, cuda: samples, colour transform, wavelet and code-blocks "
+                       "(HT and Part 1) on the GPU, rate control and the codestream on the CPU, "
+                       "the same bytes as the CPU"),
     {"json", CLI_FLAG, NULL,
      "info: print the parameters as JSON; decode and encode: a JSON summary (encode with "
      "--rate, --psnr or --layers: psnr_estimate, the estimated PSNR of each layer prefix, null "
