@@ -147,6 +147,11 @@ extern "C" tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img
     s->nc = (uint32_t)img->channels;
     s->wide = img->depth == TSR_U16;
     if (img->memory == TSR_MEMORY_CUDA) {
+        if (s->wide && (((uintptr_t)img->data | img->stride) & 1))
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode on CUDA: a 16-bit device image needs an even address "
+                             "and row stride (stride %zu)",
+                             img->stride);
         s->img = img->data;
         s->stride = img->stride;
         return TSR_OK;
