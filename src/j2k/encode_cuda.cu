@@ -216,7 +216,7 @@ extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t
 
 enum {
     CODE_THREADS = 64,     /* blocks coded by one thread block */
-    P1_WORKERS = 132 * 64, /* Part 1 workspaces (73 KB each): one a thread of a full H200 wave */
+    P1_WORKERS = 132 * 64, /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
     GATHER_THREADS = 128   /* threads copying one block's bytes */
 };
 
