@@ -6,11 +6,15 @@
  *   mct.c           forward RCT and ICT (G.2, G.3)
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
- *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in
+ *                   mqc_encode.h
  *   ht_encode.c     HTJ2K code-block encoding: the cleanup pass (T.814 7.3; ht_encode.h),
  *                   instead of t1_encode.c with the HT option
  *   ht_refine_encode.c  its SigProp and MagRef passes (T.814 7.4, 7.5; ht_encode.h)
  *   ht_rd.c         an HT code-block's truncation candidates for rate control
+ * The arithmetic of those stages lives in headers compiled for the CPU and the device too
+ * (fxform_hd.h, ht_encode_hd.h, ht_rd_hd.h, t1_encode_hd.h); the CUDA backend's stages are
+ * fxform_cuda.cu (samples, DWT) and encode_cuda.cu (its buffers and the block coders). Then:
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
