@@ -1,8 +1,7 @@
 /* The JPEG 2000 encoder's first stages on the CUDA device (fxform_cuda.h), the same bits as the
- * CPU's encode.c (load_component, transform_tile, the quantisation of code_block), mct.c and
- * fdwt.c: every sample's arithmetic is fxform_hd.h's, which those files use too, and the
- * library's CUDA objects are built with --fmad=false (no multiply-add contraction), as the C
- * code is with -ffp-contract=off.
+ * CPU's encode.c (load_component, transform_tile), mct.c and fdwt.c: every sample's arithmetic is
+ * fxform_hd.h's, which those files use too, and the library's CUDA objects are built with
+ * --fmad=false (no multiply-add contraction), as the C code is with -ffp-contract=off.
  *
  * Samples, one thread per pixel: its 1..4 channels read once, level shifted, through the colour
  * transform, written to the component planes (bytes per pixel: channels or 2 channels read,
@@ -21,9 +20,7 @@
  * read it at its interleaved place. Why a window of W samples is exact in [HALO, W - HALO):
  * dwt_window.cuh. Bytes per level of rw x rh samples: about 16.3 rw rh (each pass reads and
  * writes every sample once, plus the halos), for all levels of a tile-component about 4 / 3 of
- * that at the top resolution.
- *
- * Quantisation, one thread per coefficient of the sub-band, in place (8 bytes a coefficient). */
+ * that at the top resolution. */
 #include "j2k/fxform_hd.h"
 
 #include "cuda/cuda_internal.cuh"
@@ -46,7 +43,7 @@ enum {
     COL_W = 128,              /* window rows of a column block */
     SEG_Y = COL_W - 2 * HALO, /* output rows of a column block */
     MAX_GRID_Y = 65535,       /* gridDim.y; blocks loop over further rows or segments */
-    PIX_X = 128,              /* threads of a sample or quantisation block, along a row */
+    PIX_X = 128,              /* threads of a samples block, along a row */
 };
 
 static unsigned grid_y(uint64_t n)
@@ -352,38 +349,4 @@ extern "C" tsr_status tsr__j2k_fdwt_cuda(tsr_ctx *ctx, int32_t *d_data, size_t s
                  : level<false>(ctx, stream, d_data, stride, tmp, tstride, rw, rh, a->x0, a->y0);
     }
     return st;
-}
-
-/* ---- quantisation ------------------------------------------------------------------------- */
-
-__global__ static void __launch_bounds__(PIX_X)
-    k_fquant(int32_t *d, size_t stride, uint32_t w, uint32_t h, float inv)
-{
-    const uint32_t x = blockIdx.x * PIX_X + threadIdx.x;
-    if (x >= w)
-        return;
-    for (uint32_t y = blockIdx.y; y < h; y += gridDim.y) {
-        int32_t *p = d + (size_t)y * stride + x;
-        float q;
-        *p = tsr__j2k_quantise1(__int_as_float(*p), inv, &q);
-    }
-}
-
-extern "C" tsr_status tsr__j2k_fquant_cuda(tsr_ctx *ctx, int32_t *d_data, size_t stride, uint32_t w,
-                                           uint32_t h, float inv)
-{
-    if (w == 0 || h == 0)
-        return TSR_OK;
-    if (!d_data || w > stride)
-        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
-                         "j2k quantisation on the device: %u samples across a row stride of %zu", w,
-                         stride);
-    cudaStream_t stream;
-    tsr_status st = open_stream(ctx, "j2k quantisation", &stream);
-    if (st)
-        return st;
-    const dim3 grid((w + PIX_X - 1) / PIX_X, grid_y(h));
-    k_fquant<<<grid, PIX_X, 0, stream>>>(d_data, stride, w, h, inv);
-    TSR_CUDA_CHECK_LAUNCH(ctx, "k_fquant");
-    return TSR_OK;
 }

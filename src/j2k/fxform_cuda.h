@@ -1,9 +1,9 @@
 /* The JPEG 2000 encoder's first stages on the CUDA device (fxform_cuda.cu; fxform_cuda_none.c in
  * a build without CUDA, where every call reports TSR_ERR_NO_BACKEND): a tile's samples into its
- * components (DC level shift, forward RCT or ICT), the forward DWT of a tile-component and the
- * deadzone quantisation of a 9/7 sub-band. They write the CPU encoder's bits (encode.c's
- * load_component and transform_tile, mct.c, fdwt.c, the quantisation of encode.c's
- * code_block): the per-sample arithmetic is fxform_hd.h's. Work is queued on the context's CUDA
+ * components (DC level shift, forward RCT or ICT) and the forward DWT of a tile-component. They
+ * write the CPU encoder's bits (encode.c's load_component and transform_tile, mct.c, fdwt.c):
+ * the per-sample arithmetic is fxform_hd.h's (whose quantisation encode_cuda.cu's block coders
+ * apply per code-block). Work is queued on the context's CUDA
  * stream (the CUDA backend open on ctx) and returns before it runs; the caller orders its inputs
  * on that stream and keeps the memory alive until it has passed. */
 #ifndef TSR_J2K_FXFORM_CUDA_H
@@ -44,13 +44,6 @@ tsr_status tsr__j2k_fload_cuda(tsr_ctx *ctx, const tsr__j2k_dev_fload *o);
  * context (a context state) and reused. */
 tsr_status tsr__j2k_fdwt_cuda(tsr_ctx *ctx, int32_t *d_data, size_t stride, const tsr__j2k_res *res,
                               uint32_t nres, int reversible);
-
-/* Deadzone quantisation (E.1) in place of the w x h float coefficients at d_data (stride
- * elements per row; a sub-band of a 9/7 tile-component after tsr__j2k_fdwt_cuda) with
- * inv = 1 / delta: each becomes tsr__j2k_quantise1's integer (what encode.c's code_block gives
- * the block coder). */
-tsr_status tsr__j2k_fquant_cuda(tsr_ctx *ctx, int32_t *d_data, size_t stride, uint32_t w,
-                                uint32_t h, float inv);
 
 #ifdef __cplusplus
 }

@@ -13,11 +13,3 @@ tsr_status tsr__j2k_fdwt_cuda(tsr_ctx *ctx, int32_t *d_data, size_t stride, cons
     (void)d_data, (void)stride, (void)res, (void)nres, (void)reversible;
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "j2k forward DWT on the device: not built with CUDA");
 }
-
-tsr_status tsr__j2k_fquant_cuda(tsr_ctx *ctx, int32_t *d_data, size_t stride, uint32_t w,
-                                uint32_t h, float inv)
-{
-    (void)d_data, (void)stride, (void)w, (void)h, (void)inv;
-    return tsr__fail(ctx, TSR_ERR_NO_BACKEND,
-                     "j2k quantisation on the device: not built with CUDA");
-}

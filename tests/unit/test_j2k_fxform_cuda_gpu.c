@@ -11,11 +11,9 @@
  * Samples: random 8- and 16-bit images of 1..4 channels (odd sizes, rows padded) through the
  * DC level shift, as integers or floats, with and without the RCT / ICT; the device's planes
  * (poisoned first, padded) must equal tsr__j2k_level_shift1 then tsr__mct_rct_forward /
- * tsr__mct_ict_forward on the host.
- *
- * Quantisation: random floats (specials, huge values, exact multiples of the step) against
- * tsr__j2k_quantise1 on the host. TSR_TEST_QUICK: fewer sizes. Skips (77) where there is no
- * CUDA device. */
+ * tsr__mct_ict_forward on the host. (The quantisation runs per code-block in the block coders:
+ * test_j2k_enc_blocks_cuda_gpu.) TSR_TEST_QUICK: fewer sizes. Skips (77) where there is no CUDA
+ * device. */
 #include "testlib.h"
 
 #include "cuda/cuda_device.h"
@@ -225,56 +223,6 @@ static void test_load(tsr_ctx *ctx, tsr_rng *rng)
     CHECK(bad == 0);
 }
 
-static void test_quant(tsr_ctx *ctx, tsr_rng *rng)
-{
-    const uint32_t w = 333, h = 77;
-    const size_t stride = 340, n = stride * (h + 1);
-    int32_t *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
-    int32_t *dev = NULL;
-    CHECK(want && got && cudaMalloc((void **)&dev, n * sizeof *dev) == cudaSuccess);
-    if (!want || !got || !dev)
-        return;
-    static const float special[] = {0.0f, -0.0f, 1e30f, -1e30f, 1e-40f, 3.0f, -3.0f, 1.5f};
-    const float delta = 0.375f, inv = 1.0f / delta;
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        float f;
-        const int k = tsr_rng_range(rng, 0, 9);
-        if (k == 0) {
-            const uint32_t bits = (uint32_t)tsr_rng_next(rng); /* NaN, infinities, denormals */
-            memcpy(&f, &bits, sizeof f);
-        } else if (k == 1) {
-            f = special[tsr_rng_range(rng, 0, 7)];
-        } else if (k == 2) {
-            f = delta * (float)tsr_rng_range(rng, -1000, 1000);
-        } else {
-            f = (float)tsr_rng_range(rng, -(1 << 24), 1 << 24) / 1024.0f;
-        }
-        memcpy(&want[i], &f, sizeof f);
-    }
-    CHECK(cudaMemcpy(dev, want, n * sizeof *dev, cudaMemcpyHostToDevice) == cudaSuccess);
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            float f, q;
-            memcpy(&f, &want[y * stride + x], sizeof f);
-            want[y * stride + x] = tsr__j2k_quantise1(f, inv, &q);
-        }
-    CHECK_OK(ctx, tsr__j2k_fquant_cuda(ctx, dev, stride, w, h, inv));
-    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
-          cudaMemcpy(got, dev, n * sizeof *got, cudaMemcpyDeviceToHost) == cudaSuccess);
-    if (memcmp(want, got, n * sizeof *got)) {
-        const size_t i = first_diff(want, got, n);
-        fprintf(stderr, "quantisation: first difference at row %zu column %zu (cpu %d, cuda %d)\n",
-                i / stride, i % stride, want[i], got[i]);
-        bad = 1;
-    }
-    printf("quantisation: %s\n", bad ? "differs" : "equal");
-    CHECK(bad == 0);
-    cudaFree(dev);
-    free(want);
-    free(got);
-}
-
 /* Arguments the calls refuse, with a message and nothing written. */
 static void test_refusals(tsr_ctx *ctx)
 {
@@ -294,7 +242,6 @@ static void test_refusals(tsr_ctx *ctx)
     CHECK(cudaMalloc((void **)&dev, 64) == cudaSuccess);
     CHECK_STATUS(tsr__j2k_fdwt_cuda(ctx, dev, 4, res, 2, 1), TSR_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(tsr__j2k_fdwt_cuda(ctx, dev, 16, res, 0, 1), TSR_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(tsr__j2k_fquant_cuda(ctx, dev, 4, 5, 1, 1.0f), TSR_ERR_INVALID_ARGUMENT);
     cudaFree(dev);
 }
 
@@ -316,7 +263,6 @@ int main(void)
     tsr_rng_seed(&rng, 2600);
     test_dwt(ctx, &rng);
     test_load(ctx, &rng);
-    test_quant(ctx, &rng);
     test_refusals(ctx);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_j2k_fxform_cuda_gpu");
