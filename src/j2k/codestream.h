@@ -21,9 +21,11 @@
 #define TSR__J2K_MAX_COMPS 16384
 
 /* The backend of a JPEG 2000 operation `op` (core/backend.h): the CPU and the reference, and
- * CUDA too where `cuda` (decodes into an interleaved image); auto takes CUDA for an image in
- * device memory (`device`), else the CPU. Called at the top of every public decode and encode
- * entry point (decode.c, encode.c); *out (may be NULL) receives the choice. */
+ * CUDA too where `cuda` (decodes into an interleaved image, encodes); auto takes CUDA for an
+ * image in device memory (`device`), else the CPU (host images: not yet measured faster on the
+ * device than the CPU codec, with a CUDA start-up and the copies). Called at the top of every
+ * public decode and encode entry point (decode.c, encode.c); *out (may be NULL) receives the
+ * choice. */
 tsr_status tsr__j2k_choose(tsr_ctx *ctx, const char *op, int cuda, int device, tsr_backend *out);
 
 /* Warnings collected during a decode (the library never prints). */

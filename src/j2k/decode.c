@@ -469,8 +469,8 @@ tsr_status tsr__j2k_choose(tsr_ctx *ctx, const char *op, int cuda, int device, t
     tsr_status st =
         tsr__backend_choose(ctx, op, offered, on_device ? TSR_BACKEND_CUDA : TSR_BACKEND_CPU,
                             on_device ? "a device image stays on the device"
-                            : cuda    ? "host images: the CPU decoder on the host's cores"
-                                   : "JPEG 2000 encoding and decoding into planes run on the CPU",
+                            : cuda    ? "host images: the CPU codec on the host's cores"
+                                      : "JPEG 2000 decoding into planes runs on the CPU",
                             &b);
     if (!st && out)
         *out = b;

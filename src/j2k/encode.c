@@ -6,7 +6,11 @@
  * tile are coded in parallel (t1_encode.c); with rates, PSNR targets or layers they are truncated
  * by PCRD-opt (rate.c) over all tiles, one slope threshold per layer; then each tile's packets
  * (t2_encode.c) in its tile-parts (tile_parts.c) and the marker segments (markers_write.c) make
- * the codestream, optionally in JP2 boxes. The context's progress callback
+ * the codestream, optionally in JP2 boxes. On the CUDA backend (an explicit choice, or auto
+ * for a device image: tsr__j2k_choose) the samples, colour transform, DWT and code-blocks run on
+ * the device (encode_cuda.h) by the CPU's own arithmetic, and rate control, packets and markers
+ * on the host as for the CPU: the same bytes. The context's progress
+ * callback
  * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
  * (TSR_ERR_INTERRUPTED).
  *
@@ -18,7 +22,9 @@
  * need one bit more than the precision, which the second guard bit holds). */
 #include "core/checked.h"
 #include "io/atomic_file.h"
+#include "j2k/encode_cuda.h"
 #include "j2k/encode_stages.h"
+#include "j2k/fxform_hd.h"
 #include "j2k/ht_encode.h"
 #include "j2k/t1_encode.h"
 #include "tessera/io.h"
@@ -85,7 +91,6 @@ typedef struct arena {
     tsr__j2k_bytes sets;  /* HT rate control: tsr__j2k_ht_set arrays */
     tsr__t1_enc *enc;
     int32_t *coef; /* TSR__T1_MAX_AREA */
-    int32_t *tmp;  /* HT rate control: TSR__T1_MAX_AREA */
     float *mag;    /* HT rate control, irreversible: |c| / delta, TSR__T1_MAX_AREA */
     uint8_t *buf;  /* buf_cap: the most any block's coder needs */
 } arena;
@@ -116,9 +121,9 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
             const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
             int32_t *dst = a->coef + (size_t)y * jb->w;
             for (uint32_t x = 0; x < jb->w; x++) {
-                float q = fabsf(src[x]) * inv;
-                int32_t m = q < (float)(1 << 30) ? (int32_t)q : (1 << 30) - 1;
-                dst[x] = src[x] < 0 ? -m : m;
+                float q;
+                dst[x] = tsr__j2k_quantise1(src[x], inv, &q);
+                const int32_t m = dst[x] < 0 ? -dst[x] : dst[x];
                 if (track && ht)
                     a->mag[(size_t)y * jb->w + x] = q;
                 else if (track) {
@@ -147,7 +152,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         jb->off = a->bytes.len;
         const uint32_t ns =
             tsr__j2k_ht_candidates(a->coef, jb->delta > 0 ? a->mag : NULL, jb->w, jb->h,
-                                   (uint32_t)K, a->tmp, a->buf, &a->bytes, sets, rate, dist, &err0);
+                                   (uint32_t)K, a->buf, &a->bytes, sets, rate, dist, &err0);
         if (!ns) {
             __atomic_store_n(fail, a->bytes.st ? a->bytes.st : TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
@@ -206,6 +211,75 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
+/* The code-blocks on the device (encode_cuda.h), tile after tile: the tile's samples and
+ * transforms there, then its blocks (HT: cleanup passes or, with track, truncation candidates;
+ * Part 1: their passes); each job gets what code_block gives it, its bytes, candidates and
+ * hull in arena a (thread 0's). */
+static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
+                                   job *jobs, uint32_t prec, int mct, int rev, int ht, int track,
+                                   arena *a)
+{
+    const uint32_t ntiles = E->cs->ntiles;
+    size_t most = 1;
+    for (uint32_t k = 0; k < ntiles; k++)
+        most = first[k + 1] - first[k] > most ? first[k + 1] - first[k] : most;
+    tsr__j2k_enc_cuda_block *blocks;
+    tsr_status st = tsr__alloc(ctx, most * sizeof *blocks, (void **)&blocks);
+    for (uint32_t k = 0; k < ntiles && !st; k++) {
+        tsr__j2k_tile *t = &E->tiles[k];
+        const uint32_t n = (uint32_t)(first[k + 1] - first[k]);
+        job *jb = jobs + first[k];
+        if ((st = tsr__j2k_enc_cuda_transform(ctx, t, prec, mct, rev)))
+            break;
+        for (uint32_t j = 0; j < n; j++) {
+            tsr__j2k_enc_cuda_block *b = &blocks[j];
+            b->at = (size_t)(jb[j].src - t->comps[jb[j].comp].data);
+            b->comp = jb[j].comp;
+            b->w = jb[j].w;
+            b->h = jb[j].h;
+            b->orient = jb[j].orient;
+            b->delta = jb[j].delta;
+        }
+        if ((st = tsr__j2k_enc_cuda_blocks(ctx, t, blocks, n, ht, track, &a->bytes)))
+            break;
+        for (uint32_t j = 0; j < n; j++) {
+            const tsr__j2k_enc_cuda_block *b = &blocks[j];
+            job *o = &jb[j];
+            o->thread = 0;
+            o->K = b->K;
+            o->off = b->off;
+            o->dist0 = ht ? 0 : b->err0 * o->weight; /* code_block's floor (Part 1) */
+            o->nsets = 0;
+            o->passes = 0;
+            o->len = b->len;
+            if (!b->K)
+                continue;
+            if (ht && !track) {
+                o->passes = 1;
+            } else if (ht) { /* code_block's HT rate-control path: the last candidate is all */
+                o->dist0 = b->err0 * o->weight;
+                o->passes = (uint16_t)b->np;
+                o->len = b->sets[b->np - 1].lcup;
+                o->nsets = b->np;
+                o->sets_off = a->sets.len;
+                tsr__j2k_bytes_put(&a->sets, b->sets, b->np * sizeof *b->sets);
+                keep_hull(o, a, b->rate, b->dist, b->np);
+            } else {
+                o->passes = (uint16_t)(3 * b->K - 2);
+                if (track) { /* what the passes remove comes on top of their floor */
+                    for (uint32_t p = 0; p < b->np; p++)
+                        o->dist0 += b->dist[p] * o->weight;
+                    keep_hull(o, a, b->rate, b->dist, b->np);
+                }
+            }
+        }
+        if (!st && (a->sets.st || a->hulls.st))
+            st = a->sets.st ? a->sets.st : a->hulls.st;
+    }
+    tsr__free(ctx, blocks);
+    return st;
+}
+
 /* The first of v[0 .. n-1] that is not above 0, below hi and above the one before; n when
  * every one is. */
 static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
@@ -216,17 +290,21 @@ static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
     return n;
 }
 
-/* The checks of the image and the options; fills the derived values (layer_bpp: one target
- * per layer, TSR_J2K_MAX_LAYERS entries). */
+/* The checks of the image and the options for the chosen backend (a device image needs
+ * CUDA); fills the derived values (layer_bpp: one target per layer, TSR_J2K_MAX_LAYERS
+ * entries). */
 static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *o,
-                              uint32_t *levels, uint32_t *xcb, uint32_t *ycb, uint32_t *nlayers,
-                              double *layer_bpp)
+                              tsr_backend backend, uint32_t *levels, uint32_t *xcb, uint32_t *ycb,
+                              uint32_t *nlayers, double *layer_bpp)
 {
     tsr_status st = tsr_image_check(ctx, img);
     if (st)
         return st;
-    if (img->memory != TSR_MEMORY_HOST)
-        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "j2k encode: the image must be in host memory");
+    if (img->memory != TSR_MEMORY_HOST && backend != TSR_BACKEND_CUDA)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k encode on %s: the image is in device memory; encode it with the "
+                         "cuda backend (or auto)",
+                         tsr_backend_name(backend));
     if (img->depth != TSR_U8 && img->depth != TSR_U16)
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "j2k encode: 8- or 16-bit samples only (this image has float samples)");
@@ -382,19 +460,17 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
 static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_t ch, uint32_t prec,
                            int32_t *dst)
 {
-    const int32_t shift = 1 << (prec - 1);
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
     for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
         int32_t *d = dst + (size_t)(y - t->y0) * w;
         if (img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = (int32_t)row[(size_t)(t->x0 + x) * nc + ch] - shift;
+                d[x] = tsr__j2k_level_shift1(row[(size_t)(t->x0 + x) * nc + ch], prec);
         else
             for (uint32_t x = 0; x < w; x++)
-                d[x] =
-                    (int32_t)((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch] -
-                    shift;
+                d[x] = tsr__j2k_level_shift1(
+                    ((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch], prec);
     }
 }
 
@@ -566,10 +642,11 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr_status st = tsr__enter(ctx);
     if (st)
         return st;
-    if ((st = tsr__j2k_choose(ctx, "j2k encode", 0, 0, NULL)))
-        return st;
     if (!img || !data || !len)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: NULL argument");
+    tsr_backend backend;
+    if ((st = tsr__j2k_choose(ctx, "j2k encode", 1, img->memory == TSR_MEMORY_CUDA, &backend)))
+        return st;
     *data = NULL;
     *len = 0;
     tsr_j2k_encode_options defaults;
@@ -581,7 +658,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         memset(opt->result, 0, sizeof *opt->result);
     uint32_t levels = 0, xcb = 0, ycb = 0, nlayers = 1;
     double layer_bpp[TSR_J2K_MAX_LAYERS];
-    if ((st = check_input(ctx, img, opt, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
+    if ((st = check_input(ctx, img, opt, backend, &levels, &xcb, &ycb, &nlayers, layer_bpp)))
         return st;
     /* truncation points and their hulls are needed where a layer is not every pass */
     const int track = nlayers > 1 || layer_bpp[0] != HUGE_VAL;
@@ -719,7 +796,13 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (uint32_t k = 0; k < ntiles; k++)
         if ((st = alloc_tile(ctx, &E.tiles[k])))
             goto done;
-    if (ntiles == 1) { /* its lines in parallel */
+    /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded
+     * there at the block-coding stage (code_blocks_cuda) */
+    const int dev_t1 = backend == TSR_BACKEND_CUDA;
+    if (dev_t1) {
+        if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
+            goto done;
+    } else if (ntiles == 1) { /* its lines in parallel */
         transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
     } else { /* tiles in parallel, each on one thread: the same samples at any count */
 #ifdef _OPENMP
@@ -752,7 +835,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     const size_t t1_cap = tsr__t1_encode_bound(TSR__T1_MAX_AREA, 31),
                  ht_cap = tsr__ht_encode_bound(64, 64) + /* 1024 quads: every block's most */
                           tsr__ht_refine_bound(64, 64);
-    const size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
+    size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
+    buf_cap = buf_cap > TSR__J2K_HT_RD_SCRATCH ? buf_cap : TSR__J2K_HT_RD_SCRATCH;
     if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
         goto done;
     memset(ar, 0, (size_t)threads * sizeof *ar);
@@ -763,17 +847,20 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
             (opt->ht && track &&
-             ((st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].tmp, (void **)&ar[i].tmp)) ||
-              (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].mag, (void **)&ar[i].mag)))) ||
+             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].mag, (void **)&ar[i].mag))) ||
             (st = tsr__alloc(ctx, buf_cap, (void **)&ar[i].buf)))
             goto done;
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
     tsr_status fail = TSR_OK;
+    if (dev_t1 &&
+        (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, track, &ar[0])))
+        goto done;
+    const size_t cpu_jobs = dev_t1 ? 0 : njobs; /* the blocks coded here */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
-    for (size_t j = 0; j < njobs; j++) {
+    for (size_t j = 0; j < cpu_jobs; j++) {
         int tid = 0;
 #ifdef _OPENMP
         tid = omp_get_thread_num();
@@ -870,7 +957,6 @@ done:
             tsr__j2k_bytes_free(&ar[i].sets);
             tsr__free(ctx, ar[i].enc);
             tsr__free(ctx, ar[i].coef);
-            tsr__free(ctx, ar[i].tmp);
             tsr__free(ctx, ar[i].mag);
             tsr__free(ctx, ar[i].buf);
         }

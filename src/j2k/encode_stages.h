@@ -6,11 +6,15 @@
  *   mct.c           forward RCT and ICT (G.2, G.3)
  *   fdwt.c          forward 5/3 and 9/7 wavelet transforms (F.4), the inverses of dwt.c's
  *   quantise.c      sub-band step sizes (E.1) from the synthesis filters' norms
- *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in mqc_encode.c
+ *   t1_encode.c     Part 1 code-block encoding (Annex D; t1_encode.h), MQ coder in
+ *                   mqc_encode.h
  *   ht_encode.c     HTJ2K code-block encoding: the cleanup pass (T.814 7.3; ht_encode.h),
  *                   instead of t1_encode.c with the HT option
  *   ht_refine_encode.c  its SigProp and MagRef passes (T.814 7.4, 7.5; ht_encode.h)
  *   ht_rd.c         an HT code-block's truncation candidates for rate control
+ * The arithmetic of those stages lives in headers compiled for the CPU and the device too
+ * (fxform_hd.h, ht_encode_hd.h, ht_rd_hd.h, t1_encode_hd.h); the CUDA backend's stages are
+ * fxform_cuda.cu (samples, DWT) and encode_cuda.cu (its buffers and the block coders). Then:
  *   rate.c          PCRD-opt: truncation points' convex hulls, one slope threshold per layer
  *                   (to a size or to an estimated distortion)
  *   tgt_encode.c    tag-tree encoding (B.10.2)
@@ -175,12 +179,13 @@ typedef struct tsr__j2k_ht_set {
  * the set before it; the first against nothing coded, whose error is *err0). The error is the
  * decoder's reconstruction (t1.h section 3, r = 1/2) against mag, the coefficients' magnitudes
  * in steps (irreversible: |c| / delta, of which coef is the floor), or, with mag NULL
- * (reversible), against |coef| exactly. tmp: w * h int32 of scratch; buf: scratch of
- * tsr__ht_encode_bound(w, h) + tsr__ht_refine_bound(w, h) bytes. Returns the number of sets
- * (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within ht_encode.h's limits)
- * or out's writes failed (out->st). */
+ * (reversible), against |coef| exactly. buf: TSR__J2K_HT_RD_SCRATCH bytes of scratch. Returns
+ * the number of sets (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within
+ * ht_encode.h's limits) or out's writes failed (out->st). The coder is ht_rd_hd.h's, which the
+ * device runs too. */
+#define TSR__J2K_HT_RD_SCRATCH (3 * 4096 + 3 * 4098)
 uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
-                                uint32_t K, int32_t *tmp, uint8_t *buf, tsr__j2k_bytes *out,
+                                uint32_t K, uint8_t *buf, tsr__j2k_bytes *out,
                                 tsr__j2k_ht_set *sets, uint32_t *rate, double *dist, double *err0);
 
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */

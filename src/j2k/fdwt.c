@@ -3,6 +3,7 @@
  * on an interleaved line (F.4.8.2) followed by the deinterleaving into low then high samples.
  * Integer lifting inverts exactly, so dwt.c's inverse (rows, then columns) returns the input. */
 #include "j2k/encode_stages.h"
+#include "j2k/fxform_hd.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -32,12 +33,12 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
     for (uint32_t i = 1 - cas; i < n; i += 2) {
         int32_t a = i > 0 ? x[i - 1] : x[1];
         int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] -= (a + b) >> 1;
+        x[i] = tsr__fdwt53_predict(x[i], a, b);
     }
     for (uint32_t i = cas; i < n; i += 2) {
         int32_t a = i > 0 ? x[i - 1] : x[1];
         int32_t b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] += (a + b + 2) >> 2;
+        x[i] = tsr__fdwt53_update(x[i], a, b);
     }
 }
 
@@ -111,18 +112,13 @@ void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int thr
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
-static const float ALPHA97 = -1.586134342059924f;
-static const float BETA97 = -0.052980118572961f;
-static const float GAMMA97 = 0.882911075530934f;
-static const float DELTA97 = 0.443506852043971f;
-static const float KAPPA97 = 1.230174104914001f;
 
 static void lift97_forward(float *x, uint32_t n, uint32_t start, float c)
 {
     for (uint32_t i = start; i < n; i += 2) {
         float a = i > 0 ? x[i - 1] : x[1];
         float b = i + 1 < n ? x[i + 1] : x[n - 2];
-        x[i] = x[i] + c * (a + b);
+        x[i] = tsr__fdwt97_lift(x[i], c, a, b);
     }
 }
 
@@ -136,15 +132,14 @@ void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0)
     }
     if (n == 0)
         return;
-    lift97_forward(x, n, 1 - cas, ALPHA97);
-    lift97_forward(x, n, cas, BETA97);
-    lift97_forward(x, n, 1 - cas, GAMMA97);
-    lift97_forward(x, n, cas, DELTA97);
-    const float invk = 1.0f / KAPPA97;
+    lift97_forward(x, n, 1 - cas, TSR__DWT97_ALPHA);
+    lift97_forward(x, n, cas, TSR__DWT97_BETA);
+    lift97_forward(x, n, 1 - cas, TSR__DWT97_GAMMA);
+    lift97_forward(x, n, cas, TSR__DWT97_DELTA);
     for (uint32_t i = cas; i < n; i += 2)
-        x[i] *= invk;
+        x[i] *= TSR__DWT97_INVK;
     for (uint32_t i = 1 - cas; i < n; i += 2)
-        x[i] *= KAPPA97;
+        x[i] *= TSR__DWT97_KAPPA;
 }
 
 static void forward_line97(void *line, uint32_t n, uint32_t i0)

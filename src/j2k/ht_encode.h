@@ -27,6 +27,10 @@ size_t tsr__ht_encode_bound(uint32_t w, uint32_t h);
  * bytes exceed the 4079 that Scup can express. */
 long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *buf, size_t cap);
 
+/* The CxtVLC encoding tables of ht_encode_hd.h's encoder (built on the first call,
+ * thread-safe): [table][c * 16 + rho][emb], table 0 for the initial row pair. */
+const uint16_t (*tsr__ht_cw_tables(void))[8 * 16][17];
+
 /* Bytes that always suffice for a refinement segment of a w x h block. */
 size_t tsr__ht_refine_bound(uint32_t w, uint32_t h);
 

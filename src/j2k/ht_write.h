@@ -5,9 +5,12 @@
  *   bwd_wr: bits little-endian from bit 0, the bytes in the order written (the caller stores
  *     them backwards); a byte whose low 7 bits are all 1 and that follows one above 0x8F holds 7
  *     bits. VLC (7.1.4) and MagRef (7.1.6) share it.
- * Neither writes past cap: it sets over instead, which the caller checks once at the end. */
+ * Neither writes past cap: it sets over instead, which the caller checks once at the end.
+ * TSR_HD: ht_encode_hd.h runs them on the device too. */
 #ifndef TSR_J2K_HT_WRITE_H
 #define TSR_J2K_HT_WRITE_H
+
+#include "core/hd.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +22,7 @@ typedef struct {
     int over;
 } fwd_wr;
 
-static inline void fwd_byte(fwd_wr *w, uint32_t b)
+TSR_HD void fwd_byte(fwd_wr *w, uint32_t b)
 {
     if (w->len < w->cap)
         w->p[w->len++] = (uint8_t)b;
@@ -27,7 +30,7 @@ static inline void fwd_byte(fwd_wr *w, uint32_t b)
         w->over = 1;
 }
 
-static inline void fwd_put(fwd_wr *w, uint32_t v, uint32_t n)
+TSR_HD void fwd_put(fwd_wr *w, uint32_t v, uint32_t n)
 {
     while (n--) {
         w->tmp |= (v & 1) << w->nb;
@@ -48,7 +51,7 @@ typedef struct {
     int over;
 } bwd_wr;
 
-static inline void bwd_put(bwd_wr *w, uint32_t v, uint32_t n)
+TSR_HD void bwd_put(bwd_wr *w, uint32_t v, uint32_t n)
 {
     while (n--) {
         w->tmp |= (v & 1) << w->nb;
@@ -67,7 +70,7 @@ static inline void bwd_put(bwd_wr *w, uint32_t v, uint32_t n)
 }
 
 /* The last partial byte, its free bits 0. */
-static inline void bwd_end(bwd_wr *w)
+TSR_HD void bwd_end(bwd_wr *w)
 {
     if (w->nb) {
         if (w->len < w->cap)

@@ -1,5 +1,6 @@
-/* MQ arithmetic encoder (T.800 Annex C.2), internal to the Tier-1 encoder; the probability
- * state table and the context bytes are the decoder's (mqc.h). Registers follow the standard's
+/* MQ arithmetic encoder (T.800 Annex C.2), internal to the Tier-1 encoder (t1_encode_hd.h, whose
+ * qualifiers, t1_hd.h's, make it host C or device code); the probability state table and the
+ * context bytes are the decoder's (mqc.h). Registers follow the standard's
  * software conventions (C.2: C, A, CT, BP). Output goes to [start, end): a byte that would land
  * at or past end is dropped and sets `overflow` (the caller sizes the buffer by
  * tsr__t1_encode_bound, so this is a guard, not an expected outcome). */
@@ -21,12 +22,23 @@ typedef struct tsr__mqe {
 
 /* INITENC (C.2.8) on buf[0, cap): buf[0] is a scratch byte before the segment, which starts at
  * buf + 1 (cap >= 2). */
-void tsr__mqe_init(tsr__mqe *e, uint8_t *buf, size_t cap);
+TSR__T1_INL void tsr__mqe_init(tsr__mqe *e, uint8_t *buf, size_t cap)
+{
+    e->start = buf + 1;
+    e->bp = buf;
+    e->end = buf + cap;
+    *e->bp = 0;
+    e->a = 0x8000;
+    e->c = 0;
+    e->ct = 12;
+    e->overflow = 0;
+}
+
 /* The coding steps, inline: PUT (a byte, bounded), BYTEOUT (C.2.7, Figure C.9: after a 0xFF
  * only 7 bits go out; a carry into the previous byte propagates once), RENORME (C.2.6) and
  * ENCODE (C.2.2: CODEMPS/CODELPS with the conditional exchange) of decision d in the context
  * byte *cx (updated). */
-static inline void tsr__mqe_put(tsr__mqe *e, uint32_t byte)
+TSR__T1_AI void tsr__mqe_put(tsr__mqe *e, uint32_t byte)
 {
     if (e->bp + 1 >= e->end) {
         e->overflow = 1;
@@ -38,7 +50,7 @@ static inline void tsr__mqe_put(tsr__mqe *e, uint32_t byte)
 
 /* BYTEOUT (C.2.7, Figure C.9): after a 0xFF only 7 bits go out (bit stuffing); a carry into
  * the previous byte propagates once. */
-static inline void tsr__mqe_byteout(tsr__mqe *e)
+TSR__T1_AI void tsr__mqe_byteout(tsr__mqe *e)
 {
     if (*e->bp == 0xFF) {
         tsr__mqe_put(e, e->c >> 20);
@@ -63,7 +75,7 @@ static inline void tsr__mqe_byteout(tsr__mqe *e)
     }
 }
 
-static inline void tsr__mqe_renorm(tsr__mqe *e)
+TSR__T1_AI void tsr__mqe_renorm(tsr__mqe *e)
 {
     do {
         e->a <<= 1;
@@ -74,7 +86,7 @@ static inline void tsr__mqe_renorm(tsr__mqe *e)
     } while (!(e->a & 0x8000));
 }
 
-static inline void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, int d)
+TSR__T1_AI void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, int d)
 {
     const tsr__mqc_state *st = &tsr__mqc_states[*cx];
     const uint32_t qe = st->qe;
@@ -102,6 +114,20 @@ static inline void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, int d)
 
 /* FLUSH (C.2.9); returns the segment's length in bytes from e->start (a final 0xFF is not
  * part of it). */
-uint32_t tsr__mqe_flush(tsr__mqe *e);
+TSR__T1_INL uint32_t tsr__mqe_flush(tsr__mqe *e)
+{
+    /* SETBITS (C.2.9, Figure C.11) */
+    uint32_t tempc = e->c + e->a;
+    e->c |= 0xFFFF;
+    if (e->c >= tempc)
+        e->c -= 0x8000;
+    e->c <<= e->ct;
+    tsr__mqe_byteout(e);
+    e->c <<= e->ct;
+    tsr__mqe_byteout(e);
+    if (*e->bp != 0xFF)
+        e->bp++; /* past the last byte: at most end */
+    return (uint32_t)(e->bp - e->start);
+}
 
 #endif

@@ -177,9 +177,32 @@ typedef struct tsr__t1_block {
     const tsr__t1_seg *segs;
 } tsr__t1_block;
 
-/* Maximum passes of the segment beginning with pass `first` (section 2). >= 1. */
-uint32_t tsr__t1_segment_max_passes(unsigned style, uint32_t first, uint32_t avail,
-                                    int ht_cleanup_seen);
+/* Maximum passes of the segment beginning with pass `first` (section 2). >= 1. (TSR_HD: the
+ * device's Part 1 encoder follows it too.) */
+TSR_HD uint32_t tsr__t1_segment_max_passes(unsigned style, uint32_t first, uint32_t avail,
+                                           int ht_cleanup_seen)
+{
+    if (style & TSR__T1_STYLE_HT) {
+        if (!ht_cleanup_seen) {
+            if (avail == 0)
+                return 1;
+            return avail - (avail - 1) % 3;
+        }
+        switch (first % 3) {
+        case 0: return 1;
+        case 1: return 2;
+        default: return 1;
+        }
+    }
+    if (style & TSR__T1_STYLE_TERMALL)
+        return 1;
+    if (style & TSR__T1_STYLE_BYPASS) {
+        if (first < 10)
+            return 10 - first;
+        return (first - 10) % 3 == 0 ? 2 : 1;
+    }
+    return TSR__T1_MAX_PASSES;
+}
 
 /* Part 1: 1 when pass `pass` is coded raw (bypass and pass >= 10 and a SigProp/MagRef pass). */
 TSR_HD int tsr__t1_pass_is_raw(unsigned style, uint32_t pass)

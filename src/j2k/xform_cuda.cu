@@ -17,10 +17,8 @@
  *            written in row order; a warp reads and writes 32 consecutive samples of a row.
  * Out of place because a pass reads a sample from its deinterleaved place after other samples'
  * interleaved places (which the pass writes) are due. A window of W samples lifted with
- * mirrored ends gives exact values in [HALO, W - HALO): each of the (at most 4) lifting steps
- * reads one neighbour either side, and mirroring keeps the extension symmetric through every
- * step (a mirrored position has its original's parity and mirrored neighbours, so it gets the
- * same operands: a + b is commutative in IEEE arithmetic too).
+ * mirrored ends gives exact values in [HALO, W - HALO) (at most 4 lifting steps; why:
+ * dwt_window.cuh, which holds the window's helpers, shared with the forward transform).
  * Bytes per level of rw x rh samples: rows read 4 rw rh (1 + 8 / 2040) and write 4 rw rh;
  * columns read 4 rw rh (1 + 8 / 120) and write 4 rw rh: about 16.3 rw rh bytes, for all levels
  * of a tile-component about 4 / 3 of that at the top resolution.
@@ -32,6 +30,7 @@
 #include "j2k/xform_hd.h"
 
 #include "cuda/cuda_internal.cuh"
+#include "j2k/dwt_window.cuh"
 
 extern "C" {
 #include "j2k/xform_cuda.h"
@@ -52,26 +51,6 @@ enum {
     OUT_THREADS = 256         /* threads of an output block, along a row */
 };
 
-/* Position g of a line of n >= 2 samples mirrored into [0, n) (whole-sample symmetric
- * extension, period 2 (n - 1), parity kept). */
-__device__ static int64_t mirror(int64_t g, int64_t n)
-{
-    if (g >= 0 && g < n)
-        return g;
-    const int64_t p = 2 * (n - 1);
-    int64_t m = g % p;
-    m = m < 0 ? m + p : m;
-    return m >= n ? p - m : m;
-}
-
-/* Where interleaved position i (0 <= i < n, low-pass where i's parity is cas) of a line lies in
- * its deinterleaved layout: the low samples first (sn of them), then the high ones; element
- * i >> 1 of either half. */
-__device__ static int64_t deinterleaved(int64_t i, uint32_t cas, int64_t sn)
-{
-    return ((uint32_t)i & 1) == cas ? i >> 1 : sn + (i >> 1);
-}
-
 /* One window sample as loaded: the 9/7's first step (K on low-pass, 1/K on high-pass samples)
  * applied, the 5/3's sample as it is. */
 template <bool REV> __device__ static int32_t load_scaled(int32_t v, int low)
@@ -88,36 +67,32 @@ template <bool REV> __device__ static int32_t load_scaled(int32_t v, int low)
 template <bool REV>
 __device__ static void lift_window(int32_t *w, int ld, int W, uint32_t q, int tid, int nth)
 {
-    /* positions of parity `low` in [a, W - a), from the first one in steps of 2 nth */
-#define TSR__STEP(low, a, EXPR)                                                                    \
-    do {                                                                                           \
-        const int first_ = (a) + (int)(((a) + q + ((low) ? 0u : 1u)) & 1u);                        \
-        for (int t = first_ + 2 * tid; t < W - (a); t += 2 * nth) {                                \
-            EXPR;                                                                                  \
-        }                                                                                          \
-        __syncthreads();                                                                           \
-    } while (0)
     if (REV) {
-        TSR__STEP(1, 1,
-                  w[t * ld] = tsr__dwt53_lift_low(w[t * ld], w[(t - 1) * ld], w[(t + 1) * ld]));
-        TSR__STEP(0, 2,
-                  w[t * ld] = tsr__dwt53_lift_high(w[t * ld], w[(t - 1) * ld], w[(t + 1) * ld]));
+        tsr__dwt_step<true>(W, 1, q, tid, nth, [&](int t) {
+            w[t * ld] = tsr__dwt53_lift_low(w[t * ld], w[(t - 1) * ld], w[(t + 1) * ld]);
+        });
+        tsr__dwt_step<false>(W, 2, q, tid, nth, [&](int t) {
+            w[t * ld] = tsr__dwt53_lift_high(w[t * ld], w[(t - 1) * ld], w[(t + 1) * ld]);
+        });
     } else {
         float *f = (float *)w;
-        TSR__STEP(1, 1,
-                  f[t * ld] = tsr__dwt97_lift(f[t * ld], TSR__DWT97_DELTA, f[(t - 1) * ld],
-                                              f[(t + 1) * ld]));
-        TSR__STEP(0, 2,
-                  f[t * ld] = tsr__dwt97_lift(f[t * ld], TSR__DWT97_GAMMA, f[(t - 1) * ld],
-                                              f[(t + 1) * ld]));
-        TSR__STEP(1, 3,
-                  f[t * ld] = tsr__dwt97_lift(f[t * ld], TSR__DWT97_BETA, f[(t - 1) * ld],
-                                              f[(t + 1) * ld]));
-        TSR__STEP(0, 4,
-                  f[t * ld] = tsr__dwt97_lift(f[t * ld], TSR__DWT97_ALPHA, f[(t - 1) * ld],
-                                              f[(t + 1) * ld]));
+        tsr__dwt_step<true>(W, 1, q, tid, nth, [&](int t) {
+            f[t * ld] =
+                tsr__dwt97_lift(f[t * ld], TSR__DWT97_DELTA, f[(t - 1) * ld], f[(t + 1) * ld]);
+        });
+        tsr__dwt_step<false>(W, 2, q, tid, nth, [&](int t) {
+            f[t * ld] =
+                tsr__dwt97_lift(f[t * ld], TSR__DWT97_GAMMA, f[(t - 1) * ld], f[(t + 1) * ld]);
+        });
+        tsr__dwt_step<true>(W, 3, q, tid, nth, [&](int t) {
+            f[t * ld] =
+                tsr__dwt97_lift(f[t * ld], TSR__DWT97_BETA, f[(t - 1) * ld], f[(t + 1) * ld]);
+        });
+        tsr__dwt_step<false>(W, 4, q, tid, nth, [&](int t) {
+            f[t * ld] =
+                tsr__dwt97_lift(f[t * ld], TSR__DWT97_ALPHA, f[(t - 1) * ld], f[(t + 1) * ld]);
+        });
     }
-#undef TSR__STEP
 }
 
 /* A line of one sample at position parity cas: halved when odd (5/3: C's division, 9/7: times
@@ -151,8 +126,9 @@ __global__ static void __launch_bounds__(ROW_THREADS)
             continue;
         }
         for (int t = threadIdx.x; t < wn; t += ROW_THREADS) {
-            const int64_t i = mirror(g0 + t, rw);
-            w[t] = load_scaled<REV>(s[deinterleaved(i, cas, snx)], ((uint32_t)i & 1) == cas);
+            const int64_t i = tsr__dwt_mirror(g0 + t, rw);
+            w[t] =
+                load_scaled<REV>(s[tsr__dwt_deinterleaved(i, cas, snx)], ((uint32_t)i & 1) == cas);
         }
         __syncthreads();
         lift_window<REV>(w, 1, wn, q, threadIdx.x, ROW_THREADS);
@@ -185,8 +161,9 @@ __global__ static void __launch_bounds__(COL_X *COL_Y)
         }
         const int wn = (int)(g0 + COL_W - HALO > (int64_t)rh ? (int64_t)rh + HALO - g0 : COL_W);
         for (int t = threadIdx.y; t < wn; t += COL_Y) {
-            const int64_t i = mirror(g0 + t, rh);
-            const int32_t v = in ? src[(size_t)deinterleaved(i, cas, sny) * sstride + x] : 0;
+            const int64_t i = tsr__dwt_mirror(g0 + t, rh);
+            const int32_t v =
+                in ? src[(size_t)tsr__dwt_deinterleaved(i, cas, sny) * sstride + x] : 0;
             w[t * COL_X + threadIdx.x] = load_scaled<REV>(v, ((uint32_t)i & 1) == cas);
         }
         __syncthreads();

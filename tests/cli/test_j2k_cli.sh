@@ -271,6 +271,19 @@ same() { # same A B: the two images hold the same samples
 }
 expect 0 "$tool" j2k encode "$tmp/e_rgba.png" "$tmp/e.jp2" --json
 python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); assert d['bytes']==os.path.getsize('$tmp/e.jp2') and d['components']==4 and d['lossless']" && ok || bad "encode --json"
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['backend']=='cpu' and 'host images' in d['backend_reason']" && ok || bad "encode --json backend: $(cat "$tmp/out.txt")"
+# --backend cuda: the CPU's bytes where a GPU is present, else a clear error (exit 1)
+for opts in "" "--ht" "--ht --rate 2" "--rate 2"; do
+  "$tool" j2k encode "$tmp/e_rgba.png" "$tmp/cu_cpu.j2k" $opts --backend cpu 2>/dev/null
+  if "$tool" j2k encode "$tmp/e_rgba.png" "$tmp/cu_gpu.j2k" $opts --backend cuda --json >"$tmp/out.txt" 2>"$tmp/err.txt"; then
+    cmp -s "$tmp/cu_cpu.j2k" "$tmp/cu_gpu.j2k" && ok || bad "encode $opts --backend cuda: not the CPU's bytes"
+    grep -q '"backend": "cuda"' "$tmp/out.txt" && ok || bad "encode --backend cuda --json: $(cat "$tmp/out.txt")"
+  else
+    rc=$?
+    [ $rc -eq 1 ] && grep -qi "cuda" "$tmp/err.txt" && ok || bad "encode $opts --backend cuda without a GPU: exit $rc, '$(cat "$tmp/err.txt")'"
+    [ ! -e "$tmp/cu_gpu.j2k" ] && ok || bad "encode --backend cuda failed but left its output"
+  fi
+done
 expect 0 "$tool" j2k decode "$tmp/e.jp2" "$tmp/e_back.png"
 same "$tmp/e_rgba.png" "$tmp/e_back.png" && ok || bad "RGBA .jp2 round trip"
 expect 0 "$tool" j2k encode "$tmp/e_g16.png" "$tmp/g16.j2c" --levels 2 --cblk 4x4

@@ -242,15 +242,14 @@ static int planes(uint32_t w, uint32_t h, int K, int rev)
  * decoded; its error as claimed. */
 static int candidates(tsr_ctx *ctx, uint32_t w, uint32_t h, int K, int rev, const float *mag)
 {
-    static int32_t tmp[4096];
     static uint8_t scratch[32768];
     tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
     uint32_t rate[TSR__J2K_HT_MAX_SETS];
     double dist[TSR__J2K_HT_MAX_SETS], err0 = -1;
     tsr__j2k_bytes out;
     tsr__j2k_bytes_init(&out, ctx);
-    const uint32_t ns = tsr__j2k_ht_candidates(g_coef, rev ? NULL : mag, w, h, (uint32_t)K, tmp,
-                                               scratch, &out, sets, rate, dist, &err0);
+    const uint32_t ns = tsr__j2k_ht_candidates(g_coef, rev ? NULL : mag, w, h, (uint32_t)K, scratch,
+                                               &out, sets, rate, dist, &err0);
     int ok = ns >= 1 && ns <= 3u * (uint32_t)K - 2;
     double err = err0;
     for (uint32_t c = 0; c < ns && ok; c++) {

@@ -110,7 +110,9 @@ static const cli_option j2k_options[] = {
                        ".png/.pnm, cuda: code-blocks (HT and Part 1), wavelet, colour transform "
                        "and pixels on the GPU, the same pixels as the CPU (JP2 palettes, "
                        "sYCC/ICC conversion, subsampled components and .pgx stay on the CPU; "
-                       "several inputs go through the pipelined batch call); encode runs on "
+                       "several inputs go through the pipelined batch call); for encode, cuda: "
+                       "samples, colour transform, wavelet and code-blocks (HT and Part 1) on "
+                       "the GPU, rate control and the codestream on the CPU, the same bytes as "
                        "the CPU"),
     {"json", CLI_FLAG, NULL,
      "info: print the parameters as JSON; decode and encode: a JSON summary (encode with "
@@ -531,6 +533,10 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
                "\"seconds\": %.6f",
                w, h, ch, bits, opt.lossless ? "true" : "false", opt.ht ? "true" : "false",
                prog_name(opt.order), bytes, 8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
+        printf(", \"backend\": \"%s\", \"device\": ", tsr_backend_name(tsr_ctx_backend(ctx)));
+        cli_json_string(stdout, tsr_ctx_device_name(ctx));
+        printf(", \"backend_reason\": ");
+        cli_json_string(stdout, tsr_ctx_backend_reason(ctx));
         if (est.layers) { /* rate control's estimate per layer; null: lossless */
             printf(", \"psnr_estimate\": [");
             for (uint32_t l = 0; l < est.layers; l++) {
@@ -543,6 +549,7 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         }
         printf("}\n");
     }
+    cli_note_backend(cmd, ctx, cli_get(cmd, args, "quiet") || cli_get(cmd, args, "json"));
     return 0;
 }
 

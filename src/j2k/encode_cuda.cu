@@ -1,0 +1,513 @@
+/* encode_cuda.h: the buffers of a JPEG 2000 encode on CUDA, owned by the context and reused,
+ * and the block coders' kernels.
+ *
+ * A host image goes up once through the ring of page-locked slots (cuda_internal.cuh); per tile,
+ * its components' planes (one device buffer, the tile's width apart) receive the samples and
+ * the forward DWT and stay for the block coders, three kernels of one thread per code-block (a
+ * thread block per code-block for the last):
+ *   k_prep:   the block quantised in place (irreversible; with rate control HT keeps the
+ *             magnitudes in steps in a second plane and Part 1 sums the error they leave), its
+ *             bit-planes K; K comes back (24 bytes a block) and sizes each block's room (one
+ *             cleanup segment's bound, K HT candidates' or the Part 1 bound of K planes),
+ *   k_code:   HT: its cleanup pass (ht_encode_hd.h) or its truncation candidates (ht_rd_hd.h)
+ *             with TSR__J2K_HT_RD_SCRATCH bytes of scratch of its own; Part 1: its passes
+ *             (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed number of workers
+ *             (each striding over the blocks); the lengths (and the candidates' or passes'
+ *             rates and distortions, 2.9 KB a block) come back,
+ *   k_gather: its bytes into one packed buffer at offsets summed on the host, which comes back
+ *             in one copy (about the codestream's size; with HT rate control every candidate's
+ *             bytes). */
+extern "C" {
+#include "j2k/t1_encode.h"
+}
+
+#include "j2k/fxform_hd.h"
+#include "j2k/ht_encode_hd.h"
+#include "j2k/ht_rd_hd.h"
+#include "j2k/t1_encode_hd.h"
+
+#include "cuda/cuda_internal.cuh"
+
+extern "C" {
+#include "core/checked.h"
+#include "j2k/encode_cuda.h"
+#include "j2k/fxform_cuda.h"
+#include "j2k/ht_encode.h"
+}
+
+#include <string.h>
+
+/* Passes of a Part 1 block at most: 3 K - 2 with K <= 31 (t1_encode.h), as many as HT's sets. */
+enum { P1_MAX_PASSES = 3 * 31 - 2 };
+static_assert(P1_MAX_PASSES <= TSR__J2K_HT_MAX_SETS, "one array holds either coder's points");
+
+/* A code-block as the kernels read it. */
+struct dev_job {
+    int32_t *coef;   /* its first coefficient in its tile-component's plane */
+    float *mag;      /* its first in the magnitudes' plane (HT rate control, 9/7), else NULL */
+    uint32_t stride; /* the planes' row stride */
+    uint32_t w, h;
+    uint32_t orient;     /* Part 1: its sub-band's (the contexts') */
+    float inv;           /* irreversible: 1 / delta; 0: reversible */
+    uint64_t out;        /* where its bytes go in the slots */
+    uint64_t cap;        /* their room */
+    uint64_t work;       /* HT: its scratch, TSR__J2K_HT_RD_SCRATCH bytes at scratch + work */
+    uint32_t ccap, rcap; /* HT: ht_encode.h's bounds of its cleanup and refinement segments */
+};
+
+/* What k_code leaves per block (the small part; the points' arrays apart). */
+struct dev_res {
+    uint32_t K;
+    int32_t len;   /* its bytes (all candidates' with HT rate control); -1: a coder failed */
+    uint32_t np;   /* with rate control: HT candidates, or Part 1 passes */
+    uint32_t skip; /* its bytes start this far into its room (Part 1: the MQ scratch byte) */
+    double err0;   /* with rate control: HT's error with nothing coded, or Part 1's floor */
+};
+
+/* A block's truncation points (with rate control): HT's sets and their rates and distortions,
+ * or Part 1's passes' (rate and dist only). */
+struct dev_rd {
+    tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
+    uint32_t rate[TSR__J2K_HT_MAX_SETS];
+    double dist[TSR__J2K_HT_MAX_SETS];
+};
+
+/* A Part 1 worker's workspace: the encoder's state and the block's coefficients, row-major. */
+struct p1_work {
+    tsr__t1_enc enc;
+    int32_t coef[TSR__T1_MAX_AREA];
+};
+
+typedef struct j2k_enc_cuda_state {
+    tsr__cuda_buffer image;  /* device: a host image's copy */
+    tsr__cuda_buffer planes; /* device: a tile's components */
+    tsr__cuda_buffer mag;    /* device: their magnitudes in steps (HT rate control, 9/7) */
+    tsr__cuda_ring ring;
+    const void *img; /* the encode's image on the device */
+    size_t stride;   /* its bytes per row */
+    uint32_t nc;     /* its channels */
+    int wide;        /* 16-bit samples */
+    uint32_t tile_w; /* the last tile transformed: its width, its planes' samples */
+    size_t plane;
+    /* the block coders' */
+    tsr__cuda_buffer tables;           /* device: tsr__ht_cw_tables() */
+    tsr__cuda_buffer hjobs, djobs;     /* page-locked and device: dev_job per block */
+    tsr__cuda_buffer scratch;          /* device: HT, TSR__J2K_HT_RD_SCRATCH per block */
+    tsr__cuda_buffer work;             /* device: Part 1, a p1_work per worker (zeroed once) */
+    tsr__cuda_buffer slots;            /* device: each block's bytes, cap apart */
+    tsr__cuda_buffer hres, dres;       /* page-locked and device: dev_res per block */
+    tsr__cuda_buffer hrd, drd;         /* page-locked and device: dev_rd per block (track) */
+    tsr__cuda_buffer hoff, doff;       /* page-locked and device: offsets in the packed bytes */
+    tsr__cuda_buffer hpacked, dpacked; /* page-locked and device: the packed segments */
+} j2k_enc_cuda_state;
+
+static void state_destroy(tsr_ctx *ctx, void *p)
+{
+    j2k_enc_cuda_state *s = (j2k_enc_cuda_state *)p;
+    if (ctx->cuda)
+        cudaStreamSynchronize(ctx->cuda->stream);
+    tsr__cuda_buffer_free(&s->image);
+    tsr__cuda_buffer_free(&s->planes);
+    tsr__cuda_buffer_free(&s->mag);
+    tsr__cuda_ring_free(&s->ring);
+    tsr__cuda_buffer_free(&s->tables);
+    tsr__cuda_host_buffer_free(&s->hjobs);
+    tsr__cuda_buffer_free(&s->djobs);
+    tsr__cuda_buffer_free(&s->scratch);
+    tsr__cuda_buffer_free(&s->work);
+    tsr__cuda_buffer_free(&s->slots);
+    tsr__cuda_host_buffer_free(&s->hrd);
+    tsr__cuda_buffer_free(&s->drd);
+    tsr__cuda_host_buffer_free(&s->hres);
+    tsr__cuda_buffer_free(&s->dres);
+    tsr__cuda_host_buffer_free(&s->hoff);
+    tsr__cuda_buffer_free(&s->doff);
+    tsr__cuda_host_buffer_free(&s->hpacked);
+    tsr__cuda_buffer_free(&s->dpacked);
+    tsr__free(ctx, s);
+}
+
+static const tsr__ctx_state_kind j2k_enc_cuda_kind = {"j2k encode CUDA buffers", state_destroy};
+
+static tsr_status state_of(tsr_ctx *ctx, j2k_enc_cuda_state **out)
+{
+    if (!ctx->cuda)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "j2k encode on CUDA without a device");
+    return tsr__ctx_state_get(ctx, &j2k_enc_cuda_kind, sizeof **out, (void **)out);
+}
+
+extern "C" tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img)
+{
+    j2k_enc_cuda_state *s;
+    tsr_status st = state_of(ctx, &s);
+    if (st)
+        return st;
+    if (tsr__cuda_use(ctx->cuda) != TSR_OK)
+        return tsr__fail(ctx, TSR_ERR_DEVICE, "j2k encode on CUDA: cannot select the device");
+    s->nc = (uint32_t)img->channels;
+    s->wide = img->depth == TSR_U16;
+    if (img->memory == TSR_MEMORY_CUDA) {
+        if (s->wide && (((uintptr_t)img->data | img->stride) & 1))
+            return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                             "j2k encode on CUDA: a 16-bit device image needs an even address "
+                             "and row stride (stride %zu)",
+                             img->stride);
+        s->img = img->data;
+        s->stride = img->stride;
+        return TSR_OK;
+    }
+    const size_t row = (size_t)img->width * img->channels * (s->wide ? 2 : 1);
+    size_t bytes; /* tsr_image_check has bounded the image */
+    if (!tsr__size_mul(row, (size_t)img->height, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: image size");
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->image, bytes ? bytes : 1)))
+        return st;
+    s->img = s->image.ptr;
+    s->stride = row;
+    return tsr__cuda_ring_upload(ctx, &s->ring, s->image.ptr, row, img->data, img->stride, row,
+                                 (size_t)img->height, ctx->cuda->stream);
+}
+
+extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t, uint32_t prec,
+                                                  int mct, int rev)
+{
+    j2k_enc_cuda_state *s;
+    tsr_status st = state_of(ctx, &s);
+    if (st)
+        return st;
+    const uint32_t w = t->x1 - t->x0, h = t->y1 - t->y0;
+    if (t->ncomps != s->nc || t->ncomps > 4)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                         "j2k encode on CUDA: a tile of %u components for an image of %u channels",
+                         t->ncomps, s->nc);
+    size_t plane, bytes;
+    if (!tsr__size_mul(w, h, &plane) || !tsr__size_mul(plane, 4 * (size_t)t->ncomps, &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: tile size");
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->planes, bytes ? bytes : 1)))
+        return st;
+    tsr__j2k_dev_fload o;
+    memset(&o, 0, sizeof o);
+    o.src = (const unsigned char *)s->img + (size_t)t->y0 * s->stride +
+            (size_t)t->x0 * s->nc * (s->wide ? 2 : 1);
+    o.src_stride = s->stride;
+    o.channels = s->nc;
+    o.wide = s->wide;
+    o.prec = prec;
+    o.w = w;
+    o.h = h;
+    o.mct = mct;
+    o.rev = rev;
+    for (uint32_t c = 0; c < t->ncomps; c++)
+        o.dst[c] = (int32_t *)s->planes.ptr + c * plane;
+    o.dst_stride = w;
+    if ((st = tsr__j2k_fload_cuda(ctx, &o)))
+        return st;
+    for (uint32_t c = 0; c < t->ncomps; c++) {
+        const tsr__j2k_tilecomp *tc = &t->comps[c];
+        if ((st = tsr__j2k_fdwt_cuda(ctx, o.dst[c], w, tc->res, tc->numres, rev)))
+            return st;
+    }
+    s->tile_w = w;
+    s->plane = plane;
+    return TSR_OK;
+}
+
+/* ---- block coding ------------------------------------------------------------------------ */
+
+enum {
+    CODE_THREADS = 64,     /* blocks coded by one thread block */
+    P1_WORKERS = 132 * 64, /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
+    GATHER_THREADS = 128   /* threads copying one block's bytes */
+};
+
+/* Each block quantised in place (irreversible: tsr__j2k_quantise1) and its bit-planes counted,
+ * as encode.c's code_block does before coding; with rate control, HT's magnitudes in steps kept
+ * (p1 0) or Part 1's floor error summed (p1 1: what every pass leaves, the middle of each
+ * magnitude's step against |c| / delta). */
+__global__ static void __launch_bounds__(CODE_THREADS)
+    k_prep(const dev_job *__restrict__ jobs, uint32_t n, int p1, int track, dev_res *res)
+{
+    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
+    if (j >= n)
+        return;
+    const dev_job jb = jobs[j];
+    uint32_t m = 0;
+    double floor_err = 0;
+    for (uint32_t y = 0; y < jb.h; y++)
+        for (uint32_t x = 0; x < jb.w; x++) {
+            const size_t i = (size_t)y * jb.stride + x;
+            if (jb.inv > 0) {
+                float q;
+                const int32_t v = tsr__j2k_quantise1(__int_as_float(jb.coef[i]), jb.inv, &q);
+                const int32_t a = v < 0 ? -v : v;
+                jb.coef[i] = v;
+                if (jb.mag)
+                    jb.mag[i] = q;
+                else if (p1 && track) {
+                    const double e = a ? (double)q - a - 0.5 : (double)q;
+                    floor_err += e * e;
+                }
+            }
+            const int32_t v = jb.coef[i];
+            m |= (uint32_t)(v < 0 ? -(int64_t)v : v); /* tsr__t1_bitplanes */
+        }
+    res[j].K = m ? 32u - (uint32_t)__clz(m) : 0;
+    res[j].err0 = floor_err;
+}
+
+/* HT: each block with bit-planes coded into its room: its cleanup pass down to plane 0, or
+ * (track) its truncation candidates. */
+__global__ static void __launch_bounds__(CODE_THREADS)
+    k_code_ht(const dev_job *__restrict__ jobs, uint32_t n, int track,
+              const uint16_t (*tables)[8 * 16][17], uint8_t *slots, uint8_t *scratch, dev_res *res,
+              dev_rd *rd)
+{
+    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
+    if (j >= n)
+        return;
+    const dev_job jb = jobs[j];
+    dev_res r = res[j];
+    r.len = 0;
+    r.np = 0;
+    r.skip = 0;
+    r.err0 = 0;
+    if (r.K) {
+        uint8_t *out = slots + jb.out, *work = scratch + jb.work;
+        if (!track) {
+            r.len = (int32_t)tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, out, jb.cap,
+                                                    tables, work, work + 4096);
+            r.len = r.len > 0 ? r.len : -1;
+        } else {
+            size_t used = 0;
+            r.np = tsr__j2k_ht_candidates_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, r.K, jb.ccap,
+                                             jb.rcap, tables, work, out, jb.cap, &used, rd[j].sets,
+                                             rd[j].rate, rd[j].dist, &r.err0);
+            r.len = r.np ? (int32_t)used : -1;
+        }
+    }
+    res[j] = r;
+}
+
+/* Part 1: worker t codes blocks t, t + nworkers, ... in its workspace (zeroed before its first
+ * block, as tsr__t1_enc requires), as encode.c's code_block does (style 0: one segment). */
+/* (CODE_THREADS, 1): ptxas may then give the encoder the registers it needs (no spills). */
+__global__ static void __launch_bounds__(CODE_THREADS, 1)
+    k_code_p1(const dev_job *__restrict__ jobs, uint32_t n, uint32_t nworkers, int track,
+              uint8_t *slots, p1_work *work, dev_res *res, dev_rd *rd)
+{
+    const uint32_t t = blockIdx.x * CODE_THREADS + threadIdx.x;
+    if (t >= nworkers)
+        return;
+    p1_work *wk = work + t;
+    tsr__t1_enc *e = &wk->enc;
+    for (uint32_t j = t; j < n; j += nworkers) {
+        const dev_job jb = jobs[j];
+        dev_res r = res[j];
+        r.len = 0;
+        r.np = 0;
+        r.skip = 0;
+        if (r.K) {
+            for (uint32_t y = 0; y < jb.h; y++)
+                for (uint32_t x = 0; x < jb.w; x++)
+                    wk->coef[(size_t)y * jb.w + x] = jb.coef[(size_t)y * jb.stride + x];
+            uint8_t *out = slots + jb.out;
+            e->w = (int)jb.w;
+            e->h = (int)jb.h;
+            e->orient = (int)jb.orient;
+            e->style = 0;
+            e->K = (int)r.K;
+            e->coef = wk->coef;
+            e->buf = out;
+            e->cap = jb.cap;
+            e->track = track;
+            e->exact = jb.inv == 0;
+            const int np = t1_encode_block(e);
+            if (e->overflow || e->nsegs != 1) {
+                r.len = -1;
+            } else {
+                r.len = (int32_t)e->segs[0].len;
+                r.np = (uint32_t)np;
+                r.skip = (uint32_t)(e->segs[0].data - out);
+                for (int p = 0; track && p < np; p++) {
+                    rd[j].rate[p] = e->pass_rate[p];
+                    rd[j].dist[p] = e->pass_dist[p];
+                }
+            }
+        }
+        res[j] = r;
+    }
+}
+
+__global__ static void __launch_bounds__(GATHER_THREADS)
+    k_gather(const dev_job *__restrict__ jobs, const uint8_t *__restrict__ slots,
+             const uint64_t *__restrict__ off, const dev_res *__restrict__ res,
+             uint8_t *__restrict__ packed)
+{
+    const uint32_t j = blockIdx.x;
+    const int32_t len = res[j].len;
+    const uint8_t *src = slots + jobs[j].out + res[j].skip;
+    uint8_t *dst = packed + off[j];
+    for (int32_t i = (int32_t)threadIdx.x; i < len; i += GATHER_THREADS)
+        dst[i] = src[i];
+}
+
+/* Checks each block's result (after the stream has passed k_code). */
+static tsr_status check_results(tsr_ctx *ctx, const dev_res *res, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++)
+        if (res[j].len < 0 || res[j].K > 30)
+            return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                             "j2k encode: a code-block's coded data overflowed (device block %u: "
+                             "%u bit-planes, result %d)",
+                             j, res[j].K, res[j].len);
+    return TSR_OK;
+}
+
+extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile *t,
+                                               tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht,
+                                               int track, tsr__j2k_bytes *out)
+{
+    j2k_enc_cuda_state *s;
+    tsr_status st = state_of(ctx, &s);
+    if (st || n == 0)
+        return st;
+    cudaStream_t stream = ctx->cuda->stream;
+    const uint32_t tw = t->x1 - t->x0, th = t->y1 - t->y0;
+    if (tw != s->tile_w || (size_t)tw * th != s->plane)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                         "j2k encode on CUDA: the tile's blocks are not the transformed tile's");
+    int lossy = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const tsr__j2k_enc_cuda_block *b = &blocks[j];
+        lossy |= b->delta > 0;
+        if (b->comp >= t->ncomps || !b->w || !b->h || b->w > 1024 || (size_t)b->w * b->h > 4096 ||
+            b->orient > 3 || b->at / tw + b->h > th || b->at % tw + b->w > tw)
+            return tsr__fail(ctx, TSR_ERR_INTERNAL,
+                             "j2k encode on CUDA: code-block %u (%ux%u at %zu) outside its "
+                             "tile-component or the block coders' limits",
+                             j, b->w, b->h, b->at);
+    }
+    const uint32_t workers = n < P1_WORKERS ? n : P1_WORKERS;
+    size_t scratch_bytes, mag_bytes, work_bytes;
+    if (!tsr__size_mul(n, TSR__J2K_HT_RD_SCRATCH, &scratch_bytes) ||
+        !tsr__size_mul(s->plane, 4 * (size_t)t->ncomps, &mag_bytes) ||
+        !tsr__size_mul(workers, sizeof(p1_work), &work_bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: code-block scratch");
+    const size_t tables_bytes = 2 * 8 * 16 * 17 * sizeof(uint16_t);
+    if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hjobs, (size_t)n * sizeof(dev_job))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->djobs, (size_t)n * sizeof(dev_job))) ||
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->hres, (size_t)n * sizeof(dev_res))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->dres, (size_t)n * sizeof(dev_res))) ||
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->hoff, (size_t)n * 8)) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->doff, (size_t)n * 8)) ||
+        (ht && (st = tsr__cuda_buffer_reserve(ctx, &s->scratch, scratch_bytes))) ||
+        (ht && track && lossy && (st = tsr__cuda_buffer_reserve(ctx, &s->mag, mag_bytes))) ||
+        (track && ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hrd, (size_t)n * sizeof(dev_rd))) ||
+                   (st = tsr__cuda_buffer_reserve(ctx, &s->drd, (size_t)n * sizeof(dev_rd))))))
+        return st;
+    if (ht && s->tables.size < tables_bytes) { /* once per context */
+        if ((st = tsr__cuda_buffer_reserve(ctx, &s->tables, tables_bytes)))
+            return st;
+        TSR_CUDA_TRY(ctx, cudaMemcpy(s->tables.ptr, tsr__ht_cw_tables(), tables_bytes,
+                                     cudaMemcpyHostToDevice));
+    }
+    if (!ht && s->work.size < work_bytes) { /* zeroed when (re)allocated: tsr__t1_enc's start */
+        if ((st = tsr__cuda_buffer_reserve(ctx, &s->work, work_bytes)))
+            return st;
+        TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->work.ptr, 0, s->work.size, stream));
+    }
+    dev_job *hj = (dev_job *)s->hjobs.ptr;
+    for (uint32_t j = 0; j < n; j++) {
+        const tsr__j2k_enc_cuda_block *b = &blocks[j];
+        const size_t at = b->comp * s->plane + b->at;
+        memset(&hj[j], 0, sizeof hj[j]);
+        hj[j].coef = (int32_t *)s->planes.ptr + at;
+        hj[j].mag = ht && track && b->delta > 0 ? (float *)s->mag.ptr + at : NULL;
+        hj[j].stride = tw;
+        hj[j].w = b->w;
+        hj[j].h = b->h;
+        hj[j].orient = b->orient;
+        hj[j].inv = b->delta > 0 ? 1.0f / b->delta : 0.0f; /* encode.c's code_block's */
+        hj[j].work = (uint64_t)j * TSR__J2K_HT_RD_SCRATCH;
+        hj[j].ccap = (uint32_t)tsr__ht_encode_bound(b->w, b->h);
+        hj[j].rcap = (uint32_t)tsr__ht_refine_bound(b->w, b->h);
+    }
+    /* 1: quantisation and bit-planes; the rooms follow from K */
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->djobs.ptr, hj, (size_t)n * sizeof *hj,
+                                      cudaMemcpyHostToDevice, stream));
+    dev_job *dj = (dev_job *)s->djobs.ptr;
+    dev_res *dr = (dev_res *)s->dres.ptr, *hr = (dev_res *)s->hres.ptr;
+    const unsigned grid = (n + CODE_THREADS - 1) / CODE_THREADS;
+    k_prep<<<grid, CODE_THREADS, 0, stream>>>(dj, n, !ht, track, dr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_prep");
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(hr, dr, (size_t)n * sizeof *hr, cudaMemcpyDeviceToHost, stream));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    uint64_t room = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t K = hr[j].K;
+        hj[j].out = room;
+        hj[j].cap = !K      ? 0
+                    : !ht   ? tsr__t1_encode_bound(blocks[j].w * blocks[j].h, (int)K)
+                    : track ? (uint64_t)(K < 30 ? K : 30) * (hj[j].ccap + hj[j].rcap)
+                            : hj[j].ccap;
+        room += (hj[j].cap + 15) & ~(uint64_t)15;
+    }
+    /* 2: the blocks coded */
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->slots, room ? room : 1)))
+        return st;
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(dj, hj, (size_t)n * sizeof *hj, cudaMemcpyHostToDevice, stream));
+    if (ht)
+        k_code_ht<<<grid, CODE_THREADS, 0, stream>>>(
+            dj, n, track, (const uint16_t(*)[8 * 16][17]) s->tables.ptr, (uint8_t *)s->slots.ptr,
+            (uint8_t *)s->scratch.ptr, dr, (dev_rd *)s->drd.ptr);
+    else
+        k_code_p1<<<(workers + CODE_THREADS - 1) / CODE_THREADS, CODE_THREADS, 0, stream>>>(
+            dj, n, workers, track, (uint8_t *)s->slots.ptr, (p1_work *)s->work.ptr, dr,
+            (dev_rd *)s->drd.ptr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_code");
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(hr, dr, (size_t)n * sizeof *hr, cudaMemcpyDeviceToHost, stream));
+    if (track)
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hrd.ptr, s->drd.ptr, (size_t)n * sizeof(dev_rd),
+                                          cudaMemcpyDeviceToHost, stream));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    if ((st = check_results(ctx, hr, n)))
+        return st;
+    /* 3: their bytes packed and brought back */
+    uint64_t *off = (uint64_t *)s->hoff.ptr, total = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        off[j] = total;
+        total += (uint32_t)hr[j].len;
+    }
+    if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hpacked, total ? total : 1)) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->dpacked, total ? total : 1)))
+        return st;
+    TSR_CUDA_TRY(ctx,
+                 cudaMemcpyAsync(s->doff.ptr, off, (size_t)n * 8, cudaMemcpyHostToDevice, stream));
+    k_gather<<<n, GATHER_THREADS, 0, stream>>>(dj, (const uint8_t *)s->slots.ptr,
+                                               (const uint64_t *)s->doff.ptr, dr,
+                                               (uint8_t *)s->dpacked.ptr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_gather");
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hpacked.ptr, s->dpacked.ptr, total, cudaMemcpyDeviceToHost,
+                                      stream));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    const size_t base = out->len;
+    tsr__j2k_bytes_put(out, s->hpacked.ptr, total);
+    if (out->st)
+        return out->st;
+    const dev_rd *rd = (const dev_rd *)s->hrd.ptr;
+    for (uint32_t j = 0; j < n; j++) {
+        tsr__j2k_enc_cuda_block *b = &blocks[j];
+        b->K = (uint8_t)hr[j].K;
+        b->len = (uint32_t)hr[j].len;
+        b->off = base + off[j];
+        b->np = track ? hr[j].np : 0;
+        b->err0 = hr[j].err0;
+        b->sets = track && ht ? rd[j].sets : NULL;
+        b->rate = track ? rd[j].rate : NULL;
+        b->dist = track ? rd[j].dist : NULL;
+    }
+    return TSR_OK;
+}

@@ -1,0 +1,301 @@
+/* The HT cleanup-pass encoder (T.814 7.1-7.3; contract in ht_encode.h), written once for the
+ * CPU (ht_encode.c) and the device (encode_cuda.cu): integer arithmetic only. The three
+ * bit-streams are written as ht_bits.h reads them: MagSgn forward from byte 0, little-endian
+ * bit order, 7 bits after a 0xFF byte; MEL forward after it, most significant bit first, 7 bits
+ * after a 0xFF byte; VLC backward from byte Lcup - 2 (its high nibble first), little-endian bit
+ * order, 7 bits in a byte whose low 7 bits are all 1 after a byte above 0x8F. Quads, contexts,
+ * exponent bounds and the U-VLC pairing follow ht_cleanup.h step by step. */
+#ifndef TSR_J2K_HT_ENCODE_HD_H
+#define TSR_J2K_HT_ENCODE_HD_H
+
+#include "core/hd.h"
+#include "j2k/ht_write.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The last partial byte filled with 1 bits (what a decoder reads past the end); no 0xFF at
+ * the end (the decoder supplies one), so that MEL's first byte never follows a 0xFF. */
+TSR_HD void tsr__ht_ms_end(fwd_wr *w)
+{
+    if (w->nb) {
+        const uint32_t t = w->tmp | (((1u << (w->room - w->nb)) - 1) << w->nb);
+        if (t != 0xFF)
+            fwd_byte(w, t);
+    } else if (w->len && w->p[w->len - 1] == 0xFF) {
+        w->len--;
+    }
+}
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+    uint32_t tmp, room; /* bits still free in tmp */
+    int over;
+    int k, run; /* MEL state (T.814 7.3.3): exponent index, zeros in the current run */
+} mel_wr;
+
+TSR_HD void tsr__ht_mel_bit(mel_wr *w, uint32_t b)
+{
+    w->tmp = (w->tmp << 1) | b;
+    if (--w->room == 0) {
+        if (w->len < w->cap)
+            w->p[w->len++] = (uint8_t)w->tmp;
+        else
+            w->over = 1;
+        w->room = w->tmp == 0xFF ? 7 : 8;
+        w->tmp = 0;
+    }
+}
+
+TSR_HD void tsr__ht_mel_sym(mel_wr *w, int s)
+{
+    const uint8_t mel_e[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5}; /* Table 2 */
+    const int e = mel_e[w->k];
+    if (!s) {
+        if (++w->run == 1 << e) { /* a complete run: 1 */
+            tsr__ht_mel_bit(w, 1);
+            w->run = 0;
+            w->k = w->k < 12 ? w->k + 1 : 12;
+        }
+        return;
+    }
+    tsr__ht_mel_bit(w, 0); /* a run cut short by a 1: 0 and the run's length in e bits */
+    for (int i = e - 1; i >= 0; i--)
+        tsr__ht_mel_bit(w, (uint32_t)(w->run >> i) & 1);
+    w->run = 0;
+    w->k = w->k > 0 ? w->k - 1 : 0;
+}
+
+/* A pending run as a complete one (the decoder stops within it), the last byte padded with 0;
+ * a final 0xFF gets a 0 byte after it, so that no VLC byte above 0x8F follows a 0xFF. */
+TSR_HD void tsr__ht_mel_end(mel_wr *w)
+{
+    if (w->run)
+        tsr__ht_mel_bit(w, 1);
+    const uint32_t full = w->len && w->p[w->len - 1] == 0xFF ? 7 : 8;
+    if (w->room != full) {
+        for (uint32_t n = w->room; n; n--)
+            tsr__ht_mel_bit(w, 0);
+    } else if (full == 7) {
+        if (w->len < w->cap)
+            w->p[w->len++] = 0;
+        else
+            w->over = 1;
+    }
+}
+
+/* U-VLC prefix (first bit in bit 0) and suffix of a residual u >= 1 (T.814 Table 3); ext gets
+ * the 4-bit extension when the suffix is 28..31 (*next 4), else 0 bits. */
+typedef struct {
+    uint32_t pfx, npfx, sfx, nsfx, ext, next;
+} uvlc_code;
+
+TSR_HD uvlc_code tsr__ht_uvlc(uint32_t u)
+{
+    uvlc_code c = {0, 0, 0, 0, 0, 0};
+    if (u == 1) {
+        c.pfx = 1;
+        c.npfx = 1;
+    } else if (u == 2) {
+        c.pfx = 2;
+        c.npfx = 2;
+    } else if (u <= 4) {
+        c.pfx = 4;
+        c.npfx = 3;
+        c.sfx = u - 3;
+        c.nsfx = 1;
+    } else {
+        const uint32_t r = u - 5;
+        c.npfx = 3;
+        c.nsfx = 5;
+        if (r < 28) {
+            c.sfx = r;
+        } else {
+            c.sfx = 28 + (r - 28) % 4;
+            c.ext = (r - 28) / 4;
+            c.next = 4;
+        }
+    }
+    return c;
+}
+
+TSR_HD uint32_t tsr__ht_exponent(uint32_t mu) /* bits of 2 mu - 1; 0 for mu = 0 */
+{
+#ifdef __CUDA_ARCH__
+    return mu ? 32u - (uint32_t)__clz(2 * mu - 1) : 0;
+#else
+    return mu ? 32u - (uint32_t)__builtin_clz(2 * mu - 1) : 0;
+#endif
+}
+
+/* A coefficient's magnitude >> shift with its sign (ht_encode.h: the cleanup pass at base plane
+ * shift codes these). */
+TSR_HD int32_t tsr__ht_shifted(int32_t v, uint32_t shift)
+{
+    const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
+    return v < 0 ? -(int32_t)(m >> shift) : (int32_t)(m >> shift);
+}
+
+/* The cleanup segment of the w x h block coef (rows stride apart; ht_encode.h's limits, which
+ * the caller checks: tsr__ht_encode_block's contract) at base plane shift (the coefficients
+ * tsr__ht_shifted) into buf (cap bytes, at least
+ * tsr__ht_encode_bound), with the CxtVLC encoding tables (ht_encode.c's tsr__ht_cw_tables) and
+ * 4096 bytes each of MEL and VLC scratch. Returns Lcup, 0 for a block of zeros, -1 when the
+ * segment does not fit Scup or buf. */
+TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                                   uint32_t shift, uint8_t *buf, size_t cap,
+                                   const uint16_t (*tables)[8 * 16][17], uint8_t *melb,
+                                   uint8_t *vlcb)
+{
+    const uint32_t qw = (w + 1) / 2, qh = (h + 1) / 2;
+    int any = 0;
+    for (uint32_t y = 0; y < h && !any; y++)
+        for (uint32_t x = 0; x < w && !any; x++)
+            any = tsr__ht_shifted(coef[(size_t)y * stride + x], shift) != 0;
+    if (!any)
+        return 0;
+
+    fwd_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
+    mel_wr mel = {melb, 0, 4096, 0, 8, 0, 0, 0};
+    bwd_wr vlc = {vlcb, 0, 4096, 0xF, 4, 0xFF, 0};
+    /* per quad of the row above and this row: rho (bits 4-7, as the decoder keeps them); per
+     * column: the exponent of the row above's bottom sample (borders of 0) */
+    uint8_t rho_a[1024 / 2 + 2], rho_c[1024 / 2 + 2];
+    uint8_t e_above[1024 + 2], e_cur[1024 + 2];
+    memset(rho_a, 0, sizeof rho_a);
+    memset(rho_c, 0, sizeof rho_c);
+    memset(e_above, 0, sizeof e_above);
+    memset(e_cur, 0, sizeof e_cur);
+
+    for (uint32_t qy = 0; qy < qh; qy++) {
+        const int initial = qy == 0;
+        const uint16_t(*cwt)[17] = tables[initial ? 0 : 1];
+        uint32_t left = 0; /* the pattern of the quad on the left, bits 4-7 */
+        for (uint32_t qx = 0; qx < qw; qx += 2) {
+            const uint32_t nq = qx + 1 < qw ? 2 : 1;
+            uint32_t x[2][4], mbits[2][4], rho[2], U[2], uq[2];
+            for (uint32_t i = 0; i < nq; i++) {
+                const uint32_t X = 2 * (qx + i), Y = 2 * qy;
+                uint32_t emax = 0, e[4], r = 0;
+                for (uint32_t n = 0; n < 4; n++) { /* TL, BL, TR, BR */
+                    const uint32_t xx = X + (n >> 1), yy = Y + (n & 1);
+                    int32_t v = xx < w && yy < h
+                                    ? tsr__ht_shifted(coef[(size_t)yy * stride + xx], shift)
+                                    : 0;
+                    const uint32_t mu = v < 0 ? (uint32_t)-v : (uint32_t)v;
+                    e[n] = tsr__ht_exponent(mu);
+                    x[i][n] = mu ? 2 * (mu - 1) + (v < 0) : 0;
+                    r |= (mu != 0) << n;
+                    emax = e[n] > emax ? e[n] : emax;
+                }
+                e_cur[X + 1] = (uint8_t)e[1];
+                e_cur[X + 2] = (uint8_t)e[3];
+                /* context (7.3.5), as ht_cleanup.h forms it */
+                uint32_t c;
+                if (initial)
+                    c = ((left >> 4) & 1) | ((left >> 5) & 7);
+                else
+                    c = ((((uint32_t)rho_a[qx + i] >> 7) | ((uint32_t)rho_a[qx + i + 1] >> 5)) &
+                         1) |
+                        ((((uint32_t)rho_a[qx + i + 1] >> 5) | ((uint32_t)rho_a[qx + i + 2] >> 3)) &
+                         4) |
+                        (((left >> 5) | (left >> 6)) & 2);
+                /* exponent bound (7.3.7) */
+                uint32_t k = 1;
+                if (!initial && (r & (r - 1))) {
+                    uint32_t ea = e_above[X];
+                    for (uint32_t j = 1; j < 4; j++)
+                        ea = e_above[X + j] > ea ? e_above[X + j] : ea;
+                    k = ea > 2 ? ea - 1 : 1;
+                }
+                U[i] = emax > k ? emax : k;
+                uq[i] = r ? U[i] - k : 0;
+                uint16_t cw;
+                if (uq[i]) {
+                    uint32_t emb = 0;
+                    for (uint32_t n = 0; n < 4; n++)
+                        emb |= (e[n] == U[i]) << n;
+                    cw = cwt[c * 16 + r][emb];
+                } else {
+                    cw = cwt[c * 16 + r][16];
+                }
+                if (c == 0)
+                    tsr__ht_mel_sym(&mel, r != 0);
+                if (c != 0 || r != 0) {
+                    if (!cw)
+                        return -1; /* cannot happen: the standard's tables cover every case */
+                    bwd_put(&vlc, cw & 0x7F, (cw >> 8) & 0xF);
+                }
+                for (uint32_t n = 0; n < 4; n++)
+                    mbits[i][n] = (r >> n) & 1 ? U[i] - ((cw >> (12 + n)) & 1) : 0;
+                rho[i] = r;
+                rho_c[qx + i + 1] = (uint8_t)(r << 4);
+                left = r << 4;
+            }
+            if (nq == 1) {
+                rho[1] = 0;
+                uq[1] = 0;
+            }
+            /* U-VLC of the pair (7.3.6): prefixes, then suffixes, then extensions */
+            if (rho[0] | rho[1]) {
+                uvlc_code a = {0, 0, 0, 0, 0, 0}, b = a;
+                if (uq[0] && uq[1] && initial) {
+                    if (uq[0] > 2 && uq[1] > 2) {
+                        tsr__ht_mel_sym(&mel, 1);
+                        a = tsr__ht_uvlc(uq[0] - 2);
+                        b = tsr__ht_uvlc(uq[1] - 2);
+                    } else {
+                        tsr__ht_mel_sym(&mel, 0);
+                        a = tsr__ht_uvlc(uq[0]);
+                        if (uq[0] > 2) {
+                            b.pfx = uq[1] - 1; /* uq[1] is 1 or 2: one bit */
+                            b.npfx = 1;
+                        } else {
+                            b = tsr__ht_uvlc(uq[1]);
+                        }
+                    }
+                } else {
+                    if (uq[0])
+                        a = tsr__ht_uvlc(uq[0]);
+                    if (uq[1])
+                        b = tsr__ht_uvlc(uq[1]);
+                }
+                bwd_put(&vlc, a.pfx, a.npfx);
+                bwd_put(&vlc, b.pfx, b.npfx);
+                bwd_put(&vlc, a.sfx, a.nsfx);
+                bwd_put(&vlc, b.sfx, b.nsfx);
+                bwd_put(&vlc, a.ext, a.next);
+                bwd_put(&vlc, b.ext, b.next);
+            }
+            /* MagSgn (7.3.8): each significant sample's low U - eps_k bits of 2 (mu - 1) + s */
+            for (uint32_t i = 0; i < nq; i++)
+                for (uint32_t n = 0; n < 4; n++)
+                    if (mbits[i][n])
+                        fwd_put(&ms, x[i][n], mbits[i][n]);
+        }
+        memcpy(rho_a, rho_c, sizeof rho_a);
+        memset(rho_c, 0, sizeof rho_c);
+        memcpy(e_above, e_cur, sizeof e_above);
+        memset(e_cur, 0, sizeof e_cur);
+    }
+    tsr__ht_ms_end(&ms);
+    tsr__ht_mel_end(&mel);
+    bwd_end(&vlc);
+    if (ms.over || mel.over || vlc.over)
+        return -1;
+    const size_t scup = mel.len + vlc.len + 1;
+    if (scup > 4079 || ms.len + scup > cap)
+        return -1;
+    uint8_t *d = buf + ms.len;
+    memcpy(d, melb, mel.len);
+    d += mel.len;
+    for (size_t i = 0; i < vlc.len; i++)
+        d[vlc.len - 1 - i] = vlcb[i];
+    d[vlc.len - 1] = (uint8_t)((d[vlc.len - 1] & 0xF0) | (scup & 0xF));
+    d[vlc.len] = (uint8_t)(scup >> 4);
+    return (long)(ms.len + scup);
+}
+
+#endif

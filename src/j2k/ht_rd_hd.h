@@ -1,0 +1,231 @@
+/* An HT code-block's refinement passes and truncation candidates, written once for the CPU
+ * (ht_refine_encode.c, ht_rd.c) and the device (encode_cuda.cu): integer arithmetic and IEEE
+ * double additions and multiplications in a fixed order (no contraction in either build), so
+ * both give the same bytes and the same distortions.
+ *
+ * Refinement (T.814 7.4, 7.5; contract in ht_encode.h): SigProp and MagRef of plane p - 1 after
+ * a cleanup pass at p, in ht_decode.c's scan orders, written as its sigprop() and magref() read
+ * them. SigProp (7.1.5): forward, little-endian bits, 7 bits after a 0xFF byte, the last byte
+ * padded with 0 (the reader's fill). MagRef (7.1.6): from the segment's end backward,
+ * little-endian bits, 7 bits in a byte whose low 7 bits are all 1 after one above 0x8F (the
+ * reader starts as after 0xFF), the last byte padded with 0.
+ *
+ * Candidates (contract in encode_stages.h, tsr__j2k_ht_candidates): every base plane's HT set
+ * coded for real, its error from the reconstruction rules of t1.h section 3 applied to the
+ * samples each pass codes. */
+#ifndef TSR_J2K_HT_RD_HD_H
+#define TSR_J2K_HT_RD_HD_H
+
+#include "core/hd.h"
+#include "j2k/ht_encode_hd.h"
+#include "j2k/ht_write.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "j2k/encode_stages.h"
+#ifdef __cplusplus
+}
+#endif
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TSR__HT_RF_SIG = 1, TSR__HT_RF_NEW = 2 }; /* significant at p; made significant by SigProp */
+
+/* Scratch of the refinement encoder's flags: a border of one zero sample, at most 3 x 4098
+ * (w = 1). */
+#define TSR__HT_REFINE_FLAGS (3 * 4098)
+
+/* tsr__ht_encode_refine of coef with rows stride apart, fl: TSR__HT_REFINE_FLAGS bytes of
+ * scratch; the limits (ht_encode.h's, p 1..30, cap) are the caller's to check. */
+TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                                     uint32_t p, int magref, uint8_t *buf, size_t cap,
+                                     uint8_t *newsig, size_t *sp_len, uint8_t *fl)
+{
+    const size_t S = w + 2;
+    memset(fl, 0, S * (h + 2));
+    uint8_t *f0 = fl + S + 1;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const int32_t v = coef[(size_t)y * stride + x];
+            const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
+            f0[y * S + x] = (m >> p) ? TSR__HT_RF_SIG : 0;
+        }
+    if (newsig)
+        memset(newsig, 0, (size_t)w * h);
+    const uint32_t b = p - 1;
+
+    fwd_wr sp = {buf, 0, cap, 0, 0, 8, 0};
+    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (uint32_t x0 = 0; x0 < w; x0 += 4) {
+            const uint32_t x1 = x0 + 4 < w ? x0 + 4 : w;
+            for (uint32_t x = x0; x < x1; x++)
+                for (uint32_t y = y0; y < y1; y++) {
+                    uint8_t *f = f0 + y * S + x;
+                    if (*f & TSR__HT_RF_SIG)
+                        continue;
+                    const uint32_t nb = f[-(ptrdiff_t)S - 1] | f[-(ptrdiff_t)S] |
+                                        f[-(ptrdiff_t)S + 1] | f[-1] | f[1] | f[S - 1] | f[S] |
+                                        f[S + 1];
+                    if (!nb)
+                        continue;
+                    const int32_t v = coef[(size_t)y * stride + x];
+                    const uint32_t bit = ((v < 0 ? (uint32_t)-v : (uint32_t)v) >> b) & 1;
+                    fwd_put(&sp, bit, 1);
+                    if (bit) {
+                        *f |= TSR__HT_RF_NEW;
+                        if (newsig)
+                            newsig[(size_t)y * w + x] = 1;
+                    }
+                }
+            for (uint32_t x = x0; x < x1; x++)
+                for (uint32_t y = y0; y < y1; y++)
+                    if (f0[y * S + x] & TSR__HT_RF_NEW)
+                        fwd_put(&sp, coef[(size_t)y * stride + x] < 0, 1);
+        }
+    }
+    if (sp.nb)
+        fwd_byte(&sp, sp.tmp);
+    size_t len = sp.len;
+    if (sp_len)
+        *sp_len = sp.len;
+    if (magref) {
+        /* MagRef's bytes are written after SigProp's in the order made, then reversed */
+        bwd_wr mr = {buf + len, 0, cap - len, 0, 0, 0xFF, 0};
+        for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+            const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+            for (uint32_t x = 0; x < w; x++)
+                for (uint32_t y = y0; y < y1; y++)
+                    if (f0[y * S + x] & TSR__HT_RF_SIG) {
+                        const int32_t v = coef[(size_t)y * stride + x];
+                        bwd_put(&mr, ((v < 0 ? (uint32_t)-v : (uint32_t)v) >> b) & 1, 1);
+                    }
+        }
+        bwd_end(&mr);
+        if (mr.over)
+            return -1;
+        for (size_t i = 0; i < mr.len / 2; i++) {
+            const uint8_t t = mr.p[i];
+            mr.p[i] = mr.p[mr.len - 1 - i];
+            mr.p[mr.len - 1 - i] = t;
+        }
+        len += mr.len;
+    }
+    return sp.over ? -1 : (long)len;
+}
+
+/* The decoder's magnitude, in steps, of a sample whose known bits are Q (its bits below plane p
+ * unknown, Q != 0): the middle of what is left (r = 1/2), which for reversible coefficients is
+ * rounded down to an integer, exact when p = 0. half[p] = 2^(p - 1). */
+TSR_HD double tsr__ht_recon(uint32_t Q, uint32_t p, int rev, const double *half)
+{
+    return (double)Q + (rev && p == 0 ? 0.0 : half[p]);
+}
+
+TSR_HD void tsr__ht_add_set(tsr__j2k_ht_set *sets, uint32_t *n, uint32_t *rate, double *dist,
+                            double *prev, double err, tsr__j2k_ht_set set)
+{
+    sets[*n] = set;
+    rate[*n] = set.lcup + set.lref;
+    dist[*n] = *prev - err;
+    *prev = err;
+    (*n)++;
+}
+
+/* tsr__j2k_ht_candidates (encode_stages.h) of coef and mag (rows stride apart; mag NULL when
+ * reversible) with the CxtVLC tables, scratch of TSR__J2K_HT_RD_SCRATCH bytes (encode_stages.h:
+ * MEL, VLC, SigProp's new significances and the refinement flags, in that order), the sets' bytes
+ * written to out (cap bytes: at least K (ccap + rcap), the bounds of ht_encode.h for w x h):
+ * *used gets their number. Returns the number of sets, 0 when a coder fails. */
+TSR_HD uint32_t tsr__j2k_ht_candidates_hd(const int32_t *coef, const float *mag, size_t stride,
+                                          uint32_t w, uint32_t h, uint32_t K, size_t ccap,
+                                          size_t rcap, const uint16_t (*tables)[8 * 16][17],
+                                          uint8_t *scratch, uint8_t *out, size_t cap, size_t *used,
+                                          tsr__j2k_ht_set *sets, uint32_t *rate, double *dist,
+                                          double *err0)
+{
+    const int rev = mag == NULL;
+    uint8_t *melb = scratch, *vlcb = scratch + 4096, *newsig = scratch + 2 * 4096,
+            *fl = scratch + 3 * 4096;
+    double half[31];
+    half[0] = 0.5;
+    for (int p = 1; p < 31; p++)
+        half[p] = 2 * half[p - 1]; /* exact: ldexp(1.0, p - 1) */
+    double e0 = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const size_t i = (size_t)y * stride + x;
+            const double a = rev ? fabs((double)coef[i]) : (double)mag[i];
+            e0 += a * a;
+        }
+    *err0 = e0;
+    *used = 0;
+    double prev = e0;
+    uint32_t ns = 0;
+    if (K < 1 || K > 30)
+        return 0;
+    size_t len = 0;
+    for (uint32_t p = K; p-- > 0;) {
+        if (cap - len < ccap + rcap)
+            return 0;
+        uint8_t *buf = out + len;
+        const long lcup =
+            tsr__ht_encode_cleanup(coef, stride, w, h, p, buf, ccap, tables, melb, vlcb);
+        if (lcup <= 0)
+            return 0;
+        long lmr = 0;
+        size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
+        if (p > 0 && (lmr = tsr__ht_encode_refine_hd(coef, stride, w, h, p, 1, buf + lcup, rcap,
+                                                     newsig, &lsp, fl)) < 0)
+            return 0;
+        /* the errors after the cleanup, SigProp and MagRef passes */
+        double ec = 0, es = 0, em = 0;
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                const size_t i = (size_t)y * stride + x;
+                const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
+                const double a = rev ? (double)q : (double)mag[i];
+                const uint32_t mu = q >> p;
+                const double rc = mu ? tsr__ht_recon(mu << p, p, rev, half) : 0.0,
+                             dc = (a - rc) * (a - rc);
+                ec += dc;
+                if (p == 0)
+                    continue;
+                if (mu) {
+                    const double rm = tsr__ht_recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
+                    es += dc;
+                    em += (a - rm) * (a - rm);
+                } else if (newsig[(size_t)y * w + x]) {
+                    const double rs = tsr__ht_recon(1u << (p - 1), p - 1, rev, half),
+                                 ds = (a - rs) * (a - rs);
+                    es += ds;
+                    em += ds;
+                } else {
+                    es += dc;
+                    em += dc;
+                }
+            }
+        /* the cleanup segment, then SigProp and MagRef's: SigProp's alone is its prefix */
+        const uint32_t at = (uint32_t)len, ref = at + (uint32_t)lcup;
+        len += (size_t)(lcup + lmr);
+        tsr__j2k_ht_set set = {at, ref, (uint32_t)lcup, 0, (uint8_t)p, 1};
+        tsr__ht_add_set(sets, &ns, rate, dist, &prev, ec, set);
+        if (lsp > 0) {
+            set.lref = (uint32_t)lsp;
+            set.npasses = 2;
+            tsr__ht_add_set(sets, &ns, rate, dist, &prev, es, set);
+        }
+        if (lmr > 0) {
+            set.lref = (uint32_t)lmr;
+            set.npasses = 3;
+            tsr__ht_add_set(sets, &ns, rate, dist, &prev, em, set);
+        }
+    }
+    *used = len;
+    return ns;
+}
+
+#endif
