@@ -111,6 +111,11 @@ extern "C" tsr_status tsr__j2k_fload_cuda(tsr_ctx *ctx, const tsr__j2k_dev_fload
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k samples on the device: %u channels of %u bits%s", o ? o->channels : 0,
                          o ? o->prec : 0, o && o->mct ? " with a colour transform" : "");
+    if (o->wide && (((uintptr_t)o->src | (uintptr_t)o->src_stride) & 1))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k samples on the device: 16-bit samples need an even address and "
+                         "row stride (stride %zu)",
+                         (size_t)o->src_stride);
     if (o->w == 0 || o->h == 0)
         return TSR_OK;
     cudaStream_t stream;

@@ -16,11 +16,11 @@ extern "C" {
 #endif
 
 /* A tile's samples into its components on the device: pixel (x, y) of the region of w x h
- * pixels at src (row y at src + y * src_stride bytes; channels interleaved 8- or 16-bit
- * samples of prec bits) becomes sample x of row y of dst[c] (rows dst_stride samples apart)
- * for each channel c: DC level shifted (G.1), as floats when !rev, and with mct the first three
- * through the forward RCT (rev) or ICT (G.2, G.3). The bits of encode.c's transform_tile before
- * its DWT. */
+ * pixels at src (row y at src + y * src_stride bytes, both even for 16-bit samples; channels
+ * interleaved 8- or 16-bit samples of prec bits) becomes sample x of row y of dst[c] (rows
+ * dst_stride samples apart) for each channel c: DC level shifted (G.1), as floats when !rev, and
+ * with mct the first three through the forward RCT (rev) or ICT (G.2, G.3). The bits of encode.c's
+ * transform_tile before its DWT. */
 typedef struct tsr__j2k_dev_fload {
     const void *src;
     size_t src_stride; /* bytes */

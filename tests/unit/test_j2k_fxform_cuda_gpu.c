@@ -130,7 +130,8 @@ static int load_case(tsr_ctx *ctx, tsr_rng *rng, uint32_t w, uint32_t h, uint32_
                      int rev, int mct)
 {
     const uint32_t prec = wide ? 16 : 8, bytes = wide ? 2 : 1;
-    const size_t sstride = (size_t)w * nc * bytes + (size_t)tsr_rng_range(rng, 0, 7);
+    /* padded rows; 16-bit rows stay even (tsr__j2k_fload_cuda refuses odd ones: test_refusals) */
+    const size_t sstride = (size_t)w * nc * bytes + (size_t)tsr_rng_range(rng, 0, 3) * bytes;
     const size_t dstride = w + (size_t)tsr_rng_range(rng, 0, 3);
     const size_t plane = dstride * h;
     unsigned char *img = malloc(sstride * h);
@@ -233,6 +234,12 @@ static void test_refusals(tsr_ctx *ctx)
     CHECK_STATUS(tsr__j2k_fload_cuda(ctx, &o), TSR_ERR_INVALID_ARGUMENT);
     o.channels = 2;
     o.mct = 1;
+    CHECK_STATUS(tsr__j2k_fload_cuda(ctx, &o), TSR_ERR_INVALID_ARGUMENT);
+    o.mct = 0;
+    o.wide = 1;
+    o.prec = 16;
+    o.src_stride = 35; /* odd: 16-bit loads would be misaligned */
+    o.w = o.h = 1;
     CHECK_STATUS(tsr__j2k_fload_cuda(ctx, &o), TSR_ERR_INVALID_ARGUMENT);
     tsr__j2k_res res[2];
     memset(res, 0, sizeof res);
