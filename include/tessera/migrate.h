@@ -46,11 +46,11 @@
  * (the image and illumination) + 48 C per frequency in flight when migrating, 8 nz C
  * (slowness, reflectivity) + 8 (nz + 3) C per frequency when modelling, the frequencies going
  * through in chunks sized to the device's free memory (TSR_ERR_LIMIT, naming the bytes, when
- * even one frequency at a time does not fit). Example: 400 x 400 x 400 points, 200 frequencies, 16 threads: 16 x 1.0 GB +
- * 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and tsr_migrate_model
- * refuse a 3D run whose total exceeds the machine's physical memory (TSR_ERR_LIMIT, naming the
- * bytes needed, per thread and shared) before allocating its spectra; each allocation is also
- * held to the context's max_memory as every allocation is. */
+ * even one frequency at a time does not fit). Example: 400 x 400 x 400 points, 200 frequencies, 16
+ * threads: 16 x 1.0 GB + 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and
+ * tsr_migrate_model refuse a 3D run whose total exceeds the machine's physical memory
+ * (TSR_ERR_LIMIT, naming the bytes needed, per thread and shared) before allocating its spectra;
+ * each allocation is also held to the context's max_memory as every allocation is. */
 #ifndef TESSERA_MIGRATE_H
 #define TESSERA_MIGRATE_H
 
