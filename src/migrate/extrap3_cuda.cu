@@ -47,7 +47,9 @@
  * the free memory is what the plan may use); a model that does not fit with one frequency per
  * chunk is refused (TSR_ERR_LIMIT, with the bytes). The environment variable
  * TSR_MIGRATE_CUDA_CHUNK (tests only) caps the frequencies per chunk, to exercise chunking on
- * small models. */
+ * small models. The timer (tsr__migrate_cuda_loop_ms) runs from after the first chunk's uploads
+ * to the last kernel: with several chunks it includes the later chunks' copies (and, modelling,
+ * each chunk's download). */
 #include "migrate/extrap_cuda.cuh"
 
 extern "C" {
@@ -323,7 +325,6 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->image.ptr, 0, image_bytes, stream));
     double *dimage = (double *)s->image.ptr, *dillum = dimage + cells;
     tsr__cf *w = (tsr__cf *)s->work3.ptr;
-    TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
     for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
         const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
         /* field k (S, R): slices u, odd and sum at w + (3 k + 0, 1, 2) slab; the sum becomes the
@@ -335,6 +336,8 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
                                           cudaMemcpyHostToDevice, stream));
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(u[1], rec + (size_t)f0 * cols, bytes,
                                           cudaMemcpyHostToDevice, stream));
+        if (f0 == 0) /* the loop's time: after the first chunk's uploads */
+            TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
         const int conj[2] = {1, 0};
         for (int32_t iz = 0; iz + 1 < plan->nz; iz++) {
             tsr__cf *const cu[2] = {u[0], u[1]}, *const co[2] = {odd[0], odd[1]},
@@ -380,12 +383,13 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
     tsr__cf *sd = (tsr__cf *)s->sdepth.ptr, *w = (tsr__cf *)s->work3.ptr;
     tsr__cf *q = w, *ta = w + slab, *tb = w + 2 * slab;
     const float *drefl = (const float *)s->refl.ptr;
-    TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
     for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
         const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
         const size_t bytes = sizeof(tsr__cf) * (size_t)nf * cols;
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(sd, src + (size_t)f0 * cols, bytes,
                                           cudaMemcpyHostToDevice, stream));
+        if (f0 == 0)
+            TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
         /* the source down: depth iz + 1's slices are the sum of the step from iz's; T_0 stays */
         const int conj[1] = {1};
         for (size_t iz = 0; iz + 1 < nz; iz++) {
