@@ -56,7 +56,8 @@ grep -q "4 shots, source x 50 .. 90 m" "$tmp/out.txt" && grep -q "source y 30 ..
 # Migrate: sidecar + PNG, SEG-Y.
 expect 0 "$tool" migrate image "$tmp/s3.sgy" "$tmp/v3.json" "$tmp/i3.json" --png "$tmp/i3.png" --json --backend auto
 $py -m json.tool "$tmp/out.txt" >/dev/null 2>&1 && ok || bad "image json is valid"
-grep -q '"ny": 12, "dy": 10, "oy": 0' "$tmp/out.txt" && grep -q '"backend": "cpu"' "$tmp/out.txt" && ok || bad "image json reports ny and the cpu backend"
+# auto: cuda where a CUDA device is usable (3D explicit runs there), else cpu
+grep -q '"ny": 12, "dy": 10, "oy": 0' "$tmp/out.txt" && grep -Eq '"backend": "(cpu|cuda)"' "$tmp/out.txt" && ok || bad "image json reports ny and the backend"
 grep -q '"ny": 12' "$tmp/i3.json" && [ "$(stat -c %s "$tmp/i3.f32")" -eq $((16 * 12 * 14 * 4)) ] && ok || bad "3D image sidecar"
 $py - "$tmp/i3.f32" "$tmp/i3.png" <<'PY' && ok || bad "image peak at the reflector; PNG of the middle inline"
 import sys, struct
