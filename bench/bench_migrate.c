@@ -16,8 +16,23 @@
  * shots (tsr__mig_spectra_shots) on 1 thread and on every core, median ms per shot of 7 repeats.
  * A backend given 0 shots is skipped.
  *
+ * --3d (off by default: the CPU backends take minutes on it): a 3D survey, an N x N x N grid
+ * (--3d-n, default 200) at 10 m with v(z) and a slow spherical lens, receivers on every second
+ * node in x and y, fmax 25 Hz (--fmax sets it too) and 500 samples of 4 ms (--3d-nt). Per shot, end
+ * to end: cuda
+ * (--3d-shots-cuda, default 3, after a one-shot warm-up), cpu on every core (one shot on a
+ * K^3 grid, --3d-cpu-n, default N) and the reference (one shot on M^3, --3d-ref-n, default
+ * 100), times on a smaller grid projected to N^3 by the cube of the size ratio (points x depths;
+ * the band, nt and the per-point work are the same; the projection slightly overstates them, as the
+ * plan's coefficient design, a fixed cost, scales with it too); shots per hour; the hours for
+ * 10,000 shots on 1, 8 and 64 GPUs from cuda's time per shot (shots are independent: linear). Then
+ * the depth step on one cuda shot of an S x S slice (--3d-step, default 400) and 16 depths: device
+ * time per step, its HBM bytes (extrap3_cuda.cu: 1244 bytes per point and frequency, both
+ * wavefields) and the fraction of the copy floor (the issue asks >= 0.7).
+ *
  * usage: bench_migrate [--fmax HZ] [--nt N] [--shots-ref N] [--shots-cpu N] [--shots-cuda N]
- *                      [--json FILE] */
+ *                      [--3d] [--3d-n N] [--3d-shots-cuda N] [--3d-cpu-n K] [--3d-ref-n M]
+ *                      [--3d-step S] [--3d-nt N] [--json FILE] */
 #include "harness.h"
 
 #include "migrate/migrate_backends.h"
@@ -186,19 +201,203 @@ static void time_spectra(tsr_ctx *host, const tsr_migrate_grid *v, const tsr_mig
     tsr_migrate_gather_free(host, &j.g);
 }
 
+/* 3D: the HBM bytes of one depth step per point and frequency (extrap3_cuda.cu's count). */
+#define BYTES3_PER_POINT 1244.0
+
+/* An n x n x nz model at 10 m: v(z) = 1500 + 0.5 z with a lens of 700 m/s slower, radius n / 5
+ * nodes, at the middle. */
+static float *make_model3(int n, int nz)
+{
+    float *vel = malloc(sizeof(float) * (size_t)n * n * nz);
+    if (!vel)
+        die(NULL, "out of memory");
+    const double c = n / 2.0, r = n / 5.0;
+    for (int iy = 0; iy < n; iy++)
+        for (int ix = 0; ix < n; ix++)
+            for (int iz = 0; iz < nz; iz++) {
+                double d2 = (ix - c) * (ix - c) + (iy - c) * (iy - c) + (iz - c) * (iz - c);
+                double v = 1500 + 0.5 * 10.0 * iz - (d2 < r * r ? 700 : 0);
+                vel[((size_t)iy * n + ix) * nz + iz] = (float)(v < 1200 ? 1200 : v);
+            }
+    return vel;
+}
+
+/* nshots shots along the diagonal, receivers on every second node of the n x n surface, one
+ * event (a flat reflector's hyperbola) per trace. */
+static void make_shots3(tsr_ctx *ctx, tsr_migrate_gather *g, int n, int nshots, int nt)
+{
+    const int m = (n + 1) / 2;
+    if (tsr_migrate_gather_alloc(ctx, g, nshots, m * m, nt, 0.004, 0))
+        die(ctx, "gather");
+    for (int s = 0; s < nshots; s++) {
+        tsr_migrate_shot *sh = &g->shots[s];
+        sh->sx = sh->sy = 10.0 * (n - 1) * (s + 1) / (nshots + 1);
+        for (int k = 0; k < m * m; k++) {
+            sh->gx[k] = 20.0 * (k % m);
+            sh->gy[k] = 20.0 * (k / m);
+            double ox = sh->gx[k] - sh->sx, oy = sh->gy[k] - sh->sy, t0 = 0.5;
+            int j = (int)lround(sqrt(t0 * t0 + (ox * ox + oy * oy) / (2000.0 * 2000.0)) / 0.004);
+            if (j < nt)
+                sh->traces[(size_t)k * nt + j] = 1.0f;
+        }
+    }
+}
+
+/* Seconds per shot of tsr_migrate_image on an n x n x nz model with backend b (threads 0: the
+ * context's), nshots shots; *loop_ms: cuda's device loop of the last shot; *nfreq: the band. */
+static double time3(tsr_backend b, int threads, int n, int nz, int nshots, int nt, double fmax,
+                    double *loop_ms, int *nfreq)
+{
+    float *vel = make_model3(n, nz), *img = malloc(sizeof(float) * (size_t)n * n * nz);
+    if (!img)
+        die(NULL, "out of memory");
+    tsr_ctx_options o;
+    tsr_ctx_options_init(&o);
+    o.backend = b;
+    o.threads = threads;
+    tsr_ctx *ctx;
+    if (tsr_ctx_create(&o, &ctx) != TSR_OK)
+        die(ctx, "context");
+    tsr_migrate_gather g;
+    make_shots3(ctx, &g, n, nshots, nt);
+    tsr_migrate_grid v = {n, nz, 10, 10, 0, 0, vel, n, 10, 0};
+    tsr_migrate_grid out = {n, nz, 1, 1, 0, 0, img, n, 1, 0};
+    tsr_migrate_options opt;
+    tsr_migrate_options_init(&opt);
+    opt.fmax = fmax;
+    if (nfreq) {
+        tsr__migrate_plan plan;
+        if (tsr__migrate_plan_build(ctx, &plan, &v, &g, &opt, 0))
+            die(ctx, "plan");
+        *nfreq = plan.nfreq;
+        tsr__migrate_plan_free(ctx, &plan);
+    }
+    double t = tsr_bench_now_us();
+    if (tsr_migrate_image(ctx, &v, &g, &opt, &out))
+        die(ctx, "migrate 3D");
+    t = (tsr_bench_now_us() - t) * 1e-6 / nshots;
+    *loop_ms = tsr__migrate_cuda_loop_ms(ctx);
+    tsr_migrate_gather_free(ctx, &g);
+    tsr_ctx_destroy(ctx);
+    free(vel);
+    free(img);
+    return t;
+}
+
+typedef struct bench3_opts {
+    int n, shots_cuda, cpu_n, ref_n, step_n, nt;
+    double fmax;
+} bench3_opts;
+
+/* The 3D tables (usage above); returns how many it appended to tables. */
+static int bench3(const bench3_opts *b, int have_cuda, tsr_bench_table **tables)
+{
+    int ntables = 0, nfreq = 0, nfreq_ref = 0;
+    double ignored, loop_ms = -1, per_shot[3] = {0, 0, 0}; /* reference, cpu (projected), cuda */
+    printf("3D survey: %d^3 grid at 10 m, receivers on every second node, %d samples, fmax %.1f "
+           "Hz\n",
+           b->n, b->nt, b->fmax);
+    if (have_cuda && b->shots_cuda > 0) {
+        time3(TSR_BACKEND_CUDA, 0, b->n, b->n, 1, b->nt, b->fmax, &ignored, NULL); /* warm-up */
+        per_shot[2] =
+            time3(TSR_BACKEND_CUDA, 0, b->n, b->n, b->shots_cuda, b->nt, b->fmax, &loop_ms, &nfreq);
+        printf("3D cuda: %.3f s per shot (%d shots)\n", per_shot[2], b->shots_cuda);
+    }
+    static const char *const names[3] = {"reference", "cpu", "cuda"};
+    const int sizes[2] = {b->ref_n, b->cpu_n > 0 ? b->cpu_n : b->n};
+    int projected[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (sizes[k] < 1)
+            continue;
+        const double t = time3(k ? TSR_BACKEND_CPU : TSR_BACKEND_REFERENCE, k ? 0 : 1, sizes[k],
+                               sizes[k], 1, b->nt, b->fmax, &ignored, &nfreq_ref);
+        const double scale = pow((double)b->n / sizes[k], 3.0);
+        per_shot[k] = t * scale;
+        projected[k] = sizes[k] != b->n;
+        printf("3D %s: %.3f s for one shot on %d^3 (%d frequencies), x %.4g: %.1f s projected\n",
+               names[k], t, sizes[k], nfreq_ref, scale, per_shot[k]);
+    }
+    printf("3D frequencies per shot: %d\n", nfreq ? nfreq : nfreq_ref);
+    const char *h[] = {"backend", "s/shot", "shots/hour", "ref/this", "cpu/this"};
+    char title[96];
+    snprintf(title, sizeof title, "3D tsr_migrate_image, explicit, cross, %d^3", b->n);
+    tsr_bench_table *t = tsr_bench_table_new(title, 5, h);
+    for (int k = 0; k < 3; k++) {
+        if (!(per_shot[k] > 0))
+            continue;
+        const char *row[] = {
+            tsr_bench_fmt("%s%s", names[k], k < 2 && projected[k] ? " (projected)" : ""),
+            tsr_bench_fmt("%.3f", per_shot[k]), tsr_bench_fmt("%.1f", 3600.0 / per_shot[k]),
+            tsr_bench_fmt("%.1f", per_shot[0] / per_shot[k]),
+            tsr_bench_fmt("%.2f", per_shot[1] / per_shot[k])};
+        tsr_bench_table_row(t, row);
+    }
+    tsr_bench_table_print(t, stdout);
+    tables[ntables++] = t;
+    if (per_shot[2] > 0) {
+        const char *hh[] = {"GPUs", "hours for 10,000 shots"};
+        tsr_bench_table *p = tsr_bench_table_new("3D projection from cuda's s/shot", 2, hh);
+        static const int gpus[3] = {1, 8, 64};
+        for (int k = 0; k < 3; k++) {
+            const char *row[] = {tsr_bench_fmt("%d", gpus[k]),
+                                 tsr_bench_fmt("%.2f", 1e4 * per_shot[2] / gpus[k] / 3600.0)};
+            tsr_bench_table_row(p, row);
+        }
+        tsr_bench_table_print(p, stdout);
+        tables[ntables++] = p;
+    }
+    if (have_cuda && b->step_n > 0) {
+        enum { NZ = 16 };
+        int nf = 0;
+        double lm = -1;
+        time3(TSR_BACKEND_CUDA, 0, b->step_n, NZ, 1, b->nt, b->fmax, &ignored, NULL);
+        time3(TSR_BACKEND_CUDA, 0, b->step_n, NZ, 1, b->nt, b->fmax, &lm, &nf);
+        const double floor_bps = copy_floor();
+        /* the loop: NZ - 1 steps and the deepest depth's imaging (16 bytes a point and
+         * frequency read, 32 of image read and written, counted as part of the last step) */
+        const double points = (double)b->step_n * b->step_n * nf;
+        const double bytes = BYTES3_PER_POINT * points;
+        const double step_s = 1e-3 * lm / (NZ - 1);
+        const char *hh[] = {"quantity", "value"};
+        char st[96];
+        snprintf(st, sizeof st, "3D cuda depth step, %d x %d slice, %d frequencies", b->step_n,
+                 b->step_n, nf);
+        tsr_bench_table *c = tsr_bench_table_new(st, 2, hh);
+        const char *rows[][2] = {
+            {"copy floor (GB/s)", tsr_bench_fmt("%.0f", floor_bps * 1e-9)},
+            {"depth loop (ms)", tsr_bench_fmt("%.3f", lm)},
+            {"per depth step (ms)", tsr_bench_fmt("%.3f", 1e3 * step_s)},
+            {"HBM bytes per step (MB)", tsr_bench_fmt("%.1f", bytes * 1e-6)},
+            {"step floor at copy rate (ms)", tsr_bench_fmt("%.3f", 1e3 * bytes / floor_bps)},
+            {"achieved (GB/s)", tsr_bench_fmt("%.0f", bytes / step_s * 1e-9)},
+            {"fraction of copy floor", tsr_bench_fmt("%.3f", bytes / step_s / floor_bps)}};
+        for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+            tsr_bench_table_row(c, rows[k]);
+        tsr_bench_table_print(c, stdout);
+        tables[ntables++] = c;
+    }
+    return ntables;
+}
+
 int main(int argc, char **argv)
 {
     double fmax = 20;
     int nt = 750, shots[3] = {1, 2, 16}; /* reference, cpu, cuda */
     const char *json = NULL;
+    int do3d = 0;
+    bench3_opts b3 = {200, 3, 0, 100, 400, 500, 25}; /* cpu_n 0: n */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *n = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--3d")) {
+            do3d = 1;
+            continue;
+        }
         if (!n) {
             fprintf(stderr, "bench_migrate: %s needs a value\n", a);
             return 2;
         }
         if (!strcmp(a, "--fmax"))
-            fmax = atof(n);
+            fmax = b3.fmax = atof(n);
         else if (!strcmp(a, "--nt"))
             nt = atoi(n);
         else if (!strcmp(a, "--shots-ref"))
@@ -209,6 +408,18 @@ int main(int argc, char **argv)
             shots[2] = atoi(n);
         else if (!strcmp(a, "--json"))
             json = n;
+        else if (!strcmp(a, "--3d-n"))
+            b3.n = atoi(n);
+        else if (!strcmp(a, "--3d-shots-cuda"))
+            b3.shots_cuda = atoi(n);
+        else if (!strcmp(a, "--3d-cpu-n"))
+            b3.cpu_n = atoi(n);
+        else if (!strcmp(a, "--3d-ref-n"))
+            b3.ref_n = atoi(n);
+        else if (!strcmp(a, "--3d-step"))
+            b3.step_n = atoi(n);
+        else if (!strcmp(a, "--3d-nt"))
+            b3.nt = atoi(n);
         else {
             fprintf(stderr, "bench_migrate: unknown option %s\n", a);
             return 2;
@@ -279,7 +490,7 @@ int main(int argc, char **argv)
         tsr_bench_table_row(t, row);
     }
     tsr_bench_table_print(t, stdout);
-    tsr_bench_table *tables[3] = {t, NULL, NULL};
+    tsr_bench_table *tables[8] = {t};
     int ntables = 1;
     {
         const int threads = host->threads;
@@ -326,6 +537,8 @@ int main(int argc, char **argv)
         tables[ntables++] = c;
         tsr_bench_table_print(c, stdout);
     }
+    if (do3d)
+        ntables += bench3(&b3, have_cuda, tables + ntables);
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), NULL};
         if (tsr_bench_json_write(json, "bench_migrate", meta, tables, ntables))

@@ -28,9 +28,9 @@
  * gy is NULL). The explicit operator's X is then 1 + xscale (D2x / dx^2 + D2y / dy^2) dx^2, the
  * same radius-4 filter along x and along y (Laplacian synthesis, a cross stencil), with its own
  * coefficient table (design.c: the sum of the two 1D symbols stands for |k|^2 dx^2); phase shift
- * and PSPI transform each depth slice with a 2D FFT over (x, y). 3D runs on the reference and
- * cpu backends only: the cuda backend refuses a 3D model (TSR_ERR_UNSUPPORTED) and auto takes
- * cpu for it.
+ * and PSPI transform each depth slice with a 2D FFT over (x, y). 3D runs on every backend that
+ * runs the method: the explicit one on cuda too (auto takes it where a device is present, as in
+ * 2D), phase shift and PSPI on the CPU backends.
  *
  * 3D memory: with C = nx ny surface points, F frequencies, P = nxfft nyfft (the padded FFT
  * slice, about (1.5 nx + 8) (1.5 ny + 8)) and T threads, a migration holds, in bytes,
@@ -41,11 +41,16 @@
  * besides the caller's velocity and image (4 nz C each); modelling holds 8 nz C per thread
  * instead of the 16 nz C (the source field at every depth) and 8 nz C shared (slowness and
  * reflectivity). T is the context's thread count on the cpu backend (at most F), 1 on the
- * reference backend. Example: 400 x 400 x 400 points, 200 frequencies, 16 threads: 16 x 1.0 GB +
- * 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and tsr_migrate_model
- * refuse a 3D run whose total exceeds the machine's physical memory (TSR_ERR_LIMIT, naming the
- * bytes needed, per thread and shared) before allocating its spectra; each allocation is also
- * held to the context's max_memory as every allocation is. */
+ * reference backend, 0 on cuda, whose host side adds 32 nz C (two page-locked copies of the
+ * shot's image and illumination) when migrating; its device holds 4 nz C (slowness) + 16 nz C
+ * (the image and illumination) + 48 C per frequency in flight when migrating, 8 nz C
+ * (slowness, reflectivity) + 8 (nz + 3) C per frequency when modelling, the frequencies going
+ * through in chunks sized to the device's free memory (TSR_ERR_LIMIT, naming the bytes, when
+ * even one frequency at a time does not fit). Example: 400 x 400 x 400 points, 200 frequencies, 16
+ * threads: 16 x 1.0 GB + 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and
+ * tsr_migrate_model refuse a 3D run whose total exceeds the machine's physical memory
+ * (TSR_ERR_LIMIT, naming the bytes needed, per thread and shared) before allocating its spectra;
+ * each allocation is also held to the context's max_memory as every allocation is. */
 #ifndef TESSERA_MIGRATE_H
 #define TESSERA_MIGRATE_H
 
@@ -128,18 +133,18 @@ typedef struct tsr_migrate_options {
 void tsr_migrate_options_init(tsr_migrate_options *opt);
 
 /* The backend tsr_migrate_image and tsr_migrate_model run on with this context for the explicit
- * method on a 2D model: auto gives cuda where a CUDA device is present (and the build has the
+ * method, 2D or 3D: auto gives cuda where a CUDA device is present (and the build has the
  * backend), else cpu; reference, cpu and cuda as asked; TSR_BACKEND_AUTO when the context's
  * backend has no migration path (the calls then fail with TSR_ERR_NO_BACKEND). Phase shift and
- * PSPI run on the CPU backends only, and so do 3D models: auto takes cpu for them, and a context
- * asking for cuda gets TSR_ERR_UNSUPPORTED from a 3D call (no CUDA 3D kernel yet).
+ * PSPI run on the CPU backends only: auto takes cpu for them, and a context asking for cuda gets
+ * TSR_ERR_NO_BACKEND.
  * tsr_ctx_backend says what a call ran on. */
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx);
 
 /* Migrates every shot of `shots` through `velocity` (finite, positive m/s) into `image`, which
  * the caller allocates with the velocity's nx, nz and ny (its other fields are set to the
  * velocity's geometry). Backends: reference (single thread, image summed in double), cpu
- * (OpenMP over frequencies) and cuda (explicit 2D only; every frequency's fields on the device);
+ * (OpenMP over frequencies) and cuda (explicit only, 2D and 3D; the fields on the device);
  * auto as tsr_migrate_backend says. Progress: stage "migrate", frequencies done of nshots
  * * nfreq, reported as each frequency finishes (a cancelled call returns TSR_ERR_INTERRUPTED within
  * a frequency). */

@@ -27,14 +27,15 @@
  * double; for modelling the source field at every depth, nfreq * nz * nx samples (refused with
  * the size when the device lacks it). Host: two page-locked buffers of a batch's images and
  * illuminations, taking turns, so that migrate.c reads one batch's while the next one's
- * kernels run. */
-#include "migrate/extrap_hd.h"
-
-#include "cuda/cuda_internal.cuh"
+ * kernels run.
+ *
+ * This file is 2D (rows of nx); a plan with ny >= 2 (3D, depth slices of nx ny) goes to
+ * extrap3_cuda.cu from the two entry points below (the plan's tables and the images' way back
+ * are shared). */
+#include "migrate/extrap_cuda.cuh"
 
 extern "C" {
 #include "core/checked.h"
-#include "migrate/migrate_backends.h"
 }
 
 #include <string.h>
@@ -44,13 +45,6 @@ enum {
     HALO = 4 * TSR__MIG_TERMS, /* 4 per application of X: the adjoint applies X terms times */
     CORE = TILE - 2 * HALO,    /* points a block writes */
     MAX_FREQ_BLOCKS = 65535    /* gridDim.y; blocks loop over further frequencies */
-};
-
-/* What every kernel reads besides the fields (device pointers). */
-struct dev_plan {
-    tsr__mig_step st; /* st.table: the device's table */
-    const float *slow, *taper, *wdz;
-    int32_t nz, nfreq;
 };
 
 /* This thread's point and whether it lies in the row (in) and in the block's core (mine). */
@@ -246,29 +240,21 @@ __global__ static void __launch_bounds__(TILE)
     }
 }
 
-/* What the backend keeps on a context between shots and calls. */
-struct mig_cuda_state {
-    tsr__cuda_buffer table, slow, taper, wdz; /* the plan's (tag: plan id) */
-    tsr__cuda_buffer field[4];                /* S, R and their next rows; modelling: q */
-    tsr__cuda_buffer image;                   /* image then illum, nz * nx doubles each */
-    tsr__cuda_buffer refl, sdepth;            /* modelling */
-    tsr__cuda_buffer pin[2];                  /* page-locked: the images' way back, used by turns */
-    int pin_last;                             /* the one the last image start copies into */
-    tsr__cuda_timer timer;
-    int have_timer;
-    double loop_ms; /* the last call's depth loop per shot, device time; -1 before one */
-};
-
-static void mig_cuda_state_destroy(tsr_ctx *ctx, void *state)
+void tsr__migcu_release(tsr_ctx *ctx, mig_cuda_state *s)
 {
-    mig_cuda_state *s = (mig_cuda_state *)state;
     if (ctx->cuda)
         cudaStreamSynchronize(ctx->cuda->stream);
     tsr__cuda_buffer *dev[] = {&s->table,    &s->slow,     &s->taper,    &s->wdz,
                                &s->field[0], &s->field[1], &s->field[2], &s->field[3],
-                               &s->image,    &s->refl,     &s->sdepth};
+                               &s->image,    &s->refl,     &s->sdepth,   &s->work3};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         tsr__cuda_buffer_free(dev[i]);
+}
+
+static void mig_cuda_state_destroy(tsr_ctx *ctx, void *state)
+{
+    mig_cuda_state *s = (mig_cuda_state *)state;
+    tsr__migcu_release(ctx, s);
     tsr__cuda_host_buffer_free(&s->pin[0]);
     tsr__cuda_host_buffer_free(&s->pin[1]);
     if (s->have_timer)
@@ -278,7 +264,7 @@ static void mig_cuda_state_destroy(tsr_ctx *ctx, void *state)
 
 static const tsr__ctx_state_kind mig_cuda_kind = {"migrate CUDA buffers", mig_cuda_state_destroy};
 
-static tsr_status state_of(tsr_ctx *ctx, mig_cuda_state **out)
+tsr_status tsr__migcu_state(tsr_ctx *ctx, mig_cuda_state **out)
 {
     tsr_status st = tsr__ctx_state_get(ctx, &mig_cuda_kind, sizeof **out, (void **)out);
     if (st)
@@ -292,9 +278,7 @@ static tsr_status state_of(tsr_ctx *ctx, mig_cuda_state **out)
     return TSR_OK;
 }
 
-/* n bytes of pageable host data into b (reserved to fit) on the context's stream; the host data
- * may be freed on return (the runtime has staged it). */
-static tsr_status upload(tsr_ctx *ctx, tsr__cuda_buffer *b, const void *host, size_t n)
+tsr_status tsr__migcu_upload(tsr_ctx *ctx, tsr__cuda_buffer *b, const void *host, size_t n)
 {
     tsr_status st = tsr__cuda_buffer_reserve(ctx, b, n);
     if (st)
@@ -308,7 +292,8 @@ static tsr_status upload(tsr_ctx *ctx, tsr__cuda_buffer *b, const void *host, si
 static tsr_status plan_on_device(tsr_ctx *ctx, mig_cuda_state *s, const tsr__migrate_plan *plan,
                                  dev_plan *dp)
 {
-    const size_t nx = (size_t)plan->nx, nz = (size_t)plan->nz, nf = (size_t)plan->nfreq;
+    /* ncols: a 2D row's nx, a 3D slice's nx ny */
+    const size_t nx = (size_t)plan->ncols, nz = (size_t)plan->nz, nf = (size_t)plan->nfreq;
     if (s->table.tag != plan->id || s->slow.tag != plan->id || s->taper.tag != plan->id ||
         s->wdz.tag != plan->id) {
         float *wdz;
@@ -317,13 +302,13 @@ static tsr_status plan_on_device(tsr_ctx *ctx, mig_cuda_state *s, const tsr__mig
             return st;
         for (size_t f = 0; f < nf; f++)
             wdz[f] = (float)(plan->omega[f] * plan->dz); /* as extrap_freq.c's step_down */
-        st = upload(ctx, &s->wdz, wdz, sizeof(float) * nf);
+        st = tsr__migcu_upload(ctx, &s->wdz, wdz, sizeof(float) * nf);
         tsr__free(ctx, wdz);
         if (st ||
-            (st = upload(ctx, &s->table, plan->table,
-                         sizeof(tsr__cf) * (size_t)plan->ntable * TSR__MIG_TERMS)) ||
-            (st = upload(ctx, &s->slow, plan->slow, sizeof(float) * nx * nz)) ||
-            (st = upload(ctx, &s->taper, plan->taper, sizeof(float) * nx)))
+            (st = tsr__migcu_upload(ctx, &s->table, plan->table,
+                                    sizeof(tsr__cf) * (size_t)plan->ntable * TSR__MIG_TERMS)) ||
+            (st = tsr__migcu_upload(ctx, &s->slow, plan->slow, sizeof(float) * nx * nz)) ||
+            (st = tsr__migcu_upload(ctx, &s->taper, plan->taper, sizeof(float) * nx)))
             return st;
         s->table.tag = s->slow.tag = s->taper.tag = s->wdz.tag = plan->id;
     }
@@ -334,6 +319,8 @@ static tsr_status plan_on_device(tsr_ctx *ctx, mig_cuda_state *s, const tsr__mig
     dp->st.xscale = plan->xscale;
     dp->st.inv_dp = (float)(1.0 / plan->table_dp); /* as extrap_freq.c's step_of */
     dp->st.table = (const tsr__cf *)s->table.ptr;
+    dp->st.ny = plan->ny;
+    dp->st.xscale_y = plan->xscale_y;
     dp->slow = (const float *)s->slow.ptr;
     dp->taper = (const float *)s->taper.ptr;
     dp->wdz = (const float *)s->wdz.ptr;
@@ -368,12 +355,11 @@ static tsr_status fields(tsr_ctx *ctx, mig_cuda_state *s, int first, int count, 
     return st;
 }
 
-/* What every shot starts with: the method checked, the context's state, the plan on the device. */
-static tsr_status shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cuda_state **s,
-                             dev_plan *dp)
+tsr_status tsr__migcu_shot_begin(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cuda_state **s,
+                                 dev_plan *dp)
 {
     tsr_status st;
-    if ((st = check_method(ctx, plan)) || (st = state_of(ctx, s)))
+    if ((st = check_method(ctx, plan)) || (st = tsr__migcu_state(ctx, s)))
         return st;
     return plan_on_device(ctx, *s, plan, dp);
 }
@@ -388,7 +374,9 @@ static tsr_status cuda_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     mig_cuda_state *s;
     dev_plan dp;
     tsr_status st;
-    if ((st = shot_begin(ctx, plan, &s, &dp)))
+    if (plan->ny > 1)
+        return tsr__migcu3_image_start(ctx, plan, count, src, rec);
+    if ((st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t n = (size_t)count, cells = (size_t)plan->nx * (size_t)plan->nz;
@@ -428,14 +416,14 @@ static tsr_status cuda_image_finish(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 {
     mig_cuda_state *s;
     tsr_status st;
-    if ((st = state_of(ctx, &s)))
+    if ((st = tsr__migcu_state(ctx, &s)))
         return st;
     TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
     if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
         return st;
     s->loop_ms /= (double)count;
     *image = (const double *)s->pin[s->pin_last].ptr;
-    *illum = *image + (size_t)count * (size_t)plan->nx * (size_t)plan->nz;
+    *illum = *image + (size_t)count * (size_t)plan->ncols * (size_t)plan->nz;
     return tsr__mig_report(ctx, progress, count * plan->nfreq);
 }
 
@@ -447,7 +435,9 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     mig_cuda_state *s;
     dev_plan dp;
     tsr_status st;
-    if ((st = shot_begin(ctx, plan, &s, &dp)))
+    if (plan->ny > 1)
+        return tsr__migcu3_model_shot(ctx, plan, src, refl, rec, progress);
+    if ((st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t nz = (size_t)plan->nz, cells = (size_t)plan->nx * nz;
@@ -468,7 +458,7 @@ static tsr_status cuda_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan,
     }
     if ((st = tsr__cuda_buffer_reserve(ctx, &s->sdepth, depth_bytes)) ||
         (st = fields(ctx, s, 0, 2, rows)) ||
-        (st = upload(ctx, &s->refl, refl, sizeof(float) * cells)))
+        (st = tsr__migcu_upload(ctx, &s->refl, refl, sizeof(float) * cells)))
         return st;
     tsr__cf *sd = (tsr__cf *)s->sdepth.ptr;
     const size_t slab = (size_t)plan->nfreq * (size_t)plan->nx;

@@ -64,15 +64,14 @@ static const tsr__migrate_backend *const tsr__migrate_backends[] = {
     &tsr__migrate_backend_cuda, &tsr__migrate_backend_cpu, &tsr__migrate_backend_reference};
 enum { TSR__MIGRATE_NBACKENDS = sizeof tsr__migrate_backends / sizeof tsr__migrate_backends[0] };
 
-/* The backends that run `method`: every entry with functions, cuda for explicit 2D only (no
- * CUDA kernel steps a 3D slice yet). */
-static unsigned offered_for(tsr_migrate_method method, int is3d)
+/* The backends that run `method`: every entry with functions, cuda for explicit only (2D rows
+ * and 3D slices alike). */
+static unsigned offered_for(tsr_migrate_method method)
 {
     unsigned offered = 0;
     for (int i = 0; i < TSR__MIGRATE_NBACKENDS; i++) {
         const tsr__migrate_backend *b = tsr__migrate_backends[i];
-        if (b->model_shot &&
-            (b->id != TSR_BACKEND_CUDA || (method == TSR_MIGRATE_EXPLICIT && !is3d)))
+        if (b->model_shot && (b->id != TSR_BACKEND_CUDA || method == TSR_MIGRATE_EXPLICIT))
             offered |= TSR__BACKEND_BIT(b->id);
     }
     return offered;
@@ -86,13 +85,14 @@ static const tsr__migrate_backend *entry_of(tsr_backend id)
     return NULL;
 }
 
-/* Auto's rule: cuda for the explicit method where the build has it and a device opens (every
- * depth step of every frequency does thousands of operations per byte of wavefield, which a GPU
- * runs far faster than the cores), the cpu backend otherwise. */
-static tsr_backend auto_pick(tsr_migrate_method method, int is3d)
+/* Auto's rule, 2D and 3D alike: cuda for the explicit method where the build has it and a
+ * device opens (every depth step of every frequency does thousands of operations per byte of
+ * wavefield in 2D, and streams each slice through memory 15 times in 3D, both of which a GPU runs
+ * far faster than the cores), the cpu backend otherwise. */
+static tsr_backend auto_pick(tsr_migrate_method method)
 {
-    return offered_for(method, is3d) & TSR__BACKEND_BIT(TSR_BACKEND_CUDA) ? TSR_BACKEND_CUDA
-                                                                          : TSR_BACKEND_CPU;
+    return offered_for(method) & TSR__BACKEND_BIT(TSR_BACKEND_CUDA) ? TSR_BACKEND_CUDA
+                                                                    : TSR_BACKEND_CPU;
 }
 
 tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
@@ -100,7 +100,7 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
     if (!ctx)
         return TSR_BACKEND_AUTO;
     if (ctx->opt.backend == TSR_BACKEND_AUTO)
-        return auto_pick(TSR_MIGRATE_EXPLICIT, 0) == TSR_BACKEND_CUDA &&
+        return auto_pick(TSR_MIGRATE_EXPLICIT) == TSR_BACKEND_CUDA &&
                        (ctx->cuda || tsr__cuda_device_count() > 0)
                    ? TSR_BACKEND_CUDA
                    : TSR_BACKEND_CPU;
@@ -109,24 +109,21 @@ tsr_backend tsr_migrate_backend(const tsr_ctx *ctx)
 }
 
 /* The one choice of backend (core/backend.h), for the run's method and dimension (is3d: the
- * velocity has ny >= 2). The cuda backend asked for a 3D model is TSR_ERR_UNSUPPORTED; auto
- * takes cpu for 3D. */
+ * velocity has ny >= 2; the choice is the same for both, only auto's reason differs). */
 static tsr_status pick_backend(tsr_ctx *ctx, tsr_migrate_method method, int is3d,
                                const tsr__migrate_backend **out)
 {
-    if (is3d && ctx->opt.backend == TSR_BACKEND_CUDA)
-        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
-                         "migrate: the cuda backend migrates 2D models only (no CUDA 3D kernel "
-                         "yet); a 3D model runs on --backend cpu or reference (auto takes cpu)");
     char op[48];
     snprintf(op, sizeof op, "migrate --method %s", tsr_migrate_method_name(method));
-    const tsr_backend pick = auto_pick(method, is3d);
+    const tsr_backend pick = auto_pick(method);
     tsr_backend b;
     tsr_status st = tsr__backend_choose(
-        ctx, op, offered_for(method, is3d), pick,
+        ctx, op, offered_for(method), pick,
         pick == TSR_BACKEND_CUDA
-            ? "explicit migration does thousands of operations per byte: the GPU is far faster"
-        : is3d                           ? "3D migration runs on the CPU (no CUDA 3D kernel yet)"
+            ? (is3d ? "3D explicit migration streams every depth slice through memory 15 times "
+                      "a step: the GPU's bandwidth is far above the CPU's"
+                    : "explicit migration does thousands of operations per byte: the GPU is far "
+                      "faster")
         : method == TSR_MIGRATE_EXPLICIT ? "this build has no CUDA backend"
                                          : "only the explicit method has a CUDA backend",
         &b);
@@ -205,14 +202,18 @@ static tsr_status check_memory(tsr_ctx *ctx, const tsr__migrate_plan *plan,
 {
     const double c = (double)plan->ncols, nz = (double)plan->nz, f = (double)plan->nfreq;
     const double p = (double)plan->nxfft * (double)plan->nyfft;
-    /* the reference backend runs one thread, the cpu one at most one per frequency */
+    /* the reference backend runs one thread, the cpu one at most one per frequency, cuda none
+     * (its host side: two page-locked double images and illuminations, 32 nz C, when migrating) */
     double threads = ctx->threads < 1 ? 1 : ctx->threads;
     if (backend->id == TSR_BACKEND_REFERENCE)
         threads = 1;
+    else if (backend->id == TSR_BACKEND_CUDA)
+        threads = 0;
     else if (threads > f)
         threads = f;
     const double per_thread = 56.0 * c + 24.0 * p + (model ? 8.0 : 16.0) * nz * c;
-    const double shared = 16.0 * f * c * batch * sets + (model ? 8.0 : 28.0) * nz * c;
+    const double pinned = backend->id == TSR_BACKEND_CUDA && !model ? 32.0 * nz * c : 0.0;
+    const double shared = 16.0 * f * c * batch * sets + (model ? 8.0 : 28.0) * nz * c + pinned;
     const double need = threads * per_thread + shared;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;

@@ -71,7 +71,8 @@ extern const tsr__migrate_backend tsr__migrate_backend_reference;
  * reference's bits; the image differs from it by the order of the double sums only. */
 extern const tsr__migrate_backend tsr__migrate_backend_cpu;
 /* Method explicit on the context's CUDA device, every frequency of up to TSR__MIG_BATCH shots at
- * once (extrap_cuda.cu); NULL functions in a build without CUDA (extrap_cuda_none.c). The same
+ * once in 2D (extrap_cuda.cu), one shot's frequencies in chunks that fit the device in 3D
+ * (extrap3_cuda.cu); NULL functions in a build without CUDA (extrap_cuda_none.c). The same
  * contract as the cpu backend: modelling gives the reference's values, the image differs from
  * it by the order of the double sums only. */
 extern const tsr__migrate_backend tsr__migrate_backend_cuda;

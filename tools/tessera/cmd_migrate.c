@@ -64,11 +64,12 @@ static const cli_option migrate_options[] = {
     {"max-shots", CLI_VALUE, "N",
      "image, with --checkpoint: migrate at most N more shots this run, then stop (exit 0, OUT "
      "not written, a note says how many are done) so that a later run continues."},
-    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit on a 2D model where a CUDA "
+    CLI_OPTION_BACKEND("auto (default: cuda for --method explicit, 2D or 3D, where a CUDA "
                        "GPU is present, since every depth step does thousands of operations per "
-                       "byte of wavefield; the cpu backend for phase-shift and pspi, for 3D "
-                       "models and without a GPU), cuda (--method explicit on 2D models only: "
-                       "every frequency of a shot at once on the GPU; a 3D model is refused), "
+                       "byte of wavefield in 2D and streams each depth slice through memory 15 "
+                       "times in 3D; the cpu backend for phase-shift and pspi and without a "
+                       "GPU), cuda (--method explicit: the wavefields of a shot's frequencies on "
+                       "the GPU, in 3D in chunks of frequencies sized to its memory), "
                        "cpu (OpenMP over frequencies) or reference (single-threaded, the image "
                        "summed in double)"),
     CLI_OPTION_THREADS,
@@ -646,9 +647,10 @@ const cli_command cli_cmd_migrate = {
     "and crossline numbers at 189 and 193), anything else a sidecar (OUT and OUT with .json "
     "replaced by .f32). Sources and receivers sit on the top surface at the nearest grid node "
     "(x, or (x, y) in 3D); one outside the model is an error naming the shot and trace. 3D runs "
-    "on the cpu and reference backends (auto takes cpu; --backend cuda refuses a 3D model) with "
-    "all three methods; a 3D run whose working set exceeds the machine's memory is refused with "
-    "the bytes it needs. model: one-way Born "
+    "all three methods on the cpu and reference backends and --method explicit on cuda too "
+    "(auto takes it where a GPU is present); a 3D run whose working set exceeds the machine's "
+    "memory, or the GPU's with one frequency at a time, is refused with the bytes it needs. "
+    "model: one-way Born "
     "modelling, the adjoint of the same extrapolator, writes synthetic shots as SEG-Y. info: "
     "prints what a SEG-Y file's headers say and how its traces group into shots. Outputs appear "
     "only when complete. Under mpirun -np N (a build with MPI), image splits the shots into "

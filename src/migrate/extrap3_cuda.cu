@@ -1,0 +1,424 @@
+/* The migrate CUDA backend's 3D explicit path (extrap_cuda.cuh): depth slices of C = nx ny
+ * points, x fastest, one shot at a time (migrate.c runs 3D shots one by one; one 3D shot already
+ * makes tiles x frequencies blocks, e.g. 650 x 200 for 400 x 400 points and 200 frequencies, far
+ * above a wave of the device, so several shots per launch would gain nothing).
+ *
+ * The step. A depth step applies X = 1 + xscale D2x + xscale_y D2y fifteen times (T_1 .. T_15;
+ * the adjoint's Clenshaw recurrence likewise), each application reading the neighbours within 4
+ * points in x and y. The 2D kernel keeps a row's whole recurrence in shared memory with a halo of
+ * 4 per application (64 per side); a 3D tile would need that halo in x and y (a 32 x 8 core in a
+ * 160 x 136 tile), so here every term is one launch over the slices of all the chunk's
+ * frequencies: grid (x tiles * y tiles, frequencies of the chunk), blocks of BX x BY = 32 x 8
+ * threads, one per core point. A block loads its tile of T_{n-1} with a 4-point halo in x and y,
+ * TW x TH = 40 x 16, into shared memory (load mapping: the 256 threads sweep the 640 tile points
+ * in order, x fastest, 2.5 loads each, so each warp reads runs of 40 contiguous samples; zeros
+ * outside the slice), then each thread (compute mapping: thread (x, y) at core point (x, y))
+ * evaluates tsr__mig_x3_point on the tile, the CPU's function on the CPU's values (0 + a is a:
+ * the zeros outside stand for the terms the CPU skips), reads T_{n-2} and the running sum at its
+ * point and writes T_n (over T_{n-2}, which only this thread reads) and the sum. Tile shape:
+ * 32 x 8 makes every warp's own reads and writes one contiguous row of 32 samples (256 bytes,
+ * two full 128-byte lines) at a halo cost of 640 / 256 = 2.5 tile loads per point, mostly L2
+ * hits (the halo is the neighbouring blocks' core, read at the same time); 16 x 16 costs 2.25
+ * loads but splits each warp over two half rows of 128 bytes, 64 x 4 keeps full lines at 3.4
+ * loads.
+ *
+ * Arithmetic: extrap_hd.h's per point in the reference's order (tsr__mig_x3_point, the coefficient
+ * lookup and interpolation per point from the plan's table, tsr__mig_cheb_next, tsr__cf_madd,
+ * tsr__mig_clenshaw_at; the build turns fused multiply-add off), so every wavefield sample is the
+ * reference's float. Imaging is fused into each depth's first term (which reads S and R at every
+ * point anyway): Re(conj(S) R) and |S|^2 added in double with atomicAdd; only the order of the
+ * double sums over frequencies differs from the reference.
+ *
+ * HBM bytes per point and frequency of a migration depth step (both wavefields), counting each
+ * sample once (the halo from L2): term 1 reads T_0 and writes T_1 and the sum (24 per field),
+ * the slowness (4) and the image and illumination's doubles (32: read and write); terms 2 .. 14
+ * read T_{n-1}, T_{n-2} and the sum and write T_n and the sum (40 per field) and the slowness
+ * (4); term 15 does not write T_15 (32 per field + 4). Total 84 + 13 x 84 + 68 = 1244 bytes,
+ * against 32 for the 2D kernel, which keeps its terms in shared memory: the 3D step is bound by
+ * HBM bandwidth (about 1.4 float operations per byte, far under the device's ratio).
+ *
+ * Device memory (device_chunks.h's tsr__mig3_device_bytes, per shot): the plan's table, w dz,
+ * slowness (4 nz C) and taper (4 C); migration: the image and illumination (16 nz C) and, per
+ * frequency in flight, S and R each as 3 slices (T_0, then the even terms; the odd terms; the
+ * sum, which becomes the next depth's field: 48 C); modelling: the reflectivity (4 nz C) and per
+ * frequency the source field at every depth (8 nz C: the adjoint needs them upward) plus q and
+ * two Clenshaw terms (24 C). Frequencies go through in chunks sized from the device's free
+ * memory, planned once per plan (all of the backend's device buffers are freed first, so that
+ * the free memory is what the plan may use); a model that does not fit with one frequency per
+ * chunk is refused (TSR_ERR_LIMIT, with the bytes). The environment variable
+ * TSR_MIGRATE_CUDA_CHUNK (tests only) caps the frequencies per chunk, to exercise chunking on
+ * small models. The timer (tsr__migrate_cuda_loop_ms) runs from after the first chunk's uploads
+ * to the last kernel: with several chunks it includes the later chunks' copies (and, modelling,
+ * each chunk's download). */
+#include "migrate/extrap_cuda.cuh"
+
+extern "C" {
+#include "core/checked.h"
+#include "migrate/device_chunks.h"
+}
+
+#include <stdlib.h>
+
+enum {
+    BX = 32,              /* core points of a block along x */
+    BY = 8,               /* and along y */
+    RADIUS = 4,           /* the filter's: the tile's halo */
+    TW = BX + 2 * RADIUS, /* tile width */
+    TH = BY + 2 * RADIUS, /* tile height */
+    THREADS = BX * BY,
+    POINT_THREADS = 256 /* per-point kernels */
+};
+
+/* This thread's core point: (ix, iy) in the slice, its column c = iy nx + ix, whether it lies in
+ * the slice, and the block's first core point (x0, y0). */
+struct point3 {
+    int32_t x0, y0, ix, iy;
+    size_t c;
+    bool in;
+};
+
+__device__ static point3 point3_of(int32_t nx, int32_t ny)
+{
+    const int32_t tiles_x = (nx + BX - 1) / BX;
+    point3 p;
+    p.x0 = (int32_t)(blockIdx.x % (unsigned)tiles_x) * BX;
+    p.y0 = (int32_t)(blockIdx.x / (unsigned)tiles_x) * BY;
+    p.ix = p.x0 + (int32_t)threadIdx.x;
+    p.iy = p.y0 + (int32_t)threadIdx.y;
+    p.in = p.ix < nx && p.iy < ny;
+    p.c = (size_t)p.iy * (size_t)nx + (size_t)p.ix;
+    return p;
+}
+
+/* The block's tile of slice u (TH rows of TW, the core at (RADIUS, RADIUS)), 0 outside the slice.
+ * Every thread of the block calls it; the caller synchronises. */
+__device__ static void load_tile(const tsr__cf *__restrict__ u, int32_t nx, int32_t ny,
+                                 const point3 &p, tsr__cf *tile)
+{
+    for (int32_t k = (int32_t)(threadIdx.y * BX + threadIdx.x); k < TW * TH; k += THREADS) {
+        const int32_t x = p.x0 - RADIUS + k % TW, y = p.y0 - RADIUS + k / TW;
+        tile[k] = x >= 0 && x < nx && y >= 0 && y < ny ? u[(size_t)y * (size_t)nx + (size_t)x]
+                                                       : tsr__cf_make(0.0f, 0.0f);
+    }
+}
+
+/* (X u) at this thread's point from the tile of u. */
+__device__ static tsr__cf x3_of(const tsr__mig_step &st, const tsr__cf *tile)
+{
+    return tsr__mig_x3_point(tile, (int32_t)threadIdx.x + RADIUS, (int32_t)threadIdx.y + RADIUS, TW,
+                             TH, st.d2, st.xscale, st.xscale_y, 1);
+}
+
+/* This thread's own sample of the tile. */
+__device__ static tsr__cf own_of(const tsr__cf *tile)
+{
+    return tile[(threadIdx.y + RADIUS) * TW + threadIdx.x + RADIUS];
+}
+
+/* The coefficient table position of column c at depth iz, frequency f (tsr__mig_lookup_row's). */
+__device__ static void lookup3(const dev_plan &dp, int32_t iz, int32_t f, size_t c, size_t cols,
+                               int32_t *j, float *a)
+{
+    tsr__mig_lookup(dp.wdz[f] * dp.slow[(size_t)iz * cols + c], dp.st.inv_dp, dp.st.ntable, j, a);
+}
+
+/* One Chebyshev term's slices for NF fields (chunk bases; frequency k of the chunk at k C). */
+template <int NF> struct term_slices {
+    const tsr__cf *prev1[NF]; /* T_{n-1}, read with the halo (n = 1: T_0, the depth's field) */
+    const tsr__cf *prev2[NF]; /* T_{n-2} at the point (n >= 2) */
+    tsr__cf *out[NF];         /* T_n (may be prev2: each point reads and writes only its own) */
+    tsr__cf *sum[NF];         /* the running sum; after the last term taper times it */
+    int conj[NF];
+};
+
+/* Term n (1 .. terms - 1) of tsr__mig_explicit_row at depth iz for every frequency of the chunk
+ * starting at f0: T_n = X T_0 (n = 1) or 2 X T_{n-1} - T_{n-2}, sum = c_0 T_0 + c_1 T_1 (n = 1)
+ * or sum + c_n T_n; the last term writes taper * sum and not T_n. IMAGE (NF = 2, S then R): term
+ * 1 also adds Re(conj(S) R) and |S|^2 of depth iz into image and illum (C per depth). */
+template <int NF, bool IMAGE>
+__global__ static void __launch_bounds__(THREADS)
+    k3_term(dev_plan dp, int32_t iz, int32_t f0, int32_t n, term_slices<NF> t,
+            double *__restrict__ image, double *__restrict__ illum)
+{
+    static_assert(!IMAGE || NF == 2, "imaging takes S and R");
+    __shared__ tsr__cf tile[NF][TW * TH];
+    const tsr__mig_step &st = dp.st;
+    const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
+    const point3 p = point3_of(st.nx, st.ny);
+    for (int k = 0; k < NF; k++)
+        load_tile(t.prev1[k] + base, st.nx, st.ny, p, tile[k]);
+    __syncthreads();
+    if (!p.in)
+        return;
+    const size_t o = base + p.c;
+    int32_t j;
+    float a;
+    lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
+    const bool last = n + 1 == st.terms;
+    for (int k = 0; k < NF; k++) {
+        const tsr__cf x = x3_of(st, tile[k]);
+        tsr__cf tn, sum;
+        if (n == 1) {
+            tn = x;
+            sum =
+                tsr__cf_mul(tsr__mig_coef(st.table, st.terms, j, a, 0), own_of(tile[k]), t.conj[k]);
+            sum = tsr__cf_madd(sum, tsr__mig_coef(st.table, st.terms, j, a, 1), x, t.conj[k]);
+        } else {
+            tn = tsr__mig_cheb_next(x, t.prev2[k][o]);
+            sum = tsr__cf_madd(t.sum[k][o], tsr__mig_coef(st.table, st.terms, j, a, n), tn,
+                               t.conj[k]);
+        }
+        if (!last)
+            t.out[k][o] = tn;
+        t.sum[k][o] = last ? tsr__cf_scale(dp.taper[p.c], sum) : sum;
+    }
+    if (IMAGE && n == 1) {
+        const tsr__cf s = own_of(tile[0]), r = own_of(tile[NF - 1]);
+        atomicAdd(&image[(size_t)iz * cols + p.c], (double)tsr__mig_cross(s, r));
+        atomicAdd(&illum[(size_t)iz * cols + p.c], (double)tsr__mig_power(s));
+    }
+}
+
+/* Per point of the chunk's slices (grid: point blocks, frequencies): the deepest depth's imaging
+ * terms (s, r given), or modelling's deepest q = refl S there (image NULL: q in r's place). */
+__global__ static void __launch_bounds__(POINT_THREADS)
+    k3_deepest(size_t cols, int32_t iz, const tsr__cf *__restrict__ s, tsr__cf *r,
+               const float *__restrict__ refl, double *__restrict__ image,
+               double *__restrict__ illum)
+{
+    const size_t c = (size_t)blockIdx.x * POINT_THREADS + threadIdx.x;
+    if (c >= cols)
+        return;
+    const size_t o = (size_t)blockIdx.y * cols + c;
+    if (image) {
+        atomicAdd(&image[(size_t)iz * cols + c], (double)tsr__mig_cross(s[o], r[o]));
+        atomicAdd(&illum[(size_t)iz * cols + c], (double)tsr__mig_power(s[o]));
+    } else {
+        r[o] = tsr__mig_scatter_at(tsr__cf_make(0.0f, 0.0f), refl[(size_t)iz * cols + c], s[o], 1);
+    }
+}
+
+/* Clenshaw term k (terms - 1 .. 0) of tsr__mig_explicit_adjoint_row (conj 0, so conj' = 1) at
+ * depth iz above the deepest, every frequency of the chunk: u = taper q, b_k = conj'(c_k) u +
+ * 2 X b_{k+1} - b_{k+2} written over b_{k+2} (bn may be b2); zero1 / zero2: b_{k+1} / b_{k+2}
+ * are 0 and not read (the first two terms, as the CPU's zeroed rows). k = 0: q <- (its result)
+ * + refl S at iz (tsr__mig_scatter_at), in place. */
+__global__ static void __launch_bounds__(THREADS)
+    k3_clenshaw(dev_plan dp, int32_t iz, int32_t f0, int32_t k, const tsr__cf *__restrict__ b1,
+                const tsr__cf *b2, tsr__cf *bn, tsr__cf *q, const tsr__cf *__restrict__ s_iz,
+                const float *__restrict__ refl, int zero1, int zero2)
+{
+    __shared__ tsr__cf tile[TW * TH];
+    const tsr__mig_step &st = dp.st;
+    const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
+    const point3 p = point3_of(st.nx, st.ny);
+    if (!zero1) { /* uniform over the grid */
+        load_tile(b1 + base, st.nx, st.ny, p, tile);
+        __syncthreads();
+    }
+    if (!p.in)
+        return;
+    const size_t o = base + p.c;
+    int32_t j;
+    float a;
+    lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
+    const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
+    const tsr__cf u = tsr__cf_scale(dp.taper[p.c], q[o]);
+    const tsr__cf x = zero1 ? zero : x3_of(st, tile);
+    const tsr__cf b =
+        tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x, zero2 ? zero : b2[o], 1);
+    if (k > 0)
+        bn[o] = b;
+    else
+        q[o] = tsr__mig_scatter_at(b, refl[(size_t)iz * cols + p.c], s_iz[o], 0);
+}
+
+/* T_n's slices of a field: T_0 in u, then odd terms in odd, even ones in even (which may be u:
+ * T_2 then overwrites T_0). */
+static tsr__cf *term_at(int32_t n, tsr__cf *u, tsr__cf *even, tsr__cf *odd)
+{
+    return n == 0 ? u : n % 2 ? odd : even;
+}
+
+static dim3 tile_grid(const tsr__migrate_plan *plan, int32_t nf)
+{
+    const unsigned tx = (unsigned)((plan->nx + BX - 1) / BX),
+                   ty = (unsigned)((plan->ny + BY - 1) / BY);
+    return dim3(tx * ty, (unsigned)nf);
+}
+
+static dim3 point_grid(const tsr__migrate_plan *plan, int32_t nf)
+{
+    return dim3((unsigned)(((size_t)plan->ncols + POINT_THREADS - 1) / POINT_THREADS),
+                (unsigned)nf);
+}
+
+/* One explicit depth step at iz of NF fields (field k: T_0 in u[k], terms in even[k] and odd[k],
+ * the result in sum[k]) for the chunk's nf frequencies from f0; imaging fused as k3_term says. */
+template <int NF, bool IMAGE>
+static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_plan *dp, int32_t iz,
+                        int32_t f0, int32_t nf, tsr__cf *const (&u)[NF], tsr__cf *const (&even)[NF],
+                        tsr__cf *const (&odd)[NF], tsr__cf *const (&sum)[NF], const int (&conj)[NF],
+                        double *image, double *illum)
+{
+    const dim3 grid = tile_grid(plan, nf), block(BX, BY);
+    for (int32_t n = 1; n < TSR__MIG_TERMS; n++) {
+        term_slices<NF> t;
+        for (int k = 0; k < NF; k++) {
+            t.prev1[k] = term_at(n - 1, u[k], even[k], odd[k]);
+            t.prev2[k] = n >= 2 ? term_at(n - 2, u[k], even[k], odd[k]) : NULL;
+            t.out[k] = term_at(n, u[k], even[k], odd[k]);
+            t.sum[k] = sum[k];
+            t.conj[k] = conj[k];
+        }
+        k3_term<NF, IMAGE><<<grid, block, 0, ctx->cuda->stream>>>(*dp, iz, f0, n, t, image, illum);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k3_term");
+    }
+    return TSR_OK;
+}
+
+/* The frequencies per chunk for this plan and kind of run: planned when either changed, after
+ * freeing every device buffer of the backend (the plan's tables are then uploaded again), from
+ * the device's free memory. */
+static tsr_status chunk_of(tsr_ctx *ctx, const tsr__migrate_plan *plan, mig_cuda_state *s,
+                           int model, int32_t *chunk)
+{
+    if (s->chunk_plan != plan->id || s->chunk_model != model || s->chunk < 1) {
+        s->chunk_plan = 0;
+        tsr__migcu_release(ctx, s);
+        size_t free_b = 0, total_b = 0;
+        TSR_CUDA_TRY(ctx, cudaMemGetInfo(&free_b, &total_b));
+        const char *cap = getenv("TSR_MIGRATE_CUDA_CHUNK");
+        const tsr__mig3_bytes b = tsr__mig3_device_bytes((double)plan->ncols, plan->nz, plan->nfreq,
+                                                         plan->ntable, TSR__MIG_TERMS, model);
+        int32_t count;
+        tsr_status st = tsr__mig3_chunks(ctx, &b, (double)free_b, plan->nfreq, cap ? atoi(cap) : 0,
+                                         &s->chunk, &count);
+        if (st)
+            return st;
+        s->chunk_plan = plan->id;
+        s->chunk_model = model;
+    }
+    *chunk = s->chunk;
+    return TSR_OK;
+}
+
+tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, int32_t count,
+                                   const tsr__cf *src, const tsr__cf *rec)
+{
+    mig_cuda_state *s;
+    dev_plan dp;
+    int32_t chunk;
+    tsr_status st;
+    if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 0, &chunk)) ||
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
+        return st;
+    if (count != 1)
+        return tsr__fail(ctx, TSR_ERR_INTERNAL, "migrate: 3D on cuda takes one shot per call");
+    cudaStream_t stream = ctx->cuda->stream;
+    const size_t cols = (size_t)plan->ncols, cells = cols * (size_t)plan->nz;
+    const size_t slab = (size_t)chunk * cols, image_bytes = 2 * cells * sizeof(double);
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->work3, 6 * slab * sizeof(tsr__cf))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->image, image_bytes)) ||
+        (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin[s->pin_last ^ 1], image_bytes)))
+        return st;
+    TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->image.ptr, 0, image_bytes, stream));
+    double *dimage = (double *)s->image.ptr, *dillum = dimage + cells;
+    tsr__cf *w = (tsr__cf *)s->work3.ptr;
+    for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
+        const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
+        /* field k (S, R): slices u, odd and sum at w + (3 k + 0, 1, 2) slab; the sum becomes the
+         * next depth's u, and the old u the next sum */
+        tsr__cf *u[2] = {w, w + 3 * slab}, *odd[2] = {w + slab, w + 4 * slab},
+                *sum[2] = {w + 2 * slab, w + 5 * slab};
+        const size_t bytes = sizeof(tsr__cf) * (size_t)nf * cols;
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(u[0], src + (size_t)f0 * cols, bytes,
+                                          cudaMemcpyHostToDevice, stream));
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(u[1], rec + (size_t)f0 * cols, bytes,
+                                          cudaMemcpyHostToDevice, stream));
+        if (f0 == 0) /* the loop's time: after the first chunk's uploads */
+            TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
+        const int conj[2] = {1, 0};
+        for (int32_t iz = 0; iz + 1 < plan->nz; iz++) {
+            tsr__cf *const cu[2] = {u[0], u[1]}, *const co[2] = {odd[0], odd[1]},
+                           *const cs[2] = {sum[0], sum[1]};
+            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, cu, co, cs, conj, dimage,
+                                     dillum)))
+                return st;
+            for (int k = 0; k < 2; k++) {
+                tsr__cf *t = u[k];
+                u[k] = sum[k];
+                sum[k] = t;
+            }
+        }
+        k3_deepest<<<point_grid(plan, nf), POINT_THREADS, 0, stream>>>(cols, plan->nz - 1, u[0],
+                                                                       u[1], NULL, dimage, dillum);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k3_deepest");
+    }
+    TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
+    s->pin_last ^= 1;
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->pin[s->pin_last].ptr, s->image.ptr, image_bytes,
+                                      cudaMemcpyDeviceToHost, stream));
+    return TSR_OK;
+}
+
+tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, const tsr__cf *src,
+                                  const float *refl, tsr__cf *rec,
+                                  const tsr__mig_progress *progress)
+{
+    mig_cuda_state *s;
+    dev_plan dp;
+    int32_t chunk;
+    tsr_status st;
+    if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 1, &chunk)) ||
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
+        return st;
+    cudaStream_t stream = ctx->cuda->stream;
+    const size_t cols = (size_t)plan->ncols, nz = (size_t)plan->nz;
+    const size_t slab = (size_t)chunk * cols; /* a depth's slices of the chunk */
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->sdepth, nz * slab * sizeof(tsr__cf))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->work3, 3 * slab * sizeof(tsr__cf))) ||
+        (st = tsr__migcu_upload(ctx, &s->refl, refl, sizeof(float) * nz * cols)))
+        return st;
+    tsr__cf *sd = (tsr__cf *)s->sdepth.ptr, *w = (tsr__cf *)s->work3.ptr;
+    tsr__cf *q = w, *ta = w + slab, *tb = w + 2 * slab;
+    const float *drefl = (const float *)s->refl.ptr;
+    for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
+        const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
+        const size_t bytes = sizeof(tsr__cf) * (size_t)nf * cols;
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(sd, src + (size_t)f0 * cols, bytes,
+                                          cudaMemcpyHostToDevice, stream));
+        if (f0 == 0)
+            TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
+        /* the source down: depth iz + 1's slices are the sum of the step from iz's; T_0 stays */
+        const int conj[1] = {1};
+        for (size_t iz = 0; iz + 1 < nz; iz++) {
+            tsr__cf *const u[1] = {sd + iz * slab}, *const ev[1] = {tb}, *const od[1] = {ta},
+                           *const sm[1] = {sd + (iz + 1) * slab};
+            if ((st = step3<1, false>(ctx, plan, &dp, (int32_t)iz, f0, nf, u, ev, od, sm, conj,
+                                      NULL, NULL)))
+                return st;
+        }
+        /* q up: q = refl S at the deepest depth, then b_k of parity k in (ta, tb) */
+        k3_deepest<<<point_grid(plan, nf), POINT_THREADS, 0, stream>>>(
+            cols, (int32_t)nz - 1, sd + (nz - 1) * slab, q, drefl, NULL, NULL);
+        TSR_CUDA_CHECK_LAUNCH(ctx, "k3_deepest");
+        const dim3 grid = tile_grid(plan, nf), block(BX, BY);
+        for (int32_t iz = (int32_t)nz - 2; iz >= 0; iz--) {
+            for (int32_t k = TSR__MIG_TERMS - 1; k >= 0; k--) {
+                tsr__cf *b1 = (k + 1) % 2 ? tb : ta, *b2 = k % 2 ? tb : ta;
+                k3_clenshaw<<<grid, block, 0, stream>>>(
+                    dp, iz, f0, k, b1, b2, b2, q, sd + (size_t)iz * slab, drefl,
+                    k == TSR__MIG_TERMS - 1, k >= TSR__MIG_TERMS - 2);
+                TSR_CUDA_CHECK_LAUNCH(ctx, "k3_clenshaw");
+            }
+        }
+        TSR_CUDA_TRY(ctx, cudaMemcpyAsync(rec + (size_t)f0 * cols, q, bytes, cudaMemcpyDeviceToHost,
+                                          stream));
+    }
+    TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.stop, stream));
+    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(stream));
+    if ((st = tsr__cuda_timer_ms(ctx, &s->timer, &s->loop_ms)))
+        return st;
+    return tsr__mig_report(ctx, progress, plan->nfreq);
+}
