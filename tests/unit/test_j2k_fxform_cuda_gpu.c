@@ -167,7 +167,11 @@ static int load_case(tsr_ctx *ctx, tsr_rng *rng, uint32_t w, uint32_t h, uint32_
                                      (float *)(void *)(want + plane + y * dstride),
                                      (float *)(void *)(want + 2 * plane + y * dstride), w);
         ok = cudaMemcpy(dimg, img, sstride * h, cudaMemcpyHostToDevice) == cudaSuccess &&
-             cudaMemset(dev, 0x7f, 4 * plane * sizeof *dev) == cudaSuccess;
+             cudaMemset(dev, 0x7f, 4 * plane * sizeof *dev) == cudaSuccess &&
+             /* the poison is written on the legacy stream, which the context's non-blocking
+              * stream does not wait for: finish it before the call (the H200 run without this
+              * saw it land after the kernel) */
+             cudaDeviceSynchronize() == cudaSuccess;
     }
     if (ok) {
         tsr__j2k_dev_fload o;
