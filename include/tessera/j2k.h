@@ -348,7 +348,7 @@ typedef struct tsr_j2k_encode_options {
     int ht;
     /* mode: TSR_J2K_MODE_STANDARD (default) or TSR_J2K_MODE_FAST_NONSTANDARD: code-blocks in
      * tessera's private fast-nonstandard format (src/j2k/fast_coder.h: a bit-plane coder run
-     * over each block's 4-row stripes in parallel, a range coder per stripe), the rest of the
+     * over each block's 8-row stripes in parallel, a range coder per stripe), the rest of the
      * codestream standard, a main-header COM marker segment saying the file is NOT a JPEG 2000
      * stream; only tessera decodes it (other decoders decode garbage or fail). Lossless or at
      * quant_step; its blocks have no truncation points, so rates, PSNR targets, layers > 1,

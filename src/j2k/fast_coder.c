@@ -9,10 +9,10 @@
 
 size_t tsr__fns_encode_bound(uint32_t w, uint32_t h, uint32_t K)
 {
-    /* a decision narrows the range by at most 2^-7 (probabilities stay >= 31/2048), so at most
-     * 7/8 byte each; two decisions per coefficient and plane; per stripe 5 flush bytes and a
-     * 3-byte length */
-    const size_t S = (h + 3) / 4;
+    /* a decision narrows the range by at most 2^-7 (probabilities stay in [31, 2017] of 2048),
+     * so at most 7/8 byte each; two decisions per coefficient and plane; per stripe 5 flush
+     * bytes and a 3-byte length */
+    const size_t S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H;
     return (size_t)w * h * K * 2 + S * 8 + 16;
 }
 
@@ -22,7 +22,7 @@ long tsr__fns_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint32_t
     if (!w || !h || w > TSR__T1_MAX_W || h > TSR__T1_MAX_H || (size_t)w * h > TSR__T1_MAX_AREA ||
         K < 1 || K > 31 || cap < tsr__fns_encode_bound(w, h, K))
         return -1;
-    const uint32_t S = (h + 3) / 4, head = 3 * (S - 1);
+    const uint32_t S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H, head = 3 * (S - 1);
     uint8_t zc[256];
     uint32_t len[FNS_MAX_STRIPES];
     fns_zc_table(orient, zc);

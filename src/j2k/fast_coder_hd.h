@@ -18,7 +18,35 @@
 #define FNS_NCTX 17 /* 9 zero coding, 5 sign, 3 refinement */
 #define FNS_SC0 9
 #define FNS_MR0 14
-#define FNS_MAX_STRIPES (TSR__T1_MAX_H / 4)
+#define FNS_STRIPE_H 8 /* rows a stripe */
+#define FNS_MAX_STRIPES (TSR__T1_MAX_H / FNS_STRIPE_H)
+#define FNS_RATE0 3 /* the adaptation rate of a context's first 8 decisions */
+
+/* A context's adaptive probability (of a 0, in 1/2048) and how many decisions it has seen:
+ * it moves by 2^-r of the distance to the decision, r = min(FNS_RATE0 + n / 8, FNS_ADAPT) with
+ * n the decisions before (fast at first: each stripe's contexts start afresh), and stays
+ * within [31, 2048 - 31]. */
+typedef struct fns_prob {
+    uint16_t p;
+    uint16_t n;
+} fns_prob;
+TSR_HD void fns_prob_init(fns_prob *c)
+{
+    c->p = (uint16_t)(FNS_PROB_ONE / 2);
+    c->n = 0;
+}
+TSR_HD void fns_prob_update(fns_prob *c, uint32_t bit)
+{
+    const uint32_t r = FNS_RATE0 + c->n / 8u < FNS_ADAPT ? FNS_RATE0 + c->n / 8u : FNS_ADAPT;
+    uint32_t p = c->p;
+    if (!bit)
+        p += (FNS_PROB_ONE - p) >> r;
+    else
+        p -= p >> r;
+    c->p = (uint16_t)(p < 31 ? 31 : p > FNS_PROB_ONE - 31 ? FNS_PROB_ONE - 31 : p);
+    if (c->n < 255)
+        c->n++;
+}
 
 /* ---- contexts ------------------------------------------------------------------------------
  * Neighbour mask bits: W, E, N, S, NW, NE, SW, SE (a neighbour outside the block counts as
@@ -124,7 +152,7 @@ typedef struct fns_enc {
     uint8_t *out;
     size_t len, cap;
     int over;
-    uint16_t prob[FNS_NCTX];
+    fns_prob prob[FNS_NCTX];
 } fns_enc;
 
 TSR_HD void fns_enc_init(fns_enc *e, uint8_t *out, size_t cap)
@@ -139,7 +167,7 @@ TSR_HD void fns_enc_init(fns_enc *e, uint8_t *out, size_t cap)
     e->cap = cap;
     e->over = 0;
     for (int i = 0; i < FNS_NCTX; i++)
-        e->prob[i] = (uint16_t)(FNS_PROB_ONE / 2);
+        fns_prob_init(&e->prob[i]);
 }
 TSR_HD void fns_emit(fns_enc *e, uint32_t byte)
 {
@@ -168,17 +196,14 @@ TSR_HD void fns_shift_low(fns_enc *e)
 }
 TSR_HD void fns_encode(fns_enc *e, uint32_t ctx, uint32_t bit)
 {
-    uint32_t p = e->prob[ctx];
-    const uint32_t bound = (e->range >> FNS_PROB_BITS) * p;
+    const uint32_t bound = (e->range >> FNS_PROB_BITS) * e->prob[ctx].p;
     if (!bit) {
         e->range = bound;
-        p += (FNS_PROB_ONE - p) >> FNS_ADAPT;
     } else {
         e->low += bound;
         e->range -= bound;
-        p -= p >> FNS_ADAPT;
     }
-    e->prob[ctx] = (uint16_t)p;
+    fns_prob_update(&e->prob[ctx], bit);
     while (e->range < FNS_TOP) {
         e->range <<= 8;
         fns_shift_low(e);
@@ -206,7 +231,7 @@ TSR_HD void fns_enc_finish(fns_enc *e)
 TSR_HD void fns_encode_stripe(fns_enc *e, const int32_t *coef, uint32_t w, uint32_t h, uint32_t K,
                               uint32_t s, const uint8_t *zc)
 {
-    const uint32_t y0 = 4 * s, y1 = y0 + 4 < h ? y0 + 4 : h;
+    const uint32_t y0 = FNS_STRIPE_H * s, y1 = y0 + FNS_STRIPE_H < h ? y0 + FNS_STRIPE_H : h;
     for (uint32_t p = K; p-- > 0;)
         for (uint32_t x = 0; x < w; x++)
             for (uint32_t y = y0; y < y1; y++) {
@@ -231,7 +256,7 @@ typedef struct fns_dec {
     const uint8_t *data;
     uint32_t len, pos;
     uint32_t range, code;
-    uint16_t prob[FNS_NCTX];
+    fns_prob prob[FNS_NCTX];
 } fns_dec;
 
 TSR_HD uint32_t fns_next(fns_dec *d)
@@ -248,23 +273,21 @@ TSR_HD void fns_dec_init(fns_dec *d, const uint8_t *data, uint32_t len)
     for (int i = 0; i < 4; i++)
         d->code = d->code << 8 | fns_next(d);
     for (int i = 0; i < FNS_NCTX; i++)
-        d->prob[i] = (uint16_t)(FNS_PROB_ONE / 2);
+        fns_prob_init(&d->prob[i]);
 }
 TSR_HD uint32_t fns_decode(fns_dec *d, uint32_t ctx)
 {
-    uint32_t p = d->prob[ctx], bit;
-    const uint32_t bound = (d->range >> FNS_PROB_BITS) * p;
+    const uint32_t bound = (d->range >> FNS_PROB_BITS) * d->prob[ctx].p;
+    uint32_t bit;
     if (d->code < bound) {
         d->range = bound;
-        p += (FNS_PROB_ONE - p) >> FNS_ADAPT;
         bit = 0;
     } else {
         d->code -= bound;
         d->range -= bound;
-        p -= p >> FNS_ADAPT;
         bit = 1;
     }
-    d->prob[ctx] = (uint16_t)p;
+    fns_prob_update(&d->prob[ctx], bit);
     while (d->range < FNS_TOP) {
         d->range <<= 8;
         d->code = d->code << 8 | fns_next(d);
@@ -276,7 +299,7 @@ TSR_HD uint32_t fns_decode(fns_dec *d, uint32_t ctx)
 TSR_HD void fns_decode_stripe_plane(fns_dec *d, int32_t *v, size_t stride, uint32_t w, uint32_t h,
                                     uint32_t s, uint32_t p, const uint8_t *zc)
 {
-    const uint32_t y0 = 4 * s, y1 = y0 + 4 < h ? y0 + 4 : h;
+    const uint32_t y0 = FNS_STRIPE_H * s, y1 = y0 + FNS_STRIPE_H < h ? y0 + FNS_STRIPE_H : h;
     for (uint32_t x = 0; x < w; x++)
         for (uint32_t y = y0; y < y1; y++) {
             int32_t *c = v + (size_t)y * stride + x;
@@ -352,7 +375,7 @@ TSR_HD int fns_decode_block(const tsr__t1_block *blk, void *ws, size_t ws_size, 
         return TSR__T1_UNSUPPORTED;
     if (blk->npasses != 1 || blk->nsegs != 1 || blk->segs[0].npasses != 1 || blk->zero_bp > blk->mb)
         return TSR__T1_CORRUPT;
-    const uint32_t K = (uint32_t)blk->mb - blk->zero_bp, S = (h + 3) / 4;
+    const uint32_t K = (uint32_t)blk->mb - blk->zero_bp, S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H;
     fns_ws *W = (fns_ws *)ws;
     if (fns_read_lengths(blk->segs[0].data, blk->segs[0].len, S, W->off, W->seglen))
         return TSR__T1_CORRUPT;

@@ -72,7 +72,8 @@ static void test_blocks(tsr_rng *rng)
             }
         }
         CHECK(!bad);
-        /* damaged copies: random bytes, truncations; a length field beyond the data */
+        /* damaged copies: random bytes, truncations; with more than one stripe (8 rows), a
+         * length beyond the data and an over-long varint */
         uint8_t *copy = malloc((size_t)len + 8);
         for (int k = 0; k < 4; k++) {
             memcpy(copy, buf, (size_t)len);
@@ -80,13 +81,13 @@ static void test_blocks(tsr_rng *rng)
             seg.len = (uint32_t)(k == 0 ? tsr_rng_range(rng, 0, (int)len) : len);
             if (k == 1)
                 copy[tsr_rng_range(rng, 0, (int)len - 1)] ^= (uint8_t)tsr_rng_range(rng, 1, 255);
-            if (k == 2 && h > 4) { /* the first stripe length made absurd */
+            if (k == 2 && h > 8) { /* the first stripe length made absurd */
                 copy[0] = 0xFF;
                 copy[1] = 0xFF;
                 copy[2] = 0x7F;
                 seg.len = len < 3 ? 3 : (uint32_t)len;
             }
-            if (k == 3 && h > 4) { /* an over-long varint */
+            if (k == 3 && h > 8) { /* an over-long varint */
                 copy[0] = copy[1] = copy[2] = 0x80;
                 seg.len = len < 4 ? 4 : (uint32_t)len;
                 copy[3] = 1;
@@ -94,7 +95,7 @@ static void test_blocks(tsr_rng *rng)
             memset(out, 0xA5, 4096 * sizeof *out);
             const int r = tsr__fns_decode(&blk, ws, tsr__fns_workspace_size(), out, w);
             CHECK(r == TSR__T1_OK || r == TSR__T1_CORRUPT);
-            if (k >= 2 && h > 4) {
+            if (k >= 2 && h > 8) {
                 CHECK(r == TSR__T1_CORRUPT);
                 int zero = 1;
                 for (uint32_t i = 0; i < n; i++)

@@ -34,7 +34,7 @@ static const cli_option j2k_options[] = {
      "output. ojph_compress (no rate control); kdu_compress Cmodes=HT."},
     {"mode", CLI_VALUE, "standard|fast-nonstandard",
      "encode: standard (the default): JPEG 2000 code-blocks. fast-nonstandard: tessera's own "
-     "block coder (bit-planes coded over 4-row stripes side by side, a range coder per stripe, "
+     "block coder (bit-planes coded over 8-row stripes side by side, a range coder per stripe, "
      "made for many GPU threads per code-block; src/j2k/fast_coder.h) in an otherwise standard "
      "codestream whose COM marker segment says it is NOT a JPEG 2000 stream: only tessera "
      "decodes it exactly (other decoders give garbage or fail), and `tessera j2k info` says "
