@@ -13,7 +13,7 @@ size_t tsr__fns_encode_bound(uint32_t w, uint32_t h, uint32_t K)
      * so at most 7/8 byte each; two decisions per coefficient and plane; per stripe 5 flush
      * bytes and a 3-byte length */
     const size_t S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H;
-    return (size_t)w * h * K * 2 + S * 8 + 16;
+    return (size_t)w * h * K * 3 + S * 8 + 16;
 }
 
 long tsr__fns_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint32_t orient, uint32_t K,

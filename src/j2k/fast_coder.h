@@ -14,15 +14,18 @@
  *     is what is left of len. Segment s starts at the header's end plus L_0 + .. + L_{s-1}
  *     (a prefix sum: a device's threads find their segments at once).
  *   - Segment s is one binary range-coder stream (the carry-propagating coder LZMA uses: 32-bit
- *     range, probabilities of 11 bits, starting at 1024, adapting by 2^-r of the distance
- *     with r = min(3 + n / 8, 5) after n decisions of the context, kept in [31, 2017],
+ *     range, probabilities of 15 bits, starting at fast_coder_hd.h's per-context table, adapting
+ *     by 2^-r of the distance with r = min(3 + n / 8, 5) after n decisions of the context,
+ *     kept in [31, 32737],
  *     the decoder's code register loaded from the segment's first 4 bytes, big-endian, 0 bytes
  *     read past the segment's end; the encoder leaves out the always-zero first byte, ends
  *     with the fewest bytes that pin the final interval and drops trailing zero bytes).
  *     It holds, for p = K - 1 down to 0, column x = 0 .. w - 1, rows y of the stripe top to
- *     bottom, the decisions of coefficient (x, y) at plane p, with contexts that depend only
- *     on the state after plane p + 1 (what planes K - 1 .. p + 1 decoded: a coefficient is
- *     significant when its magnitude >> (p + 1) is not 0):
+ *     bottom, the decisions of coefficient (x, y) at plane p, with contexts from the
+ *     significance of its neighbours: those coded before it in this plane and this stripe
+ *     (W; N, NW, SW when inside the stripe) as they stand now (magnitude >> p not 0), all
+ *     others as they stood after plane p + 1 (magnitude >> (p + 1) not 0), so that nothing
+ *     depends on another stripe's plane p:
  *       not significant: its bit p with zero-coding context zc(orient, mask) (mask: which of
  *         its 8 neighbours in the block are significant; the context is T.800 Table D.1's
  *         label from the counts), and when that bit is 1 its sign (1 negative) XOR the
@@ -31,16 +34,17 @@
  *       significant: its bit p in refinement context 14 + (magnitude >> (p + 1) == 1 ?
  *         (mask != 0) : 2).
  *     Each stripe's 17 probabilities start afresh in its segment.
- * No decision of plane p depends on another of plane p, so every stripe (and every
- * coefficient's context) of a plane is independent: a decoder runs the stripes of a plane in
- * parallel with one barrier per plane; the encoder, knowing every plane, runs the stripes
- * independently. Against EBCOT (T.800 Annex D) this gives up the three passes per plane, the
- * contexts that see the current plane's earlier decisions, run-length mode and truncation
- * points (the block is all or nothing: rate control cannot cut it; the encoder refuses
- * rates and targets in this mode). Fully decoded, the coefficients are the standard coder's.
- * The stripe height and the contexts' fast start are measured choices (bench/notes/j2k.md):
- * losslessly, 4-row stripes made files 4-5% larger than the standard coder's, 8-row ones
- * about 1%, 16-row ones none, each time at half the parallelism of the one before. */
+ * No decision of plane p depends on another stripe's plane p, so the stripes of a plane are
+ * independent: a decoder runs them in parallel with one barrier per plane (a stripe's plane p
+ * reads its neighbour stripes' planes above p); the encoder, knowing every plane, runs the
+ * stripes independently from start to end. Against EBCOT (T.800 Annex D) this gives up the three
+ * passes per plane, the contexts that see the current plane's earlier decisions, run-length mode
+ * and truncation points (the block is all or nothing: rate control cannot cut it; the encoder
+ * refuses rates and targets in this mode). Fully decoded, the coefficients are the standard
+ * coder's. The stripe height, the in-stripe contexts and the contexts' start are measured choices
+ * (bench/notes/j2k.md): against the standard coder, losslessly 4-row stripes made files
+ * 3-7% larger, 8-row ones 0-3%, 16-row ones -1 to +0.3%; at a coarse step (--qstep 0.064)
+ * 8%, 5-10% and 1-2%; each height has half the parallelism of the one before. */
 #ifndef TSR_J2K_FAST_CODER_H
 #define TSR_J2K_FAST_CODER_H
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FNS_PROB_BITS 11
+#define FNS_PROB_BITS 15
 #define FNS_PROB_ONE (1u << FNS_PROB_BITS)
 #define FNS_ADAPT 5
 #define FNS_TOP (1u << 24)
@@ -30,9 +30,13 @@ typedef struct fns_prob {
     uint16_t p;
     uint16_t n;
 } fns_prob;
-TSR_HD void fns_prob_init(fns_prob *c)
+/* Each context's starting probability of a 0, in 1/256 (zero coding by label: the more
+ * significant neighbours, the likelier a 1; signs and refinement even). */
+TSR_HD void fns_prob_init(fns_prob *c, uint32_t ctx)
 {
-    c->p = (uint16_t)(FNS_PROB_ONE / 2);
+    const uint8_t start[FNS_NCTX] = {250, 232, 220, 210, 200, 200, 190, 180, 160,
+                                     128, 128, 128, 128, 128, 140, 128, 128};
+    c->p = (uint16_t)((uint32_t)start[ctx] << (FNS_PROB_BITS - 8));
     c->n = 0;
 }
 TSR_HD void fns_prob_update(fns_prob *c, uint32_t bit)
@@ -108,33 +112,37 @@ TSR_HD uint32_t fns_sc(int cw, int ce, int cn, int cs, uint32_t *flip)
     return hc == 0 ? (uint32_t)vc : (uint32_t)(3 + vc);
 }
 
-/* What coefficient (x, y) of v (signed values, stride apart, w x h) sees of its neighbours
- * after plane p + 1 (shift = p + 1): the significance mask and, through fns_sc, the sign
- * context. v holds magnitudes with their signs; only bits above the shift are looked at, so
- * a decoder may add plane p's bits to v while its neighbours' contexts are being formed. */
+/* What coefficient (x, y) of v (signed values, stride apart, w x h) sees of its neighbours at
+ * plane p, in the stripe of rows y0 .. y1 - 1: the significance mask and, through fns_sc, the
+ * sign context. A neighbour coded before it in this plane (W always; N, NW and SW when in
+ * the stripe) counts as significant with its magnitude >> p, any other with its magnitude
+ * >> (p + 1): the state after plane p + 1, which another stripe's decoder, adding its plane
+ * p bits to v meanwhile, does not change. */
 TSR_HD int fns_contrib(int32_t c, uint32_t shift)
 {
     const uint32_t m = (uint32_t)(c < 0 ? -(int64_t)c : c);
     return (m >> shift) ? (c < 0 ? -1 : 1) : 0;
 }
 TSR_HD uint32_t fns_neighbours(const int32_t *v, size_t stride, uint32_t w, uint32_t h, uint32_t x,
-                               uint32_t y, uint32_t shift, uint32_t *sc, uint32_t *flip)
+                               uint32_t y, uint32_t p, uint32_t y0, uint32_t y1, uint32_t *sc,
+                               uint32_t *flip)
 {
     const int32_t *row = v + (size_t)y * stride;
-    const int cw = x > 0 ? fns_contrib(row[x - 1], shift) : 0;
-    const int ce = x + 1 < w ? fns_contrib(row[x + 1], shift) : 0;
+    const uint32_t after = p + 1, up_s = y > y0 ? p : after, dn_s = y + 1 < y1 ? p : after;
+    const int cw = x > 0 ? fns_contrib(row[x - 1], p) : 0;
+    const int ce = x + 1 < w ? fns_contrib(row[x + 1], after) : 0;
     int cn = 0, cs = 0, nw = 0, ne = 0, sw = 0, se = 0;
     if (y > 0) {
         const int32_t *up = row - stride;
-        cn = fns_contrib(up[x], shift);
-        nw = x > 0 && fns_contrib(up[x - 1], shift);
-        ne = x + 1 < w && fns_contrib(up[x + 1], shift);
+        cn = fns_contrib(up[x], up_s);
+        nw = x > 0 && fns_contrib(up[x - 1], up_s);
+        ne = x + 1 < w && fns_contrib(up[x + 1], after);
     }
     if (y + 1 < h) {
         const int32_t *dn = row + stride;
-        cs = fns_contrib(dn[x], shift);
-        sw = x > 0 && fns_contrib(dn[x - 1], shift);
-        se = x + 1 < w && fns_contrib(dn[x + 1], shift);
+        cs = fns_contrib(dn[x], after);
+        sw = x > 0 && fns_contrib(dn[x - 1], dn_s);
+        se = x + 1 < w && fns_contrib(dn[x + 1], after);
     }
     *sc = fns_sc(cw, ce, cn, cs, flip);
     return (uint32_t)(cw != 0) | (uint32_t)(ce != 0) << 1 | (uint32_t)(cn != 0) << 2 |
@@ -167,7 +175,7 @@ TSR_HD void fns_enc_init(fns_enc *e, uint8_t *out, size_t cap)
     e->cap = cap;
     e->over = 0;
     for (int i = 0; i < FNS_NCTX; i++)
-        fns_prob_init(&e->prob[i]);
+        fns_prob_init(&e->prob[i], (uint32_t)i);
 }
 TSR_HD void fns_emit(fns_enc *e, uint32_t byte)
 {
@@ -239,7 +247,7 @@ TSR_HD void fns_encode_stripe(fns_enc *e, const int32_t *coef, uint32_t w, uint3
                 const uint32_t m = (uint32_t)(c < 0 ? -(int64_t)c : c), hi = m >> (p + 1),
                                bit = (m >> p) & 1u;
                 uint32_t sc, flip;
-                const uint32_t mask = fns_neighbours(coef, w, w, h, x, y, p + 1, &sc, &flip);
+                const uint32_t mask = fns_neighbours(coef, w, w, h, x, y, p, y0, y1, &sc, &flip);
                 if (hi) {
                     fns_encode(e, FNS_MR0 + (hi == 1 ? (mask != 0) : 2u), bit);
                     continue;
@@ -273,7 +281,7 @@ TSR_HD void fns_dec_init(fns_dec *d, const uint8_t *data, uint32_t len)
     for (int i = 0; i < 4; i++)
         d->code = d->code << 8 | fns_next(d);
     for (int i = 0; i < FNS_NCTX; i++)
-        fns_prob_init(&d->prob[i]);
+        fns_prob_init(&d->prob[i], (uint32_t)i);
 }
 TSR_HD uint32_t fns_decode(fns_dec *d, uint32_t ctx)
 {
@@ -305,7 +313,7 @@ TSR_HD void fns_decode_stripe_plane(fns_dec *d, int32_t *v, size_t stride, uint3
             int32_t *c = v + (size_t)y * stride + x;
             const uint32_t m = (uint32_t)(*c < 0 ? -(int64_t)*c : *c), hi = m >> (p + 1);
             uint32_t sc, flip;
-            const uint32_t mask = fns_neighbours(v, stride, w, h, x, y, p + 1, &sc, &flip);
+            const uint32_t mask = fns_neighbours(v, stride, w, h, x, y, p, y0, y1, &sc, &flip);
             if (hi) {
                 if (fns_decode(d, FNS_MR0 + (hi == 1 ? (mask != 0) : 2u)))
                     *c += *c < 0 ? -(int32_t)(1u << p) : (int32_t)(1u << p);
