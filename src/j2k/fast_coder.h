@@ -44,7 +44,7 @@
  * coder's. The stripe height, the in-stripe contexts and the contexts' start are measured choices
  * (bench/notes/j2k.md): against the standard coder, losslessly 4-row stripes made files
  * 3-7% larger, 8-row ones 0-3%, 16-row ones -1 to +0.3%; at a coarse step (--qstep 0.064)
- * 8%, 5-10% and 1-2%; each height has half the parallelism of the one before. */
+ * 13-23%, 5-10% and 1-2%; each height has half the parallelism of the one before. */
 #ifndef TSR_J2K_FAST_CODER_H
 #define TSR_J2K_FAST_CODER_H
 
