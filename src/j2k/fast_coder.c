@@ -54,7 +54,7 @@ long tsr__fns_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint32_t
 
 size_t tsr__fns_workspace_size(void)
 {
-    return sizeof(fns_ws);
+    return sizeof(fns_ws) + 16; /* room to align it */
 }
 
 int tsr__fns_decode(const tsr__t1_block *blk, void *ws, size_t ws_size, int32_t *out, size_t stride)

@@ -72,7 +72,7 @@ long tsr__fns_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint32_t
  * roi_shift must be 0 (TSR__T1_UNSUPPORTED). Stripe lengths beyond the segment, over-long
  * varints or more passes are TSR__T1_CORRUPT (output zeroed); segment data cannot be
  * checked (a range coder decodes any bytes), so damaged bytes decode to other coefficients.
- * ws: tsr__fns_workspace_size() bytes. */
+ * ws: tsr__fns_workspace_size() bytes, any alignment. */
 size_t tsr__fns_workspace_size(void);
 int tsr__fns_decode(const tsr__t1_block *blk, void *ws, size_t ws_size, int32_t *out,
                     size_t stride);

@@ -57,7 +57,9 @@ TSR_HD void fns_prob_update(fns_prob *c, uint32_t bit)
  * not significant). */
 TSR_HD uint32_t fns_popc(uint32_t v)
 {
-    return (uint32_t)__builtin_popcount(v);
+    v = (v & 0x55u) + ((v >> 1) & 0x55u); /* 8 bits: the masks' */
+    v = (v & 0x33u) + ((v >> 2) & 0x33u);
+    return (v & 0x0Fu) + (v >> 4);
 }
 
 /* T.800 Table D.1's zero-coding label from the significance counts of the horizontal (h),
@@ -369,8 +371,9 @@ TSR_HD int fns_decode_block(const tsr__t1_block *blk, void *ws, size_t ws_size, 
                             size_t stride)
 {
     const uint32_t w = blk->w, h = blk->h;
+    const size_t skip = (16 - ((uintptr_t)ws & 15)) & 15; /* any alignment: fns_ws's inside */
     if (w > TSR__T1_MAX_W || h > TSR__T1_MAX_H || (size_t)w * h > TSR__T1_MAX_AREA ||
-        ws_size < sizeof(fns_ws) || stride < w)
+        ws_size < sizeof(fns_ws) + skip || stride < w)
         return TSR__T1_EINVAL;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
@@ -384,7 +387,7 @@ TSR_HD int fns_decode_block(const tsr__t1_block *blk, void *ws, size_t ws_size, 
     if (blk->npasses != 1 || blk->nsegs != 1 || blk->segs[0].npasses != 1 || blk->zero_bp > blk->mb)
         return TSR__T1_CORRUPT;
     const uint32_t K = (uint32_t)blk->mb - blk->zero_bp, S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H;
-    fns_ws *W = (fns_ws *)ws;
+    fns_ws *W = (fns_ws *)(void *)((char *)ws + skip);
     if (fns_read_lengths(blk->segs[0].data, blk->segs[0].len, S, W->off, W->seglen))
         return TSR__T1_CORRUPT;
     fns_zc_table(blk->orient, W->zc);

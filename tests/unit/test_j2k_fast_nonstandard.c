@@ -40,7 +40,7 @@ static void test_blocks(tsr_rng *rng)
     int32_t *coef = malloc(4096 * sizeof *coef), *out = malloc(4096 * sizeof *out);
     size_t cap = tsr__fns_encode_bound(4, 1024, 30);
     uint8_t *buf = malloc(cap);
-    void *ws = malloc(tsr__fns_workspace_size());
+    char *wsb = malloc(tsr__fns_workspace_size() + 1); /* the workspace at odd addresses too */
     int bad = 0;
     for (int t = 0; t < 200 && !bad; t++) {
         const uint32_t w = shapes[t % 8][0], h = shapes[t % 8][1], n = w * h;
@@ -57,6 +57,7 @@ static void test_blocks(tsr_rng *rng)
         tsr__t1_block blk = {w, h,   (uint8_t)orient, 0, (uint8_t)(mb - K), mb, 0, (uint8_t)rev, 1,
                              1, &seg};
         memset(out, 0xA5, 4096 * sizeof *out);
+        void *ws = wsb + (t & 1);
         const int rc = tsr__fns_decode(&blk, ws, tsr__fns_workspace_size(), out, w);
         CHECK(rc == TSR__T1_OK);
         for (uint32_t i = 0; i < n; i++) {
@@ -107,6 +108,7 @@ static void test_blocks(tsr_rng *rng)
         seg.data = buf;
         seg.len = (uint32_t)len;
     }
+    void *ws = wsb;
     /* contract edges: nothing coded, ROI, more passes than one */
     tsr__t1_seg seg = {buf, 0, 0};
     tsr__t1_block blk = {8, 8, 0, 0, 0, 10, 0, 1, 0, 0, &seg};
@@ -129,7 +131,7 @@ static void test_blocks(tsr_rng *rng)
     free(coef);
     free(out);
     free(buf);
-    free(ws);
+    free(wsb);
 }
 
 /* ---- the mode end to end ------------------------------------------------------------------ */
