@@ -340,6 +340,9 @@ expect 0 "$tool" j2k decode "$tmp/fq.jp2" "$tmp/fq.ppm" --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['nonstandard'] is True" && ok || bad "decode --json nonstandard"
 expect 0 "$tool" j2k decode "$tmp/sq.jp2" "$tmp/sq.ppm"
 same "$tmp/fq.ppm" "$tmp/sq.ppm" && ok || bad "fast-nonstandard lossy: not the standard coder's pixels"
+mkdir -p "$tmp/fastdir" && cp "$tmp/fast.j2k" "$tmp/fastdir/f.j2k" && cp "$tmp/o.j2k" "$tmp/fastdir/s.j2k"
+expect 0 "$tool" j2k decode "$tmp/fastdir" "$tmp/fastdir_out"
+[ "$(grep -c "NOT a JPEG 2000 stream" "$tmp/err.txt")" = 1 ] && grep -q "f.j2k is NOT" "$tmp/err.txt" && ok || bad "folder decode notes the one fast-nonstandard file: $(cat "$tmp/err.txt")"
 expect 1 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fr.j2k" --mode fast-nonstandard --rate 1
 grep -q "no truncation points" "$tmp/err.txt" && [ ! -e "$tmp/fr.j2k" ] && ok || bad "fast-nonstandard --rate: $(cat "$tmp/err.txt")"
 expect 1 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fr.j2k" --mode fast-nonstandard --ht

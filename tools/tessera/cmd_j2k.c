@@ -316,17 +316,12 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     double t0 = cli_now();
     tsr_status st = tsr_j2k_decode_save(ctx, data, len, &opt, out, &res);
     double t1 = cli_now();
-    tsr_j2k_info info; /* the header decoded: whether it is JPEG 2000 at all */
     const int nonstd =
-        !st && !tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) && info.nonstandard;
+        !st && j2k_note_nonstandard(ctx, data, len, in,
+                                    cli_get(cmd, args, "quiet") || cli_get(cmd, args, "json"));
     free(data);
     if (st)
         return cli_fail(cmd, ctx, st, res.output_failed ? out : in);
-    if (nonstd && !cli_get(cmd, args, "quiet") && !cli_get(cmd, args, "json"))
-        fprintf(stderr,
-                "tessera j2k: note: %s is NOT a JPEG 2000 stream (tessera's fast-nonstandard "
-                "block coder); decoded exactly by tessera only\n",
-                in);
     if (res.decode.warnings && !cli_get(cmd, args, "quiet"))
         fprintf(stderr, "tessera j2k: warning: %s%s\n", res.decode.warning,
                 res.decode.warnings > 1 ? " (and more)" : "");
