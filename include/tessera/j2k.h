@@ -49,6 +49,9 @@ typedef struct tsr_j2k_info {
     tsr_j2k_container container;
     uint16_t rsiz;             /* capabilities (Rsiz); bit 14: HTJ2K */
     int is_ht;                 /* the codestream uses HT code-blocks (CAP or COD) */
+    int nonstandard;           /* 1: NOT a JPEG 2000 stream: its main header's COM marks
+                                  tessera's fast-nonstandard block coder (tsr_j2k_encode's
+                                  mode), which only tessera decodes */
     uint32_t x0, y0, x1, y1;   /* image area on the reference grid */
     uint32_t width, height;    /* x1-x0, y1-y0 */
     uint32_t tile_x0, tile_y0; /* tile grid origin (XTOsiz, YTOsiz) */
@@ -273,6 +276,7 @@ typedef enum tsr_j2k_tile_parts {
     TSR_J2K_TP_LAYER,
     TSR_J2K_TP_COMPONENT
 } tsr_j2k_tile_parts;
+enum { TSR_J2K_MODE_STANDARD = 0, TSR_J2K_MODE_FAST_NONSTANDARD = 1 };
 typedef struct tsr_j2k_encode_options {
     int lossless;     /* 1 (default): RCT + 5/3, reversible; 0: ICT + 9/7 with
                          scalar quantisation (quant_step) */
@@ -342,6 +346,14 @@ typedef struct tsr_j2k_encode_options {
      * 1). container TSR_J2K_JPH (boxes as JP2's, brand 'jph ') needs it. The CLI's default
      * order with --ht is RPCL. */
     int ht;
+    /* mode: TSR_J2K_MODE_STANDARD (default) or TSR_J2K_MODE_FAST_NONSTANDARD: code-blocks in
+     * tessera's private fast-nonstandard format (src/j2k/fast_coder.h: a bit-plane coder run
+     * over each block's 8-row stripes in parallel, a range coder per stripe), the rest of the
+     * codestream standard, a main-header COM marker segment saying the file is NOT a JPEG 2000
+     * stream; only tessera decodes it (other decoders decode garbage or fail). Lossless or at
+     * quant_step; its blocks have no truncation points, so rates, PSNR targets, layers > 1,
+     * ht and the cuda backend are TSR_ERR_UNSUPPORTED. */
+    int mode;
     /* Resynchronisation markers (T.800 A.8): sop, an SOP marker segment before every packet
      * (Nsop counts the tile's packets from 0, modulo 65536); eph, an EPH marker after every
      * packet header. Default 0 (neither). opj_compress -SOP / -EPH; kdu_compress

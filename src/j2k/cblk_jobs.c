@@ -3,6 +3,7 @@
  * key (0 for all, or the band-row group of a block of a resolution decoded in bands, bands.c)
  * so that a caller can run them group by group. */
 #include "j2k/decode_stages.h"
+#include "j2k/fast_coder.h"
 #include "j2k/t1.h"
 #include "j2k/t1_internal.h"
 
@@ -264,8 +265,9 @@ static void run_job(tsr__j2k_jobs *J, const tsr__j2k_tcp *tcp, const tsr__j2k_ti
         for (uint32_t x = 0; x < blk.w; x += 64 / sizeof *out)
             __builtin_prefetch(out + (size_t)y * stride + x, 1, 3);
     unsigned wbits = 0;
-    tsr__j2k_jobs_count(
-        J, tsr__t1_decode(&blk, (char *)ws + (size_t)tid * ws_size, ws_size, out, stride, &wbits));
+    void *tws = (char *)ws + (size_t)tid * ws_size;
+    tsr__j2k_jobs_count(J, tcp->fast_ns ? tsr__fns_decode(&blk, tws, ws_size, out, stride)
+                                        : tsr__t1_decode(&blk, tws, ws_size, out, stride, &wbits));
     if (!blk.reversible) {
         for (uint32_t y = 0; y < blk.h; y++) {
             int32_t *row = out + (size_t)y * stride;

@@ -74,6 +74,7 @@ typedef struct tsr__j2k_tcp {
     uint8_t prg;
     uint16_t numlayers;
     uint8_t mct;
+    uint8_t fast_ns; /* code-blocks in tessera's fast-nonstandard format (fast_coder.h) */
     uint32_t npoc, poc_cap;
     tsr__j2k_poc *pocs;   /* ctx allocation */
     tsr__j2k_tccp *tccps; /* ncomps, ctx allocation */
@@ -103,7 +104,9 @@ typedef struct tsr__j2k_cs {
     tsr__j2k_comp *comps;
     tsr__j2k_tcp deflt; /* main-header defaults */
     int has_cod, has_qcd;
-    int is_ht; /* HT code-blocks (CAP or a code-block style) */
+    int is_ht;   /* HT code-blocks (CAP or a code-block style) */
+    int fast_ns; /* a main-header COM says: tessera's fast-nonstandard code-blocks, not
+                    JPEG 2000 (fast_coder.h) */
     uint32_t ntp, tp_cap;
     tsr__j2k_tilepart *tps;
     uint32_t *tile_first; /* ntiles, UINT32_MAX when absent */

@@ -6,6 +6,7 @@
  * tiles; one tile's work, from its packets to its output, is decode_tile.c (decode_int.h). */
 #include "j2k/decode_cuda.h"
 #include "j2k/decode_int.h"
+#include "j2k/fast_coder.h"
 #include "j2k/t1.h"
 #include "core/backend.h"
 #include "io/atomic_file.h"
@@ -85,6 +86,7 @@ tsr_status tsr_j2k_read_header(tsr_ctx *ctx, const void *data, size_t len, tsr_j
     info->container = s.jp2.container;
     info->rsiz = cs->rsiz;
     info->is_ht = cs->is_ht || (cs->rsiz & 0x4000);
+    info->nonstandard = cs->fast_ns;
     info->x0 = cs->x0;
     info->y0 = cs->y0;
     info->x1 = cs->x1;
@@ -571,6 +573,12 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
         goto out;
     if ((st = make_layout(ctx, &s, opt, &L)))
         goto out;
+    if (cuda && s.cs.fast_ns) {
+        st = tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                       "j2k decode: a fast-nonstandard stream (not JPEG 2000) decodes on the "
+                       "CPU only so far");
+        goto out;
+    }
     if (!planes || num_planes != L.nout) {
         st = tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "%u planes given, the layout has %u",
                        num_planes, L.nout);
@@ -641,6 +649,8 @@ static tsr_status decode_core(tsr_ctx *ctx, const void *data, size_t len,
             d.dst[L.ch[i].comp] = planes[i];
     }
     d.ws_size = tsr__t1_workspace_size();
+    if (s.cs.fast_ns && tsr__fns_workspace_size() > d.ws_size)
+        d.ws_size = tsr__fns_workspace_size();
     if (!cuda) {
         size_t b;
         if (!tsr__size_mul(d.ws_size, (size_t)d.threads, &b)) {

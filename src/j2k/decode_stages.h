@@ -8,6 +8,8 @@
  *   t2.c          packet headers and code-block contributions (B.9, B.10; T.814 B.3)
  *   cblk_jobs.c   the code-block jobs of a tile: their order, threads and error collection
  *   t1_decode.c   Part 1 code-block decoding (Annex C, D; t1.h), body in t1_decode_hd.h
+ *   fast_coder.c  the blocks of a stream whose main-header COM names tessera's
+ *                 fast-nonstandard coder (fast_coder.h; tcp->fast_ns), instead of t1_decode.c
  *   ht_decode.c   HT code-block decoding (T.814 Clause 7), body in ht_decode_hd.h; its cleanup
  *                 pass also for AVX2 in ht_decode_avx2.c
  *   t1_cuda.cu    both decoders' bodies on a CUDA device, one thread per code-block (t1_cuda.h)

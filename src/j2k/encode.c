@@ -24,6 +24,7 @@
 #include "io/atomic_file.h"
 #include "j2k/encode_cuda.h"
 #include "j2k/encode_stages.h"
+#include "j2k/fast_coder.h"
 #include "j2k/fxform_hd.h"
 #include "j2k/ht_encode.h"
 #include "j2k/t1_encode.h"
@@ -107,8 +108,10 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
 
 /* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
  * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
- * truncation candidates (ht_rd.c), which its hull points index. */
-static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr_status *fail)
+ * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
+ * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. */
+static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
+                       tsr_status *fail)
 {
     const size_t n = (size_t)jb->w * jb->h;
     /* with track: the squared error, in steps, that every pass leaves: |c| / delta against the
@@ -168,8 +171,10 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, tsr
             __atomic_store_n(fail, a->sets.st ? a->sets.st : a->hulls.st, __ATOMIC_RELAXED);
         return;
     }
-    if (ht) {
-        const long len = tsr__ht_encode_block(a->coef, jb->w, jb->h, a->buf, buf_cap);
+    if (ht || fast) {
+        const long len = fast ? tsr__fns_encode_block(a->coef, jb->w, jb->h, jb->orient,
+                                                      (uint32_t)K, a->buf, buf_cap)
+                              : tsr__ht_encode_block(a->coef, jb->w, jb->h, a->buf, buf_cap);
         if (len <= 0) {
             __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
@@ -385,6 +390,14 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
                          "code-block; later sets in later layers are what OpenJPEG and OpenJPH "
                          "do not decode): give one rate or one PSNR target, without --lossless "
                          "and --layers");
+    if (o->mode != TSR_J2K_MODE_STANDARD && o->mode != TSR_J2K_MODE_FAST_NONSTANDARD)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown mode %d", o->mode);
+    if (o->mode == TSR_J2K_MODE_FAST_NONSTANDARD &&
+        (o->ht || *nlayers > 1 || layer_bpp[0] != HUGE_VAL || backend == TSR_BACKEND_CUDA))
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
+                         "j2k encode: the fast-nonstandard mode codes each code-block whole (no "
+                         "truncation points): lossless or at a quantisation step, one layer, "
+                         "without HT, rates or PSNR targets, on the CPU");
     if ((unsigned)o->order > TSR_J2K_CPRL)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
                          (int)o->order);
@@ -666,6 +679,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                    h = (uint32_t)img->height;
     const uint32_t prec = img->depth == TSR_U8 ? 8 : 16;
     const int mct = nc >= 3, rev = opt->lossless != 0;
+    const int fast = opt->mode == TSR_J2K_MODE_FAST_NONSTANDARD;
     tsr__dwt_norms norms;
     if ((!rev || track) && (st = tsr__dwt_norms_init(ctx, rev, &norms)))
         return st;
@@ -837,6 +851,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
                           tsr__ht_refine_bound(64, 64);
     size_t buf_cap = t1_cap > ht_cap ? t1_cap : ht_cap;
     buf_cap = buf_cap > TSR__J2K_HT_RD_SCRATCH ? buf_cap : TSR__J2K_HT_RD_SCRATCH;
+    const size_t fns_cap = tsr__fns_encode_bound(4, TSR__T1_MAX_H, 31); /* the most stripes */
+    buf_cap = buf_cap > fns_cap ? buf_cap : fns_cap;
     if ((st = tsr__alloc(ctx, (size_t)threads * sizeof *ar, (void **)&ar)))
         goto done;
     memset(ar, 0, (size_t)threads * sizeof *ar);
@@ -867,7 +883,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #endif
         jobs[j].thread = tid;
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
-            code_block(&jobs[j], &ar[tid], buf_cap, track, opt->ht, &fail);
+            code_block(&jobs[j], &ar[tid], buf_cap, track, opt->ht, fast, &fail);
     }
     if (fail) {
         st = fail == TSR_ERR_INTERNAL
@@ -921,6 +937,12 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
      * about 2^-(N-1-l) of the complete file. */
     size_t tlm_at = 0, tiles_len = 0;
     tsr__j2k_write_main_header(&cs, &tcp, E.ntp_total, opt->tlm ? &tlm_at : NULL, &head);
+    if (fast) { /* COM (A.9.2), Latin text: what a reader of the header is told */
+        tsr__j2k_bytes_u16(&head, 0xFF64);
+        tsr__j2k_bytes_u16(&head, (uint32_t)(4 + sizeof TSR__FNS_MARK - 1));
+        tsr__j2k_bytes_u16(&head, 1);
+        tsr__j2k_bytes_put(&head, TSR__FNS_MARK, sizeof TSR__FNS_MARK - 1);
+    }
     if ((st = tsr__alloc(ctx, (njobs ? njobs : 1) * nlayers * sizeof *cuts, (void **)&cuts)))
         goto done;
     for (size_t j = 0; j < njobs; j++) /* every pass in every layer: the complete file */

@@ -12,6 +12,9 @@
  *                   instead of t1_encode.c with the HT option
  *   ht_refine_encode.c  its SigProp and MagRef passes (T.814 7.4, 7.5; ht_encode.h)
  *   ht_rd.c         an HT code-block's truncation candidates for rate control
+ *   fast_coder.c    with mode fast-nonstandard, tessera's private stripe-parallel block coder
+ *                   (fast_coder.h; NOT JPEG 2000, a main-header COM says so) instead of
+ *                   t1_encode.c
  * The arithmetic of those stages lives in headers compiled for the CPU and the device too
  * (fxform_hd.h, ht_encode_hd.h, ht_rd_hd.h, t1_encode_hd.h); the CUDA backend's stages are
  * fxform_cuda.cu (samples, DWT) and encode_cuda.cu (its buffers and the block coders). Then:

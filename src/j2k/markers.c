@@ -2,6 +2,7 @@
  * T.814 A for CAP and the HT code-block style). Every field is validated before use; errors name
  * the marker and the byte offset in the file. */
 #include "j2k/decode_stages.h"
+#include "j2k/fast_coder.h"
 #include "j2k/reader.h"
 
 #include <stdarg.h>
@@ -618,10 +619,14 @@ tsr_status tsr__j2k_parse(tsr_ctx *ctx, const uint8_t *data, size_t len, size_t 
             if (tsr__rd32(p) & (1u << (32 - 15)))
                 cs->is_ht = 1;
             break;
+        case M_COM: /* Latin text naming tessera's private block format (fast_coder.h) */
+            if (n >= 2 + sizeof TSR__FNS_MARK_PREFIX - 1 && tsr__rd16(p) == 1 &&
+                memcmp(p + 2, TSR__FNS_MARK_PREFIX, sizeof TSR__FNS_MARK_PREFIX - 1) == 0)
+                cs->fast_ns = 1;
+            break;
         case M_TLM:
         case M_PLM:
         case M_CRG:
-        case M_COM:
         case M_CPF: break; /* informative or index only: the decoder does not need them */
         case M_PLT:
         case M_PPT:
@@ -889,6 +894,7 @@ tsr_status tsr__j2k_tile_params(tsr_ctx *ctx, tsr__j2k_cs *cs, uint32_t tile, ts
     tsr_status st = tsr__j2k_tcp_copy(ctx, cs, tcp, &cs->deflt);
     if (st)
         return st;
+    tcp->fast_ns = (uint8_t)cs->fast_ns;
     int tile_poc = 0;
     ppm_piece pieces[256];
     uint32_t npieces = 0;

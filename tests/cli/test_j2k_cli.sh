@@ -318,6 +318,36 @@ cmp -s "$tmp/one.pgm" "$tmp/one_back.pgm" && ok || bad "1x1 round trip"
 expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/sync.jp2" --rate 1 --sync
 expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/nosync.jp2" --rate 1
 cmp -s "$tmp/sync.jp2" "$tmp/nosync.jp2" && ok || bad "encode --sync: not the same file"
+# --mode fast-nonstandard: tessera's own block coder; --json says the mode, info and decode say
+# the file is not JPEG 2000 (a standard file is not flagged), lossless round trips exact,
+# lossy decodes equal the standard coder's at the same --qstep; rates and --ht refused
+grep -q -- "--mode" <("$tool" j2k --help) && ok || bad "j2k --help documents --mode"
+for f in e_rgb.ppm e_g16.png e_rgba.png; do
+  expect 0 "$tool" j2k encode "$tmp/$f" "$tmp/fast.j2k" --mode fast-nonstandard --cblk 32x16 --json
+  python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['mode']=='fast-nonstandard'" && ok || bad "encode --mode --json: $(cat "$tmp/out.txt")"
+  expect 0 "$tool" j2k info "$tmp/fast.j2k"
+  grep -q "NOT a JPEG 2000 stream" "$tmp/out.txt" && ok || bad "info of a fast-nonstandard file: $(cat "$tmp/out.txt")"
+  expect 0 "$tool" j2k decode "$tmp/fast.j2k" "$tmp/fast_back.png"
+  grep -q "NOT a JPEG 2000 stream" "$tmp/err.txt" && ok || bad "decode of a fast-nonstandard file says so: $(cat "$tmp/err.txt")"
+  same "$tmp/$f" "$tmp/fast_back.png" && ok || bad "fast-nonstandard round trip of $f"
+done
+expect 0 "$tool" j2k info "$tmp/fast.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['nonstandard'] is True" && ok || bad "info --json nonstandard"
+expect 0 "$tool" j2k info "$tmp/o.j2k" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['nonstandard'] is False" && ok || bad "info --json of a standard file: nonstandard false"
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fq.jp2" --mode fast-nonstandard --qstep 0.03
+expect 0 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/sq.jp2" --qstep 0.03
+expect 0 "$tool" j2k decode "$tmp/fq.jp2" "$tmp/fq.ppm" --json
+python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['nonstandard'] is True" && ok || bad "decode --json nonstandard"
+expect 0 "$tool" j2k decode "$tmp/sq.jp2" "$tmp/sq.ppm"
+same "$tmp/fq.ppm" "$tmp/sq.ppm" && ok || bad "fast-nonstandard lossy: not the standard coder's pixels"
+mkdir -p "$tmp/fastdir" && cp "$tmp/fast.j2k" "$tmp/fastdir/f.j2k" && cp "$tmp/o.j2k" "$tmp/fastdir/s.j2k"
+expect 0 "$tool" j2k decode "$tmp/fastdir" "$tmp/fastdir_out"
+[ "$(grep -c "NOT a JPEG 2000 stream" "$tmp/err.txt")" = 1 ] && grep -q "f.j2k is NOT" "$tmp/err.txt" && ok || bad "folder decode notes the one fast-nonstandard file: $(cat "$tmp/err.txt")"
+expect 1 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fr.j2k" --mode fast-nonstandard --rate 1
+grep -q "no truncation points" "$tmp/err.txt" && [ ! -e "$tmp/fr.j2k" ] && ok || bad "fast-nonstandard --rate: $(cat "$tmp/err.txt")"
+expect 1 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fr.j2k" --mode fast-nonstandard --ht
+expect 2 "$tool" j2k encode "$tmp/e_rgb.ppm" "$tmp/fr.j2k" --mode quick
 # reject_encode CODE NAME MESSAGE ARGS...: encode must exit CODE with MESSAGE and leave no output
 reject_encode() {
   local code=$1 name=$2 msg=$3; shift 3

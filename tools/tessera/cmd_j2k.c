@@ -32,6 +32,15 @@ static const cli_option j2k_options[] = {
      "--psnr values, --layers above 1, and --rate or --psnr with --lossless (which adds a "
      "lossless layer) are refused. RPCL unless --order says otherwise. Implied by a .jph "
      "output. ojph_compress (no rate control); kdu_compress Cmodes=HT."},
+    {"mode", CLI_VALUE, "standard|fast-nonstandard",
+     "encode: standard (the default): JPEG 2000 code-blocks. fast-nonstandard: tessera's own "
+     "block coder (bit-planes coded over 8-row stripes side by side, a range coder per stripe, "
+     "made for many GPU threads per code-block; src/j2k/fast_coder.h) in an otherwise standard "
+     "codestream whose COM marker segment says it is NOT a JPEG 2000 stream: only tessera "
+     "decodes it exactly (other decoders give garbage or fail), and `tessera j2k info` says "
+     "so. Lossless or at --qstep, one layer: its code-blocks have no truncation points, so "
+     "--rate, --psnr, --layers above 1 and --ht are refused. E.g. tessera j2k encode in.png "
+     "out.j2k --mode fast-nonstandard. No opj_compress or kdu_compress equivalent."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default); the file decodes "
      "bit-exactly to the input. With --rate, lossy layers at those rates below a last, "
@@ -188,7 +197,8 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     if (cli_get(cmd, args, "json")) {
         printf("{\"file\": ");
         cli_json_string(stdout, in);
-        printf(", \"container\": \"%s\", \"rsiz\": %u, \"ht\": %s, \"x0\": %u, \"y0\": %u, "
+        printf(", \"container\": \"%s\", \"nonstandard\": %s, \"rsiz\": %u, \"ht\": %s, "
+               "\"x0\": %u, \"y0\": %u, "
                "\"width\": %u, \"height\": %u, \"tile_x0\": %u, \"tile_y0\": %u, "
                "\"tile_width\": %u, \"tile_height\": %u, \"tiles\": [%u, %u], "
                "\"progression\": \"%s\", \"layers\": %u, \"levels\": %u, "
@@ -196,14 +206,14 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
                "\"mct\": %s, \"sop\": %s, \"eph\": %s, \"precincts\": %s, \"colourspace\": %u, "
                "\"colour_method\": %u, \"palette_entries\": %u, \"output_channels\": %u, "
                "\"components\": [",
-               cont[info.container], info.rsiz, info.is_ht ? "true" : "false", info.x0, info.y0,
-               info.width, info.height, info.tile_x0, info.tile_y0, info.tile_width,
-               info.tile_height, info.tiles_x, info.tiles_y, prog_name(info.progression),
-               info.layers, info.levels, info.cblk_width, info.cblk_height, info.cblk_style,
-               info.reversible ? "5/3" : "9/7", info.mct ? "true" : "false",
-               info.sop ? "true" : "false", info.eph ? "true" : "false",
-               info.precincts ? "true" : "false", info.colourspace, info.colour_method,
-               info.palette_entries, info.output_channels);
+               cont[info.container], info.nonstandard ? "true" : "false", info.rsiz,
+               info.is_ht ? "true" : "false", info.x0, info.y0, info.width, info.height,
+               info.tile_x0, info.tile_y0, info.tile_width, info.tile_height, info.tiles_x,
+               info.tiles_y, prog_name(info.progression), info.layers, info.levels, info.cblk_width,
+               info.cblk_height, info.cblk_style, info.reversible ? "5/3" : "9/7",
+               info.mct ? "true" : "false", info.sop ? "true" : "false",
+               info.eph ? "true" : "false", info.precincts ? "true" : "false", info.colourspace,
+               info.colour_method, info.palette_entries, info.output_channels);
         for (uint32_t c = 0; c < shown; c++)
             printf("%s{\"width\": %u, \"height\": %u, \"dx\": %u, \"dy\": %u, \"precision\": %u, "
                    "\"signed\": %s}",
@@ -215,6 +225,9 @@ static int run_info(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx)
     printf("%s: %s%s, %ux%u at (%u,%u), %u component%s\n", in, cont[info.container],
            info.is_ht ? " (HTJ2K)" : "", info.width, info.height, info.x0, info.y0,
            info.num_components, info.num_components == 1 ? "" : "s");
+    if (info.nonstandard)
+        printf("  NOT a JPEG 2000 stream: its code-blocks are in tessera's fast-nonstandard "
+               "format (COM marker); only tessera decodes it\n");
     printf("  tiles: %ux%u of %ux%u at (%u,%u)\n", info.tiles_x, info.tiles_y, info.tile_width,
            info.tile_height, info.tile_x0, info.tile_y0);
     printf("  coding: %s, %u layer%s, %u levels, %s, code-blocks %ux%u style 0x%02x%s%s%s%s\n",
@@ -303,6 +316,9 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     double t0 = cli_now();
     tsr_status st = tsr_j2k_decode_save(ctx, data, len, &opt, out, &res);
     double t1 = cli_now();
+    const int nonstd =
+        !st && j2k_note_nonstandard(ctx, data, len, in,
+                                    cli_get(cmd, args, "quiet") || cli_get(cmd, args, "json"));
     free(data);
     if (st)
         return cli_fail(cmd, ctx, st, res.output_failed ? out : in);
@@ -315,9 +331,11 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"planes\": %u, \"width\": %u, \"height\": %u, \"seconds\": %.6f, "
-               "\"truncated\": %s, \"warnings\": %u, \"backend\": \"%s\", \"device\": ",
+               "\"truncated\": %s, \"nonstandard\": %s, \"warnings\": %u, \"backend\": \"%s\", "
+               "\"device\": ",
                res.planes, res.width, res.height, t1 - t0, res.decode.truncated ? "true" : "false",
-               res.decode.warnings, tsr_backend_name(tsr_ctx_backend(ctx)));
+               nonstd ? "true" : "false", res.decode.warnings,
+               tsr_backend_name(tsr_ctx_backend(ctx)));
         cli_json_string(stdout, tsr_ctx_device_name(ctx));
         printf(", \"backend_reason\": ");
         cli_json_string(stdout, tsr_ctx_backend_reason(ctx));
@@ -491,6 +509,14 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
     opt.sop = cli_get(cmd, args, "sop") != NULL;
     opt.eph = cli_get(cmd, args, "eph") != NULL;
     opt.tlm = cli_get(cmd, args, "tlm") != NULL;
+    if ((v = cli_get(cmd, args, "mode"))) {
+        if (!strcasecmp(v, "fast-nonstandard"))
+            opt.mode = TSR_J2K_MODE_FAST_NONSTANDARD;
+        else if (strcasecmp(v, "standard")) {
+            cli_error(cmd, "--mode wants standard or fast-nonstandard, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+    }
     if (strcasecmp(ext, ".j2k") && strcasecmp(ext, ".j2c") && strcasecmp(ext, ".jp2") &&
         strcasecmp(ext, ".jph")) {
         cli_error(cmd, "output '%s': use a .j2k, .j2c (codestream), .jp2 or .jph name", out);
@@ -529,9 +555,10 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         printf(", \"output\": ");
         cli_json_string(stdout, out);
         printf(", \"width\": %d, \"height\": %d, \"components\": %d, \"bits\": %d, "
-               "\"lossless\": %s, \"ht\": %s, \"order\": \"%s\", \"bytes\": %zu, \"bpp\": %.6f, "
-               "\"seconds\": %.6f",
+               "\"lossless\": %s, \"ht\": %s, \"mode\": \"%s\", \"order\": \"%s\", "
+               "\"bytes\": %zu, \"bpp\": %.6f, \"seconds\": %.6f",
                w, h, ch, bits, opt.lossless ? "true" : "false", opt.ht ? "true" : "false",
+               opt.mode == TSR_J2K_MODE_FAST_NONSTANDARD ? "fast-nonstandard" : "standard",
                prog_name(opt.order), bytes, 8.0 * (double)bytes / ((double)w * (double)h), t1 - t0);
         printf(", \"backend\": \"%s\", \"device\": ", tsr_backend_name(tsr_ctx_backend(ctx)));
         cli_json_string(stdout, tsr_ctx_device_name(ctx));
@@ -607,7 +634,7 @@ const cli_command cli_cmd_j2k = {
     "[--layers N] "
     "[--levels N] "
     "[--cblk WxH] [--tiles WxH] [--precincts WxH[,WxH...]] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
-    "[--sop] [--eph] [--tlm] [--plt] [--tile-parts R|L|C] "
+    "[--sop] [--eph] [--tlm] [--plt] [--tile-parts R|L|C] [--mode standard|fast-nonstandard] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
     "[--components LIST] [--threads N] [--max-pixels N]\n"
@@ -653,6 +680,7 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode scan.png scan.jp2 --lossless --layers 6\n"
     "  tessera j2k encode map.png map.j2k --tiles 512x512 --order RPCL --tile-parts R --tlm --plt\n"
     "  tessera j2k encode photo.png p.j2k --rate 1 --precincts 256x256,128x128 --order PCRL\n"
+    "  tessera j2k encode photo.png fast.j2k --mode fast-nonstandard   # tessera-only format\n"
     "  tessera j2k decode image.jp2 image.png\n"
     "  tessera j2k decode stream.j2k out.pgx --reduce 1\n"
     "  tessera j2k decode big.j2k crop.ppm --region 1024,1024,512,512 --threads 2\n"

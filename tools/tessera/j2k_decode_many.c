@@ -124,6 +124,19 @@ int j2k_read_file(const cli_command *cmd, const char *path, uint8_t **data, size
     return 0;
 }
 
+int j2k_note_nonstandard(tsr_ctx *ctx, const uint8_t *data, size_t len, const char *in, int quiet)
+{
+    tsr_j2k_info info;
+    if (tsr_j2k_read_header(ctx, data, len, &info, NULL, 0) || !info.nonstandard)
+        return 0;
+    if (!quiet)
+        fprintf(stderr,
+                "tessera j2k: note: %s is NOT a JPEG 2000 stream (tessera's fast-nonstandard "
+                "block coder); decoded exactly by tessera only\n",
+                in);
+    return 1;
+}
+
 typedef struct run_state {
     const cli_command *cmd;
     tsr_ctx *ctx;
@@ -149,6 +162,8 @@ static void decode_one(run_state *r, const tsr_j2k_decode_options *opt, const ch
     }
     tsr_j2k_save_result res;
     const tsr_status st = tsr_j2k_decode_save(r->ctx, data, len, opt, out, &res);
+    if (!st)
+        j2k_note_nonstandard(r->ctx, data, len, in, r->quiet);
     free(data);
     if (st) {
         cli_fail(r->cmd, r->ctx, st, res.output_failed ? out : in);

@@ -23,5 +23,8 @@ int j2k_is_folder(const char *path);
 /* Reads the whole file at path into *data (malloc'd) and *len; 0, or TSR_EXIT_FAILURE after a
  * message naming the file. */
 int j2k_read_file(const cli_command *cmd, const char *path, uint8_t **data, size_t *len);
+/* 1 when the stream's header reads and says it is not JPEG 2000 (tsr_j2k_info.nonstandard:
+ * tessera's fast-nonstandard coder); then, unless quiet, a note naming in on stderr. */
+int j2k_note_nonstandard(tsr_ctx *ctx, const uint8_t *data, size_t len, const char *in, int quiet);
 
 #endif
