@@ -10,8 +10,9 @@
  * Part 1 lossy at 1 and 2 bits per pixel (tessera --rate B; opj_compress and grk_compress
  * -r 24/B, their own rate control); HT lossless (ojph_compress -reversible true) and HT lossy at
  * the 1 bpp size (ojph_compress -qstep Q, Q found by bisection on the file size, since OpenJPH
- * has no rate control). tessera has no HT encoder: its HT cells are "n/a". ojph_compress has no
- * threads option: the HT rows are printed at 1 thread only.
+ * has no rate control); tessera's HT rows are --ht --lossless and --ht --rate 1 (its own rate
+ * control to the same 1 bpp size). ojph_compress has no threads option: the HT rows are printed
+ * at 1 thread only.
  *
  * Columns: "tessera lib" is tsr_j2k_encode on the image already in memory (no file I/O);
  * "tessera cli" and the peers are whole programs (start, read the PPM, encode, write the file
@@ -46,7 +47,7 @@
 /* The rows: which programs, with which coding arguments. */
 typedef struct coding {
     const char *name;
-    int ht;           /* 1: only ojph_compress */
+    int ht;           /* 1: HT block coding, tessera beside ojph_compress only */
     double bpp;       /* lossy target; 0: lossless */
     const char *peer; /* opj/grk -r value (24 / bpp) */
 } coding;
@@ -320,7 +321,8 @@ int main(int argc, char **argv)
                 long mb[4] = {-1, -1, -1, -1};
                 tsr_bench_stats s;
                 job.opt.threads = th;
-                if (!c->ht && with_lib)
+                job.opt.ht = c->ht;
+                if (with_lib)
                     snprintf(c_lib, sizeof c_lib, "%s",
                              tsr_bench_measure(run_lib, &job, 1, repeats, &s) == 0
                                  ? tsr_bench_fmt("%.1f", samples / s.median_us)
@@ -329,10 +331,11 @@ int main(int argc, char **argv)
                 tsr_bench_prog p[4];
                 char *cell[4];
                 int who[4], np = 0;
-                if (!c->ht && tool) {
+                if (tool) { /* --lossless or --rate B, then --ht for the HT rows */
+                    const char *ht = c->ht ? "--ht" : NULL;
                     p[np] = (tsr_bench_prog){{tool, "j2k", "encode", ppm, outs[0], "--threads",
                                               tbuf, "--quiet", c->bpp > 0 ? "--rate" : "--lossless",
-                                              c->bpp > 0 ? rate : NULL, NULL},
+                                              c->bpp > 0 ? rate : ht, c->bpp > 0 ? ht : NULL, NULL},
                                              0};
                     cell[np] = c_cli;
                     who[np++] = 0;
@@ -383,7 +386,7 @@ int main(int argc, char **argv)
                     snprintf(c_mb + strlen(c_mb), sizeof c_mb - strlen(c_mb), "%s%s", i ? "/" : "",
                              mb[i] >= 0 ? tsr_bench_fmt("%ld", mb[i]) : "-");
                 const char *name = c->ht && c->bpp > 0
-                                       ? tsr_bench_fmt("HT qstep %s (1 bpp size)", qstep)
+                                       ? tsr_bench_fmt("HT 1 bpp (ojph qstep %s)", qstep)
                                        : c->name;
                 const char *row[NCOLS] = {sizes[si].name, name,   tsr_bench_fmt("%d", th),
                                           c_lib,          c_cli,  c_opj,

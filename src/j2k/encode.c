@@ -502,7 +502,8 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
 
 /* Tile t's samples into its tile-components (alloc_tile), through the colour transform (mct)
  * and the forward DWT: reversible (rev) in int32, irreversible in float. tmp: threads x line
- * words, line >= every tile side. Allocates nothing. */
+ * words, line >= every tile side (TSR__FDWT_STRIP times it: fdwt.c's fastest). Allocates
+ * nothing. */
 static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec, int mct, int rev,
                            int32_t *tmp, size_t line, int threads)
 {
@@ -804,7 +805,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     }
 
     /* Each tile's samples, colour transform, wavelet transform. */
-    const size_t line = cs.tw > cs.th ? cs.tw : cs.th;
+    const size_t line = (size_t)TSR__FDWT_STRIP * (cs.tw > cs.th ? cs.tw : cs.th);
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t k = 0; k < ntiles; k++)

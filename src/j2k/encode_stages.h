@@ -112,7 +112,9 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
  * apart); on return resolution r's sub-bands lie as the decoder's inverse (dwt.c) reads them:
  * each level's rows of its low samples first, then its high samples, low rows first. Lines
  * run on `threads` threads; tmp: threads x per_thread words, per_thread >= max(width,
- * height). */
+ * height); the columns go in strips of min(TSR__FDWT_STRIP, per_thread / height) (the same
+ * result for any per_thread: TSR__FDWT_STRIP x max(width, height) is the fastest). */
+enum { TSR__FDWT_STRIP = 16 };
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads);
 
 /* Forward ICT (G.3) in place, float: (R, G, B) -> (Y, Cb, Cr) with the standard's

@@ -44,6 +44,9 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0)
 
 /* One line's lifting in place on n interleaved samples whose first has absolute position i0. */
 typedef void (*forward_line_fn)(void *line, uint32_t n, uint32_t i0);
+/* The same lifting on `cols` lines at once, stored as n rows of cols samples (row i holds
+ * every line's sample i): column j's result equals the line function's on column j. */
+typedef void (*forward_strip_fn)(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 
 /* Both transforms keep 32-bit samples in tc->data (int32 or float bits); the walk below moves
  * them as bytes, so one copy serves both. */
@@ -67,10 +70,29 @@ static void analyse(unsigned char *x, size_t step, uint32_t n, uint32_t i0, unsi
         memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * SAMPLE_BYTES, SAMPLE_BYTES);
 }
 
-/* 2D_SD (F.4.2) from the finest resolution down: per level every column, then every row, each
- * through line; tmp holds per_thread samples for each thread. */
+/* analyse() of `cols` adjacent columns of n samples (rows `stride` samples apart) at once:
+ * whole row pieces move, so the column pass reads memory a cache line at a time instead of
+ * a sample per line; tmp holds n * cols samples. */
+static void analyse_columns(unsigned char *x, size_t stride_samples, uint32_t n, uint32_t i0,
+                            uint32_t cols, unsigned char *tmp, forward_strip_fn strip)
+{
+    const size_t stride = stride_samples * SAMPLE_BYTES, piece = (size_t)cols * SAMPLE_BYTES;
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(tmp + (size_t)i * piece, x + (size_t)i * stride, piece);
+    strip(tmp, n, i0, cols);
+    const uint32_t cas = i0 & 1;
+    uint32_t k = 0;
+    for (uint32_t i = cas; i < n; i += 2)
+        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+    for (uint32_t i = 1 - cas; i < n; i += 2)
+        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+}
+
+/* 2D_SD (F.4.2) from the finest resolution down: per level every column (in strips of up to
+ * TSR__FDWT_STRIP columns, as many as per_thread holds), then every row, each through strip
+ * and line; tmp holds per_thread samples for each thread. */
 static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, int threads,
-                           forward_line_fn line)
+                           forward_line_fn line, forward_strip_fn strip)
 {
     unsigned char *data = (unsigned char *)tc->data;
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
@@ -78,7 +100,10 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
         const uint32_t rw = res->x1 - res->x0, rh = res->y1 - res->y0;
         if (rw == 0 || rh == 0)
             continue;
-            /* every column, then every row: independent lines (the same result at any count) */
+        const size_t fit = per_thread / rh;
+        const uint32_t cols = fit < TSR__FDWT_STRIP ? (uint32_t)fit : TSR__FDWT_STRIP;
+        const uint32_t nstrips = (rw + cols - 1) / cols;
+        /* every column, then every row: independent lines (the same result at any count) */
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && (uint64_t)rw * rh > 65536)
 #else
@@ -90,8 +115,11 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-            for (uint32_t x = 0; x < rw; x++)
-                analyse(data + (size_t)x * SAMPLE_BYTES, tc->stride, rh, res->y0, t, line);
+            for (uint32_t s = 0; s < nstrips; s++) {
+                const uint32_t x = s * cols, c = rw - x < cols ? rw - x : cols;
+                analyse_columns(data + (size_t)x * SAMPLE_BYTES, tc->stride, rh, res->y0, c, t,
+                                strip);
+            }
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -106,9 +134,38 @@ static void forward_line53(void *line, uint32_t n, uint32_t i0)
     tsr__dwt53_forward_line(line, n, i0);
 }
 
+/* tsr__dwt53_forward_line on every column of n rows of cols samples. */
+static void forward_strip53(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
+{
+    int32_t *t = rows;
+    const uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            for (uint32_t j = 0; j < cols; j++)
+                t[j] *= 2;
+        return;
+    }
+    if (n == 0)
+        return;
+    for (uint32_t i = 1 - cas; i < n; i += 2) {
+        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
+        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
+        int32_t *d = t + (size_t)i * cols;
+        for (uint32_t j = 0; j < cols; j++)
+            d[j] = tsr__fdwt53_predict(d[j], a[j], b[j]);
+    }
+    for (uint32_t i = cas; i < n; i += 2) {
+        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
+        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
+        int32_t *d = t + (size_t)i * cols;
+        for (uint32_t j = 0; j < cols; j++)
+            d[j] = tsr__fdwt53_update(d[j], a[j], b[j]);
+    }
+}
+
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line53);
+    forward_levels(tc, tmp, per_thread, threads, forward_line53, forward_strip53);
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
@@ -147,7 +204,44 @@ static void forward_line97(void *line, uint32_t n, uint32_t i0)
     tsr__dwt97_forward_line(line, n, i0);
 }
 
+/* lift97_forward on every column of n rows of cols samples. */
+static void lift97_strip(float *t, uint32_t n, uint32_t start, uint32_t cols, float c)
+{
+    for (uint32_t i = start; i < n; i += 2) {
+        const float *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
+        const float *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
+        float *d = t + (size_t)i * cols;
+        for (uint32_t j = 0; j < cols; j++)
+            d[j] = tsr__fdwt97_lift(d[j], c, a[j], b[j]);
+    }
+}
+
+/* tsr__dwt97_forward_line on every column of n rows of cols samples. */
+static void forward_strip97(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
+{
+    float *t = rows;
+    const uint32_t cas = i0 & 1;
+    if (n == 1) {
+        if (cas)
+            for (uint32_t j = 0; j < cols; j++)
+                t[j] *= 2.0f;
+        return;
+    }
+    if (n == 0)
+        return;
+    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_ALPHA);
+    lift97_strip(t, n, cas, cols, TSR__DWT97_BETA);
+    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_GAMMA);
+    lift97_strip(t, n, cas, cols, TSR__DWT97_DELTA);
+    for (uint32_t i = 0; i < n; i++) {
+        const float k = ((i & 1) == cas) ? TSR__DWT97_INVK : TSR__DWT97_KAPPA;
+        float *d = t + (size_t)i * cols;
+        for (uint32_t j = 0; j < cols; j++)
+            d[j] *= k;
+    }
+}
+
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line97);
+    forward_levels(tc, tmp, per_thread, threads, forward_line97, forward_strip97);
 }

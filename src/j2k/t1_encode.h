@@ -47,6 +47,10 @@ typedef struct tsr__t1_enc {
      * direct ones are negative (W, E, N, S), and its magnitude */
     uint8_t nb[TSR__T1_MAX_AREA], nbneg[TSR__T1_MAX_AREA];
     uint32_t mag[TSR__T1_MAX_AREA];
+    /* per stripe of four rows (heights up to 1024): nonzero once one of its coefficients is
+     * significant or has a significant neighbour (nb); the significance propagation and
+     * refinement passes skip the stripes still zero */
+    uint8_t stripe_live[256];
     /* contexts from those masks: zero coding per orientation (Table D.1), sign coding and its
      * XOR bit from the direct neighbours' significance (low nibble) and signs (high nibble) */
     uint8_t zc_lut[4][256], sc_lut[256], xr_lut[256];

@@ -94,6 +94,7 @@ TSR__T1_FN void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
 {
     const int w = e->w, h = e->h, i = y * w + x;
     const int up = y > 0 && !((e->style & TSR__T1_STYLE_VCAUSAL) && y % 4 == 0);
+    e->stripe_live[y >> 2] = 1; /* its own stripe: i is significant */
     if (x > 0) {
         e->nb[i - 1] |= NB_E;
         e->nbneg[i - 1] |= (uint8_t)(negative ? 2 : 0);
@@ -103,6 +104,7 @@ TSR__T1_FN void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
         e->nbneg[i + 1] |= (uint8_t)(negative ? 1 : 0);
     }
     if (up) {
+        e->stripe_live[(y - 1) >> 2] = 1;
         e->nb[i - w] |= NB_S;
         e->nbneg[i - w] |= (uint8_t)(negative ? 8 : 0);
         if (x > 0)
@@ -111,6 +113,7 @@ TSR__T1_FN void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
             e->nb[i - w + 1] |= NB_SW;
     }
     if (y + 1 < h) {
+        e->stripe_live[(y + 1) >> 2] = 1;
         e->nb[i + w] |= NB_N;
         e->nbneg[i + w] |= (uint8_t)(negative ? 4 : 0);
         if (x > 0)
@@ -120,7 +123,7 @@ TSR__T1_FN void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
     }
 }
 
-TSR__T1_FN void put_bit(tsr__t1_enc *e, int cx, int bit)
+TSR__T1_AI void put_bit(tsr__t1_enc *e, int cx, int bit)
 {
     if (!e->raw) {
         tsr__mqe_encode(&e->mq, &e->cx[cx], bit);
@@ -212,7 +215,7 @@ TSR__T1_FN void track_error(tsr__t1_enc *e, int i, int p, int first)
     e->dist += before * before - after * after;
 }
 
-TSR__T1_FN void make_significant(tsr__t1_enc *e, int i, int pass, int p)
+TSR__T1_AI void make_significant(tsr__t1_enc *e, int i, int pass, int p)
 {
     e->sig[i] = 1;
     e->neg[i] = e->coef[i] < 0;
@@ -222,22 +225,26 @@ TSR__T1_FN void make_significant(tsr__t1_enc *e, int i, int pass, int p)
 }
 
 /* One pass of bit-plane p: type 0 significance propagation (D.3.1), 1 magnitude refinement
- * (D.3.3), 2 cleanup (D.3.4), over stripes of four rows, column by column. */
-TSR__T1_FN void code_pass(tsr__t1_enc *e, int pass, int type, int p)
+ * (D.3.3), 2 cleanup (D.3.4), over stripes of four rows, column by column. Inlined where type
+ * is a constant (code_pass_of): one loop per pass type, without the type tests inside. */
+TSR__T1_AI void code_pass(tsr__t1_enc *e, int pass, int type, int p)
 {
     const int w = e->w, h = e->h;
-    for (int y0 = 0; y0 < h; y0 += 4)
+    for (int y0 = 0; y0 < h; y0 += 4) {
+        /* nothing significant in or next to the stripe: neither pass codes anything there */
+        if (type != 2 && !e->stripe_live[y0 >> 2])
+            continue;
         for (int x = 0; x < w; x++) {
             int ye = y0 + 4 < h ? y0 + 4 : h, y = y0;
             if (type == 2 && ye - y0 == 4) {
-                int all = 1;
+                /* run mode needs every neighbour insignificant: context 0 (Table D.1) is an
+                 * empty neighbour mask in every orientation */
+                int any = 0;
                 for (int k = 0; k < 4; k++) {
                     int i = (y0 + k) * w + x;
-                    /* run mode needs every neighbour insignificant: context 0 says so */
-                    if (e->sig[i] || e->vis[i] || zc_context(e, x, y0 + k) != 0)
-                        all = 0;
+                    any |= e->sig[i] | e->vis[i] | e->nb[i];
                 }
-                if (all) {
+                if (!any) {
                     int r = -1;
                     for (int k = 0; k < 4 && r < 0; k++)
                         if ((mag_of(e, (y0 + k) * w + x) >> p) & 1)
@@ -284,6 +291,7 @@ TSR__T1_FN void code_pass(tsr__t1_enc *e, int pass, int type, int p)
                 }
             }
         }
+    }
     if (type == 2) {
         memset(e->vis, 0, (size_t)w * (size_t)h);
         if (e->style & TSR__T1_STYLE_SEGSYM) { /* 1010 in the uniform context (D.5) */
@@ -295,6 +303,16 @@ TSR__T1_FN void code_pass(tsr__t1_enc *e, int pass, int type, int p)
     }
 }
 
+TSR__T1_FN void code_pass_of(tsr__t1_enc *e, int pass, int type, int p)
+{
+    if (type == 0)
+        code_pass(e, pass, 0, p);
+    else if (type == 1)
+        code_pass(e, pass, 1, p);
+    else
+        code_pass(e, pass, 2, p);
+}
+
 TSR__T1_FN int t1_encode_block(tsr__t1_enc *e)
 {
     const size_t n = (size_t)e->w * (size_t)e->h;
@@ -304,6 +322,7 @@ TSR__T1_FN int t1_encode_block(tsr__t1_enc *e)
     memset(e->neg, 0, n);
     memset(e->nb, 0, n);
     memset(e->nbneg, 0, n);
+    memset(e->stripe_live, 0, sizeof e->stripe_live);
     for (size_t i = 0; i < n; i++) {
         e->sig_pass[i] = 1 << 30;
         e->mag[i] = (uint32_t)(e->coef[i] < 0 ? -(int64_t)e->coef[i] : e->coef[i]);
@@ -325,7 +344,7 @@ TSR__T1_FN int t1_encode_block(tsr__t1_enc *e)
         const int type = pass == 0 ? 2 : (pass - 1) % 3;
         const int p = e->K - 1 - (pass + 2) / 3;
         e->dist = 0;
-        code_pass(e, pass, type, p);
+        code_pass_of(e, pass, type, p);
         if (e->track) {
             /* a truncation after this pass: the bytes out so far and the three that still hold
              * C register's bits (T.800 C.2: at most 27 bits are pending) */
