@@ -82,9 +82,11 @@ static int seq_items(tsr_ctx *ctx, tsr_j2k_decode_item *items, uint32_t count, c
             void *d;
             if (cudaMalloc(&d, bytes) != cudaSuccess || cudaMemset(d, 0x5c, bytes) != cudaSuccess)
                 return 1;
+            tsr_image img = items[i].image; /* tsr_image_free zeroes the geometry too */
             tsr_image_free(ctx, &items[i].image);
-            items[i].image.data = d;
-            items[i].image.memory = TSR_MEMORY_CUDA;
+            img.data = d;
+            img.memory = TSR_MEMORY_CUDA;
+            items[i].image = img;
         }
     }
     return 0;
