@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef TSR_HAVE_CUDA /* the helpers below need the runtime; main says what a build without it does \
+                      */
 typedef struct job {
     tsr_ctx *ctx;
     const uint8_t *data;
@@ -134,6 +136,8 @@ typedef struct coding {
     float qstep;
 } coding;
 
+#endif
+
 int main(int argc, char **argv)
 {
     /* --frames N is this benchmark's own; the rest are the j2k benchmarks' options */
@@ -149,13 +153,13 @@ int main(int argc, char **argv)
     tsr_bench_j2k_args args = {NULL, "0", "4k", NULL, NULL, NULL, 10, 1};
     if (tsr_bench_j2k_parse(nargs, argv, "sizes threads repeats json", &args))
         return 2;
-    const char *sizes_arg = args.sizes, *json = args.json;
-    const int threads = atoi(args.threads), repeats = args.repeats;
 #ifndef TSR_HAVE_CUDA
-    (void)json;
+    (void)frames;
     printf("bench_j2k_cuda: built without CUDA: nothing to compare\n");
     return 0;
 #else
+    const char *sizes_arg = args.sizes, *json = args.json;
+    const int threads = atoi(args.threads), repeats = args.repeats;
     if (!tsr_backend_available(TSR_BACKEND_CUDA)) {
         printf("bench_j2k_cuda: no CUDA device: nothing to compare\n");
         return 0;

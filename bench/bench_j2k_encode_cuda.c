@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef TSR_HAVE_CUDA /* the runner needs a device build; main says what others do */
 typedef struct job {
     tsr_ctx *ctx;
     const tsr_image *img;
@@ -46,6 +47,8 @@ static int run_encode(void *user, int iter, double *us)
     return tsr_j2k_encode(j->ctx, j->img, j->opt, &j->last, &j->len) != TSR_OK;
 }
 
+#endif
+
 typedef struct coding {
     const char *name;
     int ht, lossless;
@@ -59,13 +62,12 @@ int main(int argc, char **argv)
     tsr_bench_j2k_args args = {NULL, "0", "4k", NULL, NULL, NULL, 10, 1};
     if (tsr_bench_j2k_parse(argc, argv, "sizes threads repeats json", &args))
         return 2;
-    const char *sizes_arg = args.sizes, *json = args.json;
-    const int threads = atoi(args.threads), repeats = args.repeats;
 #ifndef TSR_HAVE_CUDA
-    (void)json;
     printf("bench_j2k_encode_cuda: built without CUDA: nothing to compare\n");
     return 0;
 #else
+    const char *sizes_arg = args.sizes, *json = args.json;
+    const int threads = atoi(args.threads), repeats = args.repeats;
     if (!tsr_backend_available(TSR_BACKEND_CUDA)) {
         printf("bench_j2k_encode_cuda: no CUDA device: nothing to compare\n");
         return 0;
