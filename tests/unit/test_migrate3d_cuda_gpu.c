@@ -34,25 +34,6 @@
 
 static int quick;
 
-static tsr_ctx *make_ctx(tsr_backend b)
-{
-    tsr_ctx_options o;
-    tsr_ctx_options_init(&o);
-    o.backend = b;
-    tsr_ctx *ctx = NULL;
-    if (tsr_ctx_create(&o, &ctx) != TSR_OK) {
-        tsr_ctx_destroy(ctx);
-        return NULL;
-    }
-    return ctx;
-}
-
-static void poison(float *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = NAN;
-}
-
 /* The chunk cap for the next calls: 0 lifts it. */
 static void set_chunk(int cap)
 {
@@ -185,8 +166,8 @@ static void one_case(tsr_ctx *ref, tsr_ctx *cu, const tsr_migrate_grid *v, int n
     if (!a.shots || !b.shots)
         return;
     const size_t nsamp = (size_t)nshots * a.shots[0].ntraces * nt;
-    poison(a.shots[0].traces, nsamp);
-    poison(b.shots[0].traces, nsamp);
+    tsr_test_poison_nan(a.shots[0].traces, nsamp);
+    tsr_test_poison_nan(b.shots[0].traces, nsamp);
     CHECK_OK(ref, tsr_migrate_model(ref, v, NULL, &opt, &a));
     CHECK_OK(cu, tsr_migrate_model(cu, v, NULL, &opt, &b));
     CHECK(tsr_ctx_backend(cu) == TSR_BACKEND_CUDA);
@@ -202,8 +183,8 @@ static void one_case(tsr_ctx *ref, tsr_ctx *cu, const tsr_migrate_grid *v, int n
         mo.taper = opt.taper;
         tsr_migrate_grid ir = {nx, nz, 1, 1, 0, 0, gr, ny, 1, 0}, ic = ir;
         ic.data = gc;
-        poison(gr, cells);
-        poison(gc, cells);
+        tsr_test_poison_nan(gr, cells);
+        tsr_test_poison_nan(gc, cells);
         CHECK_OK(ref, tsr_migrate_image(ref, v, &a, &mo, &ir));
         CHECK_OK(cu, tsr_migrate_image(cu, v, &a, &mo, &ic));
         CHECK(tsr_ctx_backend(cu) == TSR_BACKEND_CUDA);
@@ -241,8 +222,8 @@ static void impulse(tsr_ctx *ref, tsr_ctx *cu, int chunk)
     mo.taper = 5;
     tsr_migrate_grid ir = {NX, NZ, 1, 1, 0, 0, gr, NY, 1, 0}, ic = ir;
     ic.data = gc;
-    poison(gr, NX * NY * NZ);
-    poison(gc, NX * NY * NZ);
+    tsr_test_poison_nan(gr, NX * NY * NZ);
+    tsr_test_poison_nan(gc, NX * NY * NZ);
     CHECK_OK(ref, tsr_migrate_image(ref, &v, &g, &mo, &ir));
     CHECK_OK(cu, tsr_migrate_image(cu, &v, &g, &mo, &ic));
     compare_images("impulse image", &v, gr, gc);
@@ -267,7 +248,7 @@ static void choice(tsr_ctx *ref, tsr_ctx *cu)
     g.shots[0].sx = g.shots[0].gx[0] = 80;
     g.shots[0].sy = g.shots[0].gy[0] = 60;
     g.shots[0].traces[20] = 1;
-    tsr_ctx *au = make_ctx(TSR_BACKEND_AUTO);
+    tsr_ctx *au = tsr_test_ctx(TSR_BACKEND_AUTO);
     CHECK(au != NULL);
     if (au) {
         CHECK_OK(au, tsr_migrate_image(au, &v, &g, NULL, &img));
@@ -304,7 +285,7 @@ int main(void)
         printf("test_migrate3d_cuda_gpu: no CUDA device; skipping\n");
         return TSR_TEST_SKIP;
     }
-    tsr_ctx *ref = make_ctx(TSR_BACKEND_REFERENCE), *cu = make_ctx(TSR_BACKEND_CUDA);
+    tsr_ctx *ref = tsr_test_ctx(TSR_BACKEND_REFERENCE), *cu = tsr_test_ctx(TSR_BACKEND_CUDA);
     CHECK(ref && cu);
     if (!ref || !cu)
         return tsr_test_finish("test_migrate3d_cuda_gpu");

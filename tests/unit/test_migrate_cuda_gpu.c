@@ -33,25 +33,6 @@
 
 static int quick;
 
-static tsr_ctx *make_ctx(tsr_backend b)
-{
-    tsr_ctx_options o;
-    tsr_ctx_options_init(&o);
-    o.backend = b;
-    tsr_ctx *ctx = NULL;
-    if (tsr_ctx_create(&o, &ctx) != TSR_OK) {
-        tsr_ctx_destroy(ctx);
-        return NULL;
-    }
-    return ctx;
-}
-
-static void poison(float *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = NAN;
-}
-
 /* A random smooth-ish model: a gradient, a step at a random depth, a random lens and noise of
  * a few percent. */
 static void random_model(tsr_rng *r, int nx, int nz, float *vel)
@@ -114,8 +95,8 @@ static void one_case(tsr_ctx *ref, tsr_ctx *cu, const tsr_migrate_grid *v, int n
             a.shots[s].gx[r] = b.shots[s].gx[r] = v->ox + width * r / (nrec > 1 ? nrec - 1 : 1);
     }
     const size_t nsamp = (size_t)nshots * nrec * nt;
-    poison(a.shots[0].traces, nsamp);
-    poison(b.shots[0].traces, nsamp);
+    tsr_test_poison_nan(a.shots[0].traces, nsamp);
+    tsr_test_poison_nan(b.shots[0].traces, nsamp);
     CHECK_OK(ref, tsr_migrate_model(ref, v, NULL, &opt, &a));
     CHECK_OK(cu, tsr_migrate_model(cu, v, NULL, &opt, &b));
     CHECK(tsr_ctx_backend(cu) == TSR_BACKEND_CUDA);
@@ -142,8 +123,8 @@ static void one_case(tsr_ctx *ref, tsr_ctx *cu, const tsr_migrate_grid *v, int n
         mo.fmax = 40;
         tsr_migrate_grid ir = {nx, nz, 1, 1, 0, 0, gr}, ic = ir;
         ic.data = gc;
-        poison(gr, cells);
-        poison(gc, cells);
+        tsr_test_poison_nan(gr, cells);
+        tsr_test_poison_nan(gc, cells);
         CHECK_OK(ref, tsr_migrate_image(ref, v, &a, &mo, &ir));
         CHECK_OK(cu, tsr_migrate_image(cu, v, &a, &mo, &ic));
         double most = peak_of(gr, cells);
@@ -184,8 +165,8 @@ static void impulse(tsr_ctx *ref, tsr_ctx *cu)
     mo.fmax = 45;
     tsr_migrate_grid ir = {NX, NZ, 1, 1, 0, 0, gr}, ic = ir;
     ic.data = gc;
-    poison(gr, NX * NZ);
-    poison(gc, NX * NZ);
+    tsr_test_poison_nan(gr, NX * NZ);
+    tsr_test_poison_nan(gc, NX * NZ);
     CHECK_OK(ref, tsr_migrate_image(ref, &v, &g, &mo, &ir));
     CHECK_OK(cu, tsr_migrate_image(cu, &v, &g, &mo, &ic));
     double most = peak_of(gr, NX * NZ), worst;
@@ -212,7 +193,7 @@ static void choice(tsr_ctx *ref, tsr_ctx *cu)
     g.shots[0].sx = g.shots[0].gx[0] = 200;
     memset(g.shots[0].traces, 0, NT * sizeof(float));
     g.shots[0].traces[20] = 1;
-    tsr_ctx *au = make_ctx(TSR_BACKEND_AUTO);
+    tsr_ctx *au = tsr_test_ctx(TSR_BACKEND_AUTO);
     CHECK(au != NULL);
     if (au) {
         CHECK(tsr_migrate_backend(au) == TSR_BACKEND_CUDA);
@@ -247,7 +228,7 @@ int main(void)
         printf("test_migrate_cuda_gpu: no CUDA device; skipping\n");
         return TSR_TEST_SKIP;
     }
-    tsr_ctx *ref = make_ctx(TSR_BACKEND_REFERENCE), *cu = make_ctx(TSR_BACKEND_CUDA);
+    tsr_ctx *ref = tsr_test_ctx(TSR_BACKEND_REFERENCE), *cu = tsr_test_ctx(TSR_BACKEND_CUDA);
     CHECK(ref && cu);
     if (!ref || !cu)
         return tsr_test_finish("test_migrate_cuda_gpu");

@@ -4,6 +4,7 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,25 @@ tsr_ctx *tsr_test_reference_ctx(void)
         exit(1);
     }
     return ctx;
+}
+
+tsr_ctx *tsr_test_ctx(tsr_backend b)
+{
+    tsr_ctx_options opt;
+    tsr_ctx_options_init(&opt);
+    opt.backend = b;
+    tsr_ctx *ctx = NULL;
+    if (tsr_ctx_create(&opt, &ctx) != TSR_OK) {
+        tsr_ctx_destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void tsr_test_poison_nan(float *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = NAN;
 }
 
 int tsr_test_finish(const char *name)

@@ -49,6 +49,11 @@ extern int tsr_test_checks;
 /* A context on the reference backend with default options; exits the test (status 1) with a
  * message when it cannot be created. */
 tsr_ctx *tsr_test_reference_ctx(void);
+/* A context on backend b with default options, or NULL (nothing to destroy) when it cannot be
+ * created (a device backend without a device). */
+tsr_ctx *tsr_test_ctx(tsr_backend b);
+/* p[0 .. n) = NaN: outputs poisoned before a call, so unwritten elements show. */
+void tsr_test_poison_nan(float *p, size_t n);
 
 /* Prints a summary line ("N passed, M failed") and returns the exit code. */
 int tsr_test_finish(const char *name);
