@@ -22,7 +22,8 @@ done
 "$tool" resize "${inputs[@]}" out/resize/thumbs --size 256x256 --interp cubic --json > out/resize/thumbs.json
 echo "demo: wrote $(find out/resize -type f | wc -l) files under out/resize (thumbs.json describes the batch)"
 
-# The other commands, briefly: seam carving, a graph-drawing check, JPEG 2000 encode and decode,
+# The other commands, briefly: seam carving, a graph-drawing check, JPEG 2000 encode and decode
+# (.jp2 at 1 bpp, .jph HTJ2K lossless, each back to PNG),
 # and a Marmousi-II section modelled and migrated.
 mkdir -p out/carve out/layout out/j2k out/migrate
 "$tool" carve tests/data/sample.png out/carve/sample_w110.png --width 110 --seams out/carve/sample_seams.png --quiet
@@ -35,6 +36,8 @@ j2k=../shared/data/j2k/conformance/p1_01.j2k
 [ -f "$j2k" ] && "$tool" j2k decode "$j2k" out/j2k/p1_01.pgx
 "$tool" j2k encode tests/data/sample.png out/j2k/sample.jp2 --rate 1 --quiet
 "$tool" j2k decode out/j2k/sample.jp2 out/j2k/sample_back.png --quiet
+"$tool" j2k encode tests/data/sample.png out/j2k/sample.jph --ht --lossless --quiet
+"$tool" j2k decode out/j2k/sample.jph out/j2k/sample_ht_back.png --quiet
 models=../shared/data/seismic/derived
 if [ -d "$models" ]; then
   "$tool" migrate model "$models/marmousi2_denise_20m_vp.json" out/migrate/shots.sgy \
