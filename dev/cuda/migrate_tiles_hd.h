@@ -101,24 +101,27 @@ TSR_HD tsr__cf tsr__mwb_x_global(const tsr__cf *u, int32_t nx, int32_t ny, int32
     return tsr__mig_x3_point(u, ix, iy, nx, ny, st->d2, st->xscale, st->xscale_y, interior);
 }
 
-/* One sample through the read-only data path on the device (__ldg), a plain load on the host. */
-TSR_HD tsr__cf tsr__mwb_read_only(const tsr__cf *p)
+/* One sample in one 8-byte load on the device: through the read-only data path (__ldg) when ro,
+ * a plain global load otherwise (tsr__cf is 4-byte aligned, so reading it as the struct takes
+ * two 4-byte loads; fields from cudaMalloc are 8-byte aligned). A plain load on the host. */
+TSR_HD tsr__cf tsr__mwb_read(const tsr__cf *p, int ro)
 {
 #ifdef __CUDA_ARCH__
-    const float2 v = __ldg((const float2 *)p);
+    const float2 v = ro ? __ldg((const float2 *)p) : *(const float2 *)p;
     return tsr__cf_make(v.x, v.y);
 #else
+    (void)ro;
     return *p;
 #endif
 }
 
 enum { TSR__MWB_W = 2 * TSR__MWB_R + 1 }; /* the cross's window: W x W, centre (R, R) */
 
-/* V3 (read-only path): the 4 R + 1 samples of (ix, iy)'s cross read with tsr__mwb_read_only into
- * a W x W window (0 outside the slice; the window's other entries are never read), then
- * tsr__mig_x3_point on the window's centre. */
+/* V4 (read-only path, ro) and V7 (8-byte global loads): the 4 R + 1 samples of (ix, iy)'s cross
+ * read with tsr__mwb_read into a W x W window (0 outside the slice; the window's other entries
+ * are never read), then tsr__mig_x3_point on the window's centre. */
 TSR_HD tsr__cf tsr__mwb_x_cross(const tsr__cf *u, int32_t nx, int32_t ny, int32_t ix, int32_t iy,
-                                const tsr__mig_step *st)
+                                const tsr__mig_step *st, int ro)
 {
     tsr__cf w[TSR__MWB_W * TSR__MWB_W];
     const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
@@ -127,9 +130,9 @@ TSR_HD tsr__cf tsr__mwb_x_cross(const tsr__cf *u, int32_t nx, int32_t ny, int32_
     for (int32_t m = -TSR__MWB_R; m <= TSR__MWB_R; m++) {
         const int32_t x = ix + m, y = iy + m;
         w[TSR__MWB_R * TSR__MWB_W + TSR__MWB_R + m] =
-            x >= 0 && x < nx ? tsr__mwb_read_only(u + row + (size_t)x) : zero;
+            x >= 0 && x < nx ? tsr__mwb_read(u + row + (size_t)x, ro) : zero;
         w[(TSR__MWB_R + m) * TSR__MWB_W + TSR__MWB_R] =
-            y >= 0 && y < ny ? tsr__mwb_read_only(u + (size_t)y * (size_t)nx + (size_t)ix) : zero;
+            y >= 0 && y < ny ? tsr__mwb_read(u + (size_t)y * (size_t)nx + (size_t)ix, ro) : zero;
     }
     return tsr__mig_x3_point(w, TSR__MWB_R, TSR__MWB_R, TSR__MWB_W, TSR__MWB_W, st->d2, st->xscale,
                              st->xscale_y, 1);

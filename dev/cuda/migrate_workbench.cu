@@ -13,7 +13,7 @@
  *                 mapping gives each thread 4 rows of one column (coalesced 48-sample rows), the
  *                 compute mapping sweeps the core's 960 points (2.5 a thread): two mappings
  *   4 read-only   variant 1 with every sample read through the read-only data (texture) path,
- *                 __ldg, into a 9 x 9 cross window in registers
+ *                 __ldg, in one 8-byte load, into a 9 x 9 cross window in registers
  *   5 no halo     variant 2 with the halo loaded as zeros: each tile ignores its neighbours'
  *                 points. Its error against the correct step is the table's last column (max
  *                 and RMS relative to the reference's max and RMS, after 1 and after NSTEPS
@@ -21,6 +21,9 @@
  *   6 per-step copies  variant 2 with the field copied from the host before and the result
  *                 back after every step (cudaMemcpy, page-locked host memory: the best case),
  *                 against the library's resident fields (variant 2's time)
+ *   7 global, 8-byte loads  variant 4's window with plain loads: variant 1 reads tsr__cf (4-byte
+ *                 aligned) as two 4-byte loads (as the library's tile loads do), 4 and 7 as one
+ *                 8-byte load, so 1 against 7 is the load width and 7 against 4 the path
  * Index arithmetic: migrate_tiles_hd.h (tested on the CPU by tests/unit/test_migrate_tiles.c);
  * per-point arithmetic: extrap_hd.h, as the library's kernels, built with --fmad=false, so every
  * correct variant must equal the CPU reference step computed here (tsr__mig_explicit_row per
@@ -99,11 +102,14 @@ __global__ static void __launch_bounds__(TX *TY)
                           out, sum);
 }
 
-/* Variants 1 (READ_ONLY 0) and 4: one thread per point, blocks of 32 x 8 points. */
-template <int READ_ONLY>
+/* Variants 1 (READ 0), 4 (READ 1) and 7 (READ 2): one thread per point, blocks of 32 x 8
+ * points. 1 runs the CPU's tsr__mig_x3_point on the slice (two 4-byte loads per sample), 4 and 7
+ * gather the cross in 8-byte loads, 4 through the read-only path (__ldg), 7 as plain loads: 1
+ * against 7 is the load width, 7 against 4 the path. prev1 is not __restrict__, so that plain
+ * loads stay plain (a const __restrict__ pointer lets the compiler take the read-only path). */
+template <int READ>
 __global__ static void __launch_bounds__(256)
-    k_point_term(wb_dev d, int32_t n, int conj, const tsr__cf *__restrict__ prev1, tsr__cf *out,
-                 tsr__cf *sum)
+    k_point_term(wb_dev d, int32_t n, int conj, const tsr__cf *prev1, tsr__cf *out, tsr__cf *sum)
 {
     const tsr__mwb_tile t = tsr__mwb_tile_make(32, 8, 1);
     const int32_t nx = d.st.nx, ny = d.st.ny;
@@ -116,9 +122,9 @@ __global__ static void __launch_bounds__(256)
     const tsr__cf *u = prev1 + base;
     const size_t c = (size_t)iy * (size_t)nx + (size_t)ix;
     const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
-    if (READ_ONLY)
-        term_at_point(d, n, conj, base, c, tsr__mwb_x_cross(u, nx, ny, ix, iy, &d.st),
-                      n == 1 ? tsr__mwb_read_only(u + c) : zero, out, sum);
+    if (READ)
+        term_at_point(d, n, conj, base, c, tsr__mwb_x_cross(u, nx, ny, ix, iy, &d.st, READ == 1),
+                      n == 1 ? tsr__mwb_read(u + c, READ == 1) : zero, out, sum);
     else
         term_at_point(d, n, conj, base, c, tsr__mwb_x_global(u, nx, ny, ix, iy, &d.st),
                       n == 1 ? u[c] : zero, out, sum);
@@ -131,7 +137,7 @@ __global__ static void k_copy(const float4 *__restrict__ a, float4 *__restrict__
         b[i] = a[i];
 }
 
-enum { V_GLOBAL = 1, V_TILE32, V_TILE48, V_READ_ONLY, V_NO_HALO, V_COPIES, NVARIANTS };
+enum { V_GLOBAL = 1, V_TILE32, V_TILE48, V_READ_ONLY, V_NO_HALO, V_COPIES, V_WIDE, NVARIANTS };
 
 static const char *variant_name[NVARIANTS] = {"copy kernel",
                                               "global reads",
@@ -139,7 +145,8 @@ static const char *variant_name[NVARIANTS] = {"copy kernel",
                                               "tile 48x32, 48x8 threads",
                                               "read-only path (__ldg)",
                                               "tile 32x8, no halo",
-                                              "tile 32x8 + per-step copies"};
+                                              "tile 32x8 + per-step copies",
+                                              "global, 8-byte loads"};
 
 /* The fields of a run: T_0 / even terms (u), odd terms, the sum (the step's result). */
 struct fields {
@@ -162,6 +169,9 @@ static void step(int v, const wb_dev &d, int32_t nf, int conj, const fields &f, 
             break;
         case V_READ_ONLY:
             k_point_term<1><<<g32, dim3(32, 8), 0, s>>>(d, n, conj, prev1, out, f.sum);
+            break;
+        case V_WIDE:
+            k_point_term<2><<<g32, dim3(32, 8), 0, s>>>(d, n, conj, prev1, out, f.sum);
             break;
         case V_TILE48:
             k_tile_term<40, 24, 48, 8, 1>
@@ -238,7 +248,7 @@ int main(int argc, char **argv)
            prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, nx, ny, nf, TERMS);
 
     /* 0: the copy kernel's bandwidth (read + write) */
-    double copy_gbs;
+    double copy_gbs, copy_ms, copy_lo, copy_hi, copy_bytes;
     {
         const size_t bytes = small ? (size_t)64 << 20 : (size_t)1 << 30;
         float4 *a, *b;
@@ -256,7 +266,11 @@ int main(int argc, char **argv)
             CK(cudaEventElapsedTime(&f, ev[0], ev[1]));
             ms.push_back(f);
         }
-        copy_gbs = 2.0 * (double)bytes / (median(ms) * 1e6);
+        copy_ms = median(ms);
+        copy_lo = *std::min_element(ms.begin(), ms.end());
+        copy_hi = *std::max_element(ms.begin(), ms.end());
+        copy_bytes = 2.0 * (double)bytes;
+        copy_gbs = copy_bytes / (copy_ms * 1e6);
         printf("copy kernel: %zu MiB in %.3f ms: %.0f GB/s read + write\n", bytes >> 20, median(ms),
                copy_gbs);
         cudaFree(a);
@@ -346,6 +360,8 @@ int main(int argc, char **argv)
     printf("\n| variant | ms / step (median) | spread | GB / step | GB/s | of copy | check | "
            "after %d steps |\n|---|---|---|---|---|---|---|---|\n",
            nsteps);
+    printf("| 0 %s | %.3f | %.3f-%.3f | %.3f | %.0f | 1.00 | - | - |\n", variant_name[0], copy_ms,
+           copy_lo, copy_hi, copy_bytes / 1e9, copy_gbs);
     int rc = 0;
     std::vector<tsr__cf> got(np);
     for (int v = 1; v < NVARIANTS; v++) {
