@@ -32,8 +32,9 @@
  *
  * Bytes per step: tsr__mwb_step_bytes (640 per point and frequency: each sample once; the halo's
  * re-reads counted as cache hits), so GB/s is effective bandwidth. Times: CUDA events around one
- * whole step (15 launches), median of REPEATS steps, each from the same input (restored outside
- * the timing). The coefficient table, slowness, taper and w dz are random but shaped as a plan's
+ * whole step (15 launches), median of 21 steps (3 in --small), each from the same input (restored
+ * outside the timing). The coefficient table, slowness, taper and w dz are random but shaped as a
+ * plan's
  * (|sum c_n| < 1: the steps stay bounded). usage: migrate_workbench_cuda [--small] (--small:
  * a 72 x 56 slice, 4 frequencies, 3 repeats: the smoke test; exit 77 without a device). */
 #include <cuda_runtime.h>
