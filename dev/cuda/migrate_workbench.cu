@@ -34,9 +34,9 @@
  * re-reads counted as cache hits), so GB/s is effective bandwidth. Times: CUDA events around one
  * whole step (15 launches), median of 21 steps (3 in --small), each from the same input (restored
  * outside the timing). The coefficient table, slowness, taper and w dz are random but shaped as a
- * plan's
- * (|sum c_n| < 1: the steps stay bounded). usage: migrate_workbench_cuda [--small] (--small:
- * a 72 x 56 slice, 4 frequencies, 3 repeats: the smoke test; exit 77 without a device). */
+ * plan's (|sum c_n| < 1: the steps stay bounded). The CPU reference takes ~10 s at full size.
+ * usage: migrate_workbench_cuda [--small] (--small: a 72 x 56 slice, 4 frequencies, 3 repeats,
+ * 3 steps: the smoke test; exit 77 without a device). */
 #include <cuda_runtime.h>
 
 #include "migrate_tiles_hd.h"
