@@ -164,26 +164,10 @@ int main(int argc, char **argv)
         printf("bench_j2k_cuda: no CUDA device: nothing to compare\n");
         return 0;
     }
-    tsr_ctx_options co;
-    tsr_ctx_options_init(&co);
-    co.backend = TSR_BACKEND_CPU;
-    co.threads = threads;
-    tsr_ctx *cpu, *gpu;
-    if (tsr_ctx_create(&co, &cpu) != TSR_OK)
-        return 1;
-    co.backend = TSR_BACKEND_CUDA;
-    if (tsr_ctx_create(&co, &gpu) != TSR_OK) {
-        fprintf(stderr, "cuda context: %s\n", tsr_ctx_last_error(cpu));
-        return 1;
-    }
-    const char *root = getenv("TSR_DATA") ? getenv("TSR_DATA") : "../shared/data";
-    char srcpath[1024];
-    snprintf(srcpath, sizeof srcpath, "%s/images/desert_mesa_4611x8192.jpg", root);
+    tsr_ctx *cpu = NULL, *gpu = NULL;
     tsr_image src;
-    if (tsr_image_load(cpu, srcpath, &src, NULL) != TSR_OK) {
-        fprintf(stderr, "cannot load %s (set TSR_DATA): %s\n", srcpath, tsr_ctx_last_error(cpu));
+    if (tsr_bench_j2k_cuda_setup(threads, &cpu, &gpu, &src))
         return 1;
-    }
     static const coding codings[] = {{"HT lossless", 1, 1, 0, 0},
                                      {"HT lossy q 1/128", 1, 0, 0, 1.0f / 128},
                                      {"Part 1 lossless", 0, 1, 0, 0},

@@ -341,6 +341,31 @@ uint8_t *tsr_bench_slurp(const char *path, size_t *len)
     return b;
 }
 
+int tsr_bench_j2k_cuda_setup(int threads, tsr_ctx **cpu, tsr_ctx **gpu, tsr_image *src)
+{
+    tsr_ctx_options co;
+    tsr_ctx_options_init(&co);
+    co.backend = TSR_BACKEND_CPU;
+    co.threads = threads;
+    if (tsr_ctx_create(&co, cpu) != TSR_OK) {
+        fprintf(stderr, "cpu context: %s\n", tsr_ctx_last_error(*cpu));
+        return 1;
+    }
+    co.backend = TSR_BACKEND_CUDA;
+    if (tsr_ctx_create(&co, gpu) != TSR_OK) {
+        fprintf(stderr, "cuda context: %s\n", tsr_ctx_last_error(*gpu));
+        return 1;
+    }
+    const char *root = getenv("TSR_DATA") ? getenv("TSR_DATA") : "../shared/data";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/images/desert_mesa_4611x8192.jpg", root);
+    if (tsr_image_load(*cpu, path, src, NULL) != TSR_OK) {
+        fprintf(stderr, "cannot load %s (set TSR_DATA): %s\n", path, tsr_ctx_last_error(*cpu));
+        return 1;
+    }
+    return 0;
+}
+
 int tsr_bench_make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const char *out)
 {
     tsr_image img;
