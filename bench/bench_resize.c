@@ -7,7 +7,8 @@
  * time for the same mode, not the same image). GPU
  * columns time device-resident images with CUDA events on a stream the benchmark owns (the library
  * queues its work there and returns), so they show kernel time plus launch; the "e2e" column is the
- * same call on host images (upload, kernel, download), and "h2h floor" the same bytes copied by
+ * same call on host images (upload, kernel, download), "batch e2e" one tsr_resize_batch over the
+ * rotation sets of host images (per image), and "h2h floor" the same bytes copied by
  * cudaMemcpy from and to those pageable host buffers (issue 23's floor for host calls). Inputs
  * rotate among enough copies to exceed the L2 several times. Bytes counted are the bytes a kernel
  * must touch: the source rows (and 32-byte sectors within them) that any tap reads, plus the
@@ -156,6 +157,20 @@ static int run_tsr(void *user, int iter, double *us)
 #else
     (void)us; /* the harness times the call with the host clock */
 #endif
+    return 0;
+}
+
+/* One tsr_resize_batch over every rotation set (host images): *us is the time per image. */
+static int run_tsr_batch(void *user, int iter, double *us)
+{
+    runner *r = (runner *)user;
+    (void)iter;
+    double t0 = tsr_bench_now_us();
+    if (tsr_resize_batch(r->ctx, r->src, r->dst, (size_t)r->nsets, &r->opt, NULL) != TSR_OK) {
+        fprintf(stderr, "tsr_resize_batch: %s\n", tsr_ctx_last_error(r->ctx));
+        return 1;
+    }
+    *us = (tsr_bench_now_us() - t0) / r->nsets;
     return 0;
 }
 
@@ -414,9 +429,10 @@ int main(int argc, char **argv)
 #endif
 
     static const char *const hdr[] = {
-        "case",        "interp",    "MB touched", "floor us", "cpu us",      "cuda us",
-        "cuda spread", "cuda GB/s", "of copy bw", "vs floor", "cuda e2e us", "h2h floor us",
-        "e2e/h2h",     "opencl us", "npp us",     "npp/cuda", "cpu/cuda"};
+        "case",        "interp",       "MB touched", "floor us",         "cpu us",
+        "cuda us",     "cuda spread",  "cuda GB/s",  "of copy bw",       "vs floor",
+        "cuda e2e us", "h2h floor us", "e2e/h2h",    "batch e2e us/img", "batch/h2h",
+        "opencl us",   "npp us",       "npp/cuda",   "cpu/cuda"};
     tsr_bench_table *t = tsr_bench_table_new(
         "tsr_resize, 3-channel u8 (median us; GPU columns device-resident, CUDA events)",
         (int)(sizeof hdr / sizeof hdr[0]), hdr);
@@ -446,9 +462,9 @@ int main(int argc, char **argv)
             if (!in_list(interp_list, tsr_interp_name(ip)))
                 continue;
             double bytes = bytes_touched(c, ip);
-            tsr_bench_stats s_cpu = {0}, s_cuda = {0}, s_e2e = {0}, s_h2h = {0}, s_ocl = {0},
-                            s_npp = {0};
-            int ok_cpu = 0, ok_cuda = 0, ok_e2e = 0, ok_h2h = 0, ok_ocl = 0, ok_npp = 0;
+            tsr_bench_stats s_cpu = {0}, s_cuda = {0}, s_e2e = {0}, s_h2h = {0}, s_bat = {0},
+                            s_ocl = {0}, s_npp = {0};
+            int ok_cpu = 0, ok_cuda = 0, ok_e2e = 0, ok_h2h = 0, ok_bat = 0, ok_ocl = 0, ok_npp = 0;
             runner r;
             memset(&r, 0, sizeof r);
             tsr_resize_options_init(&r.opt);
@@ -503,6 +519,8 @@ int main(int argc, char **argv)
             if (cuda_e2e) {
                 r.ctx = cuda_e2e, r.src = hs, r.dst = hd;
                 ok_e2e = !tsr_bench_measure(run_tsr, &r, 2, repeats < 20 ? repeats : 20, &s_e2e);
+                ok_bat =
+                    !tsr_bench_measure(run_tsr_batch, &r, 1, repeats < 10 ? repeats : 10, &s_bat);
             }
             if (have_dev) {
                 copy_runner cr = {hs, hd, ds, dd, nsets};
@@ -526,6 +544,8 @@ int main(int argc, char **argv)
                 us_cell(&s_e2e, ok_e2e),
                 us_cell(&s_h2h, ok_h2h),
                 ok_e2e && ok_h2h ? tsr_bench_fmt("%.2f", s_e2e.median_us / s_h2h.median_us) : "-",
+                us_cell(&s_bat, ok_bat),
+                ok_bat && ok_h2h ? tsr_bench_fmt("%.2f", s_bat.median_us / s_h2h.median_us) : "-",
                 us_cell(&s_ocl, ok_ocl),
                 us_cell(&s_npp, ok_npp),
                 ok_cuda && ok_npp ? tsr_bench_fmt("%.2f", s_npp.median_us / s_cuda.median_us) : "-",
@@ -548,6 +568,8 @@ int main(int argc, char **argv)
            "floor us; npp/cuda > 1 means tessera is faster\n");
     printf("h2h floor = the call's bytes (source up, destination down) copied by cudaMemcpy from "
            "and to the same pageable host buffers; e2e/h2h = cuda e2e us / h2h floor us\n");
+    printf("batch e2e = one tsr_resize_batch over the case's rotation sets (host images), per "
+           "image; batch/h2h = that / h2h floor us\n");
     if (json) {
         const char *meta[] = {"host",
                               tsr_bench_host_description(),

@@ -3,6 +3,7 @@
 # its exit code), `expect_stopped CMD...` (below), and `finish NAME` (prints "N passed, M failed" and exits non-zero on failure).
 set -u
 tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
+py=${TSR_PYTHON:-/usr/bin/python3} # Python with numpy and cv2 (the build's TSR_PYTHON)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0

@@ -58,7 +58,7 @@ expect 1 "$tool" carve "$s" "$tmp/b.png" --width 50 --backend opencl; one_line o
 expect 0 "$tool" carve "$s" "$tmp/w.png" --width 70 --json
 grep -q '"output_size": \[70, 72\]' "$tmp/out.txt" && ok || bad "json output size"
 grep -q '"removed": \[26, 0\]' "$tmp/out.txt" && ok || bad "json seams removed"
-/usr/bin/python3 -m json.tool "$tmp/out.txt" >/dev/null 2>&1 && ok || bad "json is valid"
+"$py" -m json.tool "$tmp/out.txt" >/dev/null 2>&1 && ok || bad "json is valid"
 expect 0 "$tool" carve "$s" "$tmp/e.png" --size 150x80 --energy forward --json
 grep -q '"inserted": \[54, 8\]' "$tmp/out.txt" && ok || bad "json seams inserted"
 expect 0 "$tool" carve "$s" "$tmp/o.png" --size 90x66 --order optimal --quiet
@@ -75,7 +75,7 @@ for args in "--width 60" "--size 120x60 --energy forward" "--size 80x90 --order 
 done
 
 # Masks, object removal and the overlay.
-/usr/bin/python3 - "$tmp" <<'PY' || bad "cannot write masks"
+"$py" - "$tmp" <<'PY' || bad "cannot write masks"
 import sys, zlib, struct
 def png(path, w, h, rows):
     raw = b"".join(b"\0" + bytes(r) for r in rows)

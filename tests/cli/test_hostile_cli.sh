@@ -7,7 +7,6 @@
 # output, devices, FIFOs, symlinks) are written through, modes kept, output = input refused.
 data=${TSR_DATA:-../shared/data}
 . "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
-py=/usr/bin/python3
 # Work inside the temporary folder, so that a tool that writes '-' or other relative names as
 # files leaves them there.
 data=$(cd "$data" 2>/dev/null && pwd || echo "$data")

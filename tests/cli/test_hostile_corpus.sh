@@ -6,7 +6,7 @@
 # the sanitizer bounds, which the script applies itself.
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 tool=${TSR_TOOL:?TSR_TOOL must name the tessera binary}
-py=/usr/bin/python3
+py=${TSR_PYTHON:-/usr/bin/python3}
 [ -x "$py" ] || { echo "note: no $py; skipped" >&2; exit 77; }
 quick=
 if [ "${TSR_HOSTILE_SANITIZED:-0}" = 1 ] || ldd "$tool" 2>/dev/null | grep -q libasan; then

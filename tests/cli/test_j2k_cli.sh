@@ -257,7 +257,7 @@ for opt in lossless levels cblk order; do
   grep -q -- "--$opt" "$tmp/help.txt" && ok || bad "j2k --help documents --$opt"
 done
 grep -q "opj_compress" "$tmp/help.txt" && ok || bad "j2k --help maps options to opj_compress"
-/usr/bin/python3 - "$tmp" <<'EOF'
+"$py" - "$tmp" <<'EOF'
 import sys, numpy as np, cv2
 t = sys.argv[1]
 rng = np.random.default_rng(7)
@@ -267,7 +267,7 @@ ramp = (np.arange(61 * 45).reshape(61, 45) % 251).astype(np.uint8)
 cv2.imwrite(t + "/e_rgb.ppm", np.dstack([ramp, ramp[::-1], ramp // 2]))
 EOF
 same() { # same A B: the two images hold the same samples
-  /usr/bin/python3 -c "import sys,cv2,numpy as np; a=cv2.imread(sys.argv[1],-1); b=cv2.imread(sys.argv[2],-1); sys.exit(0 if a is not None and b is not None and a.shape==b.shape and a.dtype==b.dtype and np.array_equal(a,b) else 1)" "$1" "$2"
+  "$py" -c "import sys,cv2,numpy as np; a=cv2.imread(sys.argv[1],-1); b=cv2.imread(sys.argv[2],-1); sys.exit(0 if a is not None and b is not None and a.shape==b.shape and a.dtype==b.dtype and np.array_equal(a,b) else 1)" "$1" "$2"
 }
 expect 0 "$tool" j2k encode "$tmp/e_rgba.png" "$tmp/e.jp2" --json
 python3 -c "import json,os; d=json.load(open('$tmp/out.txt')); assert d['bytes']==os.path.getsize('$tmp/e.jp2') and d['components']==4 and d['lossless']" && ok || bad "encode --json"
@@ -383,7 +383,7 @@ reject_encode 2 "qstep 0" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --
 reject_encode 2 "qstep 2" "--qstep wants" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --qstep 2
 
 # rate control: --rate BPP gives a file of at most BPP * w * h / 8 bytes, within 1% of it
-/usr/bin/python3 - "$tmp" <<'EOF'
+"$py" - "$tmp" <<'EOF'
 import sys, numpy as np, cv2
 yy, xx = np.mgrid[0:160, 0:200]
 v = 128 + 60 * np.sin(xx * 0.07) * np.cos(yy * 0.05) + 30 * (xx > 90) + np.random.default_rng(3).normal(0, 4, (160, 200))
@@ -400,7 +400,7 @@ python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==
 expect 0 "$tool" j2k decode "$tmp/q.j2k" "$tmp/q1.ppm" --layers 1
 expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/ql.jp2" --lossless --layers 4
 expect 0 "$tool" j2k decode "$tmp/ql.jp2" "$tmp/ql.ppm"
-/usr/bin/python3 -c "import cv2,numpy as np; a=cv2.imread('$tmp/photo.ppm'); b=cv2.imread('$tmp/ql.ppm'); assert a is not None and np.array_equal(a,b)" && ok || bad "--lossless --layers 4: not exact"
+"$py" -c "import cv2,numpy as np; a=cv2.imread('$tmp/photo.ppm'); b=cv2.imread('$tmp/ql.ppm'); assert a is not None and np.array_equal(a,b)" && ok || bad "--lossless --layers 4: not exact"
 expect 0 "$tool" j2k info "$tmp/ql.jp2" --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==4 and d['transform']=='5/3'" && ok || bad "--lossless --layers 4: header"
 reject_encode 2 "decreasing rates" "increasing" "$tmp/one.pgm" "$tmp/enc_out/x.j2k" --rate 1,0.5
@@ -415,7 +415,7 @@ expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/p.j2k" --psnr 30,38 --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); e=d['psnr_estimate']; assert len(e)==2 and e[0]>=30 and e[1]>=38, e" && ok || bad "--psnr 30,38: estimates"
 expect 0 "$tool" j2k decode "$tmp/p.j2k" "$tmp/p1.ppm" --layers 1
 expect 0 "$tool" j2k decode "$tmp/p.j2k" "$tmp/p2.ppm"
-/usr/bin/python3 -c "
+"$py" -c "
 import cv2, numpy as np
 a = cv2.imread('$tmp/photo.ppm').astype(float)
 for f, t, tol in (('p1', 30, 1.0), ('p2', 38, 0.25)):
@@ -504,13 +504,13 @@ for r in 0.5 1 2; do
 done
 expect 0 "$tool" j2k info "$tmp/hr1.jph" --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); assert d['layers']==1 and d['code_block_style']&0x40 and d['transform']=='9/7', d" && ok || bad "--ht --rate: header"
-/usr/bin/python3 -c "
+"$py" -c "
 import cv2, numpy as np
 a = cv2.imread('$tmp/photo.ppm').astype(float)
 p = [10 * np.log10(255**2 / ((a - cv2.imread('$tmp/hr%s.ppm' % r).astype(float))**2).mean()) for r in ('0.5', '1', '2')]
 assert p[0] < p[1] < p[2], p" && ok || bad "--ht --rate 0.5,1,2: PSNR not rising"
 if command -v ojph_expand >/dev/null; then
-  ojph_expand -i "$tmp/hr1.jph" -o "$tmp/hr1_ojph.ppm" >/dev/null 2>&1 && /usr/bin/python3 -c "
+  ojph_expand -i "$tmp/hr1.jph" -o "$tmp/hr1_ojph.ppm" >/dev/null 2>&1 && "$py" -c "
 import cv2, numpy as np
 a = cv2.imread('$tmp/hr1.ppm').astype(int); b = cv2.imread('$tmp/hr1_ojph.ppm').astype(int)
 assert a.shape == b.shape and np.abs(a - b).max() <= 1" && ok || bad "--ht --rate 1: ojph_expand"
@@ -518,7 +518,7 @@ fi
 expect 0 "$tool" j2k encode "$tmp/photo.ppm" "$tmp/hp.j2k" --ht --psnr 38 --json
 python3 -c "import json; d=json.load(open('$tmp/out.txt')); e=d['psnr_estimate']; assert d['ht'] and len(e)==1 and e[0]>=38, e" && ok || bad "--ht --psnr 38: estimate"
 expect 0 "$tool" j2k decode "$tmp/hp.j2k" "$tmp/hp.ppm"
-/usr/bin/python3 -c "
+"$py" -c "
 import cv2, numpy as np
 a = cv2.imread('$tmp/photo.ppm').astype(float)
 p = 10 * np.log10(255**2 / ((a - cv2.imread('$tmp/hp.ppm').astype(float))**2).mean())

@@ -31,7 +31,7 @@ J
 expect 0 "$tool" layout check "$tmp/k4.json"
 grep -q "K=1 n_K=2 Phi=2 C=1" "$tmp/out.txt" && ok || bad "k4 score"
 expect 0 "$tool" layout check "$tmp/k4.json" --json
-/usr/bin/python3 -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
+"$py" -c "import json,sys; j=json.load(open('$tmp/out.txt')); sys.exit(0 if j['valid'] and j['K']==1 and j['C']==1 else 1)" && ok || bad "check --json"
 
 # Other input formats: the same drawing as DOT (pos) and GraphML (x/y data) scores the same; a
 # CSV edge list with a header has no coordinates; a malformed DOT or CSV file is a one-line
@@ -85,7 +85,7 @@ cmp -s "$tmp/o1.json" "$tmp/o2.json" && ok || bad "same seed, same drawing"
 
 # --chains 1 is the one-chain optimizer: the sha256 of its output is the one d81c02f (before
 # --chains) wrote for the same command, on a generated graph (40 nodes, 100 edges, 50x50).
-/usr/bin/python3 - >"$tmp/g40.json" <<'P'
+"$py" - >"$tmp/g40.json" <<'P'
 import json
 s = 12345
 def nxt():
@@ -126,8 +126,8 @@ expect 0 "$tool" layout optimize "$tmp/g40.json" "$tmp/g3t.json" --moves 20000 -
 cmp -s "$tmp/g3s.json" "$tmp/g3t.json" && ok || bad "3 chains with syncs: same drawing"
 expect 0 "$tool" layout check "$tmp/g3s.json"
 # chain 0 of N is the one-chain walk: N chains never end worse than one
-k1=$("$tool" layout check "$tmp/g1.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
-k3=$("$tool" layout check "$tmp/g3a.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+k1=$("$tool" layout check "$tmp/g1.json" --json | "$py" -c "import json,sys; print(json.load(sys.stdin)['K'])")
+k3=$("$tool" layout check "$tmp/g3a.json" --json | "$py" -c "import json,sys; print(json.load(sys.stdin)['K'])")
 [ "$k3" -le "$k1" ] && ok || bad "3 chains worse than chain 0 alone ($k3 > $k1)"
 
 ex=$data/graphs/gd2025-examples
@@ -148,10 +148,10 @@ if [ -d "$ex" ]; then
   expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100.json" --time 2 --checkpoint "$tmp/ck.json" --chains 2 --quiet
   expect 0 "$tool" layout check "$tmp/o100.json"
   [ -s "$tmp/ck.json" ] && ok || bad "checkpoint written"
-  k1=$("$tool" layout check "$tmp/ck.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+  k1=$("$tool" layout check "$tmp/ck.json" --json | "$py" -c "import json,sys; print(json.load(sys.stdin)['K'])")
   expect 0 "$tool" layout optimize "$ex/100-nodes.json" "$tmp/o100b.json" --time 2 --checkpoint "$tmp/ck.json" --chains 2
   grep -q "resuming from checkpoint" "$tmp/err.txt" && ok || bad "resume announced"
-  k2=$("$tool" layout check "$tmp/o100b.json" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['K'])")
+  k2=$("$tool" layout check "$tmp/o100b.json" --json | "$py" -c "import json,sys; print(json.load(sys.stdin)['K'])")
   [ "$k2" -le "$k1" ] && ok || bad "resume does not lose ground ($k2 > $k1)"
   expect 1 "$tool" layout optimize "$ex/15-nodes.json" "$tmp/o15.json" --time 1 --checkpoint "$tmp/ck.json"
   grep -q "not a drawing of the graph" "$tmp/err.txt" && ok || bad "foreign checkpoint refused"
@@ -175,7 +175,7 @@ printf '{"nodes":[{"id":0,"x":0,"y":0},{"id":1,"x":200,"y":100},{"id":2,"x":0,"y
 expect 0 "$tool" layout render "$tmp/x.json" "$tmp/x.png"
 expect 0 "$tool" layout render "$tmp/x.json" "$tmp/x.jpg" --size 400 --json
 grep -q '"format": "jpeg".*"pixels": \[400, 205\]' "$tmp/out.txt" && ok || bad "render --json names the format and pixels"
-/usr/bin/python3 -c "
+"$py" -c "
 import cv2,sys
 a=cv2.imread('$tmp/x.png'); b=cv2.imread('$tmp/x.jpg')
 # the crossing at the canvas centre is red (BGR), the margin white

@@ -9,7 +9,6 @@
 # device is present (else refuses cuda in one line).
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 . "$tests/cli/lib.sh"
-py=/usr/bin/python3
 one_line() { [ "$(grep -v -c 'using CPU' "$tmp/err.txt")" -eq 1 ] && ok || bad "one error line: $*"; }
 
 expect 0 "$tool" migrate --help

@@ -8,7 +8,6 @@
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 . "$tests/cli/lib.sh"
 data=${TSR_DATA:-}
-py=/usr/bin/python3
 one_line() { [ "$(grep -v -c 'using CPU' "$tmp/err.txt")" -eq 1 ] && ok || bad "one error line: $*"; }
 
 expect 0 "$tool" migrate --help

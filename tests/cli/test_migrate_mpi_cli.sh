@@ -14,7 +14,6 @@
 # each shot migrated alone (a float image, so scaled by 1 + 2^-20 to cover its rounding).
 tests=${TSR_TESTS:?TSR_TESTS must name the tests folder}
 . "$tests/cli/lib.sh"
-py=/usr/bin/python3
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "test_migrate_mpi_cli: mpirun is not installed (Debian: openmpi-bin); skipping"
   exit 77

@@ -4,7 +4,6 @@
 # line naming the size, the limit and the option, and no output file; `--max-pixels 0` decodes a
 # 17000x17000 empty codestream (a 102-byte "decompression bomb") within bounded time and memory.
 . "${TSR_TESTS:?TSR_TESTS must name the tests folder}/cli/lib.sh"
-py=/usr/bin/python3
 
 # bomb W H [COMPONENTS [BITS]]: a valid codestream of one tile whose every packet is empty (no
 # code-block has data), so every sample is the DC level 2^(BITS-1); about 100 bytes.

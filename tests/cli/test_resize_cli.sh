@@ -69,9 +69,9 @@ cmp -s "$tmp/batch/one.png" "$tmp/r_cubic.png" && ok || bad "batch output equals
 expect 2 "$tool" resize "$tmp/one.png" "$tmp/batch/one.png" "$tmp/batch2" --size 5x5
 
 # The output against OpenCV itself (Debian's python3-opencv), when present.
-if /usr/bin/python3 -c "import cv2, numpy" 2>/dev/null; then
+if "$py" -c "import cv2, numpy" 2>/dev/null; then
   for interp in linear cubic area; do
-    /usr/bin/python3 - "$sample" "$tmp/r_$interp.png" "$interp" <<'PY' && ok || bad "CLI output differs from cv2.resize ($interp)"
+    "$py" - "$sample" "$tmp/r_$interp.png" "$interp" <<'PY' && ok || bad "CLI output differs from cv2.resize ($interp)"
 import sys, cv2, numpy as np
 src = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
 got = cv2.imread(sys.argv[2], cv2.IMREAD_UNCHANGED)
@@ -81,7 +81,7 @@ sys.exit(0 if got is not None and got.shape == want.shape and np.array_equal(got
 PY
   done
 else
-  echo "note: /usr/bin/python3 has no cv2; skipping the OpenCV comparison" >&2
+  echo "note: "$py" has no cv2; skipping the OpenCV comparison" >&2
 fi
 
 finish test_resize_cli
