@@ -594,8 +594,9 @@ static int cubic_variants(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int r
                  {"8k-4k", 7680, 4320, 3840, 2160},
                  {"4k-8k", 3840, 2160, 7680, 4320}};
     const int cn = 3;
-    const char *vname[] = {"library", "cw 4px x 64 thr", "cw 4px x 32 thr"};
-    enum { NV = 3 };
+    const char *vname[] = {"library", "cw 4px x 64 thr", "cw 4px x 32 thr",
+                           "cw 4px x 64 thr s16x2 clamp"};
+    enum { NV = 4 };
     printf("\nu8 3-channel cubic: library kernel against cw_cubic variants (kernel alone, events, "
            "median us; exact = bit for bit against the reference backend)\n| case | floor us |");
     for (int v = 0; v < NV; v++)
@@ -654,7 +655,7 @@ static int cubic_variants(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int r
         printf("| %s | %.1f |", c.name, floor_us);
         char shapes[128] = "";
         for (int v = 0; v < NV; v++) {
-            const int nt = v == 1 ? 64 : 32, tp = 4 * nt;
+            const int nt = v == 2 ? 32 : 64, tp = 4 * nt;
             int th = 0;
             size_t smem = 0;
             dim3 grid;
@@ -678,13 +679,17 @@ static int cubic_variants(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int r
                         exit(1);
                     }
                 } else if (v == 1) {
-                    cw_cubic<4, 64><<<grid, 64, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
-                                                                c.dw, c.dh, (int)srow, (int)drow,
-                                                                plan.vec_end, th, al4, vst);
+                    cw_cubic<4, 64, 0><<<grid, 64, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
+                } else if (v == 2) {
+                    cw_cubic<4, 32, 0><<<grid, 32, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
                 } else {
-                    cw_cubic<4, 32><<<grid, 32, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
-                                                                c.dw, c.dh, (int)srow, (int)drow,
-                                                                plan.vec_end, th, al4, vst);
+                    cw_cubic<4, 64, 1><<<grid, 64, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
                 }
             };
             CK(cudaMemset(ddst, 0xa5, dbytes));

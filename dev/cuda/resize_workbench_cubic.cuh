@@ -113,8 +113,12 @@ __device__ __forceinline__ void cw_h(float (&R)[3 * PX], const uint *row, const 
         }
 }
 
-/* One output row from the ring (tap row k in slot (P + k) % 4): v[j]'s low byte is element j. */
-template <int PX, int P>
+/* One output row from the ring (tap row k in slot (P + k) % 4): v[j] is element j as the bits
+ * of rn(acc + M), acc clamped to [0, 255] first (C16 = 0: the low byte is the output) or not
+ * (C16 = 1: the low 16 bits are rne(acc) as a signed 16-bit value, clamped by cw_pack;
+ * |acc| <= 255 x 1.375^2 < 2^9, 1.375 the largest sum of |cubic weights|). Elements >= vec_end
+ * get the integer form's byte. */
+template <int PX, int P, int C16>
 __device__ __forceinline__ void cw_v(const float (&R)[4][3 * PX], const cw_row &rw, int tail,
                                      int el, int vec_end, uint (&v)[3 * PX])
 {
@@ -124,7 +128,9 @@ __device__ __forceinline__ void cw_v(const float (&R)[4][3 * PX], const cw_row &
         acc = __fadd_rn(__fmaf_rn(R[(P + 2) % 4][j], rw.bf.z, rw.cb.z), acc);
         acc = __fadd_rn(__fmaf_rn(R[(P + 1) % 4][j], rw.bf.y, rw.cb.y), acc);
         acc = __fadd_rn(__fmaf_rn(R[P % 4][j], rw.bf.x, rw.cb.x), acc);
-        v[j] = __float_as_uint(__fadd_rn(fminf(fmaxf(acc, 0.f), 255.f), 12582912.f));
+        if (!C16)
+            acc = fminf(fmaxf(acc, 0.f), 255.f);
+        v[j] = __float_as_uint(__fadd_rn(acc, 12582912.f));
     }
     if (tail) {
 #pragma unroll
@@ -140,6 +146,19 @@ __device__ __forceinline__ void cw_v(const float (&R)[4][3 * PX], const cw_row &
     }
 }
 
+/* Output word w (elements 4w .. 4w + 3) from cw_v's values. C16 = 1: two elements' signed
+ * 16-bit values per word, clamped to [0, 255] by 16x2 integer max/min (one instruction each on
+ * sm_90, emulated elsewhere), then their low bytes packed. */
+template <int C16> __device__ __forceinline__ uint cw_pack(const uint *v)
+{
+    if (!C16)
+        return __byte_perm(__byte_perm(v[0], v[1], 0x0040), __byte_perm(v[2], v[3], 0x0040),
+                           0x5410);
+    const uint a = __vmins2(__vmaxs2(__byte_perm(v[0], v[1], 0x5410), 0u), 0x00ff00ffu);
+    const uint b = __vmins2(__vmaxs2(__byte_perm(v[2], v[3], 0x5410), 0u), 0x00ff00ffu);
+    return __byte_perm(a, b, 0x6420);
+}
+
 #define CW_PHASE(ph, STEP)                                                                         \
     switch (ph) {                                                                                  \
     case 0: STEP(0); break;                                                                        \
@@ -148,9 +167,9 @@ __device__ __forceinline__ void cw_v(const float (&R)[4][3 * PX], const cw_row &
     default: STEP(3); break;                                                                       \
     }
 
-/* Grid (ceil(dw / (NT PX)), ceil(dh / th)), NT threads; dynamic shared memory for the largest
- * block's quads x rows (host: cw_geometry). */
-template <int PX, int NT>
+/* Grid (ceil(dw / (NT PX)), ceil(dh / th)), NT threads; C16 picks cw_pack's clamp; dynamic shared
+ * memory for the largest block's quads x rows (host: cw_geometry). */
+template <int PX, int NT, int C16>
 __global__ void __launch_bounds__(NT)
     cw_cubic(const uchar *__restrict__ src, uchar *__restrict__ dst,
              const cw_col *__restrict__ cols, const cw_row *__restrict__ rowt, int sw, int sh,
@@ -199,20 +218,22 @@ __global__ void __launch_bounds__(NT)
         }
         uint v[3 * PX];
         const cw_row rw = s_r[k];
-#define TSR_CW_V(P) cw_v<PX, P>(R, rw, tail, el, vec_end, v)
+#define TSR_CW_V(P) cw_v<PX, P, C16>(R, rw, tail, el, vec_end, v)
         CW_PHASE(ph, TSR_CW_V)
 #undef TSR_CW_V
+        uint wd[3 * PX / 4];
+#pragma unroll
+        for (int w = 0; w < 3 * PX / 4; w++)
+            wd[w] = cw_pack<C16>(v + 4 * w);
         if (full) {
 #pragma unroll
             for (int w = 0; w < 3 * PX / 4; w++)
-                ((uint *)dp)[w] =
-                    __byte_perm(__byte_perm(v[4 * w], v[4 * w + 1], 0x0040),
-                                __byte_perm(v[4 * w + 2], v[4 * w + 3], 0x0040), 0x5410);
+                ((uint *)dp)[w] = wd[w];
         } else {
 #pragma unroll
             for (int j = 0; j < 3 * PX; j++)
                 if (el + j < n)
-                    dp[j] = (uchar)v[j];
+                    dp[j] = (uchar)(wd[j / 4] >> (8 * (j % 4)));
         }
     }
 }
