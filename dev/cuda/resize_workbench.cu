@@ -19,6 +19,10 @@
  *
  * Cases: 3-channel u8 linear, those of bench_resize that take the separable linear path
  * (1080p->720p, 1080p->4K, 4K->8K; the exact halvings take OpenCV's area path instead).
+ * Then u8 3-channel cubic (cubic_variants): the library's kernel beside the cw_cubic variants of
+ * resize_workbench_cubic.cuh on the breakdown's five cases, floor us, us, PASS/FAIL and x floor
+ * per variant in one table; `resize_workbench_cuda [repeats] cubic` runs the copy probe and that
+ * table alone. Exit status 1 when a cubic variant is not bit-exact.
  * Inputs rotate among copies totalling > 4x the L2. Times: CUDA events, median of repeats.
  * Build: with the library (dev/CMakeLists.txt), --fmad=false like the library. */
 #include <cuda_runtime.h>
@@ -38,6 +42,7 @@ tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const ts
                             tsr_image *dst);
 }
 #include "resize/resize_cuda.h"
+#include "resize_workbench_cubic.cuh"
 
 /* The launch shapes of a variant number n, as bits: 1 k_lin2_u8 at 4 elements per thread, 2
  * k_lin2_u8 off (k_stile_u8 takes its plans), 4 k_up2_u8 off, 8 k_lin2_u8 tiles for 4x more
@@ -497,6 +502,223 @@ static void breakdown(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repea
     }
 }
 
+/* The host tables of cw_cubic (resize_workbench_cubic.cuh) from a u8 cubic plan: per output
+ * column the window start and folded coefficients (the clamped taps' coefficients summed per
+ * window pixel, as k_walk_u8 folds them on the device), per output row the first tap row and
+ * the coefficients in the three forms the kernel uses. */
+static void cw_tables(const tsr__resize_plan *pl, std::vector<cw_col> &cols,
+                      std::vector<cw_row> &rows)
+{
+    const int *xofs = (const int *)pl->table[TSR__RT_XOFS];
+    const int *yofs = (const int *)pl->table[TSR__RT_YOFS];
+    const short *xc = (const short *)pl->table[TSR__RT_XCOEF];
+    const short *yc = (const short *)pl->table[TSR__RT_YCOEF];
+    const int sw = pl->src_w;
+    cols.assign(pl->dst_w, cw_col());
+    for (int dx = 0; dx < pl->dst_w; dx++) {
+        const int sx = xofs[dx], hi = sw > 4 ? sw - 4 : 0;
+        const int s0 = std::min(std::max(sx - 1, 0), hi);
+        int fm[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 4; k++)
+            fm[std::min(std::max(sx - 1 + k, 0), sw - 1) - s0] += xc[dx * 4 + k];
+        cols[dx].s0 = s0;
+        cols[dx].f01 = (uint)(ushort)fm[0] | (uint)fm[1] << 16;
+        cols[dx].f23 = (uint)(ushort)fm[2] | (uint)fm[3] << 16;
+    }
+    rows.assign(pl->dst_h, cw_row());
+    for (int dy = 0; dy < pl->dst_h; dy++) {
+        cw_row &r = rows[dy];
+        const short *b = yc + (size_t)dy * 4;
+        r.top = yofs[dy] - 1;
+        r.b = make_int4(b[0], b[1], b[2], b[3]);
+        r.bf = make_float4(b[0] / 4194304.f, b[1] / 4194304.f, b[2] / 4194304.f,
+                           b[3] / 4194304.f); /* exact: a power of 2 */
+        r.cb = make_float4(-3.f * b[0], -3.f * b[1], -3.f * b[2], -3.f * b[3]); /* exact */
+    }
+}
+
+/* cw_cubic's launch shape for tiles of tp output pixels: the tallest tile (th <= CW_THMAX rows)
+ * whose staged quads fit in CW_SMEM bytes while the grid keeps >= 8 blocks per SM; 0 when even
+ * one row does not fit or YOFS decreases (never with OpenCV's tables). */
+enum { CW_SMEM = 40 * 1024 };
+static int cw_geometry(const tsr__resize_plan *pl, int tp, int sms, int *th_out, size_t *smem,
+                       dim3 *grid)
+{
+    const int *yofs = (const int *)pl->table[TSR__RT_YOFS];
+    const int gx = (pl->dst_w + tp - 1) / tp, sh = pl->src_h;
+    for (int dy = 1; dy < pl->dst_h; dy++)
+        if (yofs[dy] < yofs[dy - 1])
+            return 0;
+    int nq = 0;
+    for (int b = 0; b < gx; b++) {
+        const int p0 = b * tp, p1 = std::min(p0 + tp, pl->dst_w) - 1;
+        const int sb =
+            (int)((size_t)std::min(std::max(((const int *)pl->table[TSR__RT_XOFS])[p0] - 1, 0),
+                                   std::max(pl->src_w - 4, 0)) *
+                  3) &
+            ~3;
+        const int sx1 = ((const int *)pl->table[TSR__RT_XOFS])[p1];
+        const int s1 = std::min(std::max(sx1 - 1, 0), std::max(pl->src_w - 4, 0));
+        nq = std::max(nq, ((s1 * 3 + 3 - sb) + 3) & ~3);
+    }
+    for (int th = CW_THMAX; th >= 1; th /= 2) {
+        const int gy = (pl->dst_h + th - 1) / th;
+        int nr = 0;
+        for (int b = 0; b < gy; b++) {
+            const int d0 = b * th, d1 = std::min(d0 + th, pl->dst_h);
+            const int lo = std::min(std::max(yofs[d0] - 1, 0), sh - 1);
+            nr = std::max(nr, std::min(std::max(yofs[d1 - 1] + 2, 0), sh - 1) - lo + 1);
+        }
+        const size_t bytes = (size_t)nr * nq * 4;
+        if (bytes <= CW_SMEM && gy <= 65535 && (th == 1 || (size_t)gx * gy >= (size_t)sms * 8)) {
+            *th_out = th, *smem = bytes, *grid = dim3(gx, gy);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* u8 3-channel cubic: the library's kernel (tsr__resize_cuda_launch in the library's shapes)
+ * and the cw_cubic variants, each checked against the reference backend (output poisoned
+ * first) and timed in the same run; floor = source + output bytes at the copy rate. Returns the
+ * number of inexact runs. */
+static int cubic_variants(tsr_ctx *ref, tsr_ctx *lib, cudaStream_t stream, int repeats,
+                          double copy_gbs, size_t l2, int sms)
+{
+    const struct {
+        const char *name;
+        int sw, sh, dw, dh;
+    } cases[] = {{"4k-1080p", 3840, 2160, 1920, 1080},
+                 {"1080p-720p", 1920, 1080, 1280, 720},
+                 {"1080p-4k", 1920, 1080, 3840, 2160},
+                 {"8k-4k", 7680, 4320, 3840, 2160},
+                 {"4k-8k", 3840, 2160, 7680, 4320}};
+    const int cn = 3;
+    const char *vname[] = {"library", "cw 4px x 64 thr", "cw 4px x 32 thr",
+                           "cw 4px x 64 thr s16x2 clamp"};
+    enum { NV = 4 };
+    printf("\nu8 3-channel cubic: library kernel against cw_cubic variants (kernel alone, events, "
+           "median us; exact = bit for bit against the reference backend)\n| case | floor us |");
+    for (int v = 0; v < NV; v++)
+        printf(" %s us | exact | x floor |", vname[v]);
+    printf(" cw shapes (th, smem KB) |\n|---|---|");
+    for (int v = 0; v < NV; v++)
+        printf("---|---|---|");
+    printf("---|\n");
+    int fails = 0;
+    for (const auto &c : cases) {
+        const size_t srow = (size_t)c.sw * cn, drow = (size_t)c.dw * cn;
+        const size_t sbytes = srow * c.sh, dbytes = drow * c.dh;
+        const int nsets =
+            (int)std::min<size_t>(8, std::max<size_t>(2, 4 * l2 / (sbytes + dbytes) + 1));
+        std::vector<uchar> hsrc(sbytes * nsets), want(dbytes), got(dbytes);
+        unsigned long long st = 4242;
+        for (size_t i = 0; i < hsrc.size(); i++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            /* every value, extremes often: 0 and 255 runs drive the sums to their bounds */
+            const unsigned r = (unsigned)(st >> 33);
+            hsrc[i] = (uchar)((r & 0x300) == 0 ? ((r >> 10) & 1) * 255 : r & 0xff);
+        }
+        tsr_image is = {c.sw, c.sh, cn, TSR_U8, srow, hsrc.data(), TSR_MEMORY_HOST};
+        tsr_image iw = {c.dw, c.dh, cn, TSR_U8, drow, want.data(), TSR_MEMORY_HOST};
+        tsr_resize_options ro;
+        tsr_resize_options_init(&ro);
+        ro.interp = TSR_INTERP_CUBIC;
+        tsr__resize_plan plan;
+        if (tsr_resize(ref, &is, &iw, &ro) != TSR_OK ||
+            tsr__resize_plan_build(ref, &plan, c.sw, c.sh, c.dw, c.dh, cn, TSR_U8, TSR_INTERP_CUBIC,
+                                   (double)c.dw / c.sw, (double)c.dh / c.sh) != TSR_OK ||
+            plan.path != TSR__RESIZE_SEPARABLE || plan.ksize != 4)
+            exit(1);
+        rk_params p;
+        const size_t tb = tsr__resize_gpu_params(&plan, srow, drow, &p);
+        std::vector<uchar> htab(tb);
+        for (int t = 0; t < TSR__RT_COUNT; t++)
+            if (plan.table_bytes[t])
+                memcpy(htab.data() + p.off[t], plan.table[t], plan.table_bytes[t]);
+        std::vector<cw_col> hcols;
+        std::vector<cw_row> hrows;
+        cw_tables(&plan, hcols, hrows);
+        uchar *dsrc, *ddst, *dtab;
+        cw_col *dcols;
+        cw_row *drows;
+        CK(cudaMalloc(&dsrc, sbytes * nsets));
+        CK(cudaMalloc(&ddst, dbytes * nsets));
+        CK(cudaMalloc(&dtab, tb));
+        CK(cudaMalloc(&dcols, hcols.size() * sizeof(cw_col)));
+        CK(cudaMalloc(&drows, hrows.size() * sizeof(cw_row)));
+        CK(cudaMemcpy(dsrc, hsrc.data(), sbytes * nsets, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dtab, htab.data(), tb, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dcols, hcols.data(), hcols.size() * sizeof(cw_col), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(drows, hrows.data(), hrows.size() * sizeof(cw_row), cudaMemcpyHostToDevice));
+        const double floor_us = (double)(sbytes + dbytes) / (copy_gbs * 1e3);
+        printf("| %s | %.1f |", c.name, floor_us);
+        char shapes[128] = "";
+        for (int v = 0; v < NV; v++) {
+            const int nt = v == 2 ? 32 : 64, tp = 4 * nt;
+            int th = 0;
+            size_t smem = 0;
+            dim3 grid;
+            if (v > 0 && !cw_geometry(&plan, tp, sms, &th, &smem, &grid)) {
+                printf(" - | - | - |");
+                continue;
+            }
+            if (v > 0) {
+                const size_t k = strlen(shapes);
+                snprintf(shapes + k, sizeof shapes - k, "%s%d, %.1f", k ? "; " : "", th,
+                         smem / 1024.0);
+            }
+            auto run = [&](int k) {
+                const uchar *S = dsrc + (size_t)(k % nsets) * sbytes;
+                uchar *D = ddst + (size_t)(k % nsets) * dbytes;
+                const int al4 = (((size_t)S | srow) & 3) == 0, vst = (((size_t)D | drow) & 3) == 0;
+                if (v == 0) {
+                    if (tsr__resize_cuda_launch(lib, &plan, S, srow, D, drow, dtab, stream, NULL) !=
+                        TSR_OK) {
+                        fprintf(stderr, "library: %s\n", tsr_ctx_last_error(lib));
+                        exit(1);
+                    }
+                } else if (v == 1) {
+                    cw_cubic<4, 64, 0><<<grid, 64, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
+                } else if (v == 2) {
+                    cw_cubic<4, 32, 0><<<grid, 32, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
+                } else {
+                    cw_cubic<4, 64, 1><<<grid, 64, smem, stream>>>(S, D, dcols, drows, c.sw, c.sh,
+                                                                   c.dw, c.dh, (int)srow, (int)drow,
+                                                                   plan.vec_end, th, al4, vst);
+                }
+            };
+            CK(cudaMemset(ddst, 0xa5, dbytes));
+            run(0);
+            CK(cudaGetLastError());
+            CK(cudaStreamSynchronize(stream));
+            CK(cudaMemcpy(got.data(), ddst, dbytes, cudaMemcpyDeviceToHost));
+            size_t ndiff = 0;
+            for (size_t i = 0; i < dbytes; i++)
+                ndiff += got[i] != want[i];
+            fails += ndiff != 0;
+            const double us = time_launch(stream, repeats, run);
+            char ex[48];
+            snprintf(ex, sizeof ex, ndiff ? "FAIL (%zu bytes)" : "PASS", ndiff);
+            printf(" %.1f | %s | %.2f |", us, ex, us / floor_us);
+        }
+        printf(" %s |\n", shapes);
+        fflush(stdout);
+        cudaFree(dsrc);
+        cudaFree(ddst);
+        cudaFree(dtab);
+        cudaFree(dcols);
+        cudaFree(drows);
+        tsr__resize_plan_free(ref, &plan);
+    }
+    printf("cubic variants: %s\n", fails ? "FAIL" : "all exact");
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     int repeats = argc > 1 ? atoi(argv[1]) : 30;
@@ -533,8 +755,11 @@ int main(int argc, char **argv)
         cudaFree(b);
     }
 
-    mix_bandwidth(stream, repeats, copy_gbs, prop.multiProcessorCount);
-    upscale_floors(stream, repeats, copy_gbs);
+    const int only_cubic = argc > 2 && !strcmp(argv[2], "cubic");
+    if (!only_cubic) {
+        mix_bandwidth(stream, repeats, copy_gbs, prop.multiProcessorCount);
+        upscale_floors(stream, repeats, copy_gbs);
+    }
 
     tsr_ctx_options o;
     tsr_ctx_options_init(&o);
@@ -548,6 +773,13 @@ int main(int argc, char **argv)
     if (tsr_ctx_create(&o, &lib) != TSR_OK) {
         fprintf(stderr, "no CUDA backend: %s\n", tsr_ctx_last_error(lib));
         return 1;
+    }
+    if (only_cubic) {
+        const int fails = cubic_variants(ref, lib, stream, repeats, copy_gbs,
+                                         (size_t)prop.l2CacheSize, prop.multiProcessorCount);
+        tsr_ctx_destroy(lib);
+        tsr_ctx_destroy(ref);
+        return fails ? 1 : 0;
     }
 
     printf("\n| case | variant | exact | us (median) | spread | GB/s | of copy |\n"
@@ -705,7 +937,9 @@ int main(int argc, char **argv)
         tsr__resize_plan_free(ref, &plan);
     }
     breakdown(ref, lib, stream, repeats, copy_gbs, (size_t)prop.l2CacheSize);
+    const int fails = cubic_variants(ref, lib, stream, repeats, copy_gbs, (size_t)prop.l2CacheSize,
+                                     prop.multiProcessorCount);
     tsr_ctx_destroy(lib);
     tsr_ctx_destroy(ref);
-    return 0;
+    return fails ? 1 : 0;
 }
