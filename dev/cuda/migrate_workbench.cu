@@ -138,13 +138,22 @@ __global__ static void __launch_bounds__(256)
                       n == 1 ? u[c] : zero, out, sum);
 }
 
+/* k_pair_term's (as the library's k3_pair) blocks per SM for its launch bounds: 4 of 512 threads
+ * (2,048 threads, full occupancy at 32 registers); 3 where an SM holds 1,536 threads (sm_86, sm_87,
+ * sm_89). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define PAIR_MIN_BLOCKS 3
+#else
+#define PAIR_MIN_BLOCKS 4
+#endif
+
 /* Variant 8: terms n and n + 1 (the library's k3_pair, one field; grid: 32 x 16 cores,
  * frequencies). T_n at a point inside the slice is the one-term kernels' T_n there (the same tile
  * values within 4 points, the same operations), 0 outside, as their tiles hold. */
 enum { PCW = 32, PCH = 16, PW = PCW + 4 * TSR__MWB_R, PH = PCH + 4 * TSR__MWB_R };
 enum { MW = PCW + 2 * TSR__MWB_R, MH = PCH + 2 * TSR__MWB_R };
 
-__global__ static void __launch_bounds__(PCW *PCH, 4)
+__global__ static void __launch_bounds__(PCW *PCH, PAIR_MIN_BLOCKS)
     k_pair_term(wb_dev d, int32_t n, int conj, const tsr__cf *prev1, const tsr__cf *prev2,
                 tsr__cf *out, tsr__cf *out1, tsr__cf *sum)
 {

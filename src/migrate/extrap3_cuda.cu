@@ -92,6 +92,14 @@ enum {
     MH = PBY + 2 * RADIUS
 };
 
+/* k3_pair's blocks per SM for its launch bounds: 4 of 512 threads (2,048 threads, full
+ * occupancy at 32 registers); 3 where an SM holds 1,536 threads (sm_86, sm_87, sm_89). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define PAIR_MIN_BLOCKS 3
+#else
+#define PAIR_MIN_BLOCKS 4
+#endif
+
 /* This thread's core point in blocks of BX x by core points: (ix, iy) in the slice, its column
  * c = iy nx + ix, whether it lies in the slice, and the block's first core point (x0, y0). */
 struct point3 {
@@ -244,7 +252,7 @@ template <int NF> struct pair_slices {
  * T_{n+1} = 2 X T_n - T_{n-1}, sum + c_n T_n + c_{n+1} T_{n+1} (in that order, as the CPU's),
  * and writes T_n, T_{n+1} and the sum; when n + 1 is the last term, taper * sum only. */
 template <int NF>
-__global__ static void __launch_bounds__(PTHREADS, 4)
+__global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     k3_pair(dev_plan dp, int32_t iz, int32_t f0, int32_t n, pair_slices<NF> t)
 {
     __shared__ __align__(16) tsr__cf prev[NF][PW * PH];
