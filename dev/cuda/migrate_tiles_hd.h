@@ -178,4 +178,14 @@ TSR_HD double tsr__mwb_step_bytes(int32_t terms)
     return (3 * cf + fl) + (terms - 3) * (5 * cf + fl) + (4 * cf + fl + fl);
 }
 
+/* The same for the two-terms-per-launch step (the workbench's variant 8, the library's k3_pair):
+ * term 1 alone as above, then the pairs (2, 3) .. (terms - 4, terms - 3) read T_{n-1}, T_{n-2}
+ * and the sum and write T_n, T_{n+1} and the sum, the last pair writes only the sum; every
+ * launch reads the slowness, the last the taper. terms even. */
+TSR_HD double tsr__mwb_pair_step_bytes(int32_t terms)
+{
+    const double cf = 8.0, fl = 4.0;
+    return (3 * cf + fl) + ((terms - 4) / 2) * (6 * cf + fl) + (4 * cf + fl + fl);
+}
+
 #endif

@@ -24,6 +24,13 @@
  *   7 global, 8-byte loads  variant 4's window with plain loads: variant 1 reads tsr__cf (4-byte
  *                 aligned) as two 4-byte loads (as the library's tile loads do), 4 and 7 as one
  *                 8-byte load, so 1 against 7 is the load width and 7 against 4 the path
+ *   8 two terms per launch  the library's k3_pair with one field: term 1 as variant 2, then
+ *                 terms (2, 3), (4, 5), .. (14, 15) one launch each, 32 x 16 threads: T_{n-1}
+ *                 loaded over the core with an 8-point halo (48 x 32, 8-byte loads), T_n made in
+ *                 shared memory over the core with a 4-point halo (40 x 24; 0 outside the slice),
+ *                 then T_{n+1} at the core; four term slices in a ring (tsr__mwb_pair_step_bytes:
+ *                 380 bytes per point and frequency instead of 640; its GB/s and "of copy" count
+ *                 its own bytes, so compare its ms with variant 2's)
  * Index arithmetic: migrate_tiles_hd.h (tested on the CPU by tests/unit/test_migrate_tiles.c);
  * per-point arithmetic: extrap_hd.h, as the library's kernels, built with --fmad=false, so every
  * correct variant must equal the CPU reference step computed here (tsr__mig_explicit_row per
@@ -131,6 +138,74 @@ __global__ static void __launch_bounds__(256)
                       n == 1 ? u[c] : zero, out, sum);
 }
 
+/* k_pair_term's (as the library's k3_pair) blocks per SM for its launch bounds: 4 of 512 threads
+ * (2,048 threads, full occupancy at 32 registers); 3 where an SM holds 1,536 threads (sm_86, sm_87,
+ * sm_89). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define PAIR_MIN_BLOCKS 3
+#else
+#define PAIR_MIN_BLOCKS 4
+#endif
+
+/* Variant 8: terms n and n + 1 (the library's k3_pair, one field; grid: 32 x 16 cores,
+ * frequencies). T_n at a point inside the slice is the one-term kernels' T_n there (the same tile
+ * values within 4 points, the same operations), 0 outside, as their tiles hold. */
+enum { PCW = 32, PCH = 16, PW = PCW + 4 * TSR__MWB_R, PH = PCH + 4 * TSR__MWB_R };
+enum { MW = PCW + 2 * TSR__MWB_R, MH = PCH + 2 * TSR__MWB_R };
+
+__global__ static void __launch_bounds__(PCW *PCH, PAIR_MIN_BLOCKS)
+    k_pair_term(wb_dev d, int32_t n, int conj, const tsr__cf *prev1, const tsr__cf *prev2,
+                tsr__cf *out, tsr__cf *out1, tsr__cf *sum)
+{
+    __shared__ __align__(16) tsr__cf prev[PW * PH];
+    __shared__ __align__(16) tsr__cf mid[MW * MH];
+    const tsr__mwb_tile t = tsr__mwb_tile_make(PCW, PCH, 1);
+    const int32_t nx = d.st.nx, ny = d.st.ny, tid = (int32_t)(threadIdx.y * PCW + threadIdx.x);
+    const size_t base = (size_t)blockIdx.y * (size_t)nx * (size_t)ny;
+    const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
+    int32_t x0, y0;
+    tsr__mwb_origin(&t, nx, (int32_t)blockIdx.x, &x0, &y0);
+    for (int32_t k = tid; k < PW * PH; k += PCW * PCH) {
+        const int32_t x = x0 - 2 * TSR__MWB_R + k % PW, y = y0 - 2 * TSR__MWB_R + k / PW;
+        prev[k] = x >= 0 && x < nx && y >= 0 && y < ny
+                      ? tsr__mwb_read(prev1 + base + (size_t)y * (size_t)nx + (size_t)x, 0)
+                      : zero;
+    }
+    __syncthreads();
+    for (int32_t m = tid; m < MW * MH; m += PCW * PCH) {
+        const int32_t mx = m % MW, my = m / MW, x = x0 - TSR__MWB_R + mx, y = y0 - TSR__MWB_R + my;
+        mid[m] = x >= 0 && x < nx && y >= 0 && y < ny
+                     ? tsr__mig_cheb_next(
+                           tsr__mig_x3_point(prev, mx + TSR__MWB_R, my + TSR__MWB_R, PW, PH,
+                                             d.st.d2, d.st.xscale, d.st.xscale_y, 1),
+                           tsr__mwb_read(prev2 + base + (size_t)y * (size_t)nx + (size_t)x, 0))
+                     : zero;
+    }
+    __syncthreads();
+    const int32_t cx = (int32_t)threadIdx.x, cy = (int32_t)threadIdx.y, ix = x0 + cx, iy = y0 + cy;
+    if (ix >= nx || iy >= ny)
+        return;
+    const size_t c = (size_t)iy * (size_t)nx + (size_t)ix, o = base + c;
+    int32_t j;
+    float a;
+    tsr__mig_lookup(d.wdz[blockIdx.y] * d.slow[c], d.st.inv_dp, d.st.ntable, &j, &a);
+    const tsr__cf tn = mid[(cy + TSR__MWB_R) * MW + cx + TSR__MWB_R];
+    const tsr__cf x = tsr__mig_x3_point(mid, cx + TSR__MWB_R, cy + TSR__MWB_R, MW, MH, d.st.d2,
+                                        d.st.xscale, d.st.xscale_y, 1);
+    const tsr__cf tn1 =
+        tsr__mig_cheb_next(x, prev[(cy + 2 * TSR__MWB_R) * PW + cx + 2 * TSR__MWB_R]);
+    tsr__cf s = tsr__cf_madd(tsr__mwb_read(sum + o, 0),
+                             tsr__mig_coef(d.st.table, d.st.terms, j, a, n), tn, conj);
+    s = tsr__cf_madd(s, tsr__mig_coef(d.st.table, d.st.terms, j, a, n + 1), tn1, conj);
+    if (n + 2 == d.st.terms) {
+        sum[o] = tsr__cf_scale(d.taper[c], s);
+    } else {
+        out[o] = tn;
+        out1[o] = tn1;
+        sum[o] = s;
+    }
+}
+
 __global__ static void k_copy(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -138,25 +213,61 @@ __global__ static void k_copy(const float4 *__restrict__ a, float4 *__restrict__
         b[i] = a[i];
 }
 
-enum { V_GLOBAL = 1, V_TILE32, V_TILE48, V_READ_ONLY, V_NO_HALO, V_COPIES, V_WIDE, NVARIANTS };
+enum {
+    V_GLOBAL = 1,
+    V_TILE32,
+    V_TILE48,
+    V_READ_ONLY,
+    V_NO_HALO,
+    V_COPIES,
+    V_WIDE,
+    V_PAIR,
+    NVARIANTS
+};
 
 static const char *variant_name[NVARIANTS] = {"copy kernel",
                                               "global reads",
-                                              "tile 32x8 + halo (library)",
+                                              "tile 32x8 + halo (library until k3_pair)",
                                               "tile 48x32, 48x8 threads",
                                               "read-only path (__ldg)",
                                               "tile 32x8, no halo",
                                               "tile 32x8 + per-step copies",
-                                              "global, 8-byte loads"};
+                                              "global, 8-byte loads",
+                                              "two terms per launch (library)"};
 
-/* The fields of a run: T_0 / even terms (u), odd terms, the sum (the step's result). */
+/* The fields of a run: T_0 / even terms (u), odd terms, the sum (the step's result); variant 8's
+ * ring of term slices is {odd, t2, t3, u} (T_n, n >= 1, in slot (n - 1) % 4). */
 struct fields {
-    tsr__cf *u, *odd, *sum;
+    tsr__cf *u, *odd, *sum, *t2, *t3;
 };
 
-/* One depth step of variant v on the device: 15 launches, the result in f.sum. */
+static_assert(TERMS % 2 == 0, "variant 8 pairs terms 2 .. TERMS - 1");
+
+/* Variant 8's step: term 1 as variant 2, then the pairs. */
+static void step_pairs(const wb_dev &d, int32_t nf, int conj, const fields &f, cudaStream_t s)
+{
+    const int32_t nx = d.st.nx, ny = d.st.ny;
+    tsr__cf *const ring[4] = {f.odd, f.t2, f.t3, f.u};
+    const tsr__mwb_tile t32 = tsr__mwb_tile_make(32, 8, 1), tp = tsr__mwb_tile_make(PCW, PCH, 1);
+    const dim3 g32((unsigned)tsr__mwb_blocks(&t32, nx, ny), (unsigned)nf),
+        gp((unsigned)tsr__mwb_blocks(&tp, nx, ny), (unsigned)nf);
+    k_tile_term<32, 8, 32, 8, 1><<<g32, dim3(32, 8), 0, s>>>(d, 1, conj, f.u, ring[0], f.sum);
+    CK(cudaGetLastError());
+    for (int32_t n = 2; n < TERMS; n += 2) {
+        const tsr__cf *prev2 = n == 2 ? f.u : ring[(n - 3) % 4];
+        k_pair_term<<<gp, dim3(PCW, PCH), 0, s>>>(d, n, conj, ring[(n - 2) % 4], prev2,
+                                                  ring[(n - 1) % 4], ring[n % 4], f.sum);
+        CK(cudaGetLastError());
+    }
+}
+
+/* One depth step of variant v on the device: 15 launches (variant 8: 8), the result in f.sum. */
 static void step(int v, const wb_dev &d, int32_t nf, int conj, const fields &f, cudaStream_t s)
 {
+    if (v == V_PAIR) {
+        step_pairs(d, nf, conj, f, s);
+        return;
+    }
     const int32_t nx = d.st.nx, ny = d.st.ny;
     const tsr__mwb_tile t32 = tsr__mwb_tile_make(32, 8, 1), t48 = tsr__mwb_tile_make(40, 24, 1);
     const dim3 g32((unsigned)tsr__mwb_blocks(&t32, nx, ny), (unsigned)nf),
@@ -340,6 +451,8 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&fl.u, fbytes));
     CK(cudaMalloc(&fl.odd, fbytes));
     CK(cudaMalloc(&fl.sum, fbytes));
+    CK(cudaMalloc(&fl.t2, fbytes));
+    CK(cudaMalloc(&fl.t3, fbytes));
     CK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(tsr__cf), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dslow, slow.data(), cols * sizeof(float), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dtaper, taper.data(), cols * sizeof(float), cudaMemcpyHostToDevice));
@@ -358,6 +471,9 @@ int main(int argc, char **argv)
     printf(
         "bytes per step: %.0f per point and frequency, %.3f GB; floor at the copy rate %.3f ms\n",
         tsr__mwb_step_bytes(TERMS), step_bytes / 1e9, step_bytes / (copy_gbs * 1e6));
+    printf("two terms per launch (variant 8): %.0f bytes per point and frequency, floor %.3f ms\n",
+           tsr__mwb_pair_step_bytes(TERMS),
+           tsr__mwb_pair_step_bytes(TERMS) * (double)np / (copy_gbs * 1e6));
     printf("\n| variant | ms / step (median) | spread | GB / step | GB/s | of copy | check | "
            "after %d steps |\n|---|---|---|---|---|---|---|---|\n",
            nsteps);
@@ -371,6 +487,8 @@ int main(int argc, char **argv)
             CK(cudaMemcpyAsync(fl.u, dinput, fbytes, cudaMemcpyDeviceToDevice, s));
             CK(cudaMemsetAsync(fl.odd, 0xff, fbytes, s)); /* NaN */
             CK(cudaMemsetAsync(fl.sum, 0xff, fbytes, s));
+            CK(cudaMemsetAsync(fl.t2, 0xff, fbytes, s));
+            CK(cudaMemsetAsync(fl.t3, 0xff, fbytes, s));
             CK(cudaEventRecord(ev[0], s));
             if (v == V_COPIES)
                 CK(cudaMemcpyAsync(fl.u, pinned_in, fbytes, cudaMemcpyHostToDevice, s));
@@ -390,6 +508,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < nsteps; k++) {
             CK(cudaMemset(fl.odd, 0xff, fbytes));
             CK(cudaMemset(fl.sum, 0xff, fbytes));
+            CK(cudaMemset(fl.t2, 0xff, fbytes));
+            CK(cudaMemset(fl.t3, 0xff, fbytes));
             step(v, d, nf, conj, fl, s);
             std::swap(fl.u, fl.sum);
         }
@@ -398,7 +518,9 @@ int main(int argc, char **argv)
         const errors en = compare(got, refn);
         const double med = median(ms), lo = *std::min_element(ms.begin(), ms.end()),
                      hi = *std::max_element(ms.begin(), ms.end());
-        const double gbs = step_bytes / (med * 1e6);
+        const double vbytes =
+            v == V_PAIR ? tsr__mwb_pair_step_bytes(TERMS) * (double)np : step_bytes;
+        const double gbs = vbytes / (med * 1e6);
         char check[96], after[96];
         if (v == V_NO_HALO) { /* wrong by design: its error is the measurement */
             snprintf(check, sizeof check, "max %.2e, rms %.2e", e1.max_rel, e1.rms_rel);
@@ -409,7 +531,7 @@ int main(int argc, char **argv)
             rc |= !e1.exact || !en.exact;
         }
         printf("| %d %s | %.3f | %.3f-%.3f | %.3f | %.0f | %.2f | %s | %s |\n", v, variant_name[v],
-               med, lo, hi, step_bytes / 1e9, gbs, gbs / copy_gbs, check, after);
+               med, lo, hi, vbytes / 1e9, gbs, gbs / copy_gbs, check, after);
         if (v == V_COPIES)
             printf("  (+ %.3f GB over PCIe per step: %.1f GB/s; the GB/s column counts HBM bytes "
                    "only)\n",
@@ -425,6 +547,8 @@ int main(int argc, char **argv)
     cudaFree(fl.u);
     cudaFree(fl.odd);
     cudaFree(fl.sum);
+    cudaFree(fl.t2);
+    cudaFree(fl.t3);
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
     cudaStreamDestroy(s);

@@ -43,8 +43,8 @@
  * reflectivity). T is the context's thread count on the cpu backend (at most F), 1 on the
  * reference backend, 0 on cuda, whose host side adds 32 nz C (two page-locked copies of the
  * shot's image and illumination) when migrating; its device holds 4 nz C (slowness) + 16 nz C
- * (the image and illumination) + 48 C per frequency in flight when migrating, 8 nz C
- * (slowness, reflectivity) + 8 (nz + 3) C per frequency when modelling, the frequencies going
+ * (the image and illumination) + 80 C per frequency in flight when migrating, 8 nz C
+ * (slowness, reflectivity) + 8 (nz + 5) C per frequency when modelling, the frequencies going
  * through in chunks sized to the device's free memory (TSR_ERR_LIMIT, naming the bytes, when
  * even one frequency at a time does not fit). Example: 400 x 400 x 400 points, 200 frequencies, 16
  * threads: 16 x 1.0 GB + 0.5 GB + 1.8 GB, about 19 GB. tsr_migrate_image, tsr_migrate_image_add and

@@ -12,10 +12,10 @@ tsr__mig3_bytes tsr__mig3_device_bytes(double ncols, int32_t nz, int32_t nfreq, 
     b.plan = sample * (double)ntable * (double)terms + 4.0 * (double)nfreq + 4.0 * z * c + 4.0 * c;
     if (model) {
         b.fixed = 4.0 * z * c;               /* float reflectivity */
-        b.per_freq = sample * c * (z + 3.0); /* the source at every depth, q, two Clenshaw terms */
+        b.per_freq = sample * c * (z + 5.0); /* the source at every depth, q, four term slices */
     } else {
         b.fixed = 16.0 * z * c;              /* double image and illumination */
-        b.per_freq = 2.0 * 3.0 * sample * c; /* S and R: the field, a Chebyshev term, the sum */
+        b.per_freq = 2.0 * 5.0 * sample * c; /* S and R: the field, three term slices, the sum */
     }
     return b;
 }

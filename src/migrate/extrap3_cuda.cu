@@ -7,20 +7,35 @@
  * the adjoint's Clenshaw recurrence likewise), each application reading the neighbours within 4
  * points in x and y. The 2D kernel keeps a row's whole recurrence in shared memory with a halo of
  * 4 per application (64 per side); a 3D tile would need that halo in x and y (a 32 x 8 core in a
- * 160 x 136 tile), so here every term is one launch over the slices of all the chunk's
- * frequencies: grid (x tiles * y tiles, frequencies of the chunk), blocks of BX x BY = 32 x 8
- * threads, one per core point. A block loads its tile of T_{n-1} with a 4-point halo in x and y,
- * TW x TH = 40 x 16, into shared memory (load mapping: the 256 threads sweep the 640 tile points
- * in order, x fastest, 2.5 loads each, so each warp reads runs of 40 contiguous samples; zeros
- * outside the slice), then each thread (compute mapping: thread (x, y) at core point (x, y))
- * evaluates tsr__mig_x3_point on the tile, the CPU's function on the CPU's values (0 + a is a:
- * the zeros outside stand for the terms the CPU skips), reads T_{n-2} and the running sum at its
- * point and writes T_n (over T_{n-2}, which only this thread reads) and the sum. Tile shape:
- * 32 x 8 makes every warp's own reads and writes one contiguous row of 32 samples (256 bytes,
- * two full 128-byte lines) at a halo cost of 640 / 256 = 2.5 tile loads per point, mostly L2
- * hits (the halo is the neighbouring blocks' core, read at the same time); 16 x 16 costs 2.25
- * loads but splits each warp over two half rows of 128 bytes, 64 x 4 keeps full lines at 3.4
- * loads.
+ * 160 x 136 tile), so here a launch makes one or two terms over the slices of all the chunk's
+ * frequencies, grid (x tiles * y tiles, frequencies of the chunk): term 1 alone (k3_term, which
+ * also images), then terms 2 and 3, 4 and 5, ..., 14 and 15 (k3_pair), an odd last term alone
+ * (k3_term; none with 16 terms).
+ *
+ * k3_term: blocks of BX x BY = 32 x 8 threads, one per core point. A block loads its tile of
+ * T_{n-1} with a 4-point halo in x and y, TW x TH = 40 x 16, into shared memory (load mapping:
+ * the 256 threads sweep the 640 tile points in order, x fastest, 2.5 loads each, so each warp
+ * reads runs of 40 contiguous samples, each in one 8-byte load; zeros outside the slice), then
+ * each thread (compute mapping: thread (x, y) at core point (x, y)) evaluates tsr__mig_x3_point
+ * on the tile, the CPU's function on the CPU's values (0 + a is a: the zeros outside stand for
+ * the terms the CPU skips), reads T_{n-2} and the running sum at its point and writes T_n and the
+ * sum. Tile shape: 32 x 8 makes every warp's own reads and writes one contiguous row of 32
+ * samples (256 bytes, two full 128-byte lines) at a halo cost of 640 / 256 = 2.5 tile loads per
+ * point, mostly L2 hits (the halo is the neighbouring blocks' core, read at the same time).
+ *
+ * k3_pair: blocks of BX x PBY = 32 x 16 threads. A block loads T_{n-1} over its core with an
+ * 8-point halo, PW x PH = 48 x 32 (3 loads a thread), makes T_n = 2 X T_{n-1} - T_{n-2} over the
+ * core with a 4-point halo, MW x MH = 40 x 24 (1.9 points a thread, T_{n-2} read at each), in
+ * shared memory: at a point inside the slice exactly k3_term's T_n there (the same tile values
+ * within 4 points, the same operations), at a point outside 0, as k3_term's tile of T_n holds
+ * there; then each thread makes T_{n+1} = 2 X T_n - T_{n-1} at its core point from that tile and
+ * adds c_n T_n and c_{n+1} T_{n+1} to the sum in that order, the CPU's. So a pair's results are
+ * k3_term's twice, bit for bit. The price: 1.9 + 1 stencils per point for two terms instead of 2,
+ * and a fourth term slice per field, as neighbouring blocks read T_{n-1} and T_{n-2} around this
+ * block's core while it writes T_n and T_{n+1} (term_at's ring). Tile shape: 32 x 16 (not 32 x 8,
+ * 2.5 stencils and 4.5 tile loads per point for the first term) at 32 registers (launch bounds of
+ * 4 blocks an SM, no spills) and 39 KB of shared memory for two fields: 4 blocks of 512 threads
+ * per SM, full occupancy.
  *
  * Arithmetic: extrap_hd.h's per point in the reference's order (tsr__mig_x3_point, the coefficient
  * lookup and interpolation per point from the plan's table, tsr__mig_cheb_next, tsr__cf_madd,
@@ -30,26 +45,26 @@
  * double sums over frequencies differs from the reference.
  *
  * HBM bytes per point and frequency of a migration depth step (both wavefields), counting each
- * sample once (the halo from L2): term 1 reads T_0 and writes T_1 and the sum (24 per field),
- * the slowness (4) and the image and illumination's doubles (32: read and write); terms 2 .. 14
- * read T_{n-1}, T_{n-2} and the sum and write T_n and the sum (40 per field) and the slowness
- * (4); term 15 does not write T_15 (32 per field + 4). Total 84 + 13 x 84 + 68 = 1244 bytes,
- * against 32 for the 2D kernel, which keeps its terms in shared memory: the 3D step is bound by
- * HBM bandwidth (about 1.4 float operations per byte, far under the device's ratio).
+ * sample once (the halo from L2): term 1 reads T_0 and writes T_1 and the sum (24 per field), the
+ * slowness (4) and the image and illumination's doubles (32: read and write); the pairs (2, 3)
+ * .. (12, 13) read T_{n-1}, T_{n-2} and the sum and write T_n, T_{n+1} and the sum (48 per field)
+ * and the slowness (4); the last pair (14, 15) writes only the sum (32 per field + 4). Total
+ * 84 + 6 x 100 + 68 = 752 bytes (one term per launch: 1244), against 32 for the 2D kernel, which
+ * keeps its terms in shared memory (bench/notes/migrate.md derives both).
  *
  * Device memory (device_chunks.h's tsr__mig3_device_bytes, per shot): the plan's table, w dz,
  * slowness (4 nz C) and taper (4 C); migration: the image and illumination (16 nz C) and, per
- * frequency in flight, S and R each as 3 slices (T_0, then the even terms; the odd terms; the
- * sum, which becomes the next depth's field: 48 C); modelling: the reflectivity (4 nz C) and per
- * frequency the source field at every depth (8 nz C: the adjoint needs them upward) plus q and
- * two Clenshaw terms (24 C). Frequencies go through in chunks sized from the device's free
- * memory, planned once per plan (all of the backend's device buffers are freed first, so that
- * the free memory is what the plan may use); a model that does not fit with one frequency per
- * chunk is refused (TSR_ERR_LIMIT, with the bytes). The environment variable
- * TSR_MIGRATE_CUDA_CHUNK (tests only) caps the frequencies per chunk, to exercise chunking on
- * small models. The timer (tsr__migrate_cuda_loop_ms) runs from after the first chunk's uploads
- * to the last kernel: with several chunks it includes the later chunks' copies (and, modelling,
- * each chunk's download). */
+ * frequency in flight, S and R each as 5 slices (T_0, which is also the fourth term slice; three
+ * more term slices; the sum, which becomes the next depth's field: 80 C); modelling: the
+ * reflectivity (4 nz C) and per frequency the source field at every depth (8 nz C: the adjoint
+ * needs them upward) plus q and four term slices, two of them the Clenshaw terms (40 C).
+ * Frequencies go through in chunks sized from the device's free memory, planned once per plan (all
+ * of the backend's device buffers are freed first, so that the free memory is what the plan may
+ * use); a model that does not fit with one frequency per chunk is refused (TSR_ERR_LIMIT, with the
+ * bytes). The environment variable TSR_MIGRATE_CUDA_CHUNK (tests only) caps the frequencies per
+ * chunk, to exercise chunking on small models. The timer (tsr__migrate_cuda_loop_ms) runs from
+ * after the first chunk's uploads to the last kernel: with several chunks it includes the later
+ * chunks' copies (and, modelling, each chunk's download). */
 #include "migrate/extrap_cuda.cuh"
 
 extern "C" {
@@ -61,28 +76,44 @@ extern "C" {
 
 enum {
     BX = 32,              /* core points of a block along x */
-    BY = 8,               /* and along y */
+    BY = 8,               /* and along y (one-term kernels) */
     RADIUS = 4,           /* the filter's: the tile's halo */
     TW = BX + 2 * RADIUS, /* tile width */
     TH = BY + 2 * RADIUS, /* tile height */
     THREADS = BX * BY,
-    POINT_THREADS = 256 /* per-point kernels */
+    POINT_THREADS = 256, /* per-point kernels */
+    /* k3_pair: a BX x PBY core, T_{n-1} with a halo of 2 RADIUS (PW x PH), T_n over the core with
+     * a halo of RADIUS (MW x MH) */
+    PBY = 16,
+    PTHREADS = BX * PBY,
+    PW = BX + 4 * RADIUS,
+    PH = PBY + 4 * RADIUS,
+    MW = BX + 2 * RADIUS,
+    MH = PBY + 2 * RADIUS
 };
 
-/* This thread's core point: (ix, iy) in the slice, its column c = iy nx + ix, whether it lies in
- * the slice, and the block's first core point (x0, y0). */
+/* k3_pair's blocks per SM for its launch bounds: 4 of 512 threads (2,048 threads, full
+ * occupancy at 32 registers); 3 where an SM holds 1,536 threads (sm_86, sm_87, sm_89). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define PAIR_MIN_BLOCKS 3
+#else
+#define PAIR_MIN_BLOCKS 4
+#endif
+
+/* This thread's core point in blocks of BX x by core points: (ix, iy) in the slice, its column
+ * c = iy nx + ix, whether it lies in the slice, and the block's first core point (x0, y0). */
 struct point3 {
     int32_t x0, y0, ix, iy;
     size_t c;
     bool in;
 };
 
-__device__ static point3 point3_of(int32_t nx, int32_t ny)
+__device__ static point3 point3_of(int32_t nx, int32_t ny, int32_t by)
 {
     const int32_t tiles_x = (nx + BX - 1) / BX;
     point3 p;
     p.x0 = (int32_t)(blockIdx.x % (unsigned)tiles_x) * BX;
-    p.y0 = (int32_t)(blockIdx.x / (unsigned)tiles_x) * BY;
+    p.y0 = (int32_t)(blockIdx.x / (unsigned)tiles_x) * by;
     p.ix = p.x0 + (int32_t)threadIdx.x;
     p.iy = p.y0 + (int32_t)threadIdx.y;
     p.in = p.ix < nx && p.iy < ny;
@@ -90,16 +121,40 @@ __device__ static point3 point3_of(int32_t nx, int32_t ny)
     return p;
 }
 
+/* Sample c of u in one 8-byte load (u's slices start at cudaMalloc'd, 8-byte aligned addresses
+ * plus whole samples), and the store likewise. */
+__device__ static tsr__cf load_cf(const tsr__cf *__restrict__ u, size_t c)
+{
+    const float2 v = reinterpret_cast<const float2 *>(u)[c];
+    return tsr__cf_make(v.x, v.y);
+}
+
+__device__ static void store_cf(tsr__cf *u, size_t c, tsr__cf v)
+{
+    reinterpret_cast<float2 *>(u)[c] = make_float2(v.re, v.im);
+}
+
+/* A w x h tile of slice u with its first point at (x0, y0) (which may lie outside the slice), 0
+ * outside the slice: the block's threads (count of them) sweep it in order, x fastest. Every
+ * thread of the block calls it; the caller synchronises. */
+__device__ static void load_window(const tsr__cf *__restrict__ u, int32_t nx, int32_t ny,
+                                   int32_t x0, int32_t y0, int32_t w, int32_t h, int32_t count,
+                                   tsr__cf *tile)
+{
+    for (int32_t k = (int32_t)(threadIdx.y * BX + threadIdx.x); k < w * h; k += count) {
+        const int32_t x = x0 + k % w, y = y0 + k / w;
+        tile[k] = x >= 0 && x < nx && y >= 0 && y < ny
+                      ? load_cf(u, (size_t)y * (size_t)nx + (size_t)x)
+                      : tsr__cf_make(0.0f, 0.0f);
+    }
+}
+
 /* The block's tile of slice u (TH rows of TW, the core at (RADIUS, RADIUS)), 0 outside the slice.
- * Every thread of the block calls it; the caller synchronises. */
+ */
 __device__ static void load_tile(const tsr__cf *__restrict__ u, int32_t nx, int32_t ny,
                                  const point3 &p, tsr__cf *tile)
 {
-    for (int32_t k = (int32_t)(threadIdx.y * BX + threadIdx.x); k < TW * TH; k += THREADS) {
-        const int32_t x = p.x0 - RADIUS + k % TW, y = p.y0 - RADIUS + k / TW;
-        tile[k] = x >= 0 && x < nx && y >= 0 && y < ny ? u[(size_t)y * (size_t)nx + (size_t)x]
-                                                       : tsr__cf_make(0.0f, 0.0f);
-    }
+    load_window(u, nx, ny, p.x0 - RADIUS, p.y0 - RADIUS, TW, TH, THREADS, tile);
 }
 
 /* (X u) at this thread's point from the tile of u. */
@@ -141,10 +196,10 @@ __global__ static void __launch_bounds__(THREADS)
             double *__restrict__ image, double *__restrict__ illum)
 {
     static_assert(!IMAGE || NF == 2, "imaging takes S and R");
-    __shared__ tsr__cf tile[NF][TW * TH];
+    __shared__ __align__(16) tsr__cf tile[NF][TW * TH];
     const tsr__mig_step &st = dp.st;
     const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
-    const point3 p = point3_of(st.nx, st.ny);
+    const point3 p = point3_of(st.nx, st.ny, BY);
     for (int k = 0; k < NF; k++)
         load_tile(t.prev1[k] + base, st.nx, st.ny, p, tile[k]);
     __syncthreads();
@@ -179,6 +234,76 @@ __global__ static void __launch_bounds__(THREADS)
     }
 }
 
+/* Two consecutive terms' slices for NF fields (chunk bases, as term_slices). */
+template <int NF> struct pair_slices {
+    const tsr__cf *prev1[NF]; /* T_{n-1}, read with a halo of 2 RADIUS */
+    const tsr__cf *prev2[NF]; /* T_{n-2}, read over the core with a halo of RADIUS */
+    tsr__cf *out[NF];         /* T_n (not prev1 or prev2: other blocks read those at this core) */
+    tsr__cf *out1[NF];        /* T_{n+1} (likewise) */
+    tsr__cf *sum[NF];
+    int conj[NF];
+};
+
+/* Terms n and n + 1 (2 <= n, n + 1 <= terms - 1) of tsr__mig_explicit_row at depth iz for every
+ * frequency of the chunk, a BX x PBY core per block of as many threads: the block loads T_{n-1}
+ * over the core with a halo of 8 (0 outside the slice), makes T_n = 2 X T_{n-1} - T_{n-2} in
+ * shared memory over the core with a halo of 4 (the same operations at every point as k3_term's
+ * term n there; 0 at points outside the slice, as k3_term's tile holds there), then at the core
+ * T_{n+1} = 2 X T_n - T_{n-1}, sum + c_n T_n + c_{n+1} T_{n+1} (in that order, as the CPU's),
+ * and writes T_n, T_{n+1} and the sum; when n + 1 is the last term, taper * sum only. */
+template <int NF>
+__global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
+    k3_pair(dev_plan dp, int32_t iz, int32_t f0, int32_t n, pair_slices<NF> t)
+{
+    __shared__ __align__(16) tsr__cf prev[NF][PW * PH];
+    __shared__ __align__(16) tsr__cf mid[NF][MW * MH];
+    const tsr__mig_step &st = dp.st;
+    const int32_t nx = st.nx, ny = st.ny;
+    const size_t cols = (size_t)nx * (size_t)ny, base = (size_t)blockIdx.y * cols;
+    const point3 p = point3_of(nx, ny, PBY);
+    for (int k = 0; k < NF; k++)
+        load_window(t.prev1[k] + base, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, PW, PH,
+                    PTHREADS, prev[k]);
+    __syncthreads();
+    for (int32_t m = (int32_t)(threadIdx.y * BX + threadIdx.x); m < MW * MH; m += PTHREADS) {
+        const int32_t mx = m % MW, my = m / MW, x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
+        const bool in = x >= 0 && x < nx && y >= 0 && y < ny;
+        const size_t c = base + (size_t)y * (size_t)nx + (size_t)x;
+        for (int k = 0; k < NF; k++)
+            mid[k][m] =
+                in ? tsr__mig_cheb_next(tsr__mig_x3_point(prev[k], mx + RADIUS, my + RADIUS, PW, PH,
+                                                          st.d2, st.xscale, st.xscale_y, 1),
+                                        load_cf(t.prev2[k], c))
+                   : tsr__cf_make(0.0f, 0.0f);
+    }
+    __syncthreads();
+    if (!p.in)
+        return;
+    const size_t o = base + p.c;
+    int32_t j;
+    float a;
+    lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
+    const bool last = n + 2 == st.terms;
+    const int32_t tx = (int32_t)threadIdx.x, ty = (int32_t)threadIdx.y;
+    for (int k = 0; k < NF; k++) {
+        const tsr__cf tn = mid[k][(ty + RADIUS) * MW + tx + RADIUS];
+        const tsr__cf x = tsr__mig_x3_point(mid[k], tx + RADIUS, ty + RADIUS, MW, MH, st.d2,
+                                            st.xscale, st.xscale_y, 1);
+        const tsr__cf tn1 =
+            tsr__mig_cheb_next(x, prev[k][(ty + 2 * RADIUS) * PW + tx + 2 * RADIUS]);
+        tsr__cf sum = tsr__cf_madd(load_cf(t.sum[k], o), tsr__mig_coef(st.table, st.terms, j, a, n),
+                                   tn, t.conj[k]);
+        sum = tsr__cf_madd(sum, tsr__mig_coef(st.table, st.terms, j, a, n + 1), tn1, t.conj[k]);
+        if (last) {
+            store_cf(t.sum[k], o, tsr__cf_scale(dp.taper[p.c], sum));
+        } else {
+            store_cf(t.out[k], o, tn);
+            store_cf(t.out1[k], o, tn1);
+            store_cf(t.sum[k], o, sum);
+        }
+    }
+}
+
 /* Per point of the chunk's slices (grid: point blocks, frequencies): the deepest depth's imaging
  * terms (s, r given), or modelling's deepest q = refl S there (image NULL: q in r's place). */
 __global__ static void __launch_bounds__(POINT_THREADS)
@@ -202,16 +327,17 @@ __global__ static void __launch_bounds__(POINT_THREADS)
  * depth iz above the deepest, every frequency of the chunk: u = taper q, b_k = conj'(c_k) u +
  * 2 X b_{k+1} - b_{k+2} written over b_{k+2} (bn may be b2); zero1 / zero2: b_{k+1} / b_{k+2}
  * are 0 and not read (the first two terms, as the CPU's zeroed rows). k = 0: q <- (its result)
- * + refl S at iz (tsr__mig_scatter_at), in place. */
+ * + refl S at iz (tsr__mig_scatter_at), in place. One launch per term: the modelling adjoint is
+ * not paired as the forward step is (k3_pair). */
 __global__ static void __launch_bounds__(THREADS)
     k3_clenshaw(dev_plan dp, int32_t iz, int32_t f0, int32_t k, const tsr__cf *__restrict__ b1,
                 const tsr__cf *b2, tsr__cf *bn, tsr__cf *q, const tsr__cf *__restrict__ s_iz,
                 const float *__restrict__ refl, int zero1, int zero2)
 {
-    __shared__ tsr__cf tile[TW * TH];
+    __shared__ __align__(16) tsr__cf tile[TW * TH];
     const tsr__mig_step &st = dp.st;
     const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
-    const point3 p = point3_of(st.nx, st.ny);
+    const point3 p = point3_of(st.nx, st.ny, BY);
     if (!zero1) { /* uniform over the grid */
         load_tile(b1 + base, st.nx, st.ny, p, tile);
         __syncthreads();
@@ -233,17 +359,18 @@ __global__ static void __launch_bounds__(THREADS)
         q[o] = tsr__mig_scatter_at(b, refl[(size_t)iz * cols + p.c], s_iz[o], 0);
 }
 
-/* T_n's slices of a field: T_0 in u, then odd terms in odd, even ones in even (which may be u:
- * T_2 then overwrites T_0). */
-static tsr__cf *term_at(int32_t n, tsr__cf *u, tsr__cf *even, tsr__cf *odd)
+/* T_n's slice of a field: T_0 in u, T_n (n >= 1) in ring[(n - 1) % 4], so that a launch of
+ * terms n and n + 1 writes neither of the slices it reads (T_{n-1}, T_{n-2}); ring[3] may be u
+ * (T_4 then overwrites T_0, which only the launch of terms 2 and 3 reads). */
+static tsr__cf *term_at(int32_t n, tsr__cf *u, tsr__cf *const ring[4])
 {
-    return n == 0 ? u : n % 2 ? odd : even;
+    return n == 0 ? u : ring[(n - 1) % 4];
 }
 
-static dim3 tile_grid(const tsr__migrate_plan *plan, int32_t nf)
+static dim3 tile_grid(const tsr__migrate_plan *plan, int32_t nf, int32_t by)
 {
     const unsigned tx = (unsigned)((plan->nx + BX - 1) / BX),
-                   ty = (unsigned)((plan->ny + BY - 1) / BY);
+                   ty = (unsigned)((plan->ny + by - 1) / by);
     return dim3(tx * ty, (unsigned)nf);
 }
 
@@ -253,26 +380,44 @@ static dim3 point_grid(const tsr__migrate_plan *plan, int32_t nf)
                 (unsigned)nf);
 }
 
-/* One explicit depth step at iz of NF fields (field k: T_0 in u[k], terms in even[k] and odd[k],
- * the result in sum[k]) for the chunk's nf frequencies from f0; imaging fused as k3_term says. */
+/* One explicit depth step at iz of NF fields (field k: T_0 in u[k], T_n in ring[k] as term_at
+ * says, the result in sum[k]) for the chunk's nf frequencies from f0: term 1 alone (k3_term, with
+ * the imaging fused as it says), then terms two at a time (k3_pair), a last odd one alone. */
 template <int NF, bool IMAGE>
 static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_plan *dp, int32_t iz,
-                        int32_t f0, int32_t nf, tsr__cf *const (&u)[NF], tsr__cf *const (&even)[NF],
-                        tsr__cf *const (&odd)[NF], tsr__cf *const (&sum)[NF], const int (&conj)[NF],
-                        double *image, double *illum)
+                        int32_t f0, int32_t nf, tsr__cf *const (&u)[NF],
+                        tsr__cf *const (&ring)[NF][4], tsr__cf *const (&sum)[NF],
+                        const int (&conj)[NF], double *image, double *illum)
 {
-    const dim3 grid = tile_grid(plan, nf), block(BX, BY);
-    for (int32_t n = 1; n < TSR__MIG_TERMS; n++) {
-        term_slices<NF> t;
-        for (int k = 0; k < NF; k++) {
-            t.prev1[k] = term_at(n - 1, u[k], even[k], odd[k]);
-            t.prev2[k] = n >= 2 ? term_at(n - 2, u[k], even[k], odd[k]) : NULL;
-            t.out[k] = term_at(n, u[k], even[k], odd[k]);
-            t.sum[k] = sum[k];
-            t.conj[k] = conj[k];
+    cudaStream_t stream = ctx->cuda->stream;
+    for (int32_t n = 1; n < TSR__MIG_TERMS;) {
+        if (n == 1 || n + 1 == TSR__MIG_TERMS) {
+            term_slices<NF> t;
+            for (int k = 0; k < NF; k++) {
+                t.prev1[k] = term_at(n - 1, u[k], ring[k]);
+                t.prev2[k] = n >= 2 ? term_at(n - 2, u[k], ring[k]) : NULL;
+                t.out[k] = term_at(n, u[k], ring[k]);
+                t.sum[k] = sum[k];
+                t.conj[k] = conj[k];
+            }
+            k3_term<NF, IMAGE><<<tile_grid(plan, nf, BY), dim3(BX, BY), 0, stream>>>(
+                *dp, iz, f0, n, t, image, illum);
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k3_term");
+            n++;
+        } else {
+            pair_slices<NF> t;
+            for (int k = 0; k < NF; k++) {
+                t.prev1[k] = term_at(n - 1, u[k], ring[k]);
+                t.prev2[k] = term_at(n - 2, u[k], ring[k]);
+                t.out[k] = term_at(n, u[k], ring[k]);
+                t.out1[k] = term_at(n + 1, u[k], ring[k]);
+                t.sum[k] = sum[k];
+                t.conj[k] = conj[k];
+            }
+            k3_pair<NF><<<tile_grid(plan, nf, PBY), dim3(BX, PBY), 0, stream>>>(*dp, iz, f0, n, t);
+            TSR_CUDA_CHECK_LAUNCH(ctx, "k3_pair");
+            n += 2;
         }
-        k3_term<NF, IMAGE><<<grid, block, 0, ctx->cuda->stream>>>(*dp, iz, f0, n, t, image, illum);
-        TSR_CUDA_CHECK_LAUNCH(ctx, "k3_term");
     }
     return TSR_OK;
 }
@@ -318,7 +463,7 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     cudaStream_t stream = ctx->cuda->stream;
     const size_t cols = (size_t)plan->ncols, cells = cols * (size_t)plan->nz;
     const size_t slab = (size_t)chunk * cols, image_bytes = 2 * cells * sizeof(double);
-    if ((st = tsr__cuda_buffer_reserve(ctx, &s->work3, 6 * slab * sizeof(tsr__cf))) ||
+    if ((st = tsr__cuda_buffer_reserve(ctx, &s->work3, 10 * slab * sizeof(tsr__cf))) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->image, image_bytes)) ||
         (st = tsr__cuda_host_buffer_reserve(ctx, &s->pin[s->pin_last ^ 1], image_bytes)))
         return st;
@@ -327,10 +472,9 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
     tsr__cf *w = (tsr__cf *)s->work3.ptr;
     for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
         const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
-        /* field k (S, R): slices u, odd and sum at w + (3 k + 0, 1, 2) slab; the sum becomes the
-         * next depth's u, and the old u the next sum */
-        tsr__cf *u[2] = {w, w + 3 * slab}, *odd[2] = {w + slab, w + 4 * slab},
-                *sum[2] = {w + 2 * slab, w + 5 * slab};
+        /* field k (S, R): slices u, three term slices and the sum at w + (5 k + 0 .. 4) slab (u
+         * the ring's fourth); the sum becomes the next depth's u, and the old u the next sum */
+        tsr__cf *u[2] = {w, w + 5 * slab}, *sum[2] = {w + 4 * slab, w + 9 * slab};
         const size_t bytes = sizeof(tsr__cf) * (size_t)nf * cols;
         TSR_CUDA_TRY(ctx, cudaMemcpyAsync(u[0], src + (size_t)f0 * cols, bytes,
                                           cudaMemcpyHostToDevice, stream));
@@ -340,9 +484,10 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
             TSR_CUDA_TRY(ctx, cudaEventRecord(s->timer.start, stream));
         const int conj[2] = {1, 0};
         for (int32_t iz = 0; iz + 1 < plan->nz; iz++) {
-            tsr__cf *const cu[2] = {u[0], u[1]}, *const co[2] = {odd[0], odd[1]},
-                           *const cs[2] = {sum[0], sum[1]};
-            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, cu, co, cs, conj, dimage,
+            tsr__cf *const cu[2] = {u[0], u[1]}, *const cs[2] = {sum[0], sum[1]};
+            tsr__cf *const ring[2][4] = {{w + slab, w + 2 * slab, w + 3 * slab, u[0]},
+                                         {w + 6 * slab, w + 7 * slab, w + 8 * slab, u[1]}};
+            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, ring, cs, conj, dimage,
                                      dillum)))
                 return st;
             for (int k = 0; k < 2; k++) {
@@ -377,11 +522,12 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
     const size_t cols = (size_t)plan->ncols, nz = (size_t)plan->nz;
     const size_t slab = (size_t)chunk * cols; /* a depth's slices of the chunk */
     if ((st = tsr__cuda_buffer_reserve(ctx, &s->sdepth, nz * slab * sizeof(tsr__cf))) ||
-        (st = tsr__cuda_buffer_reserve(ctx, &s->work3, 3 * slab * sizeof(tsr__cf))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->work3, 5 * slab * sizeof(tsr__cf))) ||
         (st = tsr__migcu_upload(ctx, &s->refl, refl, sizeof(float) * nz * cols)))
         return st;
     tsr__cf *sd = (tsr__cf *)s->sdepth.ptr, *w = (tsr__cf *)s->work3.ptr;
-    tsr__cf *q = w, *ta = w + slab, *tb = w + 2 * slab;
+    tsr__cf *q = w, *ta = w + slab,
+            *tb = w + 2 * slab, *const ring[1][4] = {{ta, tb, w + 3 * slab, w + 4 * slab}};
     const float *drefl = (const float *)s->refl.ptr;
     for (int32_t f0 = 0; f0 < plan->nfreq; f0 += chunk) {
         const int32_t nf = plan->nfreq - f0 < chunk ? plan->nfreq - f0 : chunk;
@@ -393,17 +539,16 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
         /* the source down: depth iz + 1's slices are the sum of the step from iz's; T_0 stays */
         const int conj[1] = {1};
         for (size_t iz = 0; iz + 1 < nz; iz++) {
-            tsr__cf *const u[1] = {sd + iz * slab}, *const ev[1] = {tb}, *const od[1] = {ta},
-                           *const sm[1] = {sd + (iz + 1) * slab};
-            if ((st = step3<1, false>(ctx, plan, &dp, (int32_t)iz, f0, nf, u, ev, od, sm, conj,
-                                      NULL, NULL)))
+            tsr__cf *const u[1] = {sd + iz * slab}, *const sm[1] = {sd + (iz + 1) * slab};
+            if ((st = step3<1, false>(ctx, plan, &dp, (int32_t)iz, f0, nf, u, ring, sm, conj, NULL,
+                                      NULL)))
                 return st;
         }
         /* q up: q = refl S at the deepest depth, then b_k of parity k in (ta, tb) */
         k3_deepest<<<point_grid(plan, nf), POINT_THREADS, 0, stream>>>(
             cols, (int32_t)nz - 1, sd + (nz - 1) * slab, q, drefl, NULL, NULL);
         TSR_CUDA_CHECK_LAUNCH(ctx, "k3_deepest");
-        const dim3 grid = tile_grid(plan, nf), block(BX, BY);
+        const dim3 grid = tile_grid(plan, nf, BY), block(BX, BY);
         for (int32_t iz = (int32_t)nz - 2; iz >= 0; iz--) {
             for (int32_t k = TSR__MIG_TERMS - 1; k >= 0; k--) {
                 tsr__cf *b1 = (k + 1) % 2 ? tb : ta, *b2 = k % 2 ? tb : ta;

@@ -22,8 +22,8 @@ static void formula(void)
     const double c = 400.0 * 400.0, nz = 400;
     tsr__mig3_bytes m = tsr__mig3_device_bytes(c, 400, 200, 100, 16, 0);
     tsr__mig3_bytes d = tsr__mig3_device_bytes(c, 400, 200, 100, 16, 1);
-    CHECK(m.per_freq == 48.0 * c && m.fixed == 16.0 * nz * c);
-    CHECK(d.per_freq == 8.0 * c * (nz + 3) && d.fixed == 4.0 * nz * c);
+    CHECK(m.per_freq == 80.0 * c && m.fixed == 16.0 * nz * c);
+    CHECK(d.per_freq == 8.0 * c * (nz + 5) && d.fixed == 4.0 * nz * c);
     CHECK(m.plan == 8.0 * 100 * 16 + 4.0 * 200 + 4.0 * nz * c + 4.0 * c);
     printf("400^3, 200 frequencies: migration %.3g GB + %.3g GB per frequency, modelling %.3g GB "
            "+ %.3g GB per frequency\n",
