@@ -196,25 +196,34 @@ static tsr_status nvj_get(tsr_ctx *ctx, nvj **out)
         nvj_release(n);
         return st;
     }
-    nvj_status s = n->create_ex(NVJ_BACKEND_DEFAULT, NULL, NULL, 0, &n->def);
-    if (s == NVJ_STATUS_SUCCESS)
-        s = n->state_create(n->def, &n->def_state);
+    /* handles are created into locals: a failed create leaves nothing to destroy */
+    nvj_handle h = NULL;
+    nvj_state hs = NULL;
+    nvj_stream ps = NULL;
+    nvj_status s = n->create_ex(NVJ_BACKEND_DEFAULT, NULL, NULL, 0, &h);
+    if (s == NVJ_STATUS_SUCCESS) {
+        n->def = h;
+        if ((s = n->state_create(n->def, &hs)) == NVJ_STATUS_SUCCESS)
+            n->def_state = hs;
+    }
     if (s != NVJ_STATUS_SUCCESS) {
-        n->def = NULL;
         nvj_release(n);
-        return tsr__fail(ctx, TSR_ERR_DEVICE, "nvJPEG: nvjpegCreateEx failed (nvjpegStatus_t %d)",
-                         (int)s);
+        return tsr__fail(ctx, TSR_ERR_DEVICE,
+                         "nvJPEG: creating the default decoder failed (nvjpegStatus_t %d)", (int)s);
     }
     /* No hardware decoder on this device (nvjpegCreateEx refuses the backend): every file goes
      * to the default backend. */
-    if (n->create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, 0, &n->hw) != NVJ_STATUS_SUCCESS ||
-        n->state_create(n->hw, &n->hw_state) != NVJ_STATUS_SUCCESS ||
-        n->stream_create(n->hw, &n->parsed) != NVJ_STATUS_SUCCESS) {
-        if (n->hw_state)
-            n->state_destroy(n->hw_state);
-        if (n->hw)
-            n->destroy(n->hw);
-        n->hw = NULL, n->hw_state = NULL, n->parsed = NULL;
+    h = NULL, hs = NULL;
+    if (n->create_ex(NVJ_BACKEND_HARDWARE, NULL, NULL, 0, &h) == NVJ_STATUS_SUCCESS) {
+        nvj_status made = n->state_create(h, &hs);
+        s = made == NVJ_STATUS_SUCCESS ? n->stream_create(h, &ps) : made;
+        if (s == NVJ_STATUS_SUCCESS) {
+            n->hw = h, n->hw_state = hs, n->parsed = ps;
+        } else {
+            if (made == NVJ_STATUS_SUCCESS)
+                n->state_destroy(hs);
+            n->destroy(h);
+        }
     }
     *out = n;
     return TSR_OK;
@@ -311,8 +320,9 @@ tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_
     tsr_status st = nvj_get(ctx, &n);
     if (st != TSR_OK)
         return st;
-    /* idx: per output format the hardware's images (from the front) and the rest (from the
-     * back) of the files before the first bad header */
+    /* scratch, per file: nvJPEG's destination, the indices of one hardware batch (idx) and of
+     * the files for the default backend (rest), the batch's bitstreams and lengths, and whether
+     * the hardware takes the file; kept until the stream has passed the decodes */
     size_t bytes;
     void *scratch = NULL;
     const size_t per =
@@ -367,8 +377,10 @@ tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_
             fail_at = i;
         }
     }
+    cudaError_t e = cudaStreamSynchronize(ctx->cuda->stream);
     tsr__free(ctx, scratch);
-    TSR_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->cuda->stream));
+    if (e != cudaSuccess)
+        return tsr__cuda_error(ctx, e, "cudaStreamSynchronize after nvJPEG", __FILE__, __LINE__);
     *done = fail_at;
     if (fail_at < count)
         return tsr__fail(ctx, first_st, "%s", first_msg);
