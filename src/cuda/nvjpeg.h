@@ -23,10 +23,11 @@ extern "C" {
  * backend. Runs on the context's stream and returns when the images are complete. Stops at the
  * first file that fails (TSR_ERR_CORRUPT for data nvJPEG rejects, TSR_ERR_UNSUPPORTED for a
  * layout it does not decode, with a message naming the index); *done receives how many images
- * from the first are complete. Without libnvjpeg: TSR_ERR_NO_BACKEND, "nvJPEG not found
+ * from the first are complete, and *on_hardware (may be NULL) how many the hardware decoders
+ * decoded (0 on a GPU without them). Without libnvjpeg: TSR_ERR_NO_BACKEND, "nvJPEG not found
  * (libnvjpeg.so.13): ...". */
 tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_t *len,
-                              tsr_image *out, size_t count, size_t *done);
+                              tsr_image *out, size_t count, size_t *done, size_t *on_hardware);
 
 /* 1 when libnvjpeg can be loaded here (a test's skip check); loads nothing into a context. */
 int tsr__nvjpeg_available(void);

@@ -307,9 +307,11 @@ static nvj_status nvj_hw_batch(tsr_ctx *ctx, nvj *n, const void *const *data, co
 }
 
 tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_t *len,
-                              tsr_image *out, size_t count, size_t *done)
+                              tsr_image *out, size_t count, size_t *done, size_t *on_hardware)
 {
     *done = 0;
+    if (on_hardware)
+        *on_hardware = 0;
     if (!ctx->cuda)
         return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "nvJPEG: needs an open CUDA device");
     if (count == 0)
@@ -355,10 +357,14 @@ tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_
         for (size_t i = 0; i < good; i++)
             if ((out[i].channels == 1) == gray && hw_ok[i])
                 idx[m++] = i;
-        if (m && nvj_hw_batch(ctx, n, data, len, out, idx, m, format, bits, lens, dest) !=
-                     NVJ_STATUS_SUCCESS)
+        if (!m)
+            continue;
+        if (nvj_hw_batch(ctx, n, data, len, out, idx, m, format, bits, lens, dest) !=
+            NVJ_STATUS_SUCCESS)
             for (size_t k = 0; k < m; k++) /* the hybrid backend decodes them, or says why not */
                 rest[nrest++] = idx[k];
+        else if (on_hardware)
+            *on_hardware += m;
     }
     for (size_t i = 0; i < good; i++)
         if (!hw_ok[i])

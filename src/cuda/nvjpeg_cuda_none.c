@@ -5,10 +5,12 @@
 #include "core/ctx.h"
 
 tsr_status tsr__nvjpeg_decode(tsr_ctx *ctx, const void *const *data, const size_t *len,
-                              tsr_image *out, size_t count, size_t *done)
+                              tsr_image *out, size_t count, size_t *done, size_t *on_hardware)
 {
     (void)data, (void)len, (void)out, (void)count;
     *done = 0;
+    if (on_hardware)
+        *on_hardware = 0;
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "nvJPEG: this build has no CUDA backend");
 }
 

@@ -390,7 +390,7 @@ tsr_status tsr_resize_jpeg_batch(tsr_ctx *ctx, const void *const *jpeg, const si
             st = run;
             break;
         }
-    if (built && (run = tsr__nvjpeg_decode(ctx, jpeg, len, src, built, &decoded)) != TSR_OK)
+    if (built && (run = tsr__nvjpeg_decode(ctx, jpeg, len, src, built, &decoded, NULL)) != TSR_OK)
         st = run;
     /* images before the first bad one still run, as the sequential loop would */
     if (decoded && (run = tsr__resize_cuda_batch(ctx, plans, src, dst, decoded, &ran)) != TSR_OK)
