@@ -14,6 +14,11 @@ at quality 95 (tessera's default) into an empty folder, with --threads workers (
 core):
   tessera cpu    tessera resize IN... OUT/ --size 256x --interp area --backend cpu --threads N
   tessera cuda   the same with --backend cuda (when tessera has CUDA and a GPU answers)
+  tessera cuda-nvjpeg  the same with --backend cuda --jpeg-decoder nvjpeg: the JPEGs decoded on
+                 the GPU by nvJPEG (its hardware decoders) and resized there (when libnvjpeg
+                 loads). nvJPEG's pixels are not libjpeg-turbo's (another IDCT and chroma
+                 upsampling), so its thumbnails are not OpenCV-exact: the check below says by
+                 how much.
   vipsthumbnail  one process per N-th of the files (xargs -P N), `-s 256x -o OUT/%s.jpg[Q=95]`;
                  libvips' own threads left at their default. Its JPEG shrink-on-load decodes at
                  1/2, 1/4 or 1/8 scale first and resizes from there (with its own kernel), so its
@@ -36,7 +41,8 @@ as the OpenCV loop writes. Each cell gives the images identical of all, else the
 difference of a sample and the PSNR over all images.
 
 usage: bench_thumbs.py TESSERA [--count 200] [--size 6000x4000] [--thumb 256] [--threads N]
-                              [--rounds 3] [--backends cpu,cuda] [--inputs DIR] [--md out.md]
+                              [--rounds 3] [--backends cpu,cuda,cuda-nvjpeg]
+                              [--inputs DIR] [--md out.md]
                               [--python /usr/bin/python3] [--source IMAGE]
 """
 import argparse
@@ -164,6 +170,12 @@ def make_inputs(folder, count, w, h):
           file=sys.stderr)
 
 
+# a --backends entry -> tessera's options for it
+BACKEND_ARGS = {"cpu": ["--backend", "cpu"], "cuda": ["--backend", "cuda"],
+                "cuda-nvjpeg": ["--backend", "cuda", "--jpeg-decoder", "nvjpeg"],
+                "reference": ["--backend", "reference"], "opencl": ["--backend", "opencl"]}
+
+
 def tools(args, files):
     """name -> (how it runs, a function(out_dir) that runs it once over files)."""
     n = args.threads
@@ -171,10 +183,10 @@ def tools(args, files):
     t = {}
     for b in args.backends:
         t["tessera " + b] = (
-            "`tessera resize IN... OUT/ --size %dx --interp area --backend %s --threads %d`"
-            % (args.thumb, b, n),
+            "`tessera resize IN... OUT/ --size %dx --interp area %s --threads %d`"
+            % (args.thumb, " ".join(BACKEND_ARGS[b]), n),
             lambda out, b=b, fl=files: sh([args.tessera, "resize"] + fl + [
-                out, "--size", "%dx" % args.thumb, "--interp", "area", "--backend", b,
+                out, "--size", "%dx" % args.thumb, "--interp", "area"] + BACKEND_ARGS[b] + [
                 "--threads", str(n), "--quiet"]))
     if shutil.which("vipsthumbnail"):
         t["vipsthumbnail"] = (
@@ -237,10 +249,10 @@ def versions(args):
     return "; ".join(v)
 
 
-def cuda_works(tessera, one_file):
+def backend_works(tessera, one_file, b):
     with tempfile.TemporaryDirectory() as d:
-        p = subprocess.run([tessera, "resize", one_file, os.path.join(d, "t.png"), "--size", "8x",
-                            "--backend", "cuda", "--quiet"], capture_output=True)
+        p = subprocess.run([tessera, "resize", one_file, os.path.join(d, "t.png"), "--size", "8x"]
+                           + BACKEND_ARGS[b] + ["--quiet"], capture_output=True)
         return p.returncode == 0
 
 
@@ -252,7 +264,7 @@ def main():
     ap.add_argument("--thumb", type=int, default=256)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--backends", default="cpu,cuda")
+    ap.add_argument("--backends", default="cpu,cuda,cuda-nvjpeg")
     ap.add_argument("--inputs", default=os.path.join(tempfile.gettempdir(), "tessera-bench-thumbs"))
     ap.add_argument("--md", help="write the results table here (markdown)")
     ap.add_argument("--python", default=PY, help="a Python with cv2 and numpy")
@@ -265,9 +277,11 @@ def main():
     files = sorted(os.path.join(args.inputs, f) for f in os.listdir(args.inputs)
                    if f.endswith(".jpg"))[:args.count]
     args.backends = [b for b in args.backends.split(",") if b]
-    if "cuda" in args.backends and not cuda_works(args.tessera, files[0]):
-        print("note: tessera's CUDA backend does not run here; timing cpu only", file=sys.stderr)
-        args.backends.remove("cuda")
+    for b in [b for b in args.backends if b.startswith("cuda")]:
+        if not backend_works(args.tessera, files[0], b):
+            print("note: tessera's %s does not run here (%s); not timed"
+                  % (b, " ".join(BACKEND_ARGS[b])), file=sys.stderr)
+            args.backends.remove(b)
     table = tools(args, files)
     load_before = os.getloadavg()
     work = tempfile.mkdtemp(prefix="bench-thumbs-")
@@ -300,7 +314,7 @@ def main():
             d = os.path.join(pngout, b)
             os.makedirs(d)
             sh([args.tessera, "resize"] + links + [d, "--size", "%dx" % args.thumb, "--interp",
-               "area", "--backend", b, "--threads", str(args.threads), "--quiet"])
+               "area"] + BACKEND_ARGS[b] + ["--threads", str(args.threads), "--quiet"])
         dirs = [(os.path.join(pngout, b), ".png") for b in args.backends]
         dirs += [(os.path.join(work, n.replace(" ", "_")), ".jpg") for n in names]
         cmp = {}

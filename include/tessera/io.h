@@ -59,6 +59,12 @@ tsr_format tsr_format_from_name(const char *path);
  * allocated. On failure *out is untouched and nothing is left allocated. */
 tsr_status tsr_image_decode(tsr_ctx *ctx, const void *data, size_t len, tsr_image *out,
                             tsr_format *format);
+/* The width, height and channels (1 gray, 3 RGB) that tsr_image_decode gives for the JPEG file
+ * in data, from its header alone, with the errors (and the max_image_pixels check) the decode
+ * would report from the header; data that are not JPEG are TSR_ERR_UNSUPPORTED. For sizing the
+ * outputs of tsr_resize_jpeg_batch (tessera/resize.h). */
+tsr_status tsr_jpeg_info(tsr_ctx *ctx, const void *data, size_t len, int32_t *width,
+                         int32_t *height, int32_t *channels);
 /* Reads and decodes a file (see tsr_image_decode); the file must fit in max_memory. Failure
  * messages start with the path. */
 tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format);

@@ -53,6 +53,23 @@ tsr_status tsr_resize(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst,
 tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, size_t count,
                             const tsr_resize_options *opt, size_t *done);
 
+/* Resizes count JPEG files held in host memory (jpeg[i], len[i] bytes) into dst[i], decoding
+ * them on the GPU with NVIDIA nvJPEG (loaded at run time: without libnvjpeg.so.13 this is
+ * TSR_ERR_NO_BACKEND, "nvJPEG not found (libnvjpeg.so.13): ..."). Needs the CUDA backend (auto
+ * picks it: the decoded images are on the device); another explicit backend is
+ * TSR_ERR_NO_BACKEND. dst[i] are u8 images, on the host or the device, with the channels
+ * tsr_jpeg_info gives for jpeg[i] (1 gray, 3 RGB) and the output size; the decoded images stay
+ * on the device, in buffers the context keeps, and are resized there as by tsr_resize_batch.
+ * Baseline files go to the GPU's hardware JPEG decoders where it has them, others (progressive)
+ * to nvJPEG's GPU-hybrid decoder.
+ * nvJPEG's pixels are not libjpeg-turbo's: its IDCT and its chroma upsampling differ from
+ * libjpeg's islow IDCT and fancy upsampling, so the decoded samples (and hence the outputs)
+ * differ from tsr_image_decode's by small amounts and are not OpenCV-exact (the resize itself
+ * is). Stops at the first failure; *done (may be NULL) receives how many images completed. */
+tsr_status tsr_resize_jpeg_batch(tsr_ctx *ctx, const void *const *jpeg, const size_t *len,
+                                 tsr_image *dst, size_t count, const tsr_resize_options *opt,
+                                 size_t *done);
+
 #ifdef __cplusplus
 }
 #endif

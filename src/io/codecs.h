@@ -21,6 +21,10 @@
 
 tsr_status tsr__png_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__jpeg_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
+/* The size and channels (1 gray, 3 RGB) tsr__jpeg_decode would give, from the header alone,
+ * with its errors (and its max_image_pixels check) for what the header shows. */
+tsr_status tsr__jpeg_info(tsr_ctx *ctx, const uint8_t *data, size_t len, int32_t *width,
+                          int32_t *height, int32_t *channels);
 tsr_status tsr__pnm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__pam_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__pfm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);

@@ -190,6 +190,19 @@ static tsr_status read_file(tsr_ctx *ctx, const char *path, uint8_t **out, size_
     return TSR_OK;
 }
 
+tsr_status tsr_jpeg_info(tsr_ctx *ctx, const void *data, size_t len, int32_t *width,
+                         int32_t *height, int32_t *channels)
+{
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (!width || !height || !channels || (!data && len))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "JPEG info: NULL argument");
+    if (tsr_format_detect(data, len) != TSR_FORMAT_JPEG)
+        return tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "JPEG info: the data are not a JPEG file");
+    return tsr__jpeg_info(ctx, data, len, width, height, channels);
+}
+
 tsr_status tsr_image_load(tsr_ctx *ctx, const char *path, tsr_image *out, tsr_format *format)
 {
     tsr_status st = tsr__enter(ctx);

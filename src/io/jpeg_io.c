@@ -167,11 +167,10 @@ static void setup_errors(jpeg_state *s)
     s->err.output_message = on_output_message;
 }
 
-/* The part of decoding that libjpeg may longjmp out of. Touches only *s. */
-static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
+/* Reads the header up to the frame's size and colour space: *channels receives 1 (gray) or 3
+ * (RGB out). Called under decode_body's or info_body's setjmp. Touches only *s. */
+static tsr_status read_header(jpeg_state *s, const uint8_t *data, size_t len, int *channels)
 {
-    if (setjmp(s->jmp))
-        return s->status != TSR_OK ? s->status : TSR_ERR_CORRUPT;
     s->d.err = &s->err;
     s->d.client_data = s;
     jpeg_create_decompress(&s->d);
@@ -195,16 +194,15 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
         s->status = tsr__fail(s->ctx, TSR_ERR_CORRUPT, "JPEG: no image in the stream");
         return s->status;
     }
-    int channels;
     switch (s->d.jpeg_color_space) {
     case JCS_GRAYSCALE:
         s->d.out_color_space = JCS_GRAYSCALE;
-        channels = 1;
+        *channels = 1;
         break;
     case JCS_YCbCr:
     case JCS_RGB:
         s->d.out_color_space = JCS_RGB;
-        channels = 3;
+        *channels = 3;
         break;
     case JCS_CMYK:
     case JCS_YCCK:
@@ -218,8 +216,17 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
                               s->d.num_components);
         return s->status;
     }
-    if ((s->status = tsr__image_check_pixels(s->ctx, "JPEG: ", s->d.image_width,
-                                             s->d.image_height)) != TSR_OK)
+    s->status = tsr__image_check_pixels(s->ctx, "JPEG: ", s->d.image_width, s->d.image_height);
+    return s->status;
+}
+
+/* The part of decoding that libjpeg may longjmp out of. Touches only *s. */
+static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
+{
+    if (setjmp(s->jmp))
+        return s->status != TSR_OK ? s->status : TSR_ERR_CORRUPT;
+    int channels = 0;
+    if (read_header(s, data, len, &channels) != TSR_OK)
         return s->status;
     tsr_status st = tsr_image_alloc(s->ctx, &s->img, (int32_t)s->d.image_width,
                                     (int32_t)s->d.image_height, channels, TSR_U8);
@@ -263,6 +270,37 @@ tsr_status tsr__jpeg_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_i
         tsr_image_free(ctx, &s->img);
     else
         *out = s->img;
+    tsr__free(ctx, s);
+    return st;
+}
+
+/* The header part of decoding, under its own setjmp. */
+static tsr_status info_body(jpeg_state *s, const uint8_t *data, size_t len, int *channels)
+{
+    if (setjmp(s->jmp))
+        return s->status != TSR_OK ? s->status : TSR_ERR_CORRUPT;
+    return read_header(s, data, len, channels);
+}
+
+tsr_status tsr__jpeg_info(tsr_ctx *ctx, const uint8_t *data, size_t len, int32_t *width,
+                          int32_t *height, int32_t *channels)
+{
+    jpeg_state *s;
+    tsr_status st = tsr__alloc(ctx, sizeof *s, (void **)&s);
+    if (st != TSR_OK)
+        return st;
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    setup_errors(s);
+    int ch = 0;
+    st = info_body(s, data, len, &ch);
+    if (st == TSR_OK) {
+        *width = (int32_t)s->d.image_width;
+        *height = (int32_t)s->d.image_height;
+        *channels = ch;
+    }
+    if (s->have_decompress)
+        jpeg_destroy_decompress(&s->d);
     tsr__free(ctx, s);
     return st;
 }

@@ -4,6 +4,8 @@
 #include "core/backend.h"
 #include "core/checked.h"
 #include "core/names.h"
+#include "cuda/nvjpeg.h"
+#include "io/codecs.h"
 
 #include <math.h>
 #include <string.h>
@@ -324,4 +326,79 @@ tsr_status tsr_resize_batch(tsr_ctx *ctx, const tsr_image *src, tsr_image *dst, 
             *done = i + 1;
     }
     return TSR_OK;
+}
+
+tsr_status tsr_resize_jpeg_batch(tsr_ctx *ctx, const void *const *jpeg, const size_t *len,
+                                 tsr_image *dst, size_t count, const tsr_resize_options *opt,
+                                 size_t *done)
+{
+    if (done)
+        *done = 0;
+    tsr_status st = tsr__enter(ctx);
+    if (st != TSR_OK)
+        return st;
+    if (count && (!jpeg || !len || !dst))
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "resize jpeg batch: arrays are NULL");
+    tsr_resize_options defaults;
+    if (!opt) {
+        tsr_resize_options_init(&defaults);
+        opt = &defaults;
+    }
+    tsr_backend b;
+    /* every backend is "offered" so that the choice (and under auto its fallback where CUDA
+     * cannot be used) is recorded as usual; all but CUDA then fail here with the reason */
+    const unsigned offered =
+        TSR__BACKEND_BIT(TSR_BACKEND_REFERENCE) | TSR__BACKEND_BIT(TSR_BACKEND_CPU) |
+        TSR__BACKEND_BIT(TSR_BACKEND_CUDA) | TSR__BACKEND_BIT(TSR_BACKEND_OPENCL);
+    if ((st = tsr__backend_choose(ctx, "resize of nvJPEG-decoded images", offered, TSR_BACKEND_CUDA,
+                                  "nvJPEG decodes on the GPU: the images stay on the device",
+                                  &b)) != TSR_OK)
+        return st;
+    if (b != TSR_BACKEND_CUDA)
+        return tsr__fail(ctx, TSR_ERR_NO_BACKEND,
+                         "resize: nvJPEG decoding needs the cuda backend (%s backend: %s)",
+                         tsr_backend_name(b), tsr_ctx_backend_reason(ctx));
+    if (count == 0)
+        return TSR_OK;
+    size_t bytes;
+    if (!tsr__size_mul(count, sizeof(tsr_image) + sizeof(tsr__resize_plan), &bytes))
+        return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize jpeg batch: %zu images overflow", count);
+    tsr__resize_plan *plans = NULL;
+    if ((st = tsr__alloc(ctx, bytes, (void **)&plans)) != TSR_OK)
+        return st;
+    tsr_image *src = (tsr_image *)(plans + count);
+    /* the decoded sources: sizes from the headers, memory from the CUDA backend's buffers */
+    size_t n = 0, built = 0, decoded = 0, ran = 0;
+    for (; n < count; n++) {
+        memset(&src[n], 0, sizeof src[n]);
+        src[n].depth = TSR_U8;
+        src[n].memory = TSR_MEMORY_CUDA;
+        if (!jpeg[n] || tsr_format_detect(jpeg[n], len[n]) != TSR_FORMAT_JPEG) {
+            st = tsr__fail(ctx, TSR_ERR_UNSUPPORTED, "resize jpeg batch: image %zu is not JPEG", n);
+            break;
+        }
+        if ((st = tsr__jpeg_info(ctx, jpeg[n], len[n], &src[n].width, &src[n].height,
+                                 &src[n].channels)) != TSR_OK)
+            break;
+    }
+    tsr_status run = n ? tsr__resize_cuda_sources(ctx, src, n) : TSR_OK;
+    if (run != TSR_OK)
+        st = run, n = 0;
+    for (; built < n; built++)
+        if ((run = tsr__resize_plan_for(ctx, b, &src[built], &dst[built], opt, &plans[built])) !=
+            TSR_OK) {
+            st = run;
+            break;
+        }
+    if (built && (run = tsr__nvjpeg_decode(ctx, jpeg, len, src, built, &decoded, NULL)) != TSR_OK)
+        st = run;
+    /* images before the first bad one still run, as the sequential loop would */
+    if (decoded && (run = tsr__resize_cuda_batch(ctx, plans, src, dst, decoded, &ran)) != TSR_OK)
+        st = run;
+    for (size_t i = 0; i < built; i++)
+        tsr__resize_plan_free(ctx, &plans[i]);
+    tsr__free(ctx, plans);
+    if (done)
+        *done = ran;
+    return st;
 }

@@ -23,6 +23,11 @@ tsr_status tsr__resize_cuda(tsr_ctx *ctx, const tsr__resize_plan *plan, const ts
 tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans, const tsr_image *src,
                                   tsr_image *dst, size_t count, size_t *done);
 
+/* Device memory for count source images whose sizes and channels src[i] give (u8, CUDA
+ * memory): sets each src[i].data and stride into one buffer the context keeps for this until
+ * the next call (resize_cuda.cu). For decoders that write on the device (tsr_resize_jpeg_batch). */
+tsr_status tsr__resize_cuda_sources(tsr_ctx *ctx, tsr_image *src, size_t count);
+
 /* OpenCL (resize_opencl.c; resize_opencl_none.c in a build without OpenCL): host images. */
 tsr_status tsr__resize_opencl(tsr_ctx *ctx, const tsr__resize_plan *plan, const tsr_image *src,
                               tsr_image *dst);

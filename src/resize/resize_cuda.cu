@@ -12,6 +12,7 @@
 
 #include "resize/resize.cl"
 extern "C" {
+#include "core/checked.h"
 #include "resize/resize_backends.h"
 #include "resize/resize_gpu.h"
 }
@@ -60,6 +61,50 @@ static tsr_status lanes_of(tsr_ctx *ctx, struct lane **out)
     tsr_status st = tsr__ctx_state_get(ctx, &resize_cuda_kind, sizeof *rs, (void **)&rs);
     *out = st == TSR_OK ? rs->lanes : NULL;
     return st;
+}
+
+/* The device sources of tsr__resize_cuda_sources: one buffer, kept, growing. */
+struct resize_sources_state {
+    tsr__cuda_buffer buf;
+};
+
+static void resize_sources_destroy(tsr_ctx *ctx, void *state)
+{
+    struct resize_sources_state *rs = (struct resize_sources_state *)state;
+    if (ctx->cuda)
+        cudaStreamSynchronize(ctx->cuda->stream);
+    tsr__cuda_buffer_free(&rs->buf);
+    tsr__free(ctx, rs);
+}
+
+static const tsr__ctx_state_kind resize_sources_kind = {"resize device sources",
+                                                        resize_sources_destroy};
+
+extern "C" tsr_status tsr__resize_cuda_sources(tsr_ctx *ctx, tsr_image *src, size_t count)
+{
+    struct resize_sources_state *rs;
+    tsr_status st = tsr__ctx_state_get(ctx, &resize_sources_kind, sizeof *rs, (void **)&rs);
+    if (st != TSR_OK)
+        return st;
+    /* rows 256-byte aligned, as cudaMallocPitch lays them out */
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t row, stride, bytes;
+        if (!tsr__size_mul((size_t)src[i].width, (size_t)src[i].channels, &row) ||
+            !tsr__size_add(row, 255, &stride) ||
+            !tsr__size_mul(stride & ~(size_t)255, (size_t)src[i].height, &bytes) ||
+            !tsr__size_add(total, bytes, &total))
+            return tsr__fail(ctx, TSR_ERR_OVERFLOW, "resize: device sources overflow");
+        src[i].stride = stride & ~(size_t)255;
+    }
+    if ((st = tsr__cuda_buffer_reserve(ctx, &rs->buf, total)) != TSR_OK)
+        return st;
+    size_t at = 0;
+    for (size_t i = 0; i < count; i++) {
+        src[i].data = (unsigned char *)rs->buf.ptr + at;
+        at += src[i].stride * (size_t)src[i].height;
+    }
+    return TSR_OK;
 }
 
 #include "resize/resize_cuda.h"

@@ -16,3 +16,9 @@ tsr_status tsr__resize_cuda_batch(tsr_ctx *ctx, const tsr__resize_plan *plans, c
     *done = 0;
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "resize: this build has no CUDA backend");
 }
+
+tsr_status tsr__resize_cuda_sources(tsr_ctx *ctx, tsr_image *src, size_t count)
+{
+    (void)src, (void)count;
+    return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "resize: this build has no CUDA backend");
+}

@@ -810,6 +810,45 @@ static void test_sample_images(void)
     tsr_ctx_destroy(ctx);
 }
 
+/* tsr_jpeg_info: the decode's size and channels from the header alone, for colour and gray
+ * files; its errors for other data, a cut header and the pixel limit. */
+static void test_jpeg_info(void)
+{
+    tsr_ctx *ctx = make_ctx();
+    for (int channels = 1; channels <= 3; channels += 2) {
+        tsr_image img, back;
+        CHECK_OK(ctx, tsr_image_alloc(ctx, &img, 37, 23, channels, TSR_U8));
+        fill_smooth(&img);
+        char path[600];
+        snprintf(path, sizeof path, "%s/info%d.jpg", tmpdir, channels);
+        CHECK_OK(ctx, tsr_image_save(ctx, path, &img, NULL));
+        size_t len = 0;
+        unsigned char *bytes = tsr_test_read_file(path, &len);
+        CHECK(bytes != NULL);
+        if (bytes) {
+            int32_t w = 0, h = 0, c = 0;
+            CHECK_OK(ctx, tsr_jpeg_info(ctx, bytes, len, &w, &h, &c));
+            CHECK_OK(ctx, tsr_image_decode(ctx, bytes, len, &back, NULL));
+            CHECK(w == back.width && h == back.height && c == back.channels && c == channels);
+            tsr_image_free(ctx, &back);
+            CHECK_STATUS(tsr_jpeg_info(ctx, bytes, 40, &w, &h, &c), TSR_ERR_CORRUPT);
+            tsr_ctx_options opt;
+            tsr_ctx_options_init(&opt);
+            opt.max_image_pixels = 37 * 23 - 1;
+            tsr_ctx *small = NULL;
+            CHECK_OK(small, tsr_ctx_create(&opt, &small));
+            CHECK_STATUS(tsr_jpeg_info(small, bytes, len, &w, &h, &c), TSR_ERR_LIMIT);
+            tsr_ctx_destroy(small);
+            free(bytes);
+        }
+        tsr_image_free(ctx, &img);
+    }
+    static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    int32_t w, h, c;
+    CHECK_STATUS(tsr_jpeg_info(ctx, png_magic, sizeof png_magic, &w, &h, &c), TSR_ERR_UNSUPPORTED);
+    tsr_ctx_destroy(ctx);
+}
+
 /* ---- the atomic writer ---- */
 
 static void test_atomic_writer(void)
@@ -1171,6 +1210,7 @@ int main(void)
     test_fault_loops();
     test_arguments();
     test_sample_images();
+    test_jpeg_info();
     remove_tmpdir();
     return tsr_test_finish("test_io");
 }

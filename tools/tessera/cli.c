@@ -795,6 +795,21 @@ static tsr_status load_j2k(const cli_command *cmd, tsr_ctx *ctx, const uint8_t *
     return TSR_OK;
 }
 
+int cli_read_file(const cli_command *cmd, const char *path, uint8_t **data, size_t *len)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    *len = 0;
+    *data = f ? read_all(f, len) : NULL;
+    int err = errno;
+    if (f && !is_stdin)
+        fclose(f);
+    if (*data)
+        return 0;
+    cli_error(cmd, "%s: cannot read: %s", path, strerror(err));
+    return TSR_EXIT_FAILURE;
+}
+
 int cli_image_load(const cli_command *cmd, tsr_ctx *ctx, const char *path, tsr_image *out,
                    tsr_format *format, int quiet)
 {

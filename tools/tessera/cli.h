@@ -111,6 +111,9 @@ int cli_image_save_options(const cli_command *cmd, const cli_args *args, tsr_sav
  * detected. Returns 0, or the exit code after printing one line naming the file. */
 int cli_image_load(const cli_command *cmd, tsr_ctx *ctx, const char *path, tsr_image *out,
                    tsr_format *format, int quiet);
+/* Reads the file at path ("-": standard input) whole into *data (malloc; free it) and *len.
+ * Returns 0, or the exit code after printing one line naming the file. */
+int cli_read_file(const cli_command *cmd, const char *path, uint8_t **data, size_t *len);
 /* Saves img as path: in the format of its extension, or `fallback` when it has none (a
  * JPEG 2000 fallback writes PNG: no JPEG 2000 container is named). JPEG 2000 is written
  * lossless. What the format cannot hold is converted first, with a one-line note on stderr

@@ -28,6 +28,14 @@ static const cli_option resize_options[] = {
                        "or opencl"
                        "; the backend that ran and why are said on stderr and in --json"),
     CLI_OPTION_THREADS,
+    {"jpeg-decoder", CLI_VALUE, "NAME",
+     "libjpeg-turbo (default) or nvjpeg: decode JPEG inputs on the GPU with NVIDIA nvJPEG "
+     "(libnvjpeg.so.13 from the CUDA toolkit, loaded at run time; the GPU's hardware JPEG "
+     "decoders where it has them), in batches, and resize them there (the cuda backend; "
+     "--backend must be cuda or auto); other inputs take the usual path. nvJPEG's pixels are "
+     "not libjpeg-turbo's (a different IDCT and chroma upsampling), so outputs of JPEG inputs "
+     "differ from OpenCV's by small amounts under this option (tests/unit/"
+     "test_nvjpeg_cuda_gpu.c measures the PSNR); --json says per image which decoder ran."},
     CLI_IMAGE_OUTPUT_OPTIONS,
     CLI_OPTION_MAX_PIXELS,
     {"json", CLI_FLAG, NULL, "Print a JSON summary on stdout (sizes, backend, device, time)."},
@@ -109,6 +117,18 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
                   interp);
         return TSR_EXIT_USAGE;
     }
+    const char *decoder = cli_get(cmd, &args, "jpeg-decoder");
+    if (decoder && strcmp(decoder, "nvjpeg") != 0 && strcmp(decoder, "libjpeg-turbo") != 0) {
+        cli_error(cmd, "unknown --jpeg-decoder '%s' (libjpeg-turbo, nvjpeg)", decoder);
+        return TSR_EXIT_USAGE;
+    }
+    job.nvjpeg = decoder && strcmp(decoder, "nvjpeg") == 0;
+    const char *backend = cli_get(cmd, &args, "backend");
+    if (job.nvjpeg && backend && strcmp(backend, "cuda") != 0 && strcmp(backend, "auto") != 0) {
+        cli_error(cmd, "--jpeg-decoder nvjpeg resizes on the GPU: --backend cuda or auto, not '%s'",
+                  backend);
+        return TSR_EXIT_USAGE;
+    }
     const char *quality = cli_get(cmd, &args, "quality");
     if ((rc = cli_image_save_options(cmd, &args, &job.save)) != 0)
         return rc;
@@ -175,7 +195,8 @@ static int run_resize(const cli_command *cmd, int argc, char **argv)
                    "\"device\": ",
                    tsr_interp_name(job.opt.interp), tsr_backend_name(tsr_ctx_backend(job.ctx)));
             cli_json_string(stdout, tsr_ctx_device_name(job.ctx));
-            printf(", \"images\": [");
+            printf(", \"jpeg_decoder\": \"%s\", \"images\": [",
+                   job.nvjpeg ? "nvjpeg" : "libjpeg-turbo");
         }
         cli_progress progress;
         cli_progress_init(&progress, job.quiet || !batch);
@@ -233,7 +254,10 @@ const cli_command cli_cmd_resize = {
     "one image overlap the kernels of another); an input that fails is reported on stderr (one "
     "line each) and the others are written, with exit status 1 at the end. Files appear only "
     "when complete (written to a temporary file, then renamed; standard output, devices and "
-    "FIFOs are written directly).",
+    "FIFOs are written directly). With --jpeg-decoder nvjpeg, JPEG inputs are decoded on the GPU "
+    "by NVIDIA nvJPEG instead of libjpeg-turbo: their outputs are then not OpenCV-exact, since "
+    "nvJPEG's IDCT and chroma upsampling give slightly different pixels (the resize itself is "
+    "still OpenCV's arithmetic).",
     resize_options,
     "  tessera resize photo.jpg small.png --size 640x480\n"
     "  tessera resize photo.tif thumb.webp --size 200x\n"
@@ -241,5 +265,7 @@ const cli_command cli_cmd_resize = {
     "  tessera resize scan.png half.png --scale 0.5 --interp area\n"
     "  tessera resize frame.ppm wide.ppm --scale 2,1 --interp lanczos4 --backend cpu\n"
     "  tessera resize a.jpg b.jpg c.png thumbs/ --size 256x256 --json\n"
+    "  tessera resize photos/*.jpg thumbs/ --width 512 --interp area --backend cuda "
+    "--jpeg-decoder nvjpeg\n"
     "  tessera resize survey.png quarter.png --scale 0.25 --max-pixels 1000000000",
     run_resize};

@@ -27,7 +27,7 @@ static tsr_status output_size(resize_job *job, const tsr_image *src, int32_t *w,
 }
 
 static void json_item(resize_job *job, const char *in, const char *out, const tsr_image *src,
-                      const tsr_image *dst, double ms)
+                      const tsr_image *dst, double ms, const char *decoder)
 {
     if (!job->json)
         return;
@@ -36,9 +36,9 @@ static void json_item(resize_job *job, const char *in, const char *out, const ts
     printf(", \"output\": ");
     cli_json_string(stdout, out);
     printf(", \"input_size\": [%d, %d], \"output_size\": [%d, %d], \"channels\": %d, "
-           "\"depth\": \"%s\", \"resize_ms\": %.3f}",
+           "\"depth\": \"%s\", \"decoder\": \"%s\", \"resize_ms\": %.3f}",
            (int)src->width, (int)src->height, (int)dst->width, (int)dst->height, (int)src->channels,
-           depth_name(src->depth), ms);
+           depth_name(src->depth), decoder, ms);
 }
 
 /* Where one input of a run is. An image is in memory from LOADING to SAVING. */
@@ -54,6 +54,10 @@ typedef enum item_state {
 
 typedef struct batch_item {
     tsr_image src, dst; /* allocated in `owner`; after the free, sizes only (for --json) */
+    uint8_t *jpeg;      /* --jpeg-decoder nvjpeg: the JPEG file (malloc), src then holds its
+                           size only (data NULL); the GPU decodes it in the resize */
+    size_t jpeg_len;
+    int gpu_decoded; /* decoded by nvJPEG (for --json) */
     tsr_ctx *owner;
     tsr_format format; /* of the input, the format of an output named without an extension */
     double ms;         /* the resize's time per image of its call */
@@ -95,6 +99,42 @@ static void item_free(batch_item *it)
     tsr_image_free(it->owner, &src);
     tsr_image_free(it->owner, &dst);
     it->src.data = it->dst.data = NULL;
+    free(it->jpeg);
+    it->jpeg = NULL;
+}
+
+/* With --jpeg-decoder nvjpeg: when input i is a JPEG file (not standard input), reads it whole
+ * into it->jpeg and gives it->src its size from the header, leaving the pixels to the GPU.
+ * Returns 1 when it did, 0 for an input of another format (decoded as usual), -1 after
+ * reporting a failure. */
+static int item_read_jpeg(batch *b, tsr_ctx *ctx, int i)
+{
+    resize_job *job = b->job;
+    batch_item *it = &b->items[i];
+    const char *in = b->in[i];
+    if (strcmp(in, "-") == 0)
+        return 0;
+    unsigned char head[4] = {0};
+    FILE *f = fopen(in, "rb");
+    size_t nhead = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    if (tsr_format_detect(head, nhead) != TSR_FORMAT_JPEG)
+        return 0;
+    if (cli_read_file(job->cmd, in, &it->jpeg, &it->jpeg_len) != 0)
+        return -1;
+    memset(&it->src, 0, sizeof it->src);
+    it->src.depth = TSR_U8;
+    tsr_status st = tsr_jpeg_info(ctx, it->jpeg, it->jpeg_len, &it->src.width, &it->src.height,
+                                  &it->src.channels);
+    if (st != TSR_OK) {
+        cli_fail(job->cmd, ctx, st, in);
+        free(it->jpeg);
+        it->jpeg = NULL;
+        return -1;
+    }
+    it->format = TSR_FORMAT_JPEG;
+    return 1;
 }
 
 /* Decodes input i in ctx and allocates its output there: ITEM_LOADED, or ITEM_FAILED after
@@ -107,7 +147,8 @@ static item_state item_load(batch *b, tsr_ctx *ctx, int i)
     int32_t w, h;
     tsr_status st;
     it->owner = ctx;
-    if (cli_image_load(job->cmd, ctx, in, &it->src, &it->format, job->quiet) != 0)
+    int gpu = job->nvjpeg ? item_read_jpeg(b, ctx, i) : 0;
+    if (gpu < 0 || (!gpu && cli_image_load(job->cmd, ctx, in, &it->src, &it->format, job->quiet)))
         return ITEM_FAILED; /* the message names the file */
     if ((st = tsr_file_type_check_channels(ctx, b->out[i], tsr_file_type_of(b->out[i]),
                                            it->src.channels)) != TSR_OK) {
@@ -159,31 +200,46 @@ static item_state item_resize_save(batch *b, tsr_ctx *ctx, int i)
     return ITEM_FAILED;
 }
 
-/* Resizes the n loaded items `pick` on the job's context in one batch; each becomes
- * ITEM_RESIZED or ITEM_FAILED (reported; its images freed). When the batch call fails, each
- * image is resized alone, so that the report names the ones at fault. Returns 0, or
- * TSR_EXIT_INTERRUPTED once a signal stopped the work (then none is resized). Takes no lock:
- * the items are the caller's while ITEM_LOADED. */
-static int items_resize(batch *b, const int *pick, int n)
+/* One batch call on the job's context over the n items pick, all of one kind: JPEG files for
+ * the GPU (tsr_resize_jpeg_batch) or decoded images (tsr_resize_batch). */
+static tsr_status resize_call(batch *b, const int *pick, int n)
 {
     resize_job *job = b->job;
     tsr_image src[BATCH_CHUNK], dst[BATCH_CHUNK];
-    int resized[BATCH_CHUNK] = {0};
+    const void *bits[BATCH_CHUNK];
+    size_t lens[BATCH_CHUNK];
     for (int k = 0; k < n; k++) {
-        src[k] = b->items[pick[k]].src;
-        dst[k] = b->items[pick[k]].dst;
+        const batch_item *it = &b->items[pick[k]];
+        src[k] = it->src;
+        dst[k] = it->dst;
+        bits[k] = it->jpeg;
+        lens[k] = it->jpeg_len;
     }
+    if (b->items[pick[0]].jpeg)
+        return tsr_resize_jpeg_batch(job->ctx, bits, lens, dst, (size_t)n, &job->opt, NULL);
+    return tsr_resize_batch(job->ctx, src, dst, (size_t)n, &job->opt, NULL);
+}
+
+/* Resizes the n items pick of one kind (resize_call) in one batch; each becomes ITEM_RESIZED
+ * or ITEM_FAILED (reported; its images freed). When the batch call fails, each image is
+ * resized alone, so that the report names the ones at fault. Returns 0, TSR_EXIT_INTERRUPTED
+ * once a signal stopped the work, or the exit code of a failure no image can escape (nvJPEG
+ * or the GPU missing, reported once); then none is resized. */
+static int items_resize_kind(batch *b, const int *pick, int n)
+{
+    resize_job *job = b->job;
+    int resized[BATCH_CHUNK] = {0};
     int rc = 0;
     double t0 = cli_now();
-    tsr_status st = tsr_resize_batch(job->ctx, src, dst, (size_t)n, &job->opt, NULL);
+    tsr_status st = resize_call(b, pick, n);
     if (st == TSR_OK) {
         for (int k = 0; k < n; k++)
             resized[k] = 1;
-    } else if (st == TSR_ERR_INTERRUPTED) {
+    } else if (st == TSR_ERR_INTERRUPTED || st == TSR_ERR_NO_BACKEND) {
         rc = cli_fail(job->cmd, job->ctx, st, NULL);
     } else {
         for (int k = 0; k < n && rc == 0; k++) {
-            if ((st = tsr_resize(job->ctx, &src[k], &dst[k], &job->opt)) == TSR_OK)
+            if ((st = resize_call(b, &pick[k], 1)) == TSR_OK)
                 resized[k] = 1;
             else if (st == TSR_ERR_INTERRUPTED)
                 rc = cli_fail(job->cmd, job->ctx, st, NULL);
@@ -195,13 +251,40 @@ static int items_resize(batch *b, const int *pick, int n)
     for (int k = 0; k < n; k++) {
         batch_item *it = &b->items[pick[k]];
         it->ms = ms;
+        it->gpu_decoded = it->jpeg != NULL;
         if (rc == 0 && resized[k]) {
             it->state = ITEM_RESIZED;
+            free(it->jpeg);
+            it->jpeg = NULL;
         } else {
             item_free(it);
             it->state = rc == 0 ? ITEM_FAILED : ITEM_QUEUED; /* interrupted: not done */
         }
     }
+    return rc;
+}
+
+/* Resizes the n loaded items `pick`: the JPEG files for the GPU in one batch, then the decoded
+ * images in another (so that the context's backend afterwards is the decoded images'), as
+ * items_resize_kind. Takes no lock: the items are the caller's while ITEM_LOADED. */
+static int items_resize(batch *b, const int *pick, int n)
+{
+    int gpu[BATCH_CHUNK], host[BATCH_CHUNK], ngpu = 0, nhost = 0, rc = 0;
+    for (int k = 0; k < n; k++) {
+        if (b->items[pick[k]].jpeg)
+            gpu[ngpu++] = pick[k];
+        else
+            host[nhost++] = pick[k];
+    }
+    if (ngpu)
+        rc = items_resize_kind(b, gpu, ngpu);
+    if (nhost && rc == 0)
+        rc = items_resize_kind(b, host, nhost);
+    else if (nhost)
+        for (int k = 0; k < nhost; k++) { /* not done */
+            item_free(&b->items[host[k]]);
+            b->items[host[k]].state = ITEM_QUEUED;
+        }
     return rc;
 }
 
@@ -237,7 +320,7 @@ static void *worker_run(void *arg)
         pthread_mutex_unlock(&b->lock);
         item_state next = save ? item_save(b, w->ctx, i) : item_load(b, w->ctx, i);
         pthread_mutex_lock(&b->lock);
-        if (next == ITEM_LOADED && b->cpu_workers && !b->stop) {
+        if (next == ITEM_LOADED && b->cpu_workers && !b->stop && !b->items[i].jpeg) {
             pthread_mutex_unlock(&b->lock); /* stays ITEM_LOADING: the resizer leaves it */
             next = item_resize_save(b, w->ctx, i);
             pthread_mutex_lock(&b->lock);
@@ -268,7 +351,8 @@ static void batch_report(batch *b, int *reported, int *failed, cli_progress *pro
         if (it->state == ITEM_FAILED)
             ++*failed;
         else
-            json_item(b->job, b->in[*reported], b->out[*reported], &it->src, &it->dst, it->ms);
+            json_item(b->job, b->in[*reported], b->out[*reported], &it->src, &it->dst, it->ms,
+                      it->gpu_decoded ? "nvjpeg" : "cpu");
     }
     if (*reported > before)
         cli_progress_update(progress, "resize", *reported, b->count);

@@ -17,6 +17,7 @@ typedef struct resize_job {
     int json;
     int quiet;
     int json_items;
+    int nvjpeg; /* --jpeg-decoder nvjpeg: JPEG inputs decoded on the GPU (tsr_resize_jpeg_batch) */
 } resize_job;
 
 /* Loads, resizes and saves in[i] -> out[i] for i < count, as described at struct batch
