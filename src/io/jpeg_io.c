@@ -159,12 +159,21 @@ static void on_progress(j_common_ptr cinfo)
     }
 }
 
-static void setup_errors(jpeg_state *s)
+/* A zeroed state of ctx with libjpeg's errors routed to it; the caller frees it (tsr__free). */
+static tsr_status state_new(tsr_ctx *ctx, jpeg_state **out)
 {
+    jpeg_state *s;
+    tsr_status st = tsr__alloc(ctx, sizeof *s, (void **)&s);
+    if (st != TSR_OK)
+        return st;
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
     jpeg_std_error(&s->err);
     s->err.error_exit = on_error_exit;
     s->err.emit_message = on_emit_message;
     s->err.output_message = on_output_message;
+    *out = s;
+    return TSR_OK;
 }
 
 /* Reads the header up to the frame's size and colour space: *channels receives 1 (gray) or 3
@@ -257,12 +266,9 @@ static tsr_status decode_body(jpeg_state *s, const uint8_t *data, size_t len)
 tsr_status tsr__jpeg_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out)
 {
     jpeg_state *s;
-    tsr_status st = tsr__alloc(ctx, sizeof *s, (void **)&s);
+    tsr_status st = state_new(ctx, &s);
     if (st != TSR_OK)
         return st;
-    memset(s, 0, sizeof *s);
-    s->ctx = ctx;
-    setup_errors(s);
     st = decode_body(s, data, len);
     if (s->have_decompress)
         jpeg_destroy_decompress(&s->d);
@@ -286,12 +292,9 @@ tsr_status tsr__jpeg_info(tsr_ctx *ctx, const uint8_t *data, size_t len, int32_t
                           int32_t *height, int32_t *channels)
 {
     jpeg_state *s;
-    tsr_status st = tsr__alloc(ctx, sizeof *s, (void **)&s);
+    tsr_status st = state_new(ctx, &s);
     if (st != TSR_OK)
         return st;
-    memset(s, 0, sizeof *s);
-    s->ctx = ctx;
-    setup_errors(s);
     int ch = 0;
     st = info_body(s, data, len, &ch);
     if (st == TSR_OK) {
@@ -374,13 +377,10 @@ static tsr_status encode_body(jpeg_state *s, const tsr_image *img, int quality)
 tsr_status tsr__jpeg_encode(tsr_ctx *ctx, const tsr_image *img, int quality, tsr__atomic_file *af)
 {
     jpeg_state *s;
-    tsr_status st = tsr__alloc(ctx, sizeof *s, (void **)&s);
+    tsr_status st = state_new(ctx, &s);
     if (st != TSR_OK)
         return st;
-    memset(s, 0, sizeof *s);
-    s->ctx = ctx;
     s->af = af;
-    setup_errors(s);
     st = encode_body(s, img, quality);
     if (s->have_compress)
         jpeg_destroy_compress(&s->c);
