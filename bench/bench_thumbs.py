@@ -58,7 +58,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE = os.path.join(HERE, "..", "..", "shared", "data", "images", "desert_mesa_4611x8192.jpg")
+SOURCE = os.path.join(os.environ.get("TSR_DATA", os.path.join(HERE, "..", "..", "shared", "data")),
+                      "images", "desert_mesa_4611x8192.jpg")
 PY = "/usr/bin/python3"  # Debian's, with cv2 and numpy (--python names another)
 
 MAKE_INPUTS = r"""
@@ -271,6 +272,8 @@ def main():
     ap.add_argument("--source", default=SOURCE, help="the image the inputs are made from")
     args = ap.parse_args()
     globals().update(PY=args.python, SOURCE=args.source)
+    if not os.path.isfile(SOURCE):
+        sys.exit(f"bench_thumbs: no source image {SOURCE} (set --source or TSR_DATA)")
     args.tessera = os.path.abspath(args.tessera)
     w, h = (int(x) for x in args.size.lower().split("x"))
     make_inputs(args.inputs, args.count, w, h)

@@ -25,6 +25,10 @@ tsr_status tsr__jpeg_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_i
  * with its errors (and its max_image_pixels check) for what the header shows. */
 tsr_status tsr__jpeg_info(tsr_ctx *ctx, const uint8_t *data, size_t len, int32_t *width,
                           int32_t *height, int32_t *channels);
+/* TSR_ERR_CORRUPT ("Premature end of JPEG file", as tsr__jpeg_decode says) unless an EOI marker
+ * follows the first SOS: for decoders that do not report truncation (nvJPEG's hardware path).
+ * FF D9 cannot occur inside entropy-coded data (an FF there is followed by 00 or RSTn). */
+tsr_status tsr__jpeg_check_complete(tsr_ctx *ctx, const uint8_t *data, size_t len);
 tsr_status tsr__pnm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__pam_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);
 tsr_status tsr__pfm_decode(tsr_ctx *ctx, const uint8_t *data, size_t len, tsr_image *out);

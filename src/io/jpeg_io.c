@@ -387,3 +387,14 @@ tsr_status tsr__jpeg_encode(tsr_ctx *ctx, const tsr_image *img, int quality, tsr
     tsr__free(ctx, s);
     return st;
 }
+
+tsr_status tsr__jpeg_check_complete(tsr_ctx *ctx, const uint8_t *data, size_t len)
+{
+    size_t i = 0;
+    while (i + 1 < len && !(data[i] == 0xFF && data[i + 1] == 0xDA))
+        i++;
+    for (; i + 1 < len; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xD9)
+            return TSR_OK;
+    return tsr__fail(ctx, TSR_ERR_CORRUPT, "JPEG: Premature end of JPEG file (no EOI marker)");
+}

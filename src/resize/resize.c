@@ -378,7 +378,8 @@ tsr_status tsr_resize_jpeg_batch(tsr_ctx *ctx, const void *const *jpeg, const si
             break;
         }
         if ((st = tsr__jpeg_info(ctx, jpeg[n], len[n], &src[n].width, &src[n].height,
-                                 &src[n].channels)) != TSR_OK)
+                                 &src[n].channels)) != TSR_OK ||
+            (st = tsr__jpeg_check_complete(ctx, jpeg[n], len[n])) != TSR_OK)
             break;
     }
     tsr_status run = n ? tsr__resize_cuda_sources(ctx, src, n) : TSR_OK;
