@@ -14,7 +14,7 @@ pc=$(find "$prefix" -name tessera.pc | head -1)
 [ -n "$pc" ] && ok || bad "installed tessera.pc"
 libdir=$(dirname "$(find "$prefix" -name 'libtessera.so' | head -1)")
 awk '/^```c$/{f=1;next} /^```$/{if(f)exit} f' "$root/README.md" >"$tmp/example.c"
-export PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} # the caller's own path after it: dependencies outside the default places
 if cc -std=c11 ${TSR_TEST_CFLAGS:-} "$tmp/example.c" $(pkg-config --cflags --libs tessera) \
       -Wl,-rpath,"$libdir" -o "$tmp/example" 2>"$tmp/cc.txt"; then ok; else bad "example builds with pkg-config"; cat "$tmp/cc.txt" >&2; fi
 [ -x "$tmp/example" ] && "$tmp/example" "$tests/data/sample.png" "$tmp/half.png" && [ -s "$tmp/half.png" ] && ok || bad "example runs"
