@@ -134,27 +134,48 @@ __device__ static void store_cf(tsr__cf *u, size_t c, tsr__cf v)
     reinterpret_cast<float2 *>(u)[c] = make_float2(v.re, v.im);
 }
 
-/* A w x h tile of slice u with its first point at (x0, y0) (which may lie outside the slice), 0
- * outside the slice: the block's threads (count of them) sweep it in order, x fastest. Every
- * thread of the block calls it; the caller synchronises. */
-__device__ static void load_window(const tsr__cf *__restrict__ u, int32_t nx, int32_t ny,
-                                   int32_t x0, int32_t y0, int32_t w, int32_t h, int32_t count,
-                                   tsr__cf *tile)
+/* Every point (col, row) of a W x H window, x fastest, visited once by the block's warps (blocks
+ * are BX = 32 threads wide, so warp w is threadIdx.y, of WARPS): a row's first 32 points are one
+ * warp's task, its last E = W - 32 points, of 32 / E consecutive rows together, another's; warp
+ * w takes tasks w, w + WARPS, ... So a warp's samples are one run of 32 (or runs of E) in a row:
+ * 8-byte accesses to the window without bank conflicts, and coalesced ones to the slice. */
+template <int W, int H, int WARPS, class F> __device__ static void for_window(F f)
 {
-    for (int32_t k = (int32_t)(threadIdx.y * BX + threadIdx.x); k < w * h; k += count) {
-        const int32_t x = x0 + k % w, y = y0 + k / w;
-        tile[k] = x >= 0 && x < nx && y >= 0 && y < ny
-                      ? load_cf(u, (size_t)y * (size_t)nx + (size_t)x)
-                      : tsr__cf_make(0.0f, 0.0f);
+    constexpr int E = W - BX, ROWS = BX / E, TASKS = H + H / ROWS;
+    static_assert(E > 0 && BX % E == 0 && H % ROWS == 0, "window rows of 32 + a divisor of 32");
+    const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < (TASKS + WARPS - 1) / WARPS; r++) {
+        const int task = warp + r * WARPS;
+        if (task < H)
+            f(lane, task);
+        else if (task < TASKS)
+            f(BX + lane % E, (task - H) * ROWS + lane / E);
     }
 }
 
-/* The block's tile of slice u (TH rows of TW, the core at (RADIUS, RADIUS)), 0 outside the slice.
- */
-__device__ static void load_tile(const tsr__cf *__restrict__ u, int32_t nx, int32_t ny,
-                                 const point3 &p, tsr__cf *tile)
+/* The W x H windows of NF slices u[k] (chunk base included) with their first point at (x0, y0)
+ * (which may lie outside the slice), 0 outside the slice, into tile[k]. Every thread of the
+ * block calls it; the caller synchronises. */
+template <int W, int H, int WARPS, int NF>
+__device__ static void load_windows(const tsr__cf *const (&u)[NF], int32_t nx, int32_t ny,
+                                    int32_t x0, int32_t y0, tsr__cf (&tile)[NF][W * H])
 {
-    load_window(u, nx, ny, p.x0 - RADIUS, p.y0 - RADIUS, TW, TH, THREADS, tile);
+    for_window<W, H, WARPS>([&](int col, int row) {
+        const int32_t x = x0 + col, y = y0 + row;
+        const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
+        const size_t c = (size_t)y * (size_t)nx + (size_t)x;
+        for (int k = 0; k < NF; k++)
+            tile[k][row * W + col] = in ? load_cf(u[k], c) : tsr__cf_make(0.0f, 0.0f);
+    });
+}
+
+/* The block's tiles of NF slices (TH rows of TW, the core at (RADIUS, RADIUS)), 0 outside. */
+template <int NF>
+__device__ static void load_tiles(const tsr__cf *const (&u)[NF], int32_t nx, int32_t ny,
+                                  const point3 &p, tsr__cf (&tile)[NF][TW * TH])
+{
+    load_windows<TW, TH, BY, NF>(u, nx, ny, p.x0 - RADIUS, p.y0 - RADIUS, tile);
 }
 
 /* (X u) at this thread's point from the tile of u. */
@@ -200,8 +221,10 @@ __global__ static void __launch_bounds__(THREADS)
     const tsr__mig_step &st = dp.st;
     const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
     const point3 p = point3_of(st.nx, st.ny, BY);
+    const tsr__cf *prev1[NF];
     for (int k = 0; k < NF; k++)
-        load_tile(t.prev1[k] + base, st.nx, st.ny, p, tile[k]);
+        prev1[k] = t.prev1[k] + base;
+    load_tiles<NF>(prev1, st.nx, st.ny, p, tile);
     __syncthreads();
     if (!p.in)
         return;
@@ -210,22 +233,23 @@ __global__ static void __launch_bounds__(THREADS)
     float a;
     lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
     const bool last = n + 1 == st.terms;
+    /* the same coefficients for every field (conj applies in the products) */
+    const tsr__cf c0 = tsr__mig_coef(st.table, st.terms, j, a, n == 1 ? 0 : n),
+                  c1 = n == 1 ? tsr__mig_coef(st.table, st.terms, j, a, 1) : c0;
     for (int k = 0; k < NF; k++) {
         const tsr__cf x = x3_of(st, tile[k]);
         tsr__cf tn, sum;
         if (n == 1) {
             tn = x;
-            sum =
-                tsr__cf_mul(tsr__mig_coef(st.table, st.terms, j, a, 0), own_of(tile[k]), t.conj[k]);
-            sum = tsr__cf_madd(sum, tsr__mig_coef(st.table, st.terms, j, a, 1), x, t.conj[k]);
+            sum = tsr__cf_mul(c0, own_of(tile[k]), t.conj[k]);
+            sum = tsr__cf_madd(sum, c1, x, t.conj[k]);
         } else {
-            tn = tsr__mig_cheb_next(x, t.prev2[k][o]);
-            sum = tsr__cf_madd(t.sum[k][o], tsr__mig_coef(st.table, st.terms, j, a, n), tn,
-                               t.conj[k]);
+            tn = tsr__mig_cheb_next(x, load_cf(t.prev2[k], o));
+            sum = tsr__cf_madd(load_cf(t.sum[k], o), c0, tn, t.conj[k]);
         }
         if (!last)
-            t.out[k][o] = tn;
-        t.sum[k][o] = last ? tsr__cf_scale(dp.taper[p.c], sum) : sum;
+            store_cf(t.out[k], o, tn);
+        store_cf(t.sum[k], o, last ? tsr__cf_scale(dp.taper[p.c], sum) : sum);
     }
     if (IMAGE && n == 1) {
         const tsr__cf s = own_of(tile[0]), r = own_of(tile[NF - 1]);
@@ -261,21 +285,22 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     const int32_t nx = st.nx, ny = st.ny;
     const size_t cols = (size_t)nx * (size_t)ny, base = (size_t)blockIdx.y * cols;
     const point3 p = point3_of(nx, ny, PBY);
+    const tsr__cf *prev1[NF];
     for (int k = 0; k < NF; k++)
-        load_window(t.prev1[k] + base, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, PW, PH,
-                    PTHREADS, prev[k]);
+        prev1[k] = t.prev1[k] + base;
+    load_windows<PW, PH, PBY, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
     __syncthreads();
-    for (int32_t m = (int32_t)(threadIdx.y * BX + threadIdx.x); m < MW * MH; m += PTHREADS) {
-        const int32_t mx = m % MW, my = m / MW, x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
-        const bool in = x >= 0 && x < nx && y >= 0 && y < ny;
+    for_window<MW, MH, PBY>([&](int mx, int my) {
+        const int32_t x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
+        const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
         const size_t c = base + (size_t)y * (size_t)nx + (size_t)x;
         for (int k = 0; k < NF; k++)
-            mid[k][m] =
+            mid[k][my * MW + mx] =
                 in ? tsr__mig_cheb_next(tsr__mig_x3_point(prev[k], mx + RADIUS, my + RADIUS, PW, PH,
                                                           st.d2, st.xscale, st.xscale_y, 1),
                                         load_cf(t.prev2[k], c))
                    : tsr__cf_make(0.0f, 0.0f);
-    }
+    });
     __syncthreads();
     if (!p.in)
         return;
@@ -285,15 +310,17 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
     const bool last = n + 2 == st.terms;
     const int32_t tx = (int32_t)threadIdx.x, ty = (int32_t)threadIdx.y;
+    /* the same coefficients for every field (conj applies in the products) */
+    const tsr__cf cn = tsr__mig_coef(st.table, st.terms, j, a, n),
+                  cn1 = tsr__mig_coef(st.table, st.terms, j, a, n + 1);
     for (int k = 0; k < NF; k++) {
         const tsr__cf tn = mid[k][(ty + RADIUS) * MW + tx + RADIUS];
         const tsr__cf x = tsr__mig_x3_point(mid[k], tx + RADIUS, ty + RADIUS, MW, MH, st.d2,
                                             st.xscale, st.xscale_y, 1);
         const tsr__cf tn1 =
             tsr__mig_cheb_next(x, prev[k][(ty + 2 * RADIUS) * PW + tx + 2 * RADIUS]);
-        tsr__cf sum = tsr__cf_madd(load_cf(t.sum[k], o), tsr__mig_coef(st.table, st.terms, j, a, n),
-                                   tn, t.conj[k]);
-        sum = tsr__cf_madd(sum, tsr__mig_coef(st.table, st.terms, j, a, n + 1), tn1, t.conj[k]);
+        tsr__cf sum = tsr__cf_madd(load_cf(t.sum[k], o), cn, tn, t.conj[k]);
+        sum = tsr__cf_madd(sum, cn1, tn1, t.conj[k]);
         if (last) {
             store_cf(t.sum[k], o, tsr__cf_scale(dp.taper[p.c], sum));
         } else {
@@ -334,12 +361,13 @@ __global__ static void __launch_bounds__(THREADS)
                 const tsr__cf *b2, tsr__cf *bn, tsr__cf *q, const tsr__cf *__restrict__ s_iz,
                 const float *__restrict__ refl, int zero1, int zero2)
 {
-    __shared__ __align__(16) tsr__cf tile[TW * TH];
+    __shared__ __align__(16) tsr__cf tile[1][TW * TH];
     const tsr__mig_step &st = dp.st;
     const size_t cols = (size_t)st.nx * (size_t)st.ny, base = (size_t)blockIdx.y * cols;
     const point3 p = point3_of(st.nx, st.ny, BY);
     if (!zero1) { /* uniform over the grid */
-        load_tile(b1 + base, st.nx, st.ny, p, tile);
+        const tsr__cf *b1s[1] = {b1 + base};
+        load_tiles<1>(b1s, st.nx, st.ny, p, tile);
         __syncthreads();
     }
     if (!p.in)
@@ -350,7 +378,7 @@ __global__ static void __launch_bounds__(THREADS)
     lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
     const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
     const tsr__cf u = tsr__cf_scale(dp.taper[p.c], q[o]);
-    const tsr__cf x = zero1 ? zero : x3_of(st, tile);
+    const tsr__cf x = zero1 ? zero : x3_of(st, tile[0]);
     const tsr__cf b =
         tsr__mig_clenshaw_at(st.table, st.terms, j, a, k, u, x, zero2 ? zero : b2[o], 1);
     if (k > 0)

@@ -87,39 +87,29 @@ TSR_HD void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const flo
         out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
 }
 
-/* (X u)(ix, iy) of a slice (ny rows of nx, x fastest), u = 0 outside: the x pairs and the y pairs
- * summed and weighted as tsr__mig_x_at sums its pairs, then u + xscale (x part) + xscale_y
- * (y part). interior: 4 <= ix < nx - 4 and 4 <= iy < ny - 4 (no edge tests; the same operations,
- * as 0 + a + b is a + b exactly). */
+/* (X u)(ix, iy) of a slice (ny rows of nx, x fastest), u = 0 outside: each pair of neighbours
+ * at distance m along x (and along y) summed as left + right, a neighbour outside the slice as
+ * +0 (so a kernel on a tile padded with zeros performs the same operations, signed zeros
+ * included), the pairs weighted and summed in m order, then u + xscale (x part) + xscale_y
+ * (y part). interior: 4 <= ix < nx - 4 and 4 <= iy < ny - 4, or u a tile holding 0 outside the
+ * slice: no edge tests. */
 TSR_HD tsr__cf tsr__mig_x3_point(const tsr__cf *u, int32_t ix, int32_t iy, int32_t nx, int32_t ny,
                                  const float d2[5], float xscale, float xscale_y, int interior)
 {
     const int64_t i = (int64_t)iy * nx + ix;
+    const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
     float xr = d2[0] * u[i].re, xi = d2[0] * u[i].im;
     float yr = xr, yi = xi;
     for (int32_t m = 1; m <= 4; m++) {
-        float lr = 0.0f, li = 0.0f, vr = 0.0f, vi = 0.0f;
         const int64_t my = (int64_t)m * nx;
-        if (interior || ix - m >= 0) {
-            lr += u[i - m].re;
-            li += u[i - m].im;
-        }
-        if (interior || ix + m < nx) {
-            lr += u[i + m].re;
-            li += u[i + m].im;
-        }
-        if (interior || iy - m >= 0) {
-            vr += u[i - my].re;
-            vi += u[i - my].im;
-        }
-        if (interior || iy + m < ny) {
-            vr += u[i + my].re;
-            vi += u[i + my].im;
-        }
-        xr += d2[m] * lr;
-        xi += d2[m] * li;
-        yr += d2[m] * vr;
-        yi += d2[m] * vi;
+        const tsr__cf l = interior || ix - m >= 0 ? u[i - m] : zero;
+        const tsr__cf r = interior || ix + m < nx ? u[i + m] : zero;
+        const tsr__cf d = interior || iy - m >= 0 ? u[i - my] : zero;
+        const tsr__cf t = interior || iy + m < ny ? u[i + my] : zero;
+        xr += d2[m] * (l.re + r.re);
+        xi += d2[m] * (l.im + r.im);
+        yr += d2[m] * (d.re + t.re);
+        yi += d2[m] * (d.im + t.im);
     }
     return tsr__cf_make(u[i].re + xscale * xr + xscale_y * yr,
                         u[i].im + xscale * xi + xscale_y * yi);
