@@ -34,8 +34,10 @@
  * and a fourth term slice per field, as neighbouring blocks read T_{n-1} and T_{n-2} around this
  * block's core while it writes T_n and T_{n+1} (term_at's ring). Tile shape: 32 x 16 (not 32 x 8,
  * 2.5 stencils and 4.5 tile loads per point for the first term) at 32 registers (launch bounds of
- * 4 blocks an SM, no spills) and 39 KB of shared memory for two fields: 4 blocks of 512 threads
- * per SM, full occupancy.
+ * 4 blocks an SM, no spills) and 43 KB of shared memory for two fields (T_{n-1}'s rows padded to
+ * PS = 56 samples against bank conflicts): 4 blocks of 512 threads per SM on sm_90 (full
+ * occupancy), 3 in sm_80's 164 KB, 2 in sm_86/89's 100 KB. Windows and the middle term are
+ * visited in warp-row runs (for_window), which keeps the 8-byte shared accesses conflict-free.
  *
  * Arithmetic: extrap_hd.h's per point in the reference's order (tsr__mig_x3_point, the coefficient
  * lookup and interpolation per point from the plan's table, tsr__mig_cheb_next, tsr__cf_madd,
@@ -87,6 +89,8 @@ enum {
     PBY = 16,
     PTHREADS = BX * PBY,
     PW = BX + 4 * RADIUS,
+    PS = PW + 8, /* its rows' stride in shared memory: 8 mod 16 samples, so that the middle
+                    term's tasks of 8 columns and 4 rows read it without bank conflicts */
     PH = PBY + 4 * RADIUS,
     MW = BX + 2 * RADIUS,
     MH = PBY + 2 * RADIUS
@@ -155,18 +159,18 @@ template <int W, int H, int WARPS, class F> __device__ static void for_window(F 
 }
 
 /* The W x H windows of NF slices u[k] (chunk base included) with their first point at (x0, y0)
- * (which may lie outside the slice), 0 outside the slice, into tile[k]. Every thread of the
- * block calls it; the caller synchronises. */
-template <int W, int H, int WARPS, int NF>
+ * (which may lie outside the slice), 0 outside the slice, into tile[k] in rows of S >= W samples.
+ * Every thread of the block calls it; the caller synchronises. */
+template <int W, int H, int S, int WARPS, int NF>
 __device__ static void load_windows(const tsr__cf *const (&u)[NF], int32_t nx, int32_t ny,
-                                    int32_t x0, int32_t y0, tsr__cf (&tile)[NF][W * H])
+                                    int32_t x0, int32_t y0, tsr__cf (&tile)[NF][S * H])
 {
     for_window<W, H, WARPS>([&](int col, int row) {
         const int32_t x = x0 + col, y = y0 + row;
         const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
         const size_t c = (size_t)y * (size_t)nx + (size_t)x;
         for (int k = 0; k < NF; k++)
-            tile[k][row * W + col] = in ? load_cf(u[k], c) : tsr__cf_make(0.0f, 0.0f);
+            tile[k][row * S + col] = in ? load_cf(u[k], c) : tsr__cf_make(0.0f, 0.0f);
     });
 }
 
@@ -175,7 +179,7 @@ template <int NF>
 __device__ static void load_tiles(const tsr__cf *const (&u)[NF], int32_t nx, int32_t ny,
                                   const point3 &p, tsr__cf (&tile)[NF][TW * TH])
 {
-    load_windows<TW, TH, BY, NF>(u, nx, ny, p.x0 - RADIUS, p.y0 - RADIUS, tile);
+    load_windows<TW, TH, TW, BY, NF>(u, nx, ny, p.x0 - RADIUS, p.y0 - RADIUS, tile);
 }
 
 /* (X u) at this thread's point from the tile of u. */
@@ -279,7 +283,7 @@ template <int NF>
 __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     k3_pair(dev_plan dp, int32_t iz, int32_t f0, int32_t n, pair_slices<NF> t)
 {
-    __shared__ __align__(16) tsr__cf prev[NF][PW * PH];
+    __shared__ __align__(16) tsr__cf prev[NF][PS * PH];
     __shared__ __align__(16) tsr__cf mid[NF][MW * MH];
     const tsr__mig_step &st = dp.st;
     const int32_t nx = st.nx, ny = st.ny;
@@ -288,7 +292,7 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     const tsr__cf *prev1[NF];
     for (int k = 0; k < NF; k++)
         prev1[k] = t.prev1[k] + base;
-    load_windows<PW, PH, PBY, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
+    load_windows<PW, PH, PS, PBY, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
     __syncthreads();
     for_window<MW, MH, PBY>([&](int mx, int my) {
         const int32_t x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
@@ -296,7 +300,7 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
         const size_t c = base + (size_t)y * (size_t)nx + (size_t)x;
         for (int k = 0; k < NF; k++)
             mid[k][my * MW + mx] =
-                in ? tsr__mig_cheb_next(tsr__mig_x3_point(prev[k], mx + RADIUS, my + RADIUS, PW, PH,
+                in ? tsr__mig_cheb_next(tsr__mig_x3_point(prev[k], mx + RADIUS, my + RADIUS, PS, PH,
                                                           st.d2, st.xscale, st.xscale_y, 1),
                                         load_cf(t.prev2[k], c))
                    : tsr__cf_make(0.0f, 0.0f);
@@ -318,7 +322,7 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
         const tsr__cf x = tsr__mig_x3_point(mid[k], tx + RADIUS, ty + RADIUS, MW, MH, st.d2,
                                             st.xscale, st.xscale_y, 1);
         const tsr__cf tn1 =
-            tsr__mig_cheb_next(x, prev[k][(ty + 2 * RADIUS) * PW + tx + 2 * RADIUS]);
+            tsr__mig_cheb_next(x, prev[k][(ty + 2 * RADIUS) * PS + tx + 2 * RADIUS]);
         tsr__cf sum = tsr__cf_madd(load_cf(t.sum[k], o), cn, tn, t.conj[k]);
         sum = tsr__cf_madd(sum, cn1, tn1, t.conj[k]);
         if (last) {
