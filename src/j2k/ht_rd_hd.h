@@ -58,10 +58,26 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
     const uint32_t b = p - 1;
 
     fwd_wr sp = {buf, 0, cap, 0, 0, 8, 0};
+    /* per column of the stripe and its border columns: the significance of the rows y0 - 1 to
+     * y1 (the stripe and its border rows) as the pass goes; a 4 x 4 group with none of it in
+     * its columns x0 - 1 to x1 has no sample with a significant neighbour, so codes no bit */
+    uint8_t near[1024 + 2];
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
         const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (uint32_t x = 0; x < w + 2; x++) {
+            const uint8_t *f = fl + (size_t)y0 * S + x; /* row y0 - 1, column x - 1 */
+            uint8_t o = 0;
+            for (uint32_t n = 0; n < y1 - y0 + 2; n++, f += S)
+                o |= *f;
+            near[x] = o;
+        }
         for (uint32_t x0 = 0; x0 < w; x0 += 4) {
             const uint32_t x1 = x0 + 4 < w ? x0 + 4 : w;
+            uint8_t live = 0;
+            for (uint32_t x = x0; x < x1 + 2; x++)
+                live |= near[x];
+            if (!live)
+                continue;
             for (uint32_t x = x0; x < x1; x++)
                 for (uint32_t y = y0; y < y1; y++) {
                     uint8_t *f = f0 + y * S + x;
@@ -77,6 +93,7 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
                     fwd_put(&sp, bit, 1);
                     if (bit) {
                         *f |= TSR__HT_RF_NEW;
+                        near[x + 1] |= TSR__HT_RF_NEW; /* SigProp's own, for the groups after */
                         if (newsig)
                             newsig[(size_t)y * w + x] = 1;
                     }
