@@ -130,14 +130,6 @@ TSR_HD uint32_t tsr__ht_exponent(uint32_t mu) /* bits of 2 mu - 1; 0 for mu = 0 
 #endif
 }
 
-/* A coefficient's magnitude >> shift with its sign (ht_encode.h: the cleanup pass at base plane
- * shift codes these). */
-TSR_HD int32_t tsr__ht_shifted(int32_t v, uint32_t shift)
-{
-    const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
-    return v < 0 ? -(int32_t)(m >> shift) : (int32_t)(m >> shift);
-}
-
 /* The context of quad q (7.3.5), as ht_cleanup.h forms it, from the pattern of the quad on its
  * left (bits 4-7) and, below the first row, the row above's rho_a. */
 TSR_HD uint32_t tsr__ht_enc_context(int initial, uint32_t left, const uint8_t *rho_a, uint32_t q)
@@ -150,8 +142,8 @@ TSR_HD uint32_t tsr__ht_enc_context(int initial, uint32_t left, const uint8_t *r
 }
 
 /* The cleanup segment of the w x h block coef (rows stride apart; ht_encode.h's limits, which
- * the caller checks: tsr__ht_encode_block's contract) at base plane shift (the coefficients
- * tsr__ht_shifted) into buf (cap bytes, at least
+ * the caller checks: tsr__ht_encode_block's contract) at base plane shift (ht_encode.h: it codes
+ * each coefficient's magnitude >> shift with its sign) into buf (cap bytes, at least
  * tsr__ht_encode_bound), with the CxtVLC encoding tables (ht_encode.c's tsr__ht_cw_tables) and
  * 4096 bytes each of MEL and VLC scratch. Returns Lcup, 0 for a block of zeros, -1 when the
  * segment does not fit Scup or buf. */
@@ -161,13 +153,7 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                                    uint8_t *vlcb)
 {
     const uint32_t qw = (w + 1) / 2, qh = (h + 1) / 2;
-    int any = 0;
-    for (uint32_t y = 0; y < h && !any; y++)
-        for (uint32_t x = 0; x < w && !any; x++)
-            any = tsr__ht_shifted(coef[(size_t)y * stride + x], shift) != 0;
-    if (!any)
-        return 0;
-
+    uint32_t any = 0; /* a significant sample seen: without one, buf is not written */
     fwd_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
     mel_wr mel = {melb, 0, 4096, 0, 8, 0, 0, 0};
     bwd_wr vlc = {vlcb, 0, 4096, 0xF, 4, 0xFF, 0};
@@ -197,6 +183,7 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                     neg[i][n] = v < 0;
                     live |= mag[i][n];
                 }
+            any |= live;
             if (!live) { /* two quads of zeros: their CxtVLC words or MEL zeros, nothing else */
                 for (uint32_t i = 0; i < nq; i++) {
                     const uint32_t c = tsr__ht_enc_context(initial, left, rho_a, qx + i);
@@ -303,6 +290,8 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
         memcpy(e_above, e_cur, ne);
         memset(e_cur, 0, ne);
     }
+    if (!any)
+        return 0;
     tsr__ht_ms_end(&ms);
     tsr__ht_mel_end(&mel);
     bwd_end(&vlc);

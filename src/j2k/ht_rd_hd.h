@@ -47,12 +47,19 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
     const size_t S = w + 2;
     memset(fl, 0, S * (h + 2));
     uint8_t *f0 = fl + S + 1;
-    for (uint32_t y = 0; y < h; y++)
+    uint32_t sig_stripes[4096 / 4 / 32]; /* bit s: stripe s (rows 4s to 4s + 3) has SIG samples */
+    memset(sig_stripes, 0, sizeof sig_stripes);
+    for (uint32_t y = 0; y < h; y++) {
+        uint32_t any = 0;
         for (uint32_t x = 0; x < w; x++) {
             const int32_t v = coef[(size_t)y * stride + x];
-            const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
-            f0[y * S + x] = (m >> p) ? TSR__HT_RF_SIG : 0;
+            const uint32_t m = (v < 0 ? (uint32_t)-v : (uint32_t)v) >> p;
+            f0[y * S + x] = m ? TSR__HT_RF_SIG : 0;
+            any |= m;
         }
+        if (any)
+            sig_stripes[y / 128] |= 1u << (y / 4 % 32);
+    }
     if (newsig)
         memset(newsig, 0, (size_t)w * h);
     const uint32_t b = p - 1;
@@ -114,6 +121,8 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
         bwd_wr mr = {buf + len, 0, cap - len, 0, 0, 0xFF, 0};
         for (uint32_t y0 = 0; y0 < h; y0 += 4) {
             const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+            if (!(sig_stripes[y0 / 128] >> (y0 / 4 % 32) & 1))
+                continue; /* no sample to refine */
             for (uint32_t x = 0; x < w; x++)
                 for (uint32_t y = y0; y < y1; y++)
                     if (f0[y * S + x] & TSR__HT_RF_SIG) {
