@@ -174,11 +174,14 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const uint32_t nq = qx + 1 < qw ? 2 : 1;
             uint32_t x[2][4], mbits[2][4], rho[2], U[2], uq[2], mag[2][4], neg[2][4], live = 0;
+            const int inner = 2 * qx + 4 <= w && 2 * qy + 2 <= h; /* all 8 samples inside */
+            const int32_t *c0 = coef + (size_t)(2 * qy) * stride + 2 * qx;
             for (uint32_t i = 0; i < 2; i++)
                 for (uint32_t n = 0; n < 4; n++) { /* TL, BL, TR, BR */
                     const uint32_t xx = 2 * (qx + i) + (n >> 1), yy = 2 * qy + (n & 1);
-                    const int32_t v =
-                        i < nq && xx < w && yy < h ? coef[(size_t)yy * stride + xx] : 0;
+                    const int32_t v = inner              ? c0[(n & 1) * stride + 2 * i + (n >> 1)]
+                                      : xx < w && yy < h ? coef[(size_t)yy * stride + xx]
+                                                         : 0;
                     mag[i][n] = (v < 0 ? (uint32_t)-v : (uint32_t)v) >> shift;
                     neg[i][n] = v < 0;
                     live |= mag[i][n];
