@@ -257,7 +257,9 @@ __global__ static void __launch_bounds__(CODE_THREADS)
 
 /* HT: each block with bit-planes coded into its room: its cleanup pass down to plane 0, or
  * (track) its truncation candidates. */
-__global__ static void __launch_bounds__(CODE_THREADS)
+/* (CODE_THREADS, 1), as k_code_p1: with (CODE_THREADS) alone ptxas held the coders to 96
+ * registers and spilled. */
+__global__ static void __launch_bounds__(CODE_THREADS, 1)
     k_code_ht(const dev_job *__restrict__ jobs, uint32_t n, int track,
               const uint16_t (*tables)[8 * 16][17], uint8_t *slots, uint8_t *scratch, dev_res *res,
               dev_rd *rd)

@@ -130,17 +130,20 @@ TSR_HD uint32_t tsr__ht_exponent(uint32_t mu) /* bits of 2 mu - 1; 0 for mu = 0 
 #endif
 }
 
-/* A coefficient's magnitude >> shift with its sign (ht_encode.h: the cleanup pass at base plane
- * shift codes these). */
-TSR_HD int32_t tsr__ht_shifted(int32_t v, uint32_t shift)
+/* The context of quad q (7.3.5), as ht_cleanup.h forms it, from the pattern of the quad on its
+ * left (bits 4-7) and, below the first row, the row above's rho_a. */
+TSR_HD uint32_t tsr__ht_enc_context(int initial, uint32_t left, const uint8_t *rho_a, uint32_t q)
 {
-    const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
-    return v < 0 ? -(int32_t)(m >> shift) : (int32_t)(m >> shift);
+    if (initial)
+        return ((left >> 4) & 1) | ((left >> 5) & 7);
+    return ((((uint32_t)rho_a[q] >> 7) | ((uint32_t)rho_a[q + 1] >> 5)) & 1) |
+           ((((uint32_t)rho_a[q + 1] >> 5) | ((uint32_t)rho_a[q + 2] >> 3)) & 4) |
+           (((left >> 5) | (left >> 6)) & 2);
 }
 
 /* The cleanup segment of the w x h block coef (rows stride apart; ht_encode.h's limits, which
- * the caller checks: tsr__ht_encode_block's contract) at base plane shift (the coefficients
- * tsr__ht_shifted) into buf (cap bytes, at least
+ * the caller checks: tsr__ht_encode_block's contract) at base plane shift (ht_encode.h: it codes
+ * each coefficient's magnitude >> shift with its sign) into buf (cap bytes, at least
  * tsr__ht_encode_bound), with the CxtVLC encoding tables (ht_encode.c's tsr__ht_cw_tables) and
  * 4096 bytes each of MEL and VLC scratch. Returns Lcup, 0 for a block of zeros, -1 when the
  * segment does not fit Scup or buf. */
@@ -150,13 +153,7 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                                    uint8_t *vlcb)
 {
     const uint32_t qw = (w + 1) / 2, qh = (h + 1) / 2;
-    int any = 0;
-    for (uint32_t y = 0; y < h && !any; y++)
-        for (uint32_t x = 0; x < w && !any; x++)
-            any = tsr__ht_shifted(coef[(size_t)y * stride + x], shift) != 0;
-    if (!any)
-        return 0;
-
+    uint32_t any = 0; /* a significant sample seen: without one, buf is not written */
     fwd_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
     mel_wr mel = {melb, 0, 4096, 0, 8, 0, 0, 0};
     bwd_wr vlc = {vlcb, 0, 4096, 0xF, 4, 0xFF, 0};
@@ -164,10 +161,11 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
      * column: the exponent of the row above's bottom sample (borders of 0) */
     uint8_t rho_a[1024 / 2 + 2], rho_c[1024 / 2 + 2];
     uint8_t e_above[1024 + 2], e_cur[1024 + 2];
-    memset(rho_a, 0, sizeof rho_a);
-    memset(rho_c, 0, sizeof rho_c);
-    memset(e_above, 0, sizeof e_above);
-    memset(e_cur, 0, sizeof e_cur);
+    const size_t nrho = qw + 2, ne = 2 * qw + 2; /* the entries a row of quads reads or writes */
+    memset(rho_a, 0, nrho);
+    memset(rho_c, 0, nrho);
+    memset(e_above, 0, ne);
+    memset(e_cur, 0, ne);
 
     for (uint32_t qy = 0; qy < qh; qy++) {
         const int initial = qy == 0;
@@ -175,33 +173,48 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
         uint32_t left = 0; /* the pattern of the quad on the left, bits 4-7 */
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const uint32_t nq = qx + 1 < qw ? 2 : 1;
-            uint32_t x[2][4], mbits[2][4], rho[2], U[2], uq[2];
-            for (uint32_t i = 0; i < nq; i++) {
-                const uint32_t X = 2 * (qx + i), Y = 2 * qy;
-                uint32_t emax = 0, e[4], r = 0;
+            uint32_t x[2][4], mbits[2][4], rho[2], U[2], uq[2], mag[2][4], neg[2][4], live = 0;
+            const int inner = 2 * qx + 4 <= w && 2 * qy + 2 <= h; /* all 8 samples inside */
+            const int32_t *c0 = coef + (size_t)(2 * qy) * stride + 2 * qx;
+            for (uint32_t i = 0; i < 2; i++)
                 for (uint32_t n = 0; n < 4; n++) { /* TL, BL, TR, BR */
-                    const uint32_t xx = X + (n >> 1), yy = Y + (n & 1);
-                    int32_t v = xx < w && yy < h
-                                    ? tsr__ht_shifted(coef[(size_t)yy * stride + xx], shift)
-                                    : 0;
-                    const uint32_t mu = v < 0 ? (uint32_t)-v : (uint32_t)v;
+                    const uint32_t xx = 2 * (qx + i) + (n >> 1), yy = 2 * qy + (n & 1);
+                    const int32_t v = inner              ? c0[(n & 1) * stride + 2 * i + (n >> 1)]
+                                      : xx < w && yy < h ? coef[(size_t)yy * stride + xx]
+                                                         : 0;
+                    mag[i][n] = (v < 0 ? (uint32_t)-v : (uint32_t)v) >> shift;
+                    neg[i][n] = v < 0;
+                    live |= mag[i][n];
+                }
+            any |= live;
+            if (!live) { /* two quads of zeros: their CxtVLC words or MEL zeros, nothing else */
+                for (uint32_t i = 0; i < nq; i++) {
+                    const uint32_t c = tsr__ht_enc_context(initial, left, rho_a, qx + i);
+                    if (c == 0) {
+                        tsr__ht_mel_sym(&mel, 0);
+                    } else {
+                        const uint16_t cw = cwt[c * 16][16];
+                        if (!cw)
+                            return -1; /* cannot happen, as below */
+                        bwd_put(&vlc, cw & 0x7F, (cw >> 8) & 0xF);
+                    }
+                    left = 0;
+                }
+                continue;
+            }
+            for (uint32_t i = 0; i < nq; i++) {
+                const uint32_t X = 2 * (qx + i);
+                uint32_t emax = 0, e[4], r = 0;
+                for (uint32_t n = 0; n < 4; n++) {
+                    const uint32_t mu = mag[i][n];
                     e[n] = tsr__ht_exponent(mu);
-                    x[i][n] = mu ? 2 * (mu - 1) + (v < 0) : 0;
+                    x[i][n] = mu ? 2 * (mu - 1) + neg[i][n] : 0;
                     r |= (mu != 0) << n;
                     emax = e[n] > emax ? e[n] : emax;
                 }
                 e_cur[X + 1] = (uint8_t)e[1];
                 e_cur[X + 2] = (uint8_t)e[3];
-                /* context (7.3.5), as ht_cleanup.h forms it */
-                uint32_t c;
-                if (initial)
-                    c = ((left >> 4) & 1) | ((left >> 5) & 7);
-                else
-                    c = ((((uint32_t)rho_a[qx + i] >> 7) | ((uint32_t)rho_a[qx + i + 1] >> 5)) &
-                         1) |
-                        ((((uint32_t)rho_a[qx + i + 1] >> 5) | ((uint32_t)rho_a[qx + i + 2] >> 3)) &
-                         4) |
-                        (((left >> 5) | (left >> 6)) & 2);
+                const uint32_t c = tsr__ht_enc_context(initial, left, rho_a, qx + i);
                 /* exponent bound (7.3.7) */
                 uint32_t k = 1;
                 if (!initial && (r & (r - 1))) {
@@ -275,11 +288,13 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                     if (mbits[i][n])
                         fwd_put(&ms, x[i][n], mbits[i][n]);
         }
-        memcpy(rho_a, rho_c, sizeof rho_a);
-        memset(rho_c, 0, sizeof rho_c);
-        memcpy(e_above, e_cur, sizeof e_above);
-        memset(e_cur, 0, sizeof e_cur);
+        memcpy(rho_a, rho_c, nrho);
+        memset(rho_c, 0, nrho);
+        memcpy(e_above, e_cur, ne);
+        memset(e_cur, 0, ne);
     }
+    if (!any)
+        return 0;
     tsr__ht_ms_end(&ms);
     tsr__ht_mel_end(&mel);
     bwd_end(&vlc);

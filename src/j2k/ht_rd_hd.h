@@ -47,21 +47,44 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
     const size_t S = w + 2;
     memset(fl, 0, S * (h + 2));
     uint8_t *f0 = fl + S + 1;
-    for (uint32_t y = 0; y < h; y++)
+    uint32_t sig_stripes[4096 / 4 / 32]; /* bit s: stripe s (rows 4s to 4s + 3) has SIG samples */
+    memset(sig_stripes, 0, sizeof sig_stripes);
+    for (uint32_t y = 0; y < h; y++) {
+        uint32_t any = 0;
         for (uint32_t x = 0; x < w; x++) {
             const int32_t v = coef[(size_t)y * stride + x];
-            const uint32_t m = v < 0 ? (uint32_t)-v : (uint32_t)v;
-            f0[y * S + x] = (m >> p) ? TSR__HT_RF_SIG : 0;
+            const uint32_t m = (v < 0 ? (uint32_t)-v : (uint32_t)v) >> p;
+            f0[y * S + x] = m ? TSR__HT_RF_SIG : 0;
+            any |= m;
         }
+        if (any)
+            sig_stripes[y / 128] |= 1u << (y / 4 % 32);
+    }
     if (newsig)
         memset(newsig, 0, (size_t)w * h);
     const uint32_t b = p - 1;
 
     fwd_wr sp = {buf, 0, cap, 0, 0, 8, 0};
+    /* per column of the stripe and its border columns: the significance of the rows y0 - 1 to
+     * y1 (the stripe and its border rows) as the pass goes; a 4 x 4 group with none of it in
+     * its columns x0 - 1 to x1 has no sample with a significant neighbour, so codes no bit */
+    uint8_t near[1024 + 2];
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
         const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+        for (uint32_t x = 0; x < w + 2; x++) {
+            const uint8_t *f = fl + (size_t)y0 * S + x; /* row y0 - 1, column x - 1 */
+            uint8_t o = 0;
+            for (uint32_t n = 0; n < y1 - y0 + 2; n++, f += S)
+                o |= *f;
+            near[x] = o;
+        }
         for (uint32_t x0 = 0; x0 < w; x0 += 4) {
             const uint32_t x1 = x0 + 4 < w ? x0 + 4 : w;
+            uint8_t live = 0;
+            for (uint32_t x = x0; x < x1 + 2; x++)
+                live |= near[x];
+            if (!live)
+                continue;
             for (uint32_t x = x0; x < x1; x++)
                 for (uint32_t y = y0; y < y1; y++) {
                     uint8_t *f = f0 + y * S + x;
@@ -77,6 +100,7 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
                     fwd_put(&sp, bit, 1);
                     if (bit) {
                         *f |= TSR__HT_RF_NEW;
+                        near[x + 1] |= TSR__HT_RF_NEW; /* SigProp's own, for the groups after */
                         if (newsig)
                             newsig[(size_t)y * w + x] = 1;
                     }
@@ -97,6 +121,8 @@ TSR_HD long tsr__ht_encode_refine_hd(const int32_t *coef, size_t stride, uint32_
         bwd_wr mr = {buf + len, 0, cap - len, 0, 0, 0xFF, 0};
         for (uint32_t y0 = 0; y0 < h; y0 += 4) {
             const uint32_t y1 = y0 + 4 < h ? y0 + 4 : h;
+            if (!(sig_stripes[y0 / 128] >> (y0 / 4 % 32) & 1))
+                continue; /* no sample to refine */
             for (uint32_t x = 0; x < w; x++)
                 for (uint32_t y = y0; y < y1; y++)
                     if (f0[y * S + x] & TSR__HT_RF_SIG) {

@@ -30,12 +30,15 @@ TSR_HD void fwd_byte(fwd_wr *w, uint32_t b)
         w->over = 1;
 }
 
+/* The low n bits of v (n <= 32), lowest first, as many at a time as the current byte holds. */
 TSR_HD void fwd_put(fwd_wr *w, uint32_t v, uint32_t n)
 {
-    while (n--) {
-        w->tmp |= (v & 1) << w->nb;
-        v >>= 1;
-        if (++w->nb == w->room) {
+    while (n) {
+        const uint32_t k = n < w->room - w->nb ? n : w->room - w->nb;
+        w->tmp |= (v & ((1u << k) - 1)) << w->nb;
+        v >>= k;
+        n -= k;
+        if ((w->nb += k) == w->room) {
             fwd_byte(w, w->tmp);
             w->room = w->tmp == 0xFF ? 7 : 8;
             w->tmp = 0;
@@ -51,12 +54,17 @@ typedef struct {
     int over;
 } bwd_wr;
 
+/* The low n bits of v (n <= 32), lowest first, as many at a time as the current byte holds
+ * before its next test: its 8th bit, or its 7th after a byte above 0x8F. */
 TSR_HD void bwd_put(bwd_wr *w, uint32_t v, uint32_t n)
 {
-    while (n--) {
-        w->tmp |= (v & 1) << w->nb;
-        v >>= 1;
-        w->nb++;
+    while (n) {
+        const uint32_t end = w->last > 0x8F && w->nb < 7 ? 7 : 8,
+                       k = n < end - w->nb ? n : end - w->nb;
+        w->tmp |= (v & ((1u << k) - 1)) << w->nb;
+        v >>= k;
+        n -= k;
+        w->nb += k;
         if (w->nb == 8 || (w->nb == 7 && w->last > 0x8F && w->tmp == 0x7F)) {
             if (w->len < w->cap)
                 w->p[w->len++] = (uint8_t)w->tmp;
