@@ -89,11 +89,11 @@ enum {
     PBY = 16,
     PTHREADS = BX * PBY,
     PW = BX + 4 * RADIUS,
+    PS = PW + 8, /* its rows' stride in shared memory: 8 mod 16 samples, so that the middle
+                    term's tasks of 8 columns and 4 rows read it without bank conflicts */
     PH = PBY + 4 * RADIUS,
     MW = BX + 2 * RADIUS,
-    MH = PBY + 2 * RADIUS,
-    PS = PW + 4, /* the rows' strides in shared memory: twice each is 8 mod 16 samples, so */
-    MS = MW + 4  /* that the middle term's tasks of 8 columns x 4 row pairs are conflict-free */
+    MH = PBY + 2 * RADIUS
 };
 
 /* k3_pair's blocks per SM for its launch bounds: 4 of 512 threads (2,048 threads, full
@@ -279,45 +279,12 @@ template <int NF> struct pair_slices {
  * term n there; 0 at points outside the slice, as k3_term's tile holds there), then at the core
  * T_{n+1} = 2 X T_n - T_{n-1}, sum + c_n T_n + c_{n+1} T_{n+1} (in that order, as the CPU's),
  * and writes T_n, T_{n+1} and the sum; when n + 1 is the last term, taper * sum only. */
-/* (X u) at (x, y) and (x, y + 1) of a tile in rows of S samples holding 0 outside the slice:
- * tsr__mig_x3_point's arithmetic at each (tsr__mig_x3_cross), column x's ten samples at y - 4 ..
- * y + 5 read once for both points. */
-template <int S>
-__device__ static void x3_two(const tsr__cf *u, int x, int y, const tsr__mig_step &st,
-                              tsr__cf out[2])
-{
-    const tsr__cf *c = u + y * S + x;
-    tsr__cf col[10];
-#pragma unroll
-    for (int q = 0; q < 10; q++)
-        col[q] = c[(q - 4) * S];
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        tsr__cf l[4], r[4], d[4], t[4];
-#pragma unroll
-        for (int m = 1; m <= 4; m++) {
-            l[m - 1] = c[h * S - m];
-            r[m - 1] = c[h * S + m];
-            d[m - 1] = col[4 + h - m];
-            t[m - 1] = col[4 + h + m];
-        }
-        out[h] = tsr__mig_x3_cross(col[4 + h], l, r, d, t, st.d2, st.xscale, st.xscale_y);
-    }
-}
-
-/* Field k's entry of a per-field array of NF (NF = 1 or 2) without indexing it at run time. */
-template <int NF, class T> __device__ static T field_of(const T (&v)[NF], int k)
-{
-    return NF == 1 || k == 0 ? v[0] : v[NF - 1];
-}
-
 template <int NF>
 __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
     k3_pair(dev_plan dp, int32_t iz, int32_t f0, int32_t n, pair_slices<NF> t)
 {
-    static_assert(NF == 1 || NF == 2, "one field or S and R");
     __shared__ __align__(16) tsr__cf prev[NF][PS * PH];
-    __shared__ __align__(16) tsr__cf mid[NF][MS * MH];
+    __shared__ __align__(16) tsr__cf mid[NF][MW * MH];
     const tsr__mig_step &st = dp.st;
     const int32_t nx = st.nx, ny = st.ny;
     const size_t cols = (size_t)nx * (size_t)ny, base = (size_t)blockIdx.y * cols;
@@ -327,55 +294,43 @@ __global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
         prev1[k] = t.prev1[k] + base;
     load_windows<PW, PH, PS, PBY, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
     __syncthreads();
-    /* T_n over the core and a halo of RADIUS, two rows per thread */
-    for_window<MW, MH / 2, PBY>([&](int mx, int pair) {
-        const int32_t my = 2 * pair, x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
-        const bool xin = (uint32_t)x < (uint32_t)nx;
-        const bool in[2] = {xin && (uint32_t)y < (uint32_t)ny,
-                            xin && (uint32_t)(y + 1) < (uint32_t)ny};
-        for (int k = 0; k < NF; k++) {
-            tsr__cf xv[2];
-            x3_two<PS>(prev[k], mx + RADIUS, my + RADIUS, st, xv);
-            for (int h = 0; h < 2; h++)
-                mid[k][(my + h) * MS + mx] =
-                    in[h] ? tsr__mig_cheb_next(
-                                xv[h], load_cf(t.prev2[k],
-                                               base + (size_t)(y + h) * (size_t)nx + (size_t)x))
-                          : tsr__cf_make(0.0f, 0.0f);
-        }
+    for_window<MW, MH, PBY>([&](int mx, int my) {
+        const int32_t x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
+        const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
+        const size_t c = base + (size_t)y * (size_t)nx + (size_t)x;
+        for (int k = 0; k < NF; k++)
+            mid[k][my * MW + mx] =
+                in ? tsr__mig_cheb_next(tsr__mig_x3_point(prev[k], mx + RADIUS, my + RADIUS, PS, PH,
+                                                          st.d2, st.xscale, st.xscale_y, 1),
+                                        load_cf(t.prev2[k], c))
+                   : tsr__cf_make(0.0f, 0.0f);
     });
     __syncthreads();
-    /* T_{n+1} and the sum at the core: thread (x, y) takes core rows 2 (y mod PBY / 2) and the
-     * next of field y / (PBY / 2) (with one field, the upper half of the block has no work) */
-    const int32_t tx = (int32_t)threadIdx.x, ty = (int32_t)threadIdx.y;
-    const int k = ty / (PBY / 2), ry = 2 * (ty % (PBY / 2));
-    if (k >= NF)
+    if (!p.in)
         return;
-    tsr__cf xv[2];
-    x3_two<MS>(mid[k], tx + RADIUS, ry + RADIUS, st, xv);
+    const size_t o = base + p.c;
+    int32_t j;
+    float a;
+    lookup3(dp, iz, f0 + (int32_t)blockIdx.y, p.c, cols, &j, &a);
     const bool last = n + 2 == st.terms;
-    const int conj = field_of(t.conj, k);
-    for (int h = 0; h < 2; h++) {
-        const int32_t ix = p.x0 + tx, iy = p.y0 + ry + h;
-        if (ix >= nx || iy >= ny)
-            return;
-        const size_t c = (size_t)iy * (size_t)nx + (size_t)ix, o = base + c;
-        int32_t j;
-        float a;
-        lookup3(dp, iz, f0 + (int32_t)blockIdx.y, c, cols, &j, &a);
-        const tsr__cf tn = mid[k][(ry + h + RADIUS) * MS + tx + RADIUS];
+    const int32_t tx = (int32_t)threadIdx.x, ty = (int32_t)threadIdx.y;
+    /* the same coefficients for every field (conj applies in the products) */
+    const tsr__cf cn = tsr__mig_coef(st.table, st.terms, j, a, n),
+                  cn1 = tsr__mig_coef(st.table, st.terms, j, a, n + 1);
+    for (int k = 0; k < NF; k++) {
+        const tsr__cf tn = mid[k][(ty + RADIUS) * MW + tx + RADIUS];
+        const tsr__cf x = tsr__mig_x3_point(mid[k], tx + RADIUS, ty + RADIUS, MW, MH, st.d2,
+                                            st.xscale, st.xscale_y, 1);
         const tsr__cf tn1 =
-            tsr__mig_cheb_next(xv[h], prev[k][(ry + h + 2 * RADIUS) * PS + tx + 2 * RADIUS]);
-        tsr__cf *sum = field_of(t.sum, k);
-        tsr__cf acc =
-            tsr__cf_madd(load_cf(sum, o), tsr__mig_coef(st.table, st.terms, j, a, n), tn, conj);
-        acc = tsr__cf_madd(acc, tsr__mig_coef(st.table, st.terms, j, a, n + 1), tn1, conj);
+            tsr__mig_cheb_next(x, prev[k][(ty + 2 * RADIUS) * PS + tx + 2 * RADIUS]);
+        tsr__cf sum = tsr__cf_madd(load_cf(t.sum[k], o), cn, tn, t.conj[k]);
+        sum = tsr__cf_madd(sum, cn1, tn1, t.conj[k]);
         if (last) {
-            store_cf(sum, o, tsr__cf_scale(dp.taper[c], acc));
+            store_cf(t.sum[k], o, tsr__cf_scale(dp.taper[p.c], sum));
         } else {
-            store_cf(field_of(t.out, k), o, tn);
-            store_cf(field_of(t.out1, k), o, tn1);
-            store_cf(sum, o, acc);
+            store_cf(t.out[k], o, tn);
+            store_cf(t.out1[k], o, tn1);
+            store_cf(t.sum[k], o, sum);
         }
     }
 }

@@ -87,43 +87,32 @@ TSR_HD void tsr__mig_x_row(const tsr__cf *u, tsr__cf *out, int32_t nx, const flo
         out[i] = tsr__mig_x_at(u, i, nx, d2, xscale);
 }
 
-/* The radius-4 cross at one point, given its centre c and its neighbours at distance m along x
- * (l[m - 1] left, r[m - 1] right) and along y (d[m - 1] at iy - m, t[m - 1] at iy + m): each
- * pair summed as left + right, weighted and summed in m order, then c + xscale (x part) +
- * xscale_y (y part). Every backend's 3D stencil is this arithmetic, whatever it reads from. */
-TSR_HD tsr__cf tsr__mig_x3_cross(tsr__cf c, const tsr__cf l[4], const tsr__cf r[4],
-                                 const tsr__cf d[4], const tsr__cf t[4], const float d2[5],
-                                 float xscale, float xscale_y)
-{
-    float xr = d2[0] * c.re, xi = d2[0] * c.im;
-    float yr = xr, yi = xi;
-    for (int32_t m = 0; m < 4; m++) {
-        xr += d2[m + 1] * (l[m].re + r[m].re);
-        xi += d2[m + 1] * (l[m].im + r[m].im);
-        yr += d2[m + 1] * (d[m].re + t[m].re);
-        yi += d2[m + 1] * (d[m].im + t[m].im);
-    }
-    return tsr__cf_make(c.re + xscale * xr + xscale_y * yr, c.im + xscale * xi + xscale_y * yi);
-}
-
-/* (X u)(ix, iy) of a slice (ny rows of nx, x fastest), u = 0 outside: tsr__mig_x3_cross with a
- * neighbour outside the slice read as +0 (so a kernel on a tile padded with zeros performs the
- * same operations, signed zeros included). interior: 4 <= ix < nx - 4 and 4 <= iy < ny - 4, or u
- * a tile holding 0 outside the slice: no edge tests. */
+/* (X u)(ix, iy) of a slice (ny rows of nx, x fastest), u = 0 outside: each pair of neighbours
+ * at distance m along x (and along y) summed as left + right, a neighbour outside the slice as
+ * +0 (so a kernel on a tile padded with zeros performs the same operations, signed zeros
+ * included), the pairs weighted and summed in m order, then u + xscale (x part) + xscale_y
+ * (y part). interior: 4 <= ix < nx - 4 and 4 <= iy < ny - 4, or u a tile holding 0 outside the
+ * slice: no edge tests. */
 TSR_HD tsr__cf tsr__mig_x3_point(const tsr__cf *u, int32_t ix, int32_t iy, int32_t nx, int32_t ny,
                                  const float d2[5], float xscale, float xscale_y, int interior)
 {
     const int64_t i = (int64_t)iy * nx + ix;
     const tsr__cf zero = tsr__cf_make(0.0f, 0.0f);
-    tsr__cf l[4], r[4], d[4], t[4];
+    float xr = d2[0] * u[i].re, xi = d2[0] * u[i].im;
+    float yr = xr, yi = xi;
     for (int32_t m = 1; m <= 4; m++) {
         const int64_t my = (int64_t)m * nx;
-        l[m - 1] = interior || ix - m >= 0 ? u[i - m] : zero;
-        r[m - 1] = interior || ix + m < nx ? u[i + m] : zero;
-        d[m - 1] = interior || iy - m >= 0 ? u[i - my] : zero;
-        t[m - 1] = interior || iy + m < ny ? u[i + my] : zero;
+        const tsr__cf l = interior || ix - m >= 0 ? u[i - m] : zero;
+        const tsr__cf r = interior || ix + m < nx ? u[i + m] : zero;
+        const tsr__cf d = interior || iy - m >= 0 ? u[i - my] : zero;
+        const tsr__cf t = interior || iy + m < ny ? u[i + my] : zero;
+        xr += d2[m] * (l.re + r.re);
+        xi += d2[m] * (l.im + r.im);
+        yr += d2[m] * (d.re + t.re);
+        yi += d2[m] * (d.im + t.im);
     }
-    return tsr__mig_x3_cross(u[i], l, r, d, t, d2, xscale, xscale_y);
+    return tsr__cf_make(u[i].re + xscale * xr + xscale_y * yr,
+                        u[i].im + xscale * xi + xscale_y * yi);
 }
 
 /* out = X u over a whole slice (out and u distinct). */
