@@ -3,20 +3,26 @@
  *
  * A host image goes up once through the ring of page-locked slots (cuda_internal.cuh); per tile,
  * its components' planes (one device buffer, the tile's width apart) receive the samples and
- * the forward DWT and stay for the block coders, three kernels of one thread per code-block (a
- * thread block per code-block for the last):
- *   k_prep:   the block quantised in place (irreversible; with rate control HT keeps the
- *             magnitudes in steps in a second plane and Part 1 sums the error they leave), its
- *             bit-planes K; K comes back (24 bytes a block) and sizes each block's room (one
- *             cleanup segment's bound, K HT candidates' or the Part 1 bound of K planes),
- *   k_code:   HT: its cleanup pass (ht_encode_hd.h) or its truncation candidates (ht_rd_hd.h)
- *             with TSR__J2K_HT_RD_SCRATCH bytes of scratch of its own; Part 1: its passes
- *             (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed number of workers
- *             (each striding over the blocks); the lengths (and the candidates' or passes'
- *             rates and distortions, 2.9 KB a block) come back,
- *   k_gather: its bytes into one packed buffer at offsets summed on the host, which comes back
- *             in one copy (about the codestream's size; with HT rate control every candidate's
- *             bytes). */
+ * the forward DWT and stay for the block coders:
+ *   k_prep:   a thread block per code-block: the block quantised in place (irreversible; with
+ *             rate control HT keeps the magnitudes in steps in a second plane and Part 1 sums
+ *             the error they leave, in the CPU's order), its bit-planes K; K comes back (24
+ *             bytes a block) and sizes each block's room (one cleanup segment's bound, K HT
+ *             candidates' or the Part 1 bound of K planes),
+ *   k_code:   HT without rate control: one thread per block, its cleanup pass (ht_encode_hd.h);
+ *             Part 1: its passes (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed
+ *             number of workers (each striding over the blocks),
+ *             HT with rate control, two kernels: k_ht_planes, one thread per (block, base
+ *             plane), a fixed number of workers with TSR__J2K_HT_RD_SCRATCH bytes of scratch
+ *             each striding over them (the lowest planes, the longest, first): the plane's set
+ *             (ht_rd_hd.h's tsr__j2k_ht_plane_hd) at its place in the block's room; then
+ *             k_ht_sets, one thread per block: its candidates from its planes' results;
+ *             the lengths (and the candidates' or passes' rates and distortions, 2.9 KB a
+ *             block) come back,
+ *   k_gather: a thread block per code-block: its bytes (with HT rate control its planes' sets
+ *             one after another, as the CPU lays them) into one packed buffer at offsets summed
+ *             on the host, which comes back in one copy (about the codestream's size; with HT
+ *             rate control every candidate's bytes). */
 extern "C" {
 #include "j2k/t1_encode.h"
 }
@@ -47,11 +53,11 @@ struct dev_job {
     float *mag;      /* its first in the magnitudes' plane (HT rate control, 9/7), else NULL */
     uint32_t stride; /* the planes' row stride */
     uint32_t w, h;
-    uint32_t orient;     /* Part 1: its sub-band's (the contexts') */
-    float inv;           /* irreversible: 1 / delta; 0: reversible */
-    uint64_t out;        /* where its bytes go in the slots */
-    uint64_t cap;        /* their room */
-    uint64_t work;       /* HT: its scratch, TSR__J2K_HT_RD_SCRATCH bytes at scratch + work */
+    uint32_t orient; /* Part 1: its sub-band's (the contexts') */
+    float inv;       /* irreversible: 1 / delta; 0: reversible */
+    uint64_t out;    /* where its bytes go in the slots */
+    uint64_t cap;    /* their room */
+    uint64_t work;   /* HT cleanup: its scratch, TSR__J2K_HT_RD_SCRATCH bytes at scratch + work */
     uint32_t ccap, rcap; /* HT: ht_encode.h's bounds of its cleanup and refinement segments */
 };
 
@@ -70,6 +76,12 @@ struct dev_rd {
     tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
     uint32_t rate[TSR__J2K_HT_MAX_SETS];
     double dist[TSR__J2K_HT_MAX_SETS];
+};
+
+/* HT rate control: base plane p of block j, the i-th of its K planes (p = K - 1 - i). */
+struct ht_task {
+    uint32_t j;
+    uint16_t p, i;
 };
 
 /* A Part 1 worker's workspace: the encoder's state and the block's coefficients, row-major. */
@@ -92,7 +104,9 @@ typedef struct j2k_enc_cuda_state {
     /* the block coders' */
     tsr__cuda_buffer tables;           /* device: tsr__ht_cw_tables() */
     tsr__cuda_buffer hjobs, djobs;     /* page-locked and device: dev_job per block */
-    tsr__cuda_buffer scratch;          /* device: HT, TSR__J2K_HT_RD_SCRATCH per block */
+    tsr__cuda_buffer scratch;          /* device: HT, TSR__J2K_HT_RD_SCRATCH per block or worker */
+    tsr__cuda_buffer htasks, dtasks;   /* page-locked and device: HT rate control's plane tasks */
+    tsr__cuda_buffer dplanes;          /* device: their results, HT_PLANES per block */
     tsr__cuda_buffer work;             /* device: Part 1, a p1_work per worker (zeroed once) */
     tsr__cuda_buffer slots;            /* device: each block's bytes, cap apart */
     tsr__cuda_buffer hres, dres;       /* page-locked and device: dev_res per block */
@@ -114,6 +128,9 @@ static void state_destroy(tsr_ctx *ctx, void *p)
     tsr__cuda_host_buffer_free(&s->hjobs);
     tsr__cuda_buffer_free(&s->djobs);
     tsr__cuda_buffer_free(&s->scratch);
+    tsr__cuda_host_buffer_free(&s->htasks);
+    tsr__cuda_buffer_free(&s->dtasks);
+    tsr__cuda_buffer_free(&s->dplanes);
     tsr__cuda_buffer_free(&s->work);
     tsr__cuda_buffer_free(&s->slots);
     tsr__cuda_host_buffer_free(&s->hrd);
@@ -215,54 +232,68 @@ extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t
 /* ---- block coding ------------------------------------------------------------------------ */
 
 enum {
-    CODE_THREADS = 64,     /* blocks coded by one thread block */
-    P1_WORKERS = 132 * 64, /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
-    GATHER_THREADS = 128   /* threads copying one block's bytes */
+    CODE_THREADS = 64,            /* blocks (or HT planes) coded by one thread block */
+    P1_WORKERS = 132 * 64,        /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
+    HT_PLANE_WORKERS = 132 * 256, /* HT rate control's (24 KB of scratch each, 830 MB) */
+    HT_PLANES = 30,               /* an HT block's most planes (ht_encode.h) */
+    PREP_THREADS = 128,           /* threads quantising one block */
+    GATHER_THREADS = 128          /* threads copying one block's bytes */
 };
 
-/* Each block quantised in place (irreversible: tsr__j2k_quantise1) and its bit-planes counted,
- * as encode.c's code_block does before coding; with rate control, HT's magnitudes in steps kept
- * (p1 0) or Part 1's floor error summed (p1 1: what every pass leaves, the middle of each
- * magnitude's step against |c| / delta). */
-__global__ static void __launch_bounds__(CODE_THREADS)
-    k_prep(const dev_job *__restrict__ jobs, uint32_t n, int p1, int track, dev_res *res)
+/* Block blockIdx.x quantised in place (irreversible: tsr__j2k_quantise1) and its bit-planes
+ * counted, as encode.c's code_block does before coding; with rate control, HT's magnitudes in
+ * steps kept (p1 0) or Part 1's floor error summed (p1 1: what every pass leaves, the middle of
+ * each magnitude's step against |c| / delta), the samples' squares in err (w h doubles of
+ * dynamic shared memory: launched with 4096 of them when p1 and track) and summed in the CPU's
+ * row-major order by thread 0. */
+__global__ static void __launch_bounds__(PREP_THREADS)
+    k_prep(const dev_job *__restrict__ jobs, int p1, int track, dev_res *res)
 {
-    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
-    if (j >= n)
-        return;
+    extern __shared__ double err[];
+    __shared__ uint32_t bits;
+    const uint32_t j = blockIdx.x;
     const dev_job jb = jobs[j];
+    const int sum = p1 && track && jb.inv > 0 && !jb.mag;
+    if (threadIdx.x == 0)
+        bits = 0;
+    __syncthreads();
     uint32_t m = 0;
-    double floor_err = 0;
-    for (uint32_t y = 0; y < jb.h; y++)
-        for (uint32_t x = 0; x < jb.w; x++) {
-            const size_t i = (size_t)y * jb.stride + x;
-            if (jb.inv > 0) {
-                float q;
-                const int32_t v = tsr__j2k_quantise1(__int_as_float(jb.coef[i]), jb.inv, &q);
-                const int32_t a = v < 0 ? -v : v;
-                jb.coef[i] = v;
-                if (jb.mag)
-                    jb.mag[i] = q;
-                else if (p1 && track) {
-                    const double e = a ? (double)q - a - 0.5 : (double)q;
-                    floor_err += e * e;
-                }
+    for (uint32_t k = threadIdx.x; k < jb.w * jb.h; k += PREP_THREADS) {
+        const size_t i = (size_t)(k / jb.w) * jb.stride + k % jb.w;
+        if (jb.inv > 0) {
+            float q;
+            const int32_t v = tsr__j2k_quantise1(__int_as_float(jb.coef[i]), jb.inv, &q);
+            const int32_t a = v < 0 ? -v : v;
+            jb.coef[i] = v;
+            if (jb.mag) {
+                jb.mag[i] = q;
+            } else if (sum) {
+                const double e = a ? (double)q - a - 0.5 : (double)q;
+                err[k] = e * e;
             }
-            const int32_t v = jb.coef[i];
-            m |= (uint32_t)(v < 0 ? -(int64_t)v : v); /* tsr__t1_bitplanes */
         }
-    res[j].K = m ? 32u - (uint32_t)__clz(m) : 0;
-    res[j].err0 = floor_err;
+        const int32_t v = jb.coef[i];
+        m |= (uint32_t)(v < 0 ? -(int64_t)v : v); /* tsr__t1_bitplanes */
+    }
+    m = __reduce_or_sync(0xFFFFFFFFu, m);
+    if ((threadIdx.x & 31) == 0)
+        atomicOr(&bits, m);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double floor_err = 0;
+        for (uint32_t k = 0; sum && k < jb.w * jb.h; k++)
+            floor_err += err[k];
+        res[j].K = bits ? 32u - (uint32_t)__clz(bits) : 0;
+        res[j].err0 = floor_err;
+    }
 }
 
-/* HT: each block with bit-planes coded into its room: its cleanup pass down to plane 0, or
- * (track) its truncation candidates. */
-/* (CODE_THREADS, 1), as k_code_p1: with (CODE_THREADS) alone ptxas held the coders to 96
- * registers and spilled. */
+/* HT without rate control: each block with bit-planes coded into its room, its cleanup pass
+ * down to plane 0. (CODE_THREADS, 1), as k_code_p1: with (CODE_THREADS) alone ptxas held the
+ * coder to 96 registers and spilled. */
 __global__ static void __launch_bounds__(CODE_THREADS, 1)
-    k_code_ht(const dev_job *__restrict__ jobs, uint32_t n, int track,
-              const uint16_t (*tables)[8 * 16][17], uint8_t *slots, uint8_t *scratch, dev_res *res,
-              dev_rd *rd)
+    k_code_ht(const dev_job *__restrict__ jobs, uint32_t n, const uint16_t (*tables)[8 * 16][17],
+              uint8_t *slots, uint8_t *scratch, dev_res *res)
 {
     const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
     if (j >= n)
@@ -274,18 +305,57 @@ __global__ static void __launch_bounds__(CODE_THREADS, 1)
     r.skip = 0;
     r.err0 = 0;
     if (r.K) {
-        uint8_t *out = slots + jb.out, *work = scratch + jb.work;
-        if (!track) {
-            r.len = (int32_t)tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, out, jb.cap,
-                                                    tables, work, work + 4096);
-            r.len = r.len > 0 ? r.len : -1;
-        } else {
-            size_t used = 0;
-            r.np = tsr__j2k_ht_candidates_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, r.K, jb.ccap,
-                                             jb.rcap, tables, work, out, jb.cap, &used, rd[j].sets,
-                                             rd[j].rate, rd[j].dist, &r.err0);
-            r.len = r.np ? (int32_t)used : -1;
-        }
+        uint8_t *work = scratch + jb.work;
+        r.len = (int32_t)tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, slots + jb.out,
+                                                jb.cap, tables, work, work + 4096);
+        r.len = r.len > 0 ? r.len : -1;
+    }
+    res[j] = r;
+}
+
+/* HT rate control, the planes: worker t codes tasks t, t + workers, ...: base plane p of block
+ * j at the i-th place of its room (ccap + rcap bytes a plane), its result in planes[j HT_PLANES
+ * + i]. */
+__global__ static void __launch_bounds__(CODE_THREADS, 1)
+    k_ht_planes(const dev_job *__restrict__ jobs, const ht_task *__restrict__ tasks,
+                uint32_t ntasks, const uint16_t (*tables)[8 * 16][17], uint8_t *slots,
+                uint8_t *scratch, tsr__j2k_ht_plane *planes)
+{
+    const uint32_t worker = blockIdx.x * CODE_THREADS + threadIdx.x,
+                   workers = gridDim.x * CODE_THREADS;
+    uint8_t *work = scratch + (size_t)worker * TSR__J2K_HT_RD_SCRATCH;
+    for (uint32_t t = worker; t < ntasks; t += workers) {
+        const ht_task k = tasks[t];
+        const dev_job jb = jobs[k.j];
+        const size_t room = (size_t)jb.ccap + jb.rcap;
+        tsr__j2k_ht_plane_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, k.p, jb.ccap, jb.rcap, tables,
+                             work, slots + jb.out + k.i * room,
+                             &planes[(size_t)k.j * HT_PLANES + k.i]);
+    }
+}
+
+/* HT rate control, the candidates: each block's from its planes' results (after k_ht_planes),
+ * with its error with nothing coded. */
+__global__ static void __launch_bounds__(CODE_THREADS)
+    k_ht_sets(const dev_job *__restrict__ jobs, uint32_t n,
+              const tsr__j2k_ht_plane *__restrict__ planes, dev_res *res, dev_rd *rd)
+{
+    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
+    if (j >= n)
+        return;
+    const dev_job jb = jobs[j];
+    dev_res r = res[j];
+    r.len = 0;
+    r.np = 0;
+    r.skip = 0;
+    r.err0 = 0;
+    if (r.K) {
+        size_t used = 0;
+        r.err0 = tsr__j2k_ht_err0_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h);
+        r.np = r.K <= HT_PLANES ? tsr__j2k_ht_sets_hd(planes + (size_t)j * HT_PLANES, r.K, r.err0,
+                                                      rd[j].sets, rd[j].rate, rd[j].dist, &used)
+                                : 0;
+        r.len = r.np ? (int32_t)used : -1;
     }
     res[j] = r;
 }
@@ -340,17 +410,69 @@ __global__ static void __launch_bounds__(CODE_THREADS, 1)
     }
 }
 
+/* Block blockIdx.x's bytes to packed + off[j]: len from skip into its room, or (planes, HT rate
+ * control) its K planes' sets one after another, each from its place in the room. */
 __global__ static void __launch_bounds__(GATHER_THREADS)
     k_gather(const dev_job *__restrict__ jobs, const uint8_t *__restrict__ slots,
              const uint64_t *__restrict__ off, const dev_res *__restrict__ res,
-             uint8_t *__restrict__ packed)
+             const tsr__j2k_ht_plane *__restrict__ planes, uint8_t *__restrict__ packed)
 {
     const uint32_t j = blockIdx.x;
-    const int32_t len = res[j].len;
-    const uint8_t *src = slots + jobs[j].out + res[j].skip;
+    const dev_job jb = jobs[j];
+    const uint8_t *src = slots + jb.out + res[j].skip;
     uint8_t *dst = packed + off[j];
-    for (int32_t i = (int32_t)threadIdx.x; i < len; i += GATHER_THREADS)
-        dst[i] = src[i];
+    if (!planes) {
+        for (int32_t i = (int32_t)threadIdx.x; i < res[j].len; i += GATHER_THREADS)
+            dst[i] = src[i];
+        return;
+    }
+    const size_t room = (size_t)jb.ccap + jb.rcap;
+    for (uint32_t k = 0; k < res[j].K; k++, src += room) {
+        const tsr__j2k_ht_plane *pl = &planes[(size_t)j * HT_PLANES + k];
+        const int32_t len = pl->lcup + pl->lmr;
+        for (int32_t i = (int32_t)threadIdx.x; i < len; i += GATHER_THREADS)
+            dst[i] = src[i];
+        dst += len;
+    }
+}
+
+/* HT rate control's planes (after the blocks' K came back into hr and their jobs went up):
+ * the tasks, every block's planes with the lowest (the longest to code) first so the last
+ * wave is of short ones, up to the device, and k_ht_planes launched over them. */
+static tsr_status ht_plane_tasks(tsr_ctx *ctx, j2k_enc_cuda_state *s, const dev_res *hr, uint32_t n,
+                                 cudaStream_t stream)
+{
+    uint32_t count[HT_PLANES + 1] = {0}; /* tasks of base plane p, then the first of each */
+    for (uint32_t j = 0; j < n; j++)
+        for (uint32_t p = 0; p < hr[j].K && p < HT_PLANES; p++)
+            count[p + 1]++;
+    for (uint32_t p = 0; p < HT_PLANES; p++)
+        count[p + 1] += count[p];
+    const uint32_t ntasks = count[HT_PLANES];
+    if (ntasks == 0)
+        return TSR_OK;
+    const uint32_t want = ntasks < HT_PLANE_WORKERS ? ntasks : HT_PLANE_WORKERS,
+                   blocks = (want + CODE_THREADS - 1) / CODE_THREADS;
+    tsr_status st;
+    if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->htasks, (size_t)ntasks * sizeof(ht_task))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->dtasks, (size_t)ntasks * sizeof(ht_task))) ||
+        (st = tsr__cuda_buffer_reserve(ctx, &s->scratch,
+                                       (size_t)blocks * CODE_THREADS * TSR__J2K_HT_RD_SCRATCH)))
+        return st;
+    ht_task *tk = (ht_task *)s->htasks.ptr;
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t K = hr[j].K < HT_PLANES ? hr[j].K : HT_PLANES;
+        for (uint32_t p = 0; p < K; p++)
+            tk[count[p]++] = ht_task{j, (uint16_t)p, (uint16_t)(K - 1 - p)};
+    }
+    TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->dtasks.ptr, tk, (size_t)ntasks * sizeof *tk,
+                                      cudaMemcpyHostToDevice, stream));
+    k_ht_planes<<<blocks, CODE_THREADS, 0, stream>>>(
+        (const dev_job *)s->djobs.ptr, (const ht_task *)s->dtasks.ptr, ntasks,
+        (const uint16_t(*)[8 * 16][17]) s->tables.ptr, (uint8_t *)s->slots.ptr,
+        (uint8_t *)s->scratch.ptr, (tsr__j2k_ht_plane *)s->dplanes.ptr);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k_ht_planes");
+    return TSR_OK;
 }
 
 /* Checks each block's result (after the stream has passed k_code). */
@@ -390,8 +512,9 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
                              j, b->w, b->h, b->at);
     }
     const uint32_t workers = n < P1_WORKERS ? n : P1_WORKERS;
-    size_t scratch_bytes, mag_bytes, work_bytes;
+    size_t scratch_bytes, mag_bytes, work_bytes, planes_bytes;
     if (!tsr__size_mul(n, TSR__J2K_HT_RD_SCRATCH, &scratch_bytes) ||
+        !tsr__size_mul(n, HT_PLANES * sizeof(tsr__j2k_ht_plane), &planes_bytes) ||
         !tsr__size_mul(s->plane, 4 * (size_t)t->ncomps, &mag_bytes) ||
         !tsr__size_mul(workers, sizeof(p1_work), &work_bytes))
         return tsr__fail(ctx, TSR_ERR_OVERFLOW, "j2k encode on CUDA: code-block scratch");
@@ -402,7 +525,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         (st = tsr__cuda_buffer_reserve(ctx, &s->dres, (size_t)n * sizeof(dev_res))) ||
         (st = tsr__cuda_host_buffer_reserve(ctx, &s->hoff, (size_t)n * 8)) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->doff, (size_t)n * 8)) ||
-        (ht && (st = tsr__cuda_buffer_reserve(ctx, &s->scratch, scratch_bytes))) ||
+        (ht && !track && (st = tsr__cuda_buffer_reserve(ctx, &s->scratch, scratch_bytes))) ||
+        (ht && track && (st = tsr__cuda_buffer_reserve(ctx, &s->dplanes, planes_bytes))) ||
         (ht && track && lossy && (st = tsr__cuda_buffer_reserve(ctx, &s->mag, mag_bytes))) ||
         (track && ((st = tsr__cuda_host_buffer_reserve(ctx, &s->hrd, (size_t)n * sizeof(dev_rd))) ||
                    (st = tsr__cuda_buffer_reserve(ctx, &s->drd, (size_t)n * sizeof(dev_rd))))))
@@ -440,7 +564,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
     dev_job *dj = (dev_job *)s->djobs.ptr;
     dev_res *dr = (dev_res *)s->dres.ptr, *hr = (dev_res *)s->hres.ptr;
     const unsigned grid = (n + CODE_THREADS - 1) / CODE_THREADS;
-    k_prep<<<grid, CODE_THREADS, 0, stream>>>(dj, n, !ht, track, dr);
+    k_prep<<<n, PREP_THREADS, !ht && track ? TSR__T1_MAX_AREA * sizeof(double) : 0, stream>>>(
+        dj, !ht, track, dr);
     TSR_CUDA_CHECK_LAUNCH(ctx, "k_prep");
     TSR_CUDA_TRY(ctx,
                  cudaMemcpyAsync(hr, dr, (size_t)n * sizeof *hr, cudaMemcpyDeviceToHost, stream));
@@ -460,10 +585,15 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         return st;
     TSR_CUDA_TRY(ctx,
                  cudaMemcpyAsync(dj, hj, (size_t)n * sizeof *hj, cudaMemcpyHostToDevice, stream));
-    if (ht)
-        k_code_ht<<<grid, CODE_THREADS, 0, stream>>>(
-            dj, n, track, (const uint16_t(*)[8 * 16][17]) s->tables.ptr, (uint8_t *)s->slots.ptr,
-            (uint8_t *)s->scratch.ptr, dr, (dev_rd *)s->drd.ptr);
+    const uint16_t(*tables)[8 * 16][17] = (const uint16_t(*)[8 * 16][17]) s->tables.ptr;
+    if (ht && track) {
+        if ((st = ht_plane_tasks(ctx, s, hr, n, stream)))
+            return st;
+        k_ht_sets<<<grid, CODE_THREADS, 0, stream>>>(
+            dj, n, (const tsr__j2k_ht_plane *)s->dplanes.ptr, dr, (dev_rd *)s->drd.ptr);
+    } else if (ht)
+        k_code_ht<<<grid, CODE_THREADS, 0, stream>>>(dj, n, tables, (uint8_t *)s->slots.ptr,
+                                                     (uint8_t *)s->scratch.ptr, dr);
     else
         k_code_p1<<<(workers + CODE_THREADS - 1) / CODE_THREADS, CODE_THREADS, 0, stream>>>(
             dj, n, workers, track, (uint8_t *)s->slots.ptr, (p1_work *)s->work.ptr, dr,
@@ -488,9 +618,9 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         return st;
     TSR_CUDA_TRY(ctx,
                  cudaMemcpyAsync(s->doff.ptr, off, (size_t)n * 8, cudaMemcpyHostToDevice, stream));
-    k_gather<<<n, GATHER_THREADS, 0, stream>>>(dj, (const uint8_t *)s->slots.ptr,
-                                               (const uint64_t *)s->doff.ptr, dr,
-                                               (uint8_t *)s->dpacked.ptr);
+    k_gather<<<n, GATHER_THREADS, 0, stream>>>(
+        dj, (const uint8_t *)s->slots.ptr, (const uint64_t *)s->doff.ptr, dr,
+        ht && track ? (const tsr__j2k_ht_plane *)s->dplanes.ptr : NULL, (uint8_t *)s->dpacked.ptr);
     TSR_CUDA_CHECK_LAUNCH(ctx, "k_gather");
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->hpacked.ptr, s->dpacked.ptr, total, cudaMemcpyDeviceToHost,
                                       stream));

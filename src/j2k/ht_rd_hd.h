@@ -10,9 +10,10 @@
  * little-endian bits, 7 bits in a byte whose low 7 bits are all 1 after one above 0x8F (the
  * reader starts as after 0xFF), the last byte padded with 0.
  *
- * Candidates (contract in encode_stages.h, tsr__j2k_ht_candidates): every base plane's HT set
- * coded for real, its error from the reconstruction rules of t1.h section 3 applied to the
- * samples each pass codes. */
+ * Candidates (contract in encode_stages.h, tsr__j2k_ht_candidates, which ht_rd.c assembles from
+ * these parts): every base plane's HT set coded for real (tsr__j2k_ht_plane_hd, one plane at a
+ * time and independent of the others), its error from the reconstruction rules of t1.h section
+ * 3 applied to the samples each pass codes; then the sets in order (tsr__j2k_ht_sets_hd). */
 #ifndef TSR_J2K_HT_RD_HD_H
 #define TSR_J2K_HT_RD_HD_H
 
@@ -161,93 +162,127 @@ TSR_HD void tsr__ht_add_set(tsr__j2k_ht_set *sets, uint32_t *n, uint32_t *rate, 
     (*n)++;
 }
 
-/* tsr__j2k_ht_candidates (encode_stages.h) of coef and mag (rows stride apart; mag NULL when
- * reversible) with the CxtVLC tables, scratch of TSR__J2K_HT_RD_SCRATCH bytes (encode_stages.h:
- * MEL, VLC, SigProp's new significances and the refinement flags, in that order), the sets' bytes
- * written to out (cap bytes: at least K (ccap + rcap), the bounds of ht_encode.h for w x h):
- * *used gets their number. Returns the number of sets, 0 when a coder fails. */
-TSR_HD uint32_t tsr__j2k_ht_candidates_hd(const int32_t *coef, const float *mag, size_t stride,
-                                          uint32_t w, uint32_t h, uint32_t K, size_t ccap,
-                                          size_t rcap, const uint16_t (*tables)[8 * 16][17],
-                                          uint8_t *scratch, uint8_t *out, size_t cap, size_t *used,
-                                          tsr__j2k_ht_set *sets, uint32_t *rate, double *dist,
-                                          double *err0)
+/* The halves of tsr__ht_recon: half[p] = 2^(p - 1), p = 0 .. 30. */
+TSR_HD void tsr__ht_halves(double *half)
+{
+    half[0] = 0.5;
+    for (int p = 1; p < 31; p++)
+        half[p] = 2 * half[p - 1]; /* exact: ldexp(1.0, p - 1) */
+}
+
+/* The squared error of a block with nothing coded: its magnitudes' squares summed row by row
+ * (mag NULL: reversible, |coef|). */
+TSR_HD double tsr__j2k_ht_err0_hd(const int32_t *coef, const float *mag, size_t stride, uint32_t w,
+                                  uint32_t h)
+{
+    double e0 = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const size_t i = (size_t)y * stride + x;
+            const double a = mag ? (double)mag[i] : fabs((double)coef[i]);
+            e0 += a * a;
+        }
+    return e0;
+}
+
+/* What one base plane p of a block's candidates gives (tsr__j2k_ht_plane_hd). */
+typedef struct tsr__j2k_ht_plane {
+    int32_t lcup;      /* cleanup bytes; 0: a coder failed */
+    int32_t lmr;       /* SigProp and MagRef's bytes (0 at p = 0) */
+    uint32_t lsp;      /* SigProp's alone: the first lsp of them */
+    double ec, es, em; /* the block's squared error after the cleanup, SigProp, MagRef passes */
+} tsr__j2k_ht_plane;
+
+/* Base plane p's HT set of coef and mag (as tsr__j2k_ht_candidates_hd's) coded into buf (at
+ * least ccap + rcap bytes: the cleanup segment, then SigProp and MagRef's) with scratch of
+ * TSR__J2K_HT_RD_SCRATCH bytes, and the errors after each of its passes. Planes are independent
+ * of each other: the device codes them in parallel, the CPU one after another. */
+TSR_HD void tsr__j2k_ht_plane_hd(const int32_t *coef, const float *mag, size_t stride, uint32_t w,
+                                 uint32_t h, uint32_t p, size_t ccap, size_t rcap,
+                                 const uint16_t (*tables)[8 * 16][17], uint8_t *scratch,
+                                 uint8_t *buf, tsr__j2k_ht_plane *r)
 {
     const int rev = mag == NULL;
     uint8_t *melb = scratch, *vlcb = scratch + 4096, *newsig = scratch + 2 * 4096,
             *fl = scratch + 3 * 4096;
     double half[31];
-    half[0] = 0.5;
-    for (int p = 1; p < 31; p++)
-        half[p] = 2 * half[p - 1]; /* exact: ldexp(1.0, p - 1) */
-    double e0 = 0;
+    tsr__ht_halves(half);
+    r->lcup = 0;
+    r->lmr = 0;
+    r->lsp = 0;
+    const long lcup = tsr__ht_encode_cleanup(coef, stride, w, h, p, buf, ccap, tables, melb, vlcb);
+    if (lcup <= 0)
+        return;
+    long lmr = 0;
+    size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
+    if (p > 0 && (lmr = tsr__ht_encode_refine_hd(coef, stride, w, h, p, 1, buf + lcup, rcap, newsig,
+                                                 &lsp, fl)) < 0)
+        return;
+    /* the errors after the cleanup, SigProp and MagRef passes */
+    double ec = 0, es = 0, em = 0;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             const size_t i = (size_t)y * stride + x;
-            const double a = rev ? fabs((double)coef[i]) : (double)mag[i];
-            e0 += a * a;
+            const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
+            const double a = rev ? (double)q : (double)mag[i];
+            const uint32_t mu = q >> p;
+            const double rc = mu ? tsr__ht_recon(mu << p, p, rev, half) : 0.0,
+                         dc = (a - rc) * (a - rc);
+            ec += dc;
+            if (p == 0)
+                continue;
+            if (mu) {
+                const double rm = tsr__ht_recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
+                es += dc;
+                em += (a - rm) * (a - rm);
+            } else if (newsig[(size_t)y * w + x]) {
+                const double rs = tsr__ht_recon(1u << (p - 1), p - 1, rev, half),
+                             ds = (a - rs) * (a - rs);
+                es += ds;
+                em += ds;
+            } else {
+                es += dc;
+                em += dc;
+            }
         }
-    *err0 = e0;
-    *used = 0;
+    r->lcup = (int32_t)lcup;
+    r->lmr = (int32_t)lmr;
+    r->lsp = (uint32_t)lsp;
+    r->ec = ec;
+    r->es = es;
+    r->em = em;
+}
+
+/* The candidates (encode_stages.h's order) from the K planes' results pl[i] of base plane
+ * K - 1 - i, whose bytes lie one plane after another (each plane's cleanup segment, then its
+ * refinement segment), and the error e0 with nothing coded: sets, rate and dist filled, *used
+ * the bytes of all planes. Returns the number of sets, 0 when a plane's coder failed. */
+TSR_HD uint32_t tsr__j2k_ht_sets_hd(const tsr__j2k_ht_plane *pl, uint32_t K, double e0,
+                                    tsr__j2k_ht_set *sets, uint32_t *rate, double *dist,
+                                    size_t *used)
+{
     double prev = e0;
     uint32_t ns = 0;
-    if (K < 1 || K > 30)
-        return 0;
     size_t len = 0;
-    for (uint32_t p = K; p-- > 0;) {
-        if (cap - len < ccap + rcap)
+    *used = 0;
+    for (uint32_t i = 0; i < K; i++) {
+        const tsr__j2k_ht_plane *r = &pl[i];
+        if (r->lcup <= 0)
             return 0;
-        uint8_t *buf = out + len;
-        const long lcup =
-            tsr__ht_encode_cleanup(coef, stride, w, h, p, buf, ccap, tables, melb, vlcb);
-        if (lcup <= 0)
-            return 0;
-        long lmr = 0;
-        size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
-        if (p > 0 && (lmr = tsr__ht_encode_refine_hd(coef, stride, w, h, p, 1, buf + lcup, rcap,
-                                                     newsig, &lsp, fl)) < 0)
-            return 0;
-        /* the errors after the cleanup, SigProp and MagRef passes */
-        double ec = 0, es = 0, em = 0;
-        for (uint32_t y = 0; y < h; y++)
-            for (uint32_t x = 0; x < w; x++) {
-                const size_t i = (size_t)y * stride + x;
-                const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
-                const double a = rev ? (double)q : (double)mag[i];
-                const uint32_t mu = q >> p;
-                const double rc = mu ? tsr__ht_recon(mu << p, p, rev, half) : 0.0,
-                             dc = (a - rc) * (a - rc);
-                ec += dc;
-                if (p == 0)
-                    continue;
-                if (mu) {
-                    const double rm = tsr__ht_recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
-                    es += dc;
-                    em += (a - rm) * (a - rm);
-                } else if (newsig[(size_t)y * w + x]) {
-                    const double rs = tsr__ht_recon(1u << (p - 1), p - 1, rev, half),
-                                 ds = (a - rs) * (a - rs);
-                    es += ds;
-                    em += ds;
-                } else {
-                    es += dc;
-                    em += dc;
-                }
-            }
         /* the cleanup segment, then SigProp and MagRef's: SigProp's alone is its prefix */
-        const uint32_t at = (uint32_t)len, ref = at + (uint32_t)lcup;
-        len += (size_t)(lcup + lmr);
-        tsr__j2k_ht_set set = {at, ref, (uint32_t)lcup, 0, (uint8_t)p, 1};
-        tsr__ht_add_set(sets, &ns, rate, dist, &prev, ec, set);
-        if (lsp > 0) {
-            set.lref = (uint32_t)lsp;
+        const uint32_t at = (uint32_t)len, ref = at + (uint32_t)r->lcup;
+        len += (size_t)r->lcup + (size_t)r->lmr;
+        tsr__j2k_ht_set set = {at, ref, (uint32_t)r->lcup, 0, (uint8_t)(K - 1 - i), 1};
+        tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->ec, set);
+        if (r->lsp > 0) {
+            set.lref = r->lsp;
             set.npasses = 2;
-            tsr__ht_add_set(sets, &ns, rate, dist, &prev, es, set);
+            tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->es, set);
         }
-        if (lmr > 0) {
-            set.lref = (uint32_t)lmr;
+        if (r->lmr > 0) {
+            set.lref = (uint32_t)r->lmr;
             set.npasses = 3;
-            tsr__ht_add_set(sets, &ns, rate, dist, &prev, em, set);
+            tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->em, set);
         }
     }
     *used = len;
