@@ -774,10 +774,9 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     tsr__j2k_cut *cuts = NULL;
     int32_t *tmp = NULL;
     size_t *first = NULL;
-    tsr__j2k_bytes out, head, tiles_out;
+    tsr__j2k_bytes out, head;
     tsr__j2k_bytes_init(&out, ctx);
     tsr__j2k_bytes_init(&head, ctx);
-    tsr__j2k_bytes_init(&tiles_out, ctx);
     if ((st = tsr__alloc(ctx, ntiles * sizeof *E.tiles, (void **)&E.tiles)))
         goto done;
     memset(E.tiles, 0, ntiles * sizeof *E.tiles);
@@ -954,15 +953,23 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if (track && (st = rate_control(ctx, &E, opt, &head, jobs, ar, codes, njobs, layer_bpp,
                                     tiles_len, rev, prec, cuts)))
         goto done;
-    tsr__j2k_tiles_write(&E, &head, opt->tlm ? tlm_at : 0, &tiles_out);
-    const size_t cs_len = head.len + tiles_out.len + 2;
+    /* the tile-parts straight after the header in out, reserved at once (one copy of the
+     * bodies), the header's TLM entries filled there */
+    const size_t cs_len = head.len + E.bytes + 2;
     if (opt->container != TSR_J2K_CODESTREAM)
         tsr__jp2_write_boxes(&cs, nc == 2 || nc == 4, opt->container == TSR_J2K_JPH, cs_len, &out);
+    const size_t head_at = out.len;
+    tsr__j2k_bytes_reserve(&out, cs_len);
     tsr__j2k_bytes_put(&out, head.p, head.len);
-    tsr__j2k_bytes_put(&out, tiles_out.p, tiles_out.len);
+    tsr__j2k_tiles_write(&E, &out, opt->tlm ? head_at + tlm_at : 0, &out);
     tsr__j2k_bytes_u16(&out, 0xFFD9); /* EOC */
-    if ((st = head.st ? head.st : tiles_out.st ? tiles_out.st : out.st))
+    if ((st = head.st ? head.st : out.st))
         goto done;
+    if (out.len != head_at + cs_len) {
+        st = tsr__fail(ctx, TSR_ERR_INTERNAL, "j2k encode: the codestream took %zu bytes, not %zu",
+                       out.len - head_at, cs_len);
+        goto done;
+    }
     if ((st = tsr__progress(ctx, "j2k encode", 4, 4)))
         goto done;
     *data = out.p;
@@ -972,7 +979,6 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 done:
     tsr__j2k_bytes_free(&out);
     tsr__j2k_bytes_free(&head);
-    tsr__j2k_bytes_free(&tiles_out);
     if (ar)
         for (int i = 0; i < threads; i++) {
             tsr__j2k_bytes_free(&ar[i].bytes);

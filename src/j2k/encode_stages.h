@@ -259,6 +259,7 @@ typedef struct tsr__j2k_enc_tiles {
     uint32_t ntp_total;   /* all of them */
     char split;           /* 0, 'L', 'R' or 'C' */
     int plt;              /* PLT marker segments in the tile-part headers */
+    size_t bytes;         /* what the tiles of the last tsr__j2k_tiles_encode take */
 } tsr__j2k_enc_tiles;
 
 /* Counts each tile's tile-parts into E->ntp and E->ntp_total (they follow from the
@@ -266,13 +267,15 @@ typedef struct tsr__j2k_enc_tiles {
  * than 255 (TNsot, A.4.2). */
 tsr_status tsr__j2k_tile_parts_count(tsr_ctx *ctx, tsr__j2k_enc_tiles *E);
 /* Writes every tile's packets of layers 0 .. nlayers - 1 (tsr__t2_encode, bodies and records
- * emptied first) and sets *bytes to what the tiles take in the codestream: their packets and
- * every tile-part's SOT, PLT and SOD. */
+ * emptied first; the body reserved for the codes' bytes at once) and sets *bytes and E->bytes
+ * to what the tiles take in the codestream: their packets and every tile-part's SOT, PLT and
+ * SOD. */
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
                                  uint32_t nlayers, size_t *bytes);
-/* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last; with tlm_at (from
- * tsr__j2k_write_main_header), fills the main header's TLM entries in head. */
+/* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last (E->bytes of them);
+ * with tlm_at (from tsr__j2k_write_main_header), fills the main header's TLM entries in head,
+ * which may be out itself (tlm_at then counted from out's start). */
 void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, size_t tlm_at,
                           tsr__j2k_bytes *out);
 

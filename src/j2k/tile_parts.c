@@ -76,10 +76,15 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
                                  uint32_t nlayers, size_t *bytes)
 {
-    size_t total = 0;
+    size_t total = 0, coded = 0;
     E->body.len = 0;
     E->pkts.len = 0;
     E->body_at[0] = E->pkts_at[0] = 0;
+    const size_t ncodes = E->first[E->cs->ntiles];
+    for (size_t j = 0; j < ncodes; j++) /* the body's most: the codes' bytes, the headers apart */
+        coded += cuts[j * E->tcp->numlayers + nlayers - 1].bytes;
+    if (tsr__j2k_bytes_reserve(&E->body, coded + coded / 16 + 4096))
+        return E->body.st;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
         tsr_status st =
             tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
@@ -106,7 +111,7 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
             i = end;
         }
     }
-    *bytes = total;
+    *bytes = E->bytes = total;
     return TSR_OK;
 }
 
