@@ -948,7 +948,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (size_t j = 0; j < njobs; j++) /* every pass in every layer: the complete file */
         for (uint32_t l = 0; l < nlayers; l++)
             cuts[j * nlayers + l] = (tsr__j2k_cut){codes[j].npasses, codes[j].len};
-    if ((st = tsr__j2k_tiles_encode(ctx, &E, codes, cuts, track ? 1 : nlayers, &tiles_len)))
+    if ((st = tsr__j2k_tiles_encode(ctx, &E, codes, cuts, track ? 1 : nlayers, track, &tiles_len)))
         goto done;
     if (track && (st = rate_control(ctx, &E, opt, &head, jobs, ar, codes, njobs, layer_bpp,
                                     tiles_len, rev, prec, cuts)))

@@ -232,11 +232,12 @@ typedef struct tsr__j2k_packet {
  * progression order: codes[g] is the code of the tile's code-block g (t->cblk_ptr numbering),
  * cuts[g * tcp->numlayers + l] its cut after layer l. The packets of a layer prefix do not
  * depend on the cuts of later layers. With packets (may be NULL), one tsr__j2k_packet per
- * packet is appended to it, in order. */
+ * packet is appended to it, in order. With bodies (may be NULL), the code-blocks' bytes are
+ * not written but added to *bodies (a measurement: the records count them). */
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
                           const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
-                          tsr__j2k_bytes *packets);
+                          tsr__j2k_bytes *packets, size_t *bodies);
 
 /* ---- tiles and tile-parts (tile_parts.c) ---------------------------------------------------
  * The tiles of one encode (T.800 B.3) and how their packets are laid out: every tile's
@@ -269,10 +270,11 @@ tsr_status tsr__j2k_tile_parts_count(tsr_ctx *ctx, tsr__j2k_enc_tiles *E);
 /* Writes every tile's packets of layers 0 .. nlayers - 1 (tsr__t2_encode, bodies and records
  * emptied first; the body reserved for the codes' bytes at once) and sets *bytes and E->bytes
  * to what the tiles take in the codestream: their packets and every tile-part's SOT, PLT and
- * SOD. */
+ * SOD. measure: the packets' headers and records only, the code-blocks' bytes counted, not
+ * copied (rate control's trials; E is then not for tsr__j2k_tiles_write). */
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
-                                 uint32_t nlayers, size_t *bytes);
+                                 uint32_t nlayers, int measure, size_t *bytes);
 /* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last (E->bytes of them);
  * with tlm_at (from tsr__j2k_write_main_header), fills the main header's TLM entries in head,
  * which may be out itself (tlm_at then counted from out's start). */

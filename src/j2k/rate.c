@@ -109,7 +109,7 @@ static double distortion(const layer_search *s)
 /* The tiles' bytes with layers 0..l and the current cuts (into size). */
 static tsr_status measure(layer_search *s)
 {
-    return tsr__j2k_tiles_encode(s->ctx, s->E, s->codes, s->cuts, s->l + 1, &s->size);
+    return tsr__j2k_tiles_encode(s->ctx, s->E, s->codes, s->cuts, s->l + 1, 1, &s->size);
 }
 
 typedef struct move {
@@ -274,7 +274,7 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
     }
     size_t all;
     if (!st)
-        st = tsr__j2k_tiles_encode(ctx, E, codes, cuts, s.L, &all);
+        st = tsr__j2k_tiles_encode(ctx, E, codes, cuts, s.L, 0, &all);
 out:
     tsr__free(ctx, s.cur);
     tsr__free(ctx, s.floor);

@@ -17,6 +17,7 @@ typedef struct t2e_state {
     uint8_t csty;            /* Scod: 2 SOP, 4 EPH */
     uint32_t nsop;           /* packets written so far in the tile */
     tsr__j2k_bytes *packets; /* NULL, or a tsr__j2k_packet per packet */
+    size_t *bodies;          /* NULL: bodies written; else their bytes only counted here */
 } t2e_state;
 
 /* Block g's cut after layer l; before layer 0, nothing. */
@@ -135,6 +136,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
     tsr__biow_flush(&w);
     if (s->csty & 4)
         tsr__j2k_bytes_u16(s->out, 0xFF92); /* EPH */
+    size_t counted = 0;                     /* the bodies' bytes not written (s->bodies) */
     for (uint32_t bi = 0; bi < res->nbands && present; bi++) {
         const tsr__j2k_band *band = &res->bands[bi];
         const tsr__j2k_prec *pr = &band->precs[p];
@@ -143,15 +145,24 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
             const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
             const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
             if (hs && was.passes == 0) {
+                if (s->bodies) {
+                    counted += (size_t)hs->lcup + hs->lref;
+                    continue;
+                }
                 tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup);
                 tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->ref, hs->lref);
-            } else if (!hs)
+            } else if (!hs && s->bodies) {
+                counted += now.bytes - was.bytes;
+            } else if (!hs) {
                 tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
+            }
         }
     }
+    if (s->bodies)
+        *s->bodies += counted;
     if (s->packets) {
-        const tsr__j2k_packet pk = {(uint32_t)(s->out->len - start), (uint16_t)l, (uint16_t)c,
-                                    (uint8_t)r};
+        const tsr__j2k_packet pk = {(uint32_t)(s->out->len - start + counted), (uint16_t)l,
+                                    (uint16_t)c, (uint8_t)r};
         tsr__j2k_bytes_put(s->packets, &pk, sizeof pk);
         if (s->packets->st)
             return 1;
@@ -162,7 +173,7 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
                           const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
-                          tsr__j2k_bytes *packets)
+                          tsr__j2k_bytes *packets, size_t *bodies)
 {
     /* the tag trees' leaves: the first layer that includes each block (nlayers: none of those
      * written; a tag tree coded up to threshold l + 1 tells only min(value, l + 1), so the
@@ -196,7 +207,7 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
             }
         }
     }
-    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0, packets};
+    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0, packets, bodies};
     tsr__j2k_tcp prefix = *tcp; /* the progression over the first nlayers layers */
     prefix.numlayers = (uint16_t)nlayers;
     int stopped = 0;

@@ -74,7 +74,7 @@ static const tsr__j2k_packet *packets_of(const tsr__j2k_enc_tiles *E, uint32_t k
 
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
-                                 uint32_t nlayers, size_t *bytes)
+                                 uint32_t nlayers, int measure, size_t *bytes)
 {
     size_t total = 0, coded = 0;
     E->body.len = 0;
@@ -83,19 +83,20 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
     const size_t ncodes = E->first[E->cs->ntiles];
     for (size_t j = 0; j < ncodes; j++) /* the body's most: the codes' bytes, the headers apart */
         coded += cuts[j * E->tcp->numlayers + nlayers - 1].bytes;
-    if (tsr__j2k_bytes_reserve(&E->body, coded + coded / 16 + 4096))
+    if (tsr__j2k_bytes_reserve(&E->body, (measure ? 0 : coded) + coded / 16 + 4096))
         return E->body.st;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
-        tsr_status st =
-            tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
-                           cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body, &E->pkts);
+        size_t counted = 0;
+        tsr_status st = tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
+                                       cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body,
+                                       &E->pkts, measure ? &counted : NULL);
         if (st)
             return st;
         E->body_at[k + 1] = E->body.len;
         E->pkts_at[k + 1] = E->pkts.len / sizeof(tsr__j2k_packet);
         size_t n;
         const tsr__j2k_packet *pk = packets_of(E, k, &n);
-        total += E->body_at[k + 1] - E->body_at[k];
+        total += E->body_at[k + 1] - E->body_at[k] + counted;
         for (size_t i = 0; i < n;) {
             const size_t end = tile_part_end(E, pk, n, i);
             total += 14; /* SOT, SOD */
