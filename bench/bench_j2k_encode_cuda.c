@@ -2,8 +2,9 @@
  * frames, same run. Inputs: bench_j2k's frames (tsr_bench_make_frame from
  * ../shared/data/images/desert_mesa_4611x8192.jpg, RGB 8-bit), encoded as HT lossless, HT at 2
  * bits per pixel, Part 1 lossless and Part 1 at 2 bpp (5 levels, 64x64 code-blocks, one tile).
- * On cuda the samples, colour transform and DWT always run on the device; HT code-blocks too
- * (cleanup passes, or rate control's candidates), Part 1 code-blocks on the host's threads.
+ * On cuda the samples, colour transform, DWT and every code-block run on the device (HT:
+ * cleanup passes, or rate control's candidates plane by plane; Part 1: its passes); rate
+ * control, packets and markers on the host.
  *
  * Columns (library calls, the stream into memory; medians over --repeats):
  *   cpu ms       tsr_j2k_encode of a host image on the CPU backend, --threads threads
