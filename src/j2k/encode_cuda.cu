@@ -9,7 +9,7 @@
  *             the error they leave, in the CPU's order), its bit-planes K; K comes back (24
  *             bytes a block) and sizes each block's room (one cleanup segment's bound, K HT
  *             candidates' or the Part 1 bound of K planes),
- *   k_code:   HT without rate control: one thread per block, its cleanup pass (ht_encode_hd.h);
+ *   k_code:   HT without rate control: a warp per block, its cleanup pass (ht_encode_warp.cuh);
  *             Part 1: its passes (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed
  *             number of workers (each striding over the blocks),
  *             HT with rate control, two kernels: k_ht_planes, one thread per (block, base
@@ -29,6 +29,7 @@ extern "C" {
 
 #include "j2k/fxform_hd.h"
 #include "j2k/ht_encode_hd.h"
+#include "j2k/ht_encode_warp.cuh"
 #include "j2k/ht_rd_hd.h"
 #include "j2k/t1_encode_hd.h"
 
@@ -236,6 +237,7 @@ enum {
     P1_WORKERS = 132 * 64,        /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
     HT_PLANE_WORKERS = 132 * 256, /* HT rate control's (24 KB of scratch each, 830 MB) */
     HT_PLANES = 30,               /* an HT block's most planes (ht_encode.h) */
+    HT_WARPS = 4,                 /* HT blocks coded by one thread block, a warp each */
     PREP_THREADS = 128,           /* threads quantising one block */
     GATHER_THREADS = 128          /* threads copying one block's bytes */
 };
@@ -288,14 +290,14 @@ __global__ static void __launch_bounds__(PREP_THREADS)
     }
 }
 
-/* HT without rate control: each block with bit-planes coded into its room, its cleanup pass
- * down to plane 0. (CODE_THREADS, 1), as k_code_p1: with (CODE_THREADS) alone ptxas held the
- * coder to 96 registers and spilled. */
-__global__ static void __launch_bounds__(CODE_THREADS, 1)
+/* HT without rate control: each block with bit-planes coded into its room by a warp
+ * (ht_encode_warp.cuh), its cleanup pass down to plane 0. */
+__global__ static void __launch_bounds__(HT_WARPS * 32)
     k_code_ht(const dev_job *__restrict__ jobs, uint32_t n, const uint16_t (*tables)[8 * 16][17],
               uint8_t *slots, uint8_t *scratch, dev_res *res)
 {
-    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
+    __shared__ tsr__ht_warp_smem sm[HT_WARPS];
+    const uint32_t warp = threadIdx.x / 32, j = blockIdx.x * HT_WARPS + warp;
     if (j >= n)
         return;
     const dev_job jb = jobs[j];
@@ -306,11 +308,13 @@ __global__ static void __launch_bounds__(CODE_THREADS, 1)
     r.err0 = 0;
     if (r.K) {
         uint8_t *work = scratch + jb.work;
-        r.len = (int32_t)tsr__ht_encode_cleanup(jb.coef, jb.stride, jb.w, jb.h, 0, slots + jb.out,
-                                                jb.cap, tables, work, work + 4096);
-        r.len = r.len > 0 ? r.len : -1;
+        const long len =
+            tsr__ht_encode_cleanup_warp(jb.coef, jb.stride, jb.w, jb.h, 0, slots + jb.out, jb.cap,
+                                        tables, work, work + 4096, &sm[warp]);
+        r.len = len > 0 ? (int32_t)len : -1;
     }
-    res[j] = r;
+    if (threadIdx.x % 32 == 0)
+        res[j] = r;
 }
 
 /* HT rate control, the planes: worker t codes tasks t, t + workers, ...: base plane p of block
@@ -592,8 +596,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         k_ht_sets<<<grid, CODE_THREADS, 0, stream>>>(
             dj, n, (const tsr__j2k_ht_plane *)s->dplanes.ptr, dr, (dev_rd *)s->drd.ptr);
     } else if (ht)
-        k_code_ht<<<grid, CODE_THREADS, 0, stream>>>(dj, n, tables, (uint8_t *)s->slots.ptr,
-                                                     (uint8_t *)s->scratch.ptr, dr);
+        k_code_ht<<<(n + HT_WARPS - 1) / HT_WARPS, HT_WARPS * 32, 0, stream>>>(
+            dj, n, tables, (uint8_t *)s->slots.ptr, (uint8_t *)s->scratch.ptr, dr);
     else
         k_code_p1<<<(workers + CODE_THREADS - 1) / CODE_THREADS, CODE_THREADS, 0, stream>>>(
             dj, n, workers, track, (uint8_t *)s->slots.ptr, (p1_work *)s->work.ptr, dr,

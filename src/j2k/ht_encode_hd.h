@@ -49,23 +49,46 @@ TSR_HD void tsr__ht_mel_bit(mel_wr *w, uint32_t b)
     }
 }
 
-TSR_HD void tsr__ht_mel_sym(mel_wr *w, int s)
+/* E[k], the bits of a cut-short run's length in MEL state k (T.814 Table 2). */
+TSR_HD uint32_t tsr__ht_mel_exp(int k)
 {
-    const uint8_t mel_e[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5}; /* Table 2 */
-    const int e = mel_e[w->k];
-    if (!s) {
-        if (++w->run == 1 << e) { /* a complete run: 1 */
-            tsr__ht_mel_bit(w, 1);
-            w->run = 0;
-            w->k = w->k < 12 ? w->k + 1 : 12;
+    const uint8_t mel_e[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+    return mel_e[k];
+}
+
+/* n zero symbols (T.814 7.3.3): each run of 2^E[k] of them completes as a 1 bit. */
+TSR_HD void tsr__ht_mel_zeros(mel_wr *w, uint32_t n)
+{
+    while (n) {
+        const uint32_t need = (1u << tsr__ht_mel_exp(w->k)) - (uint32_t)w->run;
+        if (n < need) {
+            w->run += (int)n;
+            return;
         }
-        return;
+        n -= need;
+        tsr__ht_mel_bit(w, 1); /* a complete run: 1 */
+        w->run = 0;
+        w->k = w->k < 12 ? w->k + 1 : 12;
     }
-    tsr__ht_mel_bit(w, 0); /* a run cut short by a 1: 0 and the run's length in e bits */
+}
+
+/* A one symbol: the run it cuts short, as 0 and the run's length in E[k] bits. */
+TSR_HD void tsr__ht_mel_one(mel_wr *w)
+{
+    const int e = (int)tsr__ht_mel_exp(w->k);
+    tsr__ht_mel_bit(w, 0);
     for (int i = e - 1; i >= 0; i--)
         tsr__ht_mel_bit(w, (uint32_t)(w->run >> i) & 1);
     w->run = 0;
     w->k = w->k > 0 ? w->k - 1 : 0;
+}
+
+TSR_HD void tsr__ht_mel_sym(mel_wr *w, int s)
+{
+    if (s)
+        tsr__ht_mel_one(w);
+    else
+        tsr__ht_mel_zeros(w, 1);
 }
 
 /* A pending run as a complete one (the decoder stops within it), the last byte padded with 0;
@@ -130,15 +153,99 @@ TSR_HD uint32_t tsr__ht_exponent(uint32_t mu) /* bits of 2 mu - 1; 0 for mu = 0 
 #endif
 }
 
-/* The context of quad q (7.3.5), as ht_cleanup.h forms it, from the pattern of the quad on its
- * left (bits 4-7) and, below the first row, the row above's rho_a. */
-TSR_HD uint32_t tsr__ht_enc_context(int initial, uint32_t left, const uint8_t *rho_a, uint32_t q)
+/* The context of a quad (7.3.5), as ht_cleanup.h forms it, from the significance patterns (bit
+ * n for sample n: TL, BL, TR, BR) of the quad on its left and, below the first row, of the row
+ * above's quads left of, above and right of it (0 outside the block). */
+TSR_HD uint32_t tsr__ht_enc_context(int initial, uint32_t left, uint32_t a0, uint32_t a1,
+                                    uint32_t a2)
 {
     if (initial)
-        return ((left >> 4) & 1) | ((left >> 5) & 7);
-    return ((((uint32_t)rho_a[q] >> 7) | ((uint32_t)rho_a[q + 1] >> 5)) & 1) |
-           ((((uint32_t)rho_a[q + 1] >> 5) | ((uint32_t)rho_a[q + 2] >> 3)) & 4) |
-           (((left >> 5) | (left >> 6)) & 2);
+        return (left & 1) | ((left >> 1) & 7);
+    return (((a0 >> 3) | (a1 >> 1)) & 1) | (((a1 >> 1) | (a2 << 1)) & 4) |
+           (((left >> 1) | (left >> 2)) & 2);
+}
+
+/* A quad as the cleanup pass codes it. */
+typedef struct {
+    uint32_t rho;      /* significance pattern, bit n for sample n (TL, BL, TR, BR) */
+    uint32_t e[4];     /* the samples' exponents (7.3.7), 0 where insignificant */
+    uint32_t emax;     /* their maximum */
+    uint32_t x[4];     /* each significant sample's 2 (mu - 1) + sign (7.3.8) */
+    uint32_t uq;       /* u_q, the exponent bound's excess (0 without a significant sample) */
+    uint32_t cw;       /* its CxtVLC word (bits 0-6, length 8-11, eps_k 12-15); 0 if none fits */
+    uint32_t mbits[4]; /* each sample's MagSgn bits: U - eps_k where significant, else 0 */
+} tsr__ht_quad;
+
+/* The quad of samples v (TL, BL, TR, BR; 0 outside the block) at base plane shift: rho, the
+ * exponents and the MagSgn values. */
+TSR_HD void tsr__ht_quad_load(tsr__ht_quad *q, const int32_t v[4], uint32_t shift)
+{
+    q->rho = 0;
+    q->emax = 0;
+    TSR_HD_UNROLL
+    for (uint32_t n = 0; n < 4; n++) {
+        const uint32_t mu = (v[n] < 0 ? (uint32_t)-v[n] : (uint32_t)v[n]) >> shift;
+        q->e[n] = tsr__ht_exponent(mu);
+        q->x[n] = mu ? 2 * (mu - 1) + (v[n] < 0) : 0;
+        q->rho |= (uint32_t)(mu != 0) << n;
+        q->emax = q->e[n] > q->emax ? q->e[n] : q->emax;
+    }
+}
+
+/* The quad's coding in context c: the exponent bound (7.3.7; ea is the largest exponent of the
+ * row above's bottom samples from the column left of the quad to the one right of it, unused on
+ * the initial row), u_q, the CxtVLC word from cwt (the row pair's table) and the MagSgn bits. */
+TSR_HD void tsr__ht_quad_code(tsr__ht_quad *q, int initial, uint32_t c, uint32_t ea,
+                              const uint16_t (*cwt)[17])
+{
+    const uint32_t r = q->rho;
+    uint32_t k = 1;
+    if (!initial && (r & (r - 1)))
+        k = ea > 2 ? ea - 1 : 1;
+    const uint32_t U = q->emax > k ? q->emax : k;
+    q->uq = r ? U - k : 0;
+    if (q->uq) {
+        uint32_t emb = 0;
+        TSR_HD_UNROLL
+        for (uint32_t n = 0; n < 4; n++)
+            emb |= (uint32_t)(q->e[n] == U) << n;
+        q->cw = cwt[c * 16 + r][emb];
+    } else {
+        q->cw = cwt[c * 16 + r][16];
+    }
+    TSR_HD_UNROLL
+    for (uint32_t n = 0; n < 4; n++)
+        q->mbits[n] = (r >> n) & 1 ? U - ((q->cw >> (12 + n)) & 1) : 0;
+}
+
+/* The U-VLC codes a and b (7.3.6) of a quad pair with u_q uq0 and uq1 (uq1 0 for a lone quad at
+ * a row's end), at least one of them significant. Returns the MEL symbol that an initial row
+ * pair with both u_q above 0 sends first (0 or 1), else -1. */
+TSR_HD int tsr__ht_pair_uvlc(int initial, uint32_t uq0, uint32_t uq1, uvlc_code *a, uvlc_code *b)
+{
+    const uvlc_code none = {0, 0, 0, 0, 0, 0};
+    *a = none;
+    *b = none;
+    if (uq0 && uq1 && initial) {
+        if (uq0 > 2 && uq1 > 2) {
+            *a = tsr__ht_uvlc(uq0 - 2);
+            *b = tsr__ht_uvlc(uq1 - 2);
+            return 1;
+        }
+        *a = tsr__ht_uvlc(uq0);
+        if (uq0 > 2) {
+            b->pfx = uq1 - 1; /* uq1 is 1 or 2: one bit */
+            b->npfx = 1;
+        } else {
+            *b = tsr__ht_uvlc(uq1);
+        }
+        return 0;
+    }
+    if (uq0)
+        *a = tsr__ht_uvlc(uq0);
+    if (uq1)
+        *b = tsr__ht_uvlc(uq1);
+    return -1;
 }
 
 /* The cleanup segment of the w x h block coef (rows stride apart; ht_encode.h's limits, which
@@ -157,8 +264,8 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
     fwd_wr ms = {buf, 0, cap - 4096, 0, 0, 8, 0};
     mel_wr mel = {melb, 0, 4096, 0, 8, 0, 0, 0};
     bwd_wr vlc = {vlcb, 0, 4096, 0xF, 4, 0xFF, 0};
-    /* per quad of the row above and this row: rho (bits 4-7, as the decoder keeps them); per
-     * column: the exponent of the row above's bottom sample (borders of 0) */
+    /* per quad of the row above and this row: rho; per column: the exponent of the row above's
+     * bottom sample (borders of 0) */
     uint8_t rho_a[1024 / 2 + 2], rho_c[1024 / 2 + 2];
     uint8_t e_above[1024 + 2], e_cur[1024 + 2];
     const size_t nrho = qw + 2, ne = 2 * qw + 2; /* the entries a row of quads reads or writes */
@@ -170,26 +277,29 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
     for (uint32_t qy = 0; qy < qh; qy++) {
         const int initial = qy == 0;
         const uint16_t(*cwt)[17] = tables[initial ? 0 : 1];
-        uint32_t left = 0; /* the pattern of the quad on the left, bits 4-7 */
+        uint32_t left = 0; /* the pattern of the quad on the left */
         for (uint32_t qx = 0; qx < qw; qx += 2) {
             const uint32_t nq = qx + 1 < qw ? 2 : 1;
-            uint32_t x[2][4], mbits[2][4], rho[2], U[2], uq[2], mag[2][4], neg[2][4], live = 0;
+            tsr__ht_quad quad[2];
+            uint32_t live = 0;
             const int inner = 2 * qx + 4 <= w && 2 * qy + 2 <= h; /* all 8 samples inside */
             const int32_t *c0 = coef + (size_t)(2 * qy) * stride + 2 * qx;
-            for (uint32_t i = 0; i < 2; i++)
+            for (uint32_t i = 0; i < 2; i++) {
+                int32_t v[4];
                 for (uint32_t n = 0; n < 4; n++) { /* TL, BL, TR, BR */
                     const uint32_t xx = 2 * (qx + i) + (n >> 1), yy = 2 * qy + (n & 1);
-                    const int32_t v = inner              ? c0[(n & 1) * stride + 2 * i + (n >> 1)]
-                                      : xx < w && yy < h ? coef[(size_t)yy * stride + xx]
-                                                         : 0;
-                    mag[i][n] = (v < 0 ? (uint32_t)-v : (uint32_t)v) >> shift;
-                    neg[i][n] = v < 0;
-                    live |= mag[i][n];
+                    v[n] = inner              ? c0[(n & 1) * stride + 2 * i + (n >> 1)]
+                           : xx < w && yy < h ? coef[(size_t)yy * stride + xx]
+                                              : 0;
                 }
+                tsr__ht_quad_load(&quad[i], v, shift);
+                live |= quad[i].rho;
+            }
             any |= live;
             if (!live) { /* two quads of zeros: their CxtVLC words or MEL zeros, nothing else */
                 for (uint32_t i = 0; i < nq; i++) {
-                    const uint32_t c = tsr__ht_enc_context(initial, left, rho_a, qx + i);
+                    const uint32_t c = tsr__ht_enc_context(initial, left, rho_a[qx + i],
+                                                           rho_a[qx + i + 1], rho_a[qx + i + 2]);
                     if (c == 0) {
                         tsr__ht_mel_sym(&mel, 0);
                     } else {
@@ -203,78 +313,32 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
                 continue;
             }
             for (uint32_t i = 0; i < nq; i++) {
-                const uint32_t X = 2 * (qx + i);
-                uint32_t emax = 0, e[4], r = 0;
-                for (uint32_t n = 0; n < 4; n++) {
-                    const uint32_t mu = mag[i][n];
-                    e[n] = tsr__ht_exponent(mu);
-                    x[i][n] = mu ? 2 * (mu - 1) + neg[i][n] : 0;
-                    r |= (mu != 0) << n;
-                    emax = e[n] > emax ? e[n] : emax;
-                }
-                e_cur[X + 1] = (uint8_t)e[1];
-                e_cur[X + 2] = (uint8_t)e[3];
-                const uint32_t c = tsr__ht_enc_context(initial, left, rho_a, qx + i);
-                /* exponent bound (7.3.7) */
-                uint32_t k = 1;
-                if (!initial && (r & (r - 1))) {
-                    uint32_t ea = e_above[X];
-                    for (uint32_t j = 1; j < 4; j++)
-                        ea = e_above[X + j] > ea ? e_above[X + j] : ea;
-                    k = ea > 2 ? ea - 1 : 1;
-                }
-                U[i] = emax > k ? emax : k;
-                uq[i] = r ? U[i] - k : 0;
-                uint16_t cw;
-                if (uq[i]) {
-                    uint32_t emb = 0;
-                    for (uint32_t n = 0; n < 4; n++)
-                        emb |= (e[n] == U[i]) << n;
-                    cw = cwt[c * 16 + r][emb];
-                } else {
-                    cw = cwt[c * 16 + r][16];
-                }
+                tsr__ht_quad *q = &quad[i];
+                const uint32_t X = 2 * (qx + i), r = q->rho;
+                e_cur[X + 1] = (uint8_t)q->e[1];
+                e_cur[X + 2] = (uint8_t)q->e[3];
+                const uint32_t c = tsr__ht_enc_context(initial, left, rho_a[qx + i],
+                                                       rho_a[qx + i + 1], rho_a[qx + i + 2]);
+                uint32_t ea = e_above[X];
+                for (uint32_t j = 1; j < 4; j++)
+                    ea = e_above[X + j] > ea ? e_above[X + j] : ea;
+                tsr__ht_quad_code(q, initial, c, ea, cwt);
                 if (c == 0)
                     tsr__ht_mel_sym(&mel, r != 0);
                 if (c != 0 || r != 0) {
-                    if (!cw)
+                    if (!q->cw)
                         return -1; /* cannot happen: the standard's tables cover every case */
-                    bwd_put(&vlc, cw & 0x7F, (cw >> 8) & 0xF);
+                    bwd_put(&vlc, q->cw & 0x7F, (q->cw >> 8) & 0xF);
                 }
-                for (uint32_t n = 0; n < 4; n++)
-                    mbits[i][n] = (r >> n) & 1 ? U[i] - ((cw >> (12 + n)) & 1) : 0;
-                rho[i] = r;
-                rho_c[qx + i + 1] = (uint8_t)(r << 4);
-                left = r << 4;
+                rho_c[qx + i + 1] = (uint8_t)r;
+                left = r;
             }
-            if (nq == 1) {
-                rho[1] = 0;
-                uq[1] = 0;
-            }
-            /* U-VLC of the pair (7.3.6): prefixes, then suffixes, then extensions */
-            if (rho[0] | rho[1]) {
-                uvlc_code a = {0, 0, 0, 0, 0, 0}, b = a;
-                if (uq[0] && uq[1] && initial) {
-                    if (uq[0] > 2 && uq[1] > 2) {
-                        tsr__ht_mel_sym(&mel, 1);
-                        a = tsr__ht_uvlc(uq[0] - 2);
-                        b = tsr__ht_uvlc(uq[1] - 2);
-                    } else {
-                        tsr__ht_mel_sym(&mel, 0);
-                        a = tsr__ht_uvlc(uq[0]);
-                        if (uq[0] > 2) {
-                            b.pfx = uq[1] - 1; /* uq[1] is 1 or 2: one bit */
-                            b.npfx = 1;
-                        } else {
-                            b = tsr__ht_uvlc(uq[1]);
-                        }
-                    }
-                } else {
-                    if (uq[0])
-                        a = tsr__ht_uvlc(uq[0]);
-                    if (uq[1])
-                        b = tsr__ht_uvlc(uq[1]);
-                }
+            const uint32_t rho1 = nq == 2 ? quad[1].rho : 0, uq1 = nq == 2 ? quad[1].uq : 0;
+            if (quad[0].rho | rho1) { /* U-VLC of the pair: prefixes, suffixes, extensions */
+                uvlc_code a, b;
+                const int sym = tsr__ht_pair_uvlc(initial, quad[0].uq, uq1, &a, &b);
+                if (sym >= 0)
+                    tsr__ht_mel_sym(&mel, sym);
                 bwd_put(&vlc, a.pfx, a.npfx);
                 bwd_put(&vlc, b.pfx, b.npfx);
                 bwd_put(&vlc, a.sfx, a.nsfx);
@@ -285,8 +349,8 @@ TSR_HD long tsr__ht_encode_cleanup(const int32_t *coef, size_t stride, uint32_t 
             /* MagSgn (7.3.8): each significant sample's low U - eps_k bits of 2 (mu - 1) + s */
             for (uint32_t i = 0; i < nq; i++)
                 for (uint32_t n = 0; n < 4; n++)
-                    if (mbits[i][n])
-                        fwd_put(&ms, x[i][n], mbits[i][n]);
+                    if (quad[i].mbits[n])
+                        fwd_put(&ms, quad[i].x[n], quad[i].mbits[n]);
         }
         memcpy(rho_a, rho_c, nrho);
         memset(rho_c, 0, nrho);

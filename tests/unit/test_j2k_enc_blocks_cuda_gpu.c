@@ -1,17 +1,17 @@
 /* The CUDA encoder's tile stages (j2k/encode_cuda.h) block by block against the CPU's coders, so
  * that a stream difference in test_j2k_encode_cuda_gpu can be traced to its code-block and
- * field: random RGB(A) tiles (8 and 16 bits, odd sizes, 1-5 levels, 64x64 and 32x16 blocks)
- * through tsr__j2k_enc_cuda_transform and tsr__j2k_enc_cuda_blocks on a device image, against
- * the host's samples and DWT (tsr__j2k_level_shift1, tsr__mct_*_forward, tsr__fdwt53/97), the
- * quantisation (tsr__j2k_quantise1) and the block coders (tsr__ht_encode_block,
- * tsr__j2k_ht_candidates, tsr__t1_encode_block) for HT and Part 1, reversible and irreversible,
- * with and without rate control. Every block's K, length, bytes, truncation points (sets, rates,
- * distortions bit for bit) and error must be equal; the first difference is printed with its
- * component, sub-band, block and field, every block of a case checked (the first few
- * differences printed, then their count). An HT cleanup segment that differs is also decoded by
- * the CPU's decoder, which says whether the device coded the host's coefficients (a coder
- * difference) or others (the device's DWT or quantisation). Skips (77) without a CUDA device;
- * TSR_TEST_QUICK: the small tiles only. */
+ * field: random RGB(A) tiles (8 and 16 bits, odd sizes, 1-5 levels, blocks of 64x64, 32x16,
+ * 1024x4, 4x1024 and 128x32) through tsr__j2k_enc_cuda_transform and tsr__j2k_enc_cuda_blocks
+ * on a device image, against the host's samples and DWT (tsr__j2k_level_shift1,
+ * tsr__mct_*_forward, tsr__fdwt53/97), the quantisation (tsr__j2k_quantise1) and the block
+ * coders (tsr__ht_encode_block, tsr__j2k_ht_candidates, tsr__t1_encode_block) for HT and
+ * Part 1, reversible and irreversible, with and without rate control. Every block's K, length,
+ * bytes, truncation points (sets, rates, distortions bit for bit) and error must be equal; the
+ * first difference is printed with its component, sub-band, block and field, every block of a
+ * case checked (the first few differences printed, then their count). An HT cleanup segment
+ * that differs is also decoded by the CPU's decoder, which says whether the device coded the
+ * host's coefficients (a coder difference) or others (the device's DWT or quantisation). Skips
+ * (77) without a CUDA device; TSR_TEST_QUICK: the small tiles only. */
 #include "testlib.h"
 
 #include "cuda/cuda_device.h"
@@ -408,11 +408,15 @@ int main(void)
         return tsr_test_finish("test_j2k_enc_blocks_cuda_gpu");
     tsr_rng rng;
     tsr_rng_seed(&rng, 2627);
-    static const int sizes[][6] = {/* w, h, channels, 16-bit, levels, small blocks */
-                                   {61, 37, 3, 0, 3, 0},
-                                   {17, 3, 1, 1, 1, 1},
-                                   {130, 71, 4, 1, 5, 1},
-                                   {515, 263, 3, 0, 5, 0}};
+    static const int sizes[][7] = {/* w, h, channels, 16-bit, levels, block width, height */
+                                   {61, 37, 3, 0, 3, 64, 64},
+                                   {17, 3, 1, 1, 1, 32, 16},
+                                   {130, 71, 4, 1, 5, 32, 16},
+                                   {515, 263, 3, 0, 5, 64, 64},
+                                   /* the warp coder's rows of many chunks and of one lane */
+                                   {2100, 24, 3, 0, 1, 1024, 4},
+                                   {37, 1500, 1, 1, 2, 4, 1024},
+                                   {300, 200, 3, 1, 4, 128, 32}};
     int bad = 0, cases = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         if (quick && sizes[s][0] * sizes[s][1] > 100000)
@@ -422,8 +426,8 @@ int main(void)
                 for (int track = 0; track < 2; track++) {
                     cases++;
                     if (!run_case(ctx, &rng, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], ht,
-                                  rev, track, (uint32_t)sizes[s][4], sizes[s][5] ? 32 : 64,
-                                  sizes[s][5] ? 16 : 64))
+                                  rev, track, (uint32_t)sizes[s][4], (uint32_t)sizes[s][5],
+                                  (uint32_t)sizes[s][6]))
                         bad++;
                 }
     }
