@@ -12,11 +12,11 @@
  *   k_code:   HT without rate control: a warp per block, its cleanup pass (ht_encode_warp.cuh);
  *             Part 1: its passes (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed
  *             number of workers (each striding over the blocks),
- *             HT with rate control, two kernels: k_ht_planes, one thread per (block, base
- *             plane), a fixed number of workers with TSR__J2K_HT_RD_SCRATCH bytes of scratch
- *             each striding over them (the lowest planes, the longest, first): the plane's set
+ *             HT with rate control, two kernels: k_ht_planes, a warp per (block, base plane),
+ *             a fixed number of warps with TSR__J2K_HT_RD_SCRATCH bytes of scratch each
+ *             striding over them (the lowest planes, the longest, first): the plane's set
  *             (ht_rd_hd.h's tsr__j2k_ht_plane_hd) at its place in the block's room; then
- *             k_ht_sets, one thread per block: its candidates from its planes' results;
+ *             k_ht_sets, a warp per block: its candidates from its planes' results;
  *             the lengths (and the candidates' or passes' rates and distortions, 2.9 KB a
  *             block) come back,
  *   k_gather: a thread block per code-block: its bytes (with HT rate control its planes' sets
@@ -233,13 +233,13 @@ extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t
 /* ---- block coding ------------------------------------------------------------------------ */
 
 enum {
-    CODE_THREADS = 64,            /* blocks (or HT planes) coded by one thread block */
-    P1_WORKERS = 132 * 64,        /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
-    HT_PLANE_WORKERS = 132 * 256, /* HT rate control's (24 KB of scratch each, 830 MB) */
-    HT_PLANES = 30,               /* an HT block's most planes (ht_encode.h) */
-    HT_WARPS = 4,                 /* HT blocks coded by one thread block, a warp each */
-    PREP_THREADS = 128,           /* threads quantising one block */
-    GATHER_THREADS = 128          /* threads copying one block's bytes */
+    CODE_THREADS = 64,           /* blocks (or HT planes) coded by one thread block */
+    P1_WORKERS = 132 * 64,       /* Part 1 workspaces (81 KB each, 670 MB in all): 64 a H200 SM */
+    HT_PLANE_WORKERS = 132 * 64, /* HT rate control's warps (24 KB of scratch each, 200 MB) */
+    HT_PLANES = 30,              /* an HT block's most planes (ht_encode.h) */
+    HT_WARPS = 4,                /* HT blocks coded by one thread block, a warp each */
+    PREP_THREADS = 128,          /* threads quantising one block */
+    GATHER_THREADS = 128         /* threads copying one block's bytes */
 };
 
 /* Block blockIdx.x quantised in place (irreversible: tsr__j2k_quantise1) and its bit-planes
@@ -317,34 +317,55 @@ __global__ static void __launch_bounds__(HT_WARPS * 32)
         res[j] = r;
 }
 
-/* HT rate control, the planes: worker t codes tasks t, t + workers, ...: base plane p of block
- * j at the i-th place of its room (ccap + rcap bytes a plane), its result in planes[j HT_PLANES
- * + i]. */
-__global__ static void __launch_bounds__(CODE_THREADS, 1)
+/* HT rate control, the planes: worker (warp) t codes tasks t, t + workers, ...: base plane p of
+ * block j at the i-th place of its room (ccap + rcap bytes a plane), its result in planes[j
+ * HT_PLANES + i]; tsr__j2k_ht_plane_hd's steps: the cleanup by the warp, the refinement by lane
+ * 0, the errors' partial sums by the lanes, added in order by lane 0. */
+__global__ static void __launch_bounds__(HT_WARPS * 32)
     k_ht_planes(const dev_job *__restrict__ jobs, const ht_task *__restrict__ tasks,
                 uint32_t ntasks, const uint16_t (*tables)[8 * 16][17], uint8_t *slots,
                 uint8_t *scratch, tsr__j2k_ht_plane *planes)
 {
-    const uint32_t worker = blockIdx.x * CODE_THREADS + threadIdx.x,
-                   workers = gridDim.x * CODE_THREADS;
+    __shared__ tsr__ht_warp_smem sm[HT_WARPS];
+    static_assert(TSR__J2K_HT_ERR_LANES == 32, "a lane per partial sum");
+    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32,
+                   worker = blockIdx.x * HT_WARPS + warp, workers = gridDim.x * HT_WARPS;
     uint8_t *work = scratch + (size_t)worker * TSR__J2K_HT_RD_SCRATCH;
     for (uint32_t t = worker; t < ntasks; t += workers) {
         const ht_task k = tasks[t];
         const dev_job jb = jobs[k.j];
-        const size_t room = (size_t)jb.ccap + jb.rcap;
-        tsr__j2k_ht_plane_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, k.p, jb.ccap, jb.rcap, tables,
-                             work, slots + jb.out + k.i * room,
-                             &planes[(size_t)k.j * HT_PLANES + k.i]);
+        uint8_t *buf = slots + jb.out + k.i * ((size_t)jb.ccap + jb.rcap);
+        tsr__j2k_ht_plane r = {0, 0, 0, 0, 0, 0};
+        const long lcup =
+            tsr__ht_encode_cleanup_warp(jb.coef, jb.stride, jb.w, jb.h, k.p, buf, jb.ccap, tables,
+                                        work, work + 4096, &sm[warp]);
+        if (lcup > 0 && lane == 0)
+            tsr__j2k_ht_plane_refine_hd(jb.coef, jb.stride, jb.w, jb.h, k.p, lcup, jb.rcap, work,
+                                        buf, &r);
+        __syncwarp(); /* lane 0's new significances visible to the warp */
+        if (__shfl_sync(0xFFFFFFFFu, r.lcup, 0) > 0) {
+            double e[3];
+            tsr__j2k_ht_plane_errors_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, k.p,
+                                        work + 2 * 4096, lane, e);
+            for (uint32_t l = 0; l < 32; l++) {
+                r.ec += __shfl_sync(0xFFFFFFFFu, e[0], l);
+                r.es += __shfl_sync(0xFFFFFFFFu, e[1], l);
+                r.em += __shfl_sync(0xFFFFFFFFu, e[2], l);
+            }
+        }
+        if (lane == 0)
+            planes[(size_t)k.j * HT_PLANES + k.i] = r;
+        __syncwarp(); /* the scratch free for the next task */
     }
 }
 
-/* HT rate control, the candidates: each block's from its planes' results (after k_ht_planes),
- * with its error with nothing coded. */
-__global__ static void __launch_bounds__(CODE_THREADS)
+/* HT rate control, the candidates: each block's (a warp's) from its planes' results (after
+ * k_ht_planes), with its error with nothing coded (the lanes' partial sums added in order). */
+__global__ static void __launch_bounds__(HT_WARPS * 32)
     k_ht_sets(const dev_job *__restrict__ jobs, uint32_t n,
               const tsr__j2k_ht_plane *__restrict__ planes, dev_res *res, dev_rd *rd)
 {
-    const uint32_t j = blockIdx.x * CODE_THREADS + threadIdx.x;
+    const uint32_t lane = threadIdx.x % 32, j = blockIdx.x * HT_WARPS + threadIdx.x / 32;
     if (j >= n)
         return;
     const dev_job jb = jobs[j];
@@ -354,14 +375,19 @@ __global__ static void __launch_bounds__(CODE_THREADS)
     r.skip = 0;
     r.err0 = 0;
     if (r.K) {
+        const double e = tsr__j2k_ht_err0_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h, lane);
+        for (uint32_t l = 0; l < 32; l++)
+            r.err0 += __shfl_sync(0xFFFFFFFFu, e, l);
+    }
+    if (r.K && lane == 0) {
         size_t used = 0;
-        r.err0 = tsr__j2k_ht_err0_hd(jb.coef, jb.mag, jb.stride, jb.w, jb.h);
         r.np = r.K <= HT_PLANES ? tsr__j2k_ht_sets_hd(planes + (size_t)j * HT_PLANES, r.K, r.err0,
                                                       rd[j].sets, rd[j].rate, rd[j].dist, &used)
                                 : 0;
         r.len = r.np ? (int32_t)used : -1;
     }
-    res[j] = r;
+    if (lane == 0)
+        res[j] = r;
 }
 
 /* Part 1: worker t codes blocks t, t + nworkers, ... in its workspace (zeroed before its first
@@ -456,12 +482,12 @@ static tsr_status ht_plane_tasks(tsr_ctx *ctx, j2k_enc_cuda_state *s, const dev_
     if (ntasks == 0)
         return TSR_OK;
     const uint32_t want = ntasks < HT_PLANE_WORKERS ? ntasks : HT_PLANE_WORKERS,
-                   blocks = (want + CODE_THREADS - 1) / CODE_THREADS;
+                   blocks = (want + HT_WARPS - 1) / HT_WARPS;
     tsr_status st;
     if ((st = tsr__cuda_host_buffer_reserve(ctx, &s->htasks, (size_t)ntasks * sizeof(ht_task))) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->dtasks, (size_t)ntasks * sizeof(ht_task))) ||
         (st = tsr__cuda_buffer_reserve(ctx, &s->scratch,
-                                       (size_t)blocks * CODE_THREADS * TSR__J2K_HT_RD_SCRATCH)))
+                                       (size_t)blocks * HT_WARPS * TSR__J2K_HT_RD_SCRATCH)))
         return st;
     ht_task *tk = (ht_task *)s->htasks.ptr;
     for (uint32_t j = 0; j < n; j++) {
@@ -471,7 +497,7 @@ static tsr_status ht_plane_tasks(tsr_ctx *ctx, j2k_enc_cuda_state *s, const dev_
     }
     TSR_CUDA_TRY(ctx, cudaMemcpyAsync(s->dtasks.ptr, tk, (size_t)ntasks * sizeof *tk,
                                       cudaMemcpyHostToDevice, stream));
-    k_ht_planes<<<blocks, CODE_THREADS, 0, stream>>>(
+    k_ht_planes<<<blocks, HT_WARPS * 32, 0, stream>>>(
         (const dev_job *)s->djobs.ptr, (const ht_task *)s->dtasks.ptr, ntasks,
         (const uint16_t(*)[8 * 16][17]) s->tables.ptr, (uint8_t *)s->slots.ptr,
         (uint8_t *)s->scratch.ptr, (tsr__j2k_ht_plane *)s->dplanes.ptr);
@@ -567,7 +593,6 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
                                       cudaMemcpyHostToDevice, stream));
     dev_job *dj = (dev_job *)s->djobs.ptr;
     dev_res *dr = (dev_res *)s->dres.ptr, *hr = (dev_res *)s->hres.ptr;
-    const unsigned grid = (n + CODE_THREADS - 1) / CODE_THREADS;
     k_prep<<<n, PREP_THREADS, !ht && track ? TSR__T1_MAX_AREA * sizeof(double) : 0, stream>>>(
         dj, !ht, track, dr);
     TSR_CUDA_CHECK_LAUNCH(ctx, "k_prep");
@@ -593,7 +618,7 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
     if (ht && track) {
         if ((st = ht_plane_tasks(ctx, s, hr, n, stream)))
             return st;
-        k_ht_sets<<<grid, CODE_THREADS, 0, stream>>>(
+        k_ht_sets<<<(n + HT_WARPS - 1) / HT_WARPS, HT_WARPS * 32, 0, stream>>>(
             dj, n, (const tsr__j2k_ht_plane *)s->dplanes.ptr, dr, (dev_rd *)s->drd.ptr);
     } else if (ht)
         k_code_ht<<<(n + HT_WARPS - 1) / HT_WARPS, HT_WARPS * 32, 0, stream>>>(

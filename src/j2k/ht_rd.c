@@ -16,7 +16,9 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
     const size_t cap = (size_t)(K < 30 ? K : 30) * (ccap + rcap);
     if (!w || !h || w > 1024 || (size_t)w * h > 4096 || tsr__j2k_bytes_reserve(out, cap))
         return 0;
-    *err0 = tsr__j2k_ht_err0_hd(coef, mag, w, w, h);
+    *err0 = 0;
+    for (uint32_t lane = 0; lane < TSR__J2K_HT_ERR_LANES; lane++)
+        *err0 += tsr__j2k_ht_err0_hd(coef, mag, w, w, h, lane);
     if (K < 1 || K > 30)
         return 0;
     tsr__j2k_ht_plane pl[30];

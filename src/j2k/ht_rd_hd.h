@@ -170,18 +170,23 @@ TSR_HD void tsr__ht_halves(double *half)
         half[p] = 2 * half[p - 1]; /* exact: ldexp(1.0, p - 1) */
 }
 
-/* The squared error of a block with nothing coded: its magnitudes' squares summed row by row
- * (mag NULL: reversible, |coef|). */
+/* A block's squared errors (with nothing coded, and after each pass of a base plane) are summed
+ * in TSR__J2K_HT_ERR_LANES partial sums, sample k (row-major in the block) into sum k % lanes
+ * in the order of k, then the partial sums in order: a warp's lanes on the device, a loop on the
+ * CPU, the same additions. */
+#define TSR__J2K_HT_ERR_LANES 32
+
+/* Partial sum `lane` of the squared error of a block with nothing coded: its magnitudes'
+ * squares (mag NULL: reversible, |coef|). */
 TSR_HD double tsr__j2k_ht_err0_hd(const int32_t *coef, const float *mag, size_t stride, uint32_t w,
-                                  uint32_t h)
+                                  uint32_t h, uint32_t lane)
 {
     double e0 = 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            const size_t i = (size_t)y * stride + x;
-            const double a = mag ? (double)mag[i] : fabs((double)coef[i]);
-            e0 += a * a;
-        }
+    for (uint32_t k = lane; k < w * h; k += TSR__J2K_HT_ERR_LANES) {
+        const size_t i = (size_t)(k / w) * stride + k % w;
+        const double a = mag ? (double)mag[i] : fabs((double)coef[i]);
+        e0 += a * a;
+    }
     return e0;
 }
 
@@ -193,61 +198,93 @@ typedef struct tsr__j2k_ht_plane {
     double ec, es, em; /* the block's squared error after the cleanup, SigProp, MagRef passes */
 } tsr__j2k_ht_plane;
 
+/* Partial sum `lane` of the errors (e: cleanup, SigProp, MagRef) of base plane p's passes over
+ * coef and mag (NULL: reversible), newsig as tsr__ht_encode_refine leaves it (unread at p 0). */
+TSR_HD void tsr__j2k_ht_plane_errors_hd(const int32_t *coef, const float *mag, size_t stride,
+                                        uint32_t w, uint32_t h, uint32_t p, const uint8_t *newsig,
+                                        uint32_t lane, double e[3])
+{
+    const int rev = mag == NULL;
+    double half[31];
+    tsr__ht_halves(half);
+    double ec = 0, es = 0, em = 0;
+    for (uint32_t k = lane; k < w * h; k += TSR__J2K_HT_ERR_LANES) {
+        const size_t i = (size_t)(k / w) * stride + k % w;
+        const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
+        const double a = rev ? (double)q : (double)mag[i];
+        const uint32_t mu = q >> p;
+        const double rc = mu ? tsr__ht_recon(mu << p, p, rev, half) : 0.0, dc = (a - rc) * (a - rc);
+        ec += dc;
+        if (p == 0)
+            continue;
+        if (mu) {
+            const double rm = tsr__ht_recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
+            es += dc;
+            em += (a - rm) * (a - rm);
+        } else if (newsig[k]) {
+            const double rs = tsr__ht_recon(1u << (p - 1), p - 1, rev, half),
+                         ds = (a - rs) * (a - rs);
+            es += ds;
+            em += ds;
+        } else {
+            es += dc;
+            em += dc;
+        }
+    }
+    e[0] = ec;
+    e[1] = es;
+    e[2] = em;
+}
+
+/* Base plane p's refinement segment (after its cleanup segment of lcup bytes, > 0, at buf) into
+ * buf + lcup (rcap bytes) with scratch as tsr__j2k_ht_plane_hd's (newsig filled): r's lengths;
+ * r->lcup 0 when the coder fails. */
+TSR_HD void tsr__j2k_ht_plane_refine_hd(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                                        uint32_t p, long lcup, size_t rcap, uint8_t *scratch,
+                                        uint8_t *buf, tsr__j2k_ht_plane *r)
+{
+    long lmr = 0;
+    size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
+    r->lcup = 0;
+    r->lmr = 0;
+    r->lsp = 0;
+    if (p > 0 && (lmr = tsr__ht_encode_refine_hd(coef, stride, w, h, p, 1, buf + lcup, rcap,
+                                                 scratch + 2 * 4096, &lsp, scratch + 3 * 4096)) < 0)
+        return;
+    r->lcup = (int32_t)lcup;
+    r->lmr = (int32_t)lmr;
+    r->lsp = (uint32_t)lsp;
+}
+
 /* Base plane p's HT set of coef and mag (as tsr__j2k_ht_candidates_hd's) coded into buf (at
  * least ccap + rcap bytes: the cleanup segment, then SigProp and MagRef's) with scratch of
- * TSR__J2K_HT_RD_SCRATCH bytes, and the errors after each of its passes. Planes are independent
- * of each other: the device codes them in parallel, the CPU one after another. */
+ * TSR__J2K_HT_RD_SCRATCH bytes (MEL, VLC, new significances, refinement flags), and the errors
+ * after each of its passes. Planes are independent of each other: the device codes them in
+ * parallel (a warp a plane: the cleanup by ht_encode_warp.cuh, the refinement by one lane, the
+ * errors' partial sums by lanes), the CPU one after another. */
 TSR_HD void tsr__j2k_ht_plane_hd(const int32_t *coef, const float *mag, size_t stride, uint32_t w,
                                  uint32_t h, uint32_t p, size_t ccap, size_t rcap,
                                  const uint16_t (*tables)[8 * 16][17], uint8_t *scratch,
                                  uint8_t *buf, tsr__j2k_ht_plane *r)
 {
-    const int rev = mag == NULL;
-    uint8_t *melb = scratch, *vlcb = scratch + 4096, *newsig = scratch + 2 * 4096,
-            *fl = scratch + 3 * 4096;
-    double half[31];
-    tsr__ht_halves(half);
     r->lcup = 0;
     r->lmr = 0;
     r->lsp = 0;
-    const long lcup = tsr__ht_encode_cleanup(coef, stride, w, h, p, buf, ccap, tables, melb, vlcb);
+    const long lcup =
+        tsr__ht_encode_cleanup(coef, stride, w, h, p, buf, ccap, tables, scratch, scratch + 4096);
     if (lcup <= 0)
         return;
-    long lmr = 0;
-    size_t lsp = 0; /* SigProp alone: the first lsp bytes of SigProp and MagRef's segment */
-    if (p > 0 && (lmr = tsr__ht_encode_refine_hd(coef, stride, w, h, p, 1, buf + lcup, rcap, newsig,
-                                                 &lsp, fl)) < 0)
+    tsr__j2k_ht_plane_refine_hd(coef, stride, w, h, p, lcup, rcap, scratch, buf, r);
+    if (r->lcup <= 0)
         return;
-    /* the errors after the cleanup, SigProp and MagRef passes */
     double ec = 0, es = 0, em = 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            const size_t i = (size_t)y * stride + x;
-            const uint32_t q = coef[i] < 0 ? (uint32_t)-coef[i] : (uint32_t)coef[i];
-            const double a = rev ? (double)q : (double)mag[i];
-            const uint32_t mu = q >> p;
-            const double rc = mu ? tsr__ht_recon(mu << p, p, rev, half) : 0.0,
-                         dc = (a - rc) * (a - rc);
-            ec += dc;
-            if (p == 0)
-                continue;
-            if (mu) {
-                const double rm = tsr__ht_recon((q >> (p - 1)) << (p - 1), p - 1, rev, half);
-                es += dc;
-                em += (a - rm) * (a - rm);
-            } else if (newsig[(size_t)y * w + x]) {
-                const double rs = tsr__ht_recon(1u << (p - 1), p - 1, rev, half),
-                             ds = (a - rs) * (a - rs);
-                es += ds;
-                em += ds;
-            } else {
-                es += dc;
-                em += dc;
-            }
-        }
-    r->lcup = (int32_t)lcup;
-    r->lmr = (int32_t)lmr;
-    r->lsp = (uint32_t)lsp;
+    for (uint32_t lane = 0; lane < TSR__J2K_HT_ERR_LANES; lane++) {
+        double e[3];
+        tsr__j2k_ht_plane_errors_hd(coef, mag, stride, w, h, p, scratch + 2 * 4096, lane, e);
+        ec += e[0];
+        es += e[1];
+        em += e[2];
+    }
     r->ec = ec;
     r->es = es;
     r->em = em;
