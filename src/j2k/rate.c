@@ -136,22 +136,46 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
     tsr_status st = measure(s);
     if (st || smax <= 0 || (double)s->size <= budget)
         return st;
-    /* the smallest threshold whose packets fit, by bisection on its logarithm (the packets'
-     * size falls as the threshold rises); lo: too big, hi: fits (or only the floors are left) */
+    /* the smallest threshold whose packets fit, by the Illinois variant of regula falsi on its
+     * logarithm x against g(x) = log(packets' size / budget), which falls as x rises (first a
+     * bisection while g at hi is unknown): lo too big, hi fits (or only the floors are left);
+     * each trial inside the middle 15/16 of the bracket; done when the bracket is 1e-3 wide or
+     * hi's packets are within 2e-4 of the budget (the moves below fill the rest) */
     double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
+    double glo = log((double)s->size / budget), ghi = 0;
+    int have_hi = 0, side = 0; /* side: which end the last trial moved (-1 lo, 1 hi) */
+    int at_hi = 0;             /* the cuts and size are hi's */
     for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
-        const double mid = 0.5 * (lo + hi);
+        const double w = hi - lo;
+        double mid = have_hi ? hi - ghi * w / (ghi - glo) : 0.5 * (lo + hi);
+        mid = fmin(fmax(mid, lo + w / 32), hi - w / 32);
         cut_all(s, exp(mid));
         if ((st = measure(s)))
             return st;
-        if ((double)s->size <= budget)
+        const double g = s->size ? log((double)s->size / budget) : -1;
+        at_hi = (double)s->size <= budget;
+        if (at_hi) {
+            if (side == 1)
+                glo *= 0.5;
             hi = mid;
-        else
+            ghi = g;
+            have_hi = 1;
+            side = 1;
+            if ((double)s->size >= budget * (1 - 2e-4))
+                break;
+        } else {
+            if (side == -1)
+                ghi *= 0.5;
             lo = mid;
+            glo = g;
+            side = -1;
+        }
     }
-    cut_all(s, exp(hi));
-    if ((st = measure(s)))
-        return st;
+    if (!at_hi) {
+        cut_all(s, exp(hi));
+        if ((st = measure(s)))
+            return st;
+    }
     /* The threshold moves a block's truncation in steps of whole hull segments, and blocks at
      * one slope (flat or repetitive content) move together: the bytes left go, a hull point
      * at a time, to the blocks whose next point removes the most distortion per byte, while
