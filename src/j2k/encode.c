@@ -760,6 +760,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     memset(&E, 0, sizeof E);
     tsr__j2k_bytes_init(&E.body, ctx);
     tsr__j2k_bytes_init(&E.pkts, ctx);
+    tsr__j2k_bytes_init(&E.pieces, ctx);
     E.cs = &cs;
     E.tcp = &tcp;
     E.split = opt->tile_parts == TSR_J2K_TP_RESOLUTION  ? 'R'
@@ -998,6 +999,7 @@ done:
     tsr__free(ctx, E.ntp);
     tsr__j2k_bytes_free(&E.body);
     tsr__j2k_bytes_free(&E.pkts);
+    tsr__j2k_bytes_free(&E.pieces);
     tsr__free(ctx, E.body_at);
     tsr__free(ctx, E.pkts_at);
     for (uint32_t k = 0; E.tiles && k < ntiles; k++)

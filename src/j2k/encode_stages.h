@@ -228,16 +228,25 @@ typedef struct tsr__j2k_packet {
     uint8_t r;
 } tsr__j2k_packet;
 
-/* Appends the packets of layers 0 .. nlayers - 1 (<= tcp->numlayers) of tile t in tcp's
+/* A run of a tile's packet bytes: len bytes at src (a code-block's), or, with src NULL, the
+ * next len bytes of the packets' headers (tsr__t2_encode's out: SOP, header, EPH). */
+typedef struct tsr__j2k_piece {
+    const uint8_t *src;
+    size_t len;
+} tsr__j2k_piece;
+
+/* Encodes the packets of layers 0 .. nlayers - 1 (<= tcp->numlayers) of tile t in tcp's
  * progression order: codes[g] is the code of the tile's code-block g (t->cblk_ptr numbering),
  * cuts[g * tcp->numlayers + l] its cut after layer l. The packets of a layer prefix do not
- * depend on the cuts of later layers. With packets (may be NULL), one tsr__j2k_packet per
- * packet is appended to it, in order. With bodies (may be NULL), the code-blocks' bytes are
- * not written but added to *bodies (a measurement: the records count them). */
+ * depend on the cuts of later layers. Their headers (with SOP and EPH) are appended to out, the
+ * code-blocks' bytes added to *bodies and not copied: with pieces (may be NULL: a
+ * measurement), the tsr__j2k_piece records that lay the packets out, in order, are appended to
+ * it. With packets (may be NULL), one tsr__j2k_packet per packet is appended to it, in
+ * order. */
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
                           const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
-                          tsr__j2k_bytes *packets, size_t *bodies);
+                          tsr__j2k_bytes *packets, size_t *bodies, tsr__j2k_bytes *pieces);
 
 /* ---- tiles and tile-parts (tile_parts.c) ---------------------------------------------------
  * The tiles of one encode (T.800 B.3) and how their packets are laid out: every tile's
@@ -248,30 +257,31 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
 typedef struct tsr__j2k_enc_tiles {
     const tsr__j2k_cs *cs;
     const tsr__j2k_tcp *tcp;
-    tsr__j2k_tile *tiles; /* cs->ntiles */
-    const size_t *first;  /* cs->ntiles + 1: tile k's code-blocks are first[k] .. first[k + 1]
-                             - 1 of the encode's numbering (codes, cuts) */
-    tsr__j2k_bytes body;  /* every tile's packets, tile after tile */
-    tsr__j2k_bytes pkts;  /* their tsr__j2k_packet records */
-    size_t *body_at;      /* cs->ntiles + 1: tile k's packets are body[body_at[k] ..
-                             body_at[k + 1]) */
-    size_t *pkts_at;      /* cs->ntiles + 1: its records, likewise in records */
-    uint32_t *ntp;        /* cs->ntiles: each tile's tile-parts (tsr__j2k_tile_parts_count) */
-    uint32_t ntp_total;   /* all of them */
-    char split;           /* 0, 'L', 'R' or 'C' */
-    int plt;              /* PLT marker segments in the tile-part headers */
-    size_t bytes;         /* what the tiles of the last tsr__j2k_tiles_encode take */
+    tsr__j2k_tile *tiles;  /* cs->ntiles */
+    const size_t *first;   /* cs->ntiles + 1: tile k's code-blocks are first[k] .. first[k + 1]
+                              - 1 of the encode's numbering (codes, cuts) */
+    tsr__j2k_bytes body;   /* every tile's packets' headers, tile after tile */
+    tsr__j2k_bytes pieces; /* the tsr__j2k_piece records of every tile's packets */
+    tsr__j2k_bytes pkts;   /* their tsr__j2k_packet records */
+    size_t *body_at;       /* cs->ntiles + 1: tile k's headers are body[body_at[k] ..
+                              body_at[k + 1]) */
+    size_t *pkts_at;       /* cs->ntiles + 1: its records, likewise in records */
+    uint32_t *ntp;         /* cs->ntiles: each tile's tile-parts (tsr__j2k_tile_parts_count) */
+    uint32_t ntp_total;    /* all of them */
+    char split;            /* 0, 'L', 'R' or 'C' */
+    int plt;               /* PLT marker segments in the tile-part headers */
+    size_t bytes;          /* what the tiles of the last tsr__j2k_tiles_encode take */
 } tsr__j2k_enc_tiles;
 
 /* Counts each tile's tile-parts into E->ntp and E->ntp_total (they follow from the
  * progression alone, not from the cuts); TSR_ERR_INVALID_ARGUMENT when a tile would need more
  * than 255 (TNsot, A.4.2). */
 tsr_status tsr__j2k_tile_parts_count(tsr_ctx *ctx, tsr__j2k_enc_tiles *E);
-/* Writes every tile's packets of layers 0 .. nlayers - 1 (tsr__t2_encode, bodies and records
- * emptied first; the body reserved for the codes' bytes at once) and sets *bytes and E->bytes
- * to what the tiles take in the codestream: their packets and every tile-part's SOT, PLT and
- * SOD. measure: the packets' headers and records only, the code-blocks' bytes counted, not
- * copied (rate control's trials; E is then not for tsr__j2k_tiles_write). */
+/* Encodes every tile's packets of layers 0 .. nlayers - 1 (tsr__t2_encode; headers, pieces and
+ * records emptied first) and sets *bytes and E->bytes to what the tiles take in the
+ * codestream: their packets and every tile-part's SOT, PLT and SOD. measure: no pieces (rate
+ * control's trials; E is then not for tsr__j2k_tiles_write). The code-blocks' bytes are
+ * copied once, by tsr__j2k_tiles_write, from where the codes hold them. */
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
                                  uint32_t nlayers, int measure, size_t *bytes);

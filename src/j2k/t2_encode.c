@@ -3,9 +3,10 @@
  * sub-band of the precinct, inclusion (a tag tree until the block's first inclusion, then one
  * bit), at the first inclusion the zero bit-planes by tag tree, the number of new coding passes
  * (Table B.4), the Lblock increment and the length of the new bytes (B.10.7.1; one codeword
- * segment per block, or an HT set's cleanup and refinement segments, T.814 B.3), then the bodies of
- * the code-blocks it includes. With Scod's bits, an SOP marker segment before each packet (A.8.1)
- * and an EPH marker after each header (A.8.2), empty packets included. */
+ * segment per block, or an HT set's cleanup and refinement segments, T.814 B.3), then the bodies
+ * of the code-blocks it includes: the headers are written, the bodies referenced where the codes
+ * hold them (tsr__j2k_piece records). With Scod's bits, an SOP marker segment before each
+ * packet (A.8.1) and an EPH marker after each header (A.8.2), empty packets included. */
 #include "j2k/encode_stages.h"
 
 typedef struct t2e_state {
@@ -17,8 +18,17 @@ typedef struct t2e_state {
     uint8_t csty;            /* Scod: 2 SOP, 4 EPH */
     uint32_t nsop;           /* packets written so far in the tile */
     tsr__j2k_bytes *packets; /* NULL, or a tsr__j2k_packet per packet */
-    size_t *bodies;          /* NULL: bodies written; else their bytes only counted here */
+    size_t *bodies;          /* the bodies' bytes, counted */
+    tsr__j2k_bytes *pieces;  /* NULL, or the tsr__j2k_piece records of the packets */
 } t2e_state;
+
+static void piece(t2e_state *s, const uint8_t *src, size_t len)
+{
+    if (s->pieces) {
+        const tsr__j2k_piece pc = {src, len};
+        tsr__j2k_bytes_put(s->pieces, &pc, sizeof pc);
+    }
+}
 
 /* Block g's cut after layer l; before layer 0, nothing. */
 static tsr__j2k_cut cut_after(const t2e_state *s, size_t g, int64_t l)
@@ -136,7 +146,8 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
     tsr__biow_flush(&w);
     if (s->csty & 4)
         tsr__j2k_bytes_u16(s->out, 0xFF92); /* EPH */
-    size_t counted = 0;                     /* the bodies' bytes not written (s->bodies) */
+    piece(s, NULL, s->out->len - start);
+    size_t counted = 0; /* the bodies' bytes, laid out by pieces */
     for (uint32_t bi = 0; bi < res->nbands && present; bi++) {
         const tsr__j2k_band *band = &res->bands[bi];
         const tsr__j2k_prec *pr = &band->precs[p];
@@ -145,21 +156,16 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
             const tsr__j2k_cut was = cut_after(s, g, (int64_t)l - 1), now = cut_after(s, g, l);
             const tsr__j2k_ht_set *hs = ht_set(s->codes, g, now);
             if (hs && was.passes == 0) {
-                if (s->bodies) {
-                    counted += (size_t)hs->lcup + hs->lref;
-                    continue;
-                }
-                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->off, hs->lcup);
-                tsr__j2k_bytes_put(s->out, s->codes[g].data + hs->ref, hs->lref);
-            } else if (!hs && s->bodies) {
+                counted += (size_t)hs->lcup + hs->lref;
+                piece(s, s->codes[g].data + hs->off, hs->lcup);
+                piece(s, s->codes[g].data + hs->ref, hs->lref);
+            } else if (!hs && now.bytes > was.bytes) {
                 counted += now.bytes - was.bytes;
-            } else if (!hs) {
-                tsr__j2k_bytes_put(s->out, s->codes[g].data + was.bytes, now.bytes - was.bytes);
+                piece(s, s->codes[g].data + was.bytes, now.bytes - was.bytes);
             }
         }
     }
-    if (s->bodies)
-        *s->bodies += counted;
+    *s->bodies += counted;
     if (s->packets) {
         const tsr__j2k_packet pk = {(uint32_t)(s->out->len - start + counted), (uint16_t)l,
                                     (uint16_t)c, (uint8_t)r};
@@ -167,13 +173,13 @@ static int packet(void *user, uint32_t l, uint32_t c, uint32_t r, uint32_t p)
         if (s->packets->st)
             return 1;
     }
-    return s->out->st != TSR_OK;
+    return s->out->st != TSR_OK || (s->pieces && s->pieces->st != TSR_OK);
 }
 
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
                           const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
-                          tsr__j2k_bytes *packets, size_t *bodies)
+                          tsr__j2k_bytes *packets, size_t *bodies, tsr__j2k_bytes *pieces)
 {
     /* the tag trees' leaves: the first layer that includes each block (nlayers: none of those
      * written; a tag tree coded up to threshold l + 1 tells only min(value, l + 1), so the
@@ -207,7 +213,7 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
             }
         }
     }
-    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0, packets, bodies};
+    t2e_state s = {t, codes, cuts, tcp->numlayers, out, tcp->csty, 0, packets, bodies, pieces};
     tsr__j2k_tcp prefix = *tcp; /* the progression over the first nlayers layers */
     prefix.numlayers = (uint16_t)nlayers;
     int stopped = 0;
@@ -216,5 +222,7 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
         return st;
     if (packets && packets->st)
         return packets->st;
+    if (pieces && pieces->st)
+        return pieces->st;
     return out->st;
 }

@@ -78,18 +78,19 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
 {
     size_t total = 0, coded = 0;
     E->body.len = 0;
+    E->pieces.len = 0;
     E->pkts.len = 0;
     E->body_at[0] = E->pkts_at[0] = 0;
     const size_t ncodes = E->first[E->cs->ntiles];
-    for (size_t j = 0; j < ncodes; j++) /* the body's most: the codes' bytes, the headers apart */
+    for (size_t j = 0; j < ncodes; j++) /* the headers' most: a sixteenth of the codes' bytes */
         coded += cuts[j * E->tcp->numlayers + nlayers - 1].bytes;
-    if (tsr__j2k_bytes_reserve(&E->body, (measure ? 0 : coded) + coded / 16 + 4096))
+    if (tsr__j2k_bytes_reserve(&E->body, coded / 16 + 4096))
         return E->body.st;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
         size_t counted = 0;
         tsr_status st = tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
                                        cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body,
-                                       &E->pkts, measure ? &counted : NULL);
+                                       &E->pkts, &counted, measure ? NULL : &E->pieces);
         if (st)
             return st;
         E->body_at[k + 1] = E->body.len;
@@ -131,8 +132,11 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
     const uint32_t esize = tsr__j2k_tlm_entry_size(E->cs->ntiles);
     const uint32_t per = tsr__j2k_tlm_per_segment(E->cs->ntiles);
     uint32_t entry = 0;
+    const tsr__j2k_piece *pc = (const tsr__j2k_piece *)(const void *)E->pieces.p,
+                         *pc_end = pc + E->pieces.len / sizeof *pc;
+    size_t at = 0; /* the next header byte */
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
-        size_t n, at = E->body_at[k];
+        size_t n;
         const tsr__j2k_packet *pk = packets_of(E, k, &n);
         for (size_t i = 0, tp = 0; i < n; tp++) {
             const size_t end = tile_part_end(E, pk, n, i);
@@ -144,9 +148,13 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
             tsr__j2k_write_sot(k, psot, (uint32_t)tp, E->ntp[k], out);
             if (E->plt)
                 tsr__j2k_write_plt(pk + i, end - i, out);
-            tsr__j2k_bytes_u16(out, 0xFF93); /* SOD */
-            tsr__j2k_bytes_put(out, E->body.p + at, len);
-            at += len;
+            tsr__j2k_bytes_u16(out, 0xFF93);                         /* SOD */
+            for (size_t left = len; left && pc < pc_end; pc++) {     /* its packets' pieces */
+                const size_t take = pc->len < left ? pc->len : left; /* == pc->len */
+                tsr__j2k_bytes_put(out, pc->src ? pc->src : E->body.p + at, take);
+                at += pc->src ? 0 : take;
+                left -= take;
+            }
             if (tlm_at) { /* entry `entry`: Ttlm then Ptlm, after its segment's 6 bytes */
                 const size_t off = tlm_at + (size_t)(entry / per) * (6 + (size_t)per * esize) + 6 +
                                    (size_t)(entry % per) * esize;
