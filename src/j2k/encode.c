@@ -90,6 +90,7 @@ typedef struct arena {
     tsr__j2k_bytes bytes;
     tsr__j2k_bytes hulls; /* rate control: tsr__j2k_rd_point arrays */
     tsr__j2k_bytes sets;  /* HT rate control: tsr__j2k_ht_set arrays */
+    tsr__j2k_bytes raw;   /* HT rate control to a size: planes as coded, round by round */
     tsr__t1_enc *enc;
     int32_t *coef; /* TSR__T1_MAX_AREA */
     float *mag;    /* HT rate control, irreversible: |c| / delta, TSR__T1_MAX_AREA */
@@ -106,17 +107,12 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
     tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
 }
 
-/* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
- * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
- * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
- * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. */
-static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
-                       tsr_status *fail)
+/* Block jb's coefficients into a->coef (and, with track and ht, their magnitudes in steps into
+ * a->mag). Returns, with track and not ht, the squared error, in steps, that every pass
+ * leaves: |c| / delta against the decoder's reconstruction, the middle of the magnitude's step
+ * (E.1.1.2, r = 1/2), or 0 for a zero magnitude; none when reversible. */
+static double load_block(const job *jb, arena *a, int track, int ht)
 {
-    const size_t n = (size_t)jb->w * jb->h;
-    /* with track: the squared error, in steps, that every pass leaves: |c| / delta against the
-     * decoder's reconstruction, the middle of the magnitude's step (E.1.1.2, r = 1/2), or 0 for
-     * a zero magnitude; none when reversible */
     double floor_err = 0;
     if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
         const float inv = 1.0f / jb->delta;
@@ -140,6 +136,18 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int
             memcpy(a->coef + (size_t)y * jb->w, jb->src + (size_t)y * jb->stride,
                    jb->w * sizeof *a->coef);
     }
+    return floor_err;
+}
+
+/* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
+ * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
+ * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
+ * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. */
+static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
+                       tsr_status *fail)
+{
+    const size_t n = (size_t)jb->w * jb->h;
+    const double floor_err = load_block(jb, a, track, ht);
     const int K = tsr__t1_bitplanes(a->coef, n);
     jb->K = (uint8_t)K;
     jb->passes = 0;
@@ -216,13 +224,163 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int
         __atomic_store_n(fail, a->bytes.st ? a->bytes.st : a->hulls.st, __ATOMIC_RELAXED);
 }
 
+/* HT rate control to a size (tsr__j2k_ht_reveal_planes): a block's candidates so far. */
+typedef struct ht_open {
+    tsr__j2k_ht_set sets[TSR__J2K_HT_MAX_SETS];
+    uint32_t rate[TSR__J2K_HT_MAX_SETS];
+    double dist[TSR__J2K_HT_MAX_SETS];
+    double prev;     /* the error of its last set (with nothing coded, before the first) */
+    size_t len;      /* its planes' bytes */
+    uint32_t ns;     /* its sets (from the device: every plane's, revealed a plane at a time) */
+    uint32_t planes; /* its planes coded (revealed) */
+    int thread[30];  /* coded here: plane i's plen[i] bytes are at off[i] in ar[thread[i]].raw */
+    size_t off[30];
+    uint32_t plen[30];
+} ht_open;
+
+typedef struct reveal_state {
+    job *jobs;
+    arena *ar;
+    ht_open *open;
+    int dev; /* the device coded every plane (code_blocks_cuda): only revealed here */
+} reveal_state;
+
+/* tsr__j2k_ht_reveal for block j: its next plane coded on thread tid, or revealed. */
+static uint32_t reveal_block(void *user, size_t j, int tid, const uint32_t **rate,
+                             const double **dist)
+{
+    const reveal_state *r = user;
+    job *jb = &r->jobs[j];
+    ht_open *o = &r->open[j];
+    *rate = o->rate;
+    *dist = o->dist;
+    const uint32_t p = jb->K - 1u - o->planes++;
+    if (r->dev) { /* the sets of the planes down to p */
+        uint32_t n = 0;
+        while (n < o->ns && o->sets[n].plane >= p)
+            n++;
+        return n;
+    }
+    arena *a = &r->ar[tid];
+    load_block(jb, a, 1, 1);
+    const float *mag = jb->delta > 0 ? a->mag : NULL;
+    if (o->planes == 1) {
+        o->prev = tsr__j2k_ht_err0(a->coef, mag, jb->w, jb->h);
+        jb->dist0 = o->prev * jb->weight;
+    }
+    const size_t at = a->raw.len, before = o->len;
+    if (!tsr__j2k_ht_candidates_plane(a->coef, mag, jb->w, jb->h, p, a->buf, &a->raw, o->sets,
+                                      &o->ns, o->rate, o->dist, &o->prev, &o->len))
+        return 0;
+    o->thread[o->planes - 1] = tid;
+    o->off[o->planes - 1] = at;
+    o->plen[o->planes - 1] = (uint32_t)(o->len - before);
+    return o->ns;
+}
+
+/* Block jb's candidates once the reveal stopped at ns of them, kept in arena a as code_block
+ * keeps them: its planes' bytes one after another (coded here: copied from where the rounds
+ * left them in ar's raw bytes), its sets and its hull. Returns 0 when a's writes failed. */
+static int finish_open(job *jb, arena *a, const arena *ar, const ht_open *o, uint32_t ns, int dev)
+{
+    if (!dev) {
+        jb->off = a->bytes.len;
+        for (uint32_t i = 0; i < o->planes; i++)
+            tsr__j2k_bytes_put(&a->bytes, ar[o->thread[i]].raw.p + o->off[i], o->plen[i]);
+    }
+    jb->passes = (uint16_t)ns; /* the last candidate: the lowest plane coded, everything */
+    jb->len = o->sets[ns - 1].lcup;
+    jb->nsets = ns;
+    jb->sets_off = a->sets.len;
+    tsr__j2k_bytes_put(&a->sets, o->sets, ns * sizeof *o->sets);
+    keep_hull(jb, a, o->rate, o->dist, ns);
+    return !a->bytes.st && !a->sets.st && !a->hulls.st;
+}
+
+/* HT rate control to a size: the blocks' candidates plane by plane while the search could take
+ * them (tsr__j2k_ht_reveal_planes against budget bytes), coded here on threads threads (dev 0:
+ * their coefficients' planes first counted), or revealed from what the device coded (dev 1,
+ * code_blocks_cuda into open), then kept as code_block keeps a block's candidates. */
+static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, arena *ar,
+                                       int threads, ht_open *open, int dev, double budget)
+{
+    if (!dev) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
+#endif
+        for (size_t j = 0; j < njobs; j++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            job *jb = &jobs[j];
+            load_block(jb, &ar[tid], 0, 1);
+            jb->K = (uint8_t)tsr__t1_bitplanes(ar[tid].coef, (size_t)jb->w * jb->h);
+            jb->passes = 0;
+            jb->len = 0;
+            jb->nsets = 0;
+            jb->dist0 = 0;
+            open[j].ns = 0;
+            open[j].planes = 0;
+            open[j].len = 0;
+        }
+    }
+    uint8_t *K = NULL;
+    double *weight = NULL;
+    uint32_t *nsets = NULL;
+    const size_t nalloc = njobs ? njobs : 1;
+    tsr_status st;
+    if ((st = tsr__alloc(ctx, nalloc, (void **)&K)) ||
+        (st = tsr__alloc(ctx, nalloc * sizeof *weight, (void **)&weight)) ||
+        (st = tsr__alloc(ctx, nalloc * sizeof *nsets, (void **)&nsets)))
+        goto out;
+    for (size_t j = 0; j < njobs; j++) {
+        K[j] = jobs[j].K;
+        weight[j] = jobs[j].weight;
+    }
+    reveal_state rs = {jobs, ar, open, dev};
+    if ((st = tsr__j2k_ht_reveal_planes(ctx, njobs, K, weight, budget, dev ? 1 : threads,
+                                        reveal_block, &rs, nsets))) {
+        for (int i = 0; i < (dev ? 1 : threads); i++)
+            st = ar[i].raw.st ? ar[i].raw.st : st;
+        if (st == TSR_ERR_INTERNAL)
+            st = tsr__fail(ctx, st, "j2k encode: a code-block's coded data overflowed");
+        goto out;
+    }
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && !dev)
+#endif
+    for (size_t j = 0; j < njobs; j++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        if (!jobs[j].K)
+            continue;
+        if (!dev)
+            jobs[j].thread = tid;
+        if (!finish_open(&jobs[j], &ar[jobs[j].thread], ar, &open[j], nsets[j], dev))
+            __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+    }
+    for (int i = 0; failed && i < (dev ? 1 : threads); i++) {
+        const arena *a = &ar[i];
+        st = a->bytes.st ? a->bytes.st : a->sets.st ? a->sets.st : a->hulls.st ? a->hulls.st : st;
+    }
+out:
+    tsr__free(ctx, K);
+    tsr__free(ctx, weight);
+    tsr__free(ctx, nsets);
+    return st;
+}
+
 /* The code-blocks on the device (encode_cuda.h), tile after tile: the tile's samples and
  * transforms there, then its blocks (HT: cleanup passes or, with track, truncation candidates;
  * Part 1: their passes); each job gets what code_block gives it, its bytes, candidates and
  * hull in arena a (thread 0's). */
 static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
                                    job *jobs, uint32_t prec, int mct, int rev, int ht, int track,
-                                   arena *a)
+                                   arena *a, ht_open *open)
 {
     const uint32_t ntiles = E->cs->ntiles;
     size_t most = 1;
@@ -261,6 +419,14 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
                 continue;
             if (ht && !track) {
                 o->passes = 1;
+            } else if (ht && open) { /* every plane's candidates, revealed later */
+                o->dist0 = b->err0 * o->weight;
+                ht_open *h = &open[first[k] + j];
+                h->ns = b->np;
+                h->planes = 0;
+                memcpy(h->sets, b->sets, b->np * sizeof *b->sets);
+                memcpy(h->rate, b->rate, b->np * sizeof *b->rate);
+                memcpy(h->dist, b->dist, b->np * sizeof *b->dist);
             } else if (ht) { /* code_block's HT rate-control path: the last candidate is all */
                 o->dist0 = b->err0 * o->weight;
                 o->passes = (uint16_t)b->np;
@@ -771,6 +937,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     const uint32_t ntiles = cs.ntiles;
     job *jobs = NULL;
     arena *ar = NULL;
+    ht_open *open = NULL;
     tsr__j2k_cblk_code *codes = NULL;
     tsr__j2k_cut *cuts = NULL;
     int32_t *tmp = NULL;
@@ -861,6 +1028,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         tsr__j2k_bytes_init(&ar[i].bytes, ctx);
         tsr__j2k_bytes_init(&ar[i].hulls, ctx);
         tsr__j2k_bytes_init(&ar[i].sets, ctx);
+        tsr__j2k_bytes_init(&ar[i].raw, ctx);
         if ((st = tsr__alloc(ctx, sizeof *ar[i].enc, (void **)&ar[i].enc)) ||
             (st = tsr__alloc(ctx, TSR__T1_MAX_AREA * sizeof *ar[i].coef, (void **)&ar[i].coef)) ||
             (opt->ht && track &&
@@ -869,11 +1037,23 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
             goto done;
         memset(ar[i].enc, 0, sizeof *ar[i].enc); /* tsr__t1_enc starts zeroed */
     }
+    /* HT rate control to sizes (every layer's): the candidates coded from each block's top
+     * plane down while the search could take them, the last layer's bytes the budget */
+    double reveal = opt->ht && track ? 0 : HUGE_VAL;
+    for (uint32_t l = 0; l < nlayers && reveal < HUGE_VAL; l++)
+        reveal = layer_bpp[l] > 0 && layer_bpp[l] != HUGE_VAL
+                     ? fmax(reveal, layer_bpp[l] * (double)w * h / 8.0)
+                     : HUGE_VAL;
+    if (reveal < HUGE_VAL &&
+        (st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *open, (void **)&open)))
+        goto done;
     tsr_status fail = TSR_OK;
     if (dev_t1 &&
-        (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, track, &ar[0])))
+        (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, track, &ar[0], open)))
         goto done;
-    const size_t cpu_jobs = dev_t1 ? 0 : njobs; /* the blocks coded here */
+    if (open && (st = code_blocks_revealed(ctx, jobs, njobs, ar, threads, open, dev_t1, reveal)))
+        goto done;
+    const size_t cpu_jobs = dev_t1 || open ? 0 : njobs; /* the blocks coded here */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
@@ -985,12 +1165,14 @@ done:
             tsr__j2k_bytes_free(&ar[i].bytes);
             tsr__j2k_bytes_free(&ar[i].hulls);
             tsr__j2k_bytes_free(&ar[i].sets);
+            tsr__j2k_bytes_free(&ar[i].raw);
             tsr__free(ctx, ar[i].enc);
             tsr__free(ctx, ar[i].coef);
             tsr__free(ctx, ar[i].mag);
             tsr__free(ctx, ar[i].buf);
         }
     tsr__free(ctx, ar);
+    tsr__free(ctx, open);
     tsr__free(ctx, jobs);
     tsr__free(ctx, codes);
     tsr__free(ctx, cuts);

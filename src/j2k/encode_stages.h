@@ -192,6 +192,16 @@ typedef struct tsr__j2k_ht_set {
 uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
                                 uint32_t K, uint8_t *buf, tsr__j2k_bytes *out,
                                 tsr__j2k_ht_set *sets, uint32_t *rate, double *dist, double *err0);
+/* The error of such a block with nothing coded (tsr__j2k_ht_candidates' *err0). */
+double tsr__j2k_ht_err0(const int32_t *coef, const float *mag, uint32_t w, uint32_t h);
+/* tsr__j2k_ht_candidates a plane at a time: base plane p's sets after the *ns of the planes
+ * above (*prev: the error of the last of them, or *err0 before the first; *len: their bytes),
+ * its bytes appended to out; *ns, *prev and *len advanced. Returns 0 as
+ * tsr__j2k_ht_candidates does. */
+int tsr__j2k_ht_candidates_plane(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
+                                 uint32_t p, uint8_t *buf, tsr__j2k_bytes *out,
+                                 tsr__j2k_ht_set *sets, uint32_t *ns, uint32_t *rate, double *dist,
+                                 double *prev, size_t *len);
 
 /* ---- packets (t2_encode.c) ----------------------------------------------------------------- */
 /* A code-block's coded data: one codeword segment (code-block style 0) holding all its
@@ -314,6 +324,24 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const double *dist0, size_t n, const tsr__j2k_cblk_code *codes,
                                  const double *budget, const double *target, tsr__j2k_cut *cuts,
                                  double *dist, size_t *bytes);
+
+/* Which of their base planes HT code-blocks code for rate control to a size: every block's
+ * planes from its top (K[j] - 1) down, a plane of every open block a round (reveal(user, j,
+ * thread, &rate, &dist) codes block j's next plane on that OpenMP thread and gives its
+ * candidates so far, rate and dist as tsr__j2k_rd_hull reads them, and their count, 0 when it
+ * failed), until the block's planes are all coded or its hull's last slope is below a quarter
+ * of a floor: a threshold at or below the one at which the candidates coded so far would fill
+ * budget bytes. The final threshold, found by tsr__j2k_rate_control with every packet's header
+ * counted against a smaller budget, is at least that floor, and the candidates below a hull's
+ * slopes are a plane further down (a factor of about 4 in slope), so the planes left uncoded are
+ * ones the search would not take (but for hulls that turn convex again lower down). Fills
+ * nsets[j] with block j's candidates when it stopped (0 when K[j] is 0); the result does not
+ * depend on threads. TSR_ERR_INTERNAL when a reveal failed. */
+typedef uint32_t (*tsr__j2k_ht_reveal)(void *user, size_t j, int thread, const uint32_t **rate,
+                                       const double **dist);
+tsr_status tsr__j2k_ht_reveal_planes(tsr_ctx *ctx, size_t n, const uint8_t *K, const double *weight,
+                                     double budget, int threads, tsr__j2k_ht_reveal reveal,
+                                     void *user, uint32_t *nsets);
 
 /* ---- markers and boxes (markers_write.c) --------------------------------------------------- */
 /* SOC, SIZ, CAP (when cs->rsiz has the Part 15 bit 14: Pcap with Part 15, Ccap15 for HT

@@ -290,10 +290,37 @@ TSR_HD void tsr__j2k_ht_plane_hd(const int32_t *coef, const float *mag, size_t s
     r->em = em;
 }
 
+/* The candidates of one more plane, pl (base plane p), after *ns sets: its bytes at *len (its
+ * cleanup segment, then its refinement segment), *len advanced past them, *prev the error of
+ * the set before (e0 with nothing coded) and then of its last. Returns 0 when its coder failed. */
+TSR_HD int tsr__j2k_ht_sets_add_hd(const tsr__j2k_ht_plane *r, uint32_t p, tsr__j2k_ht_set *sets,
+                                   uint32_t *ns, uint32_t *rate, double *dist, double *prev,
+                                   size_t *len)
+{
+    if (r->lcup <= 0)
+        return 0;
+    /* the cleanup segment, then SigProp and MagRef's: SigProp's alone is its prefix */
+    const uint32_t at = (uint32_t)*len, ref = at + (uint32_t)r->lcup;
+    *len += (size_t)r->lcup + (size_t)r->lmr;
+    tsr__j2k_ht_set set = {at, ref, (uint32_t)r->lcup, 0, (uint8_t)p, 1};
+    tsr__ht_add_set(sets, ns, rate, dist, prev, r->ec, set);
+    if (r->lsp > 0) {
+        set.lref = r->lsp;
+        set.npasses = 2;
+        tsr__ht_add_set(sets, ns, rate, dist, prev, r->es, set);
+    }
+    if (r->lmr > 0) {
+        set.lref = (uint32_t)r->lmr;
+        set.npasses = 3;
+        tsr__ht_add_set(sets, ns, rate, dist, prev, r->em, set);
+    }
+    return 1;
+}
+
 /* The candidates (encode_stages.h's order) from the K planes' results pl[i] of base plane
- * K - 1 - i, whose bytes lie one plane after another (each plane's cleanup segment, then its
- * refinement segment), and the error e0 with nothing coded: sets, rate and dist filled, *used
- * the bytes of all planes. Returns the number of sets, 0 when a plane's coder failed. */
+ * K - 1 - i, whose bytes lie one plane after another, and the error e0 with nothing coded:
+ * sets, rate and dist filled, *used the bytes of all planes. Returns the number of sets, 0 when
+ * a plane's coder failed. */
 TSR_HD uint32_t tsr__j2k_ht_sets_hd(const tsr__j2k_ht_plane *pl, uint32_t K, double e0,
                                     tsr__j2k_ht_set *sets, uint32_t *rate, double *dist,
                                     size_t *used)
@@ -302,26 +329,9 @@ TSR_HD uint32_t tsr__j2k_ht_sets_hd(const tsr__j2k_ht_plane *pl, uint32_t K, dou
     uint32_t ns = 0;
     size_t len = 0;
     *used = 0;
-    for (uint32_t i = 0; i < K; i++) {
-        const tsr__j2k_ht_plane *r = &pl[i];
-        if (r->lcup <= 0)
+    for (uint32_t i = 0; i < K; i++)
+        if (!tsr__j2k_ht_sets_add_hd(&pl[i], K - 1 - i, sets, &ns, rate, dist, &prev, &len))
             return 0;
-        /* the cleanup segment, then SigProp and MagRef's: SigProp's alone is its prefix */
-        const uint32_t at = (uint32_t)len, ref = at + (uint32_t)r->lcup;
-        len += (size_t)r->lcup + (size_t)r->lmr;
-        tsr__j2k_ht_set set = {at, ref, (uint32_t)r->lcup, 0, (uint8_t)(K - 1 - i), 1};
-        tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->ec, set);
-        if (r->lsp > 0) {
-            set.lref = r->lsp;
-            set.npasses = 2;
-            tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->es, set);
-        }
-        if (r->lmr > 0) {
-            set.lref = (uint32_t)r->lmr;
-            set.npasses = 3;
-            tsr__ht_add_set(sets, &ns, rate, dist, &prev, r->em, set);
-        }
-    }
     *used = len;
     return ns;
 }

@@ -11,6 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np, double weight,
                           tsr__j2k_rd_point *hull)
@@ -304,5 +307,111 @@ out:
     tsr__free(ctx, s.floor);
     tsr__free(ctx, cand);
     tsr__free(ctx, done);
+    return st;
+}
+
+/* ---- HT rate control's planes (tsr__j2k_ht_reveal_planes) ---- */
+
+/* Bins of slopes, 16 a power of two, in the order of the slopes (frexp's exponent, then the
+ * mantissa's first bits): every positive double has one. */
+enum { SLOPE_BINS = 2200 * 16 };
+
+static size_t slope_bin(double s)
+{
+    int e;
+    const double m = frexp(s, &e); /* s = m 2^e, m in [0.5, 1) */
+    return (size_t)(e + 1100) * 16 + (size_t)((m - 0.5) * 32);
+}
+
+/* A threshold at or below the smallest one whose hull points take at most budget bytes
+ * (0 when all of them fit): the hull points binned by slope, their bytes summed from the
+ * steepest bin down until they pass the budget; that bin's least slope. */
+static double floor_slope(const tsr__j2k_rd_point *hulls, const uint32_t *nhull, size_t n,
+                          double budget, uint64_t *bytes, double *least)
+{
+    memset(bytes, 0, SLOPE_BINS * sizeof *bytes);
+    for (size_t b = 0; b < SLOPE_BINS; b++)
+        least[b] = HUGE_VAL;
+    for (size_t j = 0; j < n; j++) {
+        const tsr__j2k_rd_point *h = hulls + j * TSR__J2K_HT_MAX_SETS;
+        for (uint32_t k = 0; k < nhull[j]; k++) {
+            const size_t b = slope_bin(h[k].slope);
+            bytes[b] += h[k].bytes - (k ? h[k - 1].bytes : 0);
+            least[b] = fmin(least[b], h[k].slope);
+        }
+    }
+    uint64_t sum = 0;
+    for (size_t b = SLOPE_BINS; b-- > 0;)
+        if ((double)(sum += bytes[b]) > budget)
+            return least[b];
+    return 0;
+}
+
+tsr_status tsr__j2k_ht_reveal_planes(tsr_ctx *ctx, size_t n, const uint8_t *K, const double *weight,
+                                     double budget, int threads, tsr__j2k_ht_reveal reveal,
+                                     void *user, uint32_t *nsets)
+{
+    tsr__j2k_rd_point *hulls = NULL;
+    uint32_t *nhull = NULL;
+    size_t *open = NULL;
+    uint64_t *bytes = NULL;
+    double *least = NULL;
+    const size_t nalloc = n ? n : 1;
+    tsr_status st;
+    if ((st = tsr__alloc(ctx, nalloc * TSR__J2K_HT_MAX_SETS * sizeof *hulls, (void **)&hulls)) ||
+        (st = tsr__alloc(ctx, nalloc * sizeof *nhull, (void **)&nhull)) ||
+        (st = tsr__alloc(ctx, nalloc * sizeof *open, (void **)&open)) ||
+        (st = tsr__alloc(ctx, SLOPE_BINS * sizeof *bytes, (void **)&bytes)) ||
+        (st = tsr__alloc(ctx, SLOPE_BINS * sizeof *least, (void **)&least)))
+        goto out;
+    size_t nopen = 0;
+    for (size_t j = 0; j < n; j++) {
+        nhull[j] = 0;
+        nsets[j] = 0;
+        if (K[j])
+            open[nopen++] = j;
+    }
+    int failed = 0;
+    for (uint32_t round = 0; nopen && !failed; round++) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
+#endif
+        for (size_t i = 0; i < nopen; i++) {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            const size_t j = open[i];
+            const uint32_t *rate;
+            const double *dist;
+            if (__atomic_load_n(&failed, __ATOMIC_RELAXED))
+                continue;
+            const uint32_t ns = reveal(user, j, tid, &rate, &dist);
+            if (!ns) {
+                __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            nsets[j] = ns;
+            nhull[j] =
+                tsr__j2k_rd_hull(rate, dist, ns, weight[j], hulls + j * TSR__J2K_HT_MAX_SETS);
+        }
+        const double lambda = floor_slope(hulls, nhull, n, budget, bytes, least);
+        size_t still = 0;
+        for (size_t i = 0; i < nopen; i++) {
+            const size_t j = open[i];
+            const tsr__j2k_rd_point *h = hulls + j * TSR__J2K_HT_MAX_SETS;
+            if (round + 1 < K[j] && !(nhull[j] && h[nhull[j] - 1].slope < lambda * 0.25))
+                open[still++] = j;
+        }
+        nopen = still;
+    }
+    if (failed)
+        st = TSR_ERR_INTERNAL;
+out:
+    tsr__free(ctx, hulls);
+    tsr__free(ctx, nhull);
+    tsr__free(ctx, open);
+    tsr__free(ctx, bytes);
+    tsr__free(ctx, least);
     return st;
 }
