@@ -5,7 +5,8 @@
  * progression orders and POC
  * (B.12) on synthetic headers (every packet exactly once, in the order's nesting), and the public
  * API's argument checks; the output helpers (prefaulting, the PGX writer); code-block warnings
- * counted late at their place in the CPU's order (the CUDA decoder's tsr__j2k_warn_at). */
+ * counted late at their place in the CPU's order (the CUDA decoder's tsr__j2k_warn_at); HT rate
+ * control's plane reveal on synthetic candidates. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
 #include "testlib.h"
 
@@ -13,6 +14,7 @@
 #include "j2k/encode_stages.h"
 #include "j2k/t1_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -643,6 +645,113 @@ static void test_late_warnings(tsr_ctx *ctx)
     CHECK(late.count == 0);
 }
 
+/* HT rate control's plane reveal (tsr__j2k_ht_reveal_planes) on synthetic blocks whose
+ * candidates' slopes fall along each block (convex hulls, as the stopping rule assumes): at the
+ * threshold of the whole candidates for the budget, and at any above it, every block picks the
+ * same bytes from what was revealed as from all of its candidates; some planes are left
+ * unrevealed (else the test proves nothing); the result does not depend on threads; with a
+ * budget nothing fills, every plane is revealed. */
+enum { RV_N = 300 };
+typedef struct rv_block {
+    uint8_t K;
+    uint32_t ns, planes;
+    uint8_t plane[TSR__J2K_HT_MAX_SETS];
+    uint32_t rate[TSR__J2K_HT_MAX_SETS];
+    double dist[TSR__J2K_HT_MAX_SETS];
+} rv_block;
+
+static uint32_t rv_reveal(void *user, size_t j, int thread, const uint32_t **rate,
+                          const double **dist)
+{
+    (void)thread;
+    rv_block *b = (rv_block *)user + j;
+    const uint32_t p = b->K - 1u - b->planes++;
+    uint32_t n = 0;
+    while (n < b->ns && b->plane[n] >= p)
+        n++;
+    *rate = b->rate;
+    *dist = b->dist;
+    return n;
+}
+
+/* The bytes all n blocks' hulls keep at threshold lambda. */
+static double rv_bytes(tsr__j2k_rd_point (*hull)[TSR__J2K_HT_MAX_SETS], const uint32_t *nh,
+                       double lambda)
+{
+    double sum = 0;
+    for (size_t j = 0; j < RV_N; j++) {
+        const uint32_t k = tsr__j2k_rd_pick(hull[j], nh[j], lambda);
+        sum += k ? hull[j][k - 1].bytes : 0;
+    }
+    return sum;
+}
+
+static void test_ht_reveal(tsr_ctx *ctx, tsr_rng *rng)
+{
+    static rv_block b[RV_N];
+    static tsr__j2k_rd_point full[RV_N][TSR__J2K_HT_MAX_SETS], part[TSR__J2K_HT_MAX_SETS];
+    uint8_t K[RV_N];
+    double weight[RV_N], total = 0;
+    uint32_t nfull[RV_N], nsets[RV_N], nsets2[RV_N];
+    size_t all = 0;
+    for (size_t j = 0; j < RV_N; j++) {
+        K[j] = (uint8_t)(j % 17 == 0 ? 0 : tsr_rng_range(rng, 1, 14));
+        weight[j] = 1;
+        rv_block *x = &b[j];
+        x->K = K[j];
+        x->ns = 0;
+        double slope = 1e6 * tsr_rng_range(rng, 1, 1000), bytes = 0;
+        for (int p = K[j] - 1; p >= 0; p--)
+            for (int c = 0; c < (p ? 3 : 1); c++) { /* a set's bytes, what it removes */
+                const double add = tsr_rng_range(rng, 10, 400);
+                bytes += add;
+                x->plane[x->ns] = (uint8_t)p;
+                x->rate[x->ns] = (uint32_t)bytes;
+                x->dist[x->ns] = slope * add;
+                x->ns++;
+                slope *= 0.3 + 0.5 * tsr_rng_range(rng, 0, 1000) / 1000.0;
+            }
+        all += x->ns;
+        nfull[j] = tsr__j2k_rd_hull(x->rate, x->dist, x->ns, 1, full[j]);
+        total += nfull[j] ? full[j][nfull[j] - 1].bytes : 0;
+    }
+    const double budget = total / 5;
+    for (int threads = 1; threads <= 2; threads++) {
+        for (size_t j = 0; j < RV_N; j++)
+            b[j].planes = 0;
+        CHECK_OK(ctx, tsr__j2k_ht_reveal_planes(ctx, RV_N, K, weight, budget, threads, rv_reveal, b,
+                                                threads == 1 ? nsets : nsets2));
+    }
+    CHECK(memcmp(nsets, nsets2, sizeof nsets) == 0);
+    /* the smallest threshold (a hull slope) whose whole candidates fit the budget */
+    double lambda = HUGE_VAL;
+    for (size_t j = 0; j < RV_N; j++)
+        for (uint32_t k = 0; k < nfull[j]; k++)
+            if (full[j][k].slope < lambda && rv_bytes(full, nfull, full[j][k].slope) <= budget)
+                lambda = full[j][k].slope;
+    CHECK(lambda < HUGE_VAL);
+    size_t revealed = 0;
+    int same = 1;
+    for (size_t j = 0; j < RV_N; j++) {
+        CHECK(K[j] ? nsets[j] >= 1 && nsets[j] <= b[j].ns : nsets[j] == 0);
+        revealed += nsets[j];
+        const uint32_t np = tsr__j2k_rd_hull(b[j].rate, b[j].dist, nsets[j], 1, part);
+        for (double f = 1; f <= 64; f *= 2) {
+            const uint32_t kf = tsr__j2k_rd_pick(full[j], nfull[j], lambda * f),
+                           kp = tsr__j2k_rd_pick(part, np, lambda * f);
+            same &= (kf ? full[j][kf - 1].bytes : 0) == (kp ? part[kp - 1].bytes : 0);
+        }
+    }
+    CHECK(same);
+    CHECK(revealed < all * 3 / 4);
+    for (size_t j = 0; j < RV_N; j++)
+        b[j].planes = 0;
+    CHECK_OK(ctx,
+             tsr__j2k_ht_reveal_planes(ctx, RV_N, K, weight, total * 2, 1, rv_reveal, b, nsets));
+    for (size_t j = 0; j < RV_N; j++)
+        CHECK(nsets[j] == b[j].ns);
+}
+
 int main(void)
 {
     tsr_rng rng;
@@ -660,6 +769,7 @@ int main(void)
     test_prefault(&rng);
     test_pgx(ctx, &rng);
     test_late_warnings(ctx);
+    test_ht_reveal(ctx, &rng);
     tsr_ctx_destroy(ctx);
     return tsr_test_finish("test_j2k_units");
 }
