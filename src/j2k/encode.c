@@ -23,6 +23,7 @@
 #include "core/checked.h"
 #include "io/atomic_file.h"
 #include "j2k/encode_cuda.h"
+#include "core/thread_num.h"
 #include "j2k/encode_stages.h"
 #include "j2k/fast_coder.h"
 #include "j2k/fxform_hd.h"
@@ -33,9 +34,6 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 void tsr_j2k_encode_options_init(tsr_j2k_encode_options *opt)
 {
@@ -309,10 +307,7 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
         for (size_t j = 0; j < njobs; j++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
+            const int tid = tsr__thread_num();
             job *jb = &jobs[j];
             load_block(jb, &ar[tid], 0, 1);
             jb->K = (uint8_t)tsr__t1_bitplanes(ar[tid].coef, (size_t)jb->w * jb->h);
@@ -352,10 +347,7 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && !dev)
 #endif
     for (size_t j = 0; j < njobs; j++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
+        const int tid = tsr__thread_num();
         if (!jobs[j].K)
             continue;
         if (!dev)
@@ -366,6 +358,10 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
     for (int i = 0; failed && i < (dev ? 1 : threads); i++) {
         const arena *a = &ar[i];
         st = a->bytes.st ? a->bytes.st : a->sets.st ? a->sets.st : a->hulls.st ? a->hulls.st : st;
+    }
+    for (int i = 0; i < (dev ? 1 : threads); i++) { /* the rounds' bytes, copied */
+        tsr__j2k_bytes_free(&ar[i].raw);
+        tsr__j2k_bytes_init(&ar[i].raw, ctx);
     }
 out:
     tsr__free(ctx, K);
@@ -991,10 +987,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
 #endif
         for (uint32_t k = 0; k < ntiles; k++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
+            const int tid = tsr__thread_num();
             transform_tile(img, &E.tiles[k], prec, mct, rev, tmp + (size_t)tid * line, line, 1);
         }
     }
@@ -1058,10 +1051,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
     for (size_t j = 0; j < cpu_jobs; j++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
+        const int tid = tsr__thread_num();
         jobs[j].thread = tid;
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
             code_block(&jobs[j], &ar[tid], buf_cap, track, opt->ht, fast, &fail);

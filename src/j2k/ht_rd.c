@@ -1,6 +1,6 @@
 /* The truncation candidates of an HT code-block (contract in encode_stages.h): ht_rd_hd.h's
  * parts, shared with the device, the planes coded one after another straight into the output
- * bytes. */
+ * bytes (all of a block's at once, or a plane at a time for HT rate control to a size). */
 #include "j2k/encode_stages.h"
 #include "j2k/ht_encode.h"
 #include "j2k/ht_rd_hd.h"
@@ -20,26 +20,18 @@ uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t 
                                 uint32_t K, uint8_t *buf, tsr__j2k_bytes *out,
                                 tsr__j2k_ht_set *sets, uint32_t *rate, double *dist, double *err0)
 {
-    const size_t ccap = tsr__ht_encode_bound(w, h), rcap = tsr__ht_refine_bound(w, h);
-    const size_t cap = (size_t)(K < 30 ? K : 30) * (ccap + rcap);
-    if (!w || !h || w > 1024 || (size_t)w * h > 4096 || tsr__j2k_bytes_reserve(out, cap))
+    if (!w || !h || w > 1024 || (size_t)w * h > 4096)
         return 0;
     *err0 = tsr__j2k_ht_err0(coef, mag, w, h);
     if (K < 1 || K > 30)
         return 0;
-    tsr__j2k_ht_plane pl[30];
+    uint32_t ns = 0;
+    double prev = *err0;
     size_t len = 0;
-    for (uint32_t i = 0; i < K; i++) {
-        tsr__j2k_ht_plane_hd(coef, mag, w, w, h, K - 1 - i, ccap, rcap, tsr__ht_cw_tables(), buf,
-                             out->p + out->len + len, &pl[i]);
-        if (pl[i].lcup <= 0)
+    for (uint32_t i = 0; i < K; i++)
+        if (!tsr__j2k_ht_candidates_plane(coef, mag, w, h, K - 1 - i, buf, out, sets, &ns, rate,
+                                          dist, &prev, &len))
             return 0;
-        len += (size_t)pl[i].lcup + (size_t)pl[i].lmr;
-    }
-    size_t used;
-    const uint32_t ns = tsr__j2k_ht_sets_hd(pl, K, *err0, sets, rate, dist, &used);
-    if (ns)
-        out->len += used;
     return ns;
 }
 

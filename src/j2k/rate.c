@@ -6,14 +6,12 @@
  * least it, and at least what it kept in the layer before (the layers are nested). A layer's
  * target is a size (its packets' bytes) or an estimated distortion (the sum over blocks of what
  * their kept passes leave). */
+#include "core/thread_num.h"
 #include "j2k/encode_stages.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 uint32_t tsr__j2k_rd_hull(const uint32_t *rate, const double *dist, uint32_t np, double weight,
                           tsr__j2k_rd_point *hull)
@@ -377,10 +375,7 @@ tsr_status tsr__j2k_ht_reveal_planes(tsr_ctx *ctx, size_t n, const uint8_t *K, c
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
         for (size_t i = 0; i < nopen; i++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
+            const int tid = tsr__thread_num();
             const size_t j = open[i];
             const uint32_t *rate;
             const double *dist;
