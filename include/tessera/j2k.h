@@ -363,15 +363,23 @@ typedef struct tsr_j2k_encode_options {
      * (A.7.1), for readers that seek to tiles. Default 0. opj_compress -TLM; kdu_compress
      * ORGgen_tlm=1. */
     int tlm;
-    /* Tiles (T.800 B.3): the image cut on the reference grid (image and tile offsets 0) into
-     * tiles of tile_width x tile_height samples, the last column and row smaller where the
-     * image ends; each tile transformed, quantised and coded on its own, rate control over
-     * all of them together (one slope threshold per layer). 0 x 0 (default): one tile; at
-     * most 65535 tiles. Every tile has the same decomposition levels (one COD); a tile smaller
-     * than 2^levels is valid and has resolutions without samples; the default levels are at
-     * most floor(log2) of the smaller tile side. opj_compress -t W,H; kdu_compress
-     * Stiles={H,W}. */
+    /* Tiles (T.800 B.3): the reference grid cut into tiles of tile_width x tile_height
+     * samples from the tile origin (tile_x0, tile_y0), the first and last column and row
+     * smaller where the image starts and ends; each tile transformed, quantised and coded on
+     * its own, rate control over all of them together (one slope threshold per layer). 0 x 0
+     * (default): one tile; at most 65535 tiles. Every tile has the same decomposition levels
+     * (one COD); a tile smaller than 2^levels is valid and has resolutions without samples;
+     * the default levels are at most floor(log2) of the smaller side of the tile or image.
+     * opj_compress -t W,H; kdu_compress Stiles={H,W}. */
     uint32_t tile_width, tile_height;
+    /* Offsets on the reference grid (T.800 B.2, B.3): the image's top-left sample at (x0, y0)
+     * (SIZ XOsiz, YOsiz) and the tile grid from (tile_x0, tile_y0) (XTOsiz, YTOsiz), with
+     * tile_x0 <= x0 < tile_x0 + the tile width (and the same down), x0 + width and y0 + height
+     * at most 2^32 - 1. They move the tile, precinct and code-block boundaries and the
+     * wavelet's phase (a sample at an odd position is high-pass), not the samples: a decoder
+     * gives back the same width x height image. Default 0 (all four). opj_compress -d X0,Y0
+     * and -T TX0,TY0; kdu_compress Sorigin={Y0,X0} and Stile_origin={TY0,TX0}. */
+    uint32_t x0, y0, tile_x0, tile_y0;
     /* Precinct sizes (B.6), per resolution from the highest down, the last repeated for the
      * lower ones; powers of two, 2^15 at most, and at least 2 for every resolution but the
      * lowest. 0 sizes (default): maximal precincts (2^15). Code-blocks are clipped to

@@ -457,6 +457,18 @@ static uint32_t first_out_of_order(const double *v, uint32_t n, double hi)
     return n;
 }
 
+/* The tiles' size on the reference grid (SIZ XTsiz, YTsiz): o's, or the span from the tile
+ * origin to the image's end where o gives none or a larger one. o's offsets are checked
+ * (x0 + width fits 32 bits, tile_x0 <= x0). */
+static void tile_size(const tsr_image *img, const tsr_j2k_encode_options *o, uint32_t *tw,
+                      uint32_t *th)
+{
+    const uint32_t sw = o->x0 + (uint32_t)img->width - o->tile_x0,
+                   sh = o->y0 + (uint32_t)img->height - o->tile_y0;
+    *tw = o->tile_width && o->tile_width < sw ? o->tile_width : sw;
+    *th = o->tile_height && o->tile_height < sh ? o->tile_height : sh;
+}
+
 /* The checks of the image and the options for the chosen backend (a device image needs
  * CUDA); fills the derived values (layer_bpp: one target per layer, TSR_J2K_MAX_LAYERS
  * entries). */
@@ -577,13 +589,27 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: tiles of %ux%u; give both sides (or 0x0: one tile)",
                          o->tile_width, o->tile_height);
-    const uint32_t tw = o->tile_width && o->tile_width < (uint32_t)img->width
-                            ? o->tile_width
-                            : (uint32_t)img->width,
-                   th = o->tile_height && o->tile_height < (uint32_t)img->height
-                            ? o->tile_height
-                            : (uint32_t)img->height;
-    if ((uint64_t)tsr__ceildiv((uint32_t)img->width, tw) * tsr__ceildiv((uint32_t)img->height, th) >
+    if ((uint64_t)o->x0 + (uint32_t)img->width > UINT32_MAX ||
+        (uint64_t)o->y0 + (uint32_t)img->height > UINT32_MAX)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: a %dx%d image at (%u,%u) ends beyond the reference grid's "
+                         "2^32 - 1 (T.800 B.2)",
+                         img->width, img->height, o->x0, o->y0);
+    if (o->tile_x0 > o->x0 || o->tile_y0 > o->y0)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: the tile origin (%u,%u) is right of or below the image's "
+                         "(%u,%u); it is at or before it on both axes (T.800 B.3)",
+                         o->tile_x0, o->tile_y0, o->x0, o->y0);
+    uint32_t tw, th;
+    tile_size(img, o, &tw, &th);
+    if ((uint64_t)o->tile_x0 + tw <= o->x0 || (uint64_t)o->tile_y0 + th <= o->y0)
+        return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
+                         "j2k encode: tiles of %ux%u from (%u,%u) leave the first tile without "
+                         "image samples at (%u,%u); the first tile reaches into the image "
+                         "(T.800 B.3)",
+                         tw, th, o->tile_x0, o->tile_y0, o->x0, o->y0);
+    if ((uint64_t)tsr__ceildiv(o->x0 + (uint32_t)img->width - o->tile_x0, tw) *
+            tsr__ceildiv(o->y0 + (uint32_t)img->height - o->tile_y0, th) >
         65535)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
                          "j2k encode: tiles of %ux%u make more than 65535 tiles of this %dx%d "
@@ -605,8 +631,10 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
                          (int)o->tile_parts);
     if (o->levels >= 0) {
         *levels = (uint32_t)o->levels;
-    } else {
-        uint32_t fit = tsr__floorlog2(tw < th ? tw : th);
+    } else { /* the sides of a whole tile, or of the image where it is smaller */
+        const uint32_t sw = tw < (uint32_t)img->width ? tw : (uint32_t)img->width,
+                       sh = th < (uint32_t)img->height ? th : (uint32_t)img->height;
+        uint32_t fit = tsr__floorlog2(sw < sh ? sw : sh);
         *levels = fit < 5 ? fit : 5;
     }
     /* precincts of 1 sample across or down hold no sub-band samples (B.6: a resolution above
@@ -631,21 +659,21 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
 }
 
 /* Tile t's samples of the image's channel ch into dst (its width apart) with the DC level
- * shift (G.1). */
-static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_t ch, uint32_t prec,
-                           int32_t *dst)
+ * shift (G.1); the image's top-left sample at (ox, oy) on the reference grid. */
+static void load_component(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
+                           uint32_t ch, uint32_t prec, int32_t *dst)
 {
-    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
+    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels, x0 = t->x0 - ox;
     for (uint32_t y = t->y0; y < t->y1; y++) {
-        const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
+        const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
         int32_t *d = dst + (size_t)(y - t->y0) * w;
         if (img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = tsr__j2k_level_shift1(row[(size_t)(t->x0 + x) * nc + ch], prec);
+                d[x] = tsr__j2k_level_shift1(row[(size_t)(x0 + x) * nc + ch], prec);
         else
             for (uint32_t x = 0; x < w; x++)
                 d[x] = tsr__j2k_level_shift1(
-                    ((const uint16_t *)(const void *)row)[(size_t)(t->x0 + x) * nc + ch], prec);
+                    ((const uint16_t *)(const void *)row)[(size_t)(x0 + x) * nc + ch], prec);
     }
 }
 
@@ -662,17 +690,17 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
     return TSR_OK;
 }
 
-/* Tile t's samples into its tile-components (alloc_tile), through the colour transform (mct)
- * and the forward DWT: reversible (rev) in int32, irreversible in float. tmp: threads x line
- * words, line >= every tile side (TSR__FDWT_STRIP times it: fdwt.c's fastest). Allocates
- * nothing. */
-static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec, int mct, int rev,
-                           int32_t *tmp, size_t line, int threads)
+/* Tile t's samples (the image at (ox, oy)) into its tile-components (alloc_tile), through the
+ * colour transform (mct) and the forward DWT: reversible (rev) in int32, irreversible in float.
+ * tmp: threads x line words, line >= every tile side (TSR__FDWT_STRIP times it: fdwt.c's
+ * fastest). Allocates nothing. */
+static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__j2k_tile *t,
+                           uint32_t prec, int mct, int rev, int32_t *tmp, size_t line, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     for (uint32_t c = 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
-        load_component(img, t, c, prec, tc->data);
+        load_component(img, ox, oy, t, c, prec, tc->data);
         if (!rev) /* the samples as floats, in place */
             for (size_t i = 0; i < n; i++) {
                 float f = (float)tc->data[i];
@@ -851,8 +879,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if (ctx->backend == TSR_BACKEND_REFERENCE || threads < 1)
         threads = 1;
 
-    /* The codestream model: tiles from the origin, nlayers layers, the image's components
-     * unsubsampled. */
+    /* The codestream model: the image at (x0, y0), tiles from (tile_x0, tile_y0), nlayers
+     * layers, the image's components unsubsampled. */
     tsr__j2k_comp comps[4];
     tsr__j2k_tccp tccps[4];
     tsr__j2k_cs cs;
@@ -861,12 +889,15 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     memset(&tcp, 0, sizeof tcp);
     memset(comps, 0, sizeof comps);
     memset(tccps, 0, sizeof tccps);
-    cs.x1 = w;
-    cs.y1 = h;
-    cs.tw = opt->tile_width && opt->tile_width < w ? opt->tile_width : w;
-    cs.th = opt->tile_height && opt->tile_height < h ? opt->tile_height : h;
-    cs.ntx = tsr__ceildiv(w, cs.tw);
-    cs.nty = tsr__ceildiv(h, cs.th);
+    cs.x0 = opt->x0;
+    cs.y0 = opt->y0;
+    cs.x1 = opt->x0 + w;
+    cs.y1 = opt->y0 + h;
+    cs.tx0 = opt->tile_x0;
+    cs.ty0 = opt->tile_y0;
+    tile_size(img, opt, &cs.tw, &cs.th);
+    cs.ntx = tsr__ceildiv(cs.x1 - cs.tx0, cs.tw);
+    cs.nty = tsr__ceildiv(cs.y1 - cs.ty0, cs.th);
     cs.ntiles = cs.ntx * cs.nty;
     cs.ncomps = nc;
     cs.comps = comps;
@@ -951,7 +982,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         (st = tsr__alloc(ctx, (ntiles + 1) * sizeof *first, (void **)&first)))
         goto done;
     E.first = first;
-    const tsr__j2k_window win = {0, 0, w, h};
+    const tsr__j2k_window win = {cs.x0, cs.y0, cs.x1, cs.y1};
     first[0] = 0;
     for (uint32_t k = 0; k < ntiles; k++) {
         if ((st = tsr__tcd_init(ctx, &cs, &tcp, k, 0, NULL, &win, &E.tiles[k])))
@@ -968,7 +999,13 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     }
 
     /* Each tile's samples, colour transform, wavelet transform. */
-    const size_t line = (size_t)TSR__FDWT_STRIP * (cs.tw > cs.th ? cs.tw : cs.th);
+    size_t side = 1; /* the longest tile side: a tile is at most the image */
+    for (uint32_t k = 0; k < ntiles; k++) {
+        const uint32_t tw = E.tiles[k].x1 - E.tiles[k].x0, th = E.tiles[k].y1 - E.tiles[k].y0;
+        side = tw > side ? tw : side;
+        side = th > side ? th : side;
+    }
+    const size_t line = (size_t)TSR__FDWT_STRIP * side;
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t k = 0; k < ntiles; k++)
@@ -978,17 +1015,18 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
      * there at the block-coding stage (code_blocks_cuda) */
     const int dev_t1 = backend == TSR_BACKEND_CUDA;
     if (dev_t1) {
-        if ((st = tsr__j2k_enc_cuda_begin(ctx, img)))
+        if ((st = tsr__j2k_enc_cuda_begin(ctx, img, cs.x0, cs.y0)))
             goto done;
     } else if (ntiles == 1) { /* its lines in parallel */
-        transform_tile(img, &E.tiles[0], prec, mct, rev, tmp, line, threads);
+        transform_tile(img, cs.x0, cs.y0, &E.tiles[0], prec, mct, rev, tmp, line, threads);
     } else { /* tiles in parallel, each on one thread: the same samples at any count */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
 #endif
         for (uint32_t k = 0; k < ntiles; k++) {
             const int tid = tsr__thread_num();
-            transform_tile(img, &E.tiles[k], prec, mct, rev, tmp + (size_t)tid * line, line, 1);
+            transform_tile(img, cs.x0, cs.y0, &E.tiles[k], prec, mct, rev, tmp + (size_t)tid * line,
+                           line, 1);
         }
     }
 

@@ -100,6 +100,7 @@ typedef struct j2k_enc_cuda_state {
     size_t stride;   /* its bytes per row */
     uint32_t nc;     /* its channels */
     int wide;        /* 16-bit samples */
+    uint32_t x0, y0; /* its top-left sample on the reference grid */
     uint32_t tile_w; /* the last tile transformed: its width, its planes' samples */
     size_t plane;
     /* the block coders' */
@@ -154,7 +155,8 @@ static tsr_status state_of(tsr_ctx *ctx, j2k_enc_cuda_state **out)
     return tsr__ctx_state_get(ctx, &j2k_enc_cuda_kind, sizeof **out, (void **)out);
 }
 
-extern "C" tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img)
+extern "C" tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img, uint32_t x0,
+                                              uint32_t y0)
 {
     j2k_enc_cuda_state *s;
     tsr_status st = state_of(ctx, &s);
@@ -164,6 +166,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img
         return tsr__fail(ctx, TSR_ERR_DEVICE, "j2k encode on CUDA: cannot select the device");
     s->nc = (uint32_t)img->channels;
     s->wide = img->depth == TSR_U16;
+    s->x0 = x0;
+    s->y0 = y0;
     if (img->memory == TSR_MEMORY_CUDA) {
         if (s->wide && (((uintptr_t)img->data | img->stride) & 1))
             return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT,
@@ -205,8 +209,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t
         return st;
     tsr__j2k_dev_fload o;
     memset(&o, 0, sizeof o);
-    o.src = (const unsigned char *)s->img + (size_t)t->y0 * s->stride +
-            (size_t)t->x0 * s->nc * (s->wide ? 2 : 1);
+    o.src = (const unsigned char *)s->img + (size_t)(t->y0 - s->y0) * s->stride +
+            (size_t)(t->x0 - s->x0) * s->nc * (s->wide ? 2 : 1);
     o.src_stride = s->stride;
     o.channels = s->nc;
     o.wide = s->wide;

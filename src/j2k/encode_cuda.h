@@ -14,9 +14,9 @@
 extern "C" {
 #endif
 
-/* Starts an encode of img (8- or 16-bit samples, 1..4 channels, host or device memory): a host
- * image is copied to the device. */
-tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img);
+/* Starts an encode of img (8- or 16-bit samples, 1..4 channels, host or device memory), its
+ * top-left sample at (x0, y0) on the reference grid: a host image is copied to the device. */
+tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img, uint32_t x0, uint32_t y0);
 
 /* Tile t of the image given to tsr__j2k_enc_cuda_begin through the samples, with mct the RCT
  * (rev) or ICT, and the 5/3 (rev) or 9/7 DWT on the device, as encode.c's transform_tile does

@@ -1,9 +1,9 @@
 /* The encoder's device side (encode_cuda.h) in a build without CUDA. */
 #include "j2k/encode_cuda.h"
 
-tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img)
+tsr_status tsr__j2k_enc_cuda_begin(tsr_ctx *ctx, const tsr_image *img, uint32_t x0, uint32_t y0)
 {
-    (void)img;
+    (void)img, (void)x0, (void)y0;
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "j2k encode on CUDA: not built with CUDA");
 }
 

@@ -19,9 +19,9 @@ fails on every code-block with SigProp or MagRef passes.
 
 Inputs: random, smooth, flat and sparse images (gray, gray+alpha, RGB, RGBA; 8 and 16 bits) of
 odd shapes (1x1, 17x3, 3x17, 5x257, ...), code-blocks from 4x4 to 64x64 and 1024x4 / 4x1024,
-every progression order, tiles and precincts, .j2k and .jph; the shared images (cropped). OpenJPH
-output is read through TIFF with cv2, which keeps only the first component of a two-component
-image: ojph_expand checks that one there.
+every progression order, tiles and precincts, image and tile offsets, .j2k and .jph; the shared
+images (cropped). OpenJPH output is read through TIFF with cv2, which keeps only the first
+component of a two-component image: ojph_expand checks that one there.
 
 Prints PASS/FAIL per case; exits 1 on any failure, 77 when the tools are absent."""
 import os
@@ -87,6 +87,32 @@ def check_ojph(name, a, stream, tmp, lossy):
     return None
 
 
+OJPH_C = shutil.which("ojph_compress")
+
+
+def ojph_fails_geometry(a, x0, y0, tw, th, tx0, ty0, tmp):
+    """Whether OpenJPH fails on its own lossless stream of image a (gray or RGB) at these image
+    and tile offsets and tile size (0: one tile): ojph_expand 0.9.0 decodes some such streams of
+    ojph_compress wrongly (1% of a 31x33 RGB image's samples at offset 3,5 in 32x32 tiles, which
+    opj_decompress and tessera decode exactly), so a difference there is not tessera's."""
+    if not OJPH_C or a.shape[2] not in (1, 3):
+        return False
+    d = tempfile.mkdtemp(dir=tmp)
+    src = os.path.join(d, "in.ppm" if a.shape[2] == 3 else "in.pgm")
+    cv2.imwrite(src, a[:, :, ::-1] if a.shape[2] == 3 else a[:, :, 0])
+    cmd = [OJPH_C, "-i", src, "-o", os.path.join(d, "o.j2c"), "-reversible", "true",
+           "-image_offset", "{%d,%d}" % (x0, y0), "-tile_offset", "{%d,%d}" % (tx0, ty0)]
+    if tw:
+        cmd += ["-tile_size", "{%d,%d}" % (tw, th)]
+    if subprocess.run(cmd, capture_output=True).returncode != 0:
+        return True
+    try:
+        got = ojph_planes(os.path.join(d, "o.j2c"), a.shape[2], tmp)
+    except RuntimeError:
+        return True
+    return any(not np.array_equal(g, a[:, :, i]) for i, g in enumerate(got))
+
+
 def image(rng, h, w, c, depth, kind):
     top = 255 if depth == 8 else 65535
     if kind == 0:
@@ -114,7 +140,10 @@ def photo(rng, h, w, c, depth):
     return (a.clip(0, 1) * top).astype(np.uint8 if depth == 8 else np.uint16)
 
 
-def run_case(name, a, opts, ext, tmp, lossy, ojph=True):
+def run_case(name, a, opts, ext, tmp, lossy, ojph=True, geometry=None):
+    """Encodes a with opts and checks the stream (tessera and opj_decompress, then ojph_expand
+    where ojph). geometry (x0, y0, tw, th, tx0, ty0): offsets whose ojph_expand difference is
+    put down to OpenJPH (a note, not a failure) when it fails on its own stream of them."""
     png = os.path.join(tmp, "in.png")
     write_png(png, a)
     stream = os.path.join(tmp, ("rate" if "--rate" in opts else "out") + ext)
@@ -125,7 +154,14 @@ def run_case(name, a, opts, ext, tmp, lossy, ojph=True):
     if r.returncode != 0:
         return "%s: encode failed: %s" % (name, r.stderr.strip()[-300:])
     err = check_lossy(name, a, stream, tmp) if lossy else check(name, a, stream, tmp)
-    return err or (check_ojph(name, a, stream, tmp, lossy) if ojph else None)
+    if err or not ojph:
+        return err
+    err = check_ojph(name, a, stream, tmp, lossy)
+    if err and geometry and ojph_fails_geometry(a, *geometry, tmp):
+        print("note: %s; ojph_expand fails on ojph_compress's own stream of these offsets too"
+              % err)
+        return None
+    return err
 
 
 def tessera_psnr(a, stream, tmp):
@@ -202,6 +238,27 @@ def main():
                     if err:
                         fails += 1
                         print("FAIL", err)
+        # image and tile offsets (--origin, --tile-origin), lossless and quantised
+        offsets = [(37, 53, 1001, 37, 16, 16, 1000, 30), (1, 1, 7, 3, 0, 0, 0, 0),
+                   (17, 3, 1, 1, 0, 0, 1, 1), (9, 70, 13, 2, 7, 5, 10, 0),
+                   (65, 127, 3, 5, 32, 32, 0, 0), (33, 31, 2 ** 30 - 5, 2 ** 29 + 1, 16, 8,
+                                                   2 ** 30 - 9, 2 ** 29 - 6)]
+        for (h, w, x0, y0, tw, th, tx0, ty0) in offsets:
+            for c, depth, lossy in ((1, 8, False), (3, 16, False), (3, 8, True)):
+                k += 1
+                a = image(rng, h, w, c, depth, k % 4)
+                opts = ["--qstep", "0.004"] if lossy else ["--lossless"]
+                opts += ["--origin", "%d,%d" % (x0, y0), "--tile-origin", "%d,%d" % (tx0, ty0),
+                         "--cblk", cblks[k % len(cblks)]] + precs[k % 3]
+                if tw:
+                    opts += ["--tiles", "%dx%d" % (tw, th)]
+                name = "offsets %dx%dx%d/%d %s" % (h, w, c, depth, " ".join(opts))
+                err = run_case(name, a, opts, ".jph" if k % 2 else ".j2k", tmp, lossy,
+                               geometry=(x0, y0, tw, th, tx0, ty0))
+                cases += 1
+                if err:
+                    fails += 1
+                    print("FAIL", err)
         for f in ("astronaut.png", "chelsea.png", "coffee.png"):
             p = os.path.join(DATA, "images", f)
             if not os.path.exists(p):

@@ -11,6 +11,7 @@
  * - rate control: files within 1% below the byte target, errors falling as the rate grows;
  * - quality layers: each layer prefix within its target, errors falling layer by layer, the
  *   last lossless layer exact, decodes of a prefix equal to the shorter stream's;
+ * - image and tile offsets: round trips at offsets up to the grid's end, SIZ read back;
  * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
@@ -681,6 +682,10 @@ static void test_bad_input(void)
         {"34 precinct sizes", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"tile-parts 7", TSR_ERR_INVALID_ARGUMENT, NULL},
         {"over 255 tile-parts", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"tile origin right of the image", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"tile origin below the image", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"first tile column before the image", TSR_ERR_INVALID_ARGUMENT, NULL},
+        {"image beyond 2^32 - 1", TSR_ERR_INVALID_ARGUMENT, NULL},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         tsr_j2k_encode_options_init(&opt);
@@ -715,6 +720,10 @@ static void test_bad_input(void)
         case 18: /* LRCP split by component: a tile-part per packet, 32 x 5 x 3 */
             opt.layers = 32, opt.tile_parts = TSR_J2K_TP_COMPONENT;
             break;
+        case 19: opt.x0 = 5, opt.tile_x0 = 6; break;
+        case 20: opt.y0 = 5, opt.tile_y0 = 6; break;
+        case 21: opt.x0 = 100, opt.tile_x0 = 10, opt.tile_width = opt.tile_height = 90; break;
+        case 22: opt.y0 = UINT32_MAX - 15; break;
         }
         data = (uint8_t *)&img;
         len = 99;
@@ -1088,6 +1097,103 @@ static void test_tiles(tsr_rng *rng)
     CHECK(bad == 0);
 }
 
+/* Image and tile offsets (T.800 B.2, B.3), Part 1 and HT: random images at offsets of every
+ * parity, up to the end of the 32-bit reference grid, with tile grids from before them, round
+ * trip exactly with the header's offsets and tile counts as asked (what the external decoders
+ * make of them: tests/oracle/test_j2k_encode_tiles.py and test_j2k_encode_ht.py); an offset
+ * that moves no boundary and keeps every sample's parity (a multiple of every level's and
+ * code-block's alignment, the tile grid with it) changes SIZ alone. */
+static void test_offsets(tsr_rng *rng)
+{
+    static const struct {
+        int w, h, c;
+        uint32_t x0, y0, tw, th, tx0, ty0;
+    } shapes[] = {
+        {53, 37, 3, 1001, 37, 16, 16, 1000, 30},
+        {1, 1, 1, 7, 3, 0, 0, 0, 0},
+        {17, 3, 4, 1, 1, 0, 0, 1, 1},
+        {3, 17, 2, 0, 9, 2, 8, 0, 3},
+        {65, 64, 3, 3, 5, 32, 32, 0, 0},
+        {70, 9, 1, 13, 2, 7, 5, 10, 0},
+        {31, 33, 3, UINT32_MAX - 31, UINT32_MAX - 33, 8, 8, UINT32_MAX - 37, UINT32_MAX - 40},
+        {40, 20, 1, UINT32_MAX - 40, 0, 0, 0, UINT32_MAX - 41, 0},
+    };
+    int cases = 0, bad = 0;
+    for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+        for (int v = 0; v < 4; v++) {
+            tsr_image img;
+            CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, shapes[si].w, shapes[si].h, shapes[si].c,
+                                            v == 3 ? TSR_U16 : TSR_U8));
+            fill(rng, &img, tsr_rng_range(rng, 0, 3));
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            opt.x0 = shapes[si].x0;
+            opt.y0 = shapes[si].y0;
+            opt.tile_x0 = shapes[si].tx0;
+            opt.tile_y0 = shapes[si].ty0;
+            opt.tile_width = shapes[si].tw;
+            opt.tile_height = shapes[si].th;
+            opt.ht = v % 2;
+            opt.order = (tsr_j2k_progression)((si + v) % 5);
+            opt.cblk_width = opt.cblk_height = v == 2 ? 8 : 64;
+            if (v == 1) {
+                opt.num_precincts = 2;
+                opt.precinct_width[0] = opt.precinct_height[0] = 16;
+                opt.precinct_width[1] = opt.precinct_height[1] = 8;
+            }
+            char what[200];
+            snprintf(what, sizeof what, "offsets %dx%d c%d at (%u,%u) tiles %ux%u from (%u,%u) v%d",
+                     img.width, img.height, img.channels, opt.x0, opt.y0, opt.tile_width,
+                     opt.tile_height, opt.tile_x0, opt.tile_y0, v);
+            cases++;
+            int ok = round_trip(&img, &opt, what);
+            uint8_t *data = NULL;
+            size_t len = 0;
+            tsr_j2k_info info;
+            const uint64_t x1 = (uint64_t)opt.x0 + (uint32_t)img.width,
+                           y1 = (uint64_t)opt.y0 + (uint32_t)img.height;
+            const uint64_t tw = opt.tile_width ? opt.tile_width : x1 - opt.tile_x0,
+                           th = opt.tile_height ? opt.tile_height : y1 - opt.tile_y0;
+            if (ok && (tsr_j2k_encode(g_ctx, &img, &opt, &data, &len) ||
+                       tsr_j2k_read_header(g_ctx, data, len, &info, NULL, 0) || info.x0 != opt.x0 ||
+                       info.y0 != opt.y0 || info.tile_x0 != opt.tile_x0 ||
+                       info.tile_y0 != opt.tile_y0 || info.tile_width != tw ||
+                       info.tile_height != th || info.tiles_x != (x1 - opt.tile_x0 + tw - 1) / tw ||
+                       info.tiles_y != (y1 - opt.tile_y0 + th - 1) / th)) {
+                fprintf(stderr, "%s: header wrong\n", what);
+                ok = 0;
+            }
+            bad += !ok;
+            tsr_j2k_free(g_ctx, data);
+            tsr_image_free(g_ctx, &img);
+        }
+    CHECK(cases == 32);
+    CHECK(bad == 0);
+
+    /* an aligned offset: the same stream but for SIZ (Lsiz + 2 bytes after SOC) */
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 150, 77, 3, TSR_U8));
+    fill(rng, &img, 1);
+    for (int ht = 0; ht < 2; ht++) {
+        tsr_j2k_encode_options opt;
+        tsr_j2k_encode_options_init(&opt);
+        opt.ht = ht;
+        opt.tile_width = opt.tile_height = 64;
+        uint8_t *plain = NULL, *moved = NULL;
+        size_t plen = 0, mlen = 0;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &plain, &plen));
+        opt.x0 = opt.tile_x0 = 4096 * 3;
+        opt.y0 = opt.tile_y0 = 64 * 5;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &moved, &mlen));
+        const size_t siz = 4 + ((size_t)plain[4] << 8 | plain[5]);
+        CHECK(plen == mlen && plen > siz && memcmp(plain, moved, siz) != 0 &&
+              memcmp(plain + siz, moved + siz, plen - siz) == 0);
+        tsr_j2k_free(g_ctx, plain);
+        tsr_j2k_free(g_ctx, moved);
+    }
+    tsr_image_free(g_ctx, &img);
+}
+
 /* Rate control over tiles: a --rate file with tiles (and PLT, tile-parts, TLM, precincts) is at
  * most the target and within 1% of it, decodes without warnings and with less error at a
  * higher rate; the same bytes at 1 and 3 threads. Part 1, or with ht HT code-blocks. */
@@ -1164,6 +1270,7 @@ int main(void)
     test_sop_eph(&rng);
     test_tlm(&rng);
     test_tiles(&rng);
+    test_offsets(&rng);
     test_tiles_rate(&rng, 0);
     test_rate(&ht_rng, 1);
     test_tiles_rate(&ht_rng, 1);

@@ -25,10 +25,11 @@ static int quick, compared;
 typedef struct options_case {
     const char *name;
     int ht, lossless;
-    double rate;     /* bits per pixel, 0: none */
-    float qstep;     /* lossy without a rate, 0: none */
-    uint32_t tile;   /* square tiles, 0: one */
-    uint32_t layers; /* 0: one */
+    double rate;                       /* bits per pixel, 0: none */
+    float qstep;                       /* lossy without a rate, 0: none */
+    uint32_t tile;                     /* square tiles, 0: one */
+    uint32_t layers;                   /* 0: one */
+    uint32_t x0, y0, tile_x0, tile_y0; /* offsets on the reference grid */
 } options_case;
 
 static const options_case cases[] = {
@@ -41,6 +42,9 @@ static const options_case cases[] = {
     {"Part 1 lossless tiles 37", 0, 1, 0, 0, 37, 0},
     {"HT 1 bpp tiles 64", 1, 0, 1, 0, 64, 0},
     {"Part 1 3 layers", 0, 1, 0, 0, 0, 3},
+    {"HT lossless at (1001,37), tiles 64 from (1000,0)", 1, 1, 0, 0, 64, 0, 1001, 37, 1000, 0},
+    {"Part 1 1 bpp at (3,5), tiles 37 from (0,0)", 0, 0, 1, 0, 37, 0, 3, 5, 0, 0},
+    {"HT 2 bpp at (7,1), one tile", 1, 0, 2, 0, 0, 0, 7, 1, 0, 0},
 };
 
 static void options_of(const options_case *c, tsr_j2k_encode_options *o)
@@ -56,6 +60,10 @@ static void options_of(const options_case *c, tsr_j2k_encode_options *o)
         o->quant_step = c->qstep;
     o->tile_width = o->tile_height = c->tile;
     o->layers = c->layers;
+    o->x0 = c->x0;
+    o->y0 = c->y0;
+    o->tile_x0 = c->tile_x0;
+    o->tile_y0 = c->tile_y0;
 }
 
 /* Encodes img on ctx; *data (free with tsr_j2k_free on cpu) and *len. */

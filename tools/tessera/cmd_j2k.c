@@ -75,13 +75,24 @@ static const cli_option j2k_options[] = {
      "encode: progression order LRCP (default), RLCP, RPCL, PCRL or CPRL. opj_compress -p; "
      "kdu_compress Corder."},
     {"tiles", CLI_VALUE, "WxH",
-     "encode: cut the image into tiles of W x H samples from its top-left corner (the last "
-     "column and row smaller where the image ends), each transformed and coded on its own; "
+     "encode: cut the image into tiles of W x H samples from its top-left corner, or from "
+     "--tile-origin (the first and last column and row smaller where the image starts and "
+     "ends), each transformed and coded on its own; "
      "rate control still works over the whole image, so --rate holds for the file. At most "
      "65535 tiles; a tile larger than the image is the image. Every tile has the same --levels: "
      "the default is 5 or fewer, floor(log2) of the smaller tile side; tiles smaller than "
      "2^levels (at the edges, or with --levels given) are valid and have resolutions without "
      "samples (default: one tile). opj_compress -t W,H; kdu_compress Stiles={H,W}."},
+    {"origin", CLI_VALUE, "X,Y",
+     "encode: place the image's top-left sample at (X, Y) on the reference grid (SIZ's image "
+     "offset). The decoded image is the same; what moves is where tiles, precincts and "
+     "code-blocks cut it and the wavelet's phase (odd positions are high-pass), as when the "
+     "image is a part of a larger one cut on its grid (default 0,0). opj_compress -d X,Y; "
+     "kdu_compress Sorigin={Y,X}."},
+    {"tile-origin", CLI_VALUE, "X,Y",
+     "encode: start the tile grid at (X, Y) on the reference grid, at or before --origin on "
+     "both axes and less than a tile before it, so the first tiles are partial (default 0,0). "
+     "opj_compress -T X,Y; kdu_compress Stile_origin={Y,X}."},
     {"precincts", CLI_VALUE, "WxH[,WxH...]",
      "encode: precinct sizes, powers of two up to 32768, one per resolution from the highest "
      "down, the last repeated for the lower ones; only the lowest resolution may have a side "
@@ -170,6 +181,21 @@ static int parse_u32(const char *s, uint32_t *out)
         return 0;
     *out = (uint32_t)v;
     return 1;
+}
+
+/* "A,B,..." with exactly n numbers (each as parse_u32 takes it) into out[0..n-1]; 1, or 0 on
+ * anything else. */
+static int parse_u32_list(const char *s, int n, uint32_t *out)
+{
+    char buf[128];
+    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf || strstr(buf, ",,") ||
+        buf[0] == ',' || (buf[0] && buf[strlen(buf) - 1] == ','))
+        return 0;
+    int k = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","), k++)
+        if (k >= n || !parse_u32(tok, &out[k]))
+            return 0;
+    return k == n;
 }
 
 static const char *prog_name(tsr_j2k_progression p)
@@ -261,14 +287,8 @@ static int run_decode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         return TSR_EXIT_USAGE;
     }
     if ((v = cli_get(cmd, args, "region"))) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", v);
         uint32_t r[4];
-        int k = 0;
-        for (char *tok = strtok(buf, ","); tok && k < 5; tok = strtok(NULL, ","), k++)
-            if (k >= 4 || !parse_u32(tok, &r[k]))
-                k = 9;
-        if (k != 4 || r[2] == 0 || r[3] == 0) {
+        if (!parse_u32_list(v, 4, r) || r[2] == 0 || r[3] == 0) {
             cli_error(cmd, "--region wants X,Y,W,H with W, H > 0, not '%s'", v);
             return TSR_EXIT_USAGE;
         }
@@ -484,6 +504,23 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.tile_width = (uint32_t)w;
         opt.tile_height = (uint32_t)h;
     }
+    uint32_t at[2];
+    if ((v = cli_get(cmd, args, "origin"))) {
+        if (!parse_u32_list(v, 2, at)) {
+            cli_error(cmd, "--origin wants X,Y, two numbers from 0, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.x0 = at[0];
+        opt.y0 = at[1];
+    }
+    if ((v = cli_get(cmd, args, "tile-origin"))) {
+        if (!parse_u32_list(v, 2, at)) {
+            cli_error(cmd, "--tile-origin wants X,Y, two numbers from 0, not '%s'", v);
+            return TSR_EXIT_USAGE;
+        }
+        opt.tile_x0 = at[0];
+        opt.tile_y0 = at[1];
+    }
     if ((v = cli_get(cmd, args, "precincts")) && !parse_precincts(v, &opt)) {
         cli_error(cmd,
                   "--precincts wants WxH[,WxH...], at most %d sizes, powers of two from 1 to "
@@ -633,7 +670,8 @@ const cli_command cli_cmd_j2k = {
     "encode IN OUT [--lossless] [--ht] [--rate BPP[,BPP...] | --psnr DB[,DB...]] [--qstep Q] "
     "[--layers N] "
     "[--levels N] "
-    "[--cblk WxH] [--tiles WxH] [--precincts WxH[,WxH...]] [--order LRCP|RLCP|RPCL|PCRL|CPRL] "
+    "[--cblk WxH] [--tiles WxH] [--origin X,Y] [--tile-origin X,Y] [--precincts WxH[,WxH...]] "
+    "[--order LRCP|RLCP|RPCL|PCRL|CPRL] "
     "[--sop] [--eph] [--tlm] [--plt] [--tile-parts R|L|C] [--mode standard|fast-nonstandard] "
     "[--threads N] [--json]\n"
     "       tessera j2k decode IN OUT [--reduce N] [--region X,Y,W,H] [--layers L] "
@@ -679,6 +717,8 @@ const cli_command cli_cmd_j2k = {
     "  tessera j2k encode photo.png q.jp2 --psnr 30,35,40 --json\n"
     "  tessera j2k encode scan.png scan.jp2 --lossless --layers 6\n"
     "  tessera j2k encode map.png map.j2k --tiles 512x512 --order RPCL --tile-parts R --tlm --plt\n"
+    "  tessera j2k encode part.png part.j2k --lossless --origin 1001,37 --tiles 256x256 "
+    "--tile-origin 1000,0\n"
     "  tessera j2k encode photo.png p.j2k --rate 1 --precincts 256x256,128x128 --order PCRL\n"
     "  tessera j2k encode photo.png fast.j2k --mode fast-nonstandard   # tessera-only format\n"
     "  tessera j2k decode image.jp2 image.png\n"
