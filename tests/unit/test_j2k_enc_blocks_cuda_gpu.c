@@ -363,7 +363,7 @@ static int run_case(tsr_ctx *ctx, tsr_rng *rng, int w, int h, int nc, int wide, 
         dimg.depth = wide ? TSR_U16 : TSR_U8;
         dimg.stride = pixel * w;
         dimg.memory = TSR_MEMORY_CUDA;
-        tsr_status st = tsr__j2k_enc_cuda_begin(ctx, &dimg);
+        tsr_status st = tsr__j2k_enc_cuda_begin(ctx, &dimg, 0, 0);
         if (!st)
             st = tsr__j2k_enc_cuda_transform(ctx, &t, prec, nc >= 3, rev);
         if (!st)
