@@ -96,6 +96,24 @@ static uint32_t scale(uint32_t v, uint32_t maxval, uint32_t full)
     return (uint32_t)(((uint64_t)v * full + maxval / 2) / maxval);
 }
 
+/* A raw raster at the full range (maxval 255 or 65535) into img, whose rows hold the samples
+ * packed: copied as it is, 16-bit samples from big-endian. Every sample is valid. */
+static void copy_full_range(const uint8_t *src, tsr_image *img)
+{
+    const size_t n = (size_t)img->width * img->channels;
+    for (int32_t y = 0; y < img->height; y++) {
+        uint8_t *row = (uint8_t *)img->data + (size_t)y * img->stride;
+        if (img->depth == TSR_U8) {
+            memcpy(row, src, n);
+            src += n;
+            continue;
+        }
+        uint16_t *d = (uint16_t *)(void *)row;
+        for (size_t i = 0; i < n; i++, src += 2)
+            d[i] = (uint16_t)(src[0] << 8 | src[1]);
+    }
+}
+
 /* Checks the header's sizes and that the data can hold the raster, allocates the image and
  * reads the samples: raw (one byte for maxval <= 255, else two, big-endian), plain (decimal
  * numbers), or bits (PBM P4: rows of ceil(width/8) bytes, 1 black; P1: digits 0 and 1 that
@@ -136,6 +154,12 @@ static tsr_status read_raster(tsr_ctx *ctx, const char *prefix, pnm_reader *r, u
                          wide ? TSR_U16 : TSR_U8);
     if (st != TSR_OK)
         return st;
+    if (kind == RASTER_RAW && maxval == full) {
+        copy_full_range(r->p, &img);
+        r->p += raster;
+        *out = img;
+        return TSR_OK;
+    }
     uint8_t *u8 = img.data;
     uint16_t *u16 = img.data;
     for (size_t i = 0; i < samples; i++) {
