@@ -13,31 +13,34 @@
  * (k3_term; none with 16 terms).
  *
  * k3_term: blocks of BX x BY = 32 x 8 threads, one per core point. A block loads its tile of
- * T_{n-1} with a 4-point halo in x and y, TW x TH = 40 x 16, into shared memory (load mapping:
- * the 256 threads sweep the 640 tile points in order, x fastest, 2.5 loads each, so each warp
- * reads runs of 40 contiguous samples, each in one 8-byte load; zeros outside the slice), then
- * each thread (compute mapping: thread (x, y) at core point (x, y)) evaluates tsr__mig_x3_point
- * on the tile, the CPU's function on the CPU's values (0 + a is a: the zeros outside stand for
- * the terms the CPU skips), reads T_{n-2} and the running sum at its point and writes T_n and the
- * sum. Tile shape: 32 x 8 makes every warp's own reads and writes one contiguous row of 32
- * samples (256 bytes, two full 128-byte lines) at a halo cost of 640 / 256 = 2.5 tile loads per
- * point, mostly L2 hits (the halo is the neighbouring blocks' core, read at the same time).
+ * T_{n-1} with a 4-point halo in x and y, TW x TH = 40 x 16, into shared memory (load_windows:
+ * warp-row runs of 32 or 8 contiguous samples, each sample one 8-byte cp.async straight into
+ * shared memory, zero-filled outside the slice), then each thread (thread (x, y) at core point
+ * (x, y)) evaluates tsr__mig_x3_point on the tile, the CPU's function on the CPU's values (0 + a
+ * is a: the zeros outside stand for the terms the CPU skips), reads T_{n-2} and the running sum
+ * at its point and writes T_n and the sum. Tile shape: 32 x 8 makes every warp's own reads and
+ * writes one contiguous row of 32 samples (256 bytes, two full 128-byte lines) at a halo cost of
+ * 640 / 256 = 2.5 tile loads per point, mostly L2 hits (the halo is the neighbouring blocks'
+ * core, read at the same time).
  *
- * k3_pair: blocks of BX x PBY = 32 x 16 threads. A block loads T_{n-1} over its core with an
- * 8-point halo, PW x PH = 48 x 32 (3 loads a thread), makes T_n = 2 X T_{n-1} - T_{n-2} over the
- * core with a 4-point halo, MW x MH = 40 x 24 (1.9 points a thread, T_{n-2} read at each), in
- * shared memory: at a point inside the slice exactly k3_term's T_n there (the same tile values
- * within 4 points, the same operations), at a point outside 0, as k3_term's tile of T_n holds
- * there; then each thread makes T_{n+1} = 2 X T_n - T_{n-1} at its core point from that tile and
- * adds c_n T_n and c_{n+1} T_{n+1} to the sum in that order, the CPU's. So a pair's results are
- * k3_term's twice, bit for bit. The price: 1.9 + 1 stencils per point for two terms instead of 2,
- * and a fourth term slice per field, as neighbouring blocks read T_{n-1} and T_{n-2} around this
- * block's core while it writes T_n and T_{n+1} (term_at's ring). Tile shape: 32 x 16 (not 32 x 8,
- * 2.5 stencils and 4.5 tile loads per point for the first term) at 32 registers (launch bounds of
- * 4 blocks an SM, no spills) and 43 KB of shared memory for two fields (T_{n-1}'s rows padded to
- * PS = 56 samples against bank conflicts): 4 blocks of 512 threads per SM on sm_90 (full
- * occupancy), 3 in sm_80's 164 KB, 2 in sm_86/89's 100 KB. Windows and the middle term are
- * visited in warp-row runs (for_window), which keeps the 8-byte shared accesses conflict-free.
+ * k3_pair<NF, ROWS>: blocks of BX x ROWS = 32 x 32 threads (ROWS = 16 selectable for the A/B
+ * measurement, pair_rows). A block loads T_{n-1} over its core with an 8-point halo, PW x PH =
+ * 48 x 48 (load_windows, 2.25 samples a thread), makes T_n = 2 X T_{n-1} - T_{n-2} over the core
+ * with a 4-point halo, MW x MH = 40 x 40 (1.56 points a thread, T_{n-2} read at each), in shared
+ * memory: at a point inside the slice exactly k3_term's T_n there (the same tile values within 4
+ * points, the same operations), at a point outside 0, as k3_term's tile of T_n holds there; then
+ * each thread makes T_{n+1} = 2 X T_n - T_{n-1} at its core point from that tile and adds c_n T_n
+ * and c_{n+1} T_{n+1} to the sum in that order, the CPU's. So a pair's results are k3_term's
+ * twice, bit for bit, whatever the core's shape. The price: 1.56 + 1 stencils per point for two
+ * terms instead of 2, and a fourth term slice per field, as neighbouring blocks read T_{n-1} and
+ * T_{n-2} around this block's core while it writes T_n and T_{n+1} (term_at's ring). Core shape:
+ * 32 x 32 shares the halo's rows among twice the points of 32 x 16 (whose T_n took 1.88 a point),
+ * at 32 registers (launch bounds of 2 blocks an SM, no spills) and 68.6 KB of dynamic shared
+ * memory for two fields (T_{n-1}'s rows padded to PS = 56 samples against bank conflicts): 2
+ * blocks of 1,024 threads per SM on sm_80 and sm_90 (full occupancy), 1 on sm_86/89 (1,536
+ * threads and 100 KB an SM: the 1,024 threads that 2 blocks of 32 x 16 had there). Windows and the
+ * middle term are visited in warp-row runs (for_window), which keeps the 8-byte shared accesses
+ * conflict-free.
  *
  * Arithmetic: extrap_hd.h's per point in the reference's order (tsr__mig_x3_point, the coefficient
  * lookup and interpolation per point from the plan's table, tsr__mig_cheb_next, tsr__cf_madd,
@@ -84,25 +87,25 @@ enum {
     TH = BY + 2 * RADIUS, /* tile height */
     THREADS = BX * BY,
     POINT_THREADS = 256, /* per-point kernels */
-    /* k3_pair: a BX x PBY core, T_{n-1} with a halo of 2 RADIUS (PW x PH), T_n over the core with
-     * a halo of RADIUS (MW x MH) */
-    PBY = 16,
-    PTHREADS = BX * PBY,
+    /* k3_pair<NF, ROWS>: a BX x ROWS core, T_{n-1} with a halo of 2 RADIUS (PW x (ROWS + 16)),
+     * T_n over the core with a halo of RADIUS (MW x (ROWS + 8)) */
+    PAIR_ROWS = 32,     /* the default core height (pair_rows) */
+    PAIR_ROWS_OLD = 16, /* the previous one, for the A/B measurement */
     PW = BX + 4 * RADIUS,
     PS = PW + 8, /* its rows' stride in shared memory: 8 mod 16 samples, so that the middle
                     term's tasks of 8 columns and 4 rows read it without bank conflicts */
-    PH = PBY + 4 * RADIUS,
-    MW = BX + 2 * RADIUS,
-    MH = PBY + 2 * RADIUS
+    MW = BX + 2 * RADIUS
 };
 
-/* k3_pair's blocks per SM for its launch bounds: 4 of 512 threads (2,048 threads, full
- * occupancy at 32 registers); 3 where an SM holds 1,536 threads (sm_86, sm_87, sm_89). */
+/* k3_pair's blocks per SM for its launch bounds: the SM's threads over the block's, 2,048 (full
+ * occupancy at 32 registers: 4 blocks of 16 rows, 2 of 32), 1,536 on sm_86, sm_87, sm_89 (3 and
+ * 1). */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
-#define PAIR_MIN_BLOCKS 3
+#define PAIR_SM_THREADS 1536
 #else
-#define PAIR_MIN_BLOCKS 4
+#define PAIR_SM_THREADS 2048
 #endif
+#define PAIR_MIN_BLOCKS(rows) (PAIR_SM_THREADS / (BX * (rows)))
 
 /* This thread's core point in blocks of BX x by core points: (ix, iy) in the slice, its column
  * c = iy nx + ix, whether it lies in the slice, and the block's first core point (x0, y0). */
@@ -158,9 +161,33 @@ template <int W, int H, int WARPS, class F> __device__ static void for_window(F 
     }
 }
 
+/* Shared sample *dst <- global sample *src when in, else +0.0f in both floats (src then not
+ * read, but a valid address). sm_80 and up: cp.async of 8 bytes, zero-filled to 8 when in is
+ * false (src-size 0), so the sample goes to shared memory without a register; complete only after
+ * wait_copies. Below: a load and a store. Either way the tile holds src's bytes or zero bytes. */
+__device__ static void copy_cf(tsr__cf *dst, const tsr__cf *src, bool in)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src),
+                 "r"(in ? 8 : 0)
+                 : "memory");
+#else
+    *dst = in ? load_cf(src, 0) : tsr__cf_make(0.0f, 0.0f);
+#endif
+}
+
+/* Wait for this thread's copy_cf copies (a barrier then makes them the block's). */
+__device__ static void wait_copies()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 /* The W x H windows of NF slices u[k] (chunk base included) with their first point at (x0, y0)
- * (which may lie outside the slice), 0 outside the slice, into tile[k] in rows of S >= W samples.
- * Every thread of the block calls it; the caller synchronises. */
+ * (which may lie outside the slice), 0 outside the slice, into tile[k] in rows of S >= W samples,
+ * by copy_cf. Every thread of the block calls it; the caller synchronises. */
 template <int W, int H, int S, int WARPS, int NF>
 __device__ static void load_windows(const tsr__cf *const (&u)[NF], int32_t nx, int32_t ny,
                                     int32_t x0, int32_t y0, tsr__cf (&tile)[NF][S * H])
@@ -168,10 +195,11 @@ __device__ static void load_windows(const tsr__cf *const (&u)[NF], int32_t nx, i
     for_window<W, H, WARPS>([&](int col, int row) {
         const int32_t x = x0 + col, y = y0 + row;
         const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
-        const size_t c = (size_t)y * (size_t)nx + (size_t)x;
+        const size_t c = in ? (size_t)y * (size_t)nx + (size_t)x : 0;
         for (int k = 0; k < NF; k++)
-            tile[k][row * S + col] = in ? load_cf(u[k], c) : tsr__cf_make(0.0f, 0.0f);
+            copy_cf(&tile[k][row * S + col], u[k] + c, in);
     });
+    wait_copies();
 }
 
 /* The block's tiles of NF slices (TH rows of TW, the core at (RADIUS, RADIUS)), 0 outside. */
@@ -272,29 +300,45 @@ template <int NF> struct pair_slices {
     int conj[NF];
 };
 
+/* k3_pair's shared memory, dynamic (above a static allocation's 48 KB for two fields of 32
+ * rows): T_{n-1}'s tiles, then T_n's, 16-byte aligned. */
+extern __shared__ __align__(16) unsigned char pair_shared[];
+
+/* The bytes of pair_shared for NF fields and cores of ROWS rows. */
+template <int NF, int ROWS> __host__ __device__ static constexpr size_t pair_shared_bytes()
+{
+    return sizeof(tsr__cf) * NF * ((size_t)PS * (ROWS + 4 * RADIUS) + MW * (ROWS + 2 * RADIUS));
+}
+
 /* Terms n and n + 1 (2 <= n, n + 1 <= terms - 1) of tsr__mig_explicit_row at depth iz for every
- * frequency of the chunk, a BX x PBY core per block of as many threads: the block loads T_{n-1}
- * over the core with a halo of 8 (0 outside the slice), makes T_n = 2 X T_{n-1} - T_{n-2} in
- * shared memory over the core with a halo of 4 (the same operations at every point as k3_term's
- * term n there; 0 at points outside the slice, as k3_term's tile holds there), then at the core
- * T_{n+1} = 2 X T_n - T_{n-1}, sum + c_n T_n + c_{n+1} T_{n+1} (in that order, as the CPU's),
- * and writes T_n, T_{n+1} and the sum; when n + 1 is the last term, taper * sum only. */
-template <int NF>
-__global__ static void __launch_bounds__(PTHREADS, PAIR_MIN_BLOCKS)
+ * frequency of the chunk, a BX x ROWS core per block of as many threads (pair_shared_bytes of
+ * dynamic shared memory): the block loads T_{n-1} over the core with a halo of 8 (0 outside the
+ * slice), makes T_n = 2 X T_{n-1} - T_{n-2} in shared memory over the core with a halo of 4 (the
+ * same operations at every point as k3_term's term n there; 0 at points outside the slice, as
+ * k3_term's tile holds there), then at the core T_{n+1} = 2 X T_n - T_{n-1}, sum + c_n T_n +
+ * c_{n+1} T_{n+1} (in that order, as the CPU's), and writes T_n, T_{n+1} and the sum; when n + 1
+ * is the last term, taper * sum only. ROWS changes which block makes a point, not how. */
+template <int NF, int ROWS>
+__global__ static void __launch_bounds__((BX * ROWS), PAIR_MIN_BLOCKS(ROWS))
     k3_pair(dev_plan dp, int32_t iz, int32_t f0, int32_t n, pair_slices<NF> t)
 {
-    __shared__ __align__(16) tsr__cf prev[NF][PS * PH];
-    __shared__ __align__(16) tsr__cf mid[NF][MW * MH];
+    constexpr int PH = ROWS + 4 * RADIUS, MH = ROWS + 2 * RADIUS;
+    tsr__cf(&prev)[NF][PS * PH] = *reinterpret_cast<tsr__cf(*)[NF][PS * PH]>(pair_shared);
+    tsr__cf(&mid)[NF][MW * MH] =
+        *reinterpret_cast<tsr__cf(*)[NF][MW * MH]>(pair_shared + sizeof prev);
+    static_assert(sizeof prev % 16 == 0 &&
+                      sizeof prev + sizeof mid == pair_shared_bytes<NF, ROWS>(),
+                  "pair_shared's layout");
     const tsr__mig_step &st = dp.st;
     const int32_t nx = st.nx, ny = st.ny;
     const size_t cols = (size_t)nx * (size_t)ny, base = (size_t)blockIdx.y * cols;
-    const point3 p = point3_of(nx, ny, PBY);
+    const point3 p = point3_of(nx, ny, ROWS);
     const tsr__cf *prev1[NF];
     for (int k = 0; k < NF; k++)
         prev1[k] = t.prev1[k] + base;
-    load_windows<PW, PH, PS, PBY, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
+    load_windows<PW, PH, PS, ROWS, NF>(prev1, nx, ny, p.x0 - 2 * RADIUS, p.y0 - 2 * RADIUS, prev);
     __syncthreads();
-    for_window<MW, MH, PBY>([&](int mx, int my) {
+    for_window<MW, MH, ROWS>([&](int mx, int my) {
         const int32_t x = p.x0 - RADIUS + mx, y = p.y0 - RADIUS + my;
         const bool in = (uint32_t)x < (uint32_t)nx && (uint32_t)y < (uint32_t)ny;
         const size_t c = base + (size_t)y * (size_t)nx + (size_t)x;
@@ -412,14 +456,53 @@ static dim3 point_grid(const tsr__migrate_plan *plan, int32_t nf)
                 (unsigned)nf);
 }
 
+/* k3_pair's core height for this run: PAIR_ROWS, or PAIR_ROWS_OLD when the environment variable
+ * TSR_MIGRATE_CUDA_PAIR_ROWS (tests and measurement only) says 16. */
+static int32_t pair_rows(void)
+{
+    const char *v = getenv("TSR_MIGRATE_CUDA_PAIR_ROWS");
+    return v && atoi(v) == PAIR_ROWS_OLD ? PAIR_ROWS_OLD : PAIR_ROWS;
+}
+
+/* Lets k3_pair<NF, ROWS> take its dynamic shared memory (above 48 KB, an opt-in per kernel);
+ * before its launches (once per shot). */
+template <int NF, int ROWS> static tsr_status pair_allow(tsr_ctx *ctx)
+{
+    TSR_CUDA_TRY(ctx, cudaFuncSetAttribute(k3_pair<NF, ROWS>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)pair_shared_bytes<NF, ROWS>()));
+    return TSR_OK;
+}
+
+/* This shot's k3_pair core height for NF fields (pair_rows), pair_allow'd. */
+template <int NF> static tsr_status pair_prepare(tsr_ctx *ctx, int32_t *rows)
+{
+    *rows = pair_rows();
+    return *rows == PAIR_ROWS_OLD ? pair_allow<NF, PAIR_ROWS_OLD>(ctx)
+                                  : pair_allow<NF, PAIR_ROWS>(ctx);
+}
+
+/* Launches k3_pair<NF, ROWS> for terms n, n + 1 over the chunk's nf frequencies. */
+template <int NF, int ROWS>
+static tsr_status pair_launch(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_plan *dp,
+                              int32_t iz, int32_t f0, int32_t nf, int32_t n,
+                              const pair_slices<NF> &t)
+{
+    k3_pair<NF, ROWS><<<tile_grid(plan, nf, ROWS), dim3(BX, ROWS), pair_shared_bytes<NF, ROWS>(),
+                        ctx->cuda->stream>>>(*dp, iz, f0, n, t);
+    TSR_CUDA_CHECK_LAUNCH(ctx, "k3_pair");
+    return TSR_OK;
+}
+
 /* One explicit depth step at iz of NF fields (field k: T_0 in u[k], T_n in ring[k] as term_at
  * says, the result in sum[k]) for the chunk's nf frequencies from f0: term 1 alone (k3_term, with
- * the imaging fused as it says), then terms two at a time (k3_pair), a last odd one alone. */
+ * the imaging fused as it says), then terms two at a time (k3_pair with cores of rows = pair_rows()
+ * rows, pair_allow'd), a last odd one alone. */
 template <int NF, bool IMAGE>
 static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_plan *dp, int32_t iz,
                         int32_t f0, int32_t nf, tsr__cf *const (&u)[NF],
                         tsr__cf *const (&ring)[NF][4], tsr__cf *const (&sum)[NF],
-                        const int (&conj)[NF], double *image, double *illum)
+                        const int (&conj)[NF], double *image, double *illum, int32_t rows)
 {
     cudaStream_t stream = ctx->cuda->stream;
     for (int32_t n = 1; n < TSR__MIG_TERMS;) {
@@ -446,8 +529,12 @@ static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_p
                 t.sum[k] = sum[k];
                 t.conj[k] = conj[k];
             }
-            k3_pair<NF><<<tile_grid(plan, nf, PBY), dim3(BX, PBY), 0, stream>>>(*dp, iz, f0, n, t);
-            TSR_CUDA_CHECK_LAUNCH(ctx, "k3_pair");
+            const tsr_status st =
+                rows == PAIR_ROWS_OLD
+                    ? pair_launch<NF, PAIR_ROWS_OLD>(ctx, plan, dp, iz, f0, nf, n, t)
+                    : pair_launch<NF, PAIR_ROWS>(ctx, plan, dp, iz, f0, nf, n, t);
+            if (st)
+                return st;
             n += 2;
         }
     }
@@ -485,10 +572,10 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
 {
     mig_cuda_state *s;
     dev_plan dp;
-    int32_t chunk;
+    int32_t chunk, rows;
     tsr_status st;
     if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 0, &chunk)) ||
-        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_prepare<2>(ctx, &rows)))
         return st;
     if (count != 1)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "migrate: 3D on cuda takes one shot per call");
@@ -519,8 +606,8 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
             tsr__cf *const cu[2] = {u[0], u[1]}, *const cs[2] = {sum[0], sum[1]};
             tsr__cf *const ring[2][4] = {{w + slab, w + 2 * slab, w + 3 * slab, u[0]},
                                          {w + 6 * slab, w + 7 * slab, w + 8 * slab, u[1]}};
-            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, ring, cs, conj, dimage,
-                                     dillum)))
+            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, ring, cs, conj, dimage, dillum,
+                                     rows)))
                 return st;
             for (int k = 0; k < 2; k++) {
                 tsr__cf *t = u[k];
@@ -545,10 +632,10 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
 {
     mig_cuda_state *s;
     dev_plan dp;
-    int32_t chunk;
+    int32_t chunk, rows;
     tsr_status st;
     if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 1, &chunk)) ||
-        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)))
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_prepare<1>(ctx, &rows)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t cols = (size_t)plan->ncols, nz = (size_t)plan->nz;
@@ -573,7 +660,7 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
         for (size_t iz = 0; iz + 1 < nz; iz++) {
             tsr__cf *const u[1] = {sd + iz * slab}, *const sm[1] = {sd + (iz + 1) * slab};
             if ((st = step3<1, false>(ctx, plan, &dp, (int32_t)iz, f0, nf, u, ring, sm, conj, NULL,
-                                      NULL)))
+                                      NULL, rows)))
                 return st;
         }
         /* q up: q = refl S at the deepest depth, then b_k of parity k in (ta, tb) */

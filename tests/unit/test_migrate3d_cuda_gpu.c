@@ -1,11 +1,12 @@
 /* 3D migration and modelling on the migrate cuda backend (extrap3_cuda.cu) against the reference,
  * method explicit, on random laterally varying 3D models of several shapes: a slice smaller than
  * one 32 x 8 tile, several tiles in x and y with sizes not multiples of the tile, an exact
- * multiple, nx != ny and dx != dy; and on an impulse (one spike in one zero-offset trace, constant
- * velocity). Modelling and migration with both imaging conditions, every output poisoned (NaN)
- * before the call, each run twice: with the frequencies in one chunk (the device has room) and
- * with at most 3 frequencies per chunk (TSR_MIGRATE_CUDA_CHUNK=3, the chunked path, its last chunk
- * smaller when 3 does not divide the band).
+ * multiple, nx != ny and dx != dy, several rows of the pair kernel's 32-row cores; and on an
+ * impulse (one spike in one zero-offset trace, constant velocity). Modelling and migration with
+ * both imaging conditions, every output poisoned (NaN) before the call, each run twice: with the
+ * frequencies in one chunk (the device has room) and with at most 3 frequencies per chunk
+ * (TSR_MIGRATE_CUDA_CHUNK=3, the chunked path, its last chunk smaller when 3 does not divide the
+ * band).
  *
  * Tolerances: those of test_migrate_cuda_gpu.c, derived at its top, hold unchanged: the 3D
  * device step runs tsr__mig_x3_point and the same recurrence helpers per point in the
@@ -293,7 +294,8 @@ int main(void)
     tsr_rng r;
     tsr_rng_seed(&r, 2403);
     /* nx, ny, nz, dx, dy, shots, receiver stride: a slice inside one 32 x 8 tile; 3 x 3 tiles,
-     * neither size a multiple; exactly 2 x 2 tiles; one past a tile in x and y, dy > dx */
+     * neither size a multiple; exactly 2 x 2 tiles; one past a tile in x and y, dy > dx; 2 x 3 of
+     * k3_pair's 32 x 32 cores (the others fit one row of them), ny not a multiple */
     static const struct {
         int nx, ny, nz;
         double dx, dy;
@@ -301,7 +303,8 @@ int main(void)
     } shapes[] = {{12, 6, 16, 10, 10, 1, 1},
                   {70, 20, 20, 10, 12, 2, 3},
                   {64, 16, 12, 10, 10, 1, 2},
-                  {33, 9, 24, 8, 12, 2, 1}};
+                  {33, 9, 24, 8, 12, 2, 1},
+                  {40, 70, 10, 10, 10, 1, 2}};
     const int count = quick ? 2 : (int)(sizeof shapes / sizeof shapes[0]);
     for (int k = quick >= 2 ? 1 : 0; k < count; k++) {
         const int nx = shapes[k].nx, ny = shapes[k].ny, nz = shapes[k].nz;
