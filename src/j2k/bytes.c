@@ -54,12 +54,6 @@ void tsr__j2k_bytes_put(tsr__j2k_bytes *b, const void *data, size_t n)
     b->len += n;
 }
 
-void tsr__j2k_bytes_u8(tsr__j2k_bytes *b, uint32_t v)
-{
-    uint8_t c = (uint8_t)v;
-    tsr__j2k_bytes_put(b, &c, 1);
-}
-
 void tsr__j2k_bytes_u16(tsr__j2k_bytes *b, uint32_t v)
 {
     uint8_t c[2] = {(uint8_t)(v >> 8), (uint8_t)v};

@@ -961,6 +961,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
               : opt->tile_parts == TSR_J2K_TP_COMPONENT ? 'C'
                                                         : 0;
     E.plt = opt->plt != 0;
+    E.threads = threads;
     const uint32_t ntiles = cs.ntiles;
     job *jobs = NULL;
     arena *ar = NULL;

@@ -45,7 +45,16 @@ void tsr__j2k_bytes_free(tsr__j2k_bytes *b);
 /* Room for `more` bytes after len; 0 on success. */
 int tsr__j2k_bytes_reserve(tsr__j2k_bytes *b, size_t more);
 void tsr__j2k_bytes_put(tsr__j2k_bytes *b, const void *data, size_t n);
-void tsr__j2k_bytes_u8(tsr__j2k_bytes *b, uint32_t v);
+/* One byte: in place while there is room (packet headers write a byte at a time). */
+static inline void tsr__j2k_bytes_u8(tsr__j2k_bytes *b, uint32_t v)
+{
+    if (b->len < b->cap && !b->st) {
+        b->p[b->len++] = (uint8_t)v;
+        return;
+    }
+    const uint8_t c = (uint8_t)v;
+    tsr__j2k_bytes_put(b, &c, 1);
+}
 void tsr__j2k_bytes_u16(tsr__j2k_bytes *b, uint32_t v); /* big-endian */
 void tsr__j2k_bytes_u32(tsr__j2k_bytes *b, uint32_t v); /* big-endian */
 /* Overwrites 4 bytes at off (< len - 3) with v, big-endian. */
@@ -252,11 +261,13 @@ typedef struct tsr__j2k_piece {
  * code-blocks' bytes added to *bodies and not copied: with pieces (may be NULL: a
  * measurement), the tsr__j2k_piece records that lay the packets out, in order, are appended to
  * it. With packets (may be NULL), one tsr__j2k_packet per packet is appended to it, in
- * order. */
+ * order. The precincts' headers are coded on up to `threads` threads (a precinct's packets in
+ * order on one), then laid out in order: the same bytes at any count. */
 tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tcp *tcp,
                           tsr__j2k_tile *t, const tsr__j2k_cblk_code *codes,
-                          const tsr__j2k_cut *cuts, uint32_t nlayers, tsr__j2k_bytes *out,
-                          tsr__j2k_bytes *packets, size_t *bodies, tsr__j2k_bytes *pieces);
+                          const tsr__j2k_cut *cuts, uint32_t nlayers, int threads,
+                          tsr__j2k_bytes *out, tsr__j2k_bytes *packets, size_t *bodies,
+                          tsr__j2k_bytes *pieces);
 
 /* ---- tiles and tile-parts (tile_parts.c) ---------------------------------------------------
  * The tiles of one encode (T.800 B.3) and how their packets are laid out: every tile's
@@ -281,6 +292,7 @@ typedef struct tsr__j2k_enc_tiles {
     char split;            /* 0, 'L', 'R' or 'C' */
     int plt;               /* PLT marker segments in the tile-part headers */
     size_t bytes;          /* what the tiles of the last tsr__j2k_tiles_encode take */
+    int threads;           /* for each tile's packet headers (tsr__t2_encode) */
 } tsr__j2k_enc_tiles;
 
 /* Counts each tile's tile-parts into E->ntp and E->ntp_total (they follow from the

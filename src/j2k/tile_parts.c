@@ -89,8 +89,8 @@ tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
         size_t counted = 0;
         tsr_status st = tsr__t2_encode(ctx, E->cs, E->tcp, &E->tiles[k], codes + E->first[k],
-                                       cuts + E->first[k] * E->tcp->numlayers, nlayers, &E->body,
-                                       &E->pkts, &counted, measure ? NULL : &E->pieces);
+                                       cuts + E->first[k] * E->tcp->numlayers, nlayers, E->threads,
+                                       &E->body, &E->pkts, &counted, measure ? NULL : &E->pieces);
         if (st)
             return st;
         E->body_at[k + 1] = E->body.len;
