@@ -307,9 +307,10 @@ tsr_status tsr__j2k_tile_parts_count(tsr_ctx *ctx, tsr__j2k_enc_tiles *E);
 tsr_status tsr__j2k_tiles_encode(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_cblk_code *codes, const tsr__j2k_cut *cuts,
                                  uint32_t nlayers, int measure, size_t *bytes);
-/* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last (E->bytes of them);
- * with tlm_at (from tsr__j2k_write_main_header), fills the main header's TLM entries in head,
- * which may be out itself (tlm_at then counted from out's start). */
+/* Appends the tile-parts of the packets tsr__j2k_tiles_encode wrote last (E->bytes of them;
+ * the code-blocks' bodies copied on E->threads threads when they are a megabyte or more); with
+ * tlm_at (from tsr__j2k_write_main_header), fills the main header's TLM entries in head, which
+ * may be out itself (tlm_at then counted from out's start). */
 void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, size_t tlm_at,
                           tsr__j2k_bytes *out);
 

@@ -126,6 +126,13 @@ static void set_be(tsr__j2k_bytes *head, size_t off, uint32_t v, uint32_t nbytes
         head->p[off + b] = (uint8_t)(v >> (8 * (nbytes - 1 - b)));
 }
 
+/* A code-block body's place in the output: len bytes from src to out->p + dst. */
+typedef struct body_copy {
+    size_t dst;
+    const uint8_t *src;
+    size_t len;
+} body_copy;
+
 void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, size_t tlm_at,
                           tsr__j2k_bytes *out)
 {
@@ -135,6 +142,14 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
     const tsr__j2k_piece *pc = (const tsr__j2k_piece *)(const void *)E->pieces.p,
                          *pc_end = pc + E->pieces.len / sizeof *pc;
     size_t at = 0; /* the next header byte */
+    /* the markers and headers in order, the bodies' places noted and copied after, in
+     * parallel: out holds the tiles' E->bytes from here on, so it does not move */
+    body_copy *copies = NULL;
+    size_t ncopies = 0, copied = 0;
+    if (tsr__j2k_bytes_reserve(out, E->bytes) ||
+        (out->st =
+             tsr__alloc(out->ctx, (size_t)(pc_end - pc + 1) * sizeof *copies, (void **)&copies)))
+        return;
     for (uint32_t k = 0; k < E->cs->ntiles; k++) {
         size_t n;
         const tsr__j2k_packet *pk = packets_of(E, k, &n);
@@ -151,8 +166,14 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
             tsr__j2k_bytes_u16(out, 0xFF93);                         /* SOD */
             for (size_t left = len; left && pc < pc_end; pc++) {     /* its packets' pieces */
                 const size_t take = pc->len < left ? pc->len : left; /* == pc->len */
-                tsr__j2k_bytes_put(out, pc->src ? pc->src : E->body.p + at, take);
-                at += pc->src ? 0 : take;
+                if (pc->src && !out->st) {
+                    copies[ncopies++] = (body_copy){out->len, pc->src, take};
+                    out->len += take;
+                    copied += take;
+                } else if (!pc->src) {
+                    tsr__j2k_bytes_put(out, E->body.p + at, take);
+                    at += take;
+                }
                 left -= take;
             }
             if (tlm_at) { /* entry `entry`: Ttlm then Ptlm, after its segment's 6 bytes */
@@ -165,4 +186,15 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
             i = end;
         }
     }
+    /* the bodies: the first touch of most of out's pages, on the encode's threads (a single
+     * thread faults them in at a fraction of the copy rate) */
+    const int threads = E->threads > 1 && copied >= ((size_t)1 << 20) ? E->threads : 1;
+    if (!out->st) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+        for (size_t i = 0; i < ncopies; i++)
+            memcpy(out->p + copies[i].dst, copies[i].src, copies[i].len);
+    }
+    tsr__free(out->ctx, copies);
 }
