@@ -23,24 +23,23 @@
  * 640 / 256 = 2.5 tile loads per point, mostly L2 hits (the halo is the neighbouring blocks'
  * core, read at the same time).
  *
- * k3_pair<NF, ROWS>: blocks of BX x ROWS = 32 x 32 threads (ROWS = 16 selectable for the A/B
- * measurement, pair_rows). A block loads T_{n-1} over its core with an 8-point halo, PW x PH =
- * 48 x 48 (load_windows, 2.25 samples a thread), makes T_n = 2 X T_{n-1} - T_{n-2} over the core
- * with a 4-point halo, MW x MH = 40 x 40 (1.56 points a thread, T_{n-2} read at each), in shared
- * memory: at a point inside the slice exactly k3_term's T_n there (the same tile values within 4
- * points, the same operations), at a point outside 0, as k3_term's tile of T_n holds there; then
- * each thread makes T_{n+1} = 2 X T_n - T_{n-1} at its core point from that tile and adds c_n T_n
- * and c_{n+1} T_{n+1} to the sum in that order, the CPU's. So a pair's results are k3_term's
- * twice, bit for bit, whatever the core's shape. The price: 1.56 + 1 stencils per point for two
- * terms instead of 2, and a fourth term slice per field, as neighbouring blocks read T_{n-1} and
- * T_{n-2} around this block's core while it writes T_n and T_{n+1} (term_at's ring). Core shape:
- * 32 x 32 shares the halo's rows among twice the points of 32 x 16 (whose T_n took 1.88 a point),
- * at 32 registers (launch bounds of 2 blocks an SM, no spills) and 68.6 KB of dynamic shared
- * memory for two fields (T_{n-1}'s rows padded to PS = 56 samples against bank conflicts): 2
- * blocks of 1,024 threads per SM on sm_80 and sm_90 (full occupancy), 1 on sm_86/89 (1,536
- * threads and 100 KB an SM: the 1,024 threads that 2 blocks of 32 x 16 had there). Windows and the
- * middle term are visited in warp-row runs (for_window), which keeps the 8-byte shared accesses
- * conflict-free.
+ * k3_pair<NF, ROWS>: blocks of BX x ROWS = 32 x 32 threads (ROWS = PAIR_ROWS). A block loads
+ * T_{n-1} over its core with an 8-point halo, PW x PH = 48 x 48 (load_windows, 2.25 samples a
+ * thread), makes T_n = 2 X T_{n-1} - T_{n-2} over the core with a 4-point halo, MW x MH = 40 x 40
+ * (1.56 points a thread, T_{n-2} read at each), in shared memory: at a point inside the slice
+ * exactly k3_term's T_n there (the same tile values within 4 points, the same operations), at a
+ * point outside 0, as k3_term's tile of T_n holds there; then each thread makes T_{n+1} = 2 X T_n -
+ * T_{n-1} at its core point from that tile and adds c_n T_n and c_{n+1} T_{n+1} to the sum in that
+ * order, the CPU's. So a pair's results are k3_term's twice, bit for bit, whatever the core's
+ * shape. The price: 1.56 + 1 stencils per point for two terms instead of 2, and a fourth term slice
+ * per field, as neighbouring blocks read T_{n-1} and T_{n-2} around this block's core while it
+ * writes T_n and T_{n+1} (term_at's ring). Core shape: 32 x 32 shares the halo's rows among twice
+ * the points of 32 x 16 (whose T_n took 1.88 a point), at 32 registers (launch bounds of 2 blocks
+ * an SM, no spills) and 68.6 KB of dynamic shared memory for two fields (T_{n-1}'s rows padded to
+ * PS = 56 samples against bank conflicts): 2 blocks of 1,024 threads per SM on sm_80 and sm_90
+ * (full occupancy), 1 on sm_86/89 (1,536 threads and 100 KB an SM: the 1,024 threads that 2 blocks
+ * of 32 x 16 had there). Windows and the middle term are visited in warp-row runs (for_window),
+ * which keeps the 8-byte shared accesses conflict-free.
  *
  * Arithmetic: extrap_hd.h's per point in the reference's order (tsr__mig_x3_point, the coefficient
  * lookup and interpolation per point from the plan's table, tsr__mig_cheb_next, tsr__cf_madd,
@@ -89,8 +88,7 @@ enum {
     POINT_THREADS = 256, /* per-point kernels */
     /* k3_pair<NF, ROWS>: a BX x ROWS core, T_{n-1} with a halo of 2 RADIUS (PW x (ROWS + 16)),
      * T_n over the core with a halo of RADIUS (MW x (ROWS + 8)) */
-    PAIR_ROWS = 32,     /* the default core height (pair_rows) */
-    PAIR_ROWS_OLD = 16, /* the previous one, for the A/B measurement */
+    PAIR_ROWS = 32, /* the core height (32 x 16 measured 0.3% slower, bench/notes/migrate.md) */
     PW = BX + 4 * RADIUS,
     PS = PW + 8, /* its rows' stride in shared memory: 8 mod 16 samples, so that the middle
                     term's tasks of 8 columns and 4 rows read it without bank conflicts */
@@ -456,14 +454,6 @@ static dim3 point_grid(const tsr__migrate_plan *plan, int32_t nf)
                 (unsigned)nf);
 }
 
-/* k3_pair's core height for this run: PAIR_ROWS, or PAIR_ROWS_OLD when the environment variable
- * TSR_MIGRATE_CUDA_PAIR_ROWS (tests and measurement only) says 16. */
-static int32_t pair_rows(void)
-{
-    const char *v = getenv("TSR_MIGRATE_CUDA_PAIR_ROWS");
-    return v && atoi(v) == PAIR_ROWS_OLD ? PAIR_ROWS_OLD : PAIR_ROWS;
-}
-
 /* Lets k3_pair<NF, ROWS> take its dynamic shared memory (above 48 KB, an opt-in per kernel);
  * before its launches (once per shot). */
 template <int NF, int ROWS> static tsr_status pair_allow(tsr_ctx *ctx)
@@ -472,14 +462,6 @@ template <int NF, int ROWS> static tsr_status pair_allow(tsr_ctx *ctx)
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)pair_shared_bytes<NF, ROWS>()));
     return TSR_OK;
-}
-
-/* This shot's k3_pair core height for NF fields (pair_rows), pair_allow'd. */
-template <int NF> static tsr_status pair_prepare(tsr_ctx *ctx, int32_t *rows)
-{
-    *rows = pair_rows();
-    return *rows == PAIR_ROWS_OLD ? pair_allow<NF, PAIR_ROWS_OLD>(ctx)
-                                  : pair_allow<NF, PAIR_ROWS>(ctx);
 }
 
 /* Launches k3_pair<NF, ROWS> for terms n, n + 1 over the chunk's nf frequencies. */
@@ -496,13 +478,13 @@ static tsr_status pair_launch(tsr_ctx *ctx, const tsr__migrate_plan *plan, const
 
 /* One explicit depth step at iz of NF fields (field k: T_0 in u[k], T_n in ring[k] as term_at
  * says, the result in sum[k]) for the chunk's nf frequencies from f0: term 1 alone (k3_term, with
- * the imaging fused as it says), then terms two at a time (k3_pair with cores of rows = pair_rows()
- * rows, pair_allow'd), a last odd one alone. */
+ * the imaging fused as it says), then terms two at a time (k3_pair, pair_allow'd), a last odd one
+ * alone. */
 template <int NF, bool IMAGE>
 static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_plan *dp, int32_t iz,
                         int32_t f0, int32_t nf, tsr__cf *const (&u)[NF],
                         tsr__cf *const (&ring)[NF][4], tsr__cf *const (&sum)[NF],
-                        const int (&conj)[NF], double *image, double *illum, int32_t rows)
+                        const int (&conj)[NF], double *image, double *illum)
 {
     cudaStream_t stream = ctx->cuda->stream;
     for (int32_t n = 1; n < TSR__MIG_TERMS;) {
@@ -529,10 +511,7 @@ static tsr_status step3(tsr_ctx *ctx, const tsr__migrate_plan *plan, const dev_p
                 t.sum[k] = sum[k];
                 t.conj[k] = conj[k];
             }
-            const tsr_status st =
-                rows == PAIR_ROWS_OLD
-                    ? pair_launch<NF, PAIR_ROWS_OLD>(ctx, plan, dp, iz, f0, nf, n, t)
-                    : pair_launch<NF, PAIR_ROWS>(ctx, plan, dp, iz, f0, nf, n, t);
+            const tsr_status st = pair_launch<NF, PAIR_ROWS>(ctx, plan, dp, iz, f0, nf, n, t);
             if (st)
                 return st;
             n += 2;
@@ -572,10 +551,10 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
 {
     mig_cuda_state *s;
     dev_plan dp;
-    int32_t chunk, rows;
+    int32_t chunk;
     tsr_status st;
     if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 0, &chunk)) ||
-        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_prepare<2>(ctx, &rows)))
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_allow<2, PAIR_ROWS>(ctx)))
         return st;
     if (count != 1)
         return tsr__fail(ctx, TSR_ERR_INTERNAL, "migrate: 3D on cuda takes one shot per call");
@@ -606,8 +585,8 @@ tsr_status tsr__migcu3_image_start(tsr_ctx *ctx, const tsr__migrate_plan *plan, 
             tsr__cf *const cu[2] = {u[0], u[1]}, *const cs[2] = {sum[0], sum[1]};
             tsr__cf *const ring[2][4] = {{w + slab, w + 2 * slab, w + 3 * slab, u[0]},
                                          {w + 6 * slab, w + 7 * slab, w + 8 * slab, u[1]}};
-            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, ring, cs, conj, dimage, dillum,
-                                     rows)))
+            if ((st = step3<2, true>(ctx, plan, &dp, iz, f0, nf, cu, ring, cs, conj, dimage,
+                                     dillum)))
                 return st;
             for (int k = 0; k < 2; k++) {
                 tsr__cf *t = u[k];
@@ -632,10 +611,10 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
 {
     mig_cuda_state *s;
     dev_plan dp;
-    int32_t chunk, rows;
+    int32_t chunk;
     tsr_status st;
     if ((st = tsr__migcu_state(ctx, &s)) || (st = chunk_of(ctx, plan, s, 1, &chunk)) ||
-        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_prepare<1>(ctx, &rows)))
+        (st = tsr__migcu_shot_begin(ctx, plan, &s, &dp)) || (st = pair_allow<1, PAIR_ROWS>(ctx)))
         return st;
     cudaStream_t stream = ctx->cuda->stream;
     const size_t cols = (size_t)plan->ncols, nz = (size_t)plan->nz;
@@ -660,7 +639,7 @@ tsr_status tsr__migcu3_model_shot(tsr_ctx *ctx, const tsr__migrate_plan *plan, c
         for (size_t iz = 0; iz + 1 < nz; iz++) {
             tsr__cf *const u[1] = {sd + iz * slab}, *const sm[1] = {sd + (iz + 1) * slab};
             if ((st = step3<1, false>(ctx, plan, &dp, (int32_t)iz, f0, nf, u, ring, sm, conj, NULL,
-                                      NULL, rows)))
+                                      NULL)))
                 return st;
         }
         /* q up: q = refl S at the deepest depth, then b_k of parity k in (ta, tb) */
