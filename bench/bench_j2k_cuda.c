@@ -166,7 +166,7 @@ int main(int argc, char **argv)
     }
     tsr_ctx *cpu = NULL, *gpu = NULL;
     tsr_image src;
-    if (tsr_bench_j2k_cuda_setup(threads, &cpu, &gpu, &src))
+    if (tsr_bench_j2k_cuda_setup(threads, NULL, NULL, &cpu, &gpu, &src))
         return 1;
     static const coding codings[] = {{"HT lossless", 1, 1, 0, 0},
                                      {"HT lossy q 1/128", 1, 0, 0, 1.0f / 128},

@@ -16,6 +16,10 @@
  * bench/notes/j2k-cuda.md, derive them): samples (3 bytes read, 12 written a pixel), forward
  * DWT (about 16.3 x 4/3 bytes a sample over all levels), and the coefficients read once by the
  * block coder. Every CUDA stream is checked against the CPU's once (bytes equal) before timing.
+ * Then where each call's time goes, from the encoder's progress reports (medians over the timed
+ * repeats, ms): the samples and transforms (on CUDA: the image reaching the device), the
+ * code-blocks (on CUDA: samples, DWT and block coding on the device, the bytes brought back),
+ * rate control and the packets (T2), the codestream written.
  *
  * Usage: bench_j2k_encode_cuda [--sizes 2k,4k,8k] [--threads N (0: all cores)] [--repeats N]
  *        [--json F] */
@@ -30,22 +34,77 @@
 #include <string.h>
 
 #ifdef TSR_HAVE_CUDA /* the runner needs a device build; main says what others do */
+enum { STAGES = 4, MAX_RUNS = 256 };
+
+/* One job's stage times: the running call's start and stage ends (host clock, us), and each
+ * timed call's stage durations. */
+typedef struct stage_times {
+    double start, end[STAGES];
+    double took[STAGES][MAX_RUNS];
+    int n;
+} stage_times;
+
+/* The recorder of the call in flight (the contexts' progress user points here). */
+static stage_times *recording;
+
+static int on_progress(void *user, const char *stage, double done, double total)
+{
+    (void)total;
+    stage_times *s = *(stage_times **)user;
+    if (s && !strcmp(stage, "j2k encode") && done >= 1 && done <= STAGES)
+        s->end[(int)done - 1] = tsr_bench_now_us();
+    return 0;
+}
+
 typedef struct job {
     tsr_ctx *ctx;
     const tsr_image *img;
     const tsr_j2k_encode_options *opt;
     uint8_t *last; /* the last run's stream (freed by the next run) */
     size_t len;
+    stage_times stages;
 } job;
+
+static void job_init(job *j, tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_encode_options *opt)
+{
+    memset(j, 0, sizeof *j);
+    j->ctx = ctx;
+    j->img = img;
+    j->opt = opt;
+}
 
 static int run_encode(void *user, int iter, double *us)
 {
-    (void)iter;
     (void)us;
     job *j = user;
     tsr_j2k_free(j->ctx, j->last);
     j->last = NULL;
-    return tsr_j2k_encode(j->ctx, j->img, j->opt, &j->last, &j->len) != TSR_OK;
+    recording = &j->stages;
+    j->stages.start = tsr_bench_now_us();
+    const int bad = tsr_j2k_encode(j->ctx, j->img, j->opt, &j->last, &j->len) != TSR_OK;
+    recording = NULL;
+    stage_times *s = &j->stages;
+    if (!bad && iter > 0 && s->n < MAX_RUNS) { /* iter 0: the warm-up */
+        for (int k = 0; k < STAGES; k++)
+            s->took[k][s->n] = s->end[k] - (k ? s->end[k - 1] : s->start);
+        s->n++;
+    }
+    return bad;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of stage k's durations, in ms. */
+static double stage_ms(stage_times *s, int k)
+{
+    if (!s->n)
+        return 0;
+    qsort(s->took[k], (size_t)s->n, sizeof s->took[k][0], by_value);
+    return s->took[k][s->n / 2] / 1e3;
 }
 
 #endif
@@ -75,7 +134,7 @@ int main(int argc, char **argv)
     }
     tsr_ctx *cpu = NULL, *gpu = NULL;
     tsr_image src;
-    if (tsr_bench_j2k_cuda_setup(threads, &cpu, &gpu, &src))
+    if (tsr_bench_j2k_cuda_setup(threads, on_progress, &recording, &cpu, &gpu, &src))
         return 1;
     static const coding codings[] = {{"HT lossless", 1, 1, 0},
                                      {"HT 2 bpp", 1, 0, 2.0},
@@ -90,6 +149,10 @@ int main(int argc, char **argv)
     const char *fhdr[] = {"frame", "samples floor ms", "DWT floor ms", "block input floor ms",
                           "device floor ms"};
     tsr_bench_table *ft = tsr_bench_table_new("device stages' floors at the copy rate", 5, fhdr);
+    const char *shdr[] = {"frame",          "coding",       "call",      "samples ms",
+                          "code-blocks ms", "rate + T2 ms", "written ms"};
+    tsr_bench_table *st = tsr_bench_table_new(
+        "where a call's time goes (the encoder's progress reports; medians)", 7, shdr);
     int fails = 0;
     for (size_t si = 0; si < TSR_BENCH_FRAME_SIZES; si++) {
         if (!strstr(sizes_arg, all_sizes[si].name))
@@ -125,8 +188,10 @@ int main(int argc, char **argv)
                 eo.num_rates = 1;
                 eo.rates[0] = c->rate;
             }
-            job jc = {cpu, &frame, &eo, NULL, 0}, jh = {gpu, &frame, &eo, NULL, 0},
-                jd = {gpu, &dev, &eo, NULL, 0};
+            static job jc, jh, jd; /* their stage records are large */
+            job_init(&jc, cpu, &frame, &eo);
+            job_init(&jh, gpu, &frame, &eo);
+            job_init(&jd, gpu, &dev, &eo);
             int bad = run_encode(&jc, 0, NULL) || run_encode(&jh, 0, NULL) || jh.len != jc.len ||
                       memcmp(jh.last, jc.last, jc.len) || run_encode(&jd, 0, NULL) ||
                       jd.len != jc.len || memcmp(jd.last, jc.last, jc.len);
@@ -156,6 +221,21 @@ int main(int argc, char **argv)
                                      tsr_bench_fmt("%.3f", floor_ms),
                                      tsr_bench_fmt("%.1f", mh / floor_ms)};
                 tsr_bench_table_row(t, row);
+                const struct {
+                    const char *name;
+                    job *j;
+                } calls[] = {{"cpu", &jc}, {"cuda h2h", &jh}, {"cuda dev", &jd}};
+                for (int k = 0; k < 3; k++) {
+                    stage_times *s = &calls[k].j->stages;
+                    const char *srow[] = {all_sizes[si].name,
+                                          c->name,
+                                          calls[k].name,
+                                          tsr_bench_fmt("%.2f", stage_ms(s, 0)),
+                                          tsr_bench_fmt("%.2f", stage_ms(s, 1)),
+                                          tsr_bench_fmt("%.2f", stage_ms(s, 2)),
+                                          tsr_bench_fmt("%.2f", stage_ms(s, 3))};
+                    tsr_bench_table_row(st, srow);
+                }
             }
             tsr_j2k_free(cpu, jc.last);
             tsr_j2k_free(gpu, jh.last);
@@ -166,13 +246,15 @@ int main(int argc, char **argv)
     }
     tsr_bench_table_print(t, stdout);
     tsr_bench_table_print(ft, stdout);
+    tsr_bench_table_print(st, stdout);
     if (json) {
         const char *meta[] = {"host", tsr_bench_host_description(), NULL};
-        tsr_bench_table *const tables[] = {t, ft};
-        tsr_bench_json_write(json, "bench_j2k_encode_cuda", meta, tables, 2);
+        tsr_bench_table *const tables[] = {t, ft, st};
+        tsr_bench_json_write(json, "bench_j2k_encode_cuda", meta, tables, 3);
     }
     tsr_bench_table_free(t);
     tsr_bench_table_free(ft);
+    tsr_bench_table_free(st);
     tsr_image_free(cpu, &src);
     tsr_ctx_destroy(gpu);
     tsr_ctx_destroy(cpu);

@@ -341,12 +341,15 @@ uint8_t *tsr_bench_slurp(const char *path, size_t *len)
     return b;
 }
 
-int tsr_bench_j2k_cuda_setup(int threads, tsr_ctx **cpu, tsr_ctx **gpu, tsr_image *src)
+int tsr_bench_j2k_cuda_setup(int threads, tsr_progress_fn progress, void *progress_user,
+                             tsr_ctx **cpu, tsr_ctx **gpu, tsr_image *src)
 {
     tsr_ctx_options co;
     tsr_ctx_options_init(&co);
     co.backend = TSR_BACKEND_CPU;
     co.threads = threads;
+    co.progress = progress;
+    co.progress_user = progress_user;
     if (tsr_ctx_create(&co, cpu) != TSR_OK) {
         fprintf(stderr, "cpu context: %s\n", tsr_ctx_last_error(*cpu));
         return 1;

@@ -91,9 +91,11 @@ extern const tsr_bench_frame_size tsr_bench_frame_sizes[TSR_BENCH_FRAME_SIZES];
 int tsr_bench_make_frame(tsr_ctx *ctx, const tsr_image *src, int w, int h, const char *out);
 
 /* The CUDA j2k benchmarks' set-up: a CPU context of `threads` threads (0: all cores), a CUDA
- * context with the same options, and the frames' source image (desert_mesa_4611x8192.jpg under
- * $TSR_DATA, default ../shared/data) loaded through the CPU context. 0, or 1 after a message. */
-int tsr_bench_j2k_cuda_setup(int threads, tsr_ctx **cpu, tsr_ctx **gpu, tsr_image *src);
+ * context with the same options (progress and its user, may be NULL, in both), and the frames'
+ * source image (desert_mesa_4611x8192.jpg under $TSR_DATA, default ../shared/data) loaded
+ * through the CPU context. 0, or 1 after a message. */
+int tsr_bench_j2k_cuda_setup(int threads, tsr_progress_fn progress, void *progress_user,
+                             tsr_ctx **cpu, tsr_ctx **gpu, tsr_image *src);
 
 /* Programs are started by a small spawner process, forked by tsr_bench_spawner_start at the
  * start of main (0, or -1): a process's peak resident memory (ru_maxrss) counts the memory of

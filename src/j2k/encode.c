@@ -9,10 +9,10 @@
  * the codestream, optionally in JP2 boxes. On the CUDA backend (an explicit choice, or auto
  * for a device image: tsr__j2k_choose) the samples, colour transform, DWT and code-blocks run on
  * the device (encode_cuda.h) by the CPU's own arithmetic, and rate control, packets and markers
- * on the host as for the CPU: the same bytes. The context's progress
- * callback
- * hears of each stage ("j2k encode", 1..4 of 4) and may stop the encode there
- * (TSR_ERR_INTERRUPTED).
+ * on the host as for the CPU: the same bytes. The context's progress callback hears of each
+ * stage's end ("j2k encode", 1..4 of 4: the samples and transforms (on CUDA: the image on the
+ * device), the code-blocks, rate control and the packets, the codestream written) and may stop
+ * the encode there (TSR_ERR_INTERRUPTED).
  *
  * Lossy steps: opt->quant_step times the sample range, over each sub-band's synthesis norm, so
  * that every coefficient's quantisation error weighs the same in the image.
@@ -1102,7 +1102,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         goto done;
     }
 
-    if ((st = tsr__progress(ctx, "j2k encode", 3, 4)))
+    if ((st = tsr__progress(ctx, "j2k encode", 2, 4)))
         goto done;
 
     /* Guard bits for the largest coefficient, then each block's zero bit-planes: Mb >= K, and
@@ -1162,6 +1162,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         goto done;
     if (track && (st = rate_control(ctx, &E, opt, &head, jobs, ar, codes, njobs, layer_bpp,
                                     tiles_len, rev, prec, cuts)))
+        goto done;
+    if ((st = tsr__progress(ctx, "j2k encode", 3, 4)))
         goto done;
     /* the tile-parts straight after the header in out, reserved at once (one copy of the
      * bodies), the header's TLM entries filled there */

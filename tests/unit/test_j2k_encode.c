@@ -12,7 +12,8 @@
  * - quality layers: each layer prefix within its target, errors falling layer by layer, the
  *   last lossless layer exact, decodes of a prefix equal to the shorter stream's;
  * - image and tile offsets: round trips at offsets up to the grid's end, SIZ read back;
- * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save). */
+ * - bad input: each a clear status and no output (and no file from tsr_j2k_encode_save);
+ * - the progress reports, in order, and a stop at each one. */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
@@ -1253,6 +1254,60 @@ static void test_tiles_rate(tsr_rng *rng, int ht)
     tsr_image_free(g_ctx, &img);
 }
 
+/* The encoder's progress reports: stage "j2k encode", 1..4 of 4 in order, once each; a
+ * callback that stops at stage k (1..4) ends the encode with TSR_ERR_INTERRUPTED and no output. */
+typedef struct stage_log {
+    int seen[8], n, stop_at;
+} stage_log;
+
+static int log_stage(void *user, const char *stage, double done, double total)
+{
+    stage_log *lg = user;
+    if (strcmp(stage, "j2k encode") || total != 4 || lg->n >= 8)
+        return 0;
+    lg->seen[lg->n++] = (int)done;
+    return (int)done == lg->stop_at;
+}
+
+static void test_progress(void)
+{
+    tsr_image img;
+    CHECK_OK(g_ctx, tsr_image_alloc(g_ctx, &img, 40, 30, 3, TSR_U8));
+    memset(img.data, 9, img.stride * 30);
+    for (int stop = 0; stop <= 4; stop++)
+        for (int rate = 0; rate < 2; rate++) {
+            stage_log lg = {{0}, 0, stop};
+            tsr_ctx_options co;
+            tsr_ctx_options_init(&co);
+            co.backend = TSR_BACKEND_CPU;
+            co.threads = 1;
+            co.progress = log_stage;
+            co.progress_user = &lg;
+            tsr_ctx *c = NULL;
+            CHECK(tsr_ctx_create(&co, &c) == TSR_OK);
+            tsr_j2k_encode_options opt;
+            tsr_j2k_encode_options_init(&opt);
+            if (rate) {
+                opt.lossless = 0;
+                opt.num_rates = 1;
+                opt.rates[0] = 1;
+            }
+            uint8_t *data = (uint8_t *)&img;
+            size_t len = 1;
+            const tsr_status st = c ? tsr_j2k_encode(c, &img, &opt, &data, &len) : TSR_ERR_INTERNAL;
+            const int want = stop ? stop : 4;
+            CHECK(st == (stop ? TSR_ERR_INTERRUPTED : TSR_OK));
+            CHECK(lg.n == want);
+            for (int k = 0; k < lg.n; k++)
+                CHECK(lg.seen[k] == k + 1);
+            CHECK(stop ? data == NULL && len == 0 : data != NULL && len > 0);
+            if (c && !stop)
+                tsr_j2k_free(c, data);
+            tsr_ctx_destroy(c);
+        }
+    tsr_image_free(g_ctx, &img);
+}
+
 int main(void)
 {
     g_ctx = tsr_test_reference_ctx();
@@ -1275,6 +1330,7 @@ int main(void)
     test_rate(&ht_rng, 1);
     test_tiles_rate(&ht_rng, 1);
     test_bad_input();
+    test_progress();
     tsr_ctx_destroy(g_ctx);
     return tsr_test_finish("test_j2k_encode");
 }
