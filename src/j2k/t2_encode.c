@@ -307,8 +307,9 @@ tsr_status tsr__t2_encode(tsr_ctx *ctx, const tsr__j2k_cs *cs, const tsr__j2k_tc
         if (pieces) {
             const tsr__j2k_piece head = {NULL, out->len - start};
             tsr__j2k_bytes_put(pieces, &head, sizeof head);
-            tsr__j2k_bytes_put(pieces, wk->pieces.p + k->piece_at * sizeof head,
-                               k->npieces * sizeof head);
+            if (k->npieces) /* a worker with no pieces has no buffer */
+                tsr__j2k_bytes_put(pieces, wk->pieces.p + k->piece_at * sizeof head,
+                                   k->npieces * sizeof head);
         }
         *bodies += k->counted;
         if (packets) {

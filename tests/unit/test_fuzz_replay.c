@@ -1,7 +1,8 @@
 /* Replays every kept fuzz input of every fuzz target through that target's contract: the
  * crashers the fuzzers found (tests/fuzz/crashers/<target>/) and the seeds and minimised corpus
  * (tests/fuzz/corpus/<target>/) of image_decode (fuzz_image_body.h), j2k_decode
- * (fuzz_j2k_body.h), layout_parse (fuzz_layout_body.h) and migrate_read (fuzz_migrate_body.h). Each
+ * (fuzz_j2k_body.h), j2k_encode (fuzz_j2k_encode_body.h), layout_parse (fuzz_layout_body.h) and
+ * migrate_read (fuzz_migrate_body.h). Each
  * input must keep its contract: return, failing cleanly with a message or giving a result in range.
  * Run under ASan/UBSan (TSR_SANITIZE=ON) this is the regression test for every fuzz find. The
  * folders are found through TSR_TESTS (the tests/ source folder); without it the test skips. */
@@ -10,6 +11,7 @@
 
 #include "../fuzz/fuzz_image_body.h"
 #include "../fuzz/fuzz_j2k_body.h"
+#include "../fuzz/fuzz_j2k_encode_body.h"
 #include "../fuzz/fuzz_layout_body.h"
 #include "../fuzz/fuzz_migrate_body.h"
 
@@ -26,6 +28,7 @@ int main(void)
         int (*one)(const uint8_t *data, size_t size);
     } targets[] = {{"image_decode", tsr_fuzz_image_one},
                    {"j2k_decode", tsr_fuzz_j2k_one},
+                   {"j2k_encode", tsr_fuzz_j2k_encode_one},
                    {"layout_parse", tsr_fuzz_layout_one},
                    {"migrate_read", tsr_fuzz_migrate_one}};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
