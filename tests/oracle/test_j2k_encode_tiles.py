@@ -47,6 +47,12 @@ def check_grk(name, a, stream, tmp):
     return None
 
 
+def encode_checked(png, stream, opts, verdict):
+    """Encodes png into stream with opts: the encode's failure, or verdict()'s (None: passed)."""
+    r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts, capture_output=True, text=True)
+    return ("encode failed: " + r.stderr.strip()) if r.returncode else verdict()
+
+
 def image(rng, h, w, c, depth, kind):
     top = 255 if depth == 8 else 65535
     if kind == 0:
@@ -107,10 +113,7 @@ def main():
                     stream = os.path.join(tmp, "s" + ext)
                     name = "%dx%d c%d %d-bit %s %s" % (w, h, c, depth, ext, " ".join(opts))
                     cases += 1
-                    r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts,
-                                       capture_output=True, text=True)
-                    err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
-                        check(name, a, stream, tmp)
+                    err = encode_checked(png, stream, opts, lambda: check(name, a, stream, tmp))
                     if not err and GRK_D and (h, w, tw, th) != (9, 70, 7, 5):
                         err = check_grk(name, a, stream, tmp)
                     print("FAIL" if err else "PASS", name, err or "")
@@ -131,10 +134,8 @@ def main():
                     stream = os.path.join(tmp, "l.j2k")
                     name = "lossy %dx%d c%d %d-bit %s" % (w, h, c, depth, " ".join(opts))
                     cases += 1
-                    r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts,
-                                       capture_output=True, text=True)
-                    err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
-                        check_lossy(name, a, stream, tmp)
+                    err = encode_checked(png, stream, opts,
+                                         lambda: check_lossy(name, a, stream, tmp))
                     print("FAIL" if err else "PASS", name, err or "")
                     fails += bool(err)
         # image and tile offsets (--origin, --tile-origin): every parity, partial first tiles,
@@ -165,10 +166,8 @@ def main():
                 stream = os.path.join(tmp, "o.j2k")
                 name = "offsets %dx%d c%d %d-bit %s" % (w, h, c, depth, " ".join(opts))
                 cases += 1
-                r = subprocess.run([TOOL, "j2k", "encode", png, stream] + opts,
-                                   capture_output=True, text=True)
-                err = ("encode failed: " + r.stderr.strip()) if r.returncode else \
-                    (check_lossy if lossy else check)(name, a, stream, tmp)
+                err = encode_checked(png, stream, opts, lambda: (check_lossy if lossy else check)(
+                    name, a, stream, tmp))
                 print("FAIL" if err else "PASS", name, err or "")
                 fails += bool(err)
         # tiled --rate on the shared images: within 1% below the target, decoded alike

@@ -198,6 +198,23 @@ static int parse_u32_list(const char *s, int n, uint32_t *out)
     return k == n;
 }
 
+/* Option `name`'s X,Y, when given, into *x and *y: 1, or 0 after a usage message. */
+static int parse_point(const cli_command *cmd, const cli_args *args, const char *name, uint32_t *x,
+                       uint32_t *y)
+{
+    const char *v = cli_get(cmd, args, name);
+    uint32_t at[2];
+    if (!v)
+        return 1;
+    if (!parse_u32_list(v, 2, at)) {
+        cli_error(cmd, "--%s wants X,Y, two numbers from 0, not '%s'", name, v);
+        return 0;
+    }
+    *x = at[0];
+    *y = at[1];
+    return 1;
+}
+
 static const char *prog_name(tsr_j2k_progression p)
 {
     static const char *n[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
@@ -504,23 +521,9 @@ static int run_encode(const cli_command *cmd, const cli_args *args, tsr_ctx *ctx
         opt.tile_width = (uint32_t)w;
         opt.tile_height = (uint32_t)h;
     }
-    uint32_t at[2];
-    if ((v = cli_get(cmd, args, "origin"))) {
-        if (!parse_u32_list(v, 2, at)) {
-            cli_error(cmd, "--origin wants X,Y, two numbers from 0, not '%s'", v);
-            return TSR_EXIT_USAGE;
-        }
-        opt.x0 = at[0];
-        opt.y0 = at[1];
-    }
-    if ((v = cli_get(cmd, args, "tile-origin"))) {
-        if (!parse_u32_list(v, 2, at)) {
-            cli_error(cmd, "--tile-origin wants X,Y, two numbers from 0, not '%s'", v);
-            return TSR_EXIT_USAGE;
-        }
-        opt.tile_x0 = at[0];
-        opt.tile_y0 = at[1];
-    }
+    if (!parse_point(cmd, args, "origin", &opt.x0, &opt.y0) ||
+        !parse_point(cmd, args, "tile-origin", &opt.tile_x0, &opt.tile_y0))
+        return TSR_EXIT_USAGE;
     if ((v = cli_get(cmd, args, "precincts")) && !parse_precincts(v, &opt)) {
         cli_error(cmd,
                   "--precincts wants WxH[,WxH...], at most %d sizes, powers of two from 1 to "
