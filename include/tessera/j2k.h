@@ -351,8 +351,9 @@ typedef struct tsr_j2k_encode_options {
      * over each block's 8-row stripes in parallel, a range coder per stripe), the rest of the
      * codestream standard, a main-header COM marker segment saying the file is NOT a JPEG 2000
      * stream; only tessera decodes it (other decoders decode garbage or fail). Lossless or at
-     * quant_step; its blocks have no truncation points, so rates, PSNR targets, layers > 1,
-     * ht and the cuda backend are TSR_ERR_UNSUPPORTED. */
+     * quant_step; its blocks have no truncation points, so rates, PSNR targets, layers > 1
+     * and ht are TSR_ERR_UNSUPPORTED. On the cuda backend a warp codes a block, a lane a
+     * stripe (the same bytes); its streams decode on the CPU only. */
     int mode;
     /* Resynchronisation markers (T.800 A.8): sop, an SOP marker segment before every packet
      * (Nsop counts the tile's packets from 0, modulo 65536); eph, an EPH marker after every

@@ -375,8 +375,8 @@ out:
  * Part 1: their passes); each job gets what code_block gives it, its bytes, candidates and
  * hull in arena a (thread 0's). */
 static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const size_t *first,
-                                   job *jobs, uint32_t prec, int mct, int rev, int ht, int track,
-                                   arena *a, ht_open *open)
+                                   job *jobs, uint32_t prec, int mct, int rev, int ht, int fast,
+                                   int track, arena *a, ht_open *open)
 {
     const uint32_t ntiles = E->cs->ntiles;
     size_t most = 1;
@@ -399,7 +399,7 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
             b->orient = jb[j].orient;
             b->delta = jb[j].delta;
         }
-        if ((st = tsr__j2k_enc_cuda_blocks(ctx, t, blocks, n, ht, track, &a->bytes)))
+        if ((st = tsr__j2k_enc_cuda_blocks(ctx, t, blocks, n, ht, fast, track, &a->bytes)))
             break;
         for (uint32_t j = 0; j < n; j++) {
             const tsr__j2k_enc_cuda_block *b = &blocks[j];
@@ -413,7 +413,7 @@ static tsr_status code_blocks_cuda(tsr_ctx *ctx, tsr__j2k_enc_tiles *E, const si
             o->len = b->len;
             if (!b->K)
                 continue;
-            if (ht && !track) {
+            if ((ht && !track) || fast) {
                 o->passes = 1;
             } else if (ht && open) { /* every plane's candidates, revealed later */
                 o->dist0 = b->err0 * o->weight;
@@ -567,11 +567,11 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     if (o->mode != TSR_J2K_MODE_STANDARD && o->mode != TSR_J2K_MODE_FAST_NONSTANDARD)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown mode %d", o->mode);
     if (o->mode == TSR_J2K_MODE_FAST_NONSTANDARD &&
-        (o->ht || *nlayers > 1 || layer_bpp[0] != HUGE_VAL || backend == TSR_BACKEND_CUDA))
+        (o->ht || *nlayers > 1 || layer_bpp[0] != HUGE_VAL))
         return tsr__fail(ctx, TSR_ERR_UNSUPPORTED,
                          "j2k encode: the fast-nonstandard mode codes each code-block whole (no "
                          "truncation points): lossless or at a quantisation step, one layer, "
-                         "without HT, rates or PSNR targets, on the CPU");
+                         "without HT, rates or PSNR targets");
     if ((unsigned)o->order > TSR_J2K_CPRL)
         return tsr__fail(ctx, TSR_ERR_INVALID_ARGUMENT, "j2k encode: unknown progression order %d",
                          (int)o->order);
@@ -1080,8 +1080,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         (st = tsr__alloc(ctx, (njobs ? njobs : 1) * sizeof *open, (void **)&open)))
         goto done;
     tsr_status fail = TSR_OK;
-    if (dev_t1 &&
-        (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, track, &ar[0], open)))
+    if (dev_t1 && (st = code_blocks_cuda(ctx, &E, first, jobs, prec, mct, rev, opt->ht, fast, track,
+                                         &ar[0], open)))
         goto done;
     if (open && (st = code_blocks_revealed(ctx, jobs, njobs, ar, threads, open, dev_t1, reveal)))
         goto done;

@@ -11,7 +11,8 @@
  *             candidates' or the Part 1 bound of K planes),
  *   k_code:   HT without rate control: a warp per block, its cleanup pass (ht_encode_warp.cuh);
  *             Part 1: its passes (t1_encode_hd.h) in a tsr__t1_enc workspace of one of a fixed
- *             number of workers (each striding over the blocks),
+ *             number of workers (each striding over the blocks); the fast-nonstandard coder:
+ *             k_code_fns, a warp per block, a lane per stripe (fast_coder_hd.h),
  *             HT with rate control, two kernels: k_ht_planes, a warp per (block, base plane),
  *             a fixed number of warps with TSR__J2K_HT_RD_SCRATCH bytes of scratch each
  *             striding over them (the lowest planes, the longest, first): the plane's set
@@ -27,6 +28,7 @@ extern "C" {
 #include "j2k/t1_encode.h"
 }
 
+#include "j2k/fast_coder_hd.h"
 #include "j2k/fxform_hd.h"
 #include "j2k/ht_encode_hd.h"
 #include "j2k/ht_encode_warp.cuh"
@@ -243,6 +245,8 @@ enum {
     HT_PLANE_WORKERS = 132 * 64, /* HT rate control's warps (24 KB of scratch each, 200 MB) */
     HT_PLANES = 30,              /* an HT block's most planes (ht_encode.h) */
     HT_WARPS = 4,                /* HT blocks coded by one thread block, a warp each */
+    FNS_WARPS = 4,               /* fast-nonstandard blocks coded by one thread block */
+    FNS_WORKERS = 132 * 16,      /* their warps in all, each striding over the blocks */
     PREP_THREADS = 128,          /* threads quantising one block */
     GATHER_THREADS = 128         /* threads copying one block's bytes */
 };
@@ -445,6 +449,84 @@ __global__ static void __launch_bounds__(CODE_THREADS, 1)
     }
 }
 
+/* The fast-nonstandard coder (fast_coder.h): warp t codes blocks t, t + workers, ...; lane l
+ * the block's stripes l, l + 32, ..., each into its own place in the block's room (a
+ * fns_stripe_room apart, after room for the longest header: fns_block_room), then the stripe
+ * lengths' header and the segments are laid out from the room's start as
+ * tsr__fns_encode_block lays them: the same bytes. The segments move down in order, a warp's
+ * 32 bytes a step (each destination at or before its source: no step overwrites bytes a later
+ * one reads). */
+__global__ static void __launch_bounds__(FNS_WARPS * 32)
+    k_code_fns(const dev_job *__restrict__ jobs, uint32_t n, uint8_t *slots, dev_res *res)
+{
+    __shared__ uint32_t lens[FNS_WARPS][FNS_MAX_STRIPES];
+    __shared__ uint8_t zc[FNS_WARPS][256];
+    const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32,
+                   workers = gridDim.x * FNS_WARPS;
+    for (uint32_t j = blockIdx.x * FNS_WARPS + warp; j < n; j += workers) {
+        const dev_job jb = jobs[j];
+        dev_res r = res[j];
+        r.len = 0;
+        r.np = 0;
+        r.skip = 0;
+        if (r.K) {
+            const uint32_t S = (jb.h + FNS_STRIPE_H - 1) / FNS_STRIPE_H, head = 3 * (S - 1);
+            const size_t room = fns_stripe_room(jb.w, r.K);
+            uint8_t *out = slots + jb.out;
+            if (lane == 0)
+                fns_zc_table(jb.orient, zc[warp]);
+            __syncwarp();
+            int over = 0;
+            for (uint32_t s = lane; s < S; s += 32) {
+                fns_enc e;
+                fns_enc_init(&e, out + head + s * room, room);
+                fns_encode_stripe(&e, jb.coef, jb.stride, jb.w, jb.h, r.K, s, zc[warp]);
+                over |= e.over || e.len >= (1u << 21);
+                lens[warp][s] = (uint32_t)e.len;
+            }
+            over = __any_sync(0xFFFFFFFFu, over);
+            __syncwarp(); /* every stripe's length and bytes seen by the whole warp */
+            if (over) {
+                r.len = -1;
+            } else {
+                uint32_t at = 0; /* the header: LEB128 lengths of stripes 0 .. S - 2 */
+                for (uint32_t s = 0; s + 1 < S; s++)
+                    for (uint32_t v = lens[warp][s];; v >>= 7) {
+                        if (lane == 0)
+                            out[at] = (uint8_t)(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
+                        at++;
+                        if (v < 0x80)
+                            break;
+                    }
+                for (uint32_t s = 0; s < S; s++) {
+                    const uint8_t *src = out + head + s * room;
+                    const uint32_t len = lens[warp][s];
+                    for (uint32_t i0 = 0; i0 < len; i0 += 32) {
+                        const uint32_t i = i0 + lane;
+                        const uint8_t v = i < len ? src[i] : 0;
+                        __syncwarp();
+                        if (i < len)
+                            out[at + i] = v;
+                        __syncwarp();
+                    }
+                    at += len;
+                }
+                r.len = (int32_t)at;
+            }
+        }
+        if (lane == 0)
+            res[j] = r;
+        __syncwarp(); /* lens and zc free for the warp's next block */
+    }
+}
+
+/* Bytes of a block's room for k_code_fns: the longest header, then a stripe room a stripe. */
+static uint64_t fns_block_room(uint32_t w, uint32_t h, uint32_t K)
+{
+    const uint32_t S = (h + FNS_STRIPE_H - 1) / FNS_STRIPE_H;
+    return 3 * (uint64_t)(S - 1) + (uint64_t)S * fns_stripe_room(w, K);
+}
+
 /* Block blockIdx.x's bytes to packed + off[j]: len from skip into its room, or (planes, HT rate
  * control) its K planes' sets one after another, each from its place in the room. */
 __global__ static void __launch_bounds__(GATHER_THREADS)
@@ -524,7 +606,7 @@ static tsr_status check_results(tsr_ctx *ctx, const dev_res *res, uint32_t n)
 
 extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile *t,
                                                tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht,
-                                               int track, tsr__j2k_bytes *out)
+                                               int fast, int track, tsr__j2k_bytes *out)
 {
     j2k_enc_cuda_state *s;
     tsr_status st = state_of(ctx, &s);
@@ -572,7 +654,8 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         TSR_CUDA_TRY(ctx, cudaMemcpy(s->tables.ptr, tsr__ht_cw_tables(), tables_bytes,
                                      cudaMemcpyHostToDevice));
     }
-    if (!ht && s->work.size < work_bytes) { /* zeroed when (re)allocated: tsr__t1_enc's start */
+    if (!ht && !fast &&
+        s->work.size < work_bytes) { /* zeroed when (re)allocated: tsr__t1_enc's start */
         if ((st = tsr__cuda_buffer_reserve(ctx, &s->work, work_bytes)))
             return st;
         TSR_CUDA_TRY(ctx, cudaMemsetAsync(s->work.ptr, 0, s->work.size, stream));
@@ -609,6 +692,7 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
         const uint32_t K = hr[j].K;
         hj[j].out = room;
         hj[j].cap = !K      ? 0
+                    : fast  ? fns_block_room(blocks[j].w, blocks[j].h, K)
                     : !ht   ? tsr__t1_encode_bound(blocks[j].w * blocks[j].h, (int)K)
                     : track ? (uint64_t)(K < 30 ? K : 30) * (hj[j].ccap + hj[j].rcap)
                             : hj[j].ccap;
@@ -625,10 +709,14 @@ extern "C" tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile
             return st;
         k_ht_sets<<<(n + HT_WARPS - 1) / HT_WARPS, HT_WARPS * 32, 0, stream>>>(
             dj, n, (const tsr__j2k_ht_plane *)s->dplanes.ptr, dr, (dev_rd *)s->drd.ptr);
-    } else if (ht)
+    } else if (ht) {
         k_code_ht<<<(n + HT_WARPS - 1) / HT_WARPS, HT_WARPS * 32, 0, stream>>>(
             dj, n, tables, (uint8_t *)s->slots.ptr, (uint8_t *)s->scratch.ptr, dr);
-    else
+    } else if (fast) {
+        const uint32_t warps = n < FNS_WORKERS ? n : FNS_WORKERS;
+        k_code_fns<<<(warps + FNS_WARPS - 1) / FNS_WARPS, FNS_WARPS * 32, 0, stream>>>(
+            dj, n, (uint8_t *)s->slots.ptr, dr);
+    } else
         k_code_p1<<<(workers + CODE_THREADS - 1) / CODE_THREADS, CODE_THREADS, 0, stream>>>(
             dj, n, workers, track, (uint8_t *)s->slots.ptr, (p1_work *)s->work.ptr, dr,
             (dev_rd *)s->drd.ptr);

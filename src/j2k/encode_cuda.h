@@ -49,14 +49,16 @@ typedef struct tsr__j2k_enc_cuda_block {
     double err0;
 } tsr__j2k_enc_cuda_block;
 
-/* Codes the n code-blocks on the device, one block per thread, by the CPU's coders: with ht
- * (ht_encode_hd.h, ht_rd_hd.h) each one's cleanup pass down to plane 0, or with track (rate
- * control) its truncation candidates; else Part 1's passes (t1_encode_hd.h, style 0), with
- * track their truncation points. Their bytes are appended to out, each block's outputs filled.
- * TSR_ERR_INTERNAL when a block's coder fails (as encode.c's code_block reports it). */
+/* Codes the n code-blocks on the device by the CPU's coders: with ht (ht_encode_hd.h,
+ * ht_rd_hd.h) each one's cleanup pass down to plane 0, or with track (rate control) its
+ * truncation candidates; with fast (never with ht or track) the fast-nonstandard coder
+ * (fast_coder_hd.h: a warp a block, a lane a stripe), one segment; else Part 1's passes
+ * (t1_encode_hd.h, style 0), with track their truncation points. Their bytes are appended to
+ * out, each block's outputs filled. TSR_ERR_INTERNAL when a block's coder fails (as encode.c's
+ * code_block reports it). */
 tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile *t,
-                                    tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht, int track,
-                                    tsr__j2k_bytes *out);
+                                    tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht, int fast,
+                                    int track, tsr__j2k_bytes *out);
 
 #ifdef __cplusplus
 }

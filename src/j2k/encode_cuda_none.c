@@ -15,9 +15,9 @@ tsr_status tsr__j2k_enc_cuda_transform(tsr_ctx *ctx, tsr__j2k_tile *t, uint32_t 
 }
 
 tsr_status tsr__j2k_enc_cuda_blocks(tsr_ctx *ctx, const tsr__j2k_tile *t,
-                                    tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht, int track,
-                                    tsr__j2k_bytes *out)
+                                    tsr__j2k_enc_cuda_block *blocks, uint32_t n, int ht, int fast,
+                                    int track, tsr__j2k_bytes *out)
 {
-    (void)t, (void)blocks, (void)n, (void)ht, (void)track, (void)out;
+    (void)t, (void)blocks, (void)n, (void)ht, (void)fast, (void)track, (void)out;
     return tsr__fail(ctx, TSR_ERR_NO_BACKEND, "j2k encode on CUDA: not built with CUDA");
 }

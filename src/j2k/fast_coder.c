@@ -31,7 +31,7 @@ long tsr__fns_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint32_t
     for (uint32_t s = 0; s < S; s++) {
         fns_enc e;
         fns_enc_init(&e, buf + at, cap - at);
-        fns_encode_stripe(&e, coef, w, h, K, s, zc);
+        fns_encode_stripe(&e, coef, w, w, h, K, s, zc);
         if (e.over || e.len >= (1u << 21))
             return -1;
         len[s] = (uint32_t)e.len;

@@ -237,19 +237,29 @@ TSR_HD void fns_enc_finish(fns_enc *e)
         e->len--;
 }
 
-/* Codes stripe s of the block (fast_coder.h: every plane's decisions of its rows) into e. */
-TSR_HD void fns_encode_stripe(fns_enc *e, const int32_t *coef, uint32_t w, uint32_t h, uint32_t K,
-                              uint32_t s, const uint8_t *zc)
+/* Bytes that always hold one stripe's segment of a block w wide with K bit-planes (a decision
+ * narrows the range by at most 2^-7, so at most 7/8 byte each; two decisions per coefficient
+ * and plane; 5 flush bytes). */
+TSR_HD size_t fns_stripe_room(uint32_t w, uint32_t K)
+{
+    return (size_t)w * FNS_STRIPE_H * K * 3 + 8;
+}
+
+/* Codes stripe s of the block (fast_coder.h: every plane's decisions of its rows; coef's rows
+ * stride apart) into e. */
+TSR_HD void fns_encode_stripe(fns_enc *e, const int32_t *coef, size_t stride, uint32_t w,
+                              uint32_t h, uint32_t K, uint32_t s, const uint8_t *zc)
 {
     const uint32_t y0 = FNS_STRIPE_H * s, y1 = y0 + FNS_STRIPE_H < h ? y0 + FNS_STRIPE_H : h;
     for (uint32_t p = K; p-- > 0;)
         for (uint32_t x = 0; x < w; x++)
             for (uint32_t y = y0; y < y1; y++) {
-                const int32_t c = coef[(size_t)y * w + x];
+                const int32_t c = coef[(size_t)y * stride + x];
                 const uint32_t m = (uint32_t)(c < 0 ? -(int64_t)c : c), hi = m >> (p + 1),
                                bit = (m >> p) & 1u;
                 uint32_t sc, flip;
-                const uint32_t mask = fns_neighbours(coef, w, w, h, x, y, p, y0, y1, &sc, &flip);
+                const uint32_t mask =
+                    fns_neighbours(coef, stride, w, h, x, y, p, y0, y1, &sc, &flip);
                 if (hi) {
                     fns_encode(e, FNS_MR0 + (hi == 1 ? (mask != 0) : 2u), bit);
                     continue;

@@ -367,7 +367,7 @@ static int run_case(tsr_ctx *ctx, tsr_rng *rng, int w, int h, int nc, int wide, 
         if (!st)
             st = tsr__j2k_enc_cuda_transform(ctx, &t, prec, nc >= 3, rev);
         if (!st)
-            st = tsr__j2k_enc_cuda_blocks(ctx, &t, blocks, n, ht, track, &out);
+            st = tsr__j2k_enc_cuda_blocks(ctx, &t, blocks, n, ht, 0, track, &out);
         if (st != TSR_OK) {
             printf("FAIL %s: the device stages: %s\n", what, tsr_ctx_last_error(ctx));
             ok = 0;

@@ -30,6 +30,7 @@ typedef struct options_case {
     uint32_t tile;                     /* square tiles, 0: one */
     uint32_t layers;                   /* 0: one */
     uint32_t x0, y0, tile_x0, tile_y0; /* offsets on the reference grid */
+    int fast;                          /* the fast-nonstandard coder */
 } options_case;
 
 static const options_case cases[] = {
@@ -45,6 +46,8 @@ static const options_case cases[] = {
     {"HT lossless at (1001,37), tiles 64 from (1000,0)", 1, 1, 0, 0, 64, 0, 1001, 37, 1000, 0},
     {"Part 1 1 bpp at (3,5), tiles 37 from (0,0)", 0, 0, 1, 0, 37, 0, 3, 5, 0, 0},
     {"HT 2 bpp at (7,1), one tile", 1, 0, 2, 0, 0, 0, 7, 1, 0, 0},
+    {"fast-nonstandard lossless", 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+    {"fast-nonstandard qstep 1/64, tiles 64", 0, 0, 0, 1.0f / 64, 64, 0, 0, 0, 0, 0, 1},
 };
 
 static void options_of(const options_case *c, tsr_j2k_encode_options *o)
@@ -64,6 +67,7 @@ static void options_of(const options_case *c, tsr_j2k_encode_options *o)
     o->y0 = c->y0;
     o->tile_x0 = c->tile_x0;
     o->tile_y0 = c->tile_y0;
+    o->mode = c->fast ? TSR_J2K_MODE_FAST_NONSTANDARD : TSR_J2K_MODE_STANDARD;
 }
 
 /* Encodes img on ctx; *data (free with tsr_j2k_free on cpu) and *len. */

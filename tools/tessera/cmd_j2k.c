@@ -39,8 +39,10 @@ static const cli_option j2k_options[] = {
      "codestream whose COM marker segment says it is NOT a JPEG 2000 stream: only tessera "
      "decodes it exactly (other decoders give garbage or fail), and `tessera j2k info` says "
      "so. Lossless or at --qstep, one layer: its code-blocks have no truncation points, so "
-     "--rate, --psnr, --layers above 1 and --ht are refused. E.g. tessera j2k encode in.png "
-     "out.j2k --mode fast-nonstandard. No opj_compress or kdu_compress equivalent."},
+     "--rate, --psnr, --layers above 1 and --ht are refused. With --backend cuda a warp codes "
+     "each code-block, a thread each stripe (the same bytes); such files decode on the CPU. "
+     "E.g. tessera j2k encode in.png out.j2k --mode fast-nonstandard. No opj_compress or "
+     "kdu_compress equivalent."},
     {"lossless", CLI_FLAG, NULL,
      "encode: reversible coding, RCT + 5/3 wavelet (the default); the file decodes "
      "bit-exactly to the input. With --rate, lossy layers at those rates below a last, "
