@@ -1,7 +1,8 @@
 /* bench_j2k_encode_cuda: JPEG 2000 encoding on the CUDA backend beside the CPU backend, same
  * frames, same run. Inputs: bench_j2k's frames (tsr_bench_make_frame from
  * ../shared/data/images/desert_mesa_4611x8192.jpg, RGB 8-bit), encoded as HT lossless, HT at 2
- * bits per pixel, Part 1 lossless and Part 1 at 2 bpp (5 levels, 64x64 code-blocks, one tile).
+ * bits per pixel, Part 1 lossless and Part 1 at 2 bpp, and tessera's fast-nonstandard coder
+ * lossless (NOT JPEG 2000: fast_coder.h) (5 levels, 64x64 code-blocks, one tile).
  * On cuda the samples, colour transform, DWT and every code-block run on the device (HT:
  * cleanup passes, or rate control's candidates plane by plane; Part 1: its passes); rate
  * control, packets and markers on the host.
@@ -113,6 +114,7 @@ typedef struct coding {
     const char *name;
     int ht, lossless;
     double rate;
+    int fast; /* the fast-nonstandard coder (not JPEG 2000) */
 } coding;
 
 enum { COPY_GBS = 4200, PCIE_GBS = 55 }; /* H200: device copy rate, pinned PCIe (GB/s) */
@@ -136,10 +138,11 @@ int main(int argc, char **argv)
     tsr_image src;
     if (tsr_bench_j2k_cuda_setup(threads, on_progress, &recording, &cpu, &gpu, &src))
         return 1;
-    static const coding codings[] = {{"HT lossless", 1, 1, 0},
-                                     {"HT 2 bpp", 1, 0, 2.0},
-                                     {"Part 1 lossless", 0, 1, 0},
-                                     {"Part 1 2 bpp", 0, 0, 2.0}};
+    static const coding codings[] = {{"HT lossless", 1, 1, 0, 0},
+                                     {"HT 2 bpp", 1, 0, 2.0, 0},
+                                     {"Part 1 lossless", 0, 1, 0, 0},
+                                     {"Part 1 2 bpp", 0, 0, 2.0, 0},
+                                     {"fast-nonstd lossless", 0, 1, 0, 1}};
     const tsr_bench_frame_size *all_sizes = tsr_bench_frame_sizes;
     printf("host: %s; device: %s; %d repeats\n", tsr_bench_host_description(),
            tsr_ctx_device_name(gpu), repeats);
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
             tsr_j2k_encode_options_init(&eo);
             eo.ht = c->ht;
             eo.lossless = c->lossless;
+            eo.mode = c->fast ? TSR_J2K_MODE_FAST_NONSTANDARD : TSR_J2K_MODE_STANDARD;
             if (c->rate > 0) {
                 eo.num_rates = 1;
                 eo.rates[0] = c->rate;
