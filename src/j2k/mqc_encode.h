@@ -118,6 +118,29 @@ TSR__T1_AI void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, uint32_t d)
     tsr__mqe_renorm(e);
 }
 
+/* ENCODE of j decisions 0 in context *cx, the same arithmetic as j calls of tsr__mqe_encode:
+ * while 0 is the MPS, the run of decisions that leave A >= 0x8000 (no renormalisation: each
+ * subtracts Qe from A and adds it to C) is done as one multiplication; the one that
+ * renormalises, and every decision while 0 is the LPS, goes through tsr__mqe_encode. */
+TSR__T1_AI void tsr__mqe_encode_zeros(tsr__mqe *e, uint8_t *cx, uint32_t j)
+{
+    while (j) {
+        if (!(*cx & 1u)) {
+            const uint32_t qe = tsr__mqc_states[*cx].qe, t = (e->a - 0x8000) / qe;
+            if (t >= j) {
+                e->a -= j * qe;
+                e->c += j * qe;
+                return;
+            }
+            e->a -= t * qe;
+            e->c += t * qe;
+            j -= t;
+        }
+        tsr__mqe_encode(e, cx, 0);
+        j--;
+    }
+}
+
 /* FLUSH (C.2.9); returns the segment's length in bytes from e->start (a final 0xFF is not
  * part of it). */
 TSR__T1_INL uint32_t tsr__mqe_flush(tsr__mqe *e)

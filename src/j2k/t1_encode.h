@@ -47,6 +47,11 @@ typedef struct tsr__t1_enc {
     /* magnitudes stripe by stripe, the rows of a stripe column together (row 4 st + k of column
      * x at 4 st w + n x + k, n the stripe's rows), the sign (negative) in bit 31 */
     uint32_t mag[TSR__T1_MAX_AREA];
+    /* per column of a full stripe (st w + x): the OR of its 4 magnitudes (the run-length test) */
+    uint32_t cor[TSR__T1_MAX_AREA / 4];
+    /* per stripe, from index 1 (0 and ceil(h / 4) + 1: borders): nonzero once a coefficient in it
+     * or in a stripe next to it is significant; SigProp and MagRef skip the stripes still zero */
+    uint8_t live[TSR__T1_MAX_H / 4 + 2];
     uint8_t cx[19]; /* context states (Table D.7 numbering) */
     /* the segment being written */
     int raw;

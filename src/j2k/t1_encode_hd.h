@@ -153,7 +153,8 @@ typedef struct pstate {
     int pass, track, exact, vc;
 } pstate;
 
-TSR__T1_FN pstate pstate_of(const tsr__t1_enc *e, int pass, int p)
+/* track: e->track, or a constant where the caller has one */
+TSR__T1_AI pstate pstate_of(const tsr__t1_enc *e, int pass, int p, const int track)
 {
     pstate s;
     s.mq = e->mq;
@@ -164,7 +165,7 @@ TSR__T1_FN pstate pstate_of(const tsr__t1_enc *e, int pass, int p)
     s.w = (uint32_t)e->w;
     s.p = (uint32_t)p;
     s.pass = pass;
-    s.track = e->track;
+    s.track = track;
     s.exact = e->exact;
     s.vc = !!(e->style & TSR__T1_STYLE_VCAUSAL);
     return s;
@@ -207,6 +208,7 @@ TSR__T1_AI void code_sig(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, 
     const uint32_t neg = mw >> 31, l = tsr__t1_sc_lut[sc_idx(*cw, k, f[-1], f[1])];
     emit(e, s, cx, raw, l & 0x1Fu, raw ? neg : neg ^ (l >> 7));
     set_sig(f, cw, k, s->fs, neg, s->vc);
+    e->live[y0 / 4] = e->live[y0 / 4 + 1] = e->live[y0 / 4 + 2] = 1;
     if (s->sig_pass)
         s->sig_pass[(y0 + k) * s->w + x] = s->pass;
     add_error(s, mw, 1);
@@ -241,15 +243,17 @@ TSR__T1_AI void cu_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, uint32_t *f, uin
 }
 
 /* The passes of bit-plane p, pass number `pass`, over stripes of four rows column by column
- * (D.1); each returns the squared error it removed (with track). raw: a raw (bypass) pass, a
- * constant where called so that each form is its own loop. */
-TSR__T1_AI double pass_sigprop(tsr__t1_enc *e, int pass, int p, const int raw)
+ * (D.1); each returns the squared error it removed (with track). raw (a raw, bypass, pass) and
+ * track are constants where called, so that each form is its own loop. */
+TSR__T1_AI double pass_sigprop(tsr__t1_enc *e, int pass, int p, const int raw, const int track)
 {
-    pstate S = pstate_of(e, pass, p), *s = &S;
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
     uint8_t cx[CX_N];
     memcpy(cx, e->cx, CX_N);
     const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        if (!e->live[y0 / 4 + 1])
+            continue;
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
         const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
         for (uint32_t x = 0; x < w; x++, f++, m += n) {
@@ -274,13 +278,15 @@ TSR__T1_AI double pass_sigprop(tsr__t1_enc *e, int pass, int p, const int raw)
 }
 
 /* Magnitude refinement (D.3.3): the significant samples not coded in this plane's SigProp. */
-TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw)
+TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw, const int track)
 {
-    pstate S = pstate_of(e, pass, p), *s = &S;
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
     uint8_t cx[CX_N];
     memcpy(cx, e->cx, CX_N);
     const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        if (!e->live[y0 / 4 + 1])
+            continue;
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
         const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
         for (uint32_t x = 0; x < w; x++, f++, m += n) {
@@ -308,25 +314,41 @@ TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw)
 /* Cleanup (D.3.4): run-length coding where a full stripe column's word is zero (no sample
  * significant or visited, no significant neighbour: context 0 of Table D.1 in every
  * orientation), zero coding of the rest; clears the visited bits; segmentation symbol. */
-TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p)
+TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p, const int track)
 {
-    pstate S = pstate_of(e, pass, p), *s = &S;
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
     uint8_t cx[CX_N];
     memcpy(cx, e->cx, CX_N);
     const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h, P = s->p;
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
         const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
-        for (uint32_t x = 0; x < w; x++, f++, m += n) {
-            uint32_t cw = *f;
-            if (n < 4) {
+        if (n < 4) {
+            for (uint32_t x = 0; x < w; x++, f++, m += n) {
+                uint32_t cw = *f;
                 for (uint32_t k = 0; k < n; k++)
                     cu_lane(e, s, cx, f, &cw, m, k, x, y0);
-            } else if (cw == 0) {
-                const uint32_t any = (m[0] | m[1] | m[2] | m[3]) >> P & 1;
-                emit(e, s, cx, 0, CX_RL, any);
-                if (!any)
+                *f = cw & ~VIS_ALL;
+            }
+            continue;
+        }
+        const uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
+        for (uint32_t x = 0; x < w; x++, f++, m += 4) {
+            uint32_t cw = *f;
+            if (cw == 0) {
+                if (!(o[x] >> P & 1)) {
+                    /* run-length 0 here and in the columns after it that are the same: their
+                     * words stay zero, so they are found before any is coded */
+                    uint32_t j = 1;
+                    while (x + j < w && !f[j] && !(o[x + j] >> P & 1))
+                        j++;
+                    tsr__mqe_encode_zeros(&s->mq, &cx[CX_RL], j);
+                    x += j - 1;
+                    f += j - 1;
+                    m += 4 * (j - 1);
                     continue;
+                }
+                emit(e, s, cx, 0, CX_RL, 1);
                 const uint32_t r = m[0] >> P & 1 ? 0 : m[1] >> P & 1 ? 1 : m[2] >> P & 1 ? 2 : 3;
                 emit(e, s, cx, 0, CX_UNI, r >> 1);
                 emit(e, s, cx, 0, CX_UNI, r & 1);
@@ -353,14 +375,28 @@ TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p)
     return S.dist;
 }
 
-/* Pass `pass` (type 0 SigProp, 1 MagRef, 2 cleanup) of bit-plane p; returns its error removed. */
+/* Pass `pass` (type 0 SigProp, 1 MagRef, 2 cleanup) of bit-plane p; returns its error removed.
+ * One loop each without track (lossless and fixed-step encodes) and with it (style 0); the raw
+ * passes' loop tests track as it runs. */
 TSR__T1_FN double code_pass(tsr__t1_enc *e, int pass, int type, int p)
 {
+    const int tr = e->track;
     if (type == 0)
-        return e->raw ? pass_sigprop(e, pass, p, 1) : pass_sigprop(e, pass, p, 0);
+        return e->raw ? pass_sigprop(e, pass, p, 1, tr)
+               : tr   ? pass_sigprop(e, pass, p, 0, 1)
+                      : pass_sigprop(e, pass, p, 0, 0);
     if (type == 1)
-        return e->raw ? pass_magref(e, pass, p, 1) : pass_magref(e, pass, p, 0);
-    return pass_cleanup(e, pass, p);
+        return e->raw ? pass_magref(e, pass, p, 1, tr)
+               : tr   ? pass_magref(e, pass, p, 0, 1)
+                      : pass_magref(e, pass, p, 0, 0);
+    return tr ? pass_cleanup(e, pass, p, 1) : pass_cleanup(e, pass, p, 0);
+}
+
+/* A coefficient's magnitude with its sign (negative) in bit 31. */
+TSR__T1_INL uint32_t mag_word(int32_t v)
+{
+    const uint32_t s = (uint32_t)(v >> 31);
+    return (((uint32_t)v ^ s) - s) | s << 31;
 }
 
 /* The block's words zeroed, its magnitudes and signs in stripe order (t1_encode.h). */
@@ -368,13 +404,24 @@ TSR__T1_FN void load_state(tsr__t1_enc *e)
 {
     const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
     memset(e->cols, 0, ((h + 3) / 4 + 2) * (w + 2) * sizeof *e->cols);
+    memset(e->live, 0, (h + 3) / 4 + 2);
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
         const uint32_t n = h - y0 < 4 ? h - y0 : 4;
+        const int32_t *c = e->coef + (size_t)y0 * w;
         uint32_t *m = e->mag + (size_t)y0 * w;
-        for (uint32_t k = 0; k < n; k++) {
-            const int32_t *c = e->coef + (size_t)(y0 + k) * w;
-            for (uint32_t x = 0; x < w; x++)
-                m[n * x + k] = c[x] < 0 ? (0u - (uint32_t)c[x]) | 1u << 31 : (uint32_t)c[x];
+        if (n == 4) {
+            uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
+            for (uint32_t x = 0; x < w; x++, m += 4) {
+                m[0] = mag_word(c[x]);
+                m[1] = mag_word(c[w + x]);
+                m[2] = mag_word(c[2 * w + x]);
+                m[3] = mag_word(c[3 * w + x]);
+                o[x] = (m[0] | m[1] | m[2] | m[3]) & 0x7FFFFFFFu;
+            }
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                for (uint32_t x = 0; x < w; x++)
+                    m[n * x + k] = mag_word(c[k * w + x]);
         }
     }
     if (e->sig_pass)
