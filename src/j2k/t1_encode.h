@@ -42,13 +42,14 @@ typedef struct tsr__t1_enc {
     int overflow; /* buf was too small: the segments are not usable */
     /* one 32-bit word per stripe column (4 rows), t1_decode_hd.h's layout: the significance of
      * the column's samples and their neighbours, its signs, refined and visited bits; (ceil(h /
-     * 4) + 2) stripes of w + 2 words, a border column and stripe on each side */
+     * 4) + 2) stripes of w + 2 words, a border column and stripe on each side; the right border's
+     * words also hold a bit no column reads (V_REF of lane 0), so that they are never zero */
     uint32_t cols[TSR__T1_COLS_MAX];
-    /* magnitudes stripe by stripe, the rows of a stripe column together (row 4 st + k of column
-     * x at 4 st w + n x + k, n the stripe's rows), the sign (negative) in bit 31 */
+    /* magnitudes, row-major as coef, with the sign (negative) in bit 31 */
     uint32_t mag[TSR__T1_MAX_AREA];
-    /* per column of a full stripe (st w + x): the OR of its 4 magnitudes (the run-length test) */
-    uint32_t cor[TSR__T1_MAX_AREA / 4];
+    /* per column of a full stripe (st w + x): the OR of its 4 magnitudes (the run-length test);
+     * one spare entry after the last */
+    uint32_t cor[TSR__T1_MAX_AREA / 4 + 1];
     /* per stripe, from index 1 (0 and ceil(h / 4) + 1: borders): nonzero once a coefficient in it
      * or in a stripe next to it is significant; SigProp and MagRef skip the stripes still zero */
     uint8_t live[TSR__T1_MAX_H / 4 + 2];

@@ -221,10 +221,10 @@ TSR__T1_AI void sp_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, u
 {
     const uint32_t v = *cw >> 3 * k;
     if (!(v & V_SIG) && (v & V_NBR)) {
-        const uint32_t bit = m[k] >> s->p & 1;
+        const uint32_t mw = m[k * s->w], bit = mw >> s->p & 1;
         emit(e, s, cx, raw, s->zc[v & 0x1FFu], bit);
         if (bit)
-            code_sig(e, s, cx, raw, f, cw, k, m[k], x, y0);
+            code_sig(e, s, cx, raw, f, cw, k, mw, x, y0);
         *cw |= V_VIS << 3 * k;
     }
 }
@@ -235,10 +235,10 @@ TSR__T1_AI void cu_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, uint32_t *f, uin
 {
     const uint32_t v = *cw >> 3 * k;
     if (!(v & (V_SIG | V_VIS))) {
-        const uint32_t bit = m[k] >> s->p & 1;
+        const uint32_t mw = m[k * s->w], bit = mw >> s->p & 1;
         emit(e, s, cx, 0, s->zc[v & 0x1FFu], bit);
         if (bit)
-            code_sig(e, s, cx, 0, f, cw, k, m[k], x, y0);
+            code_sig(e, s, cx, 0, f, cw, k, mw, x, y0);
     }
 }
 
@@ -256,7 +256,7 @@ TSR__T1_AI double pass_sigprop(tsr__t1_enc *e, int pass, int p, const int raw, c
             continue;
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
         const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
-        for (uint32_t x = 0; x < w; x++, f++, m += n) {
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
             uint32_t cw = *f;
             if (!sp_lanes(cw))
                 continue;
@@ -288,8 +288,8 @@ TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw, co
         if (!e->live[y0 / 4 + 1])
             continue;
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
-        const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
-        for (uint32_t x = 0; x < w; x++, f++, m += n) {
+        const uint32_t *m = e->mag + (size_t)y0 * w;
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
             /* the lanes of a partial stripe's missing rows are never significant */
             const uint32_t lanes = mr_lanes(*f);
             if (!lanes)
@@ -299,8 +299,9 @@ TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw, co
                 if (!(lanes >> 3 * k & 1))
                     continue;
                 const uint32_t v = cw >> 3 * k;
-                emit(e, s, cx, raw, (v & V_REF) ? 16 : CX_MR + !!(v & V_NBR), m[k] >> s->p & 1);
-                add_error(s, m[k], 0);
+                const uint32_t mw = m[k * w];
+                emit(e, s, cx, raw, (v & V_REF) ? 16 : CX_MR + !!(v & V_NBR), mw >> s->p & 1);
+                add_error(s, mw, 0);
                 cw |= V_REF << 3 * k;
             }
             *f = cw;
@@ -324,7 +325,7 @@ TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p, const int track)
         uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
         const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
         if (n < 4) {
-            for (uint32_t x = 0; x < w; x++, f++, m += n) {
+            for (uint32_t x = 0; x < w; x++, f++, m++) {
                 uint32_t cw = *f;
                 for (uint32_t k = 0; k < n; k++)
                     cu_lane(e, s, cx, f, &cw, m, k, x, y0);
@@ -333,26 +334,29 @@ TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p, const int track)
             continue;
         }
         const uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
-        for (uint32_t x = 0; x < w; x++, f++, m += 4) {
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
             uint32_t cw = *f;
             if (cw == 0) {
                 if (!(o[x] >> P & 1)) {
                     /* run-length 0 here and in the columns after it that are the same: their
                      * words stay zero, so they are found before any is coded */
                     uint32_t j = 1;
-                    while (x + j < w && !f[j] && !(o[x + j] >> P & 1))
+                    while (!(f[j] | o[x + j] >> P)) /* the right border's word is never 0 */
                         j++;
                     tsr__mqe_encode_zeros(&s->mq, &cx[CX_RL], j);
                     x += j - 1;
                     f += j - 1;
-                    m += 4 * (j - 1);
+                    m += j - 1;
                     continue;
                 }
                 emit(e, s, cx, 0, CX_RL, 1);
-                const uint32_t r = m[0] >> P & 1 ? 0 : m[1] >> P & 1 ? 1 : m[2] >> P & 1 ? 2 : 3;
+                const uint32_t r = m[0] >> P & 1       ? 0
+                                   : m[w] >> P & 1     ? 1
+                                   : m[2 * w] >> P & 1 ? 2
+                                                       : 3;
                 emit(e, s, cx, 0, CX_UNI, r >> 1);
                 emit(e, s, cx, 0, CX_UNI, r & 1);
-                code_sig(e, s, cx, 0, f, &cw, r, m[r], x, y0);
+                code_sig(e, s, cx, 0, f, &cw, r, m[r * w], x, y0);
                 for (uint32_t k = r + 1; k < 4; k++)
                     cu_lane(e, s, cx, f, &cw, m, k, x, y0);
             } else {
@@ -399,30 +403,25 @@ TSR__T1_INL uint32_t mag_word(int32_t v)
     return (((uint32_t)v ^ s) - s) | s << 31;
 }
 
-/* The block's words zeroed, its magnitudes and signs in stripe order (t1_encode.h). */
+/* The block's words zeroed (the right border's set to a sentinel), its magnitude words and the
+ * full stripes' column ORs (t1_encode.h). */
 TSR__T1_FN void load_state(tsr__t1_enc *e)
 {
     const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
     memset(e->cols, 0, ((h + 3) / 4 + 2) * (w + 2) * sizeof *e->cols);
     memset(e->live, 0, (h + 3) / 4 + 2);
+    for (uint32_t i = 0; i < w * h; i++)
+        e->mag[i] = mag_word(e->coef[i]);
     for (uint32_t y0 = 0; y0 < h; y0 += 4) {
-        const uint32_t n = h - y0 < 4 ? h - y0 : 4;
-        const int32_t *c = e->coef + (size_t)y0 * w;
-        uint32_t *m = e->mag + (size_t)y0 * w;
-        if (n == 4) {
-            uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
-            for (uint32_t x = 0; x < w; x++, m += 4) {
-                m[0] = mag_word(c[x]);
-                m[1] = mag_word(c[w + x]);
-                m[2] = mag_word(c[2 * w + x]);
-                m[3] = mag_word(c[3 * w + x]);
-                o[x] = (m[0] | m[1] | m[2] | m[3]) & 0x7FFFFFFFu;
-            }
-        } else {
-            for (uint32_t k = 0; k < n; k++)
-                for (uint32_t x = 0; x < w; x++)
-                    m[n * x + k] = mag_word(c[k * w + x]);
-        }
+        /* the right border: the cleanup's run search stops there (a bit no column reads) */
+        e->cols[(y0 / 4 + 1) * (w + 2) + w + 1] = V_REF;
+        if (h - y0 < 4)
+            continue;
+        const uint32_t *m = e->mag + (size_t)y0 * w;
+        uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
+        for (uint32_t x = 0; x < w; x++)
+            o[x] = (m[x] | m[w + x] | m[2 * w + x] | m[3 * w + x]) & 0x7FFFFFFFu;
+        o[w] = 0; /* read with the right border: the next stripe's first, or the spare entry */
     }
     if (e->sig_pass)
         for (uint32_t i = 0; i < w * h; i++)
