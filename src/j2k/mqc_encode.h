@@ -76,9 +76,10 @@ TSR__T1_AI void tsr__mqe_byteout(tsr__mqe *e)
     }
 }
 
-/* RENORME (C.2.6) for 0 < A < 0x8000: A and C shift left until A's bit 15 is set, a byte going
- * out whenever CT reaches 0. The shifts between two BYTEOUTs are done at once (the count from
- * the leading zeros of A), which is the same arithmetic as the standard's bit-by-bit loop. */
+/* RENORME (C.2.6) for 0 < A <= 0xFFFF (nothing when A >= 0x8000): A and C shift left until A's bit
+ * 15 is set, a byte going out whenever CT reaches 0. The shifts between two BYTEOUTs are done at
+ * once (the count from the leading zeros of A), which is the same arithmetic as the standard's
+ * bit-by-bit loop. */
 TSR__T1_AI void tsr__mqe_renorm(tsr__mqe *e)
 {
     uint32_t n = TSR__T1_CLZ(e->a) - 16;
@@ -116,6 +117,22 @@ TSR__T1_AI void tsr__mqe_encode(tsr__mqe *e, uint8_t *cx, uint32_t d)
         *cx = st->nlps;
     }
     tsr__mqe_renorm(e);
+}
+
+/* The same ENCODE by selects instead of branches, for decisions near 1/2 (signs, refinement,
+ * significance propagation) whose MPS / LPS branch a predictor cannot learn: with X the
+ * conditional exchange (A - Qe < Qe), the upper sub-interval (C += Qe, A -= Qe) is coded when
+ * MPS != X, the lower one (A = Qe) otherwise; the state moves (NMPS or NLPS) exactly when A then
+ * needs renormalising, which an MPS with A - Qe >= 0x8000 does not (renormalisation by 0 bits). */
+TSR__T1_AI void tsr__mqe_encode_bf(tsr__mqe *e, uint8_t *cx, uint32_t d)
+{
+    const tsr__mqc_state *st = &tsr__mqc_states[*cx];
+    const uint32_t qe = st->qe, a = e->a - qe, mps = d == (*cx & 1u), upper = mps ^ (a < qe);
+    e->c += upper ? qe : 0;
+    e->a = upper ? a : qe;
+    const uint32_t next = mps ? st->nmps : st->nlps;
+    *cx = (uint8_t)(e->a & 0x8000 ? *cx : next);
+    tsr__mqe_renorm(e); /* no shift when A >= 0x8000 */
 }
 
 /* ENCODE of j decisions 0 in context *cx, the same arithmetic as j calls of tsr__mqe_encode:

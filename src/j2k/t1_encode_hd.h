@@ -181,6 +181,16 @@ TSR__T1_AI void emit(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint
         tsr__mqe_encode(&s->mq, &cx[ci], bit);
 }
 
+/* The same for decisions near 1/2 (tsr__mqe_encode_bf). */
+TSR__T1_AI void emit_bf(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint32_t ci,
+                        uint32_t bit)
+{
+    if (raw)
+        raw_put(e, bit);
+    else
+        tsr__mqe_encode_bf(&s->mq, &cx[ci], bit);
+}
+
 /* The decoder's reconstruction, in steps, of magnitude mag known down to plane p (r = 1/2). */
 TSR__T1_FN double recon(int mag, int p)
 {
@@ -206,7 +216,7 @@ TSR__T1_AI void code_sig(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, 
                          uint32_t *cw, const uint32_t k, uint32_t mw, uint32_t x, uint32_t y0)
 {
     const uint32_t neg = mw >> 31, l = tsr__t1_sc_lut[sc_idx(*cw, k, f[-1], f[1])];
-    emit(e, s, cx, raw, l & 0x1Fu, raw ? neg : neg ^ (l >> 7));
+    emit_bf(e, s, cx, raw, l & 0x1Fu, raw ? neg : neg ^ (l >> 7));
     set_sig(f, cw, k, s->fs, neg, s->vc);
     e->live[y0 / 4] = e->live[y0 / 4 + 1] = e->live[y0 / 4 + 2] = 1;
     if (s->sig_pass)
@@ -222,7 +232,7 @@ TSR__T1_AI void sp_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, u
     const uint32_t v = *cw >> 3 * k;
     if (!(v & V_SIG) && (v & V_NBR)) {
         const uint32_t mw = m[k * s->w], bit = mw >> s->p & 1;
-        emit(e, s, cx, raw, s->zc[v & 0x1FFu], bit);
+        emit_bf(e, s, cx, raw, s->zc[v & 0x1FFu], bit);
         if (bit)
             code_sig(e, s, cx, raw, f, cw, k, mw, x, y0);
         *cw |= V_VIS << 3 * k;
@@ -300,7 +310,7 @@ TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw, co
                     continue;
                 const uint32_t v = cw >> 3 * k;
                 const uint32_t mw = m[k * w];
-                emit(e, s, cx, raw, (v & V_REF) ? 16 : CX_MR + !!(v & V_NBR), mw >> s->p & 1);
+                emit_bf(e, s, cx, raw, (v & V_REF) ? 16 : CX_MR + !!(v & V_NBR), mw >> s->p & 1);
                 add_error(s, mw, 0);
                 cw |= V_REF << 3 * k;
             }
