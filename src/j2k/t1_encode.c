@@ -8,7 +8,7 @@ int tsr__t1_bitplanes(const int32_t *coef, size_t n)
 {
     uint32_t m = 0;
     for (size_t i = 0; i < n; i++)
-        m |= (uint32_t)(coef[i] < 0 ? -(int64_t)coef[i] : coef[i]);
+        m |= ((uint32_t)coef[i] ^ (uint32_t)(coef[i] >> 31)) - (uint32_t)(coef[i] >> 31);
     return m ? 32 - __builtin_clz(m) : 0;
 }
 

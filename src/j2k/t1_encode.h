@@ -7,12 +7,14 @@
  *
  * Coefficients are signed integers in the coded domain (sign and magnitude; |v| < 2^K, K the
  * block's coded bit-planes, K = Mb - zero bit-planes). The state is the encoder's workspace:
- * one per thread, zeroed before its first block and reused for every block. */
+ * one per thread, zeroed before its first block (so that inputs a caller never sets, such as
+ * sig_pass, are NULL) and reused for every block. */
 #ifndef TSR_J2K_T1_ENCODE_H
 #define TSR_J2K_T1_ENCODE_H
 
 #include "j2k/mqc_encode.h"
 #include "j2k/t1.h"
+#include "j2k/t1_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,8 +26,10 @@ typedef struct tsr__t1_enc {
     const int32_t *coef;     /* w * h coefficients, row-major, |v| < 2^K */
     uint8_t *buf;            /* output for all segments: cap bytes (tsr__t1_encode_bound) */
     size_t cap;
-    int track; /* record each pass's truncation point (style 0: one MQ segment) */
-    int exact; /* with track: the coefficients are exact (reversible), not a step's floor */
+    int track;     /* record each pass's truncation point (style 0: one MQ segment) */
+    int exact;     /* with track: the coefficients are exact (reversible), not a step's floor */
+    int *sig_pass; /* NULL, or w * h entries (row-major) that receive the pass that made each
+                    * coefficient significant (1 << 30 while none did) */
     /* outputs */
     tsr__t1_seg segs[TSR__T1_MAX_SEGS]; /* data inside buf */
     /* with track: bytes of the segment a decoder needs for passes 0..p (non-decreasing, the last
@@ -34,28 +38,22 @@ typedef struct tsr__t1_enc {
      * magnitude itself when exact (E.1.1.2's reconstruction, r = 1/2, of the bits decoded) */
     uint32_t pass_rate[TSR__T1_MAX_PASSES];
     double pass_dist[TSR__T1_MAX_PASSES];
-    double dist; /* the current pass's so far */
     int nsegs;
     int overflow; /* buf was too small: the segments are not usable */
-    /* per coefficient: significant, visited in this bit-plane, refined before, negative, and
-     * the pass that made it significant (1 << 30 while it is not) */
-    uint8_t sig[TSR__T1_MAX_AREA], vis[TSR__T1_MAX_AREA], ref[TSR__T1_MAX_AREA];
-    uint8_t neg[TSR__T1_MAX_AREA];
-    int sig_pass[TSR__T1_MAX_AREA];
-    /* per coefficient: which of its eight neighbours are significant as its contexts see them
-     * (bits W, E, N, S, NW, NE, SW, SE; the vertically causal rule applied), which of the four
-     * direct ones are negative (W, E, N, S), and its magnitude */
-    uint8_t nb[TSR__T1_MAX_AREA], nbneg[TSR__T1_MAX_AREA];
+    /* one 32-bit word per stripe column (4 rows), t1_decode_hd.h's layout: the significance of
+     * the column's samples and their neighbours, its signs, refined and visited bits; (ceil(h /
+     * 4) + 2) stripes of w + 2 words, a border column and stripe on each side; the right border's
+     * words also hold a bit no column reads (V_REF of lane 0), so that they are never zero */
+    uint32_t cols[TSR__T1_COLS_MAX];
+    /* magnitudes, row-major as coef, with the sign (negative) in bit 31 */
     uint32_t mag[TSR__T1_MAX_AREA];
-    /* per stripe of four rows (heights up to 1024): nonzero once one of its coefficients is
-     * significant or has a significant neighbour (nb); the significance propagation and
-     * refinement passes skip the stripes still zero */
-    uint8_t stripe_live[256];
-    /* contexts from those masks: zero coding per orientation (Table D.1), sign coding and its
-     * XOR bit from the direct neighbours' significance (low nibble) and signs (high nibble) */
-    uint8_t zc_lut[4][256], sc_lut[256], xr_lut[256];
-    int luts_ready; /* the state must start zeroed: then the first block fills the tables */
-    uint8_t cx[19];
+    /* per column of a full stripe (st w + x): the OR of its 4 magnitudes (the run-length test);
+     * one spare entry after the last */
+    uint32_t cor[TSR__T1_MAX_AREA / 4 + 1];
+    /* per stripe, from index 1 (0 and ceil(h / 4) + 1: borders): nonzero once a coefficient in it
+     * or in a stripe next to it is significant; SigProp and MagRef skip the stripes still zero */
+    uint8_t live[TSR__T1_MAX_H / 4 + 2];
+    uint8_t cx[19]; /* context states (Table D.7 numbering) */
     /* the segment being written */
     int raw;
     tsr__mqe mq;

@@ -1,136 +1,89 @@
 /* The Part 1 code-block encoder (t1_encode.h), written once for the host (t1_encode.c) and the
- * device (encode_cuda.cu) with t1_hd.h's qualifiers: T.800 D.3 passes, the contexts of Tables
- * D.1-D.3 looked up from per-coefficient masks of significant neighbours (kept as coefficients
- * become significant, with D.3.1's vertically causal rule), run-length coding in the cleanup
- * pass (D.3.4) and segment ends by the decoder's segment rule; with track each pass's
- * truncation point and the squared error it removes, IEEE double operations in a fixed order.
+ * device (encode_cuda.cu) with t1_hd.h's qualifiers: the T.800 D.3 passes over stripe columns
+ * whose state is one 32-bit word each (t1_encode.h's cols, t1_decode_hd.h's layout: the
+ * significance of the column's 4 samples and of all their neighbours, with D.3.1's vertically
+ * causal rule applied, the column's signs and its refined / visited bits), so that a context is
+ * one lookup of t1_ctx_lut.h's tables (Tables D.1-D.3) on a shifted word and the run-length test
+ * of the cleanup pass (D.3.4) is "word == 0"; segment ends by the decoder's segment rule; with
+ * track each pass's truncation point and the squared error it removes, IEEE double operations
+ * in coding order. A pass keeps the MQ registers and the context states in locals.
  * t1_encode_block is tsr__t1_encode_block's body. */
 #ifndef TSR_J2K_T1_ENCODE_HD_H
 #define TSR_J2K_T1_ENCODE_HD_H
 
+#include "j2k/t1_ctx_lut.h"
 #include "j2k/t1_encode.h"
 #include "j2k/t1_hd.h"
 
+#include <stddef.h>
 #include <string.h>
 
-TSR__T1_FN void reset_cx(tsr__t1_enc *e)
+/* A lane view (a column word shifted right by 3k, k the lane): its 8 neighbours' significance,
+ * its own; its refined and visited bits. LANE3: bit 3k of each lane. */
+enum { V_NBR = 0x1EFu, V_SIG = 1u << 4, V_REF = 1u << 20, V_VIS = 1u << 21 };
+#define LANE3 0x249u
+#define VIS_ALL (LANE3 * V_VIS)
+
+/* contexts (Table D.7 numbering) */
+enum { CX_MR = 14, CX_RL = 17, CX_UNI = 18, CX_N = 19 };
+
+TSR__T1_FN void reset_cx(uint8_t *cx)
 {
-    memset(e->cx, 0, sizeof e->cx);
-    e->cx[0] = TSR__MQC_CX(4, 0);   /* zero coding, all neighbours insignificant (Table D.7) */
-    e->cx[17] = TSR__MQC_CX(3, 0);  /* run length */
-    e->cx[18] = TSR__MQC_CX(46, 0); /* uniform */
+    memset(cx, 0, CX_N);
+    cx[0] = TSR__MQC_CX(4, 0);       /* zero coding, all neighbours insignificant (Table D.7) */
+    cx[CX_RL] = TSR__MQC_CX(3, 0);   /* run length */
+    cx[CX_UNI] = TSR__MQC_CX(46, 0); /* uniform */
 }
 
-TSR__T1_FN int mag_of(const tsr__t1_enc *e, int i)
+/* The sign-context index (tsr__t1_sc_lut) of lane k of the column word cw, with we / ew the west
+ * and east columns' words (their own-sign bit of row k is the west / east neighbour's sign). */
+TSR__T1_INL uint32_t sc_idx(uint32_t cw, const uint32_t k, uint32_t we, uint32_t ew)
 {
-    return (int)e->mag[i];
+    const uint32_t sh = 3 * k, v = cw >> sh, n = k ? v >> 12 : cw >> 14;
+    return (v >> 1 & 1) | (v >> 6 & 2) | (v >> 1 & 4) | (v >> 2 & 8) | (n & 0x10) |
+           (v >> 17 & 0x20) | (we >> (sh + 13) & 0x40) | (ew >> (sh + 12) & 0x80);
 }
 
-enum { NB_W = 1, NB_E = 2, NB_N = 4, NB_S = 8, NB_NW = 16, NB_NE = 32, NB_SW = 64, NB_SE = 128 };
-
-/* Zero-coding context (Table D.1) for neighbour counts H, V, D. */
-TSR__T1_FN int zc_of(int orient, int H, int V, int D)
+/* Marks lane k of the stripe column at f significant with sign s (1 = negative): its own word
+ * (*cw, the caller's copy of *f, stored by the caller), the west and east words, and at a stripe
+ * edge the three words of the stripe above (row 4; not when vertically causal) or below (row
+ * -1). */
+TSR__T1_AI void set_sig(uint32_t *f, uint32_t *cw, const uint32_t k, const ptrdiff_t fs, uint32_t s,
+                        int vcausal)
 {
-    if (orient == TSR__T1_HH) {
-        const int hh[4][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 7}, {8, 8, 8}};
-        int hv = H + V > 2 ? 2 : H + V;
-        return hh[D > 3 ? 3 : D][hv];
+    const uint32_t sh = 3 * k;
+    *cw |= (V_SIG | s << 19) << sh;
+    f[-1] |= 0x20u << sh;
+    f[1] |= 0x08u << sh;
+    if (k == 0 && !vcausal) {
+        f[-fs - 1] |= 1u << 17;
+        f[-fs] |= 1u << 16 | s << 31;
+        f[-fs + 1] |= 1u << 15;
     }
-    int P = orient == TSR__T1_HL ? V : H, S = orient == TSR__T1_HL ? H : V;
-    if (P == 2)
-        return 8;
-    if (P == 1)
-        return S ? 7 : D ? 6 : 5;
-    if (S)
-        return S == 2 ? 4 : 3;
-    return D >= 2 ? 2 : D;
-}
-
-TSR__T1_FN void make_luts(tsr__t1_enc *e)
-{
-    for (int m = 0; m < 256; m++) {
-        const int H = !!(m & NB_W) + !!(m & NB_E), V = !!(m & NB_N) + !!(m & NB_S);
-        const int D = !!(m & NB_NW) + !!(m & NB_NE) + !!(m & NB_SW) + !!(m & NB_SE);
-        for (int o = 0; o < 4; o++)
-            e->zc_lut[o][m] = (uint8_t)zc_of(o, H, V, D);
-        /* low nibble: W, E, N, S significant; high nibble: the same ones negative */
-        const int c[4] = {(m & 1) ? ((m & 16) ? -1 : 1) : 0, (m & 2) ? ((m & 32) ? -1 : 1) : 0,
-                          (m & 4) ? ((m & 64) ? -1 : 1) : 0, (m & 8) ? ((m & 128) ? -1 : 1) : 0};
-        int hc = c[0] + c[1], vc = c[2] + c[3];
-        hc = hc > 1 ? 1 : hc < -1 ? -1 : hc;
-        vc = vc > 1 ? 1 : vc < -1 ? -1 : vc;
-        const int ctx[3][3] = {{13, 12, 11}, {10, 9, 10}, {11, 12, 13}}; /* Table D.3 */
-        const int xo[3][3] = {{0, 0, 0}, {0, 0, 1}, {1, 1, 1}};
-        e->sc_lut[m] = (uint8_t)ctx[1 - hc][1 - vc];
-        e->xr_lut[m] = (uint8_t)xo[1 - hc][1 - vc];
-    }
-    e->luts_ready = 1;
-}
-
-TSR__T1_FN int any_neighbour(const tsr__t1_enc *e, int x, int y)
-{
-    return e->nb[y * e->w + x] != 0;
-}
-
-/* Zero-coding context (Table D.1). */
-TSR__T1_FN int zc_context(const tsr__t1_enc *e, int x, int y)
-{
-    return e->zc_lut[e->orient][e->nb[y * e->w + x]];
-}
-
-/* Sign-coding context and XOR bit (Tables D.2, D.3). */
-TSR__T1_FN void sc_context(const tsr__t1_enc *e, int x, int y, int *cx, int *xr)
-{
-    const int i = y * e->w + x;
-    const int m = (e->nb[i] & 15) | (e->nbneg[i] << 4);
-    *cx = e->sc_lut[m];
-    *xr = e->xr_lut[m];
-}
-
-/* Coefficient (x, y) became significant: its neighbours' masks learn it. A neighbour in the
- * stripe above does not see it with vertically causal contexts (D.3.1: the next stripe's
- * samples count as insignificant). */
-TSR__T1_FN void tell_neighbours(tsr__t1_enc *e, int x, int y, int negative)
-{
-    const int w = e->w, h = e->h, i = y * w + x;
-    const int up = y > 0 && !((e->style & TSR__T1_STYLE_VCAUSAL) && y % 4 == 0);
-    e->stripe_live[y >> 2] = 1; /* its own stripe: i is significant */
-    if (x > 0) {
-        e->nb[i - 1] |= NB_E;
-        e->nbneg[i - 1] |= (uint8_t)(negative ? 2 : 0);
-    }
-    if (x + 1 < w) {
-        e->nb[i + 1] |= NB_W;
-        e->nbneg[i + 1] |= (uint8_t)(negative ? 1 : 0);
-    }
-    if (up) {
-        e->stripe_live[(y - 1) >> 2] = 1;
-        e->nb[i - w] |= NB_S;
-        e->nbneg[i - w] |= (uint8_t)(negative ? 8 : 0);
-        if (x > 0)
-            e->nb[i - w - 1] |= NB_SE;
-        if (x + 1 < w)
-            e->nb[i - w + 1] |= NB_SW;
-    }
-    if (y + 1 < h) {
-        e->stripe_live[(y + 1) >> 2] = 1;
-        e->nb[i + w] |= NB_N;
-        e->nbneg[i + w] |= (uint8_t)(negative ? 4 : 0);
-        if (x > 0)
-            e->nb[i + w - 1] |= NB_NE;
-        if (x + 1 < w)
-            e->nb[i + w + 1] |= NB_NW;
+    if (k == 3) {
+        f[fs - 1] |= 1u << 2;
+        f[fs] |= 1u << 1 | s << 18;
+        f[fs + 1] |= 1u << 0;
     }
 }
 
-TSR__T1_AI void put_bit(tsr__t1_enc *e, int cx, int bit)
+/* Lane masks of a column word (bit 3k set where the test holds for lane k): sp_lanes,
+ * insignificant with a significant neighbour (SigProp's candidates); mr_lanes, significant and
+ * not visited (coded in MagRef). */
+TSR__T1_INL uint32_t sp_lanes(uint32_t cw)
 {
-    if (!e->raw) {
-        tsr__mqe_encode(&e->mq, &e->cx[cx], bit);
-        return;
-    }
-    /* raw segment (D.6): bits as they come, a 0 stuffed after each 0xFF byte */
-    e->rcur = e->rcur << 1 | (uint32_t)bit;
+    const uint32_t t = cw & 0x3FFFFu, row = (t | t >> 1 | t >> 2) & 0x9249u; /* rows -1..4 */
+    return (row | row >> 3 | row >> 6) & ~(cw >> 4) & LANE3;
+}
+TSR__T1_INL uint32_t mr_lanes(uint32_t cw)
+{
+    return cw >> 4 & ~(cw >> 21) & LANE3;
+}
+
+/* raw segment (D.6): bits as they come, a 0 stuffed after each 0xFF byte */
+TSR__T1_FN void raw_put(tsr__t1_enc *e, uint32_t bit)
+{
+    e->rcur = e->rcur << 1 | bit;
     if (++e->rnb == e->rcap) {
         if (e->segstart + e->rlen < e->buf + e->cap)
             e->segstart[e->rlen++] = (uint8_t)e->rcur;
@@ -188,13 +141,54 @@ TSR__T1_FN void end_segment(tsr__t1_enc *e, int npasses)
     e->used = (size_t)(e->segstart - e->buf) + len + 2;
 }
 
-TSR__T1_FN void code_sign(tsr__t1_enc *e, int x, int y, int i)
+/* What a pass needs besides the words and magnitudes, held in locals while it runs: the MQ
+ * registers, the squared error removed so far (with track), and the block's constants. */
+typedef struct pstate {
+    tsr__mqe mq;
+    double dist;
+    const uint8_t *zc; /* tsr__t1_zc_lut of the orientation */
+    int *sig_pass;
+    ptrdiff_t fs;  /* words per stripe: w + 2 */
+    uint32_t w, p; /* width, bit-plane */
+    int pass, track, exact, vc;
+} pstate;
+
+/* track: e->track, or a constant where the caller has one */
+TSR__T1_AI pstate pstate_of(const tsr__t1_enc *e, int pass, int p, const int track)
 {
-    int cx, xr;
-    sc_context(e, x, y, &cx, &xr);
-    if (e->raw) /* raw passes carry the sign bit itself (D.6) */
-        xr = 0;
-    put_bit(e, cx, (e->coef[i] < 0) ^ xr);
+    pstate s;
+    s.mq = e->mq;
+    s.dist = 0;
+    s.zc = tsr__t1_zc_lut[e->orient];
+    s.sig_pass = e->sig_pass;
+    s.fs = e->w + 2;
+    s.w = (uint32_t)e->w;
+    s.p = (uint32_t)p;
+    s.pass = pass;
+    s.track = track;
+    s.exact = e->exact;
+    s.vc = !!(e->style & TSR__T1_STYLE_VCAUSAL);
+    return s;
+}
+
+/* Decision bit in context ci: the MQ coder, or as it is in a raw pass (D.6). */
+TSR__T1_AI void emit(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint32_t ci,
+                     uint32_t bit)
+{
+    if (raw)
+        raw_put(e, bit);
+    else
+        tsr__mqe_encode(&s->mq, &cx[ci], bit);
+}
+
+/* The same for decisions near 1/2 (tsr__mqe_encode_bf). */
+TSR__T1_AI void emit_bf(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint32_t ci,
+                        uint32_t bit)
+{
+    if (raw)
+        raw_put(e, bit);
+    else
+        tsr__mqe_encode_bf(&s->mq, &cx[ci], bit);
 }
 
 /* The decoder's reconstruction, in steps, of magnitude mag known down to plane p (r = 1/2). */
@@ -203,133 +197,251 @@ TSR__T1_FN double recon(int mag, int p)
     return (double)((mag >> p) << p) + 0.5 * (double)(1 << p);
 }
 
-/* The squared error removed when coefficient i's magnitude becomes known down to plane p
- * (from plane p + 1, or from nothing when it just became significant). */
-TSR__T1_FN void track_error(tsr__t1_enc *e, int i, int p, int first)
+/* With track: the squared error removed when the magnitude of mag word mw (sign in bit 31)
+ * becomes known down to plane s->p (from plane p + 1, or from nothing when first: it just
+ * became significant). */
+TSR__T1_AI void add_error(pstate *s, uint32_t mw, int first)
 {
-    if (!e->track)
+    if (!s->track)
         return;
-    const int mag = mag_of(e, i);
-    const double t = e->exact ? mag : mag + 0.5, before = first ? t : t - recon(mag, p + 1),
-                 after = e->exact && p == 0 ? 0 : t - recon(mag, p);
-    e->dist += before * before - after * after;
+    const int mag = (int)(mw & 0x7FFFFFFFu), p = (int)s->p;
+    const double t = s->exact ? mag : mag + 0.5, before = first ? t : t - recon(mag, p + 1),
+                 after = s->exact && p == 0 ? 0 : t - recon(mag, p);
+    s->dist += before * before - after * after;
 }
 
-TSR__T1_AI void make_significant(tsr__t1_enc *e, int i, int pass, int p)
+/* Lane k (row y0 + k, column x) of the column at f has just coded 1 in zero coding: its sign
+ * (Tables D.2, D.3; raw passes carry the sign bit itself) and its significance. */
+TSR__T1_AI void code_sig(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint32_t *f,
+                         uint32_t *cw, const uint32_t k, uint32_t mw, uint32_t x, uint32_t y0)
 {
-    e->sig[i] = 1;
-    e->neg[i] = e->coef[i] < 0;
-    e->sig_pass[i] = pass;
-    tell_neighbours(e, i % e->w, i / e->w, e->neg[i]);
-    track_error(e, i, p, 1);
+    const uint32_t neg = mw >> 31, l = tsr__t1_sc_lut[sc_idx(*cw, k, f[-1], f[1])];
+    emit_bf(e, s, cx, raw, l & 0x1Fu, raw ? neg : neg ^ (l >> 7));
+    set_sig(f, cw, k, s->fs, neg, s->vc);
+    e->live[y0 / 4] = e->live[y0 / 4 + 1] = e->live[y0 / 4 + 2] = 1;
+    if (s->sig_pass)
+        s->sig_pass[(y0 + k) * s->w + x] = s->pass;
+    add_error(s, mw, 1);
 }
 
-/* One pass of bit-plane p: type 0 significance propagation (D.3.1), 1 magnitude refinement
- * (D.3.3), 2 cleanup (D.3.4), over stripes of four rows, column by column. Inlined where type
- * is a constant (code_pass_of): one loop per pass type, without the type tests inside. */
-TSR__T1_AI void code_pass(tsr__t1_enc *e, int pass, int type, int p)
+/* Significance propagation (D.3.1) of lane k: an insignificant sample with a significant
+ * neighbour. */
+TSR__T1_AI void sp_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, const int raw, uint32_t *f,
+                        uint32_t *cw, const uint32_t *m, const uint32_t k, uint32_t x, uint32_t y0)
 {
-    const int w = e->w, h = e->h;
-    for (int y0 = 0; y0 < h; y0 += 4) {
-        /* nothing significant in or next to the stripe: neither pass codes anything there */
-        if (type != 2 && !e->stripe_live[y0 >> 2])
+    const uint32_t v = *cw >> 3 * k;
+    if (!(v & V_SIG) && (v & V_NBR)) {
+        const uint32_t mw = m[k * s->w], bit = mw >> s->p & 1;
+        emit_bf(e, s, cx, raw, s->zc[v & 0x1FFu], bit);
+        if (bit)
+            code_sig(e, s, cx, raw, f, cw, k, mw, x, y0);
+        *cw |= V_VIS << 3 * k;
+    }
+}
+
+/* Cleanup (D.3.4) of lane k outside run mode: a sample neither significant nor visited. */
+TSR__T1_AI void cu_lane(tsr__t1_enc *e, pstate *s, uint8_t *cx, uint32_t *f, uint32_t *cw,
+                        const uint32_t *m, const uint32_t k, uint32_t x, uint32_t y0)
+{
+    const uint32_t v = *cw >> 3 * k;
+    if (!(v & (V_SIG | V_VIS))) {
+        const uint32_t mw = m[k * s->w], bit = mw >> s->p & 1;
+        emit(e, s, cx, 0, s->zc[v & 0x1FFu], bit);
+        if (bit)
+            code_sig(e, s, cx, 0, f, cw, k, mw, x, y0);
+    }
+}
+
+/* The passes of bit-plane p, pass number `pass`, over stripes of four rows column by column
+ * (D.1); each returns the squared error it removed (with track). raw (a raw, bypass, pass) and
+ * track are constants where called, so that each form is its own loop. */
+TSR__T1_AI double pass_sigprop(tsr__t1_enc *e, int pass, int p, const int raw, const int track)
+{
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
+    uint8_t cx[CX_N];
+    memcpy(cx, e->cx, CX_N);
+    const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
+    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        if (!e->live[y0 / 4 + 1])
             continue;
-        for (int x = 0; x < w; x++) {
-            int ye = y0 + 4 < h ? y0 + 4 : h, y = y0;
-            if (type == 2 && ye - y0 == 4) {
-                /* run mode needs every neighbour insignificant: context 0 (Table D.1) is an
-                 * empty neighbour mask in every orientation */
-                int any = 0;
-                for (int k = 0; k < 4; k++) {
-                    int i = (y0 + k) * w + x;
-                    any |= e->sig[i] | e->vis[i] | e->nb[i];
-                }
-                if (!any) {
-                    int r = -1;
-                    for (int k = 0; k < 4 && r < 0; k++)
-                        if ((mag_of(e, (y0 + k) * w + x) >> p) & 1)
-                            r = k;
-                    put_bit(e, 17, r >= 0);
-                    if (r < 0)
-                        continue;
-                    put_bit(e, 18, r >> 1);
-                    put_bit(e, 18, r & 1);
-                    int i = (y0 + r) * w + x;
-                    code_sign(e, x, y0 + r, i);
-                    make_significant(e, i, pass, p);
-                    y = y0 + r + 1;
-                }
+        uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
+        const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
+            uint32_t cw = *f;
+            if (!sp_lanes(cw))
+                continue;
+            if (n == 4) {
+                sp_lane(e, s, cx, raw, f, &cw, m, 0, x, y0);
+                sp_lane(e, s, cx, raw, f, &cw, m, 1, x, y0);
+                sp_lane(e, s, cx, raw, f, &cw, m, 2, x, y0);
+                sp_lane(e, s, cx, raw, f, &cw, m, 3, x, y0);
+            } else {
+                for (uint32_t k = 0; k < n; k++)
+                    sp_lane(e, s, cx, raw, f, &cw, m, k, x, y0);
             }
-            for (; y < ye; y++) {
-                int i = y * w + x, bit = (mag_of(e, i) >> p) & 1;
-                if (type == 0) {
-                    if (e->sig[i] || !any_neighbour(e, x, y))
-                        continue;
-                    put_bit(e, zc_context(e, x, y), bit);
-                    if (bit) {
-                        code_sign(e, x, y, i);
-                        make_significant(e, i, pass, p);
-                    }
-                    e->vis[i] = 1;
-                } else if (type == 1) {
-                    if (!e->sig[i] || e->vis[i])
-                        continue;
-                    int cx = 16;
-                    if (!e->ref[i])
-                        cx = any_neighbour(e, x, y) ? 15 : 14;
-                    put_bit(e, cx, bit);
-                    e->ref[i] = 1;
-                    track_error(e, i, p, 0);
-                } else {
-                    if (e->sig[i] || e->vis[i])
-                        continue;
-                    put_bit(e, zc_context(e, x, y), bit);
-                    if (bit) {
-                        code_sign(e, x, y, i);
-                        make_significant(e, i, pass, p);
-                    }
-                }
-            }
+            *f = cw;
         }
     }
-    if (type == 2) {
-        memset(e->vis, 0, (size_t)w * (size_t)h);
-        if (e->style & TSR__T1_STYLE_SEGSYM) { /* 1010 in the uniform context (D.5) */
-            put_bit(e, 18, 1);
-            put_bit(e, 18, 0);
-            put_bit(e, 18, 1);
-            put_bit(e, 18, 0);
-        }
-    }
+    e->mq = S.mq;
+    memcpy(e->cx, cx, CX_N);
+    return S.dist;
 }
 
-TSR__T1_FN void code_pass_of(tsr__t1_enc *e, int pass, int type, int p)
+/* Magnitude refinement (D.3.3): the significant samples not coded in this plane's SigProp. */
+TSR__T1_AI double pass_magref(tsr__t1_enc *e, int pass, int p, const int raw, const int track)
 {
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
+    uint8_t cx[CX_N];
+    memcpy(cx, e->cx, CX_N);
+    const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
+    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        if (!e->live[y0 / 4 + 1])
+            continue;
+        uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
+        const uint32_t *m = e->mag + (size_t)y0 * w;
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
+            /* the lanes of a partial stripe's missing rows are never significant */
+            const uint32_t lanes = mr_lanes(*f);
+            if (!lanes)
+                continue;
+            uint32_t cw = *f;
+            for (uint32_t k = 0; k < 4; k++) {
+                if (!(lanes >> 3 * k & 1))
+                    continue;
+                const uint32_t v = cw >> 3 * k;
+                const uint32_t mw = m[k * w];
+                emit_bf(e, s, cx, raw, (v & V_REF) ? 16 : CX_MR + !!(v & V_NBR), mw >> s->p & 1);
+                add_error(s, mw, 0);
+                cw |= V_REF << 3 * k;
+            }
+            *f = cw;
+        }
+    }
+    e->mq = S.mq;
+    memcpy(e->cx, cx, CX_N);
+    return S.dist;
+}
+
+/* Cleanup (D.3.4): run-length coding where a full stripe column's word is zero (no sample
+ * significant or visited, no significant neighbour: context 0 of Table D.1 in every
+ * orientation), zero coding of the rest; clears the visited bits; segmentation symbol. */
+TSR__T1_AI double pass_cleanup(tsr__t1_enc *e, int pass, int p, const int track)
+{
+    pstate S = pstate_of(e, pass, p, track), *s = &S;
+    uint8_t cx[CX_N];
+    memcpy(cx, e->cx, CX_N);
+    const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h, P = s->p;
+    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        uint32_t *f = e->cols + (y0 / 4 + 1) * s->fs + 1;
+        const uint32_t *m = e->mag + (size_t)y0 * w, n = h - y0 < 4 ? h - y0 : 4;
+        if (n < 4) {
+            for (uint32_t x = 0; x < w; x++, f++, m++) {
+                uint32_t cw = *f;
+                for (uint32_t k = 0; k < n; k++)
+                    cu_lane(e, s, cx, f, &cw, m, k, x, y0);
+                *f = cw & ~VIS_ALL;
+            }
+            continue;
+        }
+        const uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
+        for (uint32_t x = 0; x < w; x++, f++, m++) {
+            uint32_t cw = *f;
+            if (cw == 0) {
+                if (!(o[x] >> P & 1)) {
+                    /* run-length 0 here and in the columns after it that are the same: their
+                     * words stay zero, so they are found before any is coded */
+                    uint32_t j = 1;
+                    while (!(f[j] | o[x + j] >> P)) /* the right border's word is never 0 */
+                        j++;
+                    tsr__mqe_encode_zeros(&s->mq, &cx[CX_RL], j);
+                    x += j - 1;
+                    f += j - 1;
+                    m += j - 1;
+                    continue;
+                }
+                emit(e, s, cx, 0, CX_RL, 1);
+                const uint32_t r = m[0] >> P & 1       ? 0
+                                   : m[w] >> P & 1     ? 1
+                                   : m[2 * w] >> P & 1 ? 2
+                                                       : 3;
+                emit(e, s, cx, 0, CX_UNI, r >> 1);
+                emit(e, s, cx, 0, CX_UNI, r & 1);
+                code_sig(e, s, cx, 0, f, &cw, r, m[r * w], x, y0);
+                for (uint32_t k = r + 1; k < 4; k++)
+                    cu_lane(e, s, cx, f, &cw, m, k, x, y0);
+            } else {
+                cu_lane(e, s, cx, f, &cw, m, 0, x, y0);
+                cu_lane(e, s, cx, f, &cw, m, 1, x, y0);
+                cu_lane(e, s, cx, f, &cw, m, 2, x, y0);
+                cu_lane(e, s, cx, f, &cw, m, 3, x, y0);
+            }
+            *f = cw & ~VIS_ALL;
+        }
+    }
+    if (e->style & TSR__T1_STYLE_SEGSYM) { /* 1010 in the uniform context (D.5) */
+        emit(e, s, cx, 0, CX_UNI, 1);
+        emit(e, s, cx, 0, CX_UNI, 0);
+        emit(e, s, cx, 0, CX_UNI, 1);
+        emit(e, s, cx, 0, CX_UNI, 0);
+    }
+    e->mq = S.mq;
+    memcpy(e->cx, cx, CX_N);
+    return S.dist;
+}
+
+/* Pass `pass` (type 0 SigProp, 1 MagRef, 2 cleanup) of bit-plane p; returns its error removed.
+ * One loop each without track (lossless and fixed-step encodes) and with it (style 0); the raw
+ * passes' loop tests track as it runs. */
+TSR__T1_FN double code_pass(tsr__t1_enc *e, int pass, int type, int p)
+{
+    const int tr = e->track;
     if (type == 0)
-        code_pass(e, pass, 0, p);
-    else if (type == 1)
-        code_pass(e, pass, 1, p);
-    else
-        code_pass(e, pass, 2, p);
+        return e->raw ? pass_sigprop(e, pass, p, 1, tr)
+               : tr   ? pass_sigprop(e, pass, p, 0, 1)
+                      : pass_sigprop(e, pass, p, 0, 0);
+    if (type == 1)
+        return e->raw ? pass_magref(e, pass, p, 1, tr)
+               : tr   ? pass_magref(e, pass, p, 0, 1)
+                      : pass_magref(e, pass, p, 0, 0);
+    return tr ? pass_cleanup(e, pass, p, 1) : pass_cleanup(e, pass, p, 0);
+}
+
+/* A coefficient's magnitude with its sign (negative) in bit 31. */
+TSR__T1_INL uint32_t mag_word(int32_t v)
+{
+    const uint32_t s = (uint32_t)(v >> 31);
+    return (((uint32_t)v ^ s) - s) | s << 31;
+}
+
+/* The block's words zeroed (the right border's set to a sentinel), its magnitude words and the
+ * full stripes' column ORs (t1_encode.h). */
+TSR__T1_FN void load_state(tsr__t1_enc *e)
+{
+    const uint32_t w = (uint32_t)e->w, h = (uint32_t)e->h;
+    memset(e->cols, 0, ((h + 3) / 4 + 2) * (w + 2) * sizeof *e->cols);
+    memset(e->live, 0, (h + 3) / 4 + 2);
+    for (uint32_t i = 0; i < w * h; i++)
+        e->mag[i] = mag_word(e->coef[i]);
+    for (uint32_t y0 = 0; y0 < h; y0 += 4) {
+        /* the right border: the cleanup's run search stops there (a bit no column reads) */
+        e->cols[(y0 / 4 + 1) * (w + 2) + w + 1] = V_REF;
+        if (h - y0 < 4)
+            continue;
+        const uint32_t *m = e->mag + (size_t)y0 * w;
+        uint32_t *o = e->cor + (size_t)(y0 / 4) * w;
+        for (uint32_t x = 0; x < w; x++)
+            o[x] = (m[x] | m[w + x] | m[2 * w + x] | m[3 * w + x]) & 0x7FFFFFFFu;
+        o[w] = 0; /* read with the right border: the next stripe's first, or the spare entry */
+    }
+    if (e->sig_pass)
+        for (uint32_t i = 0; i < w * h; i++)
+            e->sig_pass[i] = 1 << 30;
 }
 
 TSR__T1_FN int t1_encode_block(tsr__t1_enc *e)
 {
-    const size_t n = (size_t)e->w * (size_t)e->h;
-    memset(e->sig, 0, n);
-    memset(e->vis, 0, n);
-    memset(e->ref, 0, n);
-    memset(e->neg, 0, n);
-    memset(e->nb, 0, n);
-    memset(e->nbneg, 0, n);
-    memset(e->stripe_live, 0, sizeof e->stripe_live);
-    for (size_t i = 0; i < n; i++) {
-        e->sig_pass[i] = 1 << 30;
-        e->mag[i] = (uint32_t)(e->coef[i] < 0 ? -(int64_t)e->coef[i] : e->coef[i]);
-    }
-    if (!e->luts_ready)
-        make_luts(e);
-    reset_cx(e);
+    load_state(e);
+    reset_cx(e->cx);
     e->nsegs = 0;
     e->used = 0;
     e->overflow = 0;
@@ -343,16 +455,15 @@ TSR__T1_FN int t1_encode_block(tsr__t1_enc *e)
         }
         const int type = pass == 0 ? 2 : (pass - 1) % 3;
         const int p = e->K - 1 - (pass + 2) / 3;
-        e->dist = 0;
-        code_pass_of(e, pass, type, p);
+        const double dist = code_pass(e, pass, type, p);
         if (e->track) {
             /* a truncation after this pass: the bytes out so far and the three that still hold
              * C register's bits (T.800 C.2: at most 27 bits are pending) */
-            e->pass_dist[pass] = e->dist;
+            e->pass_dist[pass] = dist;
             e->pass_rate[pass] = (uint32_t)(e->mq.bp - e->mq.start) + 3;
         }
         if (e->style & TSR__T1_STYLE_RESET)
-            reset_cx(e);
+            reset_cx(e->cx);
         if (pass + 1 == np || pass + 1 - seg_first == seg_max) {
             end_segment(e, pass + 1 - seg_first);
             seg_first = pass + 1;

@@ -228,6 +228,8 @@ static void test_ebcot(tsr_rng *rng)
     static int32_t out[1030 * 1030];
     static uint8_t buf[1 << 20];
     static tsr__t1_enc E;
+    static int sig_pass[TSR__T1_MAX_AREA]; /* the pass that made each coefficient significant */
+    E.sig_pass = sig_pass;
     tsr__t1_seg segs[TSR__T1_MAX_SEGS];
     int cases = 0, bad_blocks = 0, decodes = 0;
     for (int style = 0; style < 64; style++) {
