@@ -47,4 +47,25 @@ size_t tsr__ht_refine_bound(uint32_t w, uint32_t h);
 long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t p, int magref,
                            uint8_t *buf, size_t cap, uint8_t *newsig, size_t *sp_len);
 
+/* A row pair of quads as the CPU's cleanup encoder (ht_encode.c) reads them: per quad q, the
+ * exponents (7.3.7) of its samples TL, BL, TR, BR in bytes 0-3 of e[q], their maximum emax[q],
+ * its significance pattern rho[q] (bit n for sample n) and each sample's 2 (mu - 1) + sign in
+ * x[4 q + n] (0 where mu is 0), mu the magnitude >> the base plane. */
+typedef struct tsr__ht_enc_row {
+    uint32_t e[512];
+    uint8_t emax[512], rho[512];
+    uint32_t x[2048];
+} tsr__ht_enc_row;
+
+/* Quads q0 .. qw - 1 of the row pair r0, r1 (columns 0 .. 2 qw - 1 of each readable, |v| <
+ * 2^30) at base plane shift into row. */
+void tsr__ht_enc_prep(const int32_t *r0, const int32_t *r1, uint32_t q0, uint32_t qw,
+                      uint32_t shift, tsr__ht_enc_row *row);
+/* The same for every quad, compiled for AVX2 (ht_encode_avx2.c): the same row. Only where
+ * tsr__ht_cpu_level() is at least 1. */
+void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, uint32_t shift,
+                           tsr__ht_enc_row *row);
+/* Tests: the level of builds tsr__ht_encode_block runs (simd_switch.h; 0 the portable one). */
+void tsr__ht_enc_set_simd(int level);
+
 #endif
