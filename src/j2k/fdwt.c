@@ -48,6 +48,10 @@ typedef void (*forward_line_fn)(void *line, uint32_t n, uint32_t i0);
  * every line's sample i): column j's result equals the line function's on column j. */
 typedef void (*forward_strip_fn)(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 
+/* One row of n samples (first at absolute position i0) analysed in place, low-pass samples
+ * first (F.4.2's DEINTERLEAVE after the line's lifting); tmp holds n + 1 samples. */
+typedef void (*forward_row_fn)(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp);
+
 /* Both transforms keep 32-bit samples in tc->data (int32 or float bits); the walk below moves
  * them as bytes, so one copy serves both. */
 _Static_assert(sizeof(float) == sizeof(int32_t), "float and int32_t samples share tc->data");
@@ -73,26 +77,34 @@ static void analyse(unsigned char *x, size_t step, uint32_t n, uint32_t i0, unsi
 /* analyse() of `cols` adjacent columns of n samples (rows `stride` samples apart) at once:
  * whole row pieces move, so the column pass reads memory a cache line at a time instead of
  * a sample per line; tmp holds n * cols samples. */
+static inline void copy_piece(unsigned char *d, const unsigned char *s, size_t piece)
+{
+    if (piece == TSR__FDWT_STRIP * SAMPLE_BYTES) /* the usual width: moves the compiler inlines */
+        memcpy(d, s, TSR__FDWT_STRIP * SAMPLE_BYTES);
+    else
+        memcpy(d, s, piece);
+}
+
 static void analyse_columns(unsigned char *x, size_t stride_samples, uint32_t n, uint32_t i0,
                             uint32_t cols, unsigned char *tmp, forward_strip_fn strip)
 {
     const size_t stride = stride_samples * SAMPLE_BYTES, piece = (size_t)cols * SAMPLE_BYTES;
     for (uint32_t i = 0; i < n; i++)
-        memcpy(tmp + (size_t)i * piece, x + (size_t)i * stride, piece);
+        copy_piece(tmp + (size_t)i * piece, x + (size_t)i * stride, piece);
     strip(tmp, n, i0, cols);
     const uint32_t cas = i0 & 1;
     uint32_t k = 0;
     for (uint32_t i = cas; i < n; i += 2)
-        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+        copy_piece(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
     for (uint32_t i = 1 - cas; i < n; i += 2)
-        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+        copy_piece(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
 }
 
 /* 2D_SD (F.4.2) from the finest resolution down: per level every column (in strips of up to
  * TSR__FDWT_STRIP columns, as many as per_thread holds), then every row, each through strip
- * and line; tmp holds per_thread samples for each thread. */
+ * and row; tmp holds per_thread samples for each thread. */
 static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, int threads,
-                           forward_line_fn line, forward_strip_fn strip)
+                           forward_row_fn row, forward_strip_fn strip)
 {
     unsigned char *data = (unsigned char *)tc->data;
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
@@ -124,7 +136,7 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
 #pragma omp for schedule(static)
 #endif
             for (uint32_t y = 0; y < rh; y++)
-                analyse(data + (size_t)y * tc->stride * SAMPLE_BYTES, 1, rw, res->x0, t, line);
+                row(data + (size_t)y * tc->stride * SAMPLE_BYTES, rw, res->x0, t);
         }
     }
 }
@@ -132,6 +144,29 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
 static void forward_line53(void *line, uint32_t n, uint32_t i0)
 {
     tsr__dwt53_forward_line(line, n, i0);
+}
+
+/* forward_row_fn for 5/3: from an even position, the lifting and the deinterleaving fused,
+ * from a copy of the row straight into it (the same integers as tsr__dwt53_forward_line, whose
+ * high-pass samples the update reads); else that function through analyse(). */
+static void forward_row53(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
+{
+    if ((i0 & 1) || n < 2) {
+        analyse(row, 1, n, i0, tmp, forward_line53);
+        return;
+    }
+    int32_t *t = (int32_t *)(void *)tmp, *x = (int32_t *)(void *)row;
+    memcpy(t, x, (size_t)n * sizeof *t);
+    t[n] = t[n - 2]; /* the symmetric extension's sample past an even n's last high-pass one */
+    const uint32_t nl = (n + 1) / 2, nh = n / 2;
+    int32_t *lo = x, *hi = x + nl;
+    for (uint32_t i = 0; i < nh; i++)
+        hi[i] = tsr__fdwt53_predict(t[2 * i + 1], t[2 * i], t[2 * i + 2]);
+    lo[0] = tsr__fdwt53_update(t[0], hi[0], hi[0]);
+    for (uint32_t i = 1; i < nh; i++)
+        lo[i] = tsr__fdwt53_update(t[2 * i], hi[i - 1], hi[i]);
+    if (nl > nh) /* odd n: the last sample is low-pass, both neighbours the last high-pass one */
+        lo[nh] = tsr__fdwt53_update(t[2 * nh], hi[nh - 1], hi[nh - 1]);
 }
 
 /* tsr__dwt53_forward_line on every column of n rows of cols samples. */
@@ -165,7 +200,7 @@ static void forward_strip53(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
 
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line53, forward_strip53);
+    forward_levels(tc, tmp, per_thread, threads, forward_row53, forward_strip53);
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
@@ -202,6 +237,11 @@ void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0)
 static void forward_line97(void *line, uint32_t n, uint32_t i0)
 {
     tsr__dwt97_forward_line(line, n, i0);
+}
+
+static void forward_row97(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
+{
+    analyse(row, 1, n, i0, tmp, forward_line97);
 }
 
 /* lift97_forward on every column of n rows of cols samples. */
@@ -243,5 +283,5 @@ static void forward_strip97(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
 
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line97, forward_strip97);
+    forward_levels(tc, tmp, per_thread, threads, forward_row97, forward_strip97);
 }
