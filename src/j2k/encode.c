@@ -24,6 +24,7 @@
 #include "io/atomic_file.h"
 #include "j2k/encode_cuda.h"
 #include "core/thread_num.h"
+#include "j2k/decode_stages.h"
 #include "j2k/encode_stages.h"
 #include "j2k/fast_coder.h"
 #include "j2k/fxform_hd.h"
@@ -649,8 +650,46 @@ static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_
     }
 }
 
-/* Room for tile t's samples in its tile-components (tc->data, rows their width apart). */
-static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
+/* Tile t's channels 0-2 into its first three tile-components with the DC level shift and the
+ * RCT (G.2) in one pass over the image: load_component's samples through
+ * tsr__mct_rct_forward, without the planes' second pass. */
+static void load_rct(const tsr_image *img, const tsr__j2k_tile *t, uint32_t prec)
+{
+    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
+    for (uint32_t y = t->y0; y < t->y1; y++) {
+        const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
+        const size_t at = (size_t)(y - t->y0) * w;
+        int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
+                *d2 = t->comps[2].data + at;
+        if (img->depth == TSR_U8) {
+            const uint8_t *p = row + (size_t)t->x0 * nc;
+            for (uint32_t x = 0; x < w; x++, p += nc) {
+                int32_t yuv[3];
+                tsr__rct_forward1(tsr__j2k_level_shift1(p[0], prec),
+                                  tsr__j2k_level_shift1(p[1], prec),
+                                  tsr__j2k_level_shift1(p[2], prec), yuv);
+                d0[x] = yuv[0];
+                d1[x] = yuv[1];
+                d2[x] = yuv[2];
+            }
+        } else {
+            const uint16_t *p = (const uint16_t *)(const void *)row + (size_t)t->x0 * nc;
+            for (uint32_t x = 0; x < w; x++, p += nc) {
+                int32_t yuv[3];
+                tsr__rct_forward1(tsr__j2k_level_shift1(p[0], prec),
+                                  tsr__j2k_level_shift1(p[1], prec),
+                                  tsr__j2k_level_shift1(p[2], prec), yuv);
+                d0[x] = yuv[0];
+                d1[x] = yuv[1];
+                d2[x] = yuv[2];
+            }
+        }
+    }
+}
+
+/* Room for tile t's samples in its tile-components (tc->data, rows their width apart), mapped
+ * at once (tsr__j2k_prefault, by `threads`) rather than a page fault at a time. */
+static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     for (uint32_t c = 0; c < t->ncomps; c++) {
@@ -658,6 +697,7 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
         if (st)
             return st;
         t->comps[c].stride = t->x1 - t->x0;
+        tsr__j2k_prefault(t->comps[c].data, n * sizeof(int32_t), threads);
     }
     return TSR_OK;
 }
@@ -670,7 +710,9 @@ static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec
                            int32_t *tmp, size_t line, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
-    for (uint32_t c = 0; c < t->ncomps; c++) {
+    if (mct && rev)
+        load_rct(img, t, prec);
+    for (uint32_t c = mct && rev ? 3 : 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         load_component(img, t, c, prec, tc->data);
         if (!rev) /* the samples as floats, in place */
@@ -679,9 +721,7 @@ static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec
                 memcpy(&tc->data[i], &f, sizeof f);
             }
     }
-    if (mct && rev)
-        tsr__mct_rct_forward(t->comps[0].data, t->comps[1].data, t->comps[2].data, n);
-    else if (mct)
+    if (mct && !rev)
         tsr__mct_ict_forward((float *)(void *)t->comps[0].data, (float *)(void *)t->comps[1].data,
                              (float *)(void *)t->comps[2].data, n);
     for (uint32_t c = 0; c < t->ncomps; c++) {
@@ -972,7 +1012,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t k = 0; k < ntiles; k++)
-        if ((st = alloc_tile(ctx, &E.tiles[k])))
+        if ((st = alloc_tile(ctx, &E.tiles[k], threads)))
             goto done;
     /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded
      * there at the block-coding stage (code_blocks_cuda) */
