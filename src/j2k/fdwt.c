@@ -239,9 +239,52 @@ static void forward_line97(void *line, uint32_t n, uint32_t i0)
     tsr__dwt97_forward_line(line, n, i0);
 }
 
+/* One 9/7 lifting step on a row from an even position held deinterleaved, d[k] += c (s[k + o]
+ * + s[k + o + 1]) for k < nd with s's nonexistent ends mirrored (F.4.8.2's extension): the low
+ * samples d = e (o = -1, s = the nh high ones) or the high ones d = h (o = 0, s = the nl low
+ * ones). The sums are those of lift97_forward, in the same order per sample. */
+static void lift97_half(float *restrict d, uint32_t nd, const float *restrict s, uint32_t ns, int o,
+                        float c)
+{
+    uint32_t k = 0;
+    if (o < 0) { /* low sample 0: both neighbours high sample 0 */
+        d[0] = tsr__fdwt97_lift(d[0], c, s[0], s[0]);
+        k = 1;
+    }
+    const uint32_t inner = (uint32_t)((int)ns - 1 - o) < nd ? (uint32_t)((int)ns - 1 - o) : nd;
+    for (; k < inner; k++)
+        d[k] = tsr__fdwt97_lift(d[k], c, s[(int)k + o], s[(int)k + o + 1]);
+    for (; k < nd; k++) /* past s's end: both neighbours its last sample */
+        d[k] = tsr__fdwt97_lift(d[k], c, s[ns - 1], s[ns - 1]);
+}
+
+/* forward_row_fn for 9/7: from an even position, the row deinterleaved into tmp, then
+ * tsr__dwt97_forward_line's lifting steps on the halves (lift97_half, the same operations in
+ * the same order per sample) and the scaling written back, low half first; else that function
+ * through analyse(). */
 static void forward_row97(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
 {
-    analyse(row, 1, n, i0, tmp, forward_line97);
+    if ((i0 & 1) || n < 2) {
+        analyse(row, 1, n, i0, tmp, forward_line97);
+        return;
+    }
+    float *x = (float *)(void *)row;
+    const uint32_t nl = (n + 1) / 2, nh = n / 2;
+    float *e = (float *)(void *)tmp, *h = e + nl;
+    for (uint32_t k = 0; k < nh; k++) {
+        e[k] = x[2 * k];
+        h[k] = x[2 * k + 1];
+    }
+    if (nl > nh)
+        e[nh] = x[n - 1];
+    lift97_half(h, nh, e, nl, 0, TSR__DWT97_ALPHA);
+    lift97_half(e, nl, h, nh, -1, TSR__DWT97_BETA);
+    lift97_half(h, nh, e, nl, 0, TSR__DWT97_GAMMA);
+    lift97_half(e, nl, h, nh, -1, TSR__DWT97_DELTA);
+    for (uint32_t k = 0; k < nl; k++)
+        x[k] = e[k] * TSR__DWT97_INVK;
+    for (uint32_t k = 0; k < nh; k++)
+        x[nl + k] = h[k] * TSR__DWT97_KAPPA;
 }
 
 /* lift97_forward on every column of n rows of cols samples. */
