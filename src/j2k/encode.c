@@ -113,7 +113,22 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
 static double load_block(const job *jb, arena *a, int track, int ht)
 {
     double floor_err = 0;
-    if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
+    if (jb->delta > 0 && !track) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| /
+                                      delta), nothing else: a loop without tests */
+        const float inv = 1.0f / jb->delta;
+        const uint32_t w = jb->w; /* (dst could alias jb's fields) */
+        for (uint32_t y = 0; y < jb->h; y++) {
+            const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+            int32_t *dst = a->coef + (size_t)y * w;
+            for (uint32_t x = 0; x < w; x++) {       /* tsr__j2k_quantise1, every step */
+                const float m = fabsf(src[x]) * inv; /* taken unconditionally, so that */
+                const int ok = m < (float)(1 << 30); /* the loop vectorises */
+                const int32_t i = (int32_t)(ok ? m : 0.0f);
+                const int32_t v = ok ? i : (1 << 30) - 1;
+                dst[x] = src[x] < 0 ? -v : v;
+            }
+        }
+    } else if (jb->delta > 0) {
         const float inv = 1.0f / jb->delta;
         for (uint32_t y = 0; y < jb->h; y++) {
             const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
@@ -650,40 +665,57 @@ static void load_component(const tsr_image *img, const tsr__j2k_tile *t, uint32_
     }
 }
 
-/* Tile t's channels 0-2 into its first three tile-components with the DC level shift and the
- * RCT (G.2) in one pass over the image: load_component's samples through
- * tsr__mct_rct_forward, without the planes' second pass. */
-static void load_rct(const tsr_image *img, const tsr__j2k_tile *t, uint32_t prec)
+/* One row of load_mct: w pixels of nc interleaved 8-bit (wide 0) or 16-bit samples from src
+ * into d0-d2. Inlined per combination of rev and wide, so that each loop has no tests. */
+static inline __attribute__((always_inline)) void mct_row(const void *src, uint32_t w, uint32_t nc,
+                                                          uint32_t prec, int rev, int wide,
+                                                          int32_t *d0, int32_t *d1, int32_t *d2)
+{
+    const uint8_t *p8 = src;
+    const uint16_t *p16 = src;
+    for (uint32_t x = 0; x < w; x++) {
+        const size_t at = (size_t)x * nc;
+        const int32_t r = tsr__j2k_level_shift1(wide ? p16[at] : p8[at], prec),
+                      g = tsr__j2k_level_shift1(wide ? p16[at + 1] : p8[at + 1], prec),
+                      b = tsr__j2k_level_shift1(wide ? p16[at + 2] : p8[at + 2], prec);
+        if (rev) {
+            int32_t yuv[3];
+            tsr__rct_forward1(r, g, b, yuv);
+            d0[x] = yuv[0];
+            d1[x] = yuv[1];
+            d2[x] = yuv[2];
+        } else {
+            float yuv[3];
+            tsr__ict_forward1((float)r, (float)g, (float)b, yuv);
+            memcpy(&d0[x], &yuv[0], sizeof(float));
+            memcpy(&d1[x], &yuv[1], sizeof(float));
+            memcpy(&d2[x], &yuv[2], sizeof(float));
+        }
+    }
+}
+
+/* Tile t's channels 0-2 into its first three tile-components through the DC level shift and
+ * the colour transform, in one pass over the image: reversible the RCT (G.2) in int32, else
+ * the samples as floats through the ICT (G.3), the values of load_component, the conversion
+ * to float and tsr__mct_rct_forward / tsr__mct_ict_forward. */
+static void load_mct(const tsr_image *img, const tsr__j2k_tile *t, uint32_t prec, int rev)
 {
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
+    const int wide = img->depth != TSR_U8;
     for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
+        const void *src = row + (size_t)t->x0 * nc * (wide ? 2 : 1);
         const size_t at = (size_t)(y - t->y0) * w;
         int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
                 *d2 = t->comps[2].data + at;
-        if (img->depth == TSR_U8) {
-            const uint8_t *p = row + (size_t)t->x0 * nc;
-            for (uint32_t x = 0; x < w; x++, p += nc) {
-                int32_t yuv[3];
-                tsr__rct_forward1(tsr__j2k_level_shift1(p[0], prec),
-                                  tsr__j2k_level_shift1(p[1], prec),
-                                  tsr__j2k_level_shift1(p[2], prec), yuv);
-                d0[x] = yuv[0];
-                d1[x] = yuv[1];
-                d2[x] = yuv[2];
-            }
-        } else {
-            const uint16_t *p = (const uint16_t *)(const void *)row + (size_t)t->x0 * nc;
-            for (uint32_t x = 0; x < w; x++, p += nc) {
-                int32_t yuv[3];
-                tsr__rct_forward1(tsr__j2k_level_shift1(p[0], prec),
-                                  tsr__j2k_level_shift1(p[1], prec),
-                                  tsr__j2k_level_shift1(p[2], prec), yuv);
-                d0[x] = yuv[0];
-                d1[x] = yuv[1];
-                d2[x] = yuv[2];
-            }
-        }
+        if (rev && !wide)
+            mct_row(src, w, nc, prec, 1, 0, d0, d1, d2);
+        else if (rev)
+            mct_row(src, w, nc, prec, 1, 1, d0, d1, d2);
+        else if (!wide)
+            mct_row(src, w, nc, prec, 0, 0, d0, d1, d2);
+        else
+            mct_row(src, w, nc, prec, 0, 1, d0, d1, d2);
     }
 }
 
@@ -710,9 +742,9 @@ static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec
                            int32_t *tmp, size_t line, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
-    if (mct && rev)
-        load_rct(img, t, prec);
-    for (uint32_t c = mct && rev ? 3 : 0; c < t->ncomps; c++) {
+    if (mct)
+        load_mct(img, t, prec, rev);
+    for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         load_component(img, t, c, prec, tc->data);
         if (!rev) /* the samples as floats, in place */
@@ -721,9 +753,6 @@ static void transform_tile(const tsr_image *img, tsr__j2k_tile *t, uint32_t prec
                 memcpy(&tc->data[i], &f, sizeof f);
             }
     }
-    if (mct && !rev)
-        tsr__mct_ict_forward((float *)(void *)t->comps[0].data, (float *)(void *)t->comps[1].data,
-                             (float *)(void *)t->comps[2].data, n);
     for (uint32_t c = 0; c < t->ncomps; c++) {
         if (rev)
             tsr__fdwt53(&t->comps[c], tmp, line, threads);
