@@ -2,8 +2,10 @@
  * every column, then the horizontal analysis of every row (2D_SD, F.4.2), each a lifting pass
  * on an interleaved line (F.4.8.2) followed by the deinterleaving into low then high samples.
  * Integer lifting inverts exactly, so dwt.c's inverse (rows, then columns) returns the input. */
+#include "core/simd_switch.h"
 #include "j2k/encode_stages.h"
 #include "j2k/fxform_hd.h"
+#include "j2k/ht_bits.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -51,6 +53,28 @@ typedef void (*forward_strip_fn)(void *rows, uint32_t n, uint32_t i0, uint32_t c
 /* One row of n samples (first at absolute position i0) analysed in place, low-pass samples
  * first (F.4.2's DEINTERLEAVE after the line's lifting); tmp holds n + 1 samples. */
 typedef void (*forward_row_fn)(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp);
+
+/* The line kernels (fdwt_lines.h): the baseline build here, the AVX2 one in fdwt_avx2.c. */
+#define FDWT_FN(name) name##_base
+#define FDWT_SCOPE static
+#include "j2k/fdwt_lines.h"
+
+typedef struct fdwt_kernels {
+    void (*row53)(int32_t *x, uint32_t n, int32_t *t);
+    forward_strip_fn strip53;
+    void (*row97)(float *x, uint32_t n, float *t);
+    forward_strip_fn strip97;
+} fdwt_kernels;
+
+/* The build to run: ht_decode.c's levels (1 or 2 runs the AVX2 one), the same output. */
+static const fdwt_kernels *kernels(void)
+{
+    static const fdwt_kernels base = {row53_base, strip53_base, row97_base, strip97_base};
+    static const fdwt_kernels avx2 = {tsr__fdwt_row53_avx2, tsr__fdwt_strip53_avx2,
+                                      tsr__fdwt_row97_avx2, tsr__fdwt_strip97_avx2};
+    static tsr__simd_switch sw = TSR__SIMD_SWITCH(tsr__ht_cpu_level, 1);
+    return tsr__simd_on(&sw) ? &avx2 : &base;
+}
 
 /* Both transforms keep 32-bit samples in tc->data (int32 or float bits); the walk below moves
  * them as bytes, so one copy serves both. */
@@ -146,61 +170,19 @@ static void forward_line53(void *line, uint32_t n, uint32_t i0)
     tsr__dwt53_forward_line(line, n, i0);
 }
 
-/* forward_row_fn for 5/3: from an even position, the lifting and the deinterleaving fused,
- * from a copy of the row straight into it (the same integers as tsr__dwt53_forward_line, whose
- * high-pass samples the update reads); else that function through analyse(). */
+/* forward_row_fn for 5/3: from an even position the build's row53 (fdwt_lines.h), else
+ * tsr__dwt53_forward_line through analyse(). */
 static void forward_row53(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
 {
-    if ((i0 & 1) || n < 2) {
+    if ((i0 & 1) || n < 2)
         analyse(row, 1, n, i0, tmp, forward_line53);
-        return;
-    }
-    int32_t *t = (int32_t *)(void *)tmp, *x = (int32_t *)(void *)row;
-    memcpy(t, x, (size_t)n * sizeof *t);
-    t[n] = t[n - 2]; /* the symmetric extension's sample past an even n's last high-pass one */
-    const uint32_t nl = (n + 1) / 2, nh = n / 2;
-    int32_t *lo = x, *hi = x + nl;
-    for (uint32_t i = 0; i < nh; i++)
-        hi[i] = tsr__fdwt53_predict(t[2 * i + 1], t[2 * i], t[2 * i + 2]);
-    lo[0] = tsr__fdwt53_update(t[0], hi[0], hi[0]);
-    for (uint32_t i = 1; i < nh; i++)
-        lo[i] = tsr__fdwt53_update(t[2 * i], hi[i - 1], hi[i]);
-    if (nl > nh) /* odd n: the last sample is low-pass, both neighbours the last high-pass one */
-        lo[nh] = tsr__fdwt53_update(t[2 * nh], hi[nh - 1], hi[nh - 1]);
-}
-
-/* tsr__dwt53_forward_line on every column of n rows of cols samples. */
-static void forward_strip53(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
-{
-    int32_t *t = rows;
-    const uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            for (uint32_t j = 0; j < cols; j++)
-                t[j] *= 2;
-        return;
-    }
-    if (n == 0)
-        return;
-    for (uint32_t i = 1 - cas; i < n; i += 2) {
-        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        int32_t *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt53_predict(d[j], a[j], b[j]);
-    }
-    for (uint32_t i = cas; i < n; i += 2) {
-        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        int32_t *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt53_update(d[j], a[j], b[j]);
-    }
+    else
+        kernels()->row53((int32_t *)(void *)row, n, (int32_t *)(void *)tmp);
 }
 
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_row53, forward_strip53);
+    forward_levels(tc, tmp, per_thread, threads, forward_row53, kernels()->strip53);
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
@@ -239,92 +221,17 @@ static void forward_line97(void *line, uint32_t n, uint32_t i0)
     tsr__dwt97_forward_line(line, n, i0);
 }
 
-/* One 9/7 lifting step on a row from an even position held deinterleaved, d[k] += c (s[k + o]
- * + s[k + o + 1]) for k < nd with s's nonexistent ends mirrored (F.4.8.2's extension): the low
- * samples d = e (o = -1, s = the nh high ones) or the high ones d = h (o = 0, s = the nl low
- * ones). The sums are those of lift97_forward, in the same order per sample. */
-static void lift97_half(float *restrict d, uint32_t nd, const float *restrict s, uint32_t ns, int o,
-                        float c)
-{
-    uint32_t k = 0;
-    if (o < 0) { /* low sample 0: both neighbours high sample 0 */
-        d[0] = tsr__fdwt97_lift(d[0], c, s[0], s[0]);
-        k = 1;
-    }
-    const uint32_t inner = (uint32_t)((int)ns - 1 - o) < nd ? (uint32_t)((int)ns - 1 - o) : nd;
-    for (; k < inner; k++)
-        d[k] = tsr__fdwt97_lift(d[k], c, s[(int)k + o], s[(int)k + o + 1]);
-    for (; k < nd; k++) /* past s's end: both neighbours its last sample */
-        d[k] = tsr__fdwt97_lift(d[k], c, s[ns - 1], s[ns - 1]);
-}
-
-/* forward_row_fn for 9/7: from an even position, the row deinterleaved into tmp, then
- * tsr__dwt97_forward_line's lifting steps on the halves (lift97_half, the same operations in
- * the same order per sample) and the scaling written back, low half first; else that function
- * through analyse(). */
+/* forward_row_fn for 9/7: from an even position the build's row97 (fdwt_lines.h), else
+ * tsr__dwt97_forward_line through analyse(). */
 static void forward_row97(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
 {
-    if ((i0 & 1) || n < 2) {
+    if ((i0 & 1) || n < 2)
         analyse(row, 1, n, i0, tmp, forward_line97);
-        return;
-    }
-    float *x = (float *)(void *)row;
-    const uint32_t nl = (n + 1) / 2, nh = n / 2;
-    float *e = (float *)(void *)tmp, *h = e + nl;
-    for (uint32_t k = 0; k < nh; k++) {
-        e[k] = x[2 * k];
-        h[k] = x[2 * k + 1];
-    }
-    if (nl > nh)
-        e[nh] = x[n - 1];
-    lift97_half(h, nh, e, nl, 0, TSR__DWT97_ALPHA);
-    lift97_half(e, nl, h, nh, -1, TSR__DWT97_BETA);
-    lift97_half(h, nh, e, nl, 0, TSR__DWT97_GAMMA);
-    lift97_half(e, nl, h, nh, -1, TSR__DWT97_DELTA);
-    for (uint32_t k = 0; k < nl; k++)
-        x[k] = e[k] * TSR__DWT97_INVK;
-    for (uint32_t k = 0; k < nh; k++)
-        x[nl + k] = h[k] * TSR__DWT97_KAPPA;
-}
-
-/* lift97_forward on every column of n rows of cols samples. */
-static void lift97_strip(float *t, uint32_t n, uint32_t start, uint32_t cols, float c)
-{
-    for (uint32_t i = start; i < n; i += 2) {
-        const float *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const float *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        float *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt97_lift(d[j], c, a[j], b[j]);
-    }
-}
-
-/* tsr__dwt97_forward_line on every column of n rows of cols samples. */
-static void forward_strip97(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
-{
-    float *t = rows;
-    const uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            for (uint32_t j = 0; j < cols; j++)
-                t[j] *= 2.0f;
-        return;
-    }
-    if (n == 0)
-        return;
-    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_ALPHA);
-    lift97_strip(t, n, cas, cols, TSR__DWT97_BETA);
-    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_GAMMA);
-    lift97_strip(t, n, cas, cols, TSR__DWT97_DELTA);
-    for (uint32_t i = 0; i < n; i++) {
-        const float k = ((i & 1) == cas) ? TSR__DWT97_INVK : TSR__DWT97_KAPPA;
-        float *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] *= k;
-    }
+    else
+        kernels()->row97((float *)(void *)row, n, (float *)(void *)tmp);
 }
 
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_row97, forward_strip97);
+    forward_levels(tc, tmp, per_thread, threads, forward_row97, kernels()->strip97);
 }
