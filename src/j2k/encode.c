@@ -153,13 +153,44 @@ static double load_block(const job *jb, arena *a, int track, int ht)
     return floor_err;
 }
 
+/* Keeps the len bytes in a->buf as block jb's one pass (an HT cleanup or a fast-nonstandard
+ * block) in its arena. */
+static void keep_ht_block(job *jb, arena *a, uint32_t len, tsr_status *fail)
+{
+    jb->passes = 1;
+    jb->len = len;
+    jb->off = a->bytes.len;
+    tsr__j2k_bytes_put(&a->bytes, a->buf, len);
+    if (a->bytes.st)
+        __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+}
+
 /* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
  * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
  * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
- * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. */
+ * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. A reversible HT
+ * block without track is coded where it lies in its tile-component. */
 static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
                        tsr_status *fail)
 {
+    jb->nsets = 0;
+    jb->dist0 = 0;
+    if (ht && !track && jb->delta == 0) { /* straight from the tile-component: no copy, and
+                                             the coder finds K */
+        uint32_t K = 0;
+        const long len =
+            tsr__ht_encode_block_in(jb->src, jb->stride, jb->w, jb->h, a->buf, buf_cap, &K);
+        jb->K = (uint8_t)K;
+        jb->passes = 0;
+        jb->len = 0;
+        if (len < 0 || (len == 0) != (K == 0)) {
+            __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
+            return;
+        }
+        if (len > 0)
+            keep_ht_block(jb, a, (uint32_t)len, fail);
+        return;
+    }
     const size_t n = (size_t)jb->w * jb->h;
     const double floor_err = load_block(jb, a, track, ht);
     const int K = tsr__t1_bitplanes(a->coef, n);
@@ -201,12 +232,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int
             __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
         }
-        jb->passes = 1;
-        jb->len = (uint32_t)len;
-        jb->off = a->bytes.len;
-        tsr__j2k_bytes_put(&a->bytes, a->buf, (size_t)len);
-        if (a->bytes.st)
-            __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+        keep_ht_block(jb, a, (uint32_t)len, fail);
         return;
     }
     tsr__t1_enc *e = a->enc;

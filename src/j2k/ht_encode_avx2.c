@@ -6,11 +6,12 @@
  * x86-64 with GCC or clang; elsewhere a stub that ht_encode.c never calls. */
 #include "core/target.h"
 #include "j2k/ht_encode.h"
+#include "j2k/ht_encode_hd.h"
 
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-TSR__TARGET_BEGIN("avx2")
+TSR__TARGET_BEGIN("avx2,bmi,bmi2,lzcnt")
 #include <immintrin.h>
 
 /* The exponents (low byte of each lane) of 8 lanes as 8 bytes: lanes 0-3 in bytes 0-3 (quad
@@ -30,6 +31,7 @@ void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, ui
     const __m256i one = _mm256_set1_epi32(1), lim = _mm256_set1_epi32((1 << 23) - 1),
                   bias = _mm256_set1_epi32(126);
     uint32_t q = 0;
+    __m256i all = _mm256_setzero_si256();
     for (; q + 4 <= qw; q += 4) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(r0 + 2 * q));
         const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(r1 + 2 * q));
@@ -38,10 +40,12 @@ void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, ui
                               _mm256_permute2x128_si256(ul, uh, 0x31)}; /* q + 2, q + 3 */
         __m256i e[2], m[2];
         int big = 0;
+        __m256i ors = _mm256_setzero_si256();
         uint32_t sig[2];
         for (int i = 0; i < 2; i++) {
             const __m256i mu = _mm256_srl_epi32(_mm256_abs_epi32(v[i]), sh);
             const __m256i nz = _mm256_cmpgt_epi32(mu, _mm256_setzero_si256());
+            ors = _mm256_or_si256(ors, mu);
             big |= _mm256_movemask_epi8(_mm256_cmpgt_epi32(mu, lim));
             const __m256i y = _mm256_sub_epi32(_mm256_add_epi32(mu, mu), one);
             const __m256i f = _mm256_castps_si256(_mm256_cvtepi32_ps(y));
@@ -52,8 +56,9 @@ void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, ui
             m[i] = _mm256_and_si256(x, nz);
             sig[i] = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(nz));
         }
-        if (big)
+        if (big) /* (these four quads go to the scalar preparation, their magnitudes too) */
             break;
+        all = _mm256_or_si256(all, ors);
         _mm256_storeu_si256((__m256i *)(void *)(row->x + 4 * q), m[0]);
         _mm256_storeu_si256((__m256i *)(void *)(row->x + 4 * q + 8), m[1]);
         _mm_storeu_si128((__m128i *)(void *)(row->e + q), bytes_of(e[0], e[1]));
@@ -71,13 +76,40 @@ void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, ui
             (sig[0] & 0xF) | (sig[0] >> 4) << 8 | (sig[1] & 0xF) << 16 | (sig[1] >> 4) << 24;
         memcpy(row->rho + q, &rr, 4);
     }
+    __m128i o = _mm_or_si128(_mm256_castsi256_si128(all), _mm256_extracti128_si256(all, 1));
+    o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0x4E));
+    o = _mm_or_si128(o, _mm_shuffle_epi32(o, 0xB1));
+    row->mor |= (uint32_t)_mm_cvtsi128_si32(o);
     tsr__ht_enc_prep(r0, r1, q, qw, shift, row);
 }
+
+#define HT_ENC_FN(name) tsr__ht_enc_##name##_avx2
+#define HT_ENC_SCOPE
+#define HT_ENC_PREP(r0, r1, qw, shift, row) tsr__ht_enc_prep_avx2(r0, r1, qw, shift, row)
+#include "j2k/ht_encode_cpu.h"
 TSR__TARGET_END
 #else
 void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, uint32_t shift,
                            tsr__ht_enc_row *row)
 {
     tsr__ht_enc_prep(r0, r1, 0, qw, shift, row);
+}
+
+long tsr__ht_enc_cleanup_avx2(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                              uint32_t shift, uint8_t *buf, size_t cap,
+                              const uint16_t (*tables)[8 * 16][17], const uint32_t *uvlc,
+                              uint32_t *mor)
+{
+    (void)coef;
+    (void)stride;
+    (void)w;
+    (void)h;
+    (void)shift;
+    (void)buf;
+    (void)cap;
+    (void)tables;
+    (void)uvlc;
+    *mor = 0;
+    return -1;
 }
 #endif

@@ -18,6 +18,7 @@
 #include "j2k/ht_encode.h"
 #include "j2k/ht_encode_hd.h"
 #include "j2k/t1.h"
+#include "j2k/t1_encode.h"
 #include "j2k/t1_internal.h"
 #include "testlib.h"
 
@@ -115,6 +116,21 @@ static int same_as_device(uint32_t w, uint32_t h)
         if (len != want || (len > 0 && memcmp(g_buf, ref, (size_t)len) != 0)) {
             fprintf(stderr, "%ux%u level %d: %ld bytes, the device's coder %ld%s\n", w, h, level,
                     len, want, len == want ? " (other bytes)" : "");
+            ok = 0;
+        }
+        /* the same block amid other coefficients, rows w + 5 apart: the same bytes, and K */
+        static int32_t wide[4096 + 5 * 4096];
+        const size_t stride = (size_t)w + 5;
+        for (size_t i = 0; i < stride * h; i++)
+            wide[i] = (int32_t)(i * 2654435761u) >> 3;
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(wide + y * stride, g_coef + (size_t)y * w, w * sizeof *g_coef);
+        uint32_t planes = 99;
+        const long lin = tsr__ht_encode_block_in(wide, stride, w, h, g_buf, cap, &planes);
+        if (lin != want || (lin > 0 && memcmp(g_buf, ref, (size_t)lin) != 0) ||
+            (int)planes != tsr__t1_bitplanes(g_coef, (size_t)w * h)) {
+            fprintf(stderr, "%ux%u level %d, stride %zu: %ld bytes (%ld), %u planes (%d)\n", w, h,
+                    level, stride, lin, want, planes, tsr__t1_bitplanes(g_coef, (size_t)w * h));
             ok = 0;
         }
     }
