@@ -106,6 +106,30 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
     tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
 }
 
+/* Block jb's coefficients into dst (jb->w apart) by deadzone scalar quantisation (E.1):
+ * sign(c) floor(|c| / delta), tsr__j2k_quantise1's steps taken unconditionally and the width
+ * in a local (dst could alias jb's fields), so that the loop vectorises. Returns the OR of the
+ * magnitudes. */
+static uint32_t quantise_block(const job *jb, int32_t *dst)
+{
+    const float inv = 1.0f / jb->delta;
+    const uint32_t w = jb->w;
+    uint32_t mor = 0;
+    for (uint32_t y = 0; y < jb->h; y++) {
+        const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+        int32_t *d = dst + (size_t)y * w;
+        for (uint32_t x = 0; x < w; x++) {
+            const float m = fabsf(src[x]) * inv;
+            const int ok = m < (float)(1 << 30);
+            const int32_t i = (int32_t)(ok ? m : 0.0f);
+            const int32_t v = ok ? i : (1 << 30) - 1;
+            mor |= (uint32_t)v;
+            d[x] = src[x] < 0 ? -v : v;
+        }
+    }
+    return mor;
+}
+
 /* Block jb's coefficients into a->coef (and, with track and ht, their magnitudes in steps into
  * a->mag). Returns, with track and not ht, the squared error, in steps, that every pass
  * leaves: |c| / delta against the decoder's reconstruction, the middle of the magnitude's step
@@ -113,21 +137,8 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
 static double load_block(const job *jb, arena *a, int track, int ht)
 {
     double floor_err = 0;
-    if (jb->delta > 0 && !track) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| /
-                                      delta), nothing else: a loop without tests */
-        const float inv = 1.0f / jb->delta;
-        const uint32_t w = jb->w; /* (dst could alias jb's fields) */
-        for (uint32_t y = 0; y < jb->h; y++) {
-            const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
-            int32_t *dst = a->coef + (size_t)y * w;
-            for (uint32_t x = 0; x < w; x++) {       /* tsr__j2k_quantise1, every step */
-                const float m = fabsf(src[x]) * inv; /* taken unconditionally, so that */
-                const int ok = m < (float)(1 << 30); /* the loop vectorises */
-                const int32_t i = (int32_t)(ok ? m : 0.0f);
-                const int32_t v = ok ? i : (1 << 30) - 1;
-                dst[x] = src[x] < 0 ? -v : v;
-            }
-        }
+    if (jb->delta > 0 && !track) {
+        quantise_block(jb, a->coef);
     } else if (jb->delta > 0) {
         const float inv = 1.0f / jb->delta;
         for (uint32_t y = 0; y < jb->h; y++) {
@@ -168,21 +179,29 @@ static void keep_ht_block(job *jb, arena *a, uint32_t len, tsr_status *fail)
 /* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
  * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
  * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
- * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. A reversible HT
- * block without track is coded where it lies in its tile-component. */
+ * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. An HT block
+ * without track gets its K from the coder, and a reversible one is coded where it lies in its
+ * tile-component. */
 static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
                        tsr_status *fail)
 {
     jb->nsets = 0;
     jb->dist0 = 0;
-    if (ht && !track && jb->delta == 0) { /* straight from the tile-component: no copy, and
-                                             the coder finds K */
-        uint32_t K = 0;
-        const long len =
-            tsr__ht_encode_block_in(jb->src, jb->stride, jb->w, jb->h, a->buf, buf_cap, &K);
-        jb->K = (uint8_t)K;
+    if (ht && !track) { /* the coder finds K; reversible straight from the tile-component */
+        const int32_t *c = jb->src;
+        size_t stride = jb->stride;
+        jb->K = 0;
         jb->passes = 0;
         jb->len = 0;
+        if (jb->delta > 0) {
+            if (!quantise_block(jb, a->coef))
+                return; /* nothing to code */
+            c = a->coef;
+            stride = jb->w;
+        }
+        uint32_t K = 0;
+        const long len = tsr__ht_encode_block_in(c, stride, jb->w, jb->h, a->buf, buf_cap, &K);
+        jb->K = (uint8_t)K;
         if (len < 0 || (len == 0) != (K == 0)) {
             __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
