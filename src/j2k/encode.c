@@ -24,6 +24,7 @@
 #include "io/atomic_file.h"
 #include "j2k/encode_cuda.h"
 #include "core/thread_num.h"
+#include "j2k/decode_stages.h"
 #include "j2k/encode_stages.h"
 #include "j2k/fast_coder.h"
 #include "j2k/fxform_hd.h"
@@ -105,6 +106,30 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
     tsr__j2k_bytes_put(&a->hulls, hull, jb->nhull * sizeof *hull);
 }
 
+/* Block jb's coefficients into dst (jb->w apart) by deadzone scalar quantisation (E.1):
+ * sign(c) floor(|c| / delta), tsr__j2k_quantise1's steps taken unconditionally and the width
+ * in a local (dst could alias jb's fields), so that the loop vectorises. Returns the OR of the
+ * magnitudes. */
+static uint32_t quantise_block(const job *jb, int32_t *dst)
+{
+    const float inv = 1.0f / jb->delta;
+    const uint32_t w = jb->w;
+    uint32_t mor = 0;
+    for (uint32_t y = 0; y < jb->h; y++) {
+        const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+        int32_t *d = dst + (size_t)y * w;
+        for (uint32_t x = 0; x < w; x++) {
+            const float m = fabsf(src[x]) * inv;
+            const int ok = m < (float)(1 << 30);
+            const int32_t i = (int32_t)(ok ? m : 0.0f);
+            const int32_t v = ok ? i : (1 << 30) - 1;
+            mor |= (uint32_t)v;
+            d[x] = src[x] < 0 ? -v : v;
+        }
+    }
+    return mor;
+}
+
 /* Block jb's coefficients into a->coef (and, with track and ht, their magnitudes in steps into
  * a->mag). Returns, with track and not ht, the squared error, in steps, that every pass
  * leaves: |c| / delta against the decoder's reconstruction, the middle of the magnitude's step
@@ -112,7 +137,9 @@ static void keep_hull(job *jb, arena *a, const uint32_t *rate, const double *dis
 static double load_block(const job *jb, arena *a, int track, int ht)
 {
     double floor_err = 0;
-    if (jb->delta > 0) { /* deadzone scalar quantisation (E.1): sign(c) floor(|c| / delta) */
+    if (jb->delta > 0 && !track) {
+        quantise_block(jb, a->coef);
+    } else if (jb->delta > 0) {
         const float inv = 1.0f / jb->delta;
         for (uint32_t y = 0; y < jb->h; y++) {
             const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
@@ -137,13 +164,52 @@ static double load_block(const job *jb, arena *a, int track, int ht)
     return floor_err;
 }
 
+/* Keeps the len bytes in a->buf as block jb's one pass (an HT cleanup or a fast-nonstandard
+ * block) in its arena. */
+static void keep_ht_block(job *jb, arena *a, uint32_t len, tsr_status *fail)
+{
+    jb->passes = 1;
+    jb->len = len;
+    jb->off = a->bytes.len;
+    tsr__j2k_bytes_put(&a->bytes, a->buf, len);
+    if (a->bytes.st)
+        __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+}
+
 /* Codes one block: Part 1 passes (t1_encode.c); with ht and not track its HT cleanup pass
  * down to plane 0 (ht_encode.c), one pass of one segment; with ht and track its HT
  * truncation candidates (ht_rd.c), which its hull points index; with fast (never with ht or
- * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. */
+ * track) the fast-nonstandard coder (fast_coder.h), one pass of one segment. An HT block
+ * without track gets its K from the coder, and a reversible one is coded where it lies in its
+ * tile-component. */
 static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int fast,
                        tsr_status *fail)
 {
+    jb->nsets = 0;
+    jb->dist0 = 0;
+    if (ht && !track) { /* the coder finds K; reversible straight from the tile-component */
+        const int32_t *c = jb->src;
+        size_t stride = jb->stride;
+        jb->K = 0;
+        jb->passes = 0;
+        jb->len = 0;
+        if (jb->delta > 0) {
+            if (!quantise_block(jb, a->coef))
+                return; /* nothing to code */
+            c = a->coef;
+            stride = jb->w;
+        }
+        uint32_t K = 0;
+        const long len = tsr__ht_encode_block_in(c, stride, jb->w, jb->h, a->buf, buf_cap, &K);
+        jb->K = (uint8_t)K;
+        if (len < 0 || (len == 0) != (K == 0)) {
+            __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
+            return;
+        }
+        if (len > 0)
+            keep_ht_block(jb, a, (uint32_t)len, fail);
+        return;
+    }
     const size_t n = (size_t)jb->w * jb->h;
     const double floor_err = load_block(jb, a, track, ht);
     const int K = tsr__t1_bitplanes(a->coef, n);
@@ -185,12 +251,7 @@ static void code_block(job *jb, arena *a, size_t buf_cap, int track, int ht, int
             __atomic_store_n(fail, TSR_ERR_INTERNAL, __ATOMIC_RELAXED);
             return;
         }
-        jb->passes = 1;
-        jb->len = (uint32_t)len;
-        jb->off = a->bytes.len;
-        tsr__j2k_bytes_put(&a->bytes, a->buf, (size_t)len);
-        if (a->bytes.st)
-            __atomic_store_n(fail, a->bytes.st, __ATOMIC_RELAXED);
+        keep_ht_block(jb, a, (uint32_t)len, fail);
         return;
     }
     tsr__t1_enc *e = a->enc;
@@ -677,8 +738,63 @@ static void load_component(const tsr_image *img, uint32_t ox, uint32_t oy, const
     }
 }
 
-/* Room for tile t's samples in its tile-components (tc->data, rows their width apart). */
-static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
+/* One row of load_mct: w pixels of nc interleaved 8-bit (wide 0) or 16-bit samples from src
+ * into d0-d2. Inlined per combination of rev and wide, so that each loop has no tests. */
+static inline __attribute__((always_inline)) void mct_row(const void *src, uint32_t w, uint32_t nc,
+                                                          uint32_t prec, int rev, int wide,
+                                                          int32_t *d0, int32_t *d1, int32_t *d2)
+{
+    const uint8_t *p8 = src;
+    const uint16_t *p16 = src;
+    for (uint32_t x = 0; x < w; x++) {
+        const size_t at = (size_t)x * nc;
+        const int32_t r = tsr__j2k_level_shift1(wide ? p16[at] : p8[at], prec),
+                      g = tsr__j2k_level_shift1(wide ? p16[at + 1] : p8[at + 1], prec),
+                      b = tsr__j2k_level_shift1(wide ? p16[at + 2] : p8[at + 2], prec);
+        if (rev) {
+            int32_t yuv[3];
+            tsr__rct_forward1(r, g, b, yuv);
+            d0[x] = yuv[0];
+            d1[x] = yuv[1];
+            d2[x] = yuv[2];
+        } else {
+            float yuv[3];
+            tsr__ict_forward1((float)r, (float)g, (float)b, yuv);
+            memcpy(&d0[x], &yuv[0], sizeof(float));
+            memcpy(&d1[x], &yuv[1], sizeof(float));
+            memcpy(&d2[x], &yuv[2], sizeof(float));
+        }
+    }
+}
+
+/* Tile t's channels 0-2 into its first three tile-components through the DC level shift and
+ * the colour transform, in one pass over the image: reversible the RCT (G.2) in int32, else
+ * the samples as floats through the ICT (G.3), the values of load_component, the conversion
+ * to float and tsr__mct_rct_forward / tsr__mct_ict_forward. */
+static void load_mct(const tsr_image *img, const tsr__j2k_tile *t, uint32_t prec, int rev)
+{
+    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
+    const int wide = img->depth != TSR_U8;
+    for (uint32_t y = t->y0; y < t->y1; y++) {
+        const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
+        const void *src = row + (size_t)t->x0 * nc * (wide ? 2 : 1);
+        const size_t at = (size_t)(y - t->y0) * w;
+        int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
+                *d2 = t->comps[2].data + at;
+        if (rev && !wide)
+            mct_row(src, w, nc, prec, 1, 0, d0, d1, d2);
+        else if (rev)
+            mct_row(src, w, nc, prec, 1, 1, d0, d1, d2);
+        else if (!wide)
+            mct_row(src, w, nc, prec, 0, 0, d0, d1, d2);
+        else
+            mct_row(src, w, nc, prec, 0, 1, d0, d1, d2);
+    }
+}
+
+/* Room for tile t's samples in its tile-components (tc->data, rows their width apart), mapped
+ * at once (tsr__j2k_prefault, by `threads`) rather than a page fault at a time. */
+static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     for (uint32_t c = 0; c < t->ncomps; c++) {
@@ -686,6 +802,7 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t)
         if (st)
             return st;
         t->comps[c].stride = t->x1 - t->x0;
+        tsr__j2k_prefault(t->comps[c].data, n * sizeof(int32_t), threads);
     }
     return TSR_OK;
 }
@@ -698,7 +815,9 @@ static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__
                            uint32_t prec, int mct, int rev, int32_t *tmp, size_t line, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
-    for (uint32_t c = 0; c < t->ncomps; c++) {
+    if (mct)
+        load_mct(img, t, prec, rev);
+    for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         load_component(img, ox, oy, t, c, prec, tc->data);
         if (!rev) /* the samples as floats, in place */
@@ -707,11 +826,6 @@ static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__
                 memcpy(&tc->data[i], &f, sizeof f);
             }
     }
-    if (mct && rev)
-        tsr__mct_rct_forward(t->comps[0].data, t->comps[1].data, t->comps[2].data, n);
-    else if (mct)
-        tsr__mct_ict_forward((float *)(void *)t->comps[0].data, (float *)(void *)t->comps[1].data,
-                             (float *)(void *)t->comps[2].data, n);
     for (uint32_t c = 0; c < t->ncomps; c++) {
         if (rev)
             tsr__fdwt53(&t->comps[c], tmp, line, threads);
@@ -1010,7 +1124,7 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     for (uint32_t k = 0; k < ntiles; k++)
-        if ((st = alloc_tile(ctx, &E.tiles[k])))
+        if ((st = alloc_tile(ctx, &E.tiles[k], threads)))
             goto done;
     /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded
      * there at the block-coding stage (code_blocks_cuda) */

@@ -124,6 +124,11 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
  * height); the columns go in strips of min(TSR__FDWT_STRIP, per_thread / height) (the same
  * result for any per_thread: TSR__FDWT_STRIP x max(width, height) is the fastest). */
 enum { TSR__FDWT_STRIP = 16 };
+/* fdwt.c's line kernels compiled for AVX2 (fdwt_avx2.c; contracts in fdwt_lines.h). */
+void tsr__fdwt_row53_avx2(int32_t *x, uint32_t n, int32_t *t);
+void tsr__fdwt_strip53_avx2(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
+void tsr__fdwt_row97_avx2(float *x, uint32_t n, float *t);
+void tsr__fdwt_strip97_avx2(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads);
 
 /* Forward ICT (G.3) in place, float: (R, G, B) -> (Y, Cb, Cr) with the standard's

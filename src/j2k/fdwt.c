@@ -2,8 +2,10 @@
  * every column, then the horizontal analysis of every row (2D_SD, F.4.2), each a lifting pass
  * on an interleaved line (F.4.8.2) followed by the deinterleaving into low then high samples.
  * Integer lifting inverts exactly, so dwt.c's inverse (rows, then columns) returns the input. */
+#include "core/simd_switch.h"
 #include "j2k/encode_stages.h"
 #include "j2k/fxform_hd.h"
+#include "j2k/ht_bits.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -48,6 +50,32 @@ typedef void (*forward_line_fn)(void *line, uint32_t n, uint32_t i0);
  * every line's sample i): column j's result equals the line function's on column j. */
 typedef void (*forward_strip_fn)(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 
+/* One row of n samples (first at absolute position i0) analysed in place, low-pass samples
+ * first (F.4.2's DEINTERLEAVE after the line's lifting); tmp holds n + 1 samples. */
+typedef void (*forward_row_fn)(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp);
+
+/* The line kernels (fdwt_lines.h): the baseline build here, the AVX2 one in fdwt_avx2.c. */
+#define FDWT_FN(name) name##_base
+#define FDWT_SCOPE static
+#include "j2k/fdwt_lines.h"
+
+typedef struct fdwt_kernels {
+    void (*row53)(int32_t *x, uint32_t n, int32_t *t);
+    forward_strip_fn strip53;
+    void (*row97)(float *x, uint32_t n, float *t);
+    forward_strip_fn strip97;
+} fdwt_kernels;
+
+/* The build to run: ht_decode.c's levels (1 or 2 runs the AVX2 one), the same output. */
+static const fdwt_kernels *kernels(void)
+{
+    static const fdwt_kernels base = {row53_base, strip53_base, row97_base, strip97_base};
+    static const fdwt_kernels avx2 = {tsr__fdwt_row53_avx2, tsr__fdwt_strip53_avx2,
+                                      tsr__fdwt_row97_avx2, tsr__fdwt_strip97_avx2};
+    static tsr__simd_switch sw = TSR__SIMD_SWITCH(tsr__ht_cpu_level, 1);
+    return tsr__simd_on(&sw) ? &avx2 : &base;
+}
+
 /* Both transforms keep 32-bit samples in tc->data (int32 or float bits); the walk below moves
  * them as bytes, so one copy serves both. */
 _Static_assert(sizeof(float) == sizeof(int32_t), "float and int32_t samples share tc->data");
@@ -73,26 +101,34 @@ static void analyse(unsigned char *x, size_t step, uint32_t n, uint32_t i0, unsi
 /* analyse() of `cols` adjacent columns of n samples (rows `stride` samples apart) at once:
  * whole row pieces move, so the column pass reads memory a cache line at a time instead of
  * a sample per line; tmp holds n * cols samples. */
+static inline void copy_piece(unsigned char *d, const unsigned char *s, size_t piece)
+{
+    if (piece == TSR__FDWT_STRIP * SAMPLE_BYTES) /* the usual width: moves the compiler inlines */
+        memcpy(d, s, TSR__FDWT_STRIP * SAMPLE_BYTES);
+    else
+        memcpy(d, s, piece);
+}
+
 static void analyse_columns(unsigned char *x, size_t stride_samples, uint32_t n, uint32_t i0,
                             uint32_t cols, unsigned char *tmp, forward_strip_fn strip)
 {
     const size_t stride = stride_samples * SAMPLE_BYTES, piece = (size_t)cols * SAMPLE_BYTES;
     for (uint32_t i = 0; i < n; i++)
-        memcpy(tmp + (size_t)i * piece, x + (size_t)i * stride, piece);
+        copy_piece(tmp + (size_t)i * piece, x + (size_t)i * stride, piece);
     strip(tmp, n, i0, cols);
     const uint32_t cas = i0 & 1;
     uint32_t k = 0;
     for (uint32_t i = cas; i < n; i += 2)
-        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+        copy_piece(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
     for (uint32_t i = 1 - cas; i < n; i += 2)
-        memcpy(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
+        copy_piece(x + (size_t)k++ * stride, tmp + (size_t)i * piece, piece);
 }
 
 /* 2D_SD (F.4.2) from the finest resolution down: per level every column (in strips of up to
  * TSR__FDWT_STRIP columns, as many as per_thread holds), then every row, each through strip
- * and line; tmp holds per_thread samples for each thread. */
+ * and row; tmp holds per_thread samples for each thread. */
 static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, int threads,
-                           forward_line_fn line, forward_strip_fn strip)
+                           forward_row_fn row, forward_strip_fn strip)
 {
     unsigned char *data = (unsigned char *)tc->data;
     for (uint32_t r = tc->numres - 1; r >= 1; r--) {
@@ -124,7 +160,7 @@ static void forward_levels(tsr__j2k_tilecomp *tc, void *tmp, size_t per_thread, 
 #pragma omp for schedule(static)
 #endif
             for (uint32_t y = 0; y < rh; y++)
-                analyse(data + (size_t)y * tc->stride * SAMPLE_BYTES, 1, rw, res->x0, t, line);
+                row(data + (size_t)y * tc->stride * SAMPLE_BYTES, rw, res->x0, t);
         }
     }
 }
@@ -134,38 +170,19 @@ static void forward_line53(void *line, uint32_t n, uint32_t i0)
     tsr__dwt53_forward_line(line, n, i0);
 }
 
-/* tsr__dwt53_forward_line on every column of n rows of cols samples. */
-static void forward_strip53(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
+/* forward_row_fn for 5/3: from an even position the build's row53 (fdwt_lines.h), else
+ * tsr__dwt53_forward_line through analyse(). */
+static void forward_row53(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
 {
-    int32_t *t = rows;
-    const uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            for (uint32_t j = 0; j < cols; j++)
-                t[j] *= 2;
-        return;
-    }
-    if (n == 0)
-        return;
-    for (uint32_t i = 1 - cas; i < n; i += 2) {
-        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        int32_t *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt53_predict(d[j], a[j], b[j]);
-    }
-    for (uint32_t i = cas; i < n; i += 2) {
-        const int32_t *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const int32_t *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        int32_t *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt53_update(d[j], a[j], b[j]);
-    }
+    if ((i0 & 1) || n < 2)
+        analyse(row, 1, n, i0, tmp, forward_line53);
+    else
+        kernels()->row53((int32_t *)(void *)row, n, (int32_t *)(void *)tmp);
 }
 
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line53, forward_strip53);
+    forward_levels(tc, tmp, per_thread, threads, forward_row53, kernels()->strip53);
 }
 
 /* ---- 9/7 (F.4.8.2): the decoder's inverse (dwt.c, dwt_level.h) run backwards ------------- */
@@ -204,44 +221,17 @@ static void forward_line97(void *line, uint32_t n, uint32_t i0)
     tsr__dwt97_forward_line(line, n, i0);
 }
 
-/* lift97_forward on every column of n rows of cols samples. */
-static void lift97_strip(float *t, uint32_t n, uint32_t start, uint32_t cols, float c)
+/* forward_row_fn for 9/7: from an even position the build's row97 (fdwt_lines.h), else
+ * tsr__dwt97_forward_line through analyse(). */
+static void forward_row97(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp)
 {
-    for (uint32_t i = start; i < n; i += 2) {
-        const float *a = t + (size_t)(i > 0 ? i - 1 : 1) * cols;
-        const float *b = t + (size_t)(i + 1 < n ? i + 1 : n - 2) * cols;
-        float *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] = tsr__fdwt97_lift(d[j], c, a[j], b[j]);
-    }
-}
-
-/* tsr__dwt97_forward_line on every column of n rows of cols samples. */
-static void forward_strip97(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
-{
-    float *t = rows;
-    const uint32_t cas = i0 & 1;
-    if (n == 1) {
-        if (cas)
-            for (uint32_t j = 0; j < cols; j++)
-                t[j] *= 2.0f;
-        return;
-    }
-    if (n == 0)
-        return;
-    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_ALPHA);
-    lift97_strip(t, n, cas, cols, TSR__DWT97_BETA);
-    lift97_strip(t, n, 1 - cas, cols, TSR__DWT97_GAMMA);
-    lift97_strip(t, n, cas, cols, TSR__DWT97_DELTA);
-    for (uint32_t i = 0; i < n; i++) {
-        const float k = ((i & 1) == cas) ? TSR__DWT97_INVK : TSR__DWT97_KAPPA;
-        float *d = t + (size_t)i * cols;
-        for (uint32_t j = 0; j < cols; j++)
-            d[j] *= k;
-    }
+    if ((i0 & 1) || n < 2)
+        analyse(row, 1, n, i0, tmp, forward_line97);
+    else
+        kernels()->row97((float *)(void *)row, n, (float *)(void *)tmp);
 }
 
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads)
 {
-    forward_levels(tc, tmp, per_thread, threads, forward_line97, forward_strip97);
+    forward_levels(tc, tmp, per_thread, threads, forward_row97, kernels()->strip97);
 }

@@ -2,6 +2,8 @@
  * tables, built once, and ht_encode_hd.h's encoder (shared with the device) over them. */
 #include "j2k/ht_encode.h"
 
+#include "core/simd_switch.h"
+#include "j2k/ht_bits.h"
 #include "j2k/ht_cxtvlc.h"
 #include "j2k/ht_encode_hd.h"
 
@@ -48,10 +50,19 @@ static void build_table(int t, const uint8_t (*rows)[7], size_t n)
     }
 }
 
+/* The packed U-VLC codes of u = 0 (none) .. 63 for the CPU's coder (ht_encode_cpu.h), from
+ * tsr__ht_uvlc: prefix bits 0-2, its length 3-4, suffix 5-9, its length 10-12, extension
+ * 13-16, its length 17-19. */
+static uint32_t g_uvlc[64];
+
 static void build_tables(void)
 {
     build_table(0, tsr__ht_cxtvlc_table_0, sizeof tsr__ht_cxtvlc_table_0 / 7);
     build_table(1, tsr__ht_cxtvlc_table_1, sizeof tsr__ht_cxtvlc_table_1 / 7);
+    for (uint32_t u = 1; u < 64; u++) {
+        const uvlc_code k = tsr__ht_uvlc(u);
+        g_uvlc[u] = k.pfx | k.npfx << 3 | k.sfx << 5 | k.nsfx << 10 | k.ext << 13 | k.next << 17;
+    }
 }
 
 const uint16_t (*tsr__ht_cw_tables(void))[8 * 16][17]
@@ -67,10 +78,59 @@ size_t tsr__ht_encode_bound(uint32_t w, uint32_t h)
     return q * 4 * 32 / 7 + 16 + 4096;
 }
 
+void tsr__ht_enc_prep(const int32_t *r0, const int32_t *r1, uint32_t q0, uint32_t qw,
+                      uint32_t shift, tsr__ht_enc_row *row)
+{
+    for (uint32_t q = q0; q < qw; q++) {
+        uint32_t e4 = 0, r = 0, emax = 0;
+        for (uint32_t n = 0; n < 4; n++) {
+            const int32_t v = (n & 1 ? r1 : r0)[2 * q + (n >> 1)];
+            const uint32_t mu = (v < 0 ? 0u - (uint32_t)v : (uint32_t)v) >> shift;
+            const uint32_t e = mu ? 32u - (uint32_t)__builtin_clz(2 * mu - 1) : 0;
+            row->x[4 * q + n] = mu ? 2 * (mu - 1) + (v < 0) : 0;
+            row->mor |= mu;
+            e4 |= e << 8 * n;
+            r |= (uint32_t)(mu != 0) << n;
+            emax = e > emax ? e : emax;
+        }
+        row->e[q] = e4;
+        row->emax[q] = (uint8_t)emax;
+        row->rho[q] = (uint8_t)r;
+    }
+}
+
+#define HT_ENC_FN(name) name##_base
+#define HT_ENC_SCOPE static
+#define HT_ENC_PREP(r0, r1, qw, shift, row) tsr__ht_enc_prep(r0, r1, 0, qw, shift, row)
+#include "j2k/ht_encode_cpu.h"
+
+/* The CPU coder's build (ht_decode.c's levels: 1 or 2 runs the AVX2 one). */
+static tsr__simd_switch g_simd = TSR__SIMD_SWITCH(tsr__ht_cpu_level, 1);
+
+void tsr__ht_enc_set_simd(int level)
+{
+    tsr__simd_set(&g_simd, level);
+}
+
+long tsr__ht_encode_block_in(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                             uint8_t *buf, size_t cap, uint32_t *planes)
+{
+    if (!w || !h || w > 1024 || (size_t)w * h > 4096 || stride < w ||
+        cap < tsr__ht_encode_bound(w, h))
+        return -1;
+    pthread_once(&g_once, build_tables);
+    const uint16_t(*tables)[8 * 16][17] = (const uint16_t(*)[8 * 16][17]) g_cw;
+    uint32_t mor = 0;
+    const long len =
+        tsr__simd_on(&g_simd)
+            ? tsr__ht_enc_cleanup_avx2(coef, stride, w, h, 0, buf, cap, tables, g_uvlc, &mor)
+            : cleanup_base(coef, stride, w, h, 0, buf, cap, tables, g_uvlc, &mor);
+    *planes = mor ? 32u - (uint32_t)__builtin_clz(mor) : 0;
+    return len;
+}
+
 long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *buf, size_t cap)
 {
-    if (!w || !h || w > 1024 || (size_t)w * h > 4096 || cap < tsr__ht_encode_bound(w, h))
-        return -1;
-    uint8_t melb[4096], vlcb[4096];
-    return tsr__ht_encode_cleanup(coef, w, w, h, 0, buf, cap, tsr__ht_cw_tables(), melb, vlcb);
+    uint32_t planes;
+    return tsr__ht_encode_block_in(coef, w, w, h, buf, cap, &planes);
 }

@@ -27,6 +27,12 @@ size_t tsr__ht_encode_bound(uint32_t w, uint32_t h);
  * bytes exceed the 4079 that Scup can express. */
 long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *buf, size_t cap);
 
+/* tsr__ht_encode_block of the block whose rows lie stride >= w samples apart, with *planes the
+ * bit-planes of its largest magnitude (tsr__t1_bitplanes; 0 for a block of zeros), set when the
+ * block is within the limits. */
+long tsr__ht_encode_block_in(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                             uint8_t *buf, size_t cap, uint32_t *planes);
+
 /* The CxtVLC encoding tables of ht_encode_hd.h's encoder (built on the first call,
  * thread-safe): [table][c * 16 + rho][emb], table 0 for the initial row pair. */
 const uint16_t (*tsr__ht_cw_tables(void))[8 * 16][17];
@@ -46,5 +52,36 @@ size_t tsr__ht_refine_bound(uint32_t w, uint32_t h);
  * below tsr__ht_refine_bound. */
 long tsr__ht_encode_refine(const int32_t *coef, uint32_t w, uint32_t h, uint32_t p, int magref,
                            uint8_t *buf, size_t cap, uint8_t *newsig, size_t *sp_len);
+
+/* A row pair of quads as the CPU's cleanup encoder (ht_encode.c) reads them: per quad q, the
+ * exponents (7.3.7) of its samples TL, BL, TR, BR in bytes 0-3 of e[q], their maximum emax[q],
+ * its significance pattern rho[q] (bit n for sample n) and each sample's 2 (mu - 1) + sign in
+ * x[4 q + n] (0 where mu is 0), mu the magnitude >> the base plane; mor accumulates the OR
+ * of the mu. */
+typedef struct tsr__ht_enc_row {
+    uint32_t mor; /* the preparation ORs every magnitude it sees into it */
+    uint32_t e[512];
+    uint8_t emax[512], rho[512];
+    uint32_t x[2048];
+} tsr__ht_enc_row;
+
+/* Quads q0 .. qw - 1 of the row pair r0, r1 (columns 0 .. 2 qw - 1 of each readable, |v| <
+ * 2^30) at base plane shift into row. */
+void tsr__ht_enc_prep(const int32_t *r0, const int32_t *r1, uint32_t q0, uint32_t qw,
+                      uint32_t shift, tsr__ht_enc_row *row);
+/* The same for every quad, compiled for AVX2 (ht_encode_avx2.c): the same row. Only where
+ * tsr__ht_cpu_level() is at least 1. */
+void tsr__ht_enc_prep_avx2(const int32_t *r0, const int32_t *r1, uint32_t qw, uint32_t shift,
+                           tsr__ht_enc_row *row);
+/* The CPU's cleanup coder (ht_encode_cpu.h) built for AVX2, BMI1/2 and LZCNT
+ * (ht_encode_avx2.c): tsr__ht_encode_cleanup's contract with tables = tsr__ht_cw_tables() and
+ * uvlc the packed U-VLC codes of ht_encode.c, *mor the OR of the magnitudes >> shift. Only where
+ * tsr__ht_cpu_level() is at least 1. */
+long tsr__ht_enc_cleanup_avx2(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
+                              uint32_t shift, uint8_t *buf, size_t cap,
+                              const uint16_t (*tables)[8 * 16][17], const uint32_t *uvlc,
+                              uint32_t *mor);
+/* Tests: the level of builds tsr__ht_encode_block runs (simd_switch.h; 0 the portable one). */
+void tsr__ht_enc_set_simd(int level);
 
 #endif

@@ -11,10 +11,14 @@
  *  - tsr__j2k_ht_candidates: each candidate decoded, its squared error against real-valued
  *    magnitudes (irreversible) or the integers (reversible) equal to what the candidate
  *    list claims (to rounding), the last candidate lossless.
+ *  - the CPU's cleanup encoder (tsr__ht_encode_block) at each of its build levels against
+ *    ht_encode_hd.h's, the device's: the same bytes (or the same refusal).
  * The all-zero block codes nothing; blocks outside the limits are refused. */
 #include "j2k/encode_stages.h"
 #include "j2k/ht_encode.h"
+#include "j2k/ht_encode_hd.h"
 #include "j2k/t1.h"
+#include "j2k/t1_encode.h"
 #include "j2k/t1_internal.h"
 #include "testlib.h"
 
@@ -98,6 +102,42 @@ static int one(uint32_t w, uint32_t h, int K, int rev)
 /* Decodes one HT set of g_coef's block (cleanup segment cup, refinement segment ref of refp
  * passes) at base plane p with Mb = mb into g_out, by both cleanup decoders (the same
  * output asked of both); 0 on a decoder error or warning. */
+/* tsr__ht_encode_block of g_coef at every build level gives tsr__ht_encode_cleanup's bytes. */
+static int same_as_device(uint32_t w, uint32_t h)
+{
+    static uint8_t ref[sizeof g_coef * 2 + 8192], melb[4096], vlcb[4096];
+    const size_t cap = tsr__ht_encode_bound(w, h);
+    const long want =
+        tsr__ht_encode_cleanup(g_coef, w, w, h, 0, ref, cap, tsr__ht_cw_tables(), melb, vlcb);
+    int ok = 1;
+    for (int level = 0; level <= 1; level++) {
+        tsr__ht_enc_set_simd(level);
+        const long len = tsr__ht_encode_block(g_coef, w, h, g_buf, cap);
+        if (len != want || (len > 0 && memcmp(g_buf, ref, (size_t)len) != 0)) {
+            fprintf(stderr, "%ux%u level %d: %ld bytes, the device's coder %ld%s\n", w, h, level,
+                    len, want, len == want ? " (other bytes)" : "");
+            ok = 0;
+        }
+        /* the same block amid other coefficients, rows w + 5 apart: the same bytes, and K */
+        static int32_t wide[4096 + 5 * 4096];
+        const size_t stride = (size_t)w + 5;
+        for (size_t i = 0; i < stride * h; i++)
+            wide[i] = (int32_t)(i * 2654435761u) >> 3;
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(wide + y * stride, g_coef + (size_t)y * w, w * sizeof *g_coef);
+        uint32_t planes = 99;
+        const long lin = tsr__ht_encode_block_in(wide, stride, w, h, g_buf, cap, &planes);
+        if (lin != want || (lin > 0 && memcmp(g_buf, ref, (size_t)lin) != 0) ||
+            (int)planes != tsr__t1_bitplanes(g_coef, (size_t)w * h)) {
+            fprintf(stderr, "%ux%u level %d, stride %zu: %ld bytes (%ld), %u planes (%d)\n", w, h,
+                    level, stride, lin, want, planes, tsr__t1_bitplanes(g_coef, (size_t)w * h));
+            ok = 0;
+        }
+    }
+    tsr__ht_enc_set_simd(-1);
+    return ok;
+}
+
 static int decode_set(uint32_t w, uint32_t h, int mb, int rev, uint32_t p, const uint8_t *cup,
                       uint32_t lcup, const uint8_t *ref, uint32_t lref, uint32_t refp)
 {
@@ -307,10 +347,18 @@ int main(void)
                           : t < 16 ? tsr_rng_range(&rng, 1, 18)
                                    : tsr_rng_range(&rng, 1, 29);
             gen(&rng, w * h, K);
+            CHECK(same_as_device(w, h));
             CHECK(one(w, h, K, t & 1));
             if (K <= 16 && t % 3 == 0)
                 CHECK(planes(w, h, K, t & 1));
         }
+    for (int t = 0; t < 3000; t++) { /* the CPU's coder on random shapes and magnitudes */
+        const uint32_t w = (uint32_t)tsr_rng_range(&rng, 1, t % 4 ? 64 : 1024);
+        const uint32_t h =
+            (uint32_t)tsr_rng_range(&rng, 1, (int)(4096 / w < 64 || t % 4 == 0 ? 4096 / w : 64));
+        gen(&rng, w * h, tsr_rng_range(&rng, 1, t % 8 ? 14 : 29));
+        CHECK(same_as_device(w, h));
+    }
     /* candidates: real magnitudes m + frac (irreversible) or the integers (reversible) */
     tsr_ctx *ctx = NULL;
     CHECK(tsr_ctx_create(NULL, &ctx) == TSR_OK);
