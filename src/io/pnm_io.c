@@ -162,17 +162,6 @@ static tsr_status read_raster(tsr_ctx *ctx, const char *prefix, pnm_reader *r, u
     }
     uint8_t *u8 = img.data;
     uint16_t *u16 = img.data;
-    if (kind == RASTER_RAW && maxval == full) { /* no sample above maxval, none to scale */
-        if (!wide) {
-            memcpy(u8, r->p, samples);
-        } else {
-            for (size_t i = 0; i < samples; i++)
-                u16[i] = (uint16_t)(r->p[2 * i] << 8 | r->p[2 * i + 1]);
-        }
-        r->p += raster;
-        *out = img;
-        return TSR_OK;
-    }
     for (size_t i = 0; i < samples; i++) {
         uint32_t v;
         if (kind == RASTER_BITS) {

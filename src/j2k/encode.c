@@ -770,14 +770,16 @@ static inline __attribute__((always_inline)) void mct_row(const void *src, uint3
 /* Tile t's channels 0-2 into its first three tile-components through the DC level shift and
  * the colour transform, in one pass over the image: reversible the RCT (G.2) in int32, else
  * the samples as floats through the ICT (G.3), the values of load_component, the conversion
- * to float and tsr__mct_rct_forward / tsr__mct_ict_forward. */
-static void load_mct(const tsr_image *img, const tsr__j2k_tile *t, uint32_t prec, int rev)
+ * to float and tsr__mct_rct_forward / tsr__mct_ict_forward; the image's top-left sample at
+ * (ox, oy) on the reference grid. */
+static void load_mct(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
+                     uint32_t prec, int rev)
 {
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
     const int wide = img->depth != TSR_U8;
     for (uint32_t y = t->y0; y < t->y1; y++) {
-        const uint8_t *row = (const uint8_t *)img->data + (size_t)y * img->stride;
-        const void *src = row + (size_t)t->x0 * nc * (wide ? 2 : 1);
+        const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
+        const void *src = row + (size_t)(t->x0 - ox) * nc * (wide ? 2 : 1);
         const size_t at = (size_t)(y - t->y0) * w;
         int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
                 *d2 = t->comps[2].data + at;
@@ -816,7 +818,7 @@ static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     if (mct)
-        load_mct(img, t, prec, rev);
+        load_mct(img, ox, oy, t, prec, rev);
     for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
         load_component(img, ox, oy, t, c, prec, tc->data);
