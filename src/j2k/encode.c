@@ -720,11 +720,16 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
 }
 
 /* Tile t's samples of the image's channel ch into dst (its width apart) with the DC level
- * shift (G.1); the image's top-left sample at (ox, oy) on the reference grid. */
+ * shift (G.1); the image's top-left sample at (ox, oy) on the reference grid; rows on `threads`
+ * threads. */
 static void load_component(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
-                           uint32_t ch, uint32_t prec, int32_t *dst)
+                           uint32_t ch, uint32_t prec, int32_t *dst, int threads)
 {
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels, x0 = t->x0 - ox;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
     for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
         int32_t *d = dst + (size_t)(y - t->y0) * w;
@@ -771,12 +776,16 @@ static inline __attribute__((always_inline)) void mct_row(const void *src, uint3
  * the colour transform, in one pass over the image: reversible the RCT (G.2) in int32, else
  * the samples as floats through the ICT (G.3), the values of load_component, the conversion
  * to float and tsr__mct_rct_forward / tsr__mct_ict_forward; the image's top-left sample at
- * (ox, oy) on the reference grid. */
+ * (ox, oy) on the reference grid; rows on `threads` threads. */
 static void load_mct(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
-                     uint32_t prec, int rev)
+                     uint32_t prec, int rev, int threads)
 {
     const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
     const int wide = img->depth != TSR_U8;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
     for (uint32_t y = t->y0; y < t->y1; y++) {
         const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
         const void *src = row + (size_t)(t->x0 - ox) * nc * (wide ? 2 : 1);
@@ -795,7 +804,8 @@ static void load_mct(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__
 }
 
 /* Room for tile t's samples in its tile-components (tc->data, rows their width apart), mapped
- * at once (tsr__j2k_prefault, by `threads`) rather than a page fault at a time. */
+ * at once (tsr__j2k_prefault, by `threads`) rather than a page fault at a time; threads 0: not
+ * mapped (planes that are never written). */
 static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t, int threads)
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
@@ -804,7 +814,8 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t, int threads)
         if (st)
             return st;
         t->comps[c].stride = t->x1 - t->x0;
-        tsr__j2k_prefault(t->comps[c].data, n * sizeof(int32_t), threads);
+        if (threads > 0)
+            tsr__j2k_prefault(t->comps[c].data, n * sizeof(int32_t), threads);
     }
     return TSR_OK;
 }
@@ -818,10 +829,10 @@ static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__
 {
     const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
     if (mct)
-        load_mct(img, ox, oy, t, prec, rev);
+        load_mct(img, ox, oy, t, prec, rev, threads);
     for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
         tsr__j2k_tilecomp *tc = &t->comps[c];
-        load_component(img, ox, oy, t, c, prec, tc->data);
+        load_component(img, ox, oy, t, c, prec, tc->data, threads);
         if (!rev) /* the samples as floats, in place */
             for (size_t i = 0; i < n; i++) {
                 float f = (float)tc->data[i];
@@ -1125,12 +1136,13 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     const size_t line = (size_t)TSR__FDWT_STRIP * side;
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
-    for (uint32_t k = 0; k < ntiles; k++)
-        if ((st = alloc_tile(ctx, &E.tiles[k], threads)))
-            goto done;
     /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded
-     * there at the block-coding stage (code_blocks_cuda) */
+     * there at the block-coding stage (code_blocks_cuda); the host's planes only lay the
+     * blocks out (never touched: not prefaulted) */
     const int dev_t1 = backend == TSR_BACKEND_CUDA;
+    for (uint32_t k = 0; k < ntiles; k++)
+        if ((st = alloc_tile(ctx, &E.tiles[k], dev_t1 ? 0 : threads)))
+            goto done;
     if (dev_t1) {
         if ((st = tsr__j2k_enc_cuda_begin(ctx, img, cs.x0, cs.y0)))
             goto done;

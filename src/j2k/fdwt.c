@@ -51,7 +51,7 @@ typedef void (*forward_line_fn)(void *line, uint32_t n, uint32_t i0);
 typedef void (*forward_strip_fn)(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 
 /* One row of n samples (first at absolute position i0) analysed in place, low-pass samples
- * first (F.4.2's DEINTERLEAVE after the line's lifting); tmp holds n + 1 samples. */
+ * first (F.4.2's DEINTERLEAVE after the line's lifting); tmp holds n samples. */
 typedef void (*forward_row_fn)(unsigned char *row, uint32_t n, uint32_t i0, unsigned char *tmp);
 
 /* The line kernels (fdwt_lines.h): the baseline build here, the AVX2 one in fdwt_avx2.c. */

@@ -4,7 +4,7 @@
  * function's name in its build) and FDWT_SCOPE (its linkage). No include guard: one instance
  * per file.
  *   row53:   a row of n >= 2 samples from an even position, 5/3 lifting and deinterleaving fused:
- *            from a copy in t (n + 1 samples) straight into x, low half first (the integers of
+ *            from a copy in t (n samples) straight into x, low half first (the integers of
  *            tsr__dwt53_forward_line, whose high-pass samples the update reads, then F.4.2's
  *            DEINTERLEAVE);
  *   strip53: tsr__dwt53_forward_line on every column of n rows of cols samples;
@@ -16,11 +16,13 @@
 FDWT_SCOPE void FDWT_FN(row53)(int32_t *x, uint32_t n, int32_t *t)
 {
     memcpy(t, x, (size_t)n * sizeof *t);
-    t[n] = t[n - 2]; /* the symmetric extension's sample past an even n's last high-pass one */
     const uint32_t nl = (n + 1) / 2, nh = n / 2;
     int32_t *lo = x, *hi = x + nl;
-    for (uint32_t i = 0; i < nh; i++)
+    for (uint32_t i = 0; i + 1 < nh; i++)
         hi[i] = tsr__fdwt53_predict(t[2 * i + 1], t[2 * i], t[2 * i + 2]);
+    /* the last high-pass sample: after an even n's end the symmetric extension's t[n - 2] */
+    hi[nh - 1] =
+        tsr__fdwt53_predict(t[2 * nh - 1], t[2 * nh - 2], 2 * nh < n ? t[2 * nh] : t[n - 2]);
     lo[0] = tsr__fdwt53_update(t[0], hi[0], hi[0]);
     for (uint32_t i = 1; i < nh; i++)
         lo[i] = tsr__fdwt53_update(t[2 * i], hi[i - 1], hi[i]);
