@@ -907,7 +907,7 @@ static tsr_status rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
 {
     const tsr__j2k_cs *cs = E->cs;
     const uint32_t nlayers = E->tcp->numlayers, nc = cs->ncomps;
-    const double w = cs->x1, h = cs->y1;
+    const double w = cs->x1 - cs->x0, h = cs->y1 - cs->y0; /* the image, not the grid */
     tsr__j2k_bytes boxes;
     tsr__j2k_bytes_init(&boxes, ctx);
     if (opt->container != TSR_J2K_CODESTREAM)

@@ -1191,6 +1191,18 @@ static void test_offsets(tsr_rng *rng)
               memcmp(plain + siz, moved + siz, plen - siz) == 0);
         tsr_j2k_free(g_ctx, plain);
         tsr_j2k_free(g_ctx, moved);
+        /* rate control counts the image's pixels, not the grid's up to its far corner */
+        opt.x0 = opt.y0 = 100001;
+        opt.tile_x0 = opt.tile_y0 = 100000;
+        opt.lossless = 0;
+        opt.num_rates = 1;
+        opt.rates[0] = 2;
+        CHECK_OK(g_ctx, tsr_j2k_encode(g_ctx, &img, &opt, &moved, &mlen));
+        const double budget = 2.0 * img.width * img.height / 8;
+        if (!(mlen <= budget && mlen >= 0.95 * budget))
+            fprintf(stderr, "offsets --rate 2 ht %d: %zu bytes for %.0f\n", ht, mlen, budget);
+        CHECK(mlen <= budget && mlen >= 0.95 * budget);
+        tsr_j2k_free(g_ctx, moved);
     }
     tsr_image_free(g_ctx, &img);
 }
