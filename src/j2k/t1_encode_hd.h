@@ -14,18 +14,10 @@
 #include "j2k/t1_ctx_lut.h"
 #include "j2k/t1_encode.h"
 #include "j2k/t1_hd.h"
+#include "j2k/t1_words_hd.h"
 
 #include <stddef.h>
 #include <string.h>
-
-/* A lane view (a column word shifted right by 3k, k the lane): its 8 neighbours' significance,
- * its own; its refined and visited bits. LANE3: bit 3k of each lane. */
-enum { V_NBR = 0x1EFu, V_SIG = 1u << 4, V_REF = 1u << 20, V_VIS = 1u << 21 };
-#define LANE3 0x249u
-#define VIS_ALL (LANE3 * V_VIS)
-
-/* contexts (Table D.7 numbering) */
-enum { CX_MR = 14, CX_RL = 17, CX_UNI = 18, CX_N = 19 };
 
 TSR__T1_FN void reset_cx(uint8_t *cx)
 {
@@ -33,51 +25,6 @@ TSR__T1_FN void reset_cx(uint8_t *cx)
     cx[0] = TSR__MQC_CX(4, 0);       /* zero coding, all neighbours insignificant (Table D.7) */
     cx[CX_RL] = TSR__MQC_CX(3, 0);   /* run length */
     cx[CX_UNI] = TSR__MQC_CX(46, 0); /* uniform */
-}
-
-/* The sign-context index (tsr__t1_sc_lut) of lane k of the column word cw, with we / ew the west
- * and east columns' words (their own-sign bit of row k is the west / east neighbour's sign). */
-TSR__T1_INL uint32_t sc_idx(uint32_t cw, const uint32_t k, uint32_t we, uint32_t ew)
-{
-    const uint32_t sh = 3 * k, v = cw >> sh, n = k ? v >> 12 : cw >> 14;
-    return (v >> 1 & 1) | (v >> 6 & 2) | (v >> 1 & 4) | (v >> 2 & 8) | (n & 0x10) |
-           (v >> 17 & 0x20) | (we >> (sh + 13) & 0x40) | (ew >> (sh + 12) & 0x80);
-}
-
-/* Marks lane k of the stripe column at f significant with sign s (1 = negative): its own word
- * (*cw, the caller's copy of *f, stored by the caller), the west and east words, and at a stripe
- * edge the three words of the stripe above (row 4; not when vertically causal) or below (row
- * -1). */
-TSR__T1_AI void set_sig(uint32_t *f, uint32_t *cw, const uint32_t k, const ptrdiff_t fs, uint32_t s,
-                        int vcausal)
-{
-    const uint32_t sh = 3 * k;
-    *cw |= (V_SIG | s << 19) << sh;
-    f[-1] |= 0x20u << sh;
-    f[1] |= 0x08u << sh;
-    if (k == 0 && !vcausal) {
-        f[-fs - 1] |= 1u << 17;
-        f[-fs] |= 1u << 16 | s << 31;
-        f[-fs + 1] |= 1u << 15;
-    }
-    if (k == 3) {
-        f[fs - 1] |= 1u << 2;
-        f[fs] |= 1u << 1 | s << 18;
-        f[fs + 1] |= 1u << 0;
-    }
-}
-
-/* Lane masks of a column word (bit 3k set where the test holds for lane k): sp_lanes,
- * insignificant with a significant neighbour (SigProp's candidates); mr_lanes, significant and
- * not visited (coded in MagRef). */
-TSR__T1_INL uint32_t sp_lanes(uint32_t cw)
-{
-    const uint32_t t = cw & 0x3FFFFu, row = (t | t >> 1 | t >> 2) & 0x9249u; /* rows -1..4 */
-    return (row | row >> 3 | row >> 6) & ~(cw >> 4) & LANE3;
-}
-TSR__T1_INL uint32_t mr_lanes(uint32_t cw)
-{
-    return cw >> 4 & ~(cw >> 21) & LANE3;
 }
 
 /* raw segment (D.6): bits as they come, a 0 stuffed after each 0xFF byte */
