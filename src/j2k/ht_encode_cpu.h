@@ -235,8 +235,9 @@ code_quad(const tsr__ht_enc_row *row, uint32_t q, int initial, uint32_t c, uint3
     const uint32_t *x = row->x + 4 * q;
     if (ms->nb + mt <= 64) { /* all four, then the whole bytes */
         for (uint32_t n = 0; n < 4; n++) {
+            /* nb reaches 64 only before samples of 0 bits: their nothing shifted by 0 */
             const uint32_t mn = (m >> 8 * n) & 0xFF;
-            ms->acc |= ((uint64_t)x[n] & ((1ull << mn) - 1)) << ms->nb;
+            ms->acc |= ((uint64_t)x[n] & ((1ull << mn) - 1)) << (ms->nb & 63);
             ms->nb += mn;
         }
         if (ms->nb >= 32)
