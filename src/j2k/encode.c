@@ -719,27 +719,36 @@ static tsr_status check_input(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_
     return TSR_OK;
 }
 
+/* The image's row y of the reference grid from tile t's first column: the image's top-left
+ * sample at (ox, oy). */
+static const uint8_t *tile_row(const tsr_image *img, uint32_t ox, uint32_t oy,
+                               const tsr__j2k_tile *t, uint32_t y)
+{
+    return (const uint8_t *)img->data + (size_t)(y - oy) * img->stride +
+           (size_t)(t->x0 - ox) * (uint32_t)img->channels * (img->depth == TSR_U8 ? 1 : 2);
+}
+
 /* Tile t's samples of the image's channel ch into dst (its width apart) with the DC level
  * shift (G.1); the image's top-left sample at (ox, oy) on the reference grid; rows on `threads`
  * threads. */
 static void load_component(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
                            uint32_t ch, uint32_t prec, int32_t *dst, int threads)
 {
-    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels, x0 = t->x0 - ox;
+    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
     for (uint32_t y = t->y0; y < t->y1; y++) {
-        const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
+        const uint8_t *row = tile_row(img, ox, oy, t, y);
         int32_t *d = dst + (size_t)(y - t->y0) * w;
         if (img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = tsr__j2k_level_shift1(row[(size_t)(x0 + x) * nc + ch], prec);
+                d[x] = tsr__j2k_level_shift1(row[(size_t)x * nc + ch], prec);
         else
             for (uint32_t x = 0; x < w; x++)
                 d[x] = tsr__j2k_level_shift1(
-                    ((const uint16_t *)(const void *)row)[(size_t)(x0 + x) * nc + ch], prec);
+                    ((const uint16_t *)(const void *)row)[(size_t)x * nc + ch], prec);
     }
 }
 
@@ -787,8 +796,7 @@ static void load_mct(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
     for (uint32_t y = t->y0; y < t->y1; y++) {
-        const uint8_t *row = (const uint8_t *)img->data + (size_t)(y - oy) * img->stride;
-        const void *src = row + (size_t)(t->x0 - ox) * nc * (wide ? 2 : 1);
+        const void *src = tile_row(img, ox, oy, t, y);
         const size_t at = (size_t)(y - t->y0) * w;
         int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
                 *d2 = t->comps[2].data + at;

@@ -47,7 +47,7 @@ static void tsr_fuzz_enc_options(const uint8_t *h, tsr_j2k_encode_options *o, in
     if (h[8] & 2) { /* offsets, valid or not */
         o->x0 = h[9] * 37u;
         o->y0 = h[10] * 11u;
-        o->tile_x0 = o->x0 - (h[11] % 8 ? h[11] % 8 : 0);
+        o->tile_x0 = o->x0 - h[11] % 8; /* may wrap: an invalid origin */
         o->tile_y0 = o->y0 > 3 ? o->y0 - 3 : 0;
     }
     o->num_precincts = h[8] >> 2 & 3;
