@@ -130,6 +130,21 @@ static uint32_t quantise_block(const job *jb, int32_t *dst)
     return mor;
 }
 
+/* quantise_block's coefficients, with each one's magnitude in steps in mag (tsr__j2k_quantise1's
+ * q, as the device computes them): HT rate control's load, once per plane it codes. */
+static void quantise_block_mag(const job *jb, int32_t *dst, float *mag)
+{
+    const float inv = 1.0f / jb->delta;
+    const uint32_t w = jb->w;
+    for (uint32_t y = 0; y < jb->h; y++) {
+        const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+        int32_t *d = dst + (size_t)y * w;
+        float *q = mag + (size_t)y * w;
+        for (uint32_t x = 0; x < w; x++)
+            d[x] = tsr__j2k_quantise1(src[x], inv, &q[x]);
+    }
+}
+
 /* Block jb's coefficients into a->coef (and, with track and ht, their magnitudes in steps into
  * a->mag). Returns, with track and not ht, the squared error, in steps, that every pass
  * leaves: |c| / delta against the decoder's reconstruction, the middle of the magnitude's step
@@ -139,6 +154,8 @@ static double load_block(const job *jb, arena *a, int track, int ht)
     double floor_err = 0;
     if (jb->delta > 0 && !track) {
         quantise_block(jb, a->coef);
+    } else if (jb->delta > 0 && ht) {
+        quantise_block_mag(jb, a->coef, a->mag);
     } else if (jb->delta > 0) {
         const float inv = 1.0f / jb->delta;
         for (uint32_t y = 0; y < jb->h; y++) {
@@ -148,12 +165,8 @@ static double load_block(const job *jb, arena *a, int track, int ht)
                 float q;
                 dst[x] = tsr__j2k_quantise1(src[x], inv, &q);
                 const int32_t m = dst[x] < 0 ? -dst[x] : dst[x];
-                if (track && ht)
-                    a->mag[(size_t)y * jb->w + x] = q;
-                else if (track) {
-                    const double e = m ? (double)q - m - 0.5 : (double)q;
-                    floor_err += e * e;
-                }
+                const double e = m ? (double)q - m - 0.5 : (double)q;
+                floor_err += e * e;
             }
         }
     } else {

@@ -112,21 +112,43 @@ void tsr__ht_enc_set_simd(int level)
     tsr__simd_set(&g_simd, level);
 }
 
+/* The CPU coder's cleanup segment at base plane p, *mor the OR of the magnitudes >> p; the
+ * limits are the callers' to check. */
+static long cleanup_cpu(const int32_t *coef, size_t stride, uint32_t w, uint32_t h, uint32_t p,
+                        uint8_t *buf, size_t cap, uint32_t *mor)
+{
+    pthread_once(&g_once, build_tables);
+    const uint16_t(*tables)[8 * 16][17] = (const uint16_t(*)[8 * 16][17]) g_cw;
+    *mor = 0;
+    return tsr__simd_on(&g_simd)
+               ? tsr__ht_enc_cleanup_avx2(coef, stride, w, h, p, buf, cap, tables, g_uvlc, mor)
+               : cleanup_base(coef, stride, w, h, p, buf, cap, tables, g_uvlc, mor);
+}
+
+static int in_limits(uint32_t w, uint32_t h, size_t stride, size_t cap)
+{
+    return w && h && w <= 1024 && (size_t)w * h <= 4096 && stride >= w &&
+           cap >= tsr__ht_encode_bound(w, h);
+}
+
 long tsr__ht_encode_block_in(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
                              uint8_t *buf, size_t cap, uint32_t *planes)
 {
-    if (!w || !h || w > 1024 || (size_t)w * h > 4096 || stride < w ||
-        cap < tsr__ht_encode_bound(w, h))
+    if (!in_limits(w, h, stride, cap))
         return -1;
-    pthread_once(&g_once, build_tables);
-    const uint16_t(*tables)[8 * 16][17] = (const uint16_t(*)[8 * 16][17]) g_cw;
-    uint32_t mor = 0;
-    const long len =
-        tsr__simd_on(&g_simd)
-            ? tsr__ht_enc_cleanup_avx2(coef, stride, w, h, 0, buf, cap, tables, g_uvlc, &mor)
-            : cleanup_base(coef, stride, w, h, 0, buf, cap, tables, g_uvlc, &mor);
+    uint32_t mor;
+    const long len = cleanup_cpu(coef, stride, w, h, 0, buf, cap, &mor);
     *planes = mor ? 32u - (uint32_t)__builtin_clz(mor) : 0;
     return len;
+}
+
+long tsr__ht_encode_plane(const int32_t *coef, size_t stride, uint32_t w, uint32_t h, uint32_t p,
+                          uint8_t *buf, size_t cap)
+{
+    if (!in_limits(w, h, stride, cap) || p > 29)
+        return -1;
+    uint32_t mor;
+    return cleanup_cpu(coef, stride, w, h, p, buf, cap, &mor);
 }
 
 long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *buf, size_t cap)

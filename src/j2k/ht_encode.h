@@ -33,6 +33,12 @@ long tsr__ht_encode_block(const int32_t *coef, uint32_t w, uint32_t h, uint8_t *
 long tsr__ht_encode_block_in(const int32_t *coef, size_t stride, uint32_t w, uint32_t h,
                              uint8_t *buf, size_t cap, uint32_t *planes);
 
+/* The cleanup segment of the block coef (rows stride >= w samples apart) at base plane p
+ * (0 .. 29; the magnitudes >> p), the same bytes as ht_encode_hd.h's tsr__ht_encode_cleanup:
+ * tsr__ht_encode_block's returns (0 when every magnitude >> p is 0). */
+long tsr__ht_encode_plane(const int32_t *coef, size_t stride, uint32_t w, uint32_t h, uint32_t p,
+                          uint8_t *buf, size_t cap);
+
 /* The CxtVLC encoding tables of ht_encode_hd.h's encoder (built on the first call,
  * thread-safe): [table][c * 16 + rho][emb], table 0 for the initial row pair. */
 const uint16_t (*tsr__ht_cw_tables(void))[8 * 16][17];
