@@ -34,83 +34,84 @@ double tsr__j2k_ht_err0(const int32_t *coef, const float *mag, uint32_t w, uint3
     return e0;
 }
 
-/* One row of lanes, samples coef[l] (magnitudes mag[l] when irreversible, rev 0), base plane
- * p >= 1, hc, hm and rs as plane_errors has them: tsr__j2k_ht_plane_errors_hd's terms added to
- * the partial sums, the selects between terms computed (vectorised, ht_rd.c's flags). */
+/* One row of lanes, samples coef[l] (magnitudes mag[l] when irreversible, rev 0), base plane p
+ * (refine: p >= 1, with the SigProp and MagRef sums; else the cleanup's alone), r the
+ * reconstruction offsets plane_errors gives: tsr__j2k_ht_plane_errors_hd's terms added to the
+ * partial sums, the selects between terms computed (vectorised: ht_rd.c's flags). */
 static inline __attribute__((always_inline)) void
 lane_errors(const int32_t *restrict coef, const float *restrict mag, const uint8_t *restrict newsig,
-            uint32_t p, int rev, double hc, double hm, double rs, double *restrict sc,
+            uint32_t p, int rev, int refine, const double *r, double *restrict sc,
             double *restrict ss, double *restrict sm)
 {
+    const double hc = r[0], hm = r[1], rs = r[2];
     for (uint32_t l = 0; l < LANES; l++) { /* |coef| < 2^30: the integers as int32_t */
         const int32_t q = coef[l] < 0 ? -coef[l] : coef[l], mu = q >> p;
         const double a = rev ? (double)q : (double)mag[l];
         const double rt = (double)(mu << p) + hc, rc = mu ? rt : 0.0, dc = (a - rc) * (a - rc);
+        sc[l] += dc;
+        if (!refine)
+            continue;
         const double rm = (double)((q >> (p - 1)) << (p - 1)) + hm, dm = (a - rm) * (a - rm);
         const double ds = (a - rs) * (a - rs), dn = newsig[l] ? ds : dc;
-        sc[l] += dc;
         ss[l] += mu ? dc : dn;
         sm[l] += mu ? dm : dn;
     }
 }
 
-static __attribute__((noinline)) void lanes_irr(const int32_t *coef, const float *mag,
-                                                const uint8_t *newsig, uint32_t p, double hc,
-                                                double hm, double rs, double *sc, double *ss,
-                                                double *sm)
-{
-    lane_errors(coef, mag, newsig, p, 0, hc, hm, rs, sc, ss, sm);
-}
-
-static __attribute__((noinline)) void lanes_rev(const int32_t *coef, const uint8_t *newsig,
-                                                uint32_t p, double hc, double hm, double rs,
-                                                double *sc, double *ss, double *sm)
-{
-    lane_errors(coef, NULL, newsig, p, 1, hc, hm, rs, sc, ss, sm);
-}
+typedef void lanes_fn(const int32_t *coef, const float *mag, const uint8_t *newsig, uint32_t p,
+                      const double *r, double *sc, double *ss, double *sm);
+#define LANES_FN(name, rev, refine)                                                                \
+    static __attribute__((noinline)) void name(const int32_t *coef, const float *mag,              \
+                                               const uint8_t *newsig, uint32_t p, const double *r, \
+                                               double *sc, double *ss, double *sm)                 \
+    {                                                                                              \
+        lane_errors(coef, mag, newsig, p, rev, refine, r, sc, ss, sm);                             \
+    }
+LANES_FN(lanes_irr, 0, 1)
+LANES_FN(lanes_rev, 1, 1)
+LANES_FN(lanes_irr0, 0, 0)
+LANES_FN(lanes_rev0, 1, 0)
+#undef LANES_FN
 
 /* tsr__j2k_ht_plane_errors_hd's sums over every lane, in its order: e[0..2] the block's squared
- * error after base plane p's cleanup, SigProp and MagRef passes (those two 0 at p 0). The last
- * row of lanes is padded with zero samples, whose terms are +0: the sums unchanged. */
+ * error after base plane p's cleanup, SigProp and MagRef passes (those two 0 at p 0, where
+ * newsig is unread). The last row of lanes is padded with zero samples, whose terms are +0: the
+ * sums unchanged. */
 static void plane_errors(const int32_t *coef, const float *mag, uint32_t w, uint32_t h, uint32_t p,
                          const uint8_t *newsig, double e[3])
 {
     const int rev = mag == NULL;
     const uint32_t n = w * h;
+    double half[31];
+    tsr__ht_halves(half);
+    /* tsr__ht_recon's offsets: the cleanup's at p, MagRef's at p - 1, SigProp's new sample's */
+    double r[3] = {rev && p == 0 ? 0.0 : half[p], 0, 0};
+    if (p > 0) {
+        r[1] = rev && p == 1 ? 0.0 : half[p - 1];
+        r[2] = (double)(1u << (p - 1)) + r[1];
+    }
+    lanes_fn *const fn = p ? (rev ? lanes_rev : lanes_irr) : (rev ? lanes_rev0 : lanes_irr0);
     double sc[LANES] = {0}, ss[LANES] = {0}, sm[LANES] = {0};
-    if (p == 0) { /* the cleanup's alone: exact when reversible */
-        const double hc = rev ? 0.0 : 0.5;
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t q = coef[k] < 0 ? (uint32_t)-coef[k] : (uint32_t)coef[k];
-            const double a = rev ? (double)q : (double)mag[k], rc = q ? (double)q + hc : 0.0;
-            sc[k % LANES] += (a - rc) * (a - rc);
-        }
-    } else {
-        double half[31];
-        tsr__ht_halves(half);
-        const double hc = half[p], hm = rev && p == 1 ? 0.0 : half[p - 1],
-                     rs = (double)(1u << (p - 1)) + hm;
-        int32_t tc[LANES] = {0};
-        float tm[LANES] = {0};
-        uint8_t tn[LANES] = {0};
-        for (uint32_t k = 0; k < n; k += LANES) {
-            const int32_t *c = coef + k;
-            const float *m = rev ? NULL : mag + k;
-            const uint8_t *ns = newsig + k;
-            if (n - k < LANES) { /* the last row, padded */
-                memcpy(tc, c, (n - k) * sizeof *tc);
+    int32_t tc[LANES] = {0};
+    float tm[LANES] = {0};
+    uint8_t tn[LANES] = {0};
+    for (uint32_t k = 0; k < n; k += LANES) {
+        const int32_t *c = coef + k;
+        const float *m = rev ? NULL : mag + k;
+        const uint8_t *ns = p ? newsig + k : NULL;
+        if (n - k < LANES) { /* the last row, padded */
+            memcpy(tc, c, (n - k) * sizeof *tc);
+            c = tc;
+            if (ns) {
                 memcpy(tn, ns, n - k);
-                if (m)
-                    memcpy(tm, m, (n - k) * sizeof *tm);
-                c = tc;
-                m = rev ? NULL : tm;
                 ns = tn;
             }
-            if (rev)
-                lanes_rev(c, ns, p, hc, hm, rs, sc, ss, sm);
-            else
-                lanes_irr(c, m, ns, p, hc, hm, rs, sc, ss, sm);
+            if (m) {
+                memcpy(tm, m, (n - k) * sizeof *tm);
+                m = tm;
+            }
         }
+        fn(c, m, ns, p, r, sc, ss, sm);
     }
     e[0] = e[1] = e[2] = 0;
     for (uint32_t l = 0; l < LANES; l++) {
