@@ -10,132 +10,14 @@
  * tsr__ht_encode_cleanup's contract with tables = tsr__ht_cw_tables() and uvlc ht_encode.c's
  * packed U-VLC codes, the scratch its own; *mor gets the OR of the magnitudes >> shift. */
 
-/*  * The same segment as ht_encode_hd.h's tsr__ht_encode_cleanup, byte for byte (test_j2k_ht_encode
- * compares the two), with the work arranged for a CPU: the three writers keep their bits in a
- * 64-bit accumulator and store whole bytes lazily (four at a time where no byte of the four can
- * be a stuffed one), the VLC bytes go straight into their final, reversed order, the context
- * and exponent-bound inputs from the row above are gathered once per row, and a quad's VLC
- * codeword and its pair's U-VLC bits are each one write. The device keeps the header's coder. */
+/* The same segment as ht_encode_hd.h's tsr__ht_encode_cleanup, byte for byte (test_j2k_ht_encode
+ * compares the two), with the work arranged for a CPU: the MagSgn and VLC writers are
+ * ht_write_cpu.h's (64-bit accumulators, whole bytes stored lazily, the VLC bytes straight in
+ * their final, reversed order), MEL's below; the context and exponent-bound inputs from the
+ * row above are gathered once per row, and a quad's VLC codeword and its pair's U-VLC bits are
+ * each one write. The device keeps the header's coder. */
 
-/* MagSgn (fwd_wr's packing): bits from bit 0 up, a byte after a 0xFF holds 7 bits. */
-typedef struct {
-    uint8_t *p;   /* the next byte */
-    uint64_t acc; /* nb bits not yet stored, the first in bit 0 */
-    uint32_t nb;
-    uint32_t ff; /* the last byte stored was 0xFF */
-} ms_acc;
-
-/* Stores bytes while 32 or more bits are waiting. */
-static inline void ms_flush(ms_acc *w)
-{
-    while (w->nb >= 32) {
-        const uint32_t t = (uint32_t)w->acc, x = ~t & 0xFFFFFFu;
-        if (!w->ff && !((x - 0x010101u) & ~x & 0x808080u)) { /* bytes 0-2 not 0xFF: 4 x 8 bits */
-            memcpy(w->p, &t, 4);
-            w->p += 4;
-            w->acc >>= 32;
-            w->nb -= 32;
-            w->ff = t >> 24 == 0xFF;
-            continue;
-        }
-        const uint32_t n = w->ff ? 7 : 8, b = t & ((1u << n) - 1);
-        *w->p++ = (uint8_t)b;
-        w->acc >>= n;
-        w->nb -= n;
-        w->ff = b == 0xFF;
-    }
-}
-
-/* The low n bits of v (n <= 32) after the waiting ones (fewer than 32 wait). */
-static inline void ms_put(ms_acc *w, uint32_t v, uint32_t n)
-{
-    w->acc |= ((uint64_t)v & ((1ull << n) - 1)) << w->nb;
-    w->nb += n;
-    if (w->nb >= 32)
-        ms_flush(w);
-}
-
-/* tsr__ht_ms_end after the waiting bits' whole bytes. */
-static inline void ms_finish(ms_acc *w, const uint8_t *start)
-{
-    for (;;) {
-        const uint32_t n = w->ff ? 7 : 8;
-        if (w->nb < n)
-            break;
-        const uint32_t b = (uint32_t)w->acc & ((1u << n) - 1);
-        *w->p++ = (uint8_t)b;
-        w->acc >>= n;
-        w->nb -= n;
-        w->ff = b == 0xFF;
-    }
-    if (w->nb) {
-        const uint32_t room = w->ff ? 7 : 8,
-                       t = (uint32_t)w->acc | (((1u << (room - w->nb)) - 1) << w->nb);
-        if (t != 0xFF)
-            *w->p++ = (uint8_t)t;
-    } else if (w->p > start && w->p[-1] == 0xFF) {
-        w->p--;
-    }
-}
-
-/* VLC (bwd_wr's packing): bits from bit 0 up; a byte whose low 7 bits are all 1 after a byte
- * above 0x8F holds 7 bits. The bytes are stored downwards from the end, so that they lie in
- * the segment's order. */
-typedef struct {
-    uint8_t *p; /* the last byte stored; the next goes below it */
-    uint64_t acc;
-    uint32_t nb;
-    uint32_t last; /* the last byte stored */
-} vlc_acc;
-
-static inline void vlc_flush(vlc_acc *w)
-{
-    while (w->nb >= 32) {
-        const uint32_t t = (uint32_t)w->acc, x = ~t & 0x7F7F7F7Fu;
-        if (!((x - 0x01010101u) & ~x & 0x80808080u)) { /* no byte's low 7 bits all 1 */
-            const uint32_t r = __builtin_bswap32(t);
-            w->p -= 4;
-            memcpy(w->p, &r, 4);
-            w->acc >>= 32;
-            w->nb -= 32;
-            w->last = t >> 24;
-            continue;
-        }
-        const uint32_t n = w->last > 0x8F && (t & 0x7F) == 0x7F ? 7 : 8, b = t & ((1u << n) - 1);
-        *--w->p = (uint8_t)b;
-        w->acc >>= n;
-        w->nb -= n;
-        w->last = b;
-    }
-}
-
-static inline void vlc_put(vlc_acc *w, uint32_t v, uint32_t n) /* v < 2^n, n <= 32 */
-{
-    w->acc |= (uint64_t)v << w->nb;
-    w->nb += n;
-    if (w->nb >= 32)
-        vlc_flush(w);
-}
-
-/* The waiting bits' whole bytes, then bwd_end's partial byte. */
-static inline void vlc_finish(vlc_acc *w)
-{
-    for (;;) {
-        const uint32_t t = (uint32_t)w->acc;
-        uint32_t n = 8;
-        if (w->last > 0x8F && w->nb >= 7 && (t & 0x7F) == 0x7F)
-            n = 7;
-        else if (w->nb < 8)
-            break;
-        const uint32_t b = t & ((1u << n) - 1);
-        *--w->p = (uint8_t)b;
-        w->acc >>= n;
-        w->nb -= n;
-        w->last = b;
-    }
-    if (w->nb)
-        *--w->p = (uint8_t)w->acc;
-}
+#include "j2k/ht_write_cpu.h"
 
 /* MEL (T.814 7.3.3, as tsr__ht_mel_*): bits from the most significant down, 7 after 0xFF. */
 typedef struct {

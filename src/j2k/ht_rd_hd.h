@@ -1,14 +1,15 @@
 /* An HT code-block's refinement passes and truncation candidates, written once for the CPU
- * (ht_refine_encode.c, ht_rd.c) and the device (encode_cuda.cu): integer arithmetic and IEEE
- * double additions and multiplications in a fixed order (no contraction in either build), so
- * both give the same bytes and the same distortions.
+ * (ht_rd.c) and the device (encode_cuda.cu): integer arithmetic and IEEE double additions and
+ * multiplications in a fixed order (no contraction in either build), so both give the same
+ * bytes and the same distortions.
  *
  * Refinement (T.814 7.4, 7.5; contract in ht_encode.h): SigProp and MagRef of plane p - 1 after
  * a cleanup pass at p, in ht_decode.c's scan orders, written as its sigprop() and magref() read
- * them. SigProp (7.1.5): forward, little-endian bits, 7 bits after a 0xFF byte, the last byte
- * padded with 0 (the reader's fill). MagRef (7.1.6): from the segment's end backward,
- * little-endian bits, 7 bits in a byte whose low 7 bits are all 1 after one above 0x8F (the
- * reader starts as after 0xFF), the last byte padded with 0.
+ * them: the device's coder and the reference of the CPU's (ht_refine_encode.c, bit masks for
+ * the same bytes; test_j2k_ht_encode compares the two). SigProp (7.1.5): forward, little-endian
+ * bits, 7 bits after a 0xFF byte, the last byte padded with 0 (the reader's fill). MagRef (7.1.6):
+ * from the segment's end backward, little-endian bits, 7 bits in a byte whose low 7 bits are all 1
+ * after one above 0x8F (the reader starts as after 0xFF), the last byte padded with 0.
  *
  * Candidates (contract in encode_stages.h, tsr__j2k_ht_candidates, which ht_rd.c assembles from
  * these parts): every base plane's HT set coded for real (tsr__j2k_ht_plane_hd, one plane at a

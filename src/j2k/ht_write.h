@@ -1,5 +1,6 @@
-/* HT bit-stream writers shared by ht_encode.c (cleanup pass) and ht_refine_encode.c (SigProp
- * and MagRef passes): the inverses of ht_decode.c's readers. Only for inclusion by those files.
+/* HT bit-stream writers shared by ht_encode_hd.h (cleanup pass) and ht_rd_hd.h (SigProp and
+ * MagRef passes): the inverses of ht_decode.c's readers (the CPU's coders use ht_write_cpu.h's
+ * packings of the same bits). Only for inclusion by those files.
  *   fwd_wr: bits little-endian from bit 0 of each byte, forward; a byte after a 0xFF holds 7
  *     bits (its MSB 0). MagSgn (T.814 7.1.2) and SigProp (7.1.5) share this packing.
  *   bwd_wr: bits little-endian from bit 0, the bytes in the order written (the caller stores

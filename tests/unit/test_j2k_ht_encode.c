@@ -12,11 +12,18 @@
  *    magnitudes (irreversible) or the integers (reversible) equal to what the candidate
  *    list claims (to rounding), the last candidate lossless.
  *  - the CPU's cleanup encoder (tsr__ht_encode_block) at each of its build levels against
- *    ht_encode_hd.h's, the device's: the same bytes (or the same refusal).
+ *    ht_encode_hd.h's, the device's: the same bytes (or the same refusal);
+ *  - the CPU's refinement encoder (tsr__ht_encode_refine) against ht_rd_hd.h's, the device's:
+ *    every base plane 1 .. K + 1, SigProp alone and with MagRef, newsig and sp_len given or
+ *    NULL, on the random blocks, on runs of 1 bits (stuffed bytes, a segment ending in 0xFF)
+ *    and on 1x4096 (taller than T1 allows): the same return, the same buffer (poisoned alike,
+ *    all cap bytes compared), SigProp length and new significances; caps below a segment's
+ *    length refused by both.
  * The all-zero block codes nothing; blocks outside the limits are refused. */
 #include "j2k/encode_stages.h"
 #include "j2k/ht_encode.h"
 #include "j2k/ht_encode_hd.h"
+#include "j2k/ht_rd_hd.h"
 #include "j2k/t1.h"
 #include "j2k/t1_encode.h"
 #include "j2k/t1_internal.h"
@@ -136,6 +143,49 @@ static int same_as_device(uint32_t w, uint32_t h)
     }
     tsr__ht_enc_set_simd(-1);
     return ok;
+}
+
+/* tsr__ht_encode_refine of g_coef's block (K planes) against ht_rd_hd.h's
+ * tsr__ht_encode_refine_hd (the device's coder, the reference) at every base plane p from 1 to
+ * K + 1, SigProp alone and with MagRef, with and without newsig and sp_len: the same return,
+ * the same cap bytes of the buffer and w * h of newsig (both poisoned alike first, so a byte
+ * one writes and the other does not shows), the same *sp_len; and caps below the segment's
+ * length refused by both. */
+static int same_refine_as_device(uint32_t w, uint32_t h, int K)
+{
+    static uint8_t fl[TSR__HT_REFINE_FLAGS], want[4096], want_ns[4096], got_ns[4096];
+    const size_t cap = tsr__ht_refine_bound(w, h), n = (size_t)w * h;
+    for (uint32_t p = 1; p <= (uint32_t)K + 1 && p <= 30; p++)
+        for (int v = 0; v < 4; v++) {
+            const int magref = v & 1, out = v >> 1; /* out: newsig and sp_len asked for */
+            memset(want, 0xC5, cap);
+            memset(g_buf, 0xC5, cap);
+            memset(want_ns, 0x3A, n);
+            memset(got_ns, 0x3A, n);
+            size_t want_sp = 99999, got_sp = 99999;
+            const long lw = tsr__ht_encode_refine_hd(g_coef, w, w, h, p, magref, want, cap,
+                                                     out ? want_ns : NULL, &want_sp, fl);
+            const long lg = tsr__ht_encode_refine(g_coef, w, h, p, magref, g_buf, cap,
+                                                  out ? got_ns : NULL, out ? &got_sp : NULL);
+            if (lg != lw || lw < 0 || memcmp(g_buf, want, cap) || memcmp(got_ns, want_ns, n) ||
+                (out && got_sp != want_sp)) {
+                fprintf(stderr,
+                        "%ux%u K %d p %u magref %d out %d: refine %ld bytes (SigProp %zu), the "
+                        "device's %ld (%zu)%s\n",
+                        w, h, K, p, magref, out, lg, got_sp, lw, want_sp,
+                        lg == lw ? ": other bytes or significances" : "");
+                return 0;
+            }
+            for (long c = lw - 1; magref && out && c >= 0 && c >= lw - 3; c--)
+                if (tsr__ht_encode_refine_hd(g_coef, w, w, h, p, 1, want, (size_t)c, NULL, &want_sp,
+                                             fl) != -1 ||
+                    tsr__ht_encode_refine(g_coef, w, h, p, 1, g_buf, (size_t)c, NULL, NULL) != -1) {
+                    fprintf(stderr, "%ux%u p %u: cap %ld below %ld bytes not refused\n", w, h, p, c,
+                            lw);
+                    return 0;
+                }
+        }
+    return 1;
 }
 
 static int decode_set(uint32_t w, uint32_t h, int mb, int rev, uint32_t p, const uint8_t *cup,
@@ -336,8 +386,9 @@ int main(void)
     if (!g_ws || !g_buf)
         return 1;
     static const uint32_t sizes[][2] = {
-        {1, 1},   {1, 2},   {2, 1},   {3, 3},   {4, 4},    {5, 7},    {17, 3},  {8, 8},    {16, 16},
-        {32, 32}, {64, 64}, {33, 64}, {64, 63}, {1024, 4}, {4, 1024}, {257, 5}, {1023, 3}, {2, 64}};
+        {1, 1},    {1, 2},   {2, 1},   {3, 3},   {4, 4},   {5, 7},    {17, 3},   {8, 8},
+        {16, 16},  {32, 32}, {64, 64}, {33, 64}, {64, 63}, {1024, 4}, {4, 1024}, {257, 5},
+        {1023, 3}, {2, 64},  {1, 37},  {37, 1},  {3, 17},  {16, 256}, {1, 1024}, {1024, 1}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int t = 0; t < 24; t++) {
             const uint32_t w = sizes[s][0], h = sizes[s][1];
@@ -348,6 +399,7 @@ int main(void)
                                    : tsr_rng_range(&rng, 1, 29);
             gen(&rng, w * h, K);
             CHECK(same_as_device(w, h));
+            CHECK(same_refine_as_device(w, h, K));
             CHECK(one(w, h, K, t & 1));
             if (K <= 16 && t % 3 == 0)
                 CHECK(planes(w, h, K, t & 1));
@@ -356,8 +408,30 @@ int main(void)
         const uint32_t w = (uint32_t)tsr_rng_range(&rng, 1, t % 4 ? 64 : 1024);
         const uint32_t h =
             (uint32_t)tsr_rng_range(&rng, 1, (int)(4096 / w < 64 || t % 4 == 0 ? 4096 / w : 64));
-        gen(&rng, w * h, tsr_rng_range(&rng, 1, t % 8 ? 14 : 29));
+        const int K = tsr_rng_range(&rng, 1, t % 8 ? 14 : 29);
+        gen(&rng, w * h, K);
         CHECK(same_as_device(w, h));
+        if (t % 8 == 0)
+            CHECK(same_refine_as_device(w, h, K));
+    }
+    /* runs of 1 bits, where the writers stuff (0xFF, low 7 bits all 1) and a segment may end
+     * in a full 0xFF: magnitudes 2^K - 1 (MagRef's bits all 1 below K), or all -2^(K - 1) but
+     * one 2^K (at p = K, SigProp's bits and signs all 1), one 0 more each pass */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 0; t < 8; t++) {
+            const uint32_t w = sizes[s][0], h = sizes[s][1], n = w * h;
+            const int K = tsr_rng_range(&rng, 1, 29);
+            for (uint32_t i = 0; i < n; i++)
+                g_coef[i] = t & 1 ? -(int32_t)(1u << (K - 1)) : (int32_t)((1u << K) - 1);
+            g_coef[(uint32_t)tsr_rng_range(&rng, 0, (int)n - 1)] = (int32_t)(1u << K);
+            for (int z = 0; z < t / 2; z++)
+                g_coef[(uint32_t)tsr_rng_range(&rng, 0, (int)n - 1)] = 0;
+            CHECK(same_refine_as_device(w, h, K));
+        }
+    for (int t = 0; t < 8; t++) { /* the refinement coder's tallest block (taller than T1's) */
+        const int K = tsr_rng_range(&rng, 1, 29);
+        gen(&rng, 4096, K);
+        CHECK(same_refine_as_device(1, 4096, K));
     }
     /* candidates: real magnitudes m + frac (irreversible) or the integers (reversible) */
     tsr_ctx *ctx = NULL;
