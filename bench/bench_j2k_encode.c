@@ -10,9 +10,10 @@
  * Part 1 lossy at 1 and 2 bits per pixel (tessera --rate B; opj_compress and grk_compress
  * -r 24/B, their own rate control); HT lossless (ojph_compress -reversible true) and HT lossy at
  * the 1 bpp size (ojph_compress -qstep Q, Q found by bisection on the file size, since OpenJPH
- * has no rate control); tessera's HT rows are --ht --lossless and --ht --rate 1 (its own rate
- * control to the same 1 bpp size). ojph_compress has no threads option: the HT rows are printed
- * at 1 thread only.
+ * has no rate control); tessera's HT rows are --ht --lossless, --ht --rate 1 (its own rate
+ * control to the same 1 bpp size) and --ht --qstep Q (the same fixed step as ojph_compress: the
+ * same work, no rate control). ojph_compress has no threads option: the HT rows are printed at 1
+ * thread only.
  *
  * Columns: "tessera lib" is tsr_j2k_encode on the image already in memory (no file I/O);
  * "tessera cli" and the peers are whole programs (start, read the PPM, encode, write the file
@@ -50,13 +51,13 @@ typedef struct coding {
     int ht;           /* 1: HT block coding, tessera beside ojph_compress only */
     double bpp;       /* lossy target; 0: lossless */
     const char *peer; /* opj/grk -r value (24 / bpp) */
+    int at_step;      /* HT lossy at ojph_compress's -qstep instead of by rate control */
 } coding;
 
-static const coding codings[] = {{"P1 lossless", 0, 0, NULL},
-                                 {"P1 1 bpp", 0, 1, "24"},
-                                 {"P1 2 bpp", 0, 2, "12"},
-                                 {"HT lossless", 1, 0, NULL},
-                                 {"HT 1 bpp size", 1, 1, NULL}};
+static const coding codings[] = {
+    {"P1 lossless", 0, 0, NULL, 0},   {"P1 1 bpp", 0, 1, "24", 0},
+    {"P1 2 bpp", 0, 2, "12", 0},      {"HT lossless", 1, 0, NULL, 0},
+    {"HT 1 bpp size", 1, 1, NULL, 0}, {"HT at ojph's step", 1, 1, NULL, 1}};
 enum { NCODINGS = sizeof codings / sizeof codings[0] };
 
 /* Each program's output file: tessera, opj_compress, grk_compress, ojph_compress. */
@@ -301,7 +302,12 @@ int main(int argc, char **argv)
             snprintf(rate, sizeof rate, "%g", c->bpp);
             lib_job job = {ctx, &img, {0}};
             tsr_j2k_encode_options_init(&job.opt);
-            if (c->bpp > 0) {
+            if (c->at_step && !qstep[0])
+                continue; /* no ojph_compress step to match */
+            if (c->at_step) {
+                job.opt.lossless = 0;
+                job.opt.quant_step = (float)atof(qstep);
+            } else if (c->bpp > 0) {
                 job.opt.lossless = 0;
                 job.opt.num_rates = 1;
                 job.opt.rates[0] = c->bpp;
@@ -331,11 +337,17 @@ int main(int argc, char **argv)
                 tsr_bench_prog p[4];
                 char *cell[4];
                 int who[4], np = 0;
-                if (tool) { /* --lossless or --rate B, then --ht for the HT rows */
+                if (tool) { /* --lossless, --rate B or --qstep Q, then --ht for the HT rows */
                     const char *ht = c->ht ? "--ht" : NULL;
                     p[np] = (tsr_bench_prog){{tool, "j2k", "encode", ppm, outs[0], "--threads",
-                                              tbuf, "--quiet", c->bpp > 0 ? "--rate" : "--lossless",
-                                              c->bpp > 0 ? rate : ht, c->bpp > 0 ? ht : NULL, NULL},
+                                              tbuf, "--quiet",
+                                              c->at_step   ? "--qstep"
+                                              : c->bpp > 0 ? "--rate"
+                                                           : "--lossless",
+                                              c->at_step   ? qstep
+                                              : c->bpp > 0 ? rate
+                                                           : ht,
+                                              c->bpp > 0 ? ht : NULL, NULL},
                                              0};
                     cell[np] = c_cli;
                     who[np++] = 0;
@@ -385,9 +397,11 @@ int main(int argc, char **argv)
                 for (int i = 0; i < 4; i++)
                     snprintf(c_mb + strlen(c_mb), sizeof c_mb - strlen(c_mb), "%s%s", i ? "/" : "",
                              mb[i] >= 0 ? tsr_bench_fmt("%ld", mb[i]) : "-");
-                const char *name = c->ht && c->bpp > 0
-                                       ? tsr_bench_fmt("HT 1 bpp (ojph qstep %s)", qstep)
-                                       : c->name;
+                const char *name =
+                    c->at_step ? tsr_bench_fmt("HT at qstep %s (both)", qstep)
+                    : c->ht && c->bpp > 0
+                        ? tsr_bench_fmt("HT 1 bpp (tessera --rate 1, ojph qstep %s)", qstep)
+                        : c->name;
                 const char *row[NCOLS] = {sizes[si].name, name,   tsr_bench_fmt("%d", th),
                                           c_lib,          c_cli,  c_opj,
                                           c_grk,          c_ojph, c_ratio,
