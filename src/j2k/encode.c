@@ -130,6 +130,18 @@ static uint32_t quantise_block(const job *jb, int32_t *dst)
     return mor;
 }
 
+/* Asks for block jb's samples in the cache while another block is coded: its rows lie a
+ * tile-component row apart, each in its own pages, which the hardware's prefetchers do not
+ * follow (the coder of a block otherwise waits on its rows one after another). */
+static void prefetch_block(const job *jb)
+{
+    for (uint32_t y = 0; y < jb->h; y++) {
+        const char *row = (const char *)(jb->src + (size_t)y * jb->stride);
+        for (size_t b = 0; b < (size_t)jb->w * sizeof *jb->src; b += 64)
+            __builtin_prefetch(row + b);
+    }
+}
+
 /* quantise_block's coefficients, with each one's magnitude in steps in mag (tsr__j2k_quantise1's
  * q, as the device computes them): HT rate control's load, once per plane it codes. */
 static void quantise_block_mag(const job *jb, int32_t *dst, float *mag)
@@ -312,6 +324,7 @@ typedef struct ht_open {
 
 typedef struct reveal_state {
     job *jobs;
+    size_t njobs;
     arena *ar;
     ht_open *open;
     int dev; /* the device coded every plane (code_blocks_cuda): only revealed here */
@@ -334,6 +347,8 @@ static uint32_t reveal_block(void *user, size_t j, int tid, const uint32_t **rat
         return n;
     }
     arena *a = &r->ar[tid];
+    if (j + 1 < r->njobs)
+        prefetch_block(&r->jobs[j + 1]); /* in the first rounds, most likely the next reveal */
     load_block(jb, a, 1, 1);
     const float *mag = jb->delta > 0 ? a->mag : NULL;
     if (o->planes == 1) {
@@ -383,6 +398,8 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
         for (size_t j = 0; j < njobs; j++) {
             const int tid = tsr__thread_num();
             job *jb = &jobs[j];
+            if (j + 1 < njobs)
+                prefetch_block(&jobs[j + 1]);
             load_block(jb, &ar[tid], 0, 1);
             jb->K = (uint8_t)tsr__t1_bitplanes(ar[tid].coef, (size_t)jb->w * jb->h);
             jb->passes = 0;
@@ -407,7 +424,7 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
         K[j] = jobs[j].K;
         weight[j] = jobs[j].weight;
     }
-    reveal_state rs = {jobs, ar, open, dev};
+    reveal_state rs = {jobs, njobs, ar, open, dev};
     if ((st = tsr__j2k_ht_reveal_planes(ctx, njobs, K, weight, budget, dev ? 1 : threads,
                                         reveal_block, &rs, nsets))) {
         for (int i = 0; i < (dev ? 1 : threads); i++)
@@ -1241,6 +1258,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
     for (size_t j = 0; j < cpu_jobs; j++) {
         const int tid = tsr__thread_num();
         jobs[j].thread = tid;
+        if (j + 1 < cpu_jobs)
+            prefetch_block(&jobs[j + 1]);
         if (__atomic_load_n(&fail, __ATOMIC_RELAXED) == TSR_OK)
             code_block(&jobs[j], &ar[tid], buf_cap, track, opt->ht, fast, &fail);
     }
