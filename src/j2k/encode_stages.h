@@ -200,8 +200,9 @@ typedef struct tsr__j2k_ht_set {
  * in steps (irreversible: |c| / delta, of which coef is the floor), or, with mag NULL
  * (reversible), against |coef| exactly. buf: TSR__J2K_HT_RD_SCRATCH bytes of scratch. Returns
  * the number of sets (<= TSR__J2K_HT_MAX_SETS), 0 when a coder fails (cannot happen within
- * ht_encode.h's limits) or out's writes failed (out->st). The coder is ht_rd_hd.h's, which the
- * device runs too. */
+ * ht_encode.h's limits) or out's writes failed (out->st). Here the CPU's coders code the planes
+ * (tsr__ht_encode_plane, tsr__ht_encode_refine) and the errors are summed in ht_rd_hd.h's lane
+ * order: the same sets, bytes and errors as ht_rd_hd.h's, which the device runs. */
 #define TSR__J2K_HT_RD_SCRATCH (3 * 4096 + 3 * 4098)
 uint32_t tsr__j2k_ht_candidates(const int32_t *coef, const float *mag, uint32_t w, uint32_t h,
                                 uint32_t K, uint8_t *buf, tsr__j2k_bytes *out,
