@@ -142,6 +142,31 @@ static void prefetch_block(const job *jb)
     }
 }
 
+/* The bit-planes of block jb's coefficients (tsr__t1_bitplanes of what load_block loads),
+ * read from its tile-component without storing them: the OR of quantise_block's magnitudes,
+ * or of the reversible coefficients' own. */
+static int block_bitplanes(const job *jb)
+{
+    uint32_t mor = 0;
+    if (jb->delta > 0) {
+        const float inv = 1.0f / jb->delta;
+        for (uint32_t y = 0; y < jb->h; y++) {
+            const float *src = (const float *)(const void *)(jb->src + (size_t)y * jb->stride);
+            for (uint32_t x = 0; x < jb->w; x++) {
+                const float m = fabsf(src[x]) * inv;
+                mor |= m < (float)(1 << 30) ? (uint32_t)(int32_t)m : (1u << 30) - 1;
+            }
+        }
+    } else {
+        for (uint32_t y = 0; y < jb->h; y++) {
+            const int32_t *src = jb->src + (size_t)y * jb->stride;
+            for (uint32_t x = 0; x < jb->w; x++)
+                mor |= ((uint32_t)src[x] ^ (uint32_t)(src[x] >> 31)) - (uint32_t)(src[x] >> 31);
+        }
+    }
+    return mor ? 32 - __builtin_clz(mor) : 0;
+}
+
 /* quantise_block's coefficients, with each one's magnitude in steps in mag (tsr__j2k_quantise1's
  * q, as the device computes them): HT rate control's load, once per plane it codes. */
 static void quantise_block_mag(const job *jb, int32_t *dst, float *mag)
@@ -330,8 +355,9 @@ typedef struct reveal_state {
     int dev; /* the device coded every plane (code_blocks_cuda): only revealed here */
 } reveal_state;
 
-/* tsr__j2k_ht_reveal for block j: its next plane coded on thread tid, or revealed. */
-static uint32_t reveal_block(void *user, size_t j, int tid, const uint32_t **rate,
+/* tsr__j2k_ht_reveal for block j: its next plane coded on thread tid, or revealed; block next's
+ * samples asked for in the cache meanwhile. */
+static uint32_t reveal_block(void *user, size_t j, size_t next, int tid, const uint32_t **rate,
                              const double **dist)
 {
     const reveal_state *r = user;
@@ -347,8 +373,8 @@ static uint32_t reveal_block(void *user, size_t j, int tid, const uint32_t **rat
         return n;
     }
     arena *a = &r->ar[tid];
-    if (j + 1 < r->njobs)
-        prefetch_block(&r->jobs[j + 1]); /* in the first rounds, most likely the next reveal */
+    if (next < r->njobs)
+        prefetch_block(&r->jobs[next]);
     load_block(jb, a, 1, 1);
     const float *mag = jb->delta > 0 ? a->mag : NULL;
     if (o->planes == 1) {
@@ -396,12 +422,10 @@ static tsr_status code_blocks_revealed(tsr_ctx *ctx, job *jobs, size_t njobs, ar
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
 #endif
         for (size_t j = 0; j < njobs; j++) {
-            const int tid = tsr__thread_num();
             job *jb = &jobs[j];
             if (j + 1 < njobs)
                 prefetch_block(&jobs[j + 1]);
-            load_block(jb, &ar[tid], 0, 1);
-            jb->K = (uint8_t)tsr__t1_bitplanes(ar[tid].coef, (size_t)jb->w * jb->h);
+            jb->K = (uint8_t)block_bitplanes(jb);
             jb->passes = 0;
             jb->len = 0;
             jb->nsets = 0;

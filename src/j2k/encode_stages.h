@@ -346,18 +346,19 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
 
 /* Which of their base planes HT code-blocks code for rate control to a size: every block's
  * planes from its top (K[j] - 1) down, a plane of every open block a round (reveal(user, j,
- * thread, &rate, &dist) codes block j's next plane on that OpenMP thread and gives its
+ * next, thread, &rate, &dist) codes block j's next plane on that OpenMP thread and gives its
  * candidates so far, rate and dist as tsr__j2k_rd_hull reads them, and their count, 0 when it
- * failed), until the block's planes are all coded or its hull's last slope is below a quarter
- * of a floor: a threshold at or below the one at which the candidates coded so far would fill
- * budget bytes. The final threshold, found by tsr__j2k_rate_control with every packet's header
- * counted against a smaller budget, is at least that floor, and the candidates below a hull's
- * slopes are a plane further down (a factor of about 4 in slope), so the planes left uncoded are
- * ones the search would not take (but for hulls that turn convex again lower down). Fills
- * nsets[j] with block j's candidates when it stopped (0 when K[j] is 0); the result does not
- * depend on threads. TSR_ERR_INTERNAL when a reveal failed. */
-typedef uint32_t (*tsr__j2k_ht_reveal)(void *user, size_t j, int thread, const uint32_t **rate,
-                                       const double **dist);
+ * failed; next is the block after j in the round, a hint for prefetching, n after the last), until
+ * the block's planes are all coded or its hull's last slope is below a quarter of a floor: a
+ * threshold at or below the one at which the candidates coded so far would fill budget bytes. The
+ * final threshold, found by tsr__j2k_rate_control with every packet's header counted against a
+ * smaller budget, is at least that floor, and the candidates below a hull's slopes are a plane
+ * further down (a factor of about 4 in slope), so the planes left uncoded are ones the search would
+ * not take (but for hulls that turn convex again lower down). Fills nsets[j] with block j's
+ * candidates when it stopped (0 when K[j] is 0); the result does not depend on threads.
+ * TSR_ERR_INTERNAL when a reveal failed. */
+typedef uint32_t (*tsr__j2k_ht_reveal)(void *user, size_t j, size_t next, int thread,
+                                       const uint32_t **rate, const double **dist);
 tsr_status tsr__j2k_ht_reveal_planes(tsr_ctx *ctx, size_t n, const uint8_t *K, const double *weight,
                                      double budget, int threads, tsr__j2k_ht_reveal reveal,
                                      void *user, uint32_t *nsets);

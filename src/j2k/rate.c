@@ -381,7 +381,8 @@ tsr_status tsr__j2k_ht_reveal_planes(tsr_ctx *ctx, size_t n, const uint8_t *K, c
             const double *dist;
             if (__atomic_load_n(&failed, __ATOMIC_RELAXED))
                 continue;
-            const uint32_t ns = reveal(user, j, tid, &rate, &dist);
+            const size_t next = i + 1 < nopen ? open[i + 1] : n; /* a hint */
+            const uint32_t ns = reveal(user, j, next, tid, &rate, &dist);
             if (!ns) {
                 __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
                 continue;

@@ -660,10 +660,14 @@ typedef struct rv_block {
     double dist[TSR__J2K_HT_MAX_SETS];
 } rv_block;
 
-static uint32_t rv_reveal(void *user, size_t j, int thread, const uint32_t **rate,
+static int rv_bad_next; /* a reveal's next hint was neither another block nor RV_N */
+
+static uint32_t rv_reveal(void *user, size_t j, size_t next, int thread, const uint32_t **rate,
                           const double **dist)
 {
     (void)thread;
+    if (next > RV_N || next == j)
+        __atomic_store_n(&rv_bad_next, 1, __ATOMIC_RELAXED);
     rv_block *b = (rv_block *)user + j;
     const uint32_t p = b->K - 1u - b->planes++;
     uint32_t n = 0;
@@ -723,6 +727,7 @@ static void test_ht_reveal(tsr_ctx *ctx, tsr_rng *rng)
                                                 threads == 1 ? nsets : nsets2));
     }
     CHECK(memcmp(nsets, nsets2, sizeof nsets) == 0);
+    CHECK(!rv_bad_next);
     /* the smallest threshold (a hull slope) whose whole candidates fit the budget */
     double lambda = HUGE_VAL;
     for (size_t j = 0; j < RV_N; j++)
