@@ -7,6 +7,8 @@
 #include "j2k/ht_encode.h"
 #include "j2k/ht_rd_hd.h"
 
+#include "core/target.h"
+
 #include <string.h>
 
 _Static_assert(TSR__J2K_HT_RD_SCRATCH == 3 * 4096 + TSR__HT_REFINE_FLAGS,
@@ -60,6 +62,9 @@ lane_errors(const int32_t *restrict coef, const float *restrict mag, const uint8
 
 typedef void lanes_fn(const int32_t *coef, const float *mag, const uint8_t *newsig, uint32_t p,
                       const double *r, double *sc, double *ss, double *sm);
+/* lane_errors specialised: rev and refine constants (the selects between terms vectorised
+ * without branches), for the baseline and, picked at run time, for AVX2 (four doubles a
+ * vector; no FMA, the project's -ffp-contract=off: the same sums). */
 #define LANES_FN(name, rev, refine)                                                                \
     static __attribute__((noinline)) void name(const int32_t *coef, const float *mag,              \
                                                const uint8_t *newsig, uint32_t p, const double *r, \
@@ -67,11 +72,28 @@ typedef void lanes_fn(const int32_t *coef, const float *mag, const uint8_t *news
     {                                                                                              \
         lane_errors(coef, mag, newsig, p, rev, refine, r, sc, ss, sm);                             \
     }
-LANES_FN(lanes_irr, 0, 1)
-LANES_FN(lanes_rev, 1, 1)
-LANES_FN(lanes_irr0, 0, 0)
-LANES_FN(lanes_rev0, 1, 0)
+#define LANES_FNS(suffix)                                                                          \
+    LANES_FN(lanes_irr0##suffix, 0, 0)                                                             \
+    LANES_FN(lanes_rev0##suffix, 1, 0)                                                             \
+    LANES_FN(lanes_irr##suffix, 0, 1)                                                              \
+    LANES_FN(lanes_rev##suffix, 1, 1)                                                              \
+    static lanes_fn *const g_lanes##suffix[2][2] = {{lanes_irr0##suffix, lanes_rev0##suffix},      \
+                                                    {lanes_irr##suffix, lanes_rev##suffix}};
+LANES_FNS()
+TSR__TARGET_BEGIN("avx2")
+LANES_FNS(_avx2)
+TSR__TARGET_END
+#undef LANES_FNS
 #undef LANES_FN
+
+/* The lane sums' function for [refine][rev], AVX2's where the processor has it. */
+static lanes_fn *lanes_for(int refine, int rev)
+{
+    static int avx2 = -1;
+    if (__atomic_load_n(&avx2, __ATOMIC_RELAXED) < 0)
+        __atomic_store_n(&avx2, __builtin_cpu_supports("avx2") ? 1 : 0, __ATOMIC_RELAXED);
+    return avx2 ? g_lanes_avx2[refine][rev] : g_lanes[refine][rev];
+}
 
 /* tsr__j2k_ht_plane_errors_hd's sums over every lane, in its order: e[0..2] the block's squared
  * error after base plane p's cleanup, SigProp and MagRef passes (those two 0 at p 0, where
@@ -90,7 +112,7 @@ static void plane_errors(const int32_t *coef, const float *mag, uint32_t w, uint
         r[1] = rev && p == 1 ? 0.0 : half[p - 1];
         r[2] = (double)(1u << (p - 1)) + r[1];
     }
-    lanes_fn *const fn = p ? (rev ? lanes_rev : lanes_irr) : (rev ? lanes_rev0 : lanes_irr0);
+    lanes_fn *const fn = lanes_for(p > 0, rev);
     double sc[LANES] = {0}, ss[LANES] = {0}, sm[LANES] = {0};
     int32_t tc[LANES] = {0};
     float tm[LANES] = {0};
