@@ -782,32 +782,42 @@ static const uint8_t *tile_row(const tsr_image *img, uint32_t ox, uint32_t oy,
            (size_t)(t->x0 - ox) * (uint32_t)img->channels * (img->depth == TSR_U8 ? 1 : 2);
 }
 
-/* Tile t's samples of the image's channel ch into dst (its width apart) with the DC level
- * shift (G.1); the image's top-left sample at (ox, oy) on the reference grid; rows on `threads`
- * threads. */
-static void load_component(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
-                           uint32_t ch, uint32_t prec, int32_t *dst, int threads)
+/* What a tile's row loaders (tsr__fdwt_load_fn) read: the image, its top-left sample at
+ * (ox, oy) on the reference grid, the tile, the samples' precision, the channel
+ * (load_channel_rows) and whether the transforms are reversible. */
+typedef struct row_source {
+    const tsr_image *img;
+    uint32_t ox, oy, prec, ch;
+    const tsr__j2k_tile *t;
+    int rev;
+} row_source;
+
+/* tsr__fdwt_load_fn: the tile's rows of channel ch with the DC level shift (G.1), as floats
+ * when irreversible. */
+static void load_channel_rows(void *user, uint32_t y, uint32_t n, void *const *rows)
 {
-    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (uint32_t y = t->y0; y < t->y1; y++) {
-        const uint8_t *row = tile_row(img, ox, oy, t, y);
-        int32_t *d = dst + (size_t)(y - t->y0) * w;
-        if (img->depth == TSR_U8)
+    const row_source *s = user;
+    const uint32_t w = s->t->x1 - s->t->x0, nc = (uint32_t)s->img->channels, ch = s->ch;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *row = tile_row(s->img, s->ox, s->oy, s->t, s->t->y0 + y + i);
+        int32_t *d = (int32_t *)rows[0] + (size_t)i * w;
+        if (s->img->depth == TSR_U8)
             for (uint32_t x = 0; x < w; x++)
-                d[x] = tsr__j2k_level_shift1(row[(size_t)x * nc + ch], prec);
+                d[x] = tsr__j2k_level_shift1(row[(size_t)x * nc + ch], s->prec);
         else
             for (uint32_t x = 0; x < w; x++)
                 d[x] = tsr__j2k_level_shift1(
-                    ((const uint16_t *)(const void *)row)[(size_t)x * nc + ch], prec);
+                    ((const uint16_t *)(const void *)row)[(size_t)x * nc + ch], s->prec);
+        if (!s->rev)
+            for (uint32_t x = 0; x < w; x++) {
+                const float f = (float)d[x];
+                memcpy(&d[x], &f, sizeof f);
+            }
     }
 }
 
-/* One row of load_mct: w pixels of nc interleaved 8-bit (wide 0) or 16-bit samples from src
- * into d0-d2. Inlined per combination of rev and wide, so that each loop has no tests. */
+/* One row of load_mct_rows: w pixels of nc interleaved 8-bit (wide 0) or 16-bit samples from
+ * src into d0-d2. Inlined per combination of rev and wide, so that each loop has no tests. */
 static inline __attribute__((always_inline)) void mct_row(const void *src, uint32_t w, uint32_t nc,
                                                           uint32_t prec, int rev, int wide,
                                                           int32_t *d0, int32_t *d1, int32_t *d2)
@@ -835,25 +845,20 @@ static inline __attribute__((always_inline)) void mct_row(const void *src, uint3
     }
 }
 
-/* Tile t's channels 0-2 into its first three tile-components through the DC level shift and
- * the colour transform, in one pass over the image: reversible the RCT (G.2) in int32, else
- * the samples as floats through the ICT (G.3), the values of load_component, the conversion
- * to float and tsr__mct_rct_forward / tsr__mct_ict_forward; the image's top-left sample at
- * (ox, oy) on the reference grid; rows on `threads` threads. */
-static void load_mct(const tsr_image *img, uint32_t ox, uint32_t oy, const tsr__j2k_tile *t,
-                     uint32_t prec, int rev, int threads)
+/* tsr__fdwt_load_fn: the tile's rows of channels 0-2 into three tile-components' rows through
+ * the DC level shift and the colour transform: reversible the RCT (G.2) in int32, else the
+ * samples as floats through the ICT (G.3): the values of load_channel_rows followed by
+ * tsr__mct_rct_forward / tsr__mct_ict_forward. */
+static void load_mct_rows(void *user, uint32_t y, uint32_t n, void *const *rows)
 {
-    const uint32_t w = t->x1 - t->x0, nc = (uint32_t)img->channels;
-    const int wide = img->depth != TSR_U8;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (uint32_t y = t->y0; y < t->y1; y++) {
-        const void *src = tile_row(img, ox, oy, t, y);
-        const size_t at = (size_t)(y - t->y0) * w;
-        int32_t *d0 = t->comps[0].data + at, *d1 = t->comps[1].data + at,
-                *d2 = t->comps[2].data + at;
+    const row_source *s = user;
+    const uint32_t w = s->t->x1 - s->t->x0, nc = (uint32_t)s->img->channels, prec = s->prec;
+    const int wide = s->img->depth != TSR_U8, rev = s->rev;
+    for (uint32_t i = 0; i < n; i++) {
+        const void *src = tile_row(s->img, s->ox, s->oy, s->t, s->t->y0 + y + i);
+        const size_t at = (size_t)i * w;
+        int32_t *d0 = (int32_t *)rows[0] + at, *d1 = (int32_t *)rows[1] + at,
+                *d2 = (int32_t *)rows[2] + at;
         if (rev && !wide)
             mct_row(src, w, nc, prec, 1, 0, d0, d1, d2);
         else if (rev)
@@ -883,29 +888,22 @@ static tsr_status alloc_tile(tsr_ctx *ctx, tsr__j2k_tile *t, int threads)
 }
 
 /* Tile t's samples (the image at (ox, oy)) into its tile-components (alloc_tile), through the
- * colour transform (mct) and the forward DWT: reversible (rev) in int32, irreversible in float.
- * tmp: threads x line words, line >= every tile side (TSR__FDWT_STRIP times it: fdwt.c's
- * fastest). Allocates nothing. */
+ * colour transform (mct: channels 0-2 together) and the forward DWT, each group's finest level
+ * fused with the load (tsr__fdwt_fused): reversible (rev) in int32, irreversible in float.
+ * tmp: threads x line words, line as tsr__fdwt_fused asks for the tile's width (and
+ * TSR__FDWT_STRIP times its longest side: fdwt.c's fastest). Allocates nothing. */
 static void transform_tile(const tsr_image *img, uint32_t ox, uint32_t oy, tsr__j2k_tile *t,
                            uint32_t prec, int mct, int rev, int32_t *tmp, size_t line, int threads)
 {
-    const size_t n = (size_t)(t->x1 - t->x0) * (t->y1 - t->y0);
-    if (mct)
-        load_mct(img, ox, oy, t, prec, rev, threads);
-    for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
-        tsr__j2k_tilecomp *tc = &t->comps[c];
-        load_component(img, ox, oy, t, c, prec, tc->data, threads);
-        if (!rev) /* the samples as floats, in place */
-            for (size_t i = 0; i < n; i++) {
-                float f = (float)tc->data[i];
-                memcpy(&tc->data[i], &f, sizeof f);
-            }
+    row_source s = {img, ox, oy, prec, 0, t, rev};
+    if (mct) {
+        tsr__j2k_tilecomp *const tcs[3] = {&t->comps[0], &t->comps[1], &t->comps[2]};
+        tsr__fdwt_fused(tcs, 3, rev, load_mct_rows, &s, tmp, line, threads);
     }
-    for (uint32_t c = 0; c < t->ncomps; c++) {
-        if (rev)
-            tsr__fdwt53(&t->comps[c], tmp, line, threads);
-        else
-            tsr__fdwt97(&t->comps[c], (float *)(void *)tmp, line, threads);
+    for (uint32_t c = mct ? 3 : 0; c < t->ncomps; c++) {
+        tsr__j2k_tilecomp *const tc = &t->comps[c];
+        s.ch = c;
+        tsr__fdwt_fused(&tc, 1, rev, load_channel_rows, &s, tmp, line, threads);
     }
 }
 
@@ -1195,7 +1193,8 @@ tsr_status tsr_j2k_encode(tsr_ctx *ctx, const tsr_image *img, const tsr_j2k_enco
         side = tw > side ? tw : side;
         side = th > side ? th : side;
     }
-    const size_t line = (size_t)TSR__FDWT_STRIP * side;
+    const size_t fused = tsr__fdwt_fused_words((uint32_t)side, 3),
+                 line = fused > TSR__FDWT_STRIP * side ? fused : TSR__FDWT_STRIP * side;
     if ((st = tsr__alloc(ctx, (size_t)threads * line * sizeof *tmp, (void **)&tmp)))
         goto done;
     /* CUDA: the image goes to the device here; each tile is transformed and its blocks coded

@@ -125,9 +125,9 @@ void tsr__dwt53_forward_line(int32_t *x, uint32_t n, uint32_t i0);
  * result for any per_thread: TSR__FDWT_STRIP x max(width, height) is the fastest). */
 enum { TSR__FDWT_STRIP = 16 };
 /* fdwt.c's line kernels compiled for AVX2 (fdwt_avx2.c; contracts in fdwt_lines.h). */
-void tsr__fdwt_row53_avx2(int32_t *x, uint32_t n, int32_t *t);
+void tsr__fdwt_row53_avx2(int32_t *dst, const int32_t *x, uint32_t n, int32_t *t);
 void tsr__fdwt_strip53_avx2(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
-void tsr__fdwt_row97_avx2(float *x, uint32_t n, float *t);
+void tsr__fdwt_row97_avx2(float *dst, const float *x, uint32_t n, float *t);
 void tsr__fdwt_strip97_avx2(void *rows, uint32_t n, uint32_t i0, uint32_t cols);
 void tsr__fdwt53(tsr__j2k_tilecomp *tc, int32_t *tmp, size_t per_thread, int threads);
 
@@ -140,6 +140,23 @@ void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
 /* Forward 9/7 of a tile-component whose tc->data holds floats; the layout, threads and tmp as
  * tsr__fdwt53's. */
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads);
+
+/* Rows [y, y + n) of up to TSR__FDWT_FUSED_COMPS tile-components of one size (counted from
+ * their first row) into rows[c], n rows of their width one after another: the samples the
+ * forward DWT starts from (int32 for 5/3, float bits for 9/7). */
+enum { TSR__FDWT_FUSED_COMPS = 3 };
+typedef void (*tsr__fdwt_load_fn)(void *user, uint32_t y, uint32_t n, void *const *rows);
+/* tsr__fdwt53 (rev) or tsr__fdwt97 of ncomp (<= TSR__FDWT_FUSED_COMPS) tile-components of one
+ * size whose samples load gives (tcs[c]->stride their width), the finest level fused with the
+ * load: bands of rows loaded into tmp with the lifting's reach above and below, their columns
+ * and then each band row analysed there and written once into its place; then the coarser
+ * levels as tsr__fdwt53/97. The same values bit for bit as loading every sample and calling
+ * tsr__fdwt53/97, at any thread count; with one resolution, the samples as loaded. tmp:
+ * threads x per_thread words, per_thread >= tsr__fdwt_fused_words(width, ncomp) and as
+ * tsr__fdwt53's. */
+size_t tsr__fdwt_fused_words(uint32_t w, uint32_t ncomp);
+void tsr__fdwt_fused(tsr__j2k_tilecomp *const *tcs, uint32_t ncomp, int rev, tsr__fdwt_load_fn load,
+                     void *user, void *tmp, size_t per_thread, int threads);
 
 /* ---- quantisation (quantise.c) ---------------------------------------------------------- */
 /* The L2 norm of the synthesis basis function of a sub-band (orient 0 LL .. 3 HH) at

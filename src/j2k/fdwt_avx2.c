@@ -15,8 +15,9 @@ TSR__TARGET_BEGIN("avx2")
 #include "j2k/fdwt_lines.h"
 TSR__TARGET_END
 #else
-void tsr__fdwt_row53_avx2(int32_t *x, uint32_t n, int32_t *t)
+void tsr__fdwt_row53_avx2(int32_t *dst, const int32_t *x, uint32_t n, int32_t *t)
 {
+    (void)dst;
     (void)x;
     (void)n;
     (void)t;
@@ -28,8 +29,9 @@ void tsr__fdwt_strip53_avx2(void *rows, uint32_t n, uint32_t i0, uint32_t cols)
     (void)i0;
     (void)cols;
 }
-void tsr__fdwt_row97_avx2(float *x, uint32_t n, float *t)
+void tsr__fdwt_row97_avx2(float *dst, const float *x, uint32_t n, float *t)
 {
+    (void)dst;
     (void)x;
     (void)n;
     (void)t;

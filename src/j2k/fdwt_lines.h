@@ -3,21 +3,23 @@
  * so the same integers and floats bit for bit). The includer defines FDWT_FN(name) (the
  * function's name in its build) and FDWT_SCOPE (its linkage). No include guard: one instance
  * per file.
- *   row53:   a row of n >= 2 samples from an even position, 5/3 lifting and deinterleaving fused:
- *            from a copy in t (n samples) straight into x, low half first (the integers of
+ *   row53:   a row x of n >= 2 samples from an even position, 5/3 lifting and deinterleaving
+ *            fused: from a copy in t (n samples) straight into dst (x itself or n samples
+ *            apart from it), low half first (the integers of
  *            tsr__dwt53_forward_line, whose high-pass samples the update reads, then F.4.2's
  *            DEINTERLEAVE);
  *   strip53: tsr__dwt53_forward_line on every column of n rows of cols samples;
- *   row97:   a row of n >= 2 samples from an even position, deinterleaved into t (n samples),
- *            tsr__dwt97_forward_line's steps on the halves (the same operations in the same
- *            order per sample) and the scaling written back into x, low half first;
+ *   row97:   a row x of n >= 2 samples from an even position, deinterleaved into t (n
+ *            samples), tsr__dwt97_forward_line's steps on the halves (the same operations in
+ *            the same order per sample) and the scaling written into dst (x itself or n samples
+ *            apart from it), low half first;
  *   strip97: tsr__dwt97_forward_line on every column of n rows of cols samples. */
 
-FDWT_SCOPE void FDWT_FN(row53)(int32_t *x, uint32_t n, int32_t *t)
+FDWT_SCOPE void FDWT_FN(row53)(int32_t *dst, const int32_t *x, uint32_t n, int32_t *t)
 {
     memcpy(t, x, (size_t)n * sizeof *t);
     const uint32_t nl = (n + 1) / 2, nh = n / 2;
-    int32_t *lo = x, *hi = x + nl;
+    int32_t *lo = dst, *hi = dst + nl;
     for (uint32_t i = 0; i + 1 < nh; i++)
         hi[i] = tsr__fdwt53_predict(t[2 * i + 1], t[2 * i], t[2 * i + 2]);
     /* the last high-pass sample: after an even n's end the symmetric extension's t[n - 2] */
@@ -77,7 +79,7 @@ static void FDWT_FN(lift97_half)(float *restrict d, uint32_t nd, const float *re
         d[k] = tsr__fdwt97_lift(d[k], c, s[ns - 1], s[ns - 1]);
 }
 
-FDWT_SCOPE void FDWT_FN(row97)(float *x, uint32_t n, float *t)
+FDWT_SCOPE void FDWT_FN(row97)(float *dst, const float *x, uint32_t n, float *t)
 {
     const uint32_t nl = (n + 1) / 2, nh = n / 2;
     float *e = t, *h = t + nl;
@@ -92,9 +94,9 @@ FDWT_SCOPE void FDWT_FN(row97)(float *x, uint32_t n, float *t)
     FDWT_FN(lift97_half)(h, nh, e, nl, 0, TSR__DWT97_GAMMA);
     FDWT_FN(lift97_half)(e, nl, h, nh, -1, TSR__DWT97_DELTA);
     for (uint32_t k = 0; k < nl; k++)
-        x[k] = e[k] * TSR__DWT97_INVK;
+        dst[k] = e[k] * TSR__DWT97_INVK;
     for (uint32_t k = 0; k < nh; k++)
-        x[nl + k] = h[k] * TSR__DWT97_KAPPA;
+        dst[nl + k] = h[k] * TSR__DWT97_KAPPA;
 }
 
 /* lift97_forward on every column of n rows of cols samples. */

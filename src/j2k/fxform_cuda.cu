@@ -1,6 +1,7 @@
 /* The JPEG 2000 encoder's first stages on the CUDA device (fxform_cuda.h), the same bits as the
- * CPU's encode.c (load_component, transform_tile), mct.c and fdwt.c: every sample's arithmetic is
- * fxform_hd.h's, which those files use too, and the library's CUDA objects are built with
+ * CPU's encode.c (load_channel_rows, load_mct_rows, transform_tile), mct.c and fdwt.c: every
+ * sample's arithmetic is fxform_hd.h's, which those files use too, and the library's CUDA objects
+ * are built with
  * --fmad=false (no multiply-add contraction), as the C code is with -ffp-contract=off.
  *
  * Samples, one thread per pixel: its 1..4 channels read once, level shifted, through the colour

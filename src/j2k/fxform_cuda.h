@@ -1,11 +1,11 @@
 /* The JPEG 2000 encoder's first stages on the CUDA device (fxform_cuda.cu; fxform_cuda_none.c in
  * a build without CUDA, where every call reports TSR_ERR_NO_BACKEND): a tile's samples into its
  * components (DC level shift, forward RCT or ICT) and the forward DWT of a tile-component. They
- * write the CPU encoder's bits (encode.c's load_component and transform_tile, mct.c, fdwt.c):
- * the per-sample arithmetic is fxform_hd.h's (whose quantisation encode_cuda.cu's block coders
- * apply per code-block). Work is queued on the context's CUDA
- * stream (the CUDA backend open on ctx) and returns before it runs; the caller orders its inputs
- * on that stream and keeps the memory alive until it has passed. */
+ * write the CPU encoder's bits (encode.c's load_channel_rows, load_mct_rows and transform_tile,
+ * mct.c, fdwt.c): the per-sample arithmetic is fxform_hd.h's (whose quantisation encode_cuda.cu's
+ * block coders apply per code-block). Work is queued on the context's CUDA stream (the CUDA backend
+ * open on ctx) and returns before it runs; the caller orders its inputs on that stream and keeps
+ * the memory alive until it has passed. */
 #ifndef TSR_J2K_FXFORM_CUDA_H
 #define TSR_J2K_FXFORM_CUDA_H
 
