@@ -63,6 +63,17 @@ uint32_t tsr__j2k_rd_pick(const tsr__j2k_rd_point *hull, uint32_t n, double lamb
     return lo; /* points kept: hull[lo - 1] is the truncation, none when 0 */
 }
 
+/* Bins of slopes, 16 a power of two, in the order of the slopes (frexp's exponent, then the
+ * mantissa's first bits): every positive double has one. */
+enum { SLOPE_BINS = 2200 * 16 };
+
+static size_t slope_bin(double s)
+{
+    int e;
+    const double m = frexp(s, &e); /* s = m 2^e, m in [0.5, 1) */
+    return (size_t)(e + 1100) * 16 + (size_t)((m - 0.5) * 32);
+}
+
 /* The state of one layer's search: each block's hull points kept (cur) and the least it may
  * keep (floor: its count after the previous layer), the cuts being written (cuts + l, stride
  * L) and the tiles' bytes with layers 0..l (size, measure). */
@@ -78,6 +89,8 @@ typedef struct layer_search {
     uint32_t l, L;
     uint32_t *cur, *floor;
     size_t size;
+    uint64_t *bin_bytes; /* SLOPE_BINS each: body_bracket's */
+    double *bin_least, *bin_most;
 } layer_search;
 
 /* Block j keeps its first k hull points in layer l (none: not included yet). */
@@ -113,6 +126,45 @@ static tsr_status measure(layer_search *s)
     return tsr__j2k_tiles_encode(s->ctx, s->E, s->codes, s->cuts, s->l + 1, 1, &s->size);
 }
 
+/* The blocks' bytes alone, without the packets' headers (more): two thresholds from the hull
+ * points past each block's floor, binned by slope (slope_bin), and the floors' bytes. *too_low:
+ * a threshold whose cuts' bytes (*low_bytes) pass budget, so the packets do too (0: none);
+ * *guess: the
+ * largest threshold whose cuts' bytes are at most budget - head, so that the packets fit if
+ * their headers take at most head (0: none). */
+static void body_bracket(const layer_search *s, double budget, double head, double *too_low,
+                         double *low_bytes, double *guess)
+{
+    uint64_t *bytes = s->bin_bytes;
+    double *least = s->bin_least, *most = s->bin_most, sum = 0;
+    memset(bytes, 0, SLOPE_BINS * sizeof *bytes);
+    for (size_t b = 0; b < SLOPE_BINS; b++) {
+        least[b] = HUGE_VAL;
+        most[b] = 0;
+    }
+    for (size_t j = 0; j < s->n; j++) {
+        const tsr__j2k_rd_point *h = s->hulls[j];
+        const uint32_t f = s->floor[j];
+        sum += f ? (double)h[f - 1].bytes : 0;
+        for (uint32_t k = f; k < s->nhull[j]; k++) {
+            const size_t b = slope_bin(h[k].slope);
+            bytes[b] += h[k].bytes - (k ? h[k - 1].bytes : 0);
+            least[b] = fmin(least[b], h[k].slope);
+            most[b] = fmax(most[b], h[k].slope);
+        }
+    }
+    *too_low = *guess = *low_bytes = 0;
+    for (size_t b = SLOPE_BINS; b-- > 0 && !*too_low;) {
+        if (!*guess && sum + (double)bytes[b] > budget - head)
+            *guess = nextafter(most[b], HUGE_VAL); /* the bins above it */
+        sum += (double)bytes[b];
+        if (sum > budget) {
+            *too_low = least[b]; /* every point of its bin and those above */
+            *low_bytes = sum;
+        }
+    }
+}
+
 typedef struct move {
     double slope;
     size_t job;
@@ -141,15 +193,28 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
      * logarithm x against g(x) = log(packets' size / budget), which falls as x rises (first a
      * bisection while g at hi is unknown): lo too big, hi fits (or only the floors are left);
      * each trial inside the middle 15/16 of the bracket; done when the bracket is 1e-3 wide or
-     * hi's packets are within 2e-4 of the budget (the moves below fill the rest) */
+     * hi's packets are within 1e-3 of the budget (the moves below fill the rest, steepest
+     * first, as a lower threshold would). The blocks' bytes alone narrow the bracket first
+     * (body_bracket: lo where they pass the budget, the first trial where they leave room for
+     * the headers that every hull point's packets had) */
     double lo = log(smin > 0 ? smin : smax * 1e-12) - 1, hi = log(smax) + 1;
-    double glo = log((double)s->size / budget), ghi = 0;
+    double glo = log((double)s->size / budget), ghi = 0, too_low, low_bytes, guess;
+    double all_bodies = 0;
+    for (size_t j = 0; j < s->n; j++)
+        all_bodies += s->cur[j] ? (double)s->hulls[j][s->cur[j] - 1].bytes : 0;
+    body_bracket(s, budget, (double)s->size - all_bodies, &too_low, &low_bytes, &guess);
+    if (too_low > 0 && log(too_low) > lo) {
+        lo = log(too_low);
+        glo = log(low_bytes / budget); /* at most its packets' g: an estimate */
+    }
     int have_hi = 0, side = 0; /* side: which end the last trial moved (-1 lo, 1 hi) */
     int at_hi = 0;             /* the cuts and size are hi's */
     for (int it = 0; it < 40 && hi - lo > 1e-3; it++) {
         const double w = hi - lo;
         double mid = have_hi ? hi - ghi * w / (ghi - glo) : 0.5 * (lo + hi);
         mid = fmin(fmax(mid, lo + w / 32), hi - w / 32);
+        if (it == 0 && guess > 0 && log(guess) > lo && log(guess) < hi)
+            mid = log(guess); /* the first trial: the bodies' estimate */
         cut_all(s, exp(mid));
         if ((st = measure(s)))
             return st;
@@ -162,7 +227,7 @@ static tsr_status search_layer(layer_search *s, double budget, double smin, doub
             ghi = g;
             have_hi = 1;
             side = 1;
-            if ((double)s->size >= budget * (1 - 2e-4))
+            if ((double)s->size >= budget * (1 - 1e-3))
                 break;
         } else {
             if (side == -1)
@@ -269,14 +334,17 @@ tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
             smin = hulls[j][nhull[j] - 1].slope;
     }
     const size_t nalloc = n ? n : 1;
-    layer_search s = {ctx,  E,    hulls, nhull, dist0, n, codes, cuts, 0, E->tcp->numlayers,
-                      NULL, NULL, 0};
+    layer_search s = {ctx,  E,    hulls, nhull, dist0, n,   codes, cuts, 0, E->tcp->numlayers,
+                      NULL, NULL, 0,     NULL,  NULL,  NULL};
     move *cand = NULL, *done = NULL;
     tsr_status st;
     if ((st = tsr__alloc(ctx, nalloc * sizeof *s.cur, (void **)&s.cur)) ||
         (st = tsr__alloc(ctx, nalloc * sizeof *s.floor, (void **)&s.floor)) ||
         (st = tsr__alloc(ctx, nalloc * sizeof *cand, (void **)&cand)) ||
-        (st = tsr__alloc(ctx, nalloc * sizeof *done, (void **)&done)))
+        (st = tsr__alloc(ctx, nalloc * sizeof *done, (void **)&done)) ||
+        (st = tsr__alloc(ctx, SLOPE_BINS * sizeof *s.bin_bytes, (void **)&s.bin_bytes)) ||
+        (st = tsr__alloc(ctx, SLOPE_BINS * sizeof *s.bin_least, (void **)&s.bin_least)) ||
+        (st = tsr__alloc(ctx, SLOPE_BINS * sizeof *s.bin_most, (void **)&s.bin_most)))
         goto out;
     memset(s.cur, 0, nalloc * sizeof *s.cur);
     for (s.l = 0; s.l < s.L && !st; s.l++) {
@@ -305,21 +373,13 @@ out:
     tsr__free(ctx, s.floor);
     tsr__free(ctx, cand);
     tsr__free(ctx, done);
+    tsr__free(ctx, s.bin_bytes);
+    tsr__free(ctx, s.bin_least);
+    tsr__free(ctx, s.bin_most);
     return st;
 }
 
 /* ---- HT rate control's planes (tsr__j2k_ht_reveal_planes) ---- */
-
-/* Bins of slopes, 16 a power of two, in the order of the slopes (frexp's exponent, then the
- * mantissa's first bits): every positive double has one. */
-enum { SLOPE_BINS = 2200 * 16 };
-
-static size_t slope_bin(double s)
-{
-    int e;
-    const double m = frexp(s, &e); /* s = m 2^e, m in [0.5, 1) */
-    return (size_t)(e + 1100) * 16 + (size_t)((m - 0.5) * 32);
-}
 
 /* A threshold at or below the smallest one whose hull points take at most budget bytes
  * (0 when all of them fit): the hull points binned by slope, their bytes summed from the
