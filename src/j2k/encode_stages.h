@@ -138,7 +138,8 @@ void tsr__mct_ict_forward(float *c0, float *c1, float *c2, size_t n);
  * run backwards in float (alpha, beta, gamma, delta, then 1/K and K scaling). */
 void tsr__dwt97_forward_line(float *x, uint32_t n, uint32_t i0);
 /* Forward 9/7 of a tile-component whose tc->data holds floats; the layout, threads and tmp as
- * tsr__fdwt53's. */
+ * tsr__fdwt53's. The encoder runs tsr__fdwt_fused; these two whole-plane forms are the
+ * references that its test and the device's transform are compared with. */
 void tsr__fdwt97(tsr__j2k_tilecomp *tc, float *tmp, size_t per_thread, int threads);
 
 /* Rows [y, y + n) of up to TSR__FDWT_FUSED_COMPS tile-components of one size (counted from
