@@ -263,7 +263,9 @@ tsr_status tsr_j2k_decode_save(tsr_ctx *ctx, const void *data, size_t len,
  * layers a few hundred bytes per code-block of truncation points and 8 per code-block and layer,
  * per tile about 8 KB per component of geometry (tiny tiles of a large image add up: 1x1 tiles
  * of a 200x130 RGB image take 0.6 GB) and 12 bytes per packet, and per thread about 1 MB of
- * block coder state and a line of wavelet scratch. */
+ * block coder state and wavelet scratch: the larger of 64 bytes per sample of the longest tile
+ * side and 121 rows of 4-byte samples of the tile's width (the finest level's bands, 40 rows of
+ * 3 components, and a row: 3.7 MB at 7680 wide). */
 #define TSR_J2K_MAX_LAYERS 64         /* quality layers an encode writes at most */
 #define TSR_J2K_MAX_PRECINCT_SIZES 33 /* one per resolution, 32 levels + 1 */
 
