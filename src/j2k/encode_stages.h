@@ -348,13 +348,13 @@ void tsr__j2k_tiles_write(const tsr__j2k_enc_tiles *E, tsr__j2k_bytes *head, siz
  * coded). Layer by layer, each block's cut is the longest prefix of its hull whose slopes are
  * at least the layer's threshold (one for the whole image), and never shorter than its cut
  * after the layer before. For a size, the threshold is the smallest whose tiles fit
- * (bisection), then the bytes left go to the steepest next hull points; where not even the
- * previous layers' cuts fit, those. For a distortion, the threshold is the largest whose
- * total distortion is at most target[l], then hull points steepest first until it is met;
- * every pass where it cannot be. Fills cuts (n x numlayers, as tsr__t2_encode reads them),
- * dist[l] (the estimated distortion after layer l) and bytes[l] (what the tiles take with
- * layers 0..l: above budget[l] where even the tile-part headers, empty packets and the cuts of
- * the layers before do not fit), and leaves every layer's packets in E
+ * (regula falsi from a bracket that the blocks' bytes alone give), then the bytes left go to the
+ * steepest next hull points; where not even the previous layers' cuts fit, those. For a distortion,
+ * the threshold is the largest whose total distortion is at most target[l], then hull points
+ * steepest first until it is met; every pass where it cannot be. Fills cuts (n x numlayers, as
+ * tsr__t2_encode reads them), dist[l] (the estimated distortion after layer l) and bytes[l] (what
+ * the tiles take with layers 0..l: above budget[l] where even the tile-part headers, empty packets
+ * and the cuts of the layers before do not fit), and leaves every layer's packets in E
  * (tsr__j2k_tiles_encode). */
 tsr_status tsr__j2k_rate_control(tsr_ctx *ctx, tsr__j2k_enc_tiles *E,
                                  const tsr__j2k_rd_point *const *hulls, const uint32_t *nhull,
