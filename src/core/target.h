@@ -7,6 +7,14 @@
 #ifndef TSR_CORE_TARGET_H
 #define TSR_CORE_TARGET_H
 
+/* 1 where such builds exist: x86-64 with GCC or clang (the x86 targets and
+ * __builtin_cpu_supports); elsewhere only the baseline is built. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TSR__X86_TARGETS 1
+#else
+#define TSR__X86_TARGETS 0
+#endif
+
 #define TSR__PRAGMA(x) _Pragma(#x)
 #if defined(__clang__)
 #define TSR__TARGET_BEGIN(t)                                                                       \

@@ -7,7 +7,9 @@
 #include "j2k/ht_encode.h"
 #include "j2k/ht_rd_hd.h"
 
+#include "core/simd_switch.h"
 #include "core/target.h"
+#include "j2k/ht_bits.h"
 
 #include <string.h>
 
@@ -80,19 +82,24 @@ typedef void lanes_fn(const int32_t *coef, const float *mag, const uint8_t *news
     static lanes_fn *const g_lanes##suffix[2][2] = {{lanes_irr0##suffix, lanes_rev0##suffix},      \
                                                     {lanes_irr##suffix, lanes_rev##suffix}};
 LANES_FNS()
+#if TSR__X86_TARGETS
 TSR__TARGET_BEGIN("avx2")
 LANES_FNS(_avx2)
 TSR__TARGET_END
+#endif
 #undef LANES_FNS
 #undef LANES_FN
 
-/* The lane sums' function for [refine][rev], AVX2's where the processor has it. */
+/* The lane sums' function for [refine][rev]: AVX2's where the processor has it (the HT coders'
+ * switch, tsr__ht_cpu_level). */
 static lanes_fn *lanes_for(int refine, int rev)
 {
-    static int avx2 = -1;
-    if (__atomic_load_n(&avx2, __ATOMIC_RELAXED) < 0)
-        __atomic_store_n(&avx2, __builtin_cpu_supports("avx2") ? 1 : 0, __ATOMIC_RELAXED);
-    return avx2 ? g_lanes_avx2[refine][rev] : g_lanes[refine][rev];
+#if TSR__X86_TARGETS
+    static tsr__simd_switch sw = TSR__SIMD_SWITCH(tsr__ht_cpu_level, 1);
+    if (tsr__simd_on(&sw))
+        return g_lanes_avx2[refine][rev];
+#endif
+    return g_lanes[refine][rev];
 }
 
 /* tsr__j2k_ht_plane_errors_hd's sums over every lane, in its order: e[0..2] the block's squared
